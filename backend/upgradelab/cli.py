@@ -1,0 +1,153 @@
+"""`upgradelab`: the command line for ops and CI pipelines. It talks to the API, like the UI does."""
+
+import json
+import sys
+import time
+from typing import Annotated, Any
+
+import httpx
+import typer
+
+from upgradelab.settings import get_settings
+
+app = typer.Typer(
+    help="Upgrade Lab: prove MySQL upgrade risks before you upgrade.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+db_app = typer.Typer(help="The metadata database.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+FINAL = {"succeeded", "failed", "cancelled"}
+
+
+def _default_api() -> str:
+    settings = get_settings()
+    return f"http://{settings.api_host}:{settings.api_port}"
+
+
+def _variant_spec(text: str) -> dict[str, Any]:
+    """TARGET[:PRESET] -> {"target", "preset"}; PRESET may join presets with '+'."""
+    target, _, preset = text.partition(":")
+    if not target:
+        raise typer.BadParameter(f"--variant {text!r}: expected TARGET[:PRESET], e.g. mysql-9.7:redo-off")
+    return {"target": target, "preset": preset or "default"}
+
+
+def _error_text(response: httpx.Response) -> str:
+    try:
+        detail = response.json().get("detail")
+    except ValueError:
+        return response.text
+    if isinstance(detail, list):
+        return "; ".join(
+            f"{'.'.join(str(p) for p in item.get('loc', []))}: {item.get('msg')}" for item in detail
+        )
+    return str(detail)
+
+
+@app.command()
+def run(
+    workload: Annotated[str, typer.Option(help="Workload slug.")] = "insert-truncate",
+    variant: Annotated[list[str], typer.Option(help="TARGET[:PRESET], repeat for each variant.")] = [],  # noqa: B006
+    iterations: Annotated[
+        int | None, typer.Option(min=1, help="Per variant; default: the workload's.")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="Experiment name.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    api: Annotated[str | None, typer.Option(help="API base URL; default from settings.")] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the run.")] = 3600.0,
+) -> None:
+    """Submit a run to the queue, wait for it, print the per-variant summary.
+
+    JSON: {"run_id", "status", "error", "summary": [{"variant", "iterations", "median_s", "p95_s",
+    "total_s", "ratio"}]}, times in seconds (client-side, per iteration). Exit code 1 unless succeeded.
+    """
+    if not variant:
+        raise typer.BadParameter("give at least one --variant TARGET[:PRESET]", param_hint="--variant")
+    base = (api or _default_api()).rstrip("/")
+    body = {
+        "workload": workload,
+        "iterations": iterations,
+        "name": name,
+        "variants": [_variant_spec(v) for v in variant],
+    }
+    try:
+        run_id, results = _submit_and_wait(base, body, timeout)
+    except httpx.HTTPError as unreachable:
+        typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
+        raise typer.Exit(2) from unreachable
+    status, error = results["run"]["status"], results["run"]["error"]
+    summary = [
+        {k: row[k] for k in ("variant", "iterations", "median_s", "p95_s", "total_s", "ratio")}
+        for row in results["summary"]
+    ]
+    if as_json:
+        typer.echo(
+            json.dumps({"run_id": run_id, "status": status, "error": error, "summary": summary}, indent=2)
+        )
+    else:
+        typer.echo(f"run {run_id}: {status}")
+        for row in summary:
+            median = "-" if row["median_s"] is None else f"{row['median_s'] * 1000:.2f} ms"
+            total = f"{row['total_s']:.3f} s"
+            typer.echo(f"  {row['variant']:<40} n={row['iterations']:<5} median {median:<12} total {total}")
+        if error:
+            typer.echo(error, err=True)
+    if status != "succeeded":
+        raise typer.Exit(1)
+
+
+def _submit_and_wait(base: str, body: dict[str, Any], timeout: float) -> tuple[int, dict[str, Any]]:
+    """POST the experiment and its run, poll the results until final; (run id, last results JSON)."""
+    with httpx.Client(base_url=base, timeout=30) as client:
+        created = client.post("/api/experiments", json=body)
+        if created.status_code != 201:
+            typer.echo(f"experiment refused: {_error_text(created)}", err=True)
+            raise typer.Exit(2)
+        queued = client.post(f"/api/experiments/{created.json()['id']}/runs")
+        queued.raise_for_status()
+        run_id: int = queued.json()["id"]
+        typer.echo(f"run {run_id} queued: {base}/runs/{run_id}", err=True)
+        deadline = time.monotonic() + timeout
+        results: dict[str, Any] = client.get(f"/api/runs/{run_id}/results").json()
+        while results["run"]["status"] not in FINAL and time.monotonic() < deadline:
+            time.sleep(1.0)
+            results = client.get(f"/api/runs/{run_id}/results").json()
+    return run_id, results
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option()] = None, port: Annotated[int | None, typer.Option()] = None
+) -> None:
+    """Run the API and the built UI with uvicorn (migrations are applied first)."""
+    import uvicorn
+
+    from upgradelab.migrations import upgrade_head
+
+    settings = get_settings()
+    upgrade_head()
+    uvicorn.run("upgradelab.main:app", host=host or settings.api_host, port=port or settings.api_port)
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply every Alembic migration to the configured database."""
+    from upgradelab.migrations import upgrade_head
+
+    upgrade_head()
+    typer.echo(f"database at head: {get_settings().sync_database_url}", err=True)
+
+
+@app.command()
+def targets(api: Annotated[str | None, typer.Option()] = None) -> None:
+    """List the targets (name, flavor, version)."""
+    response = httpx.get(f"{(api or _default_api()).rstrip('/')}/api/targets", timeout=10)
+    response.raise_for_status()
+    for target in response.json():
+        typer.echo(f"{target['name']:<20} {target['flavor']:<8} {target['version'] or '(not started yet)'}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(app())

@@ -1,0 +1,101 @@
+"""Database engines and sessions: async for the API, sync for the Celery worker (same schema)."""
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Annotated, Any, ClassVar
+
+from fastapi import Depends
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.types import JSON, DateTime, TypeDecorator
+
+from upgradelab.settings import get_settings
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Stored as naive UTC (portable, SQLite has no zones); read back timezone-aware UTC."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        return value.astimezone(UTC).replace(tzinfo=None) if value is not None and value.tzinfo else value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        return value.replace(tzinfo=UTC) if value is not None else None
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every table."""
+
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        dict[str, Any]: JSON,
+        list[Any]: JSON,
+        datetime: UTCDateTime,
+    }
+
+
+def utcnow() -> datetime:
+    """Timezone-aware now, UTC."""
+    return datetime.now(UTC)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # WAL + busy timeout: the API and the worker write the same SQLite file concurrently.
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def prepare_sqlite_dir(url: str) -> None:
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            from pathlib import Path
+
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+
+
+@lru_cache
+def async_engine() -> AsyncEngine:
+    """The API's engine (cached per process)."""
+    url = get_settings().async_database_url
+    prepare_sqlite_dir(url)
+    engine = create_async_engine(url)
+    if url.startswith("sqlite"):
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+@lru_cache
+def sync_engine() -> Engine:
+    """The worker's engine (cached per process)."""
+    url = get_settings().sync_database_url
+    prepare_sqlite_dir(url)
+    engine = create_engine(url)
+    if url.startswith("sqlite"):
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+async def get_session() -> AsyncIterator[AsyncSession]:
+    """FastAPI dependency: one session per request."""
+    maker = async_sessionmaker(async_engine(), expire_on_commit=False)
+    async with maker() as session:
+        yield session
+
+
+SessionDep = Annotated[AsyncSession, Depends(get_session)]
+
+
+@contextmanager
+def sync_session() -> Iterator[Session]:
+    """A worker session; commits are explicit."""
+    maker = sessionmaker(sync_engine(), expire_on_commit=False)
+    with maker() as session:
+        yield session

@@ -1,0 +1,23 @@
+"""An experiment: a workload x variants x iterations definition that runs are made from."""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from upgradelab.db import Base, utcnow
+
+
+class Experiment(Base):
+    """Row of `experiment`. `variants` is a list of VariantSpec dicts, `parameters` the workload's."""
+
+    __tablename__ = "experiment"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    workload: Mapped[str] = mapped_column(String(64))
+    parameters: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    variants: Mapped[list[Any]] = mapped_column(default=list)
+    iterations: Mapped[int]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

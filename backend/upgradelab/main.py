@@ -1,0 +1,49 @@
+"""The FastAPI app: API routers under /api, and the built UI (frontend/dist) at every other path."""
+
+from pathlib import Path
+
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from upgradelab.experiments.router import router as experiments_router
+from upgradelab.results.router import router as results_router
+from upgradelab.runs.router import router as runs_router
+from upgradelab.settings import get_settings
+from upgradelab.targets.router import router as targets_router
+from upgradelab.workloads.router import router as workloads_router
+
+
+def create_app() -> FastAPI:
+    """Build the app; the UI is served when frontend/dist exists (`npm run build`)."""
+    app = FastAPI(title="Upgrade Lab", version="0.1.0")
+    for router in (targets_router, workloads_router, experiments_router, runs_router, results_router):
+        app.include_router(router)
+
+    @app.get("/api/health", tags=["health"])
+    async def health() -> dict[str, str]:
+        """Liveness: {"status": "ok"}."""
+        return {"status": "ok"}
+
+    dist = get_settings().frontend_dist
+    if (dist / "index.html").exists():
+        _serve_ui(app, dist)
+    return app
+
+
+def _serve_ui(app: FastAPI, dist: Path) -> None:
+    app.mount("/assets", StaticFiles(directory=dist / "assets"), name="assets")
+    index = dist / "index.html"
+    root = dist.resolve()
+    files = {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}  # built once, never changes
+
+    @app.get("/{path:path}", include_in_schema=False)
+    async def spa(path: str) -> FileResponse:
+        if path.startswith("api/"):
+            raise HTTPException(404, f"no API route /{path}")
+        if path in files:
+            return FileResponse(root / path)
+        return FileResponse(index)
+
+
+app = create_app()

@@ -1,0 +1,22 @@
+"""/api/runs/{run_id}/results"""
+
+from fastapi import APIRouter
+
+from upgradelab.db import SessionDep
+from upgradelab.results import service
+from upgradelab.results.schemas import RunResults
+from upgradelab.runs import service as runs
+
+router = APIRouter(prefix="/api/runs", tags=["results"])
+
+
+@router.get("/{run_id}/results", response_model=RunResults)
+async def run_results(run_id: int, session: SessionDep) -> RunResults:
+    """The run, its per-iteration series per variant and the summary; 404 for an unknown run.
+
+    Times are seconds, client-side (perf_counter around each statement), summed per iteration.
+    """
+    run = await runs.get_or_raise(session, run_id)
+    series = await service.iteration_series(session, run)
+    [read] = await runs.to_read(session, [run])
+    return RunResults(run=read, series=series, summary=service.summarize(series))

@@ -1,0 +1,52 @@
+"""Iteration series and summaries, from the sample table."""
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from upgradelab.results.models import Sample
+from upgradelab.results.schemas import Point, Series, SummaryRow
+from upgradelab.results.statistics import median, percentile
+from upgradelab.runs.models import Run
+
+
+async def iteration_series(session: AsyncSession, run: Run) -> list[Series]:
+    """One series per variant (in experiment order, also those with no iteration yet).
+
+    Each point is an iteration's seconds: SUM(sample.elapsed_s) over its statements.
+    """
+    rows = await session.execute(
+        select(Sample.variant_index, Sample.iteration, func.sum(Sample.elapsed_s))
+        .where(Sample.run_id == run.id)
+        .group_by(Sample.variant_index, Sample.iteration)
+        .order_by(Sample.variant_index, Sample.iteration)
+    )
+    series = [
+        Series(variant=variant["name"], variant_index=index, points=[])
+        for index, variant in enumerate(run.experiment.variants)
+    ]
+    for variant_index, iteration, elapsed_s in rows.tuples():
+        series[variant_index].points.append(Point(iteration=iteration, elapsed_s=float(elapsed_s)))
+    return series
+
+
+def summarize(series: list[Series]) -> list[SummaryRow]:
+    """Median, p95 and total per variant; ratio of each median to the first variant's median."""
+    rows = []
+    for one in series:
+        times = [point.elapsed_s for point in one.points]
+        rows.append(
+            SummaryRow(
+                variant=one.variant,
+                variant_index=one.variant_index,
+                iterations=len(times),
+                median_s=median(times),
+                p95_s=percentile(times, 0.95),
+                total_s=sum(times),
+                ratio=None,
+            )
+        )
+    baseline = rows[0].median_s if rows else None
+    for row in rows:
+        if baseline and row.median_s is not None:
+            row.ratio = row.median_s / baseline
+    return rows

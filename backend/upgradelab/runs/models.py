@@ -1,0 +1,46 @@
+"""A run: one execution of an experiment, with its lifecycle status."""
+
+import enum
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from upgradelab.db import Base, utcnow
+from upgradelab.experiments.models import Experiment
+
+
+class RunStatus(enum.StrEnum):
+    """queued -> provisioning -> running -> succeeded | failed | cancelled (see docs/domain.md)."""
+
+    queued = "queued"
+    provisioning = "provisioning"
+    running = "running"
+    succeeded = "succeeded"
+    failed = "failed"
+    cancelled = "cancelled"
+
+    @property
+    def is_final(self) -> bool:
+        return self in FINAL_STATUSES
+
+
+FINAL_STATUSES = frozenset({RunStatus.succeeded, RunStatus.failed, RunStatus.cancelled})
+
+
+class Run(Base):
+    """Row of `run`. `error` is shown to the user when the run failed."""
+
+    __tablename__ = "run"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    experiment_id: Mapped[int] = mapped_column(ForeignKey("experiment.id", ondelete="CASCADE"), index=True)
+    status: Mapped[RunStatus] = mapped_column(String(16), default=RunStatus.queued, index=True)
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    cancel_requested: Mapped[bool] = mapped_column(default=False)
+    current_variant: Mapped[int | None] = mapped_column(default=None)  # index into experiment.variants
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    started_at: Mapped[datetime | None] = mapped_column(default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    experiment: Mapped[Experiment] = relationship(lazy="joined")

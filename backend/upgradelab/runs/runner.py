@@ -1,0 +1,230 @@
+"""Executes one run: pre-flight every variant, then for each variant start its server and time the workload.
+
+The Celery task (runs/tasks.py) calls execute_run. The run's final status is written in a `finally`,
+so a run never stays queued/provisioning/running after this function returns or raises.
+"""
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pymysql
+from redis import Redis
+from sqlalchemy import select
+
+from upgradelab.db import sync_session, utcnow
+from upgradelab.experiments.variants import ResolvedVariant, unsupported_reason
+from upgradelab.results.models import Sample
+from upgradelab.runs.locks import TargetLocks
+from upgradelab.runs.models import Run, RunStatus
+from upgradelab.settings import Settings
+from upgradelab.targets.models import Target
+from upgradelab.targets.options import render_option
+from upgradelab.targets.provisioners import LocalProvisioner, ProvisionError, provisioner_for
+from upgradelab.targets.provisioners.base import ServerConnection
+from upgradelab.workloads import WORKLOADS, Workload
+
+log = logging.getLogger(__name__)
+
+
+class TargetsBusy(Exception):
+    """Another run holds one of this run's targets; the task retries later (the run stays queued)."""
+
+
+class RunCancelled(Exception):
+    """The user asked to cancel; raised between iterations."""
+
+
+class VariantFailed(Exception):
+    """A variant was refused or broke; the message names the variant and the reason."""
+
+
+@dataclass
+class _Plan:
+    run_id: int
+    workload: Workload
+    iterations: int
+    variants: list[ResolvedVariant]
+    targets: dict[str, Target]
+
+
+def execute_run(run_id: int, redis: Redis, settings: Settings) -> RunStatus | None:
+    """Run `run_id` to a final status and return it; None if the run is no longer queued.
+
+    Raises TargetsBusy (before touching the run) when a target is locked by another run.
+    """
+    plan = _load_plan(run_id)
+    if plan is None:
+        return None
+    locks = TargetLocks(redis, list(plan.targets), settings.target_lock_ttl_s)
+    if not locks.acquire():
+        raise TargetsBusy(", ".join(sorted(plan.targets)))
+    if not _claim(run_id):
+        locks.release()
+        return None
+    provisioners: dict[str, LocalProvisioner] = {}
+    status, error = RunStatus.failed, None
+    try:
+        provisioners = {name: provisioner_for(target, settings) for name, target in plan.targets.items()}
+        _preflight(plan, provisioners)
+        _set(run_id, status=RunStatus.running)
+        for index, variant in enumerate(plan.variants):
+            _run_variant(plan, index, variant, provisioners[variant.target], locks.renew)
+        status = RunStatus.succeeded
+    except RunCancelled:
+        status = RunStatus.cancelled
+    except (VariantFailed, ProvisionError) as failure:
+        error = str(failure)
+    except Exception as failure:
+        log.exception("run %s failed", run_id)
+        error = f"{type(failure).__name__}: {failure}"
+    finally:
+        for provisioner in provisioners.values():
+            try:
+                provisioner.stop()
+            except Exception:
+                log.exception("stopping %s after run %s", provisioner.target_name, run_id)
+        _set(run_id, status=status, error=error, finished_at=utcnow(), current_variant=None)
+        locks.release()
+    return status
+
+
+def _load_plan(run_id: int) -> _Plan | None:
+    with sync_session() as session:
+        run = session.get(Run, run_id)
+        if run is None or run.status != RunStatus.queued:
+            return None
+        experiment = run.experiment
+        variants = [ResolvedVariant(**variant) for variant in experiment.variants]
+        names = {variant.target for variant in variants}
+        targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
+        workload_type = WORKLOADS[experiment.workload]
+        return _Plan(run_id, workload_type(), experiment.iterations, variants, targets)
+
+
+def _claim(run_id: int) -> bool:
+    """queued -> provisioning, unless the run was cancelled while it waited."""
+    with sync_session() as session:
+        run = session.get(Run, run_id)
+        if run is None or run.status != RunStatus.queued:
+            return False
+        run.status, run.started_at = RunStatus.provisioning, utcnow()
+        session.commit()
+        return True
+
+
+def _set(run_id: int, **fields: Any) -> None:
+    with sync_session() as session:
+        run = session.get(Run, run_id)
+        if run is not None:
+            for name, value in fields.items():
+                setattr(run, name, value)
+            session.commit()
+
+
+def _server_options(plan: _Plan, variant: ResolvedVariant) -> list[str]:
+    workload_options = [render_option(k, v) for k, v in plan.workload.info.server_options.items()]
+    return workload_options + variant.option_lines()
+
+
+def _preflight(plan: _Plan, provisioners: dict[str, LocalProvisioner]) -> None:
+    """Refuse, before any iteration, every variant its server cannot take (VariantFailed)."""
+    for variant in plan.variants:
+        target = plan.targets.get(variant.target)
+        if target is None:
+            raise VariantFailed(f"variant {variant.name!r}: target {variant.target!r} does not exist")
+        provisioner = provisioners[variant.target]
+        if target.version is None:
+            target.version = provisioner.server_version()
+            _record_version(target.name, target.version)
+        reason = unsupported_reason(variant, target.flavor, target.version)
+        if reason:
+            raise VariantFailed(f"variant {variant.name!r} cannot run on {target.name}: {reason}")
+        try:
+            provisioner.check_options(_server_options(plan, variant))
+        except ProvisionError as refused:
+            raise VariantFailed(
+                f"variant {variant.name!r}: {target.name} ({target.version}) refuses its options:\n{refused}"
+            ) from refused
+
+
+def _record_version(target_name: str, version: str) -> None:
+    with sync_session() as session:
+        target = session.scalars(select(Target).where(Target.name == target_name)).one()
+        target.version = version
+        session.commit()
+
+
+def _run_variant(
+    plan: _Plan,
+    index: int,
+    variant: ResolvedVariant,
+    provisioner: LocalProvisioner,
+    renew: Callable[[], None],
+) -> None:
+    """Fresh server, variant applied, set-up, N timed iterations each stored at once, tear-down, stop."""
+    _raise_if_cancelled(plan.run_id)
+    _set(plan.run_id, current_variant=index)
+    try:
+        endpoint = provisioner.start(_server_options(plan, variant))
+        connection = endpoint.connect()
+    except (ProvisionError, pymysql.MySQLError) as error:
+        raise VariantFailed(f"variant {variant.name!r}: server did not start: {error}") from error
+    try:
+        _record_version(variant.target, _select_one(connection, "SELECT VERSION()"))
+        apply_variant(connection, variant)
+        plan.workload.setup(connection)
+        for number in range(1, plan.iterations + 1):
+            timings = plan.workload.iteration(connection, number)
+            with sync_session() as session:
+                session.add_all(
+                    Sample(
+                        run_id=plan.run_id,
+                        variant_index=index,
+                        variant=variant.name,
+                        iteration=number,
+                        statement=timing.statement,
+                        elapsed_s=timing.elapsed_s,
+                    )
+                    for timing in timings
+                )
+                session.commit()
+            renew()
+            _raise_if_cancelled(plan.run_id)
+        plan.workload.teardown(connection)
+    except pymysql.MySQLError as error:
+        raise VariantFailed(f"variant {variant.name!r}: server error: {error}") from error
+    finally:
+        connection.close()
+        provisioner.stop()
+
+
+def apply_variant(connection: ServerConnection, variant: ResolvedVariant) -> None:
+    """Apply what cannot go in the option file: the redo log switch, verified by Innodb_redo_log_enabled.
+
+    Raises VariantFailed if the server's status does not show the requested state.
+    """
+    if variant.redo_log != "disabled":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER INSTANCE DISABLE INNODB REDO_LOG")
+        cursor.execute("SHOW GLOBAL STATUS LIKE 'Innodb_redo_log_enabled'")
+        row = cursor.fetchone()
+    if row is None or str(row[1]).upper() != "OFF":
+        raise VariantFailed(
+            f"variant {variant.name!r}: Innodb_redo_log_enabled is {row and row[1]!r}, not OFF"
+        )
+
+
+def _select_one(connection: ServerConnection, sql: str) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        row = cursor.fetchone()
+    return str(row[0]) if row else ""
+
+
+def _raise_if_cancelled(run_id: int) -> None:
+    with sync_session() as session:
+        if session.scalars(select(Run.cancel_requested).where(Run.id == run_id)).one():
+            raise RunCancelled

@@ -1,0 +1,23 @@
+"""A target: one server under test (flavor, version, how to provision it)."""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from upgradelab.db import Base, utcnow
+
+
+class Target(Base):
+    """Row of `target`. `settings` holds the provisioner's options (see provisioners/*)."""
+
+    __tablename__ = "target"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    flavor: Mapped[str] = mapped_column(String(16))  # "mysql" | "mariadb"
+    version: Mapped[str | None] = mapped_column(String(64), default=None)  # SELECT VERSION(), once started
+    provisioner: Mapped[str] = mapped_column(String(16))  # "local"
+    settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,0 +1,19 @@
+"""Provisioners by kind: `target.provisioner` names one of PROVISIONERS."""
+
+from upgradelab.settings import Settings, get_settings
+from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners.base import Endpoint, Provisioner, ProvisionError
+from upgradelab.targets.provisioners.local import LocalProvisioner
+
+PROVISIONERS = {LocalProvisioner.kind: LocalProvisioner}
+
+
+def provisioner_for(target: Target, settings: Settings | None = None) -> LocalProvisioner:
+    """The provisioner of a target row; ProvisionError for an unknown kind."""
+    kind = PROVISIONERS.get(target.provisioner)
+    if kind is None:
+        raise ProvisionError(f"target {target.name}: unknown provisioner {target.provisioner!r}")
+    return kind(target.name, target.flavor, target.settings, settings or get_settings())
+
+
+__all__ = ["PROVISIONERS", "Endpoint", "LocalProvisioner", "ProvisionError", "Provisioner", "provisioner_for"]

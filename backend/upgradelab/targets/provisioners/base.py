@@ -1,0 +1,60 @@
+"""The provisioner interface: how the worker gets a server for a variant, whatever runs it."""
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import pymysql
+from pymysql.connections import Connection
+
+if TYPE_CHECKING:
+    ServerConnection = Connection[Any]
+else:  # pymysql's Connection is generic only in its stubs
+    ServerConnection = Connection
+
+
+class ProvisionError(RuntimeError):
+    """A server could not be initialized, started or stopped; the message carries the log tail."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a started server answers: TCP on 127.0.0.1 (or the host the target names)."""
+
+    host: str
+    port: int
+    user: str
+    password: str
+
+    def connect(self, *, database: str | None = None, timeout_s: float = 10.0) -> ServerConnection:
+        """A fresh autocommit PyMySQL connection (caching_sha2_password works over TCP)."""
+        return pymysql.connect(
+            host=self.host,
+            port=self.port,
+            user=self.user,
+            password=self.password,
+            database=database,
+            autocommit=True,
+            connect_timeout=int(max(1, timeout_s)),
+            charset="utf8mb4",
+        )
+
+
+class Provisioner(Protocol):
+    """One target's server lifecycle. Options are validated `name[=value]` option-file lines."""
+
+    kind: str
+
+    def check_options(self, options: list[str]) -> None:
+        """Raise ProvisionError with the server's own messages if it would refuse these options."""
+
+    def start(self, options: list[str]) -> Endpoint:
+        """Start a fresh server (stopping any previous one) with these options; wait for SELECT 1."""
+
+    def restart(self) -> Endpoint:
+        """Stop and start the current server, same datadir and options (a cold buffer pool)."""
+
+    def stop(self) -> None:
+        """Stop the server if it runs; a no-op otherwise."""
+
+    def server_version(self) -> str:
+        """SELECT VERSION() of the target's binaries (starts the initialized template if needed)."""

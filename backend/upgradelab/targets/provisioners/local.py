@@ -1,0 +1,329 @@
+"""The local provisioner: a mysqld/mariadbd process on this machine, optionally inside a chroot.
+
+Layout, under `{root}{server_dir}/{target}/` (root is `/` or a chroot such as the lab's sid chroot):
+
+    template/   initialized once (`mysqld --initialize-insecure` or `mariadb-install-db`),
+                started once with an init file that creates the lab user, then kept read-only
+    data/       a fresh copy of template/ for every start(): each variant begins from the same state
+    my.cnf      written on every start: managed options, target base options, then the variant's
+    error.log   the server's log; its tail is in every ProvisionError
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pymysql
+from pydantic import BaseModel, Field, field_validator
+
+from upgradelab.settings import Settings
+from upgradelab.targets.options import render_option
+from upgradelab.targets.provisioners.base import Endpoint, ProvisionError
+
+_READY_MARKER = ".upgradelab-initialized"
+_PASSWORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+
+class LocalSettings(BaseModel):
+    """`target.settings` of a local target. `root` may contain `{lab_dir}`."""
+
+    root: str = Field("/", description="Filesystem root the server runs in: / or a chroot directory.")
+    mysqld: str = Field("/usr/sbin/mysqld", description="Server binary, as seen from inside root.")
+    install_db: str | None = Field(None, description="mariadb-install-db path; None: mysqld --initialize.")
+    port: int = Field(ge=1024, le=65535)
+    host: str = "127.0.0.1"
+    user: str = "upgradelab"
+    password: str = "upgradelab"
+    base_options: dict[str, str | None] = Field(default_factory=dict)
+
+    @field_validator("password")
+    @classmethod
+    def _plain_password(cls, value: str) -> str:
+        # The password goes into an init file as a SQL string literal.
+        if not value or not set(value) <= _PASSWORD_CHARS:
+            raise ValueError("password: letters, digits, _ - . only")
+        return value
+
+    @field_validator("base_options")
+    @classmethod
+    def _valid_options(cls, value: dict[str, str | None]) -> dict[str, str | None]:
+        for name, option_value in value.items():
+            render_option(name, option_value)
+        return value
+
+
+class LocalProvisioner:
+    """Start, restart and stop one target's server as a local process (see module docstring)."""
+
+    kind = "local"
+
+    def __init__(self, target_name: str, flavor: str, raw_settings: dict[str, Any], app: Settings) -> None:
+        self.target_name = target_name
+        self.flavor = flavor
+        self.cfg = LocalSettings.model_validate(raw_settings)
+        self.root = Path(self.cfg.root.format(lab_dir=app.lab_dir))
+        self.inner_dir = f"{app.server_dir.rstrip('/')}/{target_name}"
+        self.start_timeout_s = app.server_start_timeout_s
+        self._process: subprocess.Popen[bytes] | None = None
+        self._options: list[str] = []
+
+    # paths: "inner" as the server sees them, "host" as this process sees them
+    def _inner(self, name: str) -> str:
+        return f"{self.inner_dir}/{name}"
+
+    def _host(self, name: str = "") -> Path:
+        return self.root / f"{self.inner_dir}/{name}".lstrip("/")
+
+    @property
+    def endpoint(self) -> Endpoint:
+        return Endpoint(self.cfg.host, self.cfg.port, self.cfg.user, self.cfg.password)
+
+    # ---- option files --------------------------------------------------------------------------
+    def _option_file(self, datadir: str, options: list[str]) -> str:
+        managed = [
+            f"datadir={self._inner(datadir)}",
+            f"port={self.cfg.port}",
+            f"bind-address={self.cfg.host}",
+            f"socket={self._inner('mysqld.sock')}",
+            f"pid-file={self._inner('mysqld.pid')}",
+            f"log-error={self._inner('error.log')}",
+            "user=mysql",
+            "loose-mysqlx=OFF",
+        ]
+        base = [render_option(name, value) for name, value in self.cfg.base_options.items()]
+        return "\n".join(["[mysqld]", *managed, *base, *options, ""])
+
+    def _write_option_file(self, name: str, datadir: str, options: list[str]) -> str:
+        path = self._host(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self._option_file(datadir, options))
+        path.chmod(0o644)
+        return self._inner(name)
+
+    def _command(self, *args: str) -> list[str]:
+        prefix = [] if self.root == Path("/") else ["chroot", str(self.root)]
+        return [*prefix, *args]
+
+    # ---- ownership ---------------------------------------------------------------------------------
+    def _mysql_ids(self) -> tuple[int, int]:
+        for line in (self.root / "etc/passwd").read_text().splitlines():
+            fields = line.split(":")
+            if fields[0] == "mysql":
+                return int(fields[2]), int(fields[3])
+        raise ProvisionError(f"target {self.target_name}: no 'mysql' user in {self.root / 'etc/passwd'}")
+
+    def _chown_tree(self, path: Path) -> None:
+        uid, gid = self._mysql_ids()
+        os.chown(path, uid, gid)
+        for dirpath, dirnames, filenames in os.walk(path):
+            for name in dirnames + filenames:
+                os.chown(os.path.join(dirpath, name), uid, gid, follow_symlinks=False)
+
+    def _prepare_dir(self) -> None:
+        base = self._host()
+        base.mkdir(parents=True, exist_ok=True)
+        uid, gid = self._mysql_ids()
+        os.chown(base, uid, gid)
+
+    # ---- logs ----------------------------------------------------------------------------------
+    def log_tail(self, lines: int = 25) -> str:
+        """The last lines of the server's error log ('' when there is none)."""
+        path = self._host("error.log")
+        if not path.exists():
+            return ""
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+    def _fail(self, what: str, detail: str = "") -> ProvisionError:
+        tail = detail or self.log_tail()
+        return ProvisionError(
+            f"target {self.target_name}: {what}" + (f"\n--- log tail ---\n{tail}" if tail else "")
+        )
+
+    # ---- initialization ------------------------------------------------------------------------
+    def ensure_initialized(self) -> None:
+        """Initialize template/ once (idempotent; a half-made template is made again)."""
+        template = self._host("template")
+        if (template / _READY_MARKER).exists():
+            return
+        self.stop()
+        self._prepare_dir()
+        shutil.rmtree(template, ignore_errors=True)
+        self._host("error.log").unlink(missing_ok=True)
+        cnf = self._write_option_file("template.cnf", "template", [])
+        if self.flavor == "mariadb":
+            install_db = self.cfg.install_db or "/usr/bin/mariadb-install-db"
+            args = [
+                install_db,
+                f"--defaults-file={cnf}",
+                "--skip-test-db",
+                "--auth-root-authentication-method=socket",
+            ]
+        else:
+            template.mkdir(parents=True)
+            self._chown_tree(template)
+            args = [self.cfg.mysqld, f"--defaults-file={cnf}", "--initialize-insecure"]
+        done = subprocess.run(self._command(*args), capture_output=True, text=True, timeout=600, check=False)
+        if done.returncode != 0:
+            raise self._fail(f"initializing the datadir failed ({' '.join(args)})", done.stdout + done.stderr)
+        init_file = self._host("bootstrap.sql")
+        user, password = self.cfg.user, self.cfg.password
+        init_file.write_text(
+            "".join(
+                f"CREATE USER IF NOT EXISTS '{user}'@'{host}' IDENTIFIED BY '{password}';\n"
+                f"GRANT ALL PRIVILEGES ON *.* TO '{user}'@'{host}' WITH GRANT OPTION;\n"
+                for host in ("127.0.0.1", "localhost")
+            )
+        )
+        init_file.chmod(0o644)
+        self._launch(cnf, extra=[f"--init-file={self._inner('bootstrap.sql')}"])
+        try:
+            self._wait_ready()
+        finally:
+            self.stop()
+            init_file.unlink(missing_ok=True)
+        (template / _READY_MARKER).write_text("initialized\n")
+
+    # ---- lifecycle -----------------------------------------------------------------------------
+    def check_options(self, options: list[str]) -> None:
+        """Ask the server binary whether it takes these options, without starting it.
+
+        MySQL: `mysqld --validate-config`; MariaDB (no such flag): `--verbose --help`, which parses
+        every option and prints [ERROR] lines for unknown names and bad values.
+        Raises ProvisionError with the server's [ERROR] lines.
+        """
+        self._prepare_dir()
+        cnf = self._write_option_file("check.cnf", "data", options)
+        check = ["--validate-config"] if self.flavor == "mysql" else ["--verbose", "--help"]
+        done = subprocess.run(
+            self._command(self.cfg.mysqld, f"--defaults-file={cnf}", *check),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        errors = [line for line in done.stderr.splitlines() if "[ERROR]" in line and "Aborting" not in line]
+        if done.returncode != 0 or errors:
+            raise ProvisionError(
+                "\n".join(errors) or done.stderr.strip()[-2000:] or f"exit {done.returncode}"
+            )
+
+    def start(self, options: list[str]) -> Endpoint:
+        """Stop any running server, copy template/ to a fresh data/, write my.cnf, start, await SELECT 1."""
+        self.ensure_initialized()
+        self.stop()
+        data = self._host("data")
+        shutil.rmtree(data, ignore_errors=True)
+        subprocess.run(["cp", "-a", str(self._host("template")), str(data)], check=True)
+        (data / _READY_MARKER).unlink(missing_ok=True)
+        self._options = list(options)
+        self._host("error.log").unlink(missing_ok=True)
+        cnf = self._write_option_file("my.cnf", "data", options)
+        self._launch(cnf)
+        self._wait_ready()
+        return self.endpoint
+
+    def restart(self) -> Endpoint:
+        """Stop and start again on the same datadir and my.cnf (cold caches, persisted state kept)."""
+        self.stop()
+        self._launch(self._inner("my.cnf"))
+        self._wait_ready()
+        return self.endpoint
+
+    def _launch(self, cnf: str, extra: list[str] | None = None) -> None:
+        stdio = self._host("stdio.log").open("ab")
+        try:
+            self._process = subprocess.Popen(
+                self._command(self.cfg.mysqld, f"--defaults-file={cnf}", *(extra or [])),
+                stdout=stdio,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        finally:
+            stdio.close()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.start_timeout_s
+        last_error = ""
+        while time.monotonic() < deadline:
+            if self._process is not None and self._process.poll() is not None:
+                raise self._fail(f"server exited during start-up (exit code {self._process.returncode})")
+            try:
+                connection = self.endpoint.connect(timeout_s=2)
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT 1")
+                connection.close()
+                return
+            except pymysql.MySQLError as error:
+                last_error = str(error)
+                time.sleep(0.25)
+        self.stop()
+        raise self._fail(
+            f"no answer to SELECT 1 within {self.start_timeout_s:.0f} s (last error: {last_error})"
+        )
+
+    def _pid(self) -> int | None:
+        if self._process is not None and self._process.poll() is None:
+            return self._process.pid
+        try:
+            pid = int(self._host("mysqld.pid").read_text().strip())
+        except (OSError, ValueError):
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        return pid
+
+    def stop(self, timeout_s: float = 120.0) -> None:
+        """SIGTERM (a clean shutdown), then SIGKILL after timeout_s; reaps our own child."""
+        pid = self._pid()
+        if pid is not None:
+            os.kill(pid, signal.SIGTERM)
+            deadline = time.monotonic() + timeout_s
+            while time.monotonic() < deadline and self._alive(pid):
+                time.sleep(0.1)
+            if self._alive(pid):
+                os.kill(pid, signal.SIGKILL)
+                while self._alive(pid):
+                    time.sleep(0.1)
+        self._process = None
+
+    def _alive(self, pid: int) -> bool:
+        if self._process is not None and self._process.pid == pid:
+            return self._process.poll() is None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        # A zombie that is not our child still answers kill(0); /proc tells it is gone.
+        try:
+            return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return False
+
+    def server_version(self) -> str:
+        """SELECT VERSION() from the running server, or from the template started briefly."""
+        if self._pid() is None:
+            self.ensure_initialized()
+            self._launch(self._write_option_file("template.cnf", "template", []))
+            try:
+                self._wait_ready()
+                return self._select_version()
+            finally:
+                self.stop()
+        return self._select_version()
+
+    def _select_version(self) -> str:
+        connection = self.endpoint.connect()
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT VERSION()")
+                row = cursor.fetchone()
+        finally:
+            connection.close()
+        return str(row[0]) if row else ""

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Starts Upgrade Lab with its embedded defaults: Redis, the Celery worker, the API serving the UI.
+# Then queues the main job, article 001's INSERT/TRUNCATE experiment on the lab's two servers,
+# unless UPGRADELAB_DEMO=0. Logs and pid files: $UPGRADELAB_STATE_DIR (default /var/lib/upgradelab/state).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh
+
+state=${UPGRADELAB_STATE_DIR:-/var/lib/upgradelab/state}
+export UPGRADELAB_STATE_DIR=$state
+redis_port=${UPGRADELAB_REDIS_PORT:-6380}
+export UPGRADELAB_REDIS_URL=${UPGRADELAB_REDIS_URL:-redis://127.0.0.1:$redis_port/0}
+api_port=${UPGRADELAB_API_PORT:-8700}
+mkdir -p "$state/logs" "$state/redis"
+bash scripts/down.sh >/dev/null 2>&1 || true
+
+redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$state/redis" --daemonize yes \
+  --pidfile "$state/redis.pid" --logfile "$state/logs/redis.log" --save "" --appendonly yes
+.venv/bin/upgradelab db upgrade
+
+nohup .venv/bin/celery -A upgradelab.worker worker --loglevel=INFO --concurrency=2 -Q upgradelab \
+  >"$state/logs/worker.log" 2>&1 &
+echo $! >"$state/worker.pid"
+nohup .venv/bin/upgradelab serve --port "$api_port" >"$state/logs/api.log" 2>&1 &
+echo $! >"$state/api.pid"
+
+url="http://127.0.0.1:$api_port"
+for _ in $(seq 1 60); do
+  curl -fsS "$url/api/health" >/dev/null 2>&1 && break
+  sleep 0.5
+done
+curl -fsS "$url/api/health" >/dev/null || { echo "API did not start; see $state/logs/api.log" >&2; exit 1; }
+
+echo "Upgrade Lab is up: $url  (logs: $state/logs, stop: bash scripts/down.sh)"
+if [ "${UPGRADELAB_DEMO:-1}" != "0" ]; then
+  # The main job: article 001 on the lab's servers; the CLI prints the run's page and waits in the background.
+  nohup .venv/bin/upgradelab run --api "$url" --workload insert-truncate --iterations 100 \
+    --name "Article 001: INSERT/TRUNCATE, MySQL 9.7 vs MariaDB 10.11" \
+    --variant mysql-9.7:default --variant mysql-9.7:redo-off --variant mysql-9.7:skip-log-bin \
+    --variant mariadb-10.11:default >"$state/logs/demo-run.log" 2>&1 &
+  sleep 2
+  echo "Main job queued: $(grep -o 'http[^ ]*' "$state/logs/demo-run.log" | head -n 1 || echo "$url/runs")"
+fi
