@@ -1,0 +1,102 @@
+import type {
+  Experiment,
+  ExperimentCreate,
+  Run,
+  RunList,
+  RunResults,
+  Target,
+  Workload,
+} from './types'
+
+const BASE = '/api'
+
+/** Error thrown for non-2xx responses; message is the server's `detail`. */
+export class ApiError extends Error {
+  readonly status: number
+  readonly detail: unknown
+
+  constructor(status: number, message: string, detail: unknown) {
+    super(message)
+    this.name = 'ApiError'
+    this.status = status
+    this.detail = detail
+  }
+}
+
+interface ValidationItem {
+  loc?: unknown[]
+  msg?: string
+}
+
+function formatValidationItem(item: ValidationItem): string {
+  const loc = Array.isArray(item.loc) ? item.loc : []
+  // FastAPI prefixes with "body"/"query"/"path"; drop it for readability.
+  const parts = loc[0] === 'body' || loc[0] === 'query' || loc[0] === 'path' ? loc.slice(1) : loc
+  const path = parts.map(String).join('.')
+  const msg = item.msg ?? 'invalid value'
+  return path ? `${path}: ${msg}` : msg
+}
+
+/** Turn a FastAPI `detail` (string, list of {loc,msg}, or anything) into one message. */
+export function formatDetail(detail: unknown): string | null {
+  if (detail == null) return null
+  if (typeof detail === 'string') return detail
+  if (Array.isArray(detail)) {
+    const lines = detail.map((d) =>
+      typeof d === 'object' && d !== null ? formatValidationItem(d as ValidationItem) : String(d),
+    )
+    return lines.join('; ')
+  }
+  if (typeof detail === 'object' && 'msg' in detail) {
+    return formatValidationItem(detail as ValidationItem)
+  }
+  return JSON.stringify(detail)
+}
+
+async function request<T>(path: string, init?: RequestInit): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' }
+  if (init?.body !== undefined) headers['Content-Type'] = 'application/json'
+  let res: Response
+  try {
+    res = await fetch(`${BASE}${path}`, { ...init, headers })
+  } catch (e) {
+    throw new Error(`Network error: ${e instanceof Error ? e.message : String(e)}`, { cause: e })
+  }
+  const text = await res.text()
+  let body: unknown = null
+  if (text) {
+    try {
+      body = JSON.parse(text)
+    } catch {
+      body = text
+    }
+  }
+  if (!res.ok) {
+    const detail =
+      typeof body === 'object' && body !== null && 'detail' in body
+        ? (body as { detail: unknown }).detail
+        : body
+    const message = formatDetail(detail) || `${res.status} ${res.statusText}`.trim()
+    throw new ApiError(res.status, message, detail)
+  }
+  return body as T
+}
+
+function post<T>(path: string, body?: unknown): Promise<T> {
+  return request<T>(path, {
+    method: 'POST',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+}
+
+export const api = {
+  targets: () => request<Target[]>('/targets'),
+  workloads: () => request<Workload[]>('/workloads'),
+  createExperiment: (body: ExperimentCreate) => post<Experiment>('/experiments', body),
+  startRun: (experimentId: number) => post<Run>(`/experiments/${experimentId}/runs`),
+  runs: (limit: number, offset: number) =>
+    request<RunList>(`/runs?limit=${limit}&offset=${offset}`),
+  run: (id: number | string) => request<Run>(`/runs/${id}`),
+  results: (id: number | string) => request<RunResults>(`/runs/${id}/results`),
+  cancelRun: (id: number | string) => post<Run>(`/runs/${id}/cancel`),
+}

@@ -1,0 +1,15 @@
+import type { RunStatus } from '../api/types'
+
+interface Props {
+  status: RunStatus
+  testId?: string
+}
+
+/** Coloured pill; its text content is exactly the status string. */
+export function StatusBadge({ status, testId = 'run-status-badge' }: Props) {
+  return (
+    <span className={`badge badge-${status}`} data-testid={testId}>
+      {status}
+    </span>
+  )
+}

@@ -1,0 +1,23 @@
+import type { Workload } from '../../api/types'
+
+export function WorkloadInfo({ workload }: { workload: Workload }) {
+  const isUrl = /^https?:\/\//.test(workload.article)
+  return (
+    <div className="workload-info" data-testid="workload-info">
+      <div className="workload-title">{workload.title}</div>
+      {workload.article && (
+        <div className="workload-article">
+          Article:{' '}
+          {isUrl ? (
+            <a href={workload.article} target="_blank" rel="noreferrer">
+              {workload.article}
+            </a>
+          ) : (
+            <em>{workload.article}</em>
+          )}
+        </div>
+      )}
+      <p className="workload-description">{workload.description}</p>
+    </div>
+  )
+}

@@ -1,0 +1,90 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { api } from '../../api/client'
+import { isFinal, type Run } from '../../api/types'
+import { ErrorBox } from '../../components/ErrorBox'
+import { StatusBadge } from '../../components/StatusBadge'
+import { formatDateTime, formatDuration } from '../../format'
+import { runProgress } from './progress'
+
+interface Props {
+  run: Run
+  now: number
+}
+
+export function RunHeader({ run, now }: Props) {
+  const queryClient = useQueryClient()
+  const cancel = useMutation({
+    mutationFn: () => api.cancelRun(run.id),
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: ['results', String(run.id)] })
+      void queryClient.invalidateQueries({ queryKey: ['runs'] })
+    },
+  })
+  const final = isFinal(run.status)
+  const p = runProgress(run)
+  const pct = Math.round(p.fraction * 100)
+
+  return (
+    <section className="run-header">
+      <div className="page-header">
+        <div>
+          <h1>
+            <span className="muted">Run #{run.id}</span> {run.name}
+          </h1>
+          <div className="run-meta">
+            <span>
+              Workload <span className="mono">{run.workload}</span>
+            </span>
+            <span>Created {formatDateTime(run.created_at)}</span>
+            {run.started_at && <span>Started {formatDateTime(run.started_at)}</span>}
+            {run.started_at && <span>Duration {formatDuration(run.started_at, run.finished_at, now)}</span>}
+          </div>
+        </div>
+        <div className="run-actions">
+          <StatusBadge status={run.status} testId="run-status" />
+          {!final && (
+            <button
+              type="button"
+              className="btn btn-danger"
+              data-testid="run-cancel"
+              disabled={cancel.isPending}
+              onClick={() => cancel.mutate()}
+            >
+              {cancel.isPending ? 'Cancelling…' : 'Cancel'}
+            </button>
+          )}
+        </div>
+      </div>
+
+      {run.error != null && (
+        <div className="error-box" role="alert">
+          <div className="error-title">Error</div>
+          <pre className="error-message" data-testid="run-error">
+            {run.error}
+          </pre>
+        </div>
+      )}
+      <ErrorBox error={cancel.error} title="Cancel failed" />
+
+      <div className="progress">
+        <div className="progress-line" data-testid="run-progress">
+          variant {p.variant} of {p.variants} · iteration {p.iteration} of {p.iterations}
+          <span className="muted">
+            {' '}
+            ({run.iterations_done} / {run.iterations_total} iterations, {pct}%)
+          </span>
+        </div>
+        <div
+          className={`progress-bar progress-${run.status}`}
+          role="progressbar"
+          aria-valuemin={0}
+          aria-valuemax={run.iterations_total}
+          aria-valuenow={run.iterations_done}
+          data-testid="run-progress-bar"
+        >
+          <div className="progress-fill" style={{ width: `${pct}%` }} />
+        </div>
+      </div>
+    </section>
+  )
+}

@@ -1,0 +1,35 @@
+import type { Run } from '../../api/types'
+
+export interface Progress {
+  /** 1-based variant number being (or last) run; 0 if there are no variants. */
+  variant: number
+  variants: number
+  /** Iterations done within that variant. */
+  iteration: number
+  iterations: number
+  /** 0..1 over all variants. */
+  fraction: number
+}
+
+/** Derive "variant k of n · iteration i of N" from the run's counters. */
+export function runProgress(run: Run): Progress {
+  const n = run.variants.length
+  const per = Math.max(0, run.iterations)
+  const done = Math.max(0, run.iterations_done)
+  const total = run.iterations_total > 0 ? run.iterations_total : n * per
+  const fraction = total > 0 ? Math.min(1, done / total) : 0
+
+  let index: number
+  if (run.current_variant != null) {
+    index = run.current_variant
+  } else if (per > 0) {
+    index = Math.floor(done / per)
+    // A finished variant with no successor: stay on the last one.
+    if (done > 0 && done % per === 0) index -= 1
+  } else {
+    index = 0
+  }
+  index = Math.min(Math.max(0, index), Math.max(0, n - 1))
+  const iteration = Math.min(per, Math.max(0, done - index * per))
+  return { variant: n === 0 ? 0 : index + 1, variants: n, iteration, iterations: per, fraction }
+}

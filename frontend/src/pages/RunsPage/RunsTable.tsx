@@ -1,0 +1,55 @@
+import { Link } from 'react-router-dom'
+import type { Run } from '../../api/types'
+import { StatusBadge } from '../../components/StatusBadge'
+import { formatDateTime, formatDuration } from '../../format'
+
+interface Props {
+  runs: Run[]
+  /** Reference "now" for durations of unfinished runs (the data's fetch time). */
+  now: number
+}
+
+export function RunsTable({ runs, now }: Props) {
+  return (
+    <table className="data-table" data-testid="runs-table">
+      <thead>
+        <tr>
+          <th className="num">ID</th>
+          <th>Name</th>
+          <th>Workload</th>
+          <th>Variants</th>
+          <th>Status</th>
+          <th>Created</th>
+          <th className="num">Duration</th>
+        </tr>
+      </thead>
+      <tbody>
+        {runs.length === 0 ? (
+          <tr>
+            <td colSpan={7} className="empty">
+              No runs yet. <Link to="/new">Start one</Link>.
+            </td>
+          </tr>
+        ) : (
+          runs.map((run) => (
+            <tr key={run.id} data-testid="run-row" data-run-id={run.id}>
+              <td className="num">
+                <Link to={`/runs/${run.id}`}>#{run.id}</Link>
+              </td>
+              <td>
+                <Link to={`/runs/${run.id}`}>{run.name || <span className="muted">(unnamed)</span>}</Link>
+              </td>
+              <td className="mono">{run.workload}</td>
+              <td className="variants-cell">{run.variants.join(', ')}</td>
+              <td>
+                <StatusBadge status={run.status} />
+              </td>
+              <td className="nowrap">{formatDateTime(run.created_at)}</td>
+              <td className="num nowrap">{formatDuration(run.started_at, run.finished_at, now)}</td>
+            </tr>
+          ))
+        )}
+      </tbody>
+    </table>
+  )
+}

@@ -1,0 +1,19 @@
+import { defineConfig } from 'vite'
+import react from '@vitejs/plugin-react'
+
+// The built app is served by the FastAPI backend at "/" with SPA fallback.
+export default defineConfig({
+  base: '/',
+  plugins: [react()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    // One local tool page; Recharts makes the single bundle ~700 kB, which is fine here.
+    chunkSizeWarningLimit: 1000,
+  },
+  server: {
+    proxy: {
+      '/api': 'http://127.0.0.1:8700',
+    },
+  },
+})
