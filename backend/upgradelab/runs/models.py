@@ -3,7 +3,7 @@
 import enum
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy import Enum, ForeignKey, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from upgradelab.db import Base, utcnow
@@ -35,7 +35,11 @@ class Run(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     experiment_id: Mapped[int] = mapped_column(ForeignKey("experiment.id", ondelete="CASCADE"), index=True)
-    status: Mapped[RunStatus] = mapped_column(String(16), default=RunStatus.queued, index=True)
+    status: Mapped[RunStatus] = mapped_column(
+        Enum(RunStatus, native_enum=False, length=16, values_callable=lambda kind: [m.value for m in kind]),
+        default=RunStatus.queued,
+        index=True,
+    )
     error: Mapped[str | None] = mapped_column(Text, default=None)
     cancel_requested: Mapped[bool] = mapped_column(default=False)
     current_variant: Mapped[int | None] = mapped_column(default=None)  # index into experiment.variants

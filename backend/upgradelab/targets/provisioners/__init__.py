@@ -2,7 +2,7 @@
 
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.models import Target
-from upgradelab.targets.provisioners.base import Endpoint, Provisioner, ProvisionError
+from upgradelab.targets.provisioners.base import Endpoint, Provisioner, ProvisionError, ServerConnection
 from upgradelab.targets.provisioners.local import LocalProvisioner
 
 PROVISIONERS = {LocalProvisioner.kind: LocalProvisioner}
@@ -16,4 +16,12 @@ def provisioner_for(target: Target, settings: Settings | None = None) -> LocalPr
     return kind(target.name, target.flavor, target.settings, settings or get_settings())
 
 
-__all__ = ["PROVISIONERS", "Endpoint", "LocalProvisioner", "ProvisionError", "Provisioner", "provisioner_for"]
+__all__ = [
+    "PROVISIONERS",
+    "Endpoint",
+    "LocalProvisioner",
+    "ProvisionError",
+    "Provisioner",
+    "ServerConnection",
+    "provisioner_for",
+]

@@ -1,0 +1,164 @@
+"""Shared fixtures: a test instance of Upgrade Lab with its own state, ports and server directories.
+
+Everything is real: Redis (redis-server), the lab's MySQL 9.7 (sid chroot) and MariaDB 10.11 servers,
+a Celery worker process and the API under uvicorn. Ports differ from the product's defaults so a
+running `make up` is left alone.
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+STATE = Path(tempfile.mkdtemp(prefix="upgradelab-test-"))
+REDIS_PORT = 6391
+API_PORT = 8791
+TEST_PORTS = {"mysql-9.7": 34097, "mariadb-10.11": 34011}
+SERVER_DIR = "/var/lib/upgradelab/test-servers"
+
+# Settings are read from the environment on first use: set them before importing upgradelab.
+os.environ.update(
+    UPGRADELAB_STATE_DIR=str(STATE),
+    UPGRADELAB_REDIS_URL=f"redis://127.0.0.1:{REDIS_PORT}/0",
+    UPGRADELAB_API_PORT=str(API_PORT),
+    UPGRADELAB_SERVER_DIR=SERVER_DIR,
+)
+
+from sqlalchemy import select  # noqa: E402
+
+from upgradelab.db import sync_session  # noqa: E402
+from upgradelab.migrations import upgrade_head  # noqa: E402
+from upgradelab.settings import REPO_ROOT, get_settings  # noqa: E402
+from upgradelab.targets.models import Target  # noqa: E402
+from upgradelab.targets.provisioners import LocalProvisioner, provisioner_for  # noqa: E402
+
+BIN = Path(sys.executable).parent
+
+
+def _wait_port(port: int, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout_s} s")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="session")
+def database() -> Iterator[None]:
+    """Migrated SQLite metadata database; the seeded lab targets moved to the test ports."""
+    upgrade_head()
+    with sync_session() as session:
+        for target in session.scalars(select(Target)):
+            target.settings = {**target.settings, "port": TEST_PORTS[target.name]}
+        session.commit()
+    yield
+    shutil.rmtree(STATE, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[str]:
+    """A real redis-server on 127.0.0.1:6391, no persistence."""
+    process = subprocess.Popen(
+        [
+            "redis-server",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(REDIS_PORT),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    _wait_port(REDIS_PORT)
+    yield get_settings().redis_url
+    _stop(process)
+
+
+@pytest.fixture(scope="session")
+def worker(database: None, redis_server: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A real Celery worker (2 processes) consuming the test instance's queue."""
+    log = (STATE / "worker.log").open("wb")
+    process = subprocess.Popen(
+        [
+            str(BIN / "celery"),
+            "-A",
+            "upgradelab.worker",
+            "worker",
+            "-Q",
+            "upgradelab",
+            "--concurrency=2",
+            "-l",
+            "INFO",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    time.sleep(3)
+    assert process.poll() is None, (STATE / "worker.log").read_text()
+    yield process
+    _stop(process)
+    for name in TEST_PORTS:  # a test that failed mid-run may leave a server behind
+        with sync_session() as session:
+            provisioner_for(session.scalars(select(Target).where(Target.name == name)).one()).stop()
+
+
+@pytest.fixture(scope="session")
+def api(worker: subprocess.Popen[bytes]) -> Iterator[str]:
+    """The API (and the built UI, when frontend/dist exists) under uvicorn; yields its base URL."""
+    log = (STATE / "api.log").open("wb")
+    process = subprocess.Popen(
+        [str(BIN / "uvicorn"), "upgradelab.main:app", "--host", "127.0.0.1", "--port", str(API_PORT)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    _wait_port(API_PORT)
+    yield f"http://127.0.0.1:{API_PORT}"
+    _stop(process)
+
+
+@pytest.fixture
+def client(api: str) -> Iterator[httpx.Client]:
+    """An HTTP client on the test API."""
+    with httpx.Client(base_url=api, timeout=30) as http:
+        yield http
+
+
+def lab_provisioner(name: str, port_offset: int = 100) -> LocalProvisioner:
+    """A provisioner for a seeded lab target under another name and port, apart from the worker's."""
+    with sync_session() as session:
+        target = session.scalars(select(Target).where(Target.name == name)).one()
+    settings = {**target.settings, "port": TEST_PORTS[name] + port_offset}
+    return LocalProvisioner(f"{name}-unit", target.flavor, settings, get_settings())
+
+
+@pytest.fixture(scope="module", params=sorted(TEST_PORTS))
+def provisioner(request: pytest.FixtureRequest, database: None) -> Iterator[LocalProvisioner]:
+    """Each lab target's provisioner in turn (MariaDB 10.11, MySQL 9.7); stopped afterwards."""
+    one = lab_provisioner(request.param)
+    yield one
+    one.stop()
+
+
+FRONTEND_DIST = REPO_ROOT / "frontend" / "dist"

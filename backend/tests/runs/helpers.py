@@ -1,0 +1,42 @@
+"""Submitting runs through the API and waiting for them, for the lifecycle tests."""
+
+import time
+from typing import Any
+
+import httpx
+
+FINAL = {"succeeded", "failed", "cancelled"}
+
+
+def submit(client: httpx.Client, variants: list[dict[str, Any]], iterations: int, name: str | None = None) -> int:
+    """POST an insert-truncate experiment and queue a run; the run id."""
+    body = {"workload": "insert-truncate", "iterations": iterations, "variants": variants, "name": name}
+    created = client.post("/api/experiments", json=body)
+    assert created.status_code == 201, created.text
+    queued = client.post(f"/api/experiments/{created.json()['id']}/runs")
+    assert queued.status_code == 201, queued.text
+    assert queued.json()["status"] == "queued"
+    run_id: int = queued.json()["id"]
+    return run_id
+
+
+def wait_final(client: httpx.Client, run_id: int, timeout_s: float = 300) -> dict[str, Any]:
+    """Poll GET /api/runs/{id} until the run is final; its JSON."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        run: dict[str, Any] = client.get(f"/api/runs/{run_id}").json()
+        if run["status"] in FINAL:
+            return run
+        time.sleep(0.25)
+    raise TimeoutError(f"run {run_id} not final after {timeout_s} s")
+
+
+def wait_status(client: httpx.Client, run_id: int, statuses: set[str], timeout_s: float = 120) -> dict[str, Any]:
+    """Poll until the run is in one of `statuses`; its JSON."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        run: dict[str, Any] = client.get(f"/api/runs/{run_id}").json()
+        if run["status"] in statuses:
+            return run
+        time.sleep(0.1)
+    raise TimeoutError(f"run {run_id} never reached {statuses}")

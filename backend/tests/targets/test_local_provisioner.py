@@ -1,0 +1,91 @@
+"""The local provisioner against the lab's real servers (MariaDB 10.11 on the host, MySQL 9.7 in a chroot)."""
+
+import pymysql
+import pytest
+
+from upgradelab.targets.provisioners import LocalProvisioner, ProvisionError
+
+
+def _variable(provisioner: LocalProvisioner, name: str) -> str:
+    connection = provisioner.endpoint.connect()
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW GLOBAL VARIABLES LIKE %s", (name,))
+            row = cursor.fetchone()
+    finally:
+        connection.close()
+    assert row is not None, f"{name} is not a variable of {provisioner.target_name}"
+    return str(row[1])
+
+
+def test_variant_option_shows_in_show_variables(provisioner: LocalProvisioner) -> None:
+    provisioner.start(["max-connections=77", "skip-log-bin"])
+    assert _variable(provisioner, "max_connections") == "77"
+    assert _variable(provisioner, "log_bin") == "OFF"
+    provisioner.start(["max-connections=78"])  # the next variant: fresh datadir, new options
+    assert _variable(provisioner, "max_connections") == "78"
+
+
+def test_base_options_of_the_target_reach_the_server(provisioner: LocalProvisioner) -> None:
+    provisioner.start([])
+    assert _variable(provisioner, "innodb_buffer_pool_size") == str(128 * 1024 * 1024)
+    assert _variable(provisioner, "port") == str(provisioner.cfg.port)
+
+
+def test_restart_keeps_data_and_starts_a_new_server_process(provisioner: LocalProvisioner) -> None:
+    provisioner.start([])
+    connection = provisioner.endpoint.connect()
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE DATABASE restart_probe")
+        cursor.execute("SELECT CONNECTION_ID()")
+    connection.close()
+    provisioner.restart()
+    connection = provisioner.endpoint.connect()
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW DATABASES LIKE 'restart_probe'")
+        assert cursor.fetchone() is not None
+        cursor.execute("SHOW GLOBAL STATUS LIKE 'Uptime'")
+        row = cursor.fetchone()
+    connection.close()
+    assert row is not None and int(row[1]) < 30
+
+
+def test_start_from_template_does_not_keep_the_previous_variants_data(provisioner: LocalProvisioner) -> None:
+    provisioner.start([])
+    connection = provisioner.endpoint.connect()
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE DATABASE leftover")
+    connection.close()
+    provisioner.start([])
+    connection = provisioner.endpoint.connect()
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW DATABASES LIKE 'leftover'")
+        assert cursor.fetchone() is None
+    connection.close()
+
+
+def test_broken_option_fails_the_start_with_the_log_tail(provisioner: LocalProvisioner) -> None:
+    with pytest.raises(ProvisionError) as failed:
+        provisioner.start(["innodb-buffer-pool-size=12x"])
+    message = str(failed.value)
+    assert "exited during start-up" in message
+    assert "innodb-buffer-pool-size" in message and "log tail" in message
+
+
+def test_check_options_refuses_unknown_option_with_the_servers_words(provisioner: LocalProvisioner) -> None:
+    provisioner.check_options(["skip-log-bin", "max-connections=50"])
+    with pytest.raises(ProvisionError, match="unknown variable 'no-such-option=1'"):
+        provisioner.check_options(["no-such-option=1"])
+
+
+def test_stop_leaves_nothing_listening(provisioner: LocalProvisioner) -> None:
+    provisioner.start([])
+    provisioner.stop()
+    with pytest.raises(pymysql.err.OperationalError):
+        provisioner.endpoint.connect(timeout_s=2)
+    provisioner.stop()  # idempotent
+
+
+def test_server_version_is_read_from_the_server(provisioner: LocalProvisioner) -> None:
+    version = provisioner.server_version()
+    assert version.startswith("9.7." if provisioner.flavor == "mysql" else "10.11.")
