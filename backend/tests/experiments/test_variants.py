@@ -27,7 +27,7 @@ def test_unknown_preset_is_named() -> None:
 
 
 def test_injected_option_names_the_variant() -> None:
-    with pytest.raises(VariantError, match="variant 'x'.*value"):
+    with pytest.raises(VariantError, match=r"variant 'x'.*value"):
         resolve_variant("mysql-9.7", "default", name="x", options={"max_connections": "10\ninit-file=/e"})
 
 

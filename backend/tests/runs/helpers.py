@@ -8,7 +8,9 @@ import httpx
 FINAL = {"succeeded", "failed", "cancelled"}
 
 
-def submit(client: httpx.Client, variants: list[dict[str, Any]], iterations: int, name: str | None = None) -> int:
+def submit(
+    client: httpx.Client, variants: list[dict[str, Any]], iterations: int, name: str | None = None
+) -> int:
     """POST an insert-truncate experiment and queue a run; the run id."""
     body = {"workload": "insert-truncate", "iterations": iterations, "variants": variants, "name": name}
     created = client.post("/api/experiments", json=body)
@@ -31,7 +33,9 @@ def wait_final(client: httpx.Client, run_id: int, timeout_s: float = 300) -> dic
     raise TimeoutError(f"run {run_id} not final after {timeout_s} s")
 
 
-def wait_status(client: httpx.Client, run_id: int, statuses: set[str], timeout_s: float = 120) -> dict[str, Any]:
+def wait_status(
+    client: httpx.Client, run_id: int, statuses: set[str], timeout_s: float = 120
+) -> dict[str, Any]:
     """Poll until the run is in one of `statuses`; its JSON."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

@@ -12,11 +12,13 @@ interface Props {
   workloads: Workload[]
 }
 
+/** Article 001's comparison: default vs redo log off, on a MySQL target when there is one. */
 function initialRows(targets: Target[]): VariantRowState[] {
-  const target = targets[0]?.name ?? ''
+  const mysql = targets.find((t) => t.flavor === 'mysql')
+  const target = (mysql ?? targets[0])?.name ?? ''
   return [
     { key: 1, target, preset: 'default', name: '', optionsText: '' },
-    { key: 2, target, preset: 'redo-off', name: '', optionsText: '' },
+    { key: 2, target, preset: mysql ? 'redo-off' : 'skip-log-bin', name: '', optionsText: '' },
   ]
 }
 

@@ -1,0 +1,38 @@
+"""Playwright driving Debian's /usr/bin/chromium (no downloaded browser)."""
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.conftest import FRONTEND_DIST
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Headless Debian chromium."""
+    assert (FRONTEND_DIST / "index.html").exists(), "build the UI first: cd frontend && npm run build"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser, api: str) -> Iterator[Page]:
+    """A fresh browser context on the test API, which serves the built UI."""
+    context = browser.new_context(base_url=api, viewport={"width": 1280, "height": 900})
+    one = context.new_page()
+    yield one
+    context.close()

@@ -1,0 +1,58 @@
+"""A user submits the experiment form and watches the chart fill in from a real run."""
+
+import re
+
+from playwright.sync_api import Page, expect
+
+
+def test_form_submits_a_run_and_the_chart_gets_points_while_it_runs(page: Page) -> None:
+    page.goto("/new")
+    page.get_by_test_id("experiment-name").fill("browser: default vs redo-off")
+    page.get_by_test_id("iterations-input").fill("60")
+    rows = page.get_by_test_id("variant-row")
+    expect(rows).to_have_count(2)
+    rows.nth(0).get_by_test_id("variant-target").select_option("mysql-9.7")
+    rows.nth(0).get_by_test_id("variant-preset").select_option("default")
+    rows.nth(1).get_by_test_id("variant-target").select_option("mysql-9.7")
+    rows.nth(1).get_by_test_id("variant-preset").select_option("redo-off")
+    page.get_by_test_id("add-variant").click()
+    expect(rows).to_have_count(3)
+    rows.nth(2).get_by_test_id("variant-target").select_option("mariadb-10.11")
+    rows.nth(2).get_by_test_id("variant-preset").select_option("default")
+    page.get_by_test_id("run-submit").click()
+
+    page.wait_for_url(re.compile(r"/runs/\d+$"))
+    chart = page.get_by_test_id("iteration-chart")
+    status = page.get_by_test_id("run-status")
+    # Points arrive while the run is still running: the chart is live, not drawn at the end.
+    page.wait_for_function(
+        """() => {
+            const chart = document.querySelector('[data-testid="iteration-chart"]');
+            const status = document.querySelector('[data-testid="run-status"]');
+            return chart && Number(chart.getAttribute('data-points')) > 0 && status.textContent === 'running';
+        }""",
+        timeout=120_000,
+    )
+    expect(status).to_have_text("succeeded", timeout=300_000)
+    expect(chart).to_have_attribute("data-points", "180")
+    summary = page.get_by_test_id("summary-row")
+    expect(summary).to_have_count(3)
+    expect(summary.nth(1)).to_contain_text("mysql-9.7 redo-off")
+    expect(summary.nth(2)).to_contain_text("mariadb-10.11 default")
+    assert page.locator("[data-testid=iteration-chart] .recharts-line").count() == 3
+
+    page.goto("/runs")
+    expect(page.get_by_test_id("runs-table")).to_contain_text("browser: default vs redo-off")
+
+
+def test_form_shows_the_servers_refusal_and_keeps_the_input(page: Page) -> None:
+    page.goto("/new")
+    page.get_by_test_id("experiment-name").fill("kept")
+    rows = page.get_by_test_id("variant-row")
+    rows.nth(0).get_by_test_id("variant-target").select_option("mariadb-10.11")
+    rows.nth(0).get_by_test_id("variant-preset").select_option("redo-off")
+    page.get_by_test_id("run-submit").click()
+    expect(page.get_by_test_id("form-error")).to_contain_text("variants.0.preset")
+    expect(page.get_by_test_id("form-error")).to_contain_text("not supported by mariadb")
+    expect(page.get_by_test_id("experiment-name")).to_have_value("kept")
+    expect(rows.nth(0).get_by_test_id("variant-preset")).to_have_value("redo-off")

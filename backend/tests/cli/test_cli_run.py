@@ -1,0 +1,46 @@
+"""`upgradelab run --json`: submits to the same queue, waits, prints the per-variant summary."""
+
+import json
+import subprocess
+
+from tests.conftest import BIN
+
+
+def _cli(api: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / "upgradelab"), "run", "--api", api, *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_run_json_prints_the_summary_of_each_variant(api: str) -> None:
+    done = _cli(
+        api, "--workload", "insert-truncate", "--variant", "mariadb-10.11", "--variant",
+        "mariadb-10.11:skip-log-bin", "--iterations", "4", "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["status"] == "succeeded" and report["error"] is None
+    variants = [row["variant"] for row in report["summary"]]
+    assert variants == ["mariadb-10.11 default", "mariadb-10.11 skip-log-bin"]
+    for row in report["summary"]:
+        assert row["iterations"] == 4
+        assert 0 < row["median_s"] <= row["p95_s"] <= row["total_s"]
+
+
+def test_refused_variant_exits_2_naming_the_field(api: str) -> None:
+    done = _cli(api, "--variant", "mariadb-10.11:redo-off", "--iterations", "2", "--json")
+    assert done.returncode == 2
+    assert "variants.0.preset" in done.stderr and "not supported by mariadb" in done.stderr
+    assert done.stdout == ""
+
+
+def test_log_writer_threads_off_runs_on_mysql(api: str) -> None:
+    done = _cli(api, "--variant", "mysql-9.7:log-writer-threads-off", "--iterations", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["summary"][0]["variant"] == "mysql-9.7 log-writer-threads-off"
+
+
+def test_unreachable_api_exits_2_with_a_clear_message() -> None:
+    done = _cli("http://127.0.0.1:9", "--variant", "mysql-9.7")
+    assert done.returncode == 2
+    assert "cannot reach the Upgrade Lab API at http://127.0.0.1:9" in done.stderr

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs every check and test: installs what is missing, lints, formats, type-checks (backend and UI),
+# then pytest against the real lab servers, a real Redis, a real Celery worker and Debian's chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh
+
+echo "== lint, format, types" >&2
+(cd backend && ../.venv/bin/ruff check . && ../.venv/bin/ruff format --check . && ../.venv/bin/mypy upgradelab tests)
+(cd frontend && npm run --silent typecheck && npm run --silent lint)
+
+echo "== tests" >&2
+cd backend
+../.venv/bin/python -m pytest -ra -p no:cacheprovider "$@"
