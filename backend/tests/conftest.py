@@ -19,10 +19,12 @@ import httpx
 import pytest
 
 STATE = Path(tempfile.mkdtemp(prefix="upgradelab-test-"))
-REDIS_PORT = 6391
-API_PORT = 8791
-TEST_PORTS = {"mysql-9.7": 34097, "mariadb-10.11": 34011}
-SERVER_DIR = "/var/lib/upgradelab/test-servers"
+# Two test sessions on one machine (two checkouts) stay apart with different offsets.
+OFFSET = int(os.environ.get("UPGRADELAB_TEST_PORT_OFFSET", "0"))
+REDIS_PORT = 6391 + OFFSET
+API_PORT = 8791 + OFFSET
+TEST_PORTS = {"mysql-9.7": 34097 + OFFSET, "mariadb-10.11": 34011 + OFFSET}
+SERVER_DIR = f"/var/lib/upgradelab/test-servers-{OFFSET}"
 
 # Settings are read from the environment on first use: set them before importing upgradelab.
 os.environ.update(

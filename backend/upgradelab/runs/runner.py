@@ -21,7 +21,7 @@ from upgradelab.runs.models import Run, RunStatus
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import render_option
-from upgradelab.targets.provisioners import LocalProvisioner, ProvisionError, provisioner_for
+from upgradelab.targets.provisioners import Provisioner, ProvisionError, provisioner_for
 from upgradelab.targets.provisioners.base import ServerConnection
 from upgradelab.workloads import WORKLOADS, Workload
 
@@ -63,7 +63,7 @@ def execute_run(run_id: int, redis: Redis, settings: Settings) -> RunStatus | No
     if not _claim(run_id):
         locks.release()
         return None
-    provisioners: dict[str, LocalProvisioner] = {}
+    provisioners: dict[str, Provisioner] = {}
     status, error = RunStatus.failed, None
     try:
         provisioners = {name: provisioner_for(target, settings) for name, target in plan.targets.items()}
@@ -128,7 +128,7 @@ def _server_options(plan: _Plan, variant: ResolvedVariant) -> list[str]:
     return workload_options + variant.option_lines()
 
 
-def _preflight(plan: _Plan, provisioners: dict[str, LocalProvisioner]) -> None:
+def _preflight(plan: _Plan, provisioners: dict[str, Provisioner]) -> None:
     """Refuse, before any iteration, every variant its server cannot take (VariantFailed)."""
     for variant in plan.variants:
         target = plan.targets.get(variant.target)
@@ -160,7 +160,7 @@ def _run_variant(
     plan: _Plan,
     index: int,
     variant: ResolvedVariant,
-    provisioner: LocalProvisioner,
+    provisioner: Provisioner,
     renew: Callable[[], None],
 ) -> None:
     """Fresh server, variant applied, set-up, N timed iterations each stored at once, tear-down, stop."""

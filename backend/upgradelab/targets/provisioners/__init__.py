@@ -1,14 +1,18 @@
 """Provisioners by kind: `target.provisioner` names one of PROVISIONERS."""
 
+from collections.abc import Callable
+from typing import Any
+
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners.base import Endpoint, Provisioner, ProvisionError, ServerConnection
 from upgradelab.targets.provisioners.local import LocalProvisioner
 
-PROVISIONERS = {LocalProvisioner.kind: LocalProvisioner}
+ProvisionerFactory = Callable[[str, str, dict[str, Any], Settings], Provisioner]
+PROVISIONERS: dict[str, ProvisionerFactory] = {LocalProvisioner.kind: LocalProvisioner}
 
 
-def provisioner_for(target: Target, settings: Settings | None = None) -> LocalProvisioner:
+def provisioner_for(target: Target, settings: Settings | None = None) -> Provisioner:
     """The provisioner of a target row; ProvisionError for an unknown kind."""
     kind = PROVISIONERS.get(target.provisioner)
     if kind is None:

@@ -43,6 +43,18 @@ class Provisioner(Protocol):
     """One target's server lifecycle. Options are validated `name[=value]` option-file lines."""
 
     kind: str
+    target_name: str
+    flavor: str
+
+    @property
+    def endpoint(self) -> Endpoint:
+        """Where the server answers once started."""
+
+    def ensure_initialized(self) -> None:
+        """Make whatever one-time state the server needs (an initialized datadir, an image); idempotent."""
+
+    def log_tail(self, lines: int = 25) -> str:
+        """The last lines of the server's error log ('' when there is none)."""
 
     def check_options(self, options: list[str]) -> None:
         """Raise ProvisionError with the server's own messages if it would refuse these options."""
@@ -53,7 +65,7 @@ class Provisioner(Protocol):
     def restart(self) -> Endpoint:
         """Stop and start the current server, same datadir and options (a cold buffer pool)."""
 
-    def stop(self) -> None:
+    def stop(self, timeout_s: float = 120.0) -> None:
         """Stop the server if it runs; a no-op otherwise."""
 
     def server_version(self) -> str:
