@@ -61,14 +61,19 @@ def prepare_sqlite_dir(url: str) -> None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
 
 
+def _configured(engine: Engine, url: str) -> Engine:
+    if url.startswith("sqlite"):
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
 @lru_cache
 def async_engine() -> AsyncEngine:
     """The API's engine (cached per process)."""
     url = get_settings().async_database_url
     prepare_sqlite_dir(url)
     engine = create_async_engine(url)
-    if url.startswith("sqlite"):
-        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+    _configured(engine.sync_engine, url)
     return engine
 
 
@@ -77,10 +82,7 @@ def sync_engine() -> Engine:
     """The worker's engine (cached per process)."""
     url = get_settings().sync_database_url
     prepare_sqlite_dir(url)
-    engine = create_engine(url)
-    if url.startswith("sqlite"):
-        event.listen(engine, "connect", _sqlite_pragmas)
-    return engine
+    return _configured(create_engine(url), url)
 
 
 async def get_session() -> AsyncIterator[AsyncSession]:

@@ -24,13 +24,7 @@ def submit(
 
 def wait_final(client: httpx.Client, run_id: int, timeout_s: float = 300) -> dict[str, Any]:
     """Poll GET /api/runs/{id} until the run is final; its JSON."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        run: dict[str, Any] = client.get(f"/api/runs/{run_id}").json()
-        if run["status"] in FINAL:
-            return run
-        time.sleep(0.25)
-    raise TimeoutError(f"run {run_id} not final after {timeout_s} s")
+    return wait_status(client, run_id, FINAL, timeout_s)
 
 
 def wait_status(
