@@ -40,6 +40,7 @@ def test_form_submits_a_run_and_the_chart_gets_points_while_it_runs(page: Page) 
     expect(summary.nth(1)).to_contain_text("mysql-9.7 redo-off")
     expect(summary.nth(2)).to_contain_text("mariadb-10.11 default")
     assert page.locator("[data-testid=iteration-chart] .recharts-line").count() == 3
+    expect(page.get_by_test_id("statement-table")).to_contain_text("TRUNCATE test5")
 
     page.goto("/runs")
     expect(page.get_by_test_id("runs-table")).to_contain_text("browser: default vs redo-off")

@@ -34,6 +34,11 @@ def test_run_of_two_variants_stores_every_iteration_and_succeeds(client: httpx.C
     assert [len(s["points"]) for s in results["series"]] == [5, 5]
     assert all(p["elapsed_s"] > 0 for s in results["series"] for p in s["points"])
     assert [row["iterations"] for row in results["summary"]] == [5, 5]
+    statements = client.get(f"/api/runs/{run_id}/statements").json()
+    assert [(row["variant_index"], row["statement"], row["count"]) for row in statements[:10]] == [
+        (0, f"{verb} test{n}", 5) for verb in ("INSERT", "TRUNCATE") for n in range(1, 6)
+    ]
+    assert len(statements) == 20
     targets = {t["name"]: t["version"] for t in client.get("/api/targets").json()}
     assert targets["mysql-9.7"].startswith("9.7.")
 

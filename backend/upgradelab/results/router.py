@@ -4,7 +4,7 @@ from fastapi import APIRouter
 
 from upgradelab.db import SessionDep
 from upgradelab.results import service
-from upgradelab.results.schemas import RunResults
+from upgradelab.results.schemas import RunResults, StatementRow
 from upgradelab.runs import service as runs
 
 router = APIRouter(prefix="/api/runs", tags=["results"])
@@ -20,3 +20,9 @@ async def run_results(run_id: int, session: SessionDep) -> RunResults:
     series = await service.iteration_series(session, run)
     [read] = await runs.to_read(session, [run])
     return RunResults(run=read, series=series, summary=service.summarize(series))
+
+
+@router.get("/{run_id}/statements", response_model=list[StatementRow])
+async def run_statements(run_id: int, session: SessionDep) -> list[StatementRow]:
+    """Per variant and statement (e.g. "TRUNCATE test3"): count, median/p95/total seconds; 404 unknown run."""
+    return await service.statement_summary(session, await runs.get_or_raise(session, run_id))

@@ -32,6 +32,18 @@ class SummaryRow(BaseModel):
     ratio: float | None
 
 
+class StatementRow(BaseModel):
+    """Per variant and statement label: how many times it ran and its median/p95/total seconds."""
+
+    variant: str
+    variant_index: int
+    statement: str
+    count: int
+    median_s: float | None
+    p95_s: float | None
+    total_s: float
+
+
 class RunResults(BaseModel):
     """What the run page draws."""
 

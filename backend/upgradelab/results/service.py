@@ -4,7 +4,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.results.models import Sample
-from upgradelab.results.schemas import Point, Series, SummaryRow
+from upgradelab.results.schemas import Point, Series, StatementRow, SummaryRow
 from upgradelab.results.statistics import median, percentile
 from upgradelab.runs.models import Run
 
@@ -50,3 +50,31 @@ def summarize(series: list[Series]) -> list[SummaryRow]:
         if baseline and row.median_s is not None:
             row.ratio = row.median_s / baseline
     return rows
+
+
+async def statement_summary(session: AsyncSession, run: Run) -> list[StatementRow]:
+    """Per variant, per statement label (in first-execution order): count, median, p95, total seconds.
+
+    Source: sample.elapsed_s, client-side perf_counter around each statement.
+    """
+    rows = await session.execute(
+        select(Sample.variant_index, Sample.statement, Sample.elapsed_s)
+        .where(Sample.run_id == run.id)
+        .order_by(Sample.variant_index, Sample.id)
+    )
+    grouped: dict[tuple[int, str], list[float]] = {}
+    for variant_index, statement, elapsed_s in rows.tuples():
+        grouped.setdefault((variant_index, statement), []).append(elapsed_s)
+    names = [variant["name"] for variant in run.experiment.variants]
+    return [
+        StatementRow(
+            variant=names[variant_index],
+            variant_index=variant_index,
+            statement=statement,
+            count=len(times),
+            median_s=median(times),
+            p95_s=percentile(times, 0.95),
+            total_s=sum(times),
+        )
+        for (variant_index, statement), times in grouped.items()
+    ]

@@ -4,6 +4,7 @@ import type {
   Run,
   RunList,
   RunResults,
+  StatementRow,
   Target,
   Workload,
 } from './types'
@@ -98,5 +99,6 @@ export const api = {
     request<RunList>(`/runs?limit=${limit}&offset=${offset}`),
   run: (id: number | string) => request<Run>(`/runs/${id}`),
   results: (id: number | string) => request<RunResults>(`/runs/${id}/results`),
+  statements: (id: number | string) => request<StatementRow[]>(`/runs/${id}/statements`),
   cancelRun: (id: number | string) => post<Run>(`/runs/${id}/cancel`),
 }

@@ -125,6 +125,17 @@ export interface SummaryRow {
   ratio: number | null
 }
 
+/** Per variant and statement label: client-side seconds. */
+export interface StatementRow {
+  variant: string
+  variant_index: number
+  statement: string
+  count: number
+  median_s: number | null
+  p95_s: number | null
+  total_s: number
+}
+
 export interface RunResults {
   run: Run
   series: Series[]

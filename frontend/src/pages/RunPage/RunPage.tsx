@@ -5,6 +5,7 @@ import { isFinal } from '../../api/types'
 import { ErrorBox } from '../../components/ErrorBox'
 import { IterationChart } from './IterationChart'
 import { RunHeader } from './RunHeader'
+import { StatementTable } from './StatementTable'
 import { SummaryTable } from './SummaryTable'
 
 const POLL_MS = 1000
@@ -51,6 +52,7 @@ export function RunPage() {
       <IterationChart series={series} iterations={run.iterations} />
       <h2>Summary</h2>
       <SummaryTable rows={summary} />
+      <StatementTable runId={id} live={!isFinal(run.status)} />
     </div>
   )
 }
