@@ -6,10 +6,16 @@ from typing import Any
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners.base import Endpoint, Provisioner, ProvisionError, ServerConnection
+from upgradelab.targets.provisioners.docker import DockerProvisioner
 from upgradelab.targets.provisioners.local import LocalProvisioner
+from upgradelab.targets.provisioners.tarball import TarballProvisioner
 
 ProvisionerFactory = Callable[[str, str, dict[str, Any], Settings], Provisioner]
-PROVISIONERS: dict[str, ProvisionerFactory] = {LocalProvisioner.kind: LocalProvisioner}
+PROVISIONERS: dict[str, ProvisionerFactory] = {
+    LocalProvisioner.kind: LocalProvisioner,
+    DockerProvisioner.kind: DockerProvisioner,
+    TarballProvisioner.kind: TarballProvisioner,
+}
 
 
 def provisioner_for(target: Target, settings: Settings | None = None) -> Provisioner:
@@ -22,10 +28,12 @@ def provisioner_for(target: Target, settings: Settings | None = None) -> Provisi
 
 __all__ = [
     "PROVISIONERS",
+    "DockerProvisioner",
     "Endpoint",
     "LocalProvisioner",
     "ProvisionError",
     "Provisioner",
     "ServerConnection",
+    "TarballProvisioner",
     "provisioner_for",
 ]
