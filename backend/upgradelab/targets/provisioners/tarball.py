@@ -91,6 +91,8 @@ class TarballProvisioner(LocalProvisioner):
         """(major, minor) from `bin/mysqld --version`; ProvisionError if the binary is not a server."""
         if self._series is None:
             self._unpack()
+            if not (self.root / self.cfg.mysqld.lstrip("/")).exists():
+                raise ProvisionError(f"target {self.target_name}: no bin/mysqld in basedir {self.basedir}")
             done = subprocess.run(
                 self._command(self.cfg.mysqld, "--version"), capture_output=True, text=True, check=False
             )
