@@ -32,12 +32,17 @@ def lab_images() -> None:
 def labelled_containers(target: str) -> list[str]:
     """Names of the containers (running or not) labelled as created for this target."""
     client = docker.from_env()
-    found = client.containers.list(all=True, filters={"label": [f"{MANAGED_LABEL}=1", f"{TARGET_LABEL}={target}"]})
+    found = client.containers.list(
+        all=True, filters={"label": [f"{MANAGED_LABEL}=1", f"{TARGET_LABEL}={target}"]}
+    )
     return [str(container.name) for container in found]
 
 
 def tarball_basedir() -> str:
-    """A tarball-shaped basedir (bin/mysqld, share/, lib/plugin/) made from Debian's MySQL 9.7 files.
+    """A tarball-shaped basedir (bin/mysqld, share/mysql/, lib/plugin/) made from Debian's MySQL 9.7 files.
+
+    share/mysql/, not an official tarball's share/: Debian builds mysqld to look for its error
+    messages under {basedir}/share/mysql.
 
     It lives inside the lab's sid chroot, hard-linked from the packaged files: Debian's sid binaries
     need sid's glibc, so a tarball target over it sets `root` to the chroot. Returns the basedir as
@@ -47,10 +52,14 @@ def tarball_basedir() -> str:
     if not (base / "bin" / "mysqld").exists():
         partial = base.with_name(base.name + ".partial")
         subprocess.run(["rm", "-rf", str(partial)], check=True)
-        for sub in ("bin", "lib"):
+        for sub in ("bin", "lib", "share"):
             (partial / sub).mkdir(parents=True)
-        subprocess.run(["cp", "-al", str(MYSQL_CHROOT / "usr/sbin/mysqld"), str(partial / "bin/mysqld")], check=True)
-        subprocess.run(["cp", "-al", str(MYSQL_CHROOT / "usr/share/mysql"), str(partial / "share")], check=True)
+        subprocess.run(
+            ["cp", "-al", str(MYSQL_CHROOT / "usr/sbin/mysqld"), str(partial / "bin/mysqld")], check=True
+        )
+        subprocess.run(
+            ["cp", "-al", str(MYSQL_CHROOT / "usr/share/mysql"), str(partial / "share")], check=True
+        )
         subprocess.run(
             ["cp", "-al", str(MYSQL_CHROOT / "usr/lib/mysql/plugin"), str(partial / "lib/plugin")], check=True
         )

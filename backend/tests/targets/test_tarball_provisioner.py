@@ -47,6 +47,7 @@ def _variables(provisioner: TarballProvisioner, *names: str) -> list[str]:
 
 def test_server_runs_from_the_basedir_with_the_variants_options(provisioner: TarballProvisioner) -> None:
     assert provisioner.series() == (9, 7)
+    provisioner.check_options(["max-connections=66", "skip-log-bin"])  # no [ERROR] at all
     provisioner.start(["max-connections=66", "skip-log-bin"])
     basedir, connections, log_bin, pool = _variables(
         provisioner, "basedir", "max_connections", "log_bin", "innodb_buffer_pool_size"
@@ -85,7 +86,9 @@ def _fake_tarball(path: Path, version_line: str) -> None:
 
 def test_a_57_tarball_is_unpacked_and_checked_without_validate_config(tmp_path: Path) -> None:
     archive = tmp_path / "mysql-5.7.44.tar.gz"
-    _fake_tarball(archive, "/opt/mysql/bin/mysqld  Ver 5.7.44 for linux-glibc2.12 on x86_64 (MySQL Community)")
+    _fake_tarball(
+        archive, "/opt/mysql/bin/mysqld  Ver 5.7.44 for linux-glibc2.12 on x86_64 (MySQL Community)"
+    )
     settings = {"basedir": str(tmp_path / "mysql-5.7"), "tarball": str(archive), "port": 35457 + OFFSET}
     old = TarballProvisioner("unit-tarball-5.7", "mysql", settings, get_settings())
     assert old.series() == (5, 7)
