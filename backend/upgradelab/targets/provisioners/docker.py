@@ -273,7 +273,8 @@ class DockerProvisioner:
         `--verbose --help`, which parses every option and prints [ERROR] lines for unknown names
         and bad values. Raises ProvisionError with the server's [ERROR] lines.
         """
-        self._image_id()
+        if self._version is None:  # the version decides the check; recorded with the template
+            self.ensure_initialized()
         old_mysql = (self._version or "").startswith("5.")
         check = ["--validate-config"] if self.flavor == "mysql" and not old_mysql else ["--verbose", "--help"]
         container = self.docker.containers.create(
