@@ -91,6 +91,7 @@ def stack() -> Iterator[str]:
     if os.environ.get("UPGRADELAB_TEST_COMPOSE") != "1":
         pytest.skip("set UPGRADELAB_TEST_COMPOSE=1 to build and start the compose stack")
     lab_images()
+    subprocess.run(["bash", str(REPO_ROOT / "infra" / "docker" / "wheels.sh")], check=True)
     env_build = {**os.environ, **STACK_ENV, "DOCKER_BUILDKIT": "0", "COMPOSE_DOCKER_CLI_BUILD": "0"}
     subprocess.run(
         ["docker", "compose", "-p", PROJECT, "-f", str(REPO_ROOT / "compose.yaml"), "build"],
