@@ -62,7 +62,7 @@ mysql_image() {
     [ -x "$MYSQL_CHROOT/usr/sbin/mysqld" ] || { log "no MySQL chroot: run infra/lab/install.sh"; exit 1; }
     log "importing $MYSQL_CHROOT as upgradelab/mysql-rootfs:9.7"
     tar -C "$MYSQL_CHROOT" --exclude=./var/lib/upgradelab --exclude='./proc/*' --exclude='./sys/*' \
-      --exclude='./dev/*' --exclude=./usr/share/doc --exclude=./usr/share/man \
+      --exclude='./dev/*' --exclude='./opt/upgradelab-*' --exclude=./usr/share/doc --exclude=./usr/share/man \
       --exclude='./var/cache/apt/*' --exclude='./var/lib/apt/lists/*' -c . |
       docker import - upgradelab/mysql-rootfs:9.7 >/dev/null
   fi

@@ -2,6 +2,8 @@
 a docker target (the locally built MySQL 9.7 image), a tarball target (a basedir made from Debian's
 MySQL 9.7 files) and the lab's local MariaDB 10.11, side by side; no container is left behind."""
 
+from collections.abc import Iterator
+
 import httpx
 import pytest
 
@@ -14,16 +16,17 @@ from tests.lab_images import (
     tarball_basedir,
 )
 from tests.runs.helpers import submit, wait_final
+from upgradelab.targets.provisioners.docker import cleanup
 
 pytestmark = pytest.mark.docker
 
-DOCKER_TARGET = "mysql-9.7-docker"
-TARBALL_TARGET = "mysql-9.7-tarball"
+DOCKER_TARGET = f"mysql-9.7-docker-t{OFFSET}"  # two checkouts testing at once stay apart
+TARBALL_TARGET = f"mysql-9.7-tarball-t{OFFSET}"
 
 
 @pytest.fixture(scope="module")
-def mixed_targets(client: httpx.Client) -> None:
-    """The docker and tarball targets, added through POST /api/targets."""
+def mixed_targets(client: httpx.Client) -> Iterator[None]:
+    """The docker and tarball targets, added through POST /api/targets; their volumes removed after."""
     lab_images()
     for body in (
         {
@@ -46,11 +49,15 @@ def mixed_targets(client: httpx.Client) -> None:
         created = client.post("/api/targets", json=body)
         assert created.status_code == 201, created.text
         assert created.json()["provisioner"] == body["provisioner"] and "settings" not in created.json()
+    yield
+    cleanup(DOCKER_TARGET, templates=True)
 
 
 @pytest.fixture(scope="module")
-def client(api: str) -> httpx.Client:
-    return httpx.Client(base_url=api, timeout=30)
+def client(api: str) -> Iterator[httpx.Client]:
+    """A client on the test API for the whole module (the targets fixture is module-wide too)."""
+    with httpx.Client(base_url=api, timeout=30) as http:
+        yield http
 
 
 def test_docker_tarball_and_local_variants_run_side_by_side(

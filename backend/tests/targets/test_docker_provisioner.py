@@ -18,7 +18,7 @@ IMAGES = {"mysql": (MYSQL_IMAGE, 35397 + OFFSET), "mariadb": (MARIADB_IMAGE, 353
 def _provisioner(flavor: str, **settings: object) -> DockerProvisioner:
     image, port = IMAGES[flavor]
     raw = {"image": image, "port": port, "base_options": {"innodb_buffer_pool_size": "64M"}, **settings}
-    return DockerProvisioner(f"unit-docker-{flavor}", flavor, raw, get_settings())
+    return DockerProvisioner(f"unit-docker-{flavor}-t{OFFSET}", flavor, raw, get_settings())
 
 
 @pytest.fixture(scope="module", params=sorted(IMAGES))
