@@ -3,6 +3,7 @@
 
 from collections.abc import Iterator
 
+import docker
 import pytest
 
 from tests.lab_images import MARIADB_IMAGE, MYSQL_IMAGE, OFFSET, lab_images, labelled_containers
@@ -77,18 +78,30 @@ def test_restart_is_a_new_server_process_on_the_same_datadir(provisioner: Docker
 
 
 def test_stop_removes_the_container_and_its_data_volume(provisioner: DockerProvisioner) -> None:
+    provisioner.stop()  # the previous test's server
+    provisioner.ensure_initialized()
+    volumes_before = _volumes()
     provisioner.start([])
     assert len(labelled_containers(provisioner.target_name)) == 1
+    assert len(_volumes() - volumes_before) == 1  # the data volume, nothing anonymous
     provisioner.stop()
     assert labelled_containers(provisioner.target_name) == []
-    assert cleanup(provisioner.target_name) == []  # nothing else was left: no data volume either
+    assert _volumes() == volumes_before
+    assert cleanup(provisioner.target_name) == []
+
+
+def _volumes() -> set[str]:
+    return {str(volume.name) for volume in docker.from_env().volumes.list()}
 
 
 def test_check_options_refuses_an_unknown_option_in_the_servers_words(provisioner: DockerProvisioner) -> None:
+    provisioner.ensure_initialized()
+    before = _volumes()
     provisioner.check_options(["max-connections=50"])
     with pytest.raises(ProvisionError, match="unknown variable 'innodb-log-writer-thread=OFF'"):
         provisioner.check_options(["innodb-log-writer-thread=OFF"])
     assert labelled_containers(provisioner.target_name) == []
+    assert _volumes() == before  # not even the anonymous volume of the image's VOLUME
 
 
 def test_server_that_cannot_start_fails_with_the_container_log_and_leaves_nothing(

@@ -253,17 +253,28 @@ class DockerProvisioner:
             self._remove_volume(scratch)
 
     def _copy_volume(self, source: str, target: str, labels: dict[str, str]) -> None:
+        """A new volume `target` holding a copy of `source` (cp -a in a throwaway container).
+
+        The target is mounted on the image's own VOLUME path, so no anonymous volume is made.
+        """
         self.docker.volumes.create(target, labels=labels)
-        self.docker.containers.run(
+        container = self.docker.containers.create(
             self.cfg.image,
-            entrypoint=["cp", "-a", "/source/.", "/target/"],
+            entrypoint=["cp", "-a", "/source/.", f"{_DATADIR}/"],
             command=[],
             user="root",
-            volumes={source: {"bind": "/source", "mode": "ro"}, target: {"bind": "/target", "mode": "rw"}},
+            volumes={source: {"bind": "/source", "mode": "ro"}, target: {"bind": _DATADIR, "mode": "rw"}},
             labels=self._labels("copy"),
             network_mode="none",
-            remove=True,
         )
+        try:
+            container.start()
+            exit_code = int(container.wait(timeout=300)["StatusCode"])
+            output = container.logs().decode(errors="replace").strip()
+        finally:
+            container.remove(v=True, force=True)
+        if exit_code != 0:
+            raise ProvisionError(f"target {self.target_name}: copying {source} to {target} failed: {output}")
 
     # ---- lifecycle -------------------------------------------------------------------------------
     def check_options(self, options: list[str]) -> None:
@@ -289,7 +300,7 @@ class DockerProvisioner:
             exit_code = int(container.wait(timeout=120)["StatusCode"])
             stderr = container.logs(stdout=False, stderr=True).decode(errors="replace")
         finally:
-            container.remove(force=True)
+            container.remove(v=True, force=True)
         errors = [line for line in stderr.splitlines() if "[ERROR]" in line and "Aborting" not in line]
         if exit_code != 0 or errors:
             raise ProvisionError("\n".join(errors) or stderr.strip()[-2000:] or f"exit {exit_code}")
@@ -369,7 +380,7 @@ class DockerProvisioner:
         self.log_tail(200)  # kept for a later log_tail()
         try:
             self._container.stop(timeout=int(timeout_s))
-            self._container.remove(force=True)
+            self._container.remove(v=True, force=True)
         except NotFound:
             pass
         self._container = None
@@ -418,7 +429,7 @@ def cleanup(target: str | None = None, *, templates: bool = False) -> list[str]:
     filters = [f"{MANAGED_LABEL}=1", *([f"{TARGET_LABEL}={target}"] if target else [])]
     removed: list[str] = []
     for container in client.containers.list(all=True, filters={"label": filters}):
-        container.remove(force=True)
+        container.remove(v=True, force=True)
         removed.append(str(container.name))
     for volume in client.volumes.list(filters={"label": filters}):
         role = (volume.attrs.get("Labels") or {}).get(ROLE_LABEL)
