@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from typer.testing import CliRunner
 
 from tests.lab_images import (
     MYSQL_CHROOT,
@@ -16,6 +17,7 @@ from tests.lab_images import (
     tarball_basedir,
 )
 from tests.runs.helpers import submit, wait_final
+from upgradelab.cli import app
 from upgradelab.targets.provisioners.docker import cleanup
 
 pytestmark = pytest.mark.docker
@@ -114,3 +116,28 @@ def test_new_target_with_bad_settings_is_refused_naming_the_field(client: httpx.
         },
     )
     assert taken.status_code == 422 and taken.json()["detail"][0]["loc"] == ["body", "name"]
+
+
+def test_cli_adds_a_docker_target_and_names_the_refused_field(api: str) -> None:
+    added = CliRunner().invoke(
+        app,
+        [
+            "targets",
+            "add",
+            f"mysql-8.0-cli-t{OFFSET}",
+            "--image",
+            "mysql:8.0.40",
+            "--port",
+            "33080",
+            "--api",
+            api,
+        ],
+    )
+    assert added.exit_code == 0, added.output
+    with httpx.Client(base_url=api) as http:
+        listed = {t["name"]: t["provisioner"] for t in http.get("/api/targets").json()}
+    assert listed[f"mysql-8.0-cli-t{OFFSET}"] == "docker"
+    refused = CliRunner().invoke(
+        app, ["targets", "add", "mysql-5.7", "--image", "mysql:5.7.44", "--port", "80", "--api", api]
+    )
+    assert refused.exit_code == 2 and "settings.port" in refused.output

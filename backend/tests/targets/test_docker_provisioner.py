@@ -5,8 +5,10 @@ from collections.abc import Iterator
 
 import docker
 import pytest
+from typer.testing import CliRunner
 
 from tests.lab_images import MARIADB_IMAGE, MYSQL_IMAGE, OFFSET, lab_images, labelled_containers
+from upgradelab.cli import app
 from upgradelab.settings import get_settings
 from upgradelab.targets.provisioners import DockerProvisioner, ProvisionError
 from upgradelab.targets.provisioners.docker import cleanup
@@ -118,7 +120,9 @@ def test_server_that_cannot_start_fails_with_the_container_log_and_leaves_nothin
 def test_cleanup_removes_containers_a_killed_worker_left_behind(provisioner: DockerProvisioner) -> None:
     provisioner.start([])
     orphan = _provisioner(provisioner.flavor)  # a new worker process knows nothing of the container
-    removed = cleanup(orphan.target_name)
+    printed = CliRunner().invoke(app, ["targets", "cleanup", "--target", orphan.target_name])
+    assert printed.exit_code == 0, printed.output
+    removed = printed.output.split()
     assert any(name.startswith(f"upgradelab-{orphan.target_name}-") for name in removed)
     assert labelled_containers(orphan.target_name) == []
     template = f"upgradelab-{orphan.target_name}-template"
