@@ -12,7 +12,7 @@ from pathlib import Path
 import docker
 
 from upgradelab.settings import REPO_ROOT
-from upgradelab.targets.provisioners.docker import MANAGED_LABEL, TARGET_LABEL
+from upgradelab.targets.provisioners.docker_engine import MANAGED_LABEL, TARGET_LABEL
 
 OFFSET = int(os.environ.get("UPGRADELAB_TEST_PORT_OFFSET", "0"))
 MYSQL_IMAGE = "upgradelab/mysql:9.7"

@@ -25,92 +25,28 @@ import io
 import tarfile
 import time
 import uuid
-from typing import Any, Literal
+from typing import Any
 
 import docker
 import pymysql
-from docker.errors import APIError, DockerException, ImageNotFound, NotFound
+from docker.errors import APIError, ImageNotFound, NotFound
 from docker.models.containers import Container
-from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from upgradelab.settings import Settings
 from upgradelab.targets.options import render_option
 from upgradelab.targets.provisioners.base import Endpoint, ProvisionError
+from upgradelab.targets.provisioners.docker_engine import (
+    MANAGED_LABEL,
+    ROLE_LABEL,
+    TARGET_LABEL,
+    cleanup,
+    engine_client,
+)
+from upgradelab.targets.provisioners.docker_settings import DockerSettings, docker_settings
 
-MANAGED_LABEL = "upgradelab.managed"
-TARGET_LABEL = "upgradelab.target"
-ROLE_LABEL = "upgradelab.role"
 _IMAGE_ID_LABEL = "upgradelab.image-id"
 _VERSION_LABEL = "upgradelab.version"
 _DATADIR = "/var/lib/mysql"
-_PASSWORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
-_IMAGE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-/:@")
-_ENV_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-
-
-class DockerSettings(BaseModel):
-    """`target.settings` of a docker target (validated; unknown keys refused)."""
-
-    model_config = {"extra": "forbid"}
-
-    image: str = Field(description="Image reference, e.g. mysql:8.0.40 or upgradelab/mysql:9.7.")
-    port: int = Field(ge=1024, le=65535, description="Port on 127.0.0.1 where the server answers.")
-    user: str = Field("upgradelab", description="Lab user, created with every privilege.")
-    password: str = Field("upgradelab", description="Lab user's and root's password.")
-    base_options: dict[str, str | None] = Field(default_factory=dict)
-    env: dict[str, str] = Field(default_factory=dict, description="Extra container environment.")
-    network: Literal["host", "publish"] = "host"
-    server_command: str | None = Field(None, description="Server binary; default mysqld or mariadbd.")
-    pull: Literal["missing", "never"] = "missing"
-
-    @field_validator("image")
-    @classmethod
-    def _image_reference(cls, value: str) -> str:
-        if not value or not set(value) <= _IMAGE_CHARS or value.startswith(("-", "/", ":")):
-            raise ValueError("image: a reference such as mysql:8.0.40 (lowercase, digits, . _ - / : @)")
-        return value
-
-    @field_validator("user", "password")
-    @classmethod
-    def _plain(cls, value: str) -> str:
-        # Both go into SQL string literals and container environment variables.
-        if not value or not set(value) <= _PASSWORD_CHARS:
-            raise ValueError("letters, digits, _ - . only")
-        return value
-
-    @field_validator("base_options")
-    @classmethod
-    def _valid_options(cls, value: dict[str, str | None]) -> dict[str, str | None]:
-        for name, option_value in value.items():
-            render_option(name, option_value)
-        return value
-
-    @field_validator("env")
-    @classmethod
-    def _env_names(cls, value: dict[str, str]) -> dict[str, str]:
-        for name, env_value in value.items():
-            if not name or not set(name) <= _ENV_NAME_CHARS or "\n" in env_value:
-                raise ValueError(f"env: {name!r} is not an environment variable name (A-Z, 0-9, _)")
-        return value
-
-
-def docker_settings(raw: dict[str, Any]) -> DockerSettings:
-    """Validate a docker target's settings; ProvisionError naming the field on bad input."""
-    try:
-        return DockerSettings.model_validate(raw)
-    except ValidationError as error:
-        raise ProvisionError(
-            "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
-        ) from error
-
-
-def _client() -> docker.DockerClient:
-    try:
-        client = docker.from_env(timeout=300)
-        client.ping()
-    except DockerException as error:
-        raise ProvisionError(f"the Docker engine does not answer (is dockerd running?): {error}") from error
-    return client
 
 
 def _option_flag(line: str) -> str:
@@ -138,7 +74,7 @@ class DockerProvisioner:
     def docker(self) -> docker.DockerClient:
         """The engine client, connected on first use (ProvisionError when the engine is down)."""
         if self._docker is None:
-            self._docker = _client()
+            self._docker = engine_client()
         return self._docker
 
     @property
@@ -418,26 +354,4 @@ def _tar_of(name: str, text: str) -> bytes:
     return buffer.getvalue()
 
 
-def cleanup(target: str | None = None, *, templates: bool = False) -> list[str]:
-    """Remove what docker targets left behind: containers and data volumes labelled
-    `upgradelab.managed=1` (of one target, or all), and with templates=True the template volumes.
-
-    Returns the removed containers' and volumes' names. ProvisionError when the engine is down.
-    Source: the labels every DockerProvisioner puts on what it creates.
-    """
-    client = _client()
-    filters = [f"{MANAGED_LABEL}=1", *([f"{TARGET_LABEL}={target}"] if target else [])]
-    removed: list[str] = []
-    for container in client.containers.list(all=True, filters={"label": filters}):
-        container.remove(v=True, force=True)
-        removed.append(str(container.name))
-    for volume in client.volumes.list(filters={"label": filters}):
-        role = (volume.attrs.get("Labels") or {}).get(ROLE_LABEL)
-        if role == "template" and not templates:
-            continue
-        volume.remove(force=True)
-        removed.append(str(volume.name))
-    return removed
-
-
-__all__ = ["MANAGED_LABEL", "DockerProvisioner", "DockerSettings", "cleanup"]
+__all__ = ["MANAGED_LABEL", "TARGET_LABEL", "DockerProvisioner", "DockerSettings", "cleanup"]
