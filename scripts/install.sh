@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash infra/lab/install.sh
+bash infra/docker/install.sh # Docker engine, compose client, local base and target images
 
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv

@@ -140,13 +140,64 @@ def db_upgrade() -> None:
     typer.echo(f"database at head: {get_settings().sync_database_url}", err=True)
 
 
-@app.command()
-def targets(api: Annotated[str | None, typer.Option()] = None) -> None:
+targets_app = typer.Typer(help="Servers under test: list (default), add, cleanup.")
+app.add_typer(targets_app, name="targets")
+
+
+@targets_app.callback(invoke_without_command=True)
+def targets(ctx: typer.Context, api: Annotated[str | None, typer.Option()] = None) -> None:
     """List the targets (name, flavor, version)."""
+    if ctx.invoked_subcommand is not None:
+        return
     response = httpx.get(f"{(api or _default_api()).rstrip('/')}/api/targets", timeout=10)
     response.raise_for_status()
     for target in response.json():
         typer.echo(f"{target['name']:<20} {target['flavor']:<8} {target['version'] or '(not started yet)'}")
+
+
+@targets_app.command("add")
+def targets_add(
+    name: Annotated[str, typer.Argument(help="Target name, e.g. mysql-8.0.")],
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 where the server answers.")],
+    image: Annotated[str | None, typer.Option(help="Docker image: a docker target.")] = None,
+    basedir: Annotated[str | None, typer.Option(help="Unpacked MySQL tarball: a tarball target.")] = None,
+    flavor: Annotated[str, typer.Option(help="mysql or mariadb.")] = "mysql",
+    option: Annotated[list[str], typer.Option(help="Base server option NAME=VALUE, repeatable.")] = [],  # noqa: B006
+    api: Annotated[str | None, typer.Option(help="API base URL; default from settings.")] = None,
+) -> None:
+    """Add a docker (--image) or tarball (--basedir) target through POST /api/targets.
+
+    e.g. `upgradelab targets add mysql-8.0 --image mysql:8.0.40 --port 33080`. Exit 2 when refused.
+    """
+    if (image is None) == (basedir is None):
+        raise typer.BadParameter("give exactly one of --image (docker) or --basedir (tarball)")
+    base_options = {n: (v or None) for n, _, v in (o.partition("=") for o in option)}
+    settings: dict[str, Any] = {"port": port, "base_options": base_options}
+    settings |= {"image": image} if image else {"basedir": basedir}
+    body = {
+        "name": name,
+        "flavor": flavor,
+        "provisioner": "docker" if image else "tarball",
+        "settings": settings,
+    }
+    response = httpx.post(f"{(api or _default_api()).rstrip('/')}/api/targets", json=body, timeout=30)
+    if response.status_code != 201:
+        typer.echo(f"target refused: {_error_text(response)}", err=True)
+        raise typer.Exit(2)
+    typer.echo(f"target {name} added ({body['provisioner']})")
+
+
+@targets_app.command("cleanup")
+def targets_cleanup(
+    target: Annotated[str | None, typer.Option(help="Only this target's leftovers.")] = None,
+    templates: Annotated[bool, typer.Option(help="Also the initialized template volumes.")] = False,
+) -> None:
+    """Remove containers and volumes labelled upgradelab.managed=1 on this Docker host (leftovers
+    of a killed worker); prints each removed name."""
+    from upgradelab.targets.provisioners.docker import cleanup
+
+    for removed in cleanup(target, templates=templates):
+        typer.echo(removed)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,6 +1,8 @@
 """Target API shapes. Credentials in target.settings are never part of a response."""
 
-from pydantic import BaseModel, ConfigDict
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class TargetRead(BaseModel):
@@ -13,3 +15,13 @@ class TargetRead(BaseModel):
     flavor: str
     version: str | None
     provisioner: str
+
+
+class TargetCreate(BaseModel):
+    """A new target. `settings` is validated against the provisioner kind's settings model
+    (provisioners.SETTINGS_MODELS), e.g. docker: {"image": "mysql:8.0.40", "port": 33080}."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$", description="Also part of container names.")
+    flavor: Literal["mysql", "mariadb"]
+    provisioner: str = Field(description="local, docker or tarball.")
+    settings: dict[str, Any] = Field(default_factory=dict)

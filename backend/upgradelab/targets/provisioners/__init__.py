@@ -3,13 +3,27 @@
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import BaseModel
+
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners.base import Endpoint, Provisioner, ProvisionError, ServerConnection
-from upgradelab.targets.provisioners.local import LocalProvisioner
+from upgradelab.targets.provisioners.docker import DockerProvisioner, DockerSettings
+from upgradelab.targets.provisioners.local import LocalProvisioner, LocalSettings
+from upgradelab.targets.provisioners.tarball import TarballProvisioner, TarballSettings
 
 ProvisionerFactory = Callable[[str, str, dict[str, Any], Settings], Provisioner]
-PROVISIONERS: dict[str, ProvisionerFactory] = {LocalProvisioner.kind: LocalProvisioner}
+PROVISIONERS: dict[str, ProvisionerFactory] = {
+    LocalProvisioner.kind: LocalProvisioner,
+    DockerProvisioner.kind: DockerProvisioner,
+    TarballProvisioner.kind: TarballProvisioner,
+}
+# The pydantic model of each kind's `target.settings`, for validating new targets.
+SETTINGS_MODELS: dict[str, type[BaseModel]] = {
+    LocalProvisioner.kind: LocalSettings,
+    DockerProvisioner.kind: DockerSettings,
+    TarballProvisioner.kind: TarballSettings,
+}
 
 
 def provisioner_for(target: Target, settings: Settings | None = None) -> Provisioner:
@@ -22,10 +36,13 @@ def provisioner_for(target: Target, settings: Settings | None = None) -> Provisi
 
 __all__ = [
     "PROVISIONERS",
+    "SETTINGS_MODELS",
+    "DockerProvisioner",
     "Endpoint",
     "LocalProvisioner",
     "ProvisionError",
     "Provisioner",
     "ServerConnection",
+    "TarballProvisioner",
     "provisioner_for",
 ]

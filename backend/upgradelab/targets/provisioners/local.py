@@ -197,7 +197,7 @@ class LocalProvisioner:
         """
         self._prepare_dir()
         cnf = self._write_option_file("check.cnf", "data", options)
-        check = ["--validate-config"] if self.flavor == "mysql" else ["--verbose", "--help"]
+        check = self._check_flags()
         done = subprocess.run(
             self._command(self.cfg.mysqld, f"--defaults-file={cnf}", *check),
             capture_output=True,
@@ -210,6 +210,10 @@ class LocalProvisioner:
             raise ProvisionError(
                 "\n".join(errors) or done.stderr.strip()[-2000:] or f"exit {done.returncode}"
             )
+
+    def _check_flags(self) -> list[str]:
+        """The flags that make the server binary parse its options and exit (see check_options)."""
+        return ["--validate-config"] if self.flavor == "mysql" else ["--verbose", "--help"]
 
     def start(self, options: list[str]) -> Endpoint:
         """Stop any running server, copy template/ to a fresh data/, write my.cnf, start, await SELECT 1."""

@@ -1,0 +1,130 @@
+"""compose.yaml, checked by a real Compose v2 client (Debian trixie's docker-compose, installed by
+infra/docker/install.sh); the whole stack built and brought up unless UPGRADELAB_TEST_COMPOSE=0."""
+
+import json
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.lab_images import OFFSET, lab_images
+from upgradelab.settings import REPO_ROOT
+
+pytestmark = pytest.mark.docker
+
+# Ports of a test stack, apart from `make up` (8700, 6380) and other checkouts.
+STACK_ENV = {
+    "UPGRADELAB_API_PORT": str(35700 + OFFSET),
+    "UPGRADELAB_REDIS_PORT": str(35780 + OFFSET),
+    "UPGRADELAB_DB_PORT": str(35730 + OFFSET),
+}
+PROJECT = f"upgradelab-test-{OFFSET}"
+
+
+def _compose(*args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["docker", "compose", "-p", PROJECT, "-f", str(REPO_ROOT / "compose.yaml"), *args],
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=timeout,
+        env={**os.environ, **STACK_ENV},
+    )
+
+
+def _config() -> dict[str, Any]:
+    lab_images()  # dockerd up
+    parsed: dict[str, Any] = json.loads(_compose("config", "--format", "json").stdout)
+    return parsed
+
+
+def test_compose_file_is_valid_and_every_service_has_a_health_check() -> None:
+    services = _config()["services"]
+    assert set(services) == {"api", "worker", "redis", "metadata"}
+    assert all("healthcheck" in service for service in services.values())
+    assert {name: dep["condition"] for name, dep in services["api"]["depends_on"].items()} == {
+        "metadata": "service_healthy",
+        "redis": "service_healthy",
+    }
+    assert {name: dep["condition"] for name, dep in services["worker"]["depends_on"].items()} == {
+        "api": "service_healthy",
+        "redis": "service_healthy",
+    }
+
+
+def test_worker_reaches_the_docker_engine_and_everything_stays_on_the_host_network() -> None:
+    services = _config()["services"]
+    mounts = {(m["source"], m["target"]) for m in services["worker"].get("volumes", [])}
+    assert ("/var/run/docker.sock", "/var/run/docker.sock") in mounts
+    assert {service["network_mode"] for service in services.values()} == {"host"}
+    environment = services["worker"]["environment"]
+    assert environment["UPGRADELAB_DATABASE_URL"].startswith("mysql+aiomysql://")
+    assert environment["UPGRADELAB_REDIS_URL"] == f"redis://127.0.0.1:{STACK_ENV['UPGRADELAB_REDIS_PORT']}/0"
+
+
+def test_an_undefined_service_in_depends_on_is_refused_by_compose(tmp_path: Any) -> None:
+    # The client really validates: a broken copy of the file fails `config`.
+    broken = (
+        (REPO_ROOT / "compose.yaml")
+        .read_text()
+        .replace("condition: service_healthy", "condition: healthy", 1)
+    )
+    (tmp_path / "compose.yaml").write_text(broken)
+    lab_images()
+    done = subprocess.run(
+        ["docker", "compose", "-f", str(tmp_path / "compose.yaml"), "config", "-q"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO_ROOT,
+    )
+    assert done.returncode != 0 and "condition" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[str]:
+    """The compose stack built from the local base image and started; its API URL."""
+    if os.environ.get("UPGRADELAB_TEST_COMPOSE") == "0":
+        pytest.skip("UPGRADELAB_TEST_COMPOSE=0: the compose stack is not built and started")
+    lab_images()
+    subprocess.run(["bash", str(REPO_ROOT / "infra" / "docker" / "wheels.sh")], check=True)
+    env_build = {**os.environ, **STACK_ENV, "DOCKER_BUILDKIT": "0", "COMPOSE_DOCKER_CLI_BUILD": "0"}
+    subprocess.run(
+        ["docker", "compose", "-p", PROJECT, "-f", str(REPO_ROOT / "compose.yaml"), "build"],
+        check=True,
+        env=env_build,
+        timeout=900,
+    )
+    try:
+        _compose("up", "-d", "--wait", "--wait-timeout", "240", timeout=300)
+        yield f"http://127.0.0.1:{STACK_ENV['UPGRADELAB_API_PORT']}"
+    finally:
+        logs = _compose("logs", "--tail", "30", check=False).stdout
+        _compose("down", "-v", "--remove-orphans", check=False)
+        print(logs)
+
+
+@pytest.mark.compose
+def test_stack_serves_the_ui_and_api_and_its_worker_answers(stack: str) -> None:
+    with httpx.Client(base_url=stack, timeout=10) as client:
+        names = {target["name"] for target in client.get("/api/targets").json()}
+        assert {"mysql-9.7", "mariadb-10.11"} <= names  # migrations ran on the MariaDB metadata DB
+        assert '<div id="root"' in client.get("/").text
+        added = client.post(
+            "/api/targets",
+            json={
+                "name": "mysql-8.0",
+                "flavor": "mysql",
+                "provisioner": "docker",
+                "settings": {"image": "mysql:8.0.40", "port": 33080},
+            },
+        )
+        assert added.status_code == 201, added.text
+    deadline = time.monotonic() + 120
+    while _compose("ps", "--format", "json", "worker").stdout.count('"healthy"') == 0:
+        assert time.monotonic() < deadline, _compose("logs", "worker", check=False).stdout
+        time.sleep(2)

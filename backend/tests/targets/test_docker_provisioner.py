@@ -1,0 +1,157 @@
+"""The docker provisioner on a real Docker engine, with the lab's locally built images
+(upgradelab/mysql:9.7 from Debian's MySQL 9.7, upgradelab/mariadb:10.11 from bookworm's MariaDB)."""
+
+from collections.abc import Iterator
+
+import docker
+import pytest
+from typer.testing import CliRunner
+
+from tests.lab_images import MARIADB_IMAGE, MYSQL_IMAGE, OFFSET, lab_images, labelled_containers
+from upgradelab.cli import app
+from upgradelab.settings import get_settings
+from upgradelab.targets.provisioners import DockerProvisioner, ProvisionError
+from upgradelab.targets.provisioners.docker import cleanup
+
+pytestmark = pytest.mark.docker
+
+IMAGES = {"mysql": (MYSQL_IMAGE, 35397 + OFFSET), "mariadb": (MARIADB_IMAGE, 35311 + OFFSET)}
+
+
+def _provisioner(flavor: str, **settings: object) -> DockerProvisioner:
+    image, port = IMAGES[flavor]
+    raw = {"image": image, "port": port, "base_options": {"innodb_buffer_pool_size": "64M"}, **settings}
+    return DockerProvisioner(f"unit-docker-{flavor}-t{OFFSET}", flavor, raw, get_settings())
+
+
+@pytest.fixture(scope="module", params=sorted(IMAGES))
+def provisioner(request: pytest.FixtureRequest) -> Iterator[DockerProvisioner]:
+    """Each lab image's docker provisioner in turn; its leftovers removed afterwards."""
+    lab_images()
+    one = _provisioner(request.param)
+    yield one
+    one.stop()
+    cleanup(one.target_name, templates=True)
+
+
+def _variable(provisioner: DockerProvisioner, name: str) -> str:
+    connection = provisioner.endpoint.connect()
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW GLOBAL VARIABLES LIKE %s", (name,))
+            row = cursor.fetchone()
+    finally:
+        connection.close()
+    assert row is not None, f"{name} is not a variable of {provisioner.target_name}"
+    return str(row[1])
+
+
+def test_variant_flags_and_base_options_show_in_show_variables(provisioner: DockerProvisioner) -> None:
+    provisioner.start(["max-connections=77", "skip-log-bin"])
+    assert provisioner.endpoint.host == "127.0.0.1"
+    assert _variable(provisioner, "max_connections") == "77"
+    assert _variable(provisioner, "log_bin") == "OFF"
+    assert _variable(provisioner, "innodb_buffer_pool_size") == str(64 * 1024 * 1024)
+    assert _variable(provisioner, "port") == str(provisioner.cfg.port)
+    assert provisioner.server_version().startswith("9.7." if provisioner.flavor == "mysql" else "10.11.")
+
+
+def test_restart_is_a_new_server_process_on_the_same_datadir(provisioner: DockerProvisioner) -> None:
+    provisioner.start([])
+    connection = provisioner.endpoint.connect()
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE DATABASE restart_probe")
+    connection.close()
+    provisioner.restart()
+    connection = provisioner.endpoint.connect()
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW DATABASES LIKE 'restart_probe'")
+        assert cursor.fetchone() is not None
+        cursor.execute("SHOW GLOBAL STATUS LIKE 'Uptime'")
+        row = cursor.fetchone()
+    connection.close()
+    assert row is not None and int(row[1]) < 30
+    provisioner.start([])  # the next variant starts from the template: the database is gone
+    connection = provisioner.endpoint.connect()
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW DATABASES LIKE 'restart_probe'")
+        assert cursor.fetchone() is None
+    connection.close()
+
+
+def test_stop_removes_the_container_and_its_data_volume(provisioner: DockerProvisioner) -> None:
+    provisioner.stop()  # the previous test's server
+    provisioner.ensure_initialized()
+    volumes_before = _volumes()
+    provisioner.start([])
+    assert len(labelled_containers(provisioner.target_name)) == 1
+    assert len(_volumes() - volumes_before) == 1  # the data volume, nothing anonymous
+    provisioner.stop()
+    assert labelled_containers(provisioner.target_name) == []
+    assert _volumes() == volumes_before
+    assert cleanup(provisioner.target_name) == []
+
+
+def _volumes() -> set[str]:
+    return {str(volume.name) for volume in docker.from_env().volumes.list()}
+
+
+def test_check_options_refuses_an_unknown_option_in_the_servers_words(provisioner: DockerProvisioner) -> None:
+    provisioner.ensure_initialized()
+    before = _volumes()
+    provisioner.check_options(["max-connections=50"])
+    with pytest.raises(ProvisionError, match="unknown variable 'innodb-log-writer-thread=OFF'"):
+        provisioner.check_options(["innodb-log-writer-thread=OFF"])
+    assert labelled_containers(provisioner.target_name) == []
+    assert _volumes() == before  # not even the anonymous volume of the image's VOLUME
+
+
+def test_server_that_cannot_start_fails_with_the_container_log_and_leaves_nothing(
+    provisioner: DockerProvisioner,
+) -> None:
+    # A valid option (so pre-flight passes) that the template's datadir cannot take.
+    with pytest.raises(ProvisionError, match="exited during start-up") as failure:
+        provisioner.start(["innodb-page-size=8k"])
+    assert "container log tail" in str(failure.value) and "[ERROR]" in str(failure.value)
+    assert "[ERROR]" in provisioner.log_tail()
+    assert labelled_containers(provisioner.target_name) == []
+
+
+def test_cleanup_removes_containers_a_killed_worker_left_behind(provisioner: DockerProvisioner) -> None:
+    provisioner.start([])
+    orphan = _provisioner(provisioner.flavor)  # a new worker process knows nothing of the container
+    printed = CliRunner().invoke(app, ["targets", "cleanup", "--target", orphan.target_name])
+    assert printed.exit_code == 0, printed.output
+    removed = printed.output.split()
+    assert any(name.startswith(f"upgradelab-{orphan.target_name}-") for name in removed)
+    assert labelled_containers(orphan.target_name) == []
+    template = f"upgradelab-{orphan.target_name}-template"
+    assert template not in removed  # the initialized template is kept unless asked for
+    provisioner.stop()
+
+
+def test_image_that_cannot_be_pulled_fails_with_a_clear_message() -> None:
+    lab_images()
+    # A registry on a closed local port: the pull fails at once, and no traffic leaves the machine.
+    missing = _provisioner("mysql", image="127.0.0.1:9/upgradelab/missing:1")
+    with pytest.raises(ProvisionError, match=r"image 127.0.0.1:9/upgradelab/missing:1 cannot be pulled"):
+        missing.ensure_initialized()
+    never = _provisioner("mysql", image="upgradelab/missing:1", pull="never")
+    with pytest.raises(ProvisionError, match="not on this Docker host"):
+        never.start([])
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("image", "Mysql:8 --privileged", "image"),
+        ("port", 80, "port"),
+        ("password", "x'; DROP", "password"),
+        ("env", {"bad name": "1"}, "env"),
+        ("network", "bridge", "network"),
+        ("volumes", {}, "volumes"),
+    ],
+)
+def test_bad_settings_are_refused_naming_the_field(field: str, value: object, message: str) -> None:
+    with pytest.raises(ProvisionError, match=message):
+        _provisioner("mysql", **{field: value})

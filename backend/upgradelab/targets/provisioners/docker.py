@@ -1,0 +1,357 @@
+"""The docker provisioner: a MySQL/MariaDB server in a container of the target's image.
+
+Any image following the official mysql/mariadb images' conventions works (`mysql:5.7.44`,
+`mysql:8.0.40`, `mysql:8.4`, `percona/percona-server:8.0`, `mariadb:11.8`, or the lab's locally
+built `upgradelab/mysql:9.7` and `upgradelab/mariadb:10.11`, see infra/docker/images.sh):
+MYSQL_ROOT_PASSWORD / MARIADB_ROOT_PASSWORD, MYSQL_USER / MYSQL_PASSWORD, a datadir at
+/var/lib/mysql initialized on first start, the image's command taking `--name=value` server flags.
+
+Volumes and containers, all labelled `upgradelab.managed=1` and `upgradelab.target=<name>`:
+
+    upgradelab-<target>-template   the datadir, initialized once per image id by a first start
+                                   (with an initdb.d file granting the lab user every privilege)
+    upgradelab-<target>-data-<id>  a fresh copy of the template for every start(): each variant
+                                   begins from the same state; removed by stop()
+    upgradelab-<target>-<id>       the server container; restart() is a cold restart on the same
+                                   datadir and flags; stop() removes it
+
+Networking: host networking (the server listens on 127.0.0.1:<port>) or, with `network: publish`,
+the container's 3306 published on 127.0.0.1:<port> only. The worker always connects to
+127.0.0.1:<port>, never to a bridge address.
+"""
+
+import contextlib
+import io
+import tarfile
+import time
+import uuid
+from typing import Any
+
+import docker
+import pymysql
+from docker.errors import APIError, ImageNotFound, NotFound
+from docker.models.containers import Container
+
+from upgradelab.settings import Settings
+from upgradelab.targets.options import render_option
+from upgradelab.targets.provisioners.base import Endpoint, ProvisionError
+from upgradelab.targets.provisioners.docker_engine import (
+    MANAGED_LABEL,
+    ROLE_LABEL,
+    TARGET_LABEL,
+    cleanup,
+    engine_client,
+)
+from upgradelab.targets.provisioners.docker_settings import DockerSettings, docker_settings
+
+_IMAGE_ID_LABEL = "upgradelab.image-id"
+_VERSION_LABEL = "upgradelab.version"
+_DATADIR = "/var/lib/mysql"
+
+
+def _option_flag(line: str) -> str:
+    """`name=value` option-file line -> `--name=value` flag."""
+    return f"--{line}"
+
+
+class DockerProvisioner:
+    """Start, restart and stop one target's server as a container (see module docstring)."""
+
+    kind = "docker"
+
+    def __init__(self, target_name: str, flavor: str, raw_settings: dict[str, Any], app: Settings) -> None:
+        self.target_name = target_name
+        self.flavor = flavor
+        self.cfg = docker_settings(raw_settings)
+        self.start_timeout_s = app.server_start_timeout_s
+        self._docker: docker.DockerClient | None = None
+        self._container: Container | None = None
+        self._data_volume: str | None = None
+        self._version: str | None = None
+        self._last_log = ""
+
+    @property
+    def docker(self) -> docker.DockerClient:
+        """The engine client, connected on first use (ProvisionError when the engine is down)."""
+        if self._docker is None:
+            self._docker = engine_client()
+        return self._docker
+
+    @property
+    def endpoint(self) -> Endpoint:
+        return Endpoint("127.0.0.1", self.cfg.port, self.cfg.user, self.cfg.password)
+
+    @property
+    def template_volume(self) -> str:
+        return f"upgradelab-{self.target_name}-template"
+
+    def _labels(self, role: str, **extra: str) -> dict[str, str]:
+        return {MANAGED_LABEL: "1", TARGET_LABEL: self.target_name, ROLE_LABEL: role, **extra}
+
+    # ---- images ----------------------------------------------------------------------------------
+    def _image_id(self) -> str:
+        """The local image's id, pulling it when missing (pull: missing); ProvisionError if neither works."""
+        try:
+            return str(self.docker.images.get(self.cfg.image).id)
+        except ImageNotFound:
+            if self.cfg.pull == "never":
+                raise ProvisionError(
+                    f"target {self.target_name}: image {self.cfg.image} is not on this Docker host "
+                    "(pull: never)"
+                ) from None
+        try:
+            return str(self.docker.images.pull(self.cfg.image).id)
+        except (APIError, ImageNotFound) as error:
+            raise ProvisionError(
+                f"target {self.target_name}: image {self.cfg.image} cannot be pulled: {error}"
+            ) from error
+
+    @property
+    def _server(self) -> str:
+        return self.cfg.server_command or ("mariadbd" if self.flavor == "mariadb" else "mysqld")
+
+    # ---- flags -----------------------------------------------------------------------------------
+    def _managed_flags(self) -> list[str]:
+        if self.cfg.network == "host":
+            network = [f"--port={self.cfg.port}", "--bind-address=127.0.0.1"]
+        else:
+            network = ["--port=3306", "--bind-address=0.0.0.0"]
+        # X Protocol off: with host networking every mysqld would want 33060 (MariaDB has none).
+        return network if self.flavor == "mariadb" else [*network, "--loose-mysqlx=OFF"]
+
+    def _flags(self, options: list[str]) -> list[str]:
+        base = [render_option(name, value) for name, value in self.cfg.base_options.items()]
+        return [*self._managed_flags(), *(_option_flag(line) for line in [*base, *options])]
+
+    def _environment(self) -> dict[str, str]:
+        env = {"MYSQL_ROOT_PASSWORD": self.cfg.password, "MARIADB_ROOT_PASSWORD": self.cfg.password}
+        if self.cfg.user != "root":
+            env |= {"MYSQL_USER": self.cfg.user, "MYSQL_PASSWORD": self.cfg.password}
+        return {**env, **self.cfg.env}
+
+    def _run_kwargs(self) -> dict[str, Any]:
+        if self.cfg.network == "host":
+            return {"network_mode": "host"}
+        return {"ports": {"3306/tcp": ("127.0.0.1", self.cfg.port)}}
+
+    # ---- logs ------------------------------------------------------------------------------------
+    def log_tail(self, lines: int = 25) -> str:
+        """The last lines of the container's output (the server's error log goes to stderr)."""
+        if self._container is not None:
+            with contextlib.suppress(APIError, NotFound):
+                self._last_log = self._container.logs(tail=lines).decode(errors="replace").rstrip()
+        return "\n".join(self._last_log.splitlines()[-lines:])
+
+    def _fail(self, what: str) -> ProvisionError:
+        tail = self.log_tail()
+        return ProvisionError(
+            f"target {self.target_name} ({self.cfg.image}): {what}"
+            + (f"\n--- container log tail ---\n{tail}" if tail else "")
+        )
+
+    # ---- initialization --------------------------------------------------------------------------
+    def _template(self) -> Any:
+        try:
+            return self.docker.volumes.get(self.template_volume)
+        except NotFound:
+            return None
+
+    def ensure_initialized(self) -> None:
+        """Make the template volume once per image id: first start with the lab user granted *.*."""
+        image_id = self._image_id()
+        template = self._template()
+        if template is not None:
+            labels = template.attrs.get("Labels") or {}
+            if labels.get(_IMAGE_ID_LABEL) == image_id and labels.get(_VERSION_LABEL):
+                self._version = labels[_VERSION_LABEL]
+                return
+            template.remove(force=True)
+        # A scratch volume, renamed into place only when the first start answered.
+        scratch = f"{self.template_volume}-{uuid.uuid4().hex[:8]}"
+        self.docker.volumes.create(scratch, labels=self._labels("scratch"))
+        grant = (
+            f"CREATE USER IF NOT EXISTS '{self.cfg.user}'@'%' IDENTIFIED BY '{self.cfg.password}';\n"
+            f"GRANT ALL PRIVILEGES ON *.* TO '{self.cfg.user}'@'%' WITH GRANT OPTION;\n"
+        )
+        try:
+            self._create_server(scratch, [], init_sql=grant)
+            self._wait_ready()
+            version = self._select_version()
+            self._remove_container()
+            self._copy_volume(
+                scratch,
+                self.template_volume,
+                self._labels("template", **{_IMAGE_ID_LABEL: image_id, _VERSION_LABEL: version}),
+            )
+            self._version = version
+        finally:
+            self._remove_container()
+            self._remove_volume(scratch)
+
+    def _copy_volume(self, source: str, target: str, labels: dict[str, str]) -> None:
+        """A new volume `target` holding a copy of `source` (cp -a in a throwaway container).
+
+        The target is mounted on the image's own VOLUME path, so no anonymous volume is made.
+        """
+        self.docker.volumes.create(target, labels=labels)
+        container = self.docker.containers.create(
+            self.cfg.image,
+            entrypoint=["cp", "-a", "/source/.", f"{_DATADIR}/"],
+            command=[],
+            user="root",
+            volumes={source: {"bind": "/source", "mode": "ro"}, target: {"bind": _DATADIR, "mode": "rw"}},
+            labels=self._labels("copy"),
+            network_mode="none",
+        )
+        try:
+            container.start()
+            exit_code = int(container.wait(timeout=300)["StatusCode"])
+            output = container.logs().decode(errors="replace").strip()
+        finally:
+            container.remove(v=True, force=True)
+        if exit_code != 0:
+            raise ProvisionError(f"target {self.target_name}: copying {source} to {target} failed: {output}")
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+    def check_options(self, options: list[str]) -> None:
+        """Ask the image's server binary whether it takes these flags, in a throwaway container.
+
+        MySQL 8.0.16+: `mysqld --validate-config`; MariaDB and MySQL 5.7 (no such flag):
+        `--verbose --help`, which parses every option and prints [ERROR] lines for unknown names
+        and bad values. Raises ProvisionError with the server's [ERROR] lines.
+        """
+        if self._version is None:  # the version decides the check; recorded with the template
+            self.ensure_initialized()
+        old_mysql = (self._version or "").startswith("5.")
+        check = ["--validate-config"] if self.flavor == "mysql" and not old_mysql else ["--verbose", "--help"]
+        container = self.docker.containers.create(
+            self.cfg.image,
+            entrypoint=[self._server],
+            command=[*self._flags(options), "--user=mysql", *check],
+            labels=self._labels("check"),
+            network_mode="none",
+        )
+        try:
+            container.start()
+            exit_code = int(container.wait(timeout=120)["StatusCode"])
+            stderr = container.logs(stdout=False, stderr=True).decode(errors="replace")
+        finally:
+            container.remove(v=True, force=True)
+        errors = [line for line in stderr.splitlines() if "[ERROR]" in line and "Aborting" not in line]
+        if exit_code != 0 or errors:
+            raise ProvisionError("\n".join(errors) or stderr.strip()[-2000:] or f"exit {exit_code}")
+
+    def start(self, options: list[str]) -> Endpoint:
+        """Remove any previous container, copy the template to a fresh volume, run the image with the
+        flags, wait for SELECT 1 (start timeout, 60 s by default). ProvisionError with the log tail."""
+        self.ensure_initialized()
+        self.stop()
+        self._data_volume = f"upgradelab-{self.target_name}-data-{uuid.uuid4().hex[:8]}"
+        self._copy_volume(self.template_volume, self._data_volume, self._labels("data"))
+        self._create_server(self._data_volume, options)
+        self._wait_ready()
+        return self.endpoint
+
+    def _create_server(self, volume: str, options: list[str], init_sql: str | None = None) -> None:
+        name = f"upgradelab-{self.target_name}-{uuid.uuid4().hex[:8]}"
+        self._last_log = ""
+        self._container = self.docker.containers.create(
+            self.cfg.image,
+            command=[self._server, *self._flags(options)],
+            name=name,
+            environment=self._environment(),
+            volumes={volume: {"bind": _DATADIR, "mode": "rw"}},
+            labels=self._labels("server"),
+            **self._run_kwargs(),
+        )
+        if init_sql is not None:
+            self._container.put_archive("/docker-entrypoint-initdb.d", _tar_of("zz-upgradelab.sql", init_sql))
+        self._container.start()
+
+    def restart(self) -> Endpoint:
+        """Restart the container: same datadir volume and flags, a new server process (cold caches)."""
+        if self._container is None:
+            raise ProvisionError(f"target {self.target_name}: restart() before start()")
+        self._container.restart(timeout=120)
+        self._wait_ready()
+        return self.endpoint
+
+    def _wait_ready(self) -> None:
+        assert self._container is not None
+        deadline = time.monotonic() + self.start_timeout_s
+        last_error = ""
+        while time.monotonic() < deadline:
+            self._container.reload()
+            if self._container.status in {"exited", "dead"}:
+                code = self._container.attrs["State"]["ExitCode"]
+                exited = self._fail(f"server container exited during start-up (exit code {code})")
+                self.stop()
+                raise exited
+            try:
+                connection = self.endpoint.connect(timeout_s=2)
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT 1")
+                connection.close()
+                return
+            except pymysql.MySQLError as error:
+                last_error = str(error)
+                time.sleep(0.25)
+        timed_out = self._fail(
+            f"no answer to SELECT 1 on 127.0.0.1:{self.cfg.port} within {self.start_timeout_s:.0f} s "
+            f"(last error: {last_error})"
+        )
+        self.stop()
+        raise timed_out
+
+    def stop(self, timeout_s: float = 120.0) -> None:
+        """Stop and remove the server container and its data volume (a no-op when none)."""
+        self._remove_container(timeout_s)
+        if self._data_volume is not None:
+            self._remove_volume(self._data_volume)
+            self._data_volume = None
+
+    def _remove_container(self, timeout_s: float = 120.0) -> None:
+        if self._container is None:
+            return
+        self.log_tail(200)  # kept for a later log_tail()
+        try:
+            self._container.stop(timeout=int(timeout_s))
+            self._container.remove(v=True, force=True)
+        except NotFound:
+            pass
+        self._container = None
+
+    def _remove_volume(self, name: str) -> None:
+        with contextlib.suppress(NotFound):
+            self.docker.volumes.get(name).remove(force=True)
+
+    def server_version(self) -> str:
+        """SELECT VERSION() from the running server, else as recorded when the template was made."""
+        if self._container is not None:
+            return self._select_version()
+        self.ensure_initialized()
+        return self._version or ""
+
+    def _select_version(self) -> str:
+        connection = self.endpoint.connect()
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT VERSION()")
+                row = cursor.fetchone()
+        finally:
+            connection.close()
+        return str(row[0]) if row else ""
+
+
+def _tar_of(name: str, text: str) -> bytes:
+    """A tar archive holding one world-readable file, for put_archive."""
+    data = text.encode()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        info = tarfile.TarInfo(name)
+        info.size, info.mode = len(data), 0o644
+        archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+__all__ = ["MANAGED_LABEL", "TARGET_LABEL", "DockerProvisioner", "DockerSettings", "cleanup"]

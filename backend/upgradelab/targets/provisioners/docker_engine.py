@@ -1,0 +1,46 @@
+"""The Docker engine as docker targets use it: the client, the labels on everything a docker
+target creates, and the clean-up of what a killed worker left behind."""
+
+import docker
+from docker.errors import DockerException
+
+from upgradelab.targets.provisioners.base import ProvisionError
+
+MANAGED_LABEL = "upgradelab.managed"
+TARGET_LABEL = "upgradelab.target"
+ROLE_LABEL = "upgradelab.role"
+
+
+def engine_client() -> docker.DockerClient:
+    """A client of the engine DOCKER_HOST names (default: /var/run/docker.sock), checked with a ping.
+
+    Raises ProvisionError when the engine does not answer (infra/docker/dockerd.sh starts one).
+    """
+    try:
+        client = docker.from_env(timeout=300)
+        client.ping()
+    except DockerException as error:
+        raise ProvisionError(f"the Docker engine does not answer (is dockerd running?): {error}") from error
+    return client
+
+
+def cleanup(target: str | None = None, *, templates: bool = False) -> list[str]:
+    """Remove what docker targets left behind: containers and data volumes labelled
+    `upgradelab.managed=1` (of one target, or all), and with templates=True the template volumes.
+
+    Returns the removed containers' and volumes' names. ProvisionError when the engine is down.
+    Source: the labels every DockerProvisioner puts on what it creates.
+    """
+    client = engine_client()
+    filters = [f"{MANAGED_LABEL}=1", *([f"{TARGET_LABEL}={target}"] if target else [])]
+    removed: list[str] = []
+    for container in client.containers.list(all=True, filters={"label": filters}):
+        container.remove(v=True, force=True)
+        removed.append(str(container.name))
+    for volume in client.volumes.list(filters={"label": filters}):
+        role = (volume.attrs.get("Labels") or {}).get(ROLE_LABEL)
+        if role == "template" and not templates:
+            continue
+        volume.remove(force=True)
+        removed.append(str(volume.name))
+    return removed
