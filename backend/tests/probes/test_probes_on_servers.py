@@ -97,7 +97,7 @@ def test_statement_time_is_the_workload_threads_server_side_time_beside_the_clie
     client_s = sum(t.elapsed_s for t in timings)
     assert statement["statements"] == 4  # the probe's own statements run on another thread
     server_s = statement["server_s"]
-    assert server_s is not None and 0.15 <= server_s <= client_s
+    assert server_s is not None and 0.15 <= server_s <= 1.05 * client_s
 
 
 def test_mutex_waits_are_reported_per_instrument_or_named_unavailable(

@@ -10,6 +10,7 @@ PICOSECONDS_PER_S = 1e12
 _SUMMARY = (
     "SELECT COALESCE(SUM(COUNT_STAR), 0), COALESCE(SUM(SUM_TIMER_WAIT), 0) "
     "FROM performance_schema.events_statements_summary_by_thread_by_event_name WHERE THREAD_ID = %s"
+    " AND EVENT_NAME LIKE 'statement/sql/%%'"
 )
 
 
@@ -18,7 +19,8 @@ class StatementTimeProbe:
 
     Metrics (probe "statement_time"): statements (COUNT_STAR) and server_s (seconds, float,
     SUM_TIMER_WAIT picoseconds / 1e12, from events_statements_summary_by_thread_by_event_name for
-    the workload connection's THREAD_ID). Beside the client-side time (sample.elapsed_s) it shows the
+    the workload connection's THREAD_ID, SQL statements only: statement/sql/%, so protocol commands such as
+    COM_INIT_DB from select_db, which the client does not time, are left out). Beside the client-side time (sample.elapsed_s) it shows the
     harness's own overhead: network, protocol and Python.
     """
 
