@@ -69,7 +69,10 @@ def test_hit_rate_is_undefined_not_one_when_there_were_no_read_requests(
     try:
         # Background threads may read a page now and then: find a quiet pair of readings.
         for _ in range(20):
-            measured = {m.metric: m.value for m in probe.delta(probe.read(probe_connection), probe.read(probe_connection))}
+            measured = {
+                m.metric: m.value
+                for m in probe.delta(probe.read(probe_connection), probe.read(probe_connection))
+            }
             if measured["read_requests"] == 0:
                 break
     finally:

@@ -61,7 +61,9 @@ def test_settings_are_applied_to_the_server_and_the_workload_session(provisioner
     try:
         apply_variant(connection, variant)
         with connection.cursor() as cursor:
-            cursor.execute("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit, @@SESSION.sql_mode, @@GLOBAL.sql_mode")
+            cursor.execute(
+                "SELECT @@GLOBAL.innodb_flush_log_at_trx_commit, @@SESSION.sql_mode, @@GLOBAL.sql_mode"
+            )
             row = cursor.fetchone()
     finally:
         connection.close()
@@ -83,7 +85,11 @@ def test_run_with_accepted_settings_succeeds(client: httpx.Client) -> None:
                 "set_session": {"unique_checks": "OFF"},
                 "instance": ["ALTER INSTANCE DISABLE INNODB REDO_LOG"],
             },
-            {"target": "mariadb-10.11", "name": "mariadb tuned", "set_global": {"innodb_flush_log_at_trx_commit": "0"}},
+            {
+                "target": "mariadb-10.11",
+                "name": "mariadb tuned",
+                "set_global": {"innodb_flush_log_at_trx_commit": "0"},
+            },
         ],
         iterations=2,
     )

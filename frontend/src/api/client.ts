@@ -3,6 +3,7 @@ import type {
   ExperimentCreate,
   Run,
   RunList,
+  RunProbes,
   RunResults,
   Target,
   Workload,
@@ -98,5 +99,6 @@ export const api = {
     request<RunList>(`/runs?limit=${limit}&offset=${offset}`),
   run: (id: number | string) => request<Run>(`/runs/${id}`),
   results: (id: number | string) => request<RunResults>(`/runs/${id}/results`),
+  probes: (id: number | string) => request<RunProbes>(`/runs/${id}/probes`),
   cancelRun: (id: number | string) => post<Run>(`/runs/${id}/cancel`),
 }

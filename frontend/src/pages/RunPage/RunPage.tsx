@@ -3,6 +3,7 @@ import { Link, useParams } from 'react-router-dom'
 import { ApiError, api } from '../../api/client'
 import { isFinal } from '../../api/types'
 import { ErrorBox } from '../../components/ErrorBox'
+import { ProbePanels } from './components/ProbePanels'
 import { IterationChart } from './IterationChart'
 import { RunHeader } from './RunHeader'
 import { SummaryTable } from './SummaryTable'
@@ -51,6 +52,7 @@ export function RunPage() {
       <IterationChart series={series} iterations={run.iterations} />
       <h2>Summary</h2>
       <SummaryTable rows={summary} />
+      <ProbePanels runId={id} />
     </div>
   )
 }
