@@ -63,7 +63,7 @@ def test_hit_rate_falls_below_one_when_a_table_bigger_than_the_buffer_pool_is_sc
 def test_hit_rate_is_undefined_not_one_when_there_were_no_read_requests(
     server: tuple[Endpoint, ServerConnection],
 ) -> None:
-    endpoint, connection = server
+    endpoint, _ = server
     probe_connection = endpoint.connect()
     probe = BufferPoolProbe()
     try:

@@ -1,4 +1,4 @@
-"""Variants' SET GLOBAL, SET SESSION and instance statements: refused early, checked on the server, applied."""
+"""Variants' SET GLOBAL, SET SESSION and instance statements: refused early, tried on the server, applied."""
 
 import httpx
 import pytest
@@ -103,7 +103,8 @@ def test_run_with_accepted_settings_succeeds(client: httpx.Client) -> None:
     [
         (
             {"target": "mysql-9.7", "set_global": {"innodb_no_such_thing": "1"}},
-            "SET GLOBAL innodb_no_such_thing = 1: SHOW GLOBAL VARIABLES has no variable 'innodb_no_such_thing'",
+            "SET GLOBAL innodb_no_such_thing = 1: "
+            "SHOW GLOBAL VARIABLES has no variable 'innodb_no_such_thing'",
         ),
         (
             {"target": "mysql-9.7", "set_global": {"innodb_log_writer_threads": "maybe"}},

@@ -18,10 +18,10 @@ class StatementTimeProbe:
     """Delta of the workload thread's statement count and SUM_TIMER_WAIT across an iteration.
 
     Metrics (probe "statement_time"): statements (COUNT_STAR) and server_s (seconds, float,
-    SUM_TIMER_WAIT picoseconds / 1e12, from events_statements_summary_by_thread_by_event_name for
-    the workload connection's THREAD_ID, SQL statements only: statement/sql/%, so protocol commands such as
-    COM_INIT_DB from select_db, which the client does not time, are left out). Beside the client-side time (sample.elapsed_s) it shows the
-    harness's own overhead: network, protocol and Python.
+    SUM_TIMER_WAIT picoseconds / 1e12, from events_statements_summary_by_thread_by_event_name for the
+    workload connection's THREAD_ID). SQL statements only (statement/sql/%): protocol commands such as
+    the COM_INIT_DB of select_db, which the client does not time, are left out. Beside the client-side
+    time (sample.elapsed_s) it shows the harness's own overhead: network, protocol and Python.
     """
 
     name: ClassVar[str] = "statement_time"
