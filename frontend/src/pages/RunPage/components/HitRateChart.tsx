@@ -29,7 +29,7 @@ export function HitRateChart({ variants }: { variants: VariantProbes[] }) {
             allowDecimals={false}
             label={{ value: 'iteration', position: 'insideBottom', offset: -12 }}
           />
-          <YAxis width={64} domain={['auto', 100]} tickFormatter={(v: number) => v.toFixed(1)} />
+          <YAxis width={64} domain={['auto', 100]} tickFormatter={(v: number) => v.toFixed(2)} />
           <Tooltip
             formatter={(value) => (typeof value === 'number' ? `${value.toFixed(3)} %` : String(value))}
             labelFormatter={(label) => `iteration ${String(label)}`}
