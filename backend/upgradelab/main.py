@@ -7,6 +7,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from upgradelab.experiments.router import router as experiments_router
+from upgradelab.probes.router import router as probes_router
 from upgradelab.results.router import router as results_router
 from upgradelab.runs.router import router as runs_router
 from upgradelab.settings import get_settings
@@ -17,7 +18,14 @@ from upgradelab.workloads.router import router as workloads_router
 def create_app() -> FastAPI:
     """Build the app; the UI is served when frontend/dist exists (`npm run build`)."""
     app = FastAPI(title="Upgrade Lab", version="0.1.0")
-    for router in (targets_router, workloads_router, experiments_router, runs_router, results_router):
+    for router in (
+        targets_router,
+        workloads_router,
+        experiments_router,
+        runs_router,
+        results_router,
+        probes_router,
+    ):
         app.include_router(router)
 
     @app.get("/api/health", tags=["health"])

@@ -5,7 +5,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from upgradelab.experiments.variants import VariantError, resolve_variant
+from upgradelab.experiments.variants import ResolvedVariant, VariantError, resolve_variant
 from upgradelab.workloads import WORKLOADS
 
 
@@ -19,11 +19,35 @@ class VariantSpec(BaseModel):
         default_factory=dict,
         description="Startup options, name -> value (None: a bare flag like skip-log-bin).",
     )
+    set_global: dict[str, str] = Field(
+        default_factory=dict,
+        description="SET GLOBAL name = value after start, e.g. innodb_flush_log_at_trx_commit: '2'.",
+    )
+    set_session: dict[str, str] = Field(
+        default_factory=dict, description="SET SESSION name = value on the workload connection."
+    )
+    instance: list[str] = Field(
+        default_factory=list,
+        max_length=8,
+        description="Instance statements after start, e.g. 'ALTER INSTANCE DISABLE INNODB REDO_LOG'.",
+    )
+
+    def resolve(self) -> ResolvedVariant:
+        """The ResolvedVariant (raises VariantError)."""
+        return resolve_variant(
+            self.target,
+            self.preset,
+            self.name,
+            self.options,
+            self.set_global,
+            self.set_session,
+            self.instance,
+        )
 
     @model_validator(mode="after")
     def _resolvable(self) -> "VariantSpec":
         try:
-            resolve_variant(self.target, self.preset, self.name, self.options)
+            self.resolve()
         except VariantError as error:
             raise ValueError(str(error)) from error
         return self
@@ -37,6 +61,9 @@ class ResolvedVariantRead(BaseModel):
     preset: str
     options: dict[str, str | None]
     redo_log: str
+    set_global: dict[str, str] = {}
+    set_session: dict[str, str] = {}
+    instance: list[str] = []
 
 
 class ExperimentCreate(BaseModel):
@@ -58,7 +85,7 @@ class ExperimentCreate(BaseModel):
 
     @model_validator(mode="after")
     def _unique_names(self) -> "ExperimentCreate":
-        names = [resolve_variant(v.target, v.preset, v.name, v.options).name for v in self.variants]
+        names = [v.resolve().name for v in self.variants]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ValueError(f"variant names must be unique; repeated: {', '.join(duplicates)}")

@@ -7,7 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.errors import field_error, not_found
 from upgradelab.experiments.models import Experiment
 from upgradelab.experiments.schemas import ExperimentCreate
-from upgradelab.experiments.variants import resolve_variant, unsupported_reason
+from upgradelab.experiments.variants import unsupported_reason
 from upgradelab.targets import service as targets
 from upgradelab.workloads import WORKLOADS
 
@@ -23,9 +23,7 @@ async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
             raise field_error(
                 ["body", "variants", index, "target"], f"unknown target {variant_spec.target!r}"
             )
-        variant = resolve_variant(
-            variant_spec.target, variant_spec.preset, variant_spec.name, variant_spec.options
-        )
+        variant = variant_spec.resolve()
         reason = unsupported_reason(variant, target.flavor, target.version)
         if reason:
             raise field_error(["body", "variants", index, "preset"], f"variant {variant.name!r}: {reason}")

@@ -5,6 +5,11 @@ A preset string joins presets with "+": "redo-off+skip-log-bin" is article 001's
 
 from dataclasses import dataclass, field
 
+from upgradelab.experiments.server_settings import (
+    SettingError,
+    canonical_instance_statement,
+    validate_variable,
+)
 from upgradelab.targets.options import OptionError, validate_option
 
 
@@ -47,13 +52,20 @@ class VariantError(ValueError):
 
 @dataclass(frozen=True)
 class ResolvedVariant:
-    """What a run executes for one variant; stored in experiment.variants as a dict."""
+    """What a run executes for one variant; stored in experiment.variants as a dict.
+
+    set_global / set_session: variable -> value, applied after start (SESSION on the workload
+    connection); instance: allow-listed statements in canonical form, applied after start.
+    """
 
     name: str
     target: str
     preset: str
     options: dict[str, str | None]
     redo_log: str  # "enabled" | "disabled"
+    set_global: dict[str, str] = field(default_factory=dict)
+    set_session: dict[str, str] = field(default_factory=dict)
+    instance: list[str] = field(default_factory=list)
 
     def option_lines(self) -> list[str]:
         """Validated option-file lines for the provisioner."""
@@ -65,10 +77,14 @@ def resolve_variant(
     preset: str = "default",
     name: str | None = None,
     options: dict[str, str | None] | None = None,
+    set_global: dict[str, str] | None = None,
+    set_session: dict[str, str] | None = None,
+    instance: list[str] | None = None,
 ) -> ResolvedVariant:
     """Merge presets (left to right) and explicit options (last wins) into a ResolvedVariant.
 
-    Raises VariantError naming the unknown preset or the refused option.
+    Raises VariantError naming the unknown preset, the refused option, or the refused SET GLOBAL /
+    SET SESSION setting or instance statement (see experiments/server_settings.py).
     """
     preset = preset.strip() or "default"
     merged: dict[str, str | None] = {}
@@ -90,7 +106,22 @@ def resolve_variant(
     for option, value in merged.items():
         dashed, checked = validate_option(option, value)
         normalized[dashed] = checked
-    return ResolvedVariant(label, target, preset, normalized, "disabled" if redo_disabled else "enabled")
+    try:
+        globals_ = dict(validate_variable("SET GLOBAL", k, v) for k, v in (set_global or {}).items())
+        sessions = dict(validate_variable("SET SESSION", k, v) for k, v in (set_session or {}).items())
+        statements = [canonical_instance_statement(one) for one in instance or []]
+    except SettingError as error:
+        raise VariantError(f"variant {label!r}: {error}") from error
+    return ResolvedVariant(
+        label,
+        target,
+        preset,
+        normalized,
+        "disabled" if redo_disabled else "enabled",
+        globals_,
+        sessions,
+        statements,
+    )
 
 
 def unsupported_reason(variant: ResolvedVariant, flavor: str, version: str | None) -> str | None:

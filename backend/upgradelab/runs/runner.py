@@ -15,9 +15,12 @@ from sqlalchemy import select
 
 from upgradelab.db import sync_session, utcnow
 from upgradelab.experiments.variants import ResolvedVariant, unsupported_reason
+from upgradelab.probes import ProbeSet, startup_options
+from upgradelab.probes import service as probe_records
 from upgradelab.results.models import Sample
 from upgradelab.runs.locks import TargetLocks
 from upgradelab.runs.models import Run, RunStatus
+from upgradelab.runs.variant_settings import apply_settings, has_settings, settings_refusal
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import render_option
@@ -124,8 +127,10 @@ def _set(run_id: int, **fields: Any) -> None:
 
 
 def _server_options(plan: _Plan, variant: ResolvedVariant) -> list[str]:
+    # probes first: the workload's and the variant's options come later and win
+    probe_options = startup_options(plan.targets[variant.target].flavor).items()
     workload_options = [render_option(k, v) for k, v in plan.workload.info.server_options.items()]
-    return workload_options + variant.option_lines()
+    return [render_option(k, v) for k, v in probe_options] + workload_options + variant.option_lines()
 
 
 def _preflight(plan: _Plan, provisioners: dict[str, Provisioner]) -> None:
@@ -147,6 +152,28 @@ def _preflight(plan: _Plan, provisioners: dict[str, Provisioner]) -> None:
             raise VariantFailed(
                 f"variant {variant.name!r}: {target.name} ({target.version}) refuses its options:\n{refused}"
             ) from refused
+        if has_settings(variant):
+            _preflight_settings(plan, variant, provisioner, target)
+
+
+def _preflight_settings(
+    plan: _Plan, variant: ResolvedVariant, provisioner: Provisioner, target: Target
+) -> None:
+    """Start a scratch server with the variant's options and try its SET GLOBAL/SESSION and instance
+    statements there; VariantFailed names the variant, the setting and the server's answer."""
+    try:
+        connection = provisioner.start(_server_options(plan, variant)).connect()
+    except (ProvisionError, pymysql.MySQLError) as error:
+        raise VariantFailed(
+            f"variant {variant.name!r}: server did not start for the pre-flight: {error}"
+        ) from error
+    try:
+        refusal = settings_refusal(connection, variant)
+    finally:
+        connection.close()
+        provisioner.stop()
+    if refusal:
+        raise VariantFailed(f"variant {variant.name!r}: {target.name} ({target.version}) refuses {refusal}")
 
 
 def _record_version(target_name: str, version: str) -> None:
@@ -175,9 +202,15 @@ def _run_variant(
         _record_version(variant.target, _select_one(connection, "SELECT VERSION()"))
         apply_variant(connection, variant)
         plan.workload.setup(connection)
+        probes = ProbeSet.open(endpoint, connection)
+        with sync_session() as session:
+            probe_records.record_unavailable(session, plan.run_id, index, probes.unavailable)
+            session.commit()
         for number in range(1, plan.iterations + 1):
-            timings = plan.workload.iteration(connection, number)
+            with probes.around(number) as measured:
+                timings = plan.workload.iteration(connection, number)
             with sync_session() as session:
+                probe_records.record_iteration(session, plan.run_id, index, number, measured.measurements)
                 session.add_all(
                     Sample(
                         run_id=plan.run_id,
@@ -192,6 +225,7 @@ def _run_variant(
                 session.commit()
             renew()
             _raise_if_cancelled(plan.run_id)
+        probes.close()
         plan.workload.teardown(connection)
     except pymysql.MySQLError as error:
         raise VariantFailed(f"variant {variant.name!r}: server error: {error}") from error
@@ -201,10 +235,13 @@ def _run_variant(
 
 
 def apply_variant(connection: ServerConnection, variant: ResolvedVariant) -> None:
-    """Apply what cannot go in the option file: the redo log switch, verified by Innodb_redo_log_enabled.
+    """Apply what cannot go in the option file: the variant's instance statements, SET GLOBAL and
+    SET SESSION (on this, the workload connection), then the redo log switch, verified by
+    Innodb_redo_log_enabled.
 
     Raises VariantFailed if the server's status does not show the requested state.
     """
+    apply_settings(connection, variant)
     if variant.redo_log != "disabled":
         return
     with connection.cursor() as cursor:

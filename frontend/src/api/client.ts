@@ -3,6 +3,7 @@ import type {
   ExperimentCreate,
   Run,
   RunList,
+  RunProbes,
   RunResults,
   StatementRow,
   Target,
@@ -100,5 +101,6 @@ export const api = {
   run: (id: number | string) => request<Run>(`/runs/${id}`),
   results: (id: number | string) => request<RunResults>(`/runs/${id}/results`),
   statements: (id: number | string) => request<StatementRow[]>(`/runs/${id}/statements`),
+  probes: (id: number | string) => request<RunProbes>(`/runs/${id}/probes`),
   cancelRun: (id: number | string) => post<Run>(`/runs/${id}/cancel`),
 }

@@ -35,6 +35,12 @@ export interface VariantSpec {
   preset: string
   name?: string
   options?: OptionMap
+  /** SET GLOBAL name = value after start. */
+  set_global?: Record<string, string>
+  /** SET SESSION name = value on the workload connection. */
+  set_session?: Record<string, string>
+  /** Allow-listed instance statements, e.g. ALTER INSTANCE DISABLE INNODB REDO_LOG. */
+  instance?: string[]
 }
 
 export interface ExperimentCreate {
@@ -50,6 +56,9 @@ export interface ResolvedVariant {
   preset: string
   options: OptionMap
   redo_log: 'enabled' | 'disabled'
+  set_global?: Record<string, string>
+  set_session?: Record<string, string>
+  instance?: string[]
 }
 
 export interface Experiment {
@@ -140,4 +149,46 @@ export interface RunResults {
   run: Run
   series: Series[]
   summary: SummaryRow[]
+}
+
+/** One iteration's probe values; null: the probe was unavailable or the value undefined. */
+export interface ProbeIteration {
+  iteration: number
+  /** 1 - reads / read_requests; null with no read requests (not 100%). */
+  hit_rate: number | null
+  read_requests: number | null
+  reads: number | null
+  pages_read: number | null
+  /** Bytes, Innodb_data_read. */
+  bytes_read: number | null
+  /** Seconds, the workload thread's statement SUM_TIMER_WAIT / 1e12. */
+  server_s: number | null
+  statements: number | null
+  /** Seconds, the iteration's client-side time. */
+  client_s: number | null
+}
+
+export interface MutexWait {
+  event_name: string
+  count: number
+  wait_ms: number
+}
+
+export interface UnavailableProbe {
+  probe: string
+  reason: string
+}
+
+export interface VariantProbes {
+  variant: string
+  variant_index: number
+  unavailable: UnavailableProbe[]
+  iterations: ProbeIteration[]
+  top_mutex_waits: MutexWait[]
+}
+
+export interface RunProbes {
+  run_id: number
+  status: RunStatus
+  variants: VariantProbes[]
 }

@@ -94,6 +94,45 @@ export function VariantRow({ index, row, targets, presets, onChange, onRemove }:
             onChange={(e) => onChange({ optionsText: e.target.value })}
           />
         </label>
+        <label htmlFor={`${id}-set-global`} className="variant-options">
+          <span>
+            SET GLOBAL <span className="muted">(optional; one name=value per line, after start)</span>
+          </span>
+          <textarea
+            id={`${id}-set-global`}
+            data-testid="variant-set-global"
+            rows={2}
+            value={row.setGlobalText ?? ''}
+            placeholder={'innodb_flush_log_at_trx_commit=2\nsync_binlog=0'}
+            onChange={(e) => onChange({ setGlobalText: e.target.value })}
+          />
+        </label>
+        <label htmlFor={`${id}-set-session`} className="variant-options">
+          <span>
+            SET SESSION <span className="muted">(optional; one name=value per line, on the workload connection)</span>
+          </span>
+          <textarea
+            id={`${id}-set-session`}
+            data-testid="variant-set-session"
+            rows={2}
+            value={row.setSessionText ?? ''}
+            placeholder={'unique_checks=OFF'}
+            onChange={(e) => onChange({ setSessionText: e.target.value })}
+          />
+        </label>
+        <label htmlFor={`${id}-instance`} className="variant-options">
+          <span>
+            Instance statements <span className="muted">(optional; one per line, e.g. ALTER INSTANCE DISABLE INNODB REDO_LOG)</span>
+          </span>
+          <textarea
+            id={`${id}-instance`}
+            data-testid="variant-instance"
+            rows={1}
+            value={row.instanceText ?? ''}
+            placeholder={'ALTER INSTANCE DISABLE INNODB REDO_LOG'}
+            onChange={(e) => onChange({ instanceText: e.target.value })}
+          />
+        </label>
       </div>
       {preset && <p className="hint">{preset.description}</p>}
       {warning && <p className="warning">{warning}</p>}

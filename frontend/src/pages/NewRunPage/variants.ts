@@ -7,6 +7,12 @@ export interface VariantRowState {
   preset: string
   name: string
   optionsText: string
+  /** SET GLOBAL lines, name=value (optional so rows made elsewhere need not know them). */
+  setGlobalText?: string
+  /** SET SESSION lines, name=value, applied to the workload connection. */
+  setSessionText?: string
+  /** Instance statements, one per line (e.g. ALTER INSTANCE DISABLE INNODB REDO_LOG). */
+  instanceText?: string
 }
 
 /** Preset combinations offered on top of the workload's own presets. */
@@ -74,12 +80,31 @@ export function parseOptions(text: string): OptionMap {
   return out
 }
 
+/**
+ * Parse a SET textarea: one `name=value` per line. A line without `=` is sent with an empty value,
+ * so the server's validation names it instead of the line silently disappearing.
+ */
+export function parseSettings(text: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(parseOptions(text))) out[name] = value ?? ''
+  return out
+}
+
 export function toVariantSpec(row: VariantRowState): VariantSpec {
   const spec: VariantSpec = { target: row.target, preset: row.preset || 'default' }
   const name = row.name.trim()
   if (name) spec.name = name
   const options = parseOptions(row.optionsText)
   if (Object.keys(options).length > 0) spec.options = options
+  const setGlobal = parseSettings(row.setGlobalText ?? '')
+  if (Object.keys(setGlobal).length > 0) spec.set_global = setGlobal
+  const setSession = parseSettings(row.setSessionText ?? '')
+  if (Object.keys(setSession).length > 0) spec.set_session = setSession
+  const instance = (row.instanceText ?? '')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+  if (instance.length > 0) spec.instance = instance
   return spec
 }
 

@@ -3,6 +3,7 @@ import { Link, useParams } from 'react-router-dom'
 import { ApiError, api } from '../../api/client'
 import { isFinal } from '../../api/types'
 import { ErrorBox } from '../../components/ErrorBox'
+import { ProbePanels } from './components/ProbePanels'
 import { IterationChart } from './IterationChart'
 import { RunHeader } from './RunHeader'
 import { StatementTable } from './StatementTable'
@@ -53,6 +54,7 @@ export function RunPage() {
       <h2>Summary</h2>
       <SummaryTable rows={summary} />
       <StatementTable runId={id} live={!isFinal(run.status)} />
+      <ProbePanels runId={id} />
     </div>
   )
 }

@@ -1,0 +1,116 @@
+"""Probe verbs: record (worker, sync) and per-variant views (API, async)."""
+
+from collections import defaultdict
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
+
+from upgradelab.probes.base import Measurement
+from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
+from upgradelab.probes.schemas import MutexWait, ProbeIteration, RunProbes, UnavailableProbe, VariantProbes
+from upgradelab.results.models import Sample
+from upgradelab.runs.models import Run
+
+_ITERATION_METRICS = {
+    ("buffer_pool", "hit_rate"),
+    ("buffer_pool", "read_requests"),
+    ("buffer_pool", "reads"),
+    ("buffer_pool", "pages_read"),
+    ("buffer_pool", "bytes_read"),
+    ("statement_time", "server_s"),
+    ("statement_time", "statements"),
+}
+
+
+def record_unavailable(
+    session: Session, run_id: int, variant_index: int, unavailable: dict[str, str]
+) -> None:
+    """Add one probe_unavailable row per probe name -> reason (caller commits)."""
+    session.add_all(
+        ProbeUnavailableRecord(run_id=run_id, variant_index=variant_index, probe=probe, reason=reason)
+        for probe, reason in unavailable.items()
+    )
+
+
+def record_iteration(
+    session: Session, run_id: int, variant_index: int, iteration: int, measurements: list[Measurement]
+) -> None:
+    """Add one probe_sample row per measurement of an iteration (caller commits)."""
+    session.add_all(
+        ProbeSample(
+            run_id=run_id,
+            variant_index=variant_index,
+            iteration=iteration,
+            probe=m.probe,
+            metric=m.metric,
+            subject=m.subject,
+            value=m.value,
+        )
+        for m in measurements
+    )
+
+
+async def run_probes(session: AsyncSession, run: Run, top: int = 10) -> RunProbes:
+    """Per variant (experiment order): per-iteration buffer pool and statement-time values beside the
+    client-side seconds, the `top` mutex instruments by summed wait_ms, and the unavailable probes."""
+    variants = [
+        VariantProbes(variant=v["name"], variant_index=i, unavailable=[], iterations=[], top_mutex_waits=[])
+        for i, v in enumerate(run.experiment.variants)
+    ]
+    iterations: dict[tuple[int, int], ProbeIteration] = {}
+
+    def at(variant_index: int, iteration: int) -> ProbeIteration:
+        key = (variant_index, iteration)
+        if key not in iterations:
+            iterations[key] = ProbeIteration(iteration=iteration)
+        return iterations[key]
+
+    client = await session.execute(
+        select(Sample.variant_index, Sample.iteration, func.sum(Sample.elapsed_s))
+        .where(Sample.run_id == run.id)
+        .group_by(Sample.variant_index, Sample.iteration)
+    )
+    for variant_index, iteration, seconds in client.tuples():
+        at(variant_index, iteration).client_s = float(seconds)
+    values = await session.execute(
+        select(
+            ProbeSample.variant_index,
+            ProbeSample.iteration,
+            ProbeSample.probe,
+            ProbeSample.metric,
+            ProbeSample.value,
+        ).where(ProbeSample.run_id == run.id, ProbeSample.subject == "")
+    )
+    for variant_index, iteration, probe, metric, value in values.tuples():
+        if (probe, metric) in _ITERATION_METRICS:
+            setattr(at(variant_index, iteration), metric, value)
+    for (variant_index, _), point in sorted(iterations.items()):
+        if variant_index < len(variants):
+            variants[variant_index].iterations.append(point)
+
+    mutex: dict[tuple[int, str], dict[str, float]] = defaultdict(lambda: {"count": 0.0, "wait_ms": 0.0})
+    waits = await session.execute(
+        select(
+            ProbeSample.variant_index, ProbeSample.subject, ProbeSample.metric, func.sum(ProbeSample.value)
+        )
+        .where(ProbeSample.run_id == run.id, ProbeSample.probe == "mutex_waits")
+        .group_by(ProbeSample.variant_index, ProbeSample.subject, ProbeSample.metric)
+    )
+    for variant_index, subject, metric, total in waits.tuples():
+        mutex[(variant_index, subject)][metric] = float(total or 0)
+    for (variant_index, subject), sums in mutex.items():
+        if variant_index < len(variants):
+            variants[variant_index].top_mutex_waits.append(MutexWait(event_name=subject, **sums))
+    for one in variants:
+        one.top_mutex_waits = sorted(one.top_mutex_waits, key=lambda w: (-w.wait_ms, w.event_name))[:top]
+
+    missing = await session.scalars(
+        select(ProbeUnavailableRecord).where(ProbeUnavailableRecord.run_id == run.id)
+    )
+    for record in missing:
+        if record.variant_index < len(variants):
+            variants[record.variant_index].unavailable.append(
+                UnavailableProbe(probe=record.probe, reason=record.reason)
+            )
+    return RunProbes(run_id=run.id, status=run.status, variants=variants)

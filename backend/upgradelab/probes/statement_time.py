@@ -1,0 +1,66 @@
+"""Server-side statement time of the workload connection, from performance_schema statement summaries."""
+
+from typing import ClassVar
+
+from upgradelab.probes.base import Measurement, ProbeUnavailable, fetch_all, performance_schema_reason
+from upgradelab.targets.provisioners.base import ServerConnection
+
+PICOSECONDS_PER_S = 1e12
+
+_SUMMARY = (
+    "SELECT COALESCE(SUM(COUNT_STAR), 0), COALESCE(SUM(SUM_TIMER_WAIT), 0) "
+    "FROM performance_schema.events_statements_summary_by_thread_by_event_name WHERE THREAD_ID = %s"
+    " AND EVENT_NAME LIKE 'statement/sql/%%'"
+)
+
+
+class StatementTimeProbe:
+    """Delta of the workload thread's statement count and SUM_TIMER_WAIT across an iteration.
+
+    Metrics (probe "statement_time"): statements (COUNT_STAR) and server_s (seconds, float,
+    SUM_TIMER_WAIT picoseconds / 1e12, from events_statements_summary_by_thread_by_event_name for the
+    workload connection's THREAD_ID). SQL statements only (statement/sql/%): protocol commands such as
+    the COM_INIT_DB of select_db, which the client does not time, are left out. Beside the client-side
+    time (sample.elapsed_s) it shows the harness's own overhead: network, protocol and Python.
+    """
+
+    name: ClassVar[str] = "statement_time"
+
+    def __init__(self) -> None:
+        self.thread_id: int | None = None
+
+    def check(self, probe_connection: ServerConnection, workload_thread_id: int | None) -> None:
+        """Raise ProbeUnavailable when performance_schema is off, or the workload thread or its
+        statement instruments cannot be found."""
+        reason = performance_schema_reason(probe_connection)
+        if reason:
+            raise ProbeUnavailable(reason)
+        if workload_thread_id is None:
+            raise ProbeUnavailable("the workload connection has no performance_schema THREAD_ID")
+        [(enabled,)] = fetch_all(
+            probe_connection,
+            "SELECT COUNT(*) FROM performance_schema.setup_instruments "
+            "WHERE NAME LIKE 'statement/sql/%%' AND ENABLED = 'YES' AND TIMED = 'YES'",
+        )
+        if not enabled:
+            raise ProbeUnavailable("no statement/sql/% instrument is enabled and timed")
+        [(instrumented,)] = fetch_all(
+            probe_connection,
+            "SELECT INSTRUMENTED FROM performance_schema.threads WHERE THREAD_ID = %s",
+            (workload_thread_id,),
+        )
+        if str(instrumented).upper() != "YES":
+            raise ProbeUnavailable(f"thread {workload_thread_id} is not instrumented")
+        self.thread_id = workload_thread_id
+
+    def read(self, probe_connection: ServerConnection) -> tuple[int, int]:
+        """(statements, SUM_TIMER_WAIT picoseconds) of the workload thread so far."""
+        [(count, timer)] = fetch_all(probe_connection, _SUMMARY, (self.thread_id,))
+        return int(count), int(timer)
+
+    def delta(self, before: tuple[int, int], after: tuple[int, int]) -> list[Measurement]:
+        """statements and server_s of the iteration."""
+        return [
+            Measurement(self.name, "statements", float(after[0] - before[0])),
+            Measurement(self.name, "server_s", (after[1] - before[1]) / PICOSECONDS_PER_S),
+        ]

@@ -1,0 +1,42 @@
+import { useQuery } from '@tanstack/react-query'
+import { ApiError, api } from '../../../api/client'
+import { isFinal } from '../../../api/types'
+import { ErrorBox } from '../../../components/ErrorBox'
+import { HitRateChart } from './HitRateChart'
+import { MutexWaitsTable } from './MutexWaitsTable'
+import { ServerClientTimeChart } from './ServerClientTimeChart'
+import { UnavailableProbes } from './UnavailableProbes'
+
+const POLL_MS = 1000
+
+/** The server probes of a run: hit rate, server vs client time, top mutex waits; polls while live. */
+export function ProbePanels({ runId }: { runId: string }) {
+  const probes = useQuery({
+    queryKey: ['probes', runId],
+    queryFn: () => api.probes(runId),
+    refetchInterval: (query) => {
+      const data = query.state.data
+      if (data && isFinal(data.status)) return false
+      const err = query.state.error
+      if (err instanceof ApiError && (err.status === 404 || err.status === 422)) return false
+      return POLL_MS
+    },
+    refetchIntervalInBackground: true,
+  })
+  if (!probes.data) {
+    return probes.error ? <ErrorBox error={probes.error} title="Could not load probes" /> : null
+  }
+  const { variants } = probes.data
+  return (
+    <section className="probe-panels" data-testid="probe-panels">
+      <h2>Server probes</h2>
+      <p className="hint">
+        Read from a separate connection before and after every iteration, outside the timed region.
+      </p>
+      <UnavailableProbes variants={variants} />
+      <HitRateChart variants={variants} />
+      <ServerClientTimeChart variants={variants} />
+      <MutexWaitsTable variants={variants} />
+    </section>
+  )
+}
