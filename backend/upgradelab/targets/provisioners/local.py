@@ -211,14 +211,17 @@ class LocalProvisioner:
                 "\n".join(errors) or done.stderr.strip()[-2000:] or f"exit {done.returncode}"
             )
 
-    def start(self, options: list[str]) -> Endpoint:
-        """Stop any running server, copy template/ to a fresh data/, write my.cnf, start, await SELECT 1."""
+    def start(self, options: list[str], *, keep_data: bool = False) -> Endpoint:
+        """Stop any running server, copy template/ to a fresh data/, write my.cnf, start, await SELECT 1.
+
+        keep_data=True keeps an existing data/ (a prepared dataset, see workloads/datasets.py)."""
         self.ensure_initialized()
         self.stop()
         data = self._host("data")
-        shutil.rmtree(data, ignore_errors=True)
-        subprocess.run(["cp", "-a", str(self._host("template")), str(data)], check=True)
-        (data / _READY_MARKER).unlink(missing_ok=True)
+        if not (keep_data and (data / "mysql").is_dir()):
+            shutil.rmtree(data, ignore_errors=True)
+            subprocess.run(["cp", "-a", str(self._host("template")), str(data)], check=True)
+            (data / _READY_MARKER).unlink(missing_ok=True)
         self._options = list(options)
         self._host("error.log").unlink(missing_ok=True)
         cnf = self._write_option_file("my.cnf", "data", options)

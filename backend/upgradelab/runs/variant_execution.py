@@ -1,0 +1,132 @@
+"""One variant of a run: start its server, prepare (or reuse) the dataset, then the iteration groups
+with the experiment's cold/warm policy, storing every iteration's samples at once.
+
+Policies (workloads.base.POLICIES): `warm` never restarts; `cold_first` restarts once before the
+first iteration (after dataset preparation, so the buffer pool starts empty); `cold_each_group`
+before the first iteration of each group (table, thread count); `cold_every` before every iteration.
+"""
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from upgradelab.db import sync_session
+from upgradelab.results.models import Sample
+from upgradelab.targets.provisioners import Provisioner
+from upgradelab.workloads import ServerSession, TargetFacts, Workload
+from upgradelab.workloads.base import DatasetProgress
+from upgradelab.workloads.datasets import is_prepared, mark_prepared, spec_hash
+
+
+@dataclass
+class VariantJob:
+    """What _run_variant hands over: where to store, what to run, how often, with which policy."""
+
+    run_id: int
+    index: int
+    name: str
+    workload: Workload
+    iterations: int
+    policy: str
+    options: list[str]
+    facts: TargetFacts
+
+
+def restart_before(policy: str, group_index: int, number_in_group: int) -> bool:
+    """Whether the policy restarts the server before this iteration (both indexes 0-based)."""
+    if policy == "cold_every":
+        return True
+    if policy == "cold_each_group":
+        return number_in_group == 0
+    if policy == "cold_first":
+        return group_index == 0 and number_in_group == 0
+    return False
+
+
+def start_with_dataset(
+    job: VariantJob,
+    provisioner: Provisioner,
+    apply: Callable[[ServerSession], None],
+    set_progress: Callable[[dict[str, Any] | None], None],
+) -> ServerSession:
+    """Start the variant's server and make sure the template's dataset is there.
+
+    With a dataset spec the server starts on the kept datadir; if `upgradelab_meta.datasets` holds
+    the spec's hash the dataset is reused, otherwise the server starts again from a fresh copy of
+    the template and the dataset is prepared (progress in run.progress) and recorded.
+    """
+    spec_wanted = _has_dataset(job.workload)
+    endpoint = provisioner.start(job.options, keep_data=spec_wanted)
+    server = ServerSession(endpoint.connect(), endpoint, job.facts, _throttled(set_progress))
+    apply(server)
+    spec = job.workload.dataset_spec(server) if spec_wanted else None
+    if spec is None:
+        return server
+    digest = spec_hash(job.workload.info.slug, spec)
+    if is_prepared(server.connection, digest):
+        set_progress({"phase": "dataset reused", "spec_hash": digest})
+        return server
+    server.connection.close()
+    endpoint = provisioner.start(job.options, keep_data=False)
+    server.connection = endpoint.connect()
+    apply(server)
+    job.workload.prepare(server)
+    mark_prepared(server.connection, digest, job.workload.info.slug, spec)
+    return server
+
+
+def run_groups(
+    job: VariantJob,
+    provisioner: Provisioner,
+    server: ServerSession,
+    apply: Callable[[ServerSession], None],
+    after_iteration: Callable[[], None],
+) -> None:
+    """Set-up, then `iterations` iterations per group (numbered 1.. over the variant), tear-down."""
+    job.workload.setup(server)
+    number = 0
+    for group_index, group in enumerate(job.workload.groups()):
+        for in_group in range(job.iterations):
+            if restart_before(job.policy, group_index, in_group):
+                server.connection.close()
+                server.connection = provisioner.restart().connect()
+                apply(server)
+            number += 1
+            timings = job.workload.iteration(server, number, group)
+            with sync_session() as session:
+                session.add_all(
+                    Sample(
+                        run_id=job.run_id,
+                        variant_index=job.index,
+                        variant=job.name,
+                        iteration=number,
+                        statement=timing.statement[:200],
+                        elapsed_s=timing.elapsed_s,
+                        label=group,
+                        metrics=timing.metrics or None,
+                    )
+                    for timing in timings
+                )
+                session.commit()
+            after_iteration()
+    job.workload.teardown(server)
+
+
+def _has_dataset(workload: Workload) -> bool:
+    return type(workload).dataset_spec is not Workload.dataset_spec
+
+
+def _throttled(
+    set_progress: Callable[[dict[str, Any] | None], None], interval_s: float = 1.0
+) -> Callable[[DatasetProgress], None]:
+    """At most one stored progress per interval_s, except the last (rows == rows_total)."""
+    last = [0.0]
+
+    def report(progress: DatasetProgress) -> None:
+        now = time.monotonic()
+        if now - last[0] >= interval_s or progress.rows >= progress.rows_total:
+            last[0] = now
+            set_progress(progress.as_dict())
+
+    return report
