@@ -163,9 +163,9 @@ def execute(connection: ServerConnection, *statements: str) -> None:
             cursor.execute(sql)
 
 
-def scalar(connection: ServerConnection, sql: str) -> Any:
-    """The first column of the first row (None when there is no row)."""
+def scalar(connection: ServerConnection, sql: str, column: int = 0) -> Any:
+    """One column of the first row (None when there is no row)."""
     with connection.cursor() as cursor:
         cursor.execute(sql)
         row = cursor.fetchone()
-    return row[0] if row else None
+    return row[column] if row else None
