@@ -42,9 +42,9 @@ def test_setup_creates_the_articles_five_tables_in_utf8mb4_general_ci(
         )
         rows = cursor.fetchall()
         cursor.execute("SELECT @@character_set_server, @@collation_server")
-        server = cursor.fetchone()
+        charset = cursor.fetchone()
     assert rows == tuple((table, "utf8mb4_general_ci", "InnoDB") for table in TABLES)
-    assert server == ("utf8mb4", "utf8mb4_general_ci")
+    assert charset == ("utf8mb4", "utf8mb4_general_ci")
 
 
 def test_iteration_inserts_into_each_table_then_truncates_each(
