@@ -44,3 +44,20 @@ def test_unreachable_api_exits_2_with_a_clear_message() -> None:
     done = _cli("http://127.0.0.1:9", "--variant", "mysql-9.7")
     assert done.returncode == 2
     assert "cannot reach the Upgrade Lab API at http://127.0.0.1:9" in done.stderr
+
+
+def test_param_and_policy_reach_the_template(api: str) -> None:
+    done = _cli(
+        api, "--workload", "count-star", "--variant", "mariadb-10.11", "--iterations", "2",
+        "--param", "rows=40", "--param", 'tables=["test_short"]', "--param", "buffer_pool_size=32M",
+        "--policy", "cold_every", "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    [row] = json.loads(done.stdout)["summary"]
+    assert row["iterations"] == 2
+
+
+def test_a_bad_param_exits_2_naming_the_parameter(api: str) -> None:
+    done = _cli(api, "--workload", "count-star", "--variant", "mysql-9.7", "--param", "rows=3", "--json")
+    assert done.returncode == 2
+    assert "parameters.rows" in done.stderr

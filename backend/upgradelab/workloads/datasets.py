@@ -89,8 +89,8 @@ def double_to(
     """Double `table` with INSERT ... SELECT until it holds `rows_total` rows; rows reached.
 
     `copy_sql(offset, limit)` is the article's `INSERT INTO t SELECT id + offset, ... FROM t ORDER BY id`
-    copying only the first `limit` rows (ids are 1..n) so the last step stops at exactly rows_total. Progress is reported per step;
-    bytes are estimated as rows x bytes_per_row.
+    copying only the first `limit` rows (ids are 1..n) so the last step stops at exactly rows_total.
+    Progress is reported per step; bytes are estimated as rows x bytes_per_row.
     """
     connection = server.connection
     rows = int(scalar(connection, f"SELECT COUNT(*) FROM {table}") or 0)
