@@ -19,7 +19,7 @@ from upgradelab.workloads.lock_waits import LockWaits
 from upgradelab.workloads.parallel_read import ParallelRead
 
 WORKLOADS: dict[str, type[Workload]] = {
-    w.info.slug: w for w in (CountStar, InsertTruncate, CharsetOltp, ParallelRead, LockWaits, CustomSql)
+    w.info.slug: w for w in (InsertTruncate, CountStar, CharsetOltp, ParallelRead, LockWaits, CustomSql)
 }
 
 

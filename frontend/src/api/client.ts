@@ -3,6 +3,7 @@ import type {
   ExperimentCreate,
   Run,
   RunList,
+  RunGroups,
   RunResults,
   Target,
   Workload,
@@ -92,11 +93,13 @@ function post<T>(path: string, body?: unknown): Promise<T> {
 export const api = {
   targets: () => request<Target[]>('/targets'),
   workloads: () => request<Workload[]>('/workloads'),
+  workload: (slug: string) => request<Workload>(`/workloads/${encodeURIComponent(slug)}`),
   createExperiment: (body: ExperimentCreate) => post<Experiment>('/experiments', body),
   startRun: (experimentId: number) => post<Run>(`/experiments/${experimentId}/runs`),
   runs: (limit: number, offset: number) =>
     request<RunList>(`/runs?limit=${limit}&offset=${offset}`),
   run: (id: number | string) => request<Run>(`/runs/${id}`),
   results: (id: number | string) => request<RunResults>(`/runs/${id}/results`),
+  groups: (id: number | string) => request<RunGroups>(`/runs/${id}/groups`),
   cancelRun: (id: number | string) => post<Run>(`/runs/${id}/cancel`),
 }
