@@ -134,10 +134,29 @@ def _submit_and_wait(base: str, body: dict[str, Any], timeout: float) -> tuple[i
         typer.echo(f"run {run_id} queued: {base}/runs/{run_id}", err=True)
         deadline = time.monotonic() + timeout
         results: dict[str, Any] = client.get(f"/api/runs/{run_id}/results").json()
+        shown: Any = None
         while results["run"]["status"] not in FINAL and time.monotonic() < deadline:
             time.sleep(1.0)
             results = client.get(f"/api/runs/{run_id}/results").json()
+            progress = results["run"].get("progress")
+            if progress and progress != shown:
+                typer.echo(_progress_text(progress), err=True)
+                shown = progress
     return run_id, results
+
+
+def _progress_text(progress: dict[str, Any]) -> str:
+    """One stderr line of dataset preparation progress (rows, MB, elapsed and estimated seconds)."""
+    parts = [str(progress.get("phase", "preparing"))]
+    if progress.get("rows_total"):
+        parts.append(f"{progress.get('rows', 0):,} / {progress['rows_total']:,} rows")
+    if progress.get("bytes") is not None:
+        parts.append(f"~{progress['bytes'] / 1048576:.1f} MB")
+    if progress.get("elapsed_s") is not None:
+        parts.append(f"{progress['elapsed_s']:.1f} s elapsed")
+    if progress.get("estimate_s") is not None:
+        parts.append(f"~{progress['estimate_s']:.0f} s estimated")
+    return "dataset: " + ", ".join(parts)
 
 
 @app.command()

@@ -55,6 +55,7 @@ def test_param_and_policy_reach_the_template(api: str) -> None:
     assert done.returncode == 0, done.stderr
     [row] = json.loads(done.stdout)["summary"]
     assert row["iterations"] == 2
+    assert "dataset: " in done.stderr  # preparation progress (or "dataset reused") on stderr
 
 
 def test_a_bad_param_exits_2_naming_the_parameter(api: str) -> None:

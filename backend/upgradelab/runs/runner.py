@@ -205,10 +205,10 @@ def _run_variant(
         run_groups(job, provisioner, server, apply, after_iteration)
     except pymysql.MySQLError as error:
         raise VariantFailed(f"variant {variant.name!r}: server error: {error}") from error
-    except (OSError, RuntimeError) as error:
+    except (OSError, RuntimeError) as error:  # DatasetFailed, SysbenchError, ...
         if isinstance(error, ProvisionError):
             raise
-        raise VariantFailed(f"variant {variant.name!r}: {type(error).__name__}: {error}") from error
+        raise VariantFailed(f"variant {variant.name!r}: {error}") from error
     finally:
         if server is not None:
             server.connection.close()

@@ -11,12 +11,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import pymysql
+
 from upgradelab.db import sync_session
 from upgradelab.results.models import Sample
 from upgradelab.targets.provisioners import Provisioner
 from upgradelab.workloads import ServerSession, TargetFacts, Workload
 from upgradelab.workloads.base import DatasetProgress
 from upgradelab.workloads.datasets import is_prepared, mark_prepared, spec_hash
+
+
+class DatasetFailed(RuntimeError):
+    """Preparing the template's dataset failed; the message carries the server's or tool's words."""
 
 
 @dataclass
@@ -71,7 +77,11 @@ def start_with_dataset(
     endpoint = provisioner.start(job.options, keep_data=False)
     server.connection = endpoint.connect()
     apply(server)
-    job.workload.prepare(server)
+    try:
+        job.workload.prepare(server)
+    except (pymysql.MySQLError, RuntimeError) as error:
+        server.connection.close()
+        raise DatasetFailed(f"preparing the {job.workload.info.slug} dataset failed: {error}") from error
     mark_prepared(server.connection, digest, job.workload.info.slug, spec)
     return server
 

@@ -36,6 +36,10 @@ def upgrade() -> None:
         batch.add_column(sa.Column("progress", sa.JSON(), nullable=True))
     target = sa.table("target", sa.column("name", sa.String), sa.column("disposable", sa.Boolean))
     op.execute(target.update().where(target.c.name.in_(LAB_TARGETS)).values(disposable=True))
+    # Before templates had parameter schemas, experiments stored {"iterations": n} as their parameters;
+    # insert-truncate takes none, and its schema forbids unknown keys.
+    experiment = sa.table("experiment", sa.column("workload", sa.String), sa.column("parameters", sa.JSON))
+    op.execute(experiment.update().where(experiment.c.workload == "insert-truncate").values(parameters={}))
 
 
 def downgrade() -> None:

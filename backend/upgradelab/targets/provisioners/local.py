@@ -7,6 +7,7 @@ Layout, under `{root}{server_dir}/{target}/` (root is `/` or a chroot such as th
     data/       a fresh copy of template/ for every start(): each variant begins from the same state
     my.cnf      written on every start: managed options, target base options, then the variant's
     error.log   the server's log; its tail is in every ProvisionError
+    tmp/        the server's tmpdir (its own, not the shared /tmp)
 """
 
 import os
@@ -91,6 +92,8 @@ class LocalProvisioner:
             f"socket={self._inner('mysqld.sock')}",
             f"pid-file={self._inner('mysqld.pid')}",
             f"log-error={self._inner('error.log')}",
+            # Own temp dir: MariaDB's INSERT ... SELECT temp tables in a shared /tmp were deleted under it.
+            f"tmpdir={self._inner('tmp')}",
             "user=mysql",
             "loose-mysqlx=OFF",
         ]
@@ -100,6 +103,10 @@ class LocalProvisioner:
     def _write_option_file(self, name: str, datadir: str, options: list[str]) -> str:
         path = self._host(name)
         path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self._host("tmp")
+        if not tmp.is_dir():
+            tmp.mkdir(mode=0o750)
+            os.chown(tmp, *self._mysql_ids())
         path.write_text(self._option_file(datadir, options))
         path.chmod(0o644)
         return self._inner(name)
