@@ -186,6 +186,7 @@ def _run_variant(
         plan.policy,
         _server_options(plan, variant),
         _facts(target),
+        variant.redo_log,
     )
 
     def apply(server: ServerSession) -> None:

@@ -37,6 +37,7 @@ class VariantJob:
     policy: str
     options: list[str]
     facts: TargetFacts
+    redo_log: str = "enabled"  # the variant's; a kept datadir may come from a redo-off variant
 
 
 def restart_before(policy: str, group_index: int, number_in_group: int) -> bool:
@@ -71,6 +72,7 @@ def start_with_dataset(
         return server
     digest = spec_hash(job.workload.info.slug, spec)
     if is_prepared(server.connection, digest):
+        _redo_log_as_wanted(server, job.redo_log)
         set_progress({"phase": "dataset reused", "spec_hash": digest})
         return server
     server.connection.close()
@@ -121,6 +123,18 @@ def run_groups(
                 session.commit()
             after_iteration()
     job.workload.teardown(server)
+
+
+def _redo_log_as_wanted(server: ServerSession, redo_log: str) -> None:
+    """Re-enable a redo log that a previous variant disabled on the kept datadir (MySQL 8.0.21+;
+    servers without Innodb_redo_log_enabled are left alone)."""
+    if redo_log != "enabled":
+        return
+    with server.connection.cursor() as cursor:
+        cursor.execute("SHOW GLOBAL STATUS LIKE 'Innodb_redo_log_enabled'")
+        row = cursor.fetchone()
+        if row is not None and str(row[1]).upper() == "OFF":
+            cursor.execute("ALTER INSTANCE ENABLE INNODB REDO_LOG")
 
 
 def _has_dataset(workload: Workload) -> bool:
