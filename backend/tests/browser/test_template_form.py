@@ -2,7 +2,9 @@
 sweep charts, then the template page with the article's figures beside the measured ones."""
 
 import re
+import secrets
 
+import httpx
 from playwright.sync_api import Page, expect
 
 
@@ -43,3 +45,24 @@ def test_a_bad_parameter_is_shown_naming_the_field(page: Page) -> None:
     page.get_by_test_id("param-rows").fill("3")
     page.get_by_test_id("run-submit").click()
     expect(page.get_by_test_id("form-error")).to_contain_text("parameters.rows")
+
+
+def test_run_page_shows_dataset_preparation_progress(page: Page, api: str) -> None:
+    # a row count no earlier run used: the servers' kept datadirs would otherwise reuse the dataset
+    rows = 60_000 + secrets.randbelow(1_000)
+    with httpx.Client(base_url=api, timeout=30) as client:
+        body = {
+            "workload": "count-star",
+            "iterations": 1,
+            "parameters": {"rows": rows, "tables": ["test_long"]},
+            "variants": [{"target": "mariadb-10.11"}],
+        }
+        created = client.post("/api/experiments", json=body)
+        assert created.status_code == 201, created.text
+        run_id = client.post(f"/api/experiments/{created.json()['id']}/runs").json()["id"]
+    page.goto(f"/runs/{run_id}")
+    banner = page.get_by_test_id("preparing-banner")
+    expect(banner).to_contain_text("Preparing dataset: test_long: INSERT ... SELECT doubling", timeout=60_000)
+    expect(banner).to_contain_text(f"/ {rows:,} rows")
+    expect(page.get_by_test_id("run-status")).to_have_text("succeeded", timeout=240_000)
+    expect(banner).to_have_count(0)

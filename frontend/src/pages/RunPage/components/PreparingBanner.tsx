@@ -13,9 +13,12 @@ export function PreparingBanner({ progress }: { progress: DatasetProgress }) {
   if (progress.bytes !== undefined) parts.push(`~${mb(progress.bytes)}`)
   if (progress.elapsed_s !== undefined) parts.push(`${progress.elapsed_s.toFixed(1)} s elapsed`)
   if (progress.estimate_s != null) parts.push(`~${progress.estimate_s.toFixed(0)} s estimated in all`)
+  const reused = progress.phase === 'dataset reused'
   return (
     <div className="notice" data-testid="preparing-banner">
-      Preparing dataset: {parts.join(' · ')}
+      {reused
+        ? 'Dataset reused: the target already holds one of the same specification.'
+        : `Preparing dataset: ${parts.join(' · ')}`}
     </div>
   )
 }
