@@ -34,6 +34,19 @@ def _variant_spec(text: str) -> dict[str, Any]:
     return {"target": target, "preset": preset or "default"}
 
 
+def _parameter(text: str) -> tuple[str, Any]:
+    """KEY=VALUE -> (key, value); VALUE is read as JSON when it parses (numbers, lists, true, null),
+    else kept as a string: --param rows=20480 --param tables='["test_long"]' --param script=oltp_read_only."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise typer.BadParameter(f"--param {text!r}: expected KEY=VALUE, e.g. rows=20480")
+    try:
+        value: Any = json.loads(raw)
+    except ValueError:
+        value = raw
+    return key.strip(), value
+
+
 def _error_text(response: httpx.Response) -> str:
     try:
         detail = response.json().get("detail")
@@ -54,6 +67,13 @@ def run(
         int | None, typer.Option(min=1, help="Per variant; default: the workload's.")
     ] = None,
     name: Annotated[str | None, typer.Option(help="Experiment name.")] = None,
+    param: Annotated[
+        list[str], typer.Option(help="Template parameter KEY=VALUE (JSON values), repeatable.")
+    ] = [],  # noqa: B006
+    policy: Annotated[
+        str | None,
+        typer.Option(help="warm | cold_first | cold_each_group | cold_every; default: the template's."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     api: Annotated[str | None, typer.Option(help="API base URL; default from settings.")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the run.")] = 3600.0,
@@ -71,7 +91,10 @@ def run(
         "iterations": iterations,
         "name": name,
         "variants": [_variant_spec(v) for v in variant],
+        "parameters": dict(_parameter(p) for p in param),
     }
+    if policy is not None:
+        body["policy"] = policy
     try:
         run_id, results = _submit_and_wait(base, body, timeout)
     except httpx.HTTPError as unreachable:
@@ -111,10 +134,29 @@ def _submit_and_wait(base: str, body: dict[str, Any], timeout: float) -> tuple[i
         typer.echo(f"run {run_id} queued: {base}/runs/{run_id}", err=True)
         deadline = time.monotonic() + timeout
         results: dict[str, Any] = client.get(f"/api/runs/{run_id}/results").json()
+        shown: Any = None
         while results["run"]["status"] not in FINAL and time.monotonic() < deadline:
             time.sleep(1.0)
             results = client.get(f"/api/runs/{run_id}/results").json()
+            progress = results["run"].get("progress")
+            if progress and progress != shown:
+                typer.echo(_progress_text(progress), err=True)
+                shown = progress
     return run_id, results
+
+
+def _progress_text(progress: dict[str, Any]) -> str:
+    """One stderr line of dataset preparation progress (rows, MB, elapsed and estimated seconds)."""
+    parts = [str(progress.get("phase", "preparing"))]
+    if progress.get("rows_total"):
+        parts.append(f"{progress.get('rows', 0):,} / {progress['rows_total']:,} rows")
+    if progress.get("bytes") is not None:
+        parts.append(f"~{progress['bytes'] / 1048576:.1f} MB")
+    if progress.get("elapsed_s") is not None:
+        parts.append(f"{progress['elapsed_s']:.1f} s elapsed")
+    if progress.get("estimate_s") is not None:
+        parts.append(f"~{progress['estimate_s']:.0f} s estimated")
+    return "dataset: " + ", ".join(parts)
 
 
 @app.command()

@@ -2,6 +2,7 @@ import { Link, NavLink, Route, Routes, useLocation } from 'react-router-dom'
 import { NewRunPage } from './pages/NewRunPage/NewRunPage'
 import { RunPage } from './pages/RunPage/RunPage'
 import { RunsPage } from './pages/RunsPage/RunsPage'
+import { WorkloadPage } from './pages/WorkloadPage/WorkloadPage'
 
 function NotFound() {
   return (
@@ -39,6 +40,7 @@ export function App() {
           <Route path="/runs" element={<RunsPage />} />
           <Route path="/runs/:id" element={<RunPage />} />
           <Route path="/new" element={<NewRunPage />} />
+          <Route path="/workloads/:slug" element={<WorkloadPage />} />
           <Route path="*" element={<NotFound />} />
         </Routes>
       </main>

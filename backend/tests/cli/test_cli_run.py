@@ -44,3 +44,40 @@ def test_unreachable_api_exits_2_with_a_clear_message() -> None:
     done = _cli("http://127.0.0.1:9", "--variant", "mysql-9.7")
     assert done.returncode == 2
     assert "cannot reach the Upgrade Lab API at http://127.0.0.1:9" in done.stderr
+
+
+def test_param_and_policy_reach_the_template(api: str) -> None:
+    done = _cli(
+        api, "--workload", "count-star", "--variant", "mariadb-10.11", "--iterations", "2",
+        "--param", "rows=40", "--param", 'tables=["test_short"]', "--param", "buffer_pool_size=32M",
+        "--policy", "cold_every", "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    [row] = json.loads(done.stdout)["summary"]
+    assert row["iterations"] == 2
+    assert "dataset: " in done.stderr  # preparation progress (or "dataset reused") on stderr
+
+
+def test_a_bad_param_exits_2_naming_the_parameter(api: str) -> None:
+    done = _cli(api, "--workload", "count-star", "--variant", "mysql-9.7", "--param", "rows=3", "--json")
+    assert done.returncode == 2
+    assert "parameters.rows" in done.stderr
+
+
+def test_lock_waits_and_custom_sql_run_on_both_lab_servers(api: str) -> None:
+    both = ["--variant", "mysql-9.7", "--variant", "mariadb-10.11", "--iterations", "1", "--json"]
+    locks = _cli(
+        api, "--workload", "lock-waits", "--param", "threads=3", "--param", "transactions=5",
+        "--param", "rows=3", *both,
+    )  # fmt: skip
+    assert locks.returncode == 0, locks.stderr
+    # one iteration per group: monitor=off and monitor=on
+    assert [row["iterations"] for row in json.loads(locks.stdout)["summary"]] == [2, 2]
+    custom = _cli(
+        api, "--workload", "custom-sql", "--param", "database=lab_cli",
+        "--param", "setup_sql=CREATE TABLE IF NOT EXISTS t (id INT)",
+        "--param", "iteration_sql=INSERT INTO t VALUES (1)",
+        "--param", "teardown_sql=DROP DATABASE lab_cli", *both,
+    )  # fmt: skip
+    assert custom.returncode == 0, custom.stderr
+    assert [row["iterations"] for row in json.loads(custom.stdout)["summary"]] == [1, 1]

@@ -11,6 +11,7 @@ from tests.lab_images import MARIADB_IMAGE, MYSQL_IMAGE, OFFSET, lab_images, lab
 from upgradelab.cli import app
 from upgradelab.settings import get_settings
 from upgradelab.targets.provisioners import DockerProvisioner, ProvisionError
+from upgradelab.targets.provisioners.base import Endpoint
 from upgradelab.targets.provisioners.docker import cleanup
 
 pytestmark = pytest.mark.docker
@@ -79,17 +80,36 @@ def test_restart_is_a_new_server_process_on_the_same_datadir(provisioner: Docker
     connection.close()
 
 
-def test_stop_removes_the_container_and_its_data_volume(provisioner: DockerProvisioner) -> None:
+def test_stop_removes_the_container_and_keeps_one_data_volume(provisioner: DockerProvisioner) -> None:
     provisioner.stop()  # the previous test's server
     provisioner.ensure_initialized()
-    volumes_before = _volumes()
+    volumes_before = _volumes() - {provisioner.data_volume}
     provisioner.start([])
     assert len(labelled_containers(provisioner.target_name)) == 1
-    assert len(_volumes() - volumes_before) == 1  # the data volume, nothing anonymous
+    assert _volumes() - volumes_before == {provisioner.data_volume}  # nothing anonymous
     provisioner.stop()
     assert labelled_containers(provisioner.target_name) == []
-    assert _volumes() == volumes_before
-    assert cleanup(provisioner.target_name) == []
+    assert _volumes() - volumes_before == {provisioner.data_volume}
+
+
+def test_keep_data_reuses_the_datadir_and_a_plain_start_replaces_it(provisioner: DockerProvisioner) -> None:
+    connection = provisioner.start([]).connect()
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE DATABASE kept_probe")
+    connection.close()
+    provisioner.stop()
+    assert "kept_probe" in _databases(provisioner.start([], keep_data=True))
+    assert "kept_probe" not in _databases(provisioner.start([]))
+    provisioner.stop()
+
+
+def _databases(endpoint: Endpoint) -> set[str]:
+    connection = endpoint.connect()
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW DATABASES")
+        names = {str(row[0]) for row in cursor.fetchall()}
+    connection.close()
+    return names
 
 
 def _volumes() -> set[str]:

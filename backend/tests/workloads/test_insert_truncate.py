@@ -4,16 +4,22 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.workloads.helpers import start_for
 from upgradelab.targets.provisioners import LocalProvisioner, ServerConnection
+from upgradelab.workloads import ServerSession
 from upgradelab.workloads.insert_truncate import DATABASE, TABLES, InsertTruncate
 
 
 @pytest.fixture(scope="module")
-def connection(provisioner: LocalProvisioner) -> Iterator[ServerConnection]:
-    options = [f"{k}={v}" for k, v in InsertTruncate.info.server_options.items()]
-    one = provisioner.start(options).connect()
+def server(provisioner: LocalProvisioner) -> Iterator[ServerSession]:
+    one, _ = start_for(provisioner, InsertTruncate())
     yield one
-    one.close()
+    one.connection.close()
+
+
+@pytest.fixture
+def connection(server: ServerSession) -> ServerConnection:
+    return server.connection
 
 
 def _status(connection: ServerConnection, name: str) -> int:
@@ -24,8 +30,10 @@ def _status(connection: ServerConnection, name: str) -> int:
     return int(row[1])
 
 
-def test_setup_creates_the_articles_five_tables_in_utf8mb4_general_ci(connection: ServerConnection) -> None:
-    InsertTruncate().setup(connection)
+def test_setup_creates_the_articles_five_tables_in_utf8mb4_general_ci(
+    server: ServerSession, connection: ServerConnection
+) -> None:
+    InsertTruncate().setup(server)
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT TABLE_NAME, TABLE_COLLATION, ENGINE FROM information_schema.TABLES "
@@ -34,16 +42,18 @@ def test_setup_creates_the_articles_five_tables_in_utf8mb4_general_ci(connection
         )
         rows = cursor.fetchall()
         cursor.execute("SELECT @@character_set_server, @@collation_server")
-        server = cursor.fetchone()
+        charset = cursor.fetchone()
     assert rows == tuple((table, "utf8mb4_general_ci", "InnoDB") for table in TABLES)
-    assert server == ("utf8mb4", "utf8mb4_general_ci")
+    assert charset == ("utf8mb4", "utf8mb4_general_ci")
 
 
-def test_iteration_inserts_into_each_table_then_truncates_each(connection: ServerConnection) -> None:
+def test_iteration_inserts_into_each_table_then_truncates_each(
+    server: ServerSession, connection: ServerConnection
+) -> None:
     workload = InsertTruncate()
-    workload.setup(connection)
+    workload.setup(server)
     inserts, truncates = _status(connection, "Com_insert"), _status(connection, "Com_truncate")
-    timings = workload.iteration(connection, 1)
+    timings = workload.iteration(server, 1, "")
     assert [t.statement for t in timings] == [f"INSERT {t}" for t in TABLES] + [
         f"TRUNCATE {t}" for t in TABLES
     ]
@@ -60,10 +70,10 @@ def test_iteration_inserts_into_each_table_then_truncates_each(connection: Serve
         assert cursor.fetchone() == (1,)
 
 
-def test_teardown_drops_the_database(connection: ServerConnection) -> None:
+def test_teardown_drops_the_database(server: ServerSession, connection: ServerConnection) -> None:
     workload = InsertTruncate()
-    workload.setup(connection)
-    workload.teardown(connection)
+    workload.setup(server)
+    workload.teardown(server)
     with connection.cursor() as cursor:
         cursor.execute("SHOW DATABASES LIKE %s", (DATABASE,))
         assert cursor.fetchone() is None

@@ -20,4 +20,5 @@ class Experiment(Base):
     parameters: Mapped[dict[str, Any]] = mapped_column(default=dict)
     variants: Mapped[list[Any]] = mapped_column(default=list)
     iterations: Mapped[int]
+    policy: Mapped[str] = mapped_column(String(16), default="warm")  # workloads.base.POLICIES
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

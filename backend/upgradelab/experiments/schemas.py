@@ -6,7 +6,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from upgradelab.experiments.variants import ResolvedVariant, VariantError, resolve_variant
-from upgradelab.workloads import WORKLOADS
+from upgradelab.workloads import WORKLOADS, Policy
 
 
 class VariantSpec(BaseModel):
@@ -75,6 +75,16 @@ class ExperimentCreate(BaseModel):
         None, ge=1, le=100_000, description="Per variant; default: the workload's."
     )
     variants: list[VariantSpec] = Field(min_length=1, max_length=32)
+    # Template parameters and cold/warm policy (issue 3): `parameters` is validated against the
+    # template's pydantic schema in experiments/service.create (422 loc ["body", "parameters", <field>]).
+    parameters: dict[str, Any] = Field(
+        default_factory=dict, description="The template's parameters (GET /api/workloads: parameters_schema)."
+    )
+    policy: Policy | None = Field(
+        None,
+        description="warm | cold_first | cold_each_group | cold_every (restarts before iterations); "
+        "default: the template's.",
+    )
 
     @field_validator("workload")
     @classmethod
@@ -102,5 +112,6 @@ class ExperimentRead(BaseModel):
     workload: str
     iterations: int
     parameters: dict[str, Any]
+    policy: str
     variants: list[ResolvedVariantRead]
     created_at: datetime

@@ -1,7 +1,10 @@
 """Experiment verbs: create (variants resolved and checked against the targets table), get_or_raise."""
 
 from dataclasses import asdict
+from typing import Any
 
+from fastapi import HTTPException
+from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.errors import field_error, not_found
@@ -9,12 +12,15 @@ from upgradelab.experiments.models import Experiment
 from upgradelab.experiments.schemas import ExperimentCreate
 from upgradelab.experiments.variants import unsupported_reason
 from upgradelab.targets import service as targets
-from upgradelab.workloads import WORKLOADS
+from upgradelab.workloads import WORKLOADS, TargetFacts
 
 
 async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
     """Store an experiment. 422 naming variants.N.target for an unknown target, or variants.N.preset
     for a preset the target's flavor cannot take (e.g. redo-off on MariaDB)."""
+    workload_type = WORKLOADS[spec.workload]
+    parameters = validate_parameters(spec.workload, spec.parameters)
+    workload_instance = workload_type(parameters)
     known = await targets.get_by_names(session, {v.target for v in spec.variants})
     resolved = []
     for index, variant_spec in enumerate(spec.variants):
@@ -27,19 +33,42 @@ async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
         reason = unsupported_reason(variant, target.flavor, target.version)
         if reason:
             raise field_error(["body", "variants", index, "preset"], f"variant {variant.name!r}: {reason}")
+        facts = TargetFacts(target.name, target.flavor, target.version or "", target.disposable)
+        refusal = workload_instance.refusal(facts)
+        if refusal:
+            raise field_error(
+                ["body", "variants", index, "target"],
+                f"variant {variant.name!r}: {spec.workload} cannot run on {target.name}: {refusal}",
+            )
         resolved.append(asdict(variant))
-    workload = WORKLOADS[spec.workload].info
+    workload = workload_type.info
     iterations = spec.iterations or workload.default_iterations
     experiment = Experiment(
         name=spec.name or f"{workload.title}: {', '.join(v['name'] for v in resolved)}",
         workload=spec.workload,
         iterations=iterations,
-        parameters={"iterations": iterations},
+        parameters=parameters.model_dump(mode="json"),
+        policy=spec.policy or workload.default_policy,
         variants=resolved,
     )
     session.add(experiment)
     await session.commit()
     return experiment
+
+
+def validate_parameters(slug: str, raw: dict[str, Any]) -> BaseModel:
+    """The template's parameters model from `raw`; 422 naming each bad field
+    (loc ["body", "parameters", "rows"]) with pydantic's message."""
+    try:
+        return WORKLOADS[slug].Parameters.model_validate(raw)
+    except ValidationError as error:
+        raise HTTPException(
+            422,
+            [
+                {"loc": ["body", "parameters", *e["loc"]], "msg": e["msg"], "type": e["type"]}
+                for e in error.errors(include_url=False, include_context=False)
+            ],
+        ) from error
 
 
 async def get_or_raise(session: AsyncSession, experiment_id: int) -> Experiment:

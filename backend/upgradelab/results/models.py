@@ -1,5 +1,7 @@
 """Samples: what one statement of one iteration took, as the client measured it."""
 
+from typing import Any
+
 from sqlalchemy import ForeignKey, Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -19,3 +21,5 @@ class Sample(Base):
     iteration: Mapped[int]  # 1-based
     statement: Mapped[str] = mapped_column(String(200))  # label, e.g. "TRUNCATE test3"
     elapsed_s: Mapped[float]
+    label: Mapped[str] = mapped_column(String(200), default="")  # iteration group, "threads=16"
+    metrics: Mapped[dict[str, Any] | None] = mapped_column(default=None)  # e.g. {"tps": ..}

@@ -2,6 +2,7 @@
 
 import enum
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Enum, ForeignKey, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -46,5 +47,7 @@ class Run(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     started_at: Mapped[datetime | None] = mapped_column(default=None)
     finished_at: Mapped[datetime | None] = mapped_column(default=None)
+    # dataset preparation: {"phase", "rows", "rows_total", "bytes", "elapsed_s", "estimate_s"}
+    progress: Mapped[dict[str, Any] | None] = mapped_column(default=None)
 
     experiment: Mapped[Experiment] = relationship(lazy="joined")

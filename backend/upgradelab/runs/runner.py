@@ -15,18 +15,17 @@ from sqlalchemy import select
 
 from upgradelab.db import sync_session, utcnow
 from upgradelab.experiments.variants import ResolvedVariant, unsupported_reason
-from upgradelab.probes import ProbeSet, startup_options
-from upgradelab.probes import service as probe_records
-from upgradelab.results.models import Sample
+from upgradelab.probes import startup_options
 from upgradelab.runs.locks import TargetLocks
 from upgradelab.runs.models import Run, RunStatus
+from upgradelab.runs.variant_execution import VariantJob, run_groups, start_with_dataset
 from upgradelab.runs.variant_settings import apply_settings, has_settings, settings_refusal
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import render_option
 from upgradelab.targets.provisioners import Provisioner, ProvisionError, provisioner_for
 from upgradelab.targets.provisioners.base import ServerConnection
-from upgradelab.workloads import WORKLOADS, Workload
+from upgradelab.workloads import WORKLOADS, ServerSession, TargetFacts, Workload
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +49,7 @@ class _Plan:
     iterations: int
     variants: list[ResolvedVariant]
     targets: dict[str, Target]
+    policy: str = "warm"
 
 
 def execute_run(run_id: int, redis: Redis, settings: Settings) -> RunStatus | None:
@@ -103,7 +103,8 @@ def _load_plan(run_id: int) -> _Plan | None:
         names = {variant.target for variant in variants}
         targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
         workload_type = WORKLOADS[experiment.workload]
-        return _Plan(run_id, workload_type(), experiment.iterations, variants, targets)
+        workload = workload_type(workload_type.Parameters.model_validate(experiment.parameters or {}))
+        return _Plan(run_id, workload, experiment.iterations, variants, targets, experiment.policy)
 
 
 def _claim(run_id: int) -> bool:
@@ -126,11 +127,16 @@ def _set(run_id: int, **fields: Any) -> None:
             session.commit()
 
 
+def _facts(target: Target) -> TargetFacts:
+    return TargetFacts(target.name, target.flavor, target.version or "", target.disposable)
+
+
 def _server_options(plan: _Plan, variant: ResolvedVariant) -> list[str]:
-    # probes first: the workload's and the variant's options come later and win
-    probe_options = startup_options(plan.targets[variant.target].flavor).items()
-    workload_options = [render_option(k, v) for k, v in plan.workload.info.server_options.items()]
-    return [render_option(k, v) for k, v in probe_options] + workload_options + variant.option_lines()
+    """The probes' options, the template's for this target (parameters included), then the
+    variant's: an option file's last occurrence wins, so the variant overrides both."""
+    target = plan.targets[variant.target]
+    options = [*startup_options(target.flavor).items(), *plan.workload.server_options(_facts(target)).items()]
+    return [render_option(k, v) for k, v in options] + variant.option_lines()
 
 
 def _preflight(plan: _Plan, provisioners: dict[str, Provisioner]) -> None:
@@ -143,7 +149,9 @@ def _preflight(plan: _Plan, provisioners: dict[str, Provisioner]) -> None:
         if target.version is None:
             target.version = provisioner.server_version()
             _record_version(target.name, target.version)
-        reason = unsupported_reason(variant, target.flavor, target.version)
+        reason = unsupported_reason(variant, target.flavor, target.version) or plan.workload.refusal(
+            _facts(target)
+        )
         if reason:
             raise VariantFailed(f"variant {variant.name!r} cannot run on {target.name}: {reason}")
         try:
@@ -190,47 +198,47 @@ def _run_variant(
     provisioner: Provisioner,
     renew: Callable[[], None],
 ) -> None:
-    """Fresh server, variant applied, set-up, N timed iterations each stored at once, tear-down, stop."""
+    """Server started (dataset prepared or reused), variant applied, the groups' iterations under the
+    experiment's policy (runs/variant_execution.py), tear-down, stop."""
     _raise_if_cancelled(plan.run_id)
-    _set(plan.run_id, current_variant=index)
+    _set(plan.run_id, current_variant=index, progress=None)
+    target = plan.targets[variant.target]
+    job = VariantJob(
+        plan.run_id,
+        index,
+        variant.name,
+        plan.workload,
+        plan.iterations,
+        plan.policy,
+        _server_options(plan, variant),
+        _facts(target),
+        variant.redo_log,
+    )
+
+    def apply(server: ServerSession) -> None:
+        apply_variant(server.connection, variant)
+
+    def after_iteration() -> None:
+        renew()
+        _raise_if_cancelled(plan.run_id)
+
+    server: ServerSession | None = None
     try:
-        endpoint = provisioner.start(_server_options(plan, variant))
-        connection = endpoint.connect()
-    except (ProvisionError, pymysql.MySQLError) as error:
-        raise VariantFailed(f"variant {variant.name!r}: server did not start: {error}") from error
-    try:
-        _record_version(variant.target, _select_one(connection, "SELECT VERSION()"))
-        apply_variant(connection, variant)
-        plan.workload.setup(connection)
-        probes = ProbeSet.open(endpoint, connection)
-        with sync_session() as session:
-            probe_records.record_unavailable(session, plan.run_id, index, probes.unavailable)
-            session.commit()
-        for number in range(1, plan.iterations + 1):
-            with probes.around(number) as measured:
-                timings = plan.workload.iteration(connection, number)
-            with sync_session() as session:
-                probe_records.record_iteration(session, plan.run_id, index, number, measured.measurements)
-                session.add_all(
-                    Sample(
-                        run_id=plan.run_id,
-                        variant_index=index,
-                        variant=variant.name,
-                        iteration=number,
-                        statement=timing.statement,
-                        elapsed_s=timing.elapsed_s,
-                    )
-                    for timing in timings
-                )
-                session.commit()
-            renew()
-            _raise_if_cancelled(plan.run_id)
-        probes.close()
-        plan.workload.teardown(connection)
+        try:
+            server = start_with_dataset(job, provisioner, apply, lambda p: _set(plan.run_id, progress=p))
+        except (ProvisionError, pymysql.MySQLError) as error:
+            raise VariantFailed(f"variant {variant.name!r}: server did not start: {error}") from error
+        _record_version(variant.target, _select_one(server.connection, "SELECT VERSION()"))
+        run_groups(job, provisioner, server, apply, after_iteration)
     except pymysql.MySQLError as error:
         raise VariantFailed(f"variant {variant.name!r}: server error: {error}") from error
+    except (OSError, RuntimeError) as error:  # DatasetFailed, SysbenchError, ...
+        if isinstance(error, ProvisionError):
+            raise
+        raise VariantFailed(f"variant {variant.name!r}: {error}") from error
     finally:
-        connection.close()
+        if server is not None:
+            server.connection.close()
         provisioner.stop()
 
 

@@ -1,6 +1,7 @@
 """Run API shapes."""
 
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -24,6 +25,10 @@ class RunRead(BaseModel):
     current_variant: int | None
     iterations_done: int
     iterations_total: int
+    # issue 3 (templates): cold/warm policy and dataset preparation progress
+    # {"phase", "rows", "rows_total", "bytes", "elapsed_s", "estimate_s"} (None when not preparing)
+    policy: str = "warm"
+    progress: dict[str, Any] | None = None
 
 
 class RunPage(BaseModel):

@@ -13,6 +13,7 @@ from upgradelab.results.models import Sample
 from upgradelab.runs.models import Run, RunStatus
 from upgradelab.runs.schemas import RunPage, RunRead
 from upgradelab.worker import EXECUTE_RUN, celery_app
+from upgradelab.workloads import groups_of
 
 
 async def create(session: AsyncSession, experiment: Experiment) -> Run:
@@ -82,7 +83,11 @@ async def to_read(session: AsyncSession, runs: Sequence[Run]) -> list[RunRead]:
             variants=[variant["name"] for variant in run.experiment.variants],
             current_variant=run.current_variant,
             iterations_done=done.get(run.id, 0),
-            iterations_total=run.experiment.iterations * len(run.experiment.variants),
+            iterations_total=run.experiment.iterations
+            * len(groups_of(run.experiment.workload, run.experiment.parameters))
+            * len(run.experiment.variants),
+            policy=run.experiment.policy,
+            progress=run.progress,
         )
         for run in runs
     ]

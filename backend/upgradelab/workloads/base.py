@@ -1,23 +1,52 @@
-"""The workload interface: set-up, one timed iteration, tear-down, on one open connection."""
+"""The workload interface: a template with a parameter schema, iteration groups and a dataset.
+
+A run gives each variant a ServerSession (an open connection plus where the server answers and
+what it is); the workload prepares its dataset once (reused when the datadir already holds one of
+the same specification, see workloads/datasets.py), sets up, runs `iterations` timed iterations for
+each of its groups (e.g. per table, per thread count) and tears down.
+"""
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Literal
 
-from upgradelab.targets.provisioners.base import ServerConnection
+from pydantic import BaseModel, ConfigDict
+
+from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
+
+Policy = Literal["warm", "cold_first", "cold_each_group", "cold_every"]
+POLICIES: dict[str, str] = {
+    "warm": "No restart: the server started for the variant serves every iteration.",
+    "cold_first": "Restart (empty buffer pool) before the first iteration of each variant.",
+    "cold_each_group": "Restart before the first iteration of each group (table, thread count).",
+    "cold_every": "Restart before every iteration: every iteration is cold.",
+}
 
 
 @dataclass(frozen=True)
 class StatementTiming:
-    """One statement of an iteration: label ("TRUNCATE test3") and client-side seconds (perf_counter)."""
+    """One statement of an iteration: label ("TRUNCATE test3"), client-side seconds (perf_counter),
+    and optional metrics measured with it (e.g. sysbench's {"tps", "qps", "p50_ms", ...})."""
 
     statement: str
     elapsed_s: float
+    metrics: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PublishedFigure:
+    """One series the article published: `values` in `unit` at `points` (runs 1..n, thread counts)."""
+
+    case: str
+    unit: str
+    points: list[str]
+    values: list[float]
 
 
 @dataclass(frozen=True)
 class WorkloadInfo:
-    """What the UI and CLI show of a workload."""
+    """What the UI and CLI show of a workload. `sweep` names the x axis of a sweep ("threads")."""
 
     slug: str
     title: str
@@ -25,21 +54,97 @@ class WorkloadInfo:
     description: str
     default_iterations: int
     server_options: dict[str, str | None] = field(default_factory=dict)
+    setup: str = ""
+    published: list[PublishedFigure] = field(default_factory=list)
+    default_policy: Policy = "warm"
+    sweep: str | None = None
 
 
-class Workload(Protocol):
-    """A workload template. Implementations live one per module in this folder."""
+@dataclass(frozen=True)
+class TargetFacts:
+    """What a workload may ask of a target: flavor ("mysql" | "mariadb"), SELECT VERSION(), disposable."""
+
+    name: str
+    flavor: str
+    version: str
+    disposable: bool = False
+
+
+@dataclass(frozen=True)
+class DatasetProgress:
+    """Dataset preparation progress: rows and bytes written so far, elapsed and estimated seconds."""
+
+    phase: str
+    rows: int
+    rows_total: int
+    bytes: int
+    elapsed_s: float
+    estimate_s: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "phase": self.phase,
+            "rows": self.rows,
+            "rows_total": self.rows_total,
+            "bytes": self.bytes,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "estimate_s": None if self.estimate_s is None else round(self.estimate_s, 3),
+        }
+
+
+@dataclass
+class ServerSession:
+    """The server a workload runs on. The runner replaces `connection` after every restart."""
+
+    connection: ServerConnection
+    endpoint: Endpoint
+    target: TargetFacts
+    report: Callable[[DatasetProgress], None] = lambda progress: None
+
+
+class NoParameters(BaseModel):
+    """A template without parameters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Workload:
+    """Base of every template; subclasses live one per module in this folder."""
 
     info: ClassVar[WorkloadInfo]
+    Parameters: ClassVar[type[BaseModel]] = NoParameters
 
-    def setup(self, connection: ServerConnection) -> None:
-        """Create the schema (untimed)."""
+    def __init__(self, parameters: BaseModel | None = None) -> None:
+        self.parameters = parameters if parameters is not None else self.Parameters()
 
-    def iteration(self, connection: ServerConnection, number: int) -> list[StatementTiming]:
-        """Run iteration `number` (1-based); return each statement's timing in execution order."""
+    def server_options(self, target: TargetFacts) -> dict[str, str | None]:
+        """Startup options the template needs on this target (before the variant's own)."""
+        return dict(self.info.server_options)
 
-    def teardown(self, connection: ServerConnection) -> None:
-        """Drop what setup made (untimed)."""
+    def refusal(self, target: TargetFacts) -> str | None:
+        """Why this target cannot run the template with these parameters, or None."""
+        return None
+
+    def groups(self) -> list[str]:
+        """Iteration groups in order, e.g. ["table=test_short", "table=test_long"]; [""] = one group."""
+        return [""]
+
+    def dataset_spec(self, server: ServerSession) -> dict[str, Any] | None:
+        """What the prepared dataset depends on (hashed into upgradelab_meta.datasets), or None."""
+        return None
+
+    def prepare(self, server: ServerSession) -> None:
+        """Build the dataset (untimed, progress through server.report)."""
+
+    def setup(self, server: ServerSession) -> None:
+        """Per-variant set-up after the dataset is there (untimed)."""
+
+    def iteration(self, server: ServerSession, number: int, group: str) -> list[StatementTiming]:
+        """Run iteration `number` (1-based over the variant) of `group`; each statement's timing."""
+        raise NotImplementedError
+
+    def teardown(self, server: ServerSession) -> None:
+        """Drop what setup made (untimed); a prepared dataset stays for reuse."""
 
 
 def timed(connection: ServerConnection, label: str, sql: str, args: Any = None) -> StatementTiming:
@@ -49,3 +154,18 @@ def timed(connection: ServerConnection, label: str, sql: str, args: Any = None) 
         cursor.execute(sql, args)
         cursor.fetchall()
         return StatementTiming(label, time.perf_counter() - started)
+
+
+def execute(connection: ServerConnection, *statements: str) -> None:
+    """Execute untimed statements in order."""
+    with connection.cursor() as cursor:
+        for sql in statements:
+            cursor.execute(sql)
+
+
+def scalar(connection: ServerConnection, sql: str, column: int = 0) -> Any:
+    """One column of the first row (None when there is no row)."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        row = cursor.fetchone()
+    return row[column] if row else None

@@ -1,10 +1,16 @@
-"""/api/workloads: the templates a form can pick, with the variant presets."""
+"""/api/workloads: the templates a form can pick, with their parameter schemas, the article's set-up
+and published figures, the cold/warm policies and the variant presets."""
+
+from dataclasses import asdict
+from typing import Any
 
 from fastapi import APIRouter
 from pydantic import BaseModel
 
+from upgradelab.errors import not_found
 from upgradelab.experiments.variants import PRESETS
-from upgradelab.workloads import WORKLOADS
+from upgradelab.workloads import POLICIES, WORKLOADS
+from upgradelab.workloads.base import Workload
 
 
 class PresetRead(BaseModel):
@@ -15,34 +21,77 @@ class PresetRead(BaseModel):
     flavors: list[str]
 
 
+class PublishedFigureRead(BaseModel):
+    """A series the article published: values in `unit` ("s", "tps", "ms") at `points`."""
+
+    case: str
+    unit: str
+    points: list[str]
+    values: list[float]
+
+
+class PolicyRead(BaseModel):
+    """A cold/warm policy."""
+
+    name: str
+    description: str
+
+
 class WorkloadRead(BaseModel):
-    """A workload template."""
+    """A workload template: `parameters_schema` is its JSON schema, `parameters_default` the defaults."""
 
     slug: str
     title: str
     article: str
     description: str
+    setup: str
+    published: list[PublishedFigureRead]
     default_iterations: int
+    default_policy: str
+    sweep: str | None
+    parameters_schema: dict[str, Any]
+    parameters_default: dict[str, Any]
+    server_options: dict[str, str | None]
+    policies: list[PolicyRead]
     presets: list[PresetRead]
 
 
 router = APIRouter(prefix="/api/workloads", tags=["workloads"])
 
 
+def _read(workload: type[Workload]) -> WorkloadRead:
+    info = workload.info
+    return WorkloadRead(
+        slug=info.slug,
+        title=info.title,
+        article=info.article,
+        description=info.description,
+        setup=info.setup,
+        published=[PublishedFigureRead(**asdict(figure)) for figure in info.published],
+        default_iterations=info.default_iterations,
+        default_policy=info.default_policy,
+        sweep=info.sweep,
+        parameters_schema=workload.Parameters.model_json_schema(),
+        parameters_default=workload.Parameters().model_dump(mode="json"),
+        server_options=dict(info.server_options),
+        policies=[PolicyRead(name=name, description=text) for name, text in POLICIES.items()],
+        presets=[
+            PresetRead(name=p.name, description=p.description, flavors=list(p.flavors))
+            for p in PRESETS.values()
+        ],
+    )
+
+
 @router.get("", response_model=list[WorkloadRead])
 async def list_workloads() -> list[WorkloadRead]:
-    """Every workload template with the presets a variant can use."""
-    presets = [
-        PresetRead(name=p.name, description=p.description, flavors=list(p.flavors)) for p in PRESETS.values()
-    ]
-    return [
-        WorkloadRead(
-            slug=w.info.slug,
-            title=w.info.title,
-            article=w.info.article,
-            description=w.info.description,
-            default_iterations=w.info.default_iterations,
-            presets=presets,
-        )
-        for w in WORKLOADS.values()
-    ]
+    """Every workload template with its parameter schema, the article's figures, policies and presets."""
+    return [_read(w) for w in WORKLOADS.values()]
+
+
+@router.get("/{slug}", response_model=WorkloadRead)
+async def get_workload(slug: str) -> WorkloadRead:
+    """One template by slug; 404 for an unknown slug."""
+    workload = WORKLOADS.get(slug)
+    if workload is None:
+        raise not_found("workload", slug)
+    return _read(workload)

@@ -4,6 +4,7 @@ import type {
   Run,
   RunList,
   RunProbes,
+  RunGroups,
   RunResults,
   StatementRow,
   Target,
@@ -94,6 +95,7 @@ function post<T>(path: string, body?: unknown): Promise<T> {
 export const api = {
   targets: () => request<Target[]>('/targets'),
   workloads: () => request<Workload[]>('/workloads'),
+  workload: (slug: string) => request<Workload>(`/workloads/${encodeURIComponent(slug)}`),
   createExperiment: (body: ExperimentCreate) => post<Experiment>('/experiments', body),
   startRun: (experimentId: number) => post<Run>(`/experiments/${experimentId}/runs`),
   runs: (limit: number, offset: number) =>
@@ -102,5 +104,6 @@ export const api = {
   results: (id: number | string) => request<RunResults>(`/runs/${id}/results`),
   statements: (id: number | string) => request<StatementRow[]>(`/runs/${id}/statements`),
   probes: (id: number | string) => request<RunProbes>(`/runs/${id}/probes`),
+  groups: (id: number | string) => request<RunGroups>(`/runs/${id}/groups`),
   cancelRun: (id: number | string) => post<Run>(`/runs/${id}/cancel`),
 }

@@ -17,12 +17,57 @@ export interface Preset {
   flavors: string[]
 }
 
+/** A series the source article published: values in `unit` at `points` (runs, thread counts). */
+export interface PublishedFigure {
+  case: string
+  unit: string
+  points: string[]
+  values: number[]
+}
+
+export type Policy = 'warm' | 'cold_first' | 'cold_each_group' | 'cold_every'
+
+export interface PolicyInfo {
+  name: Policy
+  description: string
+}
+
+/** A JSON schema property as pydantic writes it (the subset the parameter form reads). */
+export interface SchemaProperty {
+  type?: string
+  title?: string
+  description?: string
+  default?: unknown
+  enum?: unknown[]
+  items?: SchemaProperty
+  anyOf?: SchemaProperty[]
+  minimum?: number
+  maximum?: number
+  $ref?: string
+}
+
+export interface ParametersSchema {
+  properties?: Record<string, SchemaProperty>
+  required?: string[]
+  $defs?: Record<string, SchemaProperty>
+}
+
 export interface Workload {
   slug: string
   title: string
   article: string
   description: string
+  /** The article's set-up (hardware, versions, data size). */
+  setup: string
+  published: PublishedFigure[]
   default_iterations: number
+  default_policy: Policy
+  /** X axis of a sweep template ("threads"), or null. */
+  sweep: string | null
+  parameters_schema: ParametersSchema
+  parameters_default: Record<string, unknown>
+  server_options: OptionMap
+  policies: PolicyInfo[]
   presets: Preset[]
 }
 
@@ -48,6 +93,8 @@ export interface ExperimentCreate {
   workload: string
   iterations: number
   variants: VariantSpec[]
+  parameters?: Record<string, unknown>
+  policy?: Policy
 }
 
 export interface ResolvedVariant {
@@ -67,6 +114,7 @@ export interface Experiment {
   workload: string
   iterations: number
   parameters: Record<string, unknown>
+  policy: Policy
   variants: ResolvedVariant[]
   created_at: string
 }
@@ -103,6 +151,19 @@ export interface Run {
   /** Iterations done across all variants. */
   iterations_done: number
   iterations_total: number
+  policy: Policy
+  /** Dataset preparation progress, while preparing (null otherwise). */
+  progress: DatasetProgress | null
+}
+
+export interface DatasetProgress {
+  phase: string
+  rows?: number
+  rows_total?: number
+  bytes?: number
+  elapsed_s?: number
+  estimate_s?: number | null
+  spec_hash?: string
 }
 
 export interface RunList {
@@ -191,4 +252,29 @@ export interface RunProbes {
   run_id: number
   status: RunStatus
   variants: VariantProbes[]
+}
+
+/** One iteration with its group ("threads=16") and summed metrics (tps, qps, p50_ms ...). */
+export interface IterationRow {
+  variant_index: number
+  variant: string
+  iteration: number
+  group: string
+  elapsed_s: number
+  metrics: Record<string, number>
+}
+
+/** Per variant and group: the medians a sweep chart draws. */
+export interface GroupPoint {
+  variant_index: number
+  variant: string
+  group: string
+  iterations: number
+  median_s: number | null
+  metrics: Record<string, number>
+}
+
+export interface RunGroups {
+  iterations: IterationRow[]
+  groups: GroupPoint[]
 }

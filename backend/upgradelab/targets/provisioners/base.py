@@ -59,8 +59,11 @@ class Provisioner(Protocol):
     def check_options(self, options: list[str]) -> None:
         """Raise ProvisionError with the server's own messages if it would refuse these options."""
 
-    def start(self, options: list[str]) -> Endpoint:
-        """Start a fresh server (stopping any previous one) with these options; wait for SELECT 1."""
+    def start(self, options: list[str], *, keep_data: bool = False) -> Endpoint:
+        """Start a fresh server (stopping any previous one) with these options; wait for SELECT 1.
+
+        keep_data=True starts on the datadir the previous start left (a prepared dataset is reused)
+        when there is one, instead of a fresh copy of the initialized template."""
 
     def restart(self) -> Endpoint:
         """Stop and start the current server, same datadir and options (a cold buffer pool)."""

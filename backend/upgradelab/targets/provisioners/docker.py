@@ -10,8 +10,10 @@ Volumes and containers, all labelled `upgradelab.managed=1` and `upgradelab.targ
 
     upgradelab-<target>-template   the datadir, initialized once per image id by a first start
                                    (with an initdb.d file granting the lab user every privilege)
-    upgradelab-<target>-data-<id>  a fresh copy of the template for every start(): each variant
-                                   begins from the same state; removed by stop()
+    upgradelab-<target>-data       the datadir: a fresh copy of the template for every start()
+                                   (each variant begins from the same state), kept after stop()
+                                   so that start(keep_data=True) reuses a prepared dataset; like
+                                   the local provisioner's data/ (removed by `targets cleanup`)
     upgradelab-<target>-<id>       the server container; restart() is a cold restart on the same
                                    datadir and flags; stop() removes it
 
@@ -241,13 +243,17 @@ class DockerProvisioner:
         if exit_code != 0 or errors:
             raise ProvisionError("\n".join(errors) or stderr.strip()[-2000:] or f"exit {exit_code}")
 
-    def start(self, options: list[str]) -> Endpoint:
-        """Remove any previous container, copy the template to a fresh volume, run the image with the
-        flags, wait for SELECT 1 (start timeout, 60 s by default). ProvisionError with the log tail."""
+    def start(self, options: list[str], *, keep_data: bool = False) -> Endpoint:
+        """Remove any previous container, copy the template to the data volume, run the image with
+        the flags, wait for SELECT 1 (start timeout, 60 s by default). ProvisionError with the log
+        tail. keep_data=True reuses an existing data volume (a prepared dataset, workloads/datasets.py).
+        """
         self.ensure_initialized()
         self.stop()
-        self._data_volume = f"upgradelab-{self.target_name}-data-{uuid.uuid4().hex[:8]}"
-        self._copy_volume(self.template_volume, self._data_volume, self._labels("data"))
+        self._data_volume = self.data_volume
+        if not (keep_data and self._volume_exists(self._data_volume)):
+            self._remove_volume(self._data_volume)
+            self._copy_volume(self.template_volume, self._data_volume, self._labels("data"))
         self._create_server(self._data_volume, options)
         self._wait_ready()
         return self.endpoint
@@ -304,11 +310,21 @@ class DockerProvisioner:
         raise timed_out
 
     def stop(self, timeout_s: float = 120.0) -> None:
-        """Stop and remove the server container and its data volume (a no-op when none)."""
+        """Stop and remove the server container (a no-op when none); the data volume stays."""
         self._remove_container(timeout_s)
-        if self._data_volume is not None:
-            self._remove_volume(self._data_volume)
-            self._data_volume = None
+        self._data_volume = None
+
+    @property
+    def data_volume(self) -> str:
+        """The target's datadir volume, `upgradelab-<target>-data`."""
+        return f"upgradelab-{self.target_name}-data"
+
+    def _volume_exists(self, name: str) -> bool:
+        try:
+            self.docker.volumes.get(name)
+        except NotFound:
+            return False
+        return True
 
     def _remove_container(self, timeout_s: float = 120.0) -> None:
         if self._container is None:

@@ -7,6 +7,7 @@ Layout, under `{root}{server_dir}/{target}/` (root is `/` or a chroot such as th
     data/       a fresh copy of template/ for every start(): each variant begins from the same state
     my.cnf      written on every start: managed options, target base options, then the variant's
     error.log   the server's log; its tail is in every ProvisionError
+    tmp/        the server's tmpdir (its own, not the shared /tmp)
 """
 
 import os
@@ -91,6 +92,8 @@ class LocalProvisioner:
             f"socket={self._inner('mysqld.sock')}",
             f"pid-file={self._inner('mysqld.pid')}",
             f"log-error={self._inner('error.log')}",
+            # Own temp dir: MariaDB's INSERT ... SELECT temp tables in a shared /tmp were deleted under it.
+            f"tmpdir={self._inner('tmp')}",
             "user=mysql",
             "loose-mysqlx=OFF",
         ]
@@ -100,6 +103,10 @@ class LocalProvisioner:
     def _write_option_file(self, name: str, datadir: str, options: list[str]) -> str:
         path = self._host(name)
         path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self._host("tmp")
+        if not tmp.is_dir():
+            tmp.mkdir(mode=0o750)
+            os.chown(tmp, *self._mysql_ids())
         path.write_text(self._option_file(datadir, options))
         path.chmod(0o644)
         return self._inner(name)
@@ -215,14 +222,17 @@ class LocalProvisioner:
         """The flags that make the server binary parse its options and exit (see check_options)."""
         return ["--validate-config"] if self.flavor == "mysql" else ["--verbose", "--help"]
 
-    def start(self, options: list[str]) -> Endpoint:
-        """Stop any running server, copy template/ to a fresh data/, write my.cnf, start, await SELECT 1."""
+    def start(self, options: list[str], *, keep_data: bool = False) -> Endpoint:
+        """Stop any running server, copy template/ to a fresh data/, write my.cnf, start, await SELECT 1.
+
+        keep_data=True keeps an existing data/ (a prepared dataset, see workloads/datasets.py)."""
         self.ensure_initialized()
         self.stop()
         data = self._host("data")
-        shutil.rmtree(data, ignore_errors=True)
-        subprocess.run(["cp", "-a", str(self._host("template")), str(data)], check=True)
-        (data / _READY_MARKER).unlink(missing_ok=True)
+        if not (keep_data and (data / "mysql").is_dir()):
+            shutil.rmtree(data, ignore_errors=True)
+            subprocess.run(["cp", "-a", str(self._host("template")), str(data)], check=True)
+            (data / _READY_MARKER).unlink(missing_ok=True)
         self._options = list(options)
         self._host("error.log").unlink(missing_ok=True)
         cnf = self._write_option_file("my.cnf", "data", options)

@@ -2,7 +2,9 @@ import { useMemo, useRef, useState, type FormEvent } from 'react'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from 'react-router-dom'
 import { api } from '../../api/client'
-import type { ExperimentCreate, Run, Target, Workload } from '../../api/types'
+import type { ExperimentCreate, Policy, Run, Target, Workload } from '../../api/types'
+import { ParameterFields } from './ParameterFields'
+import { defaultTexts, fieldSpecs, parametersFrom } from './parameters'
 import { VariantRow } from './VariantRow'
 import { WorkloadInfo } from './WorkloadInfo'
 import { presetChoices, toVariantSpec, type VariantRowState } from './variants'
@@ -42,6 +44,10 @@ export function ExperimentForm({ targets, workloads }: Props) {
   const [workloadSlug, setWorkloadSlug] = useState(workloads[0].slug)
   const [iterations, setIterations] = useState(String(workloads[0].default_iterations))
   const [rows, setRows] = useState<VariantRowState[]>(() => initialRows(targets))
+  const [paramTexts, setParamTexts] = useState<Record<string, string>>(() =>
+    defaultTexts(workloads[0].parameters_default),
+  )
+  const [policy, setPolicy] = useState<Policy>(workloads[0].default_policy)
   const [clientError, setClientError] = useState<string | null>(null)
   const nextKey = useRef(3)
   // If the experiment was created but starting the run failed, a retry with the
@@ -50,6 +56,7 @@ export function ExperimentForm({ targets, workloads }: Props) {
 
   const workload = workloads.find((w) => w.slug === workloadSlug) ?? workloads[0]
   const presets = useMemo(() => presetChoices(workload.presets), [workload])
+  const paramSpecs = useMemo(() => fieldSpecs(workload.parameters_schema), [workload])
 
   const submit = useMutation({
     mutationFn: async (body: ExperimentCreate): Promise<Run> => {
@@ -88,7 +95,11 @@ export function ExperimentForm({ targets, workloads }: Props) {
   function onWorkloadChange(slug: string) {
     setWorkloadSlug(slug)
     const w = workloads.find((x) => x.slug === slug)
-    if (w) setIterations(String(w.default_iterations))
+    if (w) {
+      setIterations(String(w.default_iterations))
+      setParamTexts(defaultTexts(w.parameters_default))
+      setPolicy(w.default_policy)
+    }
   }
 
   function onSubmit(e: FormEvent) {
@@ -100,6 +111,8 @@ export function ExperimentForm({ targets, workloads }: Props) {
       workload: workload.slug,
       iterations: Number(iterations),
       variants: rows.map(toVariantSpec),
+      parameters: parametersFrom(paramSpecs, paramTexts),
+      policy,
     }
     const trimmed = name.trim()
     if (trimmed) body.name = trimmed
@@ -152,6 +165,30 @@ export function ExperimentForm({ targets, workloads }: Props) {
           </div>
         </div>
         <WorkloadInfo workload={workload} />
+      </section>
+
+      <section className="form-section">
+        <h2>Parameters</h2>
+        <ParameterFields
+          specs={paramSpecs}
+          texts={paramTexts}
+          onChange={(key, text) => setParamTexts((t) => ({ ...t, [key]: text }))}
+        />
+        <div className="field">
+          <label htmlFor="policy-select">Cold / warm</label>
+          <select
+            id="policy-select"
+            data-testid="policy-select"
+            value={policy}
+            onChange={(e) => setPolicy(e.target.value as Policy)}
+          >
+            {workload.policies.map((p) => (
+              <option key={p.name} value={p.name} title={p.description}>
+                {p.name}: {p.description}
+              </option>
+            ))}
+          </select>
+        </div>
       </section>
 
       <section className="form-section">

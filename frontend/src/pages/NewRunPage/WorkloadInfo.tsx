@@ -1,3 +1,4 @@
+import { Link } from 'react-router-dom'
 import type { Workload } from '../../api/types'
 
 export function WorkloadInfo({ workload }: { workload: Workload }) {
@@ -18,6 +19,10 @@ export function WorkloadInfo({ workload }: { workload: Workload }) {
         </div>
       )}
       <p className="workload-description">{workload.description}</p>
+      {workload.setup && <p className="muted small">Article set-up: {workload.setup}</p>}
+      <Link to={`/workloads/${workload.slug}`} data-testid="workload-page-link">
+        Template page: the article's figures beside the latest run
+      </Link>
     </div>
   )
 }

@@ -4,6 +4,9 @@ import { ApiError, api } from '../../api/client'
 import { isFinal } from '../../api/types'
 import { ErrorBox } from '../../components/ErrorBox'
 import { ProbePanels } from './components/ProbePanels'
+import { GroupTable } from './components/GroupTable'
+import { PreparingBanner } from './components/PreparingBanner'
+import { SweepCharts } from './components/SweepCharts'
 import { IterationChart } from './IterationChart'
 import { RunHeader } from './RunHeader'
 import { StatementTable } from './StatementTable'
@@ -26,6 +29,14 @@ export function RunPage() {
     },
     refetchIntervalInBackground: true,
   })
+  const live = !results.data || !isFinal(results.data.run.status)
+  const groups = useQuery({
+    queryKey: ['groups', id],
+    queryFn: () => api.groups(id),
+    enabled: results.data !== undefined,
+    refetchInterval: live ? POLL_MS : false,
+  })
+  const workloads = useQuery({ queryKey: ['workloads'], queryFn: api.workloads })
 
   if (!results.data) {
     return (
@@ -46,11 +57,23 @@ export function RunPage() {
   }
 
   const { run, series, summary } = results.data
+  const sweep = workloads.data?.find((w) => w.slug === run.workload)?.sweep ?? null
+  const points = groups.data?.groups ?? []
   return (
     <div className="page">
       <RunHeader run={run} now={results.dataUpdatedAt} />
       {results.error && <ErrorBox error={results.error} title="Refresh failed (showing last data)" />}
-      <IterationChart series={series} iterations={run.iterations} />
+      {run.progress && !isFinal(run.status) && <PreparingBanner progress={run.progress} />}
+      <IterationChart
+        series={series}
+        iterations={Math.round(run.iterations_total / Math.max(1, run.variants.length))}
+      />
+      {sweep && <SweepCharts points={points} sweep={sweep} />}
+      <GroupTable points={points} />
+      <p className="muted small">
+        Cold/warm policy: {run.policy}.{' '}
+        <Link to={`/workloads/${run.workload}`}>Template page with the article&apos;s figures</Link>
+      </p>
       <h2>Summary</h2>
       <SummaryTable rows={summary} />
       <StatementTable runId={id} live={!isFinal(run.status)} />

@@ -1,0 +1,114 @@
+"""Article 000's COUNT(*) template: its SQL on both servers, and the buffer-pool cliff end to end.
+
+The end-to-end run uses a ~350 MB test_long (40,960 rows of 100..10,000-byte str1) under two
+buffer pools: 16M (data several times larger: the counts never warm) and 512M (data fits: only the
+first count after the restart is cold).
+"""
+
+import statistics
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.workloads.helpers import facts, run_experiment, start_for
+from upgradelab.targets.provisioners import LocalProvisioner
+from upgradelab.workloads import ServerSession
+from upgradelab.workloads.count_star import DATABASE, CountStar, CountStarParameters
+
+
+@pytest.fixture(scope="module")
+def server(provisioner: LocalProvisioner) -> Iterator[ServerSession]:
+    workload = CountStar(CountStarParameters(rows=100))
+    one, _ = start_for(provisioner, workload)
+    yield one
+    one.connection.close()
+
+
+def _rows(server: ServerSession, sql: str) -> tuple[tuple[object, ...], ...]:
+    with server.connection.cursor() as cursor:
+        cursor.execute(sql)
+        return tuple(cursor.fetchall())
+
+
+def test_prepare_doubles_the_three_tables_to_the_chosen_row_count(server: ServerSession) -> None:
+    workload = CountStar(CountStarParameters(rows=100))
+    progress: list[int] = []
+    server.report = lambda p: progress.append(p.rows)
+    workload.prepare(server)
+    for table in ("test_short", "test_long", "test_long_uk"):
+        assert _rows(
+            server, f"SELECT COUNT(*), MIN(id), MAX(id), COUNT(DISTINCT val1) FROM {DATABASE}.{table}"
+        ) == ((100, 1, 100, 100),)
+    lengths = _rows(server, f"SELECT MIN(LENGTH(str1)), MAX(LENGTH(str1)) FROM {DATABASE}.test_long")[0]
+    assert int(str(lengths[0])) >= 100 and int(str(lengths[1])) <= 10_000
+    assert _rows(
+        server,
+        "SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS "
+        f"WHERE TABLE_SCHEMA = '{DATABASE}' AND TABLE_NAME = 'test_long_uk' AND NON_UNIQUE = 0 "
+        "ORDER BY INDEX_NAME",
+    ) == (("PRIMARY", "id"), ("val1", "val1"))
+    # 10 seed rows, doubled to 20, 40, 80, then the last step stops at exactly 100
+    assert progress[-5:] == [10, 20, 40, 80, 100]
+
+
+def test_iteration_counts_the_groups_table_and_reports_buffer_pool_reads(server: ServerSession) -> None:
+    workload = CountStar(CountStarParameters(rows=100, where_id=True))
+    assert workload.groups() == ["table=test_short", "table=test_long", "table=test_long_uk"]
+    [timing] = workload.iteration(server, 1, "table=test_long")
+    assert timing.statement == "SELECT COUNT(*) FROM test_long WHERE id > 0"
+    assert timing.elapsed_s > 0 and timing.metrics["buffer_pool_reads"] >= 0
+
+
+def test_parallel_read_threads_case_is_refused_on_mariadb_only(provisioner: LocalProvisioner) -> None:
+    workload = CountStar(CountStarParameters(parallel_read_threads=1))
+    reason = workload.refusal(facts(provisioner))
+    if provisioner.flavor == "mariadb":
+        assert reason is not None and "innodb_parallel_read_threads" in reason
+    else:
+        assert reason is None
+
+
+def test_cold_start_options_are_taken_by_both_servers(provisioner: LocalProvisioner) -> None:
+    options = CountStar().server_options(facts(provisioner))
+    assert options["innodb_flush_method"] == "O_DIRECT"
+    provisioner.check_options([f"{k}={v}" for k, v in options.items()])
+
+
+def _test_long_points(result: dict[str, object], variant: str) -> list[dict[str, object]]:
+    groups = result["groups"]
+    assert isinstance(groups, dict)
+    return [
+        row for row in groups["iterations"] if row["variant"] == variant and row["group"] == "table=test_long"
+    ]
+
+
+@pytest.mark.timeout(600)
+def test_counts_warm_up_only_when_the_table_fits_the_buffer_pool(client: httpx.Client) -> None:
+    variants = [
+        {"target": target, "name": f"{target} pool {pool}", "options": {"innodb_buffer_pool_size": pool}}
+        for target in ("mysql-9.7", "mariadb-10.11")
+        for pool in ("16M", "512M")
+    ]
+    body = {
+        "workload": "count-star",
+        "iterations": 4,
+        "policy": "cold_first",
+        "parameters": {"rows": 40_960, "tables": ["test_short", "test_long"], "buffer_pool_size": None},
+        "variants": variants,
+    }
+    result = run_experiment(client, body, timeout_s=500)
+    assert result["run"]["status"] == "succeeded", result["run"]["error"]
+    assert result["run"]["iterations_total"] == 4 * 2 * 4
+    # the second variant of each target started on the kept datadir and found the dataset
+    assert result["run"]["progress"]["phase"] == "dataset reused"
+    for target in ("mysql-9.7", "mariadb-10.11"):
+        fits = _test_long_points(result, f"{target} pool 512M")
+        cold, warm = fits[0], fits[1:]
+        warm_median = statistics.median(float(str(p["elapsed_s"])) for p in warm)
+        assert float(str(cold["elapsed_s"])) > 3 * warm_median, fits
+        assert all(p["metrics"]["buffer_pool_reads"] == 0 for p in warm), fits  # type: ignore[index]
+        too_big = _test_long_points(result, f"{target} pool 16M")
+        times = [float(str(p["elapsed_s"])) for p in too_big]
+        assert statistics.median(times[1:]) > 0.4 * times[0], too_big  # never warms up
+        assert all(p["metrics"]["buffer_pool_reads"] > 1000 for p in too_big), too_big  # type: ignore[index]

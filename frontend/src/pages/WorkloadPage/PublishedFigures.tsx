@@ -1,0 +1,26 @@
+import type { PublishedFigure } from '../../api/types'
+
+/** The article's published series, one table row per case. */
+export function PublishedFigures({ figures }: { figures: PublishedFigure[] }) {
+  if (figures.length === 0) return <p className="muted">The article published no figures for this template.</p>
+  return (
+    <table className="data-table" data-testid="published-figures">
+      <thead>
+        <tr>
+          <th>Case</th>
+          <th>Values</th>
+        </tr>
+      </thead>
+      <tbody>
+        {figures.map((f) => (
+          <tr key={f.case}>
+            <td>{f.case}</td>
+            <td className="small">
+              {f.points.map((point, i) => `${point}: ${f.values[i]} ${f.unit}`).join(' · ')}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}

@@ -1,0 +1,72 @@
+import { useQuery } from '@tanstack/react-query'
+import { Link, useParams } from 'react-router-dom'
+import { api } from '../../api/client'
+import { ErrorBox } from '../../components/ErrorBox'
+import { GroupTable } from '../RunPage/components/GroupTable'
+import { SweepCharts } from '../RunPage/components/SweepCharts'
+import { MeasuredFigures } from './MeasuredFigures'
+import { PublishedFigures } from './PublishedFigures'
+
+const RECENT_RUNS = 100
+
+/** A template: the article's set-up and published figures beside the latest succeeded run's. */
+export function WorkloadPage() {
+  const { slug = '' } = useParams()
+  const workload = useQuery({ queryKey: ['workload', slug], queryFn: () => api.workload(slug) })
+  const runs = useQuery({ queryKey: ['runs', 'recent'], queryFn: () => api.runs(RECENT_RUNS, 0) })
+  const latest = runs.data?.items.find((r) => r.workload === slug && r.status === 'succeeded') ?? null
+  const groups = useQuery({
+    queryKey: ['groups', latest?.id],
+    queryFn: () => api.groups(latest?.id ?? 0),
+    enabled: latest !== null,
+  })
+
+  if (!workload.data) {
+    return (
+      <div className="page">
+        {workload.error ? <ErrorBox error={workload.error} title="Could not load the template" /> : <p className="muted">Loading…</p>}
+      </div>
+    )
+  }
+  const w = workload.data
+  const options = Object.entries(w.server_options)
+  return (
+    <div className="page" data-testid="workload-page">
+      <h1>{w.title}</h1>
+      <p>
+        Article: <em>{w.article}</em>
+      </p>
+      <p>{w.description}</p>
+      <div className="two-columns">
+        <section>
+          <h2>The article</h2>
+          <p data-testid="article-setup">{w.setup || 'No set-up recorded.'}</p>
+          {options.length > 0 && (
+            <p className="small">
+              Server options: <code>{options.map(([k, v]) => (v === null ? k : `${k}=${v}`)).join(' ')}</code>
+            </p>
+          )}
+          <PublishedFigures figures={w.published} />
+        </section>
+        <section>
+          <h2>Measured here</h2>
+          {latest ? (
+            <>
+              <p>
+                Latest succeeded run: <Link to={`/runs/${latest.id}`}>#{latest.id} {latest.name}</Link> (policy{' '}
+                {latest.policy})
+              </p>
+              <MeasuredFigures iterations={groups.data?.iterations ?? []} />
+              {w.sweep && <SweepCharts points={groups.data?.groups ?? []} sweep={w.sweep} />}
+              <GroupTable points={groups.data?.groups ?? []} />
+            </>
+          ) : (
+            <p className="muted" data-testid="no-measured-run">
+              No succeeded run of this template yet. <Link to="/new">Start one</Link>.
+            </p>
+          )}
+        </section>
+      </div>
+    </div>
+  )
+}
