@@ -3,7 +3,21 @@
 from upgradelab.db import Base
 from upgradelab.experiments.models import Experiment
 from upgradelab.results.models import Sample
+from upgradelab.results.summary_models import VariantSummary
 from upgradelab.runs.models import Run, RunStatus
+from upgradelab.sharing.models import ShareLink
 from upgradelab.targets.models import Target
+from upgradelab.users.models import ApiToken, User
 
-__all__ = ["Base", "Experiment", "Run", "RunStatus", "Sample", "Target"]
+__all__ = [
+    "ApiToken",
+    "Base",
+    "Experiment",
+    "Run",
+    "RunStatus",
+    "Sample",
+    "ShareLink",
+    "Target",
+    "User",
+    "VariantSummary",
+]

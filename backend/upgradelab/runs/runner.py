@@ -16,9 +16,11 @@ from sqlalchemy import select
 from upgradelab.db import sync_session, utcnow
 from upgradelab.experiments.variants import ResolvedVariant, unsupported_reason
 from upgradelab.results.models import Sample
+from upgradelab.results.summary import store_summary
 from upgradelab.runs.locks import TargetLocks
 from upgradelab.runs.models import Run, RunStatus
 from upgradelab.settings import Settings
+from upgradelab.streaming.publisher import publish_iteration, publish_status
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import render_option
 from upgradelab.targets.provisioners import Provisioner, ProvisionError, provisioner_for
@@ -85,6 +87,7 @@ def execute_run(run_id: int, redis: Redis, settings: Settings) -> RunStatus | No
                 provisioner.stop()
             except Exception:
                 log.exception("stopping %s after run %s", provisioner.target_name, run_id)
+        store_summary(run_id)  # computed once, before viewers see the final status
         _set(run_id, status=status, error=error, finished_at=utcnow(), current_variant=None)
         locks.release()
     return status
@@ -121,6 +124,7 @@ def _set(run_id: int, **fields: Any) -> None:
             for name, value in fields.items():
                 setattr(run, name, value)
             session.commit()
+    publish_status(run_id, fields)
 
 
 def _server_options(plan: _Plan, variant: ResolvedVariant) -> list[str]:
@@ -190,6 +194,7 @@ def _run_variant(
                     for timing in timings
                 )
                 session.commit()
+            publish_iteration(plan.run_id, index, variant.name, number, [t.elapsed_s for t in timings])
             renew()
             _raise_if_cancelled(plan.run_id)
         plan.workload.teardown(connection)
