@@ -1,29 +1,34 @@
-import { useQuery } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useCallback, useEffect, useState } from 'react'
 import { Link, useParams } from 'react-router-dom'
-import { ApiError, api } from '../../api/client'
+import { api } from '../../api/client'
 import { isFinal } from '../../api/types'
 import { ErrorBox } from '../../components/ErrorBox'
 import { IterationChart } from './IterationChart'
+import { RunActions } from './RunActions'
 import { RunHeader } from './RunHeader'
+import { RunNotes } from './RunNotes'
+import { RunVerdicts } from './RunVerdicts'
+import { liveSummary } from './liveSummary'
 import { SummaryTable } from './SummaryTable'
+import { useRunStream } from './useRunStream'
 
-const POLL_MS = 1000
-
+/**
+ * A run: header with progress, the iteration chart (live over SSE while the run is not final, else the
+ * stored, server-downsampled series), the summary, the verdicts, notes and actions.
+ * Charts are separate components so further chart sections (e.g. probes) sit beside IterationChart.
+ */
 export function RunPage() {
   const { id = '' } = useParams()
-  const results = useQuery({
-    queryKey: ['results', id],
-    queryFn: () => api.results(id),
-    // Poll while the run is live; stop once it is final (or the run doesn't exist).
-    refetchInterval: (query) => {
-      const data = query.state.data
-      if (data && isFinal(data.run.status)) return false
-      const err = query.state.error
-      if (err instanceof ApiError && (err.status === 404 || err.status === 422)) return false
-      return POLL_MS
-    },
-    refetchIntervalInBackground: true,
-  })
+  const queryClient = useQueryClient()
+  const results = useQuery({ queryKey: ['results', id], queryFn: () => api.results(id) })
+  const live = results.data != null && !isFinal(results.data.run.status)
+  const onFinal = useCallback(() => {
+    void queryClient.invalidateQueries({ queryKey: ['results', id] })
+    void queryClient.invalidateQueries({ queryKey: ['compare'] })
+  }, [queryClient, id])
+  const stream = useRunStream(id, live, onFinal)
+  const now = useNow(live)
 
   if (!results.data) {
     return (
@@ -43,14 +48,36 @@ export function RunPage() {
     )
   }
 
-  const { run, series, summary } = results.data
+  const useLive = live && stream.run != null
+  const run = useLive && stream.run ? stream.run : results.data.run
+  const series = useLive ? stream.series : results.data.series
+  const received = window.__upgradelabStream?.[id]
   return (
-    <div className="page">
-      <RunHeader run={run} now={results.dataUpdatedAt} />
-      {results.error && <ErrorBox error={results.error} title="Refresh failed (showing last data)" />}
-      <IterationChart series={series} iterations={run.iterations} />
+    <div
+      className="page"
+      data-testid="run-page"
+      data-live={String(live)}
+      data-stream-connected={String(stream.connected)}
+      data-stream-received={String(received?.received.length ?? 0)}
+      data-stream-duplicates={String(received?.duplicates ?? 0)}
+    >
+      <RunHeader run={run} now={now} />
+      <RunActions run={run} />
+      <IterationChart series={series} iterations={run.iterations} pngName={`run-${run.id}-iterations`} />
       <h2>Summary</h2>
-      <SummaryTable rows={summary} />
+      <SummaryTable rows={useLive ? liveSummary(series) : results.data.summary} />
+      {isFinal(run.status) && <RunVerdicts runId={run.id} />}
+      <RunNotes run={run} />
     </div>
   )
+}
+
+function useNow(ticking: boolean): number {
+  const [now, setNow] = useState(() => Date.now())
+  useEffect(() => {
+    if (!ticking) return
+    const timer = window.setInterval(() => setNow(Date.now()), 1000)
+    return () => window.clearInterval(timer)
+  }, [ticking])
+  return now
 }
