@@ -26,8 +26,7 @@ def events(response: httpx.Response) -> Iterator[Event]:
         if line == "":
             if data or event_id is not None:
                 yield Event(name, event_id, "\n".join(data))
-            name, event_id = "message", None
-    data: list[str] = []
+            name, event_id, data = "message", None, []
         elif line.startswith(":"):
             continue
         else:
