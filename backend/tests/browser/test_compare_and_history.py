@@ -28,7 +28,7 @@ def test_default_against_redo_off_shows_ratio_interval_and_verdict(page: Page, c
     expect(rows).to_have_count(2)
     expect(rows.nth(1).get_by_test_id("p95-ratio")).to_have_text(RATIO)
     page.get_by_test_id("warmup-input").fill("2")
-    expect(page.get_by_test_id("comparison-table")).to_contain_text("Computed for these settings")
+    expect(page.get_by_test_id("comparison-note")).to_contain_text("Computed for these settings")
     expect(rows.nth(0).locator("td").nth(1)).to_have_text("8")
     with page.expect_download() as download:
         page.get_by_test_id("chart-png").click()

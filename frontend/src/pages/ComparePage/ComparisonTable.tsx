@@ -62,7 +62,7 @@ export function ComparisonTable({ comparison }: { comparison: Comparison }) {
           ))}
         </tbody>
       </table>
-      <p className="hint">
+      <p className="hint" data-testid="comparison-note">
         Ratios are variant / baseline of per-iteration time; higher is slower. Interval: percentile bootstrap,{' '}
         {comparison.resamples} resamples, seed {comparison.seed}.{' '}
         {comparison.stored ? 'Stored when the run ended.' : 'Computed for these settings.'}
