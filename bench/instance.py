@@ -1,6 +1,6 @@
 """A throw-away Upgrade Lab instance for the benches: its own state dir, Redis, Celery worker and API.
 
-Ports: 6391/8791 + BENCH_PORT_OFFSET (default 300), lab servers on 34097/34011 + offset. An admin is
+Ports: 6391/8791 + BENCH_PORT_OFFSET (default 250), lab servers on 34097/34011 + offset. An admin is
 created and its token exported as UPGRADELAB_TOKEN. Import this module before anything from upgradelab.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-OFFSET = int(os.environ.get("BENCH_PORT_OFFSET", "300"))
+OFFSET = int(os.environ.get("BENCH_PORT_OFFSET", "250"))
 STATE = Path(tempfile.mkdtemp(prefix="upgradelab-bench-"))
 REDIS_PORT, API_PORT = 6391 + OFFSET, 8791 + OFFSET
 PORTS = {"mysql-9.7": 34097 + OFFSET, "mariadb-10.11": 34011 + OFFSET}
@@ -49,6 +49,10 @@ def instance(worker: bool) -> Iterator[str]:
     from upgradelab.users.models import Role
     from upgradelab.users.service import create_user_sync, issue_token_sync
 
+    for port in (REDIS_PORT, API_PORT, *PORTS.values()):
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                raise SystemExit(f"port {port} is in use: set BENCH_PORT_OFFSET to another value")
     upgrade_head()
     with sync_session() as session:
         for target in session.scalars(select(Target)):

@@ -216,5 +216,25 @@ def create_admin(
     typer.echo(f"admin {username!r} created", err=True)
 
 
+@users_app.command("token")
+def issue_token(
+    username: Annotated[str, typer.Option(help="An existing user.")] = "admin",
+    label: Annotated[str, typer.Option(help="What the token is for.")] = "cli",
+) -> None:
+    """Print a new API token for USERNAME, written directly to the metadata database (on the server host)."""
+    from sqlalchemy import select
+
+    from upgradelab.db import sync_session
+    from upgradelab.users.models import User
+    from upgradelab.users.service import issue_token_sync
+
+    with sync_session() as session:
+        user = session.scalars(select(User).where(User.username == username)).first()
+        if user is None:
+            typer.echo(f"no user {username!r}; create one with `upgradelab users create-admin`", err=True)
+            raise typer.Exit(1)
+        typer.echo(issue_token_sync(session, user, label))
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(app())

@@ -19,6 +19,7 @@ CONFIDENCE = 0.95
 _CHUNK = 100  # resamples per block: bounds memory at _CHUNK x n floats
 
 Statistic = Literal["median", "p95"]
+STATISTICS: tuple[Statistic, ...] = ("median", "p95")
 Verdict = Literal["regression", "improvement", "no significant difference"]
 
 _STATS: dict[Statistic, Callable[[NDArray[np.float64]], NDArray[np.float64]]] = {
@@ -52,22 +53,34 @@ def _resampled(values: NDArray[np.float64], name: Statistic, rng: np.random.Gene
     return out
 
 
+def distribution(values: Sequence[float], name: Statistic, seed: int) -> NDArray[np.float64]:
+    """RESAMPLES bootstrap replicates of the statistic (seconds), from numpy's PCG64 seeded with `seed`."""
+    return _resampled(np.asarray(values, dtype=np.float64), name, np.random.default_rng(seed))
+
+
 def ratio_interval(
-    baseline: Sequence[float], variant: Sequence[float], name: Statistic
+    baseline: Sequence[float],
+    variant: Sequence[float],
+    name: Statistic,
+    baseline_replicates: NDArray[np.float64] | None = None,
 ) -> RatioInterval | None:
-    """stat(variant) / stat(baseline) with its bootstrap interval; None if either is empty or zero."""
+    """stat(variant) / stat(baseline) with its bootstrap interval; None if either is empty or zero.
+
+    baseline_replicates: distribution(baseline, name, SEED), passed in when many variants are compared
+    to one baseline so it is resampled once (the result is the same either way).
+    """
     if not baseline or not variant:
         return None
-    base = np.asarray(baseline, dtype=np.float64)
-    other = np.asarray(variant, dtype=np.float64)
-    point_base = float(_STATS[name](base))
+    point_base = float(_STATS[name](np.asarray(baseline, dtype=np.float64)))
     if point_base <= 0:
         return None
-    rng = np.random.default_rng(SEED)
-    ratios = _resampled(other, name, rng) / np.maximum(_resampled(base, name, rng), 1e-12)
+    if baseline_replicates is None:
+        baseline_replicates = distribution(baseline, name, SEED)
+    ratios = distribution(variant, name, SEED + 1) / np.maximum(baseline_replicates, 1e-12)
     tail = (1 - CONFIDENCE) / 2 * 100
     low, high = np.percentile(ratios, [tail, 100 - tail])
-    return RatioInterval(float(_STATS[name](other)) / point_base, float(low), float(high))
+    point = float(_STATS[name](np.asarray(variant, dtype=np.float64)))
+    return RatioInterval(point / point_base, float(low), float(high))
 
 
 def verdict(interval: RatioInterval | None, threshold: float) -> Verdict | None:

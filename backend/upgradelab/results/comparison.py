@@ -65,6 +65,14 @@ def compare(session: Session, query: ComparisonQuery, max_points: int) -> Compar
     if baseline not in times:
         raise field_error(["query", "baseline"], f"{baseline} is not one of the compared variants")
     stored = _stored_rows(session, runs[0], query, baseline)
+    replicates = (
+        {}
+        if stored or not times[baseline]
+        else {
+            name: bootstrap.distribution(times[baseline], name, bootstrap.SEED)
+            for name in bootstrap.STATISTICS
+        }
+    )
     rows = []
     for key, values in times.items():
         run, index, variant = labels[key]
@@ -77,8 +85,8 @@ def compare(session: Session, query: ComparisonQuery, max_points: int) -> Compar
             p95 = _ratio(summary.p95_ratio, summary.p95_ratio_low, summary.p95_ratio_high, query.threshold)
             numbers = (summary.iterations, summary.median_s, summary.p95_s, summary.mean_s)
         else:
-            median_ci = bootstrap.ratio_interval(times[baseline], values, "median")
-            p95_ci = bootstrap.ratio_interval(times[baseline], values, "p95")
+            median_ci = bootstrap.ratio_interval(times[baseline], values, "median", replicates.get("median"))
+            p95_ci = bootstrap.ratio_interval(times[baseline], values, "p95", replicates.get("p95"))
             median = _ratio_of(median_ci, query.threshold)
             p95 = _ratio_of(p95_ci, query.threshold)
             mean = sum(values) / len(values) if values else None

@@ -1,11 +1,12 @@
-"""Largest-Triangle-Three-Buckets downsampling of a series before it reaches a chart (the `lttb` package)."""
+"""Largest-Triangle-Three-Buckets downsampling of a series before it reaches a chart (tsdownsample's LTTB)."""
 
-import lttb
 import numpy as np
+from tsdownsample import LTTBDownsampler
 
 from upgradelab.results.schemas import Point
 
 DEFAULT_MAX_POINTS = 2000
+_LTTB = LTTBDownsampler()  # type: ignore[no-untyped-call]
 
 
 def downsample(points: list[Point], max_points: int = DEFAULT_MAX_POINTS) -> list[Point]:
@@ -15,6 +16,7 @@ def downsample(points: list[Point], max_points: int = DEFAULT_MAX_POINTS) -> lis
     """
     if len(points) <= max_points or max_points < 3:
         return points
-    data = np.array([[p.iteration, p.elapsed_s] for p in points], dtype=np.float64)
-    kept = lttb.downsample(data, n_out=max_points)
-    return [Point(iteration=int(x), elapsed_s=float(y)) for x, y in kept]
+    x = np.fromiter((p.iteration for p in points), dtype=np.float64, count=len(points))
+    y = np.fromiter((p.elapsed_s for p in points), dtype=np.float64, count=len(points))
+    kept = _LTTB.downsample(x, y, n_out=max_points)
+    return [points[int(index)] for index in kept]

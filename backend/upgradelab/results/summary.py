@@ -7,7 +7,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from upgradelab.db import sync_session
-from upgradelab.results.bootstrap import ratio_interval, statistic
+from upgradelab.results.bootstrap import SEED, STATISTICS, distribution, ratio_interval, statistic
 from upgradelab.results.models import Sample
 from upgradelab.results.summary_models import VariantSummary
 from upgradelab.runs.models import Run
@@ -33,11 +33,12 @@ def compute_summary(session: Session, run: Run) -> list[VariantSummary]:
     """One row per variant of `run` (all iterations), ratios to the first variant with bootstrap intervals."""
     times = iteration_times(session, run.id)
     baseline = times.get(0, [])
+    replicates = {name: distribution(baseline, name, SEED) for name in STATISTICS} if baseline else {}
     rows = []
     for index, variant in enumerate(run.experiment.variants):
         values = times.get(index, [])
-        median_ci = ratio_interval(baseline, values, "median")
-        p95_ci = ratio_interval(baseline, values, "p95")
+        median_ci = ratio_interval(baseline, values, "median", replicates.get("median"))
+        p95_ci = ratio_interval(baseline, values, "p95", replicates.get("p95"))
         rows.append(
             VariantSummary(
                 run_id=run.id,
