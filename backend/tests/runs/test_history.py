@@ -1,8 +1,11 @@
 """Runs history: filters, sorting and pagination over 10,000 runs; name, notes and re-run on real runs."""
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -15,54 +18,79 @@ from upgradelab.runs.history import list_runs
 from upgradelab.runs.schemas import RunFilter
 
 RUNS = 10_000
+T = TypeVar("T")
+
+
+class History:
+    """The seeded database; `run(fn)` awaits fn(session) on a fresh loop in a thread (the browser tests'
+    sync Playwright keeps an event loop running in the main thread)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def run(self, fn: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        async def once() -> T:
+            engine = create_async_engine(self.url)
+            try:
+                async with async_sessionmaker(engine, expire_on_commit=False)() as session:
+                    return await fn(session)
+            finally:
+                await engine.dispose()
+
+        with ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, once()).result()
+
+    def list(self, where: RunFilter, limit: int, offset: int) -> tuple[list[Any], int]:
+        return self.run(lambda session: list_runs(session, where, limit, offset))
 
 
 @pytest.fixture(scope="module")
-async def history(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[AsyncSession]:
+def history(tmp_path_factory: pytest.TempPathFactory) -> History:
     path: Path = tmp_path_factory.mktemp("history") / "runs.db"
-    url = seed(path, RUNS).replace("sqlite+pysqlite", "sqlite+aiosqlite")
-    engine = create_async_engine(url)
-    async with async_sessionmaker(engine, expire_on_commit=False)() as session:
-        yield session
-    await engine.dispose()
+    return History(seed(path, RUNS).replace("sqlite+pysqlite", "sqlite+aiosqlite"))
 
 
-async def test_newest_first_pages_cover_all_10000_runs(history: AsyncSession) -> None:
-    first, total = await list_runs(history, RunFilter(), 50, 0)
+def test_newest_first_pages_cover_all_10000_runs(history: History) -> None:
+    first, total = history.list(RunFilter(), 50, 0)
     assert total == RUNS and [r.id for r in first[:3]] == [RUNS, RUNS - 1, RUNS - 2]
-    last, _ = await list_runs(history, RunFilter(), 50, RUNS - 50)
+    last, _ = history.list(RunFilter(), 50, RUNS - 50)
     assert last[-1].id == 1
 
 
-async def test_filters_combine_and_the_total_counts_the_matches(history: AsyncSession) -> None:
+def test_filters_combine_and_the_total_counts_the_matches(history: History) -> None:
     where = RunFilter(status=["failed"], target="mariadb", workload="insert-truncate")
-    runs, total = await list_runs(history, where, 500, 0)
+    runs, total = history.list(where, 500, 0)
     assert 0 < total < RUNS
     for run in runs:
         assert run.status == "failed" and ",mariadb-10.11," in run.targets
         assert run.experiment.workload == "insert-truncate"
 
 
-async def test_free_text_finds_notes_and_dates_bound_the_range(history: AsyncSession) -> None:
-    runs, total = await list_runs(history, RunFilter(q="NEEDLE 5000"), 10, 0)
+def test_free_text_finds_notes_and_dates_bound_the_range(history: History) -> None:
+    runs, total = history.list(RunFilter(q="NEEDLE 5000"), 10, 0)
     assert total == 1 and runs[0].notes == "needle 5000"
     window = RunFilter(
         created_from=datetime(2026, 1, 2, tzinfo=UTC), created_to=datetime(2026, 1, 2, 23, 59, tzinfo=UTC)
     )
-    runs, total = await list_runs(history, window, 100, 0)
+    runs, total = history.list(window, 100, 0)
     assert total == 24 and all(r.created_at.day == 2 for r in runs)
 
 
-async def test_sorting_by_name_ascending_breaks_ties_by_id(history: AsyncSession) -> None:
-    runs, _ = await list_runs(history, RunFilter(sort="name", order="asc"), 5, 0)
+def test_sorting_by_name_ascending_breaks_ties_by_id(history: History) -> None:
+    runs, _ = history.list(RunFilter(sort="name", order="asc"), 5, 0)
     names = [r.experiment.name for r in runs]
     assert names == sorted(names)
 
 
-async def test_the_list_query_uses_an_index_for_status_and_date(history: AsyncSession) -> None:
-    plan = (await history.execute(text(
+def test_the_list_query_uses_an_index_for_status_and_date(history: History) -> None:
+    sql = text(
         "EXPLAIN QUERY PLAN SELECT id FROM run WHERE status = 'failed' ORDER BY created_at DESC LIMIT 50"
-    ))).all()  # fmt: skip
+    )
+
+    async def explain(session: AsyncSession) -> list[Any]:
+        return list((await session.execute(sql)).all())
+
+    plan = history.run(explain)
     assert any("ix_run_status_created_at" in str(row) for row in plan), plan
 
 
