@@ -17,7 +17,7 @@ from upgradelab.results.comparison_schemas import (
     ComparisonSeries,
     RatioRead,
 )
-from upgradelab.results.downsample import downsample
+from upgradelab.results.downsample import kept_indices
 from upgradelab.results.schemas import Point
 from upgradelab.results.summary import iteration_times, store_summary_in
 from upgradelab.results.summary_models import VariantSummary
@@ -31,14 +31,26 @@ def _ratio(ratio: float | None, low: float | None, high: float | None, threshold
     return RatioRead(ratio=ratio, low=low, high=high, verdict=bootstrap.verdict(interval, threshold))
 
 
+def _downsampled(seconds: list[float], first_iteration: int, max_points: int) -> list[Point]:
+    iterations = list(range(first_iteration, first_iteration + len(seconds)))
+    return [
+        Point.model_construct(iteration=iterations[k], elapsed_s=seconds[k])
+        for k in kept_indices(iterations, seconds, max_points)
+    ]
+
+
 def _ratio_of(interval: bootstrap.RatioInterval | None, threshold: float) -> RatioRead | None:
     if interval is None:
         return None
     return _ratio(interval.ratio, interval.low, interval.high, threshold)
 
 
-def compare(session: Session, query: ComparisonQuery, max_points: int) -> Comparison:
+def compare(
+    session: Session, query: ComparisonQuery, max_points: int, with_series: bool = True
+) -> Comparison:
     """The comparison (sync: bootstrap is CPU work, the API runs this in a thread).
+
+    with_series=False leaves `series` empty (a verdict table needs no chart data).
 
     Errors: 404-shaped 422 on `runs` for an unknown run, on `baseline` for a key not among the variants.
     """
@@ -50,16 +62,14 @@ def compare(session: Session, query: ComparisonQuery, max_points: int) -> Compar
         runs.append(run)
     times: dict[str, list[float]] = {}
     labels: dict[str, tuple[Run, int, str]] = {}
-    points: dict[str, list[Point]] = {}
+    first: dict[str, int] = {}  # iteration number of times[key][0]
     for run in runs:
         per_variant = iteration_times(session, run.id)
         for index, variant in enumerate(run.experiment.variants):
             key = f"{run.id}:{index}"
             all_times = per_variant.get(index, [])
             times[key] = all_times[query.warmup :]
-            points[key] = [
-                Point(iteration=n, elapsed_s=s) for n, s in enumerate(all_times, start=1) if n > query.warmup
-            ]
+            first[key] = query.warmup + 1
             labels[key] = (run, index, variant["name"])
     baseline = query.baseline or f"{runs[0].id}:0"
     if baseline not in times:
@@ -117,10 +127,11 @@ def compare(session: Session, query: ComparisonQuery, max_points: int) -> Compar
         ComparisonSeries(
             key=row.key,
             label=row.label,
-            points=downsample(points[row.key], max_points),
-            total_points=len(points[row.key]),
+            points=_downsampled(times[row.key], first[row.key], max_points),
+            total_points=len(times[row.key]),
         )
         for row in rows
+        if with_series
     ]
     return Comparison(
         query=query,

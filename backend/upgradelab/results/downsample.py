@@ -9,6 +9,15 @@ DEFAULT_MAX_POINTS = 2000
 _LTTB = LTTBDownsampler()  # type: ignore[no-untyped-call]
 
 
+def kept_indices(iterations: list[int], seconds: list[float], max_points: int) -> range | list[int]:
+    """Indices LTTB keeps of a series given as columns (iteration numbers ascending, seconds)."""
+    if len(iterations) <= max_points or max_points < 3:
+        return range(len(iterations))
+    x = np.asarray(iterations, dtype=np.float64)
+    y = np.asarray(seconds, dtype=np.float64)
+    return [int(index) for index in _LTTB.downsample(x, y, n_out=max_points)]
+
+
 def downsample(points: list[Point], max_points: int = DEFAULT_MAX_POINTS) -> list[Point]:
     """At most max_points points keeping the series' visual shape (first and last kept); unchanged if shorter.
 

@@ -10,7 +10,7 @@ from upgradelab.db import SessionDep, sync_session
 from upgradelab.results import service
 from upgradelab.results.comparison import compare
 from upgradelab.results.comparison_schemas import Comparison, ComparisonQuery
-from upgradelab.results.downsample import DEFAULT_MAX_POINTS, downsample
+from upgradelab.results.downsample import DEFAULT_MAX_POINTS
 from upgradelab.results.export import COMPARISON_COLUMNS, RUN_COLUMNS, comparison_rows, respond, run_rows
 from upgradelab.results.schemas import RunResults
 from upgradelab.runs import service as runs
@@ -23,12 +23,13 @@ MaxPoints = Query(DEFAULT_MAX_POINTS, ge=10, le=100_000, description="LTTB-downs
 
 async def results_of(session: SessionDep, run: Run, max_points: int) -> RunResults:
     """The run, its series (downsampled to max_points each) and the summary of the full series."""
-    series = await service.iteration_series(session, run)
-    summary = service.summarize(series)
-    for one in series:
-        one.points = downsample(one.points, max_points)
+    columns = await service.iteration_columns(session, run)
     [read] = await runs.to_read(session, [run])
-    return RunResults(run=read, series=series, summary=summary)
+    return RunResults(
+        run=read,
+        series=service.series_of(run, columns, max_points),
+        summary=service.summarize_columns(run, columns),
+    )
 
 
 @router.get("/api/runs/{run_id}/results", response_model=RunResults)
@@ -60,22 +61,26 @@ def comparison_query(
     return ComparisonQuery(runs=ids, baseline=baseline, warmup=warmup, threshold=threshold)
 
 
-async def run_comparison(query: ComparisonQuery, max_points: int = DEFAULT_MAX_POINTS) -> Comparison:
+async def run_comparison(
+    query: ComparisonQuery, max_points: int = DEFAULT_MAX_POINTS, with_series: bool = True
+) -> Comparison:
     """Compute in a worker thread (bootstrap is CPU work) with a sync session."""
 
     def work() -> Comparison:
         with sync_session() as session:
-            return compare(session, query, max_points)
+            return compare(session, query, max_points, with_series)
 
     return await to_thread.run_sync(work)
 
 
 @router.get("/api/compare", response_model=Comparison)
 async def get_comparison(
-    query: ComparisonQuery = Depends(comparison_query), max_points: int = MaxPoints
+    query: ComparisonQuery = Depends(comparison_query),
+    max_points: int = MaxPoints,
+    series: bool = Query(True, description="false: the verdict table only, no chart series."),
 ) -> Comparison:
     """Variants of `runs` against `baseline`: median, p95, ratios with bootstrap 95% intervals, verdicts."""
-    return await run_comparison(query, max_points)
+    return await run_comparison(query, max_points, series)
 
 
 @router.get("/api/compare/export")
@@ -83,5 +88,5 @@ async def export_comparison(
     query: ComparisonQuery = Depends(comparison_query), format: Literal["csv", "json"] = "csv"
 ) -> Response:
     """The comparison table as CSV or JSON (seconds; ratios unitless)."""
-    comparison = await run_comparison(query)
+    comparison = await run_comparison(query, with_series=False)
     return respond(comparison_rows(comparison), COMPARISON_COLUMNS, format, "comparison")

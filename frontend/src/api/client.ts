@@ -129,7 +129,8 @@ export const api = {
   updateRun: (id: number | string, body: { name?: string; notes?: string }) =>
     send<Run>('PATCH', `/runs/${id}`, body),
   rerun: (id: number | string) => post<Run>(`/runs/${id}/rerun`),
-  compare: (c: ComparisonQuery) => request<Comparison>(`/compare?${comparisonParams(c)}`),
+  compare: (c: ComparisonQuery, series = true) =>
+    request<Comparison>(`/compare?${comparisonParams(c)}${series ? '' : '&series=false'}`),
   me: () => request<User>('/auth/me'),
   login: (username: string, password: string) =>
     post<{ token: string; user: User }>('/auth/login', { username, password }),

@@ -9,8 +9,8 @@ import { ComparisonTable } from '../ComparePage/ComparisonTable'
 export function RunVerdicts({ runId }: { runId: number }) {
   const [settings, setSettings] = useState<ComparisonSettings>({ baseline: null, warmup: 0, threshold: 0.05 })
   const comparison = useQuery({
-    queryKey: ['compare', [runId], settings],
-    queryFn: () => api.compare({ runs: [runId], ...settings }),
+    queryKey: ['compare', [runId], settings, 'table'],
+    queryFn: () => api.compare({ runs: [runId], ...settings }, false),
     placeholderData: keepPreviousData,
   })
   return (
