@@ -35,7 +35,9 @@ def test_default_against_redo_off_shows_ratio_interval_and_verdict(page: Page, c
     assert download.value.suggested_filename == f"compare-{run_id}.png"
 
 
-def test_runs_list_filters_by_free_text_in_notes(page: Page, client: httpx.Client) -> None:
+def test_runs_list_filters_by_free_text_in_notes_and_compares_the_ticked_run(
+    page: Page, client: httpx.Client
+) -> None:
     run_id = submit(client, [{"target": "mariadb-10.11"}], iterations=1)
     wait_final(client, run_id)
     client.patch(f"/api/runs/{run_id}", json={"notes": "zebra-crossing upgrade rehearsal"})
@@ -45,3 +47,7 @@ def test_runs_list_filters_by_free_text_in_notes(page: Page, client: httpx.Clien
     expect(page.get_by_test_id("run-row")).to_have_count(1)
     expect(page.get_by_test_id("run-row")).to_have_attribute("data-run-id", str(run_id))
     expect(page).to_have_url(re.compile(r"q=zebra-crossing"))
+    page.get_by_test_id("run-select").check()
+    page.get_by_test_id("compare-selected").click()
+    expect(page).to_have_url(re.compile(rf"/compare\?runs={run_id}$"))
+    expect(page.get_by_test_id("comparison-row")).to_have_count(1)

@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { Link, useSearchParams } from 'react-router-dom'
+import { useState } from 'react'
+import { Link, useNavigate, useSearchParams } from 'react-router-dom'
 import { api } from '../../api/client'
 import type { RunFilters as Filters } from '../../api/types'
 import { ErrorBox } from '../../components/ErrorBox'
@@ -20,6 +21,15 @@ function toApi(filters: Filters): Filters {
 
 export function RunsPage() {
   const [params, setParams] = useSearchParams()
+  const navigate = useNavigate()
+  const [selected, setSelected] = useState<Set<number>>(new Set())
+  const toggle = (runId: number) =>
+    setSelected((prev) => {
+      const next = new Set(prev)
+      if (next.has(runId)) next.delete(runId)
+      else next.add(runId)
+      return next
+    })
   const rawOffset = Number(params.get('offset') ?? 0)
   const offset = Number.isInteger(rawOffset) && rawOffset > 0 ? rawOffset : 0
   const filters: Filters = {}
@@ -47,9 +57,15 @@ export function RunsPage() {
       <div className="page-header">
         <h1>Runs</h1>
         <div className="toolbar">
-          <Link to="/compare" className="btn btn-secondary">
-            Compare
-          </Link>
+          <button
+            type="button"
+            className="btn btn-secondary"
+            data-testid="compare-selected"
+            disabled={selected.size === 0}
+            onClick={() => navigate(`/compare?runs=${[...selected].sort((a, b) => a - b).join(',')}`)}
+          >
+            Compare selected ({selected.size})
+          </button>
           <Link to="/new" className="btn btn-primary" data-testid="new-run-button">
             New run
           </Link>
@@ -62,7 +78,7 @@ export function RunsPage() {
           <p className="muted" data-testid="runs-total">
             {runs.data.total} runs
           </p>
-          <RunsTable runs={runs.data.items} now={runs.dataUpdatedAt} />
+          <RunsTable runs={runs.data.items} now={runs.dataUpdatedAt} selected={selected} onToggle={toggle} />
           <Pagination total={runs.data.total} limit={PAGE_SIZE} offset={offset} onChange={(o) => update(filters, o)} />
         </>
       ) : (
