@@ -17,6 +17,12 @@ bash scripts/down.sh >/dev/null 2>&1 || true
 redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$state/redis" --daemonize yes \
   --pidfile "$state/redis.pid" --logfile "$state/logs/redis.log" --save "" --appendonly yes
 .venv/bin/upgradelab db upgrade
+# Sign-in: the first admin's password is generated once and kept (0600) in $state/admin-password.
+if [ ! -s "$state/admin-password" ]; then
+  (umask 077; head -c 18 /dev/urandom | base64 >"$state/admin-password")
+  UPGRADELAB_ADMIN_PASSWORD=$(cat "$state/admin-password") .venv/bin/upgradelab users create-admin --username admin
+fi
+export UPGRADELAB_TOKEN=${UPGRADELAB_TOKEN:-$(.venv/bin/upgradelab users token --username admin --label up.sh)}
 
 nohup .venv/bin/celery -A upgradelab.worker worker --loglevel=INFO --concurrency=2 -Q upgradelab \
   >"$state/logs/worker.log" 2>&1 &
@@ -32,6 +38,7 @@ done
 curl -fsS "$url/api/health" >/dev/null || { echo "API did not start; see $state/logs/api.log" >&2; exit 1; }
 
 echo "Upgrade Lab is up: $url  (logs: $state/logs, stop: bash scripts/down.sh)"
+echo "Sign in as admin; the password is in $state/admin-password"
 if [ "${UPGRADELAB_DEMO:-1}" != "0" ]; then
   # The main job: article 001 on the lab's servers; the CLI prints the run's page and waits in the background.
   nohup .venv/bin/upgradelab run --api "$url" --workload insert-truncate --iterations 100 \

@@ -14,17 +14,19 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+from tests import ports
+
 STATE = Path(tempfile.mkdtemp(prefix="upgradelab-test-"))
-# Two test sessions on one machine (two checkouts) stay apart with different offsets.
-OFFSET = int(os.environ.get("UPGRADELAB_TEST_PORT_OFFSET", "0"))
-REDIS_PORT = 6391 + OFFSET
-API_PORT = 8791 + OFFSET
-TEST_PORTS = {"mysql-9.7": 34097 + OFFSET, "mariadb-10.11": 34011 + OFFSET}
-SERVER_DIR = f"/var/lib/upgradelab/test-servers-{OFFSET}"
+# Two test sessions on one machine (two checkouts) stay apart: UPGRADELAB_TEST_SESSION (tests/ports.py).
+REDIS_PORT = ports.REDIS
+API_PORT = ports.API
+TEST_PORTS = ports.WORKER_TARGETS
+SERVER_DIR = f"/var/lib/upgradelab/test-servers-{ports.SESSION}"
 
 # Settings are read from the environment on first use: set them before importing upgradelab.
 os.environ.update(
@@ -41,6 +43,8 @@ from upgradelab.migrations import upgrade_head  # noqa: E402
 from upgradelab.settings import REPO_ROOT, get_settings  # noqa: E402
 from upgradelab.targets.models import Target  # noqa: E402
 from upgradelab.targets.provisioners import LocalProvisioner, provisioner_for  # noqa: E402
+from upgradelab.users.models import Role  # noqa: E402
+from upgradelab.users.service import create_user_sync, issue_token_sync  # noqa: E402
 
 BIN = Path(sys.executable).parent
 
@@ -72,8 +76,30 @@ def database() -> Iterator[None]:
         for target in session.scalars(select(Target)):
             target.settings = {**target.settings, "port": TEST_PORTS[target.name]}
         session.commit()
+        _sign_in_tests(session)
     yield
     shutil.rmtree(STATE, ignore_errors=True)
+
+
+# Auth (issue 4): every API call needs a user. The session creates an admin and a token; `client`,
+# the browser `page` and the CLI (UPGRADELAB_TOKEN, inherited by subprocesses) use it.
+ADMIN_USER, ADMIN_PASSWORD = "test-admin", "test-admin-password"
+
+
+def _sign_in_tests(session: Any) -> None:
+    admin = create_user_sync(session, ADMIN_USER, ADMIN_PASSWORD, Role.admin)
+    os.environ["UPGRADELAB_TOKEN"] = issue_token_sync(session, admin, "tests")
+
+
+def auth_headers() -> dict[str, str]:
+    """Authorization header of the session's admin (after the `database` fixture ran)."""
+    return {"Authorization": f"Bearer {os.environ['UPGRADELAB_TOKEN']}"}
+
+
+def signed_in(context: Any, api: str) -> Any:
+    """A Playwright BrowserContext with the admin's session cookie set for the test API."""
+    context.add_cookies([{"name": "upgradelab_session", "value": os.environ["UPGRADELAB_TOKEN"], "url": api}])
+    return context
 
 
 @pytest.fixture(scope="session")
@@ -142,17 +168,18 @@ def api(worker: subprocess.Popen[bytes]) -> Iterator[str]:
 
 @pytest.fixture
 def client(api: str) -> Iterator[httpx.Client]:
-    """An HTTP client on the test API."""
-    with httpx.Client(base_url=api, timeout=30) as http:
+    """An HTTP client on the test API, signed in as the session's admin."""
+    with httpx.Client(base_url=api, timeout=30, headers=auth_headers()) as http:
         yield http
 
 
-def lab_provisioner(name: str, port_offset: int = 100) -> LocalProvisioner:
-    """A provisioner for a seeded lab target under another name and port, apart from the worker's."""
+def lab_provisioner(name: str, port: int | None = None, suffix: str = "unit") -> LocalProvisioner:
+    """A provisioner for a seeded lab target as `<name>-<suffix>` on its own port (default
+    ports.UNIT_TARGETS[name]) and server directory, apart from the worker's."""
     with sync_session() as session:
         target = session.scalars(select(Target).where(Target.name == name)).one()
-    settings = {**target.settings, "port": TEST_PORTS[name] + port_offset}
-    return LocalProvisioner(f"{name}-unit", target.flavor, settings, get_settings())
+    settings = {**target.settings, "port": port or ports.UNIT_TARGETS[name]}
+    return LocalProvisioner(f"{name}-{suffix}", target.flavor, settings, get_settings())
 
 
 @pytest.fixture(scope="module", params=sorted(TEST_PORTS))

@@ -14,7 +14,6 @@ import docker
 from upgradelab.settings import REPO_ROOT
 from upgradelab.targets.provisioners.docker_engine import MANAGED_LABEL, TARGET_LABEL
 
-OFFSET = int(os.environ.get("UPGRADELAB_TEST_PORT_OFFSET", "0"))
 MYSQL_IMAGE = "upgradelab/mysql:9.7"
 MARIADB_IMAGE = "upgradelab/mariadb:10.11"
 LAB_DIR = Path(os.environ.get("UPGRADELAB_LAB_DIR", "/var/lib/upgradelab"))

@@ -17,6 +17,20 @@ app = typer.Typer(
 )
 db_app = typer.Typer(help="The metadata database.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
+users_app = typer.Typer(help="Users of the web UI and API.", no_args_is_help=True)
+app.add_typer(users_app, name="users")
+
+TokenOption = Annotated[
+    str | None,
+    typer.Option(
+        envvar="UPGRADELAB_TOKEN", help="API token (from `upgradelab login`); env UPGRADELAB_TOKEN."
+    ),
+]
+
+
+def _headers(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
 
 FINAL = {"succeeded", "failed", "cancelled"}
 
@@ -77,6 +91,7 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     api: Annotated[str | None, typer.Option(help="API base URL; default from settings.")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the run.")] = 3600.0,
+    token: TokenOption = None,
 ) -> None:
     """Submit a run to the queue, wait for it, print the per-variant summary.
 
@@ -96,7 +111,7 @@ def run(
     if policy is not None:
         body["policy"] = policy
     try:
-        run_id, results = _submit_and_wait(base, body, timeout)
+        run_id, results = _submit_and_wait(base, body, timeout, token)
     except httpx.HTTPError as unreachable:
         typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
         raise typer.Exit(2) from unreachable
@@ -121,10 +136,15 @@ def run(
         raise typer.Exit(1)
 
 
-def _submit_and_wait(base: str, body: dict[str, Any], timeout: float) -> tuple[int, dict[str, Any]]:
+def _submit_and_wait(
+    base: str, body: dict[str, Any], timeout: float, token: str | None
+) -> tuple[int, dict[str, Any]]:
     """POST the experiment and its run, poll the results until final; (run id, last results JSON)."""
-    with httpx.Client(base_url=base, timeout=30) as client:
+    with httpx.Client(base_url=base, timeout=30, headers=_headers(token)) as client:
         created = client.post("/api/experiments", json=body)
+        if created.status_code in (401, 403):
+            typer.echo(f"not allowed: {_error_text(created)} (give --token or UPGRADELAB_TOKEN)", err=True)
+            raise typer.Exit(2)
         if created.status_code != 201:
             typer.echo(f"experiment refused: {_error_text(created)}", err=True)
             raise typer.Exit(2)
@@ -187,11 +207,15 @@ app.add_typer(targets_app, name="targets")
 
 
 @targets_app.callback(invoke_without_command=True)
-def targets(ctx: typer.Context, api: Annotated[str | None, typer.Option()] = None) -> None:
+def targets(
+    ctx: typer.Context, api: Annotated[str | None, typer.Option()] = None, token: TokenOption = None
+) -> None:
     """List the targets (name, flavor, version)."""
     if ctx.invoked_subcommand is not None:
         return
-    response = httpx.get(f"{(api or _default_api()).rstrip('/')}/api/targets", timeout=10)
+    response = httpx.get(
+        f"{(api or _default_api()).rstrip('/')}/api/targets", timeout=10, headers=_headers(token)
+    )
     response.raise_for_status()
     for target in response.json():
         typer.echo(f"{target['name']:<20} {target['flavor']:<8} {target['version'] or '(not started yet)'}")
@@ -206,10 +230,12 @@ def targets_add(
     flavor: Annotated[str, typer.Option(help="mysql or mariadb.")] = "mysql",
     option: Annotated[list[str], typer.Option(help="Base server option NAME=VALUE, repeatable.")] = [],  # noqa: B006
     api: Annotated[str | None, typer.Option(help="API base URL; default from settings.")] = None,
+    token: TokenOption = None,
 ) -> None:
     """Add a docker (--image) or tarball (--basedir) target through POST /api/targets.
 
-    e.g. `upgradelab targets add mysql-8.0 --image mysql:8.0.40 --port 33080`. Exit 2 when refused.
+    Needs an admin token, e.g. `upgradelab targets add mysql-8.0 --image mysql:8.0.40 --port 33080`.
+    Exit 2 when refused.
     """
     if (image is None) == (basedir is None):
         raise typer.BadParameter("give exactly one of --image (docker) or --basedir (tarball)")
@@ -222,7 +248,9 @@ def targets_add(
         "provisioner": "docker" if image else "tarball",
         "settings": settings,
     }
-    response = httpx.post(f"{(api or _default_api()).rstrip('/')}/api/targets", json=body, timeout=30)
+    response = httpx.post(
+        f"{(api or _default_api()).rstrip('/')}/api/targets", json=body, timeout=30, headers=_headers(token)
+    )
     if response.status_code != 201:
         typer.echo(f"target refused: {_error_text(response)}", err=True)
         raise typer.Exit(2)
@@ -240,6 +268,71 @@ def targets_cleanup(
 
     for removed in cleanup(target, templates=templates):
         typer.echo(removed)
+
+
+@app.command()
+def login(
+    username: Annotated[str, typer.Option(prompt=True)],
+    password: Annotated[str, typer.Option(prompt=True, hide_input=True, envvar="UPGRADELAB_PASSWORD")],
+    api: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """Sign in and print an API token; use it as `export UPGRADELAB_TOKEN=<token>`."""
+    base = (api or _default_api()).rstrip("/")
+    response = httpx.post(
+        f"{base}/api/auth/login", json={"username": username, "password": password}, timeout=30
+    )
+    if response.status_code != 200:
+        typer.echo(f"login refused: {_error_text(response)}", err=True)
+        raise typer.Exit(2)
+    typer.echo(response.json()["token"])
+
+
+@users_app.command("create-admin")
+def create_admin(
+    username: Annotated[str, typer.Option(prompt=True)] = "admin",
+    password: Annotated[
+        str,
+        typer.Option(
+            prompt=True, hide_input=True, confirmation_prompt=True, envvar="UPGRADELAB_ADMIN_PASSWORD"
+        ),
+    ] = "",
+) -> None:
+    """Create an admin user directly in the metadata database (migrations applied first)."""
+    from upgradelab.db import sync_session
+    from upgradelab.migrations import upgrade_head
+    from upgradelab.users.models import Role
+    from upgradelab.users.service import create_user_sync
+
+    if len(password) < 8:
+        raise typer.BadParameter("at least 8 characters", param_hint="--password")
+    upgrade_head()
+    with sync_session() as session:
+        try:
+            create_user_sync(session, username, password, Role.admin)
+        except ValueError as taken:
+            typer.echo(str(taken), err=True)
+            raise typer.Exit(1) from taken
+    typer.echo(f"admin {username!r} created", err=True)
+
+
+@users_app.command("token")
+def issue_token(
+    username: Annotated[str, typer.Option(help="An existing user.")] = "admin",
+    label: Annotated[str, typer.Option(help="What the token is for.")] = "cli",
+) -> None:
+    """Print a new API token for USERNAME, written directly to the metadata database (on the server host)."""
+    from sqlalchemy import select
+
+    from upgradelab.db import sync_session
+    from upgradelab.users.models import User
+    from upgradelab.users.service import issue_token_sync
+
+    with sync_session() as session:
+        user = session.scalars(select(User).where(User.username == username)).first()
+        if user is None:
+            typer.echo(f"no user {username!r}; create one with `upgradelab users create-admin`", err=True)
+            raise typer.Exit(1)
+        typer.echo(issue_token_sync(session, user, label))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from fastapi import FastAPI, HTTPException
+from fastapi import Depends, FastAPI, HTTPException
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -11,13 +11,19 @@ from upgradelab.probes.router import router as probes_router
 from upgradelab.results.router import router as results_router
 from upgradelab.runs.router import router as runs_router
 from upgradelab.settings import get_settings
+from upgradelab.sharing.router import public_router as public_shares_router
+from upgradelab.sharing.router import router as shares_router
+from upgradelab.streaming.router import router as streaming_router
 from upgradelab.targets.router import router as targets_router
+from upgradelab.users.auth import authorize
+from upgradelab.users.router import auth_router, users_router
 from upgradelab.workloads.router import router as workloads_router
 
 
 def create_app() -> FastAPI:
     """Build the app; the UI is served when frontend/dist exists (`npm run build`)."""
     app = FastAPI(title="Upgrade Lab", version="0.1.0")
+    # Signed-in routers: GET needs viewer, other methods operator, targets/users admin (users/auth.py).
     for router in (
         targets_router,
         workloads_router,
@@ -26,6 +32,9 @@ def create_app() -> FastAPI:
         results_router,
         probes_router,
     ):
+        app.include_router(router, dependencies=[Depends(authorize)])
+    # These carry their own dependencies (auth, users, shares, SSE) or none (public share links).
+    for router in (auth_router, users_router, shares_router, streaming_router, public_shares_router):
         app.include_router(router)
 
     @app.get("/api/health", tags=["health"])

@@ -4,10 +4,14 @@ from upgradelab.db import Base
 from upgradelab.experiments.models import Experiment
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
 from upgradelab.results.models import Sample
+from upgradelab.results.summary_models import VariantSummary
 from upgradelab.runs.models import Run, RunStatus
+from upgradelab.sharing.models import ShareLink
 from upgradelab.targets.models import Target
+from upgradelab.users.models import ApiToken, User
 
 __all__ = [
+    "ApiToken",
     "Base",
     "Experiment",
     "ProbeSample",
@@ -15,5 +19,8 @@ __all__ = [
     "Run",
     "RunStatus",
     "Sample",
+    "ShareLink",
     "Target",
+    "User",
+    "VariantSummary",
 ]

@@ -1,8 +1,14 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useEffect } from 'react'
 import { Link, NavLink, Route, Routes, useLocation } from 'react-router-dom'
+import { api } from './api/client'
+import { ComparePage } from './pages/ComparePage/ComparePage'
+import { LoginPage } from './pages/LoginPage/LoginPage'
 import { NewRunPage } from './pages/NewRunPage/NewRunPage'
 import { RunPage } from './pages/RunPage/RunPage'
 import { RunsPage } from './pages/RunsPage/RunsPage'
 import { WorkloadPage } from './pages/WorkloadPage/WorkloadPage'
+import { SharePage } from './pages/SharePage/SharePage'
 
 function NotFound() {
   return (
@@ -17,6 +23,30 @@ function NotFound() {
 
 export function App() {
   const { pathname } = useLocation()
+  if (pathname.startsWith('/share/')) {
+    // Share links open without signing in.
+    return (
+      <main>
+        <Routes>
+          <Route path="/share/:token" element={<SharePage />} />
+        </Routes>
+      </main>
+    )
+  }
+  return <SignedInApp pathname={pathname} />
+}
+
+function SignedInApp({ pathname }: { pathname: string }) {
+  const queryClient = useQueryClient()
+  const me = useQuery({ queryKey: ['me'], queryFn: api.me, retry: false })
+  useEffect(() => {
+    const onUnauthorized = () => void queryClient.invalidateQueries({ queryKey: ['me'] })
+    window.addEventListener('upgradelab:unauthorized', onUnauthorized)
+    return () => window.removeEventListener('upgradelab:unauthorized', onUnauthorized)
+  }, [queryClient])
+  if (me.isPending) return <p className="muted page">Loading…</p>
+  if (!me.data) return <LoginPage />
+
   // "/" is the runs list too, so highlight "Runs" there.
   const runsActive = pathname === '/' || pathname.startsWith('/runs')
   return (
@@ -32,7 +62,20 @@ export function App() {
           <NavLink to="/new" className={({ isActive }) => (isActive ? 'active' : undefined)}>
             New run
           </NavLink>
+          <NavLink to="/compare" className={({ isActive }) => (isActive ? 'active' : undefined)}>
+            Compare
+          </NavLink>
         </nav>
+        <span className="muted" data-testid="signed-in-user">
+          {me.data.username} ({me.data.role}){' '}
+          <button
+            type="button"
+            className="btn btn-secondary btn-small"
+            onClick={() => void api.logout().finally(() => queryClient.invalidateQueries({ queryKey: ['me'] }))}
+          >
+            Sign out
+          </button>
+        </span>
       </header>
       <main>
         <Routes>
@@ -41,6 +84,7 @@ export function App() {
           <Route path="/runs/:id" element={<RunPage />} />
           <Route path="/new" element={<NewRunPage />} />
           <Route path="/workloads/:slug" element={<WorkloadPage />} />
+          <Route path="/compare" element={<ComparePage />} />
           <Route path="*" element={<NotFound />} />
         </Routes>
       </main>

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from tests.conftest import FRONTEND_DIST
+from tests.conftest import FRONTEND_DIST, signed_in
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [
@@ -31,8 +31,8 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture
 def page(browser: Browser, api: str) -> Iterator[Page]:
-    """A fresh browser context on the test API, which serves the built UI."""
-    context = browser.new_context(base_url=api, viewport={"width": 1280, "height": 900})
+    """A fresh browser context on the test API, which serves the built UI, signed in as the admin."""
+    context = signed_in(browser.new_context(base_url=api, viewport={"width": 1280, "height": 900}), api)
     one = context.new_page()
     yield one
     context.close()

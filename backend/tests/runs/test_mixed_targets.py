@@ -8,10 +8,10 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from tests import ports
 from tests.lab_images import (
     MYSQL_CHROOT,
     MYSQL_IMAGE,
-    OFFSET,
     lab_images,
     labelled_containers,
     tarball_basedir,
@@ -22,8 +22,8 @@ from upgradelab.targets.provisioners.docker import cleanup
 
 pytestmark = pytest.mark.docker
 
-DOCKER_TARGET = f"mysql-9.7-docker-t{OFFSET}"  # two checkouts testing at once stay apart
-TARBALL_TARGET = f"mysql-9.7-tarball-t{OFFSET}"
+DOCKER_TARGET = f"mysql-9.7-docker-t{ports.SESSION}"  # two checkouts testing at once stay apart
+TARBALL_TARGET = f"mysql-9.7-tarball-t{ports.SESSION}"
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def mixed_targets(client: httpx.Client) -> Iterator[None]:
             "provisioner": "docker",
             "settings": {
                 "image": MYSQL_IMAGE,
-                "port": 35097 + OFFSET,
+                "port": ports.MIXED_DOCKER,
                 "base_options": {"innodb_buffer_pool_size": "128M"},
             },
         },
@@ -45,7 +45,11 @@ def mixed_targets(client: httpx.Client) -> Iterator[None]:
             "name": TARBALL_TARGET,
             "flavor": "mysql",
             "provisioner": "tarball",
-            "settings": {"root": str(MYSQL_CHROOT), "basedir": tarball_basedir(), "port": 35197 + OFFSET},
+            "settings": {
+                "root": str(MYSQL_CHROOT),
+                "basedir": tarball_basedir(),
+                "port": ports.MIXED_TARBALL,
+            },
         },
     ):
         created = client.post("/api/targets", json=body)
@@ -124,7 +128,7 @@ def test_cli_adds_a_docker_target_and_names_the_refused_field(api: str) -> None:
         [
             "targets",
             "add",
-            f"mysql-8.0-cli-t{OFFSET}",
+            f"mysql-8.0-cli-t{ports.SESSION}",
             "--image",
             "mysql:8.0.40",
             "--port",
@@ -136,7 +140,7 @@ def test_cli_adds_a_docker_target_and_names_the_refused_field(api: str) -> None:
     assert added.exit_code == 0, added.output
     with httpx.Client(base_url=api) as http:
         listed = {t["name"]: t["provisioner"] for t in http.get("/api/targets").json()}
-    assert listed[f"mysql-8.0-cli-t{OFFSET}"] == "docker"
+    assert listed[f"mysql-8.0-cli-t{ports.SESSION}"] == "docker"
     refused = CliRunner().invoke(
         app, ["targets", "add", "mysql-5.7", "--image", "mysql:5.7.44", "--port", "80", "--api", api]
     )

@@ -11,18 +11,19 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.lab_images import OFFSET, lab_images
+from tests import ports
+from tests.lab_images import lab_images
 from upgradelab.settings import REPO_ROOT
 
 pytestmark = pytest.mark.docker
 
 # Ports of a test stack, apart from `make up` (8700, 6380) and other checkouts.
 STACK_ENV = {
-    "UPGRADELAB_API_PORT": str(35700 + OFFSET),
-    "UPGRADELAB_REDIS_PORT": str(35780 + OFFSET),
-    "UPGRADELAB_DB_PORT": str(35730 + OFFSET),
+    "UPGRADELAB_API_PORT": str(ports.COMPOSE_API),
+    "UPGRADELAB_REDIS_PORT": str(ports.COMPOSE_REDIS),
+    "UPGRADELAB_DB_PORT": str(ports.COMPOSE_DB),
 }
-PROJECT = f"upgradelab-test-{OFFSET}"
+PROJECT = f"upgradelab-test-{ports.SESSION}"
 
 
 def _compose(*args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess[str]:

@@ -7,7 +7,8 @@ import docker
 import pytest
 from typer.testing import CliRunner
 
-from tests.lab_images import MARIADB_IMAGE, MYSQL_IMAGE, OFFSET, lab_images, labelled_containers
+from tests import ports
+from tests.lab_images import MARIADB_IMAGE, MYSQL_IMAGE, lab_images, labelled_containers
 from upgradelab.cli import app
 from upgradelab.settings import get_settings
 from upgradelab.targets.provisioners import DockerProvisioner, ProvisionError
@@ -16,13 +17,13 @@ from upgradelab.targets.provisioners.docker import cleanup
 
 pytestmark = pytest.mark.docker
 
-IMAGES = {"mysql": (MYSQL_IMAGE, 35397 + OFFSET), "mariadb": (MARIADB_IMAGE, 35311 + OFFSET)}
+IMAGES = {"mysql": (MYSQL_IMAGE, ports.DOCKER["mysql"]), "mariadb": (MARIADB_IMAGE, ports.DOCKER["mariadb"])}
 
 
 def _provisioner(flavor: str, **settings: object) -> DockerProvisioner:
     image, port = IMAGES[flavor]
     raw = {"image": image, "port": port, "base_options": {"innodb_buffer_pool_size": "64M"}, **settings}
-    return DockerProvisioner(f"unit-docker-{flavor}-t{OFFSET}", flavor, raw, get_settings())
+    return DockerProvisioner(f"unit-docker-{flavor}-t{ports.SESSION}", flavor, raw, get_settings())
 
 
 @pytest.fixture(scope="module", params=sorted(IMAGES))

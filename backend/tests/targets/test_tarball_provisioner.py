@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.lab_images import MYSQL_CHROOT, OFFSET, tarball_basedir
+from tests import ports
+from tests.lab_images import MYSQL_CHROOT, tarball_basedir
 from upgradelab.settings import get_settings
 from upgradelab.targets.provisioners import ProvisionError, TarballProvisioner
 
@@ -22,7 +23,7 @@ def provisioner() -> Iterator[TarballProvisioner]:
     settings = {
         "root": str(MYSQL_CHROOT),
         "basedir": tarball_basedir(),
-        "port": 35497 + OFFSET,
+        "port": ports.TARBALL,
         "base_options": {"innodb_buffer_pool_size": "64M"},
     }
     one = TarballProvisioner("unit-tarball-9.7", "mysql", settings, get_settings())
@@ -89,7 +90,7 @@ def test_a_57_tarball_is_unpacked_and_checked_without_validate_config(tmp_path: 
     _fake_tarball(
         archive, "/opt/mysql/bin/mysqld  Ver 5.7.44 for linux-glibc2.12 on x86_64 (MySQL Community)"
     )
-    settings = {"basedir": str(tmp_path / "mysql-5.7"), "tarball": str(archive), "port": 35457 + OFFSET}
+    settings = {"basedir": str(tmp_path / "mysql-5.7"), "tarball": str(archive), "port": ports.TARBALL_57}
     old = TarballProvisioner("unit-tarball-5.7", "mysql", settings, get_settings())
     assert old.series() == (5, 7)
     assert (tmp_path / "mysql-5.7" / "bin" / "mysqld").exists()
@@ -98,6 +99,6 @@ def test_a_57_tarball_is_unpacked_and_checked_without_validate_config(tmp_path: 
 
 
 def test_a_basedir_without_a_server_is_refused_with_its_path(tmp_path: Path) -> None:
-    settings = {"basedir": str(tmp_path / "empty"), "port": 35458 + OFFSET}
+    settings = {"basedir": str(tmp_path / "empty"), "port": ports.TARBALL_EMPTY}
     with pytest.raises(ProvisionError, match="no bin/mysqld in basedir"):
         TarballProvisioner("unit-tarball-none", "mysql", settings, get_settings()).ensure_initialized()

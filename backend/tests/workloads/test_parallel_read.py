@@ -3,13 +3,14 @@
 import httpx
 import pytest
 
+from tests import ports
 from tests.conftest import lab_provisioner
 from tests.workloads.helpers import run_experiment, start_for
 from upgradelab.workloads.parallel_read import DATABASE, ParallelRead, ParallelReadParameters
 
 
 def test_prepare_makes_2_to_the_n_rows_and_iteration_sets_the_session_threads(database: None) -> None:
-    provisioner = lab_provisioner("mysql-9.7", port_offset=150)
+    provisioner = lab_provisioner("mysql-9.7", ports.PARALLEL_READ, suffix="parallel-read")
     workload = ParallelRead(ParallelReadParameters(log2_rows=10, threads=[1, 4], buffer_pool_size="64M"))
     server, progress = start_for(provisioner, workload)
     try:

@@ -16,7 +16,7 @@ class Experiment(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
-    workload: Mapped[str] = mapped_column(String(64))
+    workload: Mapped[str] = mapped_column(String(64), index=True)
     parameters: Mapped[dict[str, Any]] = mapped_column(default=dict)
     variants: Mapped[list[Any]] = mapped_column(default=list)
     iterations: Mapped[int]

@@ -1,38 +1,108 @@
-"""/api/runs/{run_id}/results"""
+"""/api/runs/{run_id}/results, /api/runs/{run_id}/export, /api/compare"""
 
-from fastapi import APIRouter
+from typing import Literal
 
-from upgradelab.db import SessionDep
+from anyio import to_thread
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import Response
+
+from upgradelab.db import SessionDep, sync_session
 from upgradelab.results import groups, service
+from upgradelab.results.comparison import compare
+from upgradelab.results.comparison_schemas import Comparison, ComparisonQuery
+from upgradelab.results.downsample import DEFAULT_MAX_POINTS
+from upgradelab.results.export import COMPARISON_COLUMNS, RUN_COLUMNS, comparison_rows, respond, run_rows
 from upgradelab.results.groups import RunGroups
 from upgradelab.results.schemas import RunResults, StatementRow
 from upgradelab.runs import service as runs
+from upgradelab.runs.models import Run
 
-router = APIRouter(prefix="/api/runs", tags=["results"])
+router = APIRouter(tags=["results"])
+
+MaxPoints = Query(DEFAULT_MAX_POINTS, ge=10, le=100_000, description="LTTB-downsample longer series.")
 
 
-@router.get("/{run_id}/results", response_model=RunResults)
-async def run_results(run_id: int, session: SessionDep) -> RunResults:
+async def results_of(session: SessionDep, run: Run, max_points: int) -> RunResults:
+    """The run, its series (downsampled to max_points each) and the summary of the full series."""
+    columns = await service.iteration_columns(session, run)
+    [read] = await runs.to_read(session, [run])
+    return RunResults(
+        run=read,
+        series=service.series_of(run, columns, max_points),
+        summary=service.summarize_columns(run, columns),
+    )
+
+
+@router.get("/api/runs/{run_id}/results", response_model=RunResults)
+async def run_results(run_id: int, session: SessionDep, max_points: int = MaxPoints) -> RunResults:
     """The run, its per-iteration series per variant and the summary; 404 for an unknown run.
 
     Times are seconds, client-side (perf_counter around each statement), summed per iteration.
+    Series longer than max_points are LTTB-downsampled; the summary is over every iteration.
     """
+    return await results_of(session, await runs.get_or_raise(session, run_id), max_points)
+
+
+@router.get("/api/runs/{run_id}/export")
+async def export_run(run_id: int, session: SessionDep, format: Literal["csv", "json"] = "csv") -> Response:
+    """Every iteration of the run: run_id, variant_index, variant, iteration, elapsed_s (seconds)."""
     run = await runs.get_or_raise(session, run_id)
-    series = await service.iteration_series(session, run)
-    [read] = await runs.to_read(session, [run])
-    return RunResults(run=read, series=series, summary=service.summarize(series))
+    rows = run_rows(run.id, await service.iteration_series(session, run))
+    return respond(rows, RUN_COLUMNS, format, f"run-{run.id}")
 
 
-@router.get("/{run_id}/statements", response_model=list[StatementRow])
+@router.get("/api/runs/{run_id}/statements", response_model=list[StatementRow])
 async def run_statements(run_id: int, session: SessionDep) -> list[StatementRow]:
     """Per variant and statement (e.g. "TRUNCATE test3"): count, median/p95/total seconds; 404 unknown run."""
     return await service.statement_summary(session, await runs.get_or_raise(session, run_id))
 
 
-@router.get("/{run_id}/groups", response_model=RunGroups)
+@router.get("/api/runs/{run_id}/groups", response_model=RunGroups)
 async def run_groups(run_id: int, session: SessionDep) -> RunGroups:
     """Every iteration with its group (e.g. "threads=16") and metrics (sysbench tps, qps, p50_ms,
     p95_ms, p99_ms; lock-waits thread_<n>_s, mutex_<name>_ms), and the per-variant, per-group medians
     the sweep charts draw; 404 for an unknown run."""
     run = await runs.get_or_raise(session, run_id)
     return await groups.run_groups(session, run)
+
+
+def comparison_query(
+    runs: str = Query(..., pattern=r"^\d+(,\d+){0,9}$", description="Run ids, comma-separated."),
+    baseline: str | None = Query(None, pattern=r"^\d+:\d+$"),
+    warmup: int = Query(0, ge=0),
+    threshold: float = Query(0.05, gt=0, lt=1),
+) -> ComparisonQuery:
+    """Query string -> ComparisonQuery."""
+    ids = [int(part) for part in runs.split(",")]
+    return ComparisonQuery(runs=ids, baseline=baseline, warmup=warmup, threshold=threshold)
+
+
+async def run_comparison(
+    query: ComparisonQuery, max_points: int = DEFAULT_MAX_POINTS, with_series: bool = True
+) -> Comparison:
+    """Compute in a worker thread (bootstrap is CPU work) with a sync session."""
+
+    def work() -> Comparison:
+        with sync_session() as session:
+            return compare(session, query, max_points, with_series)
+
+    return await to_thread.run_sync(work)
+
+
+@router.get("/api/compare", response_model=Comparison)
+async def get_comparison(
+    query: ComparisonQuery = Depends(comparison_query),
+    max_points: int = MaxPoints,
+    series: bool = Query(True, description="false: the verdict table only, no chart series."),
+) -> Comparison:
+    """Variants of `runs` against `baseline`: median, p95, ratios with bootstrap 95% intervals, verdicts."""
+    return await run_comparison(query, max_points, series)
+
+
+@router.get("/api/compare/export")
+async def export_comparison(
+    query: ComparisonQuery = Depends(comparison_query), format: Literal["csv", "json"] = "csv"
+) -> Response:
+    """The comparison table as CSV or JSON (seconds; ratios unitless)."""
+    comparison = await run_comparison(query, with_series=False)
+    return respond(comparison_rows(comparison), COMPARISON_COLUMNS, format, "comparison")

@@ -3,41 +3,72 @@
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from upgradelab.results.downsample import kept_indices
 from upgradelab.results.models import Sample
 from upgradelab.results.schemas import Point, Series, StatementRow, SummaryRow
 from upgradelab.results.statistics import median, percentile
 from upgradelab.runs.models import Run
 
+Columns = tuple[list[int], list[float]]  # (iteration numbers ascending, seconds per iteration)
 
-async def iteration_series(session: AsyncSession, run: Run) -> list[Series]:
-    """One series per variant (in experiment order, also those with no iteration yet).
 
-    Each point is an iteration's seconds: SUM(sample.elapsed_s) over its statements.
-    """
+async def iteration_columns(session: AsyncSession, run: Run) -> list[Columns]:
+    """Per variant (experiment order, also those with no iteration yet): iterations and their seconds,
+    SUM(sample.elapsed_s) over each iteration's statements."""
     rows = await session.execute(
         select(Sample.variant_index, Sample.iteration, func.sum(Sample.elapsed_s))
         .where(Sample.run_id == run.id)
         .group_by(Sample.variant_index, Sample.iteration)
         .order_by(Sample.variant_index, Sample.iteration)
     )
-    series = [
-        Series(variant=variant["name"], variant_index=index, points=[])
-        for index, variant in enumerate(run.experiment.variants)
-    ]
+    columns: list[Columns] = [([], []) for _ in run.experiment.variants]
     for variant_index, iteration, elapsed_s in rows.tuples():
-        series[variant_index].points.append(Point(iteration=iteration, elapsed_s=float(elapsed_s)))
+        columns[variant_index][0].append(iteration)
+        columns[variant_index][1].append(float(elapsed_s))
+    return columns
+
+
+def series_of(run: Run, columns: list[Columns], max_points: int | None = None) -> list[Series]:
+    """Series per variant; with max_points, LTTB-downsampled before any Point is built (fast on 80k)."""
+    series = []
+    for index, variant in enumerate(run.experiment.variants):
+        iterations, seconds = columns[index]
+        kept = kept_indices(iterations, seconds, max_points) if max_points else range(len(iterations))
+        points = [Point.model_construct(iteration=iterations[k], elapsed_s=seconds[k]) for k in kept]
+        series.append(Series(variant=variant["name"], variant_index=index, points=points))
     return series
+
+
+async def iteration_series(session: AsyncSession, run: Run) -> list[Series]:
+    """One series per variant (in experiment order, also those with no iteration yet), every iteration.
+
+    Each point is an iteration's seconds: SUM(sample.elapsed_s) over its statements.
+    """
+    return series_of(run, await iteration_columns(session, run))
+
+
+def summarize_columns(run: Run, columns: list[Columns]) -> list[SummaryRow]:
+    """summarize() over columns: median, p95 and total per variant; ratio to the first variant's median."""
+    named = [
+        (variant["name"], index, columns[index][1]) for index, variant in enumerate(run.experiment.variants)
+    ]
+    return _summary_rows(named)
 
 
 def summarize(series: list[Series]) -> list[SummaryRow]:
     """Median, p95 and total per variant; ratio of each median to the first variant's median."""
+    return _summary_rows(
+        [(one.variant, one.variant_index, [p.elapsed_s for p in one.points]) for one in series]
+    )
+
+
+def _summary_rows(named: list[tuple[str, int, list[float]]]) -> list[SummaryRow]:
     rows = []
-    for one in series:
-        times = [point.elapsed_s for point in one.points]
+    for variant, variant_index, times in named:
         rows.append(
             SummaryRow(
-                variant=one.variant,
-                variant_index=one.variant_index,
+                variant=variant,
+                variant_index=variant_index,
                 iterations=len(times),
                 median_s=median(times),
                 p95_s=percentile(times, 0.95),

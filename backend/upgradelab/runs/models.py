@@ -4,7 +4,7 @@ import enum
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Enum, ForeignKey, Text
+from sqlalchemy import Enum, ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from upgradelab.db import Base, utcnow
@@ -33,6 +33,7 @@ class Run(Base):
     """Row of `run`. `error` is shown to the user when the run failed."""
 
     __tablename__ = "run"
+    __table_args__ = (Index("ix_run_status_created_at", "status", "created_at"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     experiment_id: Mapped[int] = mapped_column(ForeignKey("experiment.id", ondelete="CASCADE"), index=True)
@@ -49,5 +50,9 @@ class Run(Base):
     finished_at: Mapped[datetime | None] = mapped_column(default=None)
     # dataset preparation: {"phase", "rows", "rows_total", "bytes", "elapsed_s", "estimate_s"}
     progress: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    # History: a name and notes the team can edit; targets as ",name,name," for the target filter.
+    name: Mapped[str | None] = mapped_column(String(200), default=None)
+    notes: Mapped[str | None] = mapped_column(Text, default=None)
+    targets: Mapped[str] = mapped_column(String(500), default="", server_default="")
 
     experiment: Mapped[Experiment] = relationship(lazy="joined")

@@ -1,11 +1,14 @@
 """/api/runs"""
 
-from fastapi import APIRouter, Query
+from datetime import datetime
+from typing import Literal
+
+from fastapi import APIRouter, Query, status
 
 from upgradelab.db import SessionDep
 from upgradelab.runs import service
 from upgradelab.runs.models import RunStatus
-from upgradelab.runs.schemas import RunPage, RunRead
+from upgradelab.runs.schemas import RunFilter, RunPage, RunRead, RunSort, RunUpdate
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
@@ -15,16 +18,43 @@ async def list_runs(
     session: SessionDep,
     limit: int = Query(50, ge=1, le=500),
     offset: int = Query(0, ge=0),
-    status: RunStatus | None = None,
+    status: list[RunStatus] = Query([], description="Any of these statuses (repeat the parameter)."),
+    workload: str | None = None,
+    target: str | None = Query(None, description="Runs with a variant on this target (name, or part of it)."),
+    created_from: datetime | None = None,
+    created_to: datetime | None = None,
+    q: str | None = Query(None, max_length=200, description="Free text in run name, experiment name, notes."),
+    sort: RunSort = "created_at",
+    order: Literal["asc", "desc"] = "desc",
 ) -> RunPage:
-    """Runs, newest first, optionally of one status."""
-    return await service.list_page(session, limit, offset, status)
+    """Runs matching every given filter, sorted (ties by id), one page with the total count."""
+    where = RunFilter(
+        workload=workload, target=target, status=[str(s) for s in status], created_from=created_from,
+        created_to=created_to, q=q, sort=sort, order=order,
+    )  # fmt: skip
+    return await service.list_page(session, limit, offset, where)
 
 
 @router.get("/{run_id}", response_model=RunRead)
 async def get_run(run_id: int, session: SessionDep) -> RunRead:
     """One run with its progress; 404 for an unknown id."""
     [read] = await service.to_read(session, [await service.get_or_raise(session, run_id)])
+    return read
+
+
+@router.patch("/{run_id}", response_model=RunRead)
+async def update_run(run_id: int, change: RunUpdate, session: SessionDep) -> RunRead:
+    """Rename or annotate a run (operator)."""
+    run = await service.update(session, await service.get_or_raise(session, run_id), change)
+    [read] = await service.to_read(session, [run])
+    return read
+
+
+@router.post("/{run_id}/rerun", response_model=RunRead, status_code=status.HTTP_201_CREATED)
+async def rerun(run_id: int, session: SessionDep) -> RunRead:
+    """Queue a new run with the same definition (experiment) as run `run_id`."""
+    run = await service.rerun(session, await service.get_or_raise(session, run_id))
+    [read] = await service.to_read(session, [run])
     return read
 
 

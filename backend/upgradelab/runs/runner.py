@@ -16,11 +16,13 @@ from sqlalchemy import select
 from upgradelab.db import sync_session, utcnow
 from upgradelab.experiments.variants import ResolvedVariant, unsupported_reason
 from upgradelab.probes import startup_options
+from upgradelab.results.summary import store_summary
 from upgradelab.runs.locks import TargetLocks
 from upgradelab.runs.models import Run, RunStatus
 from upgradelab.runs.variant_execution import VariantJob, run_groups, start_with_dataset
 from upgradelab.runs.variant_settings import apply_settings, has_settings, settings_refusal
 from upgradelab.settings import Settings
+from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import render_option
 from upgradelab.targets.provisioners import Provisioner, ProvisionError, provisioner_for
@@ -88,6 +90,7 @@ def execute_run(run_id: int, redis: Redis, settings: Settings) -> RunStatus | No
                 provisioner.stop()
             except Exception:
                 log.exception("stopping %s after run %s", provisioner.target_name, run_id)
+        store_summary(run_id)  # computed once, before viewers see the final status
         _set(run_id, status=status, error=error, finished_at=utcnow(), current_variant=None)
         locks.release()
     return status
@@ -125,6 +128,7 @@ def _set(run_id: int, **fields: Any) -> None:
             for name, value in fields.items():
                 setattr(run, name, value)
             session.commit()
+    publish_status(run_id, fields)
 
 
 def _facts(target: Target) -> TargetFacts:

@@ -1,9 +1,9 @@
 """Run API shapes."""
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from upgradelab.runs.models import RunStatus
 
@@ -14,6 +14,8 @@ class RunRead(BaseModel):
     id: int
     experiment_id: int
     name: str
+    notes: str | None = None
+    targets: list[str] = []
     workload: str
     status: RunStatus
     error: str | None
@@ -38,3 +40,26 @@ class RunPage(BaseModel):
     total: int
     limit: int
     offset: int
+
+
+class RunUpdate(BaseModel):
+    """PATCH /api/runs/{id}: a name (empty string: back to the experiment's) and notes."""
+
+    name: str | None = Field(None, max_length=200)
+    notes: str | None = Field(None, max_length=20_000)
+
+
+RunSort = Literal["created_at", "id", "status", "name", "workload"]
+
+
+class RunFilter(BaseModel):
+    """Runs list filters; all optional, combined with AND. Dates are ISO 8601, UTC when naive."""
+
+    workload: str | None = None
+    target: str | None = Field(None, description="Target name, e.g. mysql-9.7 (or a part of it).")
+    status: list[str] = []
+    created_from: datetime | None = None
+    created_to: datetime | None = None
+    q: str | None = Field(None, max_length=200, description="Free text in run name, experiment name, notes.")
+    sort: RunSort = "created_at"
+    order: Literal["asc", "desc"] = "desc"

@@ -1,4 +1,4 @@
-"""Run verbs: create (and queue), get_or_raise, list, cancel, and their API shape with progress."""
+"""Run verbs: create (and queue), get_or_raise, list, update, rerun, cancel; API shape with progress."""
 
 from collections.abc import Sequence
 
@@ -10,15 +10,18 @@ from upgradelab.db import utcnow
 from upgradelab.errors import not_found
 from upgradelab.experiments.models import Experiment
 from upgradelab.results.models import Sample
+from upgradelab.runs import history
 from upgradelab.runs.models import Run, RunStatus
-from upgradelab.runs.schemas import RunPage, RunRead
+from upgradelab.runs.schemas import RunFilter, RunPage, RunRead, RunUpdate
+from upgradelab.streaming.publisher import publish_status
 from upgradelab.worker import EXECUTE_RUN, celery_app
 from upgradelab.workloads import groups_of
 
 
 async def create(session: AsyncSession, experiment: Experiment) -> Run:
     """Store a queued run of `experiment` and send it to the Celery queue."""
-    run = Run(experiment_id=experiment.id, status=RunStatus.queued)
+    targets = sorted({variant["target"] for variant in experiment.variants})
+    run = Run(experiment_id=experiment.id, status=RunStatus.queued, targets="," + ",".join(targets) + ",")
     session.add(run)
     await session.commit()
     await session.refresh(run, ["experiment"])
@@ -34,15 +37,30 @@ async def get_or_raise(session: AsyncSession, run_id: int) -> Run:
     return run
 
 
-async def list_page(session: AsyncSession, limit: int, offset: int, status: RunStatus | None) -> RunPage:
-    """Runs newest first, with the total count for pagination."""
-    query = select(Run)
-    count = select(func.count()).select_from(Run)
-    if status is not None:
-        query, count = query.where(Run.status == status), count.where(Run.status == status)
-    runs = (await session.scalars(query.order_by(Run.id.desc()).limit(limit).offset(offset))).unique().all()
-    total = (await session.scalar(count)) or 0
+async def list_page(session: AsyncSession, limit: int, offset: int, where: RunFilter) -> RunPage:
+    """Runs matching `where`, in its order, with the total count for pagination."""
+    runs, total = await history.list_runs(session, where, limit, offset)
     return RunPage(items=await to_read(session, runs), total=total, limit=limit, offset=offset)
+
+
+async def update(session: AsyncSession, run: Run, change: RunUpdate) -> Run:
+    """Rename (an empty name falls back to the experiment's) and/or annotate a run."""
+    fields = change.model_dump(exclude_unset=True)
+    if "name" in fields:
+        run.name = (fields["name"] or "").strip() or None
+    if "notes" in fields:
+        run.notes = fields["notes"] or None
+    await session.commit()
+    return run
+
+
+async def rerun(session: AsyncSession, run: Run) -> Run:
+    """A new queued run of the same experiment (same workload, variants, iterations), same name."""
+    again = await create(session, run.experiment)
+    if run.name:
+        again.name = run.name
+        await session.commit()
+    return again
 
 
 async def cancel(session: AsyncSession, run: Run) -> Run:
@@ -50,9 +68,12 @@ async def cancel(session: AsyncSession, run: Run) -> Run:
     if run.status.is_final:
         return run
     run.cancel_requested = True
-    if run.status == RunStatus.queued:
+    cancelled_now = run.status == RunStatus.queued
+    if cancelled_now:
         run.status, run.finished_at = RunStatus.cancelled, utcnow()
     await session.commit()
+    if cancelled_now:
+        await to_thread.run_sync(publish_status, run.id, {"status": RunStatus.cancelled})
     return run
 
 
@@ -72,7 +93,9 @@ async def to_read(session: AsyncSession, runs: Sequence[Run]) -> list[RunRead]:
         RunRead(
             id=run.id,
             experiment_id=run.experiment_id,
-            name=run.experiment.name,
+            name=run.name or run.experiment.name,
+            notes=run.notes,
+            targets=[name for name in run.targets.split(",") if name],
             workload=run.experiment.workload,
             status=run.status,
             error=run.error,

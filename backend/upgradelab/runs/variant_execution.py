@@ -17,6 +17,7 @@ from upgradelab.db import sync_session
 from upgradelab.probes import ProbeSet
 from upgradelab.probes import service as probe_records
 from upgradelab.results.models import Sample
+from upgradelab.streaming.publisher import publish_iteration
 from upgradelab.targets.provisioners import Provisioner
 from upgradelab.workloads import ServerSession, TargetFacts, Workload
 from upgradelab.workloads.base import DatasetProgress
@@ -141,6 +142,7 @@ def run_groups(
                         for timing in timings
                     )
                     session.commit()
+                publish_iteration(job.run_id, job.index, job.name, number, [t.elapsed_s for t in timings])
                 after_iteration()
     finally:
         probes.close()

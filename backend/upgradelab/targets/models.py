@@ -20,5 +20,5 @@ class Target(Base):
     version: Mapped[str | None] = mapped_column(String(64), default=None)  # SELECT VERSION(), once started
     provisioner: Mapped[str] = mapped_column(String(16))  # "local"
     settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    disposable: Mapped[bool] = mapped_column(default=False)  # custom SQL allowed (migration 0003b)
+    disposable: Mapped[bool] = mapped_column(default=False)  # custom SQL allowed (migration 0004)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,13 +1,19 @@
 import type {
   Experiment,
   ExperimentCreate,
+  Comparison,
+  ComparisonQuery,
   Run,
+  RunFilters,
   RunList,
   RunProbes,
   RunGroups,
   RunResults,
   StatementRow,
+  SharedView,
+  ShareLink,
   Target,
+  User,
   Workload,
 } from './types'
 
@@ -61,7 +67,7 @@ async function request<T>(path: string, init?: RequestInit): Promise<T> {
   if (init?.body !== undefined) headers['Content-Type'] = 'application/json'
   let res: Response
   try {
-    res = await fetch(`${BASE}${path}`, { ...init, headers })
+    res = await fetch(`${BASE}${path}`, { ...init, headers, credentials: 'same-origin' })
   } catch (e) {
     throw new Error(`Network error: ${e instanceof Error ? e.message : String(e)}`, { cause: e })
   }
@@ -74,6 +80,9 @@ async function request<T>(path: string, init?: RequestInit): Promise<T> {
       body = text
     }
   }
+  if (res.status === 401 && !path.startsWith('/auth/')) {
+    window.dispatchEvent(new Event('upgradelab:unauthorized'))
+  }
   if (!res.ok) {
     const detail =
       typeof body === 'object' && body !== null && 'detail' in body
@@ -85,10 +94,31 @@ async function request<T>(path: string, init?: RequestInit): Promise<T> {
   return body as T
 }
 
-function post<T>(path: string, body?: unknown): Promise<T> {
+function send<T>(method: string, path: string, body?: unknown): Promise<T> {
   return request<T>(path, {
-    method: 'POST',
+    method,
     body: body === undefined ? undefined : JSON.stringify(body),
+  })
+}
+
+function post<T>(path: string, body?: unknown): Promise<T> {
+  return send<T>('POST', path, body)
+}
+
+function query(params: Record<string, string | number | undefined | null>): string {
+  const q = new URLSearchParams()
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== undefined && v !== null && v !== '') q.set(k, String(v))
+  }
+  return q.toString()
+}
+
+export function comparisonParams(c: ComparisonQuery): string {
+  return query({
+    runs: c.runs.join(','),
+    baseline: c.baseline ?? undefined,
+    warmup: c.warmup,
+    threshold: c.threshold,
   })
 }
 
@@ -98,8 +128,22 @@ export const api = {
   workload: (slug: string) => request<Workload>(`/workloads/${encodeURIComponent(slug)}`),
   createExperiment: (body: ExperimentCreate) => post<Experiment>('/experiments', body),
   startRun: (experimentId: number) => post<Run>(`/experiments/${experimentId}/runs`),
-  runs: (limit: number, offset: number) =>
-    request<RunList>(`/runs?limit=${limit}&offset=${offset}`),
+  runs: (limit: number, offset: number, filters: RunFilters = {}) =>
+    request<RunList>(`/runs?${query({ limit, offset, ...filters })}`),
+  updateRun: (id: number | string, body: { name?: string; notes?: string }) =>
+    send<Run>('PATCH', `/runs/${id}`, body),
+  rerun: (id: number | string) => post<Run>(`/runs/${id}/rerun`),
+  compare: (c: ComparisonQuery, series = true) =>
+    request<Comparison>(`/compare?${comparisonParams(c)}${series ? '' : '&series=false'}`),
+  me: () => request<User>('/auth/me'),
+  login: (username: string, password: string) =>
+    post<{ token: string; user: User }>('/auth/login', { username, password }),
+  logout: () => post<null>('/auth/logout'),
+  shares: (runId?: number) => request<ShareLink[]>(`/shares?${query({ run_id: runId })}`),
+  createShare: (body: { kind: 'run' | 'comparison'; run_id?: number; comparison?: ComparisonQuery }) =>
+    post<ShareLink>('/shares', body),
+  revokeShare: (id: number) => send<ShareLink>('DELETE', `/shares/${id}`),
+  shared: (token: string) => request<SharedView>(`/public/shares/${encodeURIComponent(token)}`),
   run: (id: number | string) => request<Run>(`/runs/${id}`),
   results: (id: number | string) => request<RunResults>(`/runs/${id}/results`),
   statements: (id: number | string) => request<StatementRow[]>(`/runs/${id}/statements`),

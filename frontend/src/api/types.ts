@@ -137,6 +137,8 @@ export interface Run {
   id: number
   experiment_id: number
   name: string
+  notes?: string | null
+  targets?: string[]
   workload: string
   status: RunStatus
   error: string | null
@@ -277,4 +279,91 @@ export interface GroupPoint {
 export interface RunGroups {
   iterations: IterationRow[]
   groups: GroupPoint[]
+}
+
+export type Role = 'viewer' | 'operator' | 'admin'
+
+export interface User {
+  id: number
+  username: string
+  role: Role
+}
+
+export interface RunFilters {
+  workload?: string
+  target?: string
+  status?: string
+  created_from?: string
+  created_to?: string
+  q?: string
+  sort?: string
+  order?: 'asc' | 'desc'
+}
+
+export type Verdict = 'regression' | 'improvement' | 'no significant difference'
+
+export interface RatioRead {
+  ratio: number
+  low: number
+  high: number
+  verdict: Verdict | null
+}
+
+export interface ComparisonRow {
+  key: string
+  run_id: number
+  run_name: string
+  variant_index: number
+  variant: string
+  label: string
+  is_baseline: boolean
+  iterations: number
+  median_s: number | null
+  p95_s: number | null
+  mean_s: number | null
+  median: RatioRead | null
+  p95: RatioRead | null
+}
+
+export interface ComparisonSeries {
+  key: string
+  label: string
+  points: Point[]
+  total_points: number
+}
+
+export interface ComparisonQuery {
+  runs: number[]
+  baseline?: string | null
+  warmup?: number
+  threshold?: number
+}
+
+export interface Comparison {
+  query: ComparisonQuery
+  baseline: string
+  unit: 's'
+  confidence: number
+  resamples: number
+  seed: number
+  stored: boolean
+  rows: ComparisonRow[]
+  series: ComparisonSeries[]
+}
+
+export interface ShareLink {
+  id: number
+  token: string
+  kind: 'run' | 'comparison'
+  run_id: number | null
+  comparison: ComparisonQuery | null
+  created_at: string
+  revoked_at: string | null
+  path: string
+}
+
+export interface SharedView {
+  kind: 'run' | 'comparison'
+  run: RunResults | null
+  comparison: Comparison | null
 }

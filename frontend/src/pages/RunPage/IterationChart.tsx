@@ -9,6 +9,8 @@ interface Props {
   series: Series[]
   /** Iterations per variant, to keep the x axis stable while a run fills in. */
   iterations: number
+  /** PNG export file name (no button when absent). */
+  pngName?: string
 }
 
 type Row = { iteration: number } & Record<string, number>
@@ -16,7 +18,7 @@ type Row = { iteration: number } & Record<string, number>
 // Keys are by variant_index: variant names may contain dots, which Recharts reads as paths.
 const keyOf = (variantIndex: number) => `v${variantIndex}`
 
-export function IterationChart({ series, iterations }: Props) {
+export function IterationChart({ series, iterations, pngName }: Props) {
   const metric = METRICS.elapsed_ms
   const totalPoints = series.reduce((n, s) => n + s.points.length, 0)
 
@@ -43,6 +45,7 @@ export function IterationChart({ series, iterations }: Props) {
         title={`${metric.label} (${metric.unit})`}
         empty={totalPoints === 0}
         emptyText="No iterations recorded yet."
+        pngName={pngName}
       >
         <LineChart data={rows} margin={{ top: 8, right: 24, bottom: 24, left: 16 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />

@@ -3,15 +3,17 @@ import { api } from '../../api/client'
 import { isFinal, type Run } from '../../api/types'
 import { ErrorBox } from '../../components/ErrorBox'
 import { StatusBadge } from '../../components/StatusBadge'
-import { formatDateTime, formatDuration } from '../../format'
-import { runProgress } from './progress'
+import { formatDateTime, formatDuration, formatSeconds } from '../../format'
+import { runProgress, runTiming } from './progress'
 
 interface Props {
   run: Run
   now: number
+  /** Shared (read-only) view: no cancel button. */
+  readOnly?: boolean
 }
 
-export function RunHeader({ run, now }: Props) {
+export function RunHeader({ run, now, readOnly = false }: Props) {
   const queryClient = useQueryClient()
   const cancel = useMutation({
     mutationFn: () => api.cancelRun(run.id),
@@ -23,13 +25,14 @@ export function RunHeader({ run, now }: Props) {
   const final = isFinal(run.status)
   const p = runProgress(run)
   const pct = Math.round(p.fraction * 100)
+  const timing = runTiming(run, now)
 
   return (
     <section className="run-header">
       <div className="page-header">
         <div>
           <h1>
-            <span className="muted">Run #{run.id}</span> {run.name}
+            <span className="muted">Run #{run.id}</span> <span data-testid="run-name">{run.name}</span>
           </h1>
           <div className="run-meta">
             <span>
@@ -42,7 +45,7 @@ export function RunHeader({ run, now }: Props) {
         </div>
         <div className="run-actions">
           <StatusBadge status={run.status} testId="run-status" />
-          {!final && (
+          {!final && !readOnly && (
             <button
               type="button"
               className="btn btn-danger"
@@ -73,6 +76,13 @@ export function RunHeader({ run, now }: Props) {
             {' '}
             ({run.iterations_done} / {run.iterations_total} iterations, {pct}%)
           </span>
+          {timing.elapsed != null && (
+            <span className="muted" data-testid="run-timing">
+              {' '}
+              · elapsed {formatSeconds(timing.elapsed)}
+              {timing.remaining != null && ` · about ${formatSeconds(timing.remaining)} left`}
+            </span>
+          )}
         </div>
         <div
           className={`progress-bar progress-${run.status}`}

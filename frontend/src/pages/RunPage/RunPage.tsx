@@ -1,6 +1,7 @@
-import { useQuery } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useCallback, useEffect, useState } from 'react'
 import { Link, useParams } from 'react-router-dom'
-import { ApiError, api } from '../../api/client'
+import { api } from '../../api/client'
 import { isFinal } from '../../api/types'
 import { ErrorBox } from '../../components/ErrorBox'
 import { ProbePanels } from './components/ProbePanels'
@@ -8,33 +9,39 @@ import { GroupTable } from './components/GroupTable'
 import { PreparingBanner } from './components/PreparingBanner'
 import { SweepCharts } from './components/SweepCharts'
 import { IterationChart } from './IterationChart'
+import { RunActions } from './RunActions'
 import { RunHeader } from './RunHeader'
 import { StatementTable } from './StatementTable'
+import { RunNotes } from './RunNotes'
+import { RunVerdicts } from './RunVerdicts'
+import { liveSummary } from './liveSummary'
 import { SummaryTable } from './SummaryTable'
+import { useRunStream } from './useRunStream'
 
-const POLL_MS = 1000
+/**
+ * A run: header with progress, the iteration chart (live over SSE while the run is not final, else the
+ * stored, server-downsampled series), the summary, the verdicts, notes and actions.
+ * Charts are separate components so further chart sections (e.g. probes) sit beside IterationChart.
+ */
+const GROUPS_POLL_MS = 2000
 
 export function RunPage() {
   const { id = '' } = useParams()
-  const results = useQuery({
-    queryKey: ['results', id],
-    queryFn: () => api.results(id),
-    // Poll while the run is live; stop once it is final (or the run doesn't exist).
-    refetchInterval: (query) => {
-      const data = query.state.data
-      if (data && isFinal(data.run.status)) return false
-      const err = query.state.error
-      if (err instanceof ApiError && (err.status === 404 || err.status === 422)) return false
-      return POLL_MS
-    },
-    refetchIntervalInBackground: true,
-  })
-  const live = !results.data || !isFinal(results.data.run.status)
+  const queryClient = useQueryClient()
+  const results = useQuery({ queryKey: ['results', id], queryFn: () => api.results(id) })
+  const live = results.data != null && !isFinal(results.data.run.status)
+  const onFinal = useCallback(() => {
+    void queryClient.invalidateQueries({ queryKey: ['results', id] })
+    void queryClient.invalidateQueries({ queryKey: ['compare'] })
+  }, [queryClient, id])
+  const stream = useRunStream(id, live, onFinal)
+  const now = useNow(live)
   const groups = useQuery({
     queryKey: ['groups', id],
     queryFn: () => api.groups(id),
     enabled: results.data !== undefined,
-    refetchInterval: live ? POLL_MS : false,
+    // sweeps and group medians: refreshed while the run is live (iterations arrive over SSE)
+    refetchInterval: live ? GROUPS_POLL_MS : false,
   })
   const workloads = useQuery({ queryKey: ['workloads'], queryFn: api.workloads })
 
@@ -56,17 +63,28 @@ export function RunPage() {
     )
   }
 
-  const { run, series, summary } = results.data
+  const useLive = live && stream.run != null
+  const run = useLive && stream.run ? stream.run : results.data.run
+  const series = useLive ? stream.series : results.data.series
+  const received = window.__upgradelabStream?.[id]
   const sweep = workloads.data?.find((w) => w.slug === run.workload)?.sweep ?? null
   const points = groups.data?.groups ?? []
   return (
-    <div className="page">
-      <RunHeader run={run} now={results.dataUpdatedAt} />
-      {results.error && <ErrorBox error={results.error} title="Refresh failed (showing last data)" />}
+    <div
+      className="page"
+      data-testid="run-page"
+      data-live={String(live)}
+      data-stream-connected={String(stream.connected)}
+      data-stream-received={String(received?.received.length ?? 0)}
+      data-stream-duplicates={String(received?.duplicates ?? 0)}
+    >
+      <RunHeader run={run} now={now} />
+      <RunActions run={run} />
       {run.progress && !isFinal(run.status) && <PreparingBanner progress={run.progress} />}
       <IterationChart
         series={series}
         iterations={Math.round(run.iterations_total / Math.max(1, run.variants.length))}
+        pngName={`run-${run.id}-iterations`}
       />
       {sweep && <SweepCharts points={points} sweep={sweep} />}
       <GroupTable points={points} />
@@ -75,9 +93,21 @@ export function RunPage() {
         <Link to={`/workloads/${run.workload}`}>Template page with the article&apos;s figures</Link>
       </p>
       <h2>Summary</h2>
-      <SummaryTable rows={summary} />
+      <SummaryTable rows={useLive ? liveSummary(series) : results.data.summary} />
+      {isFinal(run.status) && <RunVerdicts runId={run.id} />}
       <StatementTable runId={id} live={!isFinal(run.status)} />
       <ProbePanels runId={id} />
+      <RunNotes run={run} />
     </div>
   )
+}
+
+function useNow(ticking: boolean): number {
+  const [now, setNow] = useState(() => Date.now())
+  useEffect(() => {
+    if (!ticking) return
+    const timer = window.setInterval(() => setNow(Date.now()), 1000)
+    return () => window.clearInterval(timer)
+  }, [ticking])
+  return now
 }

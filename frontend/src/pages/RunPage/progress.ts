@@ -33,3 +33,14 @@ export function runProgress(run: Run): Progress {
   const iteration = Math.min(per, Math.max(0, done - index * per))
   return { variant: n === 0 ? 0 : index + 1, variants: n, iteration, iterations: per, fraction }
 }
+
+/** Seconds since the run started and a naive estimate of the seconds left (elapsed / done x remaining). */
+export function runTiming(run: Run, now: number): { elapsed: number | null; remaining: number | null } {
+  if (!run.started_at) return { elapsed: null, remaining: null }
+  const end = run.finished_at ? new Date(run.finished_at).getTime() : now
+  const elapsed = Math.max(0, (end - new Date(run.started_at).getTime()) / 1000)
+  const left = run.iterations_total - run.iterations_done
+  const remaining =
+    run.finished_at || run.iterations_done === 0 ? null : (elapsed / run.iterations_done) * Math.max(0, left)
+  return { elapsed, remaining }
+}

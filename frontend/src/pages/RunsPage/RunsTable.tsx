@@ -7,13 +7,17 @@ interface Props {
   runs: Run[]
   /** Reference "now" for durations of unfinished runs (the data's fetch time). */
   now: number
+  /** Runs ticked for comparison, and how to tick one (no checkbox column when absent). */
+  selected?: ReadonlySet<number>
+  onToggle?: (runId: number) => void
 }
 
-export function RunsTable({ runs, now }: Props) {
+export function RunsTable({ runs, now, selected, onToggle }: Props) {
   return (
     <table className="data-table" data-testid="runs-table">
       <thead>
         <tr>
+          {onToggle && <th aria-label="compare" />}
           <th className="num">ID</th>
           <th>Name</th>
           <th>Workload</th>
@@ -26,13 +30,24 @@ export function RunsTable({ runs, now }: Props) {
       <tbody>
         {runs.length === 0 ? (
           <tr>
-            <td colSpan={7} className="empty">
+            <td colSpan={onToggle ? 8 : 7} className="empty">
               No runs yet. <Link to="/new">Start one</Link>.
             </td>
           </tr>
         ) : (
           runs.map((run) => (
             <tr key={run.id} data-testid="run-row" data-run-id={run.id}>
+              {onToggle && (
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`compare run ${run.id}`}
+                    data-testid="run-select"
+                    checked={selected?.has(run.id) ?? false}
+                    onChange={() => onToggle(run.id)}
+                  />
+                </td>
+              )}
               <td className="num">
                 <Link to={`/runs/${run.id}`}>#{run.id}</Link>
               </td>

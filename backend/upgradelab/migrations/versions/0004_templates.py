@@ -7,8 +7,8 @@
 - run.progress: dataset preparation progress
   {"phase", "rows", "rows_total", "bytes", "elapsed_s", "estimate_s"}.
 
-Revision ID: 0003b
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 """
 
 from collections.abc import Sequence
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0003b"
-down_revision: str | None = "0003a"
+revision: str = "0004"
+down_revision: str | None = "0003"
 branch_labels: Sequence[str] | None = None
 depends_on: Sequence[str] | None = None
 

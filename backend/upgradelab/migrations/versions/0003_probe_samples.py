@@ -1,6 +1,6 @@
 """probe samples and unavailable probes
 
-Revision ID: 0003a
+Revision ID: 0003
 Revises: 0002
 """
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0003a"
+revision: str = "0003"
 down_revision: str | None = "0002"
 branch_labels: Sequence[str] | None = None
 depends_on: Sequence[str] | None = None

@@ -1,4 +1,4 @@
-"""Migration 0003b on a database made before it: lab targets disposable, old parameters cleared."""
+"""Migration 0004 on a database made before it: lab targets disposable, old parameters cleared."""
 
 from pathlib import Path
 
@@ -8,7 +8,7 @@ from alembic import command
 from upgradelab.migrations import alembic_config
 
 
-def test_0003b_marks_lab_targets_disposable_and_clears_old_insert_truncate_parameters(tmp_path: Path) -> None:
+def test_0004_marks_lab_targets_disposable_and_clears_old_insert_truncate_parameters(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'before.db'}"
     config = alembic_config(url)
     command.upgrade(config, "0002")
@@ -20,7 +20,7 @@ def test_0003b_marks_lab_targets_disposable_and_clears_old_insert_truncate_param
                 "VALUES ('old', 'insert-truncate', '{\"iterations\": 5}', '[]', 5, '2026-01-01')"
             )
         )
-    command.upgrade(config, "0003b")
+    command.upgrade(config, "0004")
     with engine.connect() as connection:
         targets = connection.execute(sa.text("SELECT name, disposable FROM target ORDER BY name")).all()
         experiment = connection.execute(sa.text("SELECT parameters, policy FROM experiment")).one()

@@ -1,0 +1,45 @@
+"""/api/shares (signed in) and /api/public/shares/{token} (no sign-in, read-only)."""
+
+from fastapi import APIRouter, Depends, status
+
+from upgradelab.db import SessionDep
+from upgradelab.results.comparison_schemas import ComparisonQuery
+from upgradelab.results.router import results_of, run_comparison
+from upgradelab.runs import service as runs
+from upgradelab.sharing import service
+from upgradelab.sharing.schemas import ShareCreate, SharedView, ShareRead
+from upgradelab.users.auth import CurrentUser, authorize
+
+router = APIRouter(prefix="/api/shares", tags=["sharing"], dependencies=[Depends(authorize)])
+public_router = APIRouter(prefix="/api/public/shares", tags=["sharing"])
+
+
+@router.post("", response_model=ShareRead, status_code=status.HTTP_201_CREATED)
+async def create_share(spec: ShareCreate, session: SessionDep, user: CurrentUser) -> ShareRead:
+    """A read-only link for a run or a comparison; 404 for an unknown run."""
+    if spec.run_id is not None:
+        await runs.get_or_raise(session, spec.run_id)
+    return service.to_read(await service.create(session, spec, user.id))
+
+
+@router.get("", response_model=list[ShareRead])
+async def list_shares(session: SessionDep, run_id: int | None = None) -> list[ShareRead]:
+    """Share links, newest first (revoked ones included, with revoked_at)."""
+    return [service.to_read(link) for link in await service.list_links(session, run_id)]
+
+
+@router.delete("/{link_id}", response_model=ShareRead)
+async def revoke_share(link_id: int, session: SessionDep) -> ShareRead:
+    """Revoke: the link answers 404 from now on."""
+    return service.to_read(await service.revoke(session, link_id))
+
+
+@public_router.get("/{token}", response_model=SharedView)
+async def shared(token: str, session: SessionDep) -> SharedView:
+    """What the link shows, without signing in; 404 when unknown or revoked."""
+    link = await service.resolve(session, token)
+    if link.kind == "run" and link.run_id is not None:
+        run = await runs.get_or_raise(session, link.run_id)
+        return SharedView(kind="run", run=await results_of(session, run, 2000))
+    query = ComparisonQuery.model_validate(link.comparison)
+    return SharedView(kind="comparison", comparison=await run_comparison(query))

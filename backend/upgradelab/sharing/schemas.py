@@ -1,0 +1,48 @@
+"""Share link API shapes."""
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from upgradelab.results.comparison_schemas import Comparison, ComparisonQuery
+from upgradelab.results.schemas import RunResults
+
+
+class ShareCreate(BaseModel):
+    """POST /api/shares: a run (run_id) or a comparison (comparison)."""
+
+    kind: Literal["run", "comparison"]
+    run_id: int | None = None
+    comparison: ComparisonQuery | None = None
+
+    @model_validator(mode="after")
+    def _one_subject(self) -> "ShareCreate":
+        if self.kind == "run" and self.run_id is None:
+            raise ValueError("run_id is required for a run share")
+        if self.kind == "comparison" and self.comparison is None:
+            raise ValueError("comparison is required for a comparison share")
+        return self
+
+
+class ShareRead(BaseModel):
+    """A share link; path is the UI address (/share/<token>) that opens without signing in."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    token: str
+    kind: str
+    run_id: int | None
+    comparison: ComparisonQuery | None
+    created_at: datetime
+    revoked_at: datetime | None
+    path: str = ""
+
+
+class SharedView(BaseModel):
+    """What a share link shows: a run's results or a comparison (never target settings)."""
+
+    kind: str
+    run: RunResults | None = None
+    comparison: Comparison | None = None

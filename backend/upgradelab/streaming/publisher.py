@@ -1,0 +1,73 @@
+"""The worker's side: append each stored iteration and each status change to the run's Redis Stream.
+
+Called only after the database commit, so every stream entry is already readable from the database
+(the SSE endpoint relies on this at the snapshot/stream seam). Publishing never fails a run: a Redis
+error is logged and the viewers fall back to the stored results.
+"""
+
+import json
+import logging
+import time
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from redis import Redis, RedisError
+
+from upgradelab.settings import get_settings
+from upgradelab.streaming.keys import STREAM_MAXLEN, STREAM_TTL_S, stream_key
+
+log = logging.getLogger(__name__)
+
+
+@lru_cache
+def _redis() -> Redis:
+    return Redis.from_url(get_settings().redis_url)
+
+
+def _append(run_id: int, event: dict[str, Any], final: bool = False) -> None:
+    try:
+        key = stream_key(run_id)
+        pipe = _redis().pipeline()
+        pipe.xadd(key, {"data": json.dumps(event)}, maxlen=STREAM_MAXLEN, approximate=True)
+        if final:
+            pipe.expire(key, STREAM_TTL_S)
+        pipe.execute()
+    except RedisError:
+        log.exception("publishing %s of run %s", event.get("type"), run_id)
+
+
+def publish_iteration(
+    run_id: int, variant_index: int, variant: str, iteration: int, statement_seconds: Sequence[float]
+) -> None:
+    """XADD {"type": "iteration", variant_index, variant, iteration, elapsed_s, published_at}.
+
+    elapsed_s: seconds, the sum of the iteration's statements (client-side perf_counter).
+    published_at: Unix seconds (time.time()), for the worker-to-browser latency bench.
+    """
+    _append(
+        run_id,
+        {
+            "type": "iteration",
+            "variant_index": variant_index,
+            "variant": variant,
+            "iteration": iteration,
+            "elapsed_s": float(sum(statement_seconds)),
+            "published_at": time.time(),
+        },
+    )
+
+
+def publish_status(run_id: int, fields: dict[str, Any]) -> None:
+    """XADD {"type": "status", status?, current_variant?, error?, progress?} when a run's status,
+    variant or dataset preparation progress (runs.progress: phase, rows, rows_total, bytes,
+    elapsed_s, estimate_s; null when done) changes."""
+    if not fields.keys() & {"status", "current_variant", "progress"}:
+        return
+    event: dict[str, Any] = {"type": "status"}
+    for name in ("status", "current_variant", "error", "progress"):
+        if name in fields:
+            value = fields[name]
+            event[name] = str(value) if name == "status" else value
+    status = event.get("status")
+    _append(run_id, event, final=status in {"succeeded", "failed", "cancelled"})

@@ -1,0 +1,109 @@
+"""Time to open a 10,000 iterations x 8 variants run: the API's results call and the run page in chromium,
+with server-side LTTB downsampling (2,000 points per series) and without it (every point), side by side.
+
+Seeds the run directly into a throw-away instance's database (one sample per iteration).
+
+    .venv/bin/python bench/open_large_run.py [ITERATIONS] [VARIANTS]
+"""
+
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import instance
+
+
+def seed(iterations: int, variants: int) -> int:
+    from sqlalchemy import insert
+    from upgradelab.db import sync_session
+    from upgradelab.experiments.models import Experiment
+    from upgradelab.results.models import Sample
+    from upgradelab.results.summary import store_summary_in
+    from upgradelab.runs.models import Run, RunStatus
+
+    rng = random.Random(1)
+    names = [f"mysql-9.7 v{k}" for k in range(variants)]
+    with sync_session() as session:
+        experiment = Experiment(
+            name=f"large {iterations} x {variants}",
+            workload="insert-truncate",
+            iterations=iterations,
+            variants=[
+                {"name": n, "target": "mysql-9.7", "preset": "default", "options": {}, "redo_log": "enabled"}
+                for n in names
+            ],
+        )
+        session.add(experiment)
+        session.commit()
+        run = Run(experiment_id=experiment.id, status=RunStatus.succeeded, targets=",mysql-9.7,")
+        session.add(run)
+        session.commit()
+        rows = [
+            {
+                "run_id": run.id,
+                "variant_index": v,
+                "variant": names[v],
+                "iteration": i,
+                "statement": "iteration",
+                "elapsed_s": 0.01 * (1 + 0.1 * v) * rng.lognormvariate(0, 0.1),
+            }
+            for v in range(variants)
+            for i in range(1, iterations + 1)
+        ]
+        session.execute(insert(Sample), rows)
+        session.commit()
+        started = time.perf_counter()
+        store_summary_in(session, run.id)
+        print(
+            f"summary with bootstrap intervals stored in {time.perf_counter() - started:.2f} s (once, at run end)"
+        )
+        return run.id
+
+
+def main(iterations: int, variants: int) -> None:
+    import httpx
+    from playwright.sync_api import sync_playwright
+
+    with instance.instance(worker=False) as api:
+        run_id = seed(iterations, variants)
+        client = httpx.Client(base_url=api, headers=instance.auth_headers(), timeout=300)
+        for label, max_points in (("downsampled (LTTB 2000)", 2000), ("every point", 100_000)):
+            started = time.perf_counter()
+            response = client.get(f"/api/runs/{run_id}/results", params={"max_points": max_points})
+            elapsed = time.perf_counter() - started
+            print(f"GET results, {label}: {elapsed * 1000:.0f} ms, {len(response.content) / 1e6:.2f} MB")
+        started = time.perf_counter()
+        client.get("/api/compare", params={"runs": str(run_id)})
+        print(f"GET compare (stored summary): {(time.perf_counter() - started) * 1000:.0f} ms")
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+            context = browser.new_context(base_url=api)
+            context.add_cookies(
+                [
+                    {
+                        "name": "upgradelab_session",
+                        "value": instance.auth_headers()["Authorization"][7:],
+                        "url": api,
+                    }
+                ]
+            )
+            page = context.new_page()
+            page.goto("/runs")  # load the app's assets first: time the run page, not the bundle
+            page.get_by_test_id("runs-table").wait_for()
+            started = time.perf_counter()
+            page.goto(f"/runs/{run_id}")
+            page.locator("[data-testid=iteration-chart] .recharts-line").first.wait_for(timeout=300_000)
+            page.get_by_test_id("comparison-row").first.wait_for(timeout=300_000)
+            opened = time.perf_counter() - started
+            points = page.get_by_test_id("iteration-chart").get_attribute("data-points")
+            browser.close()
+        print(
+            f"run page open ({iterations} x {variants}, chart drawn with {points} points + verdicts): {opened:.2f} s"
+        )
+
+
+if __name__ == "__main__":
+    args = [int(a) for a in sys.argv[1:]]
+    main(args[0] if args else 10_000, args[1] if len(args) > 1 else 8)

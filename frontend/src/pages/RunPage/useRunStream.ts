@@ -1,0 +1,191 @@
+import { useEffect, useRef, useState } from 'react'
+import type { Run, RunStatus, Series } from '../../api/types'
+
+/** What the page has received from /api/runs/{id}/events, exposed on window for tests and benches. */
+export interface StreamLog {
+  /** "variant_index:iteration" in arrival order (snapshot first, then live events). */
+  received: string[]
+  duplicates: number
+  connections: number
+  lastEventId: string
+  /** Worker-to-browser latency of live iteration events, ms (Date.now() - published_at). */
+  latenciesMs: number[]
+}
+
+declare global {
+  interface Window {
+    __upgradelabStream?: Record<string, StreamLog>
+    __upgradelabDropStream?: () => void
+  }
+}
+
+interface IterationEvent {
+  variant_index: number
+  variant: string
+  iteration: number
+  elapsed_s: number
+  published_at: number
+}
+
+interface StatusEvent {
+  status?: RunStatus
+  current_variant?: number | null
+  error?: string | null
+  progress?: Run['progress']
+}
+
+export interface LiveRun {
+  run: Run | null
+  series: Series[]
+  connected: boolean
+}
+
+const FINAL = new Set(['succeeded', 'failed', 'cancelled'])
+const RENDER_EVERY_MS = 200
+
+/**
+ * Live results of a run over Server-Sent Events. The browser's EventSource resumes with Last-Event-ID
+ * after a dropped connection; a reconnect made here (after a fatal error or a test's drop) passes the
+ * last id as ?last_event_id=. Iterations are kept once per (variant, iteration); a repeat is counted.
+ */
+export function useRunStream(runId: string, enabled: boolean, onFinal: () => void): LiveRun {
+  const [view, setView] = useState<{ run: Run | null; series: Series[] }>({ run: null, series: [] })
+  const [connected, setConnected] = useState(false)
+  const state = useRef<{ run: Run | null; points: Map<number, Map<number, number>> }>({
+    run: null,
+    points: new Map(),
+  })
+  const onFinalRef = useRef(onFinal)
+  useEffect(() => {
+    onFinalRef.current = onFinal
+  }, [onFinal])
+
+  useEffect(() => {
+    if (!enabled) return
+    const logs = (window.__upgradelabStream ??= {})
+    const log: StreamLog = (logs[runId] ??= {
+      received: [],
+      duplicates: 0,
+      connections: 0,
+      lastEventId: '',
+      latenciesMs: [],
+    })
+    let source: EventSource | null = null
+    let timer: number | undefined
+    let renderTimer: number | undefined
+    let stopped = false
+
+    const scheduleRender = () => {
+      if (renderTimer === undefined) {
+        renderTimer = window.setTimeout(() => {
+          renderTimer = undefined
+          setView(buildLive(state.current))
+        }, RENDER_EVERY_MS)
+      }
+    }
+    const addPoint = (variantIndex: number, iteration: number, elapsed: number) => {
+      const key = `${variantIndex}:${iteration}`
+      let byIteration = state.current.points.get(variantIndex)
+      if (!byIteration) {
+        byIteration = new Map()
+        state.current.points.set(variantIndex, byIteration)
+      }
+      if (byIteration.has(iteration)) {
+        log.duplicates += 1
+      } else {
+        log.received.push(key)
+      }
+      byIteration.set(iteration, elapsed)
+    }
+    const track = (e: MessageEvent) => {
+      if (e.lastEventId) log.lastEventId = e.lastEventId
+    }
+
+    const open = () => {
+      if (stopped) return
+      const url = log.lastEventId
+        ? `/api/runs/${runId}/events?last_event_id=${encodeURIComponent(log.lastEventId)}`
+        : `/api/runs/${runId}/events`
+      const es = new EventSource(url, { withCredentials: true })
+      source = es
+      es.onopen = () => {
+        log.connections += 1
+        setConnected(true)
+      }
+      es.addEventListener('snapshot', (e: MessageEvent<string>) => {
+        track(e)
+        const data = JSON.parse(e.data) as { run: Run; points: [number, number, number][] }
+        state.current.run = data.run
+        for (const [v, i, s] of data.points) addPoint(v, i, s)
+        scheduleRender()
+      })
+      es.addEventListener('iteration', (e: MessageEvent<string>) => {
+        track(e)
+        const data = JSON.parse(e.data) as IterationEvent
+        log.latenciesMs.push(Date.now() - data.published_at * 1000)
+        addPoint(data.variant_index, data.iteration, data.elapsed_s)
+        const run = state.current.run
+        if (run) run.current_variant = data.variant_index
+        scheduleRender()
+      })
+      es.addEventListener('cursor', track)
+      es.addEventListener('status', (e: MessageEvent<string>) => {
+        track(e)
+        const data = JSON.parse(e.data) as StatusEvent
+        const run = state.current.run
+        if (run) {
+          if (data.status) run.status = data.status
+          if (data.current_variant !== undefined) run.current_variant = data.current_variant
+          if (data.error !== undefined) run.error = data.error
+          if (data.progress !== undefined) run.progress = data.progress
+        }
+        scheduleRender()
+        if (data.status && FINAL.has(data.status)) {
+          stopped = true
+          es.close()
+          setConnected(false)
+          onFinalRef.current()
+        }
+      })
+      es.onerror = () => {
+        setConnected(false)
+        // CONNECTING: the browser retries by itself with Last-Event-ID. CLOSED: retry here.
+        if (es.readyState === EventSource.CLOSED && !stopped) timer = window.setTimeout(open, 1000)
+      }
+    }
+
+    window.__upgradelabDropStream = () => {
+      source?.close()
+      setConnected(false)
+      window.clearTimeout(timer)
+      timer = window.setTimeout(open, 1000)
+    }
+    open()
+    return () => {
+      stopped = true
+      source?.close()
+      window.clearTimeout(timer)
+      window.clearTimeout(renderTimer)
+    }
+  }, [runId, enabled])
+
+  return { ...view, connected }
+}
+
+function buildLive(current: { run: Run | null; points: Map<number, Map<number, number>> }): {
+  run: Run | null
+  series: Series[]
+} {
+  const run = current.run
+  if (!run) return { run: null, series: [] }
+  let done = 0
+  const series: Series[] = run.variants.map((variant, index) => {
+    const byIteration = current.points.get(index) ?? new Map<number, number>()
+    done += byIteration.size
+    const points = [...byIteration.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([iteration, elapsed_s]) => ({ iteration, elapsed_s }))
+    return { variant, variant_index: index, points }
+  })
+  return { run: { ...run, iterations_done: done }, series }
+}

@@ -1,0 +1,54 @@
+import { useQuery } from '@tanstack/react-query'
+import { useParams } from 'react-router-dom'
+import { api } from '../../api/client'
+import { isFinal } from '../../api/types'
+import { ErrorBox } from '../../components/ErrorBox'
+import { comparisonSeries } from '../ComparePage/ComparePage'
+import { ComparisonTable } from '../ComparePage/ComparisonTable'
+import { IterationChart } from '../RunPage/IterationChart'
+import { RunHeader } from '../RunPage/RunHeader'
+import { SummaryTable } from '../RunPage/SummaryTable'
+
+/** A share link, read-only and without signing in: a run or a comparison. */
+export function SharePage() {
+  const { token = '' } = useParams()
+  const shared = useQuery({
+    queryKey: ['shared', token],
+    queryFn: () => api.shared(token),
+    refetchInterval: (q) => {
+      const run = q.state.data?.run?.run
+      return run && !isFinal(run.status) ? 2000 : false
+    },
+  })
+  if (!shared.data) {
+    return (
+      <div className="page" data-testid="share-page">
+        {shared.error ? <ErrorBox error={shared.error} title="This link does not work" testId="share-error" /> : <p className="muted">Loading…</p>}
+      </div>
+    )
+  }
+  const { run, comparison } = shared.data
+  return (
+    <div className="page" data-testid="share-page">
+      <div className="shared-banner">Shared read-only view</div>
+      {run && (
+        <>
+          <RunHeader run={run.run} now={shared.dataUpdatedAt} readOnly />
+          <IterationChart series={run.series} iterations={run.run.iterations} pngName={`run-${run.run.id}-iterations`} />
+          <h2>Summary</h2>
+          <SummaryTable rows={run.summary} />
+        </>
+      )}
+      {comparison && (
+        <>
+          <h1>Comparison of runs {comparison.query.runs.map((r) => `#${r}`).join(', ')}</h1>
+          <ComparisonTable comparison={comparison} />
+          <IterationChart
+            series={comparisonSeries(comparison)}
+            iterations={Math.max(1, ...comparison.rows.map((r) => r.iterations + (comparison.query.warmup ?? 0)))}
+          />
+        </>
+      )}
+    </div>
+  )
+}
