@@ -5,6 +5,8 @@ import re
 import httpx
 from playwright.sync_api import Page, expect
 
+from tests.conftest import auth_headers
+
 
 def test_probe_charts_show_points_for_a_run_with_variant_settings(page: Page, api: str) -> None:
     page.goto("/new")
@@ -35,7 +37,7 @@ def test_probe_charts_show_points_for_a_run_with_variant_settings(page: Page, ap
     expect(page.get_by_test_id("probe-unavailable")).to_contain_text(
         "mariadb-10.11 default: mutex waits unavailable (performance_schema is OFF on this server)"
     )
-    with httpx.Client(base_url=api) as client:
+    with httpx.Client(base_url=api, headers=auth_headers()) as client:
         run = client.get(f"/api/runs/{run_id}").json()
         experiment = client.get(f"/api/experiments/{run['experiment_id']}").json()
     assert experiment["variants"][0]["set_global"] == {"innodb_flush_log_at_trx_commit": "2"}

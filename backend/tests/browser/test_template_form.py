@@ -7,6 +7,8 @@ import secrets
 import httpx
 from playwright.sync_api import Page, expect
 
+from tests.conftest import auth_headers
+
 
 def test_sysbench_sweep_from_the_form_charts_tps_and_latency_by_threads(page: Page) -> None:
     page.goto("/new")
@@ -50,7 +52,7 @@ def test_a_bad_parameter_is_shown_naming_the_field(page: Page) -> None:
 def test_run_page_shows_dataset_preparation_progress(page: Page, api: str) -> None:
     # a row count no earlier run used: the servers' kept datadirs would otherwise reuse the dataset
     rows = 60_000 + secrets.randbelow(1_000)
-    with httpx.Client(base_url=api, timeout=30) as client:
+    with httpx.Client(base_url=api, timeout=30, headers=auth_headers()) as client:
         body = {
             "workload": "count-star",
             "iterations": 1,

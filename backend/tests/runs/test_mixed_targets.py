@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests import ports
+from tests.conftest import auth_headers
 from tests.lab_images import (
     MYSQL_CHROOT,
     MYSQL_IMAGE,
@@ -61,8 +62,8 @@ def mixed_targets(client: httpx.Client) -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def client(api: str) -> Iterator[httpx.Client]:
-    """A client on the test API for the whole module (the targets fixture is module-wide too)."""
-    with httpx.Client(base_url=api, timeout=30) as http:
+    """A signed-in client on the test API for the whole module (the targets fixture is module-wide too)."""
+    with httpx.Client(base_url=api, timeout=30, headers=auth_headers()) as http:
         yield http
 
 
@@ -122,7 +123,7 @@ def test_new_target_with_bad_settings_is_refused_naming_the_field(client: httpx.
     assert taken.status_code == 422 and taken.json()["detail"][0]["loc"] == ["body", "name"]
 
 
-def test_cli_adds_a_docker_target_and_names_the_refused_field(api: str) -> None:
+def test_cli_adds_a_docker_target_and_names_the_refused_field(api: str, client: httpx.Client) -> None:
     added = CliRunner().invoke(
         app,
         [
@@ -138,8 +139,7 @@ def test_cli_adds_a_docker_target_and_names_the_refused_field(api: str) -> None:
         ],
     )
     assert added.exit_code == 0, added.output
-    with httpx.Client(base_url=api) as http:
-        listed = {t["name"]: t["provisioner"] for t in http.get("/api/targets").json()}
+    listed = {t["name"]: t["provisioner"] for t in client.get("/api/targets").json()}
     assert listed[f"mysql-8.0-cli-t{ports.SESSION}"] == "docker"
     refused = CliRunner().invoke(
         app, ["targets", "add", "mysql-5.7", "--image", "mysql:5.7.44", "--port", "80", "--api", api]

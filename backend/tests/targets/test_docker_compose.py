@@ -111,7 +111,12 @@ def stack() -> Iterator[str]:
 
 @pytest.mark.compose
 def test_stack_serves_the_ui_and_api_and_its_worker_answers(stack: str) -> None:
+    admin = ["exec", "-T", "api", "upgradelab", "users"]
+    _compose(*admin, "create-admin", "--username", "admin", "--password", "compose-admin-pw")
+    token = _compose(*admin, "token", "--username", "admin").stdout.strip()
     with httpx.Client(base_url=stack, timeout=10) as client:
+        assert client.get("/api/targets").status_code == 401  # the stack's API needs signing in
+        client.headers["Authorization"] = f"Bearer {token}"
         names = {target["name"] for target in client.get("/api/targets").json()}
         assert {"mysql-9.7", "mariadb-10.11"} <= names  # migrations ran on the MariaDB metadata DB
         assert '<div id="root"' in client.get("/").text
