@@ -32,6 +32,7 @@ from upgradelab.settings import get_settings  # noqa: E402
 from upgradelab.targets.options import render_option  # noqa: E402
 from upgradelab.targets.provisioners import LocalProvisioner  # noqa: E402
 from upgradelab.targets.provisioners.base import ServerConnection  # noqa: E402
+from upgradelab.workloads import ServerSession, TargetFacts  # noqa: E402
 from upgradelab.workloads.insert_truncate import DATABASE, TABLES, InsertTruncate  # noqa: E402
 
 BENCH_PORTS = {"mysql-9.7": 35097, "mariadb-10.11": 35011}
@@ -70,19 +71,20 @@ def server_statement_s(probe: ServerConnection) -> tuple[int, float]:
     return int(count or 0), int(timer or 0) / 1e12
 
 
-def harness_loop(provisioner: LocalProvisioner, iterations: int) -> dict[str, float]:
+def harness_loop(provisioner: LocalProvisioner, facts: TargetFacts, iterations: int) -> dict[str, float]:
     """Upgrade Lab's own loop with probes; client seconds = sum of statement timings."""
     endpoint = provisioner.endpoint
     connection = endpoint.connect()
+    server = ServerSession(connection, endpoint, facts)
     workload = InsertTruncate()
-    workload.setup(connection)
+    workload.setup(server)
     probes = ProbeSet.open(endpoint, connection)
     client_s = thread_server_s = 0.0
     count0, server0 = server_statement_s(probes.connection)
     wall0 = time.perf_counter()
     for number in range(1, iterations + 1):
         with probes.around(number) as measured:
-            timings = workload.iteration(connection, number)
+            timings = workload.iteration(server, number)
         client_s += sum(t.elapsed_s for t in timings)
         thread_server_s += sum(
             m.value or 0
@@ -92,9 +94,7 @@ def harness_loop(provisioner: LocalProvisioner, iterations: int) -> dict[str, fl
     wall_s = time.perf_counter() - wall0
     count1, server1 = server_statement_s(probes.connection)
     read_ms = {}
-    for probe in (
-        probes.probes
-    ):  # what one reading costs (twice per iteration, outside the timing)
+    for probe in probes.probes:  # what one reading costs (twice per iteration, outside the timing)
         started = time.perf_counter()
         for _ in range(20):
             probe.read(probes.connection)
@@ -111,9 +111,7 @@ def harness_loop(provisioner: LocalProvisioner, iterations: int) -> dict[str, fl
     }
 
 
-def cli_loop(
-    provisioner: LocalProvisioner, flavor: str, iterations: int
-) -> dict[str, float]:
+def cli_loop(provisioner: LocalProvisioner, flavor: str, iterations: int) -> dict[str, float]:
     """Article 001's loop: a client process per SQL file, two per iteration; wall-clock seconds."""
     cfg = provisioner.cfg
     client = [
@@ -129,9 +127,7 @@ def cli_loop(
     wall0 = time.perf_counter()
     for _ in range(iterations):
         for sql in (INSERT_SQL, TRUNCATE_SQL):
-            subprocess.run(
-                client, input=sql, text=True, check=True, capture_output=True
-            )
+            subprocess.run(client, input=sql, text=True, check=True, capture_output=True)
     wall_s = time.perf_counter() - wall0
     count1, server1 = server_statement_s(probe)
     probe.close()
@@ -143,24 +139,21 @@ def cli_loop(
     }
 
 
-def bench_target(
-    target: dict[str, Any], iterations: int
-) -> list[tuple[str, str, dict[str, float]]]:
+def bench_target(target: dict[str, Any], iterations: int) -> list[tuple[str, str, dict[str, float]]]:
     """Start the target once, run both methods on it, stop it."""
     settings = {
         **target["settings"],
         "port": BENCH_PORTS.get(target["name"], target["settings"]["port"] + 2000),
     }
-    provisioner = LocalProvisioner(
-        f"{target['name']}-bench", target["flavor"], settings, get_settings()
-    )
+    provisioner = LocalProvisioner(f"{target['name']}-bench", target["flavor"], settings, get_settings())
+    facts = TargetFacts(target["name"], target["flavor"], provisioner.server_version())
     options = {
         **startup_options(target["flavor"]),
-        **InsertTruncate.info.server_options,
+        **InsertTruncate().server_options(facts),
     }
     provisioner.start([render_option(name, value) for name, value in options.items()])
     try:
-        harness = harness_loop(provisioner, iterations)
+        harness = harness_loop(provisioner, facts, iterations)
         cli = cli_loop(provisioner, target["flavor"], iterations)
     finally:
         provisioner.stop()
@@ -175,16 +168,12 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--iterations", type=int, default=100)
-    parser.add_argument(
-        "--target", action="append", help="lab target name (default: all)"
-    )
+    parser.add_argument("--target", action="append", help="lab target name (default: all)")
     args = parser.parse_args()
     targets = [t for t in lab_targets() if not args.target or t["name"] in args.target]
     rows = [row for target in targets for row in bench_target(target, args.iterations)]
     columns = ("stmts", "client s", "server s", "client/server")
-    header = f"{'target':<15} {'method':<26} " + " ".join(
-        f"{c:>{len(c) + 3}}" for c in columns
-    )
+    header = f"{'target':<15} {'method':<26} " + " ".join(f"{c:>{len(c) + 3}}" for c in columns)
     print(header)
     print("-" * len(header))
     harness_client: dict[str, float] = {}
@@ -196,14 +185,10 @@ def main() -> None:
             harness_client[name] = r["client_s"]
             thread_s = r["thread_server_s"]
             thread_ratio = r["client_s"] / thread_s if thread_s else float("nan")
-            print(
-                f"{'':<42} {'':>20} {thread_s:>11.3f} {thread_ratio:>16.2f}  (workload thread, probe)"
-            )
+            print(f"{'':<42} {'':>20} {thread_s:>11.3f} {thread_ratio:>16.2f}  (workload thread, probe)")
             print(f"{'':<42} {r['wall_s']:>20.3f}  (harness wall clock, probes read)")
             reads = ", ".join(
-                f"{k.split(':')[1]} {v:.2f} ms"
-                for k, v in r.items()
-                if k.startswith("read_ms:")
+                f"{k.split(':')[1]} {v:.2f} ms" for k, v in r.items() if k.startswith("read_ms:")
             )
             print(f"{'':<15}   one probe reading: {reads}")
     print()

@@ -43,6 +43,7 @@ def _wait_port(port: int, timeout_s: float = 30) -> None:
 def instance(worker: bool) -> Iterator[str]:
     """Migrated database, admin token in UPGRADELAB_TOKEN, Redis, optional worker, API; yields the API URL."""
     from sqlalchemy import select
+
     from upgradelab.db import sync_session
     from upgradelab.migrations import upgrade_head
     from upgradelab.targets.models import Target

@@ -17,6 +17,7 @@ import instance
 
 def seed(iterations: int, variants: int) -> int:
     from sqlalchemy import insert
+
     from upgradelab.db import sync_session
     from upgradelab.experiments.models import Experiment
     from upgradelab.results.models import Sample
@@ -57,7 +58,8 @@ def seed(iterations: int, variants: int) -> int:
         started = time.perf_counter()
         store_summary_in(session, run.id)
         print(
-            f"summary with bootstrap intervals stored in {time.perf_counter() - started:.2f} s (once, at run end)"
+            "summary with bootstrap intervals stored in "
+            f"{time.perf_counter() - started:.2f} s (once, at run end)"
         )
         return run.id
 
@@ -100,7 +102,8 @@ def main(iterations: int, variants: int) -> None:
             points = page.get_by_test_id("iteration-chart").get_attribute("data-points")
             browser.close()
         print(
-            f"run page open ({iterations} x {variants}, chart drawn with {points} points + verdicts): {opened:.2f} s"
+            f"run page open ({iterations} x {variants}, "
+            f"chart drawn with {points} points + verdicts): {opened:.2f} s"
         )
 
 

@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install.sh
 
 echo "== lint, format, types" >&2
-(cd backend && ../.venv/bin/ruff check . && ../.venv/bin/ruff format --check . && ../.venv/bin/mypy upgradelab tests)
+(cd backend && ../.venv/bin/ruff check . ../bench && ../.venv/bin/ruff format --check . ../bench &&
+  ../.venv/bin/mypy upgradelab tests ../bench)
 (cd frontend && npm run --silent typecheck && npm run --silent lint)
 
 echo "== tests" >&2
