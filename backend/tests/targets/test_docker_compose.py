@@ -12,8 +12,10 @@ import httpx
 import pytest
 
 from tests import ports
-from tests.lab_images import lab_images
+from tests.lab_images import MYSQL_IMAGE, lab_images, labelled_containers
+from tests.runs.helpers import submit, wait_final
 from upgradelab.settings import REPO_ROOT
+from upgradelab.targets.provisioners.docker import cleanup
 
 pytestmark = pytest.mark.docker
 
@@ -24,6 +26,7 @@ STACK_ENV = {
     "UPGRADELAB_DB_PORT": str(ports.COMPOSE_DB),
 }
 PROJECT = f"upgradelab-test-{ports.SESSION}"
+USERS = ["exec", "-T", "api", "upgradelab", "users"]  # the CLI inside the stack's api container
 
 
 def _compose(*args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -102,6 +105,7 @@ def stack() -> Iterator[str]:
     )
     try:
         _compose("up", "-d", "--wait", "--wait-timeout", "240", timeout=300)
+        _compose(*USERS, "create-admin", "--username", "admin", "--password", "compose-admin-pw")
         yield f"http://127.0.0.1:{STACK_ENV['UPGRADELAB_API_PORT']}"
     finally:
         logs = _compose("logs", "--tail", "30", check=False).stdout
@@ -111,9 +115,7 @@ def stack() -> Iterator[str]:
 
 @pytest.mark.compose
 def test_stack_serves_the_ui_and_api_and_its_worker_answers(stack: str) -> None:
-    admin = ["exec", "-T", "api", "upgradelab", "users"]
-    _compose(*admin, "create-admin", "--username", "admin", "--password", "compose-admin-pw")
-    token = _compose(*admin, "token", "--username", "admin").stdout.strip()
+    token = _compose(*USERS, "token", "--username", "admin").stdout.strip()
     with httpx.Client(base_url=stack, timeout=10) as client:
         assert client.get("/api/targets").status_code == 401  # the stack's API needs signing in
         client.headers["Authorization"] = f"Bearer {token}"
@@ -134,3 +136,31 @@ def test_stack_serves_the_ui_and_api_and_its_worker_answers(stack: str) -> None:
     while _compose("ps", "--format", "json", "worker").stdout.count('"healthy"') == 0:
         assert time.monotonic() < deadline, _compose("logs", "worker", check=False).stdout
         time.sleep(2)
+
+
+@pytest.mark.compose
+def test_stack_worker_runs_an_experiment_on_a_docker_target(stack: str) -> None:
+    """The compose worker starts the target's container through the host's engine, runs both variants
+    and removes the container, as the README's mysql:5.7 vs mysql:8.0 path does with official images."""
+    token = _compose(*USERS, "token", "--username", "admin").stdout.strip()
+    target = f"mysql-9.7-compose-t{ports.SESSION}"
+    with httpx.Client(base_url=stack, timeout=10, headers={"Authorization": f"Bearer {token}"}) as client:
+        added = client.post(
+            "/api/targets",
+            json={
+                "name": target,
+                "flavor": "mysql",
+                "provisioner": "docker",
+                "settings": {"image": MYSQL_IMAGE, "port": ports.COMPOSE_TARGET, "pull": "never"},
+            },
+        )
+        assert added.status_code == 201, added.text
+        variants = [{"target": target}, {"target": target, "preset": "skip-log-bin"}]
+        try:
+            run = wait_final(client, submit(client, variants, iterations=3), timeout_s=400)
+            assert run["status"] == "succeeded", run["error"]
+            results = client.get(f"/api/runs/{run['id']}/results").json()
+            assert [len(series["points"]) for series in results["series"]] == [3, 3]
+            assert labelled_containers(target) == []
+        finally:
+            cleanup(target, templates=True)
