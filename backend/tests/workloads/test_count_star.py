@@ -116,18 +116,18 @@ def test_counts_warm_up_only_when_the_table_fits_the_buffer_pool(client: httpx.C
         assert all(p["metrics"]["buffer_pool_reads"] > 200 for p in too_big), too_big  # type: ignore[index]
     # the probes (a second connection, around each iteration) see the same cliff as hit rates
     probes = client.get(f"/api/runs/{result['run']['id']}/probes").json()
-    hit_rates = {
+    hit_rates: dict[str, dict[int, float]] = {
         variant["variant"]: {row["iteration"]: row["hit_rate"] for row in variant["iterations"]}
         for variant in probes["variants"]
     }
     for target in ("mysql-9.7", "mariadb-10.11"):
-        warm = [
-            hit_rates[f"{target} pool 512M"][p["iteration"]]
+        warm_rates = [
+            hit_rates[f"{target} pool 512M"][int(str(p["iteration"]))]
             for p in _test_long_points(result, f"{target} pool 512M")[1:]
         ]
-        cold = [
-            hit_rates[f"{target} pool 16M"][p["iteration"]]
+        too_big_rates = [
+            hit_rates[f"{target} pool 16M"][int(str(p["iteration"]))]
             for p in _test_long_points(result, f"{target} pool 16M")
         ]
-        assert all(rate == 1.0 for rate in warm), warm
-        assert max(cold) < 0.99, cold
+        assert all(rate == 1.0 for rate in warm_rates), warm_rates
+        assert max(too_big_rates) < 0.99, too_big_rates
