@@ -63,6 +63,12 @@ def test_histogram_percentile_matches_sysbenchs_own_percentile(server: ServerSes
     assert sum(count for _, count in sysbench.histogram(output)) == report.transactions
 
 
+def test_percentile_rank_is_rounded_half_up_as_in_sysbench() -> None:
+    # 14 events: 0.95 x 14 = 13.3 -> rank 13 (sysbench's floor(n * p + 0.5)), not 14 (ceiling)
+    assert sysbench.histogram_percentile([(1.0, 13), (2.0, 1)], 0.95) == 1.0
+    assert sysbench.histogram_percentile([(1.0, 12), (2.0, 2)], 0.95) == 2.0
+
+
 def test_parser_names_what_is_missing() -> None:
     with pytest.raises(sysbench.SysbenchError, match="transactions"):
         sysbench.parse_report("FATAL: unable to connect to MySQL server")

@@ -73,11 +73,12 @@ def histogram(output: str) -> list[tuple[float, int]]:
 
 
 def histogram_percentile(rows: list[tuple[float, int]], fraction: float) -> float:
-    """The smallest bucket value whose cumulative count reaches fraction x total (nearest rank)."""
+    """The smallest bucket value whose cumulative count reaches fraction x total rounded half up,
+    the rank sysbench 1.0's own sb_histogram_get_pct_* uses (floor(n * pct / 100 + 0.5))."""
     total = sum(count for _, count in rows)
     if total == 0:
         raise SysbenchError("empty latency histogram")
-    rank = max(1, math.ceil(round(fraction * total, 9)))
+    rank = max(1, math.floor(round(fraction * total, 9) + 0.5))
     seen = 0
     for value, count in rows:
         seen += count
