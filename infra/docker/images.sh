@@ -15,17 +15,8 @@ export DOCKER_BUILDKIT=0 # the legacy builder ships with Debian's docker.io; bui
 
 log() { printf '[docker images] %s\n' "$*" >&2; }
 
-debian_mirror() {
-  local uri
-  uri=$(grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' |
-    grep -v -- '-security' | head -n 1 || true)
-  if [ -z "$uri" ]; then
-    uri=$(grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}' |
-      grep -v -- '-security' | grep -i debian | head -n 1 || true)
-  fi
-  [ -n "$uri" ] || { log "no Debian mirror found in /etc/apt/sources.list*"; exit 1; }
-  printf '%s\n' "$uri"
-}
+# shellcheck source=../lib/debian.sh
+source ../lib/debian.sh  # the script runs from its own folder (cd above)
 
 # The digest of an image's inputs, stored as a label: a changed Dockerfile or entrypoint rebuilds.
 inputs_digest() { cat "$@" | sha256sum | cut -c1-16; }

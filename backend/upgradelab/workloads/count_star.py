@@ -37,6 +37,16 @@ COLD_START_OPTIONS: dict[str, str | None] = {
     "innodb_flush_method": "O_DIRECT",
 }
 
+
+def cold_start_options(buffer_pool_size: str | None) -> dict[str, str | None]:
+    """COLD_START_OPTIONS (a restart empties the buffer pool: no dump/load, O_DIRECT bypasses the OS
+    page cache), plus innodb_buffer_pool_size when a template's parameters set it (e.g. "64M")."""
+    options = dict(COLD_START_OPTIONS)
+    if buffer_pool_size:
+        options["innodb_buffer_pool_size"] = buffer_pool_size
+    return options
+
+
 _CREATE = {
     "test_short": "CREATE TABLE test_short (id INT PRIMARY KEY, val1 INT NOT NULL, val2 INT NOT NULL)",
     "test_long": "CREATE TABLE test_long (id INT PRIMARY KEY, val1 INT NOT NULL, val2 INT NOT NULL, "
@@ -147,10 +157,7 @@ class CountStar(Workload):
 
     def server_options(self, target: TargetFacts) -> dict[str, str | None]:
         """The cold-start trio, plus innodb_buffer_pool_size when the parameters set it."""
-        options = dict(COLD_START_OPTIONS)
-        if self.p.buffer_pool_size:
-            options["innodb_buffer_pool_size"] = self.p.buffer_pool_size
-        return options
+        return cold_start_options(self.p.buffer_pool_size)
 
     def refusal(self, target: TargetFacts) -> str | None:
         """innodb_parallel_read_threads exists on MySQL 8.0.14+ only."""

@@ -20,7 +20,7 @@ from upgradelab.workloads.base import (
     execute,
     timed,
 )
-from upgradelab.workloads.count_star import COLD_START_OPTIONS
+from upgradelab.workloads.count_star import COLD_START_OPTIONS, cold_start_options
 from upgradelab.workloads.datasets import double_to
 
 DATABASE = "parallel_read"
@@ -93,10 +93,8 @@ class ParallelRead(Workload):
         return self.parameters
 
     def server_options(self, target: TargetFacts) -> dict[str, str | None]:
-        options = dict(COLD_START_OPTIONS)
-        if self.p.buffer_pool_size:
-            options["innodb_buffer_pool_size"] = self.p.buffer_pool_size
-        return options
+        """The cold-start trio (the sweep's first run is cold), plus innodb_buffer_pool_size if set."""
+        return cold_start_options(self.p.buffer_pool_size)
 
     def refusal(self, target: TargetFacts) -> str | None:
         """The sweep needs innodb_parallel_read_threads (MySQL 8.0.14+)."""
