@@ -6,6 +6,9 @@ owns (paths, ports, users, init files) cannot be overridden.
 """
 
 import re
+from typing import Annotated
+
+from pydantic import AfterValidator
 
 _NAME = re.compile(r"^(loose[-_])?[a-z][a-z0-9]*([-_][a-z0-9]+)*$")
 _VALUE = re.compile(r"^[A-Za-z0-9_.,:+*/=%@ -]{0,256}$")
@@ -76,3 +79,24 @@ def render_option(name: str, value: str | None) -> str:
     """One option-file line (`name=value` or a bare `name`), after validate_option."""
     dashed, checked = validate_option(name, value)
     return dashed if checked is None else f"{dashed}={checked}"
+
+
+def _checked_options(options: dict[str, str | None]) -> dict[str, str | None]:
+    for name, value in options.items():
+        render_option(name, value)
+    return options
+
+
+_CREDENTIAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+
+def _plain_credential(value: str) -> str:
+    if not value or not set(value) <= _CREDENTIAL_CHARS:
+        raise ValueError("letters, digits, _ - . only")
+    return value
+
+
+# A target's base options {name: value}, each checked as render_option does (pydantic field type).
+ServerOptions = Annotated[dict[str, str | None], AfterValidator(_checked_options)]
+# A lab user name or password: it goes into SQL string literals, init files and container env.
+PlainCredential = Annotated[str, AfterValidator(_plain_credential)]

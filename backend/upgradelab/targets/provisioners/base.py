@@ -1,5 +1,7 @@
 """The provisioner interface: how the worker gets a server for a variant, whatever runs it."""
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -37,6 +39,43 @@ class Endpoint:
             connect_timeout=int(max(1, timeout_s)),
             charset="utf8mb4",
         )
+
+
+class NotReady(Exception):
+    """wait_for_select_1 gave up; `exited` tells a dead server from one that never answered."""
+
+    def __init__(self, message: str, *, exited: bool) -> None:
+        super().__init__(message)
+        self.exited = exited
+
+
+def wait_for_select_1(endpoint: Endpoint, timeout_s: float, exit_reason: Callable[[], str | None]) -> None:
+    """Poll `SELECT 1` every 0.25 s until the server answers.
+
+    exit_reason() is asked before each try: a message there (the process or container is gone) raises
+    NotReady(exited=True) at once; no answer within timeout_s raises NotReady(exited=False) naming
+    host:port and the last connection error. The caller adds its log tail and cleans up.
+    """
+    deadline = time.monotonic() + timeout_s
+    last_error = ""
+    while time.monotonic() < deadline:
+        reason = exit_reason()
+        if reason is not None:
+            raise NotReady(reason, exited=True)
+        try:
+            connection = endpoint.connect(timeout_s=2)
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+            connection.close()
+            return
+        except pymysql.MySQLError as error:
+            last_error = str(error)
+            time.sleep(0.25)
+    raise NotReady(
+        f"no answer to SELECT 1 on {endpoint.host}:{endpoint.port} within {timeout_s:.0f} s "
+        f"(last error: {last_error})",
+        exited=False,
+    )
 
 
 class Provisioner(Protocol):

@@ -25,18 +25,16 @@ the container's 3306 published on 127.0.0.1:<port> only. The worker always conne
 import contextlib
 import io
 import tarfile
-import time
 import uuid
 from typing import Any
 
 import docker
-import pymysql
 from docker.errors import APIError, ImageNotFound, NotFound
 from docker.models.containers import Container
 
 from upgradelab.settings import Settings
 from upgradelab.targets.options import render_option
-from upgradelab.targets.provisioners.base import Endpoint, ProvisionError
+from upgradelab.targets.provisioners.base import Endpoint, NotReady, ProvisionError, wait_for_select_1
 from upgradelab.targets.provisioners.docker_engine import (
     MANAGED_LABEL,
     ROLE_LABEL,
@@ -283,31 +281,20 @@ class DockerProvisioner:
         return self.endpoint
 
     def _wait_ready(self) -> None:
+        try:
+            wait_for_select_1(self.endpoint, self.start_timeout_s, self._exit_reason)
+        except NotReady as not_ready:
+            failed = self._fail(str(not_ready))  # the log tail, before the container goes
+            self.stop()
+            raise failed from None
+
+    def _exit_reason(self) -> str | None:
         assert self._container is not None
-        deadline = time.monotonic() + self.start_timeout_s
-        last_error = ""
-        while time.monotonic() < deadline:
-            self._container.reload()
-            if self._container.status in {"exited", "dead"}:
-                code = self._container.attrs["State"]["ExitCode"]
-                exited = self._fail(f"server container exited during start-up (exit code {code})")
-                self.stop()
-                raise exited
-            try:
-                connection = self.endpoint.connect(timeout_s=2)
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT 1")
-                connection.close()
-                return
-            except pymysql.MySQLError as error:
-                last_error = str(error)
-                time.sleep(0.25)
-        timed_out = self._fail(
-            f"no answer to SELECT 1 on 127.0.0.1:{self.cfg.port} within {self.start_timeout_s:.0f} s "
-            f"(last error: {last_error})"
-        )
-        self.stop()
-        raise timed_out
+        self._container.reload()
+        if self._container.status in {"exited", "dead"}:
+            code = self._container.attrs["State"]["ExitCode"]
+            return f"server container exited during start-up (exit code {code})"
+        return None
 
     def stop(self, timeout_s: float = 120.0) -> None:
         """Stop and remove the server container (a no-op when none); the data volume stays."""

@@ -4,10 +4,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from upgradelab.targets.options import render_option
+from upgradelab.targets.options import PlainCredential, ServerOptions
 from upgradelab.targets.provisioners.base import ProvisionError
 
-_PASSWORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 _IMAGE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-/:@")
 _ENV_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
@@ -19,9 +18,9 @@ class DockerSettings(BaseModel):
 
     image: str = Field(description="Image reference, e.g. mysql:8.0.40 or upgradelab/mysql:9.7.")
     port: int = Field(ge=1024, le=65535, description="Port on 127.0.0.1 where the server answers.")
-    user: str = Field("upgradelab", description="Lab user, created with every privilege.")
-    password: str = Field("upgradelab", description="Lab user's and root's password.")
-    base_options: dict[str, str | None] = Field(default_factory=dict)
+    user: PlainCredential = Field("upgradelab", description="Lab user, created with every privilege.")
+    password: PlainCredential = Field("upgradelab", description="Lab user's and root's password.")
+    base_options: ServerOptions = Field(default_factory=dict)
     env: dict[str, str] = Field(default_factory=dict, description="Extra container environment.")
     network: Literal["host", "publish"] = "host"
     server_command: str | None = Field(None, description="Server binary; default mysqld or mariadbd.")
@@ -32,21 +31,6 @@ class DockerSettings(BaseModel):
     def _image_reference(cls, value: str) -> str:
         if not value or not set(value) <= _IMAGE_CHARS or value.startswith(("-", "/", ":")):
             raise ValueError("image: a reference such as mysql:8.0.40 (lowercase, digits, . _ - / : @)")
-        return value
-
-    @field_validator("user", "password")
-    @classmethod
-    def _plain(cls, value: str) -> str:
-        # Both go into SQL string literals and container environment variables.
-        if not value or not set(value) <= _PASSWORD_CHARS:
-            raise ValueError("letters, digits, _ - . only")
-        return value
-
-    @field_validator("base_options")
-    @classmethod
-    def _valid_options(cls, value: dict[str, str | None]) -> dict[str, str | None]:
-        for name, option_value in value.items():
-            render_option(name, option_value)
         return value
 
     @field_validator("env")

@@ -18,15 +18,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pymysql
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from upgradelab.settings import Settings
-from upgradelab.targets.options import render_option
-from upgradelab.targets.provisioners.base import Endpoint, ProvisionError
+from upgradelab.targets.options import PlainCredential, ServerOptions, render_option
+from upgradelab.targets.provisioners.base import Endpoint, NotReady, ProvisionError, wait_for_select_1
 
 _READY_MARKER = ".upgradelab-initialized"
-_PASSWORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
 
 class LocalSettings(BaseModel):
@@ -38,23 +36,8 @@ class LocalSettings(BaseModel):
     port: int = Field(ge=1024, le=65535)
     host: str = "127.0.0.1"
     user: str = "upgradelab"
-    password: str = "upgradelab"
-    base_options: dict[str, str | None] = Field(default_factory=dict)
-
-    @field_validator("password")
-    @classmethod
-    def _plain_password(cls, value: str) -> str:
-        # The password goes into an init file as a SQL string literal.
-        if not value or not set(value) <= _PASSWORD_CHARS:
-            raise ValueError("password: letters, digits, _ - . only")
-        return value
-
-    @field_validator("base_options")
-    @classmethod
-    def _valid_options(cls, value: dict[str, str | None]) -> dict[str, str | None]:
-        for name, option_value in value.items():
-            render_option(name, option_value)
-        return value
+    password: PlainCredential = "upgradelab"
+    base_options: ServerOptions = Field(default_factory=dict)
 
 
 class LocalProvisioner:
@@ -261,24 +244,17 @@ class LocalProvisioner:
             stdio.close()
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + self.start_timeout_s
-        last_error = ""
-        while time.monotonic() < deadline:
-            if self._process is not None and self._process.poll() is not None:
-                raise self._fail(f"server exited during start-up (exit code {self._process.returncode})")
-            try:
-                connection = self.endpoint.connect(timeout_s=2)
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT 1")
-                connection.close()
-                return
-            except pymysql.MySQLError as error:
-                last_error = str(error)
-                time.sleep(0.25)
-        self.stop()
-        raise self._fail(
-            f"no answer to SELECT 1 within {self.start_timeout_s:.0f} s (last error: {last_error})"
-        )
+        try:
+            wait_for_select_1(self.endpoint, self.start_timeout_s, self._exit_reason)
+        except NotReady as not_ready:
+            if not not_ready.exited:
+                self.stop()
+            raise self._fail(str(not_ready)) from None
+
+    def _exit_reason(self) -> str | None:
+        if self._process is not None and self._process.poll() is not None:
+            return f"server exited during start-up (exit code {self._process.returncode})"
+        return None
 
     def _pid(self) -> int | None:
         if self._process is not None and self._process.poll() is None:
