@@ -110,7 +110,8 @@ def test_counts_warm_up_only_when_the_table_fits_the_buffer_pool(client: httpx.C
         assert all(p["metrics"]["buffer_pool_reads"] == 0 for p in warm), fits  # type: ignore[index]
         too_big = _test_long_points(result, f"{target} pool 16M")
         times = [float(str(p["elapsed_s"])) for p in too_big]
-        assert statistics.median(times[1:]) > 0.4 * times[0], too_big  # never warms up
+        # never warms up: every scan stays well above the warm scan of the same table in a pool it fits
+        assert all(elapsed > 2 * warm_median for elapsed in times), (warm_median, too_big)
         # disk reads on every iteration (MySQL's linear read-ahead brings most pages, so ~1,200 of
         # ~10,000 here; MariaDB ~15,000), where the warm iterations above have none
         assert all(p["metrics"]["buffer_pool_reads"] > 200 for p in too_big), too_big  # type: ignore[index]
