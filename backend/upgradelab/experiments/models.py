@@ -21,4 +21,12 @@ class Experiment(Base):
     variants: Mapped[list[Any]] = mapped_column(default=list)
     iterations: Mapped[int]
     policy: Mapped[str] = mapped_column(String(16), default="warm")  # workloads.base.POLICIES
+    # Schedule (issue 12): `interleaved` runs `rounds` rounds, each variant one block of `block`
+    # iterations per group per round in an order shuffled from `seed`; `sequential` runs every
+    # variant's iterations one variant after another. aa_control adds a second instance of the baseline.
+    schedule: Mapped[str] = mapped_column(String(16), default="interleaved", server_default="sequential")
+    rounds: Mapped[int] = mapped_column(default=1, server_default="1")
+    block: Mapped[int] = mapped_column(default=1, server_default="1")
+    aa_control: Mapped[bool] = mapped_column(default=False, server_default="0")
+    seed: Mapped[int | None] = mapped_column(default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,11 +1,13 @@
-"""Samples: what one statement of one iteration took, as the client measured it."""
+"""Samples: what one statement of one iteration took, as the client measured it; iterations: one row
+per iteration, written when it ends (its total, its round and its place in the schedule)."""
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ForeignKey, Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from upgradelab.db import Base
+from upgradelab.db import Base, utcnow
 
 
 class Sample(Base):
@@ -23,3 +25,32 @@ class Sample(Base):
     elapsed_s: Mapped[float]
     label: Mapped[str] = mapped_column(String(200), default="")  # iteration group, "threads=16"
     metrics: Mapped[dict[str, Any] | None] = mapped_column(default=None)  # e.g. {"tps": ..}
+
+
+class Iteration(Base):
+    """Row of `iteration`: one iteration of one variant, stored once when it ends.
+
+    elapsed_s: seconds, float, the sum of its statements' client-side times (sample.elapsed_s);
+    metrics: the statements' numeric metrics summed (sysbench tps, qps, p95_ms ...), or NULL.
+    round: 1-based round of the schedule (sequential runs: 1); block: 1-based number of the block
+    within the run (every variant's blocks counted together, in execution order); position: 0-based
+    place of this variant in its round's shuffled order. group: the template's iteration group
+    ("table=test_long", "threads=16"; '' for one group).
+    """
+
+    __tablename__ = "iteration"
+    __table_args__ = (
+        Index("ix_iteration_run_variant_iteration", "run_id", "variant_index", "iteration", unique=True),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"))
+    variant_index: Mapped[int]
+    iteration: Mapped[int]  # 1-based over the variant
+    group: Mapped[str] = mapped_column("group_name", String(200), default="")
+    round: Mapped[int] = mapped_column(default=1)
+    block: Mapped[int] = mapped_column(default=1)
+    position: Mapped[int] = mapped_column(default=0)
+    elapsed_s: Mapped[float]
+    metrics: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    ended_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -55,4 +55,51 @@ class Run(Base):
     notes: Mapped[str | None] = mapped_column(Text, default=None)
     targets: Mapped[str] = mapped_column(String(500), default="", server_default="")
 
+    # The schedule as executed (issue 12): {"kind", "seed", "rounds", "block", "order": [[variant
+    # index, ...] per round]}, and what the run ran on: {"host": {cpu_model, cores, memory_bytes,
+    # kernel, storage}, "upgradelab_version"}. Written once at run start, never overwritten.
+    schedule: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    context: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+
     experiment: Mapped[Experiment] = relationship(lazy="joined")
+
+
+class VariantStatus(enum.StrEnum):
+    """A variant within a run: pending -> running -> succeeded | failed (its own reason)."""
+
+    pending = "pending"
+    running = "running"
+    succeeded = "succeeded"
+    failed = "failed"
+
+
+class RunVariant(Base):
+    """Row of `run_variant`: one variant of one run, its own status and what produced its results.
+
+    Context (Conbench's "context"), captured from the variant's instance when it started and never
+    overwritten by a later run: version (SELECT VERSION()), version_comment, provisioner kind,
+    image or binary, the effective option file text and SHOW GLOBAL VARIABLES as {name: value}.
+    """
+
+    __tablename__ = "run_variant"
+    __table_args__ = (Index("ix_run_variant_run_index", "run_id", "variant_index", unique=True),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"))
+    variant_index: Mapped[int]
+    name: Mapped[str] = mapped_column(String(200))
+    target: Mapped[str] = mapped_column(String(64), default="")
+    status: Mapped[VariantStatus] = mapped_column(
+        Enum(VariantStatus, native_enum=False, length=16, values_callable=lambda k: [m.value for m in k]),
+        default=VariantStatus.pending,
+    )
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    is_aa_control: Mapped[bool] = mapped_column(default=False)
+    provisioner: Mapped[str | None] = mapped_column(String(32), default=None)
+    image_or_binary: Mapped[str | None] = mapped_column(String(500), default=None)
+    version: Mapped[str | None] = mapped_column(String(200), default=None)
+    version_comment: Mapped[str | None] = mapped_column(String(500), default=None)
+    option_file: Mapped[str | None] = mapped_column(Text, default=None)
+    variables: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    started_at: Mapped[datetime | None] = mapped_column(default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
