@@ -21,6 +21,9 @@ class DockerSettings(BaseModel):
     user: PlainCredential = Field("upgradelab", description="Lab user, created with every privilege.")
     password: PlainCredential = Field("upgradelab", description="Lab user's and root's password.")
     base_options: ServerOptions = Field(default_factory=dict)
+    allowed_options: list[str] = Field(
+        default_factory=list, description="Admin-listed exceptions to the refused option categories."
+    )
     env: dict[str, str] = Field(default_factory=dict, description="Extra container environment.")
     network: Literal["host", "publish"] = "host"
     server_command: str | None = Field(None, description="Server binary; default mysqld or mariadbd.")

@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from upgradelab.settings import Settings
+from upgradelab.targets.options import ServerOptions
 from upgradelab.targets.provisioners.base import ProvisionError
 from upgradelab.targets.provisioners.local import LocalProvisioner, LocalSettings
 
@@ -42,7 +43,8 @@ class TarballSettings(BaseModel):
     host: str = "127.0.0.1"
     user: str = "upgradelab"
     password: str = "upgradelab"
-    base_options: dict[str, str | None] = Field(default_factory=dict)
+    base_options: ServerOptions = Field(default_factory=dict)
+    allowed_options: list[str] = Field(default_factory=list)
 
 
 class TarballProvisioner(LocalProvisioner):
