@@ -48,6 +48,8 @@ from upgradelab.targets.provisioners.docker_settings import DockerSettings, dock
 _IMAGE_ID_LABEL = "upgradelab.image-id"
 _VERSION_LABEL = "upgradelab.version"
 _DATADIR = "/var/lib/mysql"
+# The server's secure-file-priv: an empty tmpfs of the lab's in every server container.
+_FILES_DIR = "/run/upgradelab-files"
 
 
 def _option_flag(line: str) -> str:
@@ -295,10 +297,11 @@ class DockerProvisioner:
         self._last_log = ""
         self._container = self.docker.containers.create(
             self.cfg.image,
-            command=[self._server, *self._flags(options)],
+            command=[self._server, *self._flags(options), f"--secure-file-priv={_FILES_DIR}"],
             name=name,
             environment=self._environment(),
             volumes={volume: {"bind": _DATADIR, "mode": "rw"}},
+            tmpfs={_FILES_DIR: "mode=1777,size=1m"},
             labels=self._labels("server"),
             **self._run_kwargs(),
         )

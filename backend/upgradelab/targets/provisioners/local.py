@@ -8,6 +8,7 @@ Layout, under `{root}{server_dir}/{target}/` (root is `/` or a chroot such as th
     my.cnf      written on every start: managed options, target base options, then the variant's
     error.log   the server's log; its tail is in every ProvisionError
     tmp/        the server's tmpdir (its own, not the shared /tmp)
+    files/      the server's secure-file-priv: an empty directory, the only one file SQL may touch
 """
 
 import os
@@ -82,6 +83,9 @@ class LocalProvisioner:
             f"log-error={self._inner('error.log')}",
             # Own temp dir: MariaDB's INSERT ... SELECT temp tables in a shared /tmp were deleted under it.
             f"tmpdir={self._inner('tmp')}",
+            # LOAD DATA / SELECT ... INTO OUTFILE / LOAD_FILE() only in this empty directory of the
+            # lab's (MariaDB's default is anywhere; the workload user has no FILE privilege anyway).
+            f"secure-file-priv={self._inner('files')}",
             "user=mysql",
             "loose-mysqlx=OFF",
         ]
@@ -92,10 +96,11 @@ class LocalProvisioner:
     def _write_option_file(self, name: str, datadir: str, options: list[str]) -> str:
         path = self._host(name)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self._host("tmp")
-        if not tmp.is_dir():
-            tmp.mkdir(mode=0o750)
-            os.chown(tmp, *self._mysql_ids())
+        for own in ("tmp", "files"):
+            directory = self._host(own)
+            if not directory.is_dir():
+                directory.mkdir(mode=0o750)
+                os.chown(directory, *self._mysql_ids())
         path.write_text(self._option_file(datadir, options))
         path.chmod(0o644)
         return self._inner(name)
