@@ -29,6 +29,14 @@ async def validation_error(request: Request, error: Exception) -> JSONResponse:
     return JSONResponse(status_code=422, content={"detail": detail})
 
 
+async def id_out_of_range(request: Request, error: Exception) -> JSONResponse:
+    """The app's OverflowError handler: an id the database's integer type cannot hold (2^63 and up,
+    below -2^63: SQLite raises OverflowError binding it) names no row, so 404, never 500."""
+    return JSONResponse(
+        status_code=404, content={"detail": "not found: an id outside the database's integer range"}
+    )
+
+
 def _safe(error: dict[str, Any]) -> dict[str, Any]:
     return {
         "type": str(error.get("type", "value_error")),

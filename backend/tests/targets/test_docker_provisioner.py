@@ -55,6 +55,7 @@ def test_variant_flags_and_base_options_show_in_show_variables(provisioner: Dock
     assert _variable(provisioner, "log_bin") == "OFF"
     assert _variable(provisioner, "innodb_buffer_pool_size") == str(64 * 1024 * 1024)
     assert _variable(provisioner, "port") == str(provisioner.cfg.port)
+    assert _variable(provisioner, "secure_file_priv").rstrip("/") == "/run/upgradelab-files"
     assert provisioner.server_version().startswith("9.7." if provisioner.flavor == "mysql" else "10.11.")
 
 

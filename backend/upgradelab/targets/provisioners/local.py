@@ -36,7 +36,7 @@ class LocalSettings(BaseModel):
     mysqld: str = Field("/usr/sbin/mysqld", description="Server binary, as seen from inside root.")
     install_db: str | None = Field(None, description="mariadb-install-db path; None: mysqld --initialize.")
     port: int = Field(ge=1024, le=65535)
-    host: str = "127.0.0.1"
+    host: str = Field("127.0.0.1", pattern=r"^[A-Za-z0-9.:-]{1,253}$", description="An address or name.")
     user: str = "upgradelab"
     password: PlainCredential = "upgradelab"
     base_options: ServerOptions = Field(default_factory=dict)

@@ -40,7 +40,7 @@ class TarballSettings(BaseModel):
     tarball: str | None = Field(None, pattern=r"^/[A-Za-z0-9_./+-]+$", description="Archive to unpack.")
     root: str = "/"
     port: int = Field(ge=1024, le=65535)
-    host: str = "127.0.0.1"
+    host: str = Field("127.0.0.1", pattern=r"^[A-Za-z0-9.:-]{1,253}$", description="An address or name.")
     user: str = "upgradelab"
     password: str = "upgradelab"
     base_options: ServerOptions = Field(default_factory=dict)
