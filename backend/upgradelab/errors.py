@@ -31,7 +31,10 @@ async def validation_error(request: Request, error: Exception) -> JSONResponse:
 
 async def id_out_of_range(request: Request, error: Exception) -> JSONResponse:
     """The app's OverflowError handler: an id the database's integer type cannot hold (2^63 and up,
-    below -2^63: SQLite raises OverflowError binding it) names no row, so 404, never 500."""
+    below -2^63: SQLite's driver raises "Python int too large to convert to SQLite INTEGER" binding
+    it) names no row, so 404, never 500. Any other OverflowError stays a 500."""
+    if "too large to convert" not in str(error):
+        return JSONResponse(status_code=500, content={"detail": "Internal Server Error"})
     return JSONResponse(
         status_code=404, content={"detail": "not found: an id outside the database's integer range"}
     )
