@@ -12,6 +12,7 @@ pre-flight refreshes it whenever the identity changed.
 """
 
 import json
+import os
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -130,7 +131,10 @@ def server_names(provisioner: HasOptionHelp, settings: Settings | None = None) -
     names = parse_help(provisioner.option_help())
     path.parent.mkdir(parents=True, exist_ok=True)
     record = {"identity": identity, "server": names.server, "options": sorted(names.options)}
-    path.write_text(json.dumps({**record, "flags": sorted(names.flags)}))
+    # Written aside, then renamed: the API and another worker process never read half a file.
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_text(json.dumps({**record, "flags": sorted(names.flags)}))
+    partial.replace(path)
     return names
 
 
