@@ -28,3 +28,5 @@ TARBALL_EMPTY = _BASE + 14
 MIXED_DOCKER = _BASE + 15
 MIXED_TARBALL = _BASE + 16
 COMPOSE_TARGET = _BASE + 17
+# issue 10 (hostile input): offsets 50-59
+H3_TARGET = _BASE + 50

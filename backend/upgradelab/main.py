@@ -3,9 +3,11 @@
 from pathlib import Path
 
 from fastapi import Depends, FastAPI, HTTPException
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
+from upgradelab.errors import id_out_of_range, validation_error
 from upgradelab.experiments.router import router as experiments_router
 from upgradelab.probes.router import router as probes_router
 from upgradelab.results.router import router as results_router
@@ -23,6 +25,9 @@ from upgradelab.workloads.router import router as workloads_router
 def create_app() -> FastAPI:
     """Build the app; the UI is served when frontend/dist exists (`npm run build`)."""
     app = FastAPI(title="Upgrade Lab", version="0.1.0")
+    # 422s never echo the request's values (passwords, huge inputs): errors.validation_error.
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(OverflowError, id_out_of_range)
     # Signed-in routers: GET needs viewer, other methods operator, targets/users admin (users/auth.py).
     for router in (
         targets_router,

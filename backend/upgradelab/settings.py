@@ -34,6 +34,11 @@ class Settings(BaseSettings):
     api_port: int = 8700
     frontend_dist: Path = REPO_ROOT / "frontend" / "dist"
     server_start_timeout_s: float = Field(60.0, description="Cap on waiting for SELECT 1 after a start.")
+    allowed_hosts: str = Field(
+        "",
+        description="Non-loopback target hosts an admin allows: names or CIDRs, comma-separated "
+        "(UPGRADELAB_ALLOWED_HOSTS); by default a target's host must be a loopback address.",
+    )
     target_lock_ttl_s: int = Field(900, description="Expiry of a target's run lock; renewed every iteration.")
 
     @property

@@ -55,6 +55,7 @@ def test_variant_flags_and_base_options_show_in_show_variables(provisioner: Dock
     assert _variable(provisioner, "log_bin") == "OFF"
     assert _variable(provisioner, "innodb_buffer_pool_size") == str(64 * 1024 * 1024)
     assert _variable(provisioner, "port") == str(provisioner.cfg.port)
+    assert _variable(provisioner, "secure_file_priv").rstrip("/") == "/run/upgradelab-files"
     assert provisioner.server_version().startswith("9.7." if provisioner.flavor == "mysql" else "10.11.")
 
 
@@ -121,8 +122,10 @@ def test_check_options_refuses_an_unknown_option_in_the_servers_words(provisione
     provisioner.ensure_initialized()
     before = _volumes()
     provisioner.check_options(["max-connections=50"])
-    with pytest.raises(ProvisionError, match="unknown variable 'innodb-log-writer-thread=OFF'"):
+    with pytest.raises(ProvisionError, match="'innodb-log-writer-thread': not an option name of m"):
         provisioner.check_options(["innodb-log-writer-thread=OFF"])
+    with pytest.raises(ProvisionError, match="Error while setting value 'NOPE' to 'binlog_format'"):
+        provisioner.check_options(["binlog-format=NOPE"])
     assert labelled_containers(provisioner.target_name) == []
     assert _volumes() == before  # not even the anonymous volume of the image's VOLUME
 

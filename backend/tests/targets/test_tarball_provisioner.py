@@ -72,8 +72,10 @@ def test_restart_keeps_the_datadir_and_check_options_asks_the_tarballs_mysqld(
         cursor.execute("SHOW DATABASES LIKE 'tarball_probe'")
         assert cursor.fetchone() is not None
     connection.close()
-    with pytest.raises(ProvisionError, match="unknown variable 'no-such-option=1'"):
+    with pytest.raises(ProvisionError, match="'no-such-option': not an option name of mysqld 9.7"):
         provisioner.check_options(["no-such-option=1"])
+    with pytest.raises(ProvisionError, match="Error while setting value 'NOPE' to 'binlog_format'"):
+        provisioner.check_options(["binlog-format=NOPE"])
 
 
 def _fake_tarball(path: Path, version_line: str) -> None:

@@ -1,6 +1,9 @@
 """Settings a variant applies on a started server: SET GLOBAL, SET SESSION and instance statements.
 
-Names are checked here (a plain system variable name, not one that moves files); values travel as SQL
+Names are checked here (a plain system variable name, in no refused category of
+targets/option_categories.py: files, plugins, init SQL, logs, debug, sql_log_bin, local_infile,
+secure_*, plugin_*); whether the server has the variable, exactly, is asked in pre-flight (SHOW
+VARIABLES; SET takes no prefixes). Values travel as SQL
 parameters (integers and decimals as numbers, the rest as strings), or as the keyword DEFAULT; an
 instance statement must be one of the allow-listed forms and is executed in its canonical spelling,
 never as the text the user typed.
@@ -9,41 +12,14 @@ never as the text the user typed.
 import re
 from typing import Any
 
+from upgradelab.targets.option_categories import variable_refusal
+from upgradelab.targets.options import shown
 from upgradelab.targets.provisioners.base import ServerConnection
 
 _VARIABLE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _VALUE = re.compile(r"^[A-Za-z0-9_.,:+*/=%@ -]{0,256}$")
 _INTEGER = re.compile(r"^-?[0-9]{1,19}$")
 _DECIMAL = re.compile(r"^-?[0-9]{1,19}\.[0-9]{1,19}$")
-
-# Variables that name files or run SQL on other connections: a variant may not point them anywhere.
-REFUSED_VARIABLES = frozenset(
-    {
-        "general_log_file",
-        "slow_query_log_file",
-        "log_error",
-        "init_connect",
-        "init_file",
-        "init_replica",
-        "init_slave",
-        "secure_file_priv",
-        "plugin_dir",
-        "datadir",
-        "tmpdir",
-        "basedir",
-        "socket",
-        "port",
-        "pid_file",
-        "innodb_data_home_dir",
-        "innodb_log_group_home_dir",
-        "innodb_undo_directory",
-        "innodb_tmpdir",
-        "innodb_buffer_pool_filename",
-        "keyring_file_data",
-        "relay_log",
-        "log_bin_basename",
-    }
-)
 
 # Allowed instance statements: canonical form, as executed.
 INSTANCE_STATEMENTS = (
@@ -62,18 +38,19 @@ class SettingError(ValueError):
 def validate_variable(scope: str, name: str, value: str) -> tuple[str, str]:
     """(normalized name, value) for `SET <scope> name = value`, or SettingError naming the setting.
 
-    Names: letters, digits and _ (dashes become _), at most 64, not a file/path variable.
+    Names: letters, digits and _ (dashes become _), at most 64, in no refused category.
     Values: one line of letters, digits, spaces and `_ . , : + * / = % @ -`, at most 256.
     """
     normalized = name.strip().lower().replace("-", "_")
     if not _VARIABLE.match(normalized):
-        raise SettingError(f"{scope} {name!r}: not a system variable name (letters, digits and _)")
-    if normalized in REFUSED_VARIABLES:
-        raise SettingError(f"{scope} {name!r}: this variable names files or runs SQL and cannot be set")
+        raise SettingError(f"{scope} {shown(name)}: not a system variable name (letters, digits and _)")
+    refusal = variable_refusal(normalized)
+    if refusal is not None:
+        raise SettingError(f"{scope} {shown(name)} is refused: {refusal.reason}")
     if not isinstance(value, str) or not _VALUE.match(value) or value != value.strip():
         raise SettingError(
-            f"{scope} {name!r}: value {value!r} is not allowed: one line of letters, digits, spaces and "
-            "_ . , : + * / = % @ -, without leading or trailing spaces"
+            f"{scope} {shown(name)}: value {shown(str(value))} is not allowed: one line of letters, "
+            "digits, spaces and _ . , : + * / = % @ -, without leading or trailing spaces"
         )
     return normalized, value
 

@@ -10,14 +10,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.errors import field_error, not_found
 from upgradelab.experiments.models import Experiment
 from upgradelab.experiments.schemas import ExperimentCreate
-from upgradelab.experiments.variants import unsupported_reason
+from upgradelab.experiments.variants import ResolvedVariant, unsupported_reason
 from upgradelab.targets import service as targets
+from upgradelab.targets.models import Target
+from upgradelab.targets.option_names import cached_names
+from upgradelab.targets.options import OptionError, validate_option
 from upgradelab.workloads import WORKLOADS, TargetFacts
 
 
 async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
-    """Store an experiment. 422 naming variants.N.target for an unknown target, or variants.N.preset
-    for a preset the target's flavor cannot take (e.g. redo-off on MariaDB)."""
+    """Store an experiment. 422 naming variants.N.target for an unknown target, variants.N.preset
+    for a preset the target's flavor cannot take (e.g. redo-off on MariaDB), or
+    variants.N.options.<name> for a refused option (_check_options)."""
     workload_type = WORKLOADS[spec.workload]
     parameters = validate_parameters(spec.workload, spec.parameters)
     workload_instance = workload_type(parameters)
@@ -40,6 +44,7 @@ async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
                 ["body", "variants", index, "target"],
                 f"variant {variant.name!r}: {spec.workload} cannot run on {target.name}: {refusal}",
             )
+        _check_options(index, variant, target)
         resolved.append(asdict(variant))
     workload = workload_type.info
     iterations = spec.iterations or workload.default_iterations
@@ -54,6 +59,23 @@ async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
     session.add(experiment)
     await session.commit()
     return experiment
+
+
+def _check_options(index: int, variant: ResolvedVariant, target: Target) -> None:
+    """422 at ["body", "variants", index, "options", <name>] for an option in a refused category (the
+    target's admin-listed `allowed_options` excepted) or, once the target's binary has been asked
+    (targets/option_names.py cache), for a name it does not list in full."""
+    allowed = target.settings.get("allowed_options") or []
+    names = cached_names(target.name)
+    for option, value in variant.options.items():
+        try:
+            validate_option(option, value, allowed)
+            if names is not None:
+                names.canonical(option)
+        except OptionError as error:
+            raise field_error(
+                ["body", "variants", index, "options", option[:80]], f"variant {variant.name!r}: {error}"
+            ) from error
 
 
 def validate_parameters(slug: str, raw: dict[str, Any]) -> BaseModel:

@@ -83,8 +83,10 @@ def resolve_variant(
 ) -> ResolvedVariant:
     """Merge presets (left to right) and explicit options (last wins) into a ResolvedVariant.
 
-    Raises VariantError naming the unknown preset, the refused option, or the refused SET GLOBAL /
-    SET SESSION setting or instance statement (see experiments/server_settings.py).
+    Raises VariantError naming the unknown preset, an option that is not one line of a plain name
+    and value, or the refused SET GLOBAL / SET SESSION setting or instance statement (see
+    experiments/server_settings.py). Option categories and exact names depend on the target:
+    `check_variant_options` (experiments/service.py) and pre-flight check them.
     """
     preset = preset.strip() or "default"
     merged: dict[str, str | None] = {}
@@ -98,13 +100,13 @@ def resolve_variant(
     label = name or f"{target} {preset}"
     for option, value in (options or {}).items():
         try:
-            dashed, checked = validate_option(option, value)
+            dashed, checked = validate_option(option, value, categories=False)
         except OptionError as error:
             raise VariantError(f"variant {label!r}: {error}") from error
         merged[dashed] = checked
     normalized = {}
     for option, value in merged.items():
-        dashed, checked = validate_option(option, value)
+        dashed, checked = validate_option(option, value, categories=False)
         normalized[dashed] = checked
     try:
         globals_ = dict(validate_variable("SET GLOBAL", k, v) for k, v in (set_global or {}).items())

@@ -1,5 +1,6 @@
 """Target queries."""
 
+import asyncio
 from collections.abc import Sequence
 
 from pydantic import ValidationError
@@ -7,6 +8,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.errors import field_error
+from upgradelab.settings import get_settings
+from upgradelab.targets import validation
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import SETTINGS_MODELS
 from upgradelab.targets.schemas import TargetCreate
@@ -27,8 +30,12 @@ async def create(session: AsyncSession, spec: TargetCreate) -> Target:
     """Store a new target after validating its settings for its provisioner kind.
 
     Raises 422 (FastAPI's shape) naming the field: ["body", "provisioner"] for an unknown kind,
-    ["body", "settings", <field>...] for a bad setting, ["body", "name"] for a name in use.
+    ["body", "settings", <field>...] for a bad setting (targets/validation.py: control characters,
+    `..` segments, a host that is not loopback nor in UPGRADELAB_ALLOWED_HOSTS, a port another target
+    uses, a refused base option, a binary that is missing or not a MySQL/MariaDB server),
+    ["body", "name"] for a name in use. Messages never repeat a password.
     """
+    validation.no_control_characters(spec.settings, ["body", "settings"])
     model = SETTINGS_MODELS.get(spec.provisioner)
     if model is None:
         raise field_error(
@@ -36,12 +43,16 @@ async def create(session: AsyncSession, spec: TargetCreate) -> Target:
             f"unknown provisioner {spec.provisioner!r}: one of {sorted(SETTINGS_MODELS)}",
         )
     try:
-        settings = model.model_validate(spec.settings).model_dump(exclude_unset=True)
+        validated = model.model_validate(spec.settings)
     except ValidationError as error:
         first = error.errors()[0]
         raise field_error(["body", "settings", *first["loc"]], first["msg"]) from error
     if await get_by_names(session, {spec.name}):
         raise field_error(["body", "name"], f"target {spec.name!r} already exists")
+    app = get_settings()
+    validation.check_settings(validated.model_dump(), await list_targets(session), app)
+    await asyncio.to_thread(validation.check_binary, spec.provisioner, validated.model_dump(), app)
+    settings = validated.model_dump(exclude_unset=True)
     target = Target(name=spec.name, flavor=spec.flavor, provisioner=spec.provisioner, settings=settings)
     session.add(target)
     await session.commit()

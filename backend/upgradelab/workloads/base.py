@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict
 
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
+from upgradelab.targets.workload_user import workload_endpoint
 
 Policy = Literal["warm", "cold_first", "cold_each_group", "cold_every"]
 POLICIES: dict[str, str] = {
@@ -94,12 +95,20 @@ class DatasetProgress:
 
 @dataclass
 class ServerSession:
-    """The server a workload runs on. The runner replaces `connection` after every restart."""
+    """The server a workload runs on. The runner replaces `connection` after every restart.
+
+    `connection` is the harness's (the lab user: settings, probes, datasets); SQL the lab did not
+    write runs on `workload_connect()`, as the least-privileged workload user."""
 
     connection: ServerConnection
     endpoint: Endpoint
     target: TargetFacts
     report: Callable[[DatasetProgress], None] = lambda progress: None
+
+    def workload_connect(self, database: str | None = None) -> ServerConnection:
+        """A new connection as the workload user (targets/workload_user.py: ALL on `lab_%` databases
+        only), made or re-keyed through the harness connection. pymysql errors as the server gives."""
+        return workload_endpoint(self.connection, self.endpoint).connect(database=database)
 
 
 class NoParameters(BaseModel):

@@ -1,8 +1,12 @@
 """Custom SQL: the team's own set-up, per-iteration and tear-down statements.
 
 Arbitrary SQL can destroy a server's data, so it runs only on targets marked `disposable` (the lab's
-seeded targets are); a run on any other target is refused before its first iteration. Statements are
-split with sqlparse (quotes and comments respected); each per-iteration statement is timed alone.
+seeded targets are); a run on any other target is refused before its first iteration. Even there it
+runs as the workload user (targets/workload_user.py): privileges on the `lab_*` databases only, no
+FILE, SUPER, SHUTDOWN, SET GLOBAL or CREATE USER, and every target's secure-file-priv is an empty
+directory of the lab's. Statements are split with sqlparse (quotes and comments respected); each
+per-iteration statement is timed alone, on the workload user's connection (so the statement_time
+probe, which follows the harness connection, does not see them).
 """
 
 from typing import ClassVar
@@ -10,6 +14,8 @@ from typing import ClassVar
 import sqlparse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from upgradelab.targets.provisioners.base import ServerConnection
+from upgradelab.targets.workload_user import DATABASE_PREFIX
 from upgradelab.workloads.base import (
     ServerSession,
     StatementTiming,
@@ -38,7 +44,11 @@ class CustomSqlParameters(BaseModel):
         "SELECT 1", min_length=1, max_length=200_000, description="Run every iteration; each statement timed."
     )
     teardown_sql: str = Field("", max_length=200_000, description="Run once per variant at the end, untimed.")
-    database: str | None = Field(None, description="Default database (created if missing).")
+    database: str = Field(
+        DATABASE_PREFIX + "custom",
+        description="Default database (created if missing); its name starts with lab_, the only "
+        "databases the workload user may use.",
+    )
 
     @field_validator("iteration_sql")
     @classmethod
@@ -49,9 +59,13 @@ class CustomSqlParameters(BaseModel):
 
     @field_validator("database")
     @classmethod
-    def _identifier(cls, value: str | None) -> str | None:
-        if value is not None and not (value.replace("_", "").isalnum() and len(value) <= 64):
+    def _identifier(cls, value: str) -> str:
+        if not (value.replace("_", "").isalnum() and value.isascii() and len(value) <= 64):
             raise ValueError("a database name of letters, digits and _")
+        if not value.startswith(DATABASE_PREFIX) or value == DATABASE_PREFIX:
+            raise ValueError(
+                f"a database name starting with {DATABASE_PREFIX} (the workload user's databases)"
+            )
         return value
 
 
@@ -68,6 +82,11 @@ class CustomSql(Workload):
         setup="Set-up SQL once per variant, the iteration SQL timed statement by statement, tear-down SQL.",
     )
 
+    def __init__(self, parameters: BaseModel | None = None) -> None:
+        super().__init__(parameters)
+        self._connection: ServerConnection | None = None
+        self._for: ServerConnection | None = None
+
     @property
     def p(self) -> CustomSqlParameters:
         assert isinstance(self.parameters, CustomSqlParameters)
@@ -78,22 +97,35 @@ class CustomSql(Workload):
             return f"custom SQL runs only on disposable targets; {target.name} is not marked disposable"
         return None
 
-    def _use(self, server: ServerSession) -> None:
-        if self.p.database:
-            execute(server.connection, f"CREATE DATABASE IF NOT EXISTS {self.p.database}")
-            server.connection.select_db(self.p.database)
+    def _workload(self, server: ServerSession) -> ServerConnection:
+        """The workload user's connection, opened again when the server was restarted (a cold run
+        gives the session a new harness connection)."""
+        if self._connection is None or self._for is not server.connection:
+            if self._connection is not None:
+                self._connection.close()
+            self._connection = server.workload_connect()
+            self._for = server.connection
+            execute(self._connection, f"CREATE DATABASE IF NOT EXISTS {self.p.database}")
+            self._connection.select_db(self.p.database)
+        return self._connection
 
     def setup(self, server: ServerSession) -> None:
-        self._use(server)
-        execute(server.connection, *split_statements(self.p.setup_sql))
+        self._connection = None
+        execute(self._workload(server), *split_statements(self.p.setup_sql))
 
     def iteration(self, server: ServerSession, number: int, group: str) -> list[StatementTiming]:
-        self._use(server)
+        connection = self._workload(server)
+        connection.select_db(self.p.database)
         return [
-            timed(server.connection, " ".join(sql.split())[:LABEL_CHARS], sql)
+            timed(connection, " ".join(sql.split())[:LABEL_CHARS], sql)
             for sql in split_statements(self.p.iteration_sql)
         ]
 
     def teardown(self, server: ServerSession) -> None:
-        self._use(server)
-        execute(server.connection, *split_statements(self.p.teardown_sql))
+        connection = self._workload(server)
+        try:
+            connection.select_db(self.p.database)
+            execute(connection, *split_statements(self.p.teardown_sql))
+        finally:
+            connection.close()
+            self._connection = None

@@ -96,7 +96,15 @@ class Provisioner(Protocol):
         """The last lines of the server's error log ('' when there is none)."""
 
     def check_options(self, options: list[str]) -> None:
-        """Raise ProvisionError with the server's own messages if it would refuse these options."""
+        """Raise ProvisionError if the options are refused: a name the binary does not list in full
+        or in a refused category (targets/option_names.py, before anything is written), or the
+        server's own messages."""
+
+    def binary_identity(self) -> str:
+        """A string that changes when the server binary changes (keys the option-name cache)."""
+
+    def option_help(self) -> str:
+        """`<server> --no-defaults --verbose --help` output of the target's binary."""
 
     def start(self, options: list[str], *, keep_data: bool = False) -> Endpoint:
         """Start a fresh server (stopping any previous one) with these options; wait for SELECT 1.

@@ -33,7 +33,8 @@ from docker.errors import APIError, ImageNotFound, NotFound
 from docker.models.containers import Container
 
 from upgradelab.settings import Settings
-from upgradelab.targets.options import render_option
+from upgradelab.targets.option_names import check_lines, server_names
+from upgradelab.targets.options import OptionError, render_option
 from upgradelab.targets.provisioners.base import Endpoint, NotReady, ProvisionError, wait_for_select_1
 from upgradelab.targets.provisioners.docker_engine import (
     MANAGED_LABEL,
@@ -47,6 +48,8 @@ from upgradelab.targets.provisioners.docker_settings import DockerSettings, dock
 _IMAGE_ID_LABEL = "upgradelab.image-id"
 _VERSION_LABEL = "upgradelab.version"
 _DATADIR = "/var/lib/mysql"
+# The server's secure-file-priv: an empty tmpfs of the lab's in every server container.
+_FILES_DIR = "/run/upgradelab-files"
 
 
 def _option_flag(line: str) -> str:
@@ -64,6 +67,7 @@ class DockerProvisioner:
         self.flavor = flavor
         self.cfg = docker_settings(raw_settings)
         self.start_timeout_s = app.server_start_timeout_s
+        self.app = app
         self._docker: docker.DockerClient | None = None
         self._container: Container | None = None
         self._data_volume: str | None = None
@@ -120,7 +124,8 @@ class DockerProvisioner:
         return network if self.flavor == "mariadb" else [*network, "--loose-mysqlx=OFF"]
 
     def _flags(self, options: list[str]) -> list[str]:
-        base = [render_option(name, value) for name, value in self.cfg.base_options.items()]
+        allowed = self.cfg.allowed_options
+        base = [render_option(name, value, allowed) for name, value in self.cfg.base_options.items()]
         return [*self._managed_flags(), *(_option_flag(line) for line in [*base, *options])]
 
     def _environment(self) -> dict[str, str]:
@@ -218,8 +223,14 @@ class DockerProvisioner:
 
         MySQL 8.0.16+: `mysqld --validate-config`; MariaDB and MySQL 5.7 (no such flag):
         `--verbose --help`, which parses every option and prints [ERROR] lines for unknown names
-        and bad values. Raises ProvisionError with the server's [ERROR] lines.
+        and bad values. First every name must be one the image's server lists, in full, and in no
+        refused category (targets/option_names.py). Raises ProvisionError with the refusal or the
+        server's [ERROR] lines.
         """
+        try:
+            check_lines(server_names(self, self.app), options, self.cfg.allowed_options)
+        except OptionError as refused:
+            raise ProvisionError(str(refused)) from None
         if self._version is None:  # the version decides the check; recorded with the template
             self.ensure_initialized()
         old_mysql = (self._version or "").startswith("5.")
@@ -241,6 +252,31 @@ class DockerProvisioner:
         if exit_code != 0 or errors:
             raise ProvisionError("\n".join(errors) or stderr.strip()[-2000:] or f"exit {exit_code}")
 
+    def binary_identity(self) -> str:
+        """The image id and server command: changes when the tag points to another image."""
+        return f"{self._image_id()}:{self._server}"
+
+    def option_help(self) -> str:
+        """`<server> --no-defaults --verbose --help` in a throwaway container of the image."""
+        container = self.docker.containers.create(
+            self._image_id(),
+            entrypoint=[self._server],
+            command=["--no-defaults", "--verbose", "--help", "--user=mysql"],
+            labels=self._labels("check"),
+            network_mode="none",
+        )
+        try:
+            container.start()
+            exit_code = int(container.wait(timeout=120)["StatusCode"])
+            output = container.logs(stdout=True, stderr=False).decode(errors="replace")
+        finally:
+            container.remove(v=True, force=True)
+        if exit_code != 0 or "--" not in output:
+            raise ProvisionError(
+                f"target {self.target_name}: {self._server} --verbose --help failed: {output[-1000:]}"
+            )
+        return output
+
     def start(self, options: list[str], *, keep_data: bool = False) -> Endpoint:
         """Remove any previous container, copy the template to the data volume, run the image with
         the flags, wait for SELECT 1 (start timeout, 60 s by default). ProvisionError with the log
@@ -261,10 +297,11 @@ class DockerProvisioner:
         self._last_log = ""
         self._container = self.docker.containers.create(
             self.cfg.image,
-            command=[self._server, *self._flags(options)],
+            command=[self._server, *self._flags(options), f"--secure-file-priv={_FILES_DIR}"],
             name=name,
             environment=self._environment(),
             volumes={volume: {"bind": _DATADIR, "mode": "rw"}},
+            tmpfs={_FILES_DIR: "mode=1777,size=1m"},
             labels=self._labels("server"),
             **self._run_kwargs(),
         )

@@ -1,5 +1,6 @@
 """Settings of a docker target (`target.settings`), validated before anything reaches the engine."""
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
@@ -9,6 +10,9 @@ from upgradelab.targets.provisioners.base import ProvisionError
 
 _IMAGE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-/:@")
 _ENV_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_ENV_PREFIXES = ("MYSQL_", "MARIADB_")
+_ENV_NAMES = frozenset({"TZ"})
+_SERVER_COMMAND = re.compile(r"^(/[A-Za-z0-9_.-]+)*/?(mysqld|mariadbd)(-[A-Za-z0-9.]+)?$")
 
 
 class DockerSettings(BaseModel):
@@ -21,6 +25,9 @@ class DockerSettings(BaseModel):
     user: PlainCredential = Field("upgradelab", description="Lab user, created with every privilege.")
     password: PlainCredential = Field("upgradelab", description="Lab user's and root's password.")
     base_options: ServerOptions = Field(default_factory=dict)
+    allowed_options: list[str] = Field(
+        default_factory=list, description="Admin-listed exceptions to the refused option categories."
+    )
     env: dict[str, str] = Field(default_factory=dict, description="Extra container environment.")
     network: Literal["host", "publish"] = "host"
     server_command: str | None = Field(None, description="Server binary; default mysqld or mariadbd.")
@@ -38,7 +45,20 @@ class DockerSettings(BaseModel):
     def _env_names(cls, value: dict[str, str]) -> dict[str, str]:
         for name, env_value in value.items():
             if not name or not set(name) <= _ENV_NAME_CHARS or "\n" in env_value:
-                raise ValueError(f"env: {name!r} is not an environment variable name (A-Z, 0-9, _)")
+                raise ValueError(f"env: {name[:80]!r} is not an environment variable name (A-Z, 0-9, _)")
+            # The images' own conventions only: LD_PRELOAD, PATH and the like would change the server.
+            if not (name.startswith(_ENV_PREFIXES) or name in _ENV_NAMES):
+                raise ValueError(f"env: {name[:80]!r} is not allowed: MYSQL_*, MARIADB_* or TZ")
+        return value
+
+    @field_validator("server_command")
+    @classmethod
+    def _server_binary(cls, value: str | None) -> str | None:
+        # One binary, run as the container's command: no shell, no arguments.
+        if value is not None and not _SERVER_COMMAND.match(value):
+            raise ValueError(
+                "server_command: a mysqld or mariadbd binary (name or path), no shell or arguments"
+            )
         return value
 
 

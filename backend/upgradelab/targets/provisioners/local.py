@@ -8,6 +8,7 @@ Layout, under `{root}{server_dir}/{target}/` (root is `/` or a chroot such as th
     my.cnf      written on every start: managed options, target base options, then the variant's
     error.log   the server's log; its tail is in every ProvisionError
     tmp/        the server's tmpdir (its own, not the shared /tmp)
+    files/      the server's secure-file-priv: an empty directory, the only one file SQL may touch
 """
 
 import os
@@ -21,7 +22,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from upgradelab.settings import Settings
-from upgradelab.targets.options import PlainCredential, ServerOptions, render_option
+from upgradelab.targets.option_names import check_lines, server_names
+from upgradelab.targets.options import OptionError, PlainCredential, ServerOptions, render_option
 from upgradelab.targets.provisioners.base import Endpoint, NotReady, ProvisionError, wait_for_select_1
 
 _READY_MARKER = ".upgradelab-initialized"
@@ -34,10 +36,13 @@ class LocalSettings(BaseModel):
     mysqld: str = Field("/usr/sbin/mysqld", description="Server binary, as seen from inside root.")
     install_db: str | None = Field(None, description="mariadb-install-db path; None: mysqld --initialize.")
     port: int = Field(ge=1024, le=65535)
-    host: str = "127.0.0.1"
+    host: str = Field("127.0.0.1", pattern=r"^[A-Za-z0-9.:-]{1,253}$", description="An address or name.")
     user: str = "upgradelab"
     password: PlainCredential = "upgradelab"
     base_options: ServerOptions = Field(default_factory=dict)
+    allowed_options: list[str] = Field(
+        default_factory=list, description="Admin-listed exceptions to the refused option categories."
+    )
 
 
 class LocalProvisioner:
@@ -52,6 +57,7 @@ class LocalProvisioner:
         self.root = Path(self.cfg.root.format(lab_dir=app.lab_dir))
         self.inner_dir = f"{app.server_dir.rstrip('/')}/{target_name}"
         self.start_timeout_s = app.server_start_timeout_s
+        self.app = app
         self._process: subprocess.Popen[bytes] | None = None
         self._options: list[str] = []
 
@@ -77,19 +83,24 @@ class LocalProvisioner:
             f"log-error={self._inner('error.log')}",
             # Own temp dir: MariaDB's INSERT ... SELECT temp tables in a shared /tmp were deleted under it.
             f"tmpdir={self._inner('tmp')}",
+            # LOAD DATA / SELECT ... INTO OUTFILE / LOAD_FILE() only in this empty directory of the
+            # lab's (MariaDB's default is anywhere; the workload user has no FILE privilege anyway).
+            f"secure-file-priv={self._inner('files')}",
             "user=mysql",
             "loose-mysqlx=OFF",
         ]
-        base = [render_option(name, value) for name, value in self.cfg.base_options.items()]
+        allowed = self.cfg.allowed_options
+        base = [render_option(name, value, allowed) for name, value in self.cfg.base_options.items()]
         return "\n".join(["[mysqld]", *managed, *base, *options, ""])
 
     def _write_option_file(self, name: str, datadir: str, options: list[str]) -> str:
         path = self._host(name)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self._host("tmp")
-        if not tmp.is_dir():
-            tmp.mkdir(mode=0o750)
-            os.chown(tmp, *self._mysql_ids())
+        for own in ("tmp", "files"):
+            directory = self._host(own)
+            if not directory.is_dir():
+                directory.mkdir(mode=0o750)
+                os.chown(directory, *self._mysql_ids())
         path.write_text(self._option_file(datadir, options))
         path.chmod(0o644)
         return self._inner(name)
@@ -183,8 +194,14 @@ class LocalProvisioner:
 
         MySQL: `mysqld --validate-config`; MariaDB (no such flag): `--verbose --help`, which parses
         every option and prints [ERROR] lines for unknown names and bad values.
-        Raises ProvisionError with the server's [ERROR] lines.
+        Before anything is written, every name must be one the binary lists, in full, and in no
+        refused category (targets/option_names.py). Raises ProvisionError with the refusal or the
+        server's [ERROR] lines.
         """
+        try:
+            check_lines(server_names(self, self.app), options, self.cfg.allowed_options)
+        except OptionError as refused:
+            raise ProvisionError(str(refused)) from None
         self._prepare_dir()
         cnf = self._write_option_file("check.cnf", "data", options)
         check = self._check_flags()
@@ -200,6 +217,31 @@ class LocalProvisioner:
             raise ProvisionError(
                 "\n".join(errors) or done.stderr.strip()[-2000:] or f"exit {done.returncode}"
             )
+
+    def binary_identity(self) -> str:
+        """Root, binary path, size and mtime: changes when the package or tarball changes."""
+        binary = self.root / self.cfg.mysqld.lstrip("/")
+        try:
+            stat = binary.stat()
+        except OSError as error:
+            raise ProvisionError(f"target {self.target_name}: no server binary {binary}: {error}") from None
+        return f"{self.root}:{self.cfg.mysqld}:{stat.st_size}:{stat.st_mtime_ns}"
+
+    def option_help(self) -> str:
+        """`mysqld --no-defaults --verbose --help` of the target's binary (its option names)."""
+        done = subprocess.run(
+            self._command(self.cfg.mysqld, "--no-defaults", "--verbose", "--help"),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        if done.returncode != 0 or "--" not in done.stdout:
+            raise ProvisionError(
+                f"target {self.target_name}: {self.cfg.mysqld} --verbose --help failed: "
+                f"{(done.stdout + done.stderr).strip()[-1000:]}"
+            )
+        return done.stdout
 
     def _check_flags(self) -> list[str]:
         """The flags that make the server binary parse its options and exit (see check_options)."""

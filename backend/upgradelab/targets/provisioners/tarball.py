@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from upgradelab.settings import Settings
+from upgradelab.targets.options import ServerOptions
 from upgradelab.targets.provisioners.base import ProvisionError
 from upgradelab.targets.provisioners.local import LocalProvisioner, LocalSettings
 
@@ -39,10 +40,11 @@ class TarballSettings(BaseModel):
     tarball: str | None = Field(None, pattern=r"^/[A-Za-z0-9_./+-]+$", description="Archive to unpack.")
     root: str = "/"
     port: int = Field(ge=1024, le=65535)
-    host: str = "127.0.0.1"
+    host: str = Field("127.0.0.1", pattern=r"^[A-Za-z0-9.:-]{1,253}$", description="An address or name.")
     user: str = "upgradelab"
     password: str = "upgradelab"
-    base_options: dict[str, str | None] = Field(default_factory=dict)
+    base_options: ServerOptions = Field(default_factory=dict)
+    allowed_options: list[str] = Field(default_factory=list)
 
 
 class TarballProvisioner(LocalProvisioner):
