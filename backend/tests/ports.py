@@ -28,3 +28,5 @@ TARBALL_EMPTY = _BASE + 14
 MIXED_DOCKER = _BASE + 15
 MIXED_TARBALL = _BASE + 16
 COMPOSE_TARGET = _BASE + 17
+# existing servers (issue 11): servers the tests start themselves, then add as `existing` targets
+EXISTING = {"mysql-9.7": _BASE + 70, "mariadb-10.11": _BASE + 71}

@@ -35,6 +35,11 @@ class Settings(BaseSettings):
     frontend_dist: Path = REPO_ROOT / "frontend" / "dist"
     server_start_timeout_s: float = Field(60.0, description="Cap on waiting for SELECT 1 after a start.")
     target_lock_ttl_s: int = Field(900, description="Expiry of a target's run lock; renewed every iteration.")
+    existing_hosts: str = Field(
+        "",
+        description="Hosts an `existing` target may name besides loopback: comma-separated host names "
+        "and CIDRs, e.g. 'staging-db.internal,10.20.0.0/16' (targets/existing_hosts.py).",
+    )
 
     @property
     def async_database_url(self) -> str:

@@ -7,8 +7,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.errors import field_error
+from upgradelab.targets.existing_service import detect_into
 from upgradelab.targets.models import Target
-from upgradelab.targets.provisioners import SETTINGS_MODELS
+from upgradelab.targets.provisioners import SETTINGS_MODELS, ExistingProvisioner
 from upgradelab.targets.schemas import TargetCreate
 
 
@@ -42,7 +43,15 @@ async def create(session: AsyncSession, spec: TargetCreate) -> Target:
         raise field_error(["body", "settings", *first["loc"]], first["msg"]) from error
     if await get_by_names(session, {spec.name}):
         raise field_error(["body", "name"], f"target {spec.name!r} already exists")
-    target = Target(name=spec.name, flavor=spec.flavor, provisioner=spec.provisioner, settings=settings)
+    target = Target(
+        name=spec.name,
+        flavor=spec.flavor,
+        provisioner=spec.provisioner,
+        settings=settings,
+        disposable=spec.disposable,
+    )
+    if spec.provisioner == ExistingProvisioner.kind:
+        await detect_into(target, restart_test=spec.restart_test)
     session.add(target)
     await session.commit()
     return target

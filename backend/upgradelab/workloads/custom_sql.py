@@ -59,6 +59,7 @@ class CustomSql(Workload):
     """Each statement of iteration_sql timed on its own (label: its first characters)."""
 
     Parameters: ClassVar[type[BaseModel]] = CustomSqlParameters
+    uses_lab_database: ClassVar[bool] = True
     info: ClassVar[WorkloadInfo] = WorkloadInfo(
         slug="custom-sql",
         title="Custom SQL",
@@ -78,8 +79,16 @@ class CustomSql(Workload):
             return f"custom SQL runs only on disposable targets; {target.name} is not marked disposable"
         return None
 
+    def lab_database_refusal(self, database: str) -> str | None:
+        """On a server the lab does not own, custom SQL works in the lab's database only."""
+        if self.p.database not in (None, database):
+            return f"parameter database={self.p.database!r}: the lab works in {database!r} only here"
+        return None
+
     def _use(self, server: ServerSession) -> None:
-        if self.p.database:
+        if server.endpoint.database:  # an existing server: the lab's own database, never created here
+            server.connection.select_db(server.endpoint.database)
+        elif self.p.database:
             execute(server.connection, f"CREATE DATABASE IF NOT EXISTS {self.p.database}")
             server.connection.select_db(self.p.database)
 
