@@ -10,7 +10,7 @@ from upgradelab.errors import field_error, not_found
 from upgradelab.settings import get_settings
 from upgradelab.targets.capabilities import detect, keep_tested_restart
 from upgradelab.targets.models import Target
-from upgradelab.targets.provisioners import ExistingProvisioner, ProvisionError
+from upgradelab.targets.provisioners import ExistingProvisioner, ExistingSettings, ProvisionError
 from upgradelab.targets.schemas import TargetDetail
 
 PUBLIC_SETTINGS = ("host", "port", "user", "database", "ssl_ca", "ssl_verify_identity")
@@ -54,5 +54,6 @@ def detail(target: Target) -> TargetDetail:
     """The target page's shape: TargetRead plus, for existing servers, the public connection settings."""
     read = TargetDetail.model_validate(target)
     if target.provisioner == ExistingProvisioner.kind:
-        read.connection = {key: target.settings.get(key) for key in PUBLIC_SETTINGS}
+        fields = ExistingSettings.model_fields
+        read.connection = {key: target.settings.get(key, fields[key].default) for key in PUBLIC_SETTINGS}
     return read

@@ -43,6 +43,7 @@ __all__ = [
     "DockerProvisioner",
     "Endpoint",
     "ExistingProvisioner",
+    "ExistingSettings",
     "LocalProvisioner",
     "ProvisionError",
     "Provisioner",
