@@ -5,22 +5,26 @@ first iteration, probes unavailable where the server cannot give them, one run p
 and no lab connection left behind."""
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+from typer.testing import CliRunner
 
 from tests import ports
 from tests.conftest import auth_headers
 from tests.runs.helpers import wait_final, wait_status
 from tests.targets.existing_servers import ExistingServer, mariadb_existing, mysql_existing
+from upgradelab.cli import app
 
 __all__ = ["mariadb_existing", "mysql_existing"]  # fixtures
 
 MYSQL = f"existing-mysql-t{ports.SESSION}"
 MYSQL_ALIAS = f"existing-mysql-alias-t{ports.SESSION}"  # the same server under another name
 MARIADB = f"existing-mariadb-t{ports.SESSION}"
+KEPT = f"existing-mysql-kept-t{ports.SESSION}"  # not disposable: its data must stay
 
 
 @pytest.fixture(scope="module")
@@ -34,15 +38,16 @@ def client(api: str) -> Iterator[httpx.Client]:
 def existing_targets(
     client: httpx.Client, mysql_existing: ExistingServer, mariadb_existing: ExistingServer
 ) -> dict[str, ExistingServer]:
-    """The three existing targets, added through POST /api/targets (disposable)."""
+    """The existing targets, added through POST /api/targets (all disposable but KEPT)."""
     servers = {MYSQL: mysql_existing, MYSQL_ALIAS: mysql_existing, MARIADB: mariadb_existing}
+    servers[KEPT] = mysql_existing
     for name, server in servers.items():
         body = {
             "name": name,
             "flavor": "mysql",  # detected: MariaDB's target ends up "mariadb"
             "provisioner": "existing",
             "settings": server.settings,
-            "disposable": True,
+            "disposable": name != KEPT,
         }
         created = client.post("/api/targets", json=body)
         assert created.status_code == 201, created.text
@@ -166,6 +171,7 @@ def test_custom_sql_on_mariadb_without_performance_schema(
             "warm",
             "capability set_global",
         ),
+        ({"target": KEPT}, "warm", "not marked disposable"),
     ],
 )
 def test_refused_before_the_first_iteration_naming_the_capability(
@@ -178,6 +184,7 @@ def test_refused_before_the_first_iteration_naming_the_capability(
     run_id = _run(client, _insert_truncate({"target": "mariadb-10.11"}, variant, policy=policy))
     run = wait_final(client, run_id, timeout_s=120)
     assert run["status"] == "failed" and capability in run["error"], run["error"]
+    assert existing_targets[MYSQL].lab_connections() == 0
     assert client.get(f"/api/runs/{run_id}/results").json()["series"] == [] or all(
         not s["points"] for s in client.get(f"/api/runs/{run_id}/results").json()["series"]
     )
@@ -216,3 +223,37 @@ def test_two_targets_naming_one_server_never_run_at_once(
     done_second = wait_final(client, second, timeout_s=300)
     assert done_first["status"] == done_second["status"] == "succeeded", (done_first, done_second)
     assert done_second["started_at"] >= done_first["finished_at"], json.dumps([done_first, done_second])
+
+
+def test_cancelled_run_leaves_no_lab_connection(
+    client: httpx.Client, existing_targets: dict[str, ExistingServer]
+) -> None:
+    server = existing_targets[MYSQL]
+    run_id = _run(client, _insert_truncate({"target": MYSQL}, iterations=5000))
+    wait_status(client, run_id, {"running"}, timeout_s=60)
+    deadline = time.monotonic() + 60
+    while server.lab_connections() < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert server.lab_connections() >= 2  # the workload's and the probes' connections
+    assert client.post(f"/api/runs/{run_id}/cancel").status_code == 200
+    assert wait_final(client, run_id, timeout_s=120)["status"] == "cancelled"
+    assert server.lab_connections() == 0
+
+
+def test_cli_adds_an_existing_server_and_prints_its_capabilities(
+    api: str, client: httpx.Client, mariadb_existing: ExistingServer
+) -> None:
+    settings = mariadb_existing.settings
+    name = f"existing-cli-t{ports.SESSION}"
+    where = ["--host", settings["host"], "--port", str(settings["port"]), "--user", settings["user"]]
+    added = CliRunner().invoke(
+        app,
+        ["targets", "add", name, "--existing", *where, "--database", settings["database"], "--api", api],
+        env={"UPGRADELAB_TARGET_PASSWORD": settings["password"]},
+    )
+    assert added.exit_code == 0, added.output
+    assert "mariadb 10.11" in added.output
+    rows = [line.split() for line in added.output.splitlines() if line[:4] in ("yes ", "no  ")]
+    answers = {row[1]: row[0] for row in rows}
+    assert answers["restart"] == answers["performance_schema"] == "no" and answers["set_global"] == "yes"
+    assert client.get(f"/api/targets/{name}").json()["disposable"] is False

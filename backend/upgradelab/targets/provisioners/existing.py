@@ -124,9 +124,12 @@ class ExistingProvisioner:
     kind = "existing"
     instances = False  # one server for every variant of the target: it cannot make another
 
-    def __init__(self, target_name: str, flavor: str, raw_settings: dict[str, Any], app: Settings) -> None:
+    def __init__(
+        self, target_name: str, flavor: str, raw_settings: dict[str, Any], app: Settings, slot: int = 0
+    ) -> None:
         self.target_name = target_name
         self.flavor = flavor
+        self.slot = slot  # always one server: every slot is the same one (instances = False)
         self.cfg = ExistingSettings.model_validate(raw_settings)
         self.timeout_s = app.server_start_timeout_s
         self._connections: list[ServerConnection] = []
@@ -223,9 +226,27 @@ class ExistingProvisioner:
             self._close_all()
             self._saved, self._redo_log_was_on = None, None
 
-    def stop_all(self) -> None:
-        """As stop(): there is exactly one server and the lab never stops it."""
-        self.stop()
+    def stop_all(self, timeout_s: float = 120.0) -> list[int]:
+        """As stop(): there is exactly one server and the lab never stops it; no process ids."""
+        self.stop(timeout_s)
+        return []
+
+    def freeze(self) -> None:
+        """No-op: the lab cannot pause a server it does not run (it serves its other clients anyway)."""
+
+    def thaw(self) -> None:
+        """No-op (see freeze)."""
+
+    def pid(self) -> None:
+        """None: the server's process is not on the lab's host (or not the lab's to signal)."""
+        return None
+
+    def describe(self) -> dict[str, str]:
+        """{"image_or_binary", "option_file"}: where the server answers; no option file of the lab's."""
+        return {
+            "image_or_binary": f"existing server {self.cfg.host}:{self.cfg.port}",
+            "option_file": "",
+        }
 
     def server_version(self) -> str:
         """SELECT VERSION() of the server."""
