@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import select
 from typer.testing import CliRunner
 
 from tests import ports
@@ -18,6 +19,8 @@ from tests.conftest import auth_headers
 from tests.runs.helpers import wait_final, wait_status
 from tests.targets.existing_servers import ExistingServer, mariadb_existing, mysql_existing
 from upgradelab.cli import app
+from upgradelab.db import sync_session
+from upgradelab.targets.models import Target
 
 __all__ = ["mariadb_existing", "mysql_existing"]  # fixtures
 
@@ -53,6 +56,12 @@ def existing_targets(
         assert created.status_code == 201, created.text
         assert created.json()["flavor"] == server.flavor
     return servers
+
+
+def _forget_capabilities(name: str) -> None:
+    with sync_session() as session:
+        session.scalars(select(Target).where(Target.name == name)).one().capabilities = None
+        session.commit()
 
 
 def _run(client: httpx.Client, body: dict[str, Any]) -> int:
@@ -181,10 +190,20 @@ def test_refused_before_the_first_iteration_naming_the_capability(
     policy: str,
     capability: str,
 ) -> None:
-    run_id = _run(client, _insert_truncate({"target": "mariadb-10.11"}, variant, policy=policy))
-    run = wait_final(client, run_id, timeout_s=120)
+    body = _insert_truncate({"target": "mariadb-10.11"}, variant, policy=policy)
+    # with the capabilities stored when the target was added: refused at once, naming the variant
+    refused = client.post("/api/experiments", json=body)
+    assert refused.status_code == 422, refused.text
+    [error] = refused.json()["detail"]
+    assert error["loc"] == ["body", "variants", 1, "target"] and capability in error["msg"]
+    # capabilities unknown when the experiment was made (e.g. privileges revoked since): the run's
+    # pre-flight detects them again and refuses before the first iteration
+    _forget_capabilities(variant["target"])
+    run = wait_final(client, _run(client, body), timeout_s=120)
     assert run["status"] == "failed" and capability in run["error"], run["error"]
     assert existing_targets[MYSQL].lab_connections() == 0
+    assert client.get(f"/api/targets/{variant['target']}").json()["capabilities"] is not None
+    run_id = run["id"]
     assert client.get(f"/api/runs/{run_id}/results").json()["series"] == [] or all(
         not s["points"] for s in client.get(f"/api/runs/{run_id}/results").json()["series"]
     )

@@ -12,6 +12,7 @@ from upgradelab.experiments.models import Experiment
 from upgradelab.experiments.schemas import ExperimentCreate
 from upgradelab.experiments.variants import unsupported_reason
 from upgradelab.targets import service as targets
+from upgradelab.targets.preflight import stored_refusal
 from upgradelab.workloads import WORKLOADS, TargetFacts
 
 
@@ -34,7 +35,9 @@ async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
         if reason:
             raise field_error(["body", "variants", index, "preset"], f"variant {variant.name!r}: {reason}")
         facts = TargetFacts(target.name, target.flavor, target.version or "", target.disposable)
-        refusal = workload_instance.refusal(facts)
+        refusal = workload_instance.refusal(facts) or stored_refusal(
+            target, variant, spec.policy or workload_type.info.default_policy, workload_instance
+        )
         if refusal:
             raise field_error(
                 ["body", "variants", index, "target"],

@@ -69,6 +69,21 @@ def capability_refusal(
     return workload.lab_database_refusal(database)
 
 
+def stored_refusal(target: Target, variant: ResolvedVariant, policy: str, workload: Workload) -> str | None:
+    """capability_refusal with the capabilities stored on the target (at experiment creation, before
+    any run); None for targets the lab runs itself or without stored capabilities."""
+    if target.provisioner != ExistingProvisioner.kind or not target.capabilities:
+        return None
+    return capability_refusal(
+        variant,
+        policy,
+        workload,
+        Capabilities.model_validate(target.capabilities),
+        disposable=target.disposable,
+        database=str(target.settings.get("database", "")),
+    )
+
+
 def store_capabilities(target_name: str, capabilities: Capabilities) -> None:
     """Write the detected capabilities (and version) to the target row."""
     with sync_session() as session:
