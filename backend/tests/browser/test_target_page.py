@@ -3,9 +3,11 @@ sees its capabilities on the target page, and the new-run form offers it warm on
 
 import re
 
+import httpx
 from playwright.sync_api import Page, expect
 
 from tests import ports
+from tests.conftest import auth_headers
 from tests.targets.existing_servers import ExistingServer, mysql_existing
 
 __all__ = ["mysql_existing"]  # fixture
@@ -13,7 +15,9 @@ __all__ = ["mysql_existing"]  # fixture
 NAME = f"existing-ui-t{ports.SESSION}"
 
 
-def test_add_existing_server_and_see_what_it_allows(page: Page, mysql_existing: ExistingServer) -> None:
+def test_add_existing_server_and_see_what_it_allows(
+    page: Page, api: str, mysql_existing: ExistingServer
+) -> None:
     settings = mysql_existing.settings
     page.goto("/targets")
     page.get_by_test_id("existing-name").fill(NAME)
@@ -45,3 +49,11 @@ def test_add_existing_server_and_see_what_it_allows(page: Page, mysql_existing: 
     expect(page.get_by_test_id("warm-only-note")).to_contain_text(NAME)
     expect(page.get_by_test_id("policy-select")).to_have_value("warm")
     assert page.get_by_test_id("policy-select").locator("option").count() == 1
+
+    # a run on it says that its variants share the one server
+    body = {"workload": "insert-truncate", "iterations": 2, "policy": "warm", "variants": [{"target": NAME}]}
+    experiment = httpx.post(f"{api}/api/experiments", json=body, headers=auth_headers()).json()
+    run = httpx.post(f"{api}/api/experiments/{experiment['id']}/runs", headers=auth_headers()).json()
+    page.goto(f"/runs/{run['id']}")
+    expect(page.get_by_test_id("run-status")).to_have_text("succeeded", timeout=120_000)
+    expect(page.get_by_test_id("shared-server-note")).to_contain_text(f"{NAME} is an existing server")
