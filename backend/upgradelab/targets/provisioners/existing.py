@@ -27,13 +27,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.existing_hosts import host_refusal
-from upgradelab.targets.provisioners.base import (
-    Endpoint,
-    NotReady,
-    ProvisionError,
-    ServerConnection,
-    wait_for_select_1,
-)
+from upgradelab.targets.provisioners.base import Endpoint, ProvisionError, ServerConnection
 
 log = logging.getLogger(__name__)
 _IDENTIFIER = r"^[A-Za-z0-9_]{1,64}$"
@@ -57,7 +51,8 @@ def _uptime(connection: ServerConnection) -> int:
 
 def restart_and_wait(endpoint: Endpoint, timeout_s: float = 60.0) -> str | None:
     """`RESTART` (MySQL 8.0.13+: the SHUTDOWN privilege and a supervisor such as systemd or
-    mysqld_safe that starts mysqld again), then wait until SELECT 1 answers with a lower Uptime.
+    mysqld_safe that starts mysqld again), then wait until the server has gone (a refused
+    connection, or a lower Uptime: it may be back before a poll sees it gone) and answers again.
 
     None when the server came back; otherwise what went wrong (the server's words, or the timeout)."""
     try:
@@ -72,21 +67,22 @@ def restart_and_wait(endpoint: Endpoint, timeout_s: float = 60.0) -> str | None:
         return f"RESTART refused: {error}"
     finally:
         connection.close()
+    went_away = False
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         try:
-            wait_for_select_1(endpoint, max(1.0, deadline - time.monotonic()), lambda: None)
             probe = endpoint.connect(timeout_s=2)
+        except pymysql.MySQLError:
+            went_away = True
+        else:
             try:
-                if _uptime(probe) < uptime:
+                if went_away or _uptime(probe) < uptime:
                     return None
+            except pymysql.MySQLError:
+                went_away = True  # shutting down under the query
             finally:
                 probe.close()
-        except NotReady:
-            break
-        except pymysql.MySQLError:
-            pass  # went away between SELECT 1 and the Uptime read: still restarting
-        time.sleep(0.5)
+        time.sleep(0.25)
     return f"the server did not come back within {timeout_s:.0f} s after RESTART"
 
 
