@@ -7,15 +7,26 @@ import subprocess
 import threading
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from tests import ports
 from tests.conftest import lab_provisioner
+from tests.runs.helpers import wait_final
 from upgradelab.settings import get_settings
 from upgradelab.targets.capabilities import detect
 from upgradelab.targets.provisioners import ExistingProvisioner, LocalProvisioner
 
 RESTART_EXIT = 16  # mysqld's exit code when RESTART asks its monitor to start it again
+
+
+def provisioner_sql(provisioner: LocalProvisioner, sql: str) -> None:
+    connection = provisioner.endpoint.connect()
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+    finally:
+        connection.close()
 
 
 class Supervisor:
@@ -81,3 +92,27 @@ def test_restart_capability_found_by_a_real_restart_and_restart_waits_for_it(
     assert supervisor.starts == 3
     existing.server_version()  # it answers again
     existing.stop()
+
+
+def test_cold_run_through_the_worker_restarts_the_supervised_server(
+    supervised: tuple[LocalProvisioner, Supervisor], client: httpx.Client
+) -> None:
+    provisioner, supervisor = supervised
+    endpoint = provisioner.endpoint
+    provisioner_sql(provisioner, "CREATE DATABASE IF NOT EXISTS labdb")
+    name = f"existing-supervised-t{ports.SESSION}"
+    settings = {"host": endpoint.host, "port": endpoint.port, "user": endpoint.user}
+    settings |= {"password": endpoint.password, "database": "labdb"}
+    body = {"name": name, "flavor": "mysql", "provisioner": "existing", "settings": settings}
+    created = client.post("/api/targets", json={**body, "disposable": True, "restart_test": True})
+    assert created.status_code == 201, created.text
+    assert {c["name"]: c["available"] for c in created.json()["capabilities"]["checks"]}["restart"] is True
+    starts = supervisor.starts
+    experiment = {"workload": "insert-truncate", "iterations": 2, "policy": "cold_first"}
+    experiment["variants"] = [{"target": name}]
+    made = client.post("/api/experiments", json=experiment)
+    assert made.status_code == 201, made.text
+    queued = client.post(f"/api/experiments/{made.json()['id']}/runs").json()
+    run = wait_final(client, queued["id"], timeout_s=180)
+    assert run["status"] == "succeeded", run["error"]
+    assert supervisor.starts == starts + 1  # cold_first: one RESTART before the first iteration
