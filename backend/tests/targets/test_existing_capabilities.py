@@ -122,3 +122,17 @@ def test_wrong_password_is_a_provision_error_naming_the_server(mysql_existing: E
         _provisioner(mysql_existing, password="wrong").ensure_initialized()
     with pytest.raises(pymysql.MySQLError):
         detect(_provisioner(mysql_existing, password="wrong").endpoint)
+
+
+def test_tls_with_the_servers_ca_and_identity_verification(mysql_existing: ExistingServer) -> None:
+    local = mysql_existing.provisioner
+    ca = str(local._host("data/ca.pem"))  # MySQL's auto-generated CA, as this process sees it
+    tls = _provisioner(mysql_existing, ssl_ca=ca)
+    with tls.session() as connection, connection.cursor() as cursor:
+        cursor.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+        row = cursor.fetchone()
+    assert row is not None and row[1]  # encrypted
+    # the auto-generated certificate names no host: identity verification must refuse it
+    verified = _provisioner(mysql_existing, ssl_ca=ca, ssl_verify_identity=True)
+    with pytest.raises(ProvisionError, match=r"CERTIFICATE_VERIFY_FAILED.*not valid for '127\.0\.0\.1'"):
+        verified.ensure_initialized()
