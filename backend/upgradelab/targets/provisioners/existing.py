@@ -5,7 +5,7 @@ team's own instance). It never starts, reconfigures or stops that server:
                 options cannot reach the server (no option file): a variant carrying its own is
                 refused in pre-flight (targets/preflight.py), the probes' and templates' are not applied
     restart()   only with the RESTART capability: the `RESTART` statement, then waits until the
-                server answers again with a lower Uptime (ProvisionError otherwise, naming it)
+                server went away and answers again (ProvisionError otherwise, naming the capability)
     stop()      puts back the SET GLOBAL values and redo-log state the run's variants changed
                 (remembered in pre-flight) and closes the lab's connections
 
@@ -19,7 +19,6 @@ import logging
 import re
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pymysql
@@ -160,7 +159,7 @@ class ExistingProvisioner:
         self._connections.append(connection)
         return connection
 
-    @contextmanager
+    @contextlib.contextmanager
     def session(self) -> Iterator[ServerConnection]:
         """A short-lived connection of the lab's, closed on leaving the block."""
         connection = self.connect()
