@@ -40,6 +40,11 @@ class Settings(BaseSettings):
         "(UPGRADELAB_ALLOWED_HOSTS); by default a target's host must be a loopback address.",
     )
     target_lock_ttl_s: int = Field(900, description="Expiry of a target's run lock; renewed every iteration.")
+    existing_hosts: str = Field(
+        "",
+        description="Hosts an `existing` target may name besides loopback: comma-separated host names "
+        "and CIDRs, e.g. 'staging-db.internal,10.20.0.0/16' (targets/existing_hosts.py).",
+    )
 
     @property
     def async_database_url(self) -> str:

@@ -9,6 +9,8 @@ import { RunPage } from './pages/RunPage/RunPage'
 import { RunsPage } from './pages/RunsPage/RunsPage'
 import { WorkloadPage } from './pages/WorkloadPage/WorkloadPage'
 import { SharePage } from './pages/SharePage/SharePage'
+import { TargetPage } from './pages/TargetPage/TargetPage'
+import { TargetsPage } from './pages/TargetsPage/TargetsPage'
 
 function NotFound() {
   return (
@@ -65,6 +67,9 @@ function SignedInApp({ pathname }: { pathname: string }) {
           <NavLink to="/compare" className={({ isActive }) => (isActive ? 'active' : undefined)}>
             Compare
           </NavLink>
+          <NavLink to="/targets" className={({ isActive }) => (isActive ? 'active' : undefined)}>
+            Targets
+          </NavLink>
         </nav>
         <span className="muted" data-testid="signed-in-user">
           {me.data.username} ({me.data.role}){' '}
@@ -85,6 +90,8 @@ function SignedInApp({ pathname }: { pathname: string }) {
           <Route path="/new" element={<NewRunPage />} />
           <Route path="/workloads/:slug" element={<WorkloadPage />} />
           <Route path="/compare" element={<ComparePage />} />
+          <Route path="/targets" element={<TargetsPage />} />
+          <Route path="/targets/:name" element={<TargetPage />} />
           <Route path="*" element={<NotFound />} />
         </Routes>
       </main>

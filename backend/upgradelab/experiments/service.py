@@ -15,6 +15,7 @@ from upgradelab.targets import service as targets
 from upgradelab.targets.models import Target
 from upgradelab.targets.option_names import cached_names
 from upgradelab.targets.options import OptionError, validate_option
+from upgradelab.targets.preflight import stored_refusal
 from upgradelab.workloads import WORKLOADS, TargetFacts
 
 
@@ -38,7 +39,9 @@ async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
         if reason:
             raise field_error(["body", "variants", index, "preset"], f"variant {variant.name!r}: {reason}")
         facts = TargetFacts(target.name, target.flavor, target.version or "", target.disposable)
-        refusal = workload_instance.refusal(facts)
+        refusal = workload_instance.refusal(facts) or stored_refusal(
+            target, variant, spec.policy or workload_type.info.default_policy, workload_instance
+        )
         if refusal:
             raise field_error(
                 ["body", "variants", index, "target"],

@@ -25,6 +25,7 @@ from upgradelab.settings import Settings
 from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import render_option
+from upgradelab.targets.preflight import lock_names, preflight_refusal
 from upgradelab.targets.provisioners import Provisioner, ProvisionError, provisioner_for
 from upgradelab.targets.provisioners.base import ServerConnection
 from upgradelab.workloads import WORKLOADS, ServerSession, TargetFacts, Workload
@@ -62,7 +63,7 @@ def execute_run(run_id: int, redis: Redis, settings: Settings) -> RunStatus | No
     plan = _load_plan(run_id)
     if plan is None:
         return None
-    locks = TargetLocks(redis, list(plan.targets), settings.target_lock_ttl_s)
+    locks = TargetLocks(redis, lock_names(plan.targets.values()), settings.target_lock_ttl_s)
     if not locks.acquire():
         raise TargetsBusy(", ".join(sorted(plan.targets)))
     if not _claim(run_id):
@@ -153,8 +154,10 @@ def _preflight(plan: _Plan, provisioners: dict[str, Provisioner]) -> None:
         if target.version is None:
             target.version = provisioner.server_version()
             _record_version(target.name, target.version)
-        reason = unsupported_reason(variant, target.flavor, target.version) or plan.workload.refusal(
-            _facts(target)
+        reason = (
+            unsupported_reason(variant, target.flavor, target.version)
+            or plan.workload.refusal(_facts(target))
+            or preflight_refusal(target, provisioner, variant, plan.policy, plan.workload)
         )
         if reason:
             raise VariantFailed(f"variant {variant.name!r} cannot run on {target.name}: {reason}")

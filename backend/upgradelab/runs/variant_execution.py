@@ -74,7 +74,7 @@ def start_with_dataset(
     if spec is None:
         return server
     digest = spec_hash(job.workload.info.slug, spec)
-    if is_prepared(server.connection, digest):
+    if is_prepared(server.connection, digest, endpoint.database):
         _redo_log_as_wanted(server, job.redo_log)
         set_progress({"phase": "dataset reused", "spec_hash": digest})
         return server
@@ -87,7 +87,7 @@ def start_with_dataset(
     except (pymysql.MySQLError, RuntimeError) as error:
         server.connection.close()
         raise DatasetFailed(f"preparing the {job.workload.info.slug} dataset failed: {error}") from error
-    mark_prepared(server.connection, digest, job.workload.info.slug, spec)
+    mark_prepared(server.connection, digest, job.workload.info.slug, spec, endpoint.database)
     return server
 
 

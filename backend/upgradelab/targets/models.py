@@ -21,4 +21,6 @@ class Target(Base):
     provisioner: Mapped[str] = mapped_column(String(16))  # "local"
     settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
     disposable: Mapped[bool] = mapped_column(default=False)  # custom SQL allowed (migration 0004)
+    # targets.capabilities.Capabilities as JSON, for existing servers (migration 0007_existing)
+    capabilities: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

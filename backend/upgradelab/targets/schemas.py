@@ -4,6 +4,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from upgradelab.targets.capabilities import Capabilities
+
 
 class TargetRead(BaseModel):
     """A target as the API shows it: no settings, so no password."""
@@ -15,6 +17,18 @@ class TargetRead(BaseModel):
     flavor: str
     version: str | None
     provisioner: str
+    disposable: bool = False
+    capabilities: Capabilities | None = Field(
+        None, description="Existing servers: what the lab may do there (targets/capabilities.py)."
+    )
+
+
+class TargetDetail(TargetRead):
+    """One target for its page: TargetRead plus where an existing server answers (never the password)."""
+
+    connection: dict[str, Any] | None = Field(
+        None, description="Existing servers: host, port, user, database, ssl_ca, ssl_verify_identity."
+    )
 
 
 class TargetCreate(BaseModel):
@@ -23,5 +37,11 @@ class TargetCreate(BaseModel):
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$", description="Also part of container names.")
     flavor: Literal["mysql", "mariadb"]
-    provisioner: str = Field(description="local, docker or tarball.")
+    provisioner: str = Field(description="local, docker, tarball or existing.")
     settings: dict[str, Any] = Field(default_factory=dict)
+    disposable: bool = Field(
+        False, description="Its data may be destroyed: custom SQL and writing templates may run there."
+    )
+    restart_test: bool = Field(
+        False, description="Existing servers: issue a real RESTART to find out whether it comes back."
+    )

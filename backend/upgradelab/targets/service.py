@@ -10,8 +10,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.errors import field_error
 from upgradelab.settings import get_settings
 from upgradelab.targets import validation
+from upgradelab.targets.existing_service import detect_into
 from upgradelab.targets.models import Target
-from upgradelab.targets.provisioners import SETTINGS_MODELS
+from upgradelab.targets.provisioners import SETTINGS_MODELS, ExistingProvisioner
 from upgradelab.targets.schemas import TargetCreate
 
 
@@ -50,10 +51,21 @@ async def create(session: AsyncSession, spec: TargetCreate) -> Target:
     if await get_by_names(session, {spec.name}):
         raise field_error(["body", "name"], f"target {spec.name!r} already exists")
     app = get_settings()
-    validation.check_settings(validated.model_dump(), await list_targets(session), app)
-    await asyncio.to_thread(validation.check_binary, spec.provisioner, validated.model_dump(), app)
-    settings = validated.model_dump(exclude_unset=True)
-    target = Target(name=spec.name, flavor=spec.flavor, provisioner=spec.provisioner, settings=settings)
+    # An existing server's host is checked against UPGRADELAB_EXISTING_HOSTS by its settings model.
+    checked = validated.model_dump()
+    if spec.provisioner == ExistingProvisioner.kind:
+        checked.pop("host", None)
+    validation.check_settings(checked, await list_targets(session), app)
+    await asyncio.to_thread(validation.check_binary, spec.provisioner, checked, app)
+    target = Target(
+        name=spec.name,
+        flavor=spec.flavor,
+        provisioner=spec.provisioner,
+        settings=validated.model_dump(exclude_unset=True),
+        disposable=spec.disposable,
+    )
+    if spec.provisioner == ExistingProvisioner.kind:
+        await detect_into(target, restart_test=spec.restart_test)
     session.add(target)
     await session.commit()
     return target

@@ -122,6 +122,11 @@ class Workload:
 
     info: ClassVar[WorkloadInfo]
     Parameters: ClassVar[type[BaseModel]] = NoParameters
+    # Only reads (no CREATE, INSERT, DROP...): may run on a target not marked disposable.
+    read_only: ClassVar[bool] = False
+    # Creates its objects inside the lab's database (server.endpoint.database) when the target names
+    # one (existing servers); templates that need databases of their own are refused there.
+    uses_lab_database: ClassVar[bool] = False
 
     def __init__(self, parameters: BaseModel | None = None) -> None:
         self.parameters = parameters if parameters is not None else self.Parameters()
@@ -132,6 +137,11 @@ class Workload:
 
     def refusal(self, target: TargetFacts) -> str | None:
         """Why this target cannot run the template with these parameters, or None."""
+        return None
+
+    def lab_database_refusal(self, database: str) -> str | None:
+        """Why the parameters cannot work inside the lab's database `database`, or None."""
+        del database
         return None
 
     def groups(self) -> list[str]:

@@ -104,6 +104,11 @@ class CountStarParameters(BaseModel):
         return value
 
 
+def _database(server: ServerSession) -> str:
+    """The lab's database on an existing server, else the template's own count_test."""
+    return server.endpoint.database or DATABASE
+
+
 def buffer_pool_reads(connection: ServerConnection) -> int:
     """Innodb_buffer_pool_reads: reads the buffer pool could not satisfy (pages read from disk)."""
     return int(scalar(connection, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_reads'", column=1))
@@ -113,6 +118,7 @@ class CountStar(Workload):
     """`SELECT COUNT(*) FROM t` repeated per table: one timed statement per iteration."""
 
     Parameters: ClassVar[type[BaseModel]] = CountStarParameters
+    uses_lab_database: ClassVar[bool] = True
     info: ClassVar[WorkloadInfo] = WorkloadInfo(
         slug="count-star",
         title="COUNT(*) over a buffer-pool cliff",
@@ -179,8 +185,10 @@ class CountStar(Workload):
 
     def prepare(self, server: ServerSession) -> None:
         """Seed 10 rows per table, then double to `rows` with the article's INSERT ... SELECT."""
-        execute(server.connection, f"DROP DATABASE IF EXISTS {DATABASE}", f"CREATE DATABASE {DATABASE}")
-        server.connection.select_db(DATABASE)
+        if server.endpoint.database is None:
+            execute(server.connection, f"DROP DATABASE IF EXISTS {DATABASE}", f"CREATE DATABASE {DATABASE}")
+        server.connection.select_db(_database(server))
+        execute(server.connection, *(f"DROP TABLE IF EXISTS {table}" for table in TABLES))
         low, span = self.p.str_min_bytes, self.p.str_max_bytes - self.p.str_min_bytes + 1
         for table in sorted(self.p.tables):
             execute(server.connection, _CREATE[table])
@@ -203,14 +211,14 @@ class CountStar(Workload):
             double_to(server, table, self.p.rows, copy_sql, width)
 
     def setup(self, server: ServerSession) -> None:
-        server.connection.select_db(DATABASE)
+        server.connection.select_db(_database(server))
 
     def iteration(self, server: ServerSession, number: int, group: str) -> list[StatementTiming]:
         """SET SESSION innodb_parallel_read_threads (case 3), then one timed COUNT(*); metric
         buffer_pool_reads = Innodb_buffer_pool_reads delta around it (pages read from disk)."""
         table = group.removeprefix("table=")
         connection = server.connection
-        connection.select_db(DATABASE)
+        connection.select_db(_database(server))
         if self.p.parallel_read_threads is not None:
             execute(connection, f"SET SESSION innodb_parallel_read_threads = {self.p.parallel_read_threads}")
         where = " WHERE id > 0" if self.p.where_id else ""

@@ -73,6 +73,7 @@ class CustomSql(Workload):
     """Each statement of iteration_sql timed on its own (label: its first characters)."""
 
     Parameters: ClassVar[type[BaseModel]] = CustomSqlParameters
+    uses_lab_database: ClassVar[bool] = True
     info: ClassVar[WorkloadInfo] = WorkloadInfo(
         slug="custom-sql",
         title="Custom SQL",
@@ -97,9 +98,24 @@ class CustomSql(Workload):
             return f"custom SQL runs only on disposable targets; {target.name} is not marked disposable"
         return None
 
+    def lab_database_refusal(self, database: str) -> str | None:
+        """On a server the lab does not own, custom SQL works in the lab's database only (the
+        parameter's default stands for it there)."""
+        default = CustomSqlParameters.model_fields["database"].default
+        if self.p.database not in (default, database):
+            return f"parameter database={self.p.database!r}: the lab works in {database!r} only here"
+        return None
+
+    def _database(self, server: ServerSession) -> str:
+        return server.endpoint.database or self.p.database
+
     def _workload(self, server: ServerSession) -> ServerConnection:
         """The workload user's connection, opened again when the server was restarted (a cold run
-        gives the session a new harness connection)."""
+        gives the session a new harness connection). On an existing server (endpoint.database set)
+        the lab has no user of its own to grant from: the admin-given user, in the lab's database."""
+        if server.endpoint.database:
+            server.connection.select_db(server.endpoint.database)
+            return server.connection
         if self._connection is None or self._for is not server.connection:
             if self._connection is not None:
                 self._connection.close()
@@ -115,7 +131,7 @@ class CustomSql(Workload):
 
     def iteration(self, server: ServerSession, number: int, group: str) -> list[StatementTiming]:
         connection = self._workload(server)
-        connection.select_db(self.p.database)
+        connection.select_db(self._database(server))
         return [
             timed(connection, " ".join(sql.split())[:LABEL_CHARS], sql)
             for sql in split_statements(self.p.iteration_sql)
@@ -124,8 +140,9 @@ class CustomSql(Workload):
     def teardown(self, server: ServerSession) -> None:
         connection = self._workload(server)
         try:
-            connection.select_db(self.p.database)
+            connection.select_db(self._database(server))
             execute(connection, *split_statements(self.p.teardown_sql))
         finally:
-            connection.close()
+            if connection is self._connection:
+                connection.close()
             self._connection = None

@@ -23,33 +23,46 @@ def spec_hash(slug: str, spec: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def is_prepared(connection: ServerConnection, digest: str) -> bool:
-    """True when the server holds a dataset recorded under this hash."""
-    exists = scalar(
-        connection,
-        "SELECT COUNT(*) FROM information_schema.TABLES "
-        f"WHERE TABLE_SCHEMA = '{META_DATABASE}' AND TABLE_NAME = 'datasets'",
-    )
-    if not exists:
+def _marker(database: str | None) -> tuple[str, str]:
+    """(schema, table) of the dataset marker: upgradelab_meta.datasets on the lab's own servers, the
+    table upgradelab_datasets inside the lab's database on an existing server (the lab may create
+    objects there only)."""
+    return (META_DATABASE, "datasets") if database is None else (database, "upgradelab_datasets")
+
+
+def is_prepared(connection: ServerConnection, digest: str, database: str | None = None) -> bool:
+    """True when the server holds a dataset recorded under this hash (`database`: see _marker)."""
+    schema, table = _marker(database)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s",
+            (schema, table),
+        )
+        exists = cursor.fetchone()
+    if not exists or not exists[0]:
         return False
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT COUNT(*) FROM {META_DATABASE}.datasets WHERE spec_hash = %s", (digest,))
+        cursor.execute(f"SELECT COUNT(*) FROM `{schema}`.{table} WHERE spec_hash = %s", (digest,))
         row = cursor.fetchone()
     return bool(row and row[0])
 
 
-def mark_prepared(connection: ServerConnection, digest: str, slug: str, spec: dict[str, Any]) -> None:
+def mark_prepared(
+    connection: ServerConnection, digest: str, slug: str, spec: dict[str, Any], database: str | None = None
+) -> None:
     """Record the dataset; earlier records are dropped (a datadir holds one template's dataset)."""
+    schema, table = _marker(database)
+    if database is None:
+        execute(connection, f"CREATE DATABASE IF NOT EXISTS {META_DATABASE}")
     execute(
         connection,
-        f"CREATE DATABASE IF NOT EXISTS {META_DATABASE}",
-        f"CREATE TABLE IF NOT EXISTS {META_DATABASE}.datasets (spec_hash CHAR(64) PRIMARY KEY, "
+        f"CREATE TABLE IF NOT EXISTS `{schema}`.{table} (spec_hash CHAR(64) PRIMARY KEY, "
         "workload VARCHAR(64) NOT NULL, spec JSON NOT NULL, prepared_at DATETIME NOT NULL)",
-        f"DELETE FROM {META_DATABASE}.datasets",
+        f"DELETE FROM `{schema}`.{table}",
     )
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {META_DATABASE}.datasets VALUES (%s, %s, %s, NOW())",
+            f"INSERT INTO `{schema}`.{table} VALUES (%s, %s, %s, NOW())",
             (digest, slug, json.dumps(spec, sort_keys=True)),
         )
 

@@ -36,8 +36,15 @@ _INSERT = (
 )
 
 
+def _database(server: ServerSession) -> str:
+    """The lab's database on an existing server, else the template's own (recreated per variant)."""
+    return server.endpoint.database or DATABASE
+
+
 class InsertTruncate(Workload):
     """One INSERT into each of test1..test5, then TRUNCATE of each: ten timed statements per iteration."""
+
+    uses_lab_database: ClassVar[bool] = True
 
     info: ClassVar[WorkloadInfo] = WorkloadInfo(
         slug="insert-truncate",
@@ -72,25 +79,32 @@ class InsertTruncate(Workload):
     )
 
     def setup(self, server: ServerSession) -> None:
-        """Recreate the database and the five tables."""
+        """Recreate the database and the five tables (in the lab's database: the tables only)."""
         with server.connection.cursor() as cursor:
-            cursor.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
-            cursor.execute(
-                f"CREATE DATABASE {DATABASE} DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"
-            )
-            cursor.execute(f"USE {DATABASE}")
+            if server.endpoint.database is None:
+                cursor.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
+                cursor.execute(
+                    f"CREATE DATABASE {DATABASE} DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"
+                )
+            cursor.execute(f"USE `{_database(server)}`")
             for table in TABLES:
+                cursor.execute(f"DROP TABLE IF EXISTS {table}")
                 cursor.execute(_CREATE.format(table=table))
 
     def iteration(self, server: ServerSession, number: int, group: str = "") -> list[StatementTiming]:
         """INSERT test1..test5, then TRUNCATE test1..test5; ten (label, seconds) timings."""
         connection = server.connection
-        connection.select_db(DATABASE)
+        connection.select_db(_database(server))
         timings = [timed(connection, f"INSERT {table}", _INSERT.format(table=table)) for table in TABLES]
         timings += [timed(connection, f"TRUNCATE {table}", f"TRUNCATE TABLE {table}") for table in TABLES]
         return timings
 
     def teardown(self, server: ServerSession) -> None:
-        """Drop the workload's database."""
+        """Drop the workload's database (in the lab's database: its five tables)."""
         with server.connection.cursor() as cursor:
-            cursor.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
+            if server.endpoint.database is None:
+                cursor.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
+                return
+            cursor.execute(f"USE `{server.endpoint.database}`")
+            for table in TABLES:
+                cursor.execute(f"DROP TABLE IF EXISTS {table}")

@@ -13,6 +13,8 @@ import type {
   SharedView,
   ShareLink,
   Target,
+  TargetDetail,
+  ExistingTargetCreate,
   User,
   Workload,
 } from './types'
@@ -124,6 +126,10 @@ export function comparisonParams(c: ComparisonQuery): string {
 
 export const api = {
   targets: () => request<Target[]>('/targets'),
+  target: (name: string) => request<TargetDetail>(`/targets/${encodeURIComponent(name)}`),
+  createTarget: (body: ExistingTargetCreate) => post<Target>('/targets', body),
+  detectCapabilities: (name: string, restartTest: boolean) =>
+    post<TargetDetail>(`/targets/${encodeURIComponent(name)}/capabilities`, { restart_test: restartTest }),
   workloads: () => request<Workload[]>('/workloads'),
   workload: (slug: string) => request<Workload>(`/workloads/${encodeURIComponent(slug)}`),
   createExperiment: (body: ExperimentCreate) => post<Experiment>('/experiments', body),

@@ -7,7 +7,65 @@ export interface Target {
   name: string
   flavor: Flavor
   version: string | null
+  /** local, docker, tarball or existing. */
   provisioner: string
+  /** Its data may be destroyed: writing templates and custom SQL may run there. */
+  disposable?: boolean
+  /** Existing servers only: what the lab may do there, detected from the server. */
+  capabilities?: Capabilities | null
+}
+
+/** One capability of an existing server: available, and how it was found (or the server's words). */
+export interface Capability {
+  name: string
+  available: boolean
+  detail: string
+}
+
+/** GET /api/targets/{name}: capabilities (backend targets/capabilities.py). */
+export interface Capabilities {
+  detected_at: string
+  user: string
+  flavor: Flavor
+  version: string
+  version_comment: string
+  managed_service: string | null
+  read_only: boolean
+  super_read_only: boolean | null
+  log_bin: boolean
+  secure_file_priv: string | null
+  privileges: string[]
+  checks: Capability[]
+}
+
+/** A target's page: where an existing server answers (never its password). */
+export interface TargetDetail extends Target {
+  connection: {
+    host: string
+    port: number
+    user: string
+    database: string
+    ssl_ca: string | null
+    ssl_verify_identity: boolean
+  } | null
+}
+
+/** POST /api/targets for an existing server. */
+export interface ExistingTargetCreate {
+  name: string
+  flavor: Flavor
+  provisioner: 'existing'
+  disposable: boolean
+  restart_test: boolean
+  settings: {
+    host: string
+    port: number
+    user: string
+    password: string
+    database: string
+    ssl_ca?: string
+    ssl_verify_identity: boolean
+  }
 }
 
 export interface Preset {

@@ -9,6 +9,7 @@ from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners.base import Endpoint, Provisioner, ProvisionError, ServerConnection
 from upgradelab.targets.provisioners.docker import DockerProvisioner, DockerSettings
+from upgradelab.targets.provisioners.existing import ExistingProvisioner, ExistingSettings
 from upgradelab.targets.provisioners.local import LocalProvisioner, LocalSettings
 from upgradelab.targets.provisioners.tarball import TarballProvisioner, TarballSettings
 
@@ -17,12 +18,14 @@ PROVISIONERS: dict[str, ProvisionerFactory] = {
     LocalProvisioner.kind: LocalProvisioner,
     DockerProvisioner.kind: DockerProvisioner,
     TarballProvisioner.kind: TarballProvisioner,
+    ExistingProvisioner.kind: ExistingProvisioner,
 }
 # The pydantic model of each kind's `target.settings`, for validating new targets.
 SETTINGS_MODELS: dict[str, type[BaseModel]] = {
     LocalProvisioner.kind: LocalSettings,
     DockerProvisioner.kind: DockerSettings,
     TarballProvisioner.kind: TarballSettings,
+    ExistingProvisioner.kind: ExistingSettings,
 }
 
 
@@ -39,6 +42,8 @@ __all__ = [
     "SETTINGS_MODELS",
     "DockerProvisioner",
     "Endpoint",
+    "ExistingProvisioner",
+    "ExistingSettings",
     "LocalProvisioner",
     "ProvisionError",
     "Provisioner",

@@ -20,24 +20,37 @@ class ProvisionError(RuntimeError):
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where a started server answers: TCP on 127.0.0.1 (or the host the target names)."""
+    """Where a started server answers: TCP on 127.0.0.1 (or the host the target names).
+
+    `database` is the lab's own database on a server the lab does not own (existing targets): the
+    default database of every connection, and where workloads create their objects. `ssl_ca` (a CA
+    file path) turns TLS on; `ssl_verify_identity` also checks the server's name against its certificate.
+    """
 
     host: str
     port: int
     user: str
     password: str
+    database: str | None = None
+    ssl_ca: str | None = None
+    ssl_verify_identity: bool = False
 
     def connect(self, *, database: str | None = None, timeout_s: float = 10.0) -> ServerConnection:
         """A fresh autocommit PyMySQL connection (caching_sha2_password works over TCP)."""
+        tls: dict[str, Any] = {}
+        if self.ssl_ca:
+            verify = self.ssl_verify_identity
+            tls = {"ssl_ca": self.ssl_ca, "ssl_verify_cert": True, "ssl_verify_identity": verify}
         return pymysql.connect(
             host=self.host,
             port=self.port,
             user=self.user,
             password=self.password,
-            database=database,
+            database=database or self.database,
             autocommit=True,
             connect_timeout=int(max(1, timeout_s)),
             charset="utf8mb4",
+            **tls,
         )
 
 

@@ -57,6 +57,9 @@ export function ExperimentForm({ targets, workloads }: Props) {
   const workload = workloads.find((w) => w.slug === workloadSlug) ?? workloads[0]
   const presets = useMemo(() => presetChoices(workload.presets), [workload])
   const paramSpecs = useMemo(() => fieldSpecs(workload.parameters_schema), [workload])
+  // An existing server the lab cannot restart takes warm runs only (cold policies are refused).
+  const noRestart = warmOnlyTargets(rows, targets)
+  const effectivePolicy: Policy = noRestart.length > 0 ? 'warm' : policy
 
   const submit = useMutation({
     mutationFn: async (body: ExperimentCreate): Promise<Run> => {
@@ -112,7 +115,7 @@ export function ExperimentForm({ targets, workloads }: Props) {
       iterations: Number(iterations),
       variants: rows.map(toVariantSpec),
       parameters: parametersFrom(paramSpecs, paramTexts),
-      policy,
+      policy: effectivePolicy,
     }
     const trimmed = name.trim()
     if (trimmed) body.name = trimmed
@@ -179,15 +182,21 @@ export function ExperimentForm({ targets, workloads }: Props) {
           <select
             id="policy-select"
             data-testid="policy-select"
-            value={policy}
+            value={effectivePolicy}
             onChange={(e) => setPolicy(e.target.value as Policy)}
           >
-            {workload.policies.map((p) => (
+            {workload.policies.filter((p) => noRestart.length === 0 || p.name === 'warm').map((p) => (
               <option key={p.name} value={p.name} title={p.description}>
                 {p.name}: {p.description}
               </option>
             ))}
           </select>
+          {noRestart.length > 0 && (
+            <p className="hint" data-testid="warm-only-note">
+              Warm only: {noRestart.join(', ')} cannot be restarted by the lab (see the target page), so cold
+              policies are refused.
+            </p>
+          )}
         </div>
       </section>
 
@@ -228,4 +237,12 @@ export function ExperimentForm({ targets, workloads }: Props) {
       </div>
     </form>
   )
+}
+
+/** Targets of the variants that are existing servers without the restart capability. */
+function warmOnlyTargets(rows: VariantRowState[], targets: Target[]): string[] {
+  const names = new Set(rows.map((r) => r.target))
+  return targets
+    .filter((t) => names.has(t.name) && t.capabilities?.checks.some((c) => c.name === 'restart' && !c.available))
+    .map((t) => t.name)
 }

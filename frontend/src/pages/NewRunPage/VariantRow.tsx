@@ -1,3 +1,4 @@
+import { Link } from 'react-router-dom'
 import type { Target } from '../../api/types'
 import { flavorWarning, targetLabel, type PresetChoice, type VariantRowState } from './variants'
 
@@ -24,7 +25,14 @@ export function VariantRow({ index, row, targets, presets, onChange, onRemove }:
       <legend>Variant {index + 1}</legend>
       <div className="variant-grid">
         <label htmlFor={`${id}-target`}>
-          <span>Target</span>
+          <span>
+            Target{' '}
+            {target && (
+              <Link className="small" to={`/targets/${encodeURIComponent(target.name)}`} data-testid="variant-target-link">
+                (page)
+              </Link>
+            )}
+          </span>
           <select
             id={`${id}-target`}
             data-testid="variant-target"

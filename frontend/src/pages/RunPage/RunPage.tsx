@@ -11,6 +11,7 @@ import { SweepCharts } from './components/SweepCharts'
 import { IterationChart } from './IterationChart'
 import { RunActions } from './RunActions'
 import { RunHeader } from './RunHeader'
+import { SharedServerNote } from '../TargetPage/SharedServerNote'
 import { StatementTable } from './StatementTable'
 import { RunNotes } from './RunNotes'
 import { RunVerdicts } from './RunVerdicts'
@@ -79,6 +80,7 @@ export function RunPage() {
       data-stream-duplicates={String(received?.duplicates ?? 0)}
     >
       <RunHeader run={run} now={now} />
+      <SharedServerNote targets={run.targets ?? []} />
       <RunActions run={run} />
       {run.progress && !isFinal(run.status) && <PreparingBanner progress={run.progress} />}
       <IterationChart

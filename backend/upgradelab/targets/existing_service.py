@@ -1,0 +1,59 @@
+"""Existing targets in the API: capabilities detected on creation and on request, their page."""
+
+import asyncio
+
+import pymysql
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from upgradelab.errors import field_error, not_found
+from upgradelab.settings import get_settings
+from upgradelab.targets.capabilities import detect, keep_tested_restart
+from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners import ExistingProvisioner, ExistingSettings, ProvisionError
+from upgradelab.targets.schemas import TargetDetail
+
+PUBLIC_SETTINGS = ("host", "port", "user", "database", "ssl_ca", "ssl_verify_identity")
+
+
+async def detect_into(target: Target, *, restart_test: bool = False) -> None:
+    """Detect an existing target's capabilities (in a thread: PyMySQL blocks) and set capabilities,
+    version and flavor (the server's own) on the row. 422 naming settings.host when the server
+    cannot be reached or the lab's user cannot sign in, with the server's words."""
+    provisioner = ExistingProvisioner(target.name, target.flavor, target.settings, get_settings())
+    try:
+        capabilities = await asyncio.to_thread(detect, provisioner.endpoint, try_restart=restart_test)
+    except (pymysql.MySQLError, ProvisionError) as error:
+        where = f"{provisioner.cfg.host}:{provisioner.cfg.port}"
+        raise field_error(["body", "settings", "host"], f"cannot detect {where}: {error}") from error
+    capabilities = keep_tested_restart(capabilities, target.capabilities)
+    target.capabilities = capabilities.model_dump(mode="json")
+    target.version = capabilities.version
+    target.flavor = capabilities.flavor
+
+
+async def get_or_raise(session: AsyncSession, name: str) -> Target:
+    """The target named `name`, or 404."""
+    target = await session.scalar(select(Target).where(Target.name == name))
+    if target is None:
+        raise not_found("target", name)
+    return target
+
+
+async def redetect(session: AsyncSession, name: str, *, restart_test: bool) -> Target:
+    """Detect an existing target's capabilities again and store them; 422 for other kinds."""
+    target = await get_or_raise(session, name)
+    if target.provisioner != ExistingProvisioner.kind:
+        raise field_error(["path", "name"], f"{name} is a {target.provisioner} target, run by the lab itself")
+    await detect_into(target, restart_test=restart_test)
+    await session.commit()
+    return target
+
+
+def detail(target: Target) -> TargetDetail:
+    """The target page's shape: TargetRead plus, for existing servers, the public connection settings."""
+    read = TargetDetail.model_validate(target)
+    if target.provisioner == ExistingProvisioner.kind:
+        fields = ExistingSettings.model_fields
+        read.connection = {key: target.settings.get(key, fields[key].default) for key in PUBLIC_SETTINGS}
+    return read

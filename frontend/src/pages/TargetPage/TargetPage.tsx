@@ -1,0 +1,112 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { Link, useParams } from 'react-router-dom'
+import { api } from '../../api/client'
+import type { Capabilities } from '../../api/types'
+import { ErrorBox } from '../../components/ErrorBox'
+import { CapabilityTable } from './CapabilityTable'
+
+function yesNo(value: boolean | null): string {
+  return value === null ? 'n/a' : value ? 'ON' : 'OFF'
+}
+
+/** Facts of an existing server, as detected. */
+function ServerFacts({ c }: { c: Capabilities }) {
+  return (
+    <p className="run-meta" data-testid="server-facts">
+      <span>
+        {c.flavor} {c.version}
+      </span>
+      <span>version_comment: {c.version_comment || '(empty)'}</span>
+      {c.managed_service && <span data-testid="managed-service">{c.managed_service}</span>}
+      <span>signed in as {c.user}</span>
+      <span>read_only {yesNo(c.read_only)}</span>
+      <span>super_read_only {yesNo(c.super_read_only)}</span>
+      <span>log_bin {yesNo(c.log_bin)}</span>
+      <span>detected {new Date(c.detected_at).toLocaleString()}</span>
+    </p>
+  )
+}
+
+/** One target: how the lab reaches it and, for an existing server, what the lab may do there. */
+export function TargetPage() {
+  const { name = '' } = useParams()
+  const queryClient = useQueryClient()
+  const me = useQuery({ queryKey: ['me'], queryFn: api.me })
+  const target = useQuery({ queryKey: ['target', name], queryFn: () => api.target(name) })
+  const [restartTest, setRestartTest] = useState(false)
+  const detect = useMutation({
+    mutationFn: () => api.detectCapabilities(name, restartTest),
+    onSuccess: (detail) => {
+      queryClient.setQueryData(['target', name], detail)
+      void queryClient.invalidateQueries({ queryKey: ['targets'] })
+    },
+  })
+
+  if (!target.data) {
+    return (
+      <div className="page">
+        {target.error ? <ErrorBox error={target.error} title="Could not load the target" /> : <p className="muted">Loading…</p>}
+      </div>
+    )
+  }
+  const t = target.data
+  const c = t.capabilities
+  const restart = c?.checks.find((check) => check.name === 'restart')
+  return (
+    <div className="page" data-testid="target-page">
+      <p className="small">
+        <Link to="/targets">Targets</Link>
+      </p>
+      <h1>{t.name}</h1>
+      <p className="run-meta">
+        <span>{t.provisioner}</span>
+        <span>{t.flavor}</span>
+        <span>{t.version ?? 'version not read yet'}</span>
+        <span data-testid="target-disposable">{t.disposable ? 'disposable' : 'not disposable: read-only templates only'}</span>
+      </p>
+      {t.connection && (
+        <p className="mono" data-testid="target-connection">
+          {t.connection.user}@{t.connection.host}:{t.connection.port}/{t.connection.database}
+          {t.connection.ssl_ca ? ` TLS (CA ${t.connection.ssl_ca}${t.connection.ssl_verify_identity ? ', identity verified' : ''})` : ' no TLS'}
+        </p>
+      )}
+      {c ? (
+        <section>
+          <h2>What the lab may do here</h2>
+          <ServerFacts c={c} />
+          {restart && !restart.available && (
+            <p className="notice" data-testid="warm-only-note">
+              Warm only: this server cannot be restarted by the lab ({restart.detail}), so cold policies are refused.
+              Runs share this one server between its variants; each variant's SET GLOBAL settings are applied again at
+              the start of its blocks. Startup options cannot reach it.
+            </p>
+          )}
+          <CapabilityTable checks={c.checks} />
+          {me.data?.role === 'admin' && (
+            <div className="toolbar">
+              <button
+                type="button"
+                className="btn btn-secondary"
+                data-testid="detect-capabilities"
+                disabled={detect.isPending}
+                onClick={() => detect.mutate()}
+              >
+                {detect.isPending ? 'Detecting…' : 'Detect again'}
+              </button>
+              <label className="small">
+                <input type="checkbox" checked={restartTest} onChange={(e) => setRestartTest(e.target.checked)} /> also
+                try a real RESTART
+              </label>
+            </div>
+          )}
+          {detect.error && <ErrorBox error={detect.error} title="Detection failed" />}
+        </section>
+      ) : (
+        <p className="muted">
+          The lab runs this server itself ({t.provisioner}): every capability, startup options included.
+        </p>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,101 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useState, type FormEvent } from 'react'
+import { useNavigate } from 'react-router-dom'
+import { api } from '../../api/client'
+import type { ExistingTargetCreate } from '../../api/types'
+import { ErrorBox } from '../../components/ErrorBox'
+
+const EMPTY = { name: '', host: '127.0.0.1', port: '3306', user: '', password: '', database: '', sslCa: '' }
+
+/** Admins: add a server the lab does not run; its capabilities are detected before it is stored. */
+export function AddExistingForm() {
+  const navigate = useNavigate()
+  const queryClient = useQueryClient()
+  const [fields, setFields] = useState(EMPTY)
+  const [verifyIdentity, setVerifyIdentity] = useState(false)
+  const [disposable, setDisposable] = useState(false)
+  const [restartTest, setRestartTest] = useState(false)
+  const create = useMutation({
+    mutationFn: (body: ExistingTargetCreate) => api.createTarget(body),
+    onSuccess: (target) => {
+      void queryClient.invalidateQueries({ queryKey: ['targets'] })
+      navigate(`/targets/${encodeURIComponent(target.name)}`)
+    },
+  })
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    create.mutate({
+      name: fields.name.trim(),
+      flavor: 'mysql', // the server's own flavor is detected and stored
+      provisioner: 'existing',
+      disposable,
+      restart_test: restartTest,
+      settings: {
+        host: fields.host.trim(),
+        port: Number(fields.port),
+        user: fields.user,
+        password: fields.password,
+        database: fields.database.trim(),
+        ssl_verify_identity: verifyIdentity,
+        ...(fields.sslCa.trim() ? { ssl_ca: fields.sslCa.trim() } : {}),
+      },
+    })
+  }
+  const input = (key: keyof typeof EMPTY, label: string, type = 'text') => (
+    <label className="field" htmlFor={`existing-${key}`}>
+      <span>{label}</span>
+      <input
+        id={`existing-${key}`}
+        data-testid={`existing-${key}`}
+        type={type}
+        value={fields[key]}
+        autoComplete="off"
+        onChange={(e) => setFields((f) => ({ ...f, [key]: e.target.value }))}
+      />
+    </label>
+  )
+  return (
+    <form className="form-section experiment-form" onSubmit={submit} data-testid="add-existing-form">
+      <h2>Add existing server</h2>
+      <p className="hint">
+        A MySQL or MariaDB server the lab does not run (staging RDS/Aurora, a team's own instance). Hosts other than
+        loopback must be listed in UPGRADELAB_EXISTING_HOSTS. The lab works only inside the database you name.
+      </p>
+      <div className="parameter-fields">
+        {input('name', 'Target name')}
+        {input('host', 'Host')}
+        {input('port', 'Port', 'number')}
+        {input('user', 'User')}
+        {input('password', 'Password', 'password')}
+        {input('database', "The lab's database")}
+        {input('sslCa', 'TLS CA file (optional)')}
+      </div>
+      <p>
+        <label className="small">
+          <input type="checkbox" checked={verifyIdentity} onChange={(e) => setVerifyIdentity(e.target.checked)} />{' '}
+          verify the server's identity (TLS)
+        </label>{' '}
+        <label className="small">
+          <input
+            type="checkbox"
+            data-testid="existing-disposable"
+            checked={disposable}
+            onChange={(e) => setDisposable(e.target.checked)}
+          />{' '}
+          disposable (writing templates may run)
+        </label>{' '}
+        <label className="small">
+          <input type="checkbox" checked={restartTest} onChange={(e) => setRestartTest(e.target.checked)} /> try a
+          real RESTART
+        </label>
+      </p>
+      {create.error && <ErrorBox error={create.error} title="Target refused" />}
+      <div className="form-actions">
+        <button type="submit" className="btn btn-primary" data-testid="add-existing-submit" disabled={create.isPending}>
+          {create.isPending ? 'Detecting capabilities…' : 'Add and detect'}
+        </button>
+      </div>
+    </form>
+  )
+}

@@ -1,0 +1,49 @@
+import { useQuery } from '@tanstack/react-query'
+import { Link } from 'react-router-dom'
+import { api } from '../../api/client'
+import { ErrorBox } from '../../components/ErrorBox'
+import { AddExistingForm } from './AddExistingForm'
+
+/** Every target with a link to its page; admins can add an existing server. */
+export function TargetsPage() {
+  const me = useQuery({ queryKey: ['me'], queryFn: api.me })
+  const targets = useQuery({ queryKey: ['targets'], queryFn: api.targets })
+  return (
+    <div className="page" data-testid="targets-page">
+      <h1>Targets</h1>
+      {targets.error && <ErrorBox error={targets.error} title="Could not load the targets" />}
+      <table className="data-table">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Kind</th>
+            <th>Flavor</th>
+            <th>Version</th>
+            <th>Disposable</th>
+            <th>Capabilities</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(targets.data ?? []).map((t) => {
+            const missing = t.capabilities?.checks.filter((c) => !c.available).map((c) => c.name) ?? []
+            return (
+              <tr key={t.id} data-testid="target-row">
+                <td>
+                  <Link to={`/targets/${encodeURIComponent(t.name)}`}>{t.name}</Link>
+                </td>
+                <td>{t.provisioner}</td>
+                <td>{t.flavor}</td>
+                <td className="mono">{t.version ?? '—'}</td>
+                <td>{t.disposable ? 'yes' : 'no'}</td>
+                <td className="small">
+                  {t.capabilities ? (missing.length ? `no ${missing.join(', ')}` : 'all') : 'all (run by the lab)'}
+                </td>
+              </tr>
+            )
+          })}
+        </tbody>
+      </table>
+      {me.data?.role === 'admin' && <AddExistingForm />}
+    </div>
+  )
+}
