@@ -1,5 +1,6 @@
 """The provisioner interface: how the worker gets a server for a variant, whatever runs it."""
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,12 +21,22 @@ class ProvisionError(RuntimeError):
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where a started server answers: TCP on 127.0.0.1 (or the host the target names)."""
+    """Where a started server answers: TCP on 127.0.0.1 (or the host the target names).
+
+    `client` is the argv of the server's own command-line client connected to it (`mysql` or
+    `mariadb`, in the chroot / container the server runs in), without the password: run it with
+    client_env() so the password travels in MYSQL_PWD, never on a command line. () when unknown.
+    """
 
     host: str
     port: int
     user: str
     password: str
+    client: tuple[str, ...] = ()
+
+    def client_env(self) -> dict[str, str]:
+        """The environment for `client`: this process's, plus MYSQL_PWD."""
+        return {**os.environ, "MYSQL_PWD": self.password}
 
     def connect(self, *, database: str | None = None, timeout_s: float = 10.0) -> ServerConnection:
         """A fresh autocommit PyMySQL connection (caching_sha2_password works over TCP)."""
@@ -39,6 +50,17 @@ class Endpoint:
             connect_timeout=int(max(1, timeout_s)),
             charset="utf8mb4",
         )
+
+
+def client_name(flavor: str) -> str:
+    """The command-line client's name of a flavor: `mariadb` (10.5+ ships it) or `mysql`."""
+    return "mariadb" if flavor == "mariadb" else "mysql"
+
+
+def client_flags(host: str, port: int, user: str) -> list[str]:
+    """Connection flags of the mysql/mariadb client: TCP to host:port as user, no option files
+    (a packaged /etc/mysql/my.cnf must not change how a dump is read)."""
+    return ["--no-defaults", "--protocol=TCP", f"--host={host}", f"--port={port}", f"--user={user}"]
 
 
 class NotReady(Exception):
