@@ -29,3 +29,5 @@ TARBALL_EMPTY = _BASE + 14
 MIXED_DOCKER = _BASE + 15
 MIXED_TARBALL = _BASE + 16
 COMPOSE_TARGET = _BASE + 17
+# issue 9 (datasets and replay): the server the tests make their dump on
+DUMP_SOURCE = _BASE + 82
