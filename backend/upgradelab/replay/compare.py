@@ -17,7 +17,7 @@ plan changes, slower (regression), faster (improvement), same.
 """
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from upgradelab.replay.engine import VariantReplay
@@ -172,3 +172,48 @@ def exit_bits(reports: list[FingerprintReport]) -> int:
         if any(r["verdict"] == "regression" for r in report.ratios.values()):
             bits |= EXIT_REGRESSIONS
     return bits
+
+
+def report_document(
+    statements: list[SourceStatement], replays: list[VariantReplay], reports: list[FingerprintReport]
+) -> dict[str, Any]:
+    """The stored report (JSON): {"baseline", "variants": [{"name", "version", "loaded", "tables"}],
+    "groups": {group: count}, "exit_bits", "fingerprints": [{"fingerprint_id", "fingerprint",
+    "group", "median_s": {variant: s}, "ratios": {variant: {"ratio", "low", "high", "verdict"}},
+    "statements": [{"sql", "database", "outcomes": {variant: Outcome}, "diffs": [...]}]}]}."""
+    fingerprints = []
+    for report in reports:
+        fingerprints.append(
+            {
+                "fingerprint_id": report.fingerprint_id,
+                "fingerprint": report.fingerprint,
+                "group": report.group,
+                "median_s": report.median_s,
+                "ratios": report.ratios,
+                "statements": [
+                    {
+                        "sql": one.statement.sql,
+                        "database": one.statement.database,
+                        "outcomes": one.outcomes,
+                        "diffs": [{**asdict(d), "breaks": d.breaks} for d in one.diffs],
+                    }
+                    for one in report.statements
+                ],
+            }
+        )
+    return {
+        "baseline": replays[0].name,
+        "variants": [
+            {
+                "name": r.name,
+                "version": r.version,
+                "loaded": None if r.load is None else asdict(r.load),
+                "tables": [asdict(t) for t in r.tables],
+            }
+            for r in replays
+        ],
+        "groups": {group: sum(1 for r in reports if r.group == group) for group in GROUPS},
+        "exit_bits": exit_bits(reports),
+        "statements": len(statements),
+        "fingerprints": fingerprints,
+    }

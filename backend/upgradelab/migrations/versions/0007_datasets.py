@@ -1,7 +1,9 @@
-"""MariaDB 11.8 lab target (Debian trixie chroot), for replaying datasets across MariaDB LTS versions.
+"""MariaDB 11.8 lab target (Debian trixie chroot) and datasets (SQL dumps stored under the state dir).
 
 - target `mariadb-11.8`: local provisioner, root `{lab_dir}/chroots/mariadb-11.8` (infra/lab/install.sh),
   port 33118, disposable like the other lab targets. 10.11 -> 11.8 is MariaDB's LTS -> LTS upgrade.
+- table `dataset`: name, file (under the state dir), sha256, size, compression, loads per target.
+- table `replay_run`: a query source replayed on a dataset across variants, with its report.
 
 Revision ID: 0007_datasets
 Revises: 0006
@@ -46,7 +48,44 @@ target = sa.table(
 def upgrade() -> None:
     now = datetime.now(UTC).replace(tzinfo=None)
     op.bulk_insert(target, [{**MARIADB_11_8, "created_at": now}])
+    op.create_table(
+        "dataset",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("name", sa.String(64), nullable=False),
+        sa.Column("path", sa.String(1000), nullable=False),
+        sa.Column("sha256", sa.String(64), nullable=False),
+        sa.Column("size_bytes", sa.BigInteger(), nullable=False),
+        sa.Column("compression", sa.String(8), nullable=False),
+        sa.Column("loads", sa.JSON(), nullable=False),
+        sa.Column("created_at", sa.DateTime(), nullable=False),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("name"),
+    )
+    op.create_table(
+        "replay_run",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("name", sa.String(200), nullable=False),
+        sa.Column(
+            "dataset_id", sa.Integer(), sa.ForeignKey("dataset.id", ondelete="CASCADE"), nullable=False
+        ),
+        sa.Column("source_format", sa.String(16), nullable=False),
+        sa.Column("variants", sa.JSON(), nullable=False),
+        sa.Column("repeats", sa.Integer(), nullable=False),
+        sa.Column("sample", sa.Integer(), nullable=False),
+        sa.Column("allow_writes", sa.Boolean(), nullable=False),
+        sa.Column("statements", sa.JSON(), nullable=False),
+        sa.Column("skipped_writes", sa.JSON(), nullable=False),
+        sa.Column("status", sa.String(16), nullable=False),
+        sa.Column("progress", sa.JSON(), nullable=True),
+        sa.Column("report", sa.JSON(), nullable=True),
+        sa.Column("error", sa.Text(), nullable=True),
+        sa.Column("created_at", sa.DateTime(), nullable=False),
+        sa.Column("ended_at", sa.DateTime(), nullable=True),
+        sa.PrimaryKeyConstraint("id"),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("replay_run")
+    op.drop_table("dataset")
     op.execute(target.delete().where(target.c.name == MARIADB_11_8["name"]))
