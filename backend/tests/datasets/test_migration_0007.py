@@ -19,9 +19,9 @@ def test_0007_seeds_mariadb_118_and_makes_the_dataset_tables(tmp_path: Path) -> 
         targets = connection.execute(
             sa.text("SELECT name, flavor, disposable FROM target ORDER BY name")
         ).all()
-        settings = connection.execute(
-            sa.text("SELECT settings FROM target WHERE name = 'mariadb-11.8'")
-        ).scalar()
+        settings = str(
+            connection.execute(sa.text("SELECT settings FROM target WHERE name = 'mariadb-11.8'")).scalar()
+        )
         tables = set(sa.inspect(connection).get_table_names())
     assert [tuple(t) for t in targets] == [
         ("mariadb-10.11", "mariadb", 1),
