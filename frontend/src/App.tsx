@@ -3,8 +3,11 @@ import { useEffect } from 'react'
 import { Link, NavLink, Route, Routes, useLocation } from 'react-router-dom'
 import { api } from './api/client'
 import { ComparePage } from './pages/ComparePage/ComparePage'
+import { DatasetsPage } from './pages/DatasetsPage/DatasetsPage'
 import { LoginPage } from './pages/LoginPage/LoginPage'
 import { NewRunPage } from './pages/NewRunPage/NewRunPage'
+import { ReplayPage } from './pages/ReplayPage/ReplayPage'
+import { ReplaysPage } from './pages/ReplayPage/ReplaysPage'
 import { RunPage } from './pages/RunPage/RunPage'
 import { RunsPage } from './pages/RunsPage/RunsPage'
 import { WorkloadPage } from './pages/WorkloadPage/WorkloadPage'
@@ -65,6 +68,12 @@ function SignedInApp({ pathname }: { pathname: string }) {
           <NavLink to="/compare" className={({ isActive }) => (isActive ? 'active' : undefined)}>
             Compare
           </NavLink>
+          <NavLink to="/datasets" className={({ isActive }) => (isActive ? 'active' : undefined)}>
+            Datasets
+          </NavLink>
+          <NavLink to="/replays" className={({ isActive }) => (isActive ? 'active' : undefined)}>
+            Replays
+          </NavLink>
         </nav>
         <span className="muted" data-testid="signed-in-user">
           {me.data.username} ({me.data.role}){' '}
@@ -85,6 +94,9 @@ function SignedInApp({ pathname }: { pathname: string }) {
           <Route path="/new" element={<NewRunPage />} />
           <Route path="/workloads/:slug" element={<WorkloadPage />} />
           <Route path="/compare" element={<ComparePage />} />
+          <Route path="/datasets" element={<DatasetsPage />} />
+          <Route path="/replays" element={<ReplaysPage />} />
+          <Route path="/replays/:id" element={<ReplayPage />} />
           <Route path="*" element={<NotFound />} />
         </Routes>
       </main>

@@ -62,7 +62,7 @@ export function formatDetail(detail: unknown): string | null {
   return JSON.stringify(detail)
 }
 
-async function request<T>(path: string, init?: RequestInit): Promise<T> {
+export async function request<T>(path: string, init?: RequestInit): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' }
   if (init?.body !== undefined) headers['Content-Type'] = 'application/json'
   let res: Response
@@ -94,14 +94,14 @@ async function request<T>(path: string, init?: RequestInit): Promise<T> {
   return body as T
 }
 
-function send<T>(method: string, path: string, body?: unknown): Promise<T> {
+export function send<T>(method: string, path: string, body?: unknown): Promise<T> {
   return request<T>(path, {
     method,
     body: body === undefined ? undefined : JSON.stringify(body),
   })
 }
 
-function post<T>(path: string, body?: unknown): Promise<T> {
+export function post<T>(path: string, body?: unknown): Promise<T> {
   return send<T>('POST', path, body)
 }
 
