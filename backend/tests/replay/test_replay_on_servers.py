@@ -151,3 +151,15 @@ def test_every_fingerprint_has_a_median_per_variant_and_a_verdict(replayed: Any)
         assert all(report.median_s[name] is not None for name in VARIANTS), report.fingerprint
         assert set(report.ratios) == {"mariadb-11.8", "mysql-9.7"}
         assert all(r["verdict"] is not None for r in report.ratios.values())
+
+
+def test_a_default_database_the_dump_lacks_is_that_statements_error(shop_dump: Path) -> None:
+    dataset = DumpDataset(shop_dump, file_sha256(shop_dump), "shop")
+    statements = parse_source(
+        "USE shop;\nSELECT COUNT(*) FROM orders;\nUSE crm;\nSELECT COUNT(*) FROM people;"
+    ).statements
+    provisioner = lab_provisioner("mariadb-10.11", ports.UNIT_TARGETS["mariadb-10.11"], suffix="replay")
+    one = replay_variant("mariadb-10.11", provisioner, [], dataset, statements, repeats=2)
+    assert one.outcomes[0].row_count == 1 and one.times[0][0] is not None
+    assert one.outcomes[1].error_code == 1049 and "'crm'" in (one.outcomes[1].error_message or "")
+    assert one.times[1] == [None, None]

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pymysql
+
 from upgradelab.datasets.loader import LoadResult, TableStats, load_dump, table_stats
 from upgradelab.replay.outcomes import Outcome, capture, time_statement
 from upgradelab.replay.sources import SourceStatement
@@ -77,6 +79,16 @@ def ensure_dataset(
     return connection, result
 
 
+def _use(connection: ServerConnection, database: str) -> Outcome | None:
+    """Make `database` the default; the server's refusal as the statement's outcome (a log taken on
+    another server may name a database the dump does not hold)."""
+    try:
+        connection.select_db(database)
+    except pymysql.MySQLError as error:
+        return Outcome(int(error.args[0]), f"default database {database!r}: {error.args[1]}")
+    return None
+
+
 def replay_variant(
     name: str,
     provisioner: Provisioner,
@@ -91,12 +103,18 @@ def replay_variant(
     try:
         version = str(scalar(connection, "SELECT VERSION()"))
         replay = VariantReplay(name, version, load, table_stats(connection, dataset.database))
-        for statement in statements:
-            connection.select_db(statement.database or dataset.database)
-            replay.outcomes.append(capture(connection, statement.sql))
+        missing: dict[int, Outcome] = {}  # statements whose default database is not on this server
+        for index, statement in enumerate(statements):
+            refused = _use(connection, statement.database or dataset.database)
+            if refused is not None:
+                missing[index] = refused
+            replay.outcomes.append(refused or capture(connection, statement.sql))
         replay.times = [[] for _ in statements]
         for _ in range(repeats):
             for index, statement in enumerate(statements):
+                if index in missing:
+                    replay.times[index].append(None)
+                    continue
                 connection.select_db(statement.database or dataset.database)
                 replay.times[index].append(time_statement(connection, statement.sql))
         return replay
