@@ -1,10 +1,11 @@
 """A team uploads its dump from the browser (with a progress bar), replays its queries on MariaDB
-10.11 and 11.8 and reads the report: the plan change is there with both plans, and a search finds it."""
+10.11 and 11.8 and reads the report: the plan change is there with both plans, a search finds a
+statement, and a share link opens the report without signing in."""
 
 import re
 from pathlib import Path
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import STATE
 from tests.datasets.conftest import shop_dump
@@ -18,7 +19,9 @@ DELETE FROM orders WHERE id = 1;
 """
 
 
-def test_upload_a_dump_replay_and_read_the_plan_change(page: Page, shop_dump: Path) -> None:
+def test_upload_a_dump_replay_and_read_the_plan_change(
+    page: Page, browser: Browser, api: str, shop_dump: Path
+) -> None:
     page.goto("/datasets")
     form = page.get_by_test_id("dataset-upload")
     form.locator("input[name=dataset-name]").fill("browser-shop")
@@ -52,6 +55,15 @@ def test_upload_a_dump_replay_and_read_the_plan_change(page: Page, shop_dump: Pa
     page.locator("input[name=search]").fill("amount > ?")
     expect(rows).to_have_count(1)
     expect(rows.first).to_contain_text("count ( * ) from orders")
+
+    page.get_by_role("button", name="Share").click()
+    link = page.get_by_test_id("replay-share-link").get_attribute("href")
+    assert link and link.startswith("/share/")
+    anonymous = browser.new_context(base_url=api)  # no session cookie
+    shared = anonymous.new_page()
+    shared.goto(link)
+    expect(shared.get_by_test_id("group-plan changes")).to_contain_text("plan changes (1)")
+    anonymous.close()
 
     page.goto("/datasets")
     page.get_by_test_id("dataset-browser-shop").get_by_role("button", name=re.compile("browser-shop")).click()

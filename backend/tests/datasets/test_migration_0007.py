@@ -1,5 +1,5 @@
 """Migration 0007 on a database at 0006: the mariadb-11.8 lab target seeded beside the other two,
-the dataset and replay_run tables made; its downgrade removes all three."""
+the dataset and replay_run tables made, share_link.replay_id added; its downgrade removes them."""
 
 from pathlib import Path
 
@@ -30,8 +30,13 @@ def test_0007_seeds_mariadb_118_and_makes_the_dataset_tables(tmp_path: Path) -> 
     ]
     assert '"root": "{lab_dir}/chroots/mariadb-11.8"' in settings and '"port": 33118' in settings
     assert {"dataset", "replay_run"} <= tables
+    with engine.connect() as connection:
+        share_columns = {c["name"] for c in sa.inspect(connection).get_columns("share_link")}
+    assert "replay_id" in share_columns
     command.downgrade(config, "0006")
     with engine.connect() as connection:
         names = connection.execute(sa.text("SELECT name FROM target")).scalars().all()
         tables = set(sa.inspect(connection).get_table_names())
+        share_columns = {c["name"] for c in sa.inspect(connection).get_columns("share_link")}
     assert "mariadb-11.8" not in names and not {"dataset", "replay_run"} & tables
+    assert "replay_id" not in share_columns

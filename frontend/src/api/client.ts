@@ -140,7 +140,12 @@ export const api = {
     post<{ token: string; user: User }>('/auth/login', { username, password }),
   logout: () => post<null>('/auth/logout'),
   shares: (runId?: number) => request<ShareLink[]>(`/shares?${query({ run_id: runId })}`),
-  createShare: (body: { kind: 'run' | 'comparison'; run_id?: number; comparison?: ComparisonQuery }) =>
+  createShare: (body: {
+    kind: 'run' | 'comparison' | 'replay'
+    run_id?: number
+    comparison?: ComparisonQuery
+    replay_id?: number
+  }) =>
     post<ShareLink>('/shares', body),
   revokeShare: (id: number) => send<ShareLink>('DELETE', `/shares/${id}`),
   shared: (token: string) => request<SharedView>(`/public/shares/${encodeURIComponent(token)}`),

@@ -4,6 +4,7 @@
   port 33118, disposable like the other lab targets. 10.11 -> 11.8 is MariaDB's LTS -> LTS upgrade.
 - table `dataset`: name, file (under the state dir), sha256, size, compression, loads per target.
 - table `replay_run`: a query source replayed on a dataset across variants, with its report.
+- share_link.replay_id: a replay run shared read-only like runs and comparisons.
 
 Revision ID: 0007_datasets
 Revises: 0006
@@ -83,9 +84,17 @@ def upgrade() -> None:
         sa.Column("ended_at", sa.DateTime(), nullable=True),
         sa.PrimaryKeyConstraint("id"),
     )
+    with op.batch_alter_table("share_link") as batch:
+        batch.add_column(sa.Column("replay_id", sa.Integer(), nullable=True))
+        batch.create_foreign_key(
+            "fk_share_link_replay_id", "replay_run", ["replay_id"], ["id"], ondelete="CASCADE"
+        )
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("share_link") as batch:
+        batch.drop_constraint("fk_share_link_replay_id", type_="foreignkey")
+        batch.drop_column("replay_id")
     op.drop_table("replay_run")
     op.drop_table("dataset")
     op.execute(target.delete().where(target.c.name == MARIADB_11_8["name"]))

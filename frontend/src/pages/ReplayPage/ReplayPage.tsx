@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query'
-import { useState } from 'react'
 import { useParams } from 'react-router-dom'
-import { REPLAY_GROUPS, replayApi, type ReplayGroup } from '../../api/replay'
+import { replayApi } from '../../api/replay'
 import { ErrorBox } from '../../components/ErrorBox'
-import { FingerprintRow } from './FingerprintRow'
+import { ReplayReportView } from './ReplayReportView'
+import { ShareReplay } from './ShareReplay'
 import { ReplayProgress } from './ReplayProgress'
 
 /** /replays/:id: what changes per fingerprint, grouped (breaks, plan changes, slower, faster, same). */
@@ -14,18 +14,9 @@ export function ReplayPage() {
     queryFn: () => replayApi.replay(id),
     refetchInterval: (q) => (q.state.data && ['succeeded', 'failed'].includes(q.state.data.status) ? false : 1500),
   })
-  const [group, setGroup] = useState<ReplayGroup | 'all'>('all')
-  const [search, setSearch] = useState('')
-  const [open, setOpen] = useState<string | null>(null)
   const data = replay.data
   if (!data) return <div className="page"><ErrorBox error={replay.error} /></div>
   const report = data.report
-  const needle = search.trim().toLowerCase()
-  const shown = (report?.fingerprints ?? []).filter(
-    (f) =>
-      (group === 'all' || f.group === group) &&
-      (!needle || f.fingerprint.includes(needle) || f.statements.some((s) => s.sql.toLowerCase().includes(needle))),
-  )
   return (
     <div className="page">
       <div className="page-header">
@@ -41,7 +32,7 @@ export function ReplayPage() {
           <>
             {' '}
             Export <a href={`/api/replays/${data.id}/export?format=csv`}>CSV</a> ·{' '}
-            <a href={`/api/replays/${data.id}/export?format=json`}>JSON</a>
+            <a href={`/api/replays/${data.id}/export?format=json`}>JSON</a> <ShareReplay replayId={data.id} />
           </>
         )}
       </p>
@@ -59,51 +50,7 @@ export function ReplayPage() {
           </ul>
         </details>
       )}
-      {report && (
-        <>
-          <div className="toolbar" role="tablist">
-            <button type="button" className={`btn btn-small ${group === 'all' ? 'btn-primary' : 'btn-secondary'}`} onClick={() => setGroup('all')}>
-              all ({report.fingerprints.length})
-            </button>
-            {REPLAY_GROUPS.map((g) => (
-              <button
-                key={g}
-                type="button"
-                data-testid={`group-${g}`}
-                className={`btn btn-small ${group === g ? 'btn-primary' : 'btn-secondary'}`}
-                onClick={() => setGroup(g)}
-              >
-                {g} ({report.groups[g]})
-              </button>
-            ))}
-            <input placeholder="search SQL" value={search} onChange={(e) => setSearch(e.target.value)} name="search" />
-          </div>
-          <table className="table" data-testid="fingerprints">
-            <thead>
-              <tr>
-                <th>Group</th>
-                <th>Fingerprint</th>
-                {report.variants.map((v) => (
-                  <th key={v.name} title={v.version}>
-                    {v.name} median
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((f) => (
-                <FingerprintRow
-                  key={f.fingerprint_id}
-                  report={f}
-                  variants={report.variants.map((v) => v.name)}
-                  open={open === f.fingerprint_id}
-                  onToggle={() => setOpen(open === f.fingerprint_id ? null : f.fingerprint_id)}
-                />
-              ))}
-            </tbody>
-          </table>
-        </>
-      )}
+      {report && <ReplayReportView report={report} />}
     </div>
   )
 }
