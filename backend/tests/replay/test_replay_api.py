@@ -79,6 +79,20 @@ def test_bad_replay_requests_name_the_field(client_module: httpx.Client, uploade
     assert client_module.post("/api/replays", json={**body, "dataset": "none"}).status_code == 404
 
 
+def test_a_dump_a_server_refuses_fails_the_replay_naming_the_line(client_module: httpx.Client) -> None:
+    dump = (
+        b"CREATE TABLE t (id INT PRIMARY KEY);\nINSERT INTO t VALUES (1);\nINSERT INTO nowhere VALUES (2);\n"
+    )
+    assert client_module.put("/api/datasets/broken", content=dump).status_code == 201
+    try:
+        body = {"dataset": "broken", "queries": "SELECT * FROM t;", "variants": ["mysql-9.7"], "repeats": 1}
+        replay = _wait(client_module, client_module.post("/api/replays", json=body).json()["id"])
+        assert replay["status"] == "failed" and replay["report"] is None
+        assert "at line 3 of the dump: ERROR 1146" in replay["error"] and "nowhere" in replay["error"]
+    finally:
+        client_module.delete("/api/datasets/broken")
+
+
 def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
     client_module: httpx.Client, uploaded: dict[str, Any], api: str
 ) -> None:
