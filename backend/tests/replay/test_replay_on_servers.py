@@ -41,7 +41,7 @@ QUERIES = [
 ]
 
 
-GROUPED = "select concat ( region , ? ) as r , count ( * ) , max ( email ) from customers group by r"
+GROUPED = "select concat (region, ?) as r, count (*), max (email) from customers group by r"
 
 
 def _capture_slow_log(dump: Path, sha: str) -> str:
@@ -117,13 +117,7 @@ def test_hash_functions_error_on_mysql_97_only(replayed: Any, function: str) -> 
 
 def test_group_by_without_order_by_differs_in_order_only_on_mysql(replayed: Any) -> None:
     _, _, reports = replayed
-    unordered = _diff(
-        _report(
-            reports,
-            "select concat ( region , ? ) as r , count ( * ) , max ( email ) from customers group by r",
-        ),
-        "mysql-9.7",
-    )
+    unordered = _diff(_report(reports, GROUPED), "mysql-9.7")
     assert unordered.ordering_only and unordered.unordered_query and not unordered.result
     ordered = _report(reports, f"{GROUPED} order by r")
     assert not any(d.ordering_only or d.result for d in ordered.statements[0].diffs)

@@ -77,6 +77,7 @@ def test_fingerprint_normalizes_literals_lists_case_comments_and_quotes() -> Non
     b = fingerprint('select *\n from orders where ID in ( 7 ) and note = "n" limit 5;')
     assert a == b == "select * from orders where id in(?+) and note = ? limit ?"
     assert fingerprint("INSERT INTO t VALUES (1, 'a'), (2, 'b')") == "insert into t values(?+)"
+    assert fingerprint("SELECT COUNT(*), CONCAT(a,b) FROM t") == "select count (*), concat (a, b) from t"
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,8 @@ statement digest group them.
 Tokens come from sqlparse (quotes, comments and numbers recognised by a real lexer, not regexes over
 raw text); then, as pt-fingerprint does: comments dropped, string and number literals -> `?`,
 keywords and names lower-cased, whitespace collapsed, `IN (?, ?, ...)` -> `in(?+)` and a multi-row
-`VALUES (...), (...)` -> `values(?+)`. The id is the first 16 hex digits of the fingerprint's sha256.
+`VALUES (...), (...)` -> `values(?+)`; no space inside parentheses or before commas. The id is
+the first 16 hex digits of the fingerprint's sha256.
 """
 
 import hashlib
@@ -19,6 +20,9 @@ _IN_LIST = re.compile(r"\bin \( \?(?: , \?)* \)")
 _ROW = r"\( [^()]* \)"
 _VALUES_ROWS = re.compile(rf"\bvalues {_ROW}(?: , {_ROW})*")
 _DOT = re.compile(r" ?\. ?")
+# then, for reading: no space inside parentheses or before a comma ("count (*)", "concat (a, ?)")
+_INSIDE_PARENS = re.compile(r"\( | \)")
+_BEFORE_COMMA = re.compile(r" ,")
 
 READ_ONLY_KINDS = frozenset({"select", "with", "show", "explain", "describe", "desc", "values", "table"})
 
@@ -46,7 +50,8 @@ def fingerprint(sql: str) -> str:
         parts.pop()
     text = _IN_LIST.sub("in(?+)", " ".join(parts))
     text = _VALUES_ROWS.sub("values(?+)", text)
-    return _DOT.sub(".", text)
+    text = _DOT.sub(".", text)
+    return _BEFORE_COMMA.sub(",", _INSIDE_PARENS.sub(lambda m: m.group(0).strip(), text))
 
 
 def fingerprint_id(text: str) -> str:
