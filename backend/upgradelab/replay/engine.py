@@ -97,12 +97,17 @@ def replay_variant(
     statements: list[SourceStatement],
     repeats: int,
     report: Callable[[DatasetProgress], None] = lambda progress: None,
+    step: Callable[[str], None] = lambda phase: None,
 ) -> VariantReplay:
-    """The whole replay on one variant (see module docstring); the server is stopped at the end."""
+    """The whole replay on one variant (see module docstring); the server is stopped at the end.
+    `report` gets the dump's load progress, `step` each phase after it ("capturing outcomes",
+    "timing: repeat 2 of 5")."""
+    step("starting the server")
     connection, load = ensure_dataset(provisioner, options, dataset, report)
     try:
         version = str(scalar(connection, "SELECT VERSION()"))
         replay = VariantReplay(name, version, load, table_stats(connection, dataset.database))
+        step(f"capturing outcomes of {len(statements)} statements")
         missing: dict[int, Outcome] = {}  # statements whose default database is not on this server
         for index, statement in enumerate(statements):
             refused = _use(connection, statement.database or dataset.database)
@@ -110,7 +115,8 @@ def replay_variant(
                 missing[index] = refused
             replay.outcomes.append(refused or capture(connection, statement.sql))
         replay.times = [[] for _ in statements]
-        for _ in range(repeats):
+        for repeat in range(repeats):
+            step(f"timing: repeat {repeat + 1} of {repeats}")
             for index, statement in enumerate(statements):
                 if index in missing:
                     replay.times[index].append(None)

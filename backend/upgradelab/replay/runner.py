@@ -70,12 +70,24 @@ def execute_replay(replay_id: int, redis: Redis) -> str | None:
             _update(replay_id, progress={**step, "phase": "starting"})
 
             def report(progress: DatasetProgress, step: dict[str, Any] = step) -> None:
+                locks.renew()  # a load can take long: every progress report is also a heartbeat
                 _update(replay_id, progress={**step, **progress.as_dict()})
+
+            def phase(text: str, step: dict[str, Any] = step) -> None:
+                locks.renew()
+                _update(replay_id, progress={**step, "phase": text})
 
             provisioner = provisioner_for(target)
             started = time.monotonic()
             one = replay_variant(
-                str(variant["name"]), provisioner, list(variant["options"]), dump, statements, repeats, report
+                str(variant["name"]),
+                provisioner,
+                list(variant["options"]),
+                dump,
+                statements,
+                repeats,
+                report,
+                phase,
             )
             locks.renew()
             replays.append(one)
