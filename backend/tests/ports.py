@@ -15,8 +15,9 @@ _BASE = 20000 + 100 * SESSION
 REDIS = _BASE + 0
 API = _BASE + 1
 # the worker's lab targets (seeded rows, ports moved) and the unit tests' provisioners apart from them
-WORKER_TARGETS = {"mysql-9.7": _BASE + 2, "mariadb-10.11": _BASE + 3}
-UNIT_TARGETS = {"mysql-9.7": _BASE + 4, "mariadb-10.11": _BASE + 5}
+# (mariadb-11.8, the trixie chroot, was added later: its ports sit in the 80s)
+WORKER_TARGETS = {"mysql-9.7": _BASE + 2, "mariadb-10.11": _BASE + 3, "mariadb-11.8": _BASE + 80}
+UNIT_TARGETS = {"mysql-9.7": _BASE + 4, "mariadb-10.11": _BASE + 5, "mariadb-11.8": _BASE + 81}
 PARALLEL_READ = _BASE + 6
 DOCKER = {"mysql": _BASE + 7, "mariadb": _BASE + 8}
 COMPOSE_API = _BASE + 9
@@ -33,3 +34,5 @@ H3_TARGET = _BASE + 50
 # existing servers (issue 11): servers the tests start themselves, then add as `existing` targets
 EXISTING = {"mysql-9.7": _BASE + 70, "mariadb-10.11": _BASE + 71}
 EXISTING_SUPERVISED = _BASE + 72
+# issue 9 (datasets and replay): the server the tests make their dump on
+DUMP_SOURCE = _BASE + 82

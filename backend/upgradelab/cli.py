@@ -8,6 +8,9 @@ from typing import Annotated, Any
 import httpx
 import typer
 
+from upgradelab.api_client import TokenOption, _default_api, _error_text, _headers
+from upgradelab.datasets.cli import datasets_app
+from upgradelab.replay.cli import replay
 from upgradelab.settings import get_settings
 
 app = typer.Typer(
@@ -20,24 +23,7 @@ app.add_typer(db_app, name="db")
 users_app = typer.Typer(help="Users of the web UI and API.", no_args_is_help=True)
 app.add_typer(users_app, name="users")
 
-TokenOption = Annotated[
-    str | None,
-    typer.Option(
-        envvar="UPGRADELAB_TOKEN", help="API token (from `upgradelab login`); env UPGRADELAB_TOKEN."
-    ),
-]
-
-
-def _headers(token: str | None) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"} if token else {}
-
-
 FINAL = {"succeeded", "failed", "cancelled"}
-
-
-def _default_api() -> str:
-    settings = get_settings()
-    return f"http://{settings.api_host}:{settings.api_port}"
 
 
 def _variant_spec(text: str) -> dict[str, Any]:
@@ -59,18 +45,6 @@ def _parameter(text: str) -> tuple[str, Any]:
     except ValueError:
         value = raw
     return key.strip(), value
-
-
-def _error_text(response: httpx.Response) -> str:
-    try:
-        detail = response.json().get("detail")
-    except ValueError:
-        return response.text
-    if isinstance(detail, list):
-        return "; ".join(
-            f"{'.'.join(str(p) for p in item.get('loc', []))}: {item.get('msg')}" for item in detail
-        )
-    return str(detail)
 
 
 @app.command()
@@ -372,6 +346,9 @@ def issue_token(
             raise typer.Exit(1)
         typer.echo(issue_token_sync(session, user, label))
 
+
+app.add_typer(datasets_app, name="datasets")
+app.command("replay")(replay)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(app())

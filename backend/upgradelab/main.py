@@ -7,9 +7,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
+from upgradelab.datasets.router import router as datasets_router
 from upgradelab.errors import id_out_of_range, validation_error
 from upgradelab.experiments.router import router as experiments_router
 from upgradelab.probes.router import router as probes_router
+from upgradelab.replay.router import router as replay_router
 from upgradelab.results.router import router as results_router
 from upgradelab.runs.router import router as runs_router
 from upgradelab.settings import get_settings
@@ -36,6 +38,8 @@ def create_app() -> FastAPI:
         runs_router,
         results_router,
         probes_router,
+        datasets_router,
+        replay_router,
     ):
         app.include_router(router, dependencies=[Depends(authorize)])
     # These carry their own dependencies (auth, users, shares, SSE) or none (public share links).

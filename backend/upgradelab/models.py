@@ -1,8 +1,10 @@
 """Every table, imported in one place for Alembic's autogenerate and metadata.create_all."""
 
+from upgradelab.datasets.models import Dataset
 from upgradelab.db import Base
 from upgradelab.experiments.models import Experiment
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
+from upgradelab.replay.models import ReplayRun
 from upgradelab.results.models import Sample
 from upgradelab.results.summary_models import VariantSummary
 from upgradelab.runs.models import Run, RunStatus
@@ -13,9 +15,11 @@ from upgradelab.users.models import ApiToken, User
 __all__ = [
     "ApiToken",
     "Base",
+    "Dataset",
     "Experiment",
     "ProbeSample",
     "ProbeUnavailableRecord",
+    "ReplayRun",
     "Run",
     "RunStatus",
     "Sample",

@@ -4,7 +4,11 @@ from celery import Celery
 
 from upgradelab.settings import get_settings
 
-celery_app = Celery("upgradelab", broker=get_settings().redis_url, include=["upgradelab.runs.tasks"])
+celery_app = Celery(
+    "upgradelab",
+    broker=get_settings().redis_url,
+    include=["upgradelab.runs.tasks", "upgradelab.replay.tasks"],
+)
 celery_app.conf.update(
     task_ignore_result=True,
     task_acks_late=True,  # a run whose worker died is redelivered; the runner skips runs no longer queued
@@ -14,3 +18,4 @@ celery_app.conf.update(
 )
 
 EXECUTE_RUN = "upgradelab.runs.execute"
+EXECUTE_REPLAY = "upgradelab.replay.execute"

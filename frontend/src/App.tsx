@@ -3,8 +3,11 @@ import { useEffect } from 'react'
 import { Link, NavLink, Route, Routes, useLocation } from 'react-router-dom'
 import { api } from './api/client'
 import { ComparePage } from './pages/ComparePage/ComparePage'
+import { DatasetsPage } from './pages/DatasetsPage/DatasetsPage'
 import { LoginPage } from './pages/LoginPage/LoginPage'
 import { NewRunPage } from './pages/NewRunPage/NewRunPage'
+import { ReplayPage } from './pages/ReplayPage/ReplayPage'
+import { ReplaysPage } from './pages/ReplayPage/ReplaysPage'
 import { RunPage } from './pages/RunPage/RunPage'
 import { RunsPage } from './pages/RunsPage/RunsPage'
 import { WorkloadPage } from './pages/WorkloadPage/WorkloadPage'
@@ -70,6 +73,12 @@ function SignedInApp({ pathname }: { pathname: string }) {
           <NavLink to="/targets" className={({ isActive }) => (isActive ? 'active' : undefined)}>
             Targets
           </NavLink>
+          <NavLink to="/datasets" className={({ isActive }) => (isActive ? 'active' : undefined)}>
+            Datasets
+          </NavLink>
+          <NavLink to="/replays" className={({ isActive }) => (isActive ? 'active' : undefined)}>
+            Replays
+          </NavLink>
         </nav>
         <span className="muted" data-testid="signed-in-user">
           {me.data.username} ({me.data.role}){' '}
@@ -92,6 +101,9 @@ function SignedInApp({ pathname }: { pathname: string }) {
           <Route path="/compare" element={<ComparePage />} />
           <Route path="/targets" element={<TargetsPage />} />
           <Route path="/targets/:name" element={<TargetPage />} />
+          <Route path="/datasets" element={<DatasetsPage />} />
+          <Route path="/replays" element={<ReplaysPage />} />
+          <Route path="/replays/:id" element={<ReplayPage />} />
           <Route path="*" element={<NotFound />} />
         </Routes>
       </main>

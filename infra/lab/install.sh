@@ -2,12 +2,14 @@
 # Installs everything the lab needs on a fresh Debian bookworm machine (run as root, idempotent):
 #   - host packages: MariaDB 10.11 (the mariadb-10.11 target), Redis (Celery broker),
 #     debootstrap, sysbench, chromium + chromium-driver (browser tests);
-#   - a Debian sid chroot holding MySQL 9.7 (the mysql-9.7 target), at $LAB_DIR/chroots/mysql-9.7.
+#   - a Debian sid chroot holding MySQL 9.7 (the mysql-9.7 target), at $LAB_DIR/chroots/mysql-9.7;
+#   - a Debian trixie chroot holding MariaDB 11.8 (the mariadb-11.8 target), at
+#     $LAB_DIR/chroots/mariadb-11.8 (10.11 -> 11.8 is the LTS -> LTS upgrade; 11.0 replaced the
+#     optimizer's cost model).
 # The Debian mirror is read from this machine's apt sources, never written here.
 set -euo pipefail
 
 LAB_DIR=${UPGRADELAB_LAB_DIR:-/var/lib/upgradelab}
-CHROOT="$LAB_DIR/chroots/mysql-9.7"
 HOST_PACKAGES=(mariadb-server mariadb-client redis-server debootstrap sysbench chromium chromium-driver)
 
 log() { printf '[lab install] %s\n' "$*" >&2; }
@@ -35,28 +37,39 @@ install_host_packages() {
   [ "$created_policy" -eq 0 ] || rm -f "$policy"
 }
 
-build_mysql_chroot() {
-  if [ -x "$CHROOT/usr/sbin/mysqld" ]; then
-    log "MySQL chroot present: $CHROOT ($("$CHROOT/usr/sbin/mysqld" --version 2>/dev/null || chroot "$CHROOT" /usr/sbin/mysqld --version))"
+build_server_chroot() {
+  # $1 chroot name under $LAB_DIR/chroots, $2 Debian suite, $3 server binary (inside the chroot),
+  # then the packages to install.
+  local name=$1 suite=$2 binary=$3
+  shift 3
+  local chroot="$LAB_DIR/chroots/$name"
+  # debootstrap leaves no /etc/hosts; mariadb-install-db refuses to run when localhost does not resolve.
+  if [ -d "$chroot/etc" ] && [ ! -e "$chroot/etc/hosts" ]; then
+    printf '127.0.0.1 localhost\n::1 localhost ip6-localhost\n' >"$chroot/etc/hosts"
+  fi
+  if [ -x "$chroot$binary" ]; then
+    log "$name chroot present: $chroot ($(chroot "$chroot" "$binary" --version))"
     return
   fi
   local mirror tmp
   mirror=$(debian_mirror)
-  tmp="$CHROOT.partial"
+  tmp="$chroot.partial"
   rm -rf "$tmp"
-  mkdir -p "$(dirname "$CHROOT")"
-  log "debootstrap sid into $tmp"
-  debootstrap --variant=minbase --include=ca-certificates sid "$tmp" "$mirror" >&2
+  mkdir -p "$(dirname "$chroot")"
+  log "debootstrap $suite into $tmp"
+  debootstrap --variant=minbase --include=ca-certificates "$suite" "$tmp" "$mirror" >&2
   printf 'Acquire::Check-Valid-Until "false";\n' >"$tmp/etc/apt/apt.conf.d/99upgradelab-no-valid-until"
   printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d"
   chmod +x "$tmp/usr/sbin/policy-rc.d"
-  log "installing mysql-server inside the chroot"
+  printf '127.0.0.1 localhost\n::1 localhost ip6-localhost\n' >"$tmp/etc/hosts"
+  log "installing $* inside the chroot"
   chroot "$tmp" /usr/bin/env DEBIAN_FRONTEND=noninteractive bash -c \
-    'apt-get update -q && apt-get install -y -q --no-install-recommends mysql-server mysql-client' >&2
+    "apt-get update -q && apt-get install -y -q --no-install-recommends $*" >&2
   chroot "$tmp" apt-get clean
-  mv "$tmp" "$CHROOT"
-  log "MySQL chroot ready: $(chroot "$CHROOT" /usr/sbin/mysqld --version)"
+  mv "$tmp" "$chroot"
+  log "$name chroot ready: $(chroot "$chroot" "$binary" --version)"
 }
 
 install_host_packages
-build_mysql_chroot
+build_server_chroot mysql-9.7 sid /usr/sbin/mysqld mysql-server mysql-client
+build_server_chroot mariadb-11.8 trixie /usr/sbin/mariadbd mariadb-server mariadb-client

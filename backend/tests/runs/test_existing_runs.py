@@ -150,7 +150,7 @@ def test_custom_sql_on_mariadb_without_performance_schema(
         "setup_sql": "CREATE TABLE lab_t (id INT PRIMARY KEY AUTO_INCREMENT, v INT)",
         "iteration_sql": "INSERT INTO lab_t (v) VALUES (1); SELECT COUNT(*) FROM lab_t",
         "teardown_sql": "DROP TABLE lab_t",
-        "database": "labdb",  # the local variant needs one; the existing one takes only its own
+        # no database: the local variant's workload user works in lab_custom, the existing one in its own
     }
     body = {
         "workload": "custom-sql",

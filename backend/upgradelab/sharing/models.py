@@ -12,7 +12,8 @@ from upgradelab.db import Base, utcnow
 class ShareLink(Base):
     """Row of `share_link`. `token` is secrets.token_urlsafe(24) (192 random bits).
 
-    kind "run": run_id is set; kind "comparison": `comparison` holds the ComparisonQuery fields.
+    kind "run": run_id is set; kind "comparison": `comparison` holds the ComparisonQuery fields;
+    kind "replay": replay_id is set (migration 0007_datasets).
     """
 
     __tablename__ = "share_link"
@@ -22,6 +23,9 @@ class ShareLink(Base):
     kind: Mapped[str] = mapped_column(String(16))
     run_id: Mapped[int | None] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), default=None)
     comparison: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    replay_id: Mapped[int | None] = mapped_column(
+        ForeignKey("replay_run.id", ondelete="CASCADE"), default=None
+    )
     created_by: Mapped[int | None] = mapped_column(ForeignKey("app_user.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -3,6 +3,7 @@
 from fastapi import APIRouter, Depends, status
 
 from upgradelab.db import SessionDep
+from upgradelab.replay import service as replays
 from upgradelab.results.comparison_schemas import ComparisonQuery
 from upgradelab.results.router import results_of, run_comparison
 from upgradelab.runs import service as runs
@@ -19,6 +20,8 @@ async def create_share(spec: ShareCreate, session: SessionDep, user: CurrentUser
     """A read-only link for a run or a comparison; 404 for an unknown run."""
     if spec.run_id is not None:
         await runs.get_or_raise(session, spec.run_id)
+    if spec.kind == "replay" and spec.replay_id is not None:
+        await replays.get_or_raise(session, spec.replay_id)
     return service.to_read(await service.create(session, spec, user.id))
 
 
@@ -41,5 +44,8 @@ async def shared(token: str, session: SessionDep) -> SharedView:
     if link.kind == "run" and link.run_id is not None:
         run = await runs.get_or_raise(session, link.run_id)
         return SharedView(kind="run", run=await results_of(session, run, 2000))
+    if link.kind == "replay" and link.replay_id is not None:
+        replay = await replays.get_or_raise(session, link.replay_id)
+        return SharedView(kind="replay", replay=await replays.to_read(session, replay, with_report=True))
     query = ComparisonQuery.model_validate(link.comparison)
     return SharedView(kind="comparison", comparison=await run_comparison(query))

@@ -5,16 +5,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from upgradelab.replay.schemas import ReplayRead
 from upgradelab.results.comparison_schemas import Comparison, ComparisonQuery
 from upgradelab.results.schemas import RunResults
 
 
 class ShareCreate(BaseModel):
-    """POST /api/shares: a run (run_id) or a comparison (comparison)."""
+    """POST /api/shares: a run (run_id), a comparison (comparison) or a replay run (replay_id)."""
 
-    kind: Literal["run", "comparison"]
+    kind: Literal["run", "comparison", "replay"]
     run_id: int | None = None
     comparison: ComparisonQuery | None = None
+    replay_id: int | None = None
 
     @model_validator(mode="after")
     def _one_subject(self) -> "ShareCreate":
@@ -22,6 +24,8 @@ class ShareCreate(BaseModel):
             raise ValueError("run_id is required for a run share")
         if self.kind == "comparison" and self.comparison is None:
             raise ValueError("comparison is required for a comparison share")
+        if self.kind == "replay" and self.replay_id is None:
+            raise ValueError("replay_id is required for a replay share")
         return self
 
 
@@ -35,14 +39,17 @@ class ShareRead(BaseModel):
     kind: str
     run_id: int | None
     comparison: ComparisonQuery | None
+    replay_id: int | None = None
     created_at: datetime
     revoked_at: datetime | None
     path: str = ""
 
 
 class SharedView(BaseModel):
-    """What a share link shows: a run's results or a comparison (never target settings)."""
+    """What a share link shows: a run's results, a comparison or a replay run with its report (never
+    target settings)."""
 
     kind: str
     run: RunResults | None = None
     comparison: Comparison | None = None
+    replay: ReplayRead | None = None

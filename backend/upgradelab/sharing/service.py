@@ -24,6 +24,7 @@ async def create(session: AsyncSession, spec: ShareCreate, user_id: int) -> Shar
         kind=spec.kind,
         run_id=spec.run_id,
         comparison=spec.comparison.model_dump() if spec.comparison else None,
+        replay_id=spec.replay_id if spec.kind == "replay" else None,
         created_by=user_id,
     )
     session.add(link)

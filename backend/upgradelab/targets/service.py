@@ -51,10 +51,12 @@ async def create(session: AsyncSession, spec: TargetCreate) -> Target:
     if await get_by_names(session, {spec.name}):
         raise field_error(["body", "name"], f"target {spec.name!r} already exists")
     app = get_settings()
-    # An existing server's host is checked against UPGRADELAB_EXISTING_HOSTS by its settings model.
+    # An existing server's host is checked against UPGRADELAB_EXISTING_HOSTS by its settings model, and
+    # several existing targets may name one server (its runs are serialized by a server:host:port lock).
     checked = validated.model_dump()
     if spec.provisioner == ExistingProvisioner.kind:
         checked.pop("host", None)
+        checked.pop("port", None)
     validation.check_settings(checked, await list_targets(session), app)
     await asyncio.to_thread(validation.check_binary, spec.provisioner, checked, app)
     target = Target(

@@ -64,7 +64,7 @@ export function formatDetail(detail: unknown): string | null {
   return JSON.stringify(detail)
 }
 
-async function request<T>(path: string, init?: RequestInit): Promise<T> {
+export async function request<T>(path: string, init?: RequestInit): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' }
   if (init?.body !== undefined) headers['Content-Type'] = 'application/json'
   let res: Response
@@ -96,14 +96,14 @@ async function request<T>(path: string, init?: RequestInit): Promise<T> {
   return body as T
 }
 
-function send<T>(method: string, path: string, body?: unknown): Promise<T> {
+export function send<T>(method: string, path: string, body?: unknown): Promise<T> {
   return request<T>(path, {
     method,
     body: body === undefined ? undefined : JSON.stringify(body),
   })
 }
 
-function post<T>(path: string, body?: unknown): Promise<T> {
+export function post<T>(path: string, body?: unknown): Promise<T> {
   return send<T>('POST', path, body)
 }
 
@@ -146,7 +146,12 @@ export const api = {
     post<{ token: string; user: User }>('/auth/login', { username, password }),
   logout: () => post<null>('/auth/logout'),
   shares: (runId?: number) => request<ShareLink[]>(`/shares?${query({ run_id: runId })}`),
-  createShare: (body: { kind: 'run' | 'comparison'; run_id?: number; comparison?: ComparisonQuery }) =>
+  createShare: (body: {
+    kind: 'run' | 'comparison' | 'replay'
+    run_id?: number
+    comparison?: ComparisonQuery
+    replay_id?: number
+  }) =>
     post<ShareLink>('/shares', body),
   revokeShare: (id: number) => send<ShareLink>('DELETE', `/shares/${id}`),
   shared: (token: string) => request<SharedView>(`/public/shares/${encodeURIComponent(token)}`),

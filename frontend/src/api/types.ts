@@ -1,3 +1,4 @@
+import type { Replay } from './replay'
 // Hand-written mirrors of the backend's JSON (base path /api).
 
 export type Flavor = 'mysql' | 'mariadb'
@@ -412,16 +413,18 @@ export interface Comparison {
 export interface ShareLink {
   id: number
   token: string
-  kind: 'run' | 'comparison'
+  kind: 'run' | 'comparison' | 'replay'
   run_id: number | null
   comparison: ComparisonQuery | null
+  replay_id?: number | null
   created_at: string
   revoked_at: string | null
   path: string
 }
 
 export interface SharedView {
-  kind: 'run' | 'comparison'
+  kind: 'run' | 'comparison' | 'replay'
   run: RunResults | null
   comparison: Comparison | null
+  replay?: Replay | null
 }

@@ -1,5 +1,6 @@
 """The provisioner interface: how the worker gets a server for a variant, whatever runs it."""
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,9 @@ class Endpoint:
     `database` is the lab's own database on a server the lab does not own (existing targets): the
     default database of every connection, and where workloads create their objects. `ssl_ca` (a CA
     file path) turns TLS on; `ssl_verify_identity` also checks the server's name against its certificate.
+    `client` is the argv of the server's own command-line client connected to it (`mysql` or
+    `mariadb`, in the chroot / container the server runs in), without the password: run it with
+    client_env() so the password travels in MYSQL_PWD, never on a command line. () when unknown.
     """
 
     host: str
@@ -34,6 +38,11 @@ class Endpoint:
     database: str | None = None
     ssl_ca: str | None = None
     ssl_verify_identity: bool = False
+    client: tuple[str, ...] = ()
+
+    def client_env(self) -> dict[str, str]:
+        """The environment for `client`: this process's, plus MYSQL_PWD."""
+        return {**os.environ, "MYSQL_PWD": self.password}
 
     def connect(self, *, database: str | None = None, timeout_s: float = 10.0) -> ServerConnection:
         """A fresh autocommit PyMySQL connection (caching_sha2_password works over TCP)."""
@@ -52,6 +61,17 @@ class Endpoint:
             charset="utf8mb4",
             **tls,
         )
+
+
+def client_name(flavor: str) -> str:
+    """The command-line client's name of a flavor: `mariadb` (10.5+ ships it) or `mysql`."""
+    return "mariadb" if flavor == "mariadb" else "mysql"
+
+
+def client_flags(host: str, port: int, user: str) -> list[str]:
+    """Connection flags of the mysql/mariadb client: TCP to host:port as user, no option files
+    (a packaged /etc/mysql/my.cnf must not change how a dump is read)."""
+    return ["--no-defaults", "--protocol=TCP", f"--host={host}", f"--port={port}", f"--user={user}"]
 
 
 class NotReady(Exception):

@@ -35,7 +35,14 @@ from docker.models.containers import Container
 from upgradelab.settings import Settings
 from upgradelab.targets.option_names import check_lines, server_names
 from upgradelab.targets.options import OptionError, render_option
-from upgradelab.targets.provisioners.base import Endpoint, NotReady, ProvisionError, wait_for_select_1
+from upgradelab.targets.provisioners.base import (
+    Endpoint,
+    NotReady,
+    ProvisionError,
+    client_flags,
+    client_name,
+    wait_for_select_1,
+)
 from upgradelab.targets.provisioners.docker_engine import (
     MANAGED_LABEL,
     ROLE_LABEL,
@@ -83,7 +90,14 @@ class DockerProvisioner:
 
     @property
     def endpoint(self) -> Endpoint:
-        return Endpoint("127.0.0.1", self.cfg.port, self.cfg.user, self.cfg.password)
+        client: tuple[str, ...] = ()
+        if self._container is not None:
+            # `-e MYSQL_PWD` without a value passes the caller's (Endpoint.client_env) into the container.
+            client = (
+                "docker", "exec", "-i", "-e", "MYSQL_PWD", str(self._container.name),
+                client_name(self.flavor), *client_flags("127.0.0.1", self.cfg.port, self.cfg.user),
+            )  # fmt: skip
+        return Endpoint("127.0.0.1", self.cfg.port, self.cfg.user, self.cfg.password, client=client)
 
     @property
     def template_volume(self) -> str:

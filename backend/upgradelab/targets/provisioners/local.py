@@ -24,7 +24,14 @@ from pydantic import BaseModel, Field
 from upgradelab.settings import Settings
 from upgradelab.targets.option_names import check_lines, server_names
 from upgradelab.targets.options import OptionError, PlainCredential, ServerOptions, render_option
-from upgradelab.targets.provisioners.base import Endpoint, NotReady, ProvisionError, wait_for_select_1
+from upgradelab.targets.provisioners.base import (
+    Endpoint,
+    NotReady,
+    ProvisionError,
+    client_flags,
+    client_name,
+    wait_for_select_1,
+)
 
 _READY_MARKER = ".upgradelab-initialized"
 
@@ -35,6 +42,11 @@ class LocalSettings(BaseModel):
     root: str = Field("/", description="Filesystem root the server runs in: / or a chroot directory.")
     mysqld: str = Field("/usr/sbin/mysqld", description="Server binary, as seen from inside root.")
     install_db: str | None = Field(None, description="mariadb-install-db path; None: mysqld --initialize.")
+    client: str | None = Field(
+        None,
+        pattern=r"^/[A-Za-z0-9_./+-]+$",
+        description="Command-line client inside root; None: `mysql`/`mariadb` beside mysqld (sbin -> bin).",
+    )
     port: int = Field(ge=1024, le=65535)
     host: str = Field("127.0.0.1", pattern=r"^[A-Za-z0-9.:-]{1,253}$", description="An address or name.")
     user: str = "upgradelab"
@@ -70,7 +82,18 @@ class LocalProvisioner:
 
     @property
     def endpoint(self) -> Endpoint:
-        return Endpoint(self.cfg.host, self.cfg.port, self.cfg.user, self.cfg.password)
+        flags = client_flags(self.cfg.host, self.cfg.port, self.cfg.user)
+        client = self._command(self._client_path(), *flags)
+        return Endpoint(self.cfg.host, self.cfg.port, self.cfg.user, self.cfg.password, client=tuple(client))
+
+    def _client_path(self) -> str:
+        if self.cfg.client:
+            return self.cfg.client
+        directory = os.path.dirname(self.cfg.mysqld)
+        # Debian puts the server in /usr/sbin and the client in /usr/bin; tarballs keep both in bin/.
+        if directory.endswith("/sbin"):
+            directory = directory[: -len("sbin")] + "bin"
+        return f"{directory}/{client_name(self.flavor)}"
 
     # ---- option files --------------------------------------------------------------------------
     def _option_file(self, datadir: str, options: list[str]) -> str:

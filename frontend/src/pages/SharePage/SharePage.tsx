@@ -5,6 +5,7 @@ import { isFinal } from '../../api/types'
 import { ErrorBox } from '../../components/ErrorBox'
 import { comparisonSeries } from '../ComparePage/ComparePage'
 import { ComparisonTable } from '../ComparePage/ComparisonTable'
+import { ReplayReportView } from '../ReplayPage/ReplayReportView'
 import { IterationChart } from '../RunPage/IterationChart'
 import { RunHeader } from '../RunPage/RunHeader'
 import { SummaryTable } from '../RunPage/SummaryTable'
@@ -27,7 +28,7 @@ export function SharePage() {
       </div>
     )
   }
-  const { run, comparison } = shared.data
+  const { run, comparison, replay } = shared.data
   return (
     <div className="page" data-testid="share-page">
       <div className="shared-banner">Shared read-only view</div>
@@ -37,6 +38,16 @@ export function SharePage() {
           <IterationChart series={run.series} iterations={run.run.iterations} pngName={`run-${run.run.id}-iterations`} />
           <h2>Summary</h2>
           <SummaryTable rows={run.summary} />
+        </>
+      )}
+      {replay?.report && (
+        <>
+          <h1>{replay.name}</h1>
+          <p className="muted">
+            Dataset {replay.dataset}, {replay.statements} statements, variants{' '}
+            {replay.variants.map((v) => v.name).join(', ')} (baseline first).
+          </p>
+          <ReplayReportView report={replay.report} />
         </>
       )}
       {comparison && (

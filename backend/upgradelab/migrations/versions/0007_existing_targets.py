@@ -4,7 +4,7 @@
   version_comment, managed_service, read_only, log_bin, ..., checks: [{name, available, detail}]),
   NULL for the lab's own targets (every capability of a server the lab runs itself).
 
-Revision ID: 0007_existing
+Revision ID: 0007
 Revises: 0006
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0007_existing"
+revision: str = "0007"
 down_revision: str | None = "0006"
 branch_labels: Sequence[str] | None = None
 depends_on: Sequence[str] | None = None

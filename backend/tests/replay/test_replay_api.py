@@ -1,0 +1,152 @@
+"""Datasets and replay through the API, the real worker and the CLI: a gzip dump uploaded streamed,
+a plain SQL file replayed on MariaDB 10.11, MariaDB 11.8 and MySQL 9.7, the report read, exported
+and gated by `upgradelab replay`'s exit status; the dataset is reused on the second replay."""
+
+import gzip
+import hashlib
+import json
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import BIN, STATE, auth_headers
+
+VARIANTS = ["mariadb-10.11", "mariadb-11.8", "mysql-9.7"]
+QUERIES = """-- what the application runs
+SELECT MD5(email) FROM customers WHERE id = 3;
+SELECT CONCAT(region, '') AS r, COUNT(*), MAX(email) FROM customers GROUP BY r;
+SELECT c.region, SUM(o.amount) FROM customers c JOIN orders o ON o.customer_id = c.id
+  WHERE c.created > '2024-01-01' GROUP BY c.region ORDER BY c.region;
+SELECT COUNT(*) FROM orders WHERE amount > 900;
+UPDATE orders SET note = 'x' WHERE id = 1;
+"""
+
+
+def _wait(client: httpx.Client, replay_id: int, timeout_s: float = 600) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        replay: dict[str, Any] = client.get(f"/api/replays/{replay_id}").json()
+        if replay["status"] in ("succeeded", "failed"):
+            return replay
+        time.sleep(0.5)
+    raise TimeoutError(f"replay {replay_id} did not end")
+
+
+@pytest.fixture(scope="module")
+def uploaded(client_module: httpx.Client, shop_dump: Path) -> Iterator[dict[str, Any]]:
+    packed = gzip.compress(shop_dump.read_bytes())
+
+    def blocks() -> Iterator[bytes]:  # a streamed body: the server never sees it whole
+        for start in range(0, len(packed), 1 << 18):
+            yield packed[start : start + (1 << 18)]
+
+    created = client_module.put("/api/datasets/shop", content=blocks())
+    assert created.status_code == 201, created.text
+    dataset: dict[str, Any] = created.json()
+    assert dataset["sha256"] == hashlib.sha256(packed).hexdigest()
+    assert dataset["compression"] == "gzip" and dataset["size_bytes"] == len(packed)
+    yield dataset
+    client_module.delete("/api/datasets/shop")
+
+
+@pytest.fixture(scope="module")
+def client_module(api: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=api, timeout=60, headers=auth_headers()) as http:
+        yield http
+
+
+def test_dataset_names_are_checked_and_unique(client_module: httpx.Client, uploaded: dict[str, Any]) -> None:
+    again = client_module.put("/api/datasets/shop", content=b"SELECT 1;")
+    assert again.status_code == 409 and "name" in again.text
+    assert client_module.put("/api/datasets/Bad%20Name", content=b"x").status_code == 422
+    assert client_module.put("/api/datasets/empty", content=b"").status_code == 422
+    assert [d["name"] for d in client_module.get("/api/datasets").json()] == ["shop"]
+
+
+def test_bad_replay_requests_name_the_field(client_module: httpx.Client, uploaded: dict[str, Any]) -> None:
+    body = {"dataset": "shop", "queries": QUERIES, "variants": ["mariadb-10.11", "nope"]}
+    refused = client_module.post("/api/replays", json=body)
+    assert refused.status_code == 422 and "variants" in refused.text and "nope" in refused.text
+    only_writes = {**body, "variants": ["mariadb-10.11"], "queries": "DELETE FROM orders;"}
+    refused = client_module.post("/api/replays", json=only_writes)
+    assert refused.status_code == 422 and "queries" in refused.text and "1 writes skipped" in refused.text
+    assert client_module.post("/api/replays", json={**body, "dataset": "none"}).status_code == 404
+
+
+def test_a_dump_a_server_refuses_fails_the_replay_naming_the_line(client_module: httpx.Client) -> None:
+    dump = (
+        b"CREATE TABLE t (id INT PRIMARY KEY);\nINSERT INTO t VALUES (1);\nINSERT INTO nowhere VALUES (2);\n"
+    )
+    assert client_module.put("/api/datasets/broken", content=dump).status_code == 201
+    try:
+        body = {"dataset": "broken", "queries": "SELECT * FROM t;", "variants": ["mysql-9.7"], "repeats": 1}
+        replay = _wait(client_module, client_module.post("/api/replays", json=body).json()["id"])
+        assert replay["status"] == "failed" and replay["report"] is None
+        assert "at line 3 of the dump: ERROR 1146" in replay["error"] and "nowhere" in replay["error"]
+    finally:
+        client_module.delete("/api/datasets/broken")
+
+
+def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
+    client_module: httpx.Client, uploaded: dict[str, Any], api: str
+) -> None:
+    body = {"dataset": "shop", "queries": QUERIES, "variants": VARIANTS, "repeats": 3}
+    created = client_module.post("/api/replays", json=body)
+    assert created.status_code == 201, created.text
+    assert created.json()["statements"] == 4
+    assert [s["kind"] for s in created.json()["skipped_writes"]] == ["update"]
+    replay = _wait(client_module, created.json()["id"])
+    assert replay["status"] == "succeeded", replay["error"]
+    report = replay["report"]
+    groups = {f["fingerprint"].split(" from ")[0]: f["group"] for f in report["fingerprints"]}
+    assert groups["select md5 (email)"] == "breaks"
+    assert groups["select concat (region, ?) as r, count (*), max (email)"] == "breaks"
+    assert groups["select c.region, sum (o.amount)"] in ("plan changes", "breaks")
+    assert report["exit_bits"] & 1 and report["exit_bits"] & 4
+    assert all(v["loaded"] is not None for v in report["variants"])  # first replay: loaded everywhere
+
+    dataset = client_module.get("/api/datasets/shop").json()
+    assert sorted(dataset["loads"]) == sorted(VARIANTS)
+    tables = {t["name"]: t["rows"] for t in dataset["loads"]["mariadb-11.8"]["tables"]}
+    assert tables["orders"] == 40000
+
+    csv_export = client_module.get(f"/api/replays/{replay['id']}/export", params={"format": "csv"})
+    assert csv_export.status_code == 200 and csv_export.text.startswith(
+        "fingerprint_id,fingerprint,group,variant"
+    )
+    assert len(csv_export.text.strip().splitlines()) == 1 + 4 * len(VARIANTS)
+
+    link = client_module.post("/api/shares", json={"kind": "replay", "replay_id": replay["id"]})
+    assert link.status_code == 201, link.text
+    shared = httpx.get(f"{api}/api/public/shares/{link.json()['token']}").json()  # no sign-in
+    assert shared["kind"] == "replay" and shared["replay"]["report"]["exit_bits"] == report["exit_bits"]
+    assert client_module.post("/api/shares", json={"kind": "replay"}).status_code == 422
+
+    queries = STATE / "queries.sql"
+    queries.write_text(QUERIES)
+    variants = [arg for name in VARIANTS for arg in ("--variant", name)]
+    command = [
+        str(BIN / "upgradelab"),
+        "replay",
+        "--api",
+        api,
+        "--dataset",
+        "shop",
+        "--queries",
+        str(queries),
+    ]
+    done = subprocess.run(
+        [*command, *variants, "--repeats", "2", "--json"], capture_output=True, text=True, timeout=600
+    )
+    printed = json.loads(done.stdout)
+    assert done.returncode == printed["exit_bits"] and done.returncode & 1 and done.returncode & 4, (
+        done.stderr
+    )
+    assert all(v["loaded"] is None for v in printed["variants"])  # second replay: the dataset was reused
+    assert re.search(r"^variant [123]/3 \S+: ", done.stderr, re.MULTILINE), done.stderr  # progress lines

@@ -1,0 +1,159 @@
+"""Replay of a slow log captured from the lab's own MariaDB 10.11 (long_query_time=0 while the queries
+ran) on MariaDB 10.11 (baseline), MariaDB 11.8 and MySQL 9.7, each loaded with the shop dump; the
+known differences between them are found."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests import ports
+from tests.conftest import lab_provisioner
+from upgradelab.datasets.loader import load_dump
+from upgradelab.replay.compare import EXIT_BREAKS, EXIT_PLAN_CHANGES, FingerprintReport, compare, exit_bits
+from upgradelab.replay.engine import DumpDataset, VariantReplay, file_sha256, replay_variant
+from upgradelab.replay.sources import ParsedSource, parse_source
+from upgradelab.workloads.base import execute
+
+VARIANTS = ["mariadb-10.11", "mariadb-11.8", "mysql-9.7"]
+QUERIES = [
+    "SELECT MD5(email) FROM customers WHERE id = 7",
+    "SELECT SHA1(name) FROM customers WHERE id = 8",
+    "SELECT PASSWORD('secret')",
+    # grouped by an expression over a full scan: MySQL 8.0+ returns groups as first met (west first),
+    # MariaDB still sorts them
+    "SELECT CONCAT(region, '') AS r, COUNT(*), MAX(email) FROM customers GROUP BY r",
+    "SELECT CONCAT(region, '') AS r, COUNT(*), MAX(email) FROM customers GROUP BY r ORDER BY r",
+    "SELECT id, amount FROM orders WHERE status = 'shipped' AND created >= '2022-06-01' "
+    "ORDER BY amount LIMIT 10",
+    "SELECT c.region, SUM(o.amount) FROM customers c JOIN orders o ON o.customer_id = c.id "
+    "WHERE c.created > '2024-01-01' GROUP BY c.region ORDER BY c.region",
+    "SELECT id FROM orders WHERE amount BETWEEN 100 AND 400 AND status = 'paid' ORDER BY id",
+    "SELECT o.id FROM orders o JOIN customers c ON c.id = o.customer_id "
+    "WHERE c.region = 'east' AND o.status = 'new' ORDER BY o.created DESC, o.id LIMIT 5",
+    "SELECT COUNT(*) FROM customers WHERE created BETWEEN '2021-01-01' AND '2023-12-31'",
+    "SELECT COUNT(*) FROM orders WHERE amount > 900",
+    "SELECT COUNT(*) FROM orders WHERE amount > 300",
+    "SELECT COUNT(*) FROM orders WHERE customer_id IN (1, 2, 3, 4, 5) AND amount > 500",
+    "SELECT COUNT(*) FROM orders WHERE customer_id IN (10, 20) AND amount > 500",
+    "SELECT status, MAX(created) FROM orders WHERE created < '2022-01-01' GROUP BY status ORDER BY status",
+    "UPDATE orders SET note = 'touched' WHERE id = 5",
+]
+
+
+GROUPED = "select concat (region, ?) as r, count (*), max (email) from customers group by r"
+
+
+def _capture_slow_log(dump: Path, sha: str) -> str:
+    """Load the dump on MariaDB 10.11, log every statement (long_query_time=0) while QUERIES run."""
+    provisioner = lab_provisioner("mariadb-10.11", ports.DUMP_SOURCE, suffix="slowlog")
+    log_inner = f"{provisioner.inner_dir}/slow.log"
+    log_file = provisioner.root / log_inner.lstrip("/")
+    log_file.unlink(missing_ok=True)  # the server appends to a log an earlier session left
+    try:
+        endpoint = provisioner.start([])
+        setup = endpoint.connect()
+        execute(setup, "CREATE DATABASE shop")
+        load_dump(endpoint, "mariadb", dump, "shop")
+        execute(setup, f"SET GLOBAL slow_query_log_file = '{log_inner}'", "SET GLOBAL long_query_time = 0")
+        execute(setup, "SET GLOBAL slow_query_log = ON")
+        workload = endpoint.connect(database="shop")  # a new session takes long_query_time = 0
+        for sql in QUERIES:
+            with workload.cursor() as cursor:
+                cursor.execute(sql)
+                cursor.fetchall()
+        workload.close()
+        execute(setup, "SET GLOBAL slow_query_log = OFF")
+        setup.close()
+        return log_file.read_text()
+    finally:
+        provisioner.stop()
+
+
+@pytest.fixture(scope="module")
+def replayed(shop_dump: Path) -> tuple[ParsedSource, list[VariantReplay], list[FingerprintReport]]:
+    sha = file_sha256(shop_dump)
+    source = parse_source(_capture_slow_log(shop_dump, sha))
+    dataset = DumpDataset(shop_dump, sha, "shop")
+    replays = []
+    for name in VARIANTS:
+        provisioner = lab_provisioner(name, ports.UNIT_TARGETS[name], suffix="replay")
+        replays.append(replay_variant(name, provisioner, [], dataset, source.statements, repeats=5))
+    return source, replays, compare(source.statements, replays)
+
+
+def _report(reports: list[FingerprintReport], fingerprint: str) -> FingerprintReport:
+    """The report of one fingerprint, or of the only one starting with `fingerprint` + " ("."""
+    found = [
+        r for r in reports if r.fingerprint == fingerprint or r.fingerprint.startswith(f"{fingerprint} (")
+    ]
+    assert len(found) == 1, [r.fingerprint for r in reports]
+    return found[0]
+
+
+def _diff(report: FingerprintReport, variant: str) -> Any:
+    return next(d for d in report.statements[0].diffs if d.variant == variant)
+
+
+def test_slow_log_of_the_lab_server_parses_with_database_and_skips_the_write(replayed: Any) -> None:
+    source, _, _ = replayed
+    assert source.format == "slow"
+    assert len(source.statements) == len(QUERIES) - 1
+    assert {s.database for s in source.statements} == {"shop"}
+    # read-only mode: the UPDATE is skipped (so is the SET GLOBAL that turned the log off)
+    assert "update orders set note = ? where id = ?" in [s.fingerprint for s in source.skipped_writes]
+
+
+@pytest.mark.parametrize("function", ["select md5", "select sha1", "select password"])
+def test_hash_functions_error_on_mysql_97_only(replayed: Any, function: str) -> None:
+    _, _, reports = replayed
+    report = _report(reports, function)
+    outcomes = report.statements[0].outcomes
+    assert outcomes["mariadb-10.11"]["error_code"] is None and outcomes["mariadb-11.8"]["error_code"] is None
+    assert outcomes["mysql-9.7"]["error_code"] is not None, outcomes["mysql-9.7"]
+    assert _diff(report, "mysql-9.7").error and not _diff(report, "mariadb-11.8").error
+    assert report.group == "breaks"
+
+
+def test_group_by_without_order_by_differs_in_order_only_on_mysql(replayed: Any) -> None:
+    _, _, reports = replayed
+    unordered = _diff(_report(reports, GROUPED), "mysql-9.7")
+    assert unordered.ordering_only and unordered.unordered_query and not unordered.result
+    ordered = _report(reports, f"{GROUPED} order by r")
+    assert not any(d.ordering_only or d.result for d in ordered.statements[0].diffs)
+
+
+def test_a_plan_changes_between_mariadb_1011_and_118(replayed: Any) -> None:
+    _, _, reports = replayed
+    changed = [
+        r
+        for r in reports
+        if any(d.plan for s in r.statements for d in s.diffs if d.variant == "mariadb-11.8")
+    ]
+    plans = {r.fingerprint: [o["plan"] for o in r.statements[0].outcomes.values()] for r in reports}
+    assert changed, plans
+    print("plan changes 10.11 -> 11.8:", *(f"{r.fingerprint}: {plans[r.fingerprint][:2]}" for r in changed))
+    assert exit_bits(reports) & EXIT_PLAN_CHANGES and exit_bits(reports) & EXIT_BREAKS
+
+
+def test_every_fingerprint_has_a_median_per_variant_and_a_verdict(replayed: Any) -> None:
+    _, replays, reports = replayed
+    assert replays[0].load is not None and replays[0].tables
+    for report in reports:
+        if any(report.fingerprint.startswith(f"select {f} (") for f in ("md5", "sha1", "password")):
+            continue  # no time on MySQL 9.7, where they error
+        assert all(report.median_s[name] is not None for name in VARIANTS), report.fingerprint
+        assert set(report.ratios) == {"mariadb-11.8", "mysql-9.7"}
+        assert all(r["verdict"] is not None for r in report.ratios.values())
+
+
+def test_a_default_database_the_dump_lacks_is_that_statements_error(shop_dump: Path) -> None:
+    dataset = DumpDataset(shop_dump, file_sha256(shop_dump), "shop")
+    statements = parse_source(
+        "USE shop;\nSELECT COUNT(*) FROM orders;\nUSE crm;\nSELECT COUNT(*) FROM people;"
+    ).statements
+    provisioner = lab_provisioner("mariadb-10.11", ports.UNIT_TARGETS["mariadb-10.11"], suffix="replay")
+    one = replay_variant("mariadb-10.11", provisioner, [], dataset, statements, repeats=2)
+    assert one.outcomes[0].row_count == 1 and one.times[0][0] is not None
+    assert one.outcomes[1].error_code == 1049 and "'crm'" in (one.outcomes[1].error_message or "")
+    assert one.times[1] == [None, None]

@@ -1,0 +1,99 @@
+"""`upgradelab datasets`: add (upload, streamed), list, show, delete; through the API."""
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import typer
+
+from upgradelab.api_client import TokenOption, _default_api, _error_text, _headers
+
+datasets_app = typer.Typer(
+    help="Datasets: SQL dumps loaded into every variant's server.", no_args_is_help=True
+)
+ApiOption = Annotated[str | None, typer.Option(help="API base URL; default from settings.")]
+
+
+def _client(api: str | None, token: str | None) -> httpx.Client:
+    return httpx.Client(
+        base_url=api or _default_api(), timeout=httpx.Timeout(30, write=None), headers=_headers(token)
+    )
+
+
+def _call(response: httpx.Response, ok: int = 200) -> Any:
+    if response.status_code != ok:
+        typer.echo(f"refused ({response.status_code}): {_error_text(response)}", err=True)
+        raise typer.Exit(2)
+    return response.json()
+
+
+def _line(dataset: dict[str, Any]) -> str:
+    targets = ", ".join(sorted(dataset["loads"])) or "not loaded yet"
+    size = dataset["size_bytes"] / 1048576
+    return f"{dataset['name']:<24} {size:>9.1f} MB  {dataset['compression']:<5} {targets}"
+
+
+@datasets_app.command("add")
+def add(
+    name: Annotated[str, typer.Argument(help="Dataset name: lower-case letters, digits, - and _.")],
+    file: Annotated[Path, typer.Argument(help="A mysqldump / mariadb-dump file: plain, .gz or .zst.")],
+    on_worker: Annotated[
+        bool, typer.Option(help="FILE is a path on the worker's machine: not uploaded.")
+    ] = False,
+    api: ApiOption = None,
+    token: TokenOption = None,
+) -> None:
+    """Create dataset NAME from a dump: uploaded in 1 MiB blocks with progress on stderr."""
+    with _client(api, token) as client:
+        if on_worker:
+            created = _call(client.post(f"/api/datasets/{name}/from-path", json={"path": str(file)}), 201)
+        else:
+            if not file.is_file():
+                raise typer.BadParameter(f"{file} is not a file", param_hint="FILE")
+            total = file.stat().st_size
+
+            def blocks() -> Iterator[bytes]:
+                sent = 0
+                with file.open("rb") as handle:
+                    while block := handle.read(1 << 20):
+                        sent += len(block)
+                        typer.echo(
+                            f"\ruploading {sent / 1048576:.1f} / {total / 1048576:.1f} MB", err=True, nl=False
+                        )
+                        yield block
+                typer.echo("", err=True)
+
+            headers = {"content-type": "application/octet-stream", "content-length": str(total)}
+            created = _call(client.put(f"/api/datasets/{name}", content=blocks(), headers=headers), 201)
+    typer.echo(_line(created))
+
+
+@datasets_app.command("list")
+def list_datasets(api: ApiOption = None, token: TokenOption = None) -> None:
+    """Every dataset: size, compression, targets it was loaded on."""
+    with _client(api, token) as client:
+        for dataset in _call(client.get("/api/datasets")):
+            typer.echo(_line(dataset))
+
+
+@datasets_app.command("show")
+def show(name: str, api: ApiOption = None, token: TokenOption = None) -> None:
+    """A dataset's tables, rows and size per target it was loaded on."""
+    with _client(api, token) as client:
+        dataset = _call(client.get(f"/api/datasets/{name}"))
+    typer.echo(f"{_line(dataset)}\nsha256 {dataset['sha256']}, database {dataset['database']}")
+    for target, load in sorted(dataset["loads"].items()):
+        typer.echo(f"  {target} ({load.get('version')}):")
+        for table in load.get("tables", []):
+            typer.echo(
+                f"    {table['name']:<32} {table['rows']:>12,} rows {table['bytes'] / 1048576:>9.1f} MB"
+            )
+
+
+@datasets_app.command("delete")
+def delete(name: str, api: ApiOption = None, token: TokenOption = None) -> None:
+    """Delete a dataset and its stored file."""
+    with _client(api, token) as client:
+        _call(client.delete(f"/api/datasets/{name}"))
+    typer.echo(f"dataset {name} deleted", err=True)

@@ -1,0 +1,46 @@
+"""/api/datasets: upload a dump (streamed), register one on the worker's disk, list, inspect, delete."""
+
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Request, status
+from fastapi import Path as PathParam
+
+from upgradelab.datasets import service
+from upgradelab.datasets.schemas import NAME_PATTERN, DatasetFromPath, DatasetRead
+from upgradelab.db import SessionDep
+
+router = APIRouter(prefix="/api/datasets", tags=["datasets"])
+Name = Annotated[str, PathParam(pattern=NAME_PATTERN, description="Lower-case letters, digits, - and _.")]
+
+
+@router.get("", response_model=list[DatasetRead])
+async def list_datasets(session: SessionDep) -> list[DatasetRead]:
+    """Every dataset by name, each with its per-target loads (tables, rows, bytes)."""
+    return [service.to_read(d) for d in await service.list_datasets(session)]
+
+
+@router.get("/{name}", response_model=DatasetRead)
+async def get_dataset(name: Name, session: SessionDep) -> DatasetRead:
+    """One dataset; 404 when unknown."""
+    return service.to_read(await service.get_or_raise(session, name))
+
+
+@router.put("/{name}", response_model=DatasetRead, status_code=status.HTTP_201_CREATED)
+async def upload_dataset(name: Name, request: Request, session: SessionDep) -> DatasetRead:
+    """Create a dataset from the raw request body: a mysqldump / mariadb-dump file, plain, gzip or
+    zstd (`content-type: application/octet-stream`). Streamed to disk, never held in memory; sha256
+    computed on the way. 409 when the name exists, 413 over 20 GiB, 422 when empty."""
+    return service.to_read(await service.create_from_stream(session, name, request.stream()))
+
+
+@router.post("/{name}/from-path", response_model=DatasetRead, status_code=status.HTTP_201_CREATED)
+async def dataset_from_path(name: Name, spec: DatasetFromPath, session: SessionDep) -> DatasetRead:
+    """Create a dataset from a dump already on the worker's machine (copied into the state dir)."""
+    return service.to_read(await service.create_from_path(session, name, Path(spec.path)))
+
+
+@router.delete("/{name}", response_model=DatasetRead)
+async def delete_dataset(name: Name, session: SessionDep) -> DatasetRead:
+    """Delete the dataset and its file; 404 when unknown."""
+    return service.to_read(await service.delete(session, name))

@@ -1,0 +1,142 @@
+"""Datasets: store a dump (streamed, hashed on the fly), list, get, delete, record a load.
+
+Files live in `{state_dir}/datasets/<name>.dump` (the compression is read from the magic bytes, not
+the name). An upload is written to a `.partial` file first and renamed when complete, so a dropped
+upload never leaves a dataset behind.
+"""
+
+import hashlib
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from fastapi import HTTPException, status
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
+
+from upgradelab.datasets.dump import detect
+from upgradelab.datasets.models import Dataset
+from upgradelab.datasets.schemas import DatasetRead
+from upgradelab.settings import get_settings
+
+MAX_BYTES = 20 * 1024**3  # 20 GiB: beyond that a dump belongs on the worker (from a path)
+
+
+def database_of(name: str) -> str:
+    """The default database a dataset loads into: its name with '-' as '_'."""
+    return name.replace("-", "_")
+
+
+def to_read(dataset: Dataset) -> DatasetRead:
+    return DatasetRead(
+        id=dataset.id,
+        name=dataset.name,
+        sha256=dataset.sha256,
+        size_bytes=dataset.size_bytes,
+        compression=dataset.compression,
+        database=database_of(dataset.name),
+        loads=dataset.loads or {},
+        created_at=dataset.created_at,
+    )
+
+
+def _directory() -> Path:
+    directory = get_settings().state_dir / "datasets"
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+async def get_or_raise(session: AsyncSession, name: str) -> Dataset:
+    """The dataset called `name`; 404 naming it otherwise."""
+    dataset = await session.scalar(select(Dataset).where(Dataset.name == name))
+    if dataset is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no dataset named {name!r}")
+    return dataset
+
+
+async def list_datasets(session: AsyncSession) -> list[Dataset]:
+    """Every dataset, by name."""
+    return list(await session.scalars(select(Dataset).order_by(Dataset.name)))
+
+
+async def _refuse_existing(session: AsyncSession, name: str) -> None:
+    if await session.scalar(select(Dataset.id).where(Dataset.name == name)) is not None:
+        raise HTTPException(
+            status.HTTP_409_CONFLICT, f"name: a dataset named {name!r} exists; delete it first"
+        )
+
+
+async def create_from_stream(session: AsyncSession, name: str, chunks: AsyncIterator[bytes]) -> Dataset:
+    """Write the request body to the dataset's file as it arrives (sha256 on the fly); 413 past
+    MAX_BYTES, 422 for an empty body, 409 when the name is taken."""
+    await _refuse_existing(session, name)
+    final = anyio.Path(await anyio.to_thread.run_sync(_directory)) / f"{name}.dump"
+    partial = final.with_suffix(".partial")
+    digest, size, head = hashlib.sha256(), 0, b""
+    try:
+        async with await anyio.open_file(partial, "wb") as out:
+            async for chunk in chunks:
+                size += len(chunk)
+                if size > MAX_BYTES:
+                    raise HTTPException(status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, "body: dump over 20 GiB")
+                if len(head) < 4:
+                    head += chunk[:4]
+                digest.update(chunk)
+                await out.write(chunk)
+        if size == 0:
+            raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "body: the dump is empty")
+        await partial.rename(final)
+    finally:
+        await partial.unlink(missing_ok=True)
+    dataset = Dataset(
+        name=name,
+        path=str(final),
+        sha256=digest.hexdigest(),
+        size_bytes=size,
+        compression=detect(head),
+        loads={},
+    )
+    session.add(dataset)
+    await session.commit()
+    await session.refresh(dataset)
+    return dataset
+
+
+async def create_from_path(session: AsyncSession, name: str, source: Path) -> Dataset:
+    """Copy a dump on this machine into the state dir; 422 naming `path` when it is not a file."""
+    await _refuse_existing(session, name)
+    if not await anyio.Path(source).is_file():
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, f"path: {source} is not a file")
+
+    async def read() -> AsyncIterator[bytes]:
+        async with await anyio.open_file(source, "rb") as handle:
+            while block := await handle.read(1 << 20):
+                yield block
+
+    return await create_from_stream(session, name, read())
+
+
+async def delete(session: AsyncSession, name: str) -> Dataset:
+    """Remove the row and the file (servers that loaded it keep their copy until the datadir goes)."""
+    dataset = await get_or_raise(session, name)
+    await anyio.Path(dataset.path).unlink(missing_ok=True)
+    await session.delete(dataset)
+    await session.commit()
+    return dataset
+
+
+def record_load(session: Session, dataset_id: int, target: str, load: dict[str, Any]) -> None:
+    """Store what loading the dataset on `target` gave (the worker, sync session; committed)."""
+    dataset = session.get(Dataset, dataset_id)
+    if dataset is not None:
+        dataset.loads = {**(dataset.loads or {}), target: load}
+        session.commit()
+
+
+def remove_all_files() -> None:
+    """Delete the datasets directory (tests' clean-up)."""
+    shutil.rmtree(get_settings().state_dir / "datasets", ignore_errors=True)

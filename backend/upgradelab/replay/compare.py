@@ -1,0 +1,219 @@
+"""What changes between variants, per statement and per fingerprint; the first variant is the baseline.
+
+Per statement, each other variant against the baseline:
+- `error`: the error code differs (one errors, the other not, or another code);
+- `warnings`: the set of warning codes differs;
+- `result`: row count or the order-insensitive checksum differs;
+- `ordering_only`: same rows, another order; `unordered_query` when the query has no ORDER BY
+  (it relied on an order the server never promised, e.g. GROUP BY's implicit sort, gone in MySQL 8.0);
+- `plan`: the (table, access type, key) join sequence differs (both plans kept).
+Per fingerprint and variant: the median over repeats of the fingerprint's time (the sum over its
+sampled statements in one repeat), the ratio to the baseline with a seeded bootstrap 95% interval and
+a verdict (results/bootstrap.py). TIME_STATISTICS is the hook where the round statistics of issue 12
+(per-round medians) replace the repeats.
+
+Fingerprint groups, first match: breaks (an error, result or unordered-query ordering difference),
+plan changes, slower (regression), faster (improvement), same.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from upgradelab.replay.engine import VariantReplay
+from upgradelab.replay.outcomes import Outcome
+from upgradelab.replay.sources import SourceStatement
+from upgradelab.results.bootstrap import RatioInterval, ratio_interval, statistic, verdict
+
+Group = Literal["breaks", "plan changes", "slower", "faster", "same"]
+GROUPS: tuple[Group, ...] = ("breaks", "plan changes", "slower", "faster", "same")
+THRESHOLD = 0.10  # a verdict needs the whole interval beyond 1 and at least a 10 % change
+# Exit status bits of `upgradelab replay`, as pt-upgrade's: results/errors, regressions, plans.
+EXIT_BREAKS, EXIT_REGRESSIONS, EXIT_PLAN_CHANGES = 1, 2, 4
+
+TimeStatistics = Callable[[Sequence[float], Sequence[float]], tuple[RatioInterval | None, str | None]]
+
+
+def bootstrap_statistics(
+    baseline: Sequence[float], variant: Sequence[float]
+) -> tuple[RatioInterval | None, str | None]:
+    """Ratio of medians with a seeded bootstrap interval over the repeats, and its verdict."""
+    interval = ratio_interval(baseline, variant, "median")
+    return interval, verdict(interval, THRESHOLD)
+
+
+TIME_STATISTICS: TimeStatistics = bootstrap_statistics
+
+
+@dataclass
+class StatementDiff:
+    """One statement on one variant against the baseline (see module docstring)."""
+
+    variant: str
+    error: bool
+    warnings: bool
+    result: bool
+    ordering_only: bool
+    unordered_query: bool
+    plan: bool
+
+    @property
+    def breaks(self) -> bool:
+        return self.error or self.result or (self.ordering_only and self.unordered_query)
+
+
+@dataclass
+class StatementReport:
+    """A statement, its outcome per variant (name -> Outcome.as_dict) and its diffs."""
+
+    statement: SourceStatement
+    outcomes: dict[str, dict[str, Any]]
+    diffs: list[StatementDiff]
+
+
+@dataclass
+class FingerprintReport:
+    """A fingerprint: its group, statements, median seconds per variant, ratio/interval/verdict per
+    non-baseline variant."""
+
+    fingerprint_id: str
+    fingerprint: str
+    group: Group
+    statements: list[StatementReport]
+    median_s: dict[str, float | None]
+    ratios: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def _plan_key(outcome: Outcome) -> list[tuple[str, str | None, str | None]]:
+    return [(step.table, step.access_type, step.key) for step in outcome.plan]
+
+
+def diff(base: Outcome, other: Outcome, statement: SourceStatement, variant: str) -> StatementDiff:
+    """Compare one statement's outcome on a variant with the baseline's."""
+    both_ran = base.error_code is None and other.error_code is None
+    result = both_ran and (
+        base.row_count != other.row_count or base.checksum_unordered != other.checksum_unordered
+    )
+    ordering = both_ran and not result and base.checksum_ordered != other.checksum_ordered
+    return StatementDiff(
+        variant=variant,
+        error=base.error_code != other.error_code,
+        warnings={w[1] for w in base.warnings} != {w[1] for w in other.warnings},
+        result=result,
+        ordering_only=ordering,
+        unordered_query=ordering and "order by" not in statement.fingerprint,
+        plan=both_ran and _plan_key(base) != _plan_key(other),
+    )
+
+
+def _fingerprint_times(replay: VariantReplay, indexes: list[int]) -> list[float]:
+    """Per repeat, the sum over the fingerprint's statements; a repeat with an error is left out."""
+    out = []
+    for repeat in range(len(replay.times[indexes[0]]) if indexes else 0):
+        values = [replay.times[i][repeat] for i in indexes]
+        if all(v is not None for v in values):
+            out.append(sum(v for v in values if v is not None))
+    return out
+
+
+def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> list[FingerprintReport]:
+    """Fingerprint reports in source order of their first statement (see module docstring)."""
+    base = replays[0]
+    by_fingerprint: dict[str, list[int]] = {}
+    for index, statement in enumerate(statements):
+        by_fingerprint.setdefault(statement.fingerprint_id, []).append(index)
+    reports = []
+    for fid, indexes in by_fingerprint.items():
+        statement_reports = [
+            StatementReport(
+                statements[i],
+                {r.name: r.outcomes[i].as_dict() for r in replays},
+                [diff(base.outcomes[i], r.outcomes[i], statements[i], r.name) for r in replays[1:]],
+            )
+            for i in indexes
+        ]
+        base_times = _fingerprint_times(base, indexes)
+        medians = {r.name: statistic(_fingerprint_times(r, indexes), "median") for r in replays}
+        ratios: dict[str, dict[str, Any]] = {}
+        for replay in replays[1:]:
+            interval, said = TIME_STATISTICS(base_times, _fingerprint_times(replay, indexes))
+            ratios[replay.name] = {
+                "ratio": interval.ratio if interval else None,
+                "low": interval.low if interval else None,
+                "high": interval.high if interval else None,
+                "verdict": said,
+            }
+        diffs = [d for s in statement_reports for d in s.diffs]
+        verdicts = {r["verdict"] for r in ratios.values()}
+        group: Group = (
+            "breaks" if any(d.breaks for d in diffs)
+            else "plan changes" if any(d.plan for d in diffs)
+            else "slower" if "regression" in verdicts
+            else "faster" if "improvement" in verdicts
+            else "same"
+        )  # fmt: skip
+        reports.append(
+            FingerprintReport(
+                fid, statements[indexes[0]].fingerprint, group, statement_reports, medians, ratios
+            )
+        )
+    return reports
+
+
+def exit_bits(reports: list[FingerprintReport]) -> int:
+    """pt-upgrade-like exit status: 1 result/error differences, 2 regressions, 4 plan changes."""
+    bits = 0
+    for report in reports:
+        diffs = [d for s in report.statements for d in s.diffs]
+        if any(d.breaks for d in diffs):
+            bits |= EXIT_BREAKS
+        if any(d.plan for d in diffs):
+            bits |= EXIT_PLAN_CHANGES
+        if any(r["verdict"] == "regression" for r in report.ratios.values()):
+            bits |= EXIT_REGRESSIONS
+    return bits
+
+
+def report_document(
+    statements: list[SourceStatement], replays: list[VariantReplay], reports: list[FingerprintReport]
+) -> dict[str, Any]:
+    """The stored report (JSON): {"baseline", "variants": [{"name", "version", "loaded", "tables"}],
+    "groups": {group: count}, "exit_bits", "fingerprints": [{"fingerprint_id", "fingerprint",
+    "group", "median_s": {variant: s}, "ratios": {variant: {"ratio", "low", "high", "verdict"}},
+    "statements": [{"sql", "database", "outcomes": {variant: Outcome}, "diffs": [...]}]}]}."""
+    fingerprints = []
+    for report in reports:
+        fingerprints.append(
+            {
+                "fingerprint_id": report.fingerprint_id,
+                "fingerprint": report.fingerprint,
+                "group": report.group,
+                "median_s": report.median_s,
+                "ratios": report.ratios,
+                "statements": [
+                    {
+                        "sql": one.statement.sql,
+                        "database": one.statement.database,
+                        "outcomes": one.outcomes,
+                        "diffs": [{**asdict(d), "breaks": d.breaks} for d in one.diffs],
+                    }
+                    for one in report.statements
+                ],
+            }
+        )
+    return {
+        "baseline": replays[0].name,
+        "variants": [
+            {
+                "name": r.name,
+                "version": r.version,
+                "loaded": None if r.load is None else asdict(r.load),
+                "tables": [asdict(t) for t in r.tables],
+            }
+            for r in replays
+        ],
+        "groups": {group: sum(1 for r in reports if r.group == group) for group in GROUPS},
+        "exit_bits": exit_bits(reports),
+        "statements": len(statements),
+        "fingerprints": fingerprints,
+    }

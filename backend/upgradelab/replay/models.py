@@ -1,0 +1,34 @@
+"""A replay run: a query source replayed on a dataset across variants, and its stored report."""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from upgradelab.db import Base, utcnow
+
+
+class ReplayRun(Base):
+    """Row of `replay_run`. status: queued | running | succeeded | failed. `variants`: [{"name",
+    "target", "preset", "options"}]; `statements` / `skipped_writes`: the parsed source (sources.py);
+    `report`: compare.report_document() once succeeded; `progress`: the current step."""
+
+    __tablename__ = "replay_run"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    dataset_id: Mapped[int] = mapped_column(ForeignKey("dataset.id", ondelete="CASCADE"))
+    source_format: Mapped[str] = mapped_column(String(16))
+    variants: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    repeats: Mapped[int]
+    sample: Mapped[int]
+    allow_writes: Mapped[bool] = mapped_column(default=False)
+    statements: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    skipped_writes: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    ended_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -1,0 +1,50 @@
+"""API shapes of replay runs."""
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from upgradelab.replay.sources import DEFAULT_SAMPLE
+
+MAX_QUERIES_CHARS = 50_000_000
+
+
+class ReplayCreate(BaseModel):
+    """A replay: `queries` (the text of a plain SQL file, slow log or general log; `format` detected
+    unless given) replayed on dataset `dataset` on every variant (TARGET[:PRESET], the first is the
+    baseline) `repeats` times, at most `sample` statements per fingerprint; writes only with
+    allow_writes, and then only on disposable targets."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, max_length=200)
+    dataset: str = Field(min_length=1, max_length=64)
+    queries: str = Field(min_length=1, max_length=MAX_QUERIES_CHARS)
+    format: Literal["sql", "slow", "general"] | None = None
+    variants: list[str] = Field(min_length=1, max_length=8)
+    repeats: int = Field(5, ge=1, le=1000)
+    sample: int = Field(DEFAULT_SAMPLE, ge=1, le=1000)
+    allow_writes: bool = False
+
+
+class ReplayRead(BaseModel):
+    """A replay run; `report` (see compare.report_document) once it succeeded, and only from
+    GET /api/replays/{id}."""
+
+    id: int
+    name: str
+    dataset: str | None
+    status: str
+    source_format: str
+    variants: list[dict[str, Any]]
+    repeats: int
+    sample: int
+    allow_writes: bool
+    statements: int
+    skipped_writes: list[dict[str, Any]]
+    progress: dict[str, Any] | None
+    error: str | None
+    created_at: datetime
+    ended_at: datetime | None
+    report: dict[str, Any] | None = None

@@ -1,0 +1,116 @@
+"""Replay runs on the API side: validate and store (parsing the source there, so a bad source is a
+422 naming `queries`), queue for the worker, read back."""
+
+from dataclasses import asdict
+
+from anyio import to_thread
+from fastapi import HTTPException, status
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from upgradelab.datasets import service as datasets
+from upgradelab.datasets.models import Dataset
+from upgradelab.experiments.variants import VariantError, resolve_variant
+from upgradelab.replay.models import ReplayRun
+from upgradelab.replay.schemas import ReplayCreate, ReplayRead
+from upgradelab.replay.sources import SourceError, parse_source
+from upgradelab.targets.models import Target
+from upgradelab.worker import EXECUTE_REPLAY, celery_app
+
+
+def _unprocessable(field: str, message: str) -> HTTPException:
+    return HTTPException(
+        status.HTTP_422_UNPROCESSABLE_ENTITY,
+        [{"loc": ["body", field], "msg": message, "type": "value_error"}],
+    )
+
+
+async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for index, text in enumerate(spec.variants):
+        target_name, _, preset = text.partition(":")
+        target = await session.scalar(select(Target).where(Target.name == target_name))
+        if target is None:
+            raise _unprocessable("variants", f"variants[{index}]: no target named {target_name!r}")
+        try:
+            variant = resolve_variant(target_name, preset or "default", name=text)
+        except VariantError as error:
+            raise _unprocessable("variants", f"variants[{index}]: {error}") from error
+        if variant.redo_log != "enabled":
+            raise _unprocessable("variants", f"variants[{index}]: replay takes startup-option presets only")
+        if spec.allow_writes and not target.disposable:
+            raise _unprocessable(
+                "allow_writes", f"writes replay only on disposable targets; {target_name} is not"
+            )
+        out.append(
+            {"name": text, "target": target_name, "preset": variant.preset, "options": variant.option_lines()}
+        )
+    if len({v["name"] for v in out}) != len(out):
+        raise _unprocessable("variants", "each variant once")
+    return out
+
+
+async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
+    """Store a queued replay run and send it to the worker."""
+    dataset = await datasets.get_or_raise(session, spec.dataset)
+    variants = await _variants(session, spec)
+    try:
+        parsed = await to_thread.run_sync(
+            lambda: parse_source(
+                spec.queries, sample=spec.sample, allow_writes=spec.allow_writes, fmt=spec.format
+            )
+        )
+    except SourceError as error:
+        raise _unprocessable("queries", str(error)) from error
+    replay = ReplayRun(
+        name=spec.name or f"{dataset.name}: {len(parsed.statements)} statements on {len(variants)} variants",
+        dataset_id=dataset.id,
+        source_format=parsed.format,
+        variants=variants,
+        repeats=spec.repeats,
+        sample=spec.sample,
+        allow_writes=spec.allow_writes,
+        statements=[asdict(s) for s in parsed.statements],
+        skipped_writes=[asdict(s) for s in parsed.skipped_writes],
+        status="queued",
+    )
+    session.add(replay)
+    await session.commit()
+    await session.refresh(replay)
+    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_REPLAY, args=[replay.id]))
+    return replay
+
+
+async def get_or_raise(session: AsyncSession, replay_id: int) -> ReplayRun:
+    """The replay run; 404 naming it otherwise."""
+    replay = await session.get(ReplayRun, replay_id)
+    if replay is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no replay run {replay_id}")
+    return replay
+
+
+async def list_replays(session: AsyncSession, limit: int = 100) -> list[ReplayRun]:
+    """The newest replay runs first."""
+    return list(await session.scalars(select(ReplayRun).order_by(ReplayRun.id.desc()).limit(limit)))
+
+
+async def to_read(session: AsyncSession, replay: ReplayRun, *, with_report: bool) -> ReplayRead:
+    dataset = await session.get(Dataset, replay.dataset_id)
+    return ReplayRead(
+        id=replay.id,
+        name=replay.name,
+        dataset=dataset.name if dataset else None,
+        status=replay.status,
+        source_format=replay.source_format,
+        variants=replay.variants,
+        repeats=replay.repeats,
+        sample=replay.sample,
+        allow_writes=replay.allow_writes,
+        statements=len(replay.statements),
+        skipped_writes=replay.skipped_writes,
+        progress=replay.progress,
+        error=replay.error,
+        created_at=replay.created_at,
+        ended_at=replay.ended_at,
+        report=replay.report if with_report else None,
+    )

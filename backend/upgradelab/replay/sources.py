@@ -1,0 +1,186 @@
+"""Query sources: a plain SQL file, a MySQL/MariaDB slow query log or a general query log -> the
+statements to replay, each with its default database and fingerprint, sampled per fingerprint.
+
+Formats as pt-query-digest reads them:
+- slow log: `# Time:` / `# User@Host:` / `# Query_time:` headers, then optional `use db;` and
+  `SET timestamp=N;` lines, then the statement up to its `;` (the server's own start-up banner lines
+  are skipped);
+- general log: `<time> <thread id> <Command>\\t<argument>` (MySQL: ISO time; MariaDB: `YYMMDD hh:mm:ss`
+  or blank when unchanged); a line without that prefix continues the previous argument; `Query`
+  entries are statements, `Init DB` and `Connect ... on db` set the thread's default database;
+- plain SQL: split by sqlparse; `USE db` sets the default database of what follows.
+
+Replay is read-only by default: a statement that writes (fingerprint.is_read_only is False) is kept
+out and listed in `skipped_writes`, unless allow_writes (disposable targets only).
+"""
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Literal
+
+import sqlparse
+
+from upgradelab.replay.fingerprint import fingerprint, fingerprint_id, is_read_only, statement_kind
+
+SourceFormat = Literal["sql", "slow", "general"]
+DEFAULT_SAMPLE = 10
+
+_SLOW_HEADER = re.compile(
+    r"^# (Time|User@Host|Query_time|Thread_id|Schema|QC_hit|Full_scan|Filesort|Rows_|Bytes_)"
+)
+_SLOW_BANNER = re.compile(
+    r"^(\S+, Version: .* started with:|Tcp port: .*|Time\s+Id\s+Command\s+Argument)\s*$"
+)
+_USE = re.compile(r"^\s*use\s+`?([A-Za-z0-9_$]+)`?\s*;?\s*$", re.IGNORECASE)
+_SET_TIMESTAMP = re.compile(r"^\s*SET\s+timestamp\s*=\s*\d+\s*;\s*$", re.IGNORECASE)
+_SLOW_SCHEMA = re.compile(r"\bSchema: (\S+)")
+_GENERAL_ENTRY = re.compile(
+    r"^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?|\d{6}\s+\d?\d:\d\d:\d\d)?"
+    r"\s+(?P<thread>\d+)\s(?P<command>[A-Z][A-Za-z ]*?)\t(?P<argument>.*)$"
+)
+_CONNECT_DB = re.compile(r"\bon (\S+)")
+# whole-line comments before a statement of a plain file (`/* ... */` stays: it may be a hint)
+_LEADING_COMMENTS = re.compile(r"\A(?:\s*(?:--|#)[^\n]*\n)+")
+
+
+class SourceError(ValueError):
+    """The file is none of the three formats, or holds no statement."""
+
+
+@dataclass(frozen=True)
+class SourceStatement:
+    """One statement to replay: its text, default database (None: the dataset's), fingerprint and id,
+    first keyword, and its position in the source (0-based)."""
+
+    sql: str
+    database: str | None
+    fingerprint: str
+    fingerprint_id: str
+    kind: str
+    position: int
+
+
+@dataclass
+class ParsedSource:
+    """`statements` to replay (at most `sample` per fingerprint), `skipped_writes` (statements that
+    write, left out in read-only mode), `total` statements read and `classes` = fingerprints seen."""
+
+    format: SourceFormat
+    statements: list[SourceStatement] = field(default_factory=list)
+    skipped_writes: list[SourceStatement] = field(default_factory=list)
+    total: int = 0
+    classes: int = 0
+
+
+def detect_format(text: str) -> SourceFormat:
+    """slow when a `# Query_time:` header is there, general when lines look like general log entries,
+    otherwise plain SQL."""
+    head = text[:200_000]
+    if re.search(r"^# Query_time:", head, re.MULTILINE):
+        return "slow"
+    entries = sum(1 for line in head.splitlines()[:200] if _GENERAL_ENTRY.match(line))
+    if entries and re.search(r"\tQuery\t|\sQuery\t", head):
+        return "general"
+    return "sql"
+
+
+def _slow(text: str) -> list[tuple[str, str | None]]:
+    out: list[tuple[str, str | None]] = []
+    database: str | None = None
+    buffer: list[str] = []
+    for line in text.splitlines():
+        if _SLOW_BANNER.match(line):
+            continue
+        if _SLOW_HEADER.match(line):
+            if buffer:  # a statement without its closing ';' (the log was cut)
+                out.append(("\n".join(buffer), database))
+                buffer = []
+            schema = _SLOW_SCHEMA.search(line)
+            if schema:
+                database = schema[1]
+            continue
+        if not buffer:
+            use = _USE.match(line)
+            if use:
+                database = use[1]
+                continue
+            if _SET_TIMESTAMP.match(line) or not line.strip():
+                continue
+        buffer.append(line)
+        if line.rstrip().endswith(";"):
+            out.append(("\n".join(buffer), database))
+            buffer = []
+    if buffer:
+        out.append(("\n".join(buffer), database))
+    return out
+
+
+def _general(text: str) -> list[tuple[str, str | None]]:
+    entries: list[list[str]] = []  # [thread, command, argument]
+    for line in text.splitlines():
+        match = _GENERAL_ENTRY.match(line)
+        if match:
+            entries.append([match["thread"], match["command"].strip(), match["argument"]])
+        elif entries and not _SLOW_BANNER.match(line):
+            entries[-1][2] += "\n" + line
+    databases: dict[str, str | None] = defaultdict(lambda: None)
+    out: list[tuple[str, str | None]] = []
+    for thread, command, argument in entries:
+        if command == "Init DB":
+            databases[thread] = argument.strip() or None
+        elif command == "Connect":
+            on = _CONNECT_DB.search(argument)
+            databases[thread] = on[1] if on else None
+        elif command == "Query":
+            use = _USE.match(argument)
+            if use:
+                databases[thread] = use[1]
+            else:
+                out.append((argument, databases[thread]))
+    return out
+
+
+def _plain(text: str) -> list[tuple[str, str | None]]:
+    out: list[tuple[str, str | None]] = []
+    database: str | None = None
+    for statement in sqlparse.split(text):
+        statement = _LEADING_COMMENTS.sub("", statement)
+        use = _USE.match(statement)
+        if use:
+            database = use[1]
+        elif statement.strip().rstrip(";").strip():
+            out.append((statement, database))
+    return out
+
+
+def parse_source(
+    text: str, *, sample: int = DEFAULT_SAMPLE, allow_writes: bool = False, fmt: SourceFormat | None = None
+) -> ParsedSource:
+    """Statements of a source (format detected unless given), at most `sample` per fingerprint in
+    source order; writes skipped unless allow_writes. SourceError when nothing is left to replay."""
+    if sample < 1:
+        raise SourceError("sample: at least 1 statement per fingerprint")
+    fmt = fmt or detect_format(text)
+    raw = {"slow": _slow, "general": _general, "sql": _plain}[fmt](text)
+    parsed = ParsedSource(fmt)
+    taken: dict[str, int] = defaultdict(int)
+    for position, (sql, database) in enumerate(raw):
+        sql = sql.strip().rstrip(";").strip()
+        if not sql:
+            continue
+        parsed.total += 1
+        text_fp = fingerprint(sql)
+        one = SourceStatement(sql, database, text_fp, fingerprint_id(text_fp), statement_kind(sql), position)
+        if not allow_writes and not is_read_only(sql):
+            parsed.skipped_writes.append(one)
+            continue
+        taken[one.fingerprint_id] += 1
+        if taken[one.fingerprint_id] <= sample:
+            parsed.statements.append(one)
+    parsed.classes = len(taken)
+    if not parsed.statements:
+        skipped = len(parsed.skipped_writes)
+        why = f" ({skipped} writes skipped in read-only mode)" if skipped else ""
+        raise SourceError(f"no statement to replay in this {fmt} source{why}")
+    return parsed

@@ -1,0 +1,22 @@
+"""Celery task of the replay domain."""
+
+from celery import Task
+from redis import Redis
+
+from upgradelab.replay.runner import TargetsBusy, execute_replay
+from upgradelab.settings import get_settings
+from upgradelab.worker import EXECUTE_REPLAY, celery_app
+
+BUSY_RETRY_S = 2.0
+
+
+@celery_app.task(name=EXECUTE_REPLAY, bind=True, max_retries=None, soft_time_limit=6 * 3600)
+def execute(self: Task, replay_id: int) -> str | None:  # type: ignore[type-arg]
+    """Execute replay run `replay_id`; while a target is busy, retry every 2 s (it stays queued)."""
+    redis = Redis.from_url(get_settings().redis_url)
+    try:
+        return execute_replay(replay_id, redis)
+    except TargetsBusy as busy:
+        raise self.retry(countdown=BUSY_RETRY_S, exc=busy) from busy
+    finally:
+        redis.close()

@@ -1,0 +1,65 @@
+import type { Dataset } from '../../api/replay'
+
+const MB = 1024 * 1024
+
+interface Props {
+  dataset: Dataset
+  open: boolean
+  onToggle: () => void
+  onDelete: () => void
+}
+
+/** One dataset; opened, its tables (rows, MB) on each target it was loaded on. */
+export function DatasetRow({ dataset, open, onToggle, onDelete }: Props) {
+  const targets = Object.keys(dataset.loads).sort()
+  return (
+    <>
+      <tr data-testid={`dataset-${dataset.name}`}>
+        <td>
+          <button type="button" className="btn btn-secondary btn-small" onClick={onToggle} aria-expanded={open}>
+            {open ? '▾' : '▸'} {dataset.name}
+          </button>
+        </td>
+        <td>{(dataset.size_bytes / MB).toFixed(1)} MB</td>
+        <td>{dataset.compression}</td>
+        <td>
+          <code>{dataset.database}</code>
+        </td>
+        <td>{targets.length ? targets.join(', ') : <span className="muted">not loaded yet</span>}</td>
+        <td>
+          <button
+            type="button"
+            className="btn btn-danger btn-small"
+            onClick={() => window.confirm(`Delete dataset ${dataset.name}?`) && onDelete()}
+          >
+            Delete
+          </button>
+        </td>
+      </tr>
+      {open && (
+        <tr>
+          <td colSpan={6}>
+            <div className="muted">sha256 {dataset.sha256}</div>
+            {targets.map((target) => (
+              <div key={target} data-testid={`dataset-load-${target}`}>
+                <strong>{target}</strong> ({dataset.loads[target].version}
+                {dataset.loads[target].reused ? ', reused' : `, loaded in ${dataset.loads[target].elapsed_s} s`})
+                <table className="table">
+                  <tbody>
+                    {dataset.loads[target].tables.map((table) => (
+                      <tr key={table.name}>
+                        <td>{table.name}</td>
+                        <td>{table.rows.toLocaleString()} rows</td>
+                        <td>{(table.bytes / MB).toFixed(2)} MB</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            ))}
+          </td>
+        </tr>
+      )}
+    </>
+  )
+}

@@ -1,0 +1,55 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { replayApi } from '../../api/replay'
+import { ErrorBox } from '../../components/ErrorBox'
+import { DatasetRow } from './DatasetRow'
+import { UploadForm } from './UploadForm'
+
+/** /datasets: SQL dumps to load into every variant's server; upload, inspect per target, delete. */
+export function DatasetsPage() {
+  const queryClient = useQueryClient()
+  const datasets = useQuery({ queryKey: ['datasets'], queryFn: replayApi.datasets, refetchInterval: 5000 })
+  const [open, setOpen] = useState<string | null>(null)
+  const remove = useMutation({
+    mutationFn: replayApi.deleteDataset,
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['datasets'] }),
+  })
+  return (
+    <div className="page">
+      <div className="page-header">
+        <h1>Datasets</h1>
+      </div>
+      <p className="muted">
+        A dataset is a <code>mysqldump</code> / <code>mariadb-dump</code> file (plain, gzip or zstd). Each variant's
+        server loads it with its own client, so <code>DELIMITER</code>, routines, triggers and views load as they do
+        for a DBA. Replay queries on it from <a href="/replays">Replays</a>.
+      </p>
+      <UploadForm onUploaded={() => void queryClient.invalidateQueries({ queryKey: ['datasets'] })} />
+      <ErrorBox error={datasets.error ?? remove.error} />
+      <table className="table" data-testid="datasets-table">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Size</th>
+            <th>Compression</th>
+            <th>Database</th>
+            <th>Loaded on</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {(datasets.data ?? []).map((dataset) => (
+            <DatasetRow
+              key={dataset.id}
+              dataset={dataset}
+              open={open === dataset.name}
+              onToggle={() => setOpen(open === dataset.name ? null : dataset.name)}
+              onDelete={() => remove.mutate(dataset.name)}
+            />
+          ))}
+        </tbody>
+      </table>
+      {datasets.data?.length === 0 && <p className="muted">No dataset yet.</p>}
+    </div>
+  )
+}

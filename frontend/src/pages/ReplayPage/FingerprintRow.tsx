@@ -1,0 +1,106 @@
+import type { FingerprintReport, Outcome } from '../../api/replay'
+
+interface Props {
+  report: FingerprintReport
+  variants: string[]
+  open: boolean
+  onToggle: () => void
+}
+
+function ms(seconds: number | null | undefined): string {
+  return seconds == null ? '–' : `${(seconds * 1000).toFixed(2)} ms`
+}
+
+function PlanTable({ outcome }: { outcome: Outcome }) {
+  if (outcome.plan_error) return <span className="muted">no plan: {outcome.plan_error}</span>
+  return (
+    <table className="table plan">
+      <tbody>
+        {outcome.plan.map((step, i) => (
+          <tr key={i}>
+            <td>{step.table}</td>
+            <td>{step.access_type}</td>
+            <td>{step.key ?? <span className="muted">no index</span>}</td>
+            <td>{step.rows ?? ''} rows</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+function OutcomeCell({ outcome }: { outcome: Outcome }) {
+  if (outcome.error_code !== null)
+    return (
+      <div className="error-box">
+        ERROR {outcome.error_code}: {outcome.error_message}
+      </div>
+    )
+  return (
+    <div>
+      {outcome.row_count} rows, checksum {outcome.checksum_unordered?.slice(0, 10)}
+      {outcome.warnings.length > 0 && (
+        <div className="muted">warnings: {outcome.warnings.map((w) => `${w[1]} ${w[2]}`).join('; ')}</div>
+      )}
+      <PlanTable outcome={outcome} />
+    </div>
+  )
+}
+
+/** A fingerprint's medians and ratios; opened, each statement's outcome on every variant side by side. */
+export function FingerprintRow({ report, variants, open, onToggle }: Props) {
+  return (
+    <>
+      <tr data-testid={`fingerprint-${report.fingerprint_id}`} data-group={report.group}>
+        <td>
+          <span className={`badge badge-${report.group.replace(' ', '-')}`}>{report.group}</span>
+        </td>
+        <td>
+          <button type="button" className="btn btn-secondary btn-small" onClick={onToggle} aria-expanded={open}>
+            {open ? '▾' : '▸'}
+          </button>{' '}
+          <code>{report.fingerprint}</code>
+        </td>
+        {variants.map((v) => (
+          <td key={v}>
+            {ms(report.median_s[v])}
+            {report.ratios[v]?.ratio != null && (
+              <div className="muted">
+                ×{report.ratios[v].ratio?.toFixed(2)} [{report.ratios[v].low?.toFixed(2)}–{report.ratios[v].high?.toFixed(2)}]{' '}
+                {report.ratios[v].verdict}
+              </div>
+            )}
+          </td>
+        ))}
+      </tr>
+      {open &&
+        report.statements.map((statement, i) => (
+          <tr key={i} className="statement-detail">
+            <td>
+              {statement.diffs
+                .flatMap((d) => [
+                  d.error && `${d.variant}: error differs`,
+                  d.result && `${d.variant}: rows differ`,
+                  d.ordering_only && `${d.variant}: ordering only${d.unordered_query ? ' (no ORDER BY)' : ''}`,
+                  d.plan && `${d.variant}: plan changed`,
+                  d.warnings && `${d.variant}: warnings differ`,
+                ])
+                .filter(Boolean)
+                .map((text) => (
+                  <div key={String(text)}>{text}</div>
+                ))}
+            </td>
+            <td>
+              <code>{statement.sql}</code>
+              {statement.database && <div className="muted">database {statement.database}</div>}
+            </td>
+            {variants.map((v) => (
+              <td key={v}>
+                <OutcomeCell outcome={statement.outcomes[v]} />
+              </td>
+            ))}
+          </tr>
+        ))}
+    </>
+  )
+}

@@ -1,0 +1,87 @@
+import { useMutation, useQuery } from '@tanstack/react-query'
+import { useState } from 'react'
+import { useNavigate } from 'react-router-dom'
+import { api } from '../../api/client'
+import { replayApi } from '../../api/replay'
+import { ErrorBox } from '../../components/ErrorBox'
+
+/** Dataset, query file (plain SQL, slow log or general log), variants in baseline-first order. */
+export function NewReplayForm() {
+  const navigate = useNavigate()
+  const datasets = useQuery({ queryKey: ['datasets'], queryFn: replayApi.datasets })
+  const targets = useQuery({ queryKey: ['targets'], queryFn: api.targets })
+  const [dataset, setDataset] = useState('')
+  const [queries, setQueries] = useState('')
+  const [fileName, setFileName] = useState('')
+  const [variants, setVariants] = useState<string[]>([])
+  const [repeats, setRepeats] = useState(5)
+  const [sample, setSample] = useState(10)
+  const [allowWrites, setAllowWrites] = useState(false)
+  const create = useMutation({
+    mutationFn: replayApi.createReplay,
+    onSuccess: (replay) => navigate(`/replays/${replay.id}`),
+  })
+  const chosen = dataset || datasets.data?.[0]?.name || ''
+
+  function toggle(name: string) {
+    setVariants((prev) => (prev.includes(name) ? prev.filter((v) => v !== name) : [...prev, name]))
+  }
+
+  return (
+    <form
+      className="card"
+      data-testid="new-replay"
+      onSubmit={(e) => {
+        e.preventDefault()
+        create.mutate({ dataset: chosen, queries, variants, repeats, sample, allow_writes: allowWrites })
+      }}
+    >
+      <label>
+        Dataset{' '}
+        <select name="dataset" value={chosen} onChange={(e) => setDataset(e.target.value)}>
+          {(datasets.data ?? []).map((d) => (
+            <option key={d.name}>{d.name}</option>
+          ))}
+        </select>
+      </label>{' '}
+      <label>
+        Queries (SQL file, slow log or general log){' '}
+        <input
+          name="queries-file"
+          type="file"
+          onChange={(e) => {
+            const file = e.target.files?.[0]
+            if (file) {
+              setFileName(file.name)
+              void file.text().then(setQueries)
+            }
+          }}
+        />
+      </label>
+      {fileName && <span className="muted"> {queries.length.toLocaleString()} characters read</span>}
+      <fieldset>
+        <legend>Variants (in the order clicked; the first is the baseline)</legend>
+        {(targets.data ?? []).map((t) => (
+          <label key={t.name}>
+            <input type="checkbox" name={`variant-${t.name}`} checked={variants.includes(t.name)} onChange={() => toggle(t.name)} />{' '}
+            {t.name} {variants.includes(t.name) && `(${variants.indexOf(t.name) + 1})`}{' '}
+          </label>
+        ))}
+      </fieldset>
+      <label>
+        Repeats <input name="repeats" type="number" min={1} value={repeats} onChange={(e) => setRepeats(Number(e.target.value))} />
+      </label>{' '}
+      <label>
+        Per fingerprint <input name="sample" type="number" min={1} value={sample} onChange={(e) => setSample(Number(e.target.value))} />
+      </label>{' '}
+      <label>
+        <input type="checkbox" checked={allowWrites} onChange={(e) => setAllowWrites(e.target.checked)} /> Replay writes
+        too (disposable targets only)
+      </label>{' '}
+      <button type="submit" className="btn btn-primary" disabled={!chosen || !queries || variants.length === 0 || create.isPending}>
+        Replay
+      </button>
+      <ErrorBox error={create.error} title="Replay refused" testId="replay-error" />
+    </form>
+  )
+}

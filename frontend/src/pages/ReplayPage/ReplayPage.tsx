@@ -1,0 +1,56 @@
+import { useQuery } from '@tanstack/react-query'
+import { useParams } from 'react-router-dom'
+import { replayApi } from '../../api/replay'
+import { ErrorBox } from '../../components/ErrorBox'
+import { ReplayReportView } from './ReplayReportView'
+import { ShareReplay } from './ShareReplay'
+import { ReplayProgress } from './ReplayProgress'
+
+/** /replays/:id: what changes per fingerprint, grouped (breaks, plan changes, slower, faster, same). */
+export function ReplayPage() {
+  const { id = '' } = useParams()
+  const replay = useQuery({
+    queryKey: ['replay', id],
+    queryFn: () => replayApi.replay(id),
+    refetchInterval: (q) => (q.state.data && ['succeeded', 'failed'].includes(q.state.data.status) ? false : 1500),
+  })
+  const data = replay.data
+  if (!data) return <div className="page"><ErrorBox error={replay.error} /></div>
+  const report = data.report
+  return (
+    <div className="page">
+      <div className="page-header">
+        <h1>{data.name}</h1>
+        <span className={`badge badge-${data.status}`} data-testid="replay-status">
+          {data.status}
+        </span>
+      </div>
+      <p className="muted">
+        Dataset {data.dataset}, {data.statements} statements ({data.source_format}), {data.repeats} repeats, variants{' '}
+        {data.variants.map((v) => v.name).join(', ')} (baseline first).
+        {report && (
+          <>
+            {' '}
+            Export <a href={`/api/replays/${data.id}/export?format=csv`}>CSV</a> ·{' '}
+            <a href={`/api/replays/${data.id}/export?format=json`}>JSON</a> <ShareReplay replayId={data.id} />
+          </>
+        )}
+      </p>
+      {data.progress && <ReplayProgress progress={data.progress} />}
+      <ErrorBox error={data.error} title="Replay failed" testId="replay-failure" />
+      {data.skipped_writes.length > 0 && (
+        <details data-testid="skipped-writes">
+          <summary>{data.skipped_writes.length} writes skipped (read-only replay)</summary>
+          <ul>
+            {data.skipped_writes.map((s, i) => (
+              <li key={i}>
+                <code>{s.sql}</code>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {report && <ReplayReportView report={report} />}
+    </div>
+  )
+}

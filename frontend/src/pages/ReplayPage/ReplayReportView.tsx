@@ -1,0 +1,61 @@
+import { useState } from 'react'
+import { REPLAY_GROUPS, type ReplayGroup, type ReplayReport } from '../../api/replay'
+import { FingerprintRow } from './FingerprintRow'
+
+/** The report: group tabs with counts, a search over fingerprints and statements, expandable rows. */
+export function ReplayReportView({ report }: { report: ReplayReport }) {
+  const [group, setGroup] = useState<ReplayGroup | 'all'>('all')
+  const [search, setSearch] = useState('')
+  const [open, setOpen] = useState<string | null>(null)
+  const needle = search.trim().toLowerCase()
+  const shown = report.fingerprints.filter(
+    (f) =>
+      (group === 'all' || f.group === group) &&
+      (!needle || f.fingerprint.includes(needle) || f.statements.some((s) => s.sql.toLowerCase().includes(needle))),
+  )
+  return (
+    <>
+      <div className="toolbar" role="tablist">
+        <button type="button" className={`btn btn-small ${group === 'all' ? 'btn-primary' : 'btn-secondary'}`} onClick={() => setGroup('all')}>
+          all ({report.fingerprints.length})
+        </button>
+        {REPLAY_GROUPS.map((g) => (
+          <button
+            key={g}
+            type="button"
+            data-testid={`group-${g}`}
+            className={`btn btn-small ${group === g ? 'btn-primary' : 'btn-secondary'}`}
+            onClick={() => setGroup(g)}
+          >
+            {g} ({report.groups[g]})
+          </button>
+        ))}
+        <input placeholder="search SQL" value={search} onChange={(e) => setSearch(e.target.value)} name="search" />
+      </div>
+      <table className="table" data-testid="fingerprints">
+        <thead>
+          <tr>
+            <th>Group</th>
+            <th>Fingerprint</th>
+            {report.variants.map((v) => (
+              <th key={v.name} title={v.version}>
+                {v.name} median
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((f) => (
+            <FingerprintRow
+              key={f.fingerprint_id}
+              report={f}
+              variants={report.variants.map((v) => v.name)}
+              open={open === f.fingerprint_id}
+              onToggle={() => setOpen(open === f.fingerprint_id ? null : f.fingerprint_id)}
+            />
+          ))}
+        </tbody>
+      </table>
+    </>
+  )
+}

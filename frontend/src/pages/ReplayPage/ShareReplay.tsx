@@ -1,0 +1,23 @@
+import { useMutation } from '@tanstack/react-query'
+import { api } from '../../api/client'
+import { ErrorBox } from '../../components/ErrorBox'
+
+/** A read-only link to this replay's report (revocable like run and comparison links). */
+export function ShareReplay({ replayId }: { replayId: number }) {
+  const share = useMutation({ mutationFn: () => api.createShare({ kind: 'replay', replay_id: replayId }) })
+  return (
+    <>
+      ·{' '}
+      <button type="button" className="btn btn-secondary btn-small" onClick={() => share.mutate()}>
+        Share
+      </button>
+      {share.data && (
+        <a href={share.data.path} data-testid="replay-share-link">
+          {window.location.origin}
+          {share.data.path}
+        </a>
+      )}
+      <ErrorBox error={share.error} />
+    </>
+  )
+}
