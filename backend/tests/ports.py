@@ -28,3 +28,8 @@ TARBALL_EMPTY = _BASE + 14
 MIXED_DOCKER = _BASE + 15
 MIXED_TARBALL = _BASE + 16
 COMPOSE_TARGET = _BASE + 17
+# The fault tests' own instance (tests/faults/instance.py): Redis, API and its lab targets.
+FAULT_REDIS = _BASE + 60
+FAULT_API = _BASE + 61
+FAULT_MARIADB = _BASE + 62
+FAULT_MYSQL = _BASE + 63

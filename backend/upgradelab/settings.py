@@ -34,7 +34,20 @@ class Settings(BaseSettings):
     api_port: int = 8700
     frontend_dist: Path = REPO_ROOT / "frontend" / "dist"
     server_start_timeout_s: float = Field(60.0, description="Cap on waiting for SELECT 1 after a start.")
-    target_lock_ttl_s: int = Field(900, description="Expiry of a target's run lock; renewed every iteration.")
+    target_lock_ttl_s: int = Field(
+        90,
+        description="Expiry of a target's run lock (s); renewed by the heartbeat, outlasts a Redis outage.",
+    )
+    run_lease_ttl_s: float = Field(15.0, description="A run's lease (s): a worker silent this long is lost.")
+    run_heartbeat_s: float = Field(
+        3.0, description="How often the worker renews its run's lease and locks (s)."
+    )
+    reaper_interval_s: float = Field(
+        5.0, description="How often a worker looks for runs whose lease expired (s)."
+    )
+    redis_outage_s: float = Field(
+        90.0, description="How long the worker retries a Redis write (stream events) before dropping it (s)."
+    )
 
     @property
     def async_database_url(self) -> str:

@@ -1,0 +1,61 @@
+"""kill -9 of the Celery worker mid-run, then a new worker as `make up` starts it (issue 10)."""
+
+import time
+
+import pytest
+
+from tests.faults.helpers import (
+    assert_nothing_left,
+    assert_nothing_lost_or_duplicated,
+    submit,
+    wait_final,
+    wait_until,
+)
+from tests.faults.instance import LabInstance
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def test_killed_worker_run_is_failed_within_30_s_with_results_kept_and_target_freed(lab: LabInstance) -> None:
+    with lab.client() as client:
+        run_id = submit(client, "mariadb-10.11", iterations=5000)
+        wait_until(client, run_id, lambda run: run["iterations_done"] >= 5, timeout_s=120)
+        [worker] = lab.workers
+        lab.kill_worker(worker)
+        killed_at = time.monotonic()
+        assert lab.server_processes(), "the variant's server should outlive its worker"
+        lab.start_worker()  # as scripts/up.sh: its start-up reap, then every few seconds
+
+        run = wait_final(client, run_id, timeout_s=30 - (time.monotonic() - killed_at))
+        assert run["status"] == "failed" and run["error"] == "worker lost"
+        assert run["finished_at"] is not None
+        kept = assert_nothing_lost_or_duplicated(lab, run_id, in_flight=1)
+        assert kept >= 5 and run["iterations_done"] == kept
+        assert lab.run_row(run_id)["lease_owner"] is None
+        assert_nothing_left(lab)
+        summary = client.get(f"/api/runs/{run_id}/results").json()["summary"]
+        assert [row["iterations"] for row in summary] == [kept]
+
+        # The target is free: the next run on it starts and succeeds at once.
+        again = submit(client, "mariadb-10.11", iterations=3)
+        assert wait_final(client, again, timeout_s=60)["status"] == "succeeded"
+        assert_nothing_left(lab)
+
+
+def test_cancel_ends_a_run_whose_worker_is_gone_at_once(lab: LabInstance) -> None:
+    with lab.client() as client:
+        run_id = submit(client, "mariadb-10.11", iterations=5000)
+        wait_until(client, run_id, lambda run: run["iterations_done"] >= 3, timeout_s=120)
+        [worker] = lab.workers
+        lab.kill_worker(worker)
+        # No worker at all: only the cancel can end it, once the lease has expired.
+        lease_until = lab.run_row(run_id)["lease_expires_at"]
+        assert lease_until is not None
+        refused_early = client.post(f"/api/runs/{run_id}/cancel").json()
+        assert refused_early["status"] == "running"  # lease still live: cancel is only requested
+        time.sleep(16)  # run_lease_ttl_s (15 s) after the last renewal, at most
+        cancelled = client.post(f"/api/runs/{run_id}/cancel")
+        assert cancelled.status_code == 200
+        assert cancelled.json()["status"] == "cancelled"
+        assert_nothing_lost_or_duplicated(lab, run_id, in_flight=1)
+        assert_nothing_left(lab)
