@@ -20,6 +20,7 @@ def test_two_viewers_resume_after_an_api_restart_without_gap_or_duplicate(lab: L
         watcher.start()
     while not all(watcher.points for watcher in watchers):
         time.sleep(0.1)
+    assert lab.run_row(run_id)["status"] == "running", "the run ended before the restart: make it longer"
     lab.stop_api()
     time.sleep(2)
     lab.start_api()

@@ -126,7 +126,7 @@ def started_runs_on(targets: Iterable[str], except_run: int) -> list[int]:
         rows = session.execute(
             select(Run.id, Run.targets).where(Run.status.in_(STARTED), Run.id != except_run)
         )
-        return [run_id for run_id, used in rows.tuples() if names & set(filter(None, used.split(",")))]
+        return [run_id for run_id, used in rows if names & set(filter(None, used.split(",")))]
 
 
 class RunLease:
