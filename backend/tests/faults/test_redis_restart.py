@@ -17,6 +17,7 @@ from tests.faults.helpers import (
     wait_until,
 )
 from tests.faults.instance import LabInstance
+from tests.faults.sse_client import RunWatcher
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -28,6 +29,10 @@ def test_run_goes_on_across_a_redis_restart_and_the_worker_stays_up(lab: LabInst
     with lab.client() as client:
         run_id = submit(client, "mariadb-10.11", iterations=iterations)
         wait_until(client, run_id, lambda run: run["iterations_done"] >= 5, timeout_s=120)
+        viewer = RunWatcher(lab.url, lab.token, run_id)
+        viewer.start()
+        while not viewer.points:
+            time.sleep(0.1)
         lab.stop_redis()
         time.sleep(OUTAGE_S)
         during = client.get(f"/api/runs/{run_id}").json()
@@ -48,6 +53,10 @@ def test_run_goes_on_across_a_redis_restart_and_the_worker_stays_up(lab: LabInst
         assert events[-1]["type"] == "status" and events[-1]["status"] == "succeeded"
         assert_nothing_left(lab)
         assert time.monotonic() - back_at < 180
+        # A viewer following the run live resumed after the outage: no gap, no duplicate.
+        viewer.join(timeout=60)
+        assert viewer.final == "succeeded" and viewer.connections >= 2
+        assert sorted(viewer.points) == sorted(streamed)
 
         # The worker still consumes: a new run is taken and succeeds.
         again = submit(client, "mariadb-10.11", iterations=3)

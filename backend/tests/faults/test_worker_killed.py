@@ -59,3 +59,22 @@ def test_cancel_ends_a_run_whose_worker_is_gone_at_once(lab: LabInstance) -> Non
         assert cancelled.json()["status"] == "cancelled"
         assert_nothing_lost_or_duplicated(lab, run_id, in_flight=1)
         assert_nothing_left(lab)
+
+
+def test_a_starting_worker_ends_the_runs_a_dead_worker_left(lab: LabInstance) -> None:
+    with lab.client() as client:
+        run_id = submit(client, "mariadb-10.11", iterations=5000)
+        wait_until(client, run_id, lambda run: run["iterations_done"] >= 3, timeout_s=120)
+        [worker] = lab.workers
+        lab.kill_worker(worker)
+        time.sleep(16)  # no worker while the lease (15 s) runs out
+        assert client.get(f"/api/runs/{run_id}").json()["status"] == "running"
+        lab.start_worker()
+        ready_at = time.monotonic()
+        # Its reaper runs at worker_ready: the run ends as soon as its server is stopped (~1-2 s),
+        # with room for a loaded machine.
+        run = wait_final(client, run_id, timeout_s=10)
+        assert run["status"] == "failed" and run["error"] == "worker lost"
+        assert time.monotonic() - ready_at < 10
+        assert_nothing_lost_or_duplicated(lab, run_id, in_flight=1)
+        assert_nothing_left(lab)
