@@ -227,18 +227,21 @@ class LabInstance:
 
 
 def children_of(pid: int) -> list[int]:
-    """Direct children of `pid` (from /proc/<pid>/stat's ppid field)."""
-    children = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            stat = (proc / "stat").read_text()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-            children.append(int(proc.name))
-    return children
+    """Direct children of `pid`."""
+    return [
+        int(proc.name)
+        for proc in Path("/proc").iterdir()
+        if proc.name.isdigit() and parent_of(int(proc.name)) == pid
+    ]
+
+
+def parent_of(pid: int) -> int | None:
+    """The ppid field of /proc/<pid>/stat; None for a process that is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
 
 
 def _terminate(process: subprocess.Popen[bytes]) -> None:

@@ -1,5 +1,7 @@
 """kill -9 of the Celery worker mid-run, then a new worker as `make up` starts it (issue 10)."""
 
+import os
+import signal
 import time
 
 import pytest
@@ -11,7 +13,7 @@ from tests.faults.helpers import (
     wait_final,
     wait_until,
 )
-from tests.faults.instance import LabInstance
+from tests.faults.instance import LabInstance, parent_of
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -77,4 +79,28 @@ def test_a_starting_worker_ends_the_runs_a_dead_worker_left(lab: LabInstance) ->
         assert run["status"] == "failed" and run["error"] == "worker lost"
         assert time.monotonic() - ready_at < 10
         assert_nothing_lost_or_duplicated(lab, run_id, in_flight=1)
+        assert_nothing_left(lab)
+
+
+def test_killed_pool_process_run_is_failed_and_the_worker_goes_on(lab: LabInstance) -> None:
+    """The OOM killer's usual pick: the pool process running the run, not the worker's main process."""
+    with lab.client() as client:
+        run_id = submit(client, "mariadb-10.11", iterations=5000)
+        wait_until(client, run_id, lambda run: run["iterations_done"] >= 5, timeout_s=120)
+        [server] = lab.server_processes()
+        pool_process = parent_of(server)
+        [worker] = lab.workers
+        assert pool_process is not None and parent_of(pool_process) == worker.pid
+        os.kill(pool_process, signal.SIGKILL)
+        killed_at = time.monotonic()
+
+        run = wait_final(client, run_id, timeout_s=30)
+        assert time.monotonic() - killed_at < 30
+        assert run["status"] == "failed" and run["error"] == "worker lost"
+        assert_nothing_lost_or_duplicated(lab, run_id, in_flight=1)
+        assert_nothing_left(lab)
+        # The main process (whose reaper used the database) forks a new pool process: it runs the next run.
+        again = submit(client, "mariadb-10.11", iterations=3)
+        assert wait_final(client, again, timeout_s=60)["status"] == "succeeded"
+        assert worker.poll() is None
         assert_nothing_left(lab)

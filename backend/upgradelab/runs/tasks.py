@@ -4,9 +4,10 @@ import threading
 from typing import Any
 
 from celery import Task
-from celery.signals import worker_ready, worker_shutdown
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from redis import Redis
 
+from upgradelab.db import sync_engine
 from upgradelab.runs.reaper import start_reaper_thread
 from upgradelab.runs.runner import TargetsBusy, execute_run
 from upgradelab.settings import get_settings
@@ -35,6 +36,14 @@ def execute(self: Task, run_id: int) -> str | None:  # type: ignore[type-arg]
 def _start_reaper(**_: Any) -> None:
     """In the worker's main process: end at once what a dead worker left, then every few seconds."""
     _reaper.append(start_reaper_thread())
+
+
+@worker_process_init.connect
+def _forget_parent_connections(**_: Any) -> None:
+    """In each pool process: the reaper thread of the main process may have opened database
+    connections before this process was forked; never use them here (SQLAlchemy's advice for
+    forks: dispose without closing the parent's connections)."""
+    sync_engine().dispose(close=False)
 
 
 @worker_shutdown.connect
