@@ -36,3 +36,8 @@ EXISTING = {"mysql-9.7": _BASE + 70, "mariadb-10.11": _BASE + 71}
 EXISTING_SUPERVISED = _BASE + 72
 # issue 9 (datasets and replay): the server the tests make their dump on
 DUMP_SOURCE = _BASE + 82
+# The fault tests' own instance (tests/faults/instance.py): Redis, API and its lab targets.
+FAULT_REDIS = _BASE + 60
+FAULT_API = _BASE + 61
+FAULT_MARIADB = _BASE + 62
+FAULT_MYSQL = _BASE + 63

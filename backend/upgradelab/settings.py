@@ -39,11 +39,24 @@ class Settings(BaseSettings):
         description="Non-loopback target hosts an admin allows: names or CIDRs, comma-separated "
         "(UPGRADELAB_ALLOWED_HOSTS); by default a target's host must be a loopback address.",
     )
-    target_lock_ttl_s: int = Field(900, description="Expiry of a target's run lock; renewed every iteration.")
     existing_hosts: str = Field(
         "",
         description="Hosts an `existing` target may name besides loopback: comma-separated host names "
         "and CIDRs, e.g. 'staging-db.internal,10.20.0.0/16' (targets/existing_hosts.py).",
+    )
+    target_lock_ttl_s: int = Field(
+        90,
+        description="Expiry of a target's run lock (s); renewed by the heartbeat, outlasts a Redis outage.",
+    )
+    run_lease_ttl_s: float = Field(15.0, description="A run's lease (s): a worker silent this long is lost.")
+    run_heartbeat_s: float = Field(
+        3.0, description="How often the worker renews its run's lease and locks (s)."
+    )
+    reaper_interval_s: float = Field(
+        5.0, description="How often a worker looks for runs whose lease expired (s)."
+    )
+    redis_outage_s: float = Field(
+        90.0, description="How long the worker retries a Redis write (stream events) before dropping it (s)."
     )
 
     @property

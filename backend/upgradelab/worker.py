@@ -11,10 +11,24 @@ celery_app = Celery(
 )
 celery_app.conf.update(
     task_ignore_result=True,
-    task_acks_late=True,  # a run whose worker died is redelivered; the runner skips runs no longer queued
+    # A message whose worker died before it claimed the run is redelivered; a run already claimed is
+    # skipped by the runner (not queued) and ended by the reaper (runs/reaper.py) if its worker died.
+    task_acks_late=True,
     worker_prefetch_multiplier=1,
-    broker_connection_retry_on_startup=True,
     task_default_queue="upgradelab",
+    # Redis outages (issue 10): reconnect for as long as it takes, at start-up too ...
+    broker_connection_retry=True,
+    broker_connection_retry_on_startup=True,
+    broker_connection_max_retries=None,
+    # ... and never kill the running run when the connection drops (Celery 6 turns this on by default):
+    # the run goes on, its lease lives in the database, its events and locks are retried.
+    worker_cancel_long_running_tasks_on_connection_loss=False,
+    # Publishing (a queued run, a busy run's retry in 2 s) waits out an outage of ~75 s instead of
+    # failing after Celery's default 3 tries, which would leave the run queued with no message.
+    task_publish_retry_policy={"max_retries": 40, "interval_start": 0, "interval_step": 1, "interval_max": 2},
+    # Longer than the task's soft time limit (6 h): a running run's message is not handed to another
+    # worker while its lease is alive (the runner would skip it, but it would hold a pool slot).
+    broker_transport_options={"visibility_timeout": 7 * 3600},
 )
 
 EXECUTE_RUN = "upgradelab.runs.execute"

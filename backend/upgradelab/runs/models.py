@@ -33,7 +33,10 @@ class Run(Base):
     """Row of `run`. `error` is shown to the user when the run failed."""
 
     __tablename__ = "run"
-    __table_args__ = (Index("ix_run_status_created_at", "status", "created_at"),)
+    __table_args__ = (
+        Index("ix_run_status_created_at", "status", "created_at"),
+        Index("ix_run_status_lease", "status", "lease_expires_at"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     experiment_id: Mapped[int] = mapped_column(ForeignKey("experiment.id", ondelete="CASCADE"), index=True)
@@ -60,6 +63,11 @@ class Run(Base):
     # kernel, storage}, "upgradelab_version"}. Written once at run start, never overwritten.
     schedule: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     context: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+
+    # The lease of the worker executing the run (runs/leases.py): "<host>:<pid>:<token>" and the
+    # time it must be renewed by; the reaper (runs/reaper.py) ends a non-final run whose lease expired.
+    lease_owner: Mapped[str | None] = mapped_column(String(200), default=None)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
 
     experiment: Mapped[Experiment] = relationship(lazy="joined")
 

@@ -17,6 +17,8 @@ from upgradelab.db import sync_session, utcnow
 from upgradelab.experiments.variants import ResolvedVariant, unsupported_reason
 from upgradelab.probes import startup_options
 from upgradelab.results.summary import store_summary
+from upgradelab.runs import leases
+from upgradelab.runs.leases import LeaseLost, RunLease
 from upgradelab.runs.locks import TargetLocks
 from upgradelab.runs.models import Run, RunStatus
 from upgradelab.runs.variant_execution import VariantJob, run_groups, start_with_dataset
@@ -56,43 +58,63 @@ class _Plan:
 
 
 def execute_run(run_id: int, redis: Redis, settings: Settings) -> RunStatus | None:
-    """Run `run_id` to a final status and return it; None if the run is no longer queued.
+    """Run `run_id` to a final status and return it; None if the run is no longer queued (or its
+    lease was lost: the reaper or a cancel wrote the final status).
 
     Raises TargetsBusy (before touching the run) when a target is locked by another run.
     """
     plan = _load_plan(run_id)
     if plan is None:
         return None
-    locks = TargetLocks(redis, lock_names(plan.targets.values()), settings.target_lock_ttl_s)
+    locks = TargetLocks(redis, lock_names(plan.targets.values()), settings.target_lock_ttl_s, run_id)
     if not locks.acquire():
         raise TargetsBusy(", ".join(sorted(plan.targets)))
-    if not _claim(run_id):
+    if leases.started_runs_on(plan.targets, except_run=run_id):
+        locks.release()
+        raise TargetsBusy(", ".join(sorted(plan.targets)))
+    owner = leases.new_owner()
+    if not leases.claim(run_id, owner, settings.run_lease_ttl_s):
         locks.release()
         return None
     provisioners: dict[str, Provisioner] = {}
-    status, error = RunStatus.failed, None
+    status: RunStatus | None = RunStatus.failed
+    error: str | None = None
     try:
-        provisioners = {name: provisioner_for(target, settings) for name, target in plan.targets.items()}
-        _preflight(plan, provisioners)
-        _set(run_id, status=RunStatus.running)
-        for index, variant in enumerate(plan.variants):
-            _run_variant(plan, index, variant, provisioners[variant.target], locks.renew)
-        status = RunStatus.succeeded
-    except RunCancelled:
-        status = RunStatus.cancelled
-    except (VariantFailed, ProvisionError) as failure:
-        error = str(failure)
-    except Exception as failure:
-        log.exception("run %s failed", run_id)
-        error = f"{type(failure).__name__}: {failure}"
-    finally:
-        for provisioner in provisioners.values():
+        with RunLease(run_id, owner, locks.renew, settings) as lease:
             try:
-                provisioner.stop()
-            except Exception:
-                log.exception("stopping %s after run %s", provisioner.target_name, run_id)
-        store_summary(run_id)  # computed once, before viewers see the final status
-        _set(run_id, status=status, error=error, finished_at=utcnow(), current_variant=None)
+                provisioners = {name: provisioner_for(t, settings) for name, t in plan.targets.items()}
+                _preflight(plan, provisioners)
+                lease.check()
+                _set(run_id, status=RunStatus.running)
+                for index, variant in enumerate(plan.variants):
+                    _run_variant(plan, index, variant, provisioners[variant.target], lease.check)
+                status = RunStatus.succeeded
+            except RunCancelled:
+                status = RunStatus.cancelled
+            except LeaseLost:
+                log.warning("run %s: lease lost, stopping", run_id)
+            except (VariantFailed, ProvisionError) as failure:
+                error = str(failure)
+            except Exception as failure:
+                log.exception("run %s failed", run_id)
+                error = f"{type(failure).__name__}: {failure}"
+            finally:
+                for provisioner in provisioners.values():
+                    try:
+                        provisioner.stop()
+                    except Exception:
+                        log.exception("stopping %s after run %s", provisioner.target_name, run_id)
+                # The final status only while this worker still holds the lease: once it is lost the
+                # reaper (or a cancel) has written it. The heartbeat keeps the lease until here.
+                if not lease.lost:
+                    store_summary(run_id)  # computed once, before viewers see the final status
+                final = {"status": status, "error": error, "finished_at": utcnow(), "current_variant": None}
+                if leases.finish(run_id, owner, **final):
+                    publish_status(run_id, final)
+                    log.info("run %s %s", run_id, status)
+                else:
+                    status = None
+    finally:
         locks.release()
     return status
 
@@ -111,24 +133,14 @@ def _load_plan(run_id: int) -> _Plan | None:
         return _Plan(run_id, workload, experiment.iterations, variants, targets, experiment.policy)
 
 
-def _claim(run_id: int) -> bool:
-    """queued -> provisioning, unless the run was cancelled while it waited."""
-    with sync_session() as session:
-        run = session.get(Run, run_id)
-        if run is None or run.status != RunStatus.queued:
-            return False
-        run.status, run.started_at = RunStatus.provisioning, utcnow()
-        session.commit()
-        return True
-
-
 def _set(run_id: int, **fields: Any) -> None:
     with sync_session() as session:
         run = session.get(Run, run_id)
-        if run is not None:
-            for name, value in fields.items():
-                setattr(run, name, value)
-            session.commit()
+        if run is None or run.status.is_final:  # ended by the reaper meanwhile: leave it so
+            return
+        for name, value in fields.items():
+            setattr(run, name, value)
+        session.commit()
     publish_status(run_id, fields)
 
 
@@ -203,7 +215,7 @@ def _run_variant(
     index: int,
     variant: ResolvedVariant,
     provisioner: Provisioner,
-    renew: Callable[[], None],
+    check_lease: Callable[[], None],
 ) -> None:
     """Server started (dataset prepared or reused), variant applied, the groups' iterations under the
     experiment's policy (runs/variant_execution.py), tear-down, stop."""
@@ -226,7 +238,7 @@ def _run_variant(
         apply_variant(server.connection, variant)
 
     def after_iteration() -> None:
-        renew()
+        check_lease()
         _raise_if_cancelled(plan.run_id)
 
     server: ServerSession | None = None

@@ -10,7 +10,7 @@ from upgradelab.db import utcnow
 from upgradelab.errors import not_found
 from upgradelab.experiments.models import Experiment
 from upgradelab.results.models import Sample
-from upgradelab.runs import history
+from upgradelab.runs import history, reaper
 from upgradelab.runs.models import Run, RunStatus
 from upgradelab.runs.schemas import RunFilter, RunPage, RunRead, RunUpdate
 from upgradelab.streaming.publisher import publish_status
@@ -64,7 +64,9 @@ async def rerun(session: AsyncSession, run: Run) -> Run:
 
 
 async def cancel(session: AsyncSession, run: Run) -> Run:
-    """Ask the worker to stop after the current iteration; a queued run is cancelled at once."""
+    """Cancel a run in any non-final state: a queued run at once; a started run whose worker holds
+    its lease after the current iteration (results kept); a started run whose lease expired (worker
+    gone) at once, its servers stopped and its targets freed (runs/reaper.py `end_abandoned`)."""
     if run.status.is_final:
         return run
     run.cancel_requested = True
@@ -73,7 +75,11 @@ async def cancel(session: AsyncSession, run: Run) -> Run:
         run.status, run.finished_at = RunStatus.cancelled, utcnow()
     await session.commit()
     if cancelled_now:
-        await to_thread.run_sync(publish_status, run.id, {"status": RunStatus.cancelled})
+        await to_thread.run_sync(
+            lambda: publish_status(run.id, {"status": RunStatus.cancelled}, retry_for_s=5)
+        )
+    elif await to_thread.run_sync(reaper.end_abandoned, run.id, RunStatus.cancelled, None):
+        await session.refresh(run)
     return run
 
 

@@ -6,6 +6,7 @@ first iteration (after dataset preparation, so the buffer pool starts empty); `c
 before the first iteration of each group (table, thread count); `cold_every` before every iteration.
 """
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from upgradelab.targets.provisioners import Provisioner
 from upgradelab.workloads import ServerSession, TargetFacts, Workload
 from upgradelab.workloads.base import DatasetProgress
 from upgradelab.workloads.datasets import is_prepared, mark_prepared, spec_hash
+
+log = logging.getLogger(__name__)
 
 
 class DatasetFailed(RuntimeError):
@@ -142,6 +145,8 @@ def run_groups(
                         for timing in timings
                     )
                     session.commit()
+                # One line per stored iteration: the fault tests compare these with the stored rows.
+                log.info("iteration stored: run=%s variant=%s iteration=%s", job.run_id, job.index, number)
                 publish_iteration(job.run_id, job.index, job.name, number, [t.elapsed_s for t in timings])
                 after_iteration()
     finally:

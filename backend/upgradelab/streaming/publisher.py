@@ -1,8 +1,10 @@
 """The worker's side: append each stored iteration and each status change to the run's Redis Stream.
 
 Called only after the database commit, so every stream entry is already readable from the database
-(the SSE endpoint relies on this at the snapshot/stream seam). Publishing never fails a run: a Redis
-error is logged and the viewers fall back to the stored results.
+(the SSE endpoint relies on this at the snapshot/stream seam). Publishing never fails a run: while
+Redis is unreachable an event is retried (in order, the run waiting) for up to `redis_outage_s`
+seconds, so a Redis restart loses no event; after that it is logged and dropped, and the viewers
+fall back to the stored results.
 """
 
 import json
@@ -13,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from redis import Redis, RedisError
+from tenacity import Retrying, before_sleep_log, retry_if_exception_type, stop_after_delay, wait_exponential
 
 from upgradelab.settings import get_settings
 from upgradelab.streaming.keys import STREAM_MAXLEN, STREAM_TTL_S, stream_key
@@ -22,17 +25,33 @@ log = logging.getLogger(__name__)
 
 @lru_cache
 def _redis() -> Redis:
-    return Redis.from_url(get_settings().redis_url)
+    # Timeouts: a Redis that stops answering must end in a RedisError (and a retry), not a hang.
+    return Redis.from_url(get_settings().redis_url, socket_timeout=5, socket_connect_timeout=5)
 
 
-def _append(run_id: int, event: dict[str, Any], final: bool = False) -> None:
+def _append(
+    run_id: int, event: dict[str, Any], final: bool = False, retry_for_s: float | None = None
+) -> None:
+    """XADD the event (and the final expiry), retried on RedisError for retry_for_s seconds
+    (default: settings.redis_outage_s)."""
+    key = stream_key(run_id)
+    patience = get_settings().redis_outage_s if retry_for_s is None else retry_for_s
     try:
-        key = stream_key(run_id)
-        pipe = _redis().pipeline()
-        pipe.xadd(key, {"data": json.dumps(event)}, maxlen=STREAM_MAXLEN, approximate=True)
-        if final:
-            pipe.expire(key, STREAM_TTL_S)
-        pipe.execute()
+        for attempt in Retrying(
+            retry=retry_if_exception_type(RedisError),
+            stop=stop_after_delay(patience),
+            wait=wait_exponential(max=2),
+            before_sleep=before_sleep_log(log, logging.WARNING),
+            reraise=True,
+        ):
+            with attempt:
+                # An XADD that reached Redis just before the connection broke is added again by
+                # the retry; the SSE endpoint sends such a repeated iteration as a cursor only.
+                pipe = _redis().pipeline()
+                pipe.xadd(key, {"data": json.dumps(event)}, maxlen=STREAM_MAXLEN, approximate=True)
+                if final:
+                    pipe.expire(key, STREAM_TTL_S)
+                pipe.execute()
     except RedisError:
         log.exception("publishing %s of run %s", event.get("type"), run_id)
 
@@ -58,7 +77,7 @@ def publish_iteration(
     )
 
 
-def publish_status(run_id: int, fields: dict[str, Any]) -> None:
+def publish_status(run_id: int, fields: dict[str, Any], retry_for_s: float | None = None) -> None:
     """XADD {"type": "status", status?, current_variant?, error?, progress?} when a run's status,
     variant or dataset preparation progress (runs.progress: phase, rows, rows_total, bytes,
     elapsed_s, estimate_s; null when done) changes."""
@@ -70,4 +89,4 @@ def publish_status(run_id: int, fields: dict[str, Any]) -> None:
             value = fields[name]
             event[name] = str(value) if name == "status" else value
     status = event.get("status")
-    _append(run_id, event, final=status in {"succeeded", "failed", "cancelled"})
+    _append(run_id, event, final=status in {"succeeded", "failed", "cancelled"}, retry_for_s=retry_for_s)

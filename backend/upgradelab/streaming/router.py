@@ -78,9 +78,12 @@ async def _events(run_id: int, resume_from: str | None) -> AsyncIterator[dict[st
             for entry_id, fields in batch[0][1]:
                 cursor = str(entry_id)
                 event = json.loads(fields["data"])
-                if event["type"] == "iteration" and (event["variant_index"], event["iteration"]) in covered:
-                    yield {"event": "cursor", "id": entry_id, "data": "{}"}
-                    continue
+                if event["type"] == "iteration":
+                    point = (event["variant_index"], event["iteration"])
+                    if point in covered:  # in the snapshot, or an entry the worker's retry repeated
+                        yield {"event": "cursor", "id": entry_id, "data": "{}"}
+                        continue
+                    covered.add(point)
                 yield {"event": event["type"], "id": entry_id, "data": fields["data"]}
                 if event["type"] == "status" and event.get("status") in _FINAL:
                     return

@@ -1,0 +1,61 @@
+"""Submitting runs to a fault-test instance and checking what a fault left behind."""
+
+import time
+from typing import Any
+
+import httpx
+
+from tests.faults.instance import FINAL, LabInstance
+
+# insert-truncate with its default 5 tables: INSERT + TRUNCATE per table, one sample each.
+STATEMENTS_PER_ITERATION = 10
+
+
+def submit(client: httpx.Client, target: str, iterations: int, **variant: Any) -> int:
+    """Queue an insert-truncate run of one variant on `target`; its id."""
+    variants = [{"target": target, **variant}]
+    body = {"workload": "insert-truncate", "iterations": iterations, "variants": variants}
+    created = client.post("/api/experiments", json=body)
+    assert created.status_code == 201, created.text
+    queued = client.post(f"/api/experiments/{created.json()['id']}/runs")
+    assert queued.status_code == 201, queued.text
+    run_id: int = queued.json()["id"]
+    return run_id
+
+
+def wait_until(client: httpx.Client, run_id: int, done: Any, timeout_s: float) -> dict[str, Any]:
+    """Poll GET /api/runs/{id} until done(run) holds; the run's JSON. TimeoutError names the last state."""
+    deadline = time.monotonic() + timeout_s
+    run: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        run = client.get(f"/api/runs/{run_id}").json()
+        if done(run):
+            return run
+        time.sleep(0.1)
+    state = f"{run.get('status')} ({run.get('iterations_done')} done)"
+    raise TimeoutError(f"run {run_id} after {timeout_s} s: {state}")
+
+
+def wait_final(client: httpx.Client, run_id: int, timeout_s: float) -> dict[str, Any]:
+    return wait_until(client, run_id, lambda run: run["status"] in FINAL, timeout_s)
+
+
+def assert_nothing_lost_or_duplicated(lab: LabInstance, run_id: int, in_flight: int = 0) -> int:
+    """Every iteration the worker logged as stored is stored once, with all its statements; at most
+    `in_flight` stored iterations lack their log line (a kill between commit and log). The count stored."""
+    stored = lab.stored_iterations(run_id)
+    keys = {(v, i) for v, i, _ in stored}
+    logged = lab.logged_iterations(run_id)
+    assert len(logged) == len(set(logged)), "an iteration was logged as stored twice"
+    assert set(logged) <= keys, f"lost: {sorted(set(logged) - keys)}"
+    assert len(keys - set(logged)) <= in_flight, f"stored but never logged: {sorted(keys - set(logged))}"
+    assert all(n == STATEMENTS_PER_ITERATION for _, _, n in stored), f"duplicated samples: {stored}"
+    numbers = sorted(i for _, i in keys)
+    assert numbers == list(range(1, len(numbers) + 1)), f"a gap in the iterations: {numbers}"
+    return len(keys)
+
+
+def assert_nothing_left(lab: LabInstance) -> None:
+    """No target lock in Redis, no server process of the instance."""
+    assert lab.lock_keys() == []
+    assert lab.server_processes() == []

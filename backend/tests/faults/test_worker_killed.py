@@ -1,0 +1,106 @@
+"""kill -9 of the Celery worker mid-run, then a new worker as `make up` starts it (issue 10)."""
+
+import os
+import signal
+import time
+
+import pytest
+
+from tests.faults.helpers import (
+    assert_nothing_left,
+    assert_nothing_lost_or_duplicated,
+    submit,
+    wait_final,
+    wait_until,
+)
+from tests.faults.instance import LabInstance, parent_of
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def test_killed_worker_run_is_failed_within_30_s_with_results_kept_and_target_freed(lab: LabInstance) -> None:
+    with lab.client() as client:
+        run_id = submit(client, "mariadb-10.11", iterations=5000)
+        wait_until(client, run_id, lambda run: run["iterations_done"] >= 5, timeout_s=120)
+        [worker] = lab.workers
+        lab.kill_worker(worker)
+        killed_at = time.monotonic()
+        assert lab.server_processes(), "the variant's server should outlive its worker"
+        lab.start_worker()  # as scripts/up.sh: its start-up reap, then every few seconds
+
+        run = wait_final(client, run_id, timeout_s=30 - (time.monotonic() - killed_at))
+        assert run["status"] == "failed" and run["error"] == "worker lost"
+        assert run["finished_at"] is not None
+        kept = assert_nothing_lost_or_duplicated(lab, run_id, in_flight=1)
+        assert kept >= 5 and run["iterations_done"] == kept
+        assert lab.run_row(run_id)["lease_owner"] is None
+        assert_nothing_left(lab)
+        summary = client.get(f"/api/runs/{run_id}/results").json()["summary"]
+        assert [row["iterations"] for row in summary] == [kept]
+
+        # The target is free: the next run on it starts and succeeds at once.
+        again = submit(client, "mariadb-10.11", iterations=3)
+        assert wait_final(client, again, timeout_s=60)["status"] == "succeeded"
+        assert_nothing_left(lab)
+
+
+def test_cancel_ends_a_run_whose_worker_is_gone_at_once(lab: LabInstance) -> None:
+    with lab.client() as client:
+        run_id = submit(client, "mariadb-10.11", iterations=5000)
+        wait_until(client, run_id, lambda run: run["iterations_done"] >= 3, timeout_s=120)
+        [worker] = lab.workers
+        lab.kill_worker(worker)
+        # No worker at all: only the cancel can end it, once the lease has expired.
+        lease_until = lab.run_row(run_id)["lease_expires_at"]
+        assert lease_until is not None
+        refused_early = client.post(f"/api/runs/{run_id}/cancel").json()
+        assert refused_early["status"] == "running"  # lease still live: cancel is only requested
+        time.sleep(16)  # run_lease_ttl_s (15 s) after the last renewal, at most
+        cancelled = client.post(f"/api/runs/{run_id}/cancel")
+        assert cancelled.status_code == 200
+        assert cancelled.json()["status"] == "cancelled"
+        assert_nothing_lost_or_duplicated(lab, run_id, in_flight=1)
+        assert_nothing_left(lab)
+
+
+def test_a_starting_worker_ends_the_runs_a_dead_worker_left(lab: LabInstance) -> None:
+    with lab.client() as client:
+        run_id = submit(client, "mariadb-10.11", iterations=5000)
+        wait_until(client, run_id, lambda run: run["iterations_done"] >= 3, timeout_s=120)
+        [worker] = lab.workers
+        lab.kill_worker(worker)
+        time.sleep(16)  # no worker while the lease (15 s) runs out
+        assert client.get(f"/api/runs/{run_id}").json()["status"] == "running"
+        lab.start_worker()
+        ready_at = time.monotonic()
+        # Its reaper runs at worker_ready: the run ends as soon as its server is stopped (~1-2 s),
+        # with room for a loaded machine.
+        run = wait_final(client, run_id, timeout_s=10)
+        assert run["status"] == "failed" and run["error"] == "worker lost"
+        assert time.monotonic() - ready_at < 10
+        assert_nothing_lost_or_duplicated(lab, run_id, in_flight=1)
+        assert_nothing_left(lab)
+
+
+def test_killed_pool_process_run_is_failed_and_the_worker_goes_on(lab: LabInstance) -> None:
+    """The OOM killer's usual pick: the pool process running the run, not the worker's main process."""
+    with lab.client() as client:
+        run_id = submit(client, "mariadb-10.11", iterations=5000)
+        wait_until(client, run_id, lambda run: run["iterations_done"] >= 5, timeout_s=120)
+        [server] = lab.server_processes()
+        pool_process = parent_of(server)
+        [worker] = lab.workers
+        assert pool_process is not None and parent_of(pool_process) == worker.pid
+        os.kill(pool_process, signal.SIGKILL)
+        killed_at = time.monotonic()
+
+        run = wait_final(client, run_id, timeout_s=30)
+        assert time.monotonic() - killed_at < 30
+        assert run["status"] == "failed" and run["error"] == "worker lost"
+        assert_nothing_lost_or_duplicated(lab, run_id, in_flight=1)
+        assert_nothing_left(lab)
+        # The main process (whose reaper used the database) forks a new pool process: it runs the next run.
+        again = submit(client, "mariadb-10.11", iterations=3)
+        assert wait_final(client, again, timeout_s=60)["status"] == "succeeded"
+        assert worker.poll() is None
+        assert_nothing_left(lab)

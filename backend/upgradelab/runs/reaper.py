@@ -1,0 +1,139 @@
+"""The reaper: ends runs whose worker is gone, so no run stays provisioning/running for good.
+
+A started run (provisioning, running) whose lease (runs/leases.py) expired, or that has none, lost
+its worker (killed, machine rebooted). The reaper takes its lease over (a conditional UPDATE: two
+reapers never end the same run), stops the servers of its targets (found by the pid files and
+docker labels the provisioners keep), stores the summary of the iterations it kept, writes the
+final status (`failed`, error "worker lost"), publishes it to the run's stream and frees the run's
+target locks.
+
+Where it runs: a daemon thread in every Celery worker's main process (`start_reaper_thread`,
+started from the `worker_ready` signal in runs/tasks.py): once at start-up, so a new worker ends
+what a dead one left, then every `reaper_interval_s` seconds. With the 15 s lease and a 5 s
+period a dead worker's run is final within ~20 s while any worker is up. The API needs no reaper:
+cancelling a run without a live lease ends it at once through `end_abandoned` (runs/service.py).
+"""
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from redis import Redis, RedisError
+from sqlalchemy import select
+from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_exponential
+
+from upgradelab.db import sync_session, utcnow
+from upgradelab.results.summary import store_summary
+from upgradelab.runs import leases
+from upgradelab.runs.locks import free_run_locks
+from upgradelab.runs.models import Run, RunStatus
+from upgradelab.settings import Settings, get_settings
+from upgradelab.streaming.publisher import publish_status
+from upgradelab.targets.models import Target
+from upgradelab.targets.preflight import lock_names
+from upgradelab.targets.provisioners import Provisioner, provisioner_for
+
+log = logging.getLogger(__name__)
+
+WORKER_LOST = "worker lost"
+# How long a reaper holds a run it is ending (stopping servers can take a while); a reaper that
+# dies meanwhile leaves the run to the next one after this.
+_REAPING_TTL_S = 300.0
+
+
+def reap_expired(settings: Settings | None = None) -> list[int]:
+    """End every started run whose lease expired as failed ("worker lost"); the ids ended."""
+    settings = settings or get_settings()
+    owner = "reaper:" + leases.new_owner()
+    ended = []
+    for run_id in leases.take_over_expired(None, owner, _REAPING_TTL_S):
+        log.warning("run %s: lease expired (worker lost); ending it", run_id)
+        _end(run_id, owner, RunStatus.failed, WORKER_LOST, settings)
+        ended.append(run_id)
+    return ended
+
+
+def end_abandoned(
+    run_id: int, status: RunStatus, error: str | None, settings: Settings | None = None
+) -> bool:
+    """End run `run_id` with `status` if it is started and has no live lease (its worker is gone);
+    False, leaving it alone, when a worker still holds it or it is not started."""
+    settings = settings or get_settings()
+    owner = "reaper:" + leases.new_owner()
+    if not leases.take_over_expired(run_id, owner, _REAPING_TTL_S):
+        return False
+    _end(run_id, owner, status, error, settings)
+    return True
+
+
+def _end(run_id: int, owner: str, status: RunStatus, error: str | None, settings: Settings) -> None:
+    targets = _targets_of(run_id)
+    for target in targets:
+        try:
+            _stop_all(provisioner_for(target, settings))
+        except Exception:  # a server that cannot be stopped must not keep the run unfinished
+            log.exception("run %s: stopping the servers of %s", run_id, target.name)
+    store_summary(run_id)  # the iterations it kept, before viewers see the final status
+    fields: dict[str, Any] = {
+        "status": status,
+        "error": error,
+        "finished_at": utcnow(),
+        "current_variant": None,
+    }
+    if leases.finish(run_id, owner, **fields):
+        publish_status(run_id, fields)
+    _free_locks(run_id, lock_names(targets), settings)
+
+
+def _stop_all(provisioner: Provisioner) -> None:
+    # The run-loop's provisioners stop every instance of a target (`stop_all`: pid files, docker
+    # labels); until then one server per target, which `stop` finds by its pid file or name.
+    stop_all: Callable[[], None] = getattr(provisioner, "stop_all", provisioner.stop)
+    stop_all()
+
+
+def _targets_of(run_id: int) -> list[Target]:
+    with sync_session() as session:
+        names = session.scalar(select(Run.targets).where(Run.id == run_id)) or ""
+        wanted = [name for name in names.split(",") if name]
+        return list(session.scalars(select(Target).where(Target.name.in_(wanted))))
+
+
+def _free_locks(run_id: int, targets: list[str], settings: Settings) -> None:
+    @retry(
+        retry=retry_if_exception_type(RedisError),
+        stop=stop_after_delay(settings.redis_outage_s),
+        wait=wait_exponential(max=2),
+        reraise=True,
+    )
+    def attempt() -> int:
+        redis = Redis.from_url(settings.redis_url, socket_timeout=5, socket_connect_timeout=5)
+        try:
+            return free_run_locks(redis, run_id, targets)
+        finally:
+            redis.close()
+
+    try:
+        attempt()
+    except RedisError:
+        log.exception("run %s: freeing its target locks; they expire by themselves", run_id)
+
+
+def start_reaper_thread(settings: Settings | None = None) -> threading.Event:
+    """Reap now and then every `reaper_interval_s` seconds in a daemon thread; set the returned
+    event to stop it."""
+    settings = settings or get_settings()
+    stop = threading.Event()
+
+    def loop() -> None:
+        while True:
+            try:
+                reap_expired(settings)
+            except Exception:  # the database may be briefly unavailable: try again next period
+                log.exception("reaping runs with expired leases")
+            if stop.wait(settings.reaper_interval_s):
+                return
+
+    threading.Thread(target=loop, name="run-reaper", daemon=True).start()
+    return stop
