@@ -41,3 +41,4 @@ FAULT_REDIS = _BASE + 60
 FAULT_API = _BASE + 61
 FAULT_MARIADB = _BASE + 62
 FAULT_MYSQL = _BASE + 63
+INSTANCES = _BASE + 30  # slot 0 of the instance tests' own target (other slots: free ports)

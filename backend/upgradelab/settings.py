@@ -58,6 +58,12 @@ class Settings(BaseSettings):
     redis_outage_s: float = Field(
         90.0, description="How long the worker retries a Redis write (stream events) before dropping it (s)."
     )
+    instance_allowance_mb: int = Field(
+        400,
+        ge=0,
+        description="Memory one server instance needs beyond its buffer pool (MiB), for the pre-run check "
+        "of the instances' sum against MemAvailable.",
+    )
 
     @property
     def async_database_url(self) -> str:

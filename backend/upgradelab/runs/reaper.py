@@ -25,7 +25,7 @@ from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_expo
 
 from upgradelab.db import sync_session, utcnow
 from upgradelab.results.summary import store_summary
-from upgradelab.runs import leases
+from upgradelab.runs import leases, records
 from upgradelab.runs.locks import free_run_locks
 from upgradelab.runs.models import Run, RunStatus
 from upgradelab.settings import Settings, get_settings
@@ -74,6 +74,7 @@ def _end(run_id: int, owner: str, status: RunStatus, error: str | None, settings
             _stop_all(provisioner_for(target, settings))
         except Exception:  # a server that cannot be stopped must not keep the run unfinished
             log.exception("run %s: stopping the servers of %s", run_id, target.name)
+    records.finish_variants(run_id, False, error or f"the run was {status}")
     store_summary(run_id)  # the iterations it kept, before viewers see the final status
     fields: dict[str, Any] = {
         "status": status,
