@@ -50,8 +50,9 @@ def assert_nothing_lost_or_duplicated(lab: LabInstance, run_id: int, in_flight: 
     assert set(logged) <= keys, f"lost: {sorted(set(logged) - keys)}"
     assert len(keys - set(logged)) <= in_flight, f"stored but never logged: {sorted(keys - set(logged))}"
     assert all(n == STATEMENTS_PER_ITERATION for _, _, n in stored), f"duplicated samples: {stored}"
-    numbers = sorted(i for _, i in keys)
-    assert numbers == list(range(1, len(numbers) + 1)), f"a gap in the iterations: {numbers}"
+    for variant in {v for v, _ in keys}:
+        numbers = sorted(i for v, i in keys if v == variant)
+        assert numbers == list(range(1, len(numbers) + 1)), f"a gap in variant {variant}: {numbers}"
     return len(keys)
 
 

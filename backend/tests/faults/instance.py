@@ -202,6 +202,14 @@ class LabInstance:
                 found.append(int(proc.name))
         return found
 
+    @staticmethod
+    def command_line(pid: int) -> str:
+        """The process's command line, arguments joined by spaces ('' once it is gone)."""
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            return ""
+
     # ---- tear-down ---------------------------------------------------------------------------------
     def close(self) -> None:
         """Stop everything this instance started, servers included."""
