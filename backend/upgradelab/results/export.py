@@ -11,10 +11,13 @@ from upgradelab.results.comparison_schemas import Comparison
 from upgradelab.results.schemas import Series
 
 RUN_COLUMNS = ["run_id", "variant_index", "variant", "iteration", "elapsed_s"]
+_ROW_COLUMNS = [
+    "key", "run_id", "variant", "is_baseline", "is_aa_control", "group", "metric", "unit", "iterations",
+    "rounds", "median_s", "p95_s", "mean_s", "median", "p95",
+]  # fmt: skip
 COMPARISON_COLUMNS = [
-    "key", "run_id", "variant", "is_baseline", "iterations", "median_s", "p95_s", "mean_s",
-    "median_ratio", "median_ratio_low", "median_ratio_high", "median_verdict",
-    "p95_ratio", "p95_ratio_low", "p95_ratio_high", "p95_verdict",
+    *_ROW_COLUMNS, "ratio", "ratio_low", "ratio_high", "method", "verdict", "mde", "reason",
+    "aa_ratio", "aa_low", "aa_high",
 ]  # fmt: skip
 
 
@@ -34,16 +37,23 @@ def run_rows(run_id: int, series: list[Series]) -> list[dict[str, Any]]:
 
 
 def comparison_rows(comparison: Comparison) -> list[dict[str, Any]]:
-    """One row per compared variant; ratios unitless, times seconds."""
+    """One row per compared variant, group and metric; ratios unitless, *_s seconds, median/p95 in `unit`."""
     rows = []
     for row in comparison.rows:
-        flat: dict[str, Any] = {k: getattr(row, k) for k in COMPARISON_COLUMNS[:8]}
-        for stat in ("median", "p95"):
-            ratio = getattr(row, stat)
-            flat[f"{stat}_ratio"] = ratio and ratio.ratio
-            flat[f"{stat}_ratio_low"] = ratio and ratio.low
-            flat[f"{stat}_ratio_high"] = ratio and ratio.high
-            flat[f"{stat}_verdict"] = ratio and ratio.verdict
+        flat: dict[str, Any] = {k: getattr(row, k) for k in _ROW_COLUMNS}
+        ratio, floor = row.ratio, row.aa_floor
+        flat.update(
+            ratio=ratio and ratio.ratio,
+            ratio_low=ratio and ratio.low,
+            ratio_high=ratio and ratio.high,
+            method=ratio and ratio.method,
+            verdict=ratio and ratio.verdict,
+            mde=ratio and ratio.mde,
+            reason=ratio and ratio.reason,
+            aa_ratio=floor and floor.ratio,
+            aa_low=floor and floor.low,
+            aa_high=floor and floor.high,
+        )
         rows.append(flat)
     return rows
 
