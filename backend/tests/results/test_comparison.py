@@ -81,10 +81,12 @@ def test_comparison_and_run_export_as_csv_and_json(client: httpx.Client, redo_ru
     rows = list(csv.DictReader(io.StringIO(table.text)))
     assert [r["variant"] for r in rows] == ["mysql-9.7 default", "mysql-9.7 redo-off"]
     assert rows[1]["verdict"] in VERDICTS and rows[1]["ratio_low"] <= rows[1]["ratio"]
-    iterations = client.get(f"/api/runs/{redo_run}/export", params={"format": "json"}).json()
-    assert len(iterations) == 2 * ITERATIONS and set(iterations[0]) == {
-        "run_id", "variant_index", "variant", "iteration", "elapsed_s",
+    export = client.get(f"/api/runs/{redo_run}/export", params={"format": "json"}).json()
+    assert len(export["iterations"]) == 2 * ITERATIONS and set(export["iterations"][0]) == {
+        "run_id", "variant_index", "variant", "iteration", "group", "round", "block", "position",
+        "elapsed_s", "metrics",
     }  # fmt: skip
+    assert [v["name"] for v in export["variants"]] == ["mysql-9.7 default", "mysql-9.7 redo-off"]
 
 
 def test_a_bad_comparison_names_the_field(client: httpx.Client, redo_run: int) -> None:

@@ -10,8 +10,9 @@ from upgradelab.db import SessionDep, sync_session
 from upgradelab.results import groups, service
 from upgradelab.results.comparison import compare
 from upgradelab.results.comparison_schemas import Comparison, ComparisonQuery
+from upgradelab.results.context import RunContext, run_context
 from upgradelab.results.downsample import DEFAULT_MAX_POINTS
-from upgradelab.results.export import COMPARISON_COLUMNS, RUN_COLUMNS, comparison_rows, respond, run_rows
+from upgradelab.results.export import COMPARISON_COLUMNS, comparison_rows, respond, run_export
 from upgradelab.results.groups import RunGroups
 from upgradelab.results.schemas import RunResults, StatementRow
 from upgradelab.runs import service as runs
@@ -45,10 +46,17 @@ async def run_results(run_id: int, session: SessionDep, max_points: int = MaxPoi
 
 @router.get("/api/runs/{run_id}/export")
 async def export_run(run_id: int, session: SessionDep, format: Literal["csv", "json"] = "csv") -> Response:
-    """Every iteration of the run: run_id, variant_index, variant, iteration, elapsed_s (seconds)."""
-    run = await runs.get_or_raise(session, run_id)
-    rows = run_rows(run.id, await service.iteration_series(session, run))
-    return respond(rows, RUN_COLUMNS, format, f"run-{run.id}")
+    """Every iteration (seconds, round, group, metrics) with the run's context, its variants' versions,
+    provisioners and the variables that differ between them; shapes in results/export.run_export."""
+    return await run_export(session, await runs.get_or_raise(session, run_id), format)
+
+
+@router.get("/api/runs/{run_id}/context", response_model=RunContext)
+async def get_run_context(run_id: int, session: SessionDep) -> RunContext:
+    """What produced the run's results: host facts, Upgrade Lab's version, the schedule (seed, order of
+    every round), per variant version, version_comment, provisioner, image or binary, option file and
+    SHOW GLOBAL VARIABLES, and the variables whose values differ between variants; 404 unknown run."""
+    return await run_context(session, await runs.get_or_raise(session, run_id))
 
 
 @router.get("/api/runs/{run_id}/statements", response_model=list[StatementRow])
