@@ -65,7 +65,8 @@ def compare(
 ) -> Comparison:
     """The comparison (sync: CPU work, the API runs this in a thread).
 
-    with_series=False leaves `series` and `rounds` empty (a verdict table needs no chart data).
+    with_series=False leaves `series` empty (a verdict table needs no iteration chart); `rounds`, the
+    per-round medians the verdicts rest on (rounds x variants x groups x metrics points), is always there.
 
     Errors: 422 on `runs` for an unknown run, on `baseline` for a key not among the variants.
     """
@@ -104,7 +105,7 @@ def compare(
         ]
         if with_series
         else [],
-        rounds=_round_series(loaded, labels) if with_series else [],
+        rounds=_round_series(loaded, labels),
     )
 
 

@@ -7,6 +7,7 @@ import type {
   RunFilters,
   RunList,
   RunProbes,
+  RunContext,
   RunGroups,
   RunResults,
   StatementRow,
@@ -149,5 +150,6 @@ export const api = {
   statements: (id: number | string) => request<StatementRow[]>(`/runs/${id}/statements`),
   probes: (id: number | string) => request<RunProbes>(`/runs/${id}/probes`),
   groups: (id: number | string) => request<RunGroups>(`/runs/${id}/groups`),
+  context: (id: number | string) => request<RunContext>(`/runs/${id}/context`),
   cancelRun: (id: number | string) => post<Run>(`/runs/${id}/cancel`),
 }

@@ -300,15 +300,35 @@ export interface RunFilters {
   order?: 'asc' | 'desc'
 }
 
-export type Verdict = 'regression' | 'improvement' | 'no significant difference'
+export type Verdict =
+  | 'regression'
+  | 'improvement'
+  | 'no significant difference'
+  | 'inconclusive'
+  | 'insufficient rounds'
 
-export interface RatioRead {
+/** variant / baseline of a row's metric with its 95% interval from the rounds (backend results/verdicts.py). */
+export interface VerdictRead {
   ratio: number
   low: number
   high: number
+  rounds: number
+  method: 'paired rounds' | 'unpaired rounds' | 'within-block bootstrap'
+  /** smallest detectable change: the interval's half-width as a fraction, sqrt(high / low) - 1 */
+  mde: number
   verdict: Verdict | null
+  reason: string
 }
 
+/** The run's A/A control against variant 0: this run's noise floor. */
+export interface FloorRead {
+  ratio: number
+  low: number
+  high: number
+  rounds: number
+}
+
+/** One variant x group x primary metric. *_s: iteration seconds; median/p95: the metric in `unit`. */
 export interface ComparisonRow {
   key: string
   run_id: number
@@ -317,12 +337,29 @@ export interface ComparisonRow {
   variant: string
   label: string
   is_baseline: boolean
+  is_aa_control: boolean
+  group: string
+  metric: string
+  unit: string
+  higher_is_better: boolean
   iterations: number
+  rounds: number
   median_s: number | null
   p95_s: number | null
   mean_s: number | null
-  median: RatioRead | null
-  p95: RatioRead | null
+  median: number | null
+  p95: number | null
+  ratio: VerdictRead | null
+  aa_floor: FloorRead | null
+}
+
+/** Per-round medians of one variant, group and metric. */
+export interface RoundSeries {
+  key: string
+  label: string
+  group: string
+  metric: string
+  points: { round: number; value: number }[]
 }
 
 export interface ComparisonSeries {
@@ -344,11 +381,37 @@ export interface Comparison {
   baseline: string
   unit: 's'
   confidence: number
+  min_rounds: number
   resamples: number
   seed: number
   stored: boolean
   rows: ComparisonRow[]
   series: ComparisonSeries[]
+  rounds: RoundSeries[]
+}
+
+export interface VariantContext {
+  variant_index: number
+  name: string
+  target: string
+  status: string
+  error: string | null
+  is_aa_control: boolean
+  provisioner: string | null
+  image_or_binary: string | null
+  version: string | null
+  version_comment: string | null
+  option_file: string | null
+  variables: Record<string, unknown> | null
+}
+
+/** What produced a run's results (GET /api/runs/{id}/context). */
+export interface RunContext {
+  run_id: number
+  schedule: { kind?: string; seed?: number; rounds?: number; block?: number; order?: number[][] } | null
+  context: { host?: Record<string, unknown>; upgradelab_version?: string } | null
+  variants: VariantContext[]
+  variables_diff: { name: string; values: (string | null)[] }[]
 }
 
 export interface ShareLink {
