@@ -147,9 +147,9 @@ def worker(database: None, redis_server: str) -> Iterator[subprocess.Popen[bytes
     assert process.poll() is None, (STATE / "worker.log").read_text()
     yield process
     _stop(process)
-    for name in TEST_PORTS:  # a test that failed mid-run may leave a server behind
+    for name in TEST_PORTS:  # a test that failed mid-run may leave servers behind (any slot)
         with sync_session() as session:
-            provisioner_for(session.scalars(select(Target).where(Target.name == name)).one()).stop()
+            provisioner_for(session.scalars(select(Target).where(Target.name == name)).one()).stop_all()
 
 
 @pytest.fixture(scope="session")

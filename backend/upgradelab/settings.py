@@ -35,6 +35,12 @@ class Settings(BaseSettings):
     frontend_dist: Path = REPO_ROOT / "frontend" / "dist"
     server_start_timeout_s: float = Field(60.0, description="Cap on waiting for SELECT 1 after a start.")
     target_lock_ttl_s: int = Field(900, description="Expiry of a target's run lock; renewed every iteration.")
+    instance_allowance_mb: int = Field(
+        400,
+        ge=0,
+        description="Memory one server instance needs beyond its buffer pool (MiB), for the pre-run check "
+        "of the instances' sum against MemAvailable.",
+    )
 
     @property
     def async_database_url(self) -> str:

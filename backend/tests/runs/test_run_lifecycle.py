@@ -8,7 +8,8 @@ from sqlalchemy import func, select
 
 from tests.runs.helpers import submit, wait_final, wait_status
 from upgradelab.db import sync_session
-from upgradelab.results.models import Sample
+from upgradelab.results.models import Iteration, Sample
+from upgradelab.runs.models import RunVariant
 
 
 def _at(run: dict[str, str], field: str) -> datetime:
@@ -43,7 +44,9 @@ def test_run_of_two_variants_stores_every_iteration_and_succeeds(client: httpx.C
     assert targets["mysql-9.7"].startswith("9.7.")
 
 
-def test_variant_with_unknown_option_fails_the_run_before_any_iteration(client: httpx.Client) -> None:
+def test_variant_with_unknown_option_is_refused_before_any_iteration_and_the_others_run(
+    client: httpx.Client,
+) -> None:
     run_id = submit(
         client,
         [
@@ -57,7 +60,18 @@ def test_variant_with_unknown_option_fails_the_run_before_any_iteration(client: 
     assert "variant 'typo'" in run["error"]
     assert "unknown variable 'innodb-log-writer-thread=OFF'" in run["error"]
     assert run["finished_at"] is not None
-    assert _sample_count(run_id) == 0  # refused up front: not even the valid first variant ran
+    states = {v["name"]: v for v in run["variant_states"]}
+    assert states["typo"]["status"] == "failed" and "innodb-log-writer-thread" in states["typo"]["error"]
+    assert states["mariadb-10.11 default"]["status"] == "succeeded"
+    assert _sample_count(run_id) == 3 * 10  # the valid variant ran all its iterations
+    with sync_session() as session:
+        refused_at = session.scalars(
+            select(RunVariant.finished_at).where(RunVariant.run_id == run_id, RunVariant.name == "typo")
+        ).one()
+        first_iteration = session.scalar(
+            select(func.min(Iteration.ended_at)).where(Iteration.run_id == run_id)
+        )
+    assert refused_at is not None and first_iteration is not None and refused_at < first_iteration
 
 
 def test_variant_the_flavor_cannot_take_is_refused_when_the_experiment_is_made(client: httpx.Client) -> None:

@@ -1,7 +1,7 @@
 """Experiment API shapes: ExperimentCreate in, ExperimentRead out."""
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -86,6 +86,28 @@ class ExperimentCreate(BaseModel):
         "default: the template's.",
     )
 
+    schedule: Literal["interleaved", "sequential"] = Field(
+        "interleaved",
+        description="interleaved: rounds, each variant one block per group per round in a shuffled order; "
+        "sequential: one variant after another.",
+    )
+    rounds: int | None = Field(
+        None, ge=1, le=1000, description="Interleaved rounds; default 10 (a verdict needs at least 5)."
+    )
+    block: int | None = Field(
+        None,
+        ge=1,
+        le=100_000,
+        description="Iterations per block (per variant, group and round); "
+        "default: iterations / rounds, at least 1.",
+    )
+    aa_control: bool = Field(
+        False, description="Add a second instance of the first variant, named '<baseline> (A/A)'."
+    )
+    seed: int | None = Field(
+        None, ge=0, le=2**31 - 1, description="Seed of the per-round shuffle; default: random (stored)."
+    )
+
     @field_validator("workload")
     @classmethod
     def _known_workload(cls, value: str) -> str:
@@ -114,4 +136,9 @@ class ExperimentRead(BaseModel):
     parameters: dict[str, Any]
     policy: str
     variants: list[ResolvedVariantRead]
+    schedule: str
+    rounds: int
+    block: int
+    aa_control: bool
+    seed: int | None
     created_at: datetime

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.errors import field_error, not_found
 from upgradelab.experiments.models import Experiment
+from upgradelab.experiments.schedule import ScheduleError, resolve_schedule
 from upgradelab.experiments.schemas import ExperimentCreate
 from upgradelab.experiments.variants import unsupported_reason
 from upgradelab.targets import service as targets
@@ -42,18 +43,46 @@ async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
             )
         resolved.append(asdict(variant))
     workload = workload_type.info
-    iterations = spec.iterations or workload.default_iterations
+    try:
+        schedule = resolve_schedule(
+            spec.schedule, spec.iterations, spec.rounds, spec.block, spec.seed, workload.default_iterations
+        )
+    except ScheduleError as error:
+        raise field_error(["body", error.field], str(error)) from error
+    name = spec.name or f"{workload.title}: {', '.join(v['name'] for v in resolved)}"
+    if spec.aa_control:
+        resolved.append(aa_copy(resolved))
     experiment = Experiment(
-        name=spec.name or f"{workload.title}: {', '.join(v['name'] for v in resolved)}",
+        name=name,
         workload=spec.workload,
-        iterations=iterations,
+        iterations=schedule.iterations,
         parameters=parameters.model_dump(mode="json"),
         policy=spec.policy or workload.default_policy,
         variants=resolved,
+        schedule=schedule.kind,
+        rounds=schedule.rounds,
+        block=schedule.block,
+        aa_control=spec.aa_control,
+        seed=schedule.seed,
     )
     session.add(experiment)
     await session.commit()
     return experiment
+
+
+def aa_copy(variants: list[dict[str, Any]]) -> dict[str, Any]:
+    """The A/A control: the baseline (variant 0), same target and configuration, named
+    "<baseline> (A/A)"; it runs on an instance of its own and is always the last variant."""
+    baseline = variants[0]
+    name = f"{baseline['name']} (A/A)"
+    if any(v["name"] == name for v in variants):
+        raise field_error(["body", "aa_control"], f"a variant is already named {name!r}")
+    return {**baseline, "name": name}
+
+
+def is_aa_control(experiment: Experiment, variant_index: int) -> bool:
+    """Whether this variant is the experiment's A/A control (the last variant when aa_control)."""
+    return experiment.aa_control and variant_index == len(experiment.variants) - 1
 
 
 def validate_parameters(slug: str, raw: dict[str, Any]) -> BaseModel:

@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 from upgradelab.probes.base import Measurement
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
 from upgradelab.probes.schemas import MutexWait, ProbeIteration, RunProbes, UnavailableProbe, VariantProbes
-from upgradelab.results.models import Sample
+from upgradelab.results.models import Iteration
 from upgradelab.runs.models import Run
 
 _ITERATION_METRICS = {
@@ -67,9 +67,9 @@ async def run_probes(session: AsyncSession, run: Run, top: int = 10) -> RunProbe
         return iterations[key]
 
     client = await session.execute(
-        select(Sample.variant_index, Sample.iteration, func.sum(Sample.elapsed_s))
-        .where(Sample.run_id == run.id)
-        .group_by(Sample.variant_index, Sample.iteration)
+        select(Iteration.variant_index, Iteration.iteration, Iteration.elapsed_s).where(
+            Iteration.run_id == run.id
+        )
     )
     for variant_index, iteration, seconds in client.tuples():
         at(variant_index, iteration).client_s = float(seconds)

@@ -12,17 +12,19 @@ from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.results.models import Sample
+from upgradelab.results.models import Iteration
 from upgradelab.results.statistics import median
 from upgradelab.runs.models import Run
 
 
 class IterationRow(BaseModel):
-    """One iteration: its group ("threads=16"), seconds (sum of statements) and summed metrics."""
+    """One iteration: its group ("threads=16"), round (1-based), seconds (sum of statements) and
+    summed metrics."""
 
     variant_index: int
     variant: str
     iteration: int
+    round: int = 1
     group: str
     elapsed_s: float
     metrics: dict[str, float]
@@ -47,29 +49,25 @@ class RunGroups(BaseModel):
 
 
 async def run_groups(session: AsyncSession, run: Run) -> RunGroups:
-    """Iterations in order and their per-group medians (metrics from sample.metrics, numbers only)."""
-    samples = await session.scalars(
-        select(Sample)
-        .where(Sample.run_id == run.id)
-        .order_by(Sample.variant_index, Sample.iteration, Sample.id)
+    """Iterations in order and their per-group medians, from the iteration table (seconds and summed
+    metrics stored when each iteration ended; metrics are numbers only)."""
+    stored = await session.scalars(
+        select(Iteration)
+        .where(Iteration.run_id == run.id)
+        .order_by(Iteration.variant_index, Iteration.iteration)
     )
+    variants = [variant["name"] for variant in run.experiment.variants]
     rows: dict[tuple[int, int], IterationRow] = {}
-    for sample in samples:
-        key = (sample.variant_index, sample.iteration)
-        row = rows.get(key)
-        if row is None:
-            row = rows[key] = IterationRow(
-                variant_index=sample.variant_index,
-                variant=sample.variant,
-                iteration=sample.iteration,
-                group=sample.label,
-                elapsed_s=0.0,
-                metrics={},
-            )
-        row.elapsed_s += sample.elapsed_s
-        for name, value in (sample.metrics or {}).items():
-            if isinstance(value, int | float):
-                row.metrics[name] = row.metrics.get(name, 0.0) + float(value)
+    for one in stored:
+        rows[(one.variant_index, one.iteration)] = IterationRow(
+            variant_index=one.variant_index,
+            variant=variants[one.variant_index] if one.variant_index < len(variants) else "",
+            iteration=one.iteration,
+            round=one.round,
+            group=one.group,
+            elapsed_s=one.elapsed_s,
+            metrics={k: float(v) for k, v in (one.metrics or {}).items() if isinstance(v, int | float)},
+        )
     by_group: dict[tuple[int, str], list[IterationRow]] = defaultdict(list)
     for row in rows.values():
         by_group[(row.variant_index, row.group)].append(row)

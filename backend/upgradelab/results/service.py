@@ -1,10 +1,10 @@
-"""Iteration series and summaries, from the sample table."""
+"""Iteration series and summaries: totals from the iteration table, statements from the sample table."""
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.results.downsample import kept_indices
-from upgradelab.results.models import Sample
+from upgradelab.results.models import Iteration, Sample
 from upgradelab.results.schemas import Point, Series, StatementRow, SummaryRow
 from upgradelab.results.statistics import median, percentile
 from upgradelab.runs.models import Run
@@ -14,12 +14,11 @@ Columns = tuple[list[int], list[float]]  # (iteration numbers ascending, seconds
 
 async def iteration_columns(session: AsyncSession, run: Run) -> list[Columns]:
     """Per variant (experiment order, also those with no iteration yet): iterations and their seconds,
-    SUM(sample.elapsed_s) over each iteration's statements."""
+    iteration.elapsed_s (the sum of the iteration's statements, stored when it ended)."""
     rows = await session.execute(
-        select(Sample.variant_index, Sample.iteration, func.sum(Sample.elapsed_s))
-        .where(Sample.run_id == run.id)
-        .group_by(Sample.variant_index, Sample.iteration)
-        .order_by(Sample.variant_index, Sample.iteration)
+        select(Iteration.variant_index, Iteration.iteration, Iteration.elapsed_s)
+        .where(Iteration.run_id == run.id)
+        .order_by(Iteration.variant_index, Iteration.iteration)
     )
     columns: list[Columns] = [([], []) for _ in run.experiment.variants]
     for variant_index, iteration, elapsed_s in rows.tuples():

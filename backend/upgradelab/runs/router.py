@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, status
 from upgradelab.db import SessionDep
 from upgradelab.runs import service
 from upgradelab.runs.models import RunStatus
-from upgradelab.runs.schemas import RunFilter, RunPage, RunRead, RunSort, RunUpdate
+from upgradelab.runs.schemas import RunContext, RunFilter, RunPage, RunRead, RunSort, RunUpdate
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
@@ -40,6 +40,13 @@ async def get_run(run_id: int, session: SessionDep) -> RunRead:
     """One run with its progress; 404 for an unknown id."""
     [read] = await service.to_read(session, [await service.get_or_raise(session, run_id)])
     return read
+
+
+@router.get("/{run_id}/context", response_model=RunContext)
+async def get_run_context(run_id: int, session: SessionDep) -> RunContext:
+    """What the run ran on: its schedule (seed, order of every round), host facts, Upgrade Lab's
+    version, and per variant its status and captured context (see RunContext); 404 for an unknown id."""
+    return await service.context(session, await service.get_or_raise(session, run_id))
 
 
 @router.patch("/{run_id}", response_model=RunRead)

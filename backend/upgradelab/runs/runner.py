@@ -1,35 +1,50 @@
-"""Executes one run: pre-flight every variant, then for each variant start its server and time the workload.
+"""Executes one run as one pass: plan -> instances -> for each round, for each variant in the round's
+order: thaw, block, freeze -> record; then stop everything.
 
-The Celery task (runs/tasks.py) calls execute_run. The run's final status is written in a `finally`,
-so a run never stays queued/provisioning/running after this function returns or raises.
+- plan (runs/plan.py): the experiment's schedule, stored in run.schedule before the first iteration
+- instances (targets/instances.py): one server per variant, memory checked, started in parallel,
+  context captured into run_variant, frozen while another variant's block runs
+- blocks (runs/blocks.py): the workload's iterations on one instance
+- record (results/ingest.py): each iteration's row, statements and probe deltas, then the stream
+
+A variant that is refused or breaks is marked failed on its run_variant row and drops out; the
+others go on and the run ends failed naming it. The Celery task (runs/tasks.py) calls execute_run;
+the run's final status is written in a `finally`, so a run never stays queued/provisioning/running.
 """
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import pymysql
 from redis import Redis
 from sqlalchemy import select
 
 from upgradelab.db import sync_session, utcnow
-from upgradelab.experiments.variants import ResolvedVariant, unsupported_reason
-from upgradelab.probes import startup_options
+from upgradelab.experiments.models import Experiment
+from upgradelab.experiments.service import is_aa_control
+from upgradelab.experiments.variants import ResolvedVariant
+from upgradelab.results.ingest import Place, ingest_iteration
 from upgradelab.results.summary import store_summary
+from upgradelab.runs import records
+from upgradelab.runs.blocks import OpenVariant, VariantJob, close_variant, open_variant, reapply, run_block
+from upgradelab.runs.context import run_context
 from upgradelab.runs.locks import TargetLocks
-from upgradelab.runs.models import Run, RunStatus
-from upgradelab.runs.variant_execution import VariantJob, run_groups, start_with_dataset
-from upgradelab.runs.variant_settings import apply_settings, has_settings, settings_refusal
+from upgradelab.runs.models import Run, RunStatus, VariantStatus
+from upgradelab.runs.plan import Schedule, Step, plan
+from upgradelab.runs.preflight import VariantFailed, apply_variant, facts, refusal, server_options
 from upgradelab.settings import Settings
-from upgradelab.streaming.publisher import publish_status
+from upgradelab.targets.instances import Instance, MemoryRefused, capture_context, check_memory, in_parallel
 from upgradelab.targets.models import Target
-from upgradelab.targets.options import render_option
-from upgradelab.targets.provisioners import Provisioner, ProvisionError, provisioner_for
-from upgradelab.targets.provisioners.base import ServerConnection
-from upgradelab.workloads import WORKLOADS, ServerSession, TargetFacts, Workload
+from upgradelab.targets.provisioners import ProvisionError, provisioner_for
+from upgradelab.workloads import WORKLOADS, ServerSession, Workload
 
 log = logging.getLogger(__name__)
+
+# What a broken server or template raises inside a block (ProvisionError, DatasetFailed and
+# SysbenchError are RuntimeErrors); any of them fails that variant only.
+_VARIANT_ERRORS = (pymysql.MySQLError, OSError, RuntimeError, VariantFailed)
 
 
 class TargetsBusy(Exception):
@@ -40,18 +55,14 @@ class RunCancelled(Exception):
     """The user asked to cancel; raised between iterations."""
 
 
-class VariantFailed(Exception):
-    """A variant was refused or broke; the message names the variant and the reason."""
-
-
 @dataclass
-class _Plan:
+class _Run:
     run_id: int
+    experiment: Experiment
     workload: Workload
-    iterations: int
     variants: list[ResolvedVariant]
     targets: dict[str, Target]
-    policy: str = "warm"
+    shared: set[int] = field(default_factory=set)  # variants on a server shared with another variant
 
 
 def execute_run(run_id: int, redis: Redis, settings: Settings) -> RunStatus | None:
@@ -59,221 +70,232 @@ def execute_run(run_id: int, redis: Redis, settings: Settings) -> RunStatus | No
 
     Raises TargetsBusy (before touching the run) when a target is locked by another run.
     """
-    plan = _load_plan(run_id)
-    if plan is None:
+    run = _load(run_id)
+    if run is None:
         return None
-    locks = TargetLocks(redis, list(plan.targets), settings.target_lock_ttl_s)
+    locks = TargetLocks(redis, list(run.targets), settings.target_lock_ttl_s)
     if not locks.acquire():
-        raise TargetsBusy(", ".join(sorted(plan.targets)))
-    if not _claim(run_id):
+        raise TargetsBusy(", ".join(sorted(run.targets)))
+    if not records.claim(run_id):
         locks.release()
         return None
-    provisioners: dict[str, Provisioner] = {}
-    status, error = RunStatus.failed, None
+    instances: list[Instance] = []
+    failed: dict[int, str] = {}
+    status, error, completed = RunStatus.failed, None, False
     try:
-        provisioners = {name: provisioner_for(target, settings) for name, target in plan.targets.items()}
-        _preflight(plan, provisioners)
-        _set(run_id, status=RunStatus.running)
-        for index, variant in enumerate(plan.variants):
-            _run_variant(plan, index, variant, provisioners[variant.target], locks.renew)
-        status = RunStatus.succeeded
+        schedule = _plan(run, settings)
+        instances = _instances(run, settings, failed)
+        opened = _start(run, instances, failed, settings)
+        records.set_run(run_id, status=RunStatus.running)
+        for step in schedule.steps(run.workload.groups()):
+            if step.variant_index in opened and step.variant_index not in failed:
+                _block(run, opened[step.variant_index], step, failed, locks.renew)
+        for index, variant in opened.items():
+            if index not in failed:
+                _guarded(run, variant, failed, lambda v: _close(v))
+        completed = True
+        status = RunStatus.failed if failed else RunStatus.succeeded
+        error = "; ".join(failed[i] for i in sorted(failed)) or None
     except RunCancelled:
         status = RunStatus.cancelled
-    except (VariantFailed, ProvisionError) as failure:
-        error = str(failure)
+    except (MemoryRefused, ProvisionError) as refused:
+        error = str(refused)
     except Exception as failure:
         log.exception("run %s failed", run_id)
         error = f"{type(failure).__name__}: {failure}"
     finally:
-        for provisioner in provisioners.values():
+        for instance in instances:
             try:
-                provisioner.stop()
+                instance.provisioner.stop()
             except Exception:
-                log.exception("stopping %s after run %s", provisioner.target_name, run_id)
+                log.exception("stopping %s after run %s", instance.provisioner.target_name, run_id)
+        reason = "the run was cancelled" if status == RunStatus.cancelled else f"the run failed: {error}"
+        records.finish_variants(run_id, completed, reason)
         store_summary(run_id)  # computed once, before viewers see the final status
-        _set(run_id, status=status, error=error, finished_at=utcnow(), current_variant=None)
+        records.set_run(run_id, status=status, error=error, finished_at=utcnow(), current_variant=None)
         locks.release()
     return status
 
 
-def _load_plan(run_id: int) -> _Plan | None:
+def _load(run_id: int) -> _Run | None:
     with sync_session() as session:
-        run = session.get(Run, run_id)
-        if run is None or run.status != RunStatus.queued:
+        row = session.get(Run, run_id)
+        if row is None or row.status != RunStatus.queued:
             return None
-        experiment = run.experiment
+        experiment = row.experiment
         variants = [ResolvedVariant(**variant) for variant in experiment.variants]
         names = {variant.target for variant in variants}
         targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
         workload_type = WORKLOADS[experiment.workload]
         workload = workload_type(workload_type.Parameters.model_validate(experiment.parameters or {}))
-        return _Plan(run_id, workload, experiment.iterations, variants, targets, experiment.policy)
+        return _Run(run_id, experiment, workload, variants, targets)
 
 
-def _claim(run_id: int) -> bool:
-    """queued -> provisioning, unless the run was cancelled while it waited."""
-    with sync_session() as session:
-        run = session.get(Run, run_id)
-        if run is None or run.status != RunStatus.queued:
-            return False
-        run.status, run.started_at = RunStatus.provisioning, utcnow()
-        session.commit()
-        return True
+def _plan(run: _Run, settings: Settings) -> Schedule:
+    """The schedule and the host facts, stored before anything starts; run_variant rows made."""
+    experiment = run.experiment
+    seed = experiment.seed if experiment.seed is not None else run.run_id
+    schedule = plan(experiment.schedule, experiment.rounds, experiment.block, seed, len(run.variants))
+    records.set_run(run.run_id, schedule=schedule.as_json(), context=run_context(Path(settings.server_dir)))
+    records.add_variants(
+        run.run_id,
+        [(v.name, v.target, is_aa_control(experiment, i)) for i, v in enumerate(run.variants)],
+    )
+    return schedule
 
 
-def _set(run_id: int, **fields: Any) -> None:
-    with sync_session() as session:
-        run = session.get(Run, run_id)
-        if run is not None:
-            for name, value in fields.items():
-                setattr(run, name, value)
-            session.commit()
-    publish_status(run_id, fields)
+def _fail(run: _Run, failed: dict[int, str], index: int, reason: str) -> None:
+    failed[index] = reason
+    records.set_variant(run.run_id, index, status=VariantStatus.failed, error=reason, finished_at=utcnow())
 
 
-def _facts(target: Target) -> TargetFacts:
-    return TargetFacts(target.name, target.flavor, target.version or "", target.disposable)
-
-
-def _server_options(plan: _Plan, variant: ResolvedVariant) -> list[str]:
-    """The probes' options, the template's for this target (parameters included), then the
-    variant's: an option file's last occurrence wins, so the variant overrides both."""
-    target = plan.targets[variant.target]
-    options = [*startup_options(target.flavor).items(), *plan.workload.server_options(_facts(target)).items()]
-    return [render_option(k, v) for k, v in options] + variant.option_lines()
-
-
-def _preflight(plan: _Plan, provisioners: dict[str, Provisioner]) -> None:
-    """Refuse, before any iteration, every variant its server cannot take (VariantFailed)."""
-    for variant in plan.variants:
-        target = plan.targets.get(variant.target)
+def _instances(run: _Run, settings: Settings, failed: dict[int, str]) -> list[Instance]:
+    """Pre-flight every variant (a refusal fails that variant), then one Instance per variant that
+    passed: slots 0, 1, ... per target, or one shared instance for a kind without `instances`.
+    Refuses the whole run (MemoryRefused) when their memory exceeds MemAvailable."""
+    instances: list[Instance] = []
+    by_target: dict[str, list[Instance]] = {}
+    for index, variant in enumerate(run.variants):
+        target = run.targets.get(variant.target)
         if target is None:
-            raise VariantFailed(f"variant {variant.name!r}: target {variant.target!r} does not exist")
-        provisioner = provisioners[variant.target]
+            _fail(run, failed, index, f"variant {variant.name!r}: target {variant.target!r} does not exist")
+            continue
+        slots = by_target.setdefault(target.name, [])
+        provisioner = provisioner_for(target, settings, slot=len(slots))
         if target.version is None:
             target.version = provisioner.server_version()
-            _record_version(target.name, target.version)
-        reason = unsupported_reason(variant, target.flavor, target.version) or plan.workload.refusal(
-            _facts(target)
-        )
+            records.record_version(target.name, target.version)
+        reason = refusal(run.workload, variant, target, provisioner)
         if reason:
-            raise VariantFailed(f"variant {variant.name!r} cannot run on {target.name}: {reason}")
-        try:
-            provisioner.check_options(_server_options(plan, variant))
-        except ProvisionError as refused:
-            raise VariantFailed(
-                f"variant {variant.name!r}: {target.name} ({target.version}) refuses its options:\n{refused}"
-            ) from refused
-        if has_settings(variant):
-            _preflight_settings(plan, variant, provisioner, target)
+            _fail(run, failed, index, reason)
+            continue
+        if slots and not provisioner.instances:
+            slots[0].variants.append(index)  # one server only: the variants share it
+            continue
+        instance = Instance(provisioner, server_options(run.workload, target, variant), [index])
+        slots.append(instance)
+        instances.append(instance)
+    check_memory([i.options for i in instances], settings.instance_allowance_mb)
+    run.shared = {index for instance in instances if instance.shared for index in instance.variants}
+    return instances
 
 
-def _preflight_settings(
-    plan: _Plan, variant: ResolvedVariant, provisioner: Provisioner, target: Target
-) -> None:
-    """Start a scratch server with the variant's options and try its SET GLOBAL/SESSION and instance
-    statements there; VariantFailed names the variant, the setting and the server's answer."""
-    try:
-        connection = provisioner.start(_server_options(plan, variant)).connect()
-    except (ProvisionError, pymysql.MySQLError) as error:
-        raise VariantFailed(
-            f"variant {variant.name!r}: server did not start for the pre-flight: {error}"
-        ) from error
-    try:
-        refusal = settings_refusal(connection, variant)
-    finally:
-        connection.close()
-        provisioner.stop()
-    if refusal:
-        raise VariantFailed(f"variant {variant.name!r}: {target.name} ({target.version}) refuses {refusal}")
-
-
-def _record_version(target_name: str, version: str) -> None:
-    with sync_session() as session:
-        target = session.scalars(select(Target).where(Target.name == target_name)).one()
-        target.version = version
-        session.commit()
-
-
-def _run_variant(
-    plan: _Plan,
-    index: int,
-    variant: ResolvedVariant,
-    provisioner: Provisioner,
-    renew: Callable[[], None],
-) -> None:
-    """Server started (dataset prepared or reused), variant applied, the groups' iterations under the
-    experiment's policy (runs/variant_execution.py), tear-down, stop."""
-    _raise_if_cancelled(plan.run_id)
-    _set(plan.run_id, current_variant=index, progress=None)
-    target = plan.targets[variant.target]
-    job = VariantJob(
-        plan.run_id,
-        index,
-        variant.name,
-        plan.workload,
-        plan.iterations,
-        plan.policy,
-        _server_options(plan, variant),
-        _facts(target),
-        variant.redo_log,
-    )
+def _job(run: _Run, index: int) -> VariantJob:
+    variant = run.variants[index]
+    target = run.targets[variant.target]
 
     def apply(server: ServerSession) -> None:
         apply_variant(server.connection, variant)
 
-    def after_iteration() -> None:
-        renew()
-        _raise_if_cancelled(plan.run_id)
+    return VariantJob(
+        index,
+        variant.name,
+        run.workload,
+        run.experiment.policy,
+        server_options(run.workload, target, variant),
+        facts(target),
+        apply,
+        variant.redo_log,
+    )
 
-    server: ServerSession | None = None
-    try:
+
+def _start(
+    run: _Run, instances: list[Instance], failed: dict[int, str], settings: Settings
+) -> dict[int, OpenVariant]:
+    """Start every instance at once (one thread each), then freeze them all; a variant whose
+    server does not start is failed. Each started variant's context goes to its run_variant row."""
+    _raise_if_cancelled(run.run_id)
+    opened: dict[int, OpenVariant] = {}
+
+    def start(instance: Instance) -> None:
+        first, *sharing = instance.variants
+        records.set_variant(run.run_id, first, status=VariantStatus.running, started_at=utcnow())
         try:
-            server = start_with_dataset(job, provisioner, apply, lambda p: _set(plan.run_id, progress=p))
-        except (ProvisionError, pymysql.MySQLError) as error:
-            raise VariantFailed(f"variant {variant.name!r}: server did not start: {error}") from error
-        _record_version(variant.target, _select_one(server.connection, "SELECT VERSION()"))
-        run_groups(job, provisioner, server, apply, after_iteration)
-    except pymysql.MySQLError as error:
-        raise VariantFailed(f"variant {variant.name!r}: server error: {error}") from error
-    except (OSError, RuntimeError) as error:  # DatasetFailed, SysbenchError, ...
-        if isinstance(error, ProvisionError):
-            raise
-        raise VariantFailed(f"variant {variant.name!r}: {error}") from error
-    finally:
-        if server is not None:
-            server.connection.close()
-        provisioner.stop()
+            opened[first] = open_variant(
+                _job(run, first), instance.provisioner, lambda p: records.set_run(run.run_id, progress=p)
+            )
+        except _VARIANT_ERRORS as error:
+            _fail(run, failed, first, f"variant {run.variants[first].name!r}: server did not start: {error}")
+            instance.provisioner.stop()
+            return
+        context = capture_context(instance.provisioner, opened[first].server.connection)
+        records.record_version(run.variants[first].target, context["version"])
+        for index in instance.variants:
+            records.set_variant(run.run_id, index, **context)
+        for index in sharing:  # a shared server: the other variants connect to it
+            records.set_variant(run.run_id, index, status=VariantStatus.running, started_at=utcnow())
+            opened[index] = open_variant(_job(run, index), instance.provisioner, lambda p: None)
+
+    for instance, error in zip(instances, in_parallel(start, instances), strict=True):
+        if error is not None:
+            log.error("starting %s: %s", instance.provisioner.target_name, error)
+            for index in instance.variants:
+                if index not in failed:
+                    _fail(run, failed, index, f"variant {run.variants[index].name!r}: {error}")
+    records.set_run(run.run_id, progress=None)
+    for instance in instances:
+        if not any(index in failed for index in instance.variants):
+            instance.freeze()
+    return opened
 
 
-def apply_variant(connection: ServerConnection, variant: ResolvedVariant) -> None:
-    """Apply what cannot go in the option file: the variant's instance statements, SET GLOBAL and
-    SET SESSION (on this, the workload connection), then the redo log switch, verified by
-    Innodb_redo_log_enabled.
+def _block(
+    run: _Run, variant: OpenVariant, step: Step, failed: dict[int, str], renew: Callable[[], None]
+) -> None:
+    """Thaw the variant's instance, run its block (each iteration recorded), freeze it again."""
+    _raise_if_cancelled(run.run_id)
+    records.set_run(run.run_id, current_variant=step.variant_index)
+    name = run.variants[step.variant_index].name
 
-    Raises VariantFailed if the server's status does not show the requested state.
-    """
-    apply_settings(connection, variant)
-    if variant.redo_log != "disabled":
-        return
-    with connection.cursor() as cursor:
-        cursor.execute("ALTER INSTANCE DISABLE INNODB REDO_LOG")
-        cursor.execute("SHOW GLOBAL STATUS LIKE 'Innodb_redo_log_enabled'")
-        row = cursor.fetchone()
-    if row is None or str(row[1]).upper() != "OFF":
-        raise VariantFailed(
-            f"variant {variant.name!r}: Innodb_redo_log_enabled is {row and row[1]!r}, not OFF"
-        )
+    def block(one: OpenVariant) -> None:
+        one.provisioner.thaw()
+        if step.variant_index in run.shared:
+            reapply(one)
+        for done in run_block(one, step.group, step.iterations):
+            place = Place(
+                run.run_id,
+                step.variant_index,
+                name,
+                done.number,
+                step.group,
+                step.round,
+                step.block,
+                step.position,
+            )
+            ingest_iteration(place, done.timings, done.measurements)
+            renew()
+            _raise_if_cancelled(run.run_id)
+        if step.variant_index not in run.shared:
+            one.provisioner.freeze()
+
+    _guarded(run, variant, failed, block)
 
 
-def _select_one(connection: ServerConnection, sql: str) -> str:
-    with connection.cursor() as cursor:
-        cursor.execute(sql)
-        row = cursor.fetchone()
-    return str(row[0]) if row else ""
+def _guarded(
+    run: _Run, variant: OpenVariant, failed: dict[int, str], work: Callable[[OpenVariant], None]
+) -> None:
+    """work(variant); a server or template error fails this variant (its instance stopped)."""
+    index = variant.job.index
+    try:
+        work(variant)
+    except _VARIANT_ERRORS as error:
+        gone = "" if variant.provisioner.pid() is not None else " (the server process is gone)"
+        reason = f"variant {variant.job.name!r}: server error{gone}: {error}"
+        log.warning("run %s: %s", run.run_id, reason)
+        _fail(run, failed, index, reason)
+        try:
+            variant.provisioner.stop()
+        except Exception:
+            log.exception("stopping the failed variant %s", variant.job.name)
+
+
+def _close(variant: OpenVariant) -> None:
+    """Tear-down with the instance thawed, then frozen again: still only one instance works at a time."""
+    variant.provisioner.thaw()
+    close_variant(variant)
+    variant.provisioner.freeze()
 
 
 def _raise_if_cancelled(run_id: int) -> None:
-    with sync_session() as session:
-        if session.scalars(select(Run.cancel_requested).where(Run.id == run_id)).one():
-            raise RunCancelled
+    if records.cancel_requested(run_id):
+        raise RunCancelled

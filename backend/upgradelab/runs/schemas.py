@@ -5,7 +5,47 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from upgradelab.runs.models import RunStatus
+from upgradelab.runs.models import RunStatus, VariantStatus
+
+
+class VariantState(BaseModel):
+    """A variant's own status within the run (run_variant): pending -> running -> succeeded | failed."""
+
+    variant_index: int
+    name: str
+    target: str
+    status: VariantStatus
+    error: str | None = None
+    is_aa_control: bool = False
+
+
+class VariantContext(VariantState):
+    """A variant's state and what produced its numbers, captured once when its instance started:
+    version (SELECT VERSION()), version_comment, provisioner kind, image_or_binary (docker image and
+    id, or the server binary with its chroot), option_file (the effective text: my.cnf, or the docker
+    flags one a line), variables (SHOW GLOBAL VARIABLES as {name: value}); None before it started."""
+
+    provisioner: str | None = None
+    image_or_binary: str | None = None
+    version: str | None = None
+    version_comment: str | None = None
+    option_file: str | None = None
+    variables: dict[str, str] | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class RunContext(BaseModel):
+    """GET /api/runs/{id}/context. schedule: {"kind": "interleaved"|"sequential", "seed", "rounds",
+    "block" (iterations per block), "order": [[variant index, ...] per round]}; context: {"host":
+    {"cpu_model", "cores", "memory_bytes", "kernel", "storage": {"path", "mount_point", "fs_type",
+    "device"}}, "upgradelab_version": {"package", "git_commit"}}; both None before the run started
+    and for runs made before issue 12. variants: one per variant, in experiment order."""
+
+    run_id: int
+    schedule: dict[str, Any] | None
+    context: dict[str, Any] | None
+    variants: list[VariantContext]
 
 
 class RunRead(BaseModel):
@@ -31,6 +71,14 @@ class RunRead(BaseModel):
     # {"phase", "rows", "rows_total", "bytes", "elapsed_s", "estimate_s"} (None when not preparing)
     policy: str = "warm"
     progress: dict[str, Any] | None = None
+    # issue 12: the schedule as planned ({"kind", "seed", "rounds", "block", "order"}, None before
+    # the run started), the experiment's schedule fields and each variant's own status
+    schedule: dict[str, Any] | None = None
+    schedule_kind: str = "sequential"
+    rounds: int = 1
+    block: int = 1
+    aa_control: bool = False
+    variant_states: list[VariantState] = []
 
 
 class RunPage(BaseModel):

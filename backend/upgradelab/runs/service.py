@@ -3,16 +3,24 @@
 from collections.abc import Sequence
 
 from anyio import to_thread
-from sqlalchemy import distinct, func, select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.db import utcnow
 from upgradelab.errors import not_found
 from upgradelab.experiments.models import Experiment
-from upgradelab.results.models import Sample
+from upgradelab.results.models import Iteration
 from upgradelab.runs import history
-from upgradelab.runs.models import Run, RunStatus
-from upgradelab.runs.schemas import RunFilter, RunPage, RunRead, RunUpdate
+from upgradelab.runs.models import Run, RunStatus, RunVariant
+from upgradelab.runs.schemas import (
+    RunContext,
+    RunFilter,
+    RunPage,
+    RunRead,
+    RunUpdate,
+    VariantContext,
+    VariantState,
+)
 from upgradelab.streaming.publisher import publish_status
 from upgradelab.worker import EXECUTE_RUN, celery_app
 from upgradelab.workloads import groups_of
@@ -78,17 +86,35 @@ async def cancel(session: AsyncSession, run: Run) -> Run:
 
 
 async def to_read(session: AsyncSession, runs: Sequence[Run]) -> list[RunRead]:
-    """API shape of runs, with iterations_done from one grouped count over their samples."""
+    """API shape of runs, with iterations_done from one grouped count over their iteration rows."""
     ids = [run.id for run in runs]
     done: dict[int, int] = {}
     if ids:
-        iteration_key = Sample.variant_index * 1_000_000 + Sample.iteration
         rows = await session.execute(
-            select(Sample.run_id, func.count(distinct(iteration_key)))
-            .where(Sample.run_id.in_(ids))
-            .group_by(Sample.run_id)
+            select(Iteration.run_id, func.count()).where(Iteration.run_id.in_(ids)).group_by(Iteration.run_id)
         )
         done = {run_id: count for run_id, count in rows.tuples()}
+    states: dict[int, list[VariantState]] = {}
+    if ids:
+        variant_rows = await session.execute(
+            select(
+                RunVariant.run_id,
+                RunVariant.variant_index,
+                RunVariant.name,
+                RunVariant.target,
+                RunVariant.status,
+                RunVariant.error,
+                RunVariant.is_aa_control,
+            )
+            .where(RunVariant.run_id.in_(ids))
+            .order_by(RunVariant.run_id, RunVariant.variant_index)
+        )
+        for run_id, index, name, target, state, error, aa in variant_rows.tuples():
+            states.setdefault(run_id, []).append(
+                VariantState(
+                    variant_index=index, name=name, target=target, status=state, error=error, is_aa_control=aa
+                )
+            )
     return [
         RunRead(
             id=run.id,
@@ -111,6 +137,39 @@ async def to_read(session: AsyncSession, runs: Sequence[Run]) -> list[RunRead]:
             * len(run.experiment.variants),
             policy=run.experiment.policy,
             progress=run.progress,
+            schedule=run.schedule,
+            schedule_kind=run.experiment.schedule,
+            rounds=run.experiment.rounds,
+            block=run.experiment.block,
+            aa_control=run.experiment.aa_control,
+            variant_states=states.get(run.id, []),
         )
         for run in runs
     ]
+
+
+async def context(session: AsyncSession, run: Run) -> RunContext:
+    """The run's schedule, host context and every variant's context (run_variant rows)."""
+    rows = await session.scalars(
+        select(RunVariant).where(RunVariant.run_id == run.id).order_by(RunVariant.variant_index)
+    )
+    variants = [
+        VariantContext(
+            variant_index=row.variant_index,
+            name=row.name,
+            target=row.target,
+            status=row.status,
+            error=row.error,
+            is_aa_control=row.is_aa_control,
+            provisioner=row.provisioner,
+            image_or_binary=row.image_or_binary,
+            version=row.version,
+            version_comment=row.version_comment,
+            option_file=row.option_file,
+            variables=row.variables,
+            started_at=row.started_at,
+            finished_at=row.finished_at,
+        )
+        for row in rows
+    ]
+    return RunContext(run_id=run.id, schedule=run.schedule, context=run.context, variants=variants)

@@ -8,7 +8,6 @@ error is logged and the viewers fall back to the stored results.
 import json
 import logging
 import time
-from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -38,12 +37,13 @@ def _append(run_id: int, event: dict[str, Any], final: bool = False) -> None:
 
 
 def publish_iteration(
-    run_id: int, variant_index: int, variant: str, iteration: int, statement_seconds: Sequence[float]
+    run_id: int, variant_index: int, variant: str, iteration: int, elapsed_s: float, round_number: int = 1
 ) -> None:
-    """XADD {"type": "iteration", variant_index, variant, iteration, elapsed_s, published_at}.
+    """XADD {"type": "iteration", variant_index, variant, iteration, round, elapsed_s, published_at}.
 
-    elapsed_s: seconds, the sum of the iteration's statements (client-side perf_counter).
-    published_at: Unix seconds (time.time()), for the worker-to-browser latency bench.
+    elapsed_s: seconds, the sum of the iteration's statements (client-side perf_counter); round:
+    1-based round of the run's schedule. published_at: Unix seconds (time.time()), for the
+    worker-to-browser latency bench.
     """
     _append(
         run_id,
@@ -52,7 +52,8 @@ def publish_iteration(
             "variant_index": variant_index,
             "variant": variant,
             "iteration": iteration,
-            "elapsed_s": float(sum(statement_seconds)),
+            "round": round_number,
+            "elapsed_s": float(elapsed_s),
             "published_at": time.time(),
         },
     )

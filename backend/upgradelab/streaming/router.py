@@ -19,11 +19,11 @@ from typing import Any, cast
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from redis.asyncio import Redis
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sse_starlette import EventSourceResponse
 
 from upgradelab.db import SessionDep, async_engine
-from upgradelab.results.models import Sample
+from upgradelab.results.models import Iteration
 from upgradelab.runs import service as runs
 from upgradelab.runs.models import Run
 from upgradelab.settings import get_settings
@@ -95,10 +95,9 @@ async def _snapshot(run_id: int) -> tuple[dict[str, Any], bool]:
     async with async_sessionmaker(async_engine(), expire_on_commit=False)() as session:
         run = await runs.get_or_raise(session, run_id)
         rows = await session.execute(
-            select(Sample.variant_index, Sample.iteration, func.sum(Sample.elapsed_s))
-            .where(Sample.run_id == run_id)
-            .group_by(Sample.variant_index, Sample.iteration)
-            .order_by(Sample.variant_index, Sample.iteration)
+            select(Iteration.variant_index, Iteration.iteration, Iteration.elapsed_s)
+            .where(Iteration.run_id == run_id)
+            .order_by(Iteration.variant_index, Iteration.iteration)
         )
         points = [[v, i, float(s)] for v, i, s in rows.tuples()]
         [read] = await runs.to_read(session, [run])

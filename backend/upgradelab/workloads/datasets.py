@@ -2,7 +2,7 @@
 
 A template that declares a dataset spec gets its data built once per datadir: after building, the
 runner records `upgradelab_meta.datasets(spec_hash)`; a later variant started on the kept datadir
-finds the hash and skips the preparation (see runs/variant_execution.py).
+finds the hash and skips the preparation (see runs/blocks.py).
 """
 
 import hashlib

@@ -12,7 +12,8 @@ from upgradelab.targets.provisioners.docker import DockerProvisioner, DockerSett
 from upgradelab.targets.provisioners.local import LocalProvisioner, LocalSettings
 from upgradelab.targets.provisioners.tarball import TarballProvisioner, TarballSettings
 
-ProvisionerFactory = Callable[[str, str, dict[str, Any], Settings], Provisioner]
+# (target name, flavor, target.settings, app settings, slot) -> the provisioner of that instance
+ProvisionerFactory = Callable[[str, str, dict[str, Any], Settings, int], Provisioner]
 PROVISIONERS: dict[str, ProvisionerFactory] = {
     LocalProvisioner.kind: LocalProvisioner,
     DockerProvisioner.kind: DockerProvisioner,
@@ -26,12 +27,13 @@ SETTINGS_MODELS: dict[str, type[BaseModel]] = {
 }
 
 
-def provisioner_for(target: Target, settings: Settings | None = None) -> Provisioner:
-    """The provisioner of a target row; ProvisionError for an unknown kind."""
+def provisioner_for(target: Target, settings: Settings | None = None, slot: int = 0) -> Provisioner:
+    """The provisioner of one instance (`slot`, 0 = the target's own port) of a target row;
+    ProvisionError for an unknown kind."""
     kind = PROVISIONERS.get(target.provisioner)
     if kind is None:
         raise ProvisionError(f"target {target.name}: unknown provisioner {target.provisioner!r}")
-    return kind(target.name, target.flavor, target.settings, settings or get_settings())
+    return kind(target.name, target.flavor, target.settings, settings or get_settings(), slot)
 
 
 __all__ = [

@@ -1,5 +1,6 @@
 """The provisioner interface: how the worker gets a server for a variant, whatever runs it."""
 
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +42,16 @@ class Endpoint:
         )
 
 
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now, chosen by the kernel (bind to port 0).
+
+    The port is released before the server binds it; the kernel hands out ephemeral ports in turn,
+    so another process taking it in between is unlikely (a clash shows as a start-up error)."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
 class NotReady(Exception):
     """wait_for_select_1 gave up; `exited` tells a dead server from one that never answered."""
 
@@ -79,11 +90,18 @@ def wait_for_select_1(endpoint: Endpoint, timeout_s: float, exit_reason: Callabl
 
 
 class Provisioner(Protocol):
-    """One target's server lifecycle. Options are validated `name[=value]` option-file lines."""
+    """One server instance of a target (its `slot`): lifecycle, freeze/thaw and what it runs.
+
+    Options are validated `name[=value]` option-file lines. `instances` is the kind's capability:
+    True when several slots of one target can run at once (local, tarball, docker); False for a
+    kind that has one server only, whose variants then share it (the runner re-applies a variant's
+    SET GLOBAL settings at the start of each of its blocks)."""
 
     kind: str
+    instances: bool
     target_name: str
     flavor: str
+    slot: int
 
     @property
     def endpoint(self) -> Endpoint:
@@ -112,3 +130,18 @@ class Provisioner(Protocol):
 
     def server_version(self) -> str:
         """SELECT VERSION() of the target's binaries (starts the initialized template if needed)."""
+
+    def freeze(self) -> None:
+        """Stop the server doing any work (SIGSTOP, docker pause) until thaw(); no-op when stopped."""
+
+    def thaw(self) -> None:
+        """Let a frozen server run again (SIGCONT, docker unpause); no-op when it runs."""
+
+    def pid(self) -> int | None:
+        """The server's process id on this host while it runs, else None."""
+
+    def stop_all(self, timeout_s: float = 120.0) -> list[int]:
+        """Stop every instance of this target (all slots), found by pid files or docker labels."""
+
+    def describe(self) -> dict[str, str]:
+        """{"image_or_binary", "option_file"}: what this instance runs and its effective options."""

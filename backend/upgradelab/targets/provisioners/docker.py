@@ -10,7 +10,8 @@ Volumes and containers, all labelled `upgradelab.managed=1` and `upgradelab.targ
 
     upgradelab-<target>-template   the datadir, initialized once per image id by a first start
                                    (with an initdb.d file granting the lab user every privilege)
-    upgradelab-<target>-data       the datadir: a fresh copy of the template for every start()
+    upgradelab-<target>-data       the datadir of slot 0 (`-data-<slot>` for slot 1, 2, ...: one
+                                   per instance): a fresh copy of the template for every start()
                                    (each variant begins from the same state), kept after stop()
                                    so that start(keep_data=True) reuses a prepared dataset; like
                                    the local provisioner's data/ (removed by `targets cleanup`)
@@ -18,8 +19,9 @@ Volumes and containers, all labelled `upgradelab.managed=1` and `upgradelab.targ
                                    datadir and flags; stop() removes it
 
 Networking: host networking (the server listens on 127.0.0.1:<port>) or, with `network: publish`,
-the container's 3306 published on 127.0.0.1:<port> only. The worker always connects to
-127.0.0.1:<port>, never to a bridge address.
+the container's 3306 published on 127.0.0.1:<port> only. Slot 0 uses the target's port, other
+slots a free port chosen by binding port 0. freeze()/thaw() are `docker pause`/`unpause`.
+The worker always connects to 127.0.0.1:<port>, never to a bridge address.
 """
 
 import contextlib
@@ -34,7 +36,13 @@ from docker.models.containers import Container
 
 from upgradelab.settings import Settings
 from upgradelab.targets.options import render_option
-from upgradelab.targets.provisioners.base import Endpoint, NotReady, ProvisionError, wait_for_select_1
+from upgradelab.targets.provisioners.base import (
+    Endpoint,
+    NotReady,
+    ProvisionError,
+    free_port,
+    wait_for_select_1,
+)
 from upgradelab.targets.provisioners.docker_engine import (
     MANAGED_LABEL,
     ROLE_LABEL,
@@ -45,6 +53,7 @@ from upgradelab.targets.provisioners.docker_engine import (
 from upgradelab.targets.provisioners.docker_settings import DockerSettings, docker_settings
 
 _IMAGE_ID_LABEL = "upgradelab.image-id"
+_SLOT_LABEL = "upgradelab.slot"
 _VERSION_LABEL = "upgradelab.version"
 _DATADIR = "/var/lib/mysql"
 
@@ -58,17 +67,23 @@ class DockerProvisioner:
     """Start, restart and stop one target's server as a container (see module docstring)."""
 
     kind = "docker"
+    instances = True  # one container and data volume per slot
 
-    def __init__(self, target_name: str, flavor: str, raw_settings: dict[str, Any], app: Settings) -> None:
+    def __init__(
+        self, target_name: str, flavor: str, raw_settings: dict[str, Any], app: Settings, slot: int = 0
+    ) -> None:
         self.target_name = target_name
         self.flavor = flavor
+        self.slot = slot
         self.cfg = docker_settings(raw_settings)
+        self.port = self.cfg.port if slot == 0 else free_port()
         self.start_timeout_s = app.server_start_timeout_s
         self._docker: docker.DockerClient | None = None
         self._container: Container | None = None
         self._data_volume: str | None = None
         self._version: str | None = None
         self._last_log = ""
+        self._options: list[str] = []
 
     @property
     def docker(self) -> docker.DockerClient:
@@ -79,7 +94,7 @@ class DockerProvisioner:
 
     @property
     def endpoint(self) -> Endpoint:
-        return Endpoint("127.0.0.1", self.cfg.port, self.cfg.user, self.cfg.password)
+        return Endpoint("127.0.0.1", self.port, self.cfg.user, self.cfg.password)
 
     @property
     def template_volume(self) -> str:
@@ -113,7 +128,7 @@ class DockerProvisioner:
     # ---- flags -----------------------------------------------------------------------------------
     def _managed_flags(self) -> list[str]:
         if self.cfg.network == "host":
-            network = [f"--port={self.cfg.port}", "--bind-address=127.0.0.1"]
+            network = [f"--port={self.port}", "--bind-address=127.0.0.1"]
         else:
             network = ["--port=3306", "--bind-address=0.0.0.0"]
         # X Protocol off: with host networking every mysqld would want 33060 (MariaDB has none).
@@ -132,7 +147,7 @@ class DockerProvisioner:
     def _run_kwargs(self) -> dict[str, Any]:
         if self.cfg.network == "host":
             return {"network_mode": "host"}
-        return {"ports": {"3306/tcp": ("127.0.0.1", self.cfg.port)}}
+        return {"ports": {"3306/tcp": ("127.0.0.1", self.port)}}
 
     # ---- logs ------------------------------------------------------------------------------------
     def log_tail(self, lines: int = 25) -> str:
@@ -252,12 +267,13 @@ class DockerProvisioner:
         if not (keep_data and self._volume_exists(self._data_volume)):
             self._remove_volume(self._data_volume)
             self._copy_volume(self.template_volume, self._data_volume, self._labels("data"))
+        self._options = list(options)
         self._create_server(self._data_volume, options)
         self._wait_ready()
         return self.endpoint
 
     def _create_server(self, volume: str, options: list[str], init_sql: str | None = None) -> None:
-        name = f"upgradelab-{self.target_name}-{uuid.uuid4().hex[:8]}"
+        name = f"upgradelab-{self.target_name}-{self.slot}-{uuid.uuid4().hex[:8]}"
         self._last_log = ""
         self._container = self.docker.containers.create(
             self.cfg.image,
@@ -265,7 +281,7 @@ class DockerProvisioner:
             name=name,
             environment=self._environment(),
             volumes={volume: {"bind": _DATADIR, "mode": "rw"}},
-            labels=self._labels("server"),
+            labels=self._labels("server", **{_SLOT_LABEL: str(self.slot)}),
             **self._run_kwargs(),
         )
         if init_sql is not None:
@@ -303,8 +319,9 @@ class DockerProvisioner:
 
     @property
     def data_volume(self) -> str:
-        """The target's datadir volume, `upgradelab-<target>-data`."""
-        return f"upgradelab-{self.target_name}-data"
+        """This slot's datadir volume, `upgradelab-<target>-data` (slot 0) or `...-data-<slot>`."""
+        suffix = "" if self.slot == 0 else f"-{self.slot}"
+        return f"upgradelab-{self.target_name}-data{suffix}"
 
     def _volume_exists(self, name: str) -> bool:
         try:
@@ -318,11 +335,56 @@ class DockerProvisioner:
             return
         self.log_tail(200)  # kept for a later log_tail()
         try:
+            self.thaw()  # a paused container does not take the stop signal
             self._container.stop(timeout=int(timeout_s))
             self._container.remove(v=True, force=True)
         except NotFound:
             pass
         self._container = None
+
+    def freeze(self) -> None:
+        """`docker pause` the server container (cgroup freezer): no work until thaw()."""
+        if self._container is not None:
+            self._container.reload()
+            if self._container.status == "running":
+                self._container.pause()
+
+    def thaw(self) -> None:
+        """`docker unpause` the server container when it is paused."""
+        if self._container is not None:
+            self._container.reload()
+            if self._container.status == "paused":
+                self._container.unpause()
+
+    def pid(self) -> int | None:
+        """The server's process id on this host (State.Pid), or None without a running container."""
+        if self._container is None:
+            return None
+        self._container.reload()
+        return int(self._container.attrs["State"]["Pid"]) or None
+
+    def stop_all(self, timeout_s: float = 120.0) -> list[int]:
+        """Stop and remove every server container of this target (all slots), found by its labels;
+        returns their host pids (0 for one that was not running)."""
+        filters = [f"{MANAGED_LABEL}=1", f"{TARGET_LABEL}={self.target_name}", f"{ROLE_LABEL}=server"]
+        stopped = []
+        for container in self.docker.containers.list(all=True, filters={"label": filters}):
+            stopped.append(int(container.attrs["State"].get("Pid") or 0))
+            with contextlib.suppress(APIError, NotFound):
+                if container.status == "paused":
+                    container.unpause()
+                container.stop(timeout=int(timeout_s))
+            with contextlib.suppress(NotFound):
+                container.remove(v=True, force=True)
+        self._container = None
+        return stopped
+
+    def describe(self) -> dict[str, str]:
+        """{"image_or_binary": the image name and id, "option_file": the server flags, one a line}."""
+        image = self.cfg.image
+        if self._container is not None:
+            image = f"{image} ({self._container.attrs.get('Image', '')})"
+        return {"image_or_binary": image, "option_file": "\n".join(self._flags(self._options))}
 
     def _remove_volume(self, name: str) -> None:
         with contextlib.suppress(NotFound):

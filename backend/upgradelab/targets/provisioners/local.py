@@ -2,14 +2,21 @@
 
 Layout, under `{root}{server_dir}/{target}/` (root is `/` or a chroot such as the lab's sid chroot):
 
-    template/   initialized once (`mysqld --initialize-insecure` or `mariadb-install-db`),
-                started once with an init file that creates the lab user, then kept read-only
-    data/       a fresh copy of template/ for every start(): each variant begins from the same state
-    my.cnf      written on every start: managed options, target base options, then the variant's
-    error.log   the server's log; its tail is in every ProvisionError
-    tmp/        the server's tmpdir (its own, not the shared /tmp)
+    template/          initialized once (`mysqld --initialize-insecure` or `mariadb-install-db`),
+                       started once with an init file that creates the lab user, then kept read-only
+    instances/{slot}/  one server instance per slot (a run gives every variant its own slot):
+        data/          a fresh copy of template/ for every start(): each variant begins from the same
+                       state; kept per (target, slot) so a prepared dataset is reused by later runs
+        my.cnf         written on every start: managed options, target base options, then the variant's
+        error.log      the server's log; its tail is in every ProvisionError
+        tmp/           the server's tmpdir (its own, not the shared /tmp)
+        mysqld.pid, mysqld.sock
+
+Ports: slot 0 listens on the target's port; every other slot on a free 127.0.0.1 port chosen by
+binding port 0 when the provisioner is made (so two runs' instances never share a number).
 """
 
+import contextlib
 import os
 import shutil
 import signal
@@ -22,7 +29,13 @@ from pydantic import BaseModel, Field
 
 from upgradelab.settings import Settings
 from upgradelab.targets.options import PlainCredential, ServerOptions, render_option
-from upgradelab.targets.provisioners.base import Endpoint, NotReady, ProvisionError, wait_for_select_1
+from upgradelab.targets.provisioners.base import (
+    Endpoint,
+    NotReady,
+    ProvisionError,
+    free_port,
+    wait_for_select_1,
+)
 
 _READY_MARKER = ".upgradelab-initialized"
 
@@ -44,33 +57,46 @@ class LocalProvisioner:
     """Start, restart and stop one target's server as a local process (see module docstring)."""
 
     kind = "local"
+    instances = True  # any number of servers of this target can run at once (one per slot)
 
-    def __init__(self, target_name: str, flavor: str, raw_settings: dict[str, Any], app: Settings) -> None:
+    def __init__(
+        self, target_name: str, flavor: str, raw_settings: dict[str, Any], app: Settings, slot: int = 0
+    ) -> None:
         self.target_name = target_name
         self.flavor = flavor
+        self.slot = slot
         self.cfg = LocalSettings.model_validate(raw_settings)
+        self.port = self.cfg.port if slot == 0 else free_port(self.cfg.host)
         self.root = Path(self.cfg.root.format(lab_dir=app.lab_dir))
-        self.inner_dir = f"{app.server_dir.rstrip('/')}/{target_name}"
+        self.target_dir = f"{app.server_dir.rstrip('/')}/{target_name}"
+        self.inner_dir = f"{self.target_dir}/instances/{slot}"
         self.start_timeout_s = app.server_start_timeout_s
         self._process: subprocess.Popen[bytes] | None = None
         self._options: list[str] = []
 
-    # paths: "inner" as the server sees them, "host" as this process sees them
+    # paths: "inner" as the server sees them, "host" as this process sees them; the instance's own
+    # files under inner_dir, the shared template under target_dir
     def _inner(self, name: str) -> str:
         return f"{self.inner_dir}/{name}"
 
     def _host(self, name: str = "") -> Path:
         return self.root / f"{self.inner_dir}/{name}".lstrip("/")
 
+    def _template_host(self) -> Path:
+        return self.root / f"{self.target_dir}/template".lstrip("/")
+
+    def _datadir(self, name: str) -> str:
+        return f"{self.target_dir}/template" if name == "template" else self._inner(name)
+
     @property
     def endpoint(self) -> Endpoint:
-        return Endpoint(self.cfg.host, self.cfg.port, self.cfg.user, self.cfg.password)
+        return Endpoint(self.cfg.host, self.port, self.cfg.user, self.cfg.password)
 
     # ---- option files --------------------------------------------------------------------------
     def _option_file(self, datadir: str, options: list[str]) -> str:
         managed = [
-            f"datadir={self._inner(datadir)}",
-            f"port={self.cfg.port}",
+            f"datadir={self._datadir(datadir)}",
+            f"port={self.port}",
             f"bind-address={self.cfg.host}",
             f"socket={self._inner('mysqld.sock')}",
             f"pid-file={self._inner('mysqld.pid')}",
@@ -114,10 +140,11 @@ class LocalProvisioner:
                 os.chown(os.path.join(dirpath, name), uid, gid, follow_symlinks=False)
 
     def _prepare_dir(self) -> None:
-        base = self._host()
-        base.mkdir(parents=True, exist_ok=True)
         uid, gid = self._mysql_ids()
-        os.chown(base, uid, gid)
+        target = self.root / self.target_dir.lstrip("/")
+        for path in (target, target / "instances", self._host()):
+            path.mkdir(parents=True, exist_ok=True)
+            os.chown(path, uid, gid)
 
     # ---- logs ----------------------------------------------------------------------------------
     def log_tail(self, lines: int = 25) -> str:
@@ -136,7 +163,7 @@ class LocalProvisioner:
     # ---- initialization ------------------------------------------------------------------------
     def ensure_initialized(self) -> None:
         """Initialize template/ once (idempotent; a half-made template is made again)."""
-        template = self._host("template")
+        template = self._template_host()
         if (template / _READY_MARKER).exists():
             return
         self.stop()
@@ -214,7 +241,7 @@ class LocalProvisioner:
         data = self._host("data")
         if not (keep_data and (data / "mysql").is_dir()):
             shutil.rmtree(data, ignore_errors=True)
-            subprocess.run(["cp", "-a", str(self._host("template")), str(data)], check=True)
+            subprocess.run(["cp", "-a", str(self._template_host()), str(data)], check=True)
             (data / _READY_MARKER).unlink(missing_ok=True)
         self._options = list(options)
         self._host("error.log").unlink(missing_ok=True)
@@ -270,20 +297,67 @@ class LocalProvisioner:
         return pid
 
     def stop(self, timeout_s: float = 120.0) -> None:
-        """SIGTERM (a clean shutdown), then SIGKILL after timeout_s; reaps our own child."""
+        """SIGCONT (a frozen server cannot shut down), SIGTERM (a clean shutdown), then SIGKILL after
+        timeout_s; reaps our own child."""
         pid = self._pid()
         if pid is not None:
-            os.kill(pid, signal.SIGTERM)
-            deadline = time.monotonic() + timeout_s
-            while time.monotonic() < deadline and self._alive(pid):
-                time.sleep(0.1)
-            if self._alive(pid):
-                os.kill(pid, signal.SIGKILL)
-                while self._alive(pid):
-                    time.sleep(0.1)
+            self._terminate(pid, timeout_s)
         self._process = None
 
+    def _terminate(self, pid: int, timeout_s: float) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+            os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and self._alive(pid):
+            time.sleep(0.1)
+        if self._alive(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            while self._alive(pid):
+                time.sleep(0.1)
+
+    def stop_all(self, timeout_s: float = 120.0) -> list[int]:
+        """Stop every instance of this target (any slot, any run), found by their pid files; the
+        reaper calls it for a run whose worker died. Returns the pids that were stopped."""
+        stopped = []
+        for pid_file in sorted((self.root / self.target_dir.lstrip("/")).glob("instances/*/mysqld.pid")):
+            try:
+                pid = int(pid_file.read_text().strip())
+            except (OSError, ValueError):
+                continue
+            if self._alive(pid) and _is_server(pid):
+                self._terminate(pid, timeout_s)
+                stopped.append(pid)
+        self.stop(timeout_s)
+        return stopped
+
+    def freeze(self) -> None:
+        """SIGSTOP the server process: it does no work (purge, page cleaner, flushing) until thaw()."""
+        pid = self._pid()
+        if pid is not None:
+            os.kill(pid, signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """SIGCONT the server process (a no-op when it runs or is gone)."""
+        pid = self._pid()
+        if pid is not None:
+            os.kill(pid, signal.SIGCONT)
+
+    def pid(self) -> int | None:
+        """The server's process id while it runs (this instance's), else None."""
+        return self._pid()
+
+    def describe(self) -> dict[str, str]:
+        """What produced this instance's numbers: {"image_or_binary": the server binary (with the
+        chroot it runs in), "option_file": the text of its my.cnf ('' before the first start)}."""
+        binary = self.cfg.mysqld if self.root == Path("/") else f"{self.root}:{self.cfg.mysqld}"
+        cnf = self._host("my.cnf")
+        return {"image_or_binary": binary, "option_file": cnf.read_text() if cnf.exists() else ""}
+
     def _alive(self, pid: int) -> bool:
+        if pid == os.getpid():
+            return False
         if self._process is not None and self._process.pid == pid:
             return self._process.poll() is None
         try:
@@ -317,3 +391,12 @@ class LocalProvisioner:
         finally:
             connection.close()
         return str(row[0]) if row else ""
+
+
+def _is_server(pid: int) -> bool:
+    """Whether a pid from a pid file is still a mysqld/mariadbd (pids are reused after a reboot)."""
+    try:
+        name = Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return False
+    return name in {"mysqld", "mariadbd"}

@@ -50,7 +50,9 @@ class TarballProvisioner(LocalProvisioner):
 
     kind = "tarball"
 
-    def __init__(self, target_name: str, flavor: str, raw_settings: dict[str, Any], app: Settings) -> None:
+    def __init__(
+        self, target_name: str, flavor: str, raw_settings: dict[str, Any], app: Settings, slot: int = 0
+    ) -> None:
         tarball = TarballSettings.model_validate(raw_settings)
         self.basedir = tarball.basedir.rstrip("/")
         self.tarball = tarball.tarball
@@ -61,7 +63,7 @@ class TarballProvisioner(LocalProvisioner):
                 "install_db": None,
             }
         )
-        super().__init__(target_name, flavor, local.model_dump(), app)
+        super().__init__(target_name, flavor, local.model_dump(), app, slot)
         self._series: tuple[int, int] | None = None
 
     def _option_file(self, datadir: str, options: list[str]) -> str:

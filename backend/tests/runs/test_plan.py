@@ -1,0 +1,64 @@
+"""The schedule of a run, as data: rounds, per-round shuffles from the seed, sequential, field defaults."""
+
+import pytest
+
+from upgradelab.experiments.schedule import ScheduleError, resolve_schedule
+from upgradelab.runs.plan import plan
+
+
+def test_every_round_holds_every_variant_once_in_a_seeded_order() -> None:
+    schedule = plan("interleaved", rounds=12, block=3, seed=42, variant_count=4)
+    assert len(schedule.order) == 12
+    assert all(sorted(order) == [0, 1, 2, 3] for order in schedule.order)
+    assert len({tuple(order) for order in schedule.order}) > 1  # shuffled, not one fixed order
+    steps = schedule.steps(["table=a", "table=b"])
+    assert len(steps) == 12 * 2 * 4 and [s.block for s in steps] == list(range(1, 97))
+    for step in steps:
+        assert schedule.order[step.round - 1][step.position] == step.variant_index
+        assert step.iterations == 3
+
+
+def test_the_same_seed_gives_the_same_schedule_and_another_seed_another() -> None:
+    one = plan("interleaved", 10, 2, 7, 3)
+    assert one == plan("interleaved", 10, 2, 7, 3)
+    assert one.order != plan("interleaved", 10, 2, 8, 3).order
+    assert one.as_json() == {"kind": "interleaved", "seed": 7, "rounds": 10, "block": 2, "order": one.order}
+
+
+def test_sequential_runs_each_variant_through_every_group_before_the_next() -> None:
+    steps = plan("sequential", 1, 5, 1, 2).steps(["g1", "g2"])
+    assert [(s.variant_index, s.group, s.iterations, s.round) for s in steps] == [
+        (0, "g1", 5, 1),
+        (0, "g2", 5, 1),
+        (1, "g1", 5, 1),
+        (1, "g2", 5, 1),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "iterations", "rounds", "block", "expected"),
+    [
+        ("interleaved", None, None, None, (10, 10, 100)),  # template default 100
+        ("interleaved", 40, None, None, (10, 4, 40)),
+        ("interleaved", 5, None, None, (5, 1, 5)),
+        ("interleaved", None, 20, None, (20, 5, 100)),
+        ("interleaved", None, 5, 3, (5, 3, 15)),
+        ("sequential", 30, None, None, (1, 30, 30)),
+        ("sequential", None, None, None, (1, 100, 100)),
+    ],
+)
+def test_schedule_fields_are_filled_from_what_was_given(
+    kind: str, iterations: int | None, rounds: int | None, block: int | None, expected: tuple[int, int, int]
+) -> None:
+    fields = resolve_schedule(kind, iterations, rounds, block, None, default_iterations=100)
+    assert (fields.rounds, fields.block, fields.iterations) == expected
+    assert 0 <= fields.seed < 2**31
+
+
+def test_contradicting_schedule_fields_name_the_field() -> None:
+    with pytest.raises(ScheduleError) as sequential:
+        resolve_schedule("sequential", 10, 4, None, 1, 100)
+    assert sequential.value.field == "rounds"
+    with pytest.raises(ScheduleError) as product:
+        resolve_schedule("interleaved", 10, 4, 3, 1, 100)
+    assert product.value.field == "iterations" and "4 x 3" in str(product.value)

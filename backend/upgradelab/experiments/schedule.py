@@ -1,0 +1,75 @@
+"""An experiment's schedule fields from what the user gave: schedule kind, rounds, block, iterations.
+
+interleaved: a run is `rounds` rounds; in each, every variant runs one block of `block` iterations
+per group, so each variant does rounds x block iterations per group (stored as `iterations`).
+sequential: one round, each variant all its `iterations` per group, one variant after another.
+"""
+
+import math
+import random
+from dataclasses import dataclass
+
+DEFAULT_ROUNDS = 10
+MIN_ROUNDS_FOR_VERDICT = 5
+MAX_SEED = 2**31 - 1
+
+
+class ScheduleError(ValueError):
+    """Fields that do not fit together; `field` names the one to change."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class ScheduleFields:
+    """What is stored on the experiment: kind, rounds, block, iterations (per variant per group), seed."""
+
+    kind: str
+    rounds: int
+    block: int
+    iterations: int
+    seed: int
+
+
+def resolve_schedule(
+    kind: str,
+    iterations: int | None,
+    rounds: int | None,
+    block: int | None,
+    seed: int | None,
+    default_iterations: int,
+) -> ScheduleFields:
+    """Fill the missing fields; ScheduleError names the field that contradicts the others.
+
+    interleaved, neither rounds nor block: rounds = 10 (fewer when iterations < 10), block =
+    iterations / rounds rounded up (iterations becomes rounds x block, the smallest not below it);
+    only rounds: block = iterations / rounds (at least 1); rounds and block: iterations, when given,
+    must equal rounds x block. sequential: rounds is 1, block = iterations. A None seed is drawn at
+    random (0 .. 2^31-1) and stored so the schedule can be made again.
+    """
+    seed = random.SystemRandom().randrange(MAX_SEED) if seed is None else seed
+    if kind == "sequential":
+        if rounds not in (None, 1):
+            raise ScheduleError("rounds", f"a sequential schedule has one round, not {rounds}")
+        count = iterations or block or default_iterations
+        if block is not None and block != count:
+            raise ScheduleError(
+                "block", f"block ({block}) differs from iterations ({count}) in a sequential run"
+            )
+        return ScheduleFields("sequential", 1, count, count, seed)
+    if rounds is not None and block is not None:
+        if iterations is not None and iterations != rounds * block:
+            raise ScheduleError(
+                "iterations", f"iterations ({iterations}) must equal rounds x block ({rounds} x {block})"
+            )
+        return ScheduleFields("interleaved", rounds, block, rounds * block, seed)
+    wanted = iterations or default_iterations
+    if rounds is None and block is not None:
+        rounds = max(1, math.ceil(wanted / block)) if iterations else DEFAULT_ROUNDS
+    elif rounds is None:
+        rounds = min(DEFAULT_ROUNDS, wanted)
+    if block is None:
+        block = max(1, math.ceil(wanted / rounds)) if iterations else max(1, wanted // rounds)
+    return ScheduleFields("interleaved", rounds, block, rounds * block, seed)

@@ -1,0 +1,81 @@
+"""Experiment -> Schedule: which variant runs which block, in which order, before the first iteration.
+
+interleaved: `rounds` rounds; each round's variant order is shuffled with random.Random(seed) (the
+same seed and variant count give the same schedule); within a round, for each of the template's
+groups, every variant in that order runs one block of `block` iterations.
+sequential: one round, the variants in experiment order, each all its iterations of every group
+before the next variant starts (the behaviour before interleaving).
+"""
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Step:
+    """One block: `iterations` iterations of `group` on variant `variant_index`'s instance.
+
+    round: 1-based; position: 0-based place of the variant in its round's order; block: 1-based
+    number of this block in the run, every variant's blocks counted together in execution order.
+    """
+
+    round: int
+    position: int
+    block: int
+    variant_index: int
+    group: str
+    group_index: int
+    iterations: int
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The stored schedule (run.schedule): kind, seed, rounds, block (iterations per block) and the
+    variant order of every round."""
+
+    kind: str
+    seed: int
+    rounds: int
+    block: int
+    order: list[list[int]]
+
+    def as_json(self) -> dict[str, Any]:
+        """{"kind", "seed", "rounds", "block", "order": [[variant index, ...] per round]}."""
+        return {
+            "kind": self.kind,
+            "seed": self.seed,
+            "rounds": self.rounds,
+            "block": self.block,
+            "order": self.order,
+        }
+
+    def steps(self, groups: list[str]) -> list[Step]:
+        """Every block of the run in execution order."""
+        steps: list[Step] = []
+        if self.kind == "sequential":
+            for position, variant in enumerate(self.order[0]):
+                for group_index, group in enumerate(groups):
+                    steps.append(Step(1, position, len(steps) + 1, variant, group, group_index, self.block))
+            return steps
+        for round_index, order in enumerate(self.order, start=1):
+            for group_index, group in enumerate(groups):
+                for position, variant in enumerate(order):
+                    steps.append(
+                        Step(round_index, position, len(steps) + 1, variant, group, group_index, self.block)
+                    )
+        return steps
+
+
+def plan(kind: str, rounds: int, block: int, seed: int, variant_count: int) -> Schedule:
+    """The schedule of an experiment's run (see the module docstring)."""
+    variants = list(range(variant_count))
+    if kind == "sequential":
+        return Schedule(kind, seed, 1, block, [variants])
+    shuffle = random.Random(seed)
+    order = []
+    for _ in range(rounds):
+        one = list(variants)
+        shuffle.shuffle(one)
+        order.append(one)
+    return Schedule(kind, seed, rounds, block, order)
