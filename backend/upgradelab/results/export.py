@@ -10,8 +10,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.results.comparison_schemas import Comparison
-from upgradelab.results.context import run_context
+from upgradelab.results.context import variables_diff
 from upgradelab.results.models import Iteration
+from upgradelab.runs import service as runs
 from upgradelab.runs.models import Run
 
 _ITERATION_COLUMNS = [
@@ -31,16 +32,18 @@ COMPARISON_COLUMNS = [
 
 
 async def run_export(session: AsyncSession, run: Run, fmt: str) -> Response:
-    """Every iteration of the run (`iteration` table) with what produced it (results/context.py).
+    """Every iteration of the run (`iteration` table) with what produced it (runs.service.context).
 
-    JSON: {"run_id", "schedule", "context", "variants": [VariantContext with its variables],
-    "variables_diff", "iterations": [{run_id, variant_index, variant, iteration, group, round, block,
-    position, elapsed_s, metrics}]}. CSV: one line per iteration, RUN_COLUMNS: the variant's context
-    on every line, variables_diff as JSON {name: value} of the variables that differ between variants,
-    host as JSON. elapsed_s: seconds, the sum of the iteration's statements (client-side).
+    JSON: {"run_id", "schedule", "context", "variants": [runs.schemas.VariantContext with its
+    variables], "variables_diff": [{"name", "values"}] (results/context.py), "iterations": [{run_id,
+    variant_index, variant, iteration, group, round, block, position, elapsed_s, metrics}]}.
+    CSV: one line per iteration, RUN_COLUMNS: the variant's context on every line, variables_diff as
+    JSON {name: value} of the variables that differ between variants, host as JSON.
+    elapsed_s: seconds, the sum of the iteration's statements (client-side).
     """
-    context = await run_context(session, run)
-    names = [v.name for v in context.variants]
+    context = await runs.context(session, run)
+    diff = variables_diff(context.variants)
+    names = [spec["name"] for spec in run.experiment.variants]
     iterations: list[dict[str, Any]] = [
         {
             "run_id": run.id,
@@ -62,18 +65,22 @@ async def run_export(session: AsyncSession, run: Run, fmt: str) -> Response:
     ]
     filename = f"run-{run.id}"
     if fmt == "json":
-        body = {**context.model_dump(mode="json"), "iterations": iterations}
+        body = {
+            **context.model_dump(mode="json"),
+            "variables_diff": [d.model_dump() for d in diff],
+            "iterations": iterations,
+        }
         return _download(json.dumps(body), "application/json", f"{filename}.json")
     host = json.dumps((context.context or {}).get("host"))
     seed = (context.schedule or {}).get("seed")
     per_variant = {
         v.variant_index: {
             **{k: getattr(v, k) for k in _CONTEXT_COLUMNS},
-            "variables_diff": json.dumps({d.name: d.values[v.variant_index] for d in context.variables_diff}),
+            "variables_diff": json.dumps({d.name: d.values[position] for d in diff}),
             "schedule_seed": seed,
             "host": host,
         }
-        for v in context.variants
+        for position, v in enumerate(context.variants)
     }
     rows = [
         {**row, "metrics": json.dumps(row["metrics"]), **per_variant.get(row["variant_index"], {})}

@@ -10,7 +10,7 @@ from upgradelab.db import SessionDep, sync_session
 from upgradelab.results import groups, service
 from upgradelab.results.comparison import compare
 from upgradelab.results.comparison_schemas import Comparison, ComparisonQuery
-from upgradelab.results.context import RunContext, run_context
+from upgradelab.results.context import VariableDiff, variables_diff
 from upgradelab.results.downsample import DEFAULT_MAX_POINTS
 from upgradelab.results.export import COMPARISON_COLUMNS, comparison_rows, respond, run_export
 from upgradelab.results.groups import RunGroups
@@ -51,12 +51,14 @@ async def export_run(run_id: int, session: SessionDep, format: Literal["csv", "j
     return await run_export(session, await runs.get_or_raise(session, run_id), format)
 
 
-@router.get("/api/runs/{run_id}/context", response_model=RunContext)
-async def get_run_context(run_id: int, session: SessionDep) -> RunContext:
-    """What produced the run's results: host facts, Upgrade Lab's version, the schedule (seed, order of
-    every round), per variant version, version_comment, provisioner, image or binary, option file and
-    SHOW GLOBAL VARIABLES, and the variables whose values differ between variants; 404 unknown run."""
-    return await run_context(session, await runs.get_or_raise(session, run_id))
+@router.get("/api/runs/{run_id}/variables-diff", response_model=list[VariableDiff])
+async def run_variables_diff(run_id: int, session: SessionDep) -> list[VariableDiff]:
+    """The global variables (SHOW GLOBAL VARIABLES, captured when each variant's instance started) whose
+    values differ between the run's variants: name and one value per variant in run_variant order
+    (GET /api/runs/{id}/context's `variants`); [] when fewer than two variants were captured; 404
+    for an unknown run."""
+    context = await runs.context(session, await runs.get_or_raise(session, run_id))
+    return variables_diff(context.variants)
 
 
 @router.get("/api/runs/{run_id}/statements", response_model=list[StatementRow])

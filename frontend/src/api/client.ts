@@ -15,6 +15,7 @@ import type {
   ShareLink,
   Target,
   User,
+  VariableDiff,
   Workload,
 } from './types'
 
@@ -151,5 +152,6 @@ export const api = {
   probes: (id: number | string) => request<RunProbes>(`/runs/${id}/probes`),
   groups: (id: number | string) => request<RunGroups>(`/runs/${id}/groups`),
   context: (id: number | string) => request<RunContext>(`/runs/${id}/context`),
+  variablesDiff: (id: number | string) => request<VariableDiff[]>(`/runs/${id}/variables-diff`),
   cancelRun: (id: number | string) => post<Run>(`/runs/${id}/cancel`),
 }

@@ -405,13 +405,19 @@ export interface VariantContext {
   variables: Record<string, unknown> | null
 }
 
-/** What produced a run's results (GET /api/runs/{id}/context). */
+/** What produced a run's results (GET /api/runs/{id}/context, served by runs/). */
 export interface RunContext {
   run_id: number
   schedule: { kind?: string; seed?: number; rounds?: number; block?: number; order?: number[][] } | null
-  context: { host?: Record<string, unknown>; upgradelab_version?: string } | null
+  context: { host?: Record<string, unknown>; upgradelab_version?: Record<string, unknown> | string } | null
   variants: VariantContext[]
-  variables_diff: { name: string; values: (string | null)[] }[]
+}
+
+/** A variable whose value differs between variants (GET /api/runs/{id}/variables-diff): one value per
+ * variant, in the order of RunContext.variants. */
+export interface VariableDiff {
+  name: string
+  values: (string | null)[]
 }
 
 export interface ShareLink {

@@ -1,18 +1,19 @@
 import { useQuery } from '@tanstack/react-query'
 import { api } from '../../../api/client'
-import type { RunContext } from '../../../api/types'
+import type { RunContext, VariableDiff } from '../../../api/types'
 import { ErrorBox } from '../../../components/ErrorBox'
 
 function hostFacts(context: RunContext): [string, string][] {
   const host = context.context?.host ?? {}
   const facts: [string, string][] = Object.entries(host).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)])
-  if (context.context?.upgradelab_version) facts.push(['upgradelab_version', context.context.upgradelab_version])
+  const version = context.context?.upgradelab_version
+  if (version) facts.push(['upgradelab_version', typeof version === 'string' ? version : JSON.stringify(version)])
   return facts
 }
 
 /** Variables whose values differ between the variants' instances (only those). */
-function VariablesDiff({ context }: { context: RunContext }) {
-  if (context.variables_diff.length === 0) {
+function VariablesDiff({ context, diff }: { context: RunContext; diff: VariableDiff[] }) {
+  if (diff.length === 0) {
     return (
       <p className="muted small" data-testid="variables-diff-empty">
         {context.variants.filter((v) => v.variables).length < 2
@@ -32,7 +33,7 @@ function VariablesDiff({ context }: { context: RunContext }) {
         </tr>
       </thead>
       <tbody>
-        {context.variables_diff.map((d) => (
+        {diff.map((d) => (
           <tr key={d.name} data-testid="variables-diff-row" data-name={d.name}>
             <td>
               <code>{d.name}</code>
@@ -53,8 +54,10 @@ function VariablesDiff({ context }: { context: RunContext }) {
  */
 export function RunContextPanel({ runId }: { runId: number | string }) {
   const context = useQuery({ queryKey: ['context', String(runId)], queryFn: () => api.context(runId) })
-  if (context.error) return <ErrorBox error={context.error} title="Could not load the run's context" />
-  if (!context.data) return null
+  const diff = useQuery({ queryKey: ['variables-diff', String(runId)], queryFn: () => api.variablesDiff(runId) })
+  const error = context.error ?? diff.error
+  if (error) return <ErrorBox error={error} title="Could not load the run's context" />
+  if (!context.data || !diff.data) return null
   const data = context.data
   const names = data.variants.map((v) => v.name)
   return (
@@ -114,7 +117,7 @@ export function RunContextPanel({ runId }: { runId: number | string }) {
         <p className="muted small">No schedule recorded (a run from before interleaved rounds).</p>
       )}
       <h3>Variables diff</h3>
-      <VariablesDiff context={data} />
+      <VariablesDiff context={data} diff={diff.data} />
     </section>
   )
 }
