@@ -81,6 +81,8 @@ class Outcome:
     verdict: str | None  # the product's (rounds)
     old_verdict: str | None  # bootstrap over iterations (pre-issue-12)
     ratio: float | None
+    low: float | None
+    high: float | None
     wall_s: float | None
 
 
@@ -142,6 +144,8 @@ def run_once(client: Any, case: str, schedule: str, rounds: int, block: int, loa
         ratio and ratio["verdict"],
         _old_verdict(client, run_id, index) if run["status"] == "succeeded" else None,
         ratio and ratio["ratio"],
+        ratio and ratio["low"],
+        ratio and ratio["high"],
         _seconds(run["started_at"], run["finished_at"]),
     )
 
@@ -221,7 +225,8 @@ def main() -> None:
                     outcomes.append(outcome)
                     print(
                         f"k={k} {case:<20} {schedule:<12} run #{outcome.run_id} {outcome.status:<9} "
-                        f"ratio {outcome.ratio or float('nan'):.3f} verdict {outcome.verdict} "
+                        f"ratio {outcome.ratio or float('nan'):.3f} [{outcome.low or float('nan'):.3f}, "
+                        f"{outcome.high or float('nan'):.3f}] verdict {outcome.verdict} "
                         f"(old: {outcome.old_verdict}) wall {outcome.wall_s or float('nan'):.1f} s",
                         flush=True,
                     )
