@@ -9,12 +9,27 @@ import httpx
 from tests.results.synthetic import SyntheticVariant, insert_run
 from upgradelab.db import sync_session
 
+
+def _instance(slot: int, port: int) -> dict[str, str]:
+    root = f"/var/lib/upgradelab/servers/mysql-9.7/instances/{slot}"
+    return {"datadir": f"{root}/data/", "socket": f"{root}/mysqld.sock", "port": str(port)}
+
+
 VARIANTS = [
-    SyntheticVariant("mysql-9.7 default", variables={"innodb_redo_log_enabled": "ON", "port": "1"}),
     SyntheticVariant(
-        "mysql-9.7 redo-off", shift=0.7, variables={"innodb_redo_log_enabled": "OFF", "port": "2"}
+        "mysql-9.7 default",
+        variables={"innodb_redo_log_enabled": "ON", "max_connections": "151", **_instance(0, 33097)},
     ),
-    SyntheticVariant("mysql-9.7 default (A/A)", is_aa_control=True, variables={"port": "3"}),
+    SyntheticVariant(
+        "mysql-9.7 redo-off",
+        shift=0.7,
+        variables={"innodb_redo_log_enabled": "OFF", "max_connections": "151", **_instance(1, 40001)},
+    ),
+    SyntheticVariant(
+        "mysql-9.7 default (A/A)",
+        is_aa_control=True,
+        variables={"max_connections": "200", **_instance(2, 40002)},
+    ),
 ]
 
 
@@ -32,8 +47,9 @@ def test_context_lists_versions_schedule_and_only_the_variables_that_differ(clie
     assert [v["version"] for v in context["variants"]] == ["9.7.0"] * 3
     assert [v["is_aa_control"] for v in context["variants"]] == [False, False, True]
     diff = {d["name"]: d["values"] for d in client.get(f"/api/runs/{run_id}/variables-diff").json()}
-    # innodb_buffer_pool_size is the same everywhere: not listed; a missing variable counts as different
-    assert diff == {"innodb_redo_log_enabled": ["ON", "OFF", None], "port": ["1", "2", "3"]}
+    # the same everywhere (innodb_buffer_pool_size), or only the instance's own directory and port
+    # (datadir, socket, port): not listed; a missing variable counts as different
+    assert diff == {"innodb_redo_log_enabled": ["ON", "OFF", None], "max_connections": ["151", "151", "200"]}
     assert client.get("/api/runs/999999/variables-diff").status_code == 404
 
 
@@ -50,7 +66,7 @@ def test_exports_carry_the_context_and_the_variables(client: httpx.Client) -> No
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == 36 and rows[0]["version_comment"] == "(Debian)"
     redo = next(r for r in rows if r["variant_index"] == "1")
-    assert json.loads(redo["variables_diff"]) == {"innodb_redo_log_enabled": "OFF", "port": "2"}
+    assert json.loads(redo["variables_diff"]) == {"innodb_redo_log_enabled": "OFF", "max_connections": "151"}
     assert redo["schedule_seed"] == "4" and json.loads(redo["host"])["cores"] == 2
 
 
