@@ -42,6 +42,7 @@ echo "Sign in as admin; the password is in $state/admin-password"
 if [ "${UPGRADELAB_DEMO:-1}" != "0" ]; then
   # The main job: article 001 on the lab's servers; the CLI prints the run's page and waits in the background.
   nohup .venv/bin/upgradelab run --api "$url" --workload insert-truncate --iterations 100 \
+    --schedule interleaved --rounds 10 --aa-control \
     --name "Article 001: INSERT/TRUNCATE, MySQL 9.7 vs MariaDB 10.11" \
     --variant mysql-9.7:default --variant mysql-9.7:redo-off --variant mysql-9.7:skip-log-bin \
     --variant mariadb-10.11:default >"$state/logs/demo-run.log" 2>&1 &

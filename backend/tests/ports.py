@@ -28,3 +28,4 @@ TARBALL_EMPTY = _BASE + 14
 MIXED_DOCKER = _BASE + 15
 MIXED_TARBALL = _BASE + 16
 COMPOSE_TARGET = _BASE + 17
+INSTANCES = _BASE + 30  # slot 0 of the instance tests' own target (other slots: free ports)

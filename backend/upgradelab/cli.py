@@ -88,6 +88,20 @@ def run(
         str | None,
         typer.Option(help="warm | cold_first | cold_each_group | cold_every; default: the template's."),
     ] = None,
+    schedule: Annotated[
+        str,
+        typer.Option(
+            help="interleaved (rounds of shuffled blocks) | sequential (one variant after another)."
+        ),
+    ] = "interleaved",
+    rounds: Annotated[int | None, typer.Option(min=1, help="Interleaved rounds; default 10.")] = None,
+    block: Annotated[
+        int | None, typer.Option(min=1, help="Iterations per block; default: iterations / rounds.")
+    ] = None,
+    aa_control: Annotated[
+        bool, typer.Option("--aa-control", help="Add a second instance of the first variant (A/A).")
+    ] = False,
+    seed: Annotated[int | None, typer.Option(min=0, help="Seed of the round order; default: random.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     api: Annotated[str | None, typer.Option(help="API base URL; default from settings.")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the run.")] = 3600.0,
@@ -111,6 +125,11 @@ def run(
         "name": name,
         "variants": [_variant_spec(v) for v in variant],
         "parameters": dict(_parameter(p) for p in param),
+        "schedule": schedule,
+        "rounds": rounds,
+        "block": block,
+        "aa_control": aa_control,
+        "seed": seed,
     }
     if policy is not None:
         body["policy"] = policy

@@ -2,7 +2,10 @@
 
 import re
 
+import httpx
 from playwright.sync_api import Page, expect
+
+from tests.runs.helpers import wait_final
 
 
 def test_form_submits_a_run_and_the_chart_gets_points_while_it_runs(page: Page) -> None:
@@ -57,3 +60,29 @@ def test_form_shows_the_servers_refusal_and_keeps_the_input(page: Page) -> None:
     expect(page.get_by_test_id("form-error")).to_contain_text("not supported by mariadb")
     expect(page.get_by_test_id("experiment-name")).to_have_value("kept")
     expect(rows.nth(0).get_by_test_id("variant-preset")).to_have_value("redo-off")
+
+
+def test_form_sends_the_schedule_rounds_block_and_aa_control(page: Page, client: httpx.Client) -> None:
+    page.goto("/new")
+    page.get_by_test_id("schedule-select").select_option("sequential")
+    expect(page.get_by_test_id("rounds-input")).to_have_count(0)  # rounds belong to interleaved runs
+    page.get_by_test_id("schedule-select").select_option("interleaved")
+    page.get_by_test_id("rounds-input").fill("5")
+    page.get_by_test_id("block-input").fill("2")
+    page.get_by_test_id("aa-control").check()
+    rows = page.get_by_test_id("variant-row")
+    rows.nth(0).get_by_test_id("variant-target").select_option("mariadb-10.11")
+    rows.nth(0).get_by_test_id("variant-preset").select_option("default")
+    rows.nth(1).get_by_test_id("variant-target").select_option("mariadb-10.11")
+    rows.nth(1).get_by_test_id("variant-preset").select_option("skip-log-bin")
+    page.get_by_test_id("run-submit").click()
+
+    page.wait_for_url(re.compile(r"/runs/\d+$"))
+    run_id = int(page.url.rsplit("/", 1)[1])
+    run = client.get(f"/api/runs/{run_id}").json()
+    experiment = client.get(f"/api/experiments/{run['experiment_id']}").json()
+    assert (experiment["schedule"], experiment["rounds"], experiment["block"]) == ("interleaved", 5, 2)
+    assert experiment["aa_control"] is True and experiment["iterations"] == 10
+    assert [v["name"] for v in experiment["variants"]][-1] == "mariadb-10.11 default (A/A)"
+    client.post(f"/api/runs/{run_id}/cancel")
+    wait_final(client, run_id)

@@ -3,6 +3,8 @@
 import json
 import subprocess
 
+import httpx
+
 from tests.conftest import BIN
 from upgradelab.results.verdicts import VERDICTS
 
@@ -86,3 +88,24 @@ def test_lock_waits_and_custom_sql_run_on_both_lab_servers(api: str) -> None:
     )  # fmt: skip
     assert custom.returncode == 0, custom.stderr
     assert [row["iterations"] for row in json.loads(custom.stdout)["summary"]] == [1, 1]
+
+
+def test_schedule_options_reach_the_experiment(api: str, client: httpx.Client) -> None:
+    done = _cli(
+        api, "--variant", "mariadb-10.11", "--rounds", "3", "--block", "2", "--aa-control", "--seed", "5",
+        "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [row["variant"] for row in report["summary"]] == [
+        "mariadb-10.11 default",
+        "mariadb-10.11 default (A/A)",
+    ]
+    assert [row["iterations"] for row in report["summary"]] == [6, 6]
+    run = client.get(f"/api/runs/{report['run_id']}").json()
+    assert run["schedule"]["kind"] == "interleaved" and run["schedule"]["seed"] == 5
+    assert run["schedule"]["rounds"] == 3 and run["schedule"]["block"] == 2
+    sequential = _cli(
+        api, "--variant", "mariadb-10.11", "--schedule", "sequential", "--rounds", "2", "--json"
+    )
+    assert sequential.returncode == 2 and "rounds" in sequential.stderr

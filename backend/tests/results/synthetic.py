@@ -55,7 +55,10 @@ def insert_run(
         experiment_id=experiment.id,
         status=RunStatus.succeeded,
         schedule={"kind": "interleaved", "seed": seed, "rounds": rounds, "block": block, "order": order},
-        context={"host": {"cpu_model": "synthetic", "cores": 2}, "upgradelab_version": "test"},
+        context={
+            "host": {"cpu_model": "synthetic", "cores": 2},
+            "upgradelab_version": {"package": "test", "git_commit": None},
+        },
     )
     session.add(run)
     session.flush()

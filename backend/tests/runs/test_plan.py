@@ -41,6 +41,10 @@ def test_sequential_runs_each_variant_through_every_group_before_the_next() -> N
         ("interleaved", None, None, None, (10, 10, 100)),  # template default 100
         ("interleaved", 40, None, None, (10, 4, 40)),
         ("interleaved", 5, None, None, (5, 1, 5)),
+        ("interleaved", 12, None, None, (6, 2, 12)),
+        ("interleaved", 13, None, None, (13, 1, 13)),
+        ("interleaved", 3, None, None, (3, 1, 3)),
+        ("interleaved", 40, 3, None, (3, 14, 42)),
         ("interleaved", None, 20, None, (20, 5, 100)),
         ("interleaved", None, 5, 3, (5, 3, 15)),
         ("sequential", 30, None, None, (1, 30, 30)),

@@ -3,8 +3,15 @@
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
+from tests import ports
+from tests.runs.instances import state
+from upgradelab.db import sync_session
+from upgradelab.settings import get_settings
 from upgradelab.targets.instances import MemoryRefused, buffer_pool_bytes, check_memory, mem_available_bytes
+from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners import Endpoint, LocalProvisioner
 
 
 def test_buffer_pool_is_read_from_the_last_option_line_with_its_suffix() -> None:
@@ -30,3 +37,45 @@ def test_mem_available_comes_from_proc_meminfo(tmp_path: Path) -> None:
     meminfo.write_text("MemTotal:       24000000 kB\nMemAvailable:   1000 kB\n")
     assert mem_available_bytes(meminfo) == 1000 * 1024
     assert mem_available_bytes() > 0
+
+
+def test_two_instances_of_one_target_run_at_once_freeze_and_are_stopped_together(database: None) -> None:
+    with sync_session() as session:
+        target = session.scalars(select(Target).where(Target.name == "mariadb-10.11")).one()
+    settings = {**target.settings, "port": ports.INSTANCES}
+    first, second = (
+        LocalProvisioner("mariadb-10.11-instances", "mariadb", settings, get_settings(), slot=slot)
+        for slot in (0, 1)
+    )
+    try:
+        first.ensure_initialized()
+        endpoints = [first.start([]), second.start([])]
+        assert endpoints[0].port == ports.INSTANCES and endpoints[1].port != ports.INSTANCES
+        datadirs = {_datadir(endpoint) for endpoint in endpoints}
+        assert len(datadirs) == 2 and all("/instances/" in d for d in datadirs)
+        pid = second.pid()
+        assert pid is not None
+        second.freeze()
+        assert state(pid) == "T"
+        assert _datadir(endpoints[0])  # the other instance still answers
+        second.thaw()
+        assert state(pid) != "T"
+        running = {first.pid(), pid}
+        # a fresh provisioner (as the reaper has) finds both by their pid files
+        stopped = LocalProvisioner("mariadb-10.11-instances", "mariadb", settings, get_settings()).stop_all()
+        assert set(stopped) == running
+        assert first.pid() is None and second.pid() is None
+    finally:
+        first.stop()
+        second.stop()
+
+
+def _datadir(endpoint: Endpoint) -> str:
+    connection = endpoint.connect()
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT @@datadir")
+            row = cursor.fetchone()
+    finally:
+        connection.close()
+    return str(row[0]) if row else ""

@@ -43,11 +43,13 @@ def resolve_schedule(
 ) -> ScheduleFields:
     """Fill the missing fields; ScheduleError names the field that contradicts the others.
 
-    interleaved, neither rounds nor block: rounds = 10 (fewer when iterations < 10), block =
-    iterations / rounds rounded up (iterations becomes rounds x block, the smallest not below it);
-    only rounds: block = iterations / rounds (at least 1); rounds and block: iterations, when given,
-    must equal rounds x block. sequential: rounds is 1, block = iterations. A None seed is drawn at
-    random (0 .. 2^31-1) and stored so the schedule can be made again.
+    interleaved, neither rounds nor block: rounds x block = iterations exactly, rounds the largest
+    divisor of iterations from 5 to 10 (100 -> 10 x 10, 12 -> 6 x 2), else its smallest divisor
+    from 5 on (13 -> 13 x 1; fewer than 5 iterations: that many rounds of 1); only rounds: block =
+    iterations / rounds rounded up (at least 1); only block: rounds = iterations / block rounded up;
+    rounds and block: iterations, when given, must equal rounds x block. sequential: rounds is 1,
+    block = iterations. A None seed is drawn at random (0 .. 2^31-1) and stored so the schedule can
+    be made again.
     """
     seed = random.SystemRandom().randrange(MAX_SEED) if seed is None else seed
     if kind == "sequential":
@@ -69,7 +71,17 @@ def resolve_schedule(
     if rounds is None and block is not None:
         rounds = max(1, math.ceil(wanted / block)) if iterations else DEFAULT_ROUNDS
     elif rounds is None:
-        rounds = min(DEFAULT_ROUNDS, wanted)
+        rounds = _rounds_for(wanted)
     if block is None:
-        block = max(1, math.ceil(wanted / rounds)) if iterations else max(1, wanted // rounds)
+        block = max(1, math.ceil(wanted / rounds))
     return ScheduleFields("interleaved", rounds, block, rounds * block, seed)
+
+
+def _rounds_for(iterations: int) -> int:
+    """Rounds that divide `iterations` exactly: the largest divisor in 5..10, else the smallest >= 5."""
+    in_range = [r for r in range(MIN_ROUNDS_FOR_VERDICT, DEFAULT_ROUNDS + 1) if iterations % r == 0]
+    if in_range:
+        return in_range[-1]
+    if iterations < MIN_ROUNDS_FOR_VERDICT:
+        return iterations
+    return next(r for r in range(MIN_ROUNDS_FOR_VERDICT, iterations + 1) if iterations % r == 0)

@@ -79,3 +79,10 @@ def ingest_iteration(place: Place, timings: list[StatementTiming], measurements:
         place.run_id, place.variant_index, place.variant, place.iteration, elapsed_s, round_number=place.round
     )
     return elapsed_s
+
+
+def record_unavailable(run_id: int, variant_index: int, unavailable: dict[str, str]) -> None:
+    """Store, once per variant, the probes its server cannot give (probe name -> reason)."""
+    with sync_session() as session:
+        probe_records.record_unavailable(session, run_id, variant_index, unavailable)
+        session.commit()

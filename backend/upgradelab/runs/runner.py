@@ -25,7 +25,7 @@ from upgradelab.db import sync_session, utcnow
 from upgradelab.experiments.models import Experiment
 from upgradelab.experiments.service import is_aa_control
 from upgradelab.experiments.variants import ResolvedVariant
-from upgradelab.results.ingest import Place, ingest_iteration
+from upgradelab.results.ingest import Place, ingest_iteration, record_unavailable
 from upgradelab.results.summary import store_summary
 from upgradelab.runs import records
 from upgradelab.runs.blocks import OpenVariant, VariantJob, close_variant, open_variant, reapply, run_block
@@ -218,6 +218,7 @@ def _start(
             _fail(run, failed, first, f"variant {run.variants[first].name!r}: server did not start: {error}")
             instance.provisioner.stop()
             return
+        record_unavailable(run.run_id, first, opened[first].probes.unavailable)
         context = capture_context(instance.provisioner, opened[first].server.connection)
         records.record_version(run.variants[first].target, context["version"])
         for index in instance.variants:
@@ -225,6 +226,7 @@ def _start(
         for index in sharing:  # a shared server: the other variants connect to it
             records.set_variant(run.run_id, index, status=VariantStatus.running, started_at=utcnow())
             opened[index] = open_variant(_job(run, index), instance.provisioner, lambda p: None)
+            record_unavailable(run.run_id, index, opened[index].probes.unavailable)
 
     for instance, error in zip(instances, in_parallel(start, instances), strict=True):
         if error is not None:
@@ -232,7 +234,6 @@ def _start(
             for index in instance.variants:
                 if index not in failed:
                     _fail(run, failed, index, f"variant {run.variants[index].name!r}: {error}")
-    records.set_run(run.run_id, progress=None)
     for instance in instances:
         if not any(index in failed for index in instance.variants):
             instance.freeze()

@@ -95,6 +95,66 @@ export interface ExperimentCreate {
   variants: VariantSpec[]
   parameters?: Record<string, unknown>
   policy?: Policy
+  /** interleaved (default): rounds of shuffled blocks; sequential: one variant after another. */
+  schedule?: ScheduleKind
+  /** Interleaved rounds (default 10; a verdict needs at least 5). */
+  rounds?: number
+  /** Iterations per block (default: iterations / rounds). */
+  block?: number
+  /** Add a second instance of the first variant, named "<baseline> (A/A)". */
+  aa_control?: boolean
+  /** Seed of the per-round shuffle (default: random, stored). */
+  seed?: number
+}
+
+export type ScheduleKind = 'interleaved' | 'sequential'
+
+/** run.schedule as executed: the variant order (indexes) of every round. */
+export interface RunSchedule {
+  kind: ScheduleKind
+  seed: number
+  rounds: number
+  block: number
+  order: number[][]
+}
+
+export type VariantStatus = 'pending' | 'running' | 'succeeded' | 'failed'
+
+export interface VariantState {
+  variant_index: number
+  name: string
+  target: string
+  status: VariantStatus
+  error: string | null
+  is_aa_control: boolean
+}
+
+/** GET /api/runs/{id}/context: per variant what produced its numbers, captured at instance start. */
+export interface VariantContext extends VariantState {
+  provisioner: string | null
+  image_or_binary: string | null
+  version: string | null
+  version_comment: string | null
+  option_file: string | null
+  variables: Record<string, string> | null
+  started_at: string | null
+  finished_at: string | null
+}
+
+export interface RunContext {
+  run_id: number
+  schedule: RunSchedule | null
+  context: {
+    host: {
+      cpu_model: string | null
+      cores: number | null
+      memory_bytes: number | null
+      kernel: string
+      storage: { path: string; mount_point: string | null; fs_type: string | null; device: string | null }
+    }
+    upgradelab_version: { package: string | null; git_commit: string | null }
+  } | null
+  variants: VariantContext[]
 }
 
 export interface ResolvedVariant {
@@ -116,6 +176,11 @@ export interface Experiment {
   parameters: Record<string, unknown>
   policy: Policy
   variants: ResolvedVariant[]
+  schedule: ScheduleKind
+  rounds: number
+  block: number
+  aa_control: boolean
+  seed: number | null
   created_at: string
 }
 
@@ -156,6 +221,13 @@ export interface Run {
   policy: Policy
   /** Dataset preparation progress, while preparing (null otherwise). */
   progress: DatasetProgress | null
+  /** The schedule as planned (null before the run started). */
+  schedule?: RunSchedule | null
+  schedule_kind?: ScheduleKind
+  rounds?: number
+  block?: number
+  aa_control?: boolean
+  variant_states?: VariantState[]
 }
 
 export interface DatasetProgress {
@@ -388,29 +460,6 @@ export interface Comparison {
   rows: ComparisonRow[]
   series: ComparisonSeries[]
   rounds: RoundSeries[]
-}
-
-export interface VariantContext {
-  variant_index: number
-  name: string
-  target: string
-  status: string
-  error: string | null
-  is_aa_control: boolean
-  provisioner: string | null
-  image_or_binary: string | null
-  version: string | null
-  version_comment: string | null
-  option_file: string | null
-  variables: Record<string, unknown> | null
-}
-
-/** What produced a run's results (GET /api/runs/{id}/context, served by runs/). */
-export interface RunContext {
-  run_id: number
-  schedule: { kind?: string; seed?: number; rounds?: number; block?: number; order?: number[][] } | null
-  context: { host?: Record<string, unknown>; upgradelab_version?: Record<string, unknown> | string } | null
-  variants: VariantContext[]
 }
 
 /** A variable whose value differs between variants (GET /api/runs/{id}/variables-diff): one value per

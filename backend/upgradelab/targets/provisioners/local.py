@@ -238,6 +238,7 @@ class LocalProvisioner:
         keep_data=True keeps an existing data/ (a prepared dataset, see workloads/datasets.py)."""
         self.ensure_initialized()
         self.stop()
+        self._prepare_dir()  # this slot's directory (the template may have been made by another slot)
         data = self._host("data")
         if not (keep_data and (data / "mysql").is_dir()):
             shutil.rmtree(data, ignore_errors=True)

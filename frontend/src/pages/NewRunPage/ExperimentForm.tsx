@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router-dom'
 import { api } from '../../api/client'
 import type { ExperimentCreate, Policy, Run, Target, Workload } from '../../api/types'
 import { ParameterFields } from './ParameterFields'
+import { initialSchedule, positiveInt, ScheduleFields, type ScheduleState } from './ScheduleFields'
 import { defaultTexts, fieldSpecs, parametersFrom } from './parameters'
 import { VariantRow } from './VariantRow'
 import { WorkloadInfo } from './WorkloadInfo'
@@ -48,6 +49,7 @@ export function ExperimentForm({ targets, workloads }: Props) {
     defaultTexts(workloads[0].parameters_default),
   )
   const [policy, setPolicy] = useState<Policy>(workloads[0].default_policy)
+  const [schedule, setSchedule] = useState<ScheduleState>(initialSchedule)
   const [clientError, setClientError] = useState<string | null>(null)
   const nextKey = useRef(3)
   // If the experiment was created but starting the run failed, a retry with the
@@ -104,16 +106,27 @@ export function ExperimentForm({ targets, workloads }: Props) {
 
   function onSubmit(e: FormEvent) {
     e.preventDefault()
-    const problem = validate(iterations, rows)
+    const interleaved = schedule.schedule === 'interleaved'
+    const rounds = interleaved ? positiveInt('rounds', schedule.rounds) : undefined
+    const block = interleaved ? positiveInt('block', schedule.block) : undefined
+    const problem =
+      validate(iterations, rows) ??
+      (typeof rounds === 'string' ? rounds : null) ??
+      (typeof block === 'string' ? block : null)
     setClientError(problem)
-    if (problem) return
+    if (problem || typeof rounds === 'string' || typeof block === 'string') return
     const body: ExperimentCreate = {
       workload: workload.slug,
-      iterations: Number(iterations),
+      // interleaved with a block: rounds x block iterations, so the server derives the count
+      iterations: block !== undefined && rounds !== undefined ? rounds * block : Number(iterations),
       variants: rows.map(toVariantSpec),
       parameters: parametersFrom(paramSpecs, paramTexts),
       policy,
+      schedule: schedule.schedule,
+      aa_control: schedule.aaControl,
     }
+    if (rounds !== undefined) body.rounds = rounds
+    if (block !== undefined) body.block = block
     const trimmed = name.trim()
     if (trimmed) body.name = trimmed
     submit.mutate(body)
@@ -164,6 +177,7 @@ export function ExperimentForm({ targets, workloads }: Props) {
             />
           </div>
         </div>
+        <ScheduleFields value={schedule} onChange={(patch) => setSchedule((s) => ({ ...s, ...patch }))} />
         <WorkloadInfo workload={workload} />
       </section>
 

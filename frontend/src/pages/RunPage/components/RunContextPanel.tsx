@@ -4,10 +4,10 @@ import type { RunContext, VariableDiff } from '../../../api/types'
 import { ErrorBox } from '../../../components/ErrorBox'
 
 function hostFacts(context: RunContext): [string, string][] {
-  const host = context.context?.host ?? {}
-  const facts: [string, string][] = Object.entries(host).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)])
+  const show = (v: unknown) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v ?? '-'))
+  const facts: [string, string][] = Object.entries(context.context?.host ?? {}).map(([k, v]) => [k, show(v)])
   const version = context.context?.upgradelab_version
-  if (version) facts.push(['upgradelab_version', typeof version === 'string' ? version : JSON.stringify(version)])
+  if (version) facts.push(['upgradelab_version', show(version)])
   return facts
 }
 
