@@ -2,6 +2,7 @@
 variant, the stored schedule is the executed one, only the measured instance runs, a broken variant
 drops out while the others finish, the memory check refuses a run that cannot fit."""
 
+import json
 import os
 import signal
 import time
@@ -9,6 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 import httpx
+from redis import Redis
 from sqlalchemy import select
 
 from tests.runs.helpers import wait_final, wait_status
@@ -16,6 +18,8 @@ from tests.runs.instances import instance_pids, state
 from upgradelab.db import sync_session
 from upgradelab.results.models import Iteration
 from upgradelab.runs.plan import plan
+from upgradelab.settings import get_settings
+from upgradelab.streaming.keys import stream_key
 
 MYSQL, MARIADB = "mysql-9.7", "mariadb-10.11"
 
@@ -91,6 +95,15 @@ def test_interleaved_run_executes_its_stored_schedule_on_one_frozen_instance_per
     assert [executed[r] for r in range(1, 6)] == schedule["order"]  # every variant once per round
     for index in range(4):
         assert [r.iteration for r in rows if r.variant_index == index] == list(range(1, 21))
+    # the stream's iteration events carry their round, as stored
+    redis = Redis.from_url(get_settings().redis_url)
+    try:
+        stored_entries: Any = redis.xrange(stream_key(run_id))
+        entries = [json.loads(fields[b"data"]) for _, fields in stored_entries]
+    finally:
+        redis.close()
+    streamed = {(e["variant_index"], e["iteration"]): e["round"] for e in entries if e["type"] == "iteration"}
+    assert streamed == {(r.variant_index, r.iteration): r.round for r in rows}
 
     # context per variant, captured from its own instance: own port and datadir
     context = client.get(f"/api/runs/{run_id}/context").json()

@@ -1,8 +1,13 @@
-"""The schedule of a run, as data: rounds, per-round shuffles from the seed, sequential, field defaults."""
+"""The schedule of a run, as data: rounds, per-round shuffles from the seed, sequential, field defaults;
+the per-instance cold policies and the run context's storage fact."""
+
+from pathlib import Path
 
 import pytest
 
 from upgradelab.experiments.schedule import ScheduleError, resolve_schedule
+from upgradelab.runs.blocks import restart_before
+from upgradelab.runs.context import storage_of
 from upgradelab.runs.plan import plan
 
 
@@ -66,3 +71,27 @@ def test_contradicting_schedule_fields_name_the_field() -> None:
     with pytest.raises(ScheduleError) as product:
         resolve_schedule("interleaved", 10, 4, 3, 1, 100)
     assert product.value.field == "iterations" and "4 x 3" in str(product.value)
+
+
+def test_cold_policies_restart_per_instance() -> None:
+    # (first iteration on the instance, first iteration of this group on the instance)
+    cases = [(True, True), (False, True), (False, False)]
+    assert [restart_before("warm", *c) for c in cases] == [False, False, False]
+    assert [restart_before("cold_first", *c) for c in cases] == [True, False, False]
+    assert [restart_before("cold_each_group", *c) for c in cases] == [True, True, False]
+    assert [restart_before("cold_every", *c) for c in cases] == [True, True, True]
+
+
+def test_storage_of_the_server_dir_is_the_longest_mount_holding_it(tmp_path: Path) -> None:
+    mountinfo = tmp_path / "mountinfo"
+    mountinfo.write_text(
+        "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+        f"30 22 0:40 / {tmp_path} rw shared:2 - tmpfs tmpfs rw\n"
+    )
+    storage = storage_of(tmp_path / "servers" / "not-yet", mountinfo)
+    assert (storage["mount_point"], storage["fs_type"], storage["device"]) == (
+        str(tmp_path),
+        "tmpfs",
+        "tmpfs",
+    )
+    assert storage_of(Path("/usr"), mountinfo)["device"] == "/dev/sda1"

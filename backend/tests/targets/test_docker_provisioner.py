@@ -176,3 +176,35 @@ def test_image_that_cannot_be_pulled_fails_with_a_clear_message() -> None:
 def test_bad_settings_are_refused_naming_the_field(field: str, value: object, message: str) -> None:
     with pytest.raises(ProvisionError, match=message):
         _provisioner("mysql", **{field: value})
+
+
+def test_two_slots_run_side_by_side_pause_and_are_stopped_together(provisioner: DockerProvisioner) -> None:
+    if provisioner.flavor != "mariadb":
+        pytest.skip("one image is enough for the slots")
+    image, port = IMAGES["mariadb"]
+    second = DockerProvisioner(
+        provisioner.target_name, "mariadb", {"image": image, "port": port}, get_settings(), slot=1
+    )
+    try:
+        endpoints = [provisioner.start([]), second.start([])]
+        assert endpoints[0].port == port and endpoints[1].port != port
+        assert second.data_volume == f"{provisioner.data_volume}-1"
+        assert _variable(second, "port") == str(second.port)
+        second.freeze()
+        assert _status(second) == "paused"
+        assert _variable(provisioner, "port") == str(port)  # the other slot still answers
+        second.thaw()
+        assert _status(second) == "running"
+        assert _variable(second, "port") == str(second.port)
+        stopped = _provisioner("mariadb").stop_all()  # found by their labels, as the reaper finds them
+        assert len(stopped) == 2
+        assert labelled_containers(provisioner.target_name) == []
+    finally:
+        second.stop()
+        provisioner.stop()
+
+
+def _status(one: DockerProvisioner) -> str:
+    assert one._container is not None
+    one._container.reload()
+    return str(one._container.status)

@@ -85,14 +85,14 @@ def execute_run(run_id: int, redis: Redis, settings: Settings) -> RunStatus | No
     try:
         schedule = _plan(run, settings)
         instances = _instances(run, settings, failed)
-        opened = _start(run, instances, failed, settings)
+        opened = _start(run, instances, failed)
         records.set_run(run_id, status=RunStatus.running)
         for step in schedule.steps(run.workload.groups()):
             if step.variant_index in opened and step.variant_index not in failed:
                 _block(run, opened[step.variant_index], step, failed, locks.renew)
         for index, variant in opened.items():
             if index not in failed:
-                _guarded(run, variant, failed, lambda v: _close(v))
+                _guarded(run, variant, failed, _close)
         completed = True
         status = RunStatus.failed if failed else RunStatus.succeeded
         error = "; ".join(failed[i] for i in sorted(failed)) or None
@@ -199,9 +199,7 @@ def _job(run: _Run, index: int) -> VariantJob:
     )
 
 
-def _start(
-    run: _Run, instances: list[Instance], failed: dict[int, str], settings: Settings
-) -> dict[int, OpenVariant]:
+def _start(run: _Run, instances: list[Instance], failed: dict[int, str]) -> dict[int, OpenVariant]:
     """Start every instance at once (one thread each), then freeze them all; a variant whose
     server does not start is failed. Each started variant's context goes to its run_variant row."""
     _raise_if_cancelled(run.run_id)

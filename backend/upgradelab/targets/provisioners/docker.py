@@ -25,8 +25,6 @@ The worker always connects to 127.0.0.1:<port>, never to a bridge address.
 """
 
 import contextlib
-import io
-import tarfile
 import uuid
 from typing import Any
 
@@ -49,6 +47,7 @@ from upgradelab.targets.provisioners.docker_engine import (
     TARGET_LABEL,
     cleanup,
     engine_client,
+    tar_of,
 )
 from upgradelab.targets.provisioners.docker_settings import DockerSettings, docker_settings
 
@@ -285,7 +284,7 @@ class DockerProvisioner:
             **self._run_kwargs(),
         )
         if init_sql is not None:
-            self._container.put_archive("/docker-entrypoint-initdb.d", _tar_of("zz-upgradelab.sql", init_sql))
+            self._container.put_archive("/docker-entrypoint-initdb.d", tar_of("zz-upgradelab.sql", init_sql))
         self._container.start()
 
     def restart(self) -> Endpoint:
@@ -406,17 +405,6 @@ class DockerProvisioner:
         finally:
             connection.close()
         return str(row[0]) if row else ""
-
-
-def _tar_of(name: str, text: str) -> bytes:
-    """A tar archive holding one world-readable file, for put_archive."""
-    data = text.encode()
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        info = tarfile.TarInfo(name)
-        info.size, info.mode = len(data), 0o644
-        archive.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
 
 
 __all__ = ["MANAGED_LABEL", "TARGET_LABEL", "DockerProvisioner", "DockerSettings", "cleanup"]

@@ -1,5 +1,8 @@
 """The Docker engine as docker targets use it: the client, the labels on everything a docker
-target creates, and the clean-up of what a killed worker left behind."""
+target creates, the clean-up of what a killed worker left behind, and the archives put into containers."""
+
+import io
+import tarfile
 
 import docker
 from docker.errors import DockerException
@@ -44,3 +47,14 @@ def cleanup(target: str | None = None, *, templates: bool = False) -> list[str]:
         volume.remove(force=True)
         removed.append(str(volume.name))
     return removed
+
+
+def tar_of(name: str, text: str) -> bytes:
+    """A tar archive holding one world-readable file, for put_archive."""
+    data = text.encode()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        info = tarfile.TarInfo(name)
+        info.size, info.mode = len(data), 0o644
+        archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()

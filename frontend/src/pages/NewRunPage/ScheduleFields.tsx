@@ -2,14 +2,15 @@ import type { ScheduleKind } from '../../api/types'
 
 export interface ScheduleState {
   schedule: ScheduleKind
-  /** Text of the rounds input ('' = the server's default, 10). */
+  /** Text of the rounds input ('' = from iterations: 5 to 10 rounds when they divide it). */
   rounds: string
   /** Text of the block input ('' = iterations / rounds). */
   block: string
   aaControl: boolean
 }
 
-export const initialSchedule: ScheduleState = { schedule: 'interleaved', rounds: '10', block: '', aaControl: false }
+// Rounds blank: the server picks rounds x block = iterations (100 -> 10 x 10, 6 -> 6 x 1).
+export const initialSchedule: ScheduleState = { schedule: 'interleaved', rounds: '', block: '', aaControl: false }
 
 /** A whole number >= 1 from an input's text, undefined when empty; the field's error otherwise. */
 export function positiveInt(field: string, text: string): number | undefined | string {
@@ -47,7 +48,9 @@ export function ScheduleFields({ value, onChange }: Props) {
       {interleaved && (
         <>
           <div className="field">
-            <label htmlFor="rounds-input">Rounds</label>
+            <label htmlFor="rounds-input">
+              Rounds <span className="muted">(blank: from iterations)</span>
+            </label>
             <input
               id="rounds-input"
               data-testid="rounds-input"
