@@ -83,8 +83,12 @@ def run(
 ) -> None:
     """Submit a run to the queue, wait for it, print the per-variant summary.
 
-    JSON: {"run_id", "status", "error", "summary": [{"variant", "iterations", "median_s", "p95_s",
-    "total_s", "ratio"}]}, times in seconds (client-side, per iteration). Exit code 1 unless succeeded.
+    JSON: {"run_id", "status", "error", "summary": [one row per variant (and group, and metric for
+    templates with several primary metrics): {"variant", "group"?, "metric", "unit", "iterations",
+    "rounds", "median_s", "p95_s", "median", "p95", "ratio", "ratio_low", "ratio_high", "verdict",
+    "mde", "aa_low", "aa_high"}]}: times in seconds (client-side, per iteration), median/p95 in the
+    metric's unit, ratios to the first variant from the rounds (see docs/architecture.md, verdicts).
+    Exit code 1 unless succeeded.
     """
     if not variant:
         raise typer.BadParameter("give at least one --variant TARGET[:PRESET]", param_hint="--variant")
@@ -109,10 +113,7 @@ def run(
         typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
         raise typer.Exit(2) from unreachable
     status, error = results["run"]["status"], results["run"]["error"]
-    summary = [
-        {k: row[k] for k in ("variant", "iterations", "median_s", "p95_s", "total_s", "ratio")}
-        for row in results["summary"]
-    ]
+    summary = _summary(results["verdicts"])
     if as_json:
         typer.echo(
             json.dumps({"run_id": run_id, "status": status, "error": error, "summary": summary}, indent=2)
@@ -120,9 +121,7 @@ def run(
     else:
         typer.echo(f"run {run_id}: {status}")
         for row in summary:
-            median = "-" if row["median_s"] is None else f"{row['median_s'] * 1000:.2f} ms"
-            total = f"{row['total_s']:.3f} s"
-            typer.echo(f"  {row['variant']:<40} n={row['iterations']:<5} median {median:<12} total {total}")
+            typer.echo(_summary_line(row))
         if error:
             typer.echo(error, err=True)
     if status != "succeeded":
@@ -155,7 +154,43 @@ def _submit_and_wait(
             if progress and progress != shown:
                 typer.echo(_progress_text(progress), err=True)
                 shown = progress
+        # the verdict table (stored once when the run ended): per variant, group and primary metric
+        verdicts = client.get("/api/compare", params={"runs": str(run_id), "series": "false"})
+        results["verdicts"] = verdicts.json() if verdicts.status_code == 200 else {"rows": []}
     return run_id, results
+
+
+def _summary(comparison: dict[str, Any]) -> list[dict[str, Any]]:
+    """The --json summary rows from GET /api/compare (see `run`'s docstring for the shape)."""
+    rows = []
+    grouped = any(row["group"] for row in comparison["rows"])
+    for row in comparison["rows"]:
+        ratio, floor = row["ratio"] or {}, row["aa_floor"] or {}
+        out = {"variant": row["variant"], **({"group": row["group"]} if grouped else {})}
+        out |= {k: row[k] for k in ("metric", "unit", "iterations", "rounds", "median_s", "p95_s")}
+        out |= {"median": row["median"], "p95": row["p95"]}
+        out |= {"ratio": 1.0 if row["is_baseline"] else ratio.get("ratio")}
+        out |= {"ratio_low": ratio.get("low"), "ratio_high": ratio.get("high")}
+        out |= {
+            "verdict": "baseline" if row["is_baseline"] else ratio.get("verdict"),
+            "mde": ratio.get("mde"),
+        }
+        out |= {"aa_low": floor.get("low"), "aa_high": floor.get("high")}
+        rows.append(out)
+    return rows
+
+
+def _summary_line(row: dict[str, Any]) -> str:
+    """One text line: variant [group] metric, iterations, rounds, median, ratio [interval] verdict."""
+    name = f"{row['variant']} {row.get('group', '')}".strip()
+    median = "-" if row["median"] is None else f"{row['median']:.4g} {row['unit']}"
+    ratio = "-" if row["ratio"] is None else f"{row['ratio']:.3f}x"
+    if row["ratio_low"] is not None:
+        ratio += f" [{row['ratio_low']:.3f}, {row['ratio_high']:.3f}]"
+    return (
+        f"  {name:<40} {row['metric']:<8} n={row['iterations']:<5} rounds={row['rounds']:<3} "
+        f"median {median:<14} {ratio:<26} {row['verdict'] or '-'}"
+    )
 
 
 def _progress_text(progress: dict[str, Any]) -> str:

@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 from tests.runs.helpers import submit, wait_final
 
 RATIO = re.compile(r"^\d+\.\d{3}x \[\d+\.\d{3}, \d+\.\d{3}\]$")
-VERDICT = re.compile(r"^(regression|improvement|no significant difference)$")
+VERDICT = re.compile(r"^(regression|improvement|no significant difference|inconclusive|insufficient rounds)$")
 
 
 def test_default_against_redo_off_shows_ratio_interval_and_verdict(page: Page, client: httpx.Client) -> None:
@@ -20,16 +20,16 @@ def test_default_against_redo_off_shows_ratio_interval_and_verdict(page: Page, c
     rows = verdicts.get_by_test_id("comparison-row")
     expect(rows).to_have_count(2)
     expect(rows.nth(1)).to_contain_text("mysql-9.7 redo-off")
-    expect(rows.nth(1).get_by_test_id("median-ratio")).to_have_text(RATIO)
-    expect(rows.nth(1).get_by_test_id("median-verdict")).to_have_text(VERDICT)
+    expect(rows.nth(1).get_by_test_id("ratio")).to_have_text(RATIO)
+    expect(rows.nth(1).get_by_test_id("verdict")).to_have_text(VERDICT)
 
     page.goto(f"/compare?runs={run_id}")
     rows = page.get_by_test_id("comparison-row")
     expect(rows).to_have_count(2)
-    expect(rows.nth(1).get_by_test_id("p95-ratio")).to_have_text(RATIO)
+    expect(rows.nth(1).get_by_test_id("ratio")).to_have_text(RATIO)
     page.get_by_test_id("warmup-input").fill("2")
     expect(page.get_by_test_id("comparison-note")).to_contain_text("Computed for these settings")
-    expect(rows.nth(0).locator("td").nth(1)).to_have_text("8")
+    expect(rows.nth(0).locator("td").nth(2)).to_have_text("8")  # variant, metric, iterations
     with page.expect_download() as download:
         page.get_by_test_id("chart-png").click()
     assert download.value.suggested_filename == f"compare-{run_id}.png"

@@ -6,6 +6,7 @@ import subprocess
 import httpx
 
 from tests.conftest import BIN
+from upgradelab.results.verdicts import VERDICTS
 
 
 def _cli(api: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -24,9 +25,12 @@ def test_run_json_prints_the_summary_of_each_variant(api: str) -> None:
     assert report["status"] == "succeeded" and report["error"] is None
     variants = [row["variant"] for row in report["summary"]]
     assert variants == ["mariadb-10.11 default", "mariadb-10.11 skip-log-bin"]
+    base, other = report["summary"]
+    assert base["verdict"] == "baseline" and base["ratio"] == 1.0
+    assert other["verdict"] in VERDICTS and other["ratio_low"] <= other["ratio"] <= other["ratio_high"]
     for row in report["summary"]:
-        assert row["iterations"] == 4
-        assert 0 < row["median_s"] <= row["p95_s"] <= row["total_s"]
+        assert row["iterations"] == 4 and row["metric"] == "seconds" and "group" not in row
+        assert 0 < row["median_s"] <= row["p95_s"] and row["median"] == row["median_s"]
 
 
 def test_refused_variant_exits_2_naming_the_field(api: str) -> None:
@@ -73,8 +77,9 @@ def test_lock_waits_and_custom_sql_run_on_both_lab_servers(api: str) -> None:
         "--param", "rows=3", *both,
     )  # fmt: skip
     assert locks.returncode == 0, locks.stderr
-    # one iteration per group: monitor=off and monitor=on
-    assert [row["iterations"] for row in json.loads(locks.stdout)["summary"]] == [2, 2]
+    # one row per variant and group (monitor=off, monitor=on): verdicts are never pooled across groups
+    rows = json.loads(locks.stdout)["summary"]
+    assert [(row["group"], row["iterations"]) for row in rows] == [("monitor=off", 1), ("monitor=on", 1)] * 2
     custom = _cli(
         api, "--workload", "custom-sql", "--param", "database=lab_cli",
         "--param", "setup_sql=CREATE TABLE IF NOT EXISTS t (id INT)",

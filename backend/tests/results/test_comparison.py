@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from tests.runs.helpers import submit, wait_final
+from upgradelab.results.verdicts import VERDICTS
 
 ITERATIONS = 20
 
@@ -39,13 +40,12 @@ def test_comparison_of_default_and_redo_off_gives_ratio_interval_and_verdict(
     assert comparison["stored"] is True and comparison["unit"] == "s"
     assert comparison["baseline"] == f"{redo_run}:0"
     base, redo = _row(comparison, f"{redo_run}:0"), _row(comparison, f"{redo_run}:1")
-    assert base["is_baseline"] and base["median"]["ratio"] == pytest.approx(1.0)
+    assert base["is_baseline"] and base["ratio"] is None and base["metric"] == "seconds"
     assert redo["variant"] == "mysql-9.7 redo-off" and redo["iterations"] == ITERATIONS
-    for stat in ("median", "p95"):
-        ratio = redo[stat]
-        assert ratio["low"] <= ratio["ratio"] <= ratio["high"]
-        assert ratio["verdict"] in {"regression", "improvement", "no significant difference"}
-    assert redo["median"]["ratio"] == pytest.approx(redo["median_s"] / base["median_s"])
+    ratio = redo["ratio"]
+    assert ratio["low"] <= ratio["ratio"] <= ratio["high"] and ratio["mde"] > 0
+    assert ratio["verdict"] in VERDICTS and ratio["method"] in {"paired rounds", "within-block bootstrap"}
+    assert [len(s["points"]) for s in comparison["rounds"]] == [ratio["rounds"]] * 2
 
 
 def test_warm_up_exclusion_and_another_baseline_are_computed_on_request(
@@ -80,11 +80,13 @@ def test_comparison_and_run_export_as_csv_and_json(client: httpx.Client, redo_ru
     table = client.get("/api/compare/export", params={"runs": str(redo_run), "format": "csv"})
     rows = list(csv.DictReader(io.StringIO(table.text)))
     assert [r["variant"] for r in rows] == ["mysql-9.7 default", "mysql-9.7 redo-off"]
-    assert rows[1]["median_verdict"] in {"regression", "improvement", "no significant difference"}
-    iterations = client.get(f"/api/runs/{redo_run}/export", params={"format": "json"}).json()
-    assert len(iterations) == 2 * ITERATIONS and set(iterations[0]) == {
-        "run_id", "variant_index", "variant", "iteration", "elapsed_s",
+    assert rows[1]["verdict"] in VERDICTS and rows[1]["ratio_low"] <= rows[1]["ratio"]
+    export = client.get(f"/api/runs/{redo_run}/export", params={"format": "json"}).json()
+    assert len(export["iterations"]) == 2 * ITERATIONS and set(export["iterations"][0]) == {
+        "run_id", "variant_index", "variant", "iteration", "group", "round", "block", "position",
+        "elapsed_s", "metrics",
     }  # fmt: skip
+    assert [v["name"] for v in export["variants"]] == ["mysql-9.7 default", "mysql-9.7 redo-off"]
 
 
 def test_a_bad_comparison_names_the_field(client: httpx.Client, redo_run: int) -> None:

@@ -1,58 +1,74 @@
-"""Compare variants within a run or across runs: median, p95, ratio to a baseline with bootstrap 95%
-intervals and a verdict at the user's threshold (results/bootstrap.py).
+"""Compare variants within a run or across runs, per group and primary metric: median, p95, the ratio
+to a baseline with its interval from the rounds, and a verdict at the user's threshold
+(results/verdicts.py, results/verdict_table.py). Everything is read from the `iteration` table.
 
 The default comparison of a finished run (its own variants, baseline variant 0, no warm-up cut) is
 read from variant_summary, stored once when the run ended; other choices are computed on request.
 """
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from upgradelab.errors import field_error
-from upgradelab.results import bootstrap
+from upgradelab.results import bootstrap, verdicts
 from upgradelab.results.comparison_schemas import (
     Comparison,
     ComparisonQuery,
     ComparisonRow,
     ComparisonSeries,
-    RatioRead,
+    FloorRead,
+    RoundPoint,
+    RoundSeries,
+    VerdictRead,
 )
 from upgradelab.results.downsample import kept_indices
+from upgradelab.results.rounds import RunRounds, VariantRounds, load
 from upgradelab.results.schemas import Point
-from upgradelab.results.summary import iteration_times, store_summary_in
-from upgradelab.results.summary_models import VariantSummary
+from upgradelab.results.summary import store_summary_in, stored_summary
+from upgradelab.results.verdict_table import VerdictRow, table
 from upgradelab.runs.models import Run
 
 
-def _ratio(ratio: float | None, low: float | None, high: float | None, threshold: float) -> RatioRead | None:
-    if ratio is None or low is None or high is None:
-        return None
-    interval = bootstrap.RatioInterval(ratio, low, high)
-    return RatioRead(ratio=ratio, low=low, high=high, verdict=bootstrap.verdict(interval, threshold))
-
-
-def _downsampled(seconds: list[float], first_iteration: int, max_points: int) -> list[Point]:
-    iterations = list(range(first_iteration, first_iteration + len(seconds)))
+def _downsampled(variant: VariantRounds, max_points: int) -> list[Point]:
+    iterations = [p.iteration for p in variant.points]
+    seconds = [p.elapsed_s for p in variant.points]
     return [
         Point.model_construct(iteration=iterations[k], elapsed_s=seconds[k])
         for k in kept_indices(iterations, seconds, max_points)
     ]
 
 
-def _ratio_of(interval: bootstrap.RatioInterval | None, threshold: float) -> RatioRead | None:
-    if interval is None:
+def _read(row: VerdictRow, threshold: float) -> VerdictRead | None:
+    found, decision = row.interval, row.decision(threshold)
+    if found is None or decision is None:
         return None
-    return _ratio(interval.ratio, interval.low, interval.high, threshold)
+    return VerdictRead(
+        ratio=found.ratio,
+        low=found.low,
+        high=found.high,
+        rounds=found.rounds,
+        method=found.method,
+        mde=found.mde,
+        verdict=decision.verdict,
+        reason=decision.reason,
+    )
+
+
+def _floor(row: VerdictRow) -> FloorRead | None:
+    floor = row.floor
+    if floor is None:
+        return None
+    return FloorRead(ratio=floor.ratio, low=floor.low, high=floor.high, rounds=floor.rounds)
 
 
 def compare(
     session: Session, query: ComparisonQuery, max_points: int, with_series: bool = True
 ) -> Comparison:
-    """The comparison (sync: bootstrap is CPU work, the API runs this in a thread).
+    """The comparison (sync: CPU work, the API runs this in a thread).
 
-    with_series=False leaves `series` empty (a verdict table needs no chart data).
+    with_series=False leaves `series` empty (a verdict table needs no iteration chart); `rounds`, the
+    per-round medians the verdicts rest on (rounds x variants x groups x metrics points), is always there.
 
-    Errors: 404-shaped 422 on `runs` for an unknown run, on `baseline` for a key not among the variants.
+    Errors: 422 on `runs` for an unknown run, on `baseline` for a key not among the variants.
     """
     runs: list[Run] = []
     for position, run_id in enumerate(query.runs):
@@ -60,98 +76,89 @@ def compare(
         if run is None:
             raise field_error(["query", "runs", position], f"run {run_id} not found")
         runs.append(run)
-    times: dict[str, list[float]] = {}
-    labels: dict[str, tuple[Run, int, str]] = {}
-    first: dict[str, int] = {}  # iteration number of times[key][0]
-    for run in runs:
-        per_variant = iteration_times(session, run.id)
-        for index, variant in enumerate(run.experiment.variants):
-            key = f"{run.id}:{index}"
-            all_times = per_variant.get(index, [])
-            times[key] = all_times[query.warmup :]
-            first[key] = query.warmup + 1
-            labels[key] = (run, index, variant["name"])
+    loaded = [load(session, run, query.warmup) for run in runs]
+    variants = {f"{v.run_id}:{v.variant_index}": v for one in loaded for v in one.variants}
     baseline = query.baseline or f"{runs[0].id}:0"
-    if baseline not in times:
+    if baseline not in variants:
         raise field_error(["query", "baseline"], f"{baseline} is not one of the compared variants")
     stored = _stored_rows(session, runs[0], query, baseline)
-    replicates = (
-        {}
-        if stored or not times[baseline]
-        else {
-            name: bootstrap.distribution(times[baseline], name, bootstrap.SEED)
-            for name in bootstrap.STATISTICS
-        }
-    )
-    rows = []
-    for key, values in times.items():
-        run, index, variant = labels[key]
-        label = variant if len(runs) == 1 else f"#{run.id} {variant}"
-        summary = stored.get(key)
-        if summary is not None:
-            median = _ratio(
-                summary.median_ratio, summary.median_ratio_low, summary.median_ratio_high, query.threshold
-            )
-            p95 = _ratio(summary.p95_ratio, summary.p95_ratio_low, summary.p95_ratio_high, query.threshold)
-            numbers = (summary.iterations, summary.median_s, summary.p95_s, summary.mean_s)
-        else:
-            median_ci = bootstrap.ratio_interval(times[baseline], values, "median", replicates.get("median"))
-            p95_ci = bootstrap.ratio_interval(times[baseline], values, "p95", replicates.get("p95"))
-            median = _ratio_of(median_ci, query.threshold)
-            p95 = _ratio_of(p95_ci, query.threshold)
-            mean = sum(values) / len(values) if values else None
-            numbers = (
-                len(values),
-                bootstrap.statistic(values, "median"),
-                bootstrap.statistic(values, "p95"),
-                mean,
-            )
-        rows.append(
-            ComparisonRow(
-                key=key,
-                run_id=run.id,
-                run_name=run.name or run.experiment.name,
-                variant_index=index,
-                variant=variant,
-                label=label,
-                is_baseline=key == baseline,
-                iterations=numbers[0],
-                median_s=numbers[1],
-                p95_s=numbers[2],
-                mean_s=numbers[3],
-                median=median,
-                p95=p95,
-            )
-        )
-    series = [
-        ComparisonSeries(
-            key=row.key,
-            label=row.label,
-            points=_downsampled(times[row.key], first[row.key], max_points),
-            total_points=len(times[row.key]),
-        )
-        for row in rows
-        if with_series
-    ]
+    rows = stored or table(loaded, variants[baseline])
+    labels = {key: v.name if len(runs) == 1 else f"#{v.run_id} {v.name}" for key, v in variants.items()}
+    names = {run.id: run.name or run.experiment.name for run in runs}
     return Comparison(
         query=query,
         baseline=baseline,
-        confidence=bootstrap.CONFIDENCE,
+        confidence=verdicts.CONFIDENCE,
+        min_rounds=verdicts.MIN_ROUNDS,
         resamples=bootstrap.RESAMPLES,
         seed=bootstrap.SEED,
         stored=bool(stored),
-        rows=rows,
-        series=series,
+        rows=[_row(row, baseline, labels, names, query.threshold) for row in rows],
+        series=[
+            ComparisonSeries(
+                key=key,
+                label=labels[key],
+                points=_downsampled(variant, max_points),
+                total_points=len(variant.points),
+            )
+            for key, variant in variants.items()
+        ]
+        if with_series
+        else [],
+        rounds=_round_series(loaded, labels),
     )
 
 
-def _stored_rows(
-    session: Session, run: Run, query: ComparisonQuery, baseline: str
-) -> dict[str, VariantSummary]:
-    """The stored summary when the query is the default one of a finished run; computed once if missing."""
+def _row(
+    row: VerdictRow, baseline: str, labels: dict[str, str], names: dict[int, str], threshold: float
+) -> ComparisonRow:
+    key = f"{row.run_id}:{row.variant_index}"
+    return ComparisonRow(
+        key=key,
+        run_id=row.run_id,
+        run_name=names[row.run_id],
+        variant_index=row.variant_index,
+        variant=row.variant,
+        label=labels.get(key, row.variant),
+        is_baseline=key == baseline,
+        is_aa_control=row.is_aa_control,
+        group=row.group,
+        metric=row.metric.name,
+        unit=row.metric.unit,
+        higher_is_better=row.metric.higher_is_better,
+        iterations=row.iterations,
+        rounds=row.rounds,
+        median_s=row.median_s,
+        p95_s=row.p95_s,
+        mean_s=row.mean_s,
+        median=row.median,
+        p95=row.p95,
+        ratio=_read(row, threshold),
+        aa_floor=_floor(row),
+    )
+
+
+def _round_series(loaded: list[RunRounds], labels: dict[str, str]) -> list[RoundSeries]:
+    """Per-round medians per variant, group and metric of the first run's workload."""
+    home = loaded[0]
+    out = []
+    for run in loaded:
+        for variant in run.variants:
+            key = f"{variant.run_id}:{variant.variant_index}"
+            for group in home.groups:
+                for metric in home.metrics:
+                    values = verdicts.round_values(variant.rounds(group, metric))
+                    points = [RoundPoint(round=r, value=v) for r, v in values.items()]
+                    out.append(
+                        RoundSeries(
+                            key=key, label=labels[key], group=group, metric=metric.name, points=points
+                        )
+                    )
+    return out
+
+
+def _stored_rows(session: Session, run: Run, query: ComparisonQuery, baseline: str) -> list[VerdictRow]:
+    """The stored table when the query is the default one of a finished run; computed once if missing."""
     if len(query.runs) != 1 or query.warmup != 0 or baseline != f"{run.id}:0" or not run.status.is_final:
-        return {}
-    rows = list(session.scalars(select(VariantSummary).where(VariantSummary.run_id == run.id)))
-    if len(rows) != len(run.experiment.variants):
-        rows = store_summary_in(session, run.id)
-    return {f"{row.run_id}:{row.variant_index}": row for row in rows}
+        return []
+    return stored_summary(session, run.id) or store_summary_in(session, run.id)

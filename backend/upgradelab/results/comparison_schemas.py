@@ -1,10 +1,11 @@
-"""Comparison API shapes: variants of one or more runs against a baseline variant."""
+"""Comparison API shapes: variants of one or more runs against a baseline variant, per group and metric."""
 
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from upgradelab.results.schemas import Point
+from upgradelab.results.verdicts import Method, Verdict
 
 
 class ComparisonQuery(BaseModel):
@@ -18,17 +19,39 @@ class ComparisonQuery(BaseModel):
     )
 
 
-class RatioRead(BaseModel):
-    """variant / baseline of one statistic, unitless, with its bootstrap 95% interval and verdict."""
+class VerdictRead(BaseModel):
+    """variant / baseline of the row's metric (unitless) with its 95 % interval, and the verdict.
+
+    method: "paired rounds" (same run), "unpaired rounds" (across runs) or "within-block bootstrap"
+    (one round: not a verdict). mde: smallest detectable change, the interval's half-width as a
+    fraction (sqrt(high / low) - 1). reason: why this verdict, one sentence.
+    """
 
     ratio: float
     low: float
     high: float
-    verdict: Literal["regression", "improvement", "no significant difference"] | None
+    rounds: int
+    method: Method
+    mde: float
+    verdict: Verdict | None
+    reason: str
+
+
+class FloorRead(BaseModel):
+    """The run's A/A control against variant 0, same group and metric: this run's noise floor."""
+
+    ratio: float
+    low: float
+    high: float
+    rounds: int
 
 
 class ComparisonRow(BaseModel):
-    """One variant of one run. Times are seconds per iteration (sum of its statements, client-side)."""
+    """One variant of one run in one group on one primary metric.
+
+    *_s: seconds per iteration (sum of its statements, client-side) within the group; median/p95: the
+    metric's own values in `unit` (tps, ms; the same as median_s/p95_s when metric is "seconds").
+    """
 
     key: str
     run_id: int
@@ -37,12 +60,20 @@ class ComparisonRow(BaseModel):
     variant: str
     label: str
     is_baseline: bool
+    is_aa_control: bool
+    group: str
+    metric: str
+    unit: str
+    higher_is_better: bool
     iterations: int
+    rounds: int
     median_s: float | None
     p95_s: float | None
     mean_s: float | None
-    median: RatioRead | None
-    p95: RatioRead | None
+    median: float | None
+    p95: float | None
+    ratio: VerdictRead | None
+    aa_floor: FloorRead | None
 
 
 class ComparisonSeries(BaseModel):
@@ -54,15 +85,37 @@ class ComparisonSeries(BaseModel):
     total_points: int
 
 
+class RoundPoint(BaseModel):
+    """A variant's per-round median of one metric in one group (the metric's unit)."""
+
+    round: int
+    value: float
+
+
+class RoundSeries(BaseModel):
+    """Per-round medians of one variant, group and metric: what the verdict rests on."""
+
+    key: str
+    label: str
+    group: str
+    metric: str
+    points: list[RoundPoint]
+
+
 class Comparison(BaseModel):
-    """The verdict table and the series on shared axes. `stored`: numbers read from variant_summary."""
+    """The verdict table and the series on shared axes. `stored`: rows read from variant_summary.
+
+    min_rounds: rounds a verdict needs; resamples/seed: the within-block bootstrap of one-round runs.
+    """
 
     query: ComparisonQuery
     baseline: str
     unit: Literal["s"] = "s"
     confidence: float
+    min_rounds: int
     resamples: int
     seed: int
     stored: bool
     rows: list[ComparisonRow]
     series: list[ComparisonSeries]
+    rounds: list[RoundSeries]

@@ -21,7 +21,7 @@ def kept_indices(iterations: list[int], seconds: list[float], max_points: int) -
 def downsample(points: list[Point], max_points: int = DEFAULT_MAX_POINTS) -> list[Point]:
     """At most max_points points keeping the series' visual shape (first and last kept); unchanged if shorter.
 
-    Points must be in increasing iteration order (as iteration_series returns them).
+    Points must be in increasing iteration order (as results/service.iteration_columns returns them).
     """
     if len(points) <= max_points or max_points < 3:
         return points

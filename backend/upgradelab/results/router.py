@@ -10,8 +10,9 @@ from upgradelab.db import SessionDep, sync_session
 from upgradelab.results import groups, service
 from upgradelab.results.comparison import compare
 from upgradelab.results.comparison_schemas import Comparison, ComparisonQuery
+from upgradelab.results.context import VariableDiff, variables_diff
 from upgradelab.results.downsample import DEFAULT_MAX_POINTS
-from upgradelab.results.export import COMPARISON_COLUMNS, RUN_COLUMNS, comparison_rows, respond, run_rows
+from upgradelab.results.export import COMPARISON_COLUMNS, comparison_rows, respond, run_export
 from upgradelab.results.groups import RunGroups
 from upgradelab.results.schemas import RunResults, StatementRow
 from upgradelab.runs import service as runs
@@ -45,10 +46,19 @@ async def run_results(run_id: int, session: SessionDep, max_points: int = MaxPoi
 
 @router.get("/api/runs/{run_id}/export")
 async def export_run(run_id: int, session: SessionDep, format: Literal["csv", "json"] = "csv") -> Response:
-    """Every iteration of the run: run_id, variant_index, variant, iteration, elapsed_s (seconds)."""
-    run = await runs.get_or_raise(session, run_id)
-    rows = run_rows(run.id, await service.iteration_series(session, run))
-    return respond(rows, RUN_COLUMNS, format, f"run-{run.id}")
+    """Every iteration (seconds, round, group, metrics) with the run's context, its variants' versions,
+    provisioners and the variables that differ between them; shapes in results/export.run_export."""
+    return await run_export(session, await runs.get_or_raise(session, run_id), format)
+
+
+@router.get("/api/runs/{run_id}/variables-diff", response_model=list[VariableDiff])
+async def run_variables_diff(run_id: int, session: SessionDep) -> list[VariableDiff]:
+    """The global variables (SHOW GLOBAL VARIABLES, captured when each variant's instance started) whose
+    values differ between the run's variants: name and one value per variant in run_variant order
+    (GET /api/runs/{id}/context's `variants`); [] when fewer than two variants were captured; 404
+    for an unknown run."""
+    context = await runs.context(session, await runs.get_or_raise(session, run_id))
+    return variables_diff(context.variants)
 
 
 @router.get("/api/runs/{run_id}/statements", response_model=list[StatementRow])

@@ -38,14 +38,6 @@ def series_of(run: Run, columns: list[Columns], max_points: int | None = None) -
     return series
 
 
-async def iteration_series(session: AsyncSession, run: Run) -> list[Series]:
-    """One series per variant (in experiment order, also those with no iteration yet), every iteration.
-
-    Each point is an iteration's seconds: iteration.elapsed_s, the sum of its statements.
-    """
-    return series_of(run, await iteration_columns(session, run))
-
-
 def summarize_columns(run: Run, columns: list[Columns]) -> list[SummaryRow]:
     """summarize() over columns: median, p95 and total per variant; ratio to the first variant's median."""
     named = [

@@ -1,73 +1,111 @@
-"""The per-variant summary stored when a run ends (variant_summary), and reading it back."""
+"""The verdict table stored when a run ends (variant_summary), and reading it back."""
 
 import logging
-from collections import defaultdict
+from typing import cast
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from upgradelab.db import sync_session
-from upgradelab.results.bootstrap import SEED, STATISTICS, distribution, ratio_interval, statistic
-from upgradelab.results.models import Sample
+from upgradelab.results import rounds, verdicts
 from upgradelab.results.summary_models import VariantSummary
+from upgradelab.results.verdict_table import VerdictRow, table
 from upgradelab.runs.models import Run
+from upgradelab.workloads.base import PrimaryMetric
 
 log = logging.getLogger(__name__)
 
 
-def iteration_times(session: Session, run_id: int) -> dict[int, list[float]]:
-    """variant_index -> per-iteration seconds in iteration order (SUM of sample.elapsed_s per iteration)."""
-    rows = session.execute(
-        select(Sample.variant_index, Sample.iteration, func.sum(Sample.elapsed_s))
-        .where(Sample.run_id == run_id)
-        .group_by(Sample.variant_index, Sample.iteration)
-        .order_by(Sample.variant_index, Sample.iteration)
+def to_stored(row: VerdictRow) -> VariantSummary:
+    """A verdict row as a variant_summary row; verdict, reason and mde at the default threshold."""
+    found, floor = row.interval, row.floor
+    decision = row.decision(verdicts.DEFAULT_THRESHOLD)
+    return VariantSummary(
+        run_id=row.run_id,
+        variant_index=row.variant_index,
+        variant=row.variant,
+        is_aa_control=row.is_aa_control,
+        group=row.group,
+        metric=row.metric.name,
+        unit=row.metric.unit,
+        higher_is_better=row.metric.higher_is_better,
+        iterations=row.iterations,
+        rounds=row.rounds,
+        median_s=row.median_s,
+        p95_s=row.p95_s,
+        mean_s=row.mean_s,
+        total_s=row.total_s,
+        median=row.median,
+        p95=row.p95,
+        ratio=found and found.ratio,
+        ratio_low=found and found.low,
+        ratio_high=found and found.high,
+        ratio_rounds=found and found.rounds,
+        method=found and found.method,
+        verdict=decision and decision.verdict,
+        reason=decision and decision.reason,
+        mde=found and found.mde,
+        aa_ratio=floor and floor.ratio,
+        aa_low=floor and floor.low,
+        aa_high=floor and floor.high,
+        aa_rounds=floor and floor.rounds,
     )
-    times: dict[int, list[float]] = defaultdict(list)
-    for variant_index, _iteration, seconds in rows.tuples():
-        times[variant_index].append(float(seconds))
-    return times
 
 
-def compute_summary(session: Session, run: Run) -> list[VariantSummary]:
-    """One row per variant of `run` (all iterations), ratios to the first variant with bootstrap intervals."""
-    times = iteration_times(session, run.id)
-    baseline = times.get(0, [])
-    replicates = {name: distribution(baseline, name, SEED) for name in STATISTICS} if baseline else {}
-    rows = []
-    for index, variant in enumerate(run.experiment.variants):
-        values = times.get(index, [])
-        median_ci = ratio_interval(baseline, values, "median", replicates.get("median"))
-        p95_ci = ratio_interval(baseline, values, "p95", replicates.get("p95"))
-        rows.append(
-            VariantSummary(
-                run_id=run.id,
-                variant_index=index,
-                variant=variant["name"],
-                iterations=len(values),
-                median_s=statistic(values, "median"),
-                p95_s=statistic(values, "p95"),
-                mean_s=sum(values) / len(values) if values else None,
-                total_s=sum(values),
-                median_ratio=median_ci and median_ci.ratio,
-                median_ratio_low=median_ci and median_ci.low,
-                median_ratio_high=median_ci and median_ci.high,
-                p95_ratio=p95_ci and p95_ci.ratio,
-                p95_ratio_low=p95_ci and p95_ci.low,
-                p95_ratio_high=p95_ci and p95_ci.high,
-            )
-        )
-    return rows
+def _interval(
+    ratio: float | None, low: float | None, high: float | None, rounds_: int | None, method: str | None
+) -> verdicts.Interval | None:
+    if ratio is None or low is None or high is None or rounds_ is None or method is None:
+        return None
+    return verdicts.Interval(ratio, low, high, rounds_, cast(verdicts.Method, method))
 
 
-def store_summary_in(session: Session, run_id: int) -> list[VariantSummary]:
-    """(Re)compute and store the run's summary rows in `session`; commits."""
+def from_stored(stored: VariantSummary) -> VerdictRow:
+    """The verdict row a variant_summary row was made from."""
+    return VerdictRow(
+        run_id=stored.run_id,
+        variant_index=stored.variant_index,
+        variant=stored.variant,
+        is_aa_control=stored.is_aa_control,
+        group=stored.group,
+        metric=PrimaryMetric(stored.metric, stored.unit, stored.higher_is_better),
+        iterations=stored.iterations,
+        rounds=stored.rounds,
+        median_s=stored.median_s,
+        p95_s=stored.p95_s,
+        mean_s=stored.mean_s,
+        total_s=stored.total_s,
+        median=stored.median,
+        p95=stored.p95,
+        interval=_interval(
+            stored.ratio, stored.ratio_low, stored.ratio_high, stored.ratio_rounds, stored.method
+        ),
+        floor=_interval(stored.aa_ratio, stored.aa_low, stored.aa_high, stored.aa_rounds, "paired rounds"),
+    )
+
+
+def compute_summary(session: Session, run: Run) -> list[VerdictRow]:
+    """The run's verdict table: all iterations, against its first variant."""
+    loaded = rounds.load(session, run)
+    return table([loaded], loaded.variants[0]) if loaded.variants else []
+
+
+def stored_summary(session: Session, run_id: int) -> list[VerdictRow]:
+    """The stored rows in variant, group and metric order ([] when none was stored)."""
+    rows = session.scalars(
+        select(VariantSummary).where(VariantSummary.run_id == run_id).order_by(VariantSummary.id)
+    )
+    return [from_stored(row) for row in rows]
+
+
+def store_summary_in(session: Session, run_id: int) -> list[VerdictRow]:
+    """(Re)compute and store the run's verdict table in `session`; commits. [] for an unknown run."""
     run = session.get(Run, run_id)
     if run is None:
         return []
     session.execute(delete(VariantSummary).where(VariantSummary.run_id == run_id))
     rows = compute_summary(session, run)
-    session.add_all(rows)
+    session.add_all([to_stored(row) for row in rows])
     session.commit()
     return rows
 

@@ -1,4 +1,4 @@
-"""Stored per-variant summary of a finished run (computed once when the run ends)."""
+"""Stored verdict table of a finished run (computed once when the run ends): table `variant_summary`."""
 
 from datetime import datetime
 
@@ -9,28 +9,45 @@ from upgradelab.db import Base, utcnow
 
 
 class VariantSummary(Base):
-    """Row of `variant_summary`: per-iteration seconds of one variant, all iterations (no warm-up cut).
+    """Row of `variant_summary`: one variant x group x primary metric of a run, all iterations (no
+    warm-up cut), against the run's first variant (the default baseline). See results/verdict_table.py.
 
-    ratio_* compare to the run's first variant (the default baseline): ratio of medians and of p95s,
-    each with a seeded bootstrap 95% interval (results/comparison.py).
+    *_s: iteration seconds of the group; median/p95: the metric's values in `unit`. ratio*: variant /
+    baseline of the metric from the rounds (results/verdicts.py), `method` says how; verdict, reason and
+    mde at the default threshold (the comparison re-decides at the user's). aa_*: the A/A control's
+    ratio and interval against variant 0 (this run's noise floor), NULL without an A/A control.
     """
 
     __tablename__ = "variant_summary"
-    __table_args__ = (UniqueConstraint("run_id", "variant_index"),)
+    __table_args__ = (UniqueConstraint("run_id", "variant_index", "group_name", "metric"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), index=True)
     variant_index: Mapped[int]
     variant: Mapped[str] = mapped_column(String(200))
+    is_aa_control: Mapped[bool] = mapped_column(default=False)
+    group: Mapped[str] = mapped_column("group_name", String(200), default="")
+    metric: Mapped[str] = mapped_column(String(64), default="seconds")
+    unit: Mapped[str] = mapped_column(String(16), default="s")
+    higher_is_better: Mapped[bool] = mapped_column(default=False)
     iterations: Mapped[int]
+    rounds: Mapped[int] = mapped_column(default=0)
     median_s: Mapped[float | None]
     p95_s: Mapped[float | None]
     mean_s: Mapped[float | None]
     total_s: Mapped[float]
-    median_ratio: Mapped[float | None]
-    median_ratio_low: Mapped[float | None]
-    median_ratio_high: Mapped[float | None]
-    p95_ratio: Mapped[float | None]
-    p95_ratio_low: Mapped[float | None]
-    p95_ratio_high: Mapped[float | None]
+    median: Mapped[float | None] = mapped_column(default=None)
+    p95: Mapped[float | None] = mapped_column(default=None)
+    ratio: Mapped[float | None] = mapped_column(default=None)
+    ratio_low: Mapped[float | None] = mapped_column(default=None)
+    ratio_high: Mapped[float | None] = mapped_column(default=None)
+    ratio_rounds: Mapped[int | None] = mapped_column(default=None)  # rounds the interval rests on
+    method: Mapped[str | None] = mapped_column(String(32), default=None)
+    verdict: Mapped[str | None] = mapped_column(String(32), default=None)
+    reason: Mapped[str | None] = mapped_column(String(300), default=None)
+    mde: Mapped[float | None] = mapped_column(default=None)
+    aa_ratio: Mapped[float | None] = mapped_column(default=None)
+    aa_low: Mapped[float | None] = mapped_column(default=None)
+    aa_high: Mapped[float | None] = mapped_column(default=None)
+    aa_rounds: Mapped[int | None] = mapped_column(default=None)
     computed_at: Mapped[datetime] = mapped_column(default=utcnow)

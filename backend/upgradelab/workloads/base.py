@@ -46,6 +46,19 @@ class PublishedFigure:
 
 
 @dataclass(frozen=True)
+class PrimaryMetric:
+    """What a verdict compares: `name` is "seconds" (the iteration's total, iteration.elapsed_s) or a key
+    of iteration.metrics (sysbench "tps", "p95_ms"); `higher_is_better` gives the direction."""
+
+    name: str
+    unit: str
+    higher_is_better: bool = False
+
+
+SECONDS = PrimaryMetric("seconds", "s")
+
+
+@dataclass(frozen=True)
 class WorkloadInfo:
     """What the UI and CLI show of a workload. `sweep` names the x axis of a sweep ("threads")."""
 
@@ -127,6 +140,8 @@ class Workload:
     # Creates its objects inside the lab's database (server.endpoint.database) when the target names
     # one (existing servers); templates that need databases of their own are refused there.
     uses_lab_database: ClassVar[bool] = False
+    # Verdicts are on these (results/verdicts.py); a fixed-duration template overrides: its seconds are fixed.
+    primary_metrics: ClassVar[tuple[PrimaryMetric, ...]] = (SECONDS,)
 
     def __init__(self, parameters: BaseModel | None = None) -> None:
         self.parameters = parameters if parameters is not None else self.Parameters()

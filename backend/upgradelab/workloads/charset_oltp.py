@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from upgradelab.targets.options import OptionError, validate_option
 from upgradelab.workloads import sysbench
 from upgradelab.workloads.base import (
+    PrimaryMetric,
     PublishedFigure,
     ServerSession,
     StatementTiming,
@@ -74,6 +75,11 @@ class CharsetOltp(Workload):
     """One `sysbench <script> run` per iteration at the group's thread count."""
 
     Parameters: ClassVar[type[BaseModel]] = CharsetOltpParameters
+    # sysbench runs for a fixed duration: its seconds say nothing; throughput and latency do.
+    primary_metrics: ClassVar[tuple[PrimaryMetric, ...]] = (
+        PrimaryMetric("tps", "tps", higher_is_better=True),
+        PrimaryMetric("p95_ms", "ms"),
+    )
     info: ClassVar[WorkloadInfo] = WorkloadInfo(
         slug="charset-oltp",
         title="Charset and collation OLTP (sysbench)",

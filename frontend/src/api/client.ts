@@ -7,6 +7,7 @@ import type {
   RunFilters,
   RunList,
   RunProbes,
+  RunContext,
   RunGroups,
   RunResults,
   StatementRow,
@@ -16,6 +17,7 @@ import type {
   TargetDetail,
   ExistingTargetCreate,
   User,
+  VariableDiff,
   Workload,
 } from './types'
 
@@ -160,5 +162,7 @@ export const api = {
   statements: (id: number | string) => request<StatementRow[]>(`/runs/${id}/statements`),
   probes: (id: number | string) => request<RunProbes>(`/runs/${id}/probes`),
   groups: (id: number | string) => request<RunGroups>(`/runs/${id}/groups`),
+  context: (id: number | string) => request<RunContext>(`/runs/${id}/context`),
+  variablesDiff: (id: number | string) => request<VariableDiff[]>(`/runs/${id}/variables-diff`),
   cancelRun: (id: number | string) => post<Run>(`/runs/${id}/cancel`),
 }

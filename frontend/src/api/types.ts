@@ -431,15 +431,35 @@ export interface RunFilters {
   order?: 'asc' | 'desc'
 }
 
-export type Verdict = 'regression' | 'improvement' | 'no significant difference'
+export type Verdict =
+  | 'regression'
+  | 'improvement'
+  | 'no significant difference'
+  | 'inconclusive'
+  | 'insufficient rounds'
 
-export interface RatioRead {
+/** variant / baseline of a row's metric with its 95% interval from the rounds (backend results/verdicts.py). */
+export interface VerdictRead {
   ratio: number
   low: number
   high: number
+  rounds: number
+  method: 'paired rounds' | 'unpaired rounds' | 'within-block bootstrap'
+  /** smallest detectable change: the interval's half-width as a fraction, sqrt(high / low) - 1 */
+  mde: number
   verdict: Verdict | null
+  reason: string
 }
 
+/** The run's A/A control against variant 0: this run's noise floor. */
+export interface FloorRead {
+  ratio: number
+  low: number
+  high: number
+  rounds: number
+}
+
+/** One variant x group x primary metric. *_s: iteration seconds; median/p95: the metric in `unit`. */
 export interface ComparisonRow {
   key: string
   run_id: number
@@ -448,12 +468,29 @@ export interface ComparisonRow {
   variant: string
   label: string
   is_baseline: boolean
+  is_aa_control: boolean
+  group: string
+  metric: string
+  unit: string
+  higher_is_better: boolean
   iterations: number
+  rounds: number
   median_s: number | null
   p95_s: number | null
   mean_s: number | null
-  median: RatioRead | null
-  p95: RatioRead | null
+  median: number | null
+  p95: number | null
+  ratio: VerdictRead | null
+  aa_floor: FloorRead | null
+}
+
+/** Per-round medians of one variant, group and metric. */
+export interface RoundSeries {
+  key: string
+  label: string
+  group: string
+  metric: string
+  points: { round: number; value: number }[]
 }
 
 export interface ComparisonSeries {
@@ -475,11 +512,20 @@ export interface Comparison {
   baseline: string
   unit: 's'
   confidence: number
+  min_rounds: number
   resamples: number
   seed: number
   stored: boolean
   rows: ComparisonRow[]
   series: ComparisonSeries[]
+  rounds: RoundSeries[]
+}
+
+/** A variable whose value differs between variants (GET /api/runs/{id}/variables-diff): one value per
+ * variant, in the order of RunContext.variants. */
+export interface VariableDiff {
+  name: string
+  values: (string | null)[]
 }
 
 export interface ShareLink {

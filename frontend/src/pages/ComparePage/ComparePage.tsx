@@ -5,6 +5,7 @@ import { api, comparisonParams } from '../../api/client'
 import type { Comparison, Series } from '../../api/types'
 import { ErrorBox } from '../../components/ErrorBox'
 import { IterationChart } from '../RunPage/IterationChart'
+import { RoundsChart } from '../RunPage/RoundsChart'
 import { ComparisonControls, type ComparisonSettings } from './ComparisonControls'
 import { ComparisonTable } from './ComparisonTable'
 
@@ -84,6 +85,8 @@ export function ComparePage() {
                 iterations={maxIterations}
                 pngName={`compare-${runs.join('-')}`}
               />
+              {/* per-round medians: across runs the rounds are not paired (Welch's t), only drawn side by side */}
+              <RoundsChart comparison={comparison.data} />
             </>
           )}
         </>

@@ -23,11 +23,13 @@ export function ComparisonControls({ settings, onChange, comparison }: Props) {
           value={settings.baseline ?? comparison?.baseline ?? ''}
           onChange={(e) => onChange({ ...settings, baseline: e.target.value || null })}
         >
-          {(comparison?.rows ?? []).map((row) => (
-            <option key={row.key} value={row.key}>
-              {row.label}
-            </option>
-          ))}
+          {(comparison?.series.length ? comparison.series : comparison?.rounds ?? [])
+            .filter((one, position, all) => all.findIndex((other) => other.key === one.key) === position)
+            .map((one) => (
+              <option key={one.key} value={one.key}>
+                {one.label}
+              </option>
+            ))}
         </select>
       </label>
       <label>

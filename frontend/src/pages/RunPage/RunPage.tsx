@@ -7,6 +7,7 @@ import { ErrorBox } from '../../components/ErrorBox'
 import { ProbePanels } from './components/ProbePanels'
 import { GroupTable } from './components/GroupTable'
 import { PreparingBanner } from './components/PreparingBanner'
+import { RunContextPanel } from './components/RunContextPanel'
 import { SweepCharts } from './components/SweepCharts'
 import { IterationChart } from './IterationChart'
 import { RunActions } from './RunActions'
@@ -21,7 +22,8 @@ import { useRunStream } from './useRunStream'
 
 /**
  * A run: header with progress, the iteration chart (live over SSE while the run is not final, else the
- * stored, server-downsampled series), the summary, the verdicts, notes and actions.
+ * stored, server-downsampled series), the summary, the verdicts (rounds chart, intervals, A/A floor), the
+ * context (versions, host, schedule, variables diff), notes and actions.
  * Charts are separate components so further chart sections (e.g. probes) sit beside IterationChart.
  */
 const GROUPS_POLL_MS = 2000
@@ -97,6 +99,7 @@ export function RunPage() {
       <h2>Summary</h2>
       <SummaryTable rows={useLive ? liveSummary(series) : results.data.summary} />
       {isFinal(run.status) && <RunVerdicts runId={run.id} />}
+      {isFinal(run.status) && <RunContextPanel runId={run.id} />}
       <StatementTable runId={id} live={!isFinal(run.status)} />
       <ProbePanels runId={id} />
       <RunNotes run={run} />

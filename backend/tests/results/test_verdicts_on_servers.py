@@ -1,0 +1,30 @@
+"""Round verdicts on the lab's real MySQL 9.7: an interleaved run of default, redo-off and the A/A
+control. redo-off is faster (article 001) and must never be called a regression; the A/A control is
+the same configuration and must never be called a regression or an improvement."""
+
+import httpx
+
+from tests.runs.helpers import wait_final
+
+
+def test_redo_off_is_never_a_regression_and_the_a_a_control_never_a_verdict(client: httpx.Client) -> None:
+    body = {
+        "workload": "insert-truncate",
+        "variants": [{"target": "mysql-9.7"}, {"target": "mysql-9.7", "preset": "redo-off"}],
+        "iterations": 24,
+        "rounds": 6,
+        "block": 4,
+        "aa_control": True,
+        "seed": 12,
+    }
+    created = client.post("/api/experiments", json=body)
+    assert created.status_code == 201, created.text
+    run_id = client.post(f"/api/experiments/{created.json()['id']}/runs").json()["id"]
+    assert wait_final(client, run_id, timeout_s=600)["status"] == "succeeded"
+    rows = client.get("/api/compare", params={"runs": str(run_id), "series": "false"}).json()["rows"]
+    base, redo, aa = sorted(rows, key=lambda row: row["variant_index"])
+    assert base["is_baseline"] and aa["is_aa_control"] and redo["rounds"] == 6
+    assert redo["ratio"]["method"] == "paired rounds" and redo["ratio"]["rounds"] == 6
+    assert redo["ratio"]["ratio"] < 1 and redo["ratio"]["verdict"] in {"improvement", "inconclusive"}
+    assert redo["aa_floor"]["rounds"] == 6 and redo["aa_floor"]["ratio"] == aa["ratio"]["ratio"]
+    assert aa["ratio"]["verdict"] in {"no significant difference", "inconclusive"}

@@ -1,0 +1,177 @@
+"""Verdicts that survive noise: variants compared round by round, per group, on the workload's metric.
+
+A run is R rounds; in each round every variant runs one block. Whatever the machine does during a
+round lands on every variant of that round, so the unit of evidence is the round, never the
+iterations of one block (they share one set of conditions and make any difference look significant).
+
+Per group (table, thread count, sweep point; never pooled) and per primary metric of the workload
+(workloads/base.py `primary_metrics`: iteration seconds, or sysbench tps / p95_ms):
+
+1. round value: the median of the variant's iterations of that group in that round;
+2. ratio per round: variant / baseline, paired within the round (same run), as a log ratio;
+3. interval (95 %): Student's t on the mean of the log ratios, scipy.stats.ttest_1samp(...)
+   .confidence_interval(), back-transformed: the ratio is the geometric mean of the per-round ratios.
+   Why t and not a bootstrap: with 5-20 rounds a percentile bootstrap of the mean undercovers (its
+   interval is about sqrt((n-1)/n) x z/t too narrow: at 5 rounds a 95 % bootstrap interval is an 85 %
+   one), which is exactly the false verdict this module exists to prevent. Across runs rounds are not
+   paired: Welch's t on the log round values (scipy.stats.ttest_ind(equal_var=False)).
+4. verdict at the threshold t (a fraction), direction-aware ("worse" is a ratio above 1 for seconds and
+   latency, below 1 for throughput):
+   - "regression" / "improvement": the interval excludes 1 on that side AND the ratio itself is beyond
+     1 +/- t AND, when the run has an A/A control, the interval lies entirely outside the A/A
+     control's interval (the noise floor of this run);
+   - "no significant difference": the whole interval lies within [1 - t, 1 + t]: any change this run
+     could hide is smaller than the threshold;
+   - "inconclusive": anything else (the interval is too wide, or the difference is inside the A/A
+     floor); the smallest detectable change says how wide;
+   - "insufficient rounds": fewer than MIN_ROUNDS rounds. A sequential run (one round) still gets an
+     interval, labelled method="within-block bootstrap": iterations of one block resampled
+     (results/bootstrap.py). It describes that block, not the variant, and is never a verdict.
+   Smallest detectable change (mde): the interval's half-width as a fraction of the ratio,
+   sqrt(high / low) - 1: a true change smaller than this could not have been told apart from none.
+"""
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import stats
+
+from upgradelab.results import bootstrap
+
+MIN_ROUNDS = 5
+CONFIDENCE = 0.95
+DEFAULT_THRESHOLD = 0.05
+
+Verdict = Literal[
+    "regression", "improvement", "no significant difference", "inconclusive", "insufficient rounds"
+]
+VERDICTS: tuple[Verdict, ...] = (
+    "regression",
+    "improvement",
+    "no significant difference",
+    "inconclusive",
+    "insufficient rounds",
+)
+Method = Literal["paired rounds", "unpaired rounds", "within-block bootstrap"]
+Rounds = Mapping[int, Sequence[float]]  # round number -> one variant's values of one metric in that round
+
+
+@dataclass(frozen=True)
+class Interval:
+    """variant / baseline of one metric (unitless): point ratio, 95 % interval, the rounds it rests on."""
+
+    ratio: float
+    low: float
+    high: float
+    rounds: int
+    method: Method
+
+    @property
+    def mde(self) -> float:
+        """Smallest detectable change: the interval's half-width as a fraction, sqrt(high / low) - 1."""
+        return math.sqrt(self.high / self.low) - 1
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A verdict and why (a sentence the UI shows as is)."""
+
+    verdict: Verdict
+    reason: str
+
+
+def round_values(rounds: Rounds) -> dict[int, float]:
+    """round -> the median of that round's values (rounds without values are left out)."""
+    return {r: float(np.median(values)) for r, values in sorted(rounds.items()) if len(values)}
+
+
+def interval(baseline: Rounds, variant: Rounds, paired: bool) -> Interval | None:
+    """The ratio variant / baseline with its 95 % interval, from the rounds (see the module docstring).
+
+    paired: both come from one run, so round r of each shared the same conditions. With fewer than two
+    usable rounds the interval is the within-block bootstrap of medians (method says so).
+    None when either side has no value or a value <= 0 (a ratio of those means nothing).
+    """
+    base, var = round_values(baseline), round_values(variant)
+    if not base or not var or min(base.values()) <= 0 or min(var.values()) <= 0:
+        return None
+    if paired:
+        common = sorted(set(base) & set(var))
+        logs = np.log([var[r] for r in common]) - np.log([base[r] for r in common])
+        if len(logs) >= 2:
+            return _t_interval(logs, len(logs), "paired rounds")
+    elif len(base) >= 2 and len(var) >= 2:
+        log_base, log_var = np.log(list(base.values())), np.log(list(var.values()))
+        if np.ptp(log_base) == 0 and np.ptp(log_var) == 0:
+            ratio = math.exp(float(log_var[0] - log_base[0]))
+            return Interval(ratio, ratio, ratio, min(len(base), len(var)), "unpaired rounds")
+        result = stats.ttest_ind(log_var, log_base, equal_var=False)
+        ci = result.confidence_interval(CONFIDENCE)
+        point = float(np.mean(log_var) - np.mean(log_base))
+        return Interval(
+            math.exp(point),
+            math.exp(ci.low),
+            math.exp(ci.high),
+            min(len(base), len(var)),
+            "unpaired rounds",
+        )
+    flat_base = [v for values in baseline.values() for v in values]
+    flat_var = [v for values in variant.values() for v in values]
+    within = bootstrap.ratio_interval(flat_base, flat_var, "median")
+    if within is None:
+        return None
+    rounds = len(set(base) & set(var)) if paired else min(len(base), len(var))
+    return Interval(within.ratio, within.low, within.high, rounds, "within-block bootstrap")
+
+
+def _t_interval(logs: np.ndarray, rounds: int, method: Method) -> Interval:
+    point = float(np.mean(logs))
+    if np.ptp(logs) == 0:  # identical ratios every round: no spread, t is undefined
+        return Interval(math.exp(point), math.exp(point), math.exp(point), rounds, method)
+    ci = stats.ttest_1samp(logs, 0.0).confidence_interval(CONFIDENCE)
+    return Interval(math.exp(point), math.exp(ci.low), math.exp(ci.high), rounds, method)
+
+
+def decide(
+    found: Interval | None,
+    threshold: float = DEFAULT_THRESHOLD,
+    higher_is_better: bool = False,
+    floor: Interval | None = None,
+) -> Decision | None:
+    """The verdict on one interval at `threshold` (fraction, 0.05 = 5 %); rules in the module docstring.
+
+    floor: the A/A control's interval against the same baseline (None: no A/A control in this run).
+    """
+    if found is None:
+        return None
+    if found.method == "within-block bootstrap":
+        return Decision(
+            "insufficient rounds",
+            "no rounds: within-block bootstrap, not a verdict (iterations of one block share its conditions)",
+        )
+    if found.rounds < MIN_ROUNDS:
+        return Decision(
+            "insufficient rounds", f"{found.rounds} rounds; a verdict needs at least {MIN_ROUNDS}"
+        )
+    above = found.low > 1 and found.ratio >= 1 + threshold
+    below = found.high < 1 and found.ratio <= 1 - threshold
+    if above or below:
+        worse = above != higher_is_better
+        name: Verdict = "regression" if worse else "improvement"
+        if floor is not None and (found.low <= floor.high if above else found.high >= floor.low):
+            return Decision(
+                "inconclusive",
+                f"would be a {name}, but the interval overlaps the A/A noise floor "
+                f"[{floor.low:.3f}, {floor.high:.3f}]",
+            )
+        return Decision(name, f"interval [{found.low:.3f}, {found.high:.3f}] beyond {threshold:.0%}")
+    if found.low >= 1 - threshold and found.high <= 1 + threshold:
+        return Decision("no significant difference", f"interval within 1 +/- {threshold:.0%}")
+    return Decision(
+        "inconclusive",
+        f"interval [{found.low:.3f}, {found.high:.3f}] too wide for {threshold:.0%}: "
+        f"smallest detectable change {found.mde:.1%}",
+    )

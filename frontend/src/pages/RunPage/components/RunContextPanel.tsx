@@ -1,0 +1,123 @@
+import { useQuery } from '@tanstack/react-query'
+import { api } from '../../../api/client'
+import type { RunContext, VariableDiff } from '../../../api/types'
+import { ErrorBox } from '../../../components/ErrorBox'
+
+function hostFacts(context: RunContext): [string, string][] {
+  const show = (v: unknown) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v ?? '-'))
+  const facts: [string, string][] = Object.entries(context.context?.host ?? {}).map(([k, v]) => [k, show(v)])
+  const version = context.context?.upgradelab_version
+  if (version) facts.push(['upgradelab_version', show(version)])
+  return facts
+}
+
+/** Variables whose values differ between the variants' instances (only those). */
+function VariablesDiff({ context, diff }: { context: RunContext; diff: VariableDiff[] }) {
+  if (diff.length === 0) {
+    return (
+      <p className="muted small" data-testid="variables-diff-empty">
+        {context.variants.filter((v) => v.variables).length < 2
+          ? 'Variables were not captured for at least two variants.'
+          : 'Every global variable has the same value in every variant.'}
+      </p>
+    )
+  }
+  return (
+    <table className="data-table" data-testid="variables-diff">
+      <thead>
+        <tr>
+          <th>Variable</th>
+          {context.variants.map((v) => (
+            <th key={v.variant_index}>{v.name}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {diff.map((d) => (
+          <tr key={d.name} data-testid="variables-diff-row" data-name={d.name}>
+            <td>
+              <code>{d.name}</code>
+            </td>
+            {d.values.map((value, i) => (
+              <td key={i}>{value ?? <span className="muted">-</span>}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+/**
+ * What produced the results: per variant version, version_comment, provisioner and image or binary;
+ * host facts; the schedule (seed and the order of every round); the variables diff between variants.
+ */
+export function RunContextPanel({ runId }: { runId: number | string }) {
+  const context = useQuery({ queryKey: ['context', String(runId)], queryFn: () => api.context(runId) })
+  const diff = useQuery({ queryKey: ['variables-diff', String(runId)], queryFn: () => api.variablesDiff(runId) })
+  const error = context.error ?? diff.error
+  if (error) return <ErrorBox error={error} title="Could not load the run's context" />
+  if (!context.data || !diff.data) return null
+  const data = context.data
+  const names = data.variants.map((v) => v.name)
+  return (
+    <section data-testid="run-context">
+      <h2>Context</h2>
+      <table className="data-table" data-testid="context-variants">
+        <thead>
+          <tr>
+            <th>Variant</th>
+            <th>Version</th>
+            <th>version_comment</th>
+            <th>Provisioner</th>
+            <th>Image or binary</th>
+            <th>Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data.variants.map((v) => (
+            <tr key={v.variant_index} data-testid="context-variant">
+              <td>
+                {v.name} {v.is_aa_control && <span className="muted">(A/A control)</span>}
+              </td>
+              <td>{v.version ?? '-'}</td>
+              <td>{v.version_comment ?? '-'}</td>
+              <td>{v.provisioner ?? '-'}</td>
+              <td>
+                <code>{v.image_or_binary ?? '-'}</code>
+              </td>
+              <td>{v.error ? `${v.status}: ${v.error}` : v.status}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>Host</h3>
+      <dl className="facts" data-testid="context-host">
+        {hostFacts(data).map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+      <h3>Schedule</h3>
+      {data.schedule ? (
+        <div data-testid="context-schedule">
+          <p className="small">
+            {data.schedule.kind ?? 'sequential'}, seed {data.schedule.seed ?? '-'}, {data.schedule.rounds ?? 1} round(s) of{' '}
+            {data.schedule.block ?? '-'} iteration(s) per block
+          </p>
+          <ol className="small" data-testid="schedule-order">
+            {(data.schedule.order ?? []).map((order, round) => (
+              <li key={round}>{order.map((index) => names[index] ?? `#${index}`).join(' → ')}</li>
+            ))}
+          </ol>
+        </div>
+      ) : (
+        <p className="muted small">No schedule recorded (a run from before interleaved rounds).</p>
+      )}
+      <h3>Variables diff</h3>
+      <VariablesDiff context={data} diff={diff.data} />
+    </section>
+  )
+}
