@@ -436,6 +436,7 @@ class LocalProvisioner:
         """SELECT VERSION() from the running server, or from the template started briefly."""
         if self._pid() is None:
             self.ensure_initialized()
+            self._prepare_dir()  # this slot's directory, owned by mysql (its socket goes there)
             self._launch(self._write_option_file("template.cnf", "template", []))
             try:
                 self._wait_ready()
