@@ -17,8 +17,10 @@ interface Props {
 
 /** Article 001's comparison: default vs redo log off, on a MySQL target when there is one. */
 function initialRows(targets: Target[]): VariantRowState[] {
-  const mysql = targets.find((t) => t.flavor === 'mysql')
-  const target = (mysql ?? targets[0])?.name ?? ''
+  // The first rows start on a server the lab runs itself: an existing server is chosen on purpose.
+  const own = targets.filter((t) => t.provisioner !== 'existing')
+  const mysql = own.find((t) => t.flavor === 'mysql')
+  const target = (mysql ?? own[0] ?? targets[0])?.name ?? ''
   return [
     { key: 1, target, preset: 'default', name: '', optionsText: '' },
     { key: 2, target, preset: mysql ? 'redo-off' : 'skip-log-bin', name: '', optionsText: '' },
