@@ -13,9 +13,11 @@ BUSY_RETRY_S = 2.0
 @celery_app.task(name=EXECUTE_REPLAY, bind=True, max_retries=None, soft_time_limit=6 * 3600)
 def execute(self: Task, replay_id: int) -> str | None:  # type: ignore[type-arg]
     """Execute replay run `replay_id`; while a target is busy, retry every 2 s (it stays queued)."""
-    redis = Redis.from_url(get_settings().redis_url)
+    settings = get_settings()
+    # Timeouts: a Redis that stops answering must not hang the lock heartbeat.
+    redis = Redis.from_url(settings.redis_url, socket_timeout=5, socket_connect_timeout=5)
     try:
-        return execute_replay(replay_id, redis)
+        return execute_replay(replay_id, redis, settings)
     except TargetsBusy as busy:
         raise self.retry(countdown=BUSY_RETRY_S, exc=busy) from busy
     finally:

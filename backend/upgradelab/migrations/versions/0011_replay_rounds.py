@@ -1,0 +1,28 @@
+"""replay rounds: replay_run.schedule, the interleaved schedule a replay ran (runs/plan.py's shape)
+
+Replays run in rounds now (replay/engine.py); `repeats` keeps its column and means the number of
+rounds. Replays stored before have no schedule (NULL): they ran sequentially.
+
+Revision ID: 0011_replay_rounds
+Revises: 0010
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0011_replay_rounds"
+down_revision: str | None = "0010"
+branch_labels: Sequence[str] | None = None
+depends_on: Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("replay_run") as batch:
+        batch.add_column(sa.Column("schedule", sa.JSON(), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("replay_run") as batch:
+        batch.drop_column("schedule")
