@@ -5,7 +5,7 @@ import time
 
 from redis import Redis
 
-from upgradelab.replay.runner import LockHeartbeat
+from upgradelab.replay.leases import Heartbeat
 from upgradelab.runs.locks import TargetLocks, lock_key
 
 TARGET = "replay-heartbeat-h8"
@@ -16,7 +16,7 @@ def test_locks_outlive_their_ttl_while_the_heartbeat_beats_and_lapse_after(redis
     try:
         locks = TargetLocks(redis, [TARGET], ttl_s=1)
         assert locks.acquire()
-        with LockHeartbeat(locks.renew, 0.2, "test-heartbeat"):
+        with Heartbeat(lambda: True, locks.renew, 0.2, "test-heartbeat"):
             time.sleep(2.5)  # the replay's thread busy for longer than the TTL
             assert redis.exists(lock_key(TARGET))
         time.sleep(1.5)  # no more beats (as after a kill): the lock expires by itself

@@ -3,17 +3,16 @@ never share a server), plan the rounds (stored), give every variant its own serv
 of its target; memory checked as runs do), replay (engine.py), store the report. The final status is
 written on every exit path.
 
-While it runs a heartbeat thread renews the target locks every `run_heartbeat_s` seconds, whatever
-the replay's thread is doing (a long dump load, a slow statement); their TTL is the runs'
-`target_lock_ttl_s`, so the locks of a worker killed outright lapse within it. A replay that fails
-stops every instance of its targets (`stop_all`), not only the ones it knows it started.
+While it runs it holds a lease (replay/leases.py): a heartbeat thread renews the lease and the
+target locks every `run_heartbeat_s` seconds, whatever the replay's thread is doing (a long dump
+load, a slow statement); a worker killed outright is found by the replay reaper, which stops the
+instances and frees the locks. A replay that fails stops every instance of its targets (`stop_all`),
+not only the ones it knows it started.
 """
 
 import logging
-import threading
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from redis import Redis
@@ -24,10 +23,13 @@ from upgradelab.datasets.loader import LoadFailed
 from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.service import database_of
 from upgradelab.db import sync_session, utcnow
+from upgradelab.replay import leases
 from upgradelab.replay.compare import compare, report_document
 from upgradelab.replay.engine import DumpDataset, ReplayVariant, VariantReplay, replay_rounds
+from upgradelab.replay.leases import REPLAY_LOCK_RUN_ID
 from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.sources import SourceStatement
+from upgradelab.runs.leases import new_owner
 from upgradelab.runs.locks import TargetLocks
 from upgradelab.runs.plan import plan
 from upgradelab.settings import Settings, get_settings
@@ -42,33 +44,6 @@ log = logging.getLogger(__name__)
 
 class TargetsBusy(RuntimeError):
     """Another run holds one of the replay's targets; the task retries."""
-
-
-class LockHeartbeat:
-    """A daemon thread calling `renew` every `interval_s` seconds until the `with` block ends; a
-    failing renewal (Redis down) is logged and tried again at the next beat (the TTL covers it)."""
-
-    def __init__(self, renew: Callable[[], None], interval_s: float, name: str) -> None:
-        self._renew, self._interval_s = renew, interval_s
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._beat, name=name, daemon=True)
-
-    def _beat(self) -> None:
-        while not self._stop.wait(self._interval_s):
-            try:
-                self._renew()
-            except Exception:
-                log.warning("%s: renewing the locks failed; retrying", self._thread.name, exc_info=True)
-
-    def __enter__(self) -> "LockHeartbeat":
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, _type: type[BaseException] | None, _value: BaseException | None, _tb: TracebackType | None
-    ) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 def _update(replay_id: int, **values: Any) -> None:
@@ -100,8 +75,8 @@ def _variants(
 
 
 def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = None) -> str | None:
-    """Run a queued replay; its final status (None when it was not queued). TargetsBusy while a
-    target is locked."""
+    """Run a queued replay; its final status (None when it was not queued, or when its lease was lost
+    and the reaper ended it). TargetsBusy while a target is locked."""
     settings = settings or get_settings()
     with sync_session() as session:
         replay = session.get(ReplayRun, replay_id)
@@ -115,13 +90,22 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
         targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
         for target in targets.values():
             session.expunge(target)
-    locks = TargetLocks(redis, lock_names(targets.values()), settings.target_lock_ttl_s)
+    locks = TargetLocks(redis, lock_names(targets.values()), settings.target_lock_ttl_s, REPLAY_LOCK_RUN_ID)
     if not locks.acquire():
         raise TargetsBusy(f"replay {replay_id}: a target is busy")
+    owner = new_owner()
+    if not leases.claim(replay_id, owner, settings.run_lease_ttl_s):
+        locks.release()
+        return None
     status, error = "failed", None
+    heartbeat = leases.Heartbeat(
+        lambda: leases.renew(replay_id, owner, settings.run_lease_ttl_s),
+        locks.renew,
+        settings.run_heartbeat_s,
+        f"replay-{replay_id}-lease",
+    )
     try:
-        with LockHeartbeat(locks.renew, settings.run_heartbeat_s, f"replay-{replay_id}-locks"):
-            _update(replay_id, status="running")
+        with heartbeat:
             if dataset is None:
                 raise LoadFailed("the dataset was deleted", line=None, code=None)
             dump = DumpDataset(Path(dataset.path), dataset.sha256, database_of(dataset.name))
@@ -142,11 +126,13 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
         log.exception("replay %s failed", replay_id)
         error = f"{type(failure).__name__}: {failure}"
     finally:
-        if status != "succeeded":
-            _stop_all(replay_id, list(targets.values()), settings)
+        # Once the lease is lost the reaper has stopped the servers and written the final status.
+        if status != "succeeded" and not heartbeat.lost:
+            leases.stop_targets(replay_id, list(targets.values()), settings)
         locks.release()
-        _update(replay_id, status=status, error=error, ended_at=utcnow())
-    return status
+        final = {"status": status, "error": error, "ended_at": utcnow()}
+        ended = not heartbeat.lost and leases.finish(replay_id, owner, **final)
+    return status if ended else None
 
 
 def _progress(
@@ -166,16 +152,6 @@ def _progress(
         _update(replay_id, progress={**where(variant), "phase": phase})
 
     return report, step
-
-
-def _stop_all(replay_id: int, targets: list[Target], settings: Settings) -> None:
-    """Every instance of the replay's targets stopped (pid files, docker labels): nothing a failed
-    replay started keeps running."""
-    for target in targets:
-        try:
-            provisioner_for(target, settings).stop_all()
-        except Exception:  # a server that cannot be stopped must not keep the replay unfinished
-            log.exception("replay %s: stopping the servers of %s", replay_id, target.name)
 
 
 def _record_load(dataset_id: int, target: str, replay: VariantReplay) -> None:
