@@ -36,7 +36,8 @@ async def get_replay(replay_id: int, session: SessionDep) -> ReplayRead:
 
 def csv_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per fingerprint and variant: group, median seconds, ratio to the baseline with its
-    interval and verdict, and how many of its statements differ in errors, results, order, plan."""
+    interval and verdict, how many of its statements differ in errors, results, order, plan, and the
+    rounds the ratio rests on with its smallest detectable change (a fraction; empty before rounds)."""
     rows = []
     for one in report["fingerprints"]:
         for variant, median in one["median_s"].items():
@@ -57,6 +58,8 @@ def csv_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
                     "result_diffs": sum(d["result"] for d in diffs),
                     "ordering_only": sum(d["ordering_only"] for d in diffs),
                     "plan_changes": sum(d["plan"] for d in diffs),
+                    "rounds": ratio.get("rounds"),
+                    "mde": ratio.get("mde"),
                 }
             )
     return rows
