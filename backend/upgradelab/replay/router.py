@@ -17,8 +17,9 @@ router = APIRouter(prefix="/api/replays", tags=["replay"])
 
 @router.post("", response_model=ReplayRead, status_code=status.HTTP_201_CREATED)
 async def create_replay(spec: ReplayCreate, session: SessionDep) -> ReplayRead:
-    """Queue a replay. 404 for an unknown dataset; 422 naming `variants` (unknown target or preset),
-    `allow_writes` (a target that is not disposable) or `queries` (nothing to replay)."""
+    """Queue a replay (`rounds` interleaved rounds, default 10; `repeats` is its older name). 404 for an
+    unknown dataset; 422 naming `variants` (unknown target or preset, or two variants on one existing
+    server), `allow_writes` (a target that is not disposable) or `queries` (nothing to replay)."""
     return await service.to_read(session, await service.create(session, spec), with_report=False)
 
 
