@@ -2,7 +2,9 @@
 round), never from the timings of one block: the per-round values are given here as data (the
 servers' own rounds are in test_replay_on_servers.py)."""
 
-from upgradelab.replay.compare import compare, round_values
+import pytest
+
+from upgradelab.replay.compare import compare, pass_values
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.sources import parse_source
@@ -50,9 +52,18 @@ def test_noise_the_rounds_cannot_pair_away_is_inconclusive_with_its_smallest_det
     assert ratio["mde"] > 0.2 and "smallest detectable change" in ratio["reason"]
 
 
+def test_the_round_value_is_the_median_of_its_passes() -> None:
+    one_slow_pass: list[list[float | None]] = [[0.001, 0.002], [0.050, 0.002], [0.001, 0.002]]  # 1 round
+    replay = _replay("a", one_slow_pass)
+    replay.passes = 3
+    assert pass_values(replay, [0, 1]) == {1: pytest.approx([0.003, 0.052, 0.003])}
+    (report,) = compare(SOURCE.statements, [replay, replay])
+    assert report.median_s["a"] == pytest.approx(0.003)
+
+
 def test_a_round_where_a_statement_errored_is_left_out_of_the_pairs() -> None:
     broken = _rounds(1.5, 6, 0.02)
     broken[2][1] = None
-    assert sorted(round_values(_replay("b", broken), [0, 1])) == [1, 2, 4, 5, 6]
+    assert sorted(pass_values(_replay("b", broken), [0, 1])) == [1, 2, 4, 5, 6]
     (report,) = compare(SOURCE.statements, [_replay("a", _rounds(1, 6)), _replay("b", broken)])
     assert report.ratios["b"]["rounds"] == 5

@@ -34,12 +34,12 @@ def test_0011_adds_schedule_and_lease_to_stored_replays(tmp_path: Path) -> None:
     command.upgrade(config, REVISION)
     with engine.connect() as connection:
         row = connection.execute(
-            sa.text("SELECT repeats, status, schedule, lease_owner, lease_expires_at FROM replay_run")
+            sa.text("SELECT repeats, passes, status, schedule, lease_owner, lease_expires_at FROM replay_run")
         ).one()
-    assert tuple(row) == (5, "succeeded", None, None, None)
+    assert tuple(row) == (5, 1, "succeeded", None, None, None)
     command.downgrade(config, "0010")
     with engine.connect() as connection:
         columns = {c["name"] for c in sa.inspect(connection).get_columns("replay_run")}
         kept = connection.execute(sa.text("SELECT id, repeats FROM replay_run")).all()
-    assert not {"schedule", "lease_owner", "lease_expires_at"} & columns
+    assert not {"schedule", "passes", "lease_owner", "lease_expires_at"} & columns
     assert [tuple(r) for r in kept] == [(7, 5)]

@@ -127,6 +127,7 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
     assert schedule["kind"] == "interleaved" and schedule["seed"] == replay["id"]
     assert len(schedule["order"]) == 5 and all(sorted(o) == [0, 1, 2] for o in schedule["order"])
     assert report["schedule"] == schedule and report["rounds"] == replay["rounds"] == 5
+    assert report["passes"] == replay["passes"] == schedule["block"] == 5  # the default
     timed = [f for f in report["fingerprints"] if not f["fingerprint"].startswith("select md5")]
     ratios = [r for f in timed for r in f["ratios"].values()]
     assert all(r["rounds"] == 5 and r["method"] == "paired rounds" for r in ratios), ratios
@@ -169,14 +170,17 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
         str(queries),
     ]
     done = subprocess.run(
-        [*command, *variants, "--repeats", "2", "--json"], capture_output=True, text=True, timeout=600
+        [*command, *variants, "--repeats", "2", "--passes", "1", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     printed = json.loads(done.stdout)
     assert done.returncode == printed["exit_bits"] and done.returncode & 1 and done.returncode & 4, (
         done.stderr
     )
     assert all(v["loaded"] is None for v in printed["variants"])  # second replay: the dataset was reused
-    assert printed["rounds"] == 2  # --repeats, the older name of --rounds
+    assert printed["rounds"] == 2 and printed["passes"] == 1  # --repeats, the older name of --rounds
     verdicts = {r["verdict"] for f in printed["fingerprints"] for r in f["ratios"].values()}
     assert verdicts <= {"insufficient rounds", None}, verdicts  # 2 rounds: no time verdict
     assert re.search(r"^variant [123]/3 \S+: ", done.stderr, re.MULTILINE), done.stderr  # progress lines

@@ -18,7 +18,7 @@ import typer
 
 from upgradelab.api_client import TokenOption, _default_api, _error_text, _headers
 from upgradelab.replay.compare import GROUPS
-from upgradelab.replay.schemas import DEFAULT_ROUNDS
+from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS
 
 CANNOT_RUN = 8
 FINAL = {"succeeded", "failed"}
@@ -32,6 +32,9 @@ def replay(
         int, typer.Option(min=1, help="Interleaved rounds; each times every statement once per variant.")
     ] = DEFAULT_ROUNDS,
     repeats: Annotated[int | None, typer.Option(min=1, help="Older name of --rounds.")] = None,
+    passes: Annotated[
+        int, typer.Option(min=1, help="Passes over the statements per block; a round is their median.")
+    ] = DEFAULT_PASSES,
     sample: Annotated[int, typer.Option(min=1, help="At most this many statements per fingerprint.")] = 10,
     allow_writes: Annotated[bool, typer.Option(help="Replay writes too (disposable targets only).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole report as JSON.")] = False,
@@ -45,6 +48,7 @@ def replay(
         "queries": queries.read_text(errors="replace"),
         "variants": variant,
         "rounds": repeats or rounds,
+        "passes": passes,
         "sample": sample,
         "allow_writes": allow_writes,
     }

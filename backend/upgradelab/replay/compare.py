@@ -7,12 +7,13 @@ Per statement, each other variant against the baseline:
 - `ordering_only`: same rows, another order; `unordered_query` when the query has no ORDER BY
   (it relied on an order the server never promised, e.g. GROUP BY's implicit sort, gone in MySQL 8.0);
 - `plan`: the (table, access type, key) join sequence differs (both plans kept).
-Per fingerprint and variant, time (engine.py's rounds): the round value is the sum over the
-fingerprint's sampled statements of their seconds in that round (one run each per round); `median_s`
-is the median of the round values; the ratio to the baseline, its 95 % interval, the smallest
-detectable change and the verdict come from results/verdicts.py on the round values paired by round
-(a t interval on the per-round log ratios, at least MIN_ROUNDS rounds, THRESHOLD), never from the
-timings of one block. A round where a statement of the fingerprint errored on either side is left out.
+Per fingerprint and variant, time (engine.py's rounds): a pass's value is the sum over the
+fingerprint's sampled statements of their seconds in that pass; the round value is the median of
+the round's passes (results/verdicts.py `round_values`); `median_s` is the median of the round
+values; the ratio to the baseline, its 95 % interval, the smallest detectable change and the verdict
+come from results/verdicts.py on the round values paired by round (a t interval on the per-round log
+ratios, at least MIN_ROUNDS rounds, THRESHOLD), never from the timings of one block. A pass where a
+statement of the fingerprint errored is left out (a round without passes too).
 
 Fingerprint groups, first match: breaks (an error, result or unordered-query ordering difference),
 plan changes, slower (regression), faster (improvement), same.
@@ -36,13 +37,12 @@ THRESHOLD = 0.10
 EXIT_BREAKS, EXIT_REGRESSIONS, EXIT_PLAN_CHANGES = 1, 2, 4
 
 
-def time_ratio(baseline: dict[int, float], variant: dict[int, float]) -> dict[str, Any]:
-    """variant / baseline from round values ({round: seconds}) paired by round (results/verdicts.py):
-    {"ratio", "low", "high" (95 %), "rounds" (paired rounds used), "mde" (smallest detectable change,
-    a fraction), "method", "verdict", "reason"}; all None but "rounds" when either side has no round."""
-    found = verdicts.interval(
-        {r: [v] for r, v in baseline.items()}, {r: [v] for r, v in variant.items()}, paired=True
-    )
+def time_ratio(baseline: dict[int, list[float]], variant: dict[int, list[float]]) -> dict[str, Any]:
+    """variant / baseline from pass values ({round: [seconds of each pass]}) paired by round
+    (results/verdicts.py): {"ratio", "low", "high" (95 %), "rounds" (paired rounds used), "mde"
+    (smallest detectable change, a fraction), "method", "verdict", "reason"}; all None but "rounds"
+    when either side has no round."""
+    found = verdicts.interval(baseline, variant, paired=True)
     decision = verdicts.decide(found, THRESHOLD)
     return {
         "ratio": found.ratio if found else None,
@@ -117,14 +117,14 @@ def diff(base: Outcome, other: Outcome, statement: SourceStatement, variant: str
     )
 
 
-def round_values(replay: VariantReplay, indexes: list[int]) -> dict[int, float]:
-    """round (1-based) -> the sum of the fingerprint's statements' seconds in that round; a round
-    where one of them errored is left out."""
-    out = {}
-    for number in range(1, len(replay.times[indexes[0]]) + 1 if indexes else 1):
-        values = [replay.times[i][number - 1] for i in indexes]
+def pass_values(replay: VariantReplay, indexes: list[int]) -> dict[int, list[float]]:
+    """round (1-based) -> per pass of that round, the sum of the fingerprint's statements' seconds; a
+    pass where one of them errored is left out, a round without passes too."""
+    out: dict[int, list[float]] = {}
+    for k in range(len(replay.times[indexes[0]]) if indexes else 0):
+        values = [replay.times[i][k] for i in indexes]
         if all(v is not None for v in values):
-            out[number] = sum(v for v in values if v is not None)
+            out.setdefault(k // replay.passes + 1, []).append(sum(v for v in values if v is not None))
     return out
 
 
@@ -144,18 +144,19 @@ def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> 
             )
             for i in indexes
         ]
-        rounds = {r.name: round_values(r, indexes) for r in replays}
+        rounds = {r.name: pass_values(r, indexes) for r in replays}
         medians = {
-            name: statistics.median(values.values()) if values else None for name, values in rounds.items()
+            name: statistics.median(verdicts.round_values(values).values()) if values else None
+            for name, values in rounds.items()
         }
         ratios = {r.name: time_ratio(rounds[base.name], rounds[r.name]) for r in replays[1:]}
         diffs = [d for s in statement_reports for d in s.diffs]
-        verdicts = {r["verdict"] for r in ratios.values()}
+        said = {r["verdict"] for r in ratios.values()}
         group: Group = (
             "breaks" if any(d.breaks for d in diffs)
             else "plan changes" if any(d.plan for d in diffs)
-            else "slower" if "regression" in verdicts
-            else "faster" if "improvement" in verdicts
+            else "slower" if "regression" in said
+            else "faster" if "improvement" in said
             else "same"
         )  # fmt: skip
         reports.append(
@@ -187,10 +188,11 @@ def report_document(
     schedule: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The stored report (JSON): {"baseline", "variants": [{"name", "version", "loaded", "tables"}],
-    "groups": {group: count}, "exit_bits", "rounds", "schedule" (runs/plan.py Schedule.as_json, or
-    None), "threshold", "fingerprints": [{"fingerprint_id", "fingerprint", "group", "median_s":
-    {variant: s}, "ratios": {variant: time_ratio()}, "statements": [{"sql", "database", "outcomes":
-    {variant: Outcome}, "diffs": [...]}]}]}. Seconds are wall-clock around execute + fetch."""
+    "groups": {group: count}, "exit_bits", "rounds", "passes" (per block), "schedule"
+    (runs/plan.py Schedule.as_json, or None), "threshold", "fingerprints": [{"fingerprint_id",
+    "fingerprint", "group", "median_s": {variant: s}, "ratios": {variant: time_ratio()},
+    "statements": [{"sql", "database", "outcomes": {variant: Outcome}, "diffs": [...]}]}]}.
+    Seconds are wall-clock around execute + fetch."""
     fingerprints = []
     for report in reports:
         fingerprints.append(
@@ -225,7 +227,8 @@ def report_document(
         "groups": {group: sum(1 for r in reports if r.group == group) for group in GROUPS},
         "exit_bits": exit_bits(reports),
         "statements": len(statements),
-        "rounds": max((len(t) for r in replays for t in r.times), default=0),
+        "rounds": max((len(t) // r.passes for r in replays for t in r.times), default=0),
+        "passes": replays[0].passes if replays else 1,
         "schedule": schedule,
         "threshold": THRESHOLD,
         "fingerprints": fingerprints,

@@ -5,7 +5,8 @@
 2. outcomes: per variant in turn (thawed, then frozen again), each statement's outcome once (error,
    warnings, rows, checksums, plan; outcomes.py);
 3. rounds: the schedule's rounds; in each, every variant in that round's shuffled order runs one
-   block, thawed while it runs and frozen after: every sampled statement once, in source order.
+   block, thawed while it runs and frozen after: `passes` passes over every sampled statement, in
+   source order (the round's value is their median: one slow moment does not make the round).
 
 Why a block is all the statements and not one fingerprint class: the round is the unit of evidence
 (results/verdicts.py), and one block per variant per round already gives every fingerprint one value
@@ -47,8 +48,9 @@ class DumpDataset:
 @dataclass
 class VariantReplay:
     """One variant's replay: server version, whether the dataset was loaded (LoadResult) or reused
-    (None), its tables, one Outcome per statement, and per statement the seconds of its run in each
-    round (times[statement][round - 1]; None where it errored)."""
+    (None), its tables, one Outcome per statement, and per statement the seconds of each of its timed
+    runs in execution order (None where it errored): `passes` per round, so times[statement][k] is
+    from round k // passes + 1."""
 
     name: str
     version: str
@@ -56,6 +58,7 @@ class VariantReplay:
     tables: list[TableStats]
     outcomes: list[Outcome] = field(default_factory=list)
     times: list[list[float | None]] = field(default_factory=list)
+    passes: int = 1
 
 
 def file_sha256(path: Path) -> str:
@@ -133,14 +136,15 @@ def _capture(one: _Open, dataset: DumpDataset, statements: list[SourceStatement]
     one.replay.times = [[] for _ in statements]
 
 
-def _block(one: _Open, dataset: DumpDataset, statements: list[SourceStatement]) -> None:
-    """Every statement once, timed; the round's time of a statement whose database is absent is None."""
-    for index, statement in enumerate(statements):
-        if index in one.missing:
-            one.replay.times[index].append(None)
-            continue
-        one.connection.select_db(statement.database or dataset.database)
-        one.replay.times[index].append(time_statement(one.connection, statement.sql))
+def _block(one: _Open, dataset: DumpDataset, statements: list[SourceStatement], passes: int) -> None:
+    """`passes` passes over the statements, each timed; a statement whose database is absent gets None."""
+    for _ in range(passes):
+        for index, statement in enumerate(statements):
+            if index in one.missing:
+                one.replay.times[index].append(None)
+                continue
+            one.connection.select_db(statement.database or dataset.database)
+            one.replay.times[index].append(time_statement(one.connection, statement.sql))
 
 
 def replay_rounds(
@@ -154,7 +158,7 @@ def replay_rounds(
     """The whole replay (see the module docstring): one VariantReplay per variant, in `variants` order.
 
     schedule: an interleaved runs/plan.py Schedule over len(variants) variants (its `order` gives
-    each round's variant order; `block` is ignored: a block is every statement once).
+    each round's variant order; its `block` is the passes over the statements in each block).
     report(variant, progress): a variant's dump load progress (called from its start thread);
     step(variant, phase): each phase ("starting the server", "capturing outcomes", "round 2 of 10").
     Raises the first start failure (ProvisionError, LoadFailed, pymysql errors) once every instance
@@ -175,6 +179,7 @@ def replay_rounds(
             raise failure
         for index in range(len(variants)):
             one = opened[index]
+            one.replay.passes = schedule.block
             step(one.variant.name, f"capturing outcomes of {len(statements)} statements")
             one.variant.provisioner.thaw()
             _capture(one, dataset, statements)
@@ -184,7 +189,7 @@ def replay_rounds(
                 one = opened[index]
                 step(one.variant.name, f"round {number} of {schedule.rounds}")
                 one.variant.provisioner.thaw()
-                _block(one, dataset, statements)
+                _block(one, dataset, statements, schedule.block)
                 one.variant.provisioner.freeze()
         return [opened[index].replay for index in range(len(variants))]
     finally:

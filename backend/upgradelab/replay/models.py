@@ -24,6 +24,7 @@ class ReplayRun(Base):
     source_format: Mapped[str] = mapped_column(String(16))
     variants: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     repeats: Mapped[int]
+    passes: Mapped[int] = mapped_column(default=1, server_default="1")  # per block (engine.py)
     sample: Mapped[int]
     allow_writes: Mapped[bool] = mapped_column(default=False)
     statements: Mapped[list[dict[str, Any]]] = mapped_column(JSON)

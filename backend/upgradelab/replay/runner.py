@@ -85,7 +85,7 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
         dataset = session.get(Dataset, replay.dataset_id)
         specs = list(replay.variants)
         statements = [SourceStatement(**s) for s in replay.statements]
-        rounds = replay.repeats
+        rounds, passes = replay.repeats, replay.passes
         names = [str(v["target"]) for v in specs]
         targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
         for target in targets.values():
@@ -110,7 +110,7 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
                 raise LoadFailed("the dataset was deleted", line=None, code=None)
             dump = DumpDataset(Path(dataset.path), dataset.sha256, database_of(dataset.name))
             # The seed is the replay's id (as a run's without its own), stored with the schedule.
-            schedule = plan("interleaved", rounds, 1, replay_id, len(specs))
+            schedule = plan("interleaved", rounds, passes, replay_id, len(specs))
             _update(replay_id, schedule=schedule.as_json())
             variants = _variants(specs, targets, settings)
             replays = replay_rounds(variants, dump, statements, schedule, *_progress(replay_id, specs))
