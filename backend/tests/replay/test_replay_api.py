@@ -184,3 +184,17 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
     verdicts = {r["verdict"] for f in printed["fingerprints"] for r in f["ratios"].values()}
     assert verdicts <= {"insufficient rounds", None}, verdicts  # 2 rounds: no time verdict
     assert re.search(r"^variant [123]/3 \S+: ", done.stderr, re.MULTILINE), done.stderr  # progress lines
+
+
+def test_two_variants_of_one_target_replay_on_two_instances_and_agree(
+    client_module: httpx.Client, uploaded: dict[str, Any]
+) -> None:
+    """An A/A replay: the same target twice gets slots 0 and 1, started side by side; the results agree."""
+    variants = ["mariadb-10.11", "mariadb-10.11:default"]
+    body = {"dataset": "shop", "queries": QUERIES, "variants": variants, "rounds": 5, "passes": 1}
+    replay = _wait(client_module, client_module.post("/api/replays", json=body).json()["id"])
+    assert replay["status"] == "succeeded", replay["error"]
+    report = replay["report"]
+    assert [v["name"] for v in report["variants"]] == variants
+    breaks = [f["fingerprint"] for f in report["fingerprints"] if f["group"] == "breaks"]
+    assert not report["exit_bits"] & 1 and report["groups"]["breaks"] == 0, breaks
