@@ -14,8 +14,15 @@ from typing import Any
 
 import httpx
 import pytest
+from redis import Redis
+from sqlalchemy import select
 
 from tests.conftest import BIN, STATE, auth_headers
+from upgradelab.db import sync_session
+from upgradelab.runs.locks import lock_key
+from upgradelab.settings import get_settings
+from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners import provisioner_for
 
 VARIANTS = ["mariadb-10.11", "mariadb-11.8", "mysql-9.7"]
 QUERIES = """-- what the application runs
@@ -86,9 +93,20 @@ def test_a_dump_a_server_refuses_fails_the_replay_naming_the_line(client_module:
     assert client_module.put("/api/datasets/broken", content=dump).status_code == 201
     try:
         body = {"dataset": "broken", "queries": "SELECT * FROM t;", "variants": ["mysql-9.7"], "repeats": 1}
-        replay = _wait(client_module, client_module.post("/api/replays", json=body).json()["id"])
+        created = client_module.post("/api/replays", json=body).json()
+        assert created["rounds"] == created["repeats"] == 1  # `repeats`, the older name, sets the rounds
+        replay = _wait(client_module, created["id"])
         assert replay["status"] == "failed" and replay["report"] is None
         assert "at line 3 of the dump: ERROR 1146" in replay["error"] and "nowhere" in replay["error"]
+        # a failed replay leaves nothing behind: its target's lock is free, its server stopped
+        redis = Redis.from_url(get_settings().redis_url)
+        try:
+            assert not redis.exists(lock_key("mysql-9.7"))
+        finally:
+            redis.close()
+        with sync_session() as session:
+            target = session.scalars(select(Target).where(Target.name == "mysql-9.7")).one()
+        assert provisioner_for(target).pid() is None
     finally:
         client_module.delete("/api/datasets/broken")
 
@@ -96,7 +114,7 @@ def test_a_dump_a_server_refuses_fails_the_replay_naming_the_line(client_module:
 def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
     client_module: httpx.Client, uploaded: dict[str, Any], api: str
 ) -> None:
-    body = {"dataset": "shop", "queries": QUERIES, "variants": VARIANTS, "repeats": 3}
+    body = {"dataset": "shop", "queries": QUERIES, "variants": VARIANTS, "rounds": 5}
     created = client_module.post("/api/replays", json=body)
     assert created.status_code == 201, created.text
     assert created.json()["statements"] == 4
@@ -104,6 +122,15 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
     replay = _wait(client_module, created.json()["id"])
     assert replay["status"] == "succeeded", replay["error"]
     report = replay["report"]
+    # the interleaved schedule is stored with the replay (seeded by its id) and in its report
+    schedule = replay["schedule"]
+    assert schedule["kind"] == "interleaved" and schedule["seed"] == replay["id"]
+    assert len(schedule["order"]) == 5 and all(sorted(o) == [0, 1, 2] for o in schedule["order"])
+    assert report["schedule"] == schedule and report["rounds"] == replay["rounds"] == 5
+    assert report["passes"] == replay["passes"] == schedule["block"] == 5  # the default
+    timed = [f for f in report["fingerprints"] if not f["fingerprint"].startswith("select md5")]
+    ratios = [r for f in timed for r in f["ratios"].values()]
+    assert all(r["rounds"] == 5 and r["method"] == "paired rounds" for r in ratios), ratios
     groups = {f["fingerprint"].split(" from ")[0]: f["group"] for f in report["fingerprints"]}
     assert groups["select md5 (email)"] == "breaks"
     assert groups["select concat (region, ?) as r, count (*), max (email)"] == "breaks"
@@ -121,6 +148,7 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
         "fingerprint_id,fingerprint,group,variant"
     )
     assert len(csv_export.text.strip().splitlines()) == 1 + 4 * len(VARIANTS)
+    assert csv_export.text.splitlines()[0].endswith(",plan_changes,rounds,mde")
 
     link = client_module.post("/api/shares", json={"kind": "replay", "replay_id": replay["id"]})
     assert link.status_code == 201, link.text
@@ -142,11 +170,31 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
         str(queries),
     ]
     done = subprocess.run(
-        [*command, *variants, "--repeats", "2", "--json"], capture_output=True, text=True, timeout=600
+        [*command, *variants, "--repeats", "2", "--passes", "1", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     printed = json.loads(done.stdout)
     assert done.returncode == printed["exit_bits"] and done.returncode & 1 and done.returncode & 4, (
         done.stderr
     )
     assert all(v["loaded"] is None for v in printed["variants"])  # second replay: the dataset was reused
+    assert printed["rounds"] == 2 and printed["passes"] == 1  # --repeats, the older name of --rounds
+    verdicts = {r["verdict"] for f in printed["fingerprints"] for r in f["ratios"].values()}
+    assert verdicts <= {"insufficient rounds", None}, verdicts  # 2 rounds: no time verdict
     assert re.search(r"^variant [123]/3 \S+: ", done.stderr, re.MULTILINE), done.stderr  # progress lines
+
+
+def test_two_variants_of_one_target_replay_on_two_instances_and_agree(
+    client_module: httpx.Client, uploaded: dict[str, Any]
+) -> None:
+    """An A/A replay: the same target twice gets slots 0 and 1, started side by side; the results agree."""
+    variants = ["mariadb-10.11", "mariadb-10.11:default"]
+    body = {"dataset": "shop", "queries": QUERIES, "variants": variants, "rounds": 5, "passes": 1}
+    replay = _wait(client_module, client_module.post("/api/replays", json=body).json()["id"])
+    assert replay["status"] == "succeeded", replay["error"]
+    report = replay["report"]
+    assert [v["name"] for v in report["variants"]] == variants
+    breaks = [f["fingerprint"] for f in report["fingerprints"] if f["group"] == "breaks"]
+    assert not report["exit_bits"] & 1 and report["groups"]["breaks"] == 0, breaks

@@ -1,7 +1,9 @@
 """Replay of a slow log captured from the lab's own MariaDB 10.11 (long_query_time=0 while the queries
-ran) on MariaDB 10.11 (baseline), MariaDB 11.8 and MySQL 9.7, each loaded with the shop dump; the
-known differences between them are found."""
+ran) on MariaDB 10.11 (baseline), MariaDB 11.8 and MySQL 9.7, each loaded with the shop dump, in
+interleaved rounds; the known differences between them are found and the times carry rounds."""
 
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +13,16 @@ from tests import ports
 from tests.conftest import lab_provisioner
 from upgradelab.datasets.loader import load_dump
 from upgradelab.replay.compare import EXIT_BREAKS, EXIT_PLAN_CHANGES, FingerprintReport, compare, exit_bits
-from upgradelab.replay.engine import DumpDataset, VariantReplay, file_sha256, replay_variant
+from upgradelab.replay.engine import DumpDataset, ReplayVariant, VariantReplay, file_sha256, replay_rounds
 from upgradelab.replay.sources import ParsedSource, parse_source
+from upgradelab.results.verdicts import MIN_ROUNDS, VERDICTS
+from upgradelab.runs.plan import Schedule, plan
 from upgradelab.workloads.base import execute
 
 VARIANTS = ["mariadb-10.11", "mariadb-11.8", "mysql-9.7"]
+ROUNDS = MIN_ROUNDS + 1
+PASSES = 2
+SEED = 7
 QUERIES = [
     "SELECT MD5(email) FROM customers WHERE id = 7",
     "SELECT SHA1(name) FROM customers WHERE id = 8",
@@ -70,16 +77,48 @@ def _capture_slow_log(dump: Path, sha: str) -> str:
         provisioner.stop()
 
 
+@dataclass
+class Replayed:
+    source: ParsedSource
+    schedule: Schedule
+    replays: list[VariantReplay]
+    reports: list[FingerprintReport]
+    # (variant measured next, state of every variant's server process) at each round step
+    blocks: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+
+
+def _state(pid: int | None) -> str:
+    """The process state letter of /proc/<pid>/stat (T: stopped by SIGSTOP), or "-" without a process.
+    A SIGSTOP takes effect when the kernel next schedules the process: a server frozen a moment ago
+    may still read R, so a state other than T is read again for up to 2 s."""
+    if pid is None:
+        return "-"
+    deadline = time.monotonic() + 2.0
+    while True:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        if state == "T" or time.monotonic() > deadline:
+            return state
+        time.sleep(0.01)
+
+
 @pytest.fixture(scope="module")
-def replayed(shop_dump: Path) -> tuple[ParsedSource, list[VariantReplay], list[FingerprintReport]]:
+def replayed(shop_dump: Path) -> Replayed:
     sha = file_sha256(shop_dump)
     source = parse_source(_capture_slow_log(shop_dump, sha))
     dataset = DumpDataset(shop_dump, sha, "shop")
-    replays = []
-    for name in VARIANTS:
-        provisioner = lab_provisioner(name, ports.UNIT_TARGETS[name], suffix="replay")
-        replays.append(replay_variant(name, provisioner, [], dataset, source.statements, repeats=5))
-    return source, replays, compare(source.statements, replays)
+    variants = [
+        ReplayVariant(name, lab_provisioner(name, ports.UNIT_TARGETS[name], suffix="replay"), [])
+        for name in VARIANTS
+    ]
+    schedule = plan("interleaved", ROUNDS, PASSES, SEED, len(variants))
+    blocks: list[tuple[str, dict[str, str]]] = []
+
+    def step(variant: str, phase: str) -> None:
+        if phase.startswith("round "):
+            blocks.append((variant, {v.name: _state(v.provisioner.pid()) for v in variants}))
+
+    replays = replay_rounds(variants, dataset, source.statements, schedule, step=step)
+    return Replayed(source, schedule, replays, compare(source.statements, replays), blocks)
 
 
 def _report(reports: list[FingerprintReport], fingerprint: str) -> FingerprintReport:
@@ -95,8 +134,8 @@ def _diff(report: FingerprintReport, variant: str) -> Any:
     return next(d for d in report.statements[0].diffs if d.variant == variant)
 
 
-def test_slow_log_of_the_lab_server_parses_with_database_and_skips_the_write(replayed: Any) -> None:
-    source, _, _ = replayed
+def test_slow_log_of_the_lab_server_parses_with_database_and_skips_the_write(replayed: Replayed) -> None:
+    source = replayed.source
     assert source.format == "slow"
     assert len(source.statements) == len(QUERIES) - 1
     assert {s.database for s in source.statements} == {"shop"}
@@ -105,9 +144,8 @@ def test_slow_log_of_the_lab_server_parses_with_database_and_skips_the_write(rep
 
 
 @pytest.mark.parametrize("function", ["select md5", "select sha1", "select password"])
-def test_hash_functions_error_on_mysql_97_only(replayed: Any, function: str) -> None:
-    _, _, reports = replayed
-    report = _report(reports, function)
+def test_hash_functions_error_on_mysql_97_only(replayed: Replayed, function: str) -> None:
+    report = _report(replayed.reports, function)
     outcomes = report.statements[0].outcomes
     assert outcomes["mariadb-10.11"]["error_code"] is None and outcomes["mariadb-11.8"]["error_code"] is None
     assert outcomes["mysql-9.7"]["error_code"] is not None, outcomes["mysql-9.7"]
@@ -115,16 +153,16 @@ def test_hash_functions_error_on_mysql_97_only(replayed: Any, function: str) -> 
     assert report.group == "breaks"
 
 
-def test_group_by_without_order_by_differs_in_order_only_on_mysql(replayed: Any) -> None:
-    _, _, reports = replayed
+def test_group_by_without_order_by_differs_in_order_only_on_mysql(replayed: Replayed) -> None:
+    reports = replayed.reports
     unordered = _diff(_report(reports, GROUPED), "mysql-9.7")
     assert unordered.ordering_only and unordered.unordered_query and not unordered.result
     ordered = _report(reports, f"{GROUPED} order by r")
     assert not any(d.ordering_only or d.result for d in ordered.statements[0].diffs)
 
 
-def test_a_plan_changes_between_mariadb_1011_and_118(replayed: Any) -> None:
-    _, _, reports = replayed
+def test_a_plan_changes_between_mariadb_1011_and_118(replayed: Replayed) -> None:
+    reports = replayed.reports
     changed = [
         r
         for r in reports
@@ -136,15 +174,34 @@ def test_a_plan_changes_between_mariadb_1011_and_118(replayed: Any) -> None:
     assert exit_bits(reports) & EXIT_PLAN_CHANGES and exit_bits(reports) & EXIT_BREAKS
 
 
-def test_every_fingerprint_has_a_median_per_variant_and_a_verdict(replayed: Any) -> None:
-    _, replays, reports = replayed
+def test_rounds_follow_the_seeded_interleaved_schedule_with_the_others_frozen(replayed: Replayed) -> None:
+    order = replayed.schedule.order
+    assert len(order) == ROUNDS and all(sorted(one) == [0, 1, 2] for one in order)
+    assert len({tuple(one) for one in order}) > 1  # shuffled per round, not one fixed order
+    assert order == plan("interleaved", ROUNDS, PASSES, SEED, 3).order  # the seed gives the schedule back
+    assert [variant for variant, _ in replayed.blocks] == [VARIANTS[i] for one in order for i in one]
+    for variant, states in replayed.blocks:  # before each block every instance waits, stopped
+        assert set(states.values()) == {"T"}, (variant, states)
+    for replay in replayed.replays:
+        assert replay.passes == PASSES and all(len(times) == ROUNDS * PASSES for times in replay.times)
+
+
+def test_every_fingerprint_has_a_median_per_variant_and_a_verdict_on_rounds(replayed: Replayed) -> None:
+    replays, reports = replayed.replays, replayed.reports
     assert replays[0].load is not None and replays[0].tables
     for report in reports:
         if any(report.fingerprint.startswith(f"select {f} (") for f in ("md5", "sha1", "password")):
             continue  # no time on MySQL 9.7, where they error
         assert all(report.median_s[name] is not None for name in VARIANTS), report.fingerprint
         assert set(report.ratios) == {"mariadb-11.8", "mysql-9.7"}
-        assert all(r["verdict"] is not None for r in report.ratios.values())
+        for ratio in report.ratios.values():
+            assert ratio["rounds"] == ROUNDS and ratio["method"] == "paired rounds", ratio
+            assert ratio["low"] <= ratio["ratio"] <= ratio["high"] and ratio["mde"] >= 0
+            assert ratio["verdict"] in VERDICTS
+        verdicts = {r["verdict"] for r in report.ratios.values()}
+        assert (report.group == "slower") <= ("regression" in verdicts), report.fingerprint
+        assert (report.group == "faster") <= ("improvement" in verdicts), report.fingerprint
+    print(*(f"{r.group}: {r.fingerprint[:60]} {r.ratios}" for r in reports), sep="\n")
 
 
 def test_a_default_database_the_dump_lacks_is_that_statements_error(shop_dump: Path) -> None:
@@ -153,7 +210,9 @@ def test_a_default_database_the_dump_lacks_is_that_statements_error(shop_dump: P
         "USE shop;\nSELECT COUNT(*) FROM orders;\nUSE crm;\nSELECT COUNT(*) FROM people;"
     ).statements
     provisioner = lab_provisioner("mariadb-10.11", ports.UNIT_TARGETS["mariadb-10.11"], suffix="replay")
-    one = replay_variant("mariadb-10.11", provisioner, [], dataset, statements, repeats=2)
+    variant = ReplayVariant("mariadb-10.11", provisioner, [])
+    (one,) = replay_rounds([variant], dataset, statements, plan("interleaved", 2, 1, 1, 1))
     assert one.outcomes[0].row_count == 1 and one.times[0][0] is not None
     assert one.outcomes[1].error_code == 1049 and "'crm'" in (one.outcomes[1].error_message or "")
     assert one.times[1] == [None, None]
+    assert provisioner.pid() is None  # stopped at the end

@@ -2,7 +2,7 @@
 
 Exit status, as pt-upgrade's, a bitmask of what the report found:
   1  result or error differences (breaks: an error, other rows, or an order the query never asked for)
-  2  regressions (slower with a 95% interval above 1 and at least 10 %)
+  2  regressions (slower: over at least 5 rounds, a 95% interval above 1 and a ratio of at least 1.10)
   4  plan changes
   8  the replay could not run (refused, failed, API unreachable, timed out)
 0 means the variants agree with the baseline (the first --variant).
@@ -18,6 +18,7 @@ import typer
 
 from upgradelab.api_client import TokenOption, _default_api, _error_text, _headers
 from upgradelab.replay.compare import GROUPS
+from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS
 
 CANNOT_RUN = 8
 FINAL = {"succeeded", "failed"}
@@ -27,7 +28,13 @@ def replay(
     dataset: Annotated[str, typer.Option(help="Dataset name (`upgradelab datasets add`).")],
     queries: Annotated[Path, typer.Option(help="Plain SQL file, slow query log or general query log.")],
     variant: Annotated[list[str], typer.Option(help="TARGET[:PRESET]; the first is the baseline.")],
-    repeats: Annotated[int, typer.Option(min=1, help="Timed repeats of every statement.")] = 5,
+    rounds: Annotated[
+        int, typer.Option(min=1, help="Interleaved rounds; each times every statement once per variant.")
+    ] = DEFAULT_ROUNDS,
+    repeats: Annotated[int | None, typer.Option(min=1, help="Older name of --rounds.")] = None,
+    passes: Annotated[
+        int, typer.Option(min=1, help="Passes over the statements per block; a round is their median.")
+    ] = DEFAULT_PASSES,
     sample: Annotated[int, typer.Option(min=1, help="At most this many statements per fingerprint.")] = 10,
     allow_writes: Annotated[bool, typer.Option(help="Replay writes too (disposable targets only).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole report as JSON.")] = False,
@@ -40,7 +47,8 @@ def replay(
         "dataset": dataset,
         "queries": queries.read_text(errors="replace"),
         "variants": variant,
-        "repeats": repeats,
+        "rounds": repeats or rounds,
+        "passes": passes,
         "sample": sample,
         "allow_writes": allow_writes,
     }
@@ -100,7 +108,10 @@ def _progress_text(progress: dict[str, Any]) -> str:
 
 
 def _print_summary(result: dict[str, Any], report: dict[str, Any]) -> None:
-    typer.echo(f"replay {result['id']}: {result['statements']} statements, baseline {report['baseline']}")
+    typer.echo(
+        f"replay {result['id']}: {result['statements']} statements, {report.get('rounds')} rounds, "
+        f"baseline {report['baseline']}"
+    )
     typer.echo("  " + ", ".join(f"{group}: {report['groups'][group]}" for group in GROUPS))
     for one in report["fingerprints"]:
         if one["group"] != "same":

@@ -7,42 +7,53 @@ Per statement, each other variant against the baseline:
 - `ordering_only`: same rows, another order; `unordered_query` when the query has no ORDER BY
   (it relied on an order the server never promised, e.g. GROUP BY's implicit sort, gone in MySQL 8.0);
 - `plan`: the (table, access type, key) join sequence differs (both plans kept).
-Per fingerprint and variant: the median over repeats of the fingerprint's time (the sum over its
-sampled statements in one repeat), the ratio to the baseline with a seeded bootstrap 95% interval and
-a verdict (results/bootstrap.py). TIME_STATISTICS is the hook where the round statistics of issue 12
-(per-round medians) replace the repeats.
+Per fingerprint and variant, time (engine.py's rounds): a pass's value is the sum over the
+fingerprint's sampled statements of their seconds in that pass; the round value is the median of
+the round's passes (results/verdicts.py `round_values`); `median_s` is the median of the round
+values; the ratio to the baseline, its 95 % interval, the smallest detectable change and the verdict
+come from results/verdicts.py on the round values paired by round (a t interval on the per-round log
+ratios, at least MIN_ROUNDS rounds, THRESHOLD), never from the timings of one block. A pass where a
+statement of the fingerprint errored is left out (a round without passes too).
 
 Fingerprint groups, first match: breaks (an error, result or unordered-query ordering difference),
 plan changes, slower (regression), faster (improvement), same.
 """
 
-from collections.abc import Callable, Sequence
+import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.sources import SourceStatement
-from upgradelab.results.bootstrap import RatioInterval, ratio_interval, statistic, verdict
+from upgradelab.results import verdicts
 
 Group = Literal["breaks", "plan changes", "slower", "faster", "same"]
 GROUPS: tuple[Group, ...] = ("breaks", "plan changes", "slower", "faster", "same")
-THRESHOLD = 0.10  # a verdict needs the whole interval beyond 1 and at least a 10 % change
+# A verdict needs the whole interval beyond 1 and a ratio beyond 1 +/- 10 %: one statement's time
+# moves more with the machine than a whole template iteration, so the lab's 5 % is too fine here.
+THRESHOLD = 0.10
 # Exit status bits of `upgradelab replay`, as pt-upgrade's: results/errors, regressions, plans.
 EXIT_BREAKS, EXIT_REGRESSIONS, EXIT_PLAN_CHANGES = 1, 2, 4
 
-TimeStatistics = Callable[[Sequence[float], Sequence[float]], tuple[RatioInterval | None, str | None]]
 
-
-def bootstrap_statistics(
-    baseline: Sequence[float], variant: Sequence[float]
-) -> tuple[RatioInterval | None, str | None]:
-    """Ratio of medians with a seeded bootstrap interval over the repeats, and its verdict."""
-    interval = ratio_interval(baseline, variant, "median")
-    return interval, verdict(interval, THRESHOLD)
-
-
-TIME_STATISTICS: TimeStatistics = bootstrap_statistics
+def time_ratio(baseline: dict[int, list[float]], variant: dict[int, list[float]]) -> dict[str, Any]:
+    """variant / baseline from pass values ({round: [seconds of each pass]}) paired by round
+    (results/verdicts.py): {"ratio", "low", "high" (95 %), "rounds" (paired rounds used), "mde"
+    (smallest detectable change, a fraction), "method", "verdict", "reason"}; all None but "rounds"
+    when either side has no round."""
+    found = verdicts.interval(baseline, variant, paired=True)
+    decision = verdicts.decide(found, THRESHOLD)
+    return {
+        "ratio": found.ratio if found else None,
+        "low": found.low if found else None,
+        "high": found.high if found else None,
+        "rounds": found.rounds if found else len(set(baseline) & set(variant)),
+        "mde": found.mde if found else None,
+        "method": found.method if found else None,
+        "verdict": decision.verdict if decision else None,
+        "reason": decision.reason if decision else None,
+    }
 
 
 @dataclass
@@ -106,13 +117,14 @@ def diff(base: Outcome, other: Outcome, statement: SourceStatement, variant: str
     )
 
 
-def _fingerprint_times(replay: VariantReplay, indexes: list[int]) -> list[float]:
-    """Per repeat, the sum over the fingerprint's statements; a repeat with an error is left out."""
-    out = []
-    for repeat in range(len(replay.times[indexes[0]]) if indexes else 0):
-        values = [replay.times[i][repeat] for i in indexes]
+def pass_values(replay: VariantReplay, indexes: list[int]) -> dict[int, list[float]]:
+    """round (1-based) -> per pass of that round, the sum of the fingerprint's statements' seconds; a
+    pass where one of them errored is left out, a round without passes too."""
+    out: dict[int, list[float]] = {}
+    for k in range(len(replay.times[indexes[0]]) if indexes else 0):
+        values = [replay.times[i][k] for i in indexes]
         if all(v is not None for v in values):
-            out.append(sum(v for v in values if v is not None))
+            out.setdefault(k // replay.passes + 1, []).append(sum(v for v in values if v is not None))
     return out
 
 
@@ -132,24 +144,19 @@ def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> 
             )
             for i in indexes
         ]
-        base_times = _fingerprint_times(base, indexes)
-        medians = {r.name: statistic(_fingerprint_times(r, indexes), "median") for r in replays}
-        ratios: dict[str, dict[str, Any]] = {}
-        for replay in replays[1:]:
-            interval, said = TIME_STATISTICS(base_times, _fingerprint_times(replay, indexes))
-            ratios[replay.name] = {
-                "ratio": interval.ratio if interval else None,
-                "low": interval.low if interval else None,
-                "high": interval.high if interval else None,
-                "verdict": said,
-            }
+        rounds = {r.name: pass_values(r, indexes) for r in replays}
+        medians = {
+            name: statistics.median(verdicts.round_values(values).values()) if values else None
+            for name, values in rounds.items()
+        }
+        ratios = {r.name: time_ratio(rounds[base.name], rounds[r.name]) for r in replays[1:]}
         diffs = [d for s in statement_reports for d in s.diffs]
-        verdicts = {r["verdict"] for r in ratios.values()}
+        said = {r["verdict"] for r in ratios.values()}
         group: Group = (
             "breaks" if any(d.breaks for d in diffs)
             else "plan changes" if any(d.plan for d in diffs)
-            else "slower" if "regression" in verdicts
-            else "faster" if "improvement" in verdicts
+            else "slower" if "regression" in said
+            else "faster" if "improvement" in said
             else "same"
         )  # fmt: skip
         reports.append(
@@ -175,12 +182,17 @@ def exit_bits(reports: list[FingerprintReport]) -> int:
 
 
 def report_document(
-    statements: list[SourceStatement], replays: list[VariantReplay], reports: list[FingerprintReport]
+    statements: list[SourceStatement],
+    replays: list[VariantReplay],
+    reports: list[FingerprintReport],
+    schedule: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The stored report (JSON): {"baseline", "variants": [{"name", "version", "loaded", "tables"}],
-    "groups": {group: count}, "exit_bits", "fingerprints": [{"fingerprint_id", "fingerprint",
-    "group", "median_s": {variant: s}, "ratios": {variant: {"ratio", "low", "high", "verdict"}},
-    "statements": [{"sql", "database", "outcomes": {variant: Outcome}, "diffs": [...]}]}]}."""
+    "groups": {group: count}, "exit_bits", "rounds", "passes" (per block), "schedule"
+    (runs/plan.py Schedule.as_json, or None), "threshold", "fingerprints": [{"fingerprint_id",
+    "fingerprint", "group", "median_s": {variant: s}, "ratios": {variant: time_ratio()},
+    "statements": [{"sql", "database", "outcomes": {variant: Outcome}, "diffs": [...]}]}]}.
+    Seconds are wall-clock around execute + fetch."""
     fingerprints = []
     for report in reports:
         fingerprints.append(
@@ -215,5 +227,9 @@ def report_document(
         "groups": {group: sum(1 for r in reports if r.group == group) for group in GROUPS},
         "exit_bits": exit_bits(reports),
         "statements": len(statements),
+        "rounds": max((len(t) // r.passes for r in replays for t in r.times), default=0),
+        "passes": replays[0].passes if replays else 1,
+        "schedule": schedule,
+        "threshold": THRESHOLD,
         "fingerprints": fingerprints,
     }

@@ -1,14 +1,23 @@
-"""Replay on every variant, one after the other: start the variant's server, load the dataset (or
-reuse it when the kept datadir already holds it), capture each statement's outcome once, then time
-every statement `repeats` times (round-robin over the statements, so a slow moment of the machine is
-spread over all of them), stop the server.
+"""Replay on every variant in interleaved rounds, as the run loop runs its blocks (runs/plan.py):
 
-Until replay runs as a workload template through the run loop's rounds (issue 12), this sequential
-loop is the schedule; compare.py takes the per-repeat times whatever produced them.
+1. open: one server instance per variant, all started at once (one thread each), the dataset loaded
+   on each (or reused when the kept datadir already holds it), then every instance frozen;
+2. outcomes: per variant in turn (thawed, then frozen again), each statement's outcome once (error,
+   warnings, rows, checksums, plan; outcomes.py);
+3. rounds: the schedule's rounds; in each, every variant in that round's shuffled order runs one
+   block, thawed while it runs and frozen after: `passes` passes over every sampled statement, in
+   source order (the round's value is their median: one slow moment does not make the round).
+
+Why a block is all the statements and not one fingerprint class: the round is the unit of evidence
+(results/verdicts.py), and one block per variant per round already gives every fingerprint one value
+per round, each variant's taken minutes apart at most; blocks per fingerprint would multiply the
+freeze/thaw switches (a docker pause each) by the number of classes for no extra pairing.
+Every instance is stopped at the end, on every exit path.
 """
 
 import hashlib
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +26,8 @@ import pymysql
 from upgradelab.datasets.loader import LoadResult, TableStats, load_dump, table_stats
 from upgradelab.replay.outcomes import Outcome, capture, time_statement
 from upgradelab.replay.sources import SourceStatement
+from upgradelab.runs.plan import Schedule
+from upgradelab.targets.instances import in_parallel
 from upgradelab.targets.provisioners import Provisioner
 from upgradelab.targets.provisioners.base import ServerConnection
 from upgradelab.workloads.base import DatasetProgress, execute, scalar
@@ -37,8 +48,9 @@ class DumpDataset:
 @dataclass
 class VariantReplay:
     """One variant's replay: server version, whether the dataset was loaded (LoadResult) or reused
-    (None), its tables, one Outcome per statement, and per statement the seconds of each repeat
-    (None where it errored)."""
+    (None), its tables, one Outcome per statement, and per statement the seconds of each of its timed
+    runs in execution order (None where it errored): `passes` per round, so times[statement][k] is
+    from round k // passes + 1."""
 
     name: str
     version: str
@@ -46,6 +58,7 @@ class VariantReplay:
     tables: list[TableStats]
     outcomes: list[Outcome] = field(default_factory=list)
     times: list[list[float | None]] = field(default_factory=list)
+    passes: int = 1
 
 
 def file_sha256(path: Path) -> str:
@@ -89,41 +102,99 @@ def _use(connection: ServerConnection, database: str) -> Outcome | None:
     return None
 
 
-def replay_variant(
-    name: str,
-    provisioner: Provisioner,
-    options: list[str],
+@dataclass(frozen=True)
+class ReplayVariant:
+    """One variant to replay on: its name, its own server instance (a provisioner slot) and the
+    option-file lines it starts with."""
+
+    name: str
+    provisioner: Provisioner
+    options: list[str]
+
+
+@dataclass
+class _Open:
+    variant: ReplayVariant
+    connection: ServerConnection
+    replay: VariantReplay
+    missing: dict[int, Outcome] = field(default_factory=dict)  # statements whose database is absent
+
+
+def _open(variant: ReplayVariant, dataset: DumpDataset, report: Callable[[DatasetProgress], None]) -> _Open:
+    connection, load = ensure_dataset(variant.provisioner, variant.options, dataset, report)
+    version = str(scalar(connection, "SELECT VERSION()"))
+    tables = table_stats(connection, dataset.database)
+    return _Open(variant, connection, VariantReplay(variant.name, version, load, tables))
+
+
+def _capture(one: _Open, dataset: DumpDataset, statements: list[SourceStatement]) -> None:
+    for index, statement in enumerate(statements):
+        refused = _use(one.connection, statement.database or dataset.database)
+        if refused is not None:
+            one.missing[index] = refused
+        one.replay.outcomes.append(refused or capture(one.connection, statement.sql))
+    one.replay.times = [[] for _ in statements]
+
+
+def _block(one: _Open, dataset: DumpDataset, statements: list[SourceStatement], passes: int) -> None:
+    """`passes` passes over the statements, each timed; a statement whose database is absent gets None."""
+    for _ in range(passes):
+        for index, statement in enumerate(statements):
+            if index in one.missing:
+                one.replay.times[index].append(None)
+                continue
+            one.connection.select_db(statement.database or dataset.database)
+            one.replay.times[index].append(time_statement(one.connection, statement.sql))
+
+
+def replay_rounds(
+    variants: list[ReplayVariant],
     dataset: DumpDataset,
     statements: list[SourceStatement],
-    repeats: int,
-    report: Callable[[DatasetProgress], None] = lambda progress: None,
-    step: Callable[[str], None] = lambda phase: None,
-) -> VariantReplay:
-    """The whole replay on one variant (see module docstring); the server is stopped at the end.
-    `report` gets the dump's load progress, `step` each phase after it ("capturing outcomes",
-    "timing: repeat 2 of 5")."""
-    step("starting the server")
-    connection, load = ensure_dataset(provisioner, options, dataset, report)
+    schedule: Schedule,
+    report: Callable[[str, DatasetProgress], None] = lambda variant, progress: None,
+    step: Callable[[str, str], None] = lambda variant, phase: None,
+) -> list[VariantReplay]:
+    """The whole replay (see the module docstring): one VariantReplay per variant, in `variants` order.
+
+    schedule: an interleaved runs/plan.py Schedule over len(variants) variants (its `order` gives
+    each round's variant order; its `block` is the passes over the statements in each block).
+    report(variant, progress): a variant's dump load progress (called from its start thread);
+    step(variant, phase): each phase ("starting the server", "capturing outcomes", "round 2 of 10").
+    Raises the first start failure (ProvisionError, LoadFailed, pymysql errors) once every instance
+    has started or failed; every instance is stopped on every exit path.
+    """
+    opened: dict[int, _Open] = {}
+
+    def start(index: int) -> None:
+        variant = variants[index]
+        step(variant.name, "starting the server")
+        opened[index] = _open(variant, dataset, lambda progress: report(variant.name, progress))
+        variant.provisioner.freeze()
+
     try:
-        version = str(scalar(connection, "SELECT VERSION()"))
-        replay = VariantReplay(name, version, load, table_stats(connection, dataset.database))
-        step(f"capturing outcomes of {len(statements)} statements")
-        missing: dict[int, Outcome] = {}  # statements whose default database is not on this server
-        for index, statement in enumerate(statements):
-            refused = _use(connection, statement.database or dataset.database)
-            if refused is not None:
-                missing[index] = refused
-            replay.outcomes.append(refused or capture(connection, statement.sql))
-        replay.times = [[] for _ in statements]
-        for repeat in range(repeats):
-            step(f"timing: repeat {repeat + 1} of {repeats}")
-            for index, statement in enumerate(statements):
-                if index in missing:
-                    replay.times[index].append(None)
-                    continue
-                connection.select_db(statement.database or dataset.database)
-                replay.times[index].append(time_statement(connection, statement.sql))
-        return replay
+        errors = in_parallel(start, list(range(len(variants))))
+        failure = next((error for error in errors if error is not None), None)
+        if failure is not None:
+            raise failure
+        for index in range(len(variants)):
+            one = opened[index]
+            one.replay.passes = schedule.block
+            step(one.variant.name, f"capturing outcomes of {len(statements)} statements")
+            one.variant.provisioner.thaw()
+            _capture(one, dataset, statements)
+            one.variant.provisioner.freeze()
+        for number, order in enumerate(schedule.order, start=1):
+            for index in order:
+                one = opened[index]
+                step(one.variant.name, f"round {number} of {schedule.rounds}")
+                one.variant.provisioner.thaw()
+                _block(one, dataset, statements, schedule.block)
+                one.variant.provisioner.freeze()
+        return [opened[index].replay for index in range(len(variants))]
     finally:
-        connection.close()
-        provisioner.stop()
+        for index, variant in enumerate(variants):
+            if index in opened:
+                with suppress(pymysql.MySQLError, OSError):
+                    opened[index].connection.close()
+            variant.provisioner.stop()  # thaws a frozen server first

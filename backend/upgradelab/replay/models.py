@@ -12,7 +12,9 @@ from upgradelab.db import Base, utcnow
 class ReplayRun(Base):
     """Row of `replay_run`. status: queued | running | succeeded | failed. `variants`: [{"name",
     "target", "preset", "options"}]; `statements` / `skipped_writes`: the parsed source (sources.py);
-    `report`: compare.report_document() once succeeded; `progress`: the current step."""
+    `report`: compare.report_document() once succeeded; `progress`: the current step. `repeats`: the
+    number of rounds (the column predates rounds); `schedule`: runs/plan.py Schedule.as_json() of the
+    rounds, stored before the first server starts (NULL for replays made before rounds)."""
 
     __tablename__ = "replay_run"
 
@@ -22,13 +24,18 @@ class ReplayRun(Base):
     source_format: Mapped[str] = mapped_column(String(16))
     variants: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     repeats: Mapped[int]
+    passes: Mapped[int] = mapped_column(default=1, server_default="1")  # per block (engine.py)
     sample: Mapped[int]
     allow_writes: Mapped[bool] = mapped_column(default=False)
     statements: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     skipped_writes: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     status: Mapped[str] = mapped_column(String(16), default="queued")
+    schedule: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     error: Mapped[str | None] = mapped_column(Text, default=None)
+    # replay/leases.py: the worker executing it, and until when (renewed by its heartbeat)
+    lease_owner: Mapped[str | None] = mapped_column(String(200), default=None)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(default=None)

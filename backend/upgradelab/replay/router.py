@@ -17,8 +17,9 @@ router = APIRouter(prefix="/api/replays", tags=["replay"])
 
 @router.post("", response_model=ReplayRead, status_code=status.HTTP_201_CREATED)
 async def create_replay(spec: ReplayCreate, session: SessionDep) -> ReplayRead:
-    """Queue a replay. 404 for an unknown dataset; 422 naming `variants` (unknown target or preset),
-    `allow_writes` (a target that is not disposable) or `queries` (nothing to replay)."""
+    """Queue a replay (`rounds` interleaved rounds, default 10; `repeats` is its older name). 404 for an
+    unknown dataset; 422 naming `variants` (unknown target or preset, or two variants on one existing
+    server), `allow_writes` (a target that is not disposable) or `queries` (nothing to replay)."""
     return await service.to_read(session, await service.create(session, spec), with_report=False)
 
 
@@ -36,7 +37,8 @@ async def get_replay(replay_id: int, session: SessionDep) -> ReplayRead:
 
 def csv_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per fingerprint and variant: group, median seconds, ratio to the baseline with its
-    interval and verdict, and how many of its statements differ in errors, results, order, plan."""
+    interval and verdict, how many of its statements differ in errors, results, order, plan, and the
+    rounds the ratio rests on with its smallest detectable change (a fraction; empty before rounds)."""
     rows = []
     for one in report["fingerprints"]:
         for variant, median in one["median_s"].items():
@@ -57,6 +59,8 @@ def csv_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
                     "result_diffs": sum(d["result"] for d in diffs),
                     "ordering_only": sum(d["ordering_only"] for d in diffs),
                     "plan_changes": sum(d["plan"] for d in diffs),
+                    "rounds": ratio.get("rounds"),
+                    "mde": ratio.get("mde"),
                 }
             )
     return rows

@@ -1,8 +1,17 @@
 """A replay run on the worker: take the targets' locks (the same as experiment runs', so the two
-never share a server), replay on each variant in order, store the report; the final status is
-written on every exit path."""
+never share a server), plan the rounds (stored), give every variant its own server instance (a slot
+of its target; memory checked as runs do), replay (engine.py), store the report. The final status is
+written on every exit path.
 
-import time
+While it runs it holds a lease (replay/leases.py): a heartbeat thread renews the lease and the
+target locks every `run_heartbeat_s` seconds, whatever the replay's thread is doing (a long dump
+load, a slow statement); a worker killed outright is found by the replay reaper, which stops the
+instances and frees the locks. A replay that fails stops every instance of its targets (`stop_all`),
+not only the ones it knows it started.
+"""
+
+import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,16 +23,23 @@ from upgradelab.datasets.loader import LoadFailed
 from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.service import database_of
 from upgradelab.db import sync_session, utcnow
+from upgradelab.replay import leases
 from upgradelab.replay.compare import compare, report_document
-from upgradelab.replay.engine import DumpDataset, VariantReplay, replay_variant
+from upgradelab.replay.engine import DumpDataset, ReplayVariant, VariantReplay, replay_rounds
+from upgradelab.replay.leases import REPLAY_LOCK_RUN_ID
 from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.sources import SourceStatement
+from upgradelab.runs.leases import new_owner
 from upgradelab.runs.locks import TargetLocks
+from upgradelab.runs.plan import plan
+from upgradelab.settings import Settings, get_settings
+from upgradelab.targets.instances import MemoryRefused, check_memory
 from upgradelab.targets.models import Target
+from upgradelab.targets.preflight import lock_names
 from upgradelab.targets.provisioners import ProvisionError, provisioner_for
 from upgradelab.workloads.base import DatasetProgress
 
-LOCK_TTL_S = 3600
+log = logging.getLogger(__name__)
 
 
 class TargetsBusy(RuntimeError):
@@ -39,78 +55,111 @@ def _update(replay_id: int, **values: Any) -> None:
             session.commit()
 
 
-def execute_replay(replay_id: int, redis: Redis) -> str | None:
-    """Run a queued replay; its final status (None when it was not queued). TargetsBusy while a
-    target is locked."""
+def _variants(
+    specs: list[dict[str, Any]], targets: dict[str, Target], settings: Settings
+) -> list[ReplayVariant]:
+    """One instance per variant: slots 0, 1, ... of each target, in variant order. Refuses
+    (MemoryRefused) when their buffer pools and allowances exceed MemAvailable."""
+    slots: dict[str, int] = {}
+    out = []
+    for spec in specs:
+        target = targets.get(str(spec["target"]))
+        if target is None:
+            raise ProvisionError(f"variant {spec['name']!r}: target {spec['target']!r} does not exist")
+        slot = slots.get(target.name, 0)
+        slots[target.name] = slot + 1
+        provisioner = provisioner_for(target, settings, slot=slot)
+        out.append(ReplayVariant(str(spec["name"]), provisioner, list(spec["options"])))
+    check_memory([v.options for v in out], settings.instance_allowance_mb)
+    return out
+
+
+def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = None) -> str | None:
+    """Run a queued replay; its final status (None when it was not queued, or when its lease was lost
+    and the reaper ended it). TargetsBusy while a target is locked."""
+    settings = settings or get_settings()
     with sync_session() as session:
         replay = session.get(ReplayRun, replay_id)
         if replay is None or replay.status != "queued":
             return None
         dataset = session.get(Dataset, replay.dataset_id)
-        variants = list(replay.variants)
+        specs = list(replay.variants)
         statements = [SourceStatement(**s) for s in replay.statements]
-        repeats = replay.repeats
-        names = [str(v["target"]) for v in variants]
+        rounds, passes = replay.repeats, replay.passes
+        names = [str(v["target"]) for v in specs]
         targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
         for target in targets.values():
             session.expunge(target)
-    locks = TargetLocks(redis, names, LOCK_TTL_S)
+    locks = TargetLocks(redis, lock_names(targets.values()), settings.target_lock_ttl_s, REPLAY_LOCK_RUN_ID)
     if not locks.acquire():
         raise TargetsBusy(f"replay {replay_id}: a target is busy")
+    owner = new_owner()
+    if not leases.claim(replay_id, owner, settings.run_lease_ttl_s):
+        locks.release()
+        return None
     status, error = "failed", None
+    heartbeat = leases.Heartbeat(
+        lambda: leases.renew(replay_id, owner, settings.run_lease_ttl_s),
+        locks.renew,
+        settings.run_heartbeat_s,
+        f"replay-{replay_id}-lease",
+    )
     try:
-        _update(replay_id, status="running")
-        if dataset is None:
-            raise LoadFailed("the dataset was deleted", line=None, code=None)
-        dump = DumpDataset(Path(dataset.path), dataset.sha256, database_of(dataset.name))
-        replays: list[VariantReplay] = []
-        for index, variant in enumerate(variants):
-            target = targets[str(variant["target"])]
-            step = {"variant": variant["name"], "index": index + 1, "of": len(variants)}
-            _update(replay_id, progress={**step, "phase": "starting"})
-
-            def report(progress: DatasetProgress, step: dict[str, Any] = step) -> None:
-                locks.renew()  # a load can take long: every progress report is also a heartbeat
-                _update(replay_id, progress={**step, **progress.as_dict()})
-
-            def phase(text: str, step: dict[str, Any] = step) -> None:
-                locks.renew()
-                _update(replay_id, progress={**step, "phase": text})
-
-            provisioner = provisioner_for(target)
-            started = time.monotonic()
-            one = replay_variant(
-                str(variant["name"]),
-                provisioner,
-                list(variant["options"]),
-                dump,
-                statements,
-                repeats,
-                report,
-                phase,
-            )
-            locks.renew()
-            replays.append(one)
-            _record_load(dataset.id, target.name, one, time.monotonic() - started)
-        document = report_document(statements, replays, compare(statements, replays))
-        _update(replay_id, report=document, progress=None)
-        status = "succeeded"
-    except (LoadFailed, ProvisionError) as failure:
+        with heartbeat:
+            if dataset is None:
+                raise LoadFailed("the dataset was deleted", line=None, code=None)
+            dump = DumpDataset(Path(dataset.path), dataset.sha256, database_of(dataset.name))
+            # The seed is the replay's id (as a run's without its own), stored with the schedule.
+            schedule = plan("interleaved", rounds, passes, replay_id, len(specs))
+            _update(replay_id, schedule=schedule.as_json())
+            variants = _variants(specs, targets, settings)
+            replays = replay_rounds(variants, dump, statements, schedule, *_progress(replay_id, specs))
+            for spec, one in zip(specs, replays, strict=True):
+                _record_load(dataset.id, str(spec["target"]), one)
+            reports = compare(statements, replays)
+            document = report_document(statements, replays, reports, schedule.as_json())
+            _update(replay_id, report=document, progress=None)
+            status = "succeeded"
+    except (LoadFailed, ProvisionError, MemoryRefused) as failure:
         error = str(failure)
     except Exception as failure:  # the run must not stay "running": any error is the user's to see
+        log.exception("replay %s failed", replay_id)
         error = f"{type(failure).__name__}: {failure}"
     finally:
+        # Once the lease is lost the reaper has stopped the servers and written the final status.
+        if status != "succeeded" and not heartbeat.lost:
+            leases.stop_targets(replay_id, list(targets.values()), settings)
         locks.release()
-        _update(replay_id, status=status, error=error, ended_at=utcnow())
-    return status
+        final = {"status": status, "error": error, "ended_at": utcnow()}
+        ended = not heartbeat.lost and leases.finish(replay_id, owner, **final)
+    return status if ended else None
 
 
-def _record_load(dataset_id: int, target: str, replay: VariantReplay, elapsed_s: float) -> None:
+def _progress(
+    replay_id: int, specs: list[dict[str, Any]]
+) -> tuple[Callable[[str, DatasetProgress], None], Callable[[str, str], None]]:
+    """(report, step) for replay_rounds: both write replay.progress as {"variant", "index" (1-based),
+    "of", "phase"} plus the load's numbers; the instances start in parallel, so the last word wins."""
+    index = {str(spec["name"]): number for number, spec in enumerate(specs, start=1)}
+
+    def where(variant: str) -> dict[str, Any]:
+        return {"variant": variant, "index": index[variant], "of": len(specs)}
+
+    def report(variant: str, progress: DatasetProgress) -> None:
+        _update(replay_id, progress={**where(variant), "phase": "loading the dataset", **progress.as_dict()})
+
+    def step(variant: str, phase: str) -> None:
+        _update(replay_id, progress={**where(variant), "phase": phase})
+
+    return report, step
+
+
+def _record_load(dataset_id: int, target: str, replay: VariantReplay) -> None:
     load = {
         "version": replay.version,
         "loaded_at": utcnow().isoformat(),
         "reused": replay.load is None,
-        "elapsed_s": round(replay.load.elapsed_s if replay.load else elapsed_s, 3),
+        "elapsed_s": round(replay.load.elapsed_s, 3) if replay.load else None,
         "rows_seen": replay.load.rows_seen if replay.load else None,
         "tables": [t.__dict__ for t in replay.tables],
     }

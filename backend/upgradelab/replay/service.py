@@ -15,6 +15,7 @@ from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.schemas import ReplayCreate, ReplayRead
 from upgradelab.replay.sources import SourceError, parse_source
 from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners import ExistingProvisioner
 from upgradelab.worker import EXECUTE_REPLAY, celery_app
 
 
@@ -27,11 +28,14 @@ def _unprocessable(field: str, message: str) -> HTTPException:
 
 async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
+    single_server: set[str] = set()  # targets of a kind that cannot start more instances
     for index, text in enumerate(spec.variants):
         target_name, _, preset = text.partition(":")
         target = await session.scalar(select(Target).where(Target.name == target_name))
         if target is None:
             raise _unprocessable("variants", f"variants[{index}]: no target named {target_name!r}")
+        if target.provisioner == ExistingProvisioner.kind:
+            single_server.add(target_name)
         try:
             variant = resolve_variant(target_name, preset or "default", name=text)
         except VariantError as error:
@@ -47,6 +51,10 @@ async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[dict[str,
         )
     if len({v["name"] for v in out}) != len(out):
         raise _unprocessable("variants", "each variant once")
+    for name in single_server:
+        if sum(v["target"] == name for v in out) > 1:
+            # every variant gets its own instance; a server the lab does not run cannot be copied
+            raise _unprocessable("variants", f"target {name} is one existing server: one variant only")
     return out
 
 
@@ -67,7 +75,8 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
         dataset_id=dataset.id,
         source_format=parsed.format,
         variants=variants,
-        repeats=spec.repeats,
+        repeats=spec.round_count,
+        passes=spec.passes,
         sample=spec.sample,
         allow_writes=spec.allow_writes,
         statements=[asdict(s) for s in parsed.statements],
@@ -104,6 +113,9 @@ async def to_read(session: AsyncSession, replay: ReplayRun, *, with_report: bool
         source_format=replay.source_format,
         variants=replay.variants,
         repeats=replay.repeats,
+        rounds=replay.repeats,
+        passes=replay.passes,
+        schedule=replay.schedule,
         sample=replay.sample,
         allow_writes=replay.allow_writes,
         statements=len(replay.statements),
