@@ -9,7 +9,7 @@ from alembic import command
 
 from upgradelab.migrations import alembic_config
 
-REVISION = "0011_replay_rounds"
+REVISION = "0011"
 
 
 def test_0011_adds_schedule_and_lease_to_stored_replays(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ rounds. Replays stored before have no schedule (NULL) and one pass: they ran seq
 per repeat. A replay left "running" by an older worker has no lease: the replay reaper ends it as
 "worker lost".
 
-Revision ID: 0011_replay_rounds
+Revision ID: 0011
 Revises: 0010
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0011_replay_rounds"
+revision: str = "0011"
 down_revision: str | None = "0010"
 branch_labels: Sequence[str] | None = None
 depends_on: Sequence[str] | None = None
