@@ -11,6 +11,7 @@ import typer
 from upgradelab.api_client import TokenOption, _default_api, _error_text, _headers
 from upgradelab.datasets.cli import datasets_app
 from upgradelab.replay.cli import replay
+from upgradelab.runs.models import FINAL_STATUSES
 from upgradelab.settings import get_settings
 
 app = typer.Typer(
@@ -22,8 +23,6 @@ db_app = typer.Typer(help="The metadata database.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 users_app = typer.Typer(help="Users of the web UI and API.", no_args_is_help=True)
 app.add_typer(users_app, name="users")
-
-FINAL = {"succeeded", "failed", "cancelled"}
 
 
 def _variant_spec(text: str) -> dict[str, Any]:
@@ -147,7 +146,7 @@ def _submit_and_wait(
         deadline = time.monotonic() + timeout
         results: dict[str, Any] = client.get(f"/api/runs/{run_id}/results").json()
         shown: Any = None
-        while results["run"]["status"] not in FINAL and time.monotonic() < deadline:
+        while results["run"]["status"] not in FINAL_STATUSES and time.monotonic() < deadline:
             time.sleep(1.0)
             results = client.get(f"/api/runs/{run_id}/results").json()
             progress = results["run"].get("progress")

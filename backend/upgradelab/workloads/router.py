@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from upgradelab.errors import not_found
 from upgradelab.experiments.variants import PRESETS
-from upgradelab.workloads import POLICIES, WORKLOADS
+from upgradelab.workloads import POLICIES, WORKLOADS, Policy
 from upgradelab.workloads.base import Workload
 
 
@@ -33,7 +33,7 @@ class PublishedFigureRead(BaseModel):
 class PolicyRead(BaseModel):
     """A cold/warm policy."""
 
-    name: str
+    name: Policy
     description: str
 
 
@@ -47,7 +47,7 @@ class WorkloadRead(BaseModel):
     setup: str
     published: list[PublishedFigureRead]
     default_iterations: int
-    default_policy: str
+    default_policy: Policy
     sweep: str | None
     parameters_schema: dict[str, Any]
     parameters_default: dict[str, Any]
