@@ -1,4 +1,4 @@
-import { defineConfig } from 'vite'
+import { defineConfig } from 'vitest/config'
 import react from '@vitejs/plugin-react'
 
 // The built app is served by the FastAPI backend at "/" with SPA fallback.
@@ -15,5 +15,10 @@ export default defineConfig({
     proxy: {
       '/api': 'http://127.0.0.1:8700',
     },
+  },
+  // `npm test`: the logic that lives only in the browser, in jsdom (*.test.ts beside the code).
+  test: {
+    environment: 'jsdom',
+    include: ['src/**/*.test.{ts,tsx}'],
   },
 })

@@ -52,3 +52,10 @@ def test_targets_experiments_and_workloads_use_enums() -> None:
     assert _property("ExperimentRead", "schedule")["enum"] == ["interleaved", "sequential"]
     assert _property("ResolvedVariantRead", "redo_log")["enum"] == ["enabled", "disabled"]
     assert "enum" in _property("WorkloadRead", "default_policy")
+
+
+def test_operation_ids_are_the_route_function_names_and_unique() -> None:
+    """The generated client names its functions after them (listRuns, getRun)."""
+    ids = [op["operationId"] for path in app.openapi()["paths"].values() for op in path.values()]
+    assert len(ids) == len(set(ids))
+    assert {"list_runs", "get_run", "run_statuses", "create_experiment"} <= set(ids)

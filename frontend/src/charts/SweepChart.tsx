@@ -1,6 +1,6 @@
 import { useMemo } from 'react'
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts'
-import type { GroupPoint } from '../api/types'
+import type { GroupPoint } from '../client'
 import { ChartContainer } from './ChartContainer'
 import { variantColor } from './palette'
 import { groupX, type SweepMetric } from './sweepMetrics'

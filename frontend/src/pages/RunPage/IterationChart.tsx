@@ -1,6 +1,6 @@
 import { useMemo } from 'react'
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts'
-import type { Series } from '../../api/types'
+import type { Series } from '../../client'
 import { ChartContainer } from '../../charts/ChartContainer'
 import { METRICS } from '../../charts/metrics'
 import { variantColor } from '../../charts/palette'

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react'
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts'
-import type { Comparison } from '../../api/types'
+import type { Comparison } from '../../client'
 import { ChartContainer } from '../../charts/ChartContainer'
 import { variantColor } from '../../charts/palette'
 

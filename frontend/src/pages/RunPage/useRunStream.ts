@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
-import type { Run, RunStatus, Series } from '../../api/types'
+import { isFinal, type Run } from '../../api/models'
+import type { RunStatus, Series } from '../../client'
 
 /** What the page has received from /api/runs/{id}/events, exposed on window for tests and benches. */
 export interface StreamLog {
@@ -40,7 +41,6 @@ export interface LiveRun {
   connected: boolean
 }
 
-const FINAL = new Set(['succeeded', 'failed', 'cancelled'])
 const RENDER_EVERY_MS = 200
 
 /**
@@ -140,7 +140,7 @@ export function useRunStream(runId: string, enabled: boolean, onFinal: () => voi
           if (data.progress !== undefined) run.progress = data.progress
         }
         scheduleRender()
-        if (data.status && FINAL.has(data.status)) {
+        if (data.status && isFinal(data.status)) {
           stopped = true
           es.close()
           setConnected(false)

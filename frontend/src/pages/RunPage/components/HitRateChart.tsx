@@ -1,6 +1,6 @@
 import { useMemo } from 'react'
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts'
-import type { VariantProbes } from '../../../api/types'
+import type { VariantProbes } from '../../../client'
 import { ChartContainer } from '../../../charts/ChartContainer'
 import { variantColor } from '../../../charts/palette'
 import { keyOf, rowsOf } from './probeRows'
@@ -9,7 +9,7 @@ import { keyOf, rowsOf } from './probeRows'
  * Iterations without read requests have no point (undefined, not 100%). */
 export function HitRateChart({ variants }: { variants: VariantProbes[] }) {
   const { rows, points } = useMemo(
-    () => rowsOf(variants, (p) => ({ '': p.hit_rate === null ? null : p.hit_rate * 100 })),
+    () => rowsOf(variants, (p) => ({ '': p.hit_rate == null ? null : p.hit_rate * 100 })),
     [variants],
   )
   return (

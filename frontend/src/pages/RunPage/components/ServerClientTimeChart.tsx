@@ -1,6 +1,6 @@
 import { useMemo } from 'react'
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts'
-import type { VariantProbes } from '../../../api/types'
+import type { VariantProbes } from '../../../client'
 import { ChartContainer } from '../../../charts/ChartContainer'
 import { variantColor } from '../../../charts/palette'
 import { keyOf, rowsOf } from './probeRows'
@@ -11,7 +11,7 @@ const ms = (s: number | null) => (s === null ? null : s * 1000)
  * and client-side time (dashed, perf_counter); the gap is the harness's own overhead. */
 export function ServerClientTimeChart({ variants }: { variants: VariantProbes[] }) {
   const { rows, points } = useMemo(
-    () => rowsOf(variants, (p) => ({ s: ms(p.server_s), c: ms(p.client_s) })),
+    () => rowsOf(variants, (p) => ({ s: ms(p.server_s ?? null), c: ms(p.client_s ?? null) })),
     [variants],
   )
   const serverPoints = variants.reduce(
