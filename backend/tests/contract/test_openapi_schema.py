@@ -59,3 +59,19 @@ def test_operation_ids_are_the_route_function_names_and_unique() -> None:
     ids = [op["operationId"] for path in app.openapi()["paths"].values() for op in path.values()]
     assert len(ids) == len(set(ids))
     assert {"list_runs", "get_run", "run_statuses", "create_experiment"} <= set(ids)
+
+
+def test_article_001_cases_are_ratios_to_its_8_0_baseline() -> None:
+    """The template page compares like with like: the article's ratio per case (total seconds of the
+    case / of 8.0), each reproduced by a preset, or by another target for the other version (5.7)."""
+    from upgradelab.workloads import WORKLOADS
+    from upgradelab.workloads.router import _read
+
+    read = _read(WORKLOADS["insert-truncate"])
+    cases = {case.point: case for case in read.cases}
+    assert read.baseline_point == "8.0"
+    assert cases["8.0 redo off"].ratio == 2.82 / 7.93 and cases["8.0 redo off"].preset == "redo-off"
+    assert cases["8.0 both off"].preset == "redo-off+skip-log-bin"
+    assert cases["5.7"].other_target and cases["5.7"].ratio < 1
+    presets = {preset.name for preset in read.presets}
+    assert all(set(case.preset.split("+")) <= presets for case in read.cases)

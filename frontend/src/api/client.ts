@@ -109,6 +109,7 @@ export const api = {
   workloads: () => unwrap(sdk.listWorkloads()),
   workload: (slug: string) => unwrap(sdk.getWorkload({ path: { slug } })),
   createExperiment: (body: ExperimentCreate) => unwrap(sdk.createExperiment({ body })),
+  experiment: (id: number) => unwrap(sdk.getExperiment({ path: { experiment_id: id } })),
   startRun: (experimentId: number) => unwrap(sdk.startRun({ path: { experiment_id: experimentId } })),
   runs: (limit: number, offset: number, filters: RunFilters = {}) =>
     unwrap(sdk.listRuns({ query: { limit, offset, ...filters } })),

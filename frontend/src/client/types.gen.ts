@@ -5,6 +5,44 @@ export type ClientOptions = {
 };
 
 /**
+ * ArticleCaseRead
+ *
+ * A case of the article as a ratio to its baseline point (both from the first published figure,
+ * in `unit`), and the variant that reproduces it here: the baseline's target with `preset`, or with
+ * `other_target` a default variant on another target (the article's other version).
+ */
+export type ArticleCaseRead = {
+    /**
+     * Point
+     */
+    point: string;
+    /**
+     * Value
+     */
+    value: number;
+    /**
+     * Baseline Value
+     */
+    baseline_value: number;
+    /**
+     * Unit
+     */
+    unit: string;
+    /**
+     * Ratio
+     */
+    ratio: number;
+    /**
+     * Preset
+     */
+    preset: string;
+    /**
+     * Other Target
+     */
+    other_target: boolean;
+};
+
+/**
  * Capabilities
  *
  * A server's capabilities and facts at `detected_at` (UTC).
@@ -2119,6 +2157,14 @@ export type WorkloadRead = {
      * Presets
      */
     presets: Array<PresetRead>;
+    /**
+     * Baseline Point
+     */
+    baseline_point: string | null;
+    /**
+     * Cases
+     */
+    cases: Array<ArticleCaseRead>;
 };
 
 export type ListTargetsData = {
