@@ -1,8 +1,9 @@
 """Worker-to-browser latency of live iteration events (p50/p95), measured in Debian's chromium.
 
-Each iteration event carries the worker's time.time() at XADD (published_at); the run page records
-Date.now() - published_at when the event arrives (window.__upgradelabStream[run].latenciesMs). Same
-machine, same clock. Runs MariaDB 10.11 insert-truncate for ITERATIONS iterations on a throw-away instance.
+Each iteration event carries the worker's time.time() at XADD (published_at); a Playwright-side
+recorder (backend/tests/browser/stream_recorder.py, no hook in the app) records Date.now() -
+published_at when the event arrives. Same machine, same clock. Runs MariaDB 10.11 insert-truncate
+for ITERATIONS iterations on a throw-away instance.
 
     .venv/bin/python bench/stream_latency.py [ITERATIONS]
 """
@@ -11,7 +12,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backend"))
 import instance
+
+from tests.browser.stream_recorder import record_streams, stream_log
 
 
 def main(iterations: int) -> None:
@@ -31,7 +35,7 @@ def main(iterations: int) -> None:
         run_id = client.post(f"/api/experiments/{experiment['id']}/runs").json()["id"]
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-            context = browser.new_context(base_url=api)
+            context = record_streams(browser.new_context(base_url=api))
             context.add_cookies(
                 [
                     {
@@ -44,9 +48,7 @@ def main(iterations: int) -> None:
             page = context.new_page()
             page.goto(f"/runs/{run_id}")
             page.get_by_test_id("run-status").filter(has_text="succeeded").wait_for(timeout=900_000)
-            latencies: list[float] = page.evaluate(
-                f"() => window.__upgradelabStream['{run_id}']?.latenciesMs ?? []"
-            )
+            latencies: list[float] = stream_log(page)["latenciesMs"]
             browser.close()
     if not latencies:
         print("no live events received (the run finished before the page opened?)")

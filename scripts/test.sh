@@ -8,7 +8,9 @@ bash scripts/install.sh
 echo "== lint, format, types" >&2
 (cd backend && ../.venv/bin/ruff check . ../bench && ../.venv/bin/ruff format --check . ../bench &&
   ../.venv/bin/mypy upgradelab tests ../bench)
-(cd frontend && npm run --silent typecheck && npm run --silent lint)
+# the committed API client must be what the backend's schemas generate (scripts/client.sh)
+bash scripts/client.sh --check
+(cd frontend && npm run --silent typecheck && npm run --silent lint && npm run --silent test)
 
 echo "== tests" >&2
 cd backend

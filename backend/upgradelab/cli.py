@@ -10,7 +10,10 @@ import typer
 
 from upgradelab.api_client import TokenOption, _default_api, _error_text, _headers
 from upgradelab.datasets.cli import datasets_app
+from upgradelab.experiments.schemas import ExperimentRead
 from upgradelab.replay.cli import replay
+from upgradelab.results.comparison_schemas import Comparison
+from upgradelab.runs.schemas import RunProgress, RunRead
 from upgradelab.settings import get_settings
 
 app = typer.Typer(
@@ -22,8 +25,6 @@ db_app = typer.Typer(help="The metadata database.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 users_app = typer.Typer(help="Users of the web UI and API.", no_args_is_help=True)
 app.add_typer(users_app, name="users")
-
-FINAL = {"succeeded", "failed", "cancelled"}
 
 
 def _variant_spec(text: str) -> dict[str, Any]:
@@ -108,18 +109,18 @@ def run(
     if policy is not None:
         body["policy"] = policy
     try:
-        run_id, results = _submit_and_wait(base, body, timeout, token)
+        run, comparison = _submit_and_wait(base, body, timeout, token)
     except httpx.HTTPError as unreachable:
         typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
         raise typer.Exit(2) from unreachable
-    status, error = results["run"]["status"], results["run"]["error"]
-    summary = _summary(results["verdicts"])
+    status, error = str(run.status), run.error
+    summary = _summary(comparison)
     if as_json:
         typer.echo(
-            json.dumps({"run_id": run_id, "status": status, "error": error, "summary": summary}, indent=2)
+            json.dumps({"run_id": run.id, "status": status, "error": error, "summary": summary}, indent=2)
         )
     else:
-        typer.echo(f"run {run_id}: {status}")
+        typer.echo(f"run {run.id}: {status}")
         for row in summary:
             typer.echo(_summary_line(row))
         if error:
@@ -130,8 +131,10 @@ def run(
 
 def _submit_and_wait(
     base: str, body: dict[str, Any], timeout: float, token: str | None
-) -> tuple[int, dict[str, Any]]:
-    """POST the experiment and its run, poll the results until final; (run id, last results JSON)."""
+) -> tuple[RunRead, Comparison | None]:
+    """POST the experiment and its run, poll the run until final; the last RunRead and the verdict
+    table (GET /api/compare, stored once when the run ended; None when the API gives none). Responses
+    are parsed into the API's own schemas, so a changed shape fails here, naming the field."""
     with httpx.Client(base_url=base, timeout=30, headers=_headers(token)) as client:
         created = client.post("/api/experiments", json=body)
         if created.status_code in (401, 403):
@@ -140,42 +143,42 @@ def _submit_and_wait(
         if created.status_code != 201:
             typer.echo(f"experiment refused: {_error_text(created)}", err=True)
             raise typer.Exit(2)
-        queued = client.post(f"/api/experiments/{created.json()['id']}/runs")
+        experiment = ExperimentRead.model_validate_json(created.content)
+        queued = client.post(f"/api/experiments/{experiment.id}/runs")
         queued.raise_for_status()
-        run_id: int = queued.json()["id"]
-        typer.echo(f"run {run_id} queued: {base}/runs/{run_id}", err=True)
+        run = RunRead.model_validate_json(queued.content)
+        typer.echo(f"run {run.id} queued: {base}/runs/{run.id}", err=True)
         deadline = time.monotonic() + timeout
-        results: dict[str, Any] = client.get(f"/api/runs/{run_id}/results").json()
-        shown: Any = None
-        while results["run"]["status"] not in FINAL and time.monotonic() < deadline:
+        shown: RunProgress | None = None
+        while not run.status.is_final and time.monotonic() < deadline:
             time.sleep(1.0)
-            results = client.get(f"/api/runs/{run_id}/results").json()
-            progress = results["run"].get("progress")
-            if progress and progress != shown:
-                typer.echo(_progress_text(progress), err=True)
-                shown = progress
-        # the verdict table (stored once when the run ended): per variant, group and primary metric
-        verdicts = client.get("/api/compare", params={"runs": str(run_id), "series": "false"})
-        results["verdicts"] = verdicts.json() if verdicts.status_code == 200 else {"rows": []}
-    return run_id, results
+            run = RunRead.model_validate_json(client.get(f"/api/runs/{run.id}").content)
+            if run.progress and run.progress != shown:
+                typer.echo(_progress_text(run.progress), err=True)
+                shown = run.progress
+        verdicts = client.get("/api/compare", params={"runs": str(run.id), "series": "false"})
+        comparison = Comparison.model_validate_json(verdicts.content) if verdicts.status_code == 200 else None
+    return run, comparison
 
 
-def _summary(comparison: dict[str, Any]) -> list[dict[str, Any]]:
+def _summary(comparison: Comparison | None) -> list[dict[str, Any]]:
     """The --json summary rows from GET /api/compare (see `run`'s docstring for the shape)."""
+    if comparison is None:
+        return []
     rows = []
-    grouped = any(row["group"] for row in comparison["rows"])
-    for row in comparison["rows"]:
-        ratio, floor = row["ratio"] or {}, row["aa_floor"] or {}
-        out = {"variant": row["variant"], **({"group": row["group"]} if grouped else {})}
-        out |= {k: row[k] for k in ("metric", "unit", "iterations", "rounds", "median_s", "p95_s")}
-        out |= {"median": row["median"], "p95": row["p95"]}
-        out |= {"ratio": 1.0 if row["is_baseline"] else ratio.get("ratio")}
-        out |= {"ratio_low": ratio.get("low"), "ratio_high": ratio.get("high")}
+    grouped = any(row.group for row in comparison.rows)
+    for row in comparison.rows:
+        ratio, floor = row.ratio, row.aa_floor
+        out: dict[str, Any] = {"variant": row.variant, **({"group": row.group} if grouped else {})}
+        out |= row.model_dump(include={"metric", "unit", "iterations", "rounds", "median_s", "p95_s"})
+        out |= {"median": row.median, "p95": row.p95}
+        out |= {"ratio": 1.0 if row.is_baseline else (ratio.ratio if ratio else None)}
+        out |= {"ratio_low": ratio.low if ratio else None, "ratio_high": ratio.high if ratio else None}
         out |= {
-            "verdict": "baseline" if row["is_baseline"] else ratio.get("verdict"),
-            "mde": ratio.get("mde"),
+            "verdict": "baseline" if row.is_baseline else (ratio.verdict if ratio else None),
+            "mde": ratio.mde if ratio else None,
         }
-        out |= {"aa_low": floor.get("low"), "aa_high": floor.get("high")}
+        out |= {"aa_low": floor.low if floor else None, "aa_high": floor.high if floor else None}
         rows.append(out)
     return rows
 
@@ -193,17 +196,17 @@ def _summary_line(row: dict[str, Any]) -> str:
     )
 
 
-def _progress_text(progress: dict[str, Any]) -> str:
+def _progress_text(progress: RunProgress) -> str:
     """One stderr line of dataset preparation progress (rows, MB, elapsed and estimated seconds)."""
-    parts = [str(progress.get("phase", "preparing"))]
-    if progress.get("rows_total"):
-        parts.append(f"{progress.get('rows', 0):,} / {progress['rows_total']:,} rows")
-    if progress.get("bytes") is not None:
-        parts.append(f"~{progress['bytes'] / 1048576:.1f} MB")
-    if progress.get("elapsed_s") is not None:
-        parts.append(f"{progress['elapsed_s']:.1f} s elapsed")
-    if progress.get("estimate_s") is not None:
-        parts.append(f"~{progress['estimate_s']:.0f} s estimated")
+    parts = [progress.phase]
+    if progress.rows_total:
+        parts.append(f"{progress.rows or 0:,} / {progress.rows_total:,} rows")
+    if progress.bytes is not None:
+        parts.append(f"~{progress.bytes / 1048576:.1f} MB")
+    if progress.elapsed_s is not None:
+        parts.append(f"{progress.elapsed_s:.1f} s elapsed")
+    if progress.estimate_s is not None:
+        parts.append(f"~{progress.estimate_s:.0f} s estimated")
     return "dataset: " + ", ".join(parts)
 
 

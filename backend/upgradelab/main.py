@@ -5,6 +5,7 @@ from pathlib import Path
 from fastapi import Depends, FastAPI, HTTPException
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
 from upgradelab.datasets.router import router as datasets_router
@@ -26,7 +27,9 @@ from upgradelab.workloads.router import router as workloads_router
 
 def create_app() -> FastAPI:
     """Build the app; the UI is served when frontend/dist exists (`npm run build`)."""
-    app = FastAPI(title="Upgrade Lab", version="0.1.0")
+    # Operation ids are the route functions' names (list_runs, get_run): the generated TypeScript
+    # client (scripts/client.sh) names its functions after them (listRuns, getRun).
+    app = FastAPI(title="Upgrade Lab", version="0.1.0", generate_unique_id_function=_operation_id)
     # 422s never echo the request's values (passwords, huge inputs): errors.validation_error.
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(OverflowError, id_out_of_range)
@@ -55,6 +58,10 @@ def create_app() -> FastAPI:
     if (dist / "index.html").exists():
         _serve_ui(app, dist)
     return app
+
+
+def _operation_id(route: APIRoute) -> str:
+    return route.name
 
 
 def _serve_ui(app: FastAPI, dist: Path) -> None:

@@ -1,19 +1,27 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { useEffect } from 'react'
+import { lazy, Suspense, useEffect, type ComponentType } from 'react'
 import { Link, NavLink, Route, Routes, useLocation } from 'react-router-dom'
 import { api } from './api/client'
-import { ComparePage } from './pages/ComparePage/ComparePage'
-import { DatasetsPage } from './pages/DatasetsPage/DatasetsPage'
-import { LoginPage } from './pages/LoginPage/LoginPage'
-import { NewRunPage } from './pages/NewRunPage/NewRunPage'
-import { ReplayPage } from './pages/ReplayPage/ReplayPage'
-import { ReplaysPage } from './pages/ReplayPage/ReplaysPage'
-import { RunPage } from './pages/RunPage/RunPage'
-import { RunsPage } from './pages/RunsPage/RunsPage'
-import { WorkloadPage } from './pages/WorkloadPage/WorkloadPage'
-import { SharePage } from './pages/SharePage/SharePage'
-import { TargetPage } from './pages/TargetPage/TargetPage'
-import { TargetsPage } from './pages/TargetsPage/TargetsPage'
+
+/** A page loaded when first shown (its own chunk): the first page needs only its own code. */
+function page<K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) {
+  return lazy(() => load().then((module) => ({ default: module[name] })))
+}
+
+const ComparePage = page(() => import('./pages/ComparePage/ComparePage'), 'ComparePage')
+const DatasetsPage = page(() => import('./pages/DatasetsPage/DatasetsPage'), 'DatasetsPage')
+const LoginPage = page(() => import('./pages/LoginPage/LoginPage'), 'LoginPage')
+const NewRunPage = page(() => import('./pages/NewRunPage/NewRunPage'), 'NewRunPage')
+const ReplayPage = page(() => import('./pages/ReplayPage/ReplayPage'), 'ReplayPage')
+const ReplaysPage = page(() => import('./pages/ReplayPage/ReplaysPage'), 'ReplaysPage')
+const RunPage = page(() => import('./pages/RunPage/RunPage'), 'RunPage')
+const RunsPage = page(() => import('./pages/RunsPage/RunsPage'), 'RunsPage')
+const WorkloadPage = page(() => import('./pages/WorkloadPage/WorkloadPage'), 'WorkloadPage')
+const SharePage = page(() => import('./pages/SharePage/SharePage'), 'SharePage')
+const TargetPage = page(() => import('./pages/TargetPage/TargetPage'), 'TargetPage')
+const TargetsPage = page(() => import('./pages/TargetsPage/TargetsPage'), 'TargetsPage')
+
+const loading = <p className="muted page">Loading…</p>
 
 function NotFound() {
   return (
@@ -32,9 +40,11 @@ export function App() {
     // Share links open without signing in.
     return (
       <main>
-        <Routes>
-          <Route path="/share/:token" element={<SharePage />} />
-        </Routes>
+        <Suspense fallback={loading}>
+          <Routes>
+            <Route path="/share/:token" element={<SharePage />} />
+          </Routes>
+        </Suspense>
       </main>
     )
   }
@@ -49,8 +59,13 @@ function SignedInApp({ pathname }: { pathname: string }) {
     window.addEventListener('upgradelab:unauthorized', onUnauthorized)
     return () => window.removeEventListener('upgradelab:unauthorized', onUnauthorized)
   }, [queryClient])
-  if (me.isPending) return <p className="muted page">Loading…</p>
-  if (!me.data) return <LoginPage />
+  if (me.isPending) return loading
+  if (!me.data)
+    return (
+      <Suspense fallback={loading}>
+        <LoginPage />
+      </Suspense>
+    )
 
   // "/" is the runs list too, so highlight "Runs" there.
   const runsActive = pathname === '/' || pathname.startsWith('/runs')
@@ -92,20 +107,22 @@ function SignedInApp({ pathname }: { pathname: string }) {
         </span>
       </header>
       <main>
-        <Routes>
-          <Route path="/" element={<RunsPage />} />
-          <Route path="/runs" element={<RunsPage />} />
-          <Route path="/runs/:id" element={<RunPage />} />
-          <Route path="/new" element={<NewRunPage />} />
-          <Route path="/workloads/:slug" element={<WorkloadPage />} />
-          <Route path="/compare" element={<ComparePage />} />
-          <Route path="/targets" element={<TargetsPage />} />
-          <Route path="/targets/:name" element={<TargetPage />} />
-          <Route path="/datasets" element={<DatasetsPage />} />
-          <Route path="/replays" element={<ReplaysPage />} />
-          <Route path="/replays/:id" element={<ReplayPage />} />
-          <Route path="*" element={<NotFound />} />
-        </Routes>
+        <Suspense fallback={loading}>
+          <Routes>
+            <Route path="/" element={<RunsPage />} />
+            <Route path="/runs" element={<RunsPage />} />
+            <Route path="/runs/:id" element={<RunPage />} />
+            <Route path="/new" element={<NewRunPage />} />
+            <Route path="/workloads/:slug" element={<WorkloadPage />} />
+            <Route path="/compare" element={<ComparePage />} />
+            <Route path="/targets" element={<TargetsPage />} />
+            <Route path="/targets/:name" element={<TargetPage />} />
+            <Route path="/datasets" element={<DatasetsPage />} />
+            <Route path="/replays" element={<ReplaysPage />} />
+            <Route path="/replays/:id" element={<ReplayPage />} />
+            <Route path="*" element={<NotFound />} />
+          </Routes>
+        </Suspense>
       </main>
     </>
   )

@@ -2,26 +2,20 @@
 A share link opens in a fresh browser without signing in and stops working when revoked."""
 
 import time
-from typing import Any
 
 import httpx
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.stream_recorder import record_streams, stream_log
 from tests.conftest import ADMIN_PASSWORD, ADMIN_USER, signed_in
 from tests.runs.helpers import submit, wait_final, wait_status
 
 LIVE_ITERATIONS = 150
 
 
-def _stream_log(page: Page, run_id: int) -> dict[str, Any]:
-    log: dict[str, Any] = page.evaluate(f"() => window.__upgradelabStream['{run_id}']")
-    return log
-
-
-def _wait_received(page: Page, run_id: int, at_least: int, timeout_ms: float = 120_000) -> None:
+def _wait_received(page: Page, at_least: int, timeout_ms: float = 120_000) -> None:
     page.wait_for_function(
-        f"() => (window.__upgradelabStream?.['{run_id}']?.received.length ?? 0) >= {at_least}",
-        timeout=timeout_ms,
+        f"() => (window.__streamRecorder?.received.length ?? 0) >= {at_least}", timeout=timeout_ms
     )
 
 
@@ -30,16 +24,16 @@ def test_two_browsers_see_every_iteration_once_even_after_a_dropped_connection(
 ) -> None:
     run_id = submit(client, [{"target": "mariadb-10.11"}], iterations=LIVE_ITERATIONS, name="live twice")
     wait_status(client, run_id, {"running"})
-    contexts = [signed_in(browser.new_context(base_url=api), api) for _ in range(2)]
+    contexts = [record_streams(signed_in(browser.new_context(base_url=api), api)) for _ in range(2)]
     try:
         steady, dropping = (context.new_page() for context in contexts)
         for page in (steady, dropping):
             page.goto(f"/runs/{run_id}")
             expect(page.get_by_test_id("run-page")).to_have_attribute("data-live", "true")
-        _wait_received(dropping, run_id, 5)
+        _wait_received(dropping, 5)
         # The drop: the network goes away and the stream is cut; it comes back 3 s later.
         dropping.context.set_offline(True)
-        dropping.evaluate("() => window.__upgradelabDropStream()")
+        dropping.evaluate("() => window.__dropStream()")
         time.sleep(3)
         assert wait_status(client, run_id, {"running"}), (
             "the run ended during the drop: raise LIVE_ITERATIONS"
@@ -49,11 +43,16 @@ def test_two_browsers_see_every_iteration_once_even_after_a_dropped_connection(
             expect(page.get_by_test_id("run-status")).to_have_text("succeeded", timeout=300_000)
         expected = [f"0:{i}" for i in range(1, LIVE_ITERATIONS + 1)]
         for page in (steady, dropping):
-            log = _stream_log(page, run_id)
-            assert log["duplicates"] == 0
+            # the server sent every iteration once over all connections (snapshot, then resumed)
+            log = stream_log(page)
             assert sorted(log["received"], key=lambda k: int(k.split(":")[1])) == expected
             assert len(log["received"]) == len(set(log["received"]))
-        assert _stream_log(dropping, run_id)["connections"] >= 2, "the dropping browser reconnected"
+            # and the page holds each once
+            run_page = page.get_by_test_id("run-page")
+            expect(run_page).to_have_attribute("data-stream-received", str(LIVE_ITERATIONS))
+            expect(run_page).to_have_attribute("data-stream-duplicates", "0")
+        assert stream_log(dropping)["connections"] >= 2, "the dropping browser reconnected"
+        expect(dropping.get_by_test_id("run-page")).not_to_have_attribute("data-stream-connections", "1")
         expect(dropping.get_by_test_id("iteration-chart")).to_have_attribute(
             "data-points", str(LIVE_ITERATIONS)
         )

@@ -27,9 +27,10 @@ from sqlalchemy.orm import Session
 from tests import ports
 from tests.conftest import BIN, _wait_port
 from upgradelab.results.models import Sample
+from upgradelab.runs.models import FINAL_STATUSES
 from upgradelab.streaming.keys import stream_key
 
-FINAL = {"succeeded", "failed", "cancelled"}
+FINAL: frozenset[str] = FINAL_STATUSES
 SERVER_DIR = f"/var/lib/upgradelab/test-servers-{ports.SESSION}-faults"
 TARGET_PORTS = {"mariadb-10.11": ports.FAULT_MARIADB, "mysql-9.7": ports.FAULT_MYSQL}
 _STORED = re.compile(r"iteration stored: run=(\d+) variant=(\d+) iteration=(\d+)")

@@ -5,7 +5,9 @@ from typing import Any
 
 import httpx
 
-FINAL = {"succeeded", "failed", "cancelled"}
+from upgradelab.runs.models import FINAL_STATUSES
+
+FINAL: frozenset[str] = FINAL_STATUSES
 
 
 def submit(
@@ -28,7 +30,7 @@ def wait_final(client: httpx.Client, run_id: int, timeout_s: float = 300) -> dic
 
 
 def wait_status(
-    client: httpx.Client, run_id: int, statuses: set[str], timeout_s: float = 120
+    client: httpx.Client, run_id: int, statuses: "set[str] | frozenset[str]", timeout_s: float = 120
 ) -> dict[str, Any]:
     """Poll until the run is in one of `statuses`; its JSON."""
     deadline = time.monotonic() + timeout_s

@@ -8,6 +8,9 @@ sequential: one round, each variant all its `iterations` per group, one variant 
 import math
 import random
 from dataclasses import dataclass
+from typing import Literal
+
+ScheduleKind = Literal["interleaved", "sequential"]
 
 DEFAULT_ROUNDS = 10
 MIN_ROUNDS_FOR_VERDICT = 5

@@ -5,6 +5,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from upgradelab.experiments.schedule import ScheduleKind
 from upgradelab.experiments.variants import ResolvedVariant, VariantError, resolve_variant
 from upgradelab.workloads import WORKLOADS, Policy
 
@@ -60,7 +61,7 @@ class ResolvedVariantRead(BaseModel):
     target: str
     preset: str
     options: dict[str, str | None]
-    redo_log: str
+    redo_log: Literal["enabled", "disabled"]
     set_global: dict[str, str] = {}
     set_session: dict[str, str] = {}
     instance: list[str] = []
@@ -86,7 +87,7 @@ class ExperimentCreate(BaseModel):
         "default: the template's.",
     )
 
-    schedule: Literal["interleaved", "sequential"] = Field(
+    schedule: ScheduleKind = Field(
         "interleaved",
         description="interleaved: rounds, each variant one block per group per round in a shuffled order; "
         "sequential: one variant after another.",
@@ -134,9 +135,9 @@ class ExperimentRead(BaseModel):
     workload: str
     iterations: int
     parameters: dict[str, Any]
-    policy: str
+    policy: Policy
     variants: list[ResolvedVariantRead]
-    schedule: str
+    schedule: ScheduleKind
     rounds: int
     block: int
     aa_control: bool

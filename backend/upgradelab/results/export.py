@@ -71,8 +71,8 @@ async def run_export(session: AsyncSession, run: Run, fmt: str) -> Response:
             "iterations": iterations,
         }
         return _download(json.dumps(body), "application/json", f"{filename}.json")
-    host = json.dumps((context.context or {}).get("host"))
-    seed = (context.schedule or {}).get("seed")
+    host = json.dumps(context.context.host.model_dump() if context.context else None)
+    seed = context.schedule.seed if context.schedule else None
     per_variant = {
         v.variant_index: {
             **{k: getattr(v, k) for k in _CONTEXT_COLUMNS},

@@ -12,7 +12,8 @@ from upgradelab.experiments.models import Experiment
 
 
 class RunStatus(enum.StrEnum):
-    """queued -> provisioning -> running -> succeeded | failed | cancelled (see docs/domain.md)."""
+    """queued -> provisioning -> running -> succeeded | failed | cancelled
+    (docs/architecture.md, "Run state machine")."""
 
     queued = "queued"
     provisioning = "provisioning"
@@ -26,7 +27,17 @@ class RunStatus(enum.StrEnum):
         return self in FINAL_STATUSES
 
 
-FINAL_STATUSES = frozenset({RunStatus.succeeded, RunStatus.failed, RunStatus.cancelled})
+class FinalRunStatus(enum.StrEnum):
+    """The statuses a run never leaves: the one definition the streaming router, publisher, CLI and
+    UI read (the UI through the OpenAPI component `FinalRunStatus`, served by GET /api/runs/statuses)."""
+
+    succeeded = RunStatus.succeeded.value
+    failed = RunStatus.failed.value
+    cancelled = RunStatus.cancelled.value
+
+
+# RunStatus members (a StrEnum: plain strings such as a stream event's "status" match too).
+FINAL_STATUSES = frozenset(RunStatus(status) for status in FinalRunStatus)
 
 
 class Run(Base):

@@ -8,7 +8,15 @@ from fastapi import APIRouter, Query, status
 from upgradelab.db import SessionDep
 from upgradelab.runs import service
 from upgradelab.runs.models import RunStatus
-from upgradelab.runs.schemas import RunContext, RunFilter, RunPage, RunRead, RunSort, RunUpdate
+from upgradelab.runs.schemas import (
+    RunContext,
+    RunFilter,
+    RunPage,
+    RunRead,
+    RunSort,
+    RunStatuses,
+    RunUpdate,
+)
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
@@ -29,10 +37,17 @@ async def list_runs(
 ) -> RunPage:
     """Runs matching every given filter, sorted (ties by id), one page with the total count."""
     where = RunFilter(
-        workload=workload, target=target, status=[str(s) for s in status], created_from=created_from,
+        workload=workload, target=target, status=status, created_from=created_from,
         created_to=created_to, q=q, sort=sort, order=order,
     )  # fmt: skip
     return await service.list_page(session, limit, offset, where)
+
+
+@router.get("/statuses", response_model=RunStatuses)
+async def run_statuses() -> RunStatuses:
+    """Every run status and the final ones (succeeded, failed, cancelled): a client stops polling or
+    streaming at a final status. The same lists are the OpenAPI enums RunStatus and FinalRunStatus."""
+    return RunStatuses()
 
 
 @router.get("/{run_id}", response_model=RunRead)

@@ -1,11 +1,79 @@
 """Run API shapes."""
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from upgradelab.runs.models import RunStatus, VariantStatus
+from upgradelab.experiments.schedule import ScheduleKind
+from upgradelab.runs.models import FinalRunStatus, RunStatus, VariantStatus
+from upgradelab.workloads.base import Policy
+
+
+class RunSchedule(BaseModel):
+    """The schedule as planned (runs/plan.py): `order` is the variant order (indexes) of every round;
+    `block` is iterations per block."""
+
+    kind: ScheduleKind
+    seed: int
+    rounds: int
+    block: int
+    order: list[list[int]]
+
+
+class RunProgress(BaseModel):
+    """Dataset preparation progress (workloads/base.DatasetProgress): rows and bytes written so far,
+    elapsed and estimated seconds; `spec_hash` when a prepared dataset was reused instead."""
+
+    phase: str
+    rows: int | None = None
+    rows_total: int | None = None
+    bytes: int | None = None
+    elapsed_s: float | None = None
+    estimate_s: float | None = None
+    spec_hash: str | None = None
+
+
+class HostStorage(BaseModel):
+    """The mount holding the servers' directory (runs/context.storage_of)."""
+
+    path: str
+    mount_point: str | None
+    fs_type: str | None
+    device: str | None
+
+
+class HostContext(BaseModel):
+    """Host facts read at run start: MemTotal in bytes, kernel as `uname -r`; None when the host did
+    not give them (defaults, so contexts stored by older versions still read)."""
+
+    cpu_model: str | None = None
+    cores: int | None = None
+    memory_bytes: int | None = None
+    kernel: str | None = None
+    storage: HostStorage | None = None
+
+
+class UpgradeLabVersion(BaseModel):
+    """The package version and git commit that ran the run."""
+
+    package: str | None = None
+    git_commit: str | None = None
+
+
+class RunHostContext(BaseModel):
+    """run.context (runs/context.run_context)."""
+
+    host: HostContext
+    upgradelab_version: UpgradeLabVersion
+
+
+class RunStatuses(BaseModel):
+    """GET /api/runs/statuses: every run status in state-machine order and the final ones, which a
+    run never leaves (the one definition: runs/models.FinalRunStatus)."""
+
+    statuses: list[RunStatus] = list(RunStatus)
+    final: list[FinalRunStatus] = list(FinalRunStatus)
 
 
 class VariantState(BaseModel):
@@ -36,15 +104,12 @@ class VariantContext(VariantState):
 
 
 class RunContext(BaseModel):
-    """GET /api/runs/{id}/context. schedule: {"kind": "interleaved"|"sequential", "seed", "rounds",
-    "block" (iterations per block), "order": [[variant index, ...] per round]}; context: {"host":
-    {"cpu_model", "cores", "memory_bytes", "kernel", "storage": {"path", "mount_point", "fs_type",
-    "device"}}, "upgradelab_version": {"package", "git_commit"}}; both None before the run started
-    and for runs made before issue 12. variants: one per variant, in experiment order."""
+    """GET /api/runs/{id}/context: the schedule and the host context, both None before the run
+    started and for runs made before issue 12; variants: one per variant, in experiment order."""
 
     run_id: int
-    schedule: dict[str, Any] | None
-    context: dict[str, Any] | None
+    schedule: RunSchedule | None
+    context: RunHostContext | None
     variants: list[VariantContext]
 
 
@@ -67,14 +132,13 @@ class RunRead(BaseModel):
     current_variant: int | None
     iterations_done: int
     iterations_total: int
-    # issue 3 (templates): cold/warm policy and dataset preparation progress
-    # {"phase", "rows", "rows_total", "bytes", "elapsed_s", "estimate_s"} (None when not preparing)
-    policy: str = "warm"
-    progress: dict[str, Any] | None = None
-    # issue 12: the schedule as planned ({"kind", "seed", "rounds", "block", "order"}, None before
-    # the run started), the experiment's schedule fields and each variant's own status
-    schedule: dict[str, Any] | None = None
-    schedule_kind: str = "sequential"
+    # issue 3 (templates): cold/warm policy and dataset preparation progress (None when not preparing)
+    policy: Policy = "warm"
+    progress: RunProgress | None = None
+    # issue 12: the schedule as planned (None before the run started), the experiment's schedule
+    # fields and each variant's own status
+    schedule: RunSchedule | None = None
+    schedule_kind: ScheduleKind = "sequential"
     rounds: int = 1
     block: int = 1
     aa_control: bool = False
@@ -105,7 +169,7 @@ class RunFilter(BaseModel):
 
     workload: str | None = None
     target: str | None = Field(None, description="Target name, e.g. mysql-9.7 (or a part of it).")
-    status: list[str] = []
+    status: list[RunStatus] = []
     created_from: datetime | None = None
     created_to: datetime | None = None
     q: str | None = Field(None, max_length=200, description="Free text in run name, experiment name, notes.")

@@ -16,6 +16,7 @@ from typing import Any
 from redis import Redis, RedisError
 from tenacity import Retrying, before_sleep_log, retry_if_exception_type, stop_after_delay, wait_exponential
 
+from upgradelab.runs.models import FINAL_STATUSES
 from upgradelab.settings import get_settings
 from upgradelab.streaming.keys import STREAM_MAXLEN, STREAM_TTL_S, stream_key
 
@@ -90,4 +91,4 @@ def publish_status(run_id: int, fields: dict[str, Any], retry_for_s: float | Non
             value = fields[name]
             event[name] = str(value) if name == "status" else value
     status = event.get("status")
-    _append(run_id, event, final=status in {"succeeded", "failed", "cancelled"}, retry_for_s=retry_for_s)
+    _append(run_id, event, final=status in FINAL_STATUSES, retry_for_s=retry_for_s)

@@ -25,14 +25,13 @@ from sse_starlette import EventSourceResponse
 from upgradelab.db import SessionDep, async_engine
 from upgradelab.results.models import Iteration
 from upgradelab.runs import service as runs
-from upgradelab.runs.models import Run
+from upgradelab.runs.models import FINAL_STATUSES, Run
 from upgradelab.settings import get_settings
 from upgradelab.streaming.keys import stream_key
 from upgradelab.users.auth import authorize
 
 HEARTBEAT_S = 10
 _BLOCK_MS = 5000
-_FINAL = {"succeeded", "failed", "cancelled"}
 
 router = APIRouter(prefix="/api/runs", tags=["streaming"], dependencies=[Depends(authorize)])
 
@@ -71,7 +70,7 @@ async def _events(run_id: int, resume_from: str | None) -> AsyncIterator[dict[st
             batch = cast(list[Any], await redis.xread({key: cursor}, block=_BLOCK_MS, count=1000))
             if not batch:
                 status = await _status(run_id)
-                if status in _FINAL:  # stream expired or lost: the database has the last word
+                if status in FINAL_STATUSES:  # stream expired or lost: the database has the last word
                     yield {"event": "status", "data": json.dumps({"type": "status", "status": status})}
                     return
                 continue
@@ -85,7 +84,7 @@ async def _events(run_id: int, resume_from: str | None) -> AsyncIterator[dict[st
                         continue
                     covered.add(point)
                 yield {"event": event["type"], "id": entry_id, "data": fields["data"]}
-                if event["type"] == "status" and event.get("status") in _FINAL:
+                if event["type"] == "status" and event.get("status") in FINAL_STATUSES:
                     return
     finally:
         await redis.aclose()

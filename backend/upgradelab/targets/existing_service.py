@@ -11,7 +11,7 @@ from upgradelab.settings import get_settings
 from upgradelab.targets.capabilities import detect, keep_tested_restart
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import ExistingProvisioner, ExistingSettings, ProvisionError
-from upgradelab.targets.schemas import TargetDetail
+from upgradelab.targets.schemas import TargetConnection, TargetDetail
 
 PUBLIC_SETTINGS = ("host", "port", "user", "database", "ssl_ca", "ssl_verify_identity")
 
@@ -55,5 +55,6 @@ def detail(target: Target) -> TargetDetail:
     read = TargetDetail.model_validate(target)
     if target.provisioner == ExistingProvisioner.kind:
         fields = ExistingSettings.model_fields
-        read.connection = {key: target.settings.get(key, fields[key].default) for key in PUBLIC_SETTINGS}
+        public = {key: target.settings.get(key, fields[key].default) for key in PUBLIC_SETTINGS}
+        read.connection = TargetConnection.model_validate(public)
     return read

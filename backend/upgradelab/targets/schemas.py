@@ -6,6 +6,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from upgradelab.targets.capabilities import Capabilities
 
+Flavor = Literal["mysql", "mariadb"]
+# targets/provisioners: PROVISIONERS is keyed by these (tests/targets check the two agree).
+ProvisionerKind = Literal["local", "docker", "tarball", "existing"]
+
 
 class TargetRead(BaseModel):
     """A target as the API shows it: no settings, so no password."""
@@ -14,21 +18,30 @@ class TargetRead(BaseModel):
 
     id: int
     name: str
-    flavor: str
+    flavor: Flavor
     version: str | None
-    provisioner: str
+    provisioner: ProvisionerKind
     disposable: bool = False
     capabilities: Capabilities | None = Field(
         None, description="Existing servers: what the lab may do there (targets/capabilities.py)."
     )
 
 
+class TargetConnection(BaseModel):
+    """Where an existing server answers: its public settings (never the password)."""
+
+    host: str
+    port: int
+    user: str
+    database: str
+    ssl_ca: str | None
+    ssl_verify_identity: bool
+
+
 class TargetDetail(TargetRead):
     """One target for its page: TargetRead plus where an existing server answers (never the password)."""
 
-    connection: dict[str, Any] | None = Field(
-        None, description="Existing servers: host, port, user, database, ssl_ca, ssl_verify_identity."
-    )
+    connection: TargetConnection | None = Field(None, description="Existing servers only.")
 
 
 class TargetCreate(BaseModel):
@@ -36,8 +49,8 @@ class TargetCreate(BaseModel):
     (provisioners.SETTINGS_MODELS), e.g. docker: {"image": "mysql:8.0.40", "port": 33080}."""
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$", description="Also part of container names.")
-    flavor: Literal["mysql", "mariadb"]
-    provisioner: str = Field(description="local, docker, tarball or existing.")
+    flavor: Flavor
+    provisioner: ProvisionerKind
     settings: dict[str, Any] = Field(default_factory=dict)
     disposable: bool = Field(
         False, description="Its data may be destroyed: custom SQL and writing templates may run there."

@@ -46,6 +46,18 @@ class PublishedFigure:
 
 
 @dataclass(frozen=True)
+class ArticleCase:
+    """A case of the article that a variant reproduces: `point` names one of the first published
+    figure's points (its value over the baseline point's is the article's ratio); the variant is the
+    baseline's target with `preset`, or, with `other_target`, a server on another target (the
+    article's other version) with the default preset."""
+
+    point: str
+    preset: str = "default"
+    other_target: bool = False
+
+
+@dataclass(frozen=True)
 class PrimaryMetric:
     """What a verdict compares: `name` is "seconds" (the iteration's total, iteration.elapsed_s) or a key
     of iteration.metrics (sysbench "tps", "p95_ms"); `higher_is_better` gives the direction."""
@@ -72,6 +84,10 @@ class WorkloadInfo:
     published: list[PublishedFigure] = field(default_factory=list)
     default_policy: Policy = "warm"
     sweep: str | None = None
+    # Like with like on the template's page: the article's ratios to its baseline point beside the
+    # latest run's (variant / the baseline target's default variant), per case.
+    baseline_point: str | None = None
+    cases: list[ArticleCase] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

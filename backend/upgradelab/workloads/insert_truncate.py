@@ -9,6 +9,7 @@ an upgrade's CI slowdown shows.
 from typing import ClassVar
 
 from upgradelab.workloads.base import (
+    ArticleCase,
     PublishedFigure,
     ServerSession,
     StatementTiming,
@@ -75,6 +76,14 @@ class InsertTruncate(Workload):
                 ],
                 [2.91, 7.93, 6.71, 2.82, 2.32, 4.45],
             )
+        ],
+        baseline_point="8.0",
+        cases=[
+            ArticleCase("8.0 skip-log-bin", preset="skip-log-bin"),
+            ArticleCase("8.0 redo off", preset="redo-off"),
+            ArticleCase("8.0 both off", preset="redo-off+skip-log-bin"),
+            ArticleCase("8.0 log writer threads off", preset="log-writer-threads-off"),
+            ArticleCase("5.7", other_target=True),
         ],
     )
 

@@ -5,12 +5,12 @@ from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from upgradelab.errors import not_found
 from upgradelab.experiments.variants import PRESETS
-from upgradelab.workloads import POLICIES, WORKLOADS
-from upgradelab.workloads.base import Workload
+from upgradelab.workloads import POLICIES, WORKLOADS, Policy
+from upgradelab.workloads.base import Workload, WorkloadInfo
 
 
 class PresetRead(BaseModel):
@@ -33,12 +33,29 @@ class PublishedFigureRead(BaseModel):
 class PolicyRead(BaseModel):
     """A cold/warm policy."""
 
-    name: str
+    name: Policy
     description: str
+
+
+class ArticleCaseRead(BaseModel):
+    """A case of the article as a ratio to its baseline point (both from the first published figure,
+    in `unit`), and the variant that reproduces it here: the baseline's target with `preset`, or with
+    `other_target` a default variant on another target (the article's other version)."""
+
+    point: str
+    value: float
+    baseline_value: float
+    unit: str
+    ratio: float
+    preset: str
+    other_target: bool
 
 
 class WorkloadRead(BaseModel):
     """A workload template: `parameters_schema` is its JSON schema, `parameters_default` the defaults."""
+
+    # fields with defaults are always in the response: required in the schema the UI's client reads
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     slug: str
     title: str
@@ -47,16 +64,39 @@ class WorkloadRead(BaseModel):
     setup: str
     published: list[PublishedFigureRead]
     default_iterations: int
-    default_policy: str
+    default_policy: Policy
     sweep: str | None
     parameters_schema: dict[str, Any]
     parameters_default: dict[str, Any]
     server_options: dict[str, str | None]
     policies: list[PolicyRead]
     presets: list[PresetRead]
+    baseline_point: str | None = None
+    cases: list[ArticleCaseRead] = []
 
 
 router = APIRouter(prefix="/api/workloads", tags=["workloads"])
+
+
+def _cases(info: WorkloadInfo) -> list[ArticleCaseRead]:
+    """The article's cases as ratios to the baseline point of the first published figure."""
+    if not info.cases or info.baseline_point is None:
+        return []
+    figure = info.published[0]
+    values = dict(zip(figure.points, figure.values, strict=True))
+    base = values[info.baseline_point]
+    return [
+        ArticleCaseRead(
+            point=case.point,
+            value=values[case.point],
+            baseline_value=base,
+            unit=figure.unit,
+            ratio=values[case.point] / base,
+            preset=case.preset,
+            other_target=case.other_target,
+        )
+        for case in info.cases
+    ]
 
 
 def _read(workload: type[Workload]) -> WorkloadRead:
@@ -79,6 +119,8 @@ def _read(workload: type[Workload]) -> WorkloadRead:
             PresetRead(name=p.name, description=p.description, flavors=list(p.flavors))
             for p in PRESETS.values()
         ],
+        baseline_point=info.baseline_point,
+        cases=_cases(info),
     )
 
 

@@ -1,27 +1,16 @@
+// The thin layer over the generated client (src/client/, scripts/client.sh): same-origin cookies, the
+// sign-in event on a 401, and errors as ApiError with the server's `detail` as one readable message.
+// Every shape comes from the backend's OpenAPI schema; nothing here restates one.
+import { client } from '../client/client.gen'
+import * as sdk from '../client/sdk.gen'
 import type {
-  Experiment,
-  ExperimentCreate,
-  Comparison,
   ComparisonQuery,
-  Run,
-  RunFilters,
-  RunList,
-  RunProbes,
-  RunContext,
-  RunGroups,
-  RunResults,
-  StatementRow,
-  SharedView,
-  ShareLink,
-  Target,
-  TargetDetail,
-  ExistingTargetCreate,
-  User,
-  VariableDiff,
-  Workload,
-} from './types'
-
-const BASE = '/api'
+  ExperimentCreate,
+  ListRunsData,
+  ReplayCreate,
+  ShareCreate,
+  TargetCreate,
+} from '../client'
 
 /** Error thrown for non-2xx responses; message is the server's `detail`. */
 export class ApiError extends Error {
@@ -66,103 +55,91 @@ export function formatDetail(detail: unknown): string | null {
   return JSON.stringify(detail)
 }
 
-export async function request<T>(path: string, init?: RequestInit): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' }
-  if (init?.body !== undefined) headers['Content-Type'] = 'application/json'
-  let res: Response
-  try {
-    res = await fetch(`${BASE}${path}`, { ...init, headers, credentials: 'same-origin' })
-  } catch (e) {
-    throw new Error(`Network error: ${e instanceof Error ? e.message : String(e)}`, { cause: e })
+/** The error a failed call throws: ApiError with the server's detail, or a network error. */
+export function toError(body: unknown, response: Response | undefined): Error {
+  if (response === undefined) {
+    const reason = body instanceof Error ? body.message : String(body)
+    return new Error(`Network error: ${reason}`, { cause: body })
   }
-  const text = await res.text()
-  let body: unknown = null
-  if (text) {
-    try {
-      body = JSON.parse(text)
-    } catch {
-      body = text
-    }
-  }
-  if (res.status === 401 && !path.startsWith('/auth/')) {
+  const detail =
+    typeof body === 'object' && body !== null && 'detail' in body ? (body as { detail: unknown }).detail : body
+  const message = formatDetail(detail) || `${response.status} ${response.statusText}`.trim()
+  return new ApiError(response.status, message, detail)
+}
+
+// An absolute base: the same origin, which also lets Request parse the URL outside a browser (tests).
+client.setConfig({ baseUrl: window.location.origin, credentials: 'same-origin' })
+client.interceptors.response.use((response, request) => {
+  // A failed sign-in (/api/auth/login) is the form's own error, not a reason to ask for sign-in.
+  if (response.status === 401 && !new URL(request.url).pathname.startsWith('/api/auth/')) {
     window.dispatchEvent(new Event('upgradelab:unauthorized'))
   }
-  if (!res.ok) {
-    const detail =
-      typeof body === 'object' && body !== null && 'detail' in body
-        ? (body as { detail: unknown }).detail
-        : body
-    const message = formatDetail(detail) || `${res.status} ${res.statusText}`.trim()
-    throw new ApiError(res.status, message, detail)
-  }
-  return body as T
+  return response
+})
+client.interceptors.error.use((error, response) => toError(error, response))
+
+type Result<T> = { data?: T; error?: unknown }
+
+/** The response body of a generated call, or its error (ApiError) thrown. */
+export async function unwrap<T>(call: Promise<Result<T>>): Promise<T> {
+  const { data, error } = await call
+  if (error !== undefined) throw error
+  return data as T
 }
 
-export function send<T>(method: string, path: string, body?: unknown): Promise<T> {
-  return request<T>(path, {
-    method,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-}
-
-export function post<T>(path: string, body?: unknown): Promise<T> {
-  return send<T>('POST', path, body)
-}
-
-function query(params: Record<string, string | number | undefined | null>): string {
-  const q = new URLSearchParams()
-  for (const [k, v] of Object.entries(params)) {
-    if (v !== undefined && v !== null && v !== '') q.set(k, String(v))
-  }
+/** The query string of a comparison (also the share and export links). */
+export function comparisonParams(c: ComparisonQuery): string {
+  const q = new URLSearchParams({ runs: c.runs.join(',') })
+  if (c.baseline) q.set('baseline', c.baseline)
+  if (c.warmup !== undefined) q.set('warmup', String(c.warmup))
+  if (c.threshold !== undefined) q.set('threshold', String(c.threshold))
   return q.toString()
 }
 
-export function comparisonParams(c: ComparisonQuery): string {
-  return query({
-    runs: c.runs.join(','),
-    baseline: c.baseline ?? undefined,
-    warmup: c.warmup,
-    threshold: c.threshold,
-  })
-}
+export type RunFilters = Omit<NonNullable<ListRunsData['query']>, 'limit' | 'offset'>
+
+type Id = number | string
 
 export const api = {
-  targets: () => request<Target[]>('/targets'),
-  target: (name: string) => request<TargetDetail>(`/targets/${encodeURIComponent(name)}`),
-  createTarget: (body: ExistingTargetCreate) => post<Target>('/targets', body),
+  targets: () => unwrap(sdk.listTargets()),
+  target: (name: string) => unwrap(sdk.getTarget({ path: { name } })),
+  createTarget: (body: TargetCreate) => unwrap(sdk.createTarget({ body })),
   detectCapabilities: (name: string, restartTest: boolean) =>
-    post<TargetDetail>(`/targets/${encodeURIComponent(name)}/capabilities`, { restart_test: restartTest }),
-  workloads: () => request<Workload[]>('/workloads'),
-  workload: (slug: string) => request<Workload>(`/workloads/${encodeURIComponent(slug)}`),
-  createExperiment: (body: ExperimentCreate) => post<Experiment>('/experiments', body),
-  startRun: (experimentId: number) => post<Run>(`/experiments/${experimentId}/runs`),
+    unwrap(sdk.detectCapabilities({ path: { name }, body: { restart_test: restartTest } })),
+  workloads: () => unwrap(sdk.listWorkloads()),
+  workload: (slug: string) => unwrap(sdk.getWorkload({ path: { slug } })),
+  createExperiment: (body: ExperimentCreate) => unwrap(sdk.createExperiment({ body })),
+  experiment: (id: number) => unwrap(sdk.getExperiment({ path: { experiment_id: id } })),
+  startRun: (experimentId: number) => unwrap(sdk.startRun({ path: { experiment_id: experimentId } })),
   runs: (limit: number, offset: number, filters: RunFilters = {}) =>
-    request<RunList>(`/runs?${query({ limit, offset, ...filters })}`),
-  updateRun: (id: number | string, body: { name?: string; notes?: string }) =>
-    send<Run>('PATCH', `/runs/${id}`, body),
-  rerun: (id: number | string) => post<Run>(`/runs/${id}/rerun`),
+    unwrap(sdk.listRuns({ query: { limit, offset, ...filters } })),
+  updateRun: (id: Id, body: { name?: string; notes?: string }) =>
+    unwrap(sdk.updateRun({ path: { run_id: Number(id) }, body })),
+  rerun: (id: Id) => unwrap(sdk.rerun({ path: { run_id: Number(id) } })),
   compare: (c: ComparisonQuery, series = true) =>
-    request<Comparison>(`/compare?${comparisonParams(c)}${series ? '' : '&series=false'}`),
-  me: () => request<User>('/auth/me'),
-  login: (username: string, password: string) =>
-    post<{ token: string; user: User }>('/auth/login', { username, password }),
-  logout: () => post<null>('/auth/logout'),
-  shares: (runId?: number) => request<ShareLink[]>(`/shares?${query({ run_id: runId })}`),
-  createShare: (body: {
-    kind: 'run' | 'comparison' | 'replay'
-    run_id?: number
-    comparison?: ComparisonQuery
-    replay_id?: number
-  }) =>
-    post<ShareLink>('/shares', body),
-  revokeShare: (id: number) => send<ShareLink>('DELETE', `/shares/${id}`),
-  shared: (token: string) => request<SharedView>(`/public/shares/${encodeURIComponent(token)}`),
-  run: (id: number | string) => request<Run>(`/runs/${id}`),
-  results: (id: number | string) => request<RunResults>(`/runs/${id}/results`),
-  statements: (id: number | string) => request<StatementRow[]>(`/runs/${id}/statements`),
-  probes: (id: number | string) => request<RunProbes>(`/runs/${id}/probes`),
-  groups: (id: number | string) => request<RunGroups>(`/runs/${id}/groups`),
-  context: (id: number | string) => request<RunContext>(`/runs/${id}/context`),
-  variablesDiff: (id: number | string) => request<VariableDiff[]>(`/runs/${id}/variables-diff`),
-  cancelRun: (id: number | string) => post<Run>(`/runs/${id}/cancel`),
+    unwrap(
+      sdk.getComparison({
+        query: { runs: c.runs.join(','), baseline: c.baseline, warmup: c.warmup, threshold: c.threshold, series },
+      }),
+    ),
+  me: () => unwrap(sdk.me()),
+  login: (username: string, password: string) => unwrap(sdk.login({ body: { username, password } })),
+  logout: () => unwrap(sdk.logout()),
+  shares: (runId?: number) => unwrap(sdk.listShares({ query: { run_id: runId } })),
+  createShare: (body: ShareCreate) => unwrap(sdk.createShare({ body })),
+  revokeShare: (id: number) => unwrap(sdk.revokeShare({ path: { link_id: id } })),
+  shared: (token: string) => unwrap(sdk.shared({ path: { token } })),
+  run: (id: Id) => unwrap(sdk.getRun({ path: { run_id: Number(id) } })),
+  results: (id: Id) => unwrap(sdk.runResults({ path: { run_id: Number(id) } })),
+  statements: (id: Id) => unwrap(sdk.runStatements({ path: { run_id: Number(id) } })),
+  probes: (id: Id) => unwrap(sdk.runProbes({ path: { run_id: Number(id) } })),
+  groups: (id: Id) => unwrap(sdk.runGroups({ path: { run_id: Number(id) } })),
+  context: (id: Id) => unwrap(sdk.getRunContext({ path: { run_id: Number(id) } })),
+  variablesDiff: (id: Id) => unwrap(sdk.runVariablesDiff({ path: { run_id: Number(id) } })),
+  cancelRun: (id: Id) => unwrap(sdk.cancelRun({ path: { run_id: Number(id) } })),
+  datasets: () => unwrap(sdk.listDatasets()),
+  deleteDataset: (name: string) => unwrap(sdk.deleteDataset({ path: { name } })),
+  replays: () => unwrap(sdk.listReplays()),
+  replay: (id: Id) => unwrap(sdk.getReplay({ path: { replay_id: Number(id) } })),
+  createReplay: (body: ReplayCreate) => unwrap(sdk.createReplay({ body })),
 }

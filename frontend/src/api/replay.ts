@@ -1,6 +1,9 @@
-// Datasets (SQL dumps) and replay runs: types and calls (backend: datasets/, replay/).
-import { ApiError, formatDetail, post, request, send } from './client'
+// Replay reports and the dataset upload (backend: datasets/, replay/). The API types a replay's
+// report as a free-form object (replay/compare.report_document); its shape is written here.
+import type { DatasetRead as Dataset, ReplayRead } from '../client'
+import { ApiError, formatDetail } from './client'
 
+/** One table a dataset load wrote (also in DatasetRead.loads, which the API leaves free-form). */
 export interface TableLoad {
   schema: string
   name: string
@@ -8,6 +11,7 @@ export interface TableLoad {
   bytes: number
 }
 
+/** DatasetRead.loads[target]: the dataset as loaded on one target (datasets/loader.py). */
 export interface DatasetLoad {
   version: string
   loaded_at: string
@@ -17,15 +21,9 @@ export interface DatasetLoad {
   tables: TableLoad[]
 }
 
-export interface Dataset {
-  id: number
-  name: string
-  sha256: string
-  size_bytes: number
-  compression: 'none' | 'gzip' | 'zstd'
-  database: string
-  loads: Record<string, DatasetLoad>
-  created_at: string
+/** A dataset's loads by target, in the shape datasets/loader.py stores (free-form in the API). */
+export function loadsOf(dataset: Dataset): Record<string, DatasetLoad> {
+  return dataset.loads as Record<string, DatasetLoad>
 }
 
 export interface PlanStep {
@@ -79,33 +77,12 @@ export interface ReplayReport {
   fingerprints: FingerprintReport[]
 }
 
-export interface Replay {
-  id: number
-  name: string
-  dataset: string | null
-  status: 'queued' | 'running' | 'succeeded' | 'failed'
-  source_format: string
-  variants: { name: string; target: string; preset: string }[]
-  repeats: number
-  sample: number
-  allow_writes: boolean
-  statements: number
-  skipped_writes: { sql: string; kind: string; fingerprint: string }[]
-  progress: Record<string, unknown> | null
-  error: string | null
-  created_at: string
-  ended_at: string | null
-  report: ReplayReport | null
-}
+/** A replay as the API reads it, its report narrowed to the document the report view reads. */
+export type Replay = Omit<ReplayRead, 'report'> & { report: ReplayReport | null }
 
-export interface ReplayCreate {
-  dataset: string
-  queries: string
-  variants: string[]
-  repeats: number
-  sample: number
-  allow_writes: boolean
-  name?: string
+/** The report of a replay in the shape replay/compare.report_document writes (free-form in the API). */
+export function reportOf(replay: ReplayRead): ReplayReport | null {
+  return replay.report as ReplayReport | null
 }
 
 /** PUT the file as the raw body (streamed by the browser); onProgress gets bytes sent / total. */
@@ -137,12 +114,4 @@ export function uploadDataset(
     xhr.onerror = () => reject(new Error('Network error during the upload'))
     xhr.send(file)
   })
-}
-
-export const replayApi = {
-  datasets: () => request<Dataset[]>('/datasets'),
-  deleteDataset: (name: string) => send<Dataset>('DELETE', `/datasets/${encodeURIComponent(name)}`),
-  replays: () => request<Replay[]>('/replays'),
-  replay: (id: number | string) => request<Replay>(`/replays/${id}`),
-  createReplay: (body: ReplayCreate) => post<Replay>('/replays', body),
 }

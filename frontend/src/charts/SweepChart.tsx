@@ -1,7 +1,6 @@
 import { useMemo } from 'react'
-import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts'
-import type { GroupPoint } from '../api/types'
-import { ChartContainer } from './ChartContainer'
+import type { GroupPoint } from '../client'
+import { LineChartCard } from './LineChartCard'
 import { variantColor } from './palette'
 import { groupX, type SweepMetric } from './sweepMetrics'
 
@@ -36,39 +35,16 @@ export function SweepChart({ points, sweep, metric }: Props) {
 
   return (
     <div data-testid={`sweep-chart-${metric.key}`} data-points={String(rows.length)}>
-      <ChartContainer
+      <LineChartCard
+        rows={rows}
+        x={{ key: 'x', label: sweep, scale: 'log', ticks: rows.map((r) => r.x) }}
+        y={{ label: metric.label, unit: metric.unit, format: (v) => v.toPrecision(3) }}
+        lines={variants.map(([index, name]) => ({ key: `v${index}`, name, color: variantColor(index), dots: true }))}
         title={`${metric.label} (${metric.unit}) by ${sweep}`}
         height={300}
         empty={rows.length === 0}
         emptyText="No completed group yet."
-      >
-        <LineChart data={rows} margin={{ top: 8, right: 24, bottom: 24, left: 16 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
-          <XAxis
-            dataKey="x"
-            type="number"
-            scale="log"
-            domain={['dataMin', 'dataMax']}
-            ticks={rows.map((r) => r.x)}
-            label={{ value: sweep, position: 'insideBottom', offset: -12 }}
-          />
-          <YAxis width={72} label={{ value: metric.unit, angle: -90, position: 'insideLeft' }} />
-          <Tooltip labelFormatter={(label) => `${sweep} ${String(label)}`} />
-          <Legend verticalAlign="top" height={32} />
-          {variants.map(([index, name]) => (
-            <Line
-              key={index}
-              type="linear"
-              dataKey={`v${index}`}
-              name={name}
-              stroke={variantColor(index)}
-              strokeWidth={1.5}
-              isAnimationActive={false}
-              connectNulls
-            />
-          ))}
-        </LineChart>
-      </ChartContainer>
+      />
     </div>
   )
 }

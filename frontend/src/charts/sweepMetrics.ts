@@ -1,5 +1,5 @@
 // Metrics a sweep chart can plot against the group's x value (thread count).
-import type { GroupPoint } from '../api/types'
+import type { GroupPoint } from '../client'
 
 export interface SweepMetric {
   key: string

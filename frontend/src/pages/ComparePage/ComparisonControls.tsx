@@ -1,4 +1,4 @@
-import type { Comparison } from '../../api/types'
+import type { Comparison } from '../../client'
 
 export interface ComparisonSettings {
   baseline: string | null

@@ -1,4 +1,4 @@
-import type { Comparison, ComparisonRow, FloorRead, VerdictRead } from '../../api/types'
+import type { Comparison, ComparisonRow, FloorRead, VerdictRead } from '../../client'
 import { variantColor } from '../../charts/palette'
 import { formatMs } from '../../format'
 

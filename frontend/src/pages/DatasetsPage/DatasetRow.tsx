@@ -1,4 +1,5 @@
-import type { Dataset } from '../../api/replay'
+import type { Dataset } from '../../api/models'
+import { loadsOf } from '../../api/replay'
 
 const MB = 1024 * 1024
 
@@ -11,7 +12,8 @@ interface Props {
 
 /** One dataset; opened, its tables (rows, MB) on each target it was loaded on. */
 export function DatasetRow({ dataset, open, onToggle, onDelete }: Props) {
-  const targets = Object.keys(dataset.loads).sort()
+  const loads = loadsOf(dataset)
+  const targets = Object.keys(loads).sort()
   return (
     <>
       <tr data-testid={`dataset-${dataset.name}`}>
@@ -42,11 +44,11 @@ export function DatasetRow({ dataset, open, onToggle, onDelete }: Props) {
             <div className="muted">sha256 {dataset.sha256}</div>
             {targets.map((target) => (
               <div key={target} data-testid={`dataset-load-${target}`}>
-                <strong>{target}</strong> ({dataset.loads[target].version}
-                {dataset.loads[target].reused ? ', reused' : `, loaded in ${dataset.loads[target].elapsed_s} s`})
+                <strong>{target}</strong> ({loads[target].version}
+                {loads[target].reused ? ', reused' : `, loaded in ${loads[target].elapsed_s} s`})
                 <table className="table">
                   <tbody>
-                    {dataset.loads[target].tables.map((table) => (
+                    {loads[target].tables.map((table) => (
                       <tr key={table.name}>
                         <td>{table.name}</td>
                         <td>{table.rows.toLocaleString()} rows</td>

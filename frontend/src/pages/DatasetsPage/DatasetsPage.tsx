@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { replayApi } from '../../api/replay'
+import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { DatasetRow } from './DatasetRow'
 import { UploadForm } from './UploadForm'
@@ -8,10 +8,10 @@ import { UploadForm } from './UploadForm'
 /** /datasets: SQL dumps to load into every variant's server; upload, inspect per target, delete. */
 export function DatasetsPage() {
   const queryClient = useQueryClient()
-  const datasets = useQuery({ queryKey: ['datasets'], queryFn: replayApi.datasets, refetchInterval: 5000 })
+  const datasets = useQuery({ queryKey: ['datasets'], queryFn: api.datasets, refetchInterval: 5000 })
   const [open, setOpen] = useState<string | null>(null)
   const remove = useMutation({
-    mutationFn: replayApi.deleteDataset,
+    mutationFn: api.deleteDataset,
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['datasets'] }),
   })
   return (

@@ -1,4 +1,4 @@
-import type { ScheduleKind } from '../../api/types'
+import type { ScheduleKind } from '../../api/models'
 
 export interface ScheduleState {
   schedule: ScheduleKind

@@ -1,5 +1,5 @@
 import { Link } from 'react-router-dom'
-import type { Target } from '../../api/types'
+import type { Target } from '../../api/models'
 import { flavorWarning, targetLabel, type PresetChoice, type VariantRowState } from './variants'
 
 interface Props {

@@ -1,5 +1,5 @@
 import { Link } from 'react-router-dom'
-import type { Workload } from '../../api/types'
+import type { Workload } from '../../api/models'
 
 export function WorkloadInfo({ workload }: { workload: Workload }) {
   const isUrl = /^https?:\/\//.test(workload.article)

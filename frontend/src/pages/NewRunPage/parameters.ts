@@ -1,5 +1,26 @@
 // Template parameters <-> form text, driven by the template's JSON schema (pydantic's output).
-import type { ParametersSchema, SchemaProperty } from '../../api/types'
+
+// The API types parameters_schema as a free-form object (it is each template's pydantic JSON schema);
+// these are the parts of a JSON schema the form reads.
+/** A JSON schema property as pydantic writes it (the subset the parameter form reads). */
+export interface SchemaProperty {
+  type?: string
+  title?: string
+  description?: string
+  default?: unknown
+  enum?: unknown[]
+  items?: SchemaProperty
+  anyOf?: SchemaProperty[]
+  minimum?: number
+  maximum?: number
+  $ref?: string
+}
+
+export interface ParametersSchema {
+  properties?: Record<string, SchemaProperty>
+  required?: string[]
+  $defs?: Record<string, SchemaProperty>
+}
 
 export interface FieldSpec {
   name: string

@@ -1,5 +1,6 @@
 // Pure helpers for the experiment form: variant rows, presets, option parsing.
-import type { OptionMap, Preset, Target, VariantSpec } from '../../api/types'
+import type { OptionMap, Preset, Target } from '../../api/models'
+import type { VariantSpec } from '../../client'
 
 export interface VariantRowState {
   key: number

@@ -2,13 +2,12 @@ import { useMutation, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { useNavigate } from 'react-router-dom'
 import { api } from '../../api/client'
-import { replayApi } from '../../api/replay'
 import { ErrorBox } from '../../components/ErrorBox'
 
 /** Dataset, query file (plain SQL, slow log or general log), variants in baseline-first order. */
 export function NewReplayForm() {
   const navigate = useNavigate()
-  const datasets = useQuery({ queryKey: ['datasets'], queryFn: replayApi.datasets })
+  const datasets = useQuery({ queryKey: ['datasets'], queryFn: api.datasets })
   const targets = useQuery({ queryKey: ['targets'], queryFn: api.targets })
   const [dataset, setDataset] = useState('')
   const [queries, setQueries] = useState('')
@@ -18,7 +17,7 @@ export function NewReplayForm() {
   const [sample, setSample] = useState(10)
   const [allowWrites, setAllowWrites] = useState(false)
   const create = useMutation({
-    mutationFn: replayApi.createReplay,
+    mutationFn: api.createReplay,
     onSuccess: (replay) => navigate(`/replays/${replay.id}`),
   })
   const chosen = dataset || datasets.data?.[0]?.name || ''

@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query'
 import { useParams } from 'react-router-dom'
-import { replayApi } from '../../api/replay'
+import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { ReplayReportView } from './ReplayReportView'
+import { reportOf } from '../../api/replay'
 import { ShareReplay } from './ShareReplay'
 import { ReplayProgress } from './ReplayProgress'
 
@@ -11,12 +12,12 @@ export function ReplayPage() {
   const { id = '' } = useParams()
   const replay = useQuery({
     queryKey: ['replay', id],
-    queryFn: () => replayApi.replay(id),
+    queryFn: () => api.replay(id),
     refetchInterval: (q) => (q.state.data && ['succeeded', 'failed'].includes(q.state.data.status) ? false : 1500),
   })
   const data = replay.data
   if (!data) return <div className="page"><ErrorBox error={replay.error} /></div>
-  const report = data.report
+  const report = reportOf(data)
   return (
     <div className="page">
       <div className="page-header">
@@ -44,7 +45,7 @@ export function ReplayPage() {
           <ul>
             {data.skipped_writes.map((s, i) => (
               <li key={i}>
-                <code>{s.sql}</code>
+                <code>{String(s.sql)}</code>
               </li>
             ))}
           </ul>

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react'
-import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts'
-import type { Comparison } from '../../api/types'
-import { ChartContainer } from '../../charts/ChartContainer'
+import type { Comparison } from '../../client'
+import { LineChartCard } from '../../charts/LineChartCard'
+import { roundMetric } from '../../charts/metrics'
 import { variantColor } from '../../charts/palette'
 
 type Row = { round: number } & Record<string, number>
@@ -49,42 +49,21 @@ export function RoundsChart({ comparison, pngName }: { comparison: Comparison; p
           </select>
         </label>
       )}
-      <ChartContainer
-        title={`Per-round median, ${metric} (${unit})`}
+      <LineChartCard
+        rows={rows}
+        x={{ key: 'round', label: 'round', integer: true }}
+        y={roundMetric(metric, unit)}
+        lines={shown.map((s) => ({
+          key: `k${keys.indexOf(s.key)}`,
+          name: s.label,
+          color: variantColor(keys.indexOf(s.key)),
+          dots: true,
+        }))}
         height={280}
         empty={rows.length === 0}
         emptyText="No rounds recorded."
         pngName={pngName}
-      >
-        <LineChart data={rows} margin={{ top: 8, right: 24, bottom: 24, left: 16 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
-          <XAxis
-            dataKey="round"
-            type="number"
-            domain={['dataMin', 'dataMax']}
-            allowDecimals={false}
-            label={{ value: 'round', position: 'insideBottom', offset: -12 }}
-          />
-          <YAxis width={64} tickFormatter={(v: number) => v.toPrecision(3)} />
-          <Tooltip
-            formatter={(value) => (typeof value === 'number' ? `${value.toPrecision(4)} ${unit}` : String(value))}
-            labelFormatter={(label) => `round ${String(label)}`}
-          />
-          <Legend verticalAlign="top" height={32} />
-          {shown.map((s) => (
-            <Line
-              key={s.key}
-              type="linear"
-              dataKey={`k${keys.indexOf(s.key)}`}
-              name={s.label}
-              stroke={variantColor(keys.indexOf(s.key))}
-              strokeWidth={1.5}
-              isAnimationActive={false}
-              connectNulls
-            />
-          ))}
-        </LineChart>
-      </ChartContainer>
+      />
     </div>
   )
 }

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from 'react-router-dom'
 import { api } from '../../api/client'
-import type { Run } from '../../api/types'
+import type { Run } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 
 /** Re-run, compare, export (CSV/JSON) and share links of a run. */

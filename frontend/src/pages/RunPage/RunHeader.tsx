@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { api } from '../../api/client'
-import { isFinal, type Run } from '../../api/types'
+import { isFinal, type Run } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { StatusBadge } from '../../components/StatusBadge'
 import { formatDateTime, formatDuration, formatSeconds } from '../../format'

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../../api/client'
-import type { Run } from '../../api/types'
+import type { Run } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 
 /** Name and notes of a run, editable. */

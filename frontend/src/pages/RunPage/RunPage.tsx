@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useState } from 'react'
 import { Link, useParams } from 'react-router-dom'
 import { api } from '../../api/client'
-import { isFinal } from '../../api/types'
+import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { ProbePanels } from './components/ProbePanels'
 import { GroupTable } from './components/GroupTable'
@@ -69,7 +69,6 @@ export function RunPage() {
   const useLive = live && stream.run != null
   const run = useLive && stream.run ? stream.run : results.data.run
   const series = useLive ? stream.series : results.data.series
-  const received = window.__upgradelabStream?.[id]
   const sweep = workloads.data?.find((w) => w.slug === run.workload)?.sweep ?? null
   const points = groups.data?.groups ?? []
   return (
@@ -78,8 +77,9 @@ export function RunPage() {
       data-testid="run-page"
       data-live={String(live)}
       data-stream-connected={String(stream.connected)}
-      data-stream-received={String(received?.received.length ?? 0)}
-      data-stream-duplicates={String(received?.duplicates ?? 0)}
+      data-stream-received={String(stream.stats.received)}
+      data-stream-duplicates={String(stream.stats.duplicates)}
+      data-stream-connections={String(stream.stats.connections)}
     >
       <RunHeader run={run} now={now} />
       <SharedServerNote targets={run.targets ?? []} />

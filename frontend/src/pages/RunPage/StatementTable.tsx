@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import { api } from '../../api/client'
-import type { StatementRow } from '../../api/types'
+import type { StatementRow } from '../../client'
 import { variantColor } from '../../charts/palette'
 import { formatMs } from '../../format'
 

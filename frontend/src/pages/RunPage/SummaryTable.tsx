@@ -1,4 +1,4 @@
-import type { SummaryRow } from '../../api/types'
+import type { SummaryRow } from '../../client'
 import { variantColor } from '../../charts/palette'
 import { formatMs, formatRatio } from '../../format'
 

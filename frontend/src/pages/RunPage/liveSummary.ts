@@ -1,4 +1,4 @@
-import type { Series, SummaryRow } from '../../api/types'
+import type { Series, SummaryRow } from '../../client'
 
 function quantile(sorted: number[], fraction: number): number | null {
   if (sorted.length === 0) return null

@@ -1,4 +1,4 @@
-import type { Run } from '../../api/types'
+import type { Run } from '../../api/models'
 
 export interface Progress {
   /** 1-based variant number being (or last) run; 0 if there are no variants. */

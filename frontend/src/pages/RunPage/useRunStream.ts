@@ -1,22 +1,16 @@
 import { useEffect, useRef, useState } from 'react'
-import type { Run, RunStatus, Series } from '../../api/types'
+import { isFinal, type Run } from '../../api/models'
+import type { RunStatus, Series } from '../../client'
 
-/** What the page has received from /api/runs/{id}/events, exposed on window for tests and benches. */
-export interface StreamLog {
-  /** "variant_index:iteration" in arrival order (snapshot first, then live events). */
-  received: string[]
+/** What the page has received from /api/runs/{id}/events (the run page shows the counts as data-
+ * attributes; browser tests and benches record the events themselves, Playwright-side). */
+export interface StreamStats {
+  /** Distinct (variant, iteration) points received: snapshot and live events. */
+  received: number
+  /** Iteration events for a point already held (kept once). */
   duplicates: number
+  /** Connections opened, reconnects included. */
   connections: number
-  lastEventId: string
-  /** Worker-to-browser latency of live iteration events, ms (Date.now() - published_at). */
-  latenciesMs: number[]
-}
-
-declare global {
-  interface Window {
-    __upgradelabStream?: Record<string, StreamLog>
-    __upgradelabDropStream?: () => void
-  }
 }
 
 interface IterationEvent {
@@ -24,6 +18,7 @@ interface IterationEvent {
   variant: string
   iteration: number
   elapsed_s: number
+  /** The worker's time.time() at XADD (seconds). */
   published_at: number
 }
 
@@ -38,18 +33,22 @@ export interface LiveRun {
   run: Run | null
   series: Series[]
   connected: boolean
+  stats: StreamStats
 }
 
-const FINAL = new Set(['succeeded', 'failed', 'cancelled'])
 const RENDER_EVERY_MS = 200
 
 /**
  * Live results of a run over Server-Sent Events. The browser's EventSource resumes with Last-Event-ID
- * after a dropped connection; a reconnect made here (after a fatal error or a test's drop) passes the
+ * after a dropped connection; a reconnect made here (the source closed after an error) passes the
  * last id as ?last_event_id=. Iterations are kept once per (variant, iteration); a repeat is counted.
  */
 export function useRunStream(runId: string, enabled: boolean, onFinal: () => void): LiveRun {
-  const [view, setView] = useState<{ run: Run | null; series: Series[] }>({ run: null, series: [] })
+  const [view, setView] = useState<{ run: Run | null; series: Series[]; stats: StreamStats }>({
+    run: null,
+    series: [],
+    stats: { received: 0, duplicates: 0, connections: 0 },
+  })
   const [connected, setConnected] = useState(false)
   const state = useRef<{ run: Run | null; points: Map<number, Map<number, number>> }>({
     run: null,
@@ -62,14 +61,8 @@ export function useRunStream(runId: string, enabled: boolean, onFinal: () => voi
 
   useEffect(() => {
     if (!enabled) return
-    const logs = (window.__upgradelabStream ??= {})
-    const log: StreamLog = (logs[runId] ??= {
-      received: [],
-      duplicates: 0,
-      connections: 0,
-      lastEventId: '',
-      latenciesMs: [],
-    })
+    const log = { received: 0, duplicates: 0, connections: 0, lastEventId: '' }
+    state.current = { run: null, points: new Map() }
     let source: EventSource | null = null
     let timer: number | undefined
     let renderTimer: number | undefined
@@ -79,12 +72,12 @@ export function useRunStream(runId: string, enabled: boolean, onFinal: () => voi
       if (renderTimer === undefined) {
         renderTimer = window.setTimeout(() => {
           renderTimer = undefined
-          setView(buildLive(state.current))
+          const { received, duplicates, connections } = log
+          setView({ ...buildLive(state.current), stats: { received, duplicates, connections } })
         }, RENDER_EVERY_MS)
       }
     }
     const addPoint = (variantIndex: number, iteration: number, elapsed: number) => {
-      const key = `${variantIndex}:${iteration}`
       let byIteration = state.current.points.get(variantIndex)
       if (!byIteration) {
         byIteration = new Map()
@@ -93,7 +86,7 @@ export function useRunStream(runId: string, enabled: boolean, onFinal: () => voi
       if (byIteration.has(iteration)) {
         log.duplicates += 1
       } else {
-        log.received.push(key)
+        log.received += 1
       }
       byIteration.set(iteration, elapsed)
     }
@@ -111,6 +104,7 @@ export function useRunStream(runId: string, enabled: boolean, onFinal: () => voi
       es.onopen = () => {
         log.connections += 1
         setConnected(true)
+        scheduleRender()
       }
       es.addEventListener('snapshot', (e: MessageEvent<string>) => {
         track(e)
@@ -122,7 +116,6 @@ export function useRunStream(runId: string, enabled: boolean, onFinal: () => voi
       es.addEventListener('iteration', (e: MessageEvent<string>) => {
         track(e)
         const data = JSON.parse(e.data) as IterationEvent
-        log.latenciesMs.push(Date.now() - data.published_at * 1000)
         addPoint(data.variant_index, data.iteration, data.elapsed_s)
         const run = state.current.run
         if (run) run.current_variant = data.variant_index
@@ -140,7 +133,7 @@ export function useRunStream(runId: string, enabled: boolean, onFinal: () => voi
           if (data.progress !== undefined) run.progress = data.progress
         }
         scheduleRender()
-        if (data.status && FINAL.has(data.status)) {
+        if (data.status && isFinal(data.status)) {
           stopped = true
           es.close()
           setConnected(false)
@@ -154,12 +147,6 @@ export function useRunStream(runId: string, enabled: boolean, onFinal: () => voi
       }
     }
 
-    window.__upgradelabDropStream = () => {
-      source?.close()
-      setConnected(false)
-      window.clearTimeout(timer)
-      timer = window.setTimeout(open, 1000)
-    }
     open()
     return () => {
       stopped = true

@@ -1,7 +1,8 @@
 import { useState } from 'react'
-import type { RunFilters as Filters } from '../../api/types'
+import { RunStatus } from '../../client'
+import type { Filters } from './RunsPage'
 
-const STATUSES = ['', 'queued', 'provisioning', 'running', 'succeeded', 'failed', 'cancelled']
+const STATUSES = ['', ...Object.values(RunStatus)]
 const SORTS: [string, string][] = [
   ['created_at', 'Created'],
   ['id', 'ID'],

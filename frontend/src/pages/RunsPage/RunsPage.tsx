@@ -2,7 +2,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link, useNavigate, useSearchParams } from 'react-router-dom'
 import { api } from '../../api/client'
-import type { RunFilters as Filters } from '../../api/types'
+import type { RunFilters as ApiFilters } from '../../api/client'
+import type { RunStatus } from '../../client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { Pagination } from './Pagination'
 import { RunFilters } from './RunFilters'
@@ -11,12 +12,21 @@ import { RunsTable } from './RunsTable'
 const PAGE_SIZE = 20
 const FILTER_KEYS = ['workload', 'target', 'status', 'created_from', 'created_to', 'q', 'sort', 'order'] as const
 
-/** Date inputs give a day; the API wants instants: "to" includes that whole day. */
-function toApi(filters: Filters): Filters {
-  const out = { ...filters }
-  if (out.created_from) out.created_from = `${out.created_from}T00:00:00Z`
-  if (out.created_to) out.created_to = `${out.created_to}T23:59:59.999Z`
-  return out
+/** The filters as the URL and the form hold them: text, one status. */
+export type Filters = Partial<Record<(typeof FILTER_KEYS)[number], string>>
+
+/** The API's query: a list of statuses; date inputs give a day, the API wants instants ("to"
+ * includes that whole day); sort and order as the form's selects give them. */
+function toApi(filters: Filters): ApiFilters {
+  const { status, created_from, created_to, sort, order, ...text } = filters
+  return {
+    ...text,
+    status: status ? [status as RunStatus] : undefined,
+    created_from: created_from ? `${created_from}T00:00:00Z` : undefined,
+    created_to: created_to ? `${created_to}T23:59:59.999Z` : undefined,
+    sort: sort as ApiFilters['sort'],
+    order: order as ApiFilters['order'],
+  }
 }
 
 export function RunsPage() {
@@ -35,7 +45,7 @@ export function RunsPage() {
   const filters: Filters = {}
   for (const key of FILTER_KEYS) {
     const v = params.get(key)
-    if (v) (filters as Record<string, string>)[key] = v
+    if (v) filters[key] = v
   }
 
   const runs = useQuery({

@@ -1,5 +1,5 @@
 import { Link } from 'react-router-dom'
-import type { Run } from '../../api/types'
+import type { Run } from '../../api/models'
 import { StatusBadge } from '../../components/StatusBadge'
 import { formatDateTime, formatDuration } from '../../format'
 

@@ -1,10 +1,11 @@
 import { useQuery } from '@tanstack/react-query'
 import { useParams } from 'react-router-dom'
 import { api } from '../../api/client'
-import { isFinal } from '../../api/types'
+import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { comparisonSeries } from '../ComparePage/ComparePage'
 import { ComparisonTable } from '../ComparePage/ComparisonTable'
+import { reportOf } from '../../api/replay'
 import { ReplayReportView } from '../ReplayPage/ReplayReportView'
 import { IterationChart } from '../RunPage/IterationChart'
 import { RunHeader } from '../RunPage/RunHeader'
@@ -29,6 +30,7 @@ export function SharePage() {
     )
   }
   const { run, comparison, replay } = shared.data
+  const replayReport = replay ? reportOf(replay) : null
   return (
     <div className="page" data-testid="share-page">
       <div className="shared-banner">Shared read-only view</div>
@@ -40,14 +42,14 @@ export function SharePage() {
           <SummaryTable rows={run.summary} />
         </>
       )}
-      {replay?.report && (
+      {replay && replayReport && (
         <>
           <h1>{replay.name}</h1>
           <p className="muted">
             Dataset {replay.dataset}, {replay.statements} statements, variants{' '}
             {replay.variants.map((v) => v.name).join(', ')} (baseline first).
           </p>
-          <ReplayReportView report={replay.report} />
+          <ReplayReportView report={replayReport} />
         </>
       )}
       {comparison && (

@@ -1,4 +1,4 @@
-import type { Capability } from '../../api/types'
+import type { Capability } from '../../client'
 
 /** Plain-language names of the capabilities the backend detects (targets/capabilities.py). */
 const LABELS: Record<string, string> = {

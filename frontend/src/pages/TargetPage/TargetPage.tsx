@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link, useParams } from 'react-router-dom'
 import { api } from '../../api/client'
-import type { Capabilities } from '../../api/types'
+import type { Capabilities } from '../../client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { CapabilityTable } from './CapabilityTable'
 

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { useNavigate } from 'react-router-dom'
 import { api } from '../../api/client'
-import type { ExistingTargetCreate } from '../../api/types'
+import type { TargetCreate as ExistingTargetCreate } from '../../client'
 import { ErrorBox } from '../../components/ErrorBox'
 
 const EMPTY = { name: '', host: '127.0.0.1', port: '3306', user: '', password: '', database: '', sslCa: '' }

@@ -1,4 +1,4 @@
-import type { IterationRow } from '../../api/types'
+import type { IterationRow } from '../../client'
 
 /** The latest run in the article's shape: per variant and group, seconds of run 1, 2, ... in order. */
 export function MeasuredFigures({ iterations }: { iterations: IterationRow[] }) {

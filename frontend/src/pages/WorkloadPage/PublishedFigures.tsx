@@ -1,4 +1,4 @@
-import type { PublishedFigure } from '../../api/types'
+import type { PublishedFigure } from '../../api/models'
 
 /** The article's published series, one table row per case. */
 export function PublishedFigures({ figures }: { figures: PublishedFigure[] }) {

@@ -4,6 +4,7 @@ import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { GroupTable } from '../RunPage/components/GroupTable'
 import { SweepCharts } from '../RunPage/components/SweepCharts'
+import { ArticleRatios } from './ArticleRatios'
 import { MeasuredFigures } from './MeasuredFigures'
 import { PublishedFigures } from './PublishedFigures'
 
@@ -19,6 +20,17 @@ export function WorkloadPage() {
     queryKey: ['groups', latest?.id],
     queryFn: () => api.groups(latest?.id ?? 0),
     enabled: latest !== null,
+  })
+  const hasCases = (workload.data?.cases.length ?? 0) > 0
+  const results = useQuery({
+    queryKey: ['results', latest?.id],
+    queryFn: () => api.results(latest?.id ?? 0),
+    enabled: latest !== null && hasCases,
+  })
+  const experiment = useQuery({
+    queryKey: ['experiment', latest?.experiment_id],
+    queryFn: () => api.experiment(latest?.experiment_id ?? 0),
+    enabled: latest !== null && hasCases,
   })
 
   if (!workload.data) {
@@ -56,7 +68,20 @@ export function WorkloadPage() {
                 Latest succeeded run: <Link to={`/runs/${latest.id}`}>#{latest.id} {latest.name}</Link> (policy{' '}
                 {latest.policy})
               </p>
-              <MeasuredFigures iterations={groups.data?.iterations ?? []} />
+              {w.baseline_point && hasCases ? (
+                experiment.data && results.data ? (
+                  <ArticleRatios
+                    cases={w.cases}
+                    baselinePoint={w.baseline_point}
+                    experiment={experiment.data}
+                    summary={results.data.summary}
+                  />
+                ) : (
+                  <p className="muted">Loading the latest run…</p>
+                )
+              ) : (
+                <MeasuredFigures iterations={groups.data?.iterations ?? []} />
+              )}
               {w.sweep && <SweepCharts points={groups.data?.groups ?? []} sweep={w.sweep} />}
               <GroupTable points={groups.data?.groups ?? []} />
             </>

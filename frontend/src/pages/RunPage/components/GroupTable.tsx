@@ -1,4 +1,4 @@
-import type { GroupPoint } from '../../../api/types'
+import type { GroupPoint } from '../../../client'
 import { variantColor } from '../../../charts/palette'
 
 const SHOWN = 6

@@ -1,4 +1,4 @@
-import type { VariantProbes } from '../../../api/types'
+import type { VariantProbes } from '../../../client'
 import { variantColor } from '../../../charts/palette'
 
 const PREFIX = 'wait/synch/mutex/innodb/'

@@ -1,4 +1,4 @@
-import type { DatasetProgress } from '../../../api/types'
+import type { DatasetProgress } from '../../../api/models'
 
 function mb(bytes: number): string {
   return `${(bytes / 1048576).toFixed(1)} MB`
@@ -7,11 +7,11 @@ function mb(bytes: number): string {
 /** Dataset preparation: rows, bytes, elapsed and the estimate, while the run prepares its data. */
 export function PreparingBanner({ progress }: { progress: DatasetProgress }) {
   const parts = [progress.phase]
-  if (progress.rows !== undefined && progress.rows_total !== undefined) {
+  if (progress.rows != null && progress.rows_total != null) {
     parts.push(`${progress.rows.toLocaleString()} / ${progress.rows_total.toLocaleString()} rows`)
   }
-  if (progress.bytes !== undefined) parts.push(`~${mb(progress.bytes)}`)
-  if (progress.elapsed_s !== undefined) parts.push(`${progress.elapsed_s.toFixed(1)} s elapsed`)
+  if (progress.bytes != null) parts.push(`~${mb(progress.bytes)}`)
+  if (progress.elapsed_s != null) parts.push(`${progress.elapsed_s.toFixed(1)} s elapsed`)
   if (progress.estimate_s != null) parts.push(`~${progress.estimate_s.toFixed(0)} s estimated in all`)
   const reused = progress.phase === 'dataset reused'
   return (

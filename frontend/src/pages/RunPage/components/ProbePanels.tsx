@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import { ApiError, api } from '../../../api/client'
-import { isFinal } from '../../../api/types'
+import { isFinal } from '../../../api/models'
 import { ErrorBox } from '../../../components/ErrorBox'
 import { HitRateChart } from './HitRateChart'
 import { MutexWaitsTable } from './MutexWaitsTable'

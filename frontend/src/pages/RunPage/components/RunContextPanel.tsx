@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import { api } from '../../../api/client'
-import type { RunContext, VariableDiff } from '../../../api/types'
+import type { RunContext, VariableDiff } from '../../../client'
 import { ErrorBox } from '../../../components/ErrorBox'
 
 function hostFacts(context: RunContext): [string, string][] {

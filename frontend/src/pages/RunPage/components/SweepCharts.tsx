@@ -1,4 +1,4 @@
-import type { GroupPoint } from '../../../api/types'
+import type { GroupPoint } from '../../../client'
 import { SweepChart } from '../../../charts/SweepChart'
 import { SWEEP_METRICS } from '../../../charts/sweepMetrics'
 

@@ -1,4 +1,4 @@
-import type { VariantProbes } from '../../../api/types'
+import type { VariantProbes } from '../../../client'
 
 /** Probes a variant's server could not give, with the server's reason (they are not shown as zero). */
 export function UnavailableProbes({ variants }: { variants: VariantProbes[] }) {

@@ -1,4 +1,4 @@
-import type { ProbeIteration, VariantProbes } from '../../../api/types'
+import type { ProbeIteration, VariantProbes } from '../../../client'
 
 export type ProbeRow = { iteration: number } & Record<string, number | null>
 

@@ -1,0 +1,91 @@
+import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts'
+import { ChartContainer } from './ChartContainer'
+
+/** One line: its row key (by index: names may hold dots, which Recharts reads as paths). */
+export interface LineSpec {
+  key: string
+  name: string
+  color: string
+  dashed?: boolean
+  /** Draw a dot per point (few points, e.g. sweeps); off for iteration series. */
+  dots?: boolean
+  width?: number
+}
+
+/** The x axis: the row key it reads and its label (also the tooltip's). */
+export interface XSpec {
+  key: string
+  label: string
+  domain?: [number | 'dataMin' | 'auto', number | 'dataMax' | 'auto']
+  scale?: 'linear' | 'log'
+  ticks?: number[]
+  integer?: boolean
+}
+
+/** The metric on the y axis: label, unit (axis and tooltip) and how a value is written. */
+export interface MetricSpec {
+  label: string
+  unit: string
+  format: (value: number) => string
+  domain?: [number | 'auto', number | 'auto']
+}
+
+interface Props {
+  rows: Record<string, number | null>[]
+  x: XSpec
+  y: MetricSpec
+  lines: LineSpec[]
+  /** Card title; default "<label> (<unit>)". */
+  title?: string
+  height?: number
+  empty: boolean
+  emptyText: string
+  pngName?: string
+}
+
+/** Every line chart of the UI: grid, axes with units, legend, tooltip and PNG export are here; a chart
+ * is its rows and a configuration (x, metric, one line per variant with its colour). */
+export function LineChartCard({ rows, x, y, lines, title, height = 300, empty, emptyText, pngName }: Props) {
+  const text = title ?? `${y.label} (${y.unit})`
+  return (
+    <ChartContainer title={text} height={height} empty={empty} emptyText={emptyText} pngName={pngName}>
+      <LineChart data={rows} margin={{ top: 8, right: 24, bottom: 24, left: 16 }}>
+        <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
+        <XAxis
+          dataKey={x.key}
+          type="number"
+          scale={x.scale ?? 'auto'}
+          domain={x.domain ?? ['dataMin', 'dataMax']}
+          ticks={x.ticks}
+          allowDecimals={!x.integer}
+          label={{ value: x.label, position: 'insideBottom', offset: -12 }}
+        />
+        <YAxis
+          width={72}
+          domain={y.domain ?? ['auto', 'auto']}
+          tickFormatter={(v: number) => y.format(v)}
+          label={{ value: y.unit, angle: -90, position: 'insideLeft', offset: -4, style: { textAnchor: 'middle' } }}
+        />
+        <Tooltip
+          formatter={(value) => (typeof value === 'number' ? `${y.format(value)} ${y.unit}` : String(value))}
+          labelFormatter={(label) => `${x.label} ${String(label)}`}
+        />
+        <Legend verticalAlign="top" height={32} />
+        {lines.map((line) => (
+          <Line
+            key={line.key}
+            type="linear"
+            dataKey={line.key}
+            name={line.name}
+            stroke={line.color}
+            strokeDasharray={line.dashed ? '4 3' : undefined}
+            strokeWidth={line.width ?? 1.5}
+            dot={line.dots ?? false}
+            isAnimationActive={false}
+            connectNulls
+          />
+        ))}
+      </LineChart>
+    </ChartContainer>
+  )
+}
