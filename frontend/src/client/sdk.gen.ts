@@ -291,8 +291,9 @@ export const listReplays = <ThrowOnError extends boolean = false>(options?: Opti
 /**
  * Create Replay
  *
- * Queue a replay. 404 for an unknown dataset; 422 naming `variants` (unknown target or preset),
- * `allow_writes` (a target that is not disposable) or `queries` (nothing to replay).
+ * Queue a replay (`rounds` interleaved rounds, default 10; `repeats` is its older name). 404 for an
+ * unknown dataset; 422 naming `variants` (unknown target or preset, or two variants on one existing
+ * server), `allow_writes` (a target that is not disposable) or `queries` (nothing to replay).
  */
 export const createReplay = <ThrowOnError extends boolean = false>(options: Options<CreateReplayData, ThrowOnError>) => (options.client ?? client).post<CreateReplayResponses, CreateReplayErrors, ThrowOnError>({
     url: '/api/replays',

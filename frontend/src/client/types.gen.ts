@@ -872,8 +872,11 @@ export type PublishedFigureRead = {
  *
  * A replay: `queries` (the text of a plain SQL file, slow log or general log; `format` detected
  * unless given) replayed on dataset `dataset` on every variant (TARGET[:PRESET], the first is the
- * baseline) `repeats` times, at most `sample` statements per fingerprint; writes only with
- * allow_writes, and then only on disposable targets.
+ * baseline) in `rounds` interleaved rounds (each round every variant runs `passes` passes over the
+ * sampled statements, the round's value being their median; a time verdict needs at least 5
+ * rounds), at most `sample` statements per fingerprint; writes only
+ * with allow_writes, and then only on disposable targets. `repeats` is the older name of `rounds`,
+ * used when `rounds` is not given.
  */
 export type ReplayCreate = {
     /**
@@ -897,9 +900,17 @@ export type ReplayCreate = {
      */
     variants: Array<string>;
     /**
+     * Rounds
+     */
+    rounds?: number | null;
+    /**
      * Repeats
      */
-    repeats?: number;
+    repeats?: number | null;
+    /**
+     * Passes
+     */
+    passes?: number;
     /**
      * Sample
      */
@@ -914,7 +925,8 @@ export type ReplayCreate = {
  * ReplayRead
  *
  * A replay run; `report` (see compare.report_document) once it succeeded, and only from
- * GET /api/replays/{id}.
+ * GET /api/replays/{id}. `repeats` and `rounds` are both the number of rounds; `schedule`: each
+ * round's variant order (runs/plan.py Schedule.as_json, variant indexes) once the replay started.
  */
 export type ReplayRead = {
     /**
@@ -947,6 +959,20 @@ export type ReplayRead = {
      * Repeats
      */
     repeats: number;
+    /**
+     * Rounds
+     */
+    rounds?: number | null;
+    /**
+     * Passes
+     */
+    passes?: number | null;
+    /**
+     * Schedule
+     */
+    schedule?: {
+        [key: string]: unknown;
+    } | null;
     /**
      * Sample
      */
