@@ -37,7 +37,8 @@ def test_upload_a_dump_replay_and_read_the_plan_change(
     replay.locator("input[name=queries-file]").set_input_files(str(queries))
     replay.locator("input[name=variant-mariadb-10\\.11]").check()
     replay.locator("input[name=variant-mariadb-11\\.8]").check()
-    replay.locator("input[name=repeats]").fill("3")
+    replay.locator("input[name=rounds]").fill("5")
+    replay.locator("input[name=passes]").fill("1")
     replay.get_by_role("button", name="Replay").click()
 
     page.wait_for_url(re.compile(r"/replays/\d+$"))

@@ -13,7 +13,8 @@ export function NewReplayForm() {
   const [queries, setQueries] = useState('')
   const [fileName, setFileName] = useState('')
   const [variants, setVariants] = useState<string[]>([])
-  const [repeats, setRepeats] = useState(5)
+  const [rounds, setRounds] = useState(10)
+  const [passes, setPasses] = useState(5)
   const [sample, setSample] = useState(10)
   const [allowWrites, setAllowWrites] = useState(false)
   const create = useMutation({
@@ -32,7 +33,7 @@ export function NewReplayForm() {
       data-testid="new-replay"
       onSubmit={(e) => {
         e.preventDefault()
-        create.mutate({ dataset: chosen, queries, variants, repeats, sample, allow_writes: allowWrites })
+        create.mutate({ dataset: chosen, queries, variants, rounds, passes, sample, allow_writes: allowWrites })
       }}
     >
       <label>
@@ -68,7 +69,12 @@ export function NewReplayForm() {
         ))}
       </fieldset>
       <label>
-        Repeats <input name="repeats" type="number" min={1} value={repeats} onChange={(e) => setRepeats(Number(e.target.value))} />
+        Rounds{' '}
+        <input name="rounds" type="number" min={1} value={rounds} onChange={(e) => setRounds(Number(e.target.value))} />
+      </label>{' '}
+      <label title="Each round, every variant replays the sampled statements this many times (its block).">
+        Passes per block{' '}
+        <input name="passes" type="number" min={1} value={passes} onChange={(e) => setPasses(Number(e.target.value))} />
       </label>{' '}
       <label>
         Per fingerprint <input name="sample" type="number" min={1} value={sample} onChange={(e) => setSample(Number(e.target.value))} />

@@ -27,7 +27,7 @@ export function ReplayPage() {
         </span>
       </div>
       <p className="muted">
-        Dataset {data.dataset}, {data.statements} statements ({data.source_format}), {data.repeats} repeats, variants{' '}
+        Dataset {data.dataset}, {data.statements} statements ({data.source_format}), {data.rounds ?? data.repeats} interleaved rounds, variants{' '}
         {data.variants.map((v) => v.name).join(', ')} (baseline first).
         {report && (
           <>
