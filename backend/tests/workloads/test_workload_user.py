@@ -82,7 +82,11 @@ def test_secure_file_priv_is_an_empty_directory_of_the_labs(
     with server.connection.cursor() as cursor:
         cursor.execute("SELECT @@secure_file_priv")
         (directory,) = cursor.fetchone() or ("",)
-        assert str(directory).rstrip("/").endswith(f"{provisioner.target_name}/files")
+        assert (
+            str(directory)
+            .rstrip("/")
+            .endswith(f"{provisioner.target_name}/instances/{provisioner.slot}/files")
+        )
         # even the harness, which holds FILE, cannot write elsewhere
         with pytest.raises(pymysql.MySQLError, match=r"secure.file.priv"):
             cursor.execute("SELECT 'x' INTO OUTFILE '/tmp/upgradelab-h3-outfile'")

@@ -14,6 +14,7 @@ error?}, cursor {}. The stream ends after a final status. A comment heartbeat ev
 """
 
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any, cast
 
@@ -23,6 +24,7 @@ from sqlalchemy import select
 from sse_starlette import EventSourceResponse
 
 from upgradelab.db import SessionDep, async_engine
+from upgradelab.errors import field_error
 from upgradelab.results.models import Iteration
 from upgradelab.runs import service as runs
 from upgradelab.runs.models import FINAL_STATUSES, Run
@@ -47,8 +49,22 @@ async def run_events(
     """Server-Sent Events of run `run_id` (see the module docstring); 404 for an unknown run."""
     await runs.get_or_raise(session, run_id)
     await session.close()  # the stream may last hours: hold no database connection
+    if last_event_id_header is not None and not _is_entry_id(last_event_id_header):
+        raise field_error(["header", "Last-Event-ID"], "a stream entry id <milliseconds>-<sequence>")
+    if last_event_id is not None and not _is_entry_id(last_event_id):
+        raise field_error(["query", "last_event_id"], "a stream entry id <milliseconds>-<sequence>")
     resume = last_event_id_header or last_event_id
     return EventSourceResponse(_events(run_id, resume), ping=HEARTBEAT_S)
+
+
+_ENTRY_ID = re.compile(r"^(\d{1,20})-(\d{1,20})$")
+
+
+def _is_entry_id(text: str) -> bool:
+    """A Redis stream entry id Redis itself takes (both parts below 2^64); anything else would
+    break the stream mid-way instead of answering 422."""
+    match = _ENTRY_ID.match(text)
+    return match is not None and all(int(part) < 2**64 for part in match.groups())
 
 
 async def _events(run_id: int, resume_from: str | None) -> AsyncIterator[dict[str, Any]]:

@@ -397,8 +397,14 @@ class LocalProvisioner:
     def freeze(self) -> None:
         """SIGSTOP the server process: it does no work (purge, page cleaner, flushing) until thaw()."""
         pid = self._pid()
-        if pid is not None:
-            os.kill(pid, signal.SIGSTOP)
+        if pid is None:
+            return
+        os.kill(pid, signal.SIGSTOP)
+        # SIGSTOP is delivered asynchronously: wait (at most 2 s) until the kernel shows it stopped,
+        # so the next instance's block never starts beside a still-running one.
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline and _state(pid) not in ("T", "t", ""):
+            time.sleep(0.005)
 
     def thaw(self) -> None:
         """SIGCONT the server process (a no-op when it runs or is gone)."""
@@ -463,3 +469,12 @@ def _is_server(pid: int) -> bool:
     except OSError:
         return False
     return name in {"mysqld", "mariadbd"}
+
+
+def _state(pid: int) -> str:
+    """The process state letter of /proc/<pid>/stat ('T' stopped, 'R' running ...); '' once gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat.rsplit(")", 1)[-1].split()[0]
