@@ -19,10 +19,15 @@ the share of redo-off runs called a regression, and the median wall clock (start
 interleaved/sequential wall clock ratio = the cost of interleaving.
 
     .venv/bin/python bench/verdict_robustness.py [--k 4] [--rounds 10] [--block 5] [--no-load]
+        [--schedules interleaved] [--dump runs.json]
+
+--dump writes every run's iterations (variant 0 and the compared variant, with their rounds) so
+bench/verdict_methods.py can put other interval methods side by side on the very same runs.
 """
 
 import argparse
 import contextlib
+import json
 import os
 import signal
 import statistics
@@ -30,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -84,6 +89,8 @@ class Outcome:
     low: float | None
     high: float | None
     wall_s: float | None
+    # (variant_index, round, elapsed_s) of variant 0 and the compared variant, for --dump
+    iterations: list[tuple[int, int, float]] = field(default_factory=list)
 
 
 def _seconds(started: str | None, finished: str | None) -> float | None:
@@ -92,13 +99,22 @@ def _seconds(started: str | None, finished: str | None) -> float | None:
     return (datetime.fromisoformat(finished) - datetime.fromisoformat(started)).total_seconds()
 
 
-def _old_verdict(client: Any, run_id: int, variant_index: int) -> str | None:
+def _iterations(client: Any, run_id: int, variant_index: int) -> list[tuple[int, int, float]]:
+    """(variant_index, round, elapsed_s) of variant 0 and `variant_index`, from the run's JSON export."""
+    iterations = client.get(f"/api/runs/{run_id}/export", params={"format": "json"}).json()["iterations"]
+    return [
+        (i["variant_index"], i["round"], i["elapsed_s"])
+        for i in iterations
+        if i["variant_index"] in (0, variant_index)
+    ]
+
+
+def _old_verdict(iterations: list[tuple[int, int, float]], variant_index: int) -> str | None:
     """The pre-issue-12 verdict: median ratio with a bootstrap over each variant's iterations."""
     from upgradelab.results import bootstrap
 
-    iterations = client.get(f"/api/runs/{run_id}/export", params={"format": "json"}).json()["iterations"]
-    base = [i["elapsed_s"] for i in iterations if i["variant_index"] == 0]
-    other = [i["elapsed_s"] for i in iterations if i["variant_index"] == variant_index]
+    base = [seconds for index, _, seconds in iterations if index == 0]
+    other = [seconds for index, _, seconds in iterations if index == variant_index]
     return bootstrap.verdict(bootstrap.ratio_interval(base, other, "median"), 0.05)
 
 
@@ -136,17 +152,19 @@ def run_once(client: Any, case: str, schedule: str, rounds: int, block: int, loa
     comparison = client.get("/api/compare", params={"runs": str(run_id), "series": "false"}).json()
     row = next((r for r in comparison["rows"] if r["variant_index"] == index), None)
     ratio = row and row["ratio"]
+    iterations = _iterations(client, run_id, index) if run["status"] == "succeeded" else []
     return Outcome(
         case,
         schedule,
         run_id,
         run["status"],
         ratio and ratio["verdict"],
-        _old_verdict(client, run_id, index) if run["status"] == "succeeded" else None,
+        _old_verdict(iterations, index) if iterations else None,
         ratio and ratio["ratio"],
         ratio and ratio["low"],
         ratio and ratio["high"],
         _seconds(run["started_at"], run["finished_at"]),
+        iterations,
     )
 
 
@@ -207,6 +225,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--block", type=int, default=5, help="iterations per block (interleaved)")
     parser.add_argument("--no-load", action="store_true", help="no load generator (a quiet baseline)")
+    parser.add_argument("--schedules", nargs="+", choices=SCHEDULES, default=list(SCHEDULES))
+    parser.add_argument("--dump", type=Path, help="write every run (verdict, iterations) as JSON here")
     args = parser.parse_args()
 
     import httpx
@@ -220,7 +240,7 @@ def main() -> None:
         load = None if args.no_load else Load(Path(scratch))
         for k in range(1, args.k + 1):
             for case in CASES:
-                for schedule in SCHEDULES:  # alternated so both meet the same machine conditions
+                for schedule in args.schedules:  # alternated so both meet the same machine conditions
                     outcome = run_once(client, case, schedule, args.rounds, args.block, load)
                     outcomes.append(outcome)
                     print(
@@ -231,6 +251,10 @@ def main() -> None:
                         flush=True,
                     )
     report(outcomes)
+    if args.dump:
+        settings = {"rounds": args.rounds, "block": args.block, "load": not args.no_load}
+        runs = [asdict(o) for o in outcomes]
+        args.dump.write_text(json.dumps({"settings": settings, "runs": runs}, indent=1))
 
 
 if __name__ == "__main__":
