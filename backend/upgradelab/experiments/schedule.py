@@ -77,6 +77,20 @@ def resolve_schedule(
     return ScheduleFields("interleaved", rounds, block, rounds * block, seed)
 
 
+def check_extension(fields: ScheduleFields, max_rounds: int | None, max_minutes: float | None) -> None:
+    """ScheduleError unless the auto-extension budget fits the schedule: max_rounds only for an
+    interleaved schedule and at least its rounds; max_minutes only with max_rounds."""
+    if max_rounds is not None:
+        if fields.kind != "interleaved":
+            raise ScheduleError("max_rounds", "auto-extension adds rounds: it needs an interleaved schedule")
+        if max_rounds < fields.rounds:
+            raise ScheduleError(
+                "max_rounds", f"max_rounds ({max_rounds}) is below the planned rounds ({fields.rounds})"
+            )
+    elif max_minutes is not None:
+        raise ScheduleError("max_minutes", "max_minutes is the budget of an auto-extension: set max_rounds")
+
+
 def _rounds_for(iterations: int) -> int:
     """Rounds that divide `iterations` exactly: the largest divisor in 5..10, else the smallest >= 5."""
     in_range = [r for r in range(MIN_ROUNDS_FOR_VERDICT, DEFAULT_ROUNDS + 1) if iterations % r == 0]
