@@ -19,7 +19,10 @@ the share of redo-off runs called a regression, and the median wall clock (start
 interleaved/sequential wall clock ratio = the cost of interleaving.
 
     .venv/bin/python bench/verdict_robustness.py [--k 4] [--rounds 10] [--block 5] [--no-load]
-        [--schedules interleaved] [--dump runs.json]
+        [--schedules interleaved] [--max-rounds 30 [--max-minutes 4]] [--dump runs.json]
+
+--max-rounds: the interleaved runs auto-extend (experiment.max_rounds: rounds added while a verdict
+is open); the load window then covers the middle third of the planned iterations.
 
 --dump writes every run's iterations (variant 0 and the compared variant, with their rounds) so
 bench/verdict_methods.py can put other interval methods side by side on the very same runs.
@@ -89,6 +92,7 @@ class Outcome:
     low: float | None
     high: float | None
     wall_s: float | None
+    rounds: int | None = None  # rounds the verdict rests on (more than planned after an extension)
     # (variant_index, round, elapsed_s) of variant 0 and the compared variant, for --dump
     iterations: list[tuple[int, int, float]] = field(default_factory=list)
 
@@ -118,7 +122,8 @@ def _old_verdict(iterations: list[tuple[int, int, float]], variant_index: int) -
     return bootstrap.verdict(bootstrap.ratio_interval(base, other, "median"), 0.05)
 
 
-def run_once(client: Any, case: str, schedule: str, rounds: int, block: int, load: Load | None) -> Outcome:
+def run_once(client: Any, case: str, schedule: str, args: argparse.Namespace, load: Load | None) -> Outcome:
+    rounds, block = args.rounds, args.block
     body: dict[str, Any] = {
         "name": f"bench: {case}, {schedule}",
         "workload": "insert-truncate",
@@ -129,6 +134,8 @@ def run_once(client: Any, case: str, schedule: str, rounds: int, block: int, loa
     }
     if schedule == "interleaved":
         body |= {"rounds": rounds, "block": block}
+        if args.max_rounds:
+            body |= {"max_rounds": args.max_rounds, "max_minutes": args.max_minutes}
     created = client.post("/api/experiments", json=body)
     created.raise_for_status()
     run_id = client.post(f"/api/experiments/{created.json()['id']}/runs").json()["id"]
@@ -136,7 +143,7 @@ def run_once(client: Any, case: str, schedule: str, rounds: int, block: int, loa
     try:
         while True:
             run = client.get(f"/api/runs/{run_id}").json()
-            done = run["iterations_done"] / max(1, run["iterations_total"])
+            done = run["iterations_done"] / (2 * rounds * block)  # of the planned iterations
             if load and not loaded and WINDOW[0] <= done < WINDOW[1]:
                 load.on()
                 loaded = True
@@ -164,6 +171,7 @@ def run_once(client: Any, case: str, schedule: str, rounds: int, block: int, loa
         ratio and ratio["low"],
         ratio and ratio["high"],
         _seconds(run["started_at"], run["finished_at"]),
+        row and row["rounds"],
         iterations,
     )
 
@@ -189,6 +197,9 @@ def report(outcomes: list[Outcome]) -> None:
                 false = {"regression", "improvement"}
                 shares = f"{_share(ok, false):>16}  {_share(ok, false, True):>15}"
                 print(f"{head}{'false regression/improvement':<34}{shares}")
+                same = {"no significant difference"}
+                shares = f"{_share(ok, same):>16}  {_share(ok, same, True):>15}"
+                print(f"{'':<40}{'no significant difference':<34}{shares}")
             else:
                 print(
                     f"{head}{'right direction (improvement)':<34}{_share(ok, {'improvement'}):>16}  "
@@ -226,6 +237,8 @@ def main() -> None:
     parser.add_argument("--block", type=int, default=5, help="iterations per block (interleaved)")
     parser.add_argument("--no-load", action="store_true", help="no load generator (a quiet baseline)")
     parser.add_argument("--schedules", nargs="+", choices=SCHEDULES, default=list(SCHEDULES))
+    parser.add_argument("--max-rounds", type=int, help="auto-extension budget (interleaved runs)")
+    parser.add_argument("--max-minutes", type=float, help="auto-extension time budget (with --max-rounds)")
     parser.add_argument("--dump", type=Path, help="write every run (verdict, iterations) as JSON here")
     args = parser.parse_args()
 
@@ -241,18 +254,25 @@ def main() -> None:
         for k in range(1, args.k + 1):
             for case in CASES:
                 for schedule in args.schedules:  # alternated so both meet the same machine conditions
-                    outcome = run_once(client, case, schedule, args.rounds, args.block, load)
+                    outcome = run_once(client, case, schedule, args, load)
                     outcomes.append(outcome)
                     print(
                         f"k={k} {case:<20} {schedule:<12} run #{outcome.run_id} {outcome.status:<9} "
                         f"ratio {outcome.ratio or float('nan'):.3f} [{outcome.low or float('nan'):.3f}, "
                         f"{outcome.high or float('nan'):.3f}] verdict {outcome.verdict} "
-                        f"(old: {outcome.old_verdict}) wall {outcome.wall_s or float('nan'):.1f} s",
+                        f"(old: {outcome.old_verdict}) rounds {outcome.rounds} "
+                        f"wall {outcome.wall_s or float('nan'):.1f} s",
                         flush=True,
                     )
     report(outcomes)
     if args.dump:
-        settings = {"rounds": args.rounds, "block": args.block, "load": not args.no_load}
+        settings = {
+            "rounds": args.rounds,
+            "block": args.block,
+            "max_rounds": args.max_rounds,
+            "max_minutes": args.max_minutes,
+            "load": not args.no_load,
+        }
         runs = [asdict(o) for o in outcomes]
         args.dump.write_text(json.dumps({"settings": settings, "runs": runs}, indent=1))
 
