@@ -64,7 +64,7 @@ def real_logs(dump: dict[str, Any]) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-def synthetic_logs(rng: np.random.Generator, rounds: int, true_shift: float) -> np.ndarray:
+def synthetic_logs(rng: np.random.Generator, rounds: int, true_shift: float, quiet: float) -> np.ndarray:
     """One synthetic run's per-round log ratios (see the module docstring)."""
     blocks = rounds * 2
     window = range(blocks // 3, 2 * blocks // 3)
@@ -73,7 +73,7 @@ def synthetic_logs(rng: np.random.Generator, rounds: int, true_shift: float) -> 
         order = rng.permutation(2)
         times = np.zeros(2)
         for position, variant in enumerate(order):
-            value = (true_shift if variant == 1 else 0.0) + rng.normal(0, QUIET)
+            value = (true_shift if variant == 1 else 0.0) + rng.normal(0, quiet)
             if 2 * r + position in window:
                 value += rng.uniform(LOAD_LOW, LOAD_HIGH) + rng.normal(0, LOADED)
             times[variant] = value
@@ -127,6 +127,12 @@ def main() -> None:
         help="rounds of the synthetic runs",
     )
     parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument(
+        "--quiet",
+        type=float,
+        default=QUIET,
+        help="sd of a quiet block's log time (0.16: the shared lab host)",
+    )
     args = parser.parse_args()
     for path in args.dump:
         dump = json.loads(path.read_text())
@@ -134,12 +140,12 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     for rounds in args.rounds if args.synthetic else []:
         runs = [
-            (case, synthetic_logs(rng, rounds, shift))
+            (case, synthetic_logs(rng, rounds, shift, args.quiet))
             for case, shift in (("A vs A", 0.0), ("default vs redo-off", REDO_OFF))
             for _ in range(args.synthetic)
         ]
         report(
-            f"synthetic, {rounds} rounds, load window on the middle third of the blocks",
+            f"synthetic, {rounds} rounds, quiet sd {args.quiet}, load window on the middle third",
             runs,
         )
 
