@@ -105,6 +105,15 @@ def report(source: str, runs: list[tuple[str, np.ndarray]]) -> None:
                 hits = sum(seen[n] for n in names)
                 share = f"{hits}/{len(mine)} ({100 * hits / len(mine):.0f} %)"
                 print(f"{case:<22}{estimator:<17}{label:<32}{share:>18}")
+            print(
+                f"{case:<22}{estimator:<17}{'median smallest detectable chg':<32}{mde(mine, estimator):>18}"
+            )
+
+
+def mde(runs: list[np.ndarray], estimator: paired.Estimator) -> str:
+    """The median over runs of sqrt(high / low) - 1 (the interval's half-width as a fraction)."""
+    found = [shift for logs in runs if (shift := paired.shift(logs, estimator)) is not None]
+    return f"{100 * float(np.median([math.expm1((high - low) / 2) for _, low, high in found])):.1f} %"
 
 
 def main() -> None:

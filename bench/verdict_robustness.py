@@ -256,6 +256,8 @@ def main() -> None:
                 for schedule in args.schedules:  # alternated so both meet the same machine conditions
                     outcome = run_once(client, case, schedule, args, load)
                     outcomes.append(outcome)
+                    if args.dump:
+                        dump(args, outcomes)
                     print(
                         f"k={k} {case:<20} {schedule:<12} run #{outcome.run_id} {outcome.status:<9} "
                         f"ratio {outcome.ratio or float('nan'):.3f} [{outcome.low or float('nan'):.3f}, "
@@ -265,16 +267,20 @@ def main() -> None:
                         flush=True,
                     )
     report(outcomes)
-    if args.dump:
-        settings = {
-            "rounds": args.rounds,
-            "block": args.block,
-            "max_rounds": args.max_rounds,
-            "max_minutes": args.max_minutes,
-            "load": not args.no_load,
-        }
-        runs = [asdict(o) for o in outcomes]
-        args.dump.write_text(json.dumps({"settings": settings, "runs": runs}, indent=1))
+
+
+def dump(args: argparse.Namespace, outcomes: list[Outcome]) -> None:
+    """--dump: the settings and every run so far (rewritten after each run: an interrupted bench
+    keeps its runs)."""
+    settings = {
+        "rounds": args.rounds,
+        "block": args.block,
+        "max_rounds": args.max_rounds,
+        "max_minutes": args.max_minutes,
+        "load": not args.no_load,
+    }
+    runs = [asdict(o) for o in outcomes]
+    args.dump.write_text(json.dumps({"settings": settings, "runs": runs}, indent=1))
 
 
 if __name__ == "__main__":
