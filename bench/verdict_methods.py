@@ -14,6 +14,7 @@ Reported per source, case and estimator: A/A "no significant difference" and fal
 regression/improvement shares; redo-off right direction (improvement) and wrong (regression).
 
     .venv/bin/python bench/verdict_methods.py --dump /tmp/r10b10.json --synthetic 2000 [--rounds 10]
+        [--first-rounds 10]
 """
 
 import argparse
@@ -49,8 +50,9 @@ def decide(logs: np.ndarray, estimator: paired.Estimator) -> str:
     return decision.verdict if decision else "none"
 
 
-def real_logs(dump: dict[str, Any]) -> list[tuple[str, np.ndarray]]:
-    """(case, per-round log ratios) of every succeeded interleaved run of a dump."""
+def real_logs(dump: dict[str, Any], first: int | None = None) -> list[tuple[str, np.ndarray]]:
+    """(case, per-round log ratios) of every succeeded interleaved run of a dump; `first`: only its
+    first rounds (an auto-extended run cut back to its planned rounds: the run without extension)."""
     out = []
     for run in dump["runs"]:
         if run["status"] != "succeeded" or run["schedule"] != "interleaved":
@@ -58,7 +60,7 @@ def real_logs(dump: dict[str, Any]) -> list[tuple[str, np.ndarray]]:
         blocks: dict[tuple[int, int], list[float]] = defaultdict(list)
         for variant, round_number, seconds in run["iterations"]:
             blocks[(0 if variant == 0 else 1, round_number)].append(seconds)
-        rounds = sorted({r for _, r in blocks if (0, r) in blocks and (1, r) in blocks})
+        rounds = sorted({r for _, r in blocks if (0, r) in blocks and (1, r) in blocks})[:first]
         logs = [math.log(median(blocks[(1, r)]) / median(blocks[(0, r)])) for r in rounds]
         out.append((run["case"], np.array(logs)))
     return out
@@ -137,6 +139,9 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument(
+        "--first-rounds", type=int, help="also report the dumped runs cut to this many rounds"
+    )
+    parser.add_argument(
         "--quiet",
         type=float,
         default=QUIET,
@@ -146,6 +151,9 @@ def main() -> None:
     for path in args.dump:
         dump = json.loads(path.read_text())
         report(f"real runs, {path.name} {dump['settings']}", real_logs(dump))
+        if args.first_rounds:
+            cut = real_logs(dump, args.first_rounds)
+            report(f"real runs, {path.name}, their first {args.first_rounds} rounds only", cut)
     rng = np.random.default_rng(args.seed)
     for rounds in args.rounds if args.synthetic else []:
         runs = [

@@ -96,12 +96,15 @@ def round_values(rounds: Rounds) -> dict[int, float]:
     return {r: float(np.median(values)) for r, values in sorted(rounds.items()) if len(values)}
 
 
-def interval(baseline: Rounds, variant: Rounds, paired: bool) -> Interval | None:
+def interval(
+    baseline: Rounds, variant: Rounds, paired: bool, confidence: float = CONFIDENCE
+) -> Interval | None:
     """The ratio variant / baseline with its 95 % interval, from the rounds (see the module docstring).
 
     paired: both come from one run, so round r of each shared the same conditions. With fewer than two
     usable rounds the interval is the within-block bootstrap of medians (method says so).
     None when either side has no value or a value <= 0 (a ratio of those means nothing).
+    confidence: of the rounds' interval; below 0.95 for an auto-extended run (`confidence_for`).
     """
     base, var = round_values(baseline), round_values(variant)
     if not base or not var or min(base.values()) <= 0 or min(var.values()) <= 0:
@@ -110,14 +113,14 @@ def interval(baseline: Rounds, variant: Rounds, paired: bool) -> Interval | None
         common = sorted(set(base) & set(var))
         logs = np.log([var[r] for r in common]) - np.log([base[r] for r in common])
         if len(logs) >= 2:
-            return _paired_interval(logs)
+            return _paired_interval(logs, confidence)
     elif len(base) >= 2 and len(var) >= 2:
         log_base, log_var = np.log(list(base.values())), np.log(list(var.values()))
         if np.ptp(log_base) == 0 and np.ptp(log_var) == 0:
             ratio = math.exp(float(log_var[0] - log_base[0]))
             return Interval(ratio, ratio, ratio, min(len(base), len(var)), "unpaired rounds")
         result = stats.ttest_ind(log_var, log_base, equal_var=False)
-        ci = result.confidence_interval(CONFIDENCE)
+        ci = result.confidence_interval(confidence)
         point = float(np.mean(log_var) - np.mean(log_base))
         return Interval(
             math.exp(point),
@@ -135,9 +138,17 @@ def interval(baseline: Rounds, variant: Rounds, paired: bool) -> Interval | None
     return Interval(within.ratio, within.low, within.high, rounds, "within-block bootstrap")
 
 
-def _paired_interval(logs: np.ndarray) -> Interval:
+def confidence_for(looks: int) -> float:
+    """The interval's confidence when a run may be judged `looks` times (experiments/schedule.looks):
+    an auto-extension stops as soon as a verdict is decided, so each look is one more chance of a
+    false verdict; Bonferroni shares the 5 % among the looks (0.95 for 1 look, 0.99 for 5) and keeps
+    the run's overall false-verdict rate at most 5 %."""
+    return 1 - (1 - CONFIDENCE) / max(1, looks)
+
+
+def _paired_interval(logs: np.ndarray, confidence: float) -> Interval:
     # An estimator without an interval at this many rounds (Hodges-Lehmann below 6) falls back to t.
-    found = paired.shift(logs, ESTIMATOR, CONFIDENCE) or paired.shift(logs, "t", CONFIDENCE)
+    found = paired.shift(logs, ESTIMATOR, confidence) or paired.shift(logs, "t", confidence)
     assert found is not None  # t has an interval from 2 rounds on
     point, low, high = (math.exp(value) for value in found)
     return Interval(point, low, high, len(logs), "paired rounds")

@@ -188,17 +188,19 @@ def _extend(
     failed: dict[int, str],
     check_lease: Callable[[], None],
 ) -> None:
-    """Auto-extension (experiment.max_rounds): one more round while a verdict is open and the budget
-    allows; each added round's order is stored in run.schedule before its first block runs."""
+    """Auto-extension (experiment.max_rounds): EXTENSION_STEP more rounds while a verdict is open and
+    the budget allows; the added rounds' order is stored in run.schedule before their first block."""
     experiment = run.experiment
     if experiment.max_rounds is None or schedule.kind != "interleaved":
         return
     budget = Budget(experiment.max_rounds, experiment.max_minutes, started)
+    done = schedule.rounds
     for longer in extensions(schedule, budget, lambda: undecided(run.run_id, set(failed))):
         records.set_run(run.run_id, schedule=longer.as_json())
-        for step in longer.last_round(run.workload.groups()):
+        for step in longer.after(done, run.workload.groups()):
             if step.variant_index in opened and step.variant_index not in failed:
                 _block(run, opened[step.variant_index], step, failed, check_lease)
+        done = longer.rounds
 
 
 def _fail(run: _Run, failed: dict[int, str], index: int, reason: str) -> None:
