@@ -1,6 +1,6 @@
 """A throw-away Upgrade Lab instance for the benches: its own state dir, Redis, Celery worker and API.
 
-Ports: 6391/8791 + BENCH_PORT_OFFSET (default 250), lab servers on 34097/34011 + offset. An admin is
+Ports: 6391/8791 + BENCH_PORT_OFFSET (default 250), lab servers on 34097/34011/34118 + offset. An admin is
 created and its token exported as UPGRADELAB_TOKEN. Import this module before anything from upgradelab.
 """
 
@@ -18,7 +18,11 @@ from pathlib import Path
 OFFSET = int(os.environ.get("BENCH_PORT_OFFSET", "250"))
 STATE = Path(tempfile.mkdtemp(prefix="upgradelab-bench-"))
 REDIS_PORT, API_PORT = 6391 + OFFSET, 8791 + OFFSET
-PORTS = {"mysql-9.7": 34097 + OFFSET, "mariadb-10.11": 34011 + OFFSET}
+PORTS = {
+    "mysql-9.7": 34097 + OFFSET,
+    "mariadb-10.11": 34011 + OFFSET,
+    "mariadb-11.8": 34118 + OFFSET,
+}
 os.environ.update(
     UPGRADELAB_STATE_DIR=str(STATE),
     UPGRADELAB_REDIS_URL=f"redis://127.0.0.1:{REDIS_PORT}/0",
@@ -96,7 +100,14 @@ def instance(worker: bool) -> Iterator[str]:
         )
     processes.append(
         subprocess.Popen(
-            [str(BIN / "uvicorn"), "upgradelab.main:app", "--host", "127.0.0.1", "--port", str(API_PORT)],
+            [
+                str(BIN / "uvicorn"),
+                "upgradelab.main:app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(API_PORT),
+            ],
             stdout=log,
             stderr=subprocess.STDOUT,
         )

@@ -19,10 +19,18 @@ the share of redo-off runs called a regression, and the median wall clock (start
 interleaved/sequential wall clock ratio = the cost of interleaving.
 
     .venv/bin/python bench/verdict_robustness.py [--k 4] [--rounds 10] [--block 5] [--no-load]
+        [--schedules interleaved] [--max-rounds 30 [--max-minutes 4]] [--dump runs.json]
+
+--max-rounds: the interleaved runs auto-extend (experiment.max_rounds: rounds added while a verdict
+is open); the load window then covers the middle third of the planned iterations.
+
+--dump writes every run's iterations (variant 0 and the compared variant, with their rounds) so
+bench/verdict_methods.py can put other interval methods side by side on the very same runs.
 """
 
 import argparse
 import contextlib
+import json
 import os
 import signal
 import statistics
@@ -30,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -84,6 +92,9 @@ class Outcome:
     low: float | None
     high: float | None
     wall_s: float | None
+    rounds: int | None = None  # rounds the verdict rests on (more than planned after an extension)
+    # (variant_index, round, elapsed_s) of variant 0 and the compared variant, for --dump
+    iterations: list[tuple[int, int, float]] = field(default_factory=list)
 
 
 def _seconds(started: str | None, finished: str | None) -> float | None:
@@ -92,17 +103,27 @@ def _seconds(started: str | None, finished: str | None) -> float | None:
     return (datetime.fromisoformat(finished) - datetime.fromisoformat(started)).total_seconds()
 
 
-def _old_verdict(client: Any, run_id: int, variant_index: int) -> str | None:
+def _iterations(client: Any, run_id: int, variant_index: int) -> list[tuple[int, int, float]]:
+    """(variant_index, round, elapsed_s) of variant 0 and `variant_index`, from the run's JSON export."""
+    iterations = client.get(f"/api/runs/{run_id}/export", params={"format": "json"}).json()["iterations"]
+    return [
+        (i["variant_index"], i["round"], i["elapsed_s"])
+        for i in iterations
+        if i["variant_index"] in (0, variant_index)
+    ]
+
+
+def _old_verdict(iterations: list[tuple[int, int, float]], variant_index: int) -> str | None:
     """The pre-issue-12 verdict: median ratio with a bootstrap over each variant's iterations."""
     from upgradelab.results import bootstrap
 
-    iterations = client.get(f"/api/runs/{run_id}/export", params={"format": "json"}).json()["iterations"]
-    base = [i["elapsed_s"] for i in iterations if i["variant_index"] == 0]
-    other = [i["elapsed_s"] for i in iterations if i["variant_index"] == variant_index]
+    base = [seconds for index, _, seconds in iterations if index == 0]
+    other = [seconds for index, _, seconds in iterations if index == variant_index]
     return bootstrap.verdict(bootstrap.ratio_interval(base, other, "median"), 0.05)
 
 
-def run_once(client: Any, case: str, schedule: str, rounds: int, block: int, load: Load | None) -> Outcome:
+def run_once(client: Any, case: str, schedule: str, args: argparse.Namespace, load: Load | None) -> Outcome:
+    rounds, block = args.rounds, args.block
     body: dict[str, Any] = {
         "name": f"bench: {case}, {schedule}",
         "workload": "insert-truncate",
@@ -113,6 +134,8 @@ def run_once(client: Any, case: str, schedule: str, rounds: int, block: int, loa
     }
     if schedule == "interleaved":
         body |= {"rounds": rounds, "block": block}
+        if args.max_rounds:
+            body |= {"max_rounds": args.max_rounds, "max_minutes": args.max_minutes}
     created = client.post("/api/experiments", json=body)
     created.raise_for_status()
     run_id = client.post(f"/api/experiments/{created.json()['id']}/runs").json()["id"]
@@ -120,7 +143,7 @@ def run_once(client: Any, case: str, schedule: str, rounds: int, block: int, loa
     try:
         while True:
             run = client.get(f"/api/runs/{run_id}").json()
-            done = run["iterations_done"] / max(1, run["iterations_total"])
+            done = run["iterations_done"] / (2 * rounds * block)  # of the planned iterations
             if load and not loaded and WINDOW[0] <= done < WINDOW[1]:
                 load.on()
                 loaded = True
@@ -136,17 +159,20 @@ def run_once(client: Any, case: str, schedule: str, rounds: int, block: int, loa
     comparison = client.get("/api/compare", params={"runs": str(run_id), "series": "false"}).json()
     row = next((r for r in comparison["rows"] if r["variant_index"] == index), None)
     ratio = row and row["ratio"]
+    iterations = _iterations(client, run_id, index) if run["status"] == "succeeded" else []
     return Outcome(
         case,
         schedule,
         run_id,
         run["status"],
         ratio and ratio["verdict"],
-        _old_verdict(client, run_id, index) if run["status"] == "succeeded" else None,
+        _old_verdict(iterations, index) if iterations else None,
         ratio and ratio["ratio"],
         ratio and ratio["low"],
         ratio and ratio["high"],
         _seconds(run["started_at"], run["finished_at"]),
+        row and row["rounds"],
+        iterations,
     )
 
 
@@ -171,6 +197,9 @@ def report(outcomes: list[Outcome]) -> None:
                 false = {"regression", "improvement"}
                 shares = f"{_share(ok, false):>16}  {_share(ok, false, True):>15}"
                 print(f"{head}{'false regression/improvement':<34}{shares}")
+                same = {"no significant difference"}
+                shares = f"{_share(ok, same):>16}  {_share(ok, same, True):>15}"
+                print(f"{'':<40}{'no significant difference':<34}{shares}")
             else:
                 print(
                     f"{head}{'right direction (improvement)':<34}{_share(ok, {'improvement'}):>16}  "
@@ -207,6 +236,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--block", type=int, default=5, help="iterations per block (interleaved)")
     parser.add_argument("--no-load", action="store_true", help="no load generator (a quiet baseline)")
+    parser.add_argument("--schedules", nargs="+", choices=SCHEDULES, default=list(SCHEDULES))
+    parser.add_argument("--max-rounds", type=int, help="auto-extension budget (interleaved runs)")
+    parser.add_argument("--max-minutes", type=float, help="auto-extension time budget (with --max-rounds)")
+    parser.add_argument("--dump", type=Path, help="write every run (verdict, iterations) as JSON here")
     args = parser.parse_args()
 
     import httpx
@@ -220,17 +253,34 @@ def main() -> None:
         load = None if args.no_load else Load(Path(scratch))
         for k in range(1, args.k + 1):
             for case in CASES:
-                for schedule in SCHEDULES:  # alternated so both meet the same machine conditions
-                    outcome = run_once(client, case, schedule, args.rounds, args.block, load)
+                for schedule in args.schedules:  # alternated so both meet the same machine conditions
+                    outcome = run_once(client, case, schedule, args, load)
                     outcomes.append(outcome)
+                    if args.dump:
+                        dump(args, outcomes)
                     print(
                         f"k={k} {case:<20} {schedule:<12} run #{outcome.run_id} {outcome.status:<9} "
                         f"ratio {outcome.ratio or float('nan'):.3f} [{outcome.low or float('nan'):.3f}, "
                         f"{outcome.high or float('nan'):.3f}] verdict {outcome.verdict} "
-                        f"(old: {outcome.old_verdict}) wall {outcome.wall_s or float('nan'):.1f} s",
+                        f"(old: {outcome.old_verdict}) rounds {outcome.rounds} "
+                        f"wall {outcome.wall_s or float('nan'):.1f} s",
                         flush=True,
                     )
     report(outcomes)
+
+
+def dump(args: argparse.Namespace, outcomes: list[Outcome]) -> None:
+    """--dump: the settings and every run so far (rewritten after each run: an interrupted bench
+    keeps its runs)."""
+    settings = {
+        "rounds": args.rounds,
+        "block": args.block,
+        "max_rounds": args.max_rounds,
+        "max_minutes": args.max_minutes,
+        "load": not args.no_load,
+    }
+    runs = [asdict(o) for o in outcomes]
+    args.dump.write_text(json.dumps({"settings": settings, "runs": runs}, indent=1))
 
 
 if __name__ == "__main__":

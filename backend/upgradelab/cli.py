@@ -77,6 +77,16 @@ def run(
         bool, typer.Option("--aa-control", help="Add a second instance of the first variant (A/A).")
     ] = False,
     seed: Annotated[int | None, typer.Option(min=0, help="Seed of the round order; default: random.")] = None,
+    max_rounds: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="Add rounds while a verdict is inconclusive, up to this many; default: off."
+        ),
+    ] = None,
+    max_minutes: Annotated[
+        float | None,
+        typer.Option(min=0.1, help="No round added after this many minutes (with --max-rounds)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     api: Annotated[str | None, typer.Option(help="API base URL; default from settings.")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the run.")] = 3600.0,
@@ -105,6 +115,8 @@ def run(
         "block": block,
         "aa_control": aa_control,
         "seed": seed,
+        "max_rounds": max_rounds,
+        "max_minutes": max_minutes,
     }
     if policy is not None:
         body["policy"] = policy

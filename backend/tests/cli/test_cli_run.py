@@ -109,3 +109,15 @@ def test_schedule_options_reach_the_experiment(api: str, client: httpx.Client) -
         api, "--variant", "mariadb-10.11", "--schedule", "sequential", "--rounds", "2", "--json"
     )
     assert sequential.returncode == 2 and "rounds" in sequential.stderr
+
+
+def test_max_rounds_extends_an_open_run_and_a_budget_below_rounds_is_refused(api: str) -> None:
+    # 3 rounds are "insufficient rounds" (a verdict needs 5): the run goes on to its budget of 4
+    done = _cli(
+        api, "--variant", "mariadb-10.11", "--rounds", "3", "--block", "1", "--aa-control",
+        "--max-rounds", "4", "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert [row["rounds"] for row in json.loads(done.stdout)["summary"]] == [4, 4]
+    refused = _cli(api, "--variant", "mariadb-10.11", "--rounds", "3", "--max-rounds", "2", "--json")
+    assert refused.returncode == 2 and "max_rounds" in refused.stderr

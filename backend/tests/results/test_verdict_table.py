@@ -4,7 +4,7 @@
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from tests.results.synthetic import SyntheticVariant, insert_run
@@ -13,6 +13,7 @@ from upgradelab.results.comparison import compare
 from upgradelab.results.comparison_schemas import Comparison, ComparisonQuery, ComparisonRow
 from upgradelab.results.export import COMPARISON_COLUMNS, comparison_rows
 from upgradelab.results.summary_models import VariantSummary
+from upgradelab.runs.models import Run
 
 
 @pytest.fixture
@@ -114,3 +115,19 @@ def test_comparison_export_carries_interval_verdict_and_floor(session: Session) 
     assert set(rows[0]) == set(COMPARISON_COLUMNS)
     assert rows[3]["verdict"] == "improvement" and rows[3]["aa_low"] is not None
     assert rows[3]["method"] == "paired rounds" and rows[3]["mde"] > 0
+
+
+def test_an_auto_extended_run_is_judged_at_a_confidence_shared_among_its_looks(session: Session) -> None:
+    run_id = insert_run(session, VARIANTS, rounds=10, seed=4)
+    plain = _compare(session, [run_id])
+    run = session.get(Run, run_id)
+    assert run is not None
+    run.experiment.max_rounds = 30  # 5 looks (10, 15, ..., 30 rounds): 99 % intervals
+    session.execute(delete(VariantSummary).where(VariantSummary.run_id == run_id))  # stored at 95 %
+    session.commit()
+    extended = _compare(session, [run_id])
+    for index in (1, 2, 3):
+        narrow, wide = _row(plain, index).ratio, _row(extended, index).ratio
+        assert narrow is not None and wide is not None
+        assert wide.ratio == pytest.approx(narrow.ratio)
+        assert wide.low < narrow.low and wide.high > narrow.high

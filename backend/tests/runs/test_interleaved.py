@@ -168,3 +168,26 @@ def test_sequential_runs_one_variant_after_the_other_in_one_round(client: httpx.
     assert [(r.variant_index, r.iteration, r.round, r.block) for r in rows] == [
         (0, 1, 1, 1), (0, 2, 1, 1), (0, 3, 1, 1), (1, 1, 1, 2), (1, 2, 1, 2), (1, 3, 1, 2),
     ]  # fmt: skip
+
+
+def test_an_auto_extended_run_adds_rounds_while_a_verdict_is_open_up_to_its_budget(
+    client: httpx.Client,
+) -> None:
+    refused = client.post(
+        "/api/experiments",
+        json={"workload": "insert-truncate", "variants": [{"target": MYSQL}], "rounds": 10, "max_rounds": 8},
+    )
+    assert refused.status_code == 422 and refused.json()["detail"][0]["loc"] == ["body", "max_rounds"]
+    # 3 planned rounds are "insufficient rounds" (a verdict needs 5): still open after rounds 3 and 4,
+    # then the budget (5 rounds) ends it
+    run_id = _start(client, [{"target": MARIADB}, {"target": MYSQL}], rounds=3, block=1, seed=5, max_rounds=5)
+    run = wait_final(client, run_id)
+    assert run["status"] == "succeeded", run["error"]
+    assert run["schedule"]["rounds"] == 5
+    assert run["schedule"]["order"] == plan("interleaved", 5, 1, 5, 2).order  # the same seed stream
+    assert run["iterations_total"] == run["iterations_done"] == 10
+    rows = _iterations(run_id)
+    assert sorted((r.variant_index, r.round) for r in rows) == [(v, r) for v in (0, 1) for r in range(1, 6)]
+    assert [r.block for r in rows] == list(range(1, 11))
+    summary = client.get("/api/compare", params={"runs": str(run_id), "series": "false"}).json()["rows"]
+    assert summary[1]["rounds"] == 5

@@ -5,10 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from upgradelab.experiments.schedule import ScheduleError, resolve_schedule
+from upgradelab.experiments.schedule import ScheduleError, check_extension, looks, resolve_schedule
+from upgradelab.results.verdicts import confidence_for
 from upgradelab.runs.blocks import restart_before
 from upgradelab.runs.context import storage_of
-from upgradelab.runs.plan import plan
+from upgradelab.runs.plan import Budget, Schedule, extensions, plan
 
 
 def test_every_round_holds_every_variant_once_in_a_seeded_order() -> None:
@@ -71,6 +72,67 @@ def test_contradicting_schedule_fields_name_the_field() -> None:
     with pytest.raises(ScheduleError) as product:
         resolve_schedule("interleaved", 10, 4, 3, 1, 100)
     assert product.value.field == "iterations" and "4 x 3" in str(product.value)
+
+
+def _extend(
+    schedule: Schedule, budget: Budget, open_calls: int, clock: list[float] | None = None
+) -> tuple[list[Schedule], int]:
+    """Runs the extension loop with a synthetic decision: open for the first `open_calls` questions.
+    clock: minutes returned one per question (a fake clock, no waiting). Returns the schedules yielded
+    and how many times the decision was asked."""
+    asked = 0
+    minutes = iter(clock or [])
+
+    def undecided() -> bool:
+        nonlocal asked
+        asked += 1
+        return asked <= open_calls
+
+    def now() -> float:
+        return next(minutes) * 60 if clock else 0.0
+
+    return list(extensions(schedule, budget, undecided, now)), asked
+
+
+def test_an_extension_adds_rounds_from_the_same_seed_stream_until_decided() -> None:
+    first = plan("interleaved", 5, 2, 11, 3)
+    longer, asked = _extend(first, Budget(max_rounds=40, max_minutes=None, started=0.0), open_calls=2)
+    assert [s.rounds for s in longer] == [10, 15] and asked == 3  # the 3rd answer: decided
+    assert longer[-1].order == plan("interleaved", 15, 2, 11, 3).order
+    assert longer[-1].order[:5] == first.order
+    added = longer[-1].after(10, ["a", "b"])
+    assert {s.round for s in added} == set(range(11, 16)) and added[0].block == 61
+    assert [s.block for s in added] == list(range(61, 91))
+    assert all(sorted(order) == [0, 1, 2] for order in longer[-1].order)
+
+
+def test_an_extension_stops_at_max_rounds_even_while_undecided() -> None:
+    longer, asked = _extend(plan("interleaved", 5, 1, 2, 2), Budget(12, None, 0.0), open_calls=100)
+    assert [s.rounds for s in longer] == [10, 12] and asked == 2  # the last step cut at max_rounds
+    assert looks(5, 12) == 3 and looks(5, None) == 1 and looks(10, 30) == 5
+
+
+def test_an_extension_adds_no_round_once_its_minutes_are_spent() -> None:
+    # minutes since the first block when each step would be added: 1, 2, then 3 >= max_minutes
+    longer, asked = _extend(plan("interleaved", 5, 1, 2, 2), Budget(50, 3.0, 0.0), 100, [1, 2, 3])
+    assert [s.rounds for s in longer] == [10, 15] and asked == 2
+
+
+def test_every_look_of_an_extended_run_shares_the_5_percent() -> None:
+    assert confidence_for(1) == 0.95 and confidence_for(5) == pytest.approx(0.99)
+
+
+def test_an_extension_budget_must_fit_the_schedule_and_names_the_field() -> None:
+    interleaved = resolve_schedule("interleaved", None, 10, 5, 1, 100)
+    check_extension(interleaved, 30, 5.0)
+    for fields, max_rounds, max_minutes, field in (
+        (interleaved, 8, None, "max_rounds"),
+        (resolve_schedule("sequential", 50, None, None, 1, 100), 30, None, "max_rounds"),
+        (interleaved, None, 5.0, "max_minutes"),
+    ):
+        with pytest.raises(ScheduleError) as refused:
+            check_extension(fields, max_rounds, max_minutes)
+        assert refused.value.field == field
 
 
 def test_cold_policies_restart_per_instance() -> None:

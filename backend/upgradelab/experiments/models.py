@@ -29,4 +29,8 @@ class Experiment(Base):
     block: Mapped[int] = mapped_column(default=1, server_default="1")
     aa_control: Mapped[bool] = mapped_column(default=False, server_default="0")
     seed: Mapped[int | None] = mapped_column(default=None)
+    # Auto-extension (interleaved only, None = off): after the planned rounds the runner adds rounds
+    # while a verdict is inconclusive, up to max_rounds rounds in all and max_minutes since the first block.
+    max_rounds: Mapped[int | None] = mapped_column(default=None)
+    max_minutes: Mapped[float | None] = mapped_column(default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

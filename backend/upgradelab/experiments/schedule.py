@@ -14,6 +14,7 @@ ScheduleKind = Literal["interleaved", "sequential"]
 
 DEFAULT_ROUNDS = 10
 MIN_ROUNDS_FOR_VERDICT = 5
+EXTENSION_STEP = 5  # rounds an auto-extension adds at a time (each addition is one more look)
 MAX_SEED = 2**31 - 1
 
 
@@ -78,6 +79,29 @@ def resolve_schedule(
     if block is None:
         block = max(1, math.ceil(wanted / rounds))
     return ScheduleFields("interleaved", rounds, block, rounds * block, seed)
+
+
+def check_extension(fields: ScheduleFields, max_rounds: int | None, max_minutes: float | None) -> None:
+    """ScheduleError unless the auto-extension budget fits the schedule: max_rounds only for an
+    interleaved schedule and at least its rounds; max_minutes only with max_rounds."""
+    if max_rounds is not None:
+        if fields.kind != "interleaved":
+            raise ScheduleError("max_rounds", "auto-extension adds rounds: it needs an interleaved schedule")
+        if max_rounds < fields.rounds:
+            raise ScheduleError(
+                "max_rounds", f"max_rounds ({max_rounds}) is below the planned rounds ({fields.rounds})"
+            )
+    elif max_minutes is not None:
+        raise ScheduleError("max_minutes", "max_minutes is the budget of an auto-extension: set max_rounds")
+
+
+def looks(rounds: int, max_rounds: int | None) -> int:
+    """How many times an auto-extended run may be judged: after its planned rounds, then after every
+    EXTENSION_STEP added (the last step cut at max_rounds); 1 without an extension. Every look is a
+    chance of a false verdict, so the verdicts of such a run share the 5 % among them (verdicts.py)."""
+    if max_rounds is None or max_rounds <= rounds:
+        return 1
+    return 1 + math.ceil((max_rounds - rounds) / EXTENSION_STEP)
 
 
 def _rounds_for(iterations: int) -> int:

@@ -108,6 +108,20 @@ class ExperimentCreate(BaseModel):
     seed: int | None = Field(
         None, ge=0, le=2**31 - 1, description="Seed of the per-round shuffle; default: random (stored)."
     )
+    max_rounds: int | None = Field(
+        None,
+        ge=1,
+        le=1000,
+        description="Auto-extension (interleaved): add rounds while a verdict is inconclusive, up to this "
+        "many rounds in all (>= rounds); default: off.",
+    )
+    max_minutes: float | None = Field(
+        None,
+        gt=0,
+        le=24 * 60,
+        description="Auto-extension budget in minutes since the first block: no round is added after it "
+        "(needs max_rounds); default: no time limit.",
+    )
 
     @field_validator("workload")
     @classmethod
@@ -142,4 +156,6 @@ class ExperimentRead(BaseModel):
     block: int
     aa_control: bool
     seed: int | None
+    max_rounds: int | None = None
+    max_minutes: float | None = None
     created_at: datetime

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.errors import field_error, not_found
 from upgradelab.experiments.models import Experiment
-from upgradelab.experiments.schedule import ScheduleError, resolve_schedule
+from upgradelab.experiments.schedule import ScheduleError, check_extension, resolve_schedule
 from upgradelab.experiments.schemas import ExperimentCreate
 from upgradelab.experiments.variants import ResolvedVariant, unsupported_reason
 from upgradelab.targets import service as targets
@@ -55,6 +55,7 @@ async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
         schedule = resolve_schedule(
             spec.schedule, spec.iterations, spec.rounds, spec.block, spec.seed, workload.default_iterations
         )
+        check_extension(schedule, spec.max_rounds, spec.max_minutes)
     except ScheduleError as error:
         raise field_error(["body", error.field], str(error)) from error
     name = spec.name or f"{workload.title}: {', '.join(v['name'] for v in resolved)}"
@@ -72,6 +73,8 @@ async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
         block=schedule.block,
         aa_control=spec.aa_control,
         seed=schedule.seed,
+        max_rounds=spec.max_rounds,
+        max_minutes=spec.max_minutes,
     )
     session.add(experiment)
     await session.commit()

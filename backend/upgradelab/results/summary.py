@@ -98,6 +98,24 @@ def stored_summary(session: Session, run_id: int) -> list[VerdictRow]:
     return [from_stored(row) for row in rows]
 
 
+OPEN = {"inconclusive", "insufficient rounds"}
+
+
+def undecided(run_id: int, skip: set[int]) -> bool:
+    """Whether a verdict of the run is still open at the default threshold (inconclusive or
+    insufficient rounds), on the iterations stored so far: the auto-extension's question (runs/plan.py
+    `extensions`). Every variant counts but those in `skip` (failed); the A/A control too, since the
+    others are judged against its floor and a floor wider than the threshold decides nothing."""
+    with sync_session() as session:
+        run = session.get(Run, run_id)
+        rows = compute_summary(session, run) if run is not None else []
+    for row in rows:
+        decision = row.decision(verdicts.DEFAULT_THRESHOLD) if row.variant_index not in skip else None
+        if decision is not None and decision.verdict in OPEN:
+            return True
+    return False
+
+
 def store_summary_in(session: Session, run_id: int) -> list[VerdictRow]:
     """(Re)compute and store the run's verdict table in `session`; commits. [] for an unknown run."""
     run = session.get(Run, run_id)

@@ -6,6 +6,7 @@ itself is decided when read (`VerdictRow.decision(threshold)`), so a stored row 
 
 from dataclasses import dataclass
 
+from upgradelab.experiments.schedule import looks
 from upgradelab.results import verdicts
 from upgradelab.results.bootstrap import statistic
 from upgradelab.results.rounds import RunRounds, VariantRounds
@@ -49,6 +50,7 @@ def _row(
     metric: PrimaryMetric,
     baseline: VariantRounds,
     floor: verdicts.Interval | None,
+    confidence: float,
 ) -> VerdictRow:
     points = variant.groups.get(group, [])
     seconds = [p.elapsed_s for p in points]
@@ -59,7 +61,7 @@ def _row(
         None
         if is_baseline
         else verdicts.interval(
-            baseline.rounds(group, metric), rounds, paired=variant.run_id == baseline.run_id
+            baseline.rounds(group, metric), rounds, variant.run_id == baseline.run_id, confidence
         )
     )
     return VerdictRow(
@@ -82,27 +84,31 @@ def _row(
     )
 
 
-def _floor(run: RunRounds, group: str, metric: PrimaryMetric) -> verdicts.Interval | None:
+def _floor(run: RunRounds, group: str, metric: PrimaryMetric, confidence: float) -> verdicts.Interval | None:
     """The A/A control against the variant it duplicates (variant 0), paired by round."""
     control = run.aa_control
     if control is None or not run.variants:
         return None
-    return verdicts.interval(run.variants[0].rounds(group, metric), control.rounds(group, metric), True)
+    baseline = run.variants[0].rounds(group, metric)
+    return verdicts.interval(baseline, control.rounds(group, metric), True, confidence)
 
 
 def table(runs: list[RunRounds], baseline: VariantRounds) -> list[VerdictRow]:
     """Rows in run, variant, group, metric order; groups and metrics are the baseline run's.
 
     The A/A floor applies to the rows of the baseline's own run (rounds of another run are not paired
-    with it, so its floor says nothing about them).
+    with it, so its floor says nothing about them). Intervals are at verdicts.confidence_for the
+    baseline run's looks: 95 %, or narrower per look for an auto-extended run.
     """
     home = next(run for run in runs if run.run.id == baseline.run_id)
-    floors = {(g, m): _floor(home, g, m) for g in home.groups for m in home.metrics}
+    experiment = home.run.experiment
+    confidence = verdicts.confidence_for(looks(experiment.rounds, experiment.max_rounds))
+    floors = {(g, m): _floor(home, g, m, confidence) for g in home.groups for m in home.metrics}
     rows = []
     for run in runs:
         for variant in run.variants:
             for group in home.groups:
                 for metric in home.metrics:
                     floor = floors[(group, metric)] if run is home else None
-                    rows.append(_row(variant, group, metric, baseline, floor))
+                    rows.append(_row(variant, group, metric, baseline, floor, confidence))
     return rows

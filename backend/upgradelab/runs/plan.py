@@ -5,11 +5,18 @@ same seed and variant count give the same schedule); within a round, for each of
 groups, every variant in that order runs one block of `block` iterations.
 sequential: one round, the variants in experiment order, each all its iterations of every group
 before the next variant starts (the behaviour before interleaving).
+auto-extension (experiment.max_rounds): `extensions` adds EXTENSION_STEP rounds at a time (the last
+step cut at max_rounds), their orders the next shuffles of the same seed stream (a run extended to R
+rounds has the schedule `plan` gives for R).
 """
 
 import random
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from upgradelab.experiments.schedule import EXTENSION_STEP
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,39 @@ class Schedule:
                         Step(round_index, position, len(steps) + 1, variant, group, group_index, self.block)
                     )
         return steps
+
+    def after(self, rounds: int, groups: list[str]) -> list[Step]:
+        """The blocks of the rounds after the first `rounds` (the ones an extension added)."""
+        return [step for step in self.steps(groups) if step.round > rounds]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How far an auto-extension may go: max_rounds rounds in all, and no round started once
+    max_minutes have passed since `started` (time.monotonic() seconds; None: no time limit)."""
+
+    max_rounds: int
+    max_minutes: float | None
+    started: float
+
+
+def extensions(
+    schedule: Schedule,
+    budget: Budget,
+    undecided: Callable[[], bool],
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[Schedule]:
+    """The schedule with EXTENSION_STEP more rounds (at most max_rounds in all), each time the previous
+    one has run (the caller runs the added rounds, `after`, between two items), while undecided() says
+    a verdict is still open and the budget allows another round. undecided is asked only then."""
+    while schedule.rounds < budget.max_rounds:
+        if budget.max_minutes is not None and clock() - budget.started >= budget.max_minutes * 60:
+            return
+        if not undecided():
+            return
+        rounds = min(budget.max_rounds, schedule.rounds + EXTENSION_STEP)
+        schedule = plan(schedule.kind, rounds, schedule.block, schedule.seed, len(schedule.order[0]))
+        yield schedule
 
 
 def plan(kind: str, rounds: int, block: int, seed: int, variant_count: int) -> Schedule:

@@ -13,6 +13,7 @@ the run's final status is written in a `finally`, so a run never stays queued/pr
 """
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,14 +27,14 @@ from upgradelab.experiments.models import Experiment
 from upgradelab.experiments.service import is_aa_control
 from upgradelab.experiments.variants import ResolvedVariant
 from upgradelab.results.ingest import Place, ingest_iteration, record_unavailable
-from upgradelab.results.summary import store_summary
+from upgradelab.results.summary import store_summary, undecided
 from upgradelab.runs import leases, records
 from upgradelab.runs.blocks import OpenVariant, VariantJob, close_variant, open_variant, reapply, run_block
 from upgradelab.runs.context import run_context
 from upgradelab.runs.leases import LeaseLost, RunLease
 from upgradelab.runs.locks import TargetLocks
 from upgradelab.runs.models import Run, RunStatus, VariantStatus
-from upgradelab.runs.plan import Schedule, Step, plan
+from upgradelab.runs.plan import Budget, Schedule, Step, extensions, plan
 from upgradelab.runs.preflight import VariantFailed, apply_variant, facts, refusal, server_options
 from upgradelab.settings import Settings
 from upgradelab.streaming.publisher import publish_status
@@ -111,9 +112,11 @@ def _execute(run: _Run, settings: Settings, lease: RunLease, owner: str) -> RunS
         lease.check()
         opened = _start(run, instances, failed)
         records.set_run(run_id, status=RunStatus.running)
+        started = time.monotonic()
         for step in schedule.steps(run.workload.groups()):
             if step.variant_index in opened and step.variant_index not in failed:
                 _block(run, opened[step.variant_index], step, failed, lease.check)
+        _extend(run, schedule, started, opened, failed, lease.check)
         for index, variant in opened.items():
             if index not in failed:
                 _guarded(run, variant, failed, _close)
@@ -175,6 +178,29 @@ def _plan(run: _Run, settings: Settings) -> Schedule:
         [(v.name, v.target, is_aa_control(experiment, i)) for i, v in enumerate(run.variants)],
     )
     return schedule
+
+
+def _extend(
+    run: _Run,
+    schedule: Schedule,
+    started: float,
+    opened: dict[int, OpenVariant],
+    failed: dict[int, str],
+    check_lease: Callable[[], None],
+) -> None:
+    """Auto-extension (experiment.max_rounds): EXTENSION_STEP more rounds while a verdict is open and
+    the budget allows; the added rounds' order is stored in run.schedule before their first block."""
+    experiment = run.experiment
+    if experiment.max_rounds is None or schedule.kind != "interleaved":
+        return
+    budget = Budget(experiment.max_rounds, experiment.max_minutes, started)
+    done = schedule.rounds
+    for longer in extensions(schedule, budget, lambda: undecided(run.run_id, set(failed))):
+        records.set_run(run.run_id, schedule=longer.as_json())
+        for step in longer.after(done, run.workload.groups()):
+            if step.variant_index in opened and step.variant_index not in failed:
+                _block(run, opened[step.variant_index], step, failed, check_lease)
+        done = longer.rounds
 
 
 def _fail(run: _Run, failed: dict[int, str], index: int, reason: str) -> None:

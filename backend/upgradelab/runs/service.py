@@ -138,7 +138,7 @@ async def to_read(session: AsyncSession, runs: Sequence[Run]) -> list[RunRead]:
             variants=[variant["name"] for variant in run.experiment.variants],
             current_variant=run.current_variant,
             iterations_done=done.get(run.id, 0),
-            iterations_total=run.experiment.iterations
+            iterations_total=_planned_iterations(run)
             * len(groups_of(run.experiment.workload, run.experiment.parameters))
             * len(run.experiment.variants),
             policy=run.experiment.policy,
@@ -152,6 +152,15 @@ async def to_read(session: AsyncSession, runs: Sequence[Run]) -> list[RunRead]:
         )
         for run in runs
     ]
+
+
+def _planned_iterations(run: Run) -> int:
+    """Iterations per variant and group: the experiment's, or the stored schedule's rounds x block once
+    an auto-extension (experiment.max_rounds) has added rounds."""
+    rounds = (run.schedule or {}).get("rounds", run.experiment.rounds)
+    if run.experiment.schedule == "interleaved" and rounds > run.experiment.rounds:
+        return int(rounds) * run.experiment.block
+    return run.experiment.iterations
 
 
 async def context(session: AsyncSession, run: Run) -> RunContext:

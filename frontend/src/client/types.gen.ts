@@ -452,6 +452,18 @@ export type ExperimentCreate = {
      * Seed of the per-round shuffle; default: random (stored).
      */
     seed?: number | null;
+    /**
+     * Max Rounds
+     *
+     * Auto-extension (interleaved): add rounds while a verdict is inconclusive, up to this many rounds in all (>= rounds); default: off.
+     */
+    max_rounds?: number | null;
+    /**
+     * Max Minutes
+     *
+     * Auto-extension budget in minutes since the first block: no round is added after it (needs max_rounds); default: no time limit.
+     */
+    max_minutes?: number | null;
 };
 
 /**
@@ -510,6 +522,14 @@ export type ExperimentRead = {
      * Seed
      */
     seed: number | null;
+    /**
+     * Max Rounds
+     */
+    max_rounds?: number | null;
+    /**
+     * Max Minutes
+     */
+    max_minutes?: number | null;
     /**
      * Created At
      */
