@@ -95,8 +95,9 @@ export function ComparisonTable({ comparison }: { comparison: Comparison }) {
         </tbody>
       </table>
       <p className="hint" data-testid="comparison-note">
-        Ratios are variant / baseline of each group&apos;s primary metric, paired round by round: the geometric mean
-        of the per-round ratios of block medians, with a Student-t {pct}% interval over the rounds. A verdict needs
+        Ratios are variant / baseline of each group&apos;s primary metric, paired round by round: the per-round ratios
+        of block medians, summarised by a 20 % trimmed mean of their logarithms with a Tukey-McLaughlin {pct}%
+        interval over the rounds (robust to a few disturbed rounds; stricter when rounds were added). A verdict needs
         at least {comparison.min_rounds} rounds; inside the A/A floor it stays inconclusive. Smallest detectable
         change: the interval&apos;s half-width. One-round runs show a within-block bootstrap ({comparison.resamples}{' '}
         resamples, seed {comparison.seed}), not a verdict.{' '}

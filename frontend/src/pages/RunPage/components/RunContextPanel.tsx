@@ -4,10 +4,25 @@ import type { RunContext, VariableDiff } from '../../../client'
 import { ErrorBox } from '../../../components/ErrorBox'
 
 function hostFacts(context: RunContext): [string, string][] {
-  const show = (v: unknown) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v ?? '-'))
-  const facts: [string, string][] = Object.entries(context.context?.host ?? {}).map(([k, v]) => [k, show(v)])
+  const host = context.context?.host
   const version = context.context?.upgradelab_version
-  if (version) facts.push(['upgradelab_version', show(version)])
+  const storage = host?.storage
+  const gib = host?.memory_bytes ? `${(host.memory_bytes / 2 ** 30).toFixed(1)} GiB` : '-'
+  const facts: [string, string][] = [
+    ['CPU', host?.cpu_model ?? '-'],
+    ['cores', host?.cores != null ? String(host.cores) : '-'],
+    ['memory', gib],
+    ['kernel', host?.kernel ?? '-'],
+    [
+      'server data on',
+      storage
+        ? `${storage.path} (${[storage.device, storage.fs_type, storage.mount_point && `mounted at ${storage.mount_point}`]
+            .filter(Boolean)
+            .join(', ')})`
+        : '-',
+    ],
+    ['Upgrade Lab', version ? [version.package, version.git_commit?.slice(0, 12)].filter(Boolean).join(' @ ') : '-'],
+  ]
   return facts
 }
 
@@ -23,28 +38,32 @@ function VariablesDiff({ context, diff }: { context: RunContext; diff: VariableD
     )
   }
   return (
-    <table className="data-table" data-testid="variables-diff">
-      <thead>
-        <tr>
-          <th>Variable</th>
-          {context.variants.map((v) => (
-            <th key={v.variant_index}>{v.name}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {diff.map((d) => (
-          <tr key={d.name} data-testid="variables-diff-row" data-name={d.name}>
-            <td>
-              <code>{d.name}</code>
-            </td>
-            {d.values.map((value, i) => (
-              <td key={i}>{value ?? <span className="muted">-</span>}</td>
+    // Variants of different flavors differ in hundreds of variables: the table scrolls in its own box.
+    <div className="table-scroll">
+      <p className="muted small">{diff.length} variables differ (the instances' own paths and ports left out).</p>
+      <table className="data-table" data-testid="variables-diff">
+        <thead>
+          <tr>
+            <th>Variable</th>
+            {context.variants.map((v) => (
+              <th key={v.variant_index}>{v.name}</th>
             ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {diff.map((d) => (
+            <tr key={d.name} data-testid="variables-diff-row" data-name={d.name}>
+              <td>
+                <code>{d.name}</code>
+              </td>
+              {d.values.map((value, i) => (
+                <td key={i}>{value ?? <span className="muted">-</span>}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   )
 }
 
