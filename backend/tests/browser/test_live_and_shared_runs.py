@@ -10,7 +10,7 @@ from tests.browser.stream_recorder import record_streams, stream_log
 from tests.conftest import ADMIN_PASSWORD, ADMIN_USER, signed_in
 from tests.runs.helpers import submit, wait_final, wait_status
 
-LIVE_ITERATIONS = 150
+LIVE_ITERATIONS = 600  # a few seconds of MariaDB iterations: the run must outlast the 3 s drop
 
 
 def _wait_received(page: Page, at_least: int, timeout_ms: float = 120_000) -> None:
