@@ -7,8 +7,10 @@
 // the browser loads them only when another page is opened.
 //
 // Usage: node scripts/first-page-size.mjs [--limit-kb N]   (default 250; kB = 1000 bytes, as Vite prints)
-// Prints one line per chunk and the total; exits 1 above the limit, 2 when dist/ or the manifest is missing.
-import { readFileSync, statSync } from 'node:fs'
+// Prints one line per chunk and the total; exits 1 above the limit or when any built chunk carries a
+// test hook (`__upgradelab...`: tests record the stream from Playwright instead), 2 when dist/ or the
+// manifest is missing.
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -64,7 +66,16 @@ rows.sort((a, b) => b[0] - a[0])
 const kb = (bytes) => (bytes / 1000).toFixed(1).padStart(7) + ' kB'
 for (const [bytes, file] of rows) console.log(`${kb(bytes)}  ${file}`)
 console.log(`${kb(total)}  first page (/runs), limit ${limitKb} kB`)
+let failed = false
 if (total > limitKb * 1000) {
   console.error(`the first page loads ${(total / 1000).toFixed(1)} kB of JavaScript, over ${limitKb} kB`)
-  process.exit(1)
+  failed = true
 }
+const hooked = readdirSync(join(dist, 'assets')).filter(
+  (name) => name.endsWith('.js') && readFileSync(join(dist, 'assets', name), 'utf8').includes('__upgradelab'),
+)
+if (hooked.length > 0) {
+  console.error(`test hooks (__upgradelab) in the production build: ${hooked.join(', ')}`)
+  failed = true
+}
+if (failed) process.exit(1)
