@@ -62,7 +62,9 @@ def test_form_shows_the_servers_refusal_and_keeps_the_input(page: Page) -> None:
     expect(rows.nth(0).get_by_test_id("variant-preset")).to_have_value("redo-off")
 
 
-def test_form_sends_the_schedule_rounds_block_aa_control_and_extension(page: Page, client: httpx.Client) -> None:
+def test_form_sends_the_schedule_rounds_block_aa_control_and_extension(
+    page: Page, client: httpx.Client
+) -> None:
     page.goto("/new")
     page.get_by_test_id("schedule-select").select_option("sequential")
     expect(page.get_by_test_id("rounds-input")).to_have_count(0)  # rounds belong to interleaved runs
