@@ -62,7 +62,9 @@ def test_form_shows_the_servers_refusal_and_keeps_the_input(page: Page) -> None:
     expect(rows.nth(0).get_by_test_id("variant-preset")).to_have_value("redo-off")
 
 
-def test_form_sends_the_schedule_rounds_block_and_aa_control(page: Page, client: httpx.Client) -> None:
+def test_form_sends_the_schedule_rounds_block_aa_control_and_extension(
+    page: Page, client: httpx.Client
+) -> None:
     page.goto("/new")
     page.get_by_test_id("schedule-select").select_option("sequential")
     expect(page.get_by_test_id("rounds-input")).to_have_count(0)  # rounds belong to interleaved runs
@@ -70,6 +72,11 @@ def test_form_sends_the_schedule_rounds_block_and_aa_control(page: Page, client:
     page.get_by_test_id("rounds-input").fill("5")
     page.get_by_test_id("block-input").fill("2")
     page.get_by_test_id("aa-control").check()
+    page.get_by_test_id("max-rounds-input").fill("4")  # fewer than the rounds: refused in the form
+    page.get_by_test_id("run-submit").click()
+    expect(page.get_by_test_id("form-error")).to_contain_text("max_rounds: must be at least the rounds (5)")
+    page.get_by_test_id("max-rounds-input").fill("15")
+    page.get_by_test_id("max-minutes-input").fill("2.5")
     rows = page.get_by_test_id("variant-row")
     rows.nth(0).get_by_test_id("variant-target").select_option("mariadb-10.11")
     rows.nth(0).get_by_test_id("variant-preset").select_option("default")
@@ -83,6 +90,7 @@ def test_form_sends_the_schedule_rounds_block_and_aa_control(page: Page, client:
     experiment = client.get(f"/api/experiments/{run['experiment_id']}").json()
     assert (experiment["schedule"], experiment["rounds"], experiment["block"]) == ("interleaved", 5, 2)
     assert experiment["aa_control"] is True and experiment["iterations"] == 10
+    assert (experiment["max_rounds"], experiment["max_minutes"]) == (15, 2.5)
     assert [v["name"] for v in experiment["variants"]][-1] == "mariadb-10.11 default (A/A)"
     client.post(f"/api/runs/{run_id}/cancel")
     wait_final(client, run_id)

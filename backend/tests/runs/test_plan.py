@@ -1,6 +1,7 @@
 """The schedule of a run, as data: rounds, per-round shuffles from the seed, sequential, field defaults;
 the per-instance cold policies and the run context's storage fact."""
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -144,16 +145,17 @@ def test_cold_policies_restart_per_instance() -> None:
     assert [restart_before("cold_every", *c) for c in cases] == [True, True, True]
 
 
-def test_storage_of_the_server_dir_is_the_longest_mount_holding_it(tmp_path: Path) -> None:
-    mountinfo = tmp_path / "mountinfo"
-    mountinfo.write_text(
-        "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
-        f"30 22 0:40 / {tmp_path} rw shared:2 - tmpfs tmpfs rw\n"
-    )
-    storage = storage_of(tmp_path / "servers" / "not-yet", mountinfo)
-    assert (storage["mount_point"], storage["fs_type"], storage["device"]) == (
-        str(tmp_path),
-        "tmpfs",
-        "tmpfs",
-    )
-    assert storage_of(Path("/usr"), mountinfo)["device"] == "/dev/sda1"
+def test_storage_of_the_server_dir_is_the_mount_findmnt_names(tmp_path: Path) -> None:
+    """Against util-linux's findmnt (its own reading of the mount table): the same mount point and
+    file system, also for a directory that does not exist yet (its nearest existing ancestor)."""
+    for path, existing in ((tmp_path / "servers" / "not-yet", tmp_path), (Path("/usr"), Path("/usr"))):
+        found = subprocess.run(
+            ["findmnt", "-n", "-T", str(existing), "-o", "TARGET,FSTYPE"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        storage = storage_of(path)
+        assert storage["path"] == str(path)
+        assert [storage["mount_point"], storage["fs_type"]] == found[:2]
+        assert storage["device"]

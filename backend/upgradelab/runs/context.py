@@ -7,6 +7,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from upgradelab.settings import REPO_ROOT
 
 
@@ -18,7 +20,7 @@ def run_context(server_dir: Path) -> dict[str, Any]:
         "host": {
             "cpu_model": _cpu_model(),
             "cores": os.cpu_count(),
-            "memory_bytes": _mem_total(),
+            "memory_bytes": psutil.virtual_memory().total,
             "kernel": platform.release(),
             "storage": storage_of(server_dir),
         },
@@ -26,28 +28,23 @@ def run_context(server_dir: Path) -> dict[str, Any]:
     }
 
 
-def storage_of(path: Path, mountinfo: Path = Path("/proc/self/mountinfo")) -> dict[str, str | None]:
+def storage_of(path: Path) -> dict[str, str | None]:
     """The mount holding `path` (its nearest existing ancestor): mount point, filesystem type and
-    source device, from /proc/self/mountinfo (the longest mount point that is a prefix wins)."""
+    source device, from the kernel's mount table (psutil.disk_partitions(all=True)); the longest mount
+    point that is a prefix wins, the last mounted of equal ones (the visible one)."""
     existing = path
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     resolved = str(existing.resolve())
-    best: tuple[str, str | None, str | None] = ("", None, None)
-    try:
-        lines = mountinfo.read_text().splitlines()
-    except OSError:
-        lines = []
-    for line in lines:
-        fields = line.split()
-        if " - " not in line or len(fields) < 5:
-            continue
-        mount_point = fields[4].replace("\\040", " ")
-        after = line.split(" - ", 1)[1].split()
+    best = None
+    for part in psutil.disk_partitions(all=True):
+        mount_point = part.mountpoint
         inside = resolved == mount_point or resolved.startswith(mount_point.rstrip("/") + "/")
-        if inside and len(mount_point) >= len(best[0]):
-            best = (mount_point, after[0] if after else None, after[1] if len(after) > 1 else None)
-    return {"path": str(path), "mount_point": best[0] or None, "fs_type": best[1], "device": best[2]}
+        if inside and (best is None or len(mount_point) >= len(best.mountpoint)):
+            best = part
+    if best is None:
+        return {"path": str(path), "mount_point": None, "fs_type": None, "device": None}
+    return {"path": str(path), "mount_point": best.mountpoint, "fs_type": best.fstype, "device": best.device}
 
 
 def _cpu_model() -> str | None:
@@ -58,16 +55,6 @@ def _cpu_model() -> str | None:
     except OSError:
         pass
     return platform.processor() or None
-
-
-def _mem_total() -> int | None:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
 
 
 def _package_version() -> str | None:

@@ -9,8 +9,9 @@ import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
+
+import psutil
 
 from upgradelab.targets.provisioners.base import Provisioner, ServerConnection
 
@@ -61,12 +62,9 @@ def buffer_pool_bytes(options: list[str]) -> int:
     return size
 
 
-def mem_available_bytes(meminfo: Path = Path("/proc/meminfo")) -> int:
-    """MemAvailable from /proc/meminfo, in bytes (the kernel's estimate of memory usable without swap)."""
-    for line in meminfo.read_text().splitlines():
-        if line.startswith("MemAvailable:"):
-            return int(line.split()[1]) * 1024
-    raise MemoryRefused(f"{meminfo} has no MemAvailable line")
+def mem_available_bytes() -> int:
+    """MemAvailable in bytes (the kernel's estimate of memory usable without swap), from psutil."""
+    return int(psutil.virtual_memory().available)
 
 
 def check_memory(

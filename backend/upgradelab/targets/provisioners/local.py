@@ -20,17 +20,17 @@ binding port 0 when the provisioner is made (so two runs' instances never share 
 import contextlib
 import os
 import shutil
-import signal
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 from pydantic import BaseModel, Field
 
 from upgradelab.settings import Settings
 from upgradelab.targets.option_names import check_lines, server_names
 from upgradelab.targets.options import OptionError, PlainCredential, ServerOptions, render_option
+from upgradelab.targets.provisioners import processes
 from upgradelab.targets.provisioners.base import (
     Endpoint,
     NotReady,
@@ -345,39 +345,27 @@ class LocalProvisioner:
             return f"server exited during start-up (exit code {self._process.returncode})"
         return None
 
-    def _pid(self) -> int | None:
+    def _server_process(self) -> psutil.Process | None:
+        """This instance's server: our own child while it runs, else the live mysqld/mariadbd named by
+        its pid file (a stale pid file or a reused pid gives None)."""
         if self._process is not None and self._process.poll() is None:
-            return self._process.pid
+            with contextlib.suppress(psutil.Error):
+                return psutil.Process(self._process.pid)
         try:
             pid = int(self._host("mysqld.pid").read_text().strip())
         except (OSError, ValueError):
             return None
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return None
-        return pid
+        return processes.server(pid)
 
     def stop(self, timeout_s: float = 120.0) -> None:
         """SIGCONT (a frozen server cannot shut down), SIGTERM (a clean shutdown), then SIGKILL after
         timeout_s; reaps our own child."""
-        pid = self._pid()
-        if pid is not None:
-            self._terminate(pid, timeout_s)
+        process = self._server_process()
+        if process is not None:
+            processes.terminate(process, timeout_s)
+        if self._process is not None:
+            self._process.poll()  # our child is reaped: record its exit code
         self._process = None
-
-    def _terminate(self, pid: int, timeout_s: float) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGCONT)
-            os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and self._alive(pid):
-            time.sleep(0.1)
-        if self._alive(pid):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-            while self._alive(pid):
-                time.sleep(0.1)
 
     def stop_all(self, timeout_s: float = 120.0) -> list[int]:
         """Stop every instance of this target (any slot, any run), found by their pid files; the
@@ -385,36 +373,32 @@ class LocalProvisioner:
         stopped = []
         for pid_file in sorted((self.root / self.target_dir.lstrip("/")).glob("instances/*/mysqld.pid")):
             try:
-                pid = int(pid_file.read_text().strip())
+                process = processes.server(int(pid_file.read_text().strip()))
             except (OSError, ValueError):
                 continue
-            if self._alive(pid) and _is_server(pid):
-                self._terminate(pid, timeout_s)
-                stopped.append(pid)
+            if process is not None and process.pid != os.getpid():
+                processes.terminate(process, timeout_s)
+                stopped.append(process.pid)
         self.stop(timeout_s)
         return stopped
 
     def freeze(self) -> None:
-        """SIGSTOP the server process: it does no work (purge, page cleaner, flushing) until thaw()."""
-        pid = self._pid()
-        if pid is None:
-            return
-        os.kill(pid, signal.SIGSTOP)
-        # SIGSTOP is delivered asynchronously: wait (at most 2 s) until the kernel shows it stopped,
-        # so the next instance's block never starts beside a still-running one.
-        deadline = time.monotonic() + 2.0
-        while time.monotonic() < deadline and _state(pid) not in ("T", "t", ""):
-            time.sleep(0.005)
+        """SIGSTOP the server process: it does no work (purge, page cleaner, flushing) until thaw();
+        returns once the kernel shows it stopped (processes.freeze)."""
+        process = self._server_process()
+        if process is not None:
+            processes.freeze(process)
 
     def thaw(self) -> None:
         """SIGCONT the server process (a no-op when it runs or is gone)."""
-        pid = self._pid()
-        if pid is not None:
-            os.kill(pid, signal.SIGCONT)
+        process = self._server_process()
+        if process is not None:
+            processes.thaw(process)
 
     def pid(self) -> int | None:
         """The server's process id while it runs (this instance's), else None."""
-        return self._pid()
+        process = self._server_process()
+        return None if process is None else process.pid
 
     def describe(self) -> dict[str, str]:
         """What produced this instance's numbers: {"image_or_binary": the server binary (with the
@@ -423,24 +407,9 @@ class LocalProvisioner:
         cnf = self._host("my.cnf")
         return {"image_or_binary": binary, "option_file": cnf.read_text() if cnf.exists() else ""}
 
-    def _alive(self, pid: int) -> bool:
-        if pid == os.getpid():
-            return False
-        if self._process is not None and self._process.pid == pid:
-            return self._process.poll() is None
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        # A zombie that is not our child still answers kill(0); /proc tells it is gone.
-        try:
-            return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
-        except OSError:
-            return False
-
     def server_version(self) -> str:
         """SELECT VERSION() from the running server, or from the template started briefly."""
-        if self._pid() is None:
+        if self._server_process() is None:
             self.ensure_initialized()
             self._prepare_dir()  # this slot's directory, owned by mysql (its socket goes there)
             self._launch(self._write_option_file("template.cnf", "template", []))
@@ -460,21 +429,3 @@ class LocalProvisioner:
         finally:
             connection.close()
         return str(row[0]) if row else ""
-
-
-def _is_server(pid: int) -> bool:
-    """Whether a pid from a pid file is still a mysqld/mariadbd (pids are reused after a reboot)."""
-    try:
-        name = Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return False
-    return name in {"mysqld", "mariadbd"}
-
-
-def _state(pid: int) -> str:
-    """The process state letter of /proc/<pid>/stat ('T' stopped, 'R' running ...); '' once gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    return stat.rsplit(")", 1)[-1].split()[0]

@@ -5,7 +5,8 @@ import { api } from '../../api/client'
 import type { Policy, Run, Target, Workload } from '../../api/models'
 import type { ExperimentCreate } from '../../client'
 import { ParameterFields } from './ParameterFields'
-import { initialSchedule, positiveInt, ScheduleFields, type ScheduleState } from './ScheduleFields'
+import { initialSchedule, scheduleBody, type ScheduleState } from './schedule'
+import { ScheduleFields } from './ScheduleFields'
 import { defaultTexts, fieldSpecs, parametersFrom } from './parameters'
 import { VariantRow } from './VariantRow'
 import { WorkloadInfo } from './WorkloadInfo'
@@ -112,27 +113,20 @@ export function ExperimentForm({ targets, workloads }: Props) {
 
   function onSubmit(e: FormEvent) {
     e.preventDefault()
-    const interleaved = schedule.schedule === 'interleaved'
-    const rounds = interleaved ? positiveInt('rounds', schedule.rounds) : undefined
-    const block = interleaved ? positiveInt('block', schedule.block) : undefined
-    const problem =
-      validate(iterations, rows) ??
-      (typeof rounds === 'string' ? rounds : null) ??
-      (typeof block === 'string' ? block : null)
+    const scheduled = scheduleBody(schedule)
+    const problem = validate(iterations, rows) ?? (typeof scheduled === 'string' ? scheduled : null)
     setClientError(problem)
-    if (problem || typeof rounds === 'string' || typeof block === 'string') return
+    if (problem || typeof scheduled === 'string') return
+    const { rounds, block } = scheduled
     const body: ExperimentCreate = {
       workload: workload.slug,
       // interleaved with a block: rounds x block iterations, so the server derives the count
-      iterations: block !== undefined && rounds !== undefined ? rounds * block : Number(iterations),
+      iterations: block != null && rounds != null ? rounds * block : Number(iterations),
       variants: rows.map(toVariantSpec),
       parameters: parametersFrom(paramSpecs, paramTexts),
       policy: effectivePolicy,
-      schedule: schedule.schedule,
-      aa_control: schedule.aaControl,
+      ...scheduled,
     }
-    if (rounds !== undefined) body.rounds = rounds
-    if (block !== undefined) body.block = block
     const trimmed = name.trim()
     if (trimmed) body.name = trimmed
     submit.mutate(body)

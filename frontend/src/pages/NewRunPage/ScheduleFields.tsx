@@ -1,30 +1,13 @@
 import type { ScheduleKind } from '../../api/models'
-
-export interface ScheduleState {
-  schedule: ScheduleKind
-  /** Text of the rounds input ('' = from iterations: 5 to 10 rounds when they divide it). */
-  rounds: string
-  /** Text of the block input ('' = iterations / rounds). */
-  block: string
-  aaControl: boolean
-}
-
-// Rounds blank: the server picks rounds x block = iterations (100 -> 10 x 10, 6 -> 6 x 1).
-export const initialSchedule: ScheduleState = { schedule: 'interleaved', rounds: '', block: '', aaControl: false }
-
-/** A whole number >= 1 from an input's text, undefined when empty; the field's error otherwise. */
-export function positiveInt(field: string, text: string): number | undefined | string {
-  if (text.trim() === '') return undefined
-  const n = Number(text)
-  return Number.isInteger(n) && n >= 1 ? n : `${field}: must be a whole number of at least 1`
-}
+import type { ScheduleState } from './schedule'
 
 interface Props {
   value: ScheduleState
   onChange: (patch: Partial<ScheduleState>) => void
 }
 
-/** Schedule (interleaved rounds or sequential), rounds, block size and the A/A control switch. */
+/** Schedule (interleaved rounds or sequential), rounds, block size, the auto-extension budget and the A/A
+ * control switch. */
 export function ScheduleFields({ value, onChange }: Props) {
   const interleaved = value.schedule === 'interleaved'
   return (
@@ -74,6 +57,36 @@ export function ScheduleFields({ value, onChange }: Props) {
               step={1}
               value={value.block}
               onChange={(e) => onChange({ block: e.target.value })}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor="max-rounds-input">
+              Extend to rounds <span className="muted">(blank: no auto-extension)</span>
+            </label>
+            <input
+              id="max-rounds-input"
+              data-testid="max-rounds-input"
+              type="number"
+              min={1}
+              step={1}
+              value={value.maxRounds}
+              title="While a verdict is inconclusive, rounds are added 5 at a time up to this many in all"
+              onChange={(e) => onChange({ maxRounds: e.target.value })}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor="max-minutes-input">
+              Extension budget <span className="muted">(minutes; blank: no limit)</span>
+            </label>
+            <input
+              id="max-minutes-input"
+              data-testid="max-minutes-input"
+              type="number"
+              min={0}
+              step="any"
+              value={value.maxMinutes}
+              title="No round is added once this many minutes have passed since the first block"
+              onChange={(e) => onChange({ maxMinutes: e.target.value })}
             />
           </div>
         </>

@@ -71,7 +71,9 @@ export function RunHeader({ run, now, readOnly = false }: Props) {
 
       <div className="progress">
         <div className="progress-line" data-testid="run-progress">
-          variant {p.variant} of {p.variants} · iteration {p.iteration} of {p.iterations}
+          {p.round != null
+            ? `round ${p.round} of ${p.rounds} · variant ${p.variant} of ${p.variants}`
+            : `variant ${p.variant} of ${p.variants} · iteration ${p.iteration} of ${p.iterations}`}
           <span className="muted">
             {' '}
             ({run.iterations_done} / {run.iterations_total} iterations, {pct}%)

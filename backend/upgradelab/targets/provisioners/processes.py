@@ -1,0 +1,82 @@
+"""A local server process by pid (psutil): whether it is still a server, stop it cleanly, freeze and thaw it.
+
+A pid comes from our own Popen or from an instance's mysqld.pid file, which may be stale: pids are
+reused, so every call first checks that the pid is still a running mysqld/mariadbd (not a zombie).
+"""
+
+import contextlib
+import signal
+import time
+
+import psutil
+
+SERVER_NAMES = frozenset({"mysqld", "mariadbd"})
+FREEZE_WAIT_S = 2.0  # how long freeze() waits for the kernel to show the process stopped
+
+
+def server(pid: int) -> psutil.Process | None:
+    """The process if `pid` is a live mysqld/mariadbd (running, sleeping or stopped), else None."""
+    try:
+        process = psutil.Process(pid)
+        if process.name() not in SERVER_NAMES or process.status() == psutil.STATUS_ZOMBIE:
+            return None
+    except psutil.Error:  # gone, or not ours to inspect
+        return None
+    return process
+
+
+def terminate(process: psutil.Process, timeout_s: float) -> None:
+    """SIGCONT (a frozen server cannot shut down), SIGTERM (a clean shutdown: InnoDB flushes), then
+    SIGKILL if it is still there after timeout_s seconds. Returns once the process is gone (reaped when
+    it is our child)."""
+    with contextlib.suppress(psutil.NoSuchProcess):
+        process.send_signal(signal.SIGCONT)
+        process.terminate()
+    deadline = time.monotonic() + timeout_s
+    while not gone(process) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if not gone(process):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.kill()
+        while not gone(process):
+            time.sleep(0.1)
+
+
+def gone(process: psutil.Process) -> bool:
+    """Whether the process has exited: our own child is reaped here; a zombie that is not our child
+    (its parent died and nobody reaps it, as in a container without an init) counts as gone too."""
+    try:
+        process.wait(timeout=0)
+    except psutil.TimeoutExpired:
+        try:
+            return process.status() == psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return True
+    except psutil.NoSuchProcess:
+        pass
+    return True
+
+
+def freeze(process: psutil.Process) -> None:
+    """SIGSTOP: the server does no work (purge, page cleaner, flushing) until thaw(). SIGSTOP is delivered
+    asynchronously, so wait (at most FREEZE_WAIT_S) until the kernel shows it stopped: the next
+    instance's block never starts beside a still-running one."""
+    with contextlib.suppress(psutil.NoSuchProcess):
+        process.suspend()
+        with contextlib.suppress(psutil.TimeoutExpired):
+            _wait_status(process, psutil.STATUS_STOPPED, FREEZE_WAIT_S)
+
+
+def thaw(process: psutil.Process) -> None:
+    """SIGCONT (a no-op when it runs; nothing when it is gone)."""
+    with contextlib.suppress(psutil.NoSuchProcess):
+        process.resume()
+
+
+def _wait_status(process: psutil.Process, status: str, timeout_s: float) -> None:
+    """Poll the process's state every 5 ms until it is `status`; psutil.TimeoutExpired after timeout_s."""
+    deadline = time.monotonic() + timeout_s
+    while process.status() not in (status, psutil.STATUS_TRACING_STOP):
+        if time.monotonic() >= deadline:
+            raise psutil.TimeoutExpired(timeout_s, process.pid)
+        time.sleep(0.005)
