@@ -68,7 +68,12 @@ def _serve_ui(app: FastAPI, dist: Path) -> None:
     app.mount("/assets", StaticFiles(directory=dist / "assets"), name="assets")
     index = dist / "index.html"
     root = dist.resolve()
-    files = {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}  # built once, never changes
+    # built once, never changes; the build's own bookkeeping (.vite/manifest.json) is not served
+    files = {
+        str(p.relative_to(root))
+        for p in root.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    }
 
     @app.get("/{path:path}", include_in_schema=False)
     async def spa(path: str) -> FileResponse:
