@@ -6,8 +6,10 @@ The default comparison of a finished run (its own variants, baseline variant 0, 
 read from variant_summary, stored once when the run ended; other choices are computed on request.
 """
 
+from anyio import to_thread
 from sqlalchemy.orm import Session
 
+from upgradelab.db import sync_session
 from upgradelab.errors import field_error
 from upgradelab.results import bootstrap, verdicts
 from upgradelab.results.comparison_schemas import (
@@ -20,7 +22,7 @@ from upgradelab.results.comparison_schemas import (
     RoundSeries,
     VerdictRead,
 )
-from upgradelab.results.downsample import kept_indices
+from upgradelab.results.downsample import DEFAULT_MAX_POINTS, kept_indices
 from upgradelab.results.rounds import RunRounds, VariantRounds, load
 from upgradelab.results.schemas import Point
 from upgradelab.results.summary import store_summary_in, stored_summary
@@ -107,6 +109,18 @@ def compare(
         else [],
         rounds=_round_series(loaded, labels),
     )
+
+
+async def run_comparison(
+    query: ComparisonQuery, max_points: int = DEFAULT_MAX_POINTS, with_series: bool = True
+) -> Comparison:
+    """compare() in a worker thread (bootstrap and round medians are CPU work) with a sync session."""
+
+    def work() -> Comparison:
+        with sync_session() as session:
+            return compare(session, query, max_points, with_series)
+
+    return await to_thread.run_sync(work)
 
 
 def _row(
