@@ -69,14 +69,14 @@ export function useRunStream(runId: string, enabled: boolean, onFinal: () => voi
     let renderTimer: number | undefined
     let stopped = false
 
+    const render = () => {
+      window.clearTimeout(renderTimer)
+      renderTimer = undefined
+      const { received, duplicates, connections } = log
+      setView({ ...buildLive(state.current), stats: { received, duplicates, connections } })
+    }
     const scheduleRender = () => {
-      if (renderTimer === undefined) {
-        renderTimer = window.setTimeout(() => {
-          renderTimer = undefined
-          const { received, duplicates, connections } = log
-          setView({ ...buildLive(state.current), stats: { received, duplicates, connections } })
-        }, RENDER_EVERY_MS)
-      }
+      if (renderTimer === undefined) renderTimer = window.setTimeout(render, RENDER_EVERY_MS)
     }
     const addPoint = (variantIndex: number, iteration: number, elapsed: number) => {
       let byIteration = state.current.points.get(variantIndex)
@@ -133,12 +133,16 @@ export function useRunStream(runId: string, enabled: boolean, onFinal: () => voi
           if (data.error !== undefined) run.error = data.error
           if (data.progress !== undefined) run.progress = data.progress
         }
-        scheduleRender()
         if (data.status && isFinal(data.status)) {
+          // now, not on the timer: onFinal refetches the run, the page stops streaming and this
+          // effect's clean-up would drop a render still pending (the last iterations)
+          render()
           stopped = true
           es.close()
           setConnected(false)
           onFinalRef.current()
+        } else {
+          scheduleRender()
         }
       })
       es.onerror = () => {
