@@ -1,10 +1,8 @@
-"""Ratios with seeded bootstrap intervals, verdicts at a threshold, and LTTB downsampling."""
+"""Ratios with seeded bootstrap intervals, verdicts at a threshold."""
 
 import numpy as np
 
 from upgradelab.results.bootstrap import RatioInterval, ratio_interval, statistic, verdict
-from upgradelab.results.downsample import downsample
-from upgradelab.results.schemas import Point
 
 
 def _times(median_s: float, n: int, seed: int) -> list[float]:
@@ -43,14 +41,3 @@ def test_statistics_match_linear_percentiles_and_empty_input_gives_none() -> Non
     assert statistic([float(i) for i in range(1, 101)], "p95") == 95.05
     assert statistic([], "median") is None
     assert ratio_interval([], [1.0], "median") is None
-
-
-def test_long_series_are_downsampled_keeping_the_ends_and_a_spike() -> None:
-    points = [Point(iteration=i, elapsed_s=0.01) for i in range(1, 10_001)]
-    points[4999] = Point(iteration=5000, elapsed_s=1.0)
-    kept = downsample(points, 500)
-    assert len(kept) == 500
-    assert kept[0].iteration == 1 and kept[-1].iteration == 10_000
-    assert any(p.elapsed_s == 1.0 for p in kept), "LTTB keeps the outlier"
-    short = points[:100]
-    assert downsample(short, 500) == short

@@ -4,7 +4,7 @@
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from tests.results.synthetic import SyntheticVariant, insert_run
@@ -131,3 +131,18 @@ def test_an_auto_extended_run_is_judged_at_a_confidence_shared_among_its_looks(s
         assert narrow is not None and wide is not None
         assert wide.ratio == pytest.approx(narrow.ratio)
         assert wide.low < narrow.low and wide.high > narrow.high
+
+
+def test_the_stored_table_serves_the_rounds_chart_without_reading_iterations(session: Session) -> None:
+    run_id = insert_run(session, VARIANTS, rounds=7, groups=("table=a", "table=b"), seed=5)
+    read = _compare(session, [run_id])  # with series: every iteration is read
+    fast = compare(session, ComparisonQuery(runs=[run_id]), max_points=1000, with_series=False)
+    assert fast.stored and fast.series == []
+    assert fast.rounds == read.rounds and len(fast.rounds) == 4 * 2
+    assert all(len(series.points) == 7 for series in fast.rounds)
+    assert fast.rows == read.rows
+    # a summary stored before round_values existed is read as before, from the iterations
+    session.execute(update(VariantSummary).where(VariantSummary.run_id == run_id).values(round_values=None))
+    session.commit()
+    old = compare(session, ComparisonQuery(runs=[run_id]), max_points=1000, with_series=False)
+    assert old.stored and old.rounds == read.rounds

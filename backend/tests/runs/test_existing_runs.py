@@ -129,8 +129,8 @@ def test_warm_article_001_beside_a_local_variant(
     run = wait_final(client, run_id, timeout_s=300)
     assert run["status"] == "succeeded", run["error"]
     series = {s["variant"]: s for s in client.get(f"/api/runs/{run_id}/results").json()["series"]}
-    assert len(series[f"{MYSQL} default"]["points"]) == 3
-    assert len(series["mariadb-10.11 default"]["points"]) == 3
+    assert len(series[f"{MYSQL} default"]["iterations"]) == 3
+    assert len(series["mariadb-10.11 default"]["iterations"]) == 3
     probes = {v["variant"]: v for v in client.get(f"/api/runs/{run_id}/probes").json()["variants"]}
     # the server was started without the mutex instruments: reported unavailable, never as zero
     mutex = {u["probe"]: u["reason"] for u in probes[f"{MYSQL} default"]["unavailable"]}
@@ -206,7 +206,8 @@ def test_refused_before_the_first_iteration_naming_the_capability(
     # the refused variant (index 1) ran no iteration; the local one beside it ran (a refusal fails
     # that variant only)
     series = {
-        s["variant_index"]: s["points"] for s in client.get(f"/api/runs/{run['id']}/results").json()["series"]
+        s["variant_index"]: s["iterations"]
+        for s in client.get(f"/api/runs/{run['id']}/results").json()["series"]
     }
     assert not series.get(1)
     states = {v["variant_index"]: v["status"] for v in run["variant_states"]}

@@ -18,7 +18,8 @@ def test_a_share_link_opens_without_signing_in_and_stops_working_when_revoked(
     assert public.status_code == 200
     body = public.json()
     assert body["kind"] == "run" and body["run"]["run"]["name"] == "shared run"
-    assert len(body["run"]["series"][0]["points"]) == 2
+    series = body["run"]["series"][0]
+    assert series["iterations"] == [1, 2] and len(series["elapsed_s"]) == 2 and series["total_points"] == 2
     assert "password" not in public.text.lower() and "settings" not in public.text.lower()
     # Read-only: the public token is no API credential.
     assert httpx.get(f"{api}/api/runs", headers={"Authorization": f"Bearer {token}"}).status_code == 401

@@ -160,7 +160,7 @@ def test_stack_worker_runs_an_experiment_on_a_docker_target(stack: str) -> None:
             run = wait_final(client, submit(client, variants, iterations=3), timeout_s=400)
             assert run["status"] == "succeeded", run["error"]
             results = client.get(f"/api/runs/{run['id']}/results").json()
-            assert [len(series["points"]) for series in results["series"]] == [3, 3]
+            assert [len(series["iterations"]) for series in results["series"]] == [3, 3]
             assert labelled_containers(target) == []
         finally:
             cleanup(target, templates=True)

@@ -6,8 +6,10 @@ The default comparison of a finished run (its own variants, baseline variant 0, 
 read from variant_summary, stored once when the run ended; other choices are computed on request.
 """
 
+from anyio import to_thread
 from sqlalchemy.orm import Session
 
+from upgradelab.db import sync_session
 from upgradelab.errors import field_error
 from upgradelab.results import bootstrap, verdicts
 from upgradelab.results.comparison_schemas import (
@@ -20,7 +22,7 @@ from upgradelab.results.comparison_schemas import (
     RoundSeries,
     VerdictRead,
 )
-from upgradelab.results.downsample import kept_indices
+from upgradelab.results.downsample import DEFAULT_MAX_POINTS, kept_indices
 from upgradelab.results.rounds import RunRounds, VariantRounds, load
 from upgradelab.results.schemas import Point
 from upgradelab.results.summary import store_summary_in, stored_summary
@@ -76,15 +78,60 @@ def compare(
         if run is None:
             raise field_error(["query", "runs", position], f"run {run_id} not found")
         runs.append(run)
+    baseline = query.baseline or f"{runs[0].id}:0"
+    names = {run.id: run.name or run.experiment.name for run in runs}
+    stored = _stored_rows(session, runs[0], query, baseline)
+    if stored and not with_series and all(row.round_values is not None for row in stored):
+        # the stored table carries the round medians too: no iteration is read
+        labels = {f"{row.run_id}:{row.variant_index}": row.variant for row in stored}
+        rounds = [
+            RoundSeries(
+                key=f"{row.run_id}:{row.variant_index}",
+                label=row.variant,
+                group=row.group,
+                metric=row.metric.name,
+                points=[RoundPoint(round=r, value=v) for r, v in sorted((row.round_values or {}).items())],
+            )
+            for row in stored
+        ]
+        return _comparison(query, baseline, stored, True, labels, names, [], rounds)
     loaded = [load(session, run, query.warmup) for run in runs]
     variants = {f"{v.run_id}:{v.variant_index}": v for one in loaded for v in one.variants}
-    baseline = query.baseline or f"{runs[0].id}:0"
     if baseline not in variants:
         raise field_error(["query", "baseline"], f"{baseline} is not one of the compared variants")
-    stored = _stored_rows(session, runs[0], query, baseline)
     rows = stored or table(loaded, variants[baseline])
     labels = {key: v.name if len(runs) == 1 else f"#{v.run_id} {v.name}" for key, v in variants.items()}
-    names = {run.id: run.name or run.experiment.name for run in runs}
+    series = [
+        ComparisonSeries(
+            key=key,
+            label=labels[key],
+            points=_downsampled(variant, max_points),
+            total_points=len(variant.points),
+        )
+        for key, variant in variants.items()
+    ]
+    return _comparison(
+        query,
+        baseline,
+        rows,
+        bool(stored),
+        labels,
+        names,
+        series if with_series else [],
+        _round_series(loaded, labels),
+    )
+
+
+def _comparison(
+    query: ComparisonQuery,
+    baseline: str,
+    rows: list[VerdictRow],
+    stored: bool,
+    labels: dict[str, str],
+    names: dict[int, str],
+    series: list[ComparisonSeries],
+    rounds: list[RoundSeries],
+) -> Comparison:
     return Comparison(
         query=query,
         baseline=baseline,
@@ -92,21 +139,23 @@ def compare(
         min_rounds=verdicts.MIN_ROUNDS,
         resamples=bootstrap.RESAMPLES,
         seed=bootstrap.SEED,
-        stored=bool(stored),
+        stored=stored,
         rows=[_row(row, baseline, labels, names, query.threshold) for row in rows],
-        series=[
-            ComparisonSeries(
-                key=key,
-                label=labels[key],
-                points=_downsampled(variant, max_points),
-                total_points=len(variant.points),
-            )
-            for key, variant in variants.items()
-        ]
-        if with_series
-        else [],
-        rounds=_round_series(loaded, labels),
+        series=series,
+        rounds=rounds,
     )
+
+
+async def run_comparison(
+    query: ComparisonQuery, max_points: int = DEFAULT_MAX_POINTS, with_series: bool = True
+) -> Comparison:
+    """compare() in a worker thread (bootstrap and round medians are CPU work) with a sync session."""
+
+    def work() -> Comparison:
+        with sync_session() as session:
+            return compare(session, query, max_points, with_series)
+
+    return await to_thread.run_sync(work)
 
 
 def _row(

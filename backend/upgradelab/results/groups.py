@@ -48,45 +48,64 @@ class RunGroups(BaseModel):
     groups: list[GroupPoint]
 
 
-async def run_groups(session: AsyncSession, run: Run) -> RunGroups:
+async def run_groups(session: AsyncSession, run: Run, with_iterations: bool = True) -> RunGroups:
     """Iterations in order and their per-group medians, from the iteration table (seconds and summed
-    metrics stored when each iteration ended; metrics are numbers only)."""
-    stored = await session.scalars(
-        select(Iteration)
+    metrics stored when each iteration ended; metrics are numbers only). with_iterations=False leaves
+    `iterations` empty: the medians alone, a response that does not grow with the run's length."""
+    stored = await session.execute(
+        select(
+            Iteration.variant_index,
+            Iteration.iteration,
+            Iteration.round,
+            Iteration.group,
+            Iteration.elapsed_s,
+            Iteration.metrics,
+        )
         .where(Iteration.run_id == run.id)
         .order_by(Iteration.variant_index, Iteration.iteration)
     )
     variants = [variant["name"] for variant in run.experiment.variants]
-    rows: dict[tuple[int, int], IterationRow] = {}
-    for one in stored:
-        rows[(one.variant_index, one.iteration)] = IterationRow(
-            variant_index=one.variant_index,
-            variant=variants[one.variant_index] if one.variant_index < len(variants) else "",
-            iteration=one.iteration,
-            round=one.round,
-            group=one.group,
-            elapsed_s=one.elapsed_s,
-            metrics={k: float(v) for k, v in (one.metrics or {}).items() if isinstance(v, int | float)},
-        )
-    by_group: dict[tuple[int, str], list[IterationRow]] = defaultdict(list)
-    for row in rows.values():
-        by_group[(row.variant_index, row.group)].append(row)
+    rows: list[IterationRow] = []
+    # (variant, group) -> seconds, and metric name -> values: medians without a model object per iteration
+    seconds: dict[tuple[int, str], list[float]] = defaultdict(list)
+    values: dict[tuple[int, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for variant_index, iteration, round_, group, elapsed_s, raw in stored:
+        metrics = {k: float(v) for k, v in (raw or {}).items() if isinstance(v, int | float)}
+        seconds[(variant_index, group)].append(elapsed_s)
+        for name, value in metrics.items():
+            values[(variant_index, group)][name].append(value)
+        if with_iterations:
+            rows.append(
+                IterationRow(
+                    variant_index=variant_index,
+                    variant=_name(variants, variant_index),
+                    iteration=iteration,
+                    round=round_,
+                    group=group,
+                    elapsed_s=elapsed_s,
+                    metrics=metrics,
+                )
+            )
     points = []
-    for (variant_index, group), members in by_group.items():
-        names: set[str] = {name for member in members for name in member.metrics}
-        metrics: dict[str, Any] = {}
-        for name in sorted(names):
-            value = median([m.metrics[name] for m in members if name in m.metrics])
-            if value is not None:
-                metrics[name] = value
+    for (variant_index, group), times in seconds.items():
+        by_name = values[(variant_index, group)]
+        metrics_median: dict[str, Any] = {}
+        for name in sorted(by_name):
+            middle = median(by_name[name])
+            if middle is not None:
+                metrics_median[name] = middle
         points.append(
             GroupPoint(
                 variant_index=variant_index,
-                variant=members[0].variant,
+                variant=_name(variants, variant_index),
                 group=group,
-                iterations=len(members),
-                median_s=median([m.elapsed_s for m in members]),
-                metrics=metrics,
+                iterations=len(times),
+                median_s=median(times),
+                metrics=metrics_median,
             )
         )
-    return RunGroups(iterations=list(rows.values()), groups=points)
+    return RunGroups(iterations=rows, groups=points)
+
+
+def _name(variants: list[str], index: int) -> str:
+    return variants[index] if index < len(variants) else ""

@@ -2,46 +2,45 @@
 
 from typing import Literal
 
-from anyio import to_thread
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
 
-from upgradelab.db import SessionDep, sync_session
+from upgradelab.db import SessionDep
 from upgradelab.results import groups, service
-from upgradelab.results.comparison import compare
+from upgradelab.results.comparison import run_comparison
 from upgradelab.results.comparison_schemas import Comparison, ComparisonQuery
 from upgradelab.results.context import VariableDiff, variables_diff
-from upgradelab.results.downsample import DEFAULT_MAX_POINTS
+from upgradelab.results.downsample import DEFAULT_MAX_POINTS, POINTS_PER_PIXEL
 from upgradelab.results.export import COMPARISON_COLUMNS, comparison_rows, respond, run_export
 from upgradelab.results.groups import RunGroups
 from upgradelab.results.schemas import RunResults, StatementRow
 from upgradelab.runs import service as runs
-from upgradelab.runs.models import Run
 
 router = APIRouter(tags=["results"])
 
-MaxPoints = Query(DEFAULT_MAX_POINTS, ge=10, le=100_000, description="LTTB-downsample longer series.")
-
-
-async def results_of(session: SessionDep, run: Run, max_points: int) -> RunResults:
-    """The run, its series (downsampled to max_points each) and the summary of the full series."""
-    columns = await service.iteration_columns(session, run)
-    [read] = await runs.to_read(session, [run])
-    return RunResults(
-        run=read,
-        series=service.series_of(run, columns, max_points),
-        summary=service.summarize_columns(run, columns),
-    )
+MaxPoints = Query(DEFAULT_MAX_POINTS, ge=10, le=100_000, description="Downsample longer series (MinMaxLTTB).")
+Width = Query(
+    None,
+    ge=50,
+    le=20_000,
+    description=f"The chart's plot width in pixels: series are downsampled to {POINTS_PER_PIXEL} x width "
+    "points each (overrides max_points).",
+)
 
 
 @router.get("/api/runs/{run_id}/results", response_model=RunResults)
-async def run_results(run_id: int, session: SessionDep, max_points: int = MaxPoints) -> RunResults:
-    """The run, its per-iteration series per variant and the summary; 404 for an unknown run.
+async def run_results(
+    run_id: int, session: SessionDep, max_points: int = MaxPoints, width: int | None = Width
+) -> RunResults:
+    """The run, one series per variant as columns (iterations[], elapsed_s[]) and the summary (median,
+    p95, total seconds per variant over every iteration); 404 for an unknown run.
 
     Times are seconds, client-side (perf_counter around each statement), summed per iteration.
-    Series longer than max_points are LTTB-downsampled; the summary is over every iteration.
+    Series longer than max_points (or POINTS_PER_PIXEL x width) are downsampled with MinMaxLTTB; each
+    series' total_points counts every iteration.
     """
-    return await results_of(session, await runs.get_or_raise(session, run_id), max_points)
+    run = await runs.get_or_raise(session, run_id)
+    return await service.run_results(session, run, POINTS_PER_PIXEL * width if width else max_points)
 
 
 @router.get("/api/runs/{run_id}/export")
@@ -68,12 +67,16 @@ async def run_statements(run_id: int, session: SessionDep) -> list[StatementRow]
 
 
 @router.get("/api/runs/{run_id}/groups", response_model=RunGroups)
-async def run_groups(run_id: int, session: SessionDep) -> RunGroups:
+async def run_groups(
+    run_id: int,
+    session: SessionDep,
+    iterations: bool = Query(True, description="false: the per-group medians only, `iterations` empty."),
+) -> RunGroups:
     """Every iteration with its group (e.g. "threads=16") and metrics (sysbench tps, qps, p50_ms,
     p95_ms, p99_ms; lock-waits thread_<n>_s, mutex_<name>_ms), and the per-variant, per-group medians
-    the sweep charts draw; 404 for an unknown run."""
+    the sweep charts draw (seconds; metrics in their own units); 404 for an unknown run."""
     run = await runs.get_or_raise(session, run_id)
-    return await groups.run_groups(session, run)
+    return await groups.run_groups(session, run, iterations)
 
 
 def comparison_query(
@@ -85,18 +88,6 @@ def comparison_query(
     """Query string -> ComparisonQuery."""
     ids = [int(part) for part in runs.split(",")]
     return ComparisonQuery(runs=ids, baseline=baseline, warmup=warmup, threshold=threshold)
-
-
-async def run_comparison(
-    query: ComparisonQuery, max_points: int = DEFAULT_MAX_POINTS, with_series: bool = True
-) -> Comparison:
-    """Compute in a worker thread (bootstrap is CPU work) with a sync session."""
-
-    def work() -> Comparison:
-        with sync_session() as session:
-            return compare(session, query, max_points, with_series)
-
-    return await to_thread.run_sync(work)
 
 
 @router.get("/api/compare", response_model=Comparison)

@@ -12,14 +12,6 @@ class Point(BaseModel):
     elapsed_s: float
 
 
-class Series(BaseModel):
-    """A variant's iterations in order."""
-
-    variant: str
-    variant_index: int
-    points: list[Point]
-
-
 class SummaryRow(BaseModel):
     """Per variant: iterations stored, median/p95/total seconds, ratio = median / first variant's median."""
 
@@ -44,9 +36,20 @@ class StatementRow(BaseModel):
     total_s: float
 
 
+class ColumnSeries(BaseModel):
+    """A variant's iterations as two columns of equal length, in iteration order (compact: no object per
+    point). elapsed_s is seconds per iteration; total_points counts the iterations before downsampling."""
+
+    variant: str
+    variant_index: int
+    iterations: list[int]
+    elapsed_s: list[float]
+    total_points: int
+
+
 class RunResults(BaseModel):
-    """What the run page draws."""
+    """What the run page draws: the series (downsampled) and the summary of every iteration."""
 
     run: RunRead
-    series: list[Series]
+    series: list[ColumnSeries]
     summary: list[SummaryRow]

@@ -5,8 +5,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.results.downsample import kept_indices
 from upgradelab.results.models import Iteration, Sample
-from upgradelab.results.schemas import Point, Series, StatementRow, SummaryRow
+from upgradelab.results.schemas import ColumnSeries, RunResults, StatementRow, SummaryRow
 from upgradelab.results.statistics import median, percentile
+from upgradelab.runs import service as runs
 from upgradelab.runs.models import Run
 
 Columns = tuple[list[int], list[float]]  # (iteration numbers ascending, seconds per iteration)
@@ -27,29 +28,44 @@ async def iteration_columns(session: AsyncSession, run: Run) -> list[Columns]:
     return columns
 
 
-def series_of(run: Run, columns: list[Columns], max_points: int | None = None) -> list[Series]:
-    """Series per variant; with max_points, LTTB-downsampled before any Point is built (fast on 80k)."""
+def series_of(run: Run, columns: list[Columns], max_points: int | None = None) -> list[ColumnSeries]:
+    """Columns per variant; with max_points, downsampled (results/downsample.kept_indices) to at most
+    max_points per variant."""
     series = []
     for index, variant in enumerate(run.experiment.variants):
         iterations, seconds = columns[index]
-        kept = kept_indices(iterations, seconds, max_points) if max_points else range(len(iterations))
-        points = [Point.model_construct(iteration=iterations[k], elapsed_s=seconds[k]) for k in kept]
-        series.append(Series(variant=variant["name"], variant_index=index, points=points))
+        if max_points is not None and len(iterations) > max_points:
+            kept = kept_indices(iterations, seconds, max_points)
+            iterations, seconds = [iterations[k] for k in kept], [seconds[k] for k in kept]
+        series.append(
+            ColumnSeries(
+                variant=variant["name"],
+                variant_index=index,
+                iterations=iterations,
+                elapsed_s=seconds,
+                total_points=len(columns[index][0]),
+            )
+        )
     return series
 
 
 def summarize_columns(run: Run, columns: list[Columns]) -> list[SummaryRow]:
-    """summarize() over columns: median, p95 and total per variant; ratio to the first variant's median."""
+    """Median, p95 and total seconds per variant over every iteration; ratio of each median to the first
+    variant's median (None when either has no iteration)."""
     named = [
         (variant["name"], index, columns[index][1]) for index, variant in enumerate(run.experiment.variants)
     ]
     return _summary_rows(named)
 
 
-def summarize(series: list[Series]) -> list[SummaryRow]:
-    """Median, p95 and total per variant; ratio of each median to the first variant's median."""
-    return _summary_rows(
-        [(one.variant, one.variant_index, [p.elapsed_s for p in one.points]) for one in series]
+async def run_results(session: AsyncSession, run: Run, max_points: int) -> RunResults:
+    """The run, its series (downsampled to max_points per variant) and the summary of the full series."""
+    columns = await iteration_columns(session, run)
+    [read] = await runs.to_read(session, [run])
+    return RunResults(
+        run=read,
+        series=series_of(run, columns, max_points),
+        summary=summarize_columns(run, columns),
     )
 
 

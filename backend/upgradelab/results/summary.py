@@ -49,6 +49,7 @@ def to_stored(row: VerdictRow) -> VariantSummary:
         aa_low=floor and floor.low,
         aa_high=floor and floor.high,
         aa_rounds=floor and floor.rounds,
+        round_values=None if row.round_values is None else {str(r): v for r, v in row.round_values.items()},
     )
 
 
@@ -81,6 +82,9 @@ def from_stored(stored: VariantSummary) -> VerdictRow:
             stored.ratio, stored.ratio_low, stored.ratio_high, stored.ratio_rounds, stored.method
         ),
         floor=_interval(stored.aa_ratio, stored.aa_low, stored.aa_high, stored.aa_rounds, "paired rounds"),
+        round_values=None
+        if stored.round_values is None
+        else {int(r): float(v) for r, v in stored.round_values.items()},
     )
 
 

@@ -1,6 +1,7 @@
 """Stored verdict table of a finished run (computed once when the run ends): table `variant_summary`."""
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -14,7 +15,8 @@ class VariantSummary(Base):
 
     *_s: iteration seconds of the group; median/p95: the metric's values in `unit`. ratio*: variant /
     baseline of the metric from the rounds (results/verdicts.py), `method` says how; verdict, reason and
-    mde at the default threshold (the comparison re-decides at the user's). aa_*: the A/A control's
+    mde at the default threshold (the comparison re-decides at the user's). round_values: per round,
+    the median of the metric's values (JSON keys are the round numbers as text). aa_*: the A/A control's
     ratio and interval against variant 0 (this run's noise floor), NULL without an A/A control.
     """
 
@@ -50,4 +52,6 @@ class VariantSummary(Base):
     aa_low: Mapped[float | None] = mapped_column(default=None)
     aa_high: Mapped[float | None] = mapped_column(default=None)
     aa_rounds: Mapped[int | None] = mapped_column(default=None)
+    # {"<round>": median of the round's values}: the rounds chart without reading every iteration again
+    round_values: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     computed_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -38,6 +38,9 @@ class VerdictRow:
     p95: float | None
     interval: verdicts.Interval | None
     floor: verdicts.Interval | None
+    # round -> the median of the metric's values in that round (what the rounds chart draws); None when
+    # read from a summary stored before these were
+    round_values: dict[int, float] | None = None
 
     def decision(self, threshold: float) -> verdicts.Decision | None:
         """The verdict at `threshold` (fraction), direction from the metric, A/A floor applied."""
@@ -81,6 +84,7 @@ def _row(
         p95=statistic(values, "p95"),
         interval=found,
         floor=None if is_baseline or variant.is_aa_control else floor,
+        round_values=verdicts.round_values(rounds),
     )
 
 

@@ -4,8 +4,10 @@ from fastapi import APIRouter, Depends, status
 
 from upgradelab.db import SessionDep
 from upgradelab.replay import service as replays
+from upgradelab.results import service as results
+from upgradelab.results.comparison import run_comparison
 from upgradelab.results.comparison_schemas import ComparisonQuery
-from upgradelab.results.router import results_of, run_comparison
+from upgradelab.results.downsample import DEFAULT_MAX_POINTS
 from upgradelab.runs import service as runs
 from upgradelab.sharing import service
 from upgradelab.sharing.schemas import ShareCreate, SharedView, ShareRead
@@ -43,7 +45,7 @@ async def shared(token: str, session: SessionDep) -> SharedView:
     link = await service.resolve(session, token)
     if link.kind == "run" and link.run_id is not None:
         run = await runs.get_or_raise(session, link.run_id)
-        return SharedView(kind="run", run=await results_of(session, run, 2000))
+        return SharedView(kind="run", run=await results.run_results(session, run, DEFAULT_MAX_POINTS))
     if link.kind == "replay" and link.replay_id is not None:
         replay = await replays.get_or_raise(session, link.replay_id)
         return SharedView(kind="replay", replay=await replays.to_read(session, replay, with_report=True))

@@ -130,10 +130,12 @@ export const api = {
   revokeShare: (id: number) => unwrap(sdk.revokeShare({ path: { link_id: id } })),
   shared: (token: string) => unwrap(sdk.shared({ path: { token } })),
   run: (id: Id) => unwrap(sdk.getRun({ path: { run_id: Number(id) } })),
-  results: (id: Id) => unwrap(sdk.runResults({ path: { run_id: Number(id) } })),
+  /** The run, its series downsampled to a chart `width` pixels wide, and the summary. */
+  results: (id: Id, width?: number) => unwrap(sdk.runResults({ path: { run_id: Number(id) }, query: { width } })),
   statements: (id: Id) => unwrap(sdk.runStatements({ path: { run_id: Number(id) } })),
   probes: (id: Id) => unwrap(sdk.runProbes({ path: { run_id: Number(id) } })),
-  groups: (id: Id) => unwrap(sdk.runGroups({ path: { run_id: Number(id) } })),
+  /** Per-group medians; with iterations=false without every iteration. */
+  groups: (id: Id, iterations = true) => unwrap(sdk.runGroups({ path: { run_id: Number(id) }, query: { iterations } })),
   context: (id: Id) => unwrap(sdk.getRunContext({ path: { run_id: Number(id) } })),
   variablesDiff: (id: Id) => unwrap(sdk.runVariablesDiff({ path: { run_id: Number(id) } })),
   cancelRun: (id: Id) => unwrap(sdk.cancelRun({ path: { run_id: Number(id) } })),

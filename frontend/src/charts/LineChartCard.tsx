@@ -10,6 +10,9 @@ export interface LineSpec {
   /** Draw a dot per point (few points, e.g. sweeps); off for iteration series. */
   dots?: boolean
   width?: number
+  /** This line's own rows (the x key and `key`) instead of the chart's shared rows: series sampled at
+   * different x positions are drawn without merging them into one sparse table. */
+  data?: Record<string, number | null>[]
 }
 
 /** The x axis: the row key it reads and its label (also the tooltip's). */
@@ -31,6 +34,7 @@ export interface MetricSpec {
 }
 
 interface Props {
+  /** Rows shared by every line; [] when each line brings its own `data`. */
   rows: Record<string, number | null>[]
   x: XSpec
   y: MetricSpec
@@ -49,7 +53,7 @@ export function LineChartCard({ rows, x, y, lines, title, height = 300, empty, e
   const text = title ?? `${y.label} (${y.unit})`
   return (
     <ChartContainer title={text} height={height} empty={empty} emptyText={emptyText} pngName={pngName}>
-      <LineChart data={rows} margin={{ top: 8, right: 24, bottom: 24, left: 16 }}>
+      <LineChart data={rows.length > 0 ? rows : undefined} margin={{ top: 8, right: 24, bottom: 24, left: 16 }}>
         <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
         <XAxis
           dataKey={x.key}
@@ -76,6 +80,7 @@ export function LineChartCard({ rows, x, y, lines, title, height = 300, empty, e
             key={line.key}
             type="linear"
             dataKey={line.key}
+            data={line.data}
             name={line.name}
             stroke={line.color}
             strokeDasharray={line.dashed ? '4 3' : undefined}

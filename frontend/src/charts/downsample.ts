@@ -1,13 +1,53 @@
-// Live series keep growing in the browser; past MAX_POINTS they are drawn LTTB-downsampled like the
-// stored ones the API sends (backend results/downsample.py, same algorithm and the same 2,000).
+// Series drawn at about 1 point per pixel of the chart: the API downsamples stored series to the width
+// the page sends (backend results/downsample.py, MinMaxLTTB); live series keep growing in the browser and
+// are LTTB-downsampled here to the same budget once they pass it.
 import { createLTTB } from 'downsample'
-import type { Point, Series } from '../client'
+import type { ColumnSeries, Point } from '../client'
 
-export const MAX_POINTS = 2000
+// 1 point per pixel: LTTB keeps each pixel's most significant point; 2 doubled the chart's render time
+// (bench/open_large_run.py) without a visible difference at 1.5 px lines
+export const POINTS_PER_PIXEL = 1
+// main's max-width (styles.css) less its padding, the y axis and the chart's margins
+const MAX_MAIN_PX = 1152
+const AXES_PX = 112
 
-const lttb = createLTTB<Point>({ x: 'iteration', y: 'elapsed_s' })
+/** A series as points (the live stream, the comparison's series). */
+export interface PointSeries {
+  variant: string
+  variant_index: number
+  points: Point[]
+}
 
-/** The series with at most `max` points each (first and last kept); shorter ones unchanged. */
-export function downsampleSeries(series: Series[], max = MAX_POINTS): Series[] {
-  return series.map((s) => (s.points.length > max ? { ...s, points: Array.from(lttb(s.points, max)) } : s))
+/** The iteration chart's plot width in pixels at the current window width (the page asks the API for
+ * this width before the chart exists). */
+export function chartWidth(): number {
+  const main = Math.min(window.innerWidth, MAX_MAIN_PX)
+  return Math.max(100, main - AXES_PX)
+}
+
+/** The points a chart of `width` pixels draws per series. */
+export function pointBudget(width = chartWidth()): number {
+  return POINTS_PER_PIXEL * width
+}
+
+/** Points -> columns (the API's ColumnSeries shape); total_points is the series' length. */
+export function toColumns(series: PointSeries[]): ColumnSeries[] {
+  return series.map((s) => ({
+    variant: s.variant,
+    variant_index: s.variant_index,
+    iterations: s.points.map((p) => p.iteration),
+    elapsed_s: s.points.map((p) => p.elapsed_s),
+    total_points: s.points.length,
+  }))
+}
+
+/** The series with at most `max` points each (first, last and spikes kept, LTTB); shorter ones unchanged;
+ * total_points is kept. */
+export function downsampleColumns(series: ColumnSeries[], max = pointBudget()): ColumnSeries[] {
+  return series.map((s) => {
+    if (s.iterations.length <= max) return s
+    const lttb = createLTTB<number>({ x: (k: number) => s.iterations[k], y: (k: number) => s.elapsed_s[k] })
+    const kept = Array.from(lttb(Array.from(s.iterations.keys()), max))
+    return { ...s, iterations: kept.map((k) => s.iterations[k]), elapsed_s: kept.map((k) => s.elapsed_s[k]) }
+  })
 }

@@ -171,10 +171,12 @@ export const cancelRun = <ThrowOnError extends boolean = false>(options: Options
 /**
  * Run Results
  *
- * The run, its per-iteration series per variant and the summary; 404 for an unknown run.
+ * The run, one series per variant as columns (iterations[], elapsed_s[]) and the summary (median,
+ * p95, total seconds per variant over every iteration); 404 for an unknown run.
  *
  * Times are seconds, client-side (perf_counter around each statement), summed per iteration.
- * Series longer than max_points are LTTB-downsampled; the summary is over every iteration.
+ * Series longer than max_points (or POINTS_PER_PIXEL x width) are downsampled with MinMaxLTTB; each
+ * series' total_points counts every iteration.
  */
 export const runResults = <ThrowOnError extends boolean = false>(options: Options<RunResultsData, ThrowOnError>) => (options.client ?? client).get<RunResultsResponses, RunResultsErrors, ThrowOnError>({ url: '/api/runs/{run_id}/results', ...options });
 
@@ -208,7 +210,7 @@ export const runStatements = <ThrowOnError extends boolean = false>(options: Opt
  *
  * Every iteration with its group (e.g. "threads=16") and metrics (sysbench tps, qps, p50_ms,
  * p95_ms, p99_ms; lock-waits thread_<n>_s, mutex_<name>_ms), and the per-variant, per-group medians
- * the sweep charts draw; 404 for an unknown run.
+ * the sweep charts draw (seconds; metrics in their own units); 404 for an unknown run.
  */
 export const runGroups = <ThrowOnError extends boolean = false>(options: Options<RunGroupsData, ThrowOnError>) => (options.client ?? client).get<RunGroupsResponses, RunGroupsErrors, ThrowOnError>({ url: '/api/runs/{run_id}/groups', ...options });
 

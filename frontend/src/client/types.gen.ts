@@ -132,6 +132,35 @@ export type CapabilityCheck = {
 };
 
 /**
+ * ColumnSeries
+ *
+ * A variant's iterations as two columns of equal length, in iteration order (compact: no object per
+ * point). elapsed_s is seconds per iteration; total_points counts the iterations before downsampling.
+ */
+export type ColumnSeries = {
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Variant Index
+     */
+    variant_index: number;
+    /**
+     * Iterations
+     */
+    iterations: Array<number>;
+    /**
+     * Elapsed S
+     */
+    elapsed_s: Array<number>;
+    /**
+     * Total Points
+     */
+    total_points: number;
+};
+
+/**
  * Comparison
  *
  * The verdict table and the series on shared axes. `stored`: rows read from variant_summary.
@@ -1366,14 +1395,14 @@ export type RunRead = {
 /**
  * RunResults
  *
- * What the run page draws.
+ * What the run page draws: the series (downsampled) and the summary of every iteration.
  */
 export type RunResults = {
     run: RunRead;
     /**
      * Series
      */
-    series: Array<Series>;
+    series: Array<ColumnSeries>;
     /**
      * Summary
      */
@@ -1463,26 +1492,6 @@ export type RunUpdate = {
      * Notes
      */
     notes?: string | null;
-};
-
-/**
- * Series
- *
- * A variant's iterations in order.
- */
-export type Series = {
-    /**
-     * Variant
-     */
-    variant: string;
-    /**
-     * Variant Index
-     */
-    variant_index: number;
-    /**
-     * Points
-     */
-    points: Array<Point>;
 };
 
 /**
@@ -2699,9 +2708,15 @@ export type RunResultsData = {
         /**
          * Max Points
          *
-         * LTTB-downsample longer series.
+         * Downsample longer series (MinMaxLTTB).
          */
         max_points?: number;
+        /**
+         * Width
+         *
+         * The chart's plot width in pixels: series are downsampled to 1 x width points each (overrides max_points).
+         */
+        width?: number | null;
     };
     url: '/api/runs/{run_id}/results';
 };
@@ -2829,7 +2844,14 @@ export type RunGroupsData = {
          */
         run_id: number;
     };
-    query?: never;
+    query?: {
+        /**
+         * Iterations
+         *
+         * false: the per-group medians only, `iterations` empty.
+         */
+        iterations?: boolean;
+    };
     url: '/api/runs/{run_id}/groups';
 };
 
@@ -2858,7 +2880,7 @@ export type GetComparisonData = {
         /**
          * Max Points
          *
-         * LTTB-downsample longer series.
+         * Downsample longer series (MinMaxLTTB).
          */
         max_points?: number;
         /**

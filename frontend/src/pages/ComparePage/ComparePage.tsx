@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { useSearchParams } from 'react-router-dom'
 import { api, comparisonParams } from '../../api/client'
-import type { Comparison, Series } from '../../client'
+import type { ColumnSeries, Comparison } from '../../client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { IterationChart } from '../RunPage/IterationChart'
 import { RoundsChart } from '../RunPage/RoundsChart'
@@ -10,8 +10,14 @@ import { ComparisonControls, type ComparisonSettings } from './ComparisonControl
 import { ComparisonTable } from './ComparisonTable'
 
 /** Comparison series as chart series: one colour per compared variant, on the same axes. */
-export function comparisonSeries(comparison: Comparison): Series[] {
-  return comparison.series.map((s, position) => ({ variant: s.label, variant_index: position, points: s.points }))
+export function comparisonSeries(comparison: Comparison): ColumnSeries[] {
+  return comparison.series.map((s, position) => ({
+    variant: s.label,
+    variant_index: position,
+    iterations: s.points.map((p) => p.iteration),
+    elapsed_s: s.points.map((p) => p.elapsed_s),
+    total_points: s.total_points,
+  }))
 }
 
 function parseRuns(text: string): number[] {

@@ -1,52 +1,53 @@
 import { useMemo } from 'react'
-import type { Series } from '../../client'
-import { downsampleSeries } from '../../charts/downsample'
+import type { ColumnSeries } from '../../client'
+import { downsampleColumns, pointBudget } from '../../charts/downsample'
 import { LineChartCard } from '../../charts/LineChartCard'
 import { ITERATION_TIME } from '../../charts/metrics'
 import { variantColor } from '../../charts/palette'
 
 interface Props {
-  series: Series[]
+  /** Per variant, iterations[] and elapsed_s[] (seconds): stored ones arrive downsampled to the chart's
+   * width; live ones are downsampled here once they pass it. */
+  series: ColumnSeries[]
   /** Iterations per variant, to keep the x axis stable while a run fills in. */
   iterations: number
   /** PNG export file name (no button when absent). */
   pngName?: string
 }
 
-type Row = { iteration: number } & Record<string, number>
-
 // Keys are by variant_index: variant names may contain dots, which Recharts reads as paths.
 const keyOf = (variantIndex: number) => `v${variantIndex}`
 
+/** Seconds per iteration (drawn in ms), one line per variant from its own points: no merged table of
+ * every x position, no element per point. */
 export function IterationChart({ series, iterations, pngName }: Props) {
-  const totalPoints = series.reduce((n, s) => n + s.points.length, 0)
-
-  const rows = useMemo(() => {
-    const byIteration = new Map<number, Row>()
-    for (const s of downsampleSeries(series)) {
-      for (const p of s.points) {
-        let row = byIteration.get(p.iteration)
-        if (!row) {
-          row = { iteration: p.iteration }
-          byIteration.set(p.iteration, row)
+  const drawn = useMemo(() => downsampleColumns(series, pointBudget()), [series])
+  const lines = useMemo(
+    () =>
+      drawn.map((s) => {
+        const key = keyOf(s.variant_index)
+        return {
+          key,
+          name: s.variant,
+          color: variantColor(s.variant_index),
+          data: s.iterations.map((iteration, k) => ({ iteration, [key]: s.elapsed_s[k] * 1000 })),
         }
-        row[keyOf(s.variant_index)] = p.elapsed_s * 1000
-      }
-    }
-    return [...byIteration.values()].sort((a, b) => a.iteration - b.iteration)
-  }, [series])
-
-  const maxIteration = Math.max(1, iterations, ...rows.map((r) => r.iteration))
+      }),
+    [drawn],
+  )
+  const points = drawn.reduce((n, s) => n + s.iterations.length, 0)
+  const total = series.reduce((n, s) => n + s.total_points, 0)
+  const lastIteration = Math.max(1, iterations, ...drawn.map((s) => s.iterations.at(-1) ?? 1))
 
   return (
-    <div data-testid="iteration-chart" data-points={String(totalPoints)}>
+    <div data-testid="iteration-chart" data-points={String(points)} data-total-points={String(total)}>
       <LineChartCard
-        rows={rows}
-        x={{ key: 'iteration', label: 'iteration', domain: [1, maxIteration], integer: true }}
+        rows={[]}
+        x={{ key: 'iteration', label: 'iteration', domain: [1, lastIteration], integer: true }}
         y={ITERATION_TIME}
-        lines={series.map((s) => ({ key: keyOf(s.variant_index), name: s.variant, color: variantColor(s.variant_index) }))}
+        lines={lines}
         height={360}
-        empty={totalPoints === 0}
+        empty={points === 0}
         emptyText="No iterations recorded yet."
         pngName={pngName}
       />

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useState } from 'react'
 import { Link, useParams } from 'react-router-dom'
 import { api } from '../../api/client'
+import { chartWidth, toColumns } from '../../charts/downsample'
 import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { ProbePanels } from './components/ProbePanels'
@@ -15,7 +16,7 @@ import { RunHeader } from './RunHeader'
 import { SharedServerNote } from '../TargetPage/SharedServerNote'
 import { StatementTable } from './StatementTable'
 import { RunNotes } from './RunNotes'
-import { RunVerdicts } from './RunVerdicts'
+import { DEFAULT_SETTINGS, RunVerdicts, verdictsQuery } from './RunVerdicts'
 import { liveSummary } from './liveSummary'
 import { SummaryTable } from './SummaryTable'
 import { useRunStream } from './useRunStream'
@@ -31,7 +32,17 @@ const GROUPS_POLL_MS = 2000
 export function RunPage() {
   const { id = '' } = useParams()
   const queryClient = useQueryClient()
-  const results = useQuery({ queryKey: ['results', id], queryFn: () => api.results(id) })
+  const results = useQuery({
+    queryKey: ['results', id],
+    queryFn: async () => {
+      const loaded = await api.results(id, chartWidth())
+      // a finished run's verdict table is stored: ask for it now, not after the chart has rendered
+      if (isFinal(loaded.run.status)) {
+        void queryClient.prefetchQuery(verdictsQuery(loaded.run.id, DEFAULT_SETTINGS))
+      }
+      return loaded
+    },
+  })
   const live = results.data != null && !isFinal(results.data.run.status)
   const onFinal = useCallback(() => {
     void queryClient.invalidateQueries({ queryKey: ['results', id] })
@@ -40,8 +51,9 @@ export function RunPage() {
   const stream = useRunStream(id, live, onFinal)
   const now = useNow(live)
   const groups = useQuery({
-    queryKey: ['groups', id],
-    queryFn: () => api.groups(id),
+    queryKey: ['groups', id, 'medians'],
+    // the medians only: the page draws no single iteration from here (a long run is 80,000 of them)
+    queryFn: () => api.groups(id, false),
     enabled: results.data !== undefined,
     // sweeps and group medians: refreshed while the run is live (iterations arrive over SSE)
     refetchInterval: live ? GROUPS_POLL_MS : false,
@@ -68,7 +80,7 @@ export function RunPage() {
 
   const useLive = live && stream.run != null
   const run = useLive && stream.run ? stream.run : results.data.run
-  const series = useLive ? stream.series : results.data.series
+  const series = useLive ? toColumns(stream.series) : results.data.series
   const sweep = workloads.data?.find((w) => w.slug === run.workload)?.sweep ?? null
   const points = groups.data?.groups ?? []
   return (
@@ -97,7 +109,7 @@ export function RunPage() {
         <Link to={`/workloads/${run.workload}`}>Template page with the article&apos;s figures</Link>
       </p>
       <h2>Summary</h2>
-      <SummaryTable rows={useLive ? liveSummary(series) : results.data.summary} />
+      <SummaryTable rows={useLive ? liveSummary(stream.series) : results.data.summary} />
       {isFinal(run.status) && <RunVerdicts runId={run.id} />}
       {isFinal(run.status) && <RunContextPanel runId={run.id} />}
       <StatementTable runId={id} live={!isFinal(run.status)} />

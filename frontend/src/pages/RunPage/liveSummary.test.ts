@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { Series } from '../../client'
+import type { PointSeries } from '../../charts/downsample'
 import { liveSummary } from './liveSummary'
 
-function series(variant_index: number, times: number[]): Series {
+function series(variant_index: number, times: number[]): PointSeries {
   return {
     variant: `v${variant_index}`,
     variant_index,

@@ -1,4 +1,5 @@
-import type { Series, SummaryRow } from '../../client'
+import type { PointSeries } from '../../charts/downsample'
+import type { SummaryRow } from '../../client'
 
 function quantile(sorted: number[], fraction: number): number | null {
   if (sorted.length === 0) return null
@@ -9,7 +10,7 @@ function quantile(sorted: number[], fraction: number): number | null {
 }
 
 /** The summary of series received so far (same definitions as the server's: linear percentiles, seconds). */
-export function liveSummary(series: Series[]): SummaryRow[] {
+export function liveSummary(series: PointSeries[]): SummaryRow[] {
   const rows = series.map((s) => {
     const times = s.points.map((p) => p.elapsed_s)
     const sorted = [...times].sort((a, b) => a - b)

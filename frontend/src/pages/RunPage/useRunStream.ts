@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { isFinal, type Run } from '../../api/models'
-import type { RunStatus, Series } from '../../client'
+import type { PointSeries } from '../../charts/downsample'
+import type { RunStatus } from '../../client'
 
 /** What the page has received from /api/runs/{id}/events (the run page shows the counts as data-
  * attributes; browser tests and benches record the events themselves, Playwright-side). */
@@ -31,7 +32,7 @@ interface StatusEvent {
 
 export interface LiveRun {
   run: Run | null
-  series: Series[]
+  series: PointSeries[]
   connected: boolean
   stats: StreamStats
 }
@@ -44,7 +45,7 @@ const RENDER_EVERY_MS = 200
  * last id as ?last_event_id=. Iterations are kept once per (variant, iteration); a repeat is counted.
  */
 export function useRunStream(runId: string, enabled: boolean, onFinal: () => void): LiveRun {
-  const [view, setView] = useState<{ run: Run | null; series: Series[]; stats: StreamStats }>({
+  const [view, setView] = useState<{ run: Run | null; series: PointSeries[]; stats: StreamStats }>({
     run: null,
     series: [],
     stats: { received: 0, duplicates: 0, connections: 0 },
@@ -68,14 +69,14 @@ export function useRunStream(runId: string, enabled: boolean, onFinal: () => voi
     let renderTimer: number | undefined
     let stopped = false
 
+    const render = () => {
+      window.clearTimeout(renderTimer)
+      renderTimer = undefined
+      const { received, duplicates, connections } = log
+      setView({ ...buildLive(state.current), stats: { received, duplicates, connections } })
+    }
     const scheduleRender = () => {
-      if (renderTimer === undefined) {
-        renderTimer = window.setTimeout(() => {
-          renderTimer = undefined
-          const { received, duplicates, connections } = log
-          setView({ ...buildLive(state.current), stats: { received, duplicates, connections } })
-        }, RENDER_EVERY_MS)
-      }
+      if (renderTimer === undefined) renderTimer = window.setTimeout(render, RENDER_EVERY_MS)
     }
     const addPoint = (variantIndex: number, iteration: number, elapsed: number) => {
       let byIteration = state.current.points.get(variantIndex)
@@ -132,12 +133,16 @@ export function useRunStream(runId: string, enabled: boolean, onFinal: () => voi
           if (data.error !== undefined) run.error = data.error
           if (data.progress !== undefined) run.progress = data.progress
         }
-        scheduleRender()
         if (data.status && isFinal(data.status)) {
+          // now, not on the timer: onFinal refetches the run, the page stops streaming and this
+          // effect's clean-up would drop a render still pending (the last iterations)
+          render()
           stopped = true
           es.close()
           setConnected(false)
           onFinalRef.current()
+        } else {
+          scheduleRender()
         }
       })
       es.onerror = () => {
@@ -161,12 +166,12 @@ export function useRunStream(runId: string, enabled: boolean, onFinal: () => voi
 
 function buildLive(current: { run: Run | null; points: Map<number, Map<number, number>> }): {
   run: Run | null
-  series: Series[]
+  series: PointSeries[]
 } {
   const run = current.run
   if (!run) return { run: null, series: [] }
   let done = 0
-  const series: Series[] = run.variants.map((variant, index) => {
+  const series: PointSeries[] = run.variants.map((variant, index) => {
     const byIteration = current.points.get(index) ?? new Map<number, number>()
     done += byIteration.size
     const points = [...byIteration.entries()]
