@@ -139,7 +139,7 @@ def main(iterations: int, variants: int) -> None:
             for _ in range(OPENS):
                 started = time.perf_counter()
                 page.goto(f"/runs/{run_id}")
-                page.locator("[data-testid=iteration-chart] .recharts-line").first.wait_for(timeout=300_000)
+                page.locator("[data-testid=iteration-chart] path.series-path").first.wait_for(timeout=300_000)
                 page.get_by_test_id("comparison-row").first.wait_for(timeout=300_000)
                 opened.append(time.perf_counter() - started)
             points = page.get_by_test_id("iteration-chart").get_attribute("data-points")

@@ -1,5 +1,10 @@
-import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts'
+import { useMemo } from 'react'
+import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis, useXAxisScale, useYAxisScale } from 'recharts'
 import { ChartContainer } from './ChartContainer'
+import { sampleIndexes, svgPath, type Columns } from './paths'
+
+// Points of a `columns` line that go through Recharts (axes' domains, legend, tooltip): the path has all.
+const SAMPLED_POINTS = 150
 
 /** One line: its row key (by index: names may hold dots, which Recharts reads as paths). */
 export interface LineSpec {
@@ -13,6 +18,9 @@ export interface LineSpec {
   /** This line's own rows (the x key and `key`) instead of the chart's shared rows: series sampled at
    * different x positions are drawn without merging them into one sparse table. */
   data?: Record<string, number | null>[]
+  /** A long series (thousands of points) as columns: drawn as one SVG path with the chart's scales
+   * (charts/paths.ts); only a sample of it goes through Recharts for the axes, legend and tooltip. */
+  columns?: Columns
 }
 
 /** The x axis: the row key it reads and its label (also the tooltip's). */
@@ -51,6 +59,20 @@ interface Props {
  * is its rows and a configuration (x, metric, one line per variant with its colour). */
 export function LineChartCard({ rows, x, y, lines, title, height = 300, empty, emptyText, pngName }: Props) {
   const text = title ?? `${y.label} (${y.unit})`
+  // a columns line's sample, as its own rows: what its hidden <Line> gives the axes, legend and tooltip
+  const sampled = useMemo(
+    () =>
+      lines.map((line) =>
+        line.columns
+          ? sampleIndexes(line.columns, SAMPLED_POINTS).map((k) => ({
+              [x.key]: line.columns!.x[k],
+              [line.key]: line.columns!.y[k],
+            }))
+          : line.data,
+      ),
+    [lines, x.key],
+  )
+  const paths = lines.filter((line) => line.columns)
   return (
     <ChartContainer title={text} height={height} empty={empty} emptyText={emptyText} pngName={pngName}>
       <LineChart data={rows.length > 0 ? rows : undefined} margin={{ top: 8, right: 24, bottom: 24, left: 16 }}>
@@ -75,14 +97,16 @@ export function LineChartCard({ rows, x, y, lines, title, height = 300, empty, e
           labelFormatter={(label) => `${x.label} ${String(label)}`}
         />
         <Legend verticalAlign="top" height={32} />
-        {lines.map((line) => (
+        {lines.map((line, k) => (
           <Line
             key={line.key}
             type="linear"
             dataKey={line.key}
-            data={line.data}
+            data={sampled[k]}
             name={line.name}
             stroke={line.color}
+            // a columns line is drawn by SeriesPaths; its sample only feeds the legend and tooltip
+            strokeOpacity={line.columns ? 0 : undefined}
             strokeDasharray={line.dashed ? '4 3' : undefined}
             strokeWidth={line.width ?? 1.5}
             dot={line.dots ?? false}
@@ -90,7 +114,31 @@ export function LineChartCard({ rows, x, y, lines, title, height = 300, empty, e
             connectNulls
           />
         ))}
+        {paths.length > 0 && <SeriesPaths lines={paths} />}
       </LineChart>
     </ChartContainer>
+  )
+}
+
+/** The `columns` lines, one SVG path each, placed with the chart's own axis scales (inside the chart). */
+function SeriesPaths({ lines }: { lines: LineSpec[] }) {
+  const xScale = useXAxisScale()
+  const yScale = useYAxisScale()
+  if (!xScale || !yScale) return null
+  return (
+    <g className="series-paths">
+      {lines.map((line) => (
+        <path
+          key={line.key}
+          className="series-path"
+          d={svgPath(line.columns!, xScale, yScale)}
+          fill="none"
+          stroke={line.color}
+          strokeWidth={line.width ?? 1.5}
+          strokeDasharray={line.dashed ? '4 3' : undefined}
+          strokeLinejoin="round"
+        />
+      ))}
+    </g>
   )
 }

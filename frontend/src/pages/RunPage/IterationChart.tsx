@@ -18,8 +18,8 @@ interface Props {
 // Keys are by variant_index: variant names may contain dots, which Recharts reads as paths.
 const keyOf = (variantIndex: number) => `v${variantIndex}`
 
-/** Seconds per iteration (drawn in ms), one line per variant from its own points: no merged table of
- * every x position, no element per point. */
+/** Seconds per iteration (drawn in ms), one line per variant from its own columns, drawn as one SVG path
+ * each (LineSpec.columns): no merged table of every x position, no element or layout object per point. */
 export function IterationChart({ series, iterations, pngName }: Props) {
   const drawn = useMemo(() => downsampleColumns(series, pointBudget()), [series])
   const lines = useMemo(
@@ -30,7 +30,7 @@ export function IterationChart({ series, iterations, pngName }: Props) {
           key,
           name: s.variant,
           color: variantColor(s.variant_index),
-          data: s.iterations.map((iteration, k) => ({ iteration, [key]: s.elapsed_s[k] * 1000 })),
+          columns: { x: s.iterations, y: s.elapsed_s.map((seconds) => seconds * 1000) },
         }
       }),
     [drawn],
