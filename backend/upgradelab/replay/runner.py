@@ -3,11 +3,11 @@ never share a server), plan the rounds (stored), give every variant its own serv
 of its target; memory checked as runs do), replay (engine.py), store the report. The final status is
 written on every exit path.
 
-While it runs it holds a lease (replay/leases.py): a heartbeat thread renews the lease and the
-target locks every `run_heartbeat_s` seconds, whatever the replay's thread is doing (a long dump
-load, a slow statement); a worker killed outright is found by the replay reaper, which stops the
-instances and frees the locks. A replay that fails stops every instance of its targets (`stop_all`),
-not only the ones it knows it started.
+While it runs it holds a lease (runs/leases.py, kind REPLAYS, as runs do): a heartbeat thread
+renews the lease and the target locks every `run_heartbeat_s` seconds, whatever the replay's thread
+is doing (a long dump load, a slow statement); a worker killed outright is found by the reaper
+(runs/reaper.py), which stops the instances and frees the locks. A replay that fails stops every
+instance of its targets (`stop_all`), not only the ones it knows it started.
 """
 
 import logging
@@ -24,16 +24,16 @@ from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.schemas import DatasetLoad
 from upgradelab.datasets.service import database_of
 from upgradelab.db import sync_session, utcnow
-from upgradelab.replay import leases
 from upgradelab.replay.compare import compare, report_document
 from upgradelab.replay.engine import DumpDataset, ReplayVariant, VariantReplay, replay_rounds
-from upgradelab.replay.leases import REPLAY_LOCK_RUN_ID
 from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.schemas import ReplayProgress, ReplayVariantSpec
 from upgradelab.replay.sources import SourceStatement
-from upgradelab.runs.leases import new_owner
+from upgradelab.runs import leases
+from upgradelab.runs.leases import REPLAY_LOCK_RUN_ID, REPLAYS, new_owner
 from upgradelab.runs.locks import TargetLocks
 from upgradelab.runs.plan import plan
+from upgradelab.runs.reaper import stop_targets
 from upgradelab.runs.schemas import RunSchedule
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.instances import MemoryRefused, check_memory
@@ -97,16 +97,11 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
     if not locks.acquire():
         raise TargetsBusy(f"replay {replay_id}: a target is busy")
     owner = new_owner()
-    if not leases.claim(replay_id, owner, settings.run_lease_ttl_s):
+    if not leases.claim(replay_id, owner, settings.run_lease_ttl_s, REPLAYS):
         locks.release()
         return None
     status, error = "failed", None
-    heartbeat = leases.Heartbeat(
-        lambda: leases.renew(replay_id, owner, settings.run_lease_ttl_s),
-        locks.renew,
-        settings.run_heartbeat_s,
-        f"replay-{replay_id}-lease",
-    )
+    heartbeat = leases.Lease(replay_id, owner, locks.renew, settings, REPLAYS)
     try:
         with heartbeat:
             if dataset is None:
@@ -132,10 +127,10 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
     finally:
         # Once the lease is lost the reaper has stopped the servers and written the final status.
         if status != "succeeded" and not heartbeat.lost:
-            leases.stop_targets(replay_id, list(targets.values()), settings)
+            stop_targets(f"replay {replay_id}", list(targets.values()), settings)
         locks.release()
         final = {"status": status, "error": error, "ended_at": utcnow()}
-        ended = not heartbeat.lost and leases.finish(replay_id, owner, **final)
+        ended = not heartbeat.lost and leases.finish(replay_id, owner, REPLAYS, **final)
     return status if ended else None
 
 
