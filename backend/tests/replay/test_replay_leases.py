@@ -11,8 +11,8 @@ from sqlalchemy import select
 from upgradelab.db import sync_session
 from upgradelab.replay.models import ReplayRun
 from upgradelab.runs import leases
-from upgradelab.runs.leases import REPLAY_LOCK_RUN_ID, REPLAYS
-from upgradelab.runs.locks import TargetLocks, lock_key
+from upgradelab.runs.leases import REPLAYS
+from upgradelab.runs.locks import TargetLocks, free_run_locks, lock_key
 from upgradelab.runs.reaper import WORKER_LOST, reap_expired
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
@@ -53,7 +53,10 @@ def test_reaper_stops_the_dead_replays_server_frees_its_lock_and_ends_it(
     server.start([])
     redis = Redis.from_url(redis_server)
     try:
-        assert TargetLocks(redis, [TARGET], 90, REPLAY_LOCK_RUN_ID).acquire()
+        assert TargetLocks(redis, [TARGET], 90, dead, "replay").acquire()
+        value = redis.get(lock_key(TARGET))
+        assert isinstance(value, bytes) and value.startswith(f"replay:{dead}:".encode()), value
+        assert free_run_locks(redis, dead, [TARGET]) == 0  # a run with the replay's id cannot free it
         assert leases.claim(dead, "dead-worker", -1, REPLAYS)  # its heartbeat stopped: the lease expired
         assert leases.claim(live, "live-worker", 60, REPLAYS)
         reap_expired(settings)  # the runs' pass leaves replays alone
@@ -65,9 +68,8 @@ def test_reaper_stops_the_dead_replays_server_frees_its_lock_and_ends_it(
         assert server.pid() is None
         assert not redis.exists(lock_key(TARGET))
         assert _replay(live).status == "running" and _replay(live).lease_owner == "live-worker"
-        assert not leases.finish(
-            dead, "dead-worker", REPLAYS, status="succeeded"
-        )  # too late for the old worker
+        too_late = leases.finish(dead, "dead-worker", REPLAYS, status="succeeded")
+        assert not too_late  # for the old worker
     finally:
         server.stop()
         redis.delete(lock_key(TARGET))

@@ -1,6 +1,7 @@
 """A replay run on the worker: take the targets' locks (the same as experiment runs', so the two
-never share a server), plan the rounds (stored), give every variant its own server instance (a slot
-of its target; memory checked as runs do), replay (engine.py), store the report. The final status is
+never share a server; values `replay:<id>:`), plan the rounds (stored), give every variant its own
+server instance (a slot of its target; memory checked as runs do), replay (engine.py), store the
+report. The final status is
 written on every exit path.
 
 While it runs it holds a lease (runs/leases.py, kind REPLAYS, as runs do): a heartbeat thread
@@ -30,7 +31,7 @@ from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.schemas import ReplayProgress, ReplayVariantSpec
 from upgradelab.replay.sources import SourceStatement
 from upgradelab.runs import leases
-from upgradelab.runs.leases import REPLAY_LOCK_RUN_ID, REPLAYS, new_owner
+from upgradelab.runs.leases import REPLAYS, new_owner
 from upgradelab.runs.locks import TargetLocks
 from upgradelab.runs.plan import plan
 from upgradelab.runs.reaper import stop_targets
@@ -93,7 +94,8 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
         targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
         for target in targets.values():
             session.expunge(target)
-    locks = TargetLocks(redis, lock_names(targets.values()), settings.target_lock_ttl_s, REPLAY_LOCK_RUN_ID)
+    held = lock_names(targets.values())
+    locks = TargetLocks(redis, held, settings.target_lock_ttl_s, replay_id, REPLAYS.name)
     if not locks.acquire():
         raise TargetsBusy(f"replay {replay_id}: a target is busy")
     owner = new_owner()

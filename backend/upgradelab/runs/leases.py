@@ -45,9 +45,9 @@ STARTED = (RunStatus.provisioning, RunStatus.running)
 
 @dataclass(frozen=True)
 class LeaseKind:
-    """A kind of row a worker leases: its table, the status a claim takes it from (`queued`) and
-    to (`claimed`), the statuses that hold a lease (`started`) and the column a claim stamps with
-    the time, if any."""
+    """A kind of row a worker leases: its name (also its target locks' holder, runs/locks.py
+    `<name>:<id>:`), table, the status a claim takes it from (`queued`) and to (`claimed`), the
+    statuses that hold a lease (`started`) and the column a claim stamps with the time, if any."""
 
     name: str
     model: type[Run] | type[ReplayRun]
@@ -59,7 +59,6 @@ class LeaseKind:
 
 RUNS = LeaseKind("run", Run, RunStatus.queued, RunStatus.provisioning, STARTED, "started_at")
 REPLAYS = LeaseKind("replay", ReplayRun, "queued", "running", ("running",))
-REPLAY_LOCK_RUN_ID = 0  # the run id in the target lock values replays take (runs/locks.py `run:0:`)
 
 
 class LeaseLost(Exception):

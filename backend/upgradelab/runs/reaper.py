@@ -6,9 +6,8 @@ conditional UPDATE: two reapers never end the same row) and stops the servers of
 by the pid files and docker labels the provisioners keep), then does what its kind needs:
 - a run: its variants finished, the summary of the iterations it kept stored, the final status
   (`failed`, error "worker lost") written and published to the run's stream, its target locks freed;
-- a replay: its locks freed (they carry run id 0, runs/leases.py REPLAY_LOCK_RUN_ID: no other
-  replay can hold them meanwhile, as the dead one's locks keep it out for `target_lock_ttl_s`,
-  longer than lease TTL + reaper period), then ended `failed` ("worker lost"), its progress cleared.
+- a replay: its locks (`replay:<id>:`) freed, then ended `failed` ("worker lost"), its progress
+  cleared.
 
 Where it runs: a daemon thread in every Celery worker's main process (`start_reaper_thread`,
 started from the `worker_ready` signal in runs/tasks.py): once at start-up, so a new worker ends
@@ -30,7 +29,7 @@ from upgradelab.db import sync_session, utcnow
 from upgradelab.replay.models import ReplayRun
 from upgradelab.results.summary import store_summary
 from upgradelab.runs import leases, records
-from upgradelab.runs.leases import REPLAY_LOCK_RUN_ID, REPLAYS, RUNS, LeaseKind
+from upgradelab.runs.leases import REPLAYS, RUNS, LeaseKind
 from upgradelab.runs.locks import free_run_locks
 from upgradelab.runs.models import Run, RunStatus
 from upgradelab.settings import Settings, get_settings
@@ -88,7 +87,7 @@ def _end(run_id: int, owner: str, status: RunStatus, error: str | None, settings
     }
     if leases.finish(run_id, owner, RUNS, **fields):
         publish_status(run_id, fields)
-    _free_locks(f"run {run_id}", run_id, lock_names(targets), settings)
+    _free_locks(f"run {run_id}", run_id, RUNS, lock_names(targets), settings)
 
 
 def _end_replay(replay_id: int, owner: str, settings: Settings) -> None:
@@ -99,7 +98,7 @@ def _end_replay(replay_id: int, owner: str, settings: Settings) -> None:
         for target in targets:
             session.expunge(target)
     stop_targets(f"replay {replay_id}", targets, settings)
-    _free_locks(f"replay {replay_id}", REPLAY_LOCK_RUN_ID, lock_names(targets), settings)
+    _free_locks(f"replay {replay_id}", replay_id, REPLAYS, lock_names(targets), settings)
     ended = {"status": "failed", "error": WORKER_LOST, "ended_at": utcnow(), "progress": None}
     leases.finish(replay_id, owner, REPLAYS, **ended)
 
@@ -128,7 +127,7 @@ def _targets_of(run_id: int) -> list[Target]:
         return list(session.scalars(select(Target).where(Target.name.in_(wanted))))
 
 
-def _free_locks(what: str, run_id: int, targets: list[str], settings: Settings) -> None:
+def _free_locks(what: str, row_id: int, kind: LeaseKind, targets: list[str], settings: Settings) -> None:
     @retry(
         retry=retry_if_exception_type(RedisError),
         stop=stop_after_delay(settings.redis_outage_s),
@@ -138,7 +137,7 @@ def _free_locks(what: str, run_id: int, targets: list[str], settings: Settings) 
     def attempt() -> int:
         redis = Redis.from_url(settings.redis_url, socket_timeout=5, socket_connect_timeout=5)
         try:
-            return free_run_locks(redis, run_id, targets)
+            return free_run_locks(redis, row_id, targets, kind.name)
         finally:
             redis.close()
 
