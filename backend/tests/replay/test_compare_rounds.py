@@ -33,23 +33,25 @@ def _rounds(factor: float, count: int, wobble: float = 0.0) -> list[list[float |
 def test_a_steady_slowdown_over_enough_rounds_is_slower_despite_the_machines_drift() -> None:
     (report,) = compare(SOURCE.statements, [_replay("a", _rounds(1, 8)), _replay("b", _rounds(1.5, 8, 0.02))])
     ratio = report.ratios["b"]
-    assert ratio["verdict"] == "regression" and report.group == "slower"
-    assert ratio["rounds"] == 8 and ratio["method"] == "paired rounds"
-    assert ratio["low"] < 1.5 < ratio["high"] and 0 < ratio["mde"] < 0.1
+    assert ratio.verdict == "regression" and report.group == "slower"
+    assert ratio.rounds == 8 and ratio.method == "paired rounds"
+    assert ratio.low is not None and ratio.high is not None and ratio.mde is not None
+    assert ratio.low < 1.5 < ratio.high and 0 < ratio.mde < 0.1
     assert report.median_s["a"] is not None and report.median_s["b"] is not None
     assert report.median_s["b"] > report.median_s["a"]
 
 
 def test_the_same_slowdown_over_too_few_rounds_is_no_verdict() -> None:
     (report,) = compare(SOURCE.statements, [_replay("a", _rounds(1, 3)), _replay("b", _rounds(1.5, 3, 0.02))])
-    assert report.ratios["b"]["verdict"] == "insufficient rounds" and report.group == "same"
+    assert report.ratios["b"].verdict == "insufficient rounds" and report.group == "same"
 
 
 def test_noise_the_rounds_cannot_pair_away_is_inconclusive_with_its_smallest_detectable_change() -> None:
     (report,) = compare(SOURCE.statements, [_replay("a", _rounds(1, 8)), _replay("b", _rounds(1.2, 8, 0.4))])
     ratio = report.ratios["b"]
-    assert ratio["verdict"] == "inconclusive" and report.group == "same"
-    assert ratio["mde"] > 0.2 and "smallest detectable change" in ratio["reason"]
+    assert ratio.verdict == "inconclusive" and report.group == "same"
+    assert ratio.mde is not None and ratio.reason is not None
+    assert ratio.mde > 0.2 and "smallest detectable change" in ratio.reason
 
 
 def test_the_round_value_is_the_median_of_its_passes() -> None:
@@ -66,4 +68,4 @@ def test_a_round_where_a_statement_errored_is_left_out_of_the_pairs() -> None:
     broken[2][1] = None
     assert sorted(pass_values(_replay("b", broken), [0, 1])) == [1, 2, 4, 5, 6]
     (report,) = compare(SOURCE.statements, [_replay("a", _rounds(1, 6)), _replay("b", broken)])
-    assert report.ratios["b"]["rounds"] == 5
+    assert report.ratios["b"].rounds == 5

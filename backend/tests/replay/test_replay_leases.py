@@ -1,57 +1,24 @@
-"""Replay leases and their reaper (replay/leases.py) on the real metadata database, Redis and a real
-server: a replay whose worker died (its lease expired) is ended "worker lost", the server it left is
-stopped and its target lock freed; a replay whose worker is alive is left alone."""
+"""Replay leases and the reaper (runs/leases.py and runs/reaper.py, kind REPLAYS) on the real
+metadata database, Redis and a real server: a replay whose worker died (its lease expired) is ended
+"worker lost", the server it left is stopped and its target lock freed; a replay whose worker is
+alive is left alone."""
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-import pytest
 from redis import Redis
 from sqlalchemy import select
 
-from upgradelab.datasets.models import Dataset
 from upgradelab.db import sync_session
-from upgradelab.replay import leases
 from upgradelab.replay.models import ReplayRun
-from upgradelab.runs.locks import TargetLocks, lock_key
+from upgradelab.runs import leases
+from upgradelab.runs.leases import REPLAYS
+from upgradelab.runs.locks import TargetLocks, free_run_locks, lock_key
+from upgradelab.runs.reaper import WORKER_LOST, reap_expired
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import provisioner_for
 
 TARGET = "mariadb-10.11"
-
-
-@pytest.fixture
-def new_replay(database: None, redis_server: str) -> Iterator[Callable[[str], int]]:
-    """A queued replay on `target` (a made-up dataset row); its id. Rows removed afterwards."""
-    made: list[int] = []
-
-    def make(target: str) -> int:
-        with sync_session() as session:
-            dataset = session.scalar(select(Dataset).where(Dataset.name == "lease-h8"))
-            if dataset is None:
-                dataset = Dataset(
-                    name="lease-h8", path="/nonexistent", sha256="0", size_bytes=0, compression="none"
-                )
-                session.add(dataset)
-                session.flush()
-            variants = [{"name": target, "target": target, "preset": "default", "options": []}]
-            replay = ReplayRun(
-                name="lease", dataset_id=dataset.id, source_format="sql", variants=variants, repeats=1,
-                sample=1, statements=[], skipped_writes=[],
-            )  # fmt: skip
-            session.add(replay)
-            session.commit()
-            made.append(replay.id)
-            return replay.id
-
-    yield make
-    with sync_session() as session:
-        for replay_id in made:
-            session.delete(session.get(ReplayRun, replay_id))
-        dataset = session.scalar(select(Dataset).where(Dataset.name == "lease-h8"))
-        if dataset is not None:
-            session.delete(dataset)
-        session.commit()
 
 
 def _replay(replay_id: int) -> ReplayRun:
@@ -63,11 +30,15 @@ def _replay(replay_id: int) -> ReplayRun:
 
 def test_a_replay_is_claimed_once_and_finished_only_by_its_owner(new_replay: Callable[[str], int]) -> None:
     replay_id = new_replay("lease-h8-a")
-    assert leases.claim(replay_id, "first", 15) and not leases.claim(replay_id, "second", 15)
+    assert leases.claim(replay_id, "first", 15, REPLAYS) and not leases.claim(
+        replay_id, "second", 15, REPLAYS
+    )
     assert _replay(replay_id).status == "running" and _replay(replay_id).lease_owner == "first"
-    assert leases.renew(replay_id, "first", 15) and not leases.renew(replay_id, "second", 15)
-    assert not leases.finish(replay_id, "second", status="succeeded")
-    assert leases.finish(replay_id, "first", status="succeeded")
+    assert leases.renew(replay_id, "first", 15, REPLAYS) and not leases.renew(
+        replay_id, "second", 15, REPLAYS
+    )
+    assert not leases.finish(replay_id, "second", REPLAYS, status="succeeded")
+    assert leases.finish(replay_id, "first", REPLAYS, status="succeeded")
     assert _replay(replay_id).status == "succeeded" and _replay(replay_id).lease_owner is None
 
 
@@ -82,17 +53,23 @@ def test_reaper_stops_the_dead_replays_server_frees_its_lock_and_ends_it(
     server.start([])
     redis = Redis.from_url(redis_server)
     try:
-        assert TargetLocks(redis, [TARGET], 90, leases.REPLAY_LOCK_RUN_ID).acquire()
-        assert leases.claim(dead, "dead-worker", ttl_s=-1)  # its heartbeat stopped: the lease expired
-        assert leases.claim(live, "live-worker", ttl_s=60)
-        reaped = leases.reap_expired(settings)
+        assert TargetLocks(redis, [TARGET], 90, dead, "replay").acquire()
+        value = redis.get(lock_key(TARGET))
+        assert isinstance(value, bytes) and value.startswith(f"replay:{dead}:".encode()), value
+        assert free_run_locks(redis, dead, [TARGET]) == 0  # a run with the replay's id cannot free it
+        assert leases.claim(dead, "dead-worker", -1, REPLAYS)  # its heartbeat stopped: the lease expired
+        assert leases.claim(live, "live-worker", 60, REPLAYS)
+        reap_expired(settings)  # the runs' pass leaves replays alone
+        assert _replay(dead).status == "running" and _replay(dead).lease_owner == "dead-worker"
+        reaped = reap_expired(settings, REPLAYS)
         assert dead in reaped and live not in reaped
         ended = _replay(dead)
-        assert ended.status == "failed" and ended.error == leases.WORKER_LOST and ended.ended_at is not None
+        assert ended.status == "failed" and ended.error == WORKER_LOST and ended.ended_at is not None
         assert server.pid() is None
         assert not redis.exists(lock_key(TARGET))
         assert _replay(live).status == "running" and _replay(live).lease_owner == "live-worker"
-        assert not leases.finish(dead, "dead-worker", status="succeeded")  # too late for the old worker
+        too_late = leases.finish(dead, "dead-worker", REPLAYS, status="succeeded")
+        assert not too_late  # for the old worker
     finally:
         server.stop()
         redis.delete(lock_key(TARGET))

@@ -12,8 +12,9 @@ import pytest
 from tests import ports
 from tests.conftest import lab_provisioner
 from upgradelab.datasets.loader import load_dump
-from upgradelab.replay.compare import EXIT_BREAKS, EXIT_PLAN_CHANGES, FingerprintReport, compare, exit_bits
+from upgradelab.replay.compare import EXIT_BREAKS, EXIT_PLAN_CHANGES, compare, exit_bits
 from upgradelab.replay.engine import DumpDataset, ReplayVariant, VariantReplay, file_sha256, replay_rounds
+from upgradelab.replay.schemas import FingerprintResult
 from upgradelab.replay.sources import ParsedSource, parse_source
 from upgradelab.results.verdicts import MIN_ROUNDS, VERDICTS
 from upgradelab.runs.plan import Schedule, plan
@@ -82,7 +83,7 @@ class Replayed:
     source: ParsedSource
     schedule: Schedule
     replays: list[VariantReplay]
-    reports: list[FingerprintReport]
+    reports: list[FingerprintResult]
     # (variant measured next, state of every variant's server process) at each round step
     blocks: list[tuple[str, dict[str, str]]] = field(default_factory=list)
 
@@ -121,7 +122,7 @@ def replayed(shop_dump: Path) -> Replayed:
     return Replayed(source, schedule, replays, compare(source.statements, replays), blocks)
 
 
-def _report(reports: list[FingerprintReport], fingerprint: str) -> FingerprintReport:
+def _report(reports: list[FingerprintResult], fingerprint: str) -> FingerprintResult:
     """The report of one fingerprint, or of the only one starting with `fingerprint` + " ("."""
     found = [
         r for r in reports if r.fingerprint == fingerprint or r.fingerprint.startswith(f"{fingerprint} (")
@@ -130,7 +131,7 @@ def _report(reports: list[FingerprintReport], fingerprint: str) -> FingerprintRe
     return found[0]
 
 
-def _diff(report: FingerprintReport, variant: str) -> Any:
+def _diff(report: FingerprintResult, variant: str) -> Any:
     return next(d for d in report.statements[0].diffs if d.variant == variant)
 
 
@@ -147,8 +148,8 @@ def test_slow_log_of_the_lab_server_parses_with_database_and_skips_the_write(rep
 def test_hash_functions_error_on_mysql_97_only(replayed: Replayed, function: str) -> None:
     report = _report(replayed.reports, function)
     outcomes = report.statements[0].outcomes
-    assert outcomes["mariadb-10.11"]["error_code"] is None and outcomes["mariadb-11.8"]["error_code"] is None
-    assert outcomes["mysql-9.7"]["error_code"] is not None, outcomes["mysql-9.7"]
+    assert outcomes["mariadb-10.11"].error_code is None and outcomes["mariadb-11.8"].error_code is None
+    assert outcomes["mysql-9.7"].error_code is not None, outcomes["mysql-9.7"]
     assert _diff(report, "mysql-9.7").error and not _diff(report, "mariadb-11.8").error
     assert report.group == "breaks"
 
@@ -168,7 +169,7 @@ def test_a_plan_changes_between_mariadb_1011_and_118(replayed: Replayed) -> None
         for r in reports
         if any(d.plan for s in r.statements for d in s.diffs if d.variant == "mariadb-11.8")
     ]
-    plans = {r.fingerprint: [o["plan"] for o in r.statements[0].outcomes.values()] for r in reports}
+    plans = {r.fingerprint: [o.plan for o in r.statements[0].outcomes.values()] for r in reports}
     assert changed, plans
     print("plan changes 10.11 -> 11.8:", *(f"{r.fingerprint}: {plans[r.fingerprint][:2]}" for r in changed))
     assert exit_bits(reports) & EXIT_PLAN_CHANGES and exit_bits(reports) & EXIT_BREAKS
@@ -195,10 +196,12 @@ def test_every_fingerprint_has_a_median_per_variant_and_a_verdict_on_rounds(repl
         assert all(report.median_s[name] is not None for name in VARIANTS), report.fingerprint
         assert set(report.ratios) == {"mariadb-11.8", "mysql-9.7"}
         for ratio in report.ratios.values():
-            assert ratio["rounds"] == ROUNDS and ratio["method"] == "paired rounds", ratio
-            assert ratio["low"] <= ratio["ratio"] <= ratio["high"] and ratio["mde"] >= 0
-            assert ratio["verdict"] in VERDICTS
-        verdicts = {r["verdict"] for r in report.ratios.values()}
+            assert ratio.rounds == ROUNDS and ratio.method == "paired rounds", ratio
+            low, point, high, mde = ratio.low, ratio.ratio, ratio.high, ratio.mde
+            assert low is not None and point is not None and high is not None and mde is not None
+            assert low <= point <= high and mde >= 0
+            assert ratio.verdict in VERDICTS
+        verdicts = {r.verdict for r in report.ratios.values()}
         assert (report.group == "slower") <= ("regression" in verdicts), report.fingerprint
         assert (report.group == "faster") <= ("improvement" in verdicts), report.fingerprint
     print(*(f"{r.group}: {r.fingerprint[:60]} {r.ratios}" for r in reports), sep="\n")

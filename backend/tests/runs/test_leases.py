@@ -12,7 +12,7 @@ from sqlalchemy import update
 from upgradelab.db import sync_session
 from upgradelab.experiments.models import Experiment
 from upgradelab.runs import leases, reaper
-from upgradelab.runs.leases import LeaseLost, RunLease
+from upgradelab.runs.leases import RUNS, Lease, LeaseLost
 from upgradelab.runs.locks import TargetLocks, free_run_locks, lock_key
 from upgradelab.runs.models import Run, RunStatus
 from upgradelab.settings import get_settings
@@ -62,10 +62,10 @@ def test_reaper_ends_only_runs_whose_lease_expired_and_the_owner_can_no_longer_f
     assert (ended.status, ended.error, ended.lease_owner) == (RunStatus.failed, "worker lost", None)
     assert ended.finished_at is not None
     assert _run(live).status == RunStatus.provisioning and _run(live).lease_owner == "live-worker"
-    assert not leases.finish(expired, "dead-worker", status=RunStatus.succeeded)
+    assert not leases.finish(expired, "dead-worker", RUNS, status=RunStatus.succeeded)
     assert _run(expired).status == RunStatus.failed
     assert not reaper.end_abandoned(live, RunStatus.cancelled, None)  # a worker holds it
-    assert leases.finish(live, "live-worker", status=RunStatus.succeeded)
+    assert leases.finish(live, "live-worker", RUNS, status=RunStatus.succeeded)
 
 
 def test_heartbeat_renews_the_lease_and_notices_when_it_is_taken(new_run: Callable[..., int]) -> None:
@@ -74,7 +74,7 @@ def test_heartbeat_renews_the_lease_and_notices_when_it_is_taken(new_run: Callab
     before = _run(run_id).lease_expires_at
     settings = get_settings().model_copy(update={"run_heartbeat_s": 0.05, "run_lease_ttl_s": 30})
     renewals: list[int] = []
-    with RunLease(run_id, "me", lambda: renewals.append(1), settings) as lease:
+    with Lease(run_id, "me", lambda: renewals.append(1), settings) as lease:
         while not renewals:
             time.sleep(0.01)
         after = _run(run_id).lease_expires_at

@@ -6,12 +6,15 @@ from typing import Annotated, Any
 
 import httpx
 import typer
+from pydantic import TypeAdapter
 
 from upgradelab.api_client import TokenOption, _default_api, _error_text, _headers
+from upgradelab.datasets.schemas import DatasetRead
 
 datasets_app = typer.Typer(
     help="Datasets: SQL dumps loaded into every variant's server.", no_args_is_help=True
 )
+_DATASETS = TypeAdapter(list[DatasetRead])
 ApiOption = Annotated[str | None, typer.Option(help="API base URL; default from settings.")]
 
 
@@ -28,10 +31,15 @@ def _call(response: httpx.Response, ok: int = 200) -> Any:
     return response.json()
 
 
-def _line(dataset: dict[str, Any]) -> str:
-    targets = ", ".join(sorted(dataset["loads"])) or "not loaded yet"
-    size = dataset["size_bytes"] / 1048576
-    return f"{dataset['name']:<24} {size:>9.1f} MB  {dataset['compression']:<5} {targets}"
+def _dataset(response: httpx.Response, ok: int = 200) -> DatasetRead:
+    """The response parsed into the API's own schema (exit 2 with the API's message otherwise)."""
+    return DatasetRead.model_validate(_call(response, ok))
+
+
+def _line(dataset: DatasetRead) -> str:
+    targets = ", ".join(sorted(dataset.loads)) or "not loaded yet"
+    size = dataset.size_bytes / 1048576
+    return f"{dataset.name:<24} {size:>9.1f} MB  {dataset.compression:<5} {targets}"
 
 
 @datasets_app.command("add")
@@ -47,7 +55,7 @@ def add(
     """Create dataset NAME from a dump: uploaded in 1 MiB blocks with progress on stderr."""
     with _client(api, token) as client:
         if on_worker:
-            created = _call(client.post(f"/api/datasets/{name}/from-path", json={"path": str(file)}), 201)
+            created = _dataset(client.post(f"/api/datasets/{name}/from-path", json={"path": str(file)}), 201)
         else:
             if not file.is_file():
                 raise typer.BadParameter(f"{file} is not a file", param_hint="FILE")
@@ -65,7 +73,7 @@ def add(
                 typer.echo("", err=True)
 
             headers = {"content-type": "application/octet-stream", "content-length": str(total)}
-            created = _call(client.put(f"/api/datasets/{name}", content=blocks(), headers=headers), 201)
+            created = _dataset(client.put(f"/api/datasets/{name}", content=blocks(), headers=headers), 201)
     typer.echo(_line(created))
 
 
@@ -73,7 +81,7 @@ def add(
 def list_datasets(api: ApiOption = None, token: TokenOption = None) -> None:
     """Every dataset: size, compression, targets it was loaded on."""
     with _client(api, token) as client:
-        for dataset in _call(client.get("/api/datasets")):
+        for dataset in _DATASETS.validate_python(_call(client.get("/api/datasets"))):
             typer.echo(_line(dataset))
 
 
@@ -81,14 +89,12 @@ def list_datasets(api: ApiOption = None, token: TokenOption = None) -> None:
 def show(name: str, api: ApiOption = None, token: TokenOption = None) -> None:
     """A dataset's tables, rows and size per target it was loaded on."""
     with _client(api, token) as client:
-        dataset = _call(client.get(f"/api/datasets/{name}"))
-    typer.echo(f"{_line(dataset)}\nsha256 {dataset['sha256']}, database {dataset['database']}")
-    for target, load in sorted(dataset["loads"].items()):
-        typer.echo(f"  {target} ({load.get('version')}):")
-        for table in load.get("tables", []):
-            typer.echo(
-                f"    {table['name']:<32} {table['rows']:>12,} rows {table['bytes'] / 1048576:>9.1f} MB"
-            )
+        dataset = _dataset(client.get(f"/api/datasets/{name}"))
+    typer.echo(f"{_line(dataset)}\nsha256 {dataset.sha256}, database {dataset.database}")
+    for target, load in sorted(dataset.loads.items()):
+        typer.echo(f"  {target} ({load.version}):")
+        for table in load.tables:
+            typer.echo(f"    {table.name:<32} {table.rows:>12,} rows {table.bytes / 1048576:>9.1f} MB")
 
 
 @datasets_app.command("delete")

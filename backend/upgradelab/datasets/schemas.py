@@ -1,9 +1,11 @@
 """API shapes of datasets."""
 
 from datetime import datetime
-from typing import Any
 
 from pydantic import BaseModel, Field
+
+from upgradelab.datasets.dump import Compression
+from upgradelab.datasets.loader import TableStats
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 
@@ -16,15 +18,28 @@ class DatasetFromPath(BaseModel):
     )
 
 
+class DatasetLoad(BaseModel):
+    """The dataset as last loaded on one target (replay/runner.py): the server's SELECT VERSION(),
+    when (UTC), whether the kept datadir already held it (`reused`: no load), the load's seconds and
+    the rows its INSERTs held (None when reused), and the tables (exact rows, data + index bytes)."""
+
+    version: str
+    loaded_at: datetime
+    reused: bool
+    elapsed_s: float | None
+    rows_seen: int | None
+    tables: list[TableStats]
+
+
 class DatasetRead(BaseModel):
     """A stored dataset: size in bytes, sha256 of the file as stored, compression, default database
-    (`database`, the name with '-' as '_'), and per target the last load (tables, rows, bytes)."""
+    (`database`, the name with '-' as '_'), and per target name the last load."""
 
     id: int
     name: str
     sha256: str
     size_bytes: int
-    compression: str
+    compression: Compression
     database: str
-    loads: dict[str, Any]
+    loads: dict[str, DatasetLoad]
     created_at: datetime

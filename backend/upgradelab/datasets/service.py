@@ -9,7 +9,6 @@ import hashlib
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -20,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from upgradelab.datasets.dump import detect
 from upgradelab.datasets.models import Dataset
-from upgradelab.datasets.schemas import DatasetRead
+from upgradelab.datasets.schemas import DatasetLoad, DatasetRead
 from upgradelab.settings import get_settings
 
 MAX_BYTES = 20 * 1024**3  # 20 GiB: beyond that a dump belongs on the worker (from a path)
@@ -32,15 +31,18 @@ def database_of(name: str) -> str:
 
 
 def to_read(dataset: Dataset) -> DatasetRead:
-    return DatasetRead(
-        id=dataset.id,
-        name=dataset.name,
-        sha256=dataset.sha256,
-        size_bytes=dataset.size_bytes,
-        compression=dataset.compression,
-        database=database_of(dataset.name),
-        loads=dataset.loads or {},
-        created_at=dataset.created_at,
+    """The API's view of a dataset row (`loads` validated into DatasetLoad per target)."""
+    return DatasetRead.model_validate(
+        {
+            "id": dataset.id,
+            "name": dataset.name,
+            "sha256": dataset.sha256,
+            "size_bytes": dataset.size_bytes,
+            "compression": dataset.compression,
+            "database": database_of(dataset.name),
+            "loads": dataset.loads or {},
+            "created_at": dataset.created_at,
+        }
     )
 
 
@@ -129,11 +131,11 @@ async def delete(session: AsyncSession, name: str) -> Dataset:
     return dataset
 
 
-def record_load(session: Session, dataset_id: int, target: str, load: dict[str, Any]) -> None:
+def record_load(session: Session, dataset_id: int, target: str, load: DatasetLoad) -> None:
     """Store what loading the dataset on `target` gave (the worker, sync session; committed)."""
     dataset = session.get(Dataset, dataset_id)
     if dataset is not None:
-        dataset.loads = {**(dataset.loads or {}), target: load}
+        dataset.loads = {**(dataset.loads or {}), target: load.model_dump(mode="json")}
         session.commit()
 
 

@@ -17,11 +17,17 @@ import httpx
 import typer
 
 from upgradelab.api_client import TokenOption, _default_api, _error_text, _headers
-from upgradelab.replay.compare import GROUPS
-from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS
+from upgradelab.replay.schemas import (
+    DEFAULT_PASSES,
+    DEFAULT_ROUNDS,
+    FINAL_REPLAY_STATUSES,
+    GROUPS,
+    ReplayProgress,
+    ReplayRead,
+    ReplayReport,
+)
 
 CANNOT_RUN = 8
-FINAL = {"succeeded", "failed"}
 
 
 def replay(
@@ -58,63 +64,62 @@ def replay(
     except httpx.TransportError as unreachable:
         typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
         raise typer.Exit(CANNOT_RUN) from unreachable
-    if result["status"] != "succeeded":
-        typer.echo(
-            f"replay {result['id']}: {result['status']}: {result.get('error') or 'timed out'}", err=True
-        )
+    report = result.report
+    if result.status != "succeeded" or report is None:
+        typer.echo(f"replay {result.id}: {result.status}: {result.error or 'timed out'}", err=True)
         raise typer.Exit(CANNOT_RUN)
-    report = result["report"]
     if as_json:
+        skipped = [s.model_dump(mode="json") for s in result.skipped_writes]
         typer.echo(
-            json.dumps({"replay_id": result["id"], "skipped_writes": result["skipped_writes"], **report})
+            json.dumps({"replay_id": result.id, "skipped_writes": skipped, **report.model_dump(mode="json")})
         )
     else:
         _print_summary(result, report)
-    raise typer.Exit(int(report["exit_bits"]))
+    raise typer.Exit(report.exit_bits)
 
 
-def _submit_and_wait(base: str, body: dict[str, Any], timeout: float, token: str | None) -> dict[str, Any]:
+def _submit_and_wait(base: str, body: dict[str, Any], timeout: float, token: str | None) -> ReplayRead:
     with httpx.Client(base_url=base, timeout=60, headers=_headers(token)) as client:
         created = client.post("/api/replays", json=body)
         if created.status_code != 201:
             typer.echo(f"replay refused: {_error_text(created)}", err=True)
             raise typer.Exit(CANNOT_RUN)
-        replay_id = created.json()["id"]
+        replay_id = ReplayRead.model_validate(created.json()).id
         typer.echo(f"replay {replay_id} queued: {base}/replays/{replay_id}", err=True)
         deadline = time.monotonic() + timeout
-        shown: Any = None
+        shown: ReplayProgress | None = None
         while True:
-            result: dict[str, Any] = client.get(f"/api/replays/{replay_id}").json()
-            if result["status"] in FINAL or time.monotonic() > deadline:
+            result = ReplayRead.model_validate(client.get(f"/api/replays/{replay_id}").json())
+            if result.status in FINAL_REPLAY_STATUSES or time.monotonic() > deadline:
                 return result
-            if result.get("progress") and result["progress"] != shown:
-                shown = result["progress"]
+            if result.progress and result.progress != shown:
+                shown = result.progress
                 typer.echo(_progress_text(shown), err=True)
             time.sleep(1.0)
 
 
-def _progress_text(progress: dict[str, Any]) -> str:
-    """`variant k/n name: phase, MB fed / MB, rows, elapsed, estimate` on stderr."""
-    where = f"variant {progress.get('index')}/{progress.get('of')} {progress.get('variant')}"
-    parts = [f"{where}: {progress.get('phase')}"]
-    if progress.get("rows_total"):
-        parts.append(f"{progress.get('bytes', 0) / 1048576:.1f} / {progress['rows_total'] / 1048576:.1f} MB")
-        parts.append(f"{progress.get('rows', 0):,} rows")
-    if progress.get("elapsed_s") is not None:
-        parts.append(f"{progress['elapsed_s']:.1f} s")
-    if progress.get("estimate_s") is not None:
-        parts.append(f"~{progress['estimate_s']:.0f} s estimated")
+def _progress_text(progress: ReplayProgress) -> str:
+    """`variant k/n name: phase, MB fed / MB, rows, elapsed, estimate` on stderr (the loader's
+    `rows_total` is the dump's size in bytes)."""
+    parts = [f"variant {progress.index}/{progress.of} {progress.variant}: {progress.phase}"]
+    if progress.rows_total:
+        parts.append(f"{(progress.bytes or 0) / 1048576:.1f} / {progress.rows_total / 1048576:.1f} MB")
+        parts.append(f"{progress.rows or 0:,} rows")
+    if progress.elapsed_s is not None:
+        parts.append(f"{progress.elapsed_s:.1f} s")
+    if progress.estimate_s is not None:
+        parts.append(f"~{progress.estimate_s:.0f} s estimated")
     return ", ".join(parts)
 
 
-def _print_summary(result: dict[str, Any], report: dict[str, Any]) -> None:
+def _print_summary(result: ReplayRead, report: ReplayReport) -> None:
     typer.echo(
-        f"replay {result['id']}: {result['statements']} statements, {report.get('rounds')} rounds, "
-        f"baseline {report['baseline']}"
+        f"replay {result.id}: {result.statements} statements, {report.rounds} rounds, "
+        f"baseline {report.baseline}"
     )
-    typer.echo("  " + ", ".join(f"{group}: {report['groups'][group]}" for group in GROUPS))
-    for one in report["fingerprints"]:
-        if one["group"] != "same":
-            typer.echo(f"  [{one['group']}] {one['fingerprint'][:100]}")
-    if result["skipped_writes"]:
-        typer.echo(f"  {len(result['skipped_writes'])} writes skipped (read-only replay)")
+    typer.echo("  " + ", ".join(f"{group}: {report.groups.get(group, 0)}" for group in GROUPS))
+    for one in report.fingerprints:
+        if one.group != "same":
+            typer.echo(f"  [{one.group}] {one.fingerprint[:100]}")
+    if result.skipped_writes:
+        typer.echo(f"  {len(result.skipped_writes)} writes skipped (read-only replay)")

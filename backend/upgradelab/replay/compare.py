@@ -20,16 +20,23 @@ plan changes, slower (regression), faster (improvement), same.
 """
 
 import statistics
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
 
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.outcomes import Outcome
+from upgradelab.replay.schemas import (
+    GROUPS,
+    FingerprintResult,
+    Group,
+    ReplayReport,
+    StatementDiff,
+    StatementResult,
+    TimeRatio,
+    VariantReport,
+)
 from upgradelab.replay.sources import SourceStatement
 from upgradelab.results import verdicts
+from upgradelab.runs.schemas import RunSchedule
 
-Group = Literal["breaks", "plan changes", "slower", "faster", "same"]
-GROUPS: tuple[Group, ...] = ("breaks", "plan changes", "slower", "faster", "same")
 # A verdict needs the whole interval beyond 1 and a ratio beyond 1 +/- 10 %: one statement's time
 # moves more with the machine than a whole template iteration, so the lab's 5 % is too fine here.
 THRESHOLD = 0.10
@@ -37,62 +44,23 @@ THRESHOLD = 0.10
 EXIT_BREAKS, EXIT_REGRESSIONS, EXIT_PLAN_CHANGES = 1, 2, 4
 
 
-def time_ratio(baseline: dict[int, list[float]], variant: dict[int, list[float]]) -> dict[str, Any]:
+def time_ratio(baseline: dict[int, list[float]], variant: dict[int, list[float]]) -> TimeRatio:
     """variant / baseline from pass values ({round: [seconds of each pass]}) paired by round
-    (results/verdicts.py): {"ratio", "low", "high" (95 %), "rounds" (paired rounds used), "mde"
-    (smallest detectable change, a fraction), "method", "verdict", "reason"}; all None but "rounds"
-    when either side has no round."""
+    (results/verdicts.py); all None but `rounds` (the paired rounds) when either side has no round."""
     found = verdicts.interval(baseline, variant, paired=True)
+    if found is None:
+        return TimeRatio(rounds=len(set(baseline) & set(variant)))
     decision = verdicts.decide(found, THRESHOLD)
-    return {
-        "ratio": found.ratio if found else None,
-        "low": found.low if found else None,
-        "high": found.high if found else None,
-        "rounds": found.rounds if found else len(set(baseline) & set(variant)),
-        "mde": found.mde if found else None,
-        "method": found.method if found else None,
-        "verdict": decision.verdict if decision else None,
-        "reason": decision.reason if decision else None,
-    }
-
-
-@dataclass
-class StatementDiff:
-    """One statement on one variant against the baseline (see module docstring)."""
-
-    variant: str
-    error: bool
-    warnings: bool
-    result: bool
-    ordering_only: bool
-    unordered_query: bool
-    plan: bool
-
-    @property
-    def breaks(self) -> bool:
-        return self.error or self.result or (self.ordering_only and self.unordered_query)
-
-
-@dataclass
-class StatementReport:
-    """A statement, its outcome per variant (name -> Outcome.as_dict) and its diffs."""
-
-    statement: SourceStatement
-    outcomes: dict[str, dict[str, Any]]
-    diffs: list[StatementDiff]
-
-
-@dataclass
-class FingerprintReport:
-    """A fingerprint: its group, statements, median seconds per variant, ratio/interval/verdict per
-    non-baseline variant."""
-
-    fingerprint_id: str
-    fingerprint: str
-    group: Group
-    statements: list[StatementReport]
-    median_s: dict[str, float | None]
-    ratios: dict[str, dict[str, Any]] = field(default_factory=dict)
+    return TimeRatio(
+        ratio=found.ratio,
+        low=found.low,
+        high=found.high,
+        rounds=found.rounds,
+        mde=found.mde,
+        method=found.method,
+        verdict=decision.verdict if decision else None,
+        reason=decision.reason if decision else None,
+    )
 
 
 def _plan_key(outcome: Outcome) -> list[tuple[str, str | None, str | None]]:
@@ -128,7 +96,7 @@ def pass_values(replay: VariantReplay, indexes: list[int]) -> dict[int, list[flo
     return out
 
 
-def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> list[FingerprintReport]:
+def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> list[FingerprintResult]:
     """Fingerprint reports in source order of their first statement (see module docstring)."""
     base = replays[0]
     by_fingerprint: dict[str, list[int]] = {}
@@ -137,10 +105,11 @@ def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> 
     reports = []
     for fid, indexes in by_fingerprint.items():
         statement_reports = [
-            StatementReport(
-                statements[i],
-                {r.name: r.outcomes[i].as_dict() for r in replays},
-                [diff(base.outcomes[i], r.outcomes[i], statements[i], r.name) for r in replays[1:]],
+            StatementResult(
+                sql=statements[i].sql,
+                database=statements[i].database,
+                outcomes={r.name: r.outcomes[i] for r in replays},
+                diffs=[diff(base.outcomes[i], r.outcomes[i], statements[i], r.name) for r in replays[1:]],
             )
             for i in indexes
         ]
@@ -151,7 +120,7 @@ def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> 
         }
         ratios = {r.name: time_ratio(rounds[base.name], rounds[r.name]) for r in replays[1:]}
         diffs = [d for s in statement_reports for d in s.diffs]
-        said = {r["verdict"] for r in ratios.values()}
+        said = {r.verdict for r in ratios.values()}
         group: Group = (
             "breaks" if any(d.breaks for d in diffs)
             else "plan changes" if any(d.plan for d in diffs)
@@ -160,14 +129,19 @@ def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> 
             else "same"
         )  # fmt: skip
         reports.append(
-            FingerprintReport(
-                fid, statements[indexes[0]].fingerprint, group, statement_reports, medians, ratios
+            FingerprintResult(
+                fingerprint_id=fid,
+                fingerprint=statements[indexes[0]].fingerprint,
+                group=group,
+                median_s=medians,
+                ratios=ratios,
+                statements=statement_reports,
             )
         )
     return reports
 
 
-def exit_bits(reports: list[FingerprintReport]) -> int:
+def exit_bits(reports: list[FingerprintResult]) -> int:
     """pt-upgrade-like exit status: 1 result/error differences, 2 regressions, 4 plan changes."""
     bits = 0
     for report in reports:
@@ -176,7 +150,7 @@ def exit_bits(reports: list[FingerprintReport]) -> int:
             bits |= EXIT_BREAKS
         if any(d.plan for d in diffs):
             bits |= EXIT_PLAN_CHANGES
-        if any(r["verdict"] == "regression" for r in report.ratios.values()):
+        if any(r.verdict == "regression" for r in report.ratios.values()):
             bits |= EXIT_REGRESSIONS
     return bits
 
@@ -184,52 +158,22 @@ def exit_bits(reports: list[FingerprintReport]) -> int:
 def report_document(
     statements: list[SourceStatement],
     replays: list[VariantReplay],
-    reports: list[FingerprintReport],
-    schedule: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The stored report (JSON): {"baseline", "variants": [{"name", "version", "loaded", "tables"}],
-    "groups": {group: count}, "exit_bits", "rounds", "passes" (per block), "schedule"
-    (runs/plan.py Schedule.as_json, or None), "threshold", "fingerprints": [{"fingerprint_id",
-    "fingerprint", "group", "median_s": {variant: s}, "ratios": {variant: time_ratio()},
-    "statements": [{"sql", "database", "outcomes": {variant: Outcome}, "diffs": [...]}]}]}.
-    Seconds are wall-clock around execute + fetch."""
-    fingerprints = []
-    for report in reports:
-        fingerprints.append(
-            {
-                "fingerprint_id": report.fingerprint_id,
-                "fingerprint": report.fingerprint,
-                "group": report.group,
-                "median_s": report.median_s,
-                "ratios": report.ratios,
-                "statements": [
-                    {
-                        "sql": one.statement.sql,
-                        "database": one.statement.database,
-                        "outcomes": one.outcomes,
-                        "diffs": [{**asdict(d), "breaks": d.breaks} for d in one.diffs],
-                    }
-                    for one in report.statements
-                ],
-            }
-        )
-    return {
-        "baseline": replays[0].name,
-        "variants": [
-            {
-                "name": r.name,
-                "version": r.version,
-                "loaded": None if r.load is None else asdict(r.load),
-                "tables": [asdict(t) for t in r.tables],
-            }
-            for r in replays
+    reports: list[FingerprintResult],
+    schedule: RunSchedule | None = None,
+) -> ReplayReport:
+    """The stored report (schemas.ReplayReport; stored as its JSON). Seconds are wall-clock around
+    execute + fetch."""
+    return ReplayReport(
+        baseline=replays[0].name,
+        variants=[
+            VariantReport(name=r.name, version=r.version, loaded=r.load, tables=r.tables) for r in replays
         ],
-        "groups": {group: sum(1 for r in reports if r.group == group) for group in GROUPS},
-        "exit_bits": exit_bits(reports),
-        "statements": len(statements),
-        "rounds": max((len(t) // r.passes for r in replays for t in r.times), default=0),
-        "passes": replays[0].passes if replays else 1,
-        "schedule": schedule,
-        "threshold": THRESHOLD,
-        "fingerprints": fingerprints,
-    }
+        groups={group: sum(1 for r in reports if r.group == group) for group in GROUPS},
+        exit_bits=exit_bits(reports),
+        statements=len(statements),
+        rounds=max((len(t) // r.passes for r in replays for t in r.times), default=0),
+        passes=replays[0].passes if replays else 1,
+        schedule=schedule,
+        threshold=THRESHOLD,
+        fingerprints=reports,
+    )

@@ -34,7 +34,7 @@ class ReplayRun(Base):
     progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     error: Mapped[str | None] = mapped_column(Text, default=None)
-    # replay/leases.py: the worker executing it, and until when (renewed by its heartbeat)
+    # runs/leases.py (kind REPLAYS): the worker executing it, and until when (renewed by its heartbeat)
     lease_owner: Mapped[str | None] = mapped_column(String(200), default=None)
     lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pymysql
+from pydantic import ConfigDict, with_config
 
 from upgradelab.targets.provisioners.base import ServerConnection
 
@@ -28,6 +29,8 @@ class PlanStep:
     rows: float | None
 
 
+# with_config: the API sends every field, defaults included (the generated client's types say so)
+@with_config(ConfigDict(json_schema_serialization_defaults_required=True))
 @dataclass(frozen=True)
 class Outcome:
     """One statement once on one server. error_code/error_message: None when it ran; warnings:

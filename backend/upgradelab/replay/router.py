@@ -10,7 +10,7 @@ from fastapi.responses import Response
 
 from upgradelab.db import SessionDep
 from upgradelab.replay import service
-from upgradelab.replay.schemas import ReplayCreate, ReplayRead
+from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayReport, TimeRatio
 
 router = APIRouter(prefix="/api/replays", tags=["replay"])
 
@@ -35,32 +35,32 @@ async def get_replay(replay_id: int, session: SessionDep) -> ReplayRead:
     return await service.to_read(session, await service.get_or_raise(session, replay_id), with_report=True)
 
 
-def csv_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
     """One row per fingerprint and variant: group, median seconds, ratio to the baseline with its
     interval and verdict, how many of its statements differ in errors, results, order, plan, and the
     rounds the ratio rests on with its smallest detectable change (a fraction; empty before rounds)."""
     rows = []
-    for one in report["fingerprints"]:
-        for variant, median in one["median_s"].items():
-            diffs = [d for s in one["statements"] for d in s["diffs"] if d["variant"] == variant]
-            ratio = one["ratios"].get(variant, {})
+    for one in report.fingerprints:
+        for variant, median in one.median_s.items():
+            diffs = [d for s in one.statements for d in s.diffs if d.variant == variant]
+            ratio = one.ratios.get(variant, TimeRatio())
             rows.append(
                 {
-                    "fingerprint_id": one["fingerprint_id"],
-                    "fingerprint": one["fingerprint"],
-                    "group": one["group"],
+                    "fingerprint_id": one.fingerprint_id,
+                    "fingerprint": one.fingerprint,
+                    "group": one.group,
                     "variant": variant,
                     "median_s": median,
-                    "ratio": ratio.get("ratio"),
-                    "ratio_low": ratio.get("low"),
-                    "ratio_high": ratio.get("high"),
-                    "verdict": ratio.get("verdict"),
-                    "error_diffs": sum(d["error"] for d in diffs),
-                    "result_diffs": sum(d["result"] for d in diffs),
-                    "ordering_only": sum(d["ordering_only"] for d in diffs),
-                    "plan_changes": sum(d["plan"] for d in diffs),
-                    "rounds": ratio.get("rounds"),
-                    "mde": ratio.get("mde"),
+                    "ratio": ratio.ratio,
+                    "ratio_low": ratio.low,
+                    "ratio_high": ratio.high,
+                    "verdict": ratio.verdict,
+                    "error_diffs": sum(d.error for d in diffs),
+                    "result_diffs": sum(d.result for d in diffs),
+                    "ordering_only": sum(d.ordering_only for d in diffs),
+                    "plan_changes": sum(d.plan for d in diffs),
+                    "rounds": ratio.rounds,
+                    "mde": ratio.mde,
                 }
             )
     return rows
@@ -78,7 +78,7 @@ async def export_replay(
     headers = {"content-disposition": f'attachment; filename="{filename}"'}
     if format == "json":
         return Response(json.dumps(replay.report, indent=1), media_type="application/json", headers=headers)
-    rows = csv_rows(replay.report)
+    rows = csv_rows(ReplayReport.model_validate(replay.report))
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["fingerprint_id"])
     writer.writeheader()

@@ -1,13 +1,14 @@
 """A replay run on the worker: take the targets' locks (the same as experiment runs', so the two
-never share a server), plan the rounds (stored), give every variant its own server instance (a slot
-of its target; memory checked as runs do), replay (engine.py), store the report. The final status is
+never share a server; values `replay:<id>:`), plan the rounds (stored), give every variant its own
+server instance (a slot of its target; memory checked as runs do), replay (engine.py), store the
+report. The final status is
 written on every exit path.
 
-While it runs it holds a lease (replay/leases.py): a heartbeat thread renews the lease and the
-target locks every `run_heartbeat_s` seconds, whatever the replay's thread is doing (a long dump
-load, a slow statement); a worker killed outright is found by the replay reaper, which stops the
-instances and frees the locks. A replay that fails stops every instance of its targets (`stop_all`),
-not only the ones it knows it started.
+While it runs it holds a lease (runs/leases.py, kind REPLAYS, as runs do): a heartbeat thread
+renews the lease and the target locks every `run_heartbeat_s` seconds, whatever the replay's thread
+is doing (a long dump load, a slow statement); a worker killed outright is found by the reaper
+(runs/reaper.py), which stops the instances and frees the locks. A replay that fails stops every
+instance of its targets (`stop_all`), not only the ones it knows it started.
 """
 
 import logging
@@ -21,17 +22,20 @@ from sqlalchemy import select
 from upgradelab.datasets import service as datasets
 from upgradelab.datasets.loader import LoadFailed
 from upgradelab.datasets.models import Dataset
+from upgradelab.datasets.schemas import DatasetLoad
 from upgradelab.datasets.service import database_of
 from upgradelab.db import sync_session, utcnow
-from upgradelab.replay import leases
 from upgradelab.replay.compare import compare, report_document
 from upgradelab.replay.engine import DumpDataset, ReplayVariant, VariantReplay, replay_rounds
-from upgradelab.replay.leases import REPLAY_LOCK_RUN_ID
 from upgradelab.replay.models import ReplayRun
+from upgradelab.replay.schemas import ReplayProgress, ReplayVariantSpec
 from upgradelab.replay.sources import SourceStatement
-from upgradelab.runs.leases import new_owner
+from upgradelab.runs import leases
+from upgradelab.runs.leases import REPLAYS, new_owner
 from upgradelab.runs.locks import TargetLocks
 from upgradelab.runs.plan import plan
+from upgradelab.runs.reaper import stop_targets
+from upgradelab.runs.schemas import RunSchedule
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.instances import MemoryRefused, check_memory
 from upgradelab.targets.models import Target
@@ -56,20 +60,20 @@ def _update(replay_id: int, **values: Any) -> None:
 
 
 def _variants(
-    specs: list[dict[str, Any]], targets: dict[str, Target], settings: Settings
+    specs: list[ReplayVariantSpec], targets: dict[str, Target], settings: Settings
 ) -> list[ReplayVariant]:
     """One instance per variant: slots 0, 1, ... of each target, in variant order. Refuses
     (MemoryRefused) when their buffer pools and allowances exceed MemAvailable."""
     slots: dict[str, int] = {}
     out = []
     for spec in specs:
-        target = targets.get(str(spec["target"]))
+        target = targets.get(spec.target)
         if target is None:
-            raise ProvisionError(f"variant {spec['name']!r}: target {spec['target']!r} does not exist")
+            raise ProvisionError(f"variant {spec.name!r}: target {spec.target!r} does not exist")
         slot = slots.get(target.name, 0)
         slots[target.name] = slot + 1
         provisioner = provisioner_for(target, settings, slot=slot)
-        out.append(ReplayVariant(str(spec["name"]), provisioner, list(spec["options"])))
+        out.append(ReplayVariant(spec.name, provisioner, spec.options))
     check_memory([v.options for v in out], settings.instance_allowance_mb)
     return out
 
@@ -83,27 +87,23 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
         if replay is None or replay.status != "queued":
             return None
         dataset = session.get(Dataset, replay.dataset_id)
-        specs = list(replay.variants)
+        specs = [ReplayVariantSpec.model_validate(v) for v in replay.variants]
         statements = [SourceStatement(**s) for s in replay.statements]
         rounds, passes = replay.repeats, replay.passes
-        names = [str(v["target"]) for v in specs]
+        names = [v.target for v in specs]
         targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
         for target in targets.values():
             session.expunge(target)
-    locks = TargetLocks(redis, lock_names(targets.values()), settings.target_lock_ttl_s, REPLAY_LOCK_RUN_ID)
+    held = lock_names(targets.values())
+    locks = TargetLocks(redis, held, settings.target_lock_ttl_s, replay_id, REPLAYS.name)
     if not locks.acquire():
         raise TargetsBusy(f"replay {replay_id}: a target is busy")
     owner = new_owner()
-    if not leases.claim(replay_id, owner, settings.run_lease_ttl_s):
+    if not leases.claim(replay_id, owner, settings.run_lease_ttl_s, REPLAYS):
         locks.release()
         return None
     status, error = "failed", None
-    heartbeat = leases.Heartbeat(
-        lambda: leases.renew(replay_id, owner, settings.run_lease_ttl_s),
-        locks.renew,
-        settings.run_heartbeat_s,
-        f"replay-{replay_id}-lease",
-    )
+    heartbeat = leases.Lease(replay_id, owner, locks.renew, settings, REPLAYS)
     try:
         with heartbeat:
             if dataset is None:
@@ -111,14 +111,15 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
             dump = DumpDataset(Path(dataset.path), dataset.sha256, database_of(dataset.name))
             # The seed is the replay's id (as a run's without its own), stored with the schedule.
             schedule = plan("interleaved", rounds, passes, replay_id, len(specs))
-            _update(replay_id, schedule=schedule.as_json())
+            planned = RunSchedule.model_validate(schedule.as_json())
+            _update(replay_id, schedule=planned.model_dump(mode="json"))
             variants = _variants(specs, targets, settings)
             replays = replay_rounds(variants, dump, statements, schedule, *_progress(replay_id, specs))
             for spec, one in zip(specs, replays, strict=True):
-                _record_load(dataset.id, str(spec["target"]), one)
+                _record_load(dataset.id, spec.target, one)
             reports = compare(statements, replays)
-            document = report_document(statements, replays, reports, schedule.as_json())
-            _update(replay_id, report=document, progress=None)
+            document = report_document(statements, replays, reports, planned)
+            _update(replay_id, report=document.model_dump(mode="json"), progress=None)
             status = "succeeded"
     except (LoadFailed, ProvisionError, MemoryRefused) as failure:
         error = str(failure)
@@ -128,40 +129,42 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
     finally:
         # Once the lease is lost the reaper has stopped the servers and written the final status.
         if status != "succeeded" and not heartbeat.lost:
-            leases.stop_targets(replay_id, list(targets.values()), settings)
+            stop_targets(f"replay {replay_id}", list(targets.values()), settings)
         locks.release()
         final = {"status": status, "error": error, "ended_at": utcnow()}
-        ended = not heartbeat.lost and leases.finish(replay_id, owner, **final)
+        ended = not heartbeat.lost and leases.finish(replay_id, owner, REPLAYS, **final)
     return status if ended else None
 
 
 def _progress(
-    replay_id: int, specs: list[dict[str, Any]]
+    replay_id: int, specs: list[ReplayVariantSpec]
 ) -> tuple[Callable[[str, DatasetProgress], None], Callable[[str, str], None]]:
-    """(report, step) for replay_rounds: both write replay.progress as {"variant", "index" (1-based),
-    "of", "phase"} plus the load's numbers; the instances start in parallel, so the last word wins."""
-    index = {str(spec["name"]): number for number, spec in enumerate(specs, start=1)}
+    """(report, step) for replay_rounds: both write replay.progress (schemas.ReplayProgress); the
+    instances start in parallel, so the last word wins."""
+    index = {spec.name: number for number, spec in enumerate(specs, start=1)}
 
-    def where(variant: str) -> dict[str, Any]:
-        return {"variant": variant, "index": index[variant], "of": len(specs)}
+    def write(variant: str, phase: str, load: dict[str, Any]) -> None:
+        progress = ReplayProgress(variant=variant, index=index[variant], of=len(specs), phase=phase, **load)
+        _update(replay_id, progress=progress.model_dump(mode="json"))
 
     def report(variant: str, progress: DatasetProgress) -> None:
-        _update(replay_id, progress={**where(variant), "phase": "loading the dataset", **progress.as_dict()})
+        numbers = progress.as_dict()
+        write(variant, numbers.pop("phase"), numbers)
 
     def step(variant: str, phase: str) -> None:
-        _update(replay_id, progress={**where(variant), "phase": phase})
+        write(variant, phase, {})
 
     return report, step
 
 
 def _record_load(dataset_id: int, target: str, replay: VariantReplay) -> None:
-    load = {
-        "version": replay.version,
-        "loaded_at": utcnow().isoformat(),
-        "reused": replay.load is None,
-        "elapsed_s": round(replay.load.elapsed_s, 3) if replay.load else None,
-        "rows_seen": replay.load.rows_seen if replay.load else None,
-        "tables": [t.__dict__ for t in replay.tables],
-    }
+    load = DatasetLoad(
+        version=replay.version,
+        loaded_at=utcnow(),
+        reused=replay.load is None,
+        elapsed_s=round(replay.load.elapsed_s, 3) if replay.load else None,
+        rows_seen=replay.load.rows_seen if replay.load else None,
+        tables=replay.tables,
+    )
     with sync_session() as session:
         datasets.record_load(session, dataset_id, target, load)

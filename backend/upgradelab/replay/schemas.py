@@ -1,17 +1,33 @@
-"""API shapes of replay runs."""
+"""API shapes of replay runs: the request, the run as read, and its report (compare.py builds it)."""
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from upgradelab.replay.sources import DEFAULT_SAMPLE
+from upgradelab.datasets.loader import LoadResult, TableStats
+from upgradelab.replay.outcomes import Outcome
+from upgradelab.replay.sources import DEFAULT_SAMPLE, SourceFormat
+from upgradelab.results.verdicts import Method, Verdict
+from upgradelab.runs.schemas import RunSchedule
 
 MAX_QUERIES_CHARS = 50_000_000
 DEFAULT_ROUNDS = 10  # twice results/verdicts.py's MIN_ROUNDS: room for a verdict at a 10 % threshold
 # Passes per block: on the lab machine an A/A replay's median smallest detectable change was 67 % with
 # one pass and 35 % with five (p90: 202 % -> 56 %), for 1.7x the wall clock.
 DEFAULT_PASSES = 5
+
+ReplayStatus = Literal["queued", "running", "succeeded", "failed"]
+FINAL_REPLAY_STATUSES: tuple[ReplayStatus, ...] = ("succeeded", "failed")
+Group = Literal["breaks", "plan changes", "slower", "faster", "same"]
+GROUPS: tuple[Group, ...] = ("breaks", "plan changes", "slower", "faster", "same")
+
+
+class _Read(BaseModel):
+    """A shape the API sends: fields with defaults (for rows stored by older versions) are still
+    always present in the JSON, so the generated client types them as required."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
 
 class ReplayCreate(BaseModel):
@@ -28,7 +44,7 @@ class ReplayCreate(BaseModel):
     name: str | None = Field(None, max_length=200)
     dataset: str = Field(min_length=1, max_length=64)
     queries: str = Field(min_length=1, max_length=MAX_QUERIES_CHARS)
-    format: Literal["sql", "slow", "general"] | None = None
+    format: SourceFormat | None = None
     variants: list[str] = Field(min_length=1, max_length=8)
     rounds: int | None = Field(None, ge=1, le=1000)
     repeats: int | None = Field(None, ge=1, le=1000)
@@ -42,27 +58,155 @@ class ReplayCreate(BaseModel):
         return self.rounds or self.repeats or DEFAULT_ROUNDS
 
 
-class ReplayRead(BaseModel):
-    """A replay run; `report` (see compare.report_document) once it succeeded, and only from
-    GET /api/replays/{id}. `repeats` and `rounds` are both the number of rounds; `schedule`: each
-    round's variant order (runs/plan.py Schedule.as_json, variant indexes) once the replay started."""
+class ReplayVariantSpec(_Read):
+    """One variant as stored (service.py): its name (TARGET[:PRESET]), target, preset (presets
+    joined with '+') and the option-file lines its server starts with."""
+
+    name: str
+    target: str
+    preset: str
+    options: list[str]
+
+
+class ReplayStatement(_Read):
+    """A statement of the source (sources.py SourceStatement): its text, default database (None: the
+    dataset's), fingerprint and its id, first keyword and 0-based position in the source."""
+
+    sql: str
+    database: str | None
+    fingerprint: str
+    fingerprint_id: str
+    kind: str
+    position: int
+
+
+class ReplayProgress(_Read):
+    """The current step (runner.py): the variant, its 1-based `index` of `of`, the phase ("starting
+    the server", "loading the dataset", "round 2 of 10", ...) and while loading the dump
+    (workloads/base.DatasetProgress): rows seen, `bytes` of the dump fed of `rows_total` bytes in
+    all (the loader's naming), elapsed and estimated seconds."""
+
+    variant: str
+    index: int
+    of: int
+    phase: str
+    rows: int | None = None
+    rows_total: int | None = None
+    bytes: int | None = None
+    elapsed_s: float | None = None
+    estimate_s: float | None = None
+
+
+class TimeRatio(_Read):
+    """variant / baseline of a fingerprint's seconds, from round values paired by round
+    (results/verdicts.py): point ratio, 95 % interval (low, high), the paired rounds it rests on,
+    the smallest detectable change (a fraction), the method, verdict and its reason; all None but
+    `rounds` when either side has no round (and for reports stored before rounds)."""
+
+    ratio: float | None = None
+    low: float | None = None
+    high: float | None = None
+    rounds: int | None = None
+    mde: float | None = None
+    method: Method | None = None
+    verdict: Verdict | None = None
+    reason: str | None = None
+
+
+class StatementDiff(_Read):
+    """One statement on one variant against the baseline (compare.py's module docstring): which of
+    error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
+    `unordered_query` when it has no ORDER BY) and plan differ; `breaks` = error, result, or an
+    order the query never asked for."""
+
+    variant: str
+    error: bool
+    warnings: bool
+    result: bool
+    ordering_only: bool
+    unordered_query: bool
+    plan: bool
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def breaks(self) -> bool:
+        return self.error or self.result or (self.ordering_only and self.unordered_query)
+
+
+class StatementResult(_Read):
+    """One sampled statement: its text and default database, its outcome per variant name (error,
+    warnings, rows, checksums, plan; outcomes.py) and its diffs, one per non-baseline variant."""
+
+    sql: str
+    database: str | None
+    outcomes: dict[str, Outcome]
+    diffs: list[StatementDiff]
+
+
+class FingerprintResult(_Read):
+    """A fingerprint: its group (first match of breaks, plan changes, slower, faster, same), median
+    seconds per variant (median of its round values; None: no round), `ratios` per non-baseline
+    variant, and its sampled statements."""
+
+    fingerprint_id: str
+    fingerprint: str
+    group: Group
+    median_s: dict[str, float | None]
+    ratios: dict[str, TimeRatio] = {}
+    statements: list[StatementResult]
+
+
+class VariantReport(_Read):
+    """A variant's server as replayed: SELECT VERSION(), the dump load (None: the kept datadir
+    already held the dataset) and its tables after the load."""
+
+    name: str
+    version: str
+    loaded: LoadResult | None
+    tables: list[TableStats]
+
+
+class ReplayReport(_Read):
+    """The stored report (compare.report_document): the baseline's name, the variants, how many
+    fingerprints fell in each group, `exit_bits` (`upgradelab replay`'s exit status: 1 breaks, 2
+    regressions, 4 plan changes), statements replayed, rounds and passes per block, the schedule
+    (None before rounds), the verdict threshold (a fraction) and every fingerprint in source order.
+    Seconds are wall-clock around execute + fetch."""
+
+    baseline: str
+    variants: list[VariantReport]
+    groups: dict[Group, int]
+    exit_bits: int
+    statements: int
+    rounds: int | None = None
+    passes: int | None = None
+    schedule: RunSchedule | None = None
+    threshold: float | None = None
+    fingerprints: list[FingerprintResult]
+
+
+class ReplayRead(_Read):
+    """A replay run; `report` once it succeeded, and only from GET /api/replays/{id}. `repeats` and
+    `rounds` are both the number of rounds; `schedule`: each round's variant order (variant indexes)
+    once the replay started; `statements`: how many were sampled; `skipped_writes`: the statements
+    left out of a read-only replay; `progress`: the current step while it runs."""
 
     id: int
     name: str
     dataset: str | None
-    status: str
-    source_format: str
-    variants: list[dict[str, Any]]
+    status: ReplayStatus
+    source_format: SourceFormat
+    variants: list[ReplayVariantSpec]
     repeats: int
     rounds: int | None = None
     passes: int | None = None
-    schedule: dict[str, Any] | None = None
+    schedule: RunSchedule | None = None
     sample: int
     allow_writes: bool
     statements: int
-    skipped_writes: list[dict[str, Any]]
-    progress: dict[str, Any] | None
+    skipped_writes: list[ReplayStatement]
+    progress: ReplayProgress | None
     error: str | None
     created_at: datetime
     ended_at: datetime | None
-    report: dict[str, Any] | None = None
+    report: ReplayReport | None = None

@@ -12,7 +12,7 @@ from upgradelab.datasets import service as datasets
 from upgradelab.datasets.models import Dataset
 from upgradelab.experiments.variants import VariantError, resolve_variant
 from upgradelab.replay.models import ReplayRun
-from upgradelab.replay.schemas import ReplayCreate, ReplayRead
+from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayVariantSpec
 from upgradelab.replay.sources import SourceError, parse_source
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import ExistingProvisioner
@@ -26,8 +26,8 @@ def _unprocessable(field: str, message: str) -> HTTPException:
     )
 
 
-async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[dict[str, object]]:
-    out: list[dict[str, object]] = []
+async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVariantSpec]:
+    out: list[ReplayVariantSpec] = []
     single_server: set[str] = set()  # targets of a kind that cannot start more instances
     for index, text in enumerate(spec.variants):
         target_name, _, preset = text.partition(":")
@@ -47,12 +47,14 @@ async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[dict[str,
                 "allow_writes", f"writes replay only on disposable targets; {target_name} is not"
             )
         out.append(
-            {"name": text, "target": target_name, "preset": variant.preset, "options": variant.option_lines()}
+            ReplayVariantSpec(
+                name=text, target=target_name, preset=variant.preset, options=variant.option_lines()
+            )
         )
-    if len({v["name"] for v in out}) != len(out):
+    if len({v.name for v in out}) != len(out):
         raise _unprocessable("variants", "each variant once")
     for name in single_server:
-        if sum(v["target"] == name for v in out) > 1:
+        if sum(v.target == name for v in out) > 1:
             # every variant gets its own instance; a server the lab does not run cannot be copied
             raise _unprocessable("variants", f"target {name} is one existing server: one variant only")
     return out
@@ -74,7 +76,7 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
         name=spec.name or f"{dataset.name}: {len(parsed.statements)} statements on {len(variants)} variants",
         dataset_id=dataset.id,
         source_format=parsed.format,
-        variants=variants,
+        variants=[v.model_dump() for v in variants],
         repeats=spec.round_count,
         passes=spec.passes,
         sample=spec.sample,
@@ -104,25 +106,29 @@ async def list_replays(session: AsyncSession, limit: int = 100) -> list[ReplayRu
 
 
 async def to_read(session: AsyncSession, replay: ReplayRun, *, with_report: bool) -> ReplayRead:
+    """The API's view of a stored replay, its JSON columns validated into their schemas (reports
+    stored before rounds read with the fields they lack as None)."""
     dataset = await session.get(Dataset, replay.dataset_id)
-    return ReplayRead(
-        id=replay.id,
-        name=replay.name,
-        dataset=dataset.name if dataset else None,
-        status=replay.status,
-        source_format=replay.source_format,
-        variants=replay.variants,
-        repeats=replay.repeats,
-        rounds=replay.repeats,
-        passes=replay.passes,
-        schedule=replay.schedule,
-        sample=replay.sample,
-        allow_writes=replay.allow_writes,
-        statements=len(replay.statements),
-        skipped_writes=replay.skipped_writes,
-        progress=replay.progress,
-        error=replay.error,
-        created_at=replay.created_at,
-        ended_at=replay.ended_at,
-        report=replay.report if with_report else None,
+    return ReplayRead.model_validate(
+        {
+            "id": replay.id,
+            "name": replay.name,
+            "dataset": dataset.name if dataset else None,
+            "status": replay.status,
+            "source_format": replay.source_format,
+            "variants": replay.variants,
+            "repeats": replay.repeats,
+            "rounds": replay.repeats,
+            "passes": replay.passes,
+            "schedule": replay.schedule,
+            "sample": replay.sample,
+            "allow_writes": replay.allow_writes,
+            "statements": len(replay.statements),
+            "skipped_writes": replay.skipped_writes,
+            "progress": replay.progress,
+            "error": replay.error,
+            "created_at": replay.created_at,
+            "ended_at": replay.ended_at,
+            "report": replay.report if with_report else None,
+        }
     )

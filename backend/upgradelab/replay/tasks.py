@@ -1,19 +1,13 @@
-"""Celery task of the replay domain, and the replay reaper thread of every worker (replay/leases.py)."""
-
-import threading
-from typing import Any
+"""Celery task of the replay domain (a dead worker's replays are reaped by runs/reaper.py's thread)."""
 
 from celery import Task
-from celery.signals import worker_ready, worker_shutdown
 from redis import Redis
 
-from upgradelab.replay.leases import start_reaper_thread
 from upgradelab.replay.runner import TargetsBusy, execute_replay
 from upgradelab.settings import get_settings
 from upgradelab.worker import EXECUTE_REPLAY, celery_app
 
 BUSY_RETRY_S = 2.0
-_reaper: list[threading.Event] = []
 
 
 @celery_app.task(name=EXECUTE_REPLAY, bind=True, max_retries=None, soft_time_limit=6 * 3600)
@@ -28,15 +22,3 @@ def execute(self: Task, replay_id: int) -> str | None:  # type: ignore[type-arg]
         raise self.retry(countdown=BUSY_RETRY_S, exc=busy) from busy
     finally:
         redis.close()
-
-
-@worker_ready.connect
-def _start_reaper(**_: Any) -> None:
-    """In the worker's main process: end at once what a dead worker left, then every few seconds."""
-    _reaper.append(start_reaper_thread())
-
-
-@worker_shutdown.connect
-def _stop_reaper(**_: Any) -> None:
-    for stop in _reaper:
-        stop.set()

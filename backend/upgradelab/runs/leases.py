@@ -1,20 +1,22 @@
-"""Run leases: a run being executed is held by one worker process, which proves it is alive.
+"""Leases: a run or a replay being executed is held by one worker process, which proves it is alive.
 
-The lease lives in the metadata database (`run.lease_owner`, `run.lease_expires_at`), not in Redis:
-a Redis restart or an outage of a minute must not look like a dead worker, and the reaper
-(runs/reaper.py) needs nothing but the database to decide. A heartbeat thread in the worker renews
-it every `run_heartbeat_s` seconds for `run_lease_ttl_s` seconds (15 s by default), whatever the
-run's own thread is doing (dataset preparation, a server start, a long iteration), and renews the
-run's target locks (Redis, runs/locks.py) in the same beat. A renewal that finds the lease taken
-(the reaper ended the run) marks it lost; the runner stops at its next check (`RunLease.check`).
+The lease lives in the metadata database (`lease_owner`, `lease_expires_at` of the row: `run` or
+`replay_run`), not in Redis: a Redis restart or an outage of a minute must not look like a dead
+worker, and the reaper (runs/reaper.py) needs nothing but the database to decide. A heartbeat
+thread in the worker renews it every `run_heartbeat_s` seconds for `run_lease_ttl_s` seconds (15 s
+by default), whatever the row's own thread is doing (dataset preparation, a server start, a long
+iteration or statement), and renews the target locks (Redis, runs/locks.py) in the same beat. A
+renewal that finds the lease taken (the reaper ended the row) marks it lost; the runner stops at
+its next check (`Lease.check`).
 
-Used by the runner once per run:
+Both kinds go through the same functions, told apart by a `LeaseKind` (RUNS, REPLAYS): which table,
+which status a claim moves from and to, which statuses hold a lease. Used by a runner once per row:
 
     owner = new_owner()
-    if not claim(run_id, owner, ttl_s): ...              # queued -> provisioning, lease taken
-    with RunLease(run_id, owner, locks.renew, settings) as lease:
+    if not claim(row_id, owner, ttl_s, kind): ...          # queued -> started, lease taken
+    with Lease(row_id, owner, locks.renew, settings, kind) as lease:
         ... lease.check() between iterations ...
-    finish(run_id, owner, status=..., error=...)         # final status, only while still the owner
+    finish(row_id, owner, kind, status=..., error=...)     # final status, only while still the owner
 """
 
 import logging
@@ -23,6 +25,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import timedelta
 from types import TracebackType
 from typing import Any
@@ -30,6 +33,7 @@ from typing import Any
 from sqlalchemy import and_, or_, select, update
 
 from upgradelab.db import sync_session, utcnow
+from upgradelab.replay.models import ReplayRun
 from upgradelab.runs.models import Run, RunStatus
 from upgradelab.settings import Settings
 
@@ -39,8 +43,26 @@ log = logging.getLogger(__name__)
 STARTED = (RunStatus.provisioning, RunStatus.running)
 
 
+@dataclass(frozen=True)
+class LeaseKind:
+    """A kind of row a worker leases: its name (also its target locks' holder, runs/locks.py
+    `<name>:<id>:`), table, the status a claim takes it from (`queued`) and to (`claimed`), the
+    statuses that hold a lease (`started`) and the column a claim stamps with the time, if any."""
+
+    name: str
+    model: type[Run] | type[ReplayRun]
+    queued: str
+    claimed: str
+    started: tuple[str, ...]
+    claim_stamp: str | None = None
+
+
+RUNS = LeaseKind("run", Run, RunStatus.queued, RunStatus.provisioning, STARTED, "started_at")
+REPLAYS = LeaseKind("replay", ReplayRun, "queued", "running", ("running",))
+
+
 class LeaseLost(Exception):
-    """This worker no longer holds the run's lease (the reaper or a cancel ended the run)."""
+    """This worker no longer holds the row's lease (the reaper or a cancel ended it)."""
 
 
 def new_owner() -> str:
@@ -48,64 +70,73 @@ def new_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def claim(run_id: int, owner: str, ttl_s: float) -> bool:
-    """queued -> provisioning with started_at and a lease of ttl_s seconds for `owner`, in one
-    conditional UPDATE; False when the run is no longer queued (cancelled, or another worker has it)."""
+def claim(row_id: int, owner: str, ttl_s: float, kind: LeaseKind = RUNS) -> bool:
+    """queued -> claimed (runs: provisioning, with started_at; replays: running) with a lease of
+    ttl_s seconds for `owner`, in one conditional UPDATE; False when the row is no longer queued
+    (cancelled, or another worker has it)."""
     now = utcnow()
+    model = kind.model
+    stamp = {kind.claim_stamp: now} if kind.claim_stamp else {}
     with sync_session() as session:
         done = session.execute(
-            update(Run)
-            .where(Run.id == run_id, Run.status == RunStatus.queued)
+            update(model)
+            .where(model.id == row_id, model.status == kind.queued)
             .values(
-                status=RunStatus.provisioning,
-                started_at=now,
+                status=kind.claimed,
                 lease_owner=owner,
                 lease_expires_at=now + timedelta(seconds=ttl_s),
+                **stamp,
             )
         )
         session.commit()
     return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
-def renew(run_id: int, owner: str, ttl_s: float) -> bool:
+def renew(row_id: int, owner: str, ttl_s: float, kind: LeaseKind = RUNS) -> bool:
     """Push the lease's expiry to now + ttl_s; False when `owner` no longer holds it."""
+    model = kind.model
     with sync_session() as session:
         done = session.execute(
-            update(Run)
-            .where(Run.id == run_id, Run.lease_owner == owner, Run.status.in_(STARTED))
+            update(model)
+            .where(model.id == row_id, model.lease_owner == owner, model.status.in_(kind.started))
             .values(lease_expires_at=utcnow() + timedelta(seconds=ttl_s))
         )
         session.commit()
     return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
-def finish(run_id: int, owner: str, **fields: Any) -> bool:
-    """Write the run's final fields (status, error, finished_at, ...) and drop the lease, only while
-    `owner` still holds it; False when someone else (reaper, cancel) already ended the run."""
+def finish(row_id: int, owner: str, kind: LeaseKind, **fields: Any) -> bool:
+    """Write the row's final fields (status, error, finished_at / ended_at, ...) and drop the lease,
+    only while `owner` still holds it; False when someone else (reaper, cancel) already ended it."""
+    model = kind.model
     with sync_session() as session:
         done = session.execute(
-            update(Run)
-            .where(Run.id == run_id, Run.lease_owner == owner, Run.status.in_(STARTED))
+            update(model)
+            .where(model.id == row_id, model.lease_owner == owner, model.status.in_(kind.started))
             .values(lease_owner=None, lease_expires_at=None, **fields)
         )
         session.commit()
     return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
-def take_over_expired(run_id: int | None, owner: str, ttl_s: float) -> list[int]:
-    """Give `owner` the lease of every started run (or only `run_id`) whose lease expired or that
-    has none; the ids taken. A conditional UPDATE per run, so two reapers never take the same run."""
+def take_over_expired(row_id: int | None, owner: str, ttl_s: float, kind: LeaseKind = RUNS) -> list[int]:
+    """Give `owner` the lease of every started row (or only `row_id`) whose lease expired or that
+    has none; the ids taken. A conditional UPDATE per row, so two reapers never take the same one."""
     now = utcnow()
-    expired = and_(Run.status.in_(STARTED), or_(Run.lease_expires_at.is_(None), Run.lease_expires_at < now))
+    model = kind.model
+    expired = and_(
+        model.status.in_(kind.started),
+        or_(model.lease_expires_at.is_(None), model.lease_expires_at < now),
+    )
     with sync_session() as session:
-        query = select(Run.id).where(expired)
-        if run_id is not None:
-            query = query.where(Run.id == run_id)
+        query = select(model.id).where(expired)
+        if row_id is not None:
+            query = query.where(model.id == row_id)
         taken = []
         for candidate in session.scalars(query).all():
             done = session.execute(
-                update(Run)
-                .where(Run.id == candidate, expired)
+                update(model)
+                .where(model.id == candidate, expired)
                 .values(lease_owner=owner, lease_expires_at=now + timedelta(seconds=ttl_s))
             )
             session.commit()
@@ -129,8 +160,8 @@ def started_runs_on(targets: Iterable[str], except_run: int) -> list[int]:
         return [run_id for run_id, used in rows if names & set(filter(None, used.split(",")))]
 
 
-class RunLease:
-    """The heartbeat thread of one run (context manager; see the module docstring).
+class Lease:
+    """The heartbeat thread of one run or replay (context manager; see the module docstring).
 
     Every `run_heartbeat_s` seconds: renew the database lease, then call `renew_locks` (the target
     locks). A failing renewal (database locked, Redis down) is logged and tried again at the next
@@ -138,14 +169,21 @@ class RunLease:
     the lease lost for good.
     """
 
-    def __init__(self, run_id: int, owner: str, renew_locks: Callable[[], None], settings: Settings) -> None:
-        self.run_id, self.owner = run_id, owner
+    def __init__(
+        self,
+        row_id: int,
+        owner: str,
+        renew_locks: Callable[[], None],
+        settings: Settings,
+        kind: LeaseKind = RUNS,
+    ) -> None:
+        self.row_id, self.owner, self.kind = row_id, owner, kind
         self._renew_locks = renew_locks
         self._ttl_s = settings.run_lease_ttl_s
         self._interval_s = settings.run_heartbeat_s
         self._stop = threading.Event()
         self._lost = threading.Event()
-        self._thread = threading.Thread(target=self._beat, name=f"lease-run-{run_id}", daemon=True)
+        self._thread = threading.Thread(target=self._beat, name=f"lease-{kind.name}-{row_id}", daemon=True)
 
     @property
     def lost(self) -> bool:
@@ -155,25 +193,24 @@ class RunLease:
     def check(self) -> None:
         """Raise LeaseLost when the lease was lost (the runner's check between iterations)."""
         if self.lost:
-            raise LeaseLost(f"run {self.run_id}: lease of {self.owner} lost")
+            raise LeaseLost(f"{self.kind.name} {self.row_id}: lease of {self.owner} lost")
 
     def _beat(self) -> None:
+        where = f"{self.kind.name} {self.row_id}"
         while not self._stop.wait(self._interval_s):
             try:
-                if not renew(self.run_id, self.owner, self._ttl_s):
-                    log.warning(
-                        "run %s: lease of %s lost; stopping at the next check", self.run_id, self.owner
-                    )
+                if not renew(self.row_id, self.owner, self._ttl_s, self.kind):
+                    log.warning("%s: lease of %s lost; stopping at the next check", where, self.owner)
                     self._lost.set()
                     return
             except Exception:  # the database may be busy: the TTL covers a few missed beats
-                log.exception("run %s: renewing the lease", self.run_id)
+                log.exception("%s: renewing the lease", where)
             try:
                 self._renew_locks()
             except Exception:  # Redis down: the locks' TTL covers an outage, renewed once it is back
-                log.warning("run %s: renewing the target locks failed; retrying", self.run_id, exc_info=True)
+                log.warning("%s: renewing the target locks failed; retrying", where, exc_info=True)
 
-    def __enter__(self) -> "RunLease":
+    def __enter__(self) -> "Lease":
         self._thread.start()
         return self
 

@@ -4,8 +4,8 @@ The heartbeat thread (runs/leases.py) renews the locks every few seconds, never 
 so a long iteration or a dataset preparation cannot let them lapse. Their TTL (`target_lock_ttl_s`,
 90 s) outlasts a Redis outage of a minute: Redis keeps expiry times as wall-clock instants, so a
 shorter lock would be gone when Redis comes back. A run whose worker died does not wait for the TTL:
-the reaper frees its locks at once (`free_run_locks`). Lock values are `run:<id>:<uuid>`, so the
-reaper can tell which run holds a lock.
+the reaper frees its locks at once (`free_run_locks`). Lock values are `run:<id>:<uuid>` (a
+replay's: `replay:<id>:<uuid>`), so the reaper can tell which run or replay holds a lock.
 """
 
 import logging
@@ -34,20 +34,23 @@ def lock_key(target: str) -> str:
     return _PREFIX + target
 
 
-def run_token_prefix(run_id: int) -> str:
-    """The start of every lock value a run holds: `run:<id>:`."""
-    return f"run:{run_id}:"
+def run_token_prefix(run_id: int, holder: str = "run") -> str:
+    """The start of every lock value a run holds: `run:<id>:` (holder "replay": `replay:<id>:`)."""
+    return f"{holder}:{run_id}:"
 
 
 class TargetLocks:
-    """All-or-nothing locks on a run's targets, taken in name order so two runs cannot deadlock."""
+    """All-or-nothing locks on a run's (or replay's: holder "replay") targets, taken in name order so
+    two runs cannot deadlock."""
 
-    def __init__(self, redis: Redis, targets: list[str], ttl_s: int, run_id: int = 0) -> None:
+    def __init__(
+        self, redis: Redis, targets: list[str], ttl_s: int, run_id: int = 0, holder: str = "run"
+    ) -> None:
         # thread_local=False: the heartbeat thread renews what the runner's thread acquired.
         self._locks = [
             Lock(redis, lock_key(name), timeout=ttl_s, thread_local=False) for name in sorted(set(targets))
         ]
-        self._prefix = run_token_prefix(run_id)
+        self._prefix = run_token_prefix(run_id, holder)
         self._held: list[Lock] = []
         self._ttl_s = ttl_s
 
@@ -101,8 +104,9 @@ class TargetLocks:
             )
 
 
-def free_run_locks(redis: Redis, run_id: int, targets: list[str]) -> int:
-    """Delete the locks `run_id` holds on `targets` (the reaper, for a run whose worker is gone);
-    locks of other runs are left alone. The number freed."""
+def free_run_locks(redis: Redis, run_id: int, targets: list[str], holder: str = "run") -> int:
+    """Delete the locks run `run_id` (or replay, holder "replay") holds on `targets` (the reaper,
+    for one whose worker is gone); locks of others are left alone. The number freed."""
     script = redis.register_script(_FREE_IF_RUN)
-    return sum(int(script(keys=[lock_key(name)], args=[run_token_prefix(run_id)])) for name in targets)
+    prefix = run_token_prefix(run_id, holder)
+    return sum(int(script(keys=[lock_key(name)], args=[prefix])) for name in targets)

@@ -1,11 +1,13 @@
-"""The reaper: ends runs whose worker is gone, so no run stays provisioning/running for good.
+"""The reaper: ends runs and replays whose worker is gone, so none stays started for good.
 
-A started run (provisioning, running) whose lease (runs/leases.py) expired, or that has none, lost
-its worker (killed, machine rebooted). The reaper takes its lease over (a conditional UPDATE: two
-reapers never end the same run), stops the servers of its targets (found by the pid files and
-docker labels the provisioners keep), stores the summary of the iterations it kept, writes the
-final status (`failed`, error "worker lost"), publishes it to the run's stream and frees the run's
-target locks.
+A started run (provisioning, running) or replay (running) whose lease (runs/leases.py) expired, or
+that has none, lost its worker (killed, machine rebooted). The reaper takes its lease over (a
+conditional UPDATE: two reapers never end the same row) and stops the servers of its targets (found
+by the pid files and docker labels the provisioners keep), then does what its kind needs:
+- a run: its variants finished, the summary of the iterations it kept stored, the final status
+  (`failed`, error "worker lost") written and published to the run's stream, its target locks freed;
+- a replay: its locks (`replay:<id>:`) freed, then ended `failed` ("worker lost"), its progress
+  cleared.
 
 Where it runs: a daemon thread in every Celery worker's main process (`start_reaper_thread`,
 started from the `worker_ready` signal in runs/tasks.py): once at start-up, so a new worker ends
@@ -24,8 +26,10 @@ from sqlalchemy import select
 from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_exponential
 
 from upgradelab.db import sync_session, utcnow
+from upgradelab.replay.models import ReplayRun
 from upgradelab.results.summary import store_summary
 from upgradelab.runs import leases, records
+from upgradelab.runs.leases import REPLAYS, RUNS, LeaseKind
 from upgradelab.runs.locks import free_run_locks
 from upgradelab.runs.models import Run, RunStatus
 from upgradelab.settings import Settings, get_settings
@@ -42,15 +46,18 @@ WORKER_LOST = "worker lost"
 _REAPING_TTL_S = 300.0
 
 
-def reap_expired(settings: Settings | None = None) -> list[int]:
-    """End every started run whose lease expired as failed ("worker lost"); the ids ended."""
+def reap_expired(settings: Settings | None = None, kind: LeaseKind = RUNS) -> list[int]:
+    """End every started run (or replay) whose lease expired as failed ("worker lost"); the ids ended."""
     settings = settings or get_settings()
     owner = "reaper:" + leases.new_owner()
     ended = []
-    for run_id in leases.take_over_expired(None, owner, _REAPING_TTL_S):
-        log.warning("run %s: lease expired (worker lost); ending it", run_id)
-        _end(run_id, owner, RunStatus.failed, WORKER_LOST, settings)
-        ended.append(run_id)
+    for row_id in leases.take_over_expired(None, owner, _REAPING_TTL_S, kind):
+        log.warning("%s %s: lease expired (worker lost); ending it", kind.name, row_id)
+        if kind is REPLAYS:
+            _end_replay(row_id, owner, settings)
+        else:
+            _end(row_id, owner, RunStatus.failed, WORKER_LOST, settings)
+        ended.append(row_id)
     return ended
 
 
@@ -69,11 +76,7 @@ def end_abandoned(
 
 def _end(run_id: int, owner: str, status: RunStatus, error: str | None, settings: Settings) -> None:
     targets = _targets_of(run_id)
-    for target in targets:
-        try:
-            _stop_all(provisioner_for(target, settings))
-        except Exception:  # a server that cannot be stopped must not keep the run unfinished
-            log.exception("run %s: stopping the servers of %s", run_id, target.name)
+    stop_targets(f"run {run_id}", targets, settings)
     records.finish_variants(run_id, False, error or f"the run was {status}")
     store_summary(run_id)  # the iterations it kept, before viewers see the final status
     fields: dict[str, Any] = {
@@ -82,9 +85,32 @@ def _end(run_id: int, owner: str, status: RunStatus, error: str | None, settings
         "finished_at": utcnow(),
         "current_variant": None,
     }
-    if leases.finish(run_id, owner, **fields):
+    if leases.finish(run_id, owner, RUNS, **fields):
         publish_status(run_id, fields)
-    _free_locks(run_id, lock_names(targets), settings)
+    _free_locks(f"run {run_id}", run_id, RUNS, lock_names(targets), settings)
+
+
+def _end_replay(replay_id: int, owner: str, settings: Settings) -> None:
+    with sync_session() as session:
+        replay = session.get(ReplayRun, replay_id)
+        names = {str(v["target"]) for v in (replay.variants if replay else [])}
+        targets = list(session.scalars(select(Target).where(Target.name.in_(names))))
+        for target in targets:
+            session.expunge(target)
+    stop_targets(f"replay {replay_id}", targets, settings)
+    _free_locks(f"replay {replay_id}", replay_id, REPLAYS, lock_names(targets), settings)
+    ended = {"status": "failed", "error": WORKER_LOST, "ended_at": utcnow(), "progress": None}
+    leases.finish(replay_id, owner, REPLAYS, **ended)
+
+
+def stop_targets(what: str, targets: list[Target], settings: Settings) -> None:
+    """Every instance of these targets stopped (stop_all: pid files, docker labels); a failure is
+    logged with `what` ("run 3", "replay 5") and the next target still stopped."""
+    for target in targets:
+        try:
+            _stop_all(provisioner_for(target, settings))
+        except Exception:  # a server that cannot be stopped must not keep the row unfinished
+            log.exception("%s: stopping the servers of %s", what, target.name)
 
 
 def _stop_all(provisioner: Provisioner) -> None:
@@ -101,7 +127,7 @@ def _targets_of(run_id: int) -> list[Target]:
         return list(session.scalars(select(Target).where(Target.name.in_(wanted))))
 
 
-def _free_locks(run_id: int, targets: list[str], settings: Settings) -> None:
+def _free_locks(what: str, row_id: int, kind: LeaseKind, targets: list[str], settings: Settings) -> None:
     @retry(
         retry=retry_if_exception_type(RedisError),
         stop=stop_after_delay(settings.redis_outage_s),
@@ -111,28 +137,29 @@ def _free_locks(run_id: int, targets: list[str], settings: Settings) -> None:
     def attempt() -> int:
         redis = Redis.from_url(settings.redis_url, socket_timeout=5, socket_connect_timeout=5)
         try:
-            return free_run_locks(redis, run_id, targets)
+            return free_run_locks(redis, row_id, targets, kind.name)
         finally:
             redis.close()
 
     try:
         attempt()
     except RedisError:
-        log.exception("run %s: freeing its target locks; they expire by themselves", run_id)
+        log.exception("%s: freeing its target locks; they expire by themselves", what)
 
 
 def start_reaper_thread(settings: Settings | None = None) -> threading.Event:
-    """Reap now and then every `reaper_interval_s` seconds in a daemon thread; set the returned
-    event to stop it."""
+    """Reap runs and replays now and then every `reaper_interval_s` seconds in a daemon thread; set
+    the returned event to stop it."""
     settings = settings or get_settings()
     stop = threading.Event()
 
     def loop() -> None:
         while True:
-            try:
-                reap_expired(settings)
-            except Exception:  # the database may be briefly unavailable: try again next period
-                log.exception("reaping runs with expired leases")
+            for kind in (RUNS, REPLAYS):
+                try:
+                    reap_expired(settings, kind)
+                except Exception:  # the database may be briefly unavailable: try again next period
+                    log.exception("reaping %ss with expired leases", kind.name)
             if stop.wait(settings.reaper_interval_s):
                 return
 

@@ -31,7 +31,7 @@ from upgradelab.results.summary import store_summary, undecided
 from upgradelab.runs import leases, records
 from upgradelab.runs.blocks import OpenVariant, VariantJob, close_variant, open_variant, reapply, run_block
 from upgradelab.runs.context import run_context
-from upgradelab.runs.leases import LeaseLost, RunLease
+from upgradelab.runs.leases import Lease, LeaseLost
 from upgradelab.runs.locks import TargetLocks
 from upgradelab.runs.models import Run, RunStatus, VariantStatus
 from upgradelab.runs.plan import Budget, Schedule, Step, extensions, plan
@@ -91,14 +91,14 @@ def execute_run(run_id: int, redis: Redis, settings: Settings) -> RunStatus | No
     try:
         # The heartbeat renews the lease and the target locks from here to the final status, whatever
         # this thread is doing (pre-flight, dataset preparation, server starts, long iterations).
-        with RunLease(run_id, owner, locks.renew, settings) as lease:
+        with Lease(run_id, owner, locks.renew, settings) as lease:
             status = _execute(run, settings, lease, owner)
     finally:
         locks.release()
     return status
 
 
-def _execute(run: _Run, settings: Settings, lease: RunLease, owner: str) -> RunStatus | None:
+def _execute(run: _Run, settings: Settings, lease: Lease, owner: str) -> RunStatus | None:
     """plan -> instances -> rounds of blocks -> final status (written only while the lease holds)."""
     run_id = run.run_id
     instances: list[Instance] = []
@@ -145,7 +145,7 @@ def _execute(run: _Run, settings: Settings, lease: RunLease, owner: str) -> RunS
             records.finish_variants(run_id, completed, reason)
             store_summary(run_id)  # computed once, before viewers see the final status
         final = {"status": status, "error": error, "finished_at": utcnow(), "current_variant": None}
-        if not lease.lost and leases.finish(run_id, owner, **final):
+        if not lease.lost and leases.finish(run_id, owner, leases.RUNS, **final):
             publish_status(run_id, final)
             log.info("run %s %s", run_id, status)
         else:

@@ -1,4 +1,5 @@
-"""Celery tasks of the runs domain, and the reaper thread of every worker (runs/reaper.py)."""
+"""Celery tasks of the runs domain, and the reaper thread of every worker (runs/reaper.py: runs and
+replays)."""
 
 import threading
 from typing import Any

@@ -8,6 +8,11 @@ the poll scanned all locks under a global mutex and slowed the whole server (28.
 MariaDB 10.11 ships the sys schema (since 10.6) with its own innodb_lock_waits view over
 information_schema.INNODB_LOCK_WAITS, so both groups run there too; its performance_schema is
 off by default, so the template switches it on for the mutex wait deltas.
+
+The mutex wait deltas (the article's second figure) are the mutex_waits probe's
+(probes/mutex_waits.py): it reads events_waits_summary_global_by_event_name around every iteration
+of every template and stores count and wait_ms per instrument once (probe samples), which the run
+page's top-mutex table and GET /api/runs/{id}/probes show. The template adds nothing of its own.
 """
 
 import threading
@@ -29,12 +34,6 @@ from upgradelab.workloads.base import (
 )
 
 DATABASE = "test"
-MUTEX_TOP = 5
-_MUTEX_SNAPSHOT = (
-    "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT "
-    "FROM performance_schema.events_waits_summary_global_by_event_name "
-    "WHERE EVENT_NAME LIKE 'wait/synch/mutex/innodb/%'"
-)
 
 
 class LockWaitsParameters(BaseModel):
@@ -51,27 +50,9 @@ class LockWaitsParameters(BaseModel):
     monitor_interval_s: float = Field(0.01, ge=0.0, le=10.0, description="Pause between monitor polls.")
 
 
-def mutex_snapshot(connection: ServerConnection) -> dict[str, tuple[int, int]]:
-    """EVENT_NAME -> (COUNT_STAR, SUM_TIMER_WAIT picoseconds) for wait/synch/mutex/innodb/%."""
-    with connection.cursor() as cursor:
-        cursor.execute(_MUTEX_SNAPSHOT)
-        return {str(name): (int(count), int(wait)) for name, count, wait in cursor.fetchall()}
-
-
-def top_mutex_deltas(
-    before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]], top: int = MUTEX_TOP
-) -> list[tuple[str, int, float]]:
-    """(short name, waits, wait ms) of the `top` mutexes by SUM_TIMER_WAIT delta (ps / 1e9 = ms)."""
-    deltas = []
-    for name, (count, wait) in after.items():
-        count0, wait0 = before.get(name, (0, 0))
-        if wait - wait0 > 0:
-            deltas.append((name.rsplit("/", 1)[-1], count - count0, (wait - wait0) / 1e9))
-    return sorted(deltas, key=lambda row: row[2], reverse=True)[:top]
-
-
 class LockWaits(Workload):
-    """One iteration = the whole contention script; per-thread seconds and mutex deltas as metrics."""
+    """One iteration = the whole contention script; per-thread seconds and commits as metrics (the
+    mutex wait deltas are the mutex_waits probe's)."""
 
     Parameters: ClassVar[type[BaseModel]] = LockWaitsParameters
     info: ClassVar[WorkloadInfo] = WorkloadInfo(
@@ -88,7 +69,7 @@ class LockWaits(Workload):
             "table test.test (id int, value int); "
             "events_waits consumers on; a multi-threaded lock-contention script with and without a monitor "
             "polling SELECT * FROM sys.innodb_lock_waits; mutex wait deltas from "
-            "events_waits_summary_global_by_event_name, top 5 by SUM_TIMER_WAIT."
+            "events_waits_summary_global_by_event_name (the mutex_waits probe), top 5 by SUM_TIMER_WAIT."
         ),
         published=[
             PublishedFigure(
@@ -140,8 +121,7 @@ class LockWaits(Workload):
 
     def iteration(self, server: ServerSession, number: int, group: str) -> list[StatementTiming]:
         """Run the contention; elapsed_s = wall seconds until the last thread commits. Metrics:
-        thread_<n>_s (seconds), thread_<n>_trx (commits), monitor_polls, and per top-5 mutex
-        mutex_<name>_waits / mutex_<name>_ms (SUM_TIMER_WAIT delta, ps / 1e9)."""
+        thread_<n>_s (seconds), thread_<n>_trx (commits) and monitor_polls."""
         monitor_on = group == "monitor=on"
         connections = [server.endpoint.connect(database=DATABASE) for _ in range(self.p.threads)]
         monitor = server.endpoint.connect() if monitor_on else None
@@ -177,7 +157,6 @@ class LockWaits(Workload):
                     if self.p.monitor_interval_s:
                         done.wait(self.p.monitor_interval_s)
 
-        before = mutex_snapshot(server.connection)
         workers = [threading.Thread(target=contend, args=(i, c)) for i, c in enumerate(connections)]
         watcher = threading.Thread(target=watch, args=(monitor,)) if monitor is not None else None
         try:
@@ -201,9 +180,6 @@ class LockWaits(Workload):
         for index in range(self.p.threads):
             metrics[f"thread_{index + 1}_s"] = seconds[index]
             metrics[f"thread_{index + 1}_trx"] = float(commits[index])
-        for name, waits, wait_ms in top_mutex_deltas(before, mutex_snapshot(server.connection)):
-            metrics[f"mutex_{name}_waits"] = float(waits)
-            metrics[f"mutex_{name}_ms"] = wait_ms
         return [StatementTiming(f"contention ({group})", elapsed, metrics)]
 
     def teardown(self, server: ServerSession) -> None:

@@ -369,10 +369,44 @@ export type DatasetFromPath = {
 };
 
 /**
+ * DatasetLoad
+ *
+ * The dataset as last loaded on one target (replay/runner.py): the server's SELECT VERSION(),
+ * when (UTC), whether the kept datadir already held it (`reused`: no load), the load's seconds and
+ * the rows its INSERTs held (None when reused), and the tables (exact rows, data + index bytes).
+ */
+export type DatasetLoad = {
+    /**
+     * Version
+     */
+    version: string;
+    /**
+     * Loaded At
+     */
+    loaded_at: string;
+    /**
+     * Reused
+     */
+    reused: boolean;
+    /**
+     * Elapsed S
+     */
+    elapsed_s: number | null;
+    /**
+     * Rows Seen
+     */
+    rows_seen: number | null;
+    /**
+     * Tables
+     */
+    tables: Array<TableStats>;
+};
+
+/**
  * DatasetRead
  *
  * A stored dataset: size in bytes, sha256 of the file as stored, compression, default database
- * (`database`, the name with '-' as '_'), and per target the last load (tables, rows, bytes).
+ * (`database`, the name with '-' as '_'), and per target name the last load.
  */
 export type DatasetRead = {
     /**
@@ -394,7 +428,7 @@ export type DatasetRead = {
     /**
      * Compression
      */
-    compression: string;
+    compression: 'none' | 'gzip' | 'zstd';
     /**
      * Database
      */
@@ -403,7 +437,7 @@ export type DatasetRead = {
      * Loads
      */
     loads: {
-        [key: string]: unknown;
+        [key: string]: DatasetLoad;
     };
     /**
      * Created At
@@ -586,6 +620,44 @@ export const FinalRunStatus = {
 export type FinalRunStatus = typeof FinalRunStatus[keyof typeof FinalRunStatus];
 
 /**
+ * FingerprintResult
+ *
+ * A fingerprint: its group (first match of breaks, plan changes, slower, faster, same), median
+ * seconds per variant (median of its round values; None: no round), `ratios` per non-baseline
+ * variant, and its sampled statements.
+ */
+export type FingerprintResult = {
+    /**
+     * Fingerprint Id
+     */
+    fingerprint_id: string;
+    /**
+     * Fingerprint
+     */
+    fingerprint: string;
+    /**
+     * Group
+     */
+    group: 'breaks' | 'plan changes' | 'slower' | 'faster' | 'same';
+    /**
+     * Median S
+     */
+    median_s: {
+        [key: string]: number | null;
+    };
+    /**
+     * Ratios
+     */
+    ratios: {
+        [key: string]: TimeRatio;
+    };
+    /**
+     * Statements
+     */
+    statements: Array<StatementResult>;
+};
+
+/**
  * FloorRead
  *
  * The run's A/A control against variant 0, same group and metric: this run's noise floor.
@@ -743,6 +815,26 @@ export type IterationRow = {
 };
 
 /**
+ * LoadResult
+ *
+ * What a load fed (decompressed bytes), counted (rows in INSERTs) and took (seconds).
+ */
+export type LoadResult = {
+    /**
+     * Bytes Fed
+     */
+    bytes_fed: number;
+    /**
+     * Rows Seen
+     */
+    rows_seen: number;
+    /**
+     * Elapsed S
+     */
+    elapsed_s: number;
+};
+
+/**
  * Login
  *
  * POST /api/auth/login body.
@@ -789,6 +881,81 @@ export type MutexWait = {
      * Wait Ms
      */
     wait_ms: number;
+};
+
+/**
+ * Outcome
+ *
+ * One statement once on one server. error_code/error_message: None when it ran; warnings:
+ * [(level, code, message)] of SHOW WARNINGS; row_count and checksums None after an error; plan:
+ * steps in join order ([] when EXPLAIN gave none) and plan_error when EXPLAIN itself failed.
+ */
+export type Outcome = {
+    /**
+     * Error Code
+     */
+    error_code: number | null;
+    /**
+     * Error Message
+     */
+    error_message: string | null;
+    /**
+     * Warnings
+     */
+    warnings: Array<[
+        string,
+        number,
+        string
+    ]>;
+    /**
+     * Row Count
+     */
+    row_count: number | null;
+    /**
+     * Checksum Ordered
+     */
+    checksum_ordered: string | null;
+    /**
+     * Checksum Unordered
+     */
+    checksum_unordered: string | null;
+    /**
+     * Plan
+     */
+    plan: Array<PlanStep>;
+    /**
+     * Plan Json
+     */
+    plan_json: unknown;
+    /**
+     * Plan Error
+     */
+    plan_error: string | null;
+};
+
+/**
+ * PlanStep
+ *
+ * One table access in join order: table (alias), access type (ALL, ref, range, eq_ref, index,
+ * const, ...), chosen key (None: no index), rows estimate (rows_examined_per_scan / rows).
+ */
+export type PlanStep = {
+    /**
+     * Table
+     */
+    table: string;
+    /**
+     * Access Type
+     */
+    access_type: string | null;
+    /**
+     * Key
+     */
+    key: string | null;
+    /**
+     * Rows
+     */
+    rows: number | null;
 };
 
 /**
@@ -971,11 +1138,59 @@ export type ReplayCreate = {
 };
 
 /**
+ * ReplayProgress
+ *
+ * The current step (runner.py): the variant, its 1-based `index` of `of`, the phase ("starting
+ * the server", "loading the dataset", "round 2 of 10", ...) and while loading the dump
+ * (workloads/base.DatasetProgress): rows seen, `bytes` of the dump fed of `rows_total` bytes in
+ * all (the loader's naming), elapsed and estimated seconds.
+ */
+export type ReplayProgress = {
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Index
+     */
+    index: number;
+    /**
+     * Of
+     */
+    of: number;
+    /**
+     * Phase
+     */
+    phase: string;
+    /**
+     * Rows
+     */
+    rows: number | null;
+    /**
+     * Rows Total
+     */
+    rows_total: number | null;
+    /**
+     * Bytes
+     */
+    bytes: number | null;
+    /**
+     * Elapsed S
+     */
+    elapsed_s: number | null;
+    /**
+     * Estimate S
+     */
+    estimate_s: number | null;
+};
+
+/**
  * ReplayRead
  *
- * A replay run; `report` (see compare.report_document) once it succeeded, and only from
- * GET /api/replays/{id}. `repeats` and `rounds` are both the number of rounds; `schedule`: each
- * round's variant order (runs/plan.py Schedule.as_json, variant indexes) once the replay started.
+ * A replay run; `report` once it succeeded, and only from GET /api/replays/{id}. `repeats` and
+ * `rounds` are both the number of rounds; `schedule`: each round's variant order (variant indexes)
+ * once the replay started; `statements`: how many were sampled; `skipped_writes`: the statements
+ * left out of a read-only replay; `progress`: the current step while it runs.
  */
 export type ReplayRead = {
     /**
@@ -993,17 +1208,15 @@ export type ReplayRead = {
     /**
      * Status
      */
-    status: string;
+    status: 'queued' | 'running' | 'succeeded' | 'failed';
     /**
      * Source Format
      */
-    source_format: string;
+    source_format: 'sql' | 'slow' | 'general';
     /**
      * Variants
      */
-    variants: Array<{
-        [key: string]: unknown;
-    }>;
+    variants: Array<ReplayVariantSpec>;
     /**
      * Repeats
      */
@@ -1011,17 +1224,12 @@ export type ReplayRead = {
     /**
      * Rounds
      */
-    rounds?: number | null;
+    rounds: number | null;
     /**
      * Passes
      */
-    passes?: number | null;
-    /**
-     * Schedule
-     */
-    schedule?: {
-        [key: string]: unknown;
-    } | null;
+    passes: number | null;
+    schedule: RunSchedule | null;
     /**
      * Sample
      */
@@ -1037,15 +1245,8 @@ export type ReplayRead = {
     /**
      * Skipped Writes
      */
-    skipped_writes: Array<{
-        [key: string]: unknown;
-    }>;
-    /**
-     * Progress
-     */
-    progress: {
-        [key: string]: unknown;
-    } | null;
+    skipped_writes: Array<ReplayStatement>;
+    progress: ReplayProgress | null;
     /**
      * Error
      */
@@ -1058,12 +1259,116 @@ export type ReplayRead = {
      * Ended At
      */
     ended_at: string | null;
+    report: ReplayReport | null;
+};
+
+/**
+ * ReplayReport
+ *
+ * The stored report (compare.report_document): the baseline's name, the variants, how many
+ * fingerprints fell in each group, `exit_bits` (`upgradelab replay`'s exit status: 1 breaks, 2
+ * regressions, 4 plan changes), statements replayed, rounds and passes per block, the schedule
+ * (None before rounds), the verdict threshold (a fraction) and every fingerprint in source order.
+ * Seconds are wall-clock around execute + fetch.
+ */
+export type ReplayReport = {
     /**
-     * Report
+     * Baseline
      */
-    report?: {
-        [key: string]: unknown;
-    } | null;
+    baseline: string;
+    /**
+     * Variants
+     */
+    variants: Array<VariantReport>;
+    /**
+     * Groups
+     */
+    groups: {
+        [key: string]: number;
+    };
+    /**
+     * Exit Bits
+     */
+    exit_bits: number;
+    /**
+     * Statements
+     */
+    statements: number;
+    /**
+     * Rounds
+     */
+    rounds: number | null;
+    /**
+     * Passes
+     */
+    passes: number | null;
+    schedule: RunSchedule | null;
+    /**
+     * Threshold
+     */
+    threshold: number | null;
+    /**
+     * Fingerprints
+     */
+    fingerprints: Array<FingerprintResult>;
+};
+
+/**
+ * ReplayStatement
+ *
+ * A statement of the source (sources.py SourceStatement): its text, default database (None: the
+ * dataset's), fingerprint and its id, first keyword and 0-based position in the source.
+ */
+export type ReplayStatement = {
+    /**
+     * Sql
+     */
+    sql: string;
+    /**
+     * Database
+     */
+    database: string | null;
+    /**
+     * Fingerprint
+     */
+    fingerprint: string;
+    /**
+     * Fingerprint Id
+     */
+    fingerprint_id: string;
+    /**
+     * Kind
+     */
+    kind: string;
+    /**
+     * Position
+     */
+    position: number;
+};
+
+/**
+ * ReplayVariantSpec
+ *
+ * One variant as stored (service.py): its name (TARGET[:PRESET]), target, preset (presets
+ * joined with '+') and the option-file lines its server starts with.
+ */
+export type ReplayVariantSpec = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Target
+     */
+    target: string;
+    /**
+     * Preset
+     */
+    preset: string;
+    /**
+     * Options
+     */
+    options: Array<string>;
 };
 
 /**
@@ -1573,6 +1878,76 @@ export type SharedView = {
 };
 
 /**
+ * StatementDiff
+ *
+ * One statement on one variant against the baseline (compare.py's module docstring): which of
+ * error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
+ * `unordered_query` when it has no ORDER BY) and plan differ; `breaks` = error, result, or an
+ * order the query never asked for.
+ */
+export type StatementDiff = {
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Error
+     */
+    error: boolean;
+    /**
+     * Warnings
+     */
+    warnings: boolean;
+    /**
+     * Result
+     */
+    result: boolean;
+    /**
+     * Ordering Only
+     */
+    ordering_only: boolean;
+    /**
+     * Unordered Query
+     */
+    unordered_query: boolean;
+    /**
+     * Plan
+     */
+    plan: boolean;
+    /**
+     * Breaks
+     */
+    readonly breaks: boolean;
+};
+
+/**
+ * StatementResult
+ *
+ * One sampled statement: its text and default database, its outcome per variant name (error,
+ * warnings, rows, checksums, plan; outcomes.py) and its diffs, one per non-baseline variant.
+ */
+export type StatementResult = {
+    /**
+     * Sql
+     */
+    sql: string;
+    /**
+     * Database
+     */
+    database: string | null;
+    /**
+     * Outcomes
+     */
+    outcomes: {
+        [key: string]: Outcome;
+    };
+    /**
+     * Diffs
+     */
+    diffs: Array<StatementDiff>;
+};
+
+/**
  * StatementRow
  *
  * Per variant and statement label: how many times it ran and its median/p95/total seconds.
@@ -1642,6 +2017,30 @@ export type SummaryRow = {
      * Ratio
      */
     ratio: number | null;
+};
+
+/**
+ * TableStats
+ *
+ * One loaded table: schema, name, rows (exact COUNT(*)), data + index bytes (information_schema).
+ */
+export type TableStats = {
+    /**
+     * Schema
+     */
+    schema: string;
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Rows
+     */
+    rows: number;
+    /**
+     * Bytes
+     */
+    bytes: number;
 };
 
 /**
@@ -1791,6 +2190,49 @@ export type TargetRead = {
      * Existing servers: what the lab may do there (targets/capabilities.py).
      */
     capabilities?: Capabilities | null;
+};
+
+/**
+ * TimeRatio
+ *
+ * variant / baseline of a fingerprint's seconds, from round values paired by round
+ * (results/verdicts.py): point ratio, 95 % interval (low, high), the paired rounds it rests on,
+ * the smallest detectable change (a fraction), the method, verdict and its reason; all None but
+ * `rounds` when either side has no round (and for reports stored before rounds).
+ */
+export type TimeRatio = {
+    /**
+     * Ratio
+     */
+    ratio: number | null;
+    /**
+     * Low
+     */
+    low: number | null;
+    /**
+     * High
+     */
+    high: number | null;
+    /**
+     * Rounds
+     */
+    rounds: number | null;
+    /**
+     * Mde
+     */
+    mde: number | null;
+    /**
+     * Method
+     */
+    method: 'paired rounds' | 'unpaired rounds' | 'within-block bootstrap' | null;
+    /**
+     * Verdict
+     */
+    verdict: 'regression' | 'improvement' | 'no significant difference' | 'inconclusive' | 'insufficient rounds' | null;
+    /**
+     * Reason
+     */
+    reason: string | null;
 };
 
 /**
@@ -1994,6 +2436,28 @@ export type VariantProbes = {
      * Top Mutex Waits
      */
     top_mutex_waits: Array<MutexWait>;
+};
+
+/**
+ * VariantReport
+ *
+ * A variant's server as replayed: SELECT VERSION(), the dump load (None: the kept datadir
+ * already held the dataset) and its tables after the load.
+ */
+export type VariantReport = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Version
+     */
+    version: string;
+    loaded: LoadResult | null;
+    /**
+     * Tables
+     */
+    tables: Array<TableStats>;
 };
 
 /**
@@ -2220,6 +2684,255 @@ export type WorkloadRead = {
      * Cases
      */
     cases: Array<ArticleCaseRead>;
+};
+
+/**
+ * FingerprintResult
+ *
+ * A fingerprint: its group (first match of breaks, plan changes, slower, faster, same), median
+ * seconds per variant (median of its round values; None: no round), `ratios` per non-baseline
+ * variant, and its sampled statements.
+ */
+export type FingerprintResultWritable = {
+    /**
+     * Fingerprint Id
+     */
+    fingerprint_id: string;
+    /**
+     * Fingerprint
+     */
+    fingerprint: string;
+    /**
+     * Group
+     */
+    group: 'breaks' | 'plan changes' | 'slower' | 'faster' | 'same';
+    /**
+     * Median S
+     */
+    median_s: {
+        [key: string]: number | null;
+    };
+    /**
+     * Ratios
+     */
+    ratios: {
+        [key: string]: TimeRatio;
+    };
+    /**
+     * Statements
+     */
+    statements: Array<StatementResultWritable>;
+};
+
+/**
+ * ReplayRead
+ *
+ * A replay run; `report` once it succeeded, and only from GET /api/replays/{id}. `repeats` and
+ * `rounds` are both the number of rounds; `schedule`: each round's variant order (variant indexes)
+ * once the replay started; `statements`: how many were sampled; `skipped_writes`: the statements
+ * left out of a read-only replay; `progress`: the current step while it runs.
+ */
+export type ReplayReadWritable = {
+    /**
+     * Id
+     */
+    id: number;
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Dataset
+     */
+    dataset: string | null;
+    /**
+     * Status
+     */
+    status: 'queued' | 'running' | 'succeeded' | 'failed';
+    /**
+     * Source Format
+     */
+    source_format: 'sql' | 'slow' | 'general';
+    /**
+     * Variants
+     */
+    variants: Array<ReplayVariantSpec>;
+    /**
+     * Repeats
+     */
+    repeats: number;
+    /**
+     * Rounds
+     */
+    rounds: number | null;
+    /**
+     * Passes
+     */
+    passes: number | null;
+    schedule: RunSchedule | null;
+    /**
+     * Sample
+     */
+    sample: number;
+    /**
+     * Allow Writes
+     */
+    allow_writes: boolean;
+    /**
+     * Statements
+     */
+    statements: number;
+    /**
+     * Skipped Writes
+     */
+    skipped_writes: Array<ReplayStatement>;
+    progress: ReplayProgress | null;
+    /**
+     * Error
+     */
+    error: string | null;
+    /**
+     * Created At
+     */
+    created_at: string;
+    /**
+     * Ended At
+     */
+    ended_at: string | null;
+    report: ReplayReportWritable | null;
+};
+
+/**
+ * ReplayReport
+ *
+ * The stored report (compare.report_document): the baseline's name, the variants, how many
+ * fingerprints fell in each group, `exit_bits` (`upgradelab replay`'s exit status: 1 breaks, 2
+ * regressions, 4 plan changes), statements replayed, rounds and passes per block, the schedule
+ * (None before rounds), the verdict threshold (a fraction) and every fingerprint in source order.
+ * Seconds are wall-clock around execute + fetch.
+ */
+export type ReplayReportWritable = {
+    /**
+     * Baseline
+     */
+    baseline: string;
+    /**
+     * Variants
+     */
+    variants: Array<VariantReport>;
+    /**
+     * Groups
+     */
+    groups: {
+        [key: string]: number;
+    };
+    /**
+     * Exit Bits
+     */
+    exit_bits: number;
+    /**
+     * Statements
+     */
+    statements: number;
+    /**
+     * Rounds
+     */
+    rounds: number | null;
+    /**
+     * Passes
+     */
+    passes: number | null;
+    schedule: RunSchedule | null;
+    /**
+     * Threshold
+     */
+    threshold: number | null;
+    /**
+     * Fingerprints
+     */
+    fingerprints: Array<FingerprintResultWritable>;
+};
+
+/**
+ * SharedView
+ *
+ * What a share link shows: a run's results, a comparison or a replay run with its report (never
+ * target settings).
+ */
+export type SharedViewWritable = {
+    /**
+     * Kind
+     */
+    kind: string;
+    run?: RunResults | null;
+    comparison?: Comparison | null;
+    replay?: ReplayReadWritable | null;
+};
+
+/**
+ * StatementDiff
+ *
+ * One statement on one variant against the baseline (compare.py's module docstring): which of
+ * error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
+ * `unordered_query` when it has no ORDER BY) and plan differ; `breaks` = error, result, or an
+ * order the query never asked for.
+ */
+export type StatementDiffWritable = {
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Error
+     */
+    error: boolean;
+    /**
+     * Warnings
+     */
+    warnings: boolean;
+    /**
+     * Result
+     */
+    result: boolean;
+    /**
+     * Ordering Only
+     */
+    ordering_only: boolean;
+    /**
+     * Unordered Query
+     */
+    unordered_query: boolean;
+    /**
+     * Plan
+     */
+    plan: boolean;
+};
+
+/**
+ * StatementResult
+ *
+ * One sampled statement: its text and default database, its outcome per variant name (error,
+ * warnings, rows, checksums, plan; outcomes.py) and its diffs, one per non-baseline variant.
+ */
+export type StatementResultWritable = {
+    /**
+     * Sql
+     */
+    sql: string;
+    /**
+     * Database
+     */
+    database: string | null;
+    /**
+     * Outcomes
+     */
+    outcomes: {
+        [key: string]: Outcome;
+    };
+    /**
+     * Diffs
+     */
+    diffs: Array<StatementDiffWritable>;
 };
 
 export type ListTargetsData = {

@@ -1,5 +1,4 @@
 import type { Dataset } from '../../api/models'
-import { loadsOf } from '../../api/replay'
 
 const MB = 1024 * 1024
 
@@ -12,7 +11,7 @@ interface Props {
 
 /** One dataset; opened, its tables (rows, MB) on each target it was loaded on. */
 export function DatasetRow({ dataset, open, onToggle, onDelete }: Props) {
-  const loads = loadsOf(dataset)
+  const loads = dataset.loads
   const targets = Object.keys(loads).sort()
   return (
     <>

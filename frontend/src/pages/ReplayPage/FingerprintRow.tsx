@@ -1,7 +1,7 @@
-import type { FingerprintReport, Outcome } from '../../api/replay'
+import type { FingerprintResult, Outcome } from '../../client'
 
 interface Props {
-  report: FingerprintReport
+  report: FingerprintResult
   variants: string[]
   open: boolean
   onToggle: () => void

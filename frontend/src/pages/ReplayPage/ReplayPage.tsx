@@ -3,7 +3,6 @@ import { useParams } from 'react-router-dom'
 import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { ReplayReportView } from './ReplayReportView'
-import { reportOf } from '../../api/replay'
 import { ShareReplay } from './ShareReplay'
 import { ReplayProgress } from './ReplayProgress'
 
@@ -17,7 +16,7 @@ export function ReplayPage() {
   })
   const data = replay.data
   if (!data) return <div className="page"><ErrorBox error={replay.error} /></div>
-  const report = reportOf(data)
+  const report = data.report
   return (
     <div className="page">
       <div className="page-header">
@@ -45,7 +44,7 @@ export function ReplayPage() {
           <ul>
             {data.skipped_writes.map((s, i) => (
               <li key={i}>
-                <code>{String(s.sql)}</code>
+                <code>{s.sql}</code>
               </li>
             ))}
           </ul>

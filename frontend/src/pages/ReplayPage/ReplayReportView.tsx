@@ -1,5 +1,6 @@
 import { useState } from 'react'
-import { REPLAY_GROUPS, type ReplayGroup, type ReplayReport } from '../../api/replay'
+import { REPLAY_GROUPS, type ReplayGroup } from '../../api/replay'
+import type { ReplayReport } from '../../client'
 import { FingerprintRow } from './FingerprintRow'
 
 /** The report: group tabs with counts, a search over fingerprints and statements, expandable rows. */
@@ -27,7 +28,7 @@ export function ReplayReportView({ report }: { report: ReplayReport }) {
             className={`btn btn-small ${group === g ? 'btn-primary' : 'btn-secondary'}`}
             onClick={() => setGroup(g)}
           >
-            {g} ({report.groups[g]})
+            {g} ({report.groups[g] ?? 0})
           </button>
         ))}
         <input placeholder="search SQL" value={search} onChange={(e) => setSearch(e.target.value)} name="search" />
