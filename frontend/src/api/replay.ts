@@ -1,16 +1,11 @@
 // Replays and the dataset upload (backend: datasets/, replay/). Every shape is the generated
 // client's (src/client/types.gen.ts); this module adds the group order and the streamed upload.
-import type { DatasetRead as Dataset, FingerprintResult, ReplayRead, ReplayReport } from '../client'
+import type { DatasetRead as Dataset, FingerprintResult } from '../client'
 import { ApiError, formatDetail } from './client'
 
 export type ReplayGroup = FingerprintResult['group']
 /** The groups in the order a fingerprint falls into them (replay/schemas.py GROUPS). */
 export const REPLAY_GROUPS: readonly ReplayGroup[] = ['breaks', 'plan changes', 'slower', 'faster', 'same']
-
-/** A replay's report (null until it succeeded, and in lists). */
-export function reportOf(replay: ReplayRead): ReplayReport | null {
-  return replay.report ?? null
-}
 
 /** PUT the file as the raw body (streamed by the browser); onProgress gets bytes sent / total. */
 export function uploadDataset(

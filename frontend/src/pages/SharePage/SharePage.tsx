@@ -5,7 +5,6 @@ import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { comparisonSeries } from '../ComparePage/ComparePage'
 import { ComparisonTable } from '../ComparePage/ComparisonTable'
-import { reportOf } from '../../api/replay'
 import { ReplayReportView } from '../ReplayPage/ReplayReportView'
 import { IterationChart } from '../RunPage/IterationChart'
 import { RunHeader } from '../RunPage/RunHeader'
@@ -30,7 +29,7 @@ export function SharePage() {
     )
   }
   const { run, comparison, replay } = shared.data
-  const replayReport = replay ? reportOf(replay) : null
+  const replayReport = replay?.report ?? null
   return (
     <div className="page" data-testid="share-page">
       <div className="shared-banner">Shared read-only view</div>
