@@ -73,8 +73,9 @@ async def run_groups(
     iterations: bool = Query(True, description="false: the per-group medians only, `iterations` empty."),
 ) -> RunGroups:
     """Every iteration with its group (e.g. "threads=16") and metrics (sysbench tps, qps, p50_ms,
-    p95_ms, p99_ms; lock-waits thread_<n>_s, thread_<n>_trx, monitor_polls), and the per-variant, per-group medians
-    the sweep charts draw (seconds; metrics in their own units); 404 for an unknown run."""
+    p95_ms, p99_ms; lock-waits thread_<n>_s, thread_<n>_trx, monitor_polls), and the per-variant,
+    per-group medians the sweep charts draw (seconds; metrics in their own units); 404 for an unknown
+    run."""
     run = await runs.get_or_raise(session, run_id)
     return await groups.run_groups(session, run, iterations)
 

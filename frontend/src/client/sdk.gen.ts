@@ -209,8 +209,9 @@ export const runStatements = <ThrowOnError extends boolean = false>(options: Opt
  * Run Groups
  *
  * Every iteration with its group (e.g. "threads=16") and metrics (sysbench tps, qps, p50_ms,
- * p95_ms, p99_ms; lock-waits thread_<n>_s, mutex_<name>_ms), and the per-variant, per-group medians
- * the sweep charts draw (seconds; metrics in their own units); 404 for an unknown run.
+ * p95_ms, p99_ms; lock-waits thread_<n>_s, thread_<n>_trx, monitor_polls), and the per-variant,
+ * per-group medians the sweep charts draw (seconds; metrics in their own units); 404 for an unknown
+ * run.
  */
 export const runGroups = <ThrowOnError extends boolean = false>(options: Options<RunGroupsData, ThrowOnError>) => (options.client ?? client).get<RunGroupsResponses, RunGroupsErrors, ThrowOnError>({ url: '/api/runs/{run_id}/groups', ...options });
 
