@@ -3,6 +3,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { BrowserRouter } from 'react-router-dom'
 import { ApiError } from './api/client'
 import { App } from './App'
+import { preloadRunPage } from './pages/RunPage/queries'
 import './styles.css'
 
 const queryClient = new QueryClient({
@@ -15,6 +16,8 @@ const queryClient = new QueryClient({
     },
   },
 })
+
+preloadRunPage(queryClient, window.location.pathname)
 
 // react-dom/client is preact/compat here (vite.config.ts). No <StrictMode>: compat's is an empty
 // pass-through, so it would promise the double-invoked effects checks that never run.

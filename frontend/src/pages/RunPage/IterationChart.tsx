@@ -1,6 +1,7 @@
 import { useMemo } from 'react'
 import type { ColumnSeries } from '../../client'
-import { downsampleColumns, pointBudget } from '../../charts/downsample'
+import { downsampleColumns } from '../../charts/downsample'
+import { pointBudget } from '../../charts/width'
 import { LineChartCard } from '../../charts/LineChartCard'
 import { ITERATION_TIME } from '../../charts/metrics'
 import { variantColor } from '../../charts/palette'

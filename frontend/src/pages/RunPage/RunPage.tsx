@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useState } from 'react'
 import { Link, useParams } from 'react-router-dom'
 import { api } from '../../api/client'
-import { chartWidth, toColumns } from '../../charts/downsample'
+import { toColumns } from '../../charts/downsample'
 import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { ProbePanels } from './components/ProbePanels'
@@ -16,7 +16,8 @@ import { RunHeader } from './RunHeader'
 import { SharedServerNote } from '../TargetPage/SharedServerNote'
 import { StatementTable } from './StatementTable'
 import { RunNotes } from './RunNotes'
-import { DEFAULT_SETTINGS, RunVerdicts, verdictsQuery } from './RunVerdicts'
+import { RunVerdicts } from './RunVerdicts'
+import { resultsQuery, RESULTS_FRESH_MS } from './queries'
 import { liveSummary } from './liveSummary'
 import { SummaryTable } from './SummaryTable'
 import { useRunStream } from './useRunStream'
@@ -32,17 +33,7 @@ const GROUPS_POLL_MS = 2000
 export function RunPage() {
   const { id = '' } = useParams()
   const queryClient = useQueryClient()
-  const results = useQuery({
-    queryKey: ['results', id],
-    queryFn: async () => {
-      const loaded = await api.results(id, chartWidth())
-      // a finished run's verdict table is stored: ask for it now, not after the chart has rendered
-      if (isFinal(loaded.run.status)) {
-        void queryClient.prefetchQuery(verdictsQuery(loaded.run.id, DEFAULT_SETTINGS))
-      }
-      return loaded
-    },
-  })
+  const results = useQuery({ ...resultsQuery(queryClient, id), staleTime: RESULTS_FRESH_MS })
   const live = results.data != null && !isFinal(results.data.run.status)
   const onFinal = useCallback(() => {
     void queryClient.invalidateQueries({ queryKey: ['results', id] })

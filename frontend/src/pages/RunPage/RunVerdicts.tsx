@@ -1,22 +1,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
-import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { ComparisonControls, type ComparisonSettings } from '../ComparePage/ComparisonControls'
 import { ComparisonTable } from '../ComparePage/ComparisonTable'
+import { DEFAULT_SETTINGS, verdictsQuery } from './queries'
 import { RoundsChart } from './RoundsChart'
-
-/** The verdict table's query as the section first asks it (stored at run end for a finished run). */
-export const DEFAULT_SETTINGS: ComparisonSettings = { baseline: null, warmup: 0, threshold: 0.05 }
-
-/** Query key and function of the comparison table of `runId` at `settings` (RunPage prefetches the
- * default one as soon as it knows the run is final, before the charts render). */
-export function verdictsQuery(runId: number, settings: ComparisonSettings) {
-  return {
-    queryKey: ['compare', [runId], settings, 'table'],
-    queryFn: () => api.compare({ runs: [runId], ...settings }, false),
-  }
-}
 
 /** The run's variants against a baseline, round by round: the rounds chart, ratios with intervals, verdicts,
  * the A/A floor and the smallest detectable change (a finished run). */
