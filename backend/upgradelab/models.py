@@ -5,7 +5,7 @@ from upgradelab.db import Base
 from upgradelab.experiments.models import Experiment
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
 from upgradelab.replay.models import ReplayRun
-from upgradelab.results.models import Sample
+from upgradelab.results.models import IterationSeries, Sample
 from upgradelab.results.summary_models import VariantSummary
 from upgradelab.runs.models import Run, RunStatus
 from upgradelab.sharing.models import ShareLink
@@ -17,6 +17,7 @@ __all__ = [
     "Base",
     "Dataset",
     "Experiment",
+    "IterationSeries",
     "ProbeSample",
     "ProbeUnavailableRecord",
     "ReplayRun",

@@ -4,7 +4,8 @@ per iteration, written when it ends (its total, its round and its place in the s
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy import ForeignKey, Index, LargeBinary, String
+from sqlalchemy.dialects import mysql
 from sqlalchemy.orm import Mapped, mapped_column
 
 from upgradelab.db import Base, utcnow
@@ -54,3 +55,24 @@ class Iteration(Base):
     elapsed_s: Mapped[float]
     metrics: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     ended_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+# MySQL/MariaDB's BLOB holds 64 KiB: 10,000 iterations of float64 are 80 KB
+PACKED = LargeBinary().with_variant(mysql.LONGBLOB(), "mysql", "mariadb")
+
+
+class IterationSeries(Base):
+    """Row of `iteration_series`: one variant's iterations of a finished run, stored once at run end with
+    its verdict table (results/series_store.py), so opening the run reads one row per variant.
+
+    iterations: the iteration numbers ascending, int32 little-endian; elapsed_s: their seconds (iteration.
+    elapsed_s), float64 little-endian; both `count` long.
+    """
+
+    __tablename__ = "iteration_series"
+
+    run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), primary_key=True)
+    variant_index: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    count: Mapped[int]
+    iterations: Mapped[bytes] = mapped_column(PACKED)
+    elapsed_s: Mapped[bytes] = mapped_column(PACKED)

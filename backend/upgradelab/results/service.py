@@ -6,16 +6,20 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.results.downsample import kept_indices
 from upgradelab.results.models import Iteration, Sample
 from upgradelab.results.schemas import ColumnSeries, RunResults, StatementRow, SummaryRow
+from upgradelab.results.series_store import Columns, stored_columns
 from upgradelab.results.statistics import median, percentile
 from upgradelab.runs import service as runs
 from upgradelab.runs.models import Run
 
-Columns = tuple[list[int], list[float]]  # (iteration numbers ascending, seconds per iteration)
-
 
 async def iteration_columns(session: AsyncSession, run: Run) -> list[Columns]:
     """Per variant (experiment order, also those with no iteration yet): iterations and their seconds,
-    iteration.elapsed_s (the sum of the iteration's statements, stored when it ended)."""
+    iteration.elapsed_s (the sum of the iteration's statements, stored when it ended). A finished run's
+    come from its packed series (results/series_store.py), others' from the iteration rows."""
+    if run.status.is_final:
+        stored = await stored_columns(session, run)
+        if stored is not None:
+            return stored
     rows = await session.execute(
         select(Iteration.variant_index, Iteration.iteration, Iteration.elapsed_s)
         .where(Iteration.run_id == run.id)

@@ -8,6 +8,7 @@ from sqlalchemy.orm import Session
 
 from upgradelab.db import sync_session
 from upgradelab.results import rounds, verdicts
+from upgradelab.results.series_store import store_series_in
 from upgradelab.results.summary_models import VariantSummary
 from upgradelab.results.verdict_table import VerdictRow, table
 from upgradelab.runs.models import Run
@@ -121,13 +122,15 @@ def undecided(run_id: int, skip: set[int]) -> bool:
 
 
 def store_summary_in(session: Session, run_id: int) -> list[VerdictRow]:
-    """(Re)compute and store the run's verdict table in `session`; commits. [] for an unknown run."""
+    """(Re)compute and store the run's verdict table and its packed iteration series (results/
+    series_store.py) in `session`; commits. [] for an unknown run."""
     run = session.get(Run, run_id)
     if run is None:
         return []
     session.execute(delete(VariantSummary).where(VariantSummary.run_id == run_id))
     rows = compute_summary(session, run)
     session.add_all([to_stored(row) for row in rows])
+    store_series_in(session, run)
     session.commit()
     return rows
 
