@@ -41,12 +41,14 @@ class UnavailableProbe(BaseModel):
 
 
 class VariantProbes(BaseModel):
-    """A variant's probe values in iteration order and its top mutex waits (by wait_ms)."""
+    """A variant's probe values in iteration order (downsampled when the request gave a width: then
+    `iterations_total` is how many the variant has) and its top mutex waits (by wait_ms)."""
 
     variant: str
     variant_index: int
     unavailable: list[UnavailableProbe]
     iterations: list[ProbeIteration]
+    iterations_total: int = 0
     top_mutex_waits: list[MutexWait]
 
 

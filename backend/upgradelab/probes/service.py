@@ -9,9 +9,11 @@ from sqlalchemy.orm import Session
 from upgradelab.probes.base import Measurement
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
 from upgradelab.probes.schemas import MutexWait, ProbeIteration, RunProbes, UnavailableProbe, VariantProbes
+from upgradelab.results.downsample import kept_indices
 from upgradelab.results.models import Iteration
 from upgradelab.runs.models import Run
 
+_DRAWN = ("hit_rate", "server_s", "client_s")  # the probe charts' lines (HitRateChart, ServerClientTimeChart)
 _ITERATION_METRICS = {
     ("buffer_pool", "hit_rate"),
     ("buffer_pool", "read_requests"),
@@ -51,29 +53,26 @@ def record_iteration(
     )
 
 
-async def run_probes(session: AsyncSession, run: Run, top: int = 10) -> RunProbes:
+async def run_probes(session: AsyncSession, run: Run, top: int = 10, width: int | None = None) -> RunProbes:
     """Per variant (experiment order): per-iteration buffer pool and statement-time values beside the
-    client-side seconds, the `top` mutex instruments by summed wait_ms, and the unavailable probes."""
+    client-side seconds, the `top` mutex instruments by summed wait_ms, and the unavailable probes.
+    With `width` (the chart's pixels), a variant's iterations are cut to the union of what LTTB keeps
+    of its hit rate, server seconds and client seconds at `width` points each (spikes kept);
+    `iterations_total` says how many there were."""
     variants = [
         VariantProbes(variant=v["name"], variant_index=i, unavailable=[], iterations=[], top_mutex_waits=[])
         for i, v in enumerate(run.experiment.variants)
     ]
-    iterations: dict[tuple[int, int], ProbeIteration] = {}
-
-    def at(variant_index: int, iteration: int) -> ProbeIteration:
-        key = (variant_index, iteration)
-        if key not in iterations:
-            iterations[key] = ProbeIteration(iteration=iteration)
-        return iterations[key]
-
+    # plain dicts first: a long run has 80,000 of them, and only the kept ones become models
+    values: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
     client = await session.execute(
         select(Iteration.variant_index, Iteration.iteration, Iteration.elapsed_s).where(
             Iteration.run_id == run.id
         )
     )
     for variant_index, iteration, seconds in client.tuples():
-        at(variant_index, iteration).client_s = float(seconds)
-    values = await session.execute(
+        values[(variant_index, iteration)]["client_s"] = float(seconds)
+    samples = await session.execute(
         select(
             ProbeSample.variant_index,
             ProbeSample.iteration,
@@ -82,12 +81,19 @@ async def run_probes(session: AsyncSession, run: Run, top: int = 10) -> RunProbe
             ProbeSample.value,
         ).where(ProbeSample.run_id == run.id, ProbeSample.subject == "")
     )
-    for variant_index, iteration, probe, metric, value in values.tuples():
-        if (probe, metric) in _ITERATION_METRICS:
-            setattr(at(variant_index, iteration), metric, value)
-    for (variant_index, _), point in sorted(iterations.items()):
+    for variant_index, iteration, probe, metric, value in samples.tuples():
+        if (probe, metric) in _ITERATION_METRICS and value is not None:
+            values[(variant_index, iteration)][metric] = value
+    per_variant: list[list[tuple[int, dict[str, float]]]] = [[] for _ in variants]
+    for (variant_index, iteration), point in sorted(values.items()):
         if variant_index < len(variants):
-            variants[variant_index].iterations.append(point)
+            per_variant[variant_index].append((iteration, point))
+    for one, points in zip(variants, per_variant, strict=True):
+        one.iterations_total = len(points)
+        kept = _kept(points, width) if width is not None else range(len(points))
+        one.iterations = [
+            ProbeIteration.model_validate({"iteration": points[k][0], **points[k][1]}) for k in kept
+        ]
 
     mutex: dict[tuple[int, str], dict[str, float]] = defaultdict(lambda: {"count": 0.0, "wait_ms": 0.0})
     waits = await session.execute(
@@ -114,3 +120,18 @@ async def run_probes(session: AsyncSession, run: Run, top: int = 10) -> RunProbe
                 UnavailableProbe(probe=record.probe, reason=record.reason)
             )
     return RunProbes(run_id=run.id, status=run.status, variants=variants)
+
+
+def _kept(points: list[tuple[int, dict[str, float]]], width: int) -> list[int] | range:
+    """Indexes of `points` that LTTB keeps of each drawn metric at `width` points, united and in order."""
+    if len(points) <= width:
+        return range(len(points))
+    kept: set[int] = {0, len(points) - 1}
+    for metric in _DRAWN:
+        present = [k for k, (_, point) in enumerate(points) if metric in point]
+        if not present:
+            continue
+        x = [points[k][0] for k in present]
+        y = [points[k][1][metric] for k in present]
+        kept.update(present[k] for k in kept_indices(x, y, width))
+    return sorted(kept)

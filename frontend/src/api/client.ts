@@ -133,7 +133,7 @@ export const api = {
   /** The run, its series downsampled to a chart `width` pixels wide, and the summary. */
   results: (id: Id, width?: number) => unwrap(sdk.runResults({ path: { run_id: Number(id) }, query: { width } })),
   statements: (id: Id) => unwrap(sdk.runStatements({ path: { run_id: Number(id) } })),
-  probes: (id: Id) => unwrap(sdk.runProbes({ path: { run_id: Number(id) } })),
+  probes: (id: Id, width?: number) => unwrap(sdk.runProbes({ path: { run_id: Number(id) }, query: { width } })),
   /** Per-group medians; with iterations=false without every iteration. */
   groups: (id: Id, iterations = true) => unwrap(sdk.runGroups({ path: { run_id: Number(id) }, query: { iterations } })),
   context: (id: Id) => unwrap(sdk.getRunContext({ path: { run_id: Number(id) } })),

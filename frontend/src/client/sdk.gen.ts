@@ -236,7 +236,9 @@ export const exportComparison = <ThrowOnError extends boolean = false>(options: 
  * requests), read requests, reads, pages and bytes read (Innodb_data_read), server-side seconds
  * (the workload thread's statement SUM_TIMER_WAIT / 1e12) beside client-side seconds (perf_counter);
  * the `top` InnoDB mutex instruments by wait_ms (SUM_TIMER_WAIT / 1e9) with wait counts; and the
- * probes the variant's server could not give, with the reason. 404 for an unknown run.
+ * probes the variant's server could not give, with the reason. With `width`, each variant's iterations
+ * are downsampled to about `width` points per drawn metric (hit rate, server and client seconds;
+ * LTTB, spikes kept) and `iterations_total` counts them all. 404 for an unknown run.
  */
 export const runProbes = <ThrowOnError extends boolean = false>(options: Options<RunProbesData, ThrowOnError>) => (options.client ?? client).get<RunProbesResponses, RunProbesErrors, ThrowOnError>({ url: '/api/runs/{run_id}/probes', ...options });
 

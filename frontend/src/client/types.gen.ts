@@ -2413,7 +2413,8 @@ export type VariantContext = {
 /**
  * VariantProbes
  *
- * A variant's probe values in iteration order and its top mutex waits (by wait_ms).
+ * A variant's probe values in iteration order (downsampled when the request gave a width: then
+ * `iterations_total` is how many the variant has) and its top mutex waits (by wait_ms).
  */
 export type VariantProbes = {
     /**
@@ -2432,6 +2433,10 @@ export type VariantProbes = {
      * Iterations
      */
     iterations: Array<ProbeIteration>;
+    /**
+     * Iterations Total
+     */
+    iterations_total?: number;
     /**
      * Top Mutex Waits
      */
@@ -3701,6 +3706,12 @@ export type RunProbesData = {
          * Top
          */
         top?: number;
+        /**
+         * Width
+         *
+         * The chart's width in pixels: iterations downsampled to it.
+         */
+        width?: number | null;
     };
     url: '/api/runs/{run_id}/probes';
 };

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { ApiError, api } from '../../../api/client'
 import { isFinal } from '../../../api/models'
+import { chartWidth } from '../../../charts/width'
 import { ErrorBox } from '../../../components/ErrorBox'
 import { HitRateChart } from './HitRateChart'
 import { MutexWaitsTable } from './MutexWaitsTable'
@@ -13,7 +14,8 @@ const POLL_MS = 1000
 export function ProbePanels({ runId }: { runId: string }) {
   const probes = useQuery({
     queryKey: ['probes', runId],
-    queryFn: () => api.probes(runId),
+    // the charts' width: a long run's probe series arrive downsampled to it (spikes kept)
+    queryFn: () => api.probes(runId, chartWidth()),
     refetchInterval: (query) => {
       const data = query.state.data
       if (data && isFinal(data.status)) return false
