@@ -9,12 +9,17 @@ import type { ComparisonSettings } from '../ComparePage/ComparisonControls'
 /** The verdict table's query as the section first asks it (stored at run end for a finished run). */
 export const DEFAULT_SETTINGS: ComparisonSettings = { baseline: null, warmup: 0, threshold: 0.05 }
 
+const VERDICTS_FRESH_MS = 60_000
+
 /** Query key and function of the comparison table of `runId` at `settings` (the results query prefetches
  * the default one as soon as it knows the run is final, before the charts render). */
 export function verdictsQuery(runId: number, settings: ComparisonSettings) {
   return {
     queryKey: ['compare', [runId], settings, 'table'],
     queryFn: () => api.compare({ runs: [runId], ...settings }, false),
+    // a finished run's table changes only when the run does (RunPage invalidates 'compare' then): the
+    // section reuses the prefetched answer instead of asking again when it mounts
+    staleTime: VERDICTS_FRESH_MS,
   }
 }
 
