@@ -1,4 +1,4 @@
-import { useRef, type ReactElement } from 'react'
+import { useLayoutEffect, useRef, useState, type ReactElement } from 'react'
 import { ResponsiveContainer } from 'recharts'
 import { downloadSvgAsPng } from './exportPng'
 
@@ -16,6 +16,15 @@ interface Props {
 /** The one place that wraps Recharts' ResponsiveContainer (and offers the chart as PNG). */
 export function ChartContainer({ children, height = 360, title, empty, emptyText, pngName }: Props) {
   const body = useRef<HTMLDivElement>(null)
+  // The body's size, read before the first paint: ResponsiveContainer then draws the chart in its first
+  // render instead of after its own measuring effect and a second pass (a frame or more later).
+  const [initial, setInitial] = useState<{ width: number; height: number } | null>(null)
+  useLayoutEffect(() => {
+    if (body.current && !initial) {
+      const box = body.current.getBoundingClientRect()
+      setInitial({ width: Math.round(box.width), height: Math.round(box.height) })
+    }
+  }, [initial])
   return (
     <div className="chart-card">
       <div className="chart-head">
@@ -35,9 +44,11 @@ export function ChartContainer({ children, height = 360, title, empty, emptyText
         {empty ? (
           <div className="chart-empty">{emptyText ?? 'No data yet.'}</div>
         ) : (
-          <ResponsiveContainer width="100%" height="100%">
-            {children}
-          </ResponsiveContainer>
+          initial && (
+            <ResponsiveContainer width="100%" height="100%" initialDimension={initial}>
+              {children}
+            </ResponsiveContainer>
+          )
         )}
       </div>
     </div>
