@@ -1,9 +1,12 @@
 """What the probes stored: one row per value per iteration, and one row per probe a variant lacked."""
 
+from typing import Any
+
 from sqlalchemy import ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from upgradelab.db import Base
+from upgradelab.results.models import PACKED
 
 
 class ProbeSample(Base):
@@ -39,3 +42,22 @@ class ProbeUnavailableRecord(Base):
     variant_index: Mapped[int]
     probe: Mapped[str] = mapped_column(String(32))
     reason: Mapped[str] = mapped_column(Text)
+
+
+class ProbeSeries(Base):
+    """Row of `probe_series`: one variant's per-iteration probe values of a finished run, packed once at
+    run end (probes/series.py), so opening the run reads one row per variant, not every probe_sample.
+
+    columns: the value names in `values`' order (ProbeIteration's fields, e.g. "hit_rate", "client_s");
+    iterations: the iteration numbers ascending, int32 little-endian, `count` long; values: float64
+    little-endian, one run of `count` per column (NaN: absent), in `columns` order.
+    """
+
+    __tablename__ = "probe_series"
+
+    run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), primary_key=True)
+    variant_index: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    count: Mapped[int]
+    columns: Mapped[list[Any]]
+    iterations: Mapped[bytes] = mapped_column(PACKED)
+    values: Mapped[bytes] = mapped_column(PACKED)

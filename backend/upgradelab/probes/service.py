@@ -2,27 +2,19 @@
 
 from collections import defaultdict
 
+import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
 from upgradelab.probes.base import Measurement
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
-from upgradelab.probes.schemas import MutexWait, ProbeIteration, RunProbes, UnavailableProbe, VariantProbes
+from upgradelab.probes.schemas import MutexWait, RunProbes, UnavailableProbe, VariantProbes
+from upgradelab.probes.series import ProbeColumns, probe_columns
 from upgradelab.results.downsample import kept_indices
-from upgradelab.results.models import Iteration
 from upgradelab.runs.models import Run
 
 _DRAWN = ("hit_rate", "server_s", "client_s")  # the probe charts' lines (HitRateChart, ServerClientTimeChart)
-_ITERATION_METRICS = {
-    ("buffer_pool", "hit_rate"),
-    ("buffer_pool", "read_requests"),
-    ("buffer_pool", "reads"),
-    ("buffer_pool", "pages_read"),
-    ("buffer_pool", "bytes_read"),
-    ("statement_time", "server_s"),
-    ("statement_time", "statements"),
-}
 
 
 def record_unavailable(
@@ -63,37 +55,9 @@ async def run_probes(session: AsyncSession, run: Run, top: int = 10, width: int 
         VariantProbes(variant=v["name"], variant_index=i, unavailable=[], iterations=[], top_mutex_waits=[])
         for i, v in enumerate(run.experiment.variants)
     ]
-    # plain dicts first: a long run has 80,000 of them, and only the kept ones become models
-    values: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
-    client = await session.execute(
-        select(Iteration.variant_index, Iteration.iteration, Iteration.elapsed_s).where(
-            Iteration.run_id == run.id
-        )
-    )
-    for variant_index, iteration, seconds in client.tuples():
-        values[(variant_index, iteration)]["client_s"] = float(seconds)
-    samples = await session.execute(
-        select(
-            ProbeSample.variant_index,
-            ProbeSample.iteration,
-            ProbeSample.probe,
-            ProbeSample.metric,
-            ProbeSample.value,
-        ).where(ProbeSample.run_id == run.id, ProbeSample.subject == "")
-    )
-    for variant_index, iteration, probe, metric, value in samples.tuples():
-        if (probe, metric) in _ITERATION_METRICS and value is not None:
-            values[(variant_index, iteration)][metric] = value
-    per_variant: list[list[tuple[int, dict[str, float]]]] = [[] for _ in variants]
-    for (variant_index, iteration), point in sorted(values.items()):
-        if variant_index < len(variants):
-            per_variant[variant_index].append((iteration, point))
-    for one, points in zip(variants, per_variant, strict=True):
-        one.iterations_total = len(points)
-        kept = _kept(points, width) if width is not None else range(len(points))
-        one.iterations = [
-            ProbeIteration.model_validate({"iteration": points[k][0], **points[k][1]}) for k in kept
-        ]
+    for one, columns in zip(variants, await probe_columns(session, run), strict=True):
+        one.iterations_total = len(columns)
+        one.iterations = columns.points(_kept(columns, width) if width is not None else range(len(columns)))
 
     mutex: dict[tuple[int, str], dict[str, float]] = defaultdict(lambda: {"count": 0.0, "wait_ms": 0.0})
     waits = await session.execute(
@@ -122,16 +86,16 @@ async def run_probes(session: AsyncSession, run: Run, top: int = 10, width: int 
     return RunProbes(run_id=run.id, status=run.status, variants=variants)
 
 
-def _kept(points: list[tuple[int, dict[str, float]]], width: int) -> list[int] | range:
-    """Indexes of `points` that LTTB keeps of each drawn metric at `width` points, united and in order."""
-    if len(points) <= width:
-        return range(len(points))
-    kept: set[int] = {0, len(points) - 1}
+def _kept(columns: ProbeColumns, width: int) -> list[int] | range:
+    """Indexes of `columns` that LTTB keeps of each drawn metric at `width` points, united and in order."""
+    if len(columns) <= width:
+        return range(len(columns))
+    kept: set[int] = {0, len(columns) - 1}
+    x = columns.iterations.astype(np.float64)
     for metric in _DRAWN:
-        present = [k for k, (_, point) in enumerate(points) if metric in point]
-        if not present:
+        present = np.flatnonzero(~np.isnan(columns.values[metric]))
+        if present.size == 0:
             continue
-        x = [points[k][0] for k in present]
-        y = [points[k][1][metric] for k in present]
-        kept.update(present[k] for k in kept_indices(x, y, width))
+        chosen = kept_indices(x[present], columns.values[metric][present], width)
+        kept.update(int(present[k]) for k in chosen)
     return sorted(kept)

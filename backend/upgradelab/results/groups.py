@@ -6,12 +6,16 @@ and of the iteration seconds.
 """
 
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
-from pydantic import BaseModel
-from sqlalchemy import select
+from pydantic import BaseModel, TypeAdapter
+from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
+from upgradelab.results import digests
+from upgradelab.results.digests import DigestName
 from upgradelab.results.models import Iteration
 from upgradelab.results.statistics import median
 from upgradelab.runs.models import Run
@@ -51,8 +55,24 @@ class RunGroups(BaseModel):
 async def run_groups(session: AsyncSession, run: Run, with_iterations: bool = True) -> RunGroups:
     """Iterations in order and their per-group medians, from the iteration table (seconds and summed
     metrics stored when each iteration ended; metrics are numbers only). with_iterations=False leaves
-    `iterations` empty: the medians alone, a response that does not grow with the run's length."""
-    stored = await session.execute(
+    `iterations` empty: the medians alone, a response that does not grow with the run's length (a
+    finished run's as stored at its end, results/digests.py, when it has them)."""
+    if not with_iterations and run.status.is_final:
+        stored = await digests.get(session, run.id, DigestName.GROUP_MEDIANS, _POINTS)
+        if stored is not None:
+            return RunGroups(iterations=[], groups=stored)
+    return _summarize(run, await session.execute(_iterations(run.id)), with_iterations)
+
+
+def store_group_medians_in(session: Session, run: Run) -> None:
+    """Compute the run's per-group medians from its iterations and store them (run end); the caller
+    commits."""
+    summary = _summarize(run, session.execute(_iterations(run.id)), with_iterations=False)
+    digests.put_in(session, run.id, DigestName.GROUP_MEDIANS, summary.groups)
+
+
+def _iterations(run_id: int) -> Select[int, int, int, str, float, dict[str, Any] | None]:
+    return (
         select(
             Iteration.variant_index,
             Iteration.iteration,
@@ -61,9 +81,16 @@ async def run_groups(session: AsyncSession, run: Run, with_iterations: bool = Tr
             Iteration.elapsed_s,
             Iteration.metrics,
         )
-        .where(Iteration.run_id == run.id)
+        .where(Iteration.run_id == run_id)
         .order_by(Iteration.variant_index, Iteration.iteration)
     )
+
+
+def _summarize(
+    run: Run,
+    stored: Iterable[tuple[int, int, int, str, float, dict[str, Any] | None]],
+    with_iterations: bool,
+) -> RunGroups:
     variants = [variant["name"] for variant in run.experiment.variants]
     rows: list[IterationRow] = []
     # (variant, group) -> seconds, and metric name -> values: medians without a model object per iteration
@@ -105,6 +132,9 @@ async def run_groups(session: AsyncSession, run: Run, with_iterations: bool = Tr
             )
         )
     return RunGroups(iterations=rows, groups=points)
+
+
+_POINTS = TypeAdapter(list[GroupPoint])
 
 
 def _name(variants: list[str], index: int) -> str:

@@ -76,3 +76,18 @@ class IterationSeries(Base):
     count: Mapped[int]
     iterations: Mapped[bytes] = mapped_column(PACKED)
     elapsed_s: Mapped[bytes] = mapped_column(PACKED)
+
+
+class RunDigest(Base):
+    """Row of `run_digest`: one answer of a finished run's page, computed once at run end beside its verdict
+    table (results/digests.py), so opening the run does not read every sample or iteration again.
+
+    name: what the body is ("statements": list of StatementRow; "group_medians": list of GroupPoint);
+    body: that answer as JSON, validated by its model when read.
+    """
+
+    __tablename__ = "run_digest"
+
+    run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), primary_key=True)
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    body: Mapped[list[Any]]

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
 
 from upgradelab.db import SessionDep
-from upgradelab.results import groups, service
+from upgradelab.results import groups, service, statements
 from upgradelab.results.comparison import run_comparison
 from upgradelab.results.comparison_schemas import Comparison, ComparisonQuery
 from upgradelab.results.context import VariableDiff, variables_diff
@@ -62,8 +62,9 @@ async def run_variables_diff(run_id: int, session: SessionDep) -> list[VariableD
 
 @router.get("/api/runs/{run_id}/statements", response_model=list[StatementRow])
 async def run_statements(run_id: int, session: SessionDep) -> list[StatementRow]:
-    """Per variant and statement (e.g. "TRUNCATE test3"): count, median/p95/total seconds; 404 unknown run."""
-    return await service.statement_summary(session, await runs.get_or_raise(session, run_id))
+    """Per variant and statement (e.g. "TRUNCATE test3"): count, median/p95/total seconds (a finished run's
+    as stored at its end, results/statements.py); 404 unknown run."""
+    return await statements.statement_summary(session, await runs.get_or_raise(session, run_id))
 
 
 @router.get("/api/runs/{run_id}/groups", response_model=RunGroups)

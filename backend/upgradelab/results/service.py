@@ -1,11 +1,11 @@
-"""Iteration series and summaries: totals from the iteration table, statements from the sample table."""
+"""Iteration series and summaries: totals from the iteration table (statements: results/statements.py)."""
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.results.downsample import kept_indices
-from upgradelab.results.models import Iteration, Sample
-from upgradelab.results.schemas import ColumnSeries, RunResults, StatementRow, SummaryRow
+from upgradelab.results.models import Iteration
+from upgradelab.results.schemas import ColumnSeries, RunResults, SummaryRow
 from upgradelab.results.series_store import Columns, stored_columns
 from upgradelab.results.statistics import median, percentile
 from upgradelab.runs import service as runs
@@ -92,31 +92,3 @@ def _summary_rows(named: list[tuple[str, int, list[float]]]) -> list[SummaryRow]
         if baseline and row.median_s is not None:
             row.ratio = row.median_s / baseline
     return rows
-
-
-async def statement_summary(session: AsyncSession, run: Run) -> list[StatementRow]:
-    """Per variant, per statement label (in first-execution order): count, median, p95, total seconds.
-
-    Source: sample.elapsed_s, client-side perf_counter around each statement.
-    """
-    rows = await session.execute(
-        select(Sample.variant_index, Sample.statement, Sample.elapsed_s)
-        .where(Sample.run_id == run.id)
-        .order_by(Sample.variant_index, Sample.id)
-    )
-    grouped: dict[tuple[int, str], list[float]] = {}
-    for variant_index, statement, elapsed_s in rows.tuples():
-        grouped.setdefault((variant_index, statement), []).append(elapsed_s)
-    names = [variant["name"] for variant in run.experiment.variants]
-    return [
-        StatementRow(
-            variant=names[variant_index],
-            variant_index=variant_index,
-            statement=statement,
-            count=len(times),
-            median_s=median(times),
-            p95_s=percentile(times, 0.95),
-            total_s=sum(times),
-        )
-        for (variant_index, statement), times in grouped.items()
-    ]

@@ -7,8 +7,11 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from upgradelab.db import sync_session
+from upgradelab.probes.series import store_probe_series_in
 from upgradelab.results import rounds, verdicts
+from upgradelab.results.groups import store_group_medians_in
 from upgradelab.results.series_store import store_series_in
+from upgradelab.results.statements import store_statements_in
 from upgradelab.results.summary_models import VariantSummary
 from upgradelab.results.verdict_table import VerdictRow, table
 from upgradelab.runs.models import Run
@@ -122,8 +125,10 @@ def undecided(run_id: int, skip: set[int]) -> bool:
 
 
 def store_summary_in(session: Session, run_id: int) -> list[VerdictRow]:
-    """(Re)compute and store the run's verdict table and its packed iteration series (results/
-    series_store.py) in `session`; commits. [] for an unknown run."""
+    """(Re)compute and store the run's verdict table, its packed iteration series (results/
+    series_store.py), its statement table and group medians (results/digests.py) and its probe columns
+    (probes/series.py) in `session`; commits.
+    [] for an unknown run."""
     run = session.get(Run, run_id)
     if run is None:
         return []
@@ -131,6 +136,9 @@ def store_summary_in(session: Session, run_id: int) -> list[VerdictRow]:
     rows = compute_summary(session, run)
     session.add_all([to_stored(row) for row in rows])
     store_series_in(session, run)
+    store_statements_in(session, run)
+    store_group_medians_in(session, run)
+    store_probe_series_in(session, run)
     session.commit()
     return rows
 
