@@ -1,10 +1,12 @@
 import { useMemo } from 'react'
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis, useXAxisScale, useYAxisScale } from 'recharts'
 import { ChartContainer } from './ChartContainer'
-import { sampleIndexes, svgPath, type Columns } from './paths'
+import { cachedSvgPath, sampleIndexes, type Columns } from './paths'
 
-// Points of a `columns` line that go through Recharts (axes' domains, legend, tooltip): the path has all.
-const SAMPLED_POINTS = 150
+// Points of the `columns` lines that go through Recharts (axes' domains, legend, tooltip), shared among
+// the chart's lines (Recharts lays out an object per point: bench/open_large_run.py); the paths have all.
+const SAMPLED_POINTS = 400
+const SAMPLED_PER_LINE_MIN = 24
 
 /** One line: its row key (by index: names may hold dots, which Recharts reads as paths). */
 export interface LineSpec {
@@ -60,18 +62,17 @@ interface Props {
 export function LineChartCard({ rows, x, y, lines, title, height = 300, empty, emptyText, pngName }: Props) {
   const text = title ?? `${y.label} (${y.unit})`
   // a columns line's sample, as its own rows: what its hidden <Line> gives the axes, legend and tooltip
-  const sampled = useMemo(
-    () =>
-      lines.map((line) =>
+  const sampled = useMemo(() => {
+    const each = Math.max(SAMPLED_PER_LINE_MIN, Math.floor(SAMPLED_POINTS / Math.max(1, lines.length)))
+    return lines.map((line) =>
         line.columns
-          ? sampleIndexes(line.columns, SAMPLED_POINTS).map((k) => ({
+          ? sampleIndexes(line.columns, each).map((k) => ({
               [x.key]: line.columns!.x[k],
               [line.key]: line.columns!.y[k],
             }))
           : line.data,
-      ),
-    [lines, x.key],
-  )
+    )
+  }, [lines, x.key])
   const paths = lines.filter((line) => line.columns)
   return (
     <ChartContainer title={text} height={height} empty={empty} emptyText={emptyText} pngName={pngName}>
@@ -131,7 +132,7 @@ function SeriesPaths({ lines }: { lines: LineSpec[] }) {
         <path
           key={line.key}
           className="series-path"
-          d={svgPath(line.columns!, xScale, yScale)}
+          d={cachedSvgPath(line.columns!, xScale, yScale)}
           fill="none"
           stroke={line.color}
           strokeWidth={line.width ?? 1.5}

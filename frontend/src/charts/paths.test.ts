@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { sampleIndexes, svgPath } from './paths'
+import { cachedSvgPath, sampleIndexes, svgPath } from './paths'
 
 const linear = (from: [number, number], to: [number, number]) => (v: number) =>
   to[0] + ((v - from[0]) / (from[1] - from[0])) * (to[1] - to[0])
@@ -32,5 +32,24 @@ describe('the sample behind the axes, legend and tooltip', () => {
     expect(kept).toEqual([0, 100, 200, 300, 333, 400, 500, 599, 667, 699, 799, 899, 999])
     expect(Math.max(...kept.map((k) => y[k]))).toBe(50)
     expect(Math.min(...kept.map((k) => y[k]))).toBe(0.1)
+  })
+})
+
+describe('cachedSvgPath', () => {
+  it('draws again only when the scales move the series', () => {
+    const columns = { x: [1, 2, 3], y: [0, 5, 10] }
+    let calls = 0
+    const x = (v: number) => {
+      calls++
+      return (v - 1) * 50
+    }
+    const y = (v: number) => 200 - v * 20
+    expect(cachedSvgPath(columns, x, y)).toBe('M0.0,200.0L50.0,100.0L100.0,0.0')
+    const first = calls
+    // a new scale function with the same mapping: the stored path, the scale asked only for the extremes
+    expect(cachedSvgPath(columns, (v) => x(v), y)).toBe('M0.0,200.0L50.0,100.0L100.0,0.0')
+    expect(calls - first).toBe(2)
+    // the axis grew: drawn again
+    expect(cachedSvgPath(columns, (v) => (v - 1) * 100, y)).toBe('M0.0,200.0L100.0,100.0L200.0,0.0')
   })
 })

@@ -27,6 +27,29 @@ export function svgPath({ x, y }: Columns, xScale: Scale, yScale: Scale): string
   return parts.join('')
 }
 
+// The last path drawn per series and the scale positions it was drawn at: Recharts renders the chart
+// several times while its axes settle, each time with a new scale function but mostly the same mapping.
+const drawn = new WeakMap<Columns, { at: string; d: string }>()
+
+/** svgPath(), computed again only when the scales place the series' extremes elsewhere (a linear or log
+ * scale is fixed by two points; the x and y extremes give two per axis). */
+export function cachedSvgPath(columns: Columns, xScale: Scale, yScale: Scale): string {
+  const { x, y } = columns
+  let low = Infinity
+  let high = -Infinity
+  for (const value of y) {
+    if (value == null || !Number.isFinite(value)) continue
+    low = Math.min(low, value)
+    high = Math.max(high, value)
+  }
+  const at = [xScale(x[0]), xScale(x[x.length - 1]), yScale(low), yScale(high)].join(',')
+  const last = drawn.get(columns)
+  if (last?.at === at) return last.d
+  const d = svgPath(columns, xScale, yScale)
+  drawn.set(columns, { at, d })
+  return d
+}
+
 /** At most about `count` indexes of a series, evenly spaced, always with its first, last, lowest and
  * highest point (so an 'auto' axis domain computed from the sample covers the whole series). */
 export function sampleIndexes({ y }: Columns, count: number): number[] {

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { ApiError, api } from '../../../api/client'
 import { isFinal } from '../../../api/models'
+import { useAfterPaint } from '../../../charts/afterPaint'
 import { chartWidth } from '../../../charts/width'
 import { ErrorBox } from '../../../components/ErrorBox'
 import { HitRateChart } from './HitRateChart'
@@ -10,7 +11,8 @@ import { UnavailableProbes } from './UnavailableProbes'
 
 const POLL_MS = 1000
 
-/** The server probes of a run: hit rate, server vs client time, top mutex waits; polls while live. */
+/** The server probes of a run: hit rate, server vs client time, top mutex waits; polls while live; drawn
+ * after the first paint that follows their answer (charts/afterPaint.ts). */
 export function ProbePanels({ runId }: { runId: string }) {
   const probes = useQuery({
     queryKey: ['probes', runId],
@@ -25,7 +27,9 @@ export function ProbePanels({ runId }: { runId: string }) {
     },
     refetchIntervalInBackground: true,
   })
-  if (!probes.data) {
+  // below the fold: drawn after the frame that shows the page's own charts, not in the same task
+  const drawn = useAfterPaint(probes.data !== undefined)
+  if (!probes.data || !drawn) {
     return probes.error ? <ErrorBox error={probes.error} title="Could not load probes" /> : null
   }
   const { variants } = probes.data
