@@ -10,6 +10,9 @@ import type { ComparisonSettings } from '../ComparePage/ComparisonControls'
 export const DEFAULT_SETTINGS: ComparisonSettings = { baseline: null, warmup: 0, threshold: 0.05 }
 
 const VERDICTS_FRESH_MS = 60_000
+// How long the results wait for a finished run's stored verdict table (~15 ms to answer; a run finished
+// before it was stored computes it on first read, and its chart does not wait for that)
+const VERDICTS_WAIT_MS = 150
 
 /** Query key and function of the comparison table of `runId` at `settings` (the results query prefetches
  * the default one as soon as it knows the run is final, before the charts render). */
@@ -29,9 +32,11 @@ export function resultsQuery(queryClient: QueryClient, id: string) {
     queryKey: ['results', id],
     queryFn: async () => {
       const loaded = await api.results(id, chartWidth())
-      // a finished run's verdict table is stored: ask for it now, not after the chart has rendered
+      // a finished run's verdict table is stored: ask for it now, and give it a moment, so the chart
+      // and the verdicts draw in one render rather than the verdicts in a second long task after it
       if (isFinal(loaded.run.status)) {
-        void queryClient.prefetchQuery(verdictsQuery(loaded.run.id, DEFAULT_SETTINGS))
+        const verdicts = queryClient.prefetchQuery(verdictsQuery(loaded.run.id, DEFAULT_SETTINGS))
+        await Promise.race([verdicts, new Promise((resolve) => window.setTimeout(resolve, VERDICTS_WAIT_MS))])
       }
       return loaded
     },
