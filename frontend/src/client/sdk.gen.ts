@@ -201,7 +201,8 @@ export const runVariablesDiff = <ThrowOnError extends boolean = false>(options: 
 /**
  * Run Statements
  *
- * Per variant and statement (e.g. "TRUNCATE test3"): count, median/p95/total seconds; 404 unknown run.
+ * Per variant and statement (e.g. "TRUNCATE test3"): count, median/p95/total seconds (a finished run's
+ * as stored at its end, results/statements.py); 404 unknown run.
  */
 export const runStatements = <ThrowOnError extends boolean = false>(options: Options<RunStatementsData, ThrowOnError>) => (options.client ?? client).get<RunStatementsResponses, RunStatementsErrors, ThrowOnError>({ url: '/api/runs/{run_id}/statements', ...options });
 
