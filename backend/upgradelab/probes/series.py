@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from upgradelab.probes.models import ProbeSample, ProbeSeries
 from upgradelab.probes.schemas import ProbeIteration
 from upgradelab.results.models import Iteration
+from upgradelab.results.series_store import Columns
 from upgradelab.runs.models import Run
 
 # the per-iteration values, in ProbeIteration's order; each comes from one (probe, metric) of probe_sample
@@ -76,14 +77,16 @@ async def probe_columns(session: AsyncSession, run: Run) -> list[ProbeColumns]:
     return _collect(variants, client, samples)
 
 
-def store_probe_series_in(session: Session, run: Run) -> None:
-    """(Re)write the run's packed probe columns from its rows, one row per variant (also those with no
+def store_probe_series_in(session: Session, run: Run, client: list[Columns]) -> None:
+    """(Re)write the run's packed probe columns from its probe rows and `client`, the iteration series
+    results/series_store.store_series_in just packed (client_s); one row per variant (also those with no
     iteration); the caller commits (results/summary.store_summary_in, at run end)."""
-    columns = _collect(
-        len(run.experiment.variants),
-        session.execute(_client_seconds(run.id)),
-        session.execute(_samples(run.id)),
+    seconds = (
+        (variant_index, iteration, elapsed_s)
+        for variant_index, (iterations, elapsed) in enumerate(client)
+        for iteration, elapsed_s in zip(iterations, elapsed, strict=True)
     )
+    columns = _collect(len(run.experiment.variants), seconds, session.execute(_samples(run.id)))
     session.execute(delete(ProbeSeries).where(ProbeSeries.run_id == run.id))
     for index, one in enumerate(columns):
         session.add(

@@ -45,6 +45,9 @@ class GroupPoint(BaseModel):
     metrics: dict[str, float]
 
 
+_POINTS = TypeAdapter(list[GroupPoint])
+
+
 class RunGroups(BaseModel):
     """GET /api/runs/{id}/groups: the iterations and the per-group medians."""
 
@@ -132,9 +135,6 @@ def _summarize(
             )
         )
     return RunGroups(iterations=rows, groups=points)
-
-
-_POINTS = TypeAdapter(list[GroupPoint])
 
 
 def _name(variants: list[str], index: int) -> str:

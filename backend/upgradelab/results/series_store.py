@@ -35,9 +35,10 @@ def unpack(row: IterationSeries) -> Columns:
     return iterations.tolist(), seconds.tolist()
 
 
-def store_series_in(session: Session, run: Run) -> None:
-    """(Re)write the run's packed series from its iteration rows, one per variant (also those with none);
-    the caller commits (results/summary.store_summary_in, at run end)."""
+def store_series_in(session: Session, run: Run) -> list[Columns]:
+    """(Re)write the run's packed series from its iteration rows, one per variant (also those with none),
+    and return them (the probe columns' client seconds, probes/series.py); the caller commits
+    (results/summary.store_summary_in, at run end)."""
     columns: list[Columns] = [([], []) for _ in run.experiment.variants]
     rows = session.execute(
         select(Iteration.variant_index, Iteration.iteration, Iteration.elapsed_s)
@@ -52,6 +53,7 @@ def store_series_in(session: Session, run: Run) -> None:
         row = pack(index, one)
         row.run_id = run.id
         session.add(row)
+    return columns
 
 
 async def stored_columns(session: AsyncSession, run: Run) -> list[Columns] | None:

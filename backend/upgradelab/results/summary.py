@@ -135,10 +135,10 @@ def store_summary_in(session: Session, run_id: int) -> list[VerdictRow]:
     session.execute(delete(VariantSummary).where(VariantSummary.run_id == run_id))
     rows = compute_summary(session, run)
     session.add_all([to_stored(row) for row in rows])
-    store_series_in(session, run)
+    series = store_series_in(session, run)
     store_statements_in(session, run)
     store_group_medians_in(session, run)
-    store_probe_series_in(session, run)
+    store_probe_series_in(session, run, client=series)
     session.commit()
     return rows
 

@@ -65,12 +65,12 @@ export function LineChartCard({ rows, x, y, lines, title, height = 300, empty, e
   const sampled = useMemo(() => {
     const each = Math.max(SAMPLED_PER_LINE_MIN, Math.floor(SAMPLED_POINTS / Math.max(1, lines.length)))
     return lines.map((line) =>
-        line.columns
-          ? sampleIndexes(line.columns, each).map((k) => ({
-              [x.key]: line.columns!.x[k],
-              [line.key]: line.columns!.y[k],
-            }))
-          : line.data,
+      line.columns
+        ? sampleIndexes(line.columns, each).map((k) => ({
+            [x.key]: line.columns!.x[k],
+            [line.key]: line.columns!.y[k],
+          }))
+        : line.data,
     )
   }, [lines, x.key])
   const paths = lines.filter((line) => line.columns)
