@@ -97,7 +97,7 @@ export function LineChartCard({ rows, x, y, lines, title, height = 300, empty, e
           formatter={(value) => (typeof value === 'number' ? `${y.format(value)} ${y.unit}` : String(value))}
           labelFormatter={(label) => `${x.label} ${String(label)}`}
         />
-        <Legend verticalAlign="top" height={32} />
+        <Legend verticalAlign="top" />
         {lines.map((line, k) => (
           <Line
             key={line.key}
