@@ -17,6 +17,7 @@ cancelling a run without a live lease ends it at once through `end_abandoned` (r
 """
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -44,6 +45,12 @@ WORKER_LOST = "worker lost"
 # How long a reaper holds a run it is ending (stopping servers can take a while); a reaper that
 # dies meanwhile leaves the run to the next one after this.
 _REAPING_TTL_S = 300.0
+
+# A reaper pass holds the database pool's and the driver's locks while it queries; a pool process
+# forked in the middle of one (Celery replaces a killed pool process at once) would inherit them held
+# and hang on its first query (worker_process_init disposes of the pool). Forks wait for the pass.
+_PASS = threading.RLock()  # reentrant: a pass that forks itself (preexec_fn) passes its own guard
+os.register_at_fork(before=_PASS.acquire, after_in_parent=_PASS.release, after_in_child=_PASS.release)
 
 
 def reap_expired(settings: Settings | None = None, kind: LeaseKind = RUNS) -> list[int]:
@@ -157,7 +164,8 @@ def start_reaper_thread(settings: Settings | None = None) -> threading.Event:
         while True:
             for kind in (RUNS, REPLAYS):
                 try:
-                    reap_expired(settings, kind)
+                    with _PASS:
+                        reap_expired(settings, kind)
                 except Exception:  # the database may be briefly unavailable: try again next period
                     log.exception("reaping %ss with expired leases", kind.name)
             if stop.wait(settings.reaper_interval_s):
