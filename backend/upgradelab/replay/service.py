@@ -14,7 +14,9 @@ from upgradelab.experiments.variants import VariantError, resolve_variant
 from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayVariantSpec
 from upgradelab.replay.sources import SourceError, parse_source
+from upgradelab.targets import option_lists
 from upgradelab.targets.models import Target
+from upgradelab.targets.options import OptionError
 from upgradelab.targets.provisioners import ExistingProvisioner
 from upgradelab.worker import EXECUTE_REPLAY, celery_app
 
@@ -46,6 +48,10 @@ async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVar
             raise _unprocessable(
                 "allow_writes", f"writes replay only on disposable targets; {target_name} is not"
             )
+        try:  # the target's option list is built first if missing (503 naming the target)
+            await option_lists.check_target_lines(target, variant.option_lines())
+        except OptionError as error:
+            raise _unprocessable("variants", f"variants[{index}]: {error}") from error
         out.append(
             ReplayVariantSpec(
                 name=text, target=target_name, preset=variant.preset, options=variant.option_lines()
