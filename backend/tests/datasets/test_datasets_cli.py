@@ -5,7 +5,7 @@ import subprocess
 
 import zstandard
 
-from tests.conftest import BIN, STATE
+from tests.conftest import BIN, DATASET_DIRS
 
 
 def _cli(api: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -18,7 +18,7 @@ def _cli(api: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_add_list_show_delete(api: str) -> None:
-    dump = STATE / "cli.sql.zst"
+    dump = DATASET_DIRS[1] / "cli.sql.zst"  # inside UPGRADELAB_DATASET_DIRS, for --on-worker
     plain = (
         b"CREATE TABLE t (id INT PRIMARY KEY);\n"
         + b"INSERT INTO t VALUES "

@@ -47,7 +47,11 @@ def add(
     name: Annotated[str, typer.Argument(help="Dataset name: lower-case letters, digits, - and _.")],
     file: Annotated[Path, typer.Argument(help="A mysqldump / mariadb-dump file: plain, .gz or .zst.")],
     on_worker: Annotated[
-        bool, typer.Option(help="FILE is a path on the worker's machine: not uploaded.")
+        bool,
+        typer.Option(
+            help="FILE is a path on the lab's machine, inside a directory listed in "
+            "UPGRADELAB_DATASET_DIRS: copied there, not uploaded (admin only)."
+        ),
     ] = False,
     api: ApiOption = None,
     token: TokenOption = None,

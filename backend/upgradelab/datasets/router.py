@@ -1,6 +1,5 @@
-"""/api/datasets: upload a dump (streamed), register one on the worker's disk, list, inspect, delete."""
+"""/api/datasets: upload a dump (streamed), register one on the lab's disk, list, inspect, delete."""
 
-from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Request, status
@@ -36,8 +35,12 @@ async def upload_dataset(name: Name, request: Request, session: SessionDep) -> D
 
 @router.post("/{name}/from-path", response_model=DatasetRead, status_code=status.HTTP_201_CREATED)
 async def dataset_from_path(name: Name, spec: DatasetFromPath, session: SessionDep) -> DatasetRead:
-    """Create a dataset from a dump already on the worker's machine (copied into the state dir)."""
-    return service.to_read(await service.create_from_path(session, name, Path(spec.path)))
+    """Admin only. Create a dataset from a dump already on the lab's machine (copied into the state
+    dir): a regular file inside a directory listed in UPGRADELAB_DATASET_DIRS once every link is
+    resolved. 422 "path: not a readable file in UPGRADELAB_DATASET_DIRS" for every refusal (missing,
+    outside, a link leading out, `..`, not a regular file, unreadable), 422 naming the setting when it
+    lists no directory, 409 when the name is taken."""
+    return service.to_read(await service.create_from_path(session, name, spec.path))
 
 
 @router.delete("/{name}", response_model=DatasetRead)

@@ -11,10 +11,13 @@ NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 
 
 class DatasetFromPath(BaseModel):
-    """A dump already on the worker's machine (absolute path, read by the API and worker)."""
+    """A dump already on the lab's machine, inside a directory listed in UPGRADELAB_DATASET_DIRS
+    (absolute path, read by the API; see datasets/paths.py for what is refused)."""
 
     path: str = Field(
-        pattern=r"^/[^\n\x00]+$", description="Absolute path of a .sql, .sql.gz or .sql.zst dump."
+        pattern=r"^/[^\n\x00]+$",
+        max_length=4096,
+        description="Absolute path of a .sql, .sql.gz or .sql.zst dump inside UPGRADELAB_DATASET_DIRS.",
     )
 
 

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from upgradelab.datasets.dump import detect
 from upgradelab.datasets.models import Dataset
+from upgradelab.datasets.paths import open_or_refuse
 from upgradelab.datasets.schemas import DatasetLoad, DatasetRead
 from upgradelab.settings import get_settings
 
@@ -108,18 +109,22 @@ async def create_from_stream(session: AsyncSession, name: str, chunks: AsyncIter
     return dataset
 
 
-async def create_from_path(session: AsyncSession, name: str, source: Path) -> Dataset:
-    """Copy a dump on this machine into the state dir; 422 naming `path` when it is not a file."""
+async def create_from_path(session: AsyncSession, name: str, source: str) -> Dataset:
+    """Copy a dump on this machine into the state dir. Only a regular file inside a directory listed
+    in UPGRADELAB_DATASET_DIRS, links resolved (datasets/paths.py); 422 with one message for every
+    refusal, whether the file exists or not; 409 when the name is taken."""
     await _refuse_existing(session, name)
-    if not await anyio.Path(source).is_file():
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, f"path: {source} is not a file")
+    directories = get_settings().dataset_dirs
+    file = anyio.wrap_file(await anyio.to_thread.run_sync(lambda: open_or_refuse(source, directories)))
 
     async def read() -> AsyncIterator[bytes]:
-        async with await anyio.open_file(source, "rb") as handle:
-            while block := await handle.read(1 << 20):
-                yield block
+        while block := await file.read(1 << 20):
+            yield block
 
-    return await create_from_stream(session, name, read())
+    try:
+        return await create_from_stream(session, name, read())
+    finally:
+        await file.aclose()
 
 
 async def delete(session: AsyncSession, name: str) -> Dataset:
