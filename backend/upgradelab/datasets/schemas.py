@@ -35,8 +35,13 @@ class DatasetLoad(BaseModel):
 
 
 class DatasetRead(BaseModel):
-    """A stored dataset: size in bytes, sha256 of the file as stored, compression, default database
-    (`database`, the name with '-' as '_'), and per target name the last load."""
+    """A dataset: size in bytes, sha256 of the file as stored, compression, default database
+    (`database`, the name with '-' as '_'), per target name the last load, and `replay_count`: the
+    replay reports measured on it (kept when it is deleted).
+
+    A deleted dataset is a record: `deleted_at` (UTC) and `deleted_by` (username) set, its dump gone,
+    and `copies_pending` the targets whose kept datadirs may still hold it ([] once all are removed;
+    None while live). A new upload is the same dump when its sha256 is this one's."""
 
     id: int
     name: str
@@ -46,3 +51,7 @@ class DatasetRead(BaseModel):
     database: str
     loads: dict[str, DatasetLoad]
     created_at: datetime
+    replay_count: int
+    deleted_at: datetime | None
+    deleted_by: str | None
+    copies_pending: list[str] | None
