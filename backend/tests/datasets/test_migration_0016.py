@@ -26,9 +26,9 @@ def _fill(connection: sa.Connection) -> None:
         connection.execute(
             sa.text(
                 "INSERT INTO dataset (id, name, path, sha256, size_bytes, compression, loads, created_at) "
-                "VALUES (:id, :name, '/x/' || :name || '.dump', :sha256, 10, 'none', :loads, '2025-01-01')"
+                "VALUES (:id, :name, :path, :sha256, 10, 'none', :loads, '2025-01-01')"
             ),
-            row,
+            {**row, "path": f"/x/{row['name']}.dump"},
         )
     for replay_id, dataset_id, report in REPLAYS:
         connection.execute(
