@@ -20,7 +20,9 @@ class ReplayRun(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
-    dataset_id: Mapped[int] = mapped_column(ForeignKey("dataset.id", ondelete="CASCADE"))
+    # RESTRICT: a report outlives its dataset (issue 24); a deleted dataset stays as a record
+    # (datasets/models.py), and a row delete that would orphan a report fails instead of cascading.
+    dataset_id: Mapped[int] = mapped_column(ForeignKey("dataset.id", ondelete="RESTRICT"))
     source_format: Mapped[str] = mapped_column(String(16))
     variants: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     repeats: Mapped[int]

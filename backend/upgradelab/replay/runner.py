@@ -106,7 +106,7 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
     heartbeat = leases.Lease(replay_id, owner, locks.renew, settings, REPLAYS)
     try:
         with heartbeat:
-            if dataset is None:
+            if dataset is None or dataset.deleted_at is not None:
                 raise LoadFailed("the dataset was deleted", line=None, code=None)
             dump = DumpDataset(Path(dataset.path), dataset.sha256, database_of(dataset.name))
             # The seed is the replay's id (as a run's without its own), stored with the schedule.

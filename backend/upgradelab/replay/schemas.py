@@ -189,11 +189,15 @@ class ReplayRead(_Read):
     """A replay run; `report` once it succeeded, and only from GET /api/replays/{id}. `repeats` and
     `rounds` are both the number of rounds; `schedule`: each round's variant order (variant indexes)
     once the replay started; `statements`: how many were sampled; `skipped_writes`: the statements
-    left out of a read-only replay; `progress`: the current step while it runs."""
+    left out of a read-only replay; `progress`: the current step while it runs. `dataset_sha256` and
+    `dataset_deleted_at`: the dump it ran on, and when that dataset was deleted (None: live); the
+    report is kept either way, a new replay needs the dump uploaded again (same dump: same sha256)."""
 
     id: int
     name: str
     dataset: str | None
+    dataset_sha256: str | None = None
+    dataset_deleted_at: datetime | None = None
     status: ReplayStatus
     source_format: SourceFormat
     variants: list[ReplayVariantSpec]

@@ -120,6 +120,8 @@ async def to_read(session: AsyncSession, replay: ReplayRun, *, with_report: bool
             "id": replay.id,
             "name": replay.name,
             "dataset": dataset.name if dataset else None,
+            "dataset_sha256": dataset.sha256 if dataset else None,
+            "dataset_deleted_at": dataset.deleted_at if dataset else None,
             "status": replay.status,
             "source_format": replay.source_format,
             "variants": replay.variants,

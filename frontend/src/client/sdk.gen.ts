@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelRunData, CancelRunErrors, CancelRunResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, ListDatasetsData, ListDatasetsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, SharedData, SharedErrors, SharedResponses, StartRunData, StartRunErrors, StartRunResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
+import type { CancelRunData, CancelRunErrors, CancelRunResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, SharedData, SharedErrors, SharedResponses, StartRunData, StartRunErrors, StartRunResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -246,21 +246,26 @@ export const runProbes = <ThrowOnError extends boolean = false>(options: Options
 /**
  * List Datasets
  *
- * Every dataset by name, each with its per-target loads (tables, rows, bytes).
+ * The live datasets by name, each with its per-target loads (tables, rows, bytes) and how many
+ * replay reports were measured on it; `deleted=true`: the deleted ones' records, newest first.
  */
-export const listDatasets = <ThrowOnError extends boolean = false>(options?: Options<ListDatasetsData, ThrowOnError>) => (options?.client ?? client).get<ListDatasetsResponses, unknown, ThrowOnError>({ url: '/api/datasets', ...options });
+export const listDatasets = <ThrowOnError extends boolean = false>(options?: Options<ListDatasetsData, ThrowOnError>) => (options?.client ?? client).get<ListDatasetsResponses, ListDatasetsErrors, ThrowOnError>({ url: '/api/datasets', ...options });
 
 /**
  * Delete Dataset
  *
- * Delete the dataset and its file; 404 when unknown.
+ * Delete the dataset's dump and its loaded copies on the targets (removed by the worker as each
+ * target is free: `copies_pending`); the dataset stays as a record (`deleted_at`, `deleted_by`) and
+ * every replay report measured on it is kept, with its share links and exports (`replay_count`).
+ * 404 when unknown, 410 when already deleted, 409 while a replay on it is queued or running.
  */
 export const deleteDataset = <ThrowOnError extends boolean = false>(options: Options<DeleteDatasetData, ThrowOnError>) => (options.client ?? client).delete<DeleteDatasetResponses, DeleteDatasetErrors, ThrowOnError>({ url: '/api/datasets/{name}', ...options });
 
 /**
  * Get Dataset
  *
- * One dataset; 404 when unknown.
+ * One live dataset, with `replay_count` (what a delete would keep); 404 when unknown, 410 when
+ * deleted (the message says how to upload it again and gives its sha256).
  */
 export const getDataset = <ThrowOnError extends boolean = false>(options: Options<GetDatasetData, ThrowOnError>) => (options.client ?? client).get<GetDatasetResponses, GetDatasetErrors, ThrowOnError>({ url: '/api/datasets/{name}', ...options });
 
@@ -269,14 +274,19 @@ export const getDataset = <ThrowOnError extends boolean = false>(options: Option
  *
  * Create a dataset from the raw request body: a mysqldump / mariadb-dump file, plain, gzip or
  * zstd (`content-type: application/octet-stream`). Streamed to disk, never held in memory; sha256
- * computed on the way. 409 when the name exists, 413 over 20 GiB, 422 when empty.
+ * computed on the way. 409 when a live dataset has the name (a deleted one's name can be reused),
+ * 413 over 20 GiB, 422 when empty.
  */
 export const uploadDataset = <ThrowOnError extends boolean = false>(options: Options<UploadDatasetData, ThrowOnError>) => (options.client ?? client).put<UploadDatasetResponses, UploadDatasetErrors, ThrowOnError>({ url: '/api/datasets/{name}', ...options });
 
 /**
  * Dataset From Path
  *
- * Create a dataset from a dump already on the worker's machine (copied into the state dir).
+ * Admin only. Create a dataset from a dump already on the lab's machine (copied into the state
+ * dir): a regular file inside a directory listed in UPGRADELAB_DATASET_DIRS once every link is
+ * resolved. 422 "path: not a readable file in UPGRADELAB_DATASET_DIRS" for every refusal (missing,
+ * outside, a link leading out, `..`, not a regular file, unreadable), 422 naming the setting when it
+ * lists no directory, 409 when the name is taken.
  */
 export const datasetFromPath = <ThrowOnError extends boolean = false>(options: Options<DatasetFromPathData, ThrowOnError>) => (options.client ?? client).post<DatasetFromPathResponses, DatasetFromPathErrors, ThrowOnError>({
     url: '/api/datasets/{name}/from-path',

@@ -357,13 +357,14 @@ export type ComparisonSeries = {
 /**
  * DatasetFromPath
  *
- * A dump already on the worker's machine (absolute path, read by the API and worker).
+ * A dump already on the lab's machine, inside a directory listed in UPGRADELAB_DATASET_DIRS
+ * (absolute path, read by the API; see datasets/paths.py for what is refused).
  */
 export type DatasetFromPath = {
     /**
      * Path
      *
-     * Absolute path of a .sql, .sql.gz or .sql.zst dump.
+     * Absolute path of a .sql, .sql.gz or .sql.zst dump inside UPGRADELAB_DATASET_DIRS.
      */
     path: string;
 };
@@ -405,8 +406,13 @@ export type DatasetLoad = {
 /**
  * DatasetRead
  *
- * A stored dataset: size in bytes, sha256 of the file as stored, compression, default database
- * (`database`, the name with '-' as '_'), and per target name the last load.
+ * A dataset: size in bytes, sha256 of the file as stored, compression, default database
+ * (`database`, the name with '-' as '_'), per target name the last load, and `replay_count`: the
+ * replay reports measured on it (kept when it is deleted).
+ *
+ * A deleted dataset is a record: `deleted_at` (UTC) and `deleted_by` (username) set, its dump gone,
+ * and `copies_pending` the targets whose kept datadirs may still hold it ([] once all are removed;
+ * None while live). A new upload is the same dump when its sha256 is this one's.
  */
 export type DatasetRead = {
     /**
@@ -443,6 +449,22 @@ export type DatasetRead = {
      * Created At
      */
     created_at: string;
+    /**
+     * Replay Count
+     */
+    replay_count: number;
+    /**
+     * Deleted At
+     */
+    deleted_at: string | null;
+    /**
+     * Deleted By
+     */
+    deleted_by: string | null;
+    /**
+     * Copies Pending
+     */
+    copies_pending: Array<string> | null;
 };
 
 /**
@@ -1190,7 +1212,9 @@ export type ReplayProgress = {
  * A replay run; `report` once it succeeded, and only from GET /api/replays/{id}. `repeats` and
  * `rounds` are both the number of rounds; `schedule`: each round's variant order (variant indexes)
  * once the replay started; `statements`: how many were sampled; `skipped_writes`: the statements
- * left out of a read-only replay; `progress`: the current step while it runs.
+ * left out of a read-only replay; `progress`: the current step while it runs. `dataset_sha256` and
+ * `dataset_deleted_at`: the dump it ran on, and when that dataset was deleted (None: live); the
+ * report is kept either way, a new replay needs the dump uploaded again (same dump: same sha256).
  */
 export type ReplayRead = {
     /**
@@ -1205,6 +1229,14 @@ export type ReplayRead = {
      * Dataset
      */
     dataset: string | null;
+    /**
+     * Dataset Sha256
+     */
+    dataset_sha256: string | null;
+    /**
+     * Dataset Deleted At
+     */
+    dataset_deleted_at: string | null;
     /**
      * Status
      */
@@ -2735,7 +2767,9 @@ export type FingerprintResultWritable = {
  * A replay run; `report` once it succeeded, and only from GET /api/replays/{id}. `repeats` and
  * `rounds` are both the number of rounds; `schedule`: each round's variant order (variant indexes)
  * once the replay started; `statements`: how many were sampled; `skipped_writes`: the statements
- * left out of a read-only replay; `progress`: the current step while it runs.
+ * left out of a read-only replay; `progress`: the current step while it runs. `dataset_sha256` and
+ * `dataset_deleted_at`: the dump it ran on, and when that dataset was deleted (None: live); the
+ * report is kept either way, a new replay needs the dump uploaded again (same dump: same sha256).
  */
 export type ReplayReadWritable = {
     /**
@@ -2750,6 +2784,14 @@ export type ReplayReadWritable = {
      * Dataset
      */
     dataset: string | null;
+    /**
+     * Dataset Sha256
+     */
+    dataset_sha256: string | null;
+    /**
+     * Dataset Deleted At
+     */
+    dataset_deleted_at: string | null;
     /**
      * Status
      */
@@ -3737,9 +3779,25 @@ export type RunProbesResponse = RunProbesResponses[keyof RunProbesResponses];
 export type ListDatasetsData = {
     body?: never;
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * Deleted
+         *
+         * The deleted datasets' records instead of the live ones.
+         */
+        deleted?: boolean;
+    };
     url: '/api/datasets';
 };
+
+export type ListDatasetsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ListDatasetsError = ListDatasetsErrors[keyof ListDatasetsErrors];
 
 export type ListDatasetsResponses = {
     /**

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import { useParams } from 'react-router-dom'
 import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
+import { formatDateTime } from '../../format'
 import { ReplayReportView } from './ReplayReportView'
 import { ShareReplay } from './ShareReplay'
 import { ReplayProgress } from './ReplayProgress'
@@ -36,6 +37,13 @@ export function ReplayPage() {
           </>
         )}
       </p>
+      {data.dataset_deleted_at && (
+        <p className="notice" data-testid="dataset-deleted">
+          Dataset {data.dataset} was deleted on {formatDateTime(data.dataset_deleted_at)}; this report is kept. To
+          replay on it again, upload its dump again (<a href="/datasets">Datasets</a>): it is the same dump when its
+          sha256 is <code style={{ wordBreak: 'break-all' }}>{data.dataset_sha256}</code>.
+        </p>
+      )}
       {data.progress && <ReplayProgress progress={data.progress} />}
       <ErrorBox error={data.error} title="Replay failed" testId="replay-failure" />
       {data.skipped_writes.length > 0 && (
