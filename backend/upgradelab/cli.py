@@ -11,7 +11,7 @@ import typer
 from upgradelab.api_client import TokenOption, _default_api, _error_text, _headers
 from upgradelab.datasets.cli import datasets_app
 from upgradelab.experiments.schemas import ExperimentRead
-from upgradelab.replay.cli import replay
+from upgradelab.replay.cli import replay_app
 from upgradelab.results.comparison_schemas import Comparison
 from upgradelab.runs.schemas import RunProgress, RunRead
 from upgradelab.settings import get_settings
@@ -430,7 +430,7 @@ def issue_token(
 
 
 app.add_typer(datasets_app, name="datasets")
-app.command("replay")(replay)
+app.add_typer(replay_app, name="replay")
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(app())
