@@ -202,3 +202,37 @@ def test_a_statement_timeout_out_of_range_is_refused_naming_the_field(
         "body",
         "statement_timeout_s",
     ]
+
+
+def test_a_replay_cancelled_while_it_loads_the_dump_ends_at_once(http: httpx.Client) -> None:
+    """Cancelled while the dump loads: the servers are stopped then and there (the load ends with
+    them), the replay ends cancelled without a report, nothing is left."""
+    targets = ["mariadb-11.8", "mysql-9.7"]
+    fresh = f"-- {time.time_ns()}: a new dump, loaded afresh (no kept datadir holds it)\n".encode()
+    rows = b"".join(
+        b"INSERT INTO big VALUES " + b",".join(b"(%d, 'x')" % (k * 1000 + i) for i in range(1000)) + b";\n"
+        for k in range(1500)  # ~15 MB: uncancelled, the load alone takes well over 15 s here
+    )
+    dump = fresh + b"CREATE TABLE big (id INT PRIMARY KEY, pad CHAR(200));\n" + rows
+    assert http.put("/api/datasets/loading", content=dump).status_code == 201
+    try:
+        body = {
+            "dataset": "loading",
+            "queries": "SELECT COUNT(*) FROM big;",
+            "variants": targets,
+            "rounds": 1,
+        }
+        replay_id = http.post("/api/replays", json=body).json()["id"]
+        loading = _wait(http, replay_id, lambda r: (r["progress"] or {}).get("phase") == "loading the dump")
+        assert loading["progress"]["bytes"] < len(dump)  # still loading
+        asked = time.monotonic()
+        assert http.post(f"/api/replays/{replay_id}/cancel").status_code == 200
+        ended = _wait(http, replay_id, _final, timeout_s=60)
+        took = time.monotonic() - asked
+        print(f"cancel while loading took {took:.1f} s")
+        assert ended["status"] == "cancelled" and ended["report"] is None and ended["error"] is None
+        # the other server may still be initializing its datadir: that, not the load, takes a while
+        assert took < 15, took
+        _no_server_and_no_lock(targets)
+    finally:
+        http.delete("/api/datasets/loading")

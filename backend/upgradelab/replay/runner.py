@@ -126,7 +126,7 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
     interrupt = Interrupt()
     attached = len(specs)
 
-    def cancel() -> None:
+    def cancel() -> None:  # the watch calls it every CANCEL_POLL_S seconds once cancel is asked
         interrupt.set()
         if interrupt.attached < attached:  # still starting or loading the dump: stop them now
             stop_targets(f"replay {replay_id}", list(targets.values()), settings)
@@ -202,8 +202,10 @@ def _keep_partial(
 
 
 class _CancelWatch:
-    """While entered: a thread reads the replay's cancel_requested every CANCEL_POLL_S seconds and
-    calls `on_cancel` once when it is set (a failing read is logged and tried again)."""
+    """While entered: a thread reads the replay's cancel_requested every CANCEL_POLL_S seconds; once
+    it is set, calls `on_cancel` then and every CANCEL_POLL_S seconds after, until exited (a server
+    that was still starting at the first call has its pid file by a later one). A failing read is
+    logged and tried again."""
 
     def __init__(self, replay_id: int, on_cancel: Callable[[], None]) -> None:
         self._replay_id, self._on_cancel = replay_id, on_cancel
@@ -211,18 +213,22 @@ class _CancelWatch:
         self._thread = threading.Thread(target=self._watch, name=f"cancel-replay-{replay_id}", daemon=True)
 
     def _watch(self) -> None:
+        requested = False
         while not self._stop.wait(CANCEL_POLL_S):
             try:
-                with sync_session() as session:
-                    requested = session.scalar(
-                        select(ReplayRun.cancel_requested).where(ReplayRun.id == self._replay_id)
-                    )
+                if not requested:
+                    with sync_session() as session:
+                        requested = bool(
+                            session.scalar(
+                                select(ReplayRun.cancel_requested).where(ReplayRun.id == self._replay_id)
+                            )
+                        )
+                    if requested:
+                        log.info("replay %s: cancel requested", self._replay_id)
                 if requested:
-                    log.info("replay %s: cancel requested", self._replay_id)
                     self._on_cancel()
-                    return
             except Exception:  # the database may be busy: the next poll tries again
-                log.exception("replay %s: reading its cancel request", self._replay_id)
+                log.exception("replay %s: cancelling", self._replay_id)
 
     def __enter__(self) -> "_CancelWatch":
         self._thread.start()
