@@ -146,4 +146,5 @@ export const api = {
   replays: () => unwrap(sdk.listReplays()),
   replay: (id: Id) => unwrap(sdk.getReplay({ path: { replay_id: Number(id) } })),
   createReplay: (body: ReplayCreate) => unwrap(sdk.createReplay({ body })),
+  cancelReplay: (id: Id) => unwrap(sdk.cancelReplay({ path: { replay_id: Number(id) } })),
 }

@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelRunData, CancelRunErrors, CancelRunResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, SharedData, SharedErrors, SharedResponses, StartRunData, StartRunErrors, StartRunResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
+import type { CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, SharedData, SharedErrors, SharedResponses, StartRunData, StartRunErrors, StartRunResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -309,7 +309,8 @@ export const listReplays = <ThrowOnError extends boolean = false>(options?: Opti
  *
  * Queue a replay (`rounds` interleaved rounds, default 10; `repeats` is its older name). 404 for an
  * unknown dataset; 422 naming `variants` (unknown target or preset, or two variants on one existing
- * server), `allow_writes` (a target that is not disposable) or `queries` (nothing to replay).
+ * server), `allow_writes` (a target that is not disposable), `queries` (nothing to replay) or
+ * `statement_timeout_s` (outside 0.1-3600 s).
  */
 export const createReplay = <ThrowOnError extends boolean = false>(options: Options<CreateReplayData, ThrowOnError>) => (options.client ?? client).post<CreateReplayResponses, CreateReplayErrors, ThrowOnError>({
     url: '/api/replays',
@@ -323,14 +324,26 @@ export const createReplay = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * Get Replay
  *
- * A replay run with its report once succeeded (fingerprints by group, both plans, both errors).
+ * A replay run with its report once succeeded (fingerprints by group, both plans, both errors;
+ * partial after a cancel).
  */
 export const getReplay = <ThrowOnError extends boolean = false>(options: Options<GetReplayData, ThrowOnError>) => (options.client ?? client).get<GetReplayResponses, GetReplayErrors, ThrowOnError>({ url: '/api/replays/{replay_id}', ...options });
 
 /**
+ * Cancel Replay
+ *
+ * Cancel a replay (operator): a queued one at once, a running one within seconds (the statement
+ * running killed, its servers stopped, its locks freed, what it measured kept as a partial report).
+ * The replay as read right after: `cancelled`, or still `running` until its worker has stopped it.
+ * 404 for an unknown id; 409 when it already ended.
+ */
+export const cancelReplay = <ThrowOnError extends boolean = false>(options: Options<CancelReplayData, ThrowOnError>) => (options.client ?? client).post<CancelReplayResponses, CancelReplayErrors, ThrowOnError>({ url: '/api/replays/{replay_id}/cancel', ...options });
+
+/**
  * Export Replay
  *
- * The report as a download: JSON (the whole report) or CSV (csv_rows); 409 before it succeeded.
+ * The report as a download: JSON (the whole report) or CSV (csv_rows); 409 before there is one
+ * (a cancelled replay's partial report downloads).
  */
 export const exportReplay = <ThrowOnError extends boolean = false>(options: Options<ExportReplayData, ThrowOnError>) => (options.client ?? client).get<ExportReplayResponses, ExportReplayErrors, ThrowOnError>({ url: '/api/replays/{replay_id}/export', ...options });
 

@@ -644,9 +644,9 @@ export type FinalRunStatus = typeof FinalRunStatus[keyof typeof FinalRunStatus];
 /**
  * FingerprintResult
  *
- * A fingerprint: its group (first match of breaks, plan changes, slower, faster, same), median
- * seconds per variant (median of its round values; None: no round), `ratios` per non-baseline
- * variant, and its sampled statements.
+ * A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
+ * faster, same), median seconds per variant (median of its round values; None: no round),
+ * `ratios` per non-baseline variant, and its sampled statements.
  */
 export type FingerprintResult = {
     /**
@@ -660,7 +660,7 @@ export type FingerprintResult = {
     /**
      * Group
      */
-    group: 'breaks' | 'plan changes' | 'slower' | 'faster' | 'same';
+    group: 'breaks' | 'timed out' | 'plan changes' | 'slower' | 'faster' | 'same' | 'refused';
     /**
      * Median S
      */
@@ -908,9 +908,13 @@ export type MutexWait = {
 /**
  * Outcome
  *
- * One statement once on one server. error_code/error_message: None when it ran; warnings:
- * [(level, code, message)] of SHOW WARNINGS; row_count and checksums None after an error; plan:
- * steps in join order ([] when EXPLAIN gave none) and plan_error when EXPLAIN itself failed.
+ * One statement once on one server. error_code/error_message: None when it ran (the server's
+ * error otherwise, kept for a refusal and a timeout too); warnings: [(level, code, message)] of
+ * SHOW WARNINGS; row_count and checksums None after an error; plan: steps in join order ([] when
+ * EXPLAIN gave none) and plan_error when EXPLAIN itself failed. kind: "ran", "error", "refused"
+ * (the server refused a write in a read-only replay) or "timed out"; note: how the report says a
+ * refusal or a timeout ("refused: writes in a read-only replay", "timed out after 30 s"). Reports
+ * stored before `kind` read as "ran" with their error_code.
  */
 export type Outcome = {
     /**
@@ -953,6 +957,14 @@ export type Outcome = {
      * Plan Error
      */
     plan_error: string | null;
+    /**
+     * Kind
+     */
+    kind: 'ran' | 'error' | 'refused' | 'timed out';
+    /**
+     * Note
+     */
+    note: string | null;
 };
 
 /**
@@ -1114,7 +1126,8 @@ export type PublishedFigureRead = {
  * sampled statements, the round's value being their median; a time verdict needs at least 5
  * rounds), at most `sample` statements per fingerprint; writes only
  * with allow_writes, and then only on disposable targets. `repeats` is the older name of `rounds`,
- * used when `rounds` is not given.
+ * used when `rounds` is not given. `statement_timeout_s`: every statement's bound in seconds
+ * (0.1 to 3600, default 30); a statement past it is ended and reported "timed out after N s".
  */
 export type ReplayCreate = {
     /**
@@ -1157,6 +1170,10 @@ export type ReplayCreate = {
      * Allow Writes
      */
     allow_writes?: boolean;
+    /**
+     * Statement Timeout S
+     */
+    statement_timeout_s?: number;
 };
 
 /**
@@ -1209,7 +1226,8 @@ export type ReplayProgress = {
 /**
  * ReplayRead
  *
- * A replay run; `report` once it succeeded, and only from GET /api/replays/{id}. `repeats` and
+ * A replay run; `report` once it succeeded (or, partial, once cancelled after measuring), and
+ * only from GET /api/replays/{id}. `statement_timeout_s`: every statement's bound. `repeats` and
  * `rounds` are both the number of rounds; `schedule`: each round's variant order (variant indexes)
  * once the replay started; `statements`: how many were sampled; `skipped_writes`: the statements
  * left out of a read-only replay; `progress`: the current step while it runs. `dataset_sha256` and
@@ -1240,7 +1258,7 @@ export type ReplayRead = {
     /**
      * Status
      */
-    status: 'queued' | 'running' | 'succeeded' | 'failed';
+    status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
     /**
      * Source Format
      */
@@ -1270,6 +1288,10 @@ export type ReplayRead = {
      * Allow Writes
      */
     allow_writes: boolean;
+    /**
+     * Statement Timeout S
+     */
+    statement_timeout_s: number;
     /**
      * Statements
      */
@@ -1301,13 +1323,23 @@ export type ReplayRead = {
  * fingerprints fell in each group, `exit_bits` (`upgradelab replay`'s exit status: 1 breaks, 2
  * regressions, 4 plan changes), statements replayed, rounds and passes per block, the schedule
  * (None before rounds), the verdict threshold (a fraction) and every fingerprint in source order.
- * Seconds are wall-clock around execute + fetch.
+ * Seconds are wall-clock around execute + fetch. `partial`: the replay was cancelled, and this is
+ * what it measured (the statements captured on every variant, the rounds every variant completed);
+ * `statement_timeout_s`: the bound every statement ran under (None in reports made before it).
  */
 export type ReplayReport = {
     /**
      * Baseline
      */
     baseline: string;
+    /**
+     * Partial
+     */
+    partial: boolean;
+    /**
+     * Statement Timeout S
+     */
+    statement_timeout_s: number | null;
     /**
      * Variants
      */
@@ -1914,8 +1946,9 @@ export type SharedView = {
  *
  * One statement on one variant against the baseline (compare.py's module docstring): which of
  * error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
- * `unordered_query` when it has no ORDER BY) and plan differ; `breaks` = error, result, or an
- * order the query never asked for.
+ * `unordered_query` when it has no ORDER BY) and plan differ, whether it was refused as a write
+ * (`refused`) or timed out (`timed_out`) on one of the two only; `breaks` = error, result, or an
+ * order the query never asked for (a refusal or a timeout is not a break).
  */
 export type StatementDiff = {
     /**
@@ -1926,6 +1959,14 @@ export type StatementDiff = {
      * Error
      */
     error: boolean;
+    /**
+     * Refused
+     */
+    refused: boolean;
+    /**
+     * Timed Out
+     */
+    timed_out: boolean;
     /**
      * Warnings
      */
@@ -1956,7 +1997,8 @@ export type StatementDiff = {
  * StatementResult
  *
  * One sampled statement: its text and default database, its outcome per variant name (error,
- * warnings, rows, checksums, plan; outcomes.py) and its diffs, one per non-baseline variant.
+ * warnings, rows, checksums, plan, kind; outcomes.py; the baseline first), its diffs, one per
+ * non-baseline variant, and per variant how many of its timed runs timed out.
  */
 export type StatementResult = {
     /**
@@ -1977,6 +2019,12 @@ export type StatementResult = {
      * Diffs
      */
     diffs: Array<StatementDiff>;
+    /**
+     * Timed Out Runs
+     */
+    timed_out_runs: {
+        [key: string]: number;
+    };
 };
 
 /**
@@ -2726,9 +2774,9 @@ export type WorkloadRead = {
 /**
  * FingerprintResult
  *
- * A fingerprint: its group (first match of breaks, plan changes, slower, faster, same), median
- * seconds per variant (median of its round values; None: no round), `ratios` per non-baseline
- * variant, and its sampled statements.
+ * A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
+ * faster, same), median seconds per variant (median of its round values; None: no round),
+ * `ratios` per non-baseline variant, and its sampled statements.
  */
 export type FingerprintResultWritable = {
     /**
@@ -2742,7 +2790,7 @@ export type FingerprintResultWritable = {
     /**
      * Group
      */
-    group: 'breaks' | 'plan changes' | 'slower' | 'faster' | 'same';
+    group: 'breaks' | 'timed out' | 'plan changes' | 'slower' | 'faster' | 'same' | 'refused';
     /**
      * Median S
      */
@@ -2764,7 +2812,8 @@ export type FingerprintResultWritable = {
 /**
  * ReplayRead
  *
- * A replay run; `report` once it succeeded, and only from GET /api/replays/{id}. `repeats` and
+ * A replay run; `report` once it succeeded (or, partial, once cancelled after measuring), and
+ * only from GET /api/replays/{id}. `statement_timeout_s`: every statement's bound. `repeats` and
  * `rounds` are both the number of rounds; `schedule`: each round's variant order (variant indexes)
  * once the replay started; `statements`: how many were sampled; `skipped_writes`: the statements
  * left out of a read-only replay; `progress`: the current step while it runs. `dataset_sha256` and
@@ -2795,7 +2844,7 @@ export type ReplayReadWritable = {
     /**
      * Status
      */
-    status: 'queued' | 'running' | 'succeeded' | 'failed';
+    status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
     /**
      * Source Format
      */
@@ -2825,6 +2874,10 @@ export type ReplayReadWritable = {
      * Allow Writes
      */
     allow_writes: boolean;
+    /**
+     * Statement Timeout S
+     */
+    statement_timeout_s: number;
     /**
      * Statements
      */
@@ -2856,13 +2909,23 @@ export type ReplayReadWritable = {
  * fingerprints fell in each group, `exit_bits` (`upgradelab replay`'s exit status: 1 breaks, 2
  * regressions, 4 plan changes), statements replayed, rounds and passes per block, the schedule
  * (None before rounds), the verdict threshold (a fraction) and every fingerprint in source order.
- * Seconds are wall-clock around execute + fetch.
+ * Seconds are wall-clock around execute + fetch. `partial`: the replay was cancelled, and this is
+ * what it measured (the statements captured on every variant, the rounds every variant completed);
+ * `statement_timeout_s`: the bound every statement ran under (None in reports made before it).
  */
 export type ReplayReportWritable = {
     /**
      * Baseline
      */
     baseline: string;
+    /**
+     * Partial
+     */
+    partial: boolean;
+    /**
+     * Statement Timeout S
+     */
+    statement_timeout_s: number | null;
     /**
      * Variants
      */
@@ -2921,8 +2984,9 @@ export type SharedViewWritable = {
  *
  * One statement on one variant against the baseline (compare.py's module docstring): which of
  * error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
- * `unordered_query` when it has no ORDER BY) and plan differ; `breaks` = error, result, or an
- * order the query never asked for.
+ * `unordered_query` when it has no ORDER BY) and plan differ, whether it was refused as a write
+ * (`refused`) or timed out (`timed_out`) on one of the two only; `breaks` = error, result, or an
+ * order the query never asked for (a refusal or a timeout is not a break).
  */
 export type StatementDiffWritable = {
     /**
@@ -2933,6 +2997,14 @@ export type StatementDiffWritable = {
      * Error
      */
     error: boolean;
+    /**
+     * Refused
+     */
+    refused: boolean;
+    /**
+     * Timed Out
+     */
+    timed_out: boolean;
     /**
      * Warnings
      */
@@ -2959,7 +3031,8 @@ export type StatementDiffWritable = {
  * StatementResult
  *
  * One sampled statement: its text and default database, its outcome per variant name (error,
- * warnings, rows, checksums, plan; outcomes.py) and its diffs, one per non-baseline variant.
+ * warnings, rows, checksums, plan, kind; outcomes.py; the baseline first), its diffs, one per
+ * non-baseline variant, and per variant how many of its timed runs timed out.
  */
 export type StatementResultWritable = {
     /**
@@ -2980,6 +3053,12 @@ export type StatementResultWritable = {
      * Diffs
      */
     diffs: Array<StatementDiffWritable>;
+    /**
+     * Timed Out Runs
+     */
+    timed_out_runs: {
+        [key: string]: number;
+    };
 };
 
 export type ListTargetsData = {
@@ -4010,6 +4089,36 @@ export type GetReplayResponses = {
 };
 
 export type GetReplayResponse = GetReplayResponses[keyof GetReplayResponses];
+
+export type CancelReplayData = {
+    body?: never;
+    path: {
+        /**
+         * Replay Id
+         */
+        replay_id: number;
+    };
+    query?: never;
+    url: '/api/replays/{replay_id}/cancel';
+};
+
+export type CancelReplayErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CancelReplayError = CancelReplayErrors[keyof CancelReplayErrors];
+
+export type CancelReplayResponses = {
+    /**
+     * Successful Response
+     */
+    200: ReplayRead;
+};
+
+export type CancelReplayResponse = CancelReplayResponses[keyof CancelReplayResponses];
 
 export type ExportReplayData = {
     body?: never;
