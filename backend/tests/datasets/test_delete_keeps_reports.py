@@ -14,6 +14,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 
 from tests.conftest import ADMIN_USER, STATE
+from tests.datasets.conftest import delete_dataset
 from upgradelab.datasets.models import Dataset
 from upgradelab.db import sync_session
 from upgradelab.replay.models import ReplayRun
@@ -72,7 +73,7 @@ def replayed(client: httpx.Client) -> Iterator[dict[str, Any]]:
     replay = _until("the replay ended", ended)
     assert replay["status"] == "succeeded", replay["error"]
     yield replay
-    client.delete(f"/api/datasets/{NAME}")  # the live one the test made again (or left half-way)
+    delete_dataset(client, NAME)  # the live one the test made again (or left half-way)
 
 
 def test_a_shared_replay_outlives_its_dataset_whose_copies_go_once_the_target_is_free(

@@ -17,6 +17,7 @@ from redis import Redis
 from sqlalchemy import select
 
 from tests.conftest import BIN, STATE, auth_headers
+from tests.datasets.conftest import delete_dataset
 from upgradelab.db import sync_session
 from upgradelab.replay.outcomes import REFUSED_TEXT
 from upgradelab.runs.locks import lock_key
@@ -64,7 +65,7 @@ def http(api: str) -> Iterator[httpx.Client]:
         created = one.put("/api/datasets/hostile", content=DUMP)
         assert created.status_code == 201, created.text
         yield one
-        one.delete("/api/datasets/hostile")
+        delete_dataset(one, "hostile")  # waits until its copies are gone from the targets
 
 
 def _cli(api: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -235,4 +236,4 @@ def test_a_replay_cancelled_while_it_loads_the_dump_ends_at_once(http: httpx.Cli
         assert took < 15, took
         _no_server_and_no_lock(targets)
     finally:
-        http.delete("/api/datasets/loading")
+        delete_dataset(http, "loading")
