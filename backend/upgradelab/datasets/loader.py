@@ -36,10 +36,13 @@ from upgradelab.datasets.scan import ClientKind, DumpReader, DumpRefused, DumpSc
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
 from upgradelab.workloads.base import DatasetProgress, execute
 
+# the server's errors (ERROR 1064 (42000) at line 12: ...) and the client's own (ERROR at line 3: ...)
 _CLIENT_ERROR = re.compile(
-    r"ERROR (?P<code>\d+)(?: \((?P<state>\w+)\))?(?: at line (?P<line>\d+))?: (?P<msg>.*)"
+    r"ERROR(?: (?P<code>\d+)(?: \((?P<state>\w+)\))?)?(?: at line (?P<line>\d+))?: (?P<msg>.*)"
 )
 _DATABASE = re.compile(r"^[A-Za-z0-9_]{1,64}$")
+# client warnings that are no error (MariaDB 11's about TLS checks, MySQL's about passwords)
+_NOISE = re.compile(r"^WARNING: |Using a password")
 _PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 # every client command off; `--loose-`: a client older than the switch warns and goes on
 _SWITCHES = {
@@ -263,15 +266,16 @@ def _progress(phase: str, consumed: int, size: int, rows: int, elapsed_s: float)
 
 
 def _failure(stderr: str, exit_code: int) -> LoadFailed:
-    lines = [line for line in stderr.splitlines() if line.strip() and "Using a password" not in line]
+    lines = [line for line in stderr.splitlines() if line.strip() and not _NOISE.search(line)]
     for line in lines:
         match = _CLIENT_ERROR.search(line)
         if match:
             where = f" at line {match['line']} of the dump" if match["line"] else ""
+            what = f"ERROR {match['code']}" if match["code"] else "the client's error"
             return LoadFailed(
-                f"the dump did not load{where}: ERROR {match['code']}: {match['msg']}",
+                f"the dump did not load{where}: {what}: {match['msg']}",
                 line=int(match["line"]) if match["line"] else None,
-                code=int(match["code"]),
+                code=int(match["code"]) if match["code"] else None,
             )
     at_line = re.search(r"at line (\d+)", stderr)
     text = " / ".join(lines)[-2000:] or f"client exit status {exit_code}"
