@@ -73,13 +73,11 @@ class TableStats:
 @dataclass(frozen=True)
 class LoadResult:
     """What a load fed (the dump's decompressed bytes, before DEFINERs were rewritten), counted (rows
-    in INSERTs) and took (seconds), and the databases the dump created or used (besides the default
-    one; from the scan)."""
+    in INSERTs) and took (seconds)."""
 
     bytes_fed: int
     rows_seen: int
     elapsed_s: float
-    databases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -228,7 +226,7 @@ def load_dump(
         raise _failure(b"".join(stderr).decode(errors="replace"), code)
     elapsed = time.monotonic() - started
     report(_progress("loading the dump", size, size, rows.rows, elapsed))
-    return LoadResult(dump.bytes, rows.rows, elapsed, tuple(sorted(set(scanned.databases) - {database})))
+    return LoadResult(dump.bytes, rows.rows, elapsed)
 
 
 def load_dataset(
@@ -238,26 +236,28 @@ def load_dataset(
     path: Path,
     database: str,
     report: Callable[[DatasetProgress], None] = lambda progress: None,
-) -> LoadResult:
+) -> tuple[LoadResult, list[str]]:
     """Load the dump at `path` as the dataset's load user (accounts.py): scanned first (LoadFailed
     naming the line of a client command or a system database), `database` created by the admin,
     the load user made with privileges on `database` and the databases the dump creates or uses,
     functions and triggers allowed on a server with a binary log while it loads (routines_allowed),
     then the dump fed as that user. `admin` is the lab user's connection, `endpoint` its endpoint
-    (host, port, client). LoadResult.databases: the dump's other databases."""
+    (host, port, client). Returns the load and every database the dataset holds (`database` first,
+    then the dump's own, in the order the dump names them)."""
     scanned = scan_file(path, flavor, report)
     if not _DATABASE.match(database):
         raise LoadFailed(
             f"database: {database!r} is not a name of letters, digits and _", line=None, code=None
         )
     execute(admin, f"CREATE DATABASE IF NOT EXISTS `{database}`")
+    databases = [database, *(name for name in scanned.databases if name != database)]
     try:
-        password = load_account(admin, [database, *scanned.databases])
+        password = load_account(admin, databases)
     except pymysql.MySQLError as error:
         raise LoadFailed(f"the load user could not be made: {error.args[-1]}", line=None, code=None) from None
     loader = replace(endpoint, user=LOAD_USER, password=password, database=None)
     with routines_allowed(admin):
-        return load_dump(loader, flavor, path, database, report, scanned=scanned)
+        return load_dump(loader, flavor, path, database, report, scanned=scanned), databases
 
 
 def _progress(phase: str, consumed: int, size: int, rows: int, elapsed_s: float) -> DatasetProgress:

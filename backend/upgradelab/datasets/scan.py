@@ -23,10 +23,9 @@ The scan reads strings as the client does with the server's default sql_mode: a 
 NO_BACKSLASH_ESCAPES or ANSI_QUOTES can make the two disagree about where a string ends. What holds
 then is the client's own switches and its unprivileged OS user (loader.py), which the tests check.
 
-The same pass finds the databases the dump creates, drops or uses (`CREATE/DROP/ALTER DATABASE|SCHEMA`,
-`USE`; names qualified in other statements are not followed: their statements fail on privileges),
-refusing the server's own (`mysql`, `sys`, `performance_schema`, `information_schema`), and rewrites
-`DEFINER=<anyone>` clauses in SQL (not in strings) to `DEFINER=CURRENT_USER`, keeping line numbers.
+The same pass finds the databases the dump creates, drops or uses, refusing the server's own, and
+rewrites `DEFINER=<anyone>` clauses in SQL (not in strings) to `DEFINER=CURRENT_USER`, keeping line
+numbers (statements.py says how).
 
 The dump is read in blocks; MARGIN bytes are kept back at each block's end, more than any look-ahead
 the reader needs (a DEFINER clause, a command word, a DELIMITER line), so a block boundary changes
@@ -38,10 +37,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from upgradelab.datasets.statements import DEFINER, database_named, definer_rewritten, refused_database
+
 ClientKind = Literal["mysql", "mariadb"]
 MARGIN = 4096
 HEAD_BYTES = 512  # the start of each statement kept for finding databases
-SYSTEM_DATABASES = frozenset({"mysql", "sys", "performance_schema", "information_schema"})
 
 # every command of MySQL 9.x's and MariaDB 11.x's clients, by its backslash letter (their `help`)
 COMMANDS = {
@@ -64,35 +64,6 @@ _BODY = {q: re.compile(rb"(?:[^%c\\\n\x00]++|\\[^\n\x00])*+" % q) for q in b"'\"
 _BODY[ord("`")] = re.compile(rb"[^`\n\x00]*+")  # a backslash escapes nothing in backticks
 _STRINGS = rb"|'%s'|\"%s\"|`%s`" % (_BODY[39].pattern, _BODY[34].pattern, _BODY[96].pattern)
 _COMMENT_BODY = re.compile(rb"[^/*\n\x00]*+")
-# a user or host name: `quoted`, 'quoted', "quoted" or bare
-_PART = (
-    rb"(?:`(?:[^`]|``){1,200}`|'(?:[^'\\]|\\.|''){1,200}'|\"(?:[^\"\\]|\\.|\"\"){1,200}\"|[\w$.%-]{1,200})"
-)
-_S = rb"\s{0,64}"  # bounded: a whole clause fits in MARGIN
-_DEFINER = re.compile(
-    rb"definer%s=%s(?:current_user(?:%s\(%s\))?|%s(?:%s@%s%s)?)" % (_S, _S, _S, _S, _PART, _S, _S, _PART),
-    re.I | re.S,
-)
-_IDENT = rb"(?:`((?:[^`]|``){1,64})`|([A-Za-z0-9_$]{1,64}))"
-_USE = re.compile(rb"\s*use\s+" + _IDENT, re.I)
-_SCHEMA = re.compile(
-    rb"\s*(?:create(?:\s+or\s+replace)?|drop|alter)\s+(?:database|schema)\s+(?:if\s+(?:not\s+)?exists\s+)?"
-    + _IDENT,
-    re.I,
-)
-_NOT_NAMES = {
-    b"character",
-    b"charset",
-    b"collate",
-    b"default",
-    b"read",
-    b"encryption",
-    b"comment",
-    b"upgrade",
-}
-_NAME = re.compile(r"[A-Za-z0-9_$-]{1,64}")
-# the rest of mariadb-dump's first line after `\-`: the server skips `/*M!999999 ... */` whole
-_SANDBOX_REST = re.compile(rb"\s*enable the sandbox mode \*/")
 _DELIMITER = re.compile(r"[!-~]{1,15}")  # printable ASCII, no space
 _BAD_DELIMITER = re.compile(r"[A-Za-z0-9_'\"`\\]")
 
@@ -335,7 +306,7 @@ class DumpReader:
             return at + 1
         before = buffer[at - 1 : at] if at else self._before
         if byte in b"dD" and not (before.isalnum() or before in b"_$"):
-            definer = _DEFINER.match(buffer, at)
+            definer = DEFINER.match(buffer, at)
             if definer:
                 return self._rewrite(definer)
         self._keep(pair[:1])
@@ -403,7 +374,7 @@ class DumpReader:
         if b"\x00" in text:
             raise self._refuse("a NUL byte (dumps write it as \\0)")
         lines = text.count(b"\n")
-        replacement = b"DEFINER=CURRENT_USER" + b"\n" * lines
+        replacement = definer_rewritten(text)
         self._edits.append((definer.start(), definer.end(), replacement))
         self.definers += 1
         self.line += lines
@@ -413,24 +384,14 @@ class DumpReader:
         return definer.end()
 
     def _end_statement(self) -> None:
-        head = bytes(self._head)
-        sandbox = _SANDBOX_REST.match(head)
-        head = head[sandbox.end() :] if sandbox else head
-        for pattern in (_USE, _SCHEMA):
-            found = pattern.match(head)
-            if found and (found[1] is not None or found[2].lower() not in _NOT_NAMES):
-                name = found[1].replace(b"``", b"`") if found[1] is not None else found[2]
-                self._database(name.decode("utf-8", errors="replace"))
+        name = database_named(bytes(self._head))
+        if name is not None:
+            refused = refused_database(name)
+            if refused:
+                raise DumpRefused(refused, self._head_line)
+            self.databases.setdefault(name, self._head_line)
         self._head.clear()
         self._at_start, self._head_line = True, self.line
-
-    def _database(self, name: str) -> None:
-        line = self._head_line
-        if name.lower() in SYSTEM_DATABASES:
-            raise DumpRefused(f"database `{name}` is the server's own: a dump loads into its own", line)
-        if not _NAME.fullmatch(name):
-            raise DumpRefused(f"database {name!r}: names here are letters, digits, _, $ and -", line)
-        self.databases.setdefault(name, line)
 
 
 def scan_dump(

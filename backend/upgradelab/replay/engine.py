@@ -115,10 +115,15 @@ def ensure_dataset(
     connection.close()
     endpoint = provisioner.start(options, keep_data=False)
     connection = endpoint.connect()
-    result = load_dataset(connection, endpoint, provisioner.flavor, dataset.path, dataset.database, report)
-    databases = [dataset.database, *result.databases]
-    spec = {"sha256": dataset.sha256, "database": dataset.database, "databases": databases}
-    mark_prepared(connection, dataset.sha256, DATASET_SLUG, spec)
+    try:
+        result, databases = load_dataset(
+            connection, endpoint, provisioner.flavor, dataset.path, dataset.database, report
+        )
+        spec = {"sha256": dataset.sha256, "database": dataset.database, "databases": databases}
+        mark_prepared(connection, dataset.sha256, DATASET_SLUG, spec)
+    except BaseException:
+        connection.close()
+        raise
     return LoadedDataset(connection, endpoint, result, databases)
 
 
