@@ -27,6 +27,10 @@ REDIS_PORT = ports.REDIS
 API_PORT = ports.API
 TEST_PORTS = ports.WORKER_TARGETS
 SERVER_DIR = f"/var/lib/upgradelab/test-servers-{ports.SESSION}"
+# Datasets from a path come only from directories an admin lists (two here: the list is comma-separated).
+DATASET_DIRS = [STATE / "dumps", STATE / "more-dumps"]
+for _directory in DATASET_DIRS:
+    _directory.mkdir()
 
 # Settings are read from the environment on first use: set them before importing upgradelab.
 os.environ.update(
@@ -34,6 +38,7 @@ os.environ.update(
     UPGRADELAB_REDIS_URL=f"redis://127.0.0.1:{REDIS_PORT}/0",
     UPGRADELAB_API_PORT=str(API_PORT),
     UPGRADELAB_SERVER_DIR=SERVER_DIR,
+    UPGRADELAB_DATASET_DIRS=",".join(str(d) for d in DATASET_DIRS),
 )
 
 from sqlalchemy import select  # noqa: E402

@@ -11,7 +11,7 @@ import typer
 from upgradelab.api_client import TokenOption, _default_api, _error_text, _headers
 from upgradelab.datasets.cli import datasets_app
 from upgradelab.experiments.schemas import ExperimentRead
-from upgradelab.replay.cli import replay
+from upgradelab.replay.cli import replay_app
 from upgradelab.results.comparison_schemas import Comparison
 from upgradelab.runs.schemas import RunProgress, RunRead
 from upgradelab.settings import get_settings
@@ -87,6 +87,14 @@ def run(
         float | None,
         typer.Option(min=0.1, help="No round added after this many minutes (with --max-rounds)."),
     ] = None,
+    statement_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.1,
+            max=3600,
+            help="custom-sql: seconds each statement may run (default 30); past it the variant fails.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     api: Annotated[str | None, typer.Option(help="API base URL; default from settings.")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the run.")] = 3600.0,
@@ -103,13 +111,18 @@ def run(
     """
     if not variant:
         raise typer.BadParameter("give at least one --variant TARGET[:PRESET]", param_hint="--variant")
+    parameters = dict(_parameter(p) for p in param)
+    if statement_timeout is not None:
+        if workload != "custom-sql":
+            raise typer.BadParameter("custom-sql only", param_hint="--statement-timeout")
+        parameters["statement_timeout_s"] = statement_timeout
     base = (api or _default_api()).rstrip("/")
     body = {
         "workload": workload,
         "iterations": iterations,
         "name": name,
         "variants": [_variant_spec(v) for v in variant],
-        "parameters": dict(_parameter(p) for p in param),
+        "parameters": parameters,
         "schedule": schedule,
         "rounds": rounds,
         "block": block,
@@ -417,7 +430,7 @@ def issue_token(
 
 
 app.add_typer(datasets_app, name="datasets")
-app.command("replay")(replay)
+app.add_typer(replay_app, name="replay")
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(app())

@@ -5,9 +5,10 @@ Every value has an embedded default, so `make up` on a fresh machine needs no co
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,6 +45,13 @@ class Settings(BaseSettings):
         description="Hosts an `existing` target may name besides loopback: comma-separated host names "
         "and CIDRs, e.g. 'staging-db.internal,10.20.0.0/16' (targets/existing_hosts.py).",
     )
+    dataset_dirs: Annotated[list[Path], NoDecode] = Field(
+        default_factory=list,
+        description="Directories an admin allows datasets to be taken from by path (`datasets add "
+        "--on-worker`, POST /api/datasets/{name}/from-path): absolute, comma-separated "
+        "(UPGRADELAB_DATASET_DIRS='/srv/dumps,/data/exports'); empty (the default) turns taking a "
+        "dataset from a path off.",
+    )
     target_lock_ttl_s: int = Field(
         90,
         description="Expiry of a target's run lock (s); renewed by the heartbeat, outlasts a Redis outage.",
@@ -64,6 +72,21 @@ class Settings(BaseSettings):
         description="Memory one server instance needs beyond its buffer pool (MiB), for the pre-run check "
         "of the instances' sum against MemAvailable.",
     )
+
+    @field_validator("dataset_dirs", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("dataset_dirs")
+    @classmethod
+    def _absolute(cls, value: list[Path]) -> list[Path]:
+        relative = [str(path) for path in value if not path.is_absolute()]
+        if relative:
+            raise ValueError(f"UPGRADELAB_DATASET_DIRS: not absolute: {', '.join(relative)}")
+        return value
 
     @property
     def async_database_url(self) -> str:

@@ -7,7 +7,7 @@ from upgradelab.settings import get_settings
 celery_app = Celery(
     "upgradelab",
     broker=get_settings().redis_url,
-    include=["upgradelab.runs.tasks", "upgradelab.replay.tasks"],
+    include=["upgradelab.runs.tasks", "upgradelab.replay.tasks", "upgradelab.datasets.tasks"],
 )
 celery_app.conf.update(
     task_ignore_result=True,
@@ -33,3 +33,4 @@ celery_app.conf.update(
 
 EXECUTE_RUN = "upgradelab.runs.execute"
 EXECUTE_REPLAY = "upgradelab.replay.execute"
+REMOVE_DATASET_COPIES = "upgradelab.datasets.remove_copies"

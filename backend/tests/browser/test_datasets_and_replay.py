@@ -1,13 +1,15 @@
 """A team uploads its dump from the browser (with a progress bar), replays its queries on MariaDB
 10.11 and 11.8 and reads the report: the plan change is there with both plans, a search finds a
-statement, and a share link opens the report without signing in."""
+statement, and a share link opens the report without signing in. A replay stuck in a long statement
+is cancelled from its page."""
 
 import re
 from pathlib import Path
 
+import httpx
 from playwright.sync_api import Browser, Page, expect
 
-from tests.conftest import STATE
+from tests.conftest import STATE, auth_headers
 from tests.datasets.conftest import shop_dump
 
 __all__ = ["shop_dump"]  # the fixture, made on its own MariaDB 10.11 (tests/datasets/shop.py)
@@ -69,3 +71,40 @@ def test_upload_a_dump_replay_and_read_the_plan_change(
     page.goto("/datasets")
     page.get_by_test_id("dataset-browser-shop").get_by_role("button", name=re.compile("browser-shop")).click()
     expect(page.get_by_test_id("dataset-load-mariadb-11.8")).to_contain_text("orders")
+
+
+def test_cancel_a_running_replay_from_its_page(page: Page, api: str) -> None:
+    """The Cancel button ends a replay stuck in a long statement within seconds; its page then shows
+    the partial report of what it measured, with the write the server refused apart."""
+    headers = auth_headers()
+    dump = (
+        b"CREATE TABLE t (id INT PRIMARY KEY);\nINSERT INTO t VALUES (1);\nDELIMITER ;;\n"
+        b"CREATE FUNCTION f() RETURNS INT DETERMINISTIC MODIFIES SQL DATA\n"
+        b"BEGIN INSERT INTO t VALUES (2); RETURN 1; END ;;\nDELIMITER ;\n"
+    )
+    assert httpx.put(f"{api}/api/datasets/cancel-me", content=dump, headers=headers).status_code == 201
+    try:
+        # 0 s when captured (the first run on its connection), 100 s in the rounds
+        sleeper = "SELECT SLEEP(IF((@runs := COALESCE(@runs, 0) + 1) > 1, 100, 0))"
+        queries = f"SELECT id FROM t;\nSELECT f();\n{sleeper};\n"
+        body = {"dataset": "cancel-me", "queries": queries, "variants": ["mariadb-10.11"], "rounds": 2,
+                "passes": 1, "statement_timeout_s": 120}  # fmt: skip
+        replay = httpx.post(f"{api}/api/replays", json=body, headers=headers).json()
+        page.goto(f"/replays/{replay['id']}")
+        expect(page.get_by_test_id("replay-progress")).to_contain_text("round 1 of 2", timeout=120_000)
+        page.get_by_test_id("replay-cancel").click()
+        expect(page.get_by_test_id("replay-status")).to_have_text("cancelled", timeout=15_000)
+        expect(page.get_by_test_id("replay-cancel")).to_have_count(0)
+        expect(page.get_by_test_id("replay-partial")).to_contain_text("3 statements captured")
+        expect(page.locator("[data-testid=fingerprints] tbody tr[data-group]")).to_have_count(3)
+        page.get_by_test_id("group-refused").click()
+        refused = page.locator("[data-testid=fingerprints] tbody tr[data-group]")
+        expect(refused).to_have_count(1)
+        refused.first.get_by_role("button").click()
+        note = page.get_by_test_id(
+            "outcome-note"
+        )  # the kind as the report says it, the server's words beside
+        expect(note).to_contain_text("refused: writes in a read-only replay")
+        expect(note).to_contain_text("ERROR 1792")
+    finally:
+        httpx.delete(f"{api}/api/datasets/cancel-me", headers=headers)

@@ -5,7 +5,7 @@ import subprocess
 
 import zstandard
 
-from tests.conftest import BIN, STATE
+from tests.conftest import BIN, DATASET_DIRS
 
 
 def _cli(api: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -17,8 +17,18 @@ def _cli(api: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _cli_input(api: str, answer: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / "upgradelab"), "datasets", *args, "--api", api],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        input=answer,
+    )
+
+
 def test_add_list_show_delete(api: str) -> None:
-    dump = STATE / "cli.sql.zst"
+    dump = DATASET_DIRS[1] / "cli.sql.zst"  # inside UPGRADELAB_DATASET_DIRS, for --on-worker
     plain = (
         b"CREATE TABLE t (id INT PRIMARY KEY);\n"
         + b"INSERT INTO t VALUES "
@@ -38,8 +48,14 @@ def test_add_list_show_delete(api: str) -> None:
     assert again.returncode == 2 and "exists" in again.stderr
     from_worker = _cli(api, "add", "cli-dump-2", str(dump), "--on-worker")
     assert from_worker.returncode == 0, from_worker.stderr
-    assert (
-        _cli(api, "delete", "cli-dump").returncode == 0 and _cli(api, "delete", "cli-dump-2").returncode == 0
-    )
+    kept = _cli_input(api, "n\n", "delete", "cli-dump")  # asks first; "n" keeps it
+    assert kept.returncode == 1 and "0 replay reports measured on it will be kept" in kept.stderr
+    assert "cli-dump " in _cli(api, "list").stdout
+    assert _cli(api, "delete", "cli-dump", "--yes").returncode == 0
+    assert _cli_input(api, "y\n", "delete", "cli-dump-2").returncode == 0
     gone = _cli(api, "show", "cli-dump")
-    assert gone.returncode == 2 and "no dataset named 'cli-dump'" in gone.stderr
+    assert gone.returncode == 2 and "dataset 'cli-dump' was deleted" in gone.stderr
+    assert hashlib.sha256(dump.read_bytes()).hexdigest() in gone.stderr  # how to tell a re-upload
+    assert "cli-dump " not in _cli(api, "list").stdout
+    deleted = _cli(api, "list", "--deleted").stdout
+    assert "cli-dump " in deleted and "cli-dump-2 " in deleted and "deleted" in deleted

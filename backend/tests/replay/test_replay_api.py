@@ -18,6 +18,7 @@ from redis import Redis
 from sqlalchemy import select
 
 from tests.conftest import BIN, STATE, auth_headers
+from tests.datasets.conftest import delete_dataset
 from upgradelab.db import sync_session
 from upgradelab.runs.locks import lock_key
 from upgradelab.settings import get_settings
@@ -59,7 +60,7 @@ def uploaded(client_module: httpx.Client, shop_dump: Path) -> Iterator[dict[str,
     assert dataset["sha256"] == hashlib.sha256(packed).hexdigest()
     assert dataset["compression"] == "gzip" and dataset["size_bytes"] == len(packed)
     yield dataset
-    client_module.delete("/api/datasets/shop")
+    delete_dataset(client_module, "shop")
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +110,7 @@ def test_a_dump_a_server_refuses_fails_the_replay_naming_the_line(client_module:
             target = session.scalars(select(Target).where(Target.name == "mysql-9.7")).one()
         assert provisioner_for(target).pid() is None
     finally:
-        client_module.delete("/api/datasets/broken")
+        delete_dataset(client_module, "broken")
 
 
 def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
@@ -149,7 +150,7 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
         "fingerprint_id,fingerprint,group,variant"
     )
     assert len(csv_export.text.strip().splitlines()) == 1 + 4 * len(VARIANTS)
-    assert csv_export.text.splitlines()[0].endswith(",plan_changes,rounds,mde")
+    assert csv_export.text.splitlines()[0].endswith(",plan_changes,rounds,mde,timed_out,refused,partial")
 
     link = client_module.post("/api/shares", json={"kind": "replay", "replay_id": replay["id"]})
     assert link.status_code == 201, link.text

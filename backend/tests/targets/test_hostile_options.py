@@ -9,6 +9,7 @@ import pytest
 from tests.conftest import lab_provisioner
 from upgradelab.experiments.server_settings import SettingError, validate_variable
 from upgradelab.targets import option_categories as category
+from upgradelab.targets.option_categories import option_refusal, variable_refusal
 from upgradelab.targets.option_names import ServerNames, cache_path, check_lines, server_names
 from upgradelab.targets.options import OptionError, validate_option
 from upgradelab.targets.provisioners import LocalProvisioner, ProvisionError
@@ -55,7 +56,32 @@ BY_CATEGORY = [
     ("user", "root", category.MANAGED),
     ("debug", "d:o,/tmp/trace", category.DEBUG),
     ("local-infile", "ON", category.FILE_ACCESS),
+    ("skip-local-infile", None, category.FILE_ACCESS),
+    ("symbolic-links", "1", category.SYMLINKS),
+    ("loose-symbolic-links", "ON", category.SYMLINKS),
+    ("skip-symbolic-links", None, category.SYMLINKS),
+    ("feedback", "ON", category.PHONE_HOME),
+    ("feedback-url", "http://127.0.0.1/", category.PHONE_HOME),
+    ("feedback-http-proxy", "127.0.0.1:8080", category.PHONE_HOME),
+    ("feedback-user-info", "lab", category.PHONE_HOME),
+    ("feedback-send-timeout", "60", category.PHONE_HOME),
+    ("log-error-services", "log_filter_internal,log_sink_syseventlog", category.PLUGIN),
+    ("allow-suspicious-udfs", None, category.PLUGIN),
+    ("mandatory-roles", "upgradelab@localhost", category.PRIVILEGES),
+    ("redirect-url", "mysql://127.0.0.1:1", category.NETWORK),
+    ("federated", "ON", category.NETWORK),
+    ("enable-federated", None, category.NETWORK),
+    ("ndbcluster", None, category.NETWORK),
+    ("ndb-nodeid", "1", category.NETWORK),
+    ("gdb", None, category.DEBUG),
 ]
+# Words no accepted option name of a lab binary may hold: code loading, phone-home, other hosts,
+# files outside, privileges for everyone (tests the binaries' own lists, new versions included).
+NEVER_ACCEPTED = (
+    "feedback", "symbolic", "symlink", "local-infile", "federated", "ndbcluster", "plugin-load",
+    "plugin-dir", "keyring", "udf", "telemetry", "redirect", "component", "wsrep", "init-file",
+    "init-connect", "grant-tables", "mandatory-roles", "log-error-services",
+)  # fmt: skip
 # Names MariaDB and MySQL expand as unique prefixes of refused options, and other inexact names.
 NOT_EXACT = [
     "init-fil=/tmp/x.sql",
@@ -78,7 +104,7 @@ FINE = [
 ]
 
 
-@pytest.fixture(scope="module", params=["mysql-9.7", "mariadb-10.11"])
+@pytest.fixture(scope="module", params=["mysql-9.7", "mariadb-10.11", "mariadb-11.8"])
 def fresh(request: pytest.FixtureRequest, database: None) -> Iterator[LocalProvisioner]:
     """A lab target's provisioner in a server directory nothing has written yet."""
     yield lab_provisioner(request.param, suffix="h3-hostile")
@@ -163,6 +189,11 @@ def test_an_admin_listed_exception_is_allowed(names: ServerNames) -> None:
         ("plugin_maturity", category.PLUGIN),
         ("innodb_tmpdir", category.PATH),
         ("keyring_file_data", category.PLUGIN),
+        ("log_error_services", category.PLUGIN),
+        ("feedback_url", category.PHONE_HOME),
+        ("mandatory_roles", category.PRIVILEGES),
+        ("have_symlink", category.SYMLINKS),
+        ("redirect_url", category.NETWORK),
     ],
 )
 @pytest.mark.parametrize("scope", ["SET GLOBAL", "SET SESSION"])
@@ -170,3 +201,24 @@ def test_set_names_are_refused_by_category(scope: str, variable: str, reason: st
     with pytest.raises(SettingError) as refused:
         validate_variable(scope, variable, "1")
     assert f"{scope} {variable!r}" in str(refused.value) and reason in str(refused.value)
+
+
+def test_startup_option_and_set_global_rules_agree_on_every_name_the_binary_lists(names: ServerNames) -> None:
+    """`log-error-services` was refused as SET GLOBAL but taken as a startup option: one rule for both."""
+    differ = {
+        name: (option_refusal(name, "x"), variable_refusal(name))
+        for name in names.options
+        if name != "log-bin"  # a flag at start-up, never SET (tested above)
+        and (option_refusal(name, "x") is None) != (variable_refusal(name) is None)
+    }
+    assert differ == {}
+
+
+def test_no_option_that_loads_code_phones_home_or_writes_outside_is_accepted(names: ServerNames) -> None:
+    accepted = sorted(
+        name
+        for name in names.options
+        if any(word in name for word in NEVER_ACCEPTED) and option_refusal(name, "x") is None
+    )
+    assert accepted == [], f"{names.server} lists options no category refuses"
+    assert {"symbolic-links", "local-infile"} <= names.options, "the names the sandbox turns off exist"

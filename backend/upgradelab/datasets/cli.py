@@ -1,4 +1,5 @@
-"""`upgradelab datasets`: add (upload, streamed), list, show, delete; through the API."""
+"""`upgradelab datasets`: add (upload, streamed, or a path on the lab's machine), list (live or
+deleted), show, delete (asks first; --yes for scripts); through the API."""
 
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,7 +40,15 @@ def _dataset(response: httpx.Response, ok: int = 200) -> DatasetRead:
 def _line(dataset: DatasetRead) -> str:
     targets = ", ".join(sorted(dataset.loads)) or "not loaded yet"
     size = dataset.size_bytes / 1048576
-    return f"{dataset.name:<24} {size:>9.1f} MB  {dataset.compression:<5} {targets}"
+    line = f"{dataset.name:<24} {size:>9.1f} MB  {dataset.compression:<5} {targets}"
+    if dataset.deleted_at is not None:
+        when = f"{dataset.deleted_at:%Y-%m-%d %H:%M}"
+        line += f"  deleted {when} by {dataset.deleted_by}, sha256 {dataset.sha256}"
+    return line
+
+
+def _reports(count: int) -> str:
+    return f"{count} replay report{'' if count == 1 else 's'}"
 
 
 @datasets_app.command("add")
@@ -47,7 +56,11 @@ def add(
     name: Annotated[str, typer.Argument(help="Dataset name: lower-case letters, digits, - and _.")],
     file: Annotated[Path, typer.Argument(help="A mysqldump / mariadb-dump file: plain, .gz or .zst.")],
     on_worker: Annotated[
-        bool, typer.Option(help="FILE is a path on the worker's machine: not uploaded.")
+        bool,
+        typer.Option(
+            help="FILE is a path on the lab's machine, inside a directory listed in "
+            "UPGRADELAB_DATASET_DIRS: copied there, not uploaded (admin only)."
+        ),
     ] = False,
     api: ApiOption = None,
     token: TokenOption = None,
@@ -78,10 +91,16 @@ def add(
 
 
 @datasets_app.command("list")
-def list_datasets(api: ApiOption = None, token: TokenOption = None) -> None:
-    """Every dataset: size, compression, targets it was loaded on."""
+def list_datasets(
+    deleted: Annotated[bool, typer.Option(help="The deleted datasets' records instead.")] = False,
+    api: ApiOption = None,
+    token: TokenOption = None,
+) -> None:
+    """Every live dataset: size, compression, targets it was loaded on (--deleted: the deleted ones,
+    with when, by whom and their sha256)."""
     with _client(api, token) as client:
-        for dataset in _DATASETS.validate_python(_call(client.get("/api/datasets"))):
+        response = client.get("/api/datasets", params={"deleted": deleted})
+        for dataset in _DATASETS.validate_python(_call(response)):
             typer.echo(_line(dataset))
 
 
@@ -91,6 +110,7 @@ def show(name: str, api: ApiOption = None, token: TokenOption = None) -> None:
     with _client(api, token) as client:
         dataset = _dataset(client.get(f"/api/datasets/{name}"))
     typer.echo(f"{_line(dataset)}\nsha256 {dataset.sha256}, database {dataset.database}")
+    typer.echo(f"{_reports(dataset.replay_count)} measured on it")
     for target, load in sorted(dataset.loads.items()):
         typer.echo(f"  {target} ({load.version}):")
         for table in load.tables:
@@ -98,8 +118,29 @@ def show(name: str, api: ApiOption = None, token: TokenOption = None) -> None:
 
 
 @datasets_app.command("delete")
-def delete(name: str, api: ApiOption = None, token: TokenOption = None) -> None:
-    """Delete a dataset and its stored file."""
+def delete(
+    name: str,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask first (scripts).")] = False,
+    api: ApiOption = None,
+    token: TokenOption = None,
+) -> None:
+    """Delete a dataset's dump and its loaded copies on the targets, after saying how many replay
+    reports were measured on it (they are kept, with their share links and exports) and asking."""
     with _client(api, token) as client:
-        _call(client.delete(f"/api/datasets/{name}"))
-    typer.echo(f"dataset {name} deleted", err=True)
+        dataset = _dataset(client.get(f"/api/datasets/{name}"))
+        typer.echo(
+            f"dataset {name}: its dump ({dataset.size_bytes / 1048576:.1f} MB) and its loaded copies on "
+            f"the targets will be removed; {_reports(dataset.replay_count)} measured on it will be kept, "
+            "with their share links and exports.",
+            err=True,
+        )
+        if not yes and not typer.confirm("Delete it?", err=True):
+            typer.echo("not deleted", err=True)
+            raise typer.Exit(1)
+        deleted = _dataset(client.delete(f"/api/datasets/{name}"))
+    pending = ", ".join(deleted.copies_pending or []) or "none"
+    typer.echo(
+        f"dataset {name} deleted (sha256 {deleted.sha256}); {_reports(deleted.replay_count)} kept; "
+        f"copies being removed from: {pending}",
+        err=True,
+    )

@@ -1,46 +1,64 @@
-"""/api/datasets: upload a dump (streamed), register one on the worker's disk, list, inspect, delete."""
+"""/api/datasets: upload a dump (streamed), register one on the lab's disk, list, inspect, delete."""
 
-from pathlib import Path
 from typing import Annotated
 
-from fastapi import APIRouter, Request, status
+from fastapi import APIRouter, Query, Request, status
 from fastapi import Path as PathParam
 
 from upgradelab.datasets import service
 from upgradelab.datasets.schemas import NAME_PATTERN, DatasetFromPath, DatasetRead
 from upgradelab.db import SessionDep
+from upgradelab.users.auth import CurrentUser
 
 router = APIRouter(prefix="/api/datasets", tags=["datasets"])
 Name = Annotated[str, PathParam(pattern=NAME_PATTERN, description="Lower-case letters, digits, - and _.")]
 
 
 @router.get("", response_model=list[DatasetRead])
-async def list_datasets(session: SessionDep) -> list[DatasetRead]:
-    """Every dataset by name, each with its per-target loads (tables, rows, bytes)."""
-    return [service.to_read(d) for d in await service.list_datasets(session)]
+async def list_datasets(
+    session: SessionDep,
+    deleted: Annotated[
+        bool, Query(description="The deleted datasets' records instead of the live ones.")
+    ] = False,
+) -> list[DatasetRead]:
+    """The live datasets by name, each with its per-target loads (tables, rows, bytes) and how many
+    replay reports were measured on it; `deleted=true`: the deleted ones' records, newest first."""
+    datasets = await service.list_datasets(session, deleted=deleted)
+    counts = await service.replay_counts(session, [d.id for d in datasets])
+    return [service.to_read(d, counts.get(d.id, 0)) for d in datasets]
 
 
 @router.get("/{name}", response_model=DatasetRead)
 async def get_dataset(name: Name, session: SessionDep) -> DatasetRead:
-    """One dataset; 404 when unknown."""
-    return service.to_read(await service.get_or_raise(session, name))
+    """One live dataset, with `replay_count` (what a delete would keep); 404 when unknown, 410 when
+    deleted (the message says how to upload it again and gives its sha256)."""
+    return await service.read_one(session, await service.get_or_raise(session, name))
 
 
 @router.put("/{name}", response_model=DatasetRead, status_code=status.HTTP_201_CREATED)
 async def upload_dataset(name: Name, request: Request, session: SessionDep) -> DatasetRead:
     """Create a dataset from the raw request body: a mysqldump / mariadb-dump file, plain, gzip or
     zstd (`content-type: application/octet-stream`). Streamed to disk, never held in memory; sha256
-    computed on the way. 409 when the name exists, 413 over 20 GiB, 422 when empty."""
+    computed on the way. 409 when a live dataset has the name (a deleted one's name can be reused),
+    413 over 20 GiB, 422 when empty."""
     return service.to_read(await service.create_from_stream(session, name, request.stream()))
 
 
 @router.post("/{name}/from-path", response_model=DatasetRead, status_code=status.HTTP_201_CREATED)
 async def dataset_from_path(name: Name, spec: DatasetFromPath, session: SessionDep) -> DatasetRead:
-    """Create a dataset from a dump already on the worker's machine (copied into the state dir)."""
-    return service.to_read(await service.create_from_path(session, name, Path(spec.path)))
+    """Admin only. Create a dataset from a dump already on the lab's machine (copied into the state
+    dir): a regular file inside a directory listed in UPGRADELAB_DATASET_DIRS once every link is
+    resolved. 422 "path: not a readable file in UPGRADELAB_DATASET_DIRS" for every refusal (missing,
+    outside, a link leading out, `..`, not a regular file, unreadable), 422 naming the setting when it
+    lists no directory, 409 when the name is taken."""
+    return service.to_read(await service.create_from_path(session, name, spec.path))
 
 
 @router.delete("/{name}", response_model=DatasetRead)
-async def delete_dataset(name: Name, session: SessionDep) -> DatasetRead:
-    """Delete the dataset and its file; 404 when unknown."""
-    return service.to_read(await service.delete(session, name))
+async def delete_dataset(name: Name, session: SessionDep, user: CurrentUser) -> DatasetRead:
+    """Delete the dataset's dump and its loaded copies on the targets (removed by the worker as each
+    target is free: `copies_pending`); the dataset stays as a record (`deleted_at`, `deleted_by`) and
+    every replay report measured on it is kept, with its share links and exports (`replay_count`).
+    404 when unknown, 410 when already deleted, 409 while a replay on it is queued or running."""
+    dataset = await service.delete(session, name, user.username)
+    return await service.read_one(session, dataset)

@@ -11,10 +11,13 @@ NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 
 
 class DatasetFromPath(BaseModel):
-    """A dump already on the worker's machine (absolute path, read by the API and worker)."""
+    """A dump already on the lab's machine, inside a directory listed in UPGRADELAB_DATASET_DIRS
+    (absolute path, read by the API; see datasets/paths.py for what is refused)."""
 
     path: str = Field(
-        pattern=r"^/[^\n\x00]+$", description="Absolute path of a .sql, .sql.gz or .sql.zst dump."
+        pattern=r"^/[^\n\x00]+$",
+        max_length=4096,
+        description="Absolute path of a .sql, .sql.gz or .sql.zst dump inside UPGRADELAB_DATASET_DIRS.",
     )
 
 
@@ -32,8 +35,13 @@ class DatasetLoad(BaseModel):
 
 
 class DatasetRead(BaseModel):
-    """A stored dataset: size in bytes, sha256 of the file as stored, compression, default database
-    (`database`, the name with '-' as '_'), and per target name the last load."""
+    """A dataset: size in bytes, sha256 of the file as stored, compression, default database
+    (`database`, the name with '-' as '_'), per target name the last load, and `replay_count`: the
+    replay reports measured on it (kept when it is deleted).
+
+    A deleted dataset is a record: `deleted_at` (UTC) and `deleted_by` (username) set, its dump gone,
+    and `copies_pending` the targets whose kept datadirs may still hold it ([] once all are removed;
+    None while live). A new upload is the same dump when its sha256 is this one's."""
 
     id: int
     name: str
@@ -43,3 +51,7 @@ class DatasetRead(BaseModel):
     database: str
     loads: dict[str, DatasetLoad]
     created_at: datetime
+    replay_count: int
+    deleted_at: datetime | None
+    deleted_by: str | None
+    copies_pending: list[str] | None

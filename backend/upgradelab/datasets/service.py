@@ -2,7 +2,9 @@
 
 Files live in `{state_dir}/datasets/<name>.dump` (the compression is read from the magic bytes, not
 the name). An upload is written to a `.partial` file first and renamed when complete, so a dropped
-upload never leaves a dataset behind.
+upload never leaves a dataset behind. A delete keeps the row as a record and every replay report
+measured on it (models.py); the dump goes at once, the loaded copies on the targets through the
+worker (copies.py).
 """
 
 import hashlib
@@ -13,14 +15,18 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 from fastapi import HTTPException, status
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
 from upgradelab.datasets.dump import detect
 from upgradelab.datasets.models import Dataset
+from upgradelab.datasets.paths import open_or_refuse
 from upgradelab.datasets.schemas import DatasetLoad, DatasetRead
+from upgradelab.db import utcnow
+from upgradelab.replay.models import ReplayRun
 from upgradelab.settings import get_settings
+from upgradelab.worker import REMOVE_DATASET_COPIES, celery_app
 
 MAX_BYTES = 20 * 1024**3  # 20 GiB: beyond that a dump belongs on the worker (from a path)
 
@@ -30,8 +36,9 @@ def database_of(name: str) -> str:
     return name.replace("-", "_")
 
 
-def to_read(dataset: Dataset) -> DatasetRead:
-    """The API's view of a dataset row (`loads` validated into DatasetLoad per target)."""
+def to_read(dataset: Dataset, replay_count: int = 0) -> DatasetRead:
+    """The API's view of a dataset row (`loads` validated into DatasetLoad per target);
+    `replay_count` from replay_counts()."""
     return DatasetRead.model_validate(
         {
             "id": dataset.id,
@@ -42,8 +49,27 @@ def to_read(dataset: Dataset) -> DatasetRead:
             "database": database_of(dataset.name),
             "loads": dataset.loads or {},
             "created_at": dataset.created_at,
+            "replay_count": replay_count,
+            "deleted_at": dataset.deleted_at,
+            "deleted_by": dataset.deleted_by,
+            "copies_pending": dataset.copies_pending,
         }
     )
+
+
+async def replay_counts(session: AsyncSession, ids: list[int]) -> dict[int, int]:
+    """Per dataset id, how many replay runs were made on it (absent: none)."""
+    rows = await session.execute(
+        select(ReplayRun.dataset_id, func.count())
+        .where(ReplayRun.dataset_id.in_(ids))
+        .group_by(ReplayRun.dataset_id)
+    )
+    return {dataset_id: count for dataset_id, count in rows.tuples()}
+
+
+async def read_one(session: AsyncSession, dataset: Dataset) -> DatasetRead:
+    """to_read with its replay count."""
+    return to_read(dataset, (await replay_counts(session, [dataset.id])).get(dataset.id, 0))
 
 
 def _directory() -> Path:
@@ -52,21 +78,41 @@ def _directory() -> Path:
     return directory
 
 
+def gone_message(dataset: Dataset) -> str:
+    """What to say about a deleted dataset: when, by whom, and how to upload it again."""
+    when = dataset.deleted_at.strftime("%Y-%m-%d %H:%M UTC") if dataset.deleted_at else "earlier"
+    return (
+        f"dataset {dataset.name!r} was deleted on {when} by {dataset.deleted_by or 'an unknown user'}; "
+        f"upload the dump again (`upgradelab datasets add {dataset.name} FILE` or the Datasets page): "
+        f"it is the same dump when its sha256 is {dataset.sha256}"
+    )
+
+
 async def get_or_raise(session: AsyncSession, name: str) -> Dataset:
-    """The dataset called `name`; 404 naming it otherwise."""
-    dataset = await session.scalar(select(Dataset).where(Dataset.name == name))
-    if dataset is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no dataset named {name!r}")
-    return dataset
+    """The live dataset called `name`; 410 saying how to upload it again when the newest dataset of
+    that name was deleted (gone_message), 404 naming it when there never was one."""
+    dataset = await session.scalar(select(Dataset).where(Dataset.live_name == name))
+    if dataset is not None:
+        return dataset
+    deleted = await session.scalar(
+        select(Dataset).where(Dataset.name == name).order_by(Dataset.id.desc()).limit(1)
+    )
+    if deleted is not None:
+        raise HTTPException(status.HTTP_410_GONE, gone_message(deleted))
+    raise HTTPException(status.HTTP_404_NOT_FOUND, f"no dataset named {name!r}")
 
 
-async def list_datasets(session: AsyncSession) -> list[Dataset]:
-    """Every dataset, by name."""
-    return list(await session.scalars(select(Dataset).order_by(Dataset.name)))
+async def list_datasets(session: AsyncSession, *, deleted: bool = False) -> list[Dataset]:
+    """The live datasets by name; with deleted=True the deleted records, newest delete first."""
+    if deleted:
+        query = select(Dataset).where(Dataset.deleted_at.is_not(None)).order_by(Dataset.deleted_at.desc())
+    else:
+        query = select(Dataset).where(Dataset.deleted_at.is_(None)).order_by(Dataset.name)
+    return list(await session.scalars(query))
 
 
 async def _refuse_existing(session: AsyncSession, name: str) -> None:
-    if await session.scalar(select(Dataset.id).where(Dataset.name == name)) is not None:
+    if await session.scalar(select(Dataset.id).where(Dataset.live_name == name)) is not None:
         raise HTTPException(
             status.HTTP_409_CONFLICT, f"name: a dataset named {name!r} exists; delete it first"
         )
@@ -96,6 +142,7 @@ async def create_from_stream(session: AsyncSession, name: str, chunks: AsyncIter
         await partial.unlink(missing_ok=True)
     dataset = Dataset(
         name=name,
+        live_name=name,
         path=str(final),
         sha256=digest.hexdigest(),
         size_bytes=size,
@@ -108,26 +155,52 @@ async def create_from_stream(session: AsyncSession, name: str, chunks: AsyncIter
     return dataset
 
 
-async def create_from_path(session: AsyncSession, name: str, source: Path) -> Dataset:
-    """Copy a dump on this machine into the state dir; 422 naming `path` when it is not a file."""
+async def create_from_path(session: AsyncSession, name: str, source: str) -> Dataset:
+    """Copy a dump on this machine into the state dir. Only a regular file inside a directory listed
+    in UPGRADELAB_DATASET_DIRS, links resolved (datasets/paths.py); 422 with one message for every
+    refusal, whether the file exists or not; 409 when the name is taken."""
     await _refuse_existing(session, name)
-    if not await anyio.Path(source).is_file():
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, f"path: {source} is not a file")
+    directories = get_settings().dataset_dirs
+    file = anyio.wrap_file(await anyio.to_thread.run_sync(lambda: open_or_refuse(source, directories)))
 
     async def read() -> AsyncIterator[bytes]:
-        async with await anyio.open_file(source, "rb") as handle:
-            while block := await handle.read(1 << 20):
-                yield block
+        while block := await file.read(1 << 20):
+            yield block
 
-    return await create_from_stream(session, name, read())
+    try:
+        return await create_from_stream(session, name, read())
+    finally:
+        await file.aclose()
 
 
-async def delete(session: AsyncSession, name: str) -> Dataset:
-    """Remove the row and the file (servers that loaded it keep their copy until the datadir goes)."""
+async def delete(session: AsyncSession, name: str, username: str) -> Dataset:
+    """Delete the live dataset `name`: its dump file at once, its loaded copies on the targets through
+    the worker (copies.py, queued here); the row stays as a record (deleted_at, deleted_by) and every
+    replay report measured on it is kept. 404/410 as get_or_raise; 409 naming the replays on it that
+    have not ended (queued or running)."""
     dataset = await get_or_raise(session, name)
-    await anyio.Path(dataset.path).unlink(missing_ok=True)
-    await session.delete(dataset)
+    replays = (
+        await session.execute(
+            select(ReplayRun.id, ReplayRun.status, ReplayRun.variants).where(
+                ReplayRun.dataset_id == dataset.id
+            )
+        )
+    ).all()
+    unfinished = [str(replay_id) for replay_id, state, _ in replays if state in ("queued", "running")]
+    if unfinished:
+        raise HTTPException(
+            status.HTTP_409_CONFLICT,
+            f"replays {', '.join(unfinished)} on dataset {name!r} have not ended (queued or running): "
+            "wait for them or cancel them, then delete",
+        )
+    targets = set(dataset.loads or {}) | {v["target"] for _, _, variants in replays for v in variants}
+    dataset.deleted_at, dataset.deleted_by = utcnow(), username
+    dataset.live_name = None
+    dataset.copies_pending = sorted(targets)
     await session.commit()
+    await anyio.Path(dataset.path).unlink(missing_ok=True)
+    if targets:
+        await anyio.to_thread.run_sync(lambda: celery_app.send_task(REMOVE_DATASET_COPIES, args=[dataset.id]))
     return dataset
 
 

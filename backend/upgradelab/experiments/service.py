@@ -3,7 +3,7 @@
 from dataclasses import asdict
 from typing import Any
 
-from fastapi import HTTPException
+from fastapi import HTTPException, status
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -12,9 +12,10 @@ from upgradelab.experiments.models import Experiment
 from upgradelab.experiments.schedule import ScheduleError, check_extension, resolve_schedule
 from upgradelab.experiments.schemas import ExperimentCreate
 from upgradelab.experiments.variants import ResolvedVariant, unsupported_reason
+from upgradelab.targets import option_lists
 from upgradelab.targets import service as targets
 from upgradelab.targets.models import Target
-from upgradelab.targets.option_names import cached_names
+from upgradelab.targets.option_names import ServerNames
 from upgradelab.targets.options import OptionError, validate_option
 from upgradelab.targets.preflight import stored_refusal
 from upgradelab.workloads import WORKLOADS, TargetFacts
@@ -23,11 +24,14 @@ from upgradelab.workloads import WORKLOADS, TargetFacts
 async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
     """Store an experiment. 422 naming variants.N.target for an unknown target, variants.N.preset
     for a preset the target's flavor cannot take (e.g. redo-off on MariaDB), or
-    variants.N.options.<name> for a refused option (_check_options)."""
+    variants.N.options.<name> for a refused option (_check_options: by category and against the
+    target's option list, built now when it is not cached); 503 naming the target when its list
+    cannot be built (targets/option_lists.py)."""
     workload_type = WORKLOADS[spec.workload]
     parameters = validate_parameters(spec.workload, spec.parameters)
     workload_instance = workload_type(parameters)
     known = await targets.get_by_names(session, {v.target for v in spec.variants})
+    lists: dict[str, ServerNames | None] = {}
     resolved = []
     for index, variant_spec in enumerate(spec.variants):
         target = known.get(variant_spec.target)
@@ -48,7 +52,7 @@ async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
                 ["body", "variants", index, "target"],
                 f"variant {variant.name!r}: {spec.workload} cannot run on {target.name}: {refusal}",
             )
-        _check_options(index, variant, target)
+        _check_options(index, variant, target, await _names(lists, target) if variant.options else None)
         resolved.append(asdict(variant))
     workload = workload_type.info
     try:
@@ -81,21 +85,62 @@ async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
     return experiment
 
 
-def _check_options(index: int, variant: ResolvedVariant, target: Target) -> None:
+async def _names(lists: dict[str, ServerNames | None], target: Target) -> ServerNames | None:
+    """The target's option names, read once per request (built when not cached; 503 naming the
+    target when they cannot be read: targets/option_lists.py)."""
+    if target.name not in lists:
+        lists[target.name] = await option_lists.names_or_503(target)
+    return lists[target.name]
+
+
+def _check_options(index: int, variant: ResolvedVariant, target: Target, names: ServerNames | None) -> None:
     """422 at ["body", "variants", index, "options", <name>] for an option in a refused category (the
-    target's admin-listed `allowed_options` excepted) or, once the target's binary has been asked
-    (targets/option_names.py cache), for a name it does not list in full."""
+    target's admin-listed `allowed_options` excepted) or not listed in full by the target's binary
+    (`names`; None only for an existing target, whose startup options pre-flight refuses by capability)."""
+    refused = _refused_option(variant.options, target, names)
+    if refused is not None:
+        option, error = refused
+        raise field_error(
+            ["body", "variants", index, "options", option[:80]], f"variant {variant.name!r}: {error}"
+        ) from error
+
+
+def _refused_option(
+    options: dict[str, str | None], target: Target, names: ServerNames | None
+) -> tuple[str, OptionError] | None:
+    """The first option refused by category or by name, with the error naming it; None when all pass."""
     allowed = target.settings.get("allowed_options") or []
-    names = cached_names(target.name)
-    for option, value in variant.options.items():
+    for option, value in options.items():
         try:
             validate_option(option, value, allowed)
             if names is not None:
                 names.canonical(option)
         except OptionError as error:
-            raise field_error(
-                ["body", "variants", index, "options", option[:80]], f"variant {variant.name!r}: {error}"
-            ) from error
+            return option, error
+    return None
+
+
+async def check_runnable(session: AsyncSession, experiment: Experiment) -> None:
+    """Check a stored experiment's startup options again before a run of it is queued (a new run or
+    a re-run): its targets' binaries may have changed, or it was stored before their lists were
+    built. 409 naming the variant and the option; 422 for a target that no longer exists; 503 when
+    a target's option list cannot be built (targets/option_lists.py)."""
+    known = await targets.get_by_names(session, {variant["target"] for variant in experiment.variants})
+    lists: dict[str, ServerNames | None] = {}
+    for variant in experiment.variants:
+        target = known.get(variant["target"])
+        if target is None:
+            raise field_error(["experiment", "variants"], f"target {variant['target']!r} no longer exists")
+        options: dict[str, str | None] = variant.get("options") or {}
+        if not options:
+            continue
+        refused = _refused_option(options, target, await _names(lists, target))
+        if refused is not None:
+            raise HTTPException(
+                status.HTTP_409_CONFLICT,
+                f"experiment {experiment.id}, variant {variant['name']!r}: {refused[1]}; "
+                "create the experiment again without it",
+            )
 
 
 def aa_copy(variants: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,11 +1,14 @@
-"""`upgradelab replay`: replay a query file on a dataset across variants, for CI pipelines.
+"""`upgradelab replay`: replay a query file on a dataset across variants, for CI pipelines;
+`upgradelab replay cancel ID` cancels one.
 
 Exit status, as pt-upgrade's, a bitmask of what the report found:
   1  result or error differences (breaks: an error, other rows, or an order the query never asked for)
-  2  regressions (slower: over at least 5 rounds, a 95% interval above 1 and a ratio of at least 1.10)
+  2  regressions (slower: over at least 5 rounds, a 95% interval above 1 and a ratio of at least 1.10;
+     or a statement that timed out on a variant and not on the baseline)
   4  plan changes
-  8  the replay could not run (refused, failed, API unreachable, timed out)
-0 means the variants agree with the baseline (the first --variant).
+  8  the replay could not run (refused, failed, cancelled, API unreachable, timed out waiting)
+0 means the variants agree with the baseline (the first --variant). Statements the server refused
+as writes in a read-only replay are listed and set no bit.
 """
 
 import json
@@ -26,14 +29,49 @@ from upgradelab.replay.schemas import (
     ReplayRead,
     ReplayReport,
 )
+from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
 
 CANNOT_RUN = 8
 
+replay_app = typer.Typer(
+    help="Replay a query file on a dataset across variants (options below), or `cancel ID`.",
+    invoke_without_command=True,
+)
 
+
+@replay_app.command("cancel")
+def cancel(
+    replay_id: Annotated[int, typer.Argument(help="The replay's id.")],
+    api: Annotated[str | None, typer.Option(help="API base URL; default from settings.")] = None,
+    token: TokenOption = None,
+) -> None:
+    """Cancel replay ID: a queued one at once, a running one within seconds (what it measured is
+    kept). Exit 0 once asked (status printed), 2 when refused (unknown id, already ended, not allowed)."""
+    base = api or _default_api()
+    try:
+        with httpx.Client(base_url=base, timeout=60, headers=_headers(token)) as client:
+            answer = client.post(f"/api/replays/{replay_id}/cancel")
+    except httpx.TransportError as unreachable:
+        typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
+        raise typer.Exit(2) from unreachable
+    if answer.status_code != 200:
+        typer.echo(f"cancel refused ({answer.status_code}): {_error_text(answer)}", err=True)
+        raise typer.Exit(2)
+    result = ReplayRead.model_validate(answer.json())
+    said = "cancelled" if result.status == "cancelled" else f"{result.status}, cancelling"
+    typer.echo(f"replay {result.id}: {said}")
+
+
+@replay_app.callback()
 def replay(
-    dataset: Annotated[str, typer.Option(help="Dataset name (`upgradelab datasets add`).")],
-    queries: Annotated[Path, typer.Option(help="Plain SQL file, slow query log or general query log.")],
-    variant: Annotated[list[str], typer.Option(help="TARGET[:PRESET]; the first is the baseline.")],
+    ctx: typer.Context,
+    dataset: Annotated[str | None, typer.Option(help="Dataset name (`upgradelab datasets add`).")] = None,
+    queries: Annotated[
+        Path | None, typer.Option(help="Plain SQL file, slow query log or general query log.")
+    ] = None,
+    variant: Annotated[
+        list[str] | None, typer.Option(help="TARGET[:PRESET]; the first is the baseline.")
+    ] = None,
     rounds: Annotated[
         int, typer.Option(min=1, help="Interleaved rounds; each times every statement once per variant.")
     ] = DEFAULT_ROUNDS,
@@ -43,12 +81,31 @@ def replay(
     ] = DEFAULT_PASSES,
     sample: Annotated[int, typer.Option(min=1, help="At most this many statements per fingerprint.")] = 10,
     allow_writes: Annotated[bool, typer.Option(help="Replay writes too (disposable targets only).")] = False,
+    statement_timeout: Annotated[
+        float,
+        typer.Option(
+            min=MIN_TIMEOUT_S,
+            max=MAX_TIMEOUT_S,
+            help="Seconds a statement may run; past it, it is ended and reported as timed out.",
+        ),
+    ] = DEFAULT_TIMEOUT_S,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole report as JSON.")] = False,
     api: Annotated[str | None, typer.Option(help="API base URL; default from settings.")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the replay.")] = 3600.0,
     token: TokenOption = None,
 ) -> None:
     """Replay QUERIES on DATASET on every --variant and report what changes (exit status: bitmask)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    missing = [
+        name
+        for name, value in (("--dataset", dataset), ("--queries", queries), ("--variant", variant))
+        if not value
+    ]
+    if missing or queries is None or variant is None:
+        raise typer.BadParameter(
+            "required to replay (or give a command: cancel ID)", param_hint=", ".join(missing)
+        )
     body = {
         "dataset": dataset,
         "queries": queries.read_text(errors="replace"),
@@ -57,6 +114,7 @@ def replay(
         "passes": passes,
         "sample": sample,
         "allow_writes": allow_writes,
+        "statement_timeout_s": statement_timeout,
     }
     base = api or _default_api()
     try:
@@ -66,7 +124,10 @@ def replay(
         raise typer.Exit(CANNOT_RUN) from unreachable
     report = result.report
     if result.status != "succeeded" or report is None:
-        typer.echo(f"replay {result.id}: {result.status}: {result.error or 'timed out'}", err=True)
+        if report is not None:  # a cancelled replay's partial report
+            _print_summary(result, report)
+        why = result.error or ("cancelled" if result.status == "cancelled" else "timed out waiting")
+        typer.echo(f"replay {result.id}: {result.status}: {why}", err=True)
         raise typer.Exit(CANNOT_RUN)
     if as_json:
         skipped = [s.model_dump(mode="json") for s in result.skipped_writes]
@@ -113,13 +174,20 @@ def _progress_text(progress: ReplayProgress) -> str:
 
 
 def _print_summary(result: ReplayRead, report: ReplayReport) -> None:
+    partial = " (partial: cancelled)" if report.partial else ""
     typer.echo(
-        f"replay {result.id}: {result.statements} statements, {report.rounds} rounds, "
-        f"baseline {report.baseline}"
+        f"replay {result.id}: {report.statements} statements, {report.rounds} rounds, "
+        f"baseline {report.baseline}{partial}"
     )
     typer.echo("  " + ", ".join(f"{group}: {report.groups.get(group, 0)}" for group in GROUPS))
     for one in report.fingerprints:
         if one.group != "same":
             typer.echo(f"  [{one.group}] {one.fingerprint[:100]}")
+        for statement in one.statements:
+            for name, outcome in statement.outcomes.items():
+                runs = statement.timed_out_runs.get(name, 0)
+                note = outcome.note or (f"timed out in {runs} timed runs" if runs else None)
+                if note:
+                    typer.echo(f"    {name}: {note}: {' '.join(statement.sql.split())[:100]}")
     if result.skipped_writes:
         typer.echo(f"  {len(result.skipped_writes)} writes skipped (read-only replay)")

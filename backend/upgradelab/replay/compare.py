@@ -1,7 +1,10 @@
 """What changes between variants, per statement and per fingerprint; the first variant is the baseline.
 
 Per statement, each other variant against the baseline:
-- `error`: the error code differs (one errors, the other not, or another code);
+- `error`: the error code differs (one errors, the other not, or another code); a refusal and a
+  timeout are not errors here;
+- `refused`: the server refused it as a write in a read-only replay on one of the two only;
+- `timed_out`: it timed out (when captured, or in a timed run) on one of the two only;
 - `warnings`: the set of warning codes differs;
 - `result`: row count or the order-insensitive checksum differs;
 - `ordering_only`: same rows, another order; `unordered_query` when the query has no ORDER BY
@@ -13,12 +16,16 @@ the round's passes (results/verdicts.py `round_values`); `median_s` is the media
 values; the ratio to the baseline, its 95 % interval, the smallest detectable change and the verdict
 come from results/verdicts.py on the round values paired by round (a t interval on the per-round log
 ratios, at least MIN_ROUNDS rounds, THRESHOLD), never from the timings of one block. A pass where a
-statement of the fingerprint errored is left out (a round without passes too).
+statement of the fingerprint errored, timed out or was not run is left out (a round without passes
+too).
 
 Fingerprint groups, first match: breaks (an error, result or unordered-query ordering difference),
-plan changes, slower (regression), faster (improvement), same.
+timed out (a statement timed out on some variant), refused (the server refused a statement as a
+write on some variant: listed apart, not a break), plan changes, slower (regression), faster
+(improvement), same.
 """
 
+import math
 import statistics
 
 from upgradelab.replay.engine import VariantReplay
@@ -67,16 +74,29 @@ def _plan_key(outcome: Outcome) -> list[tuple[str, str | None, str | None]]:
     return [(step.table, step.access_type, step.key) for step in outcome.plan]
 
 
-def diff(base: Outcome, other: Outcome, statement: SourceStatement, variant: str) -> StatementDiff:
-    """Compare one statement's outcome on a variant with the baseline's."""
-    both_ran = base.error_code is None and other.error_code is None
+def _error(outcome: Outcome) -> int | None:
+    return outcome.error_code if outcome.kind == "error" else None
+
+
+def diff(
+    base: Outcome,
+    other: Outcome,
+    statement: SourceStatement,
+    variant: str,
+    timed_out: tuple[bool, bool] = (False, False),
+) -> StatementDiff:
+    """Compare one statement's outcome on a variant with the baseline's; timed_out: whether it timed
+    out on (the baseline, the variant), when captured or in a timed run."""
+    both_ran = base.kind == "ran" and other.kind == "ran"
     result = both_ran and (
         base.row_count != other.row_count or base.checksum_unordered != other.checksum_unordered
     )
     ordering = both_ran and not result and base.checksum_ordered != other.checksum_ordered
     return StatementDiff(
         variant=variant,
-        error=base.error_code != other.error_code,
+        error=_error(base) != _error(other),
+        refused=(base.kind == "refused") != (other.kind == "refused"),
+        timed_out=timed_out[0] != timed_out[1],
         warnings={w[1] for w in base.warnings} != {w[1] for w in other.warnings},
         result=result,
         ordering_only=ordering,
@@ -87,13 +107,59 @@ def diff(base: Outcome, other: Outcome, statement: SourceStatement, variant: str
 
 def pass_values(replay: VariantReplay, indexes: list[int]) -> dict[int, list[float]]:
     """round (1-based) -> per pass of that round, the sum of the fingerprint's statements' seconds; a
-    pass where one of them errored is left out, a round without passes too."""
+    pass where one of them errored, timed out or was not run is left out, a round without passes too."""
     out: dict[int, list[float]] = {}
     for k in range(len(replay.times[indexes[0]]) if indexes else 0):
         values = [replay.times[i][k] for i in indexes]
-        if all(v is not None for v in values):
+        if all(v is not None and v != math.inf for v in values):
             out.setdefault(k // replay.passes + 1, []).append(sum(v for v in values if v is not None))
     return out
+
+
+def timed_out_runs(replay: VariantReplay, index: int) -> int:
+    """How many of a statement's timed runs timed out on a variant."""
+    return sum(1 for t in replay.times[index] if t == math.inf) if index < len(replay.times) else 0
+
+
+def _timed_out(replay: VariantReplay, index: int) -> bool:
+    return replay.outcomes[index].kind == "timed out" or timed_out_runs(replay, index) > 0
+
+
+def _statement(statements: list[SourceStatement], replays: list[VariantReplay], i: int) -> StatementResult:
+    base = replays[0]
+    return StatementResult(
+        sql=statements[i].sql,
+        database=statements[i].database,
+        outcomes={r.name: r.outcomes[i] for r in replays},
+        diffs=[
+            diff(
+                base.outcomes[i],
+                r.outcomes[i],
+                statements[i],
+                r.name,
+                (_timed_out(base, i), _timed_out(r, i)),
+            )
+            for r in replays[1:]
+        ],
+        timed_out_runs={r.name: timed_out_runs(r, i) for r in replays},
+    )
+
+
+def _group(statements: list[StatementResult], ratios: dict[str, TimeRatio]) -> Group:
+    """The first group that fits (module docstring)."""
+    diffs = [d for s in statements for d in s.diffs]
+    outcomes = [o for s in statements for o in s.outcomes.values()]
+    said = {r.verdict for r in ratios.values()}
+    return (
+        "breaks" if any(d.breaks for d in diffs)
+        else "timed out" if any(o.kind == "timed out" for o in outcomes)
+        or any(n for s in statements for n in s.timed_out_runs.values())
+        else "refused" if any(o.kind == "refused" for o in outcomes)
+        else "plan changes" if any(d.plan for d in diffs)
+        else "slower" if "regression" in said
+        else "faster" if "improvement" in said
+        else "same"
+    )  # fmt: skip
 
 
 def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> list[FingerprintResult]:
@@ -104,35 +170,18 @@ def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> 
         by_fingerprint.setdefault(statement.fingerprint_id, []).append(index)
     reports = []
     for fid, indexes in by_fingerprint.items():
-        statement_reports = [
-            StatementResult(
-                sql=statements[i].sql,
-                database=statements[i].database,
-                outcomes={r.name: r.outcomes[i] for r in replays},
-                diffs=[diff(base.outcomes[i], r.outcomes[i], statements[i], r.name) for r in replays[1:]],
-            )
-            for i in indexes
-        ]
+        statement_reports = [_statement(statements, replays, i) for i in indexes]
         rounds = {r.name: pass_values(r, indexes) for r in replays}
         medians = {
             name: statistics.median(verdicts.round_values(values).values()) if values else None
             for name, values in rounds.items()
         }
         ratios = {r.name: time_ratio(rounds[base.name], rounds[r.name]) for r in replays[1:]}
-        diffs = [d for s in statement_reports for d in s.diffs]
-        said = {r.verdict for r in ratios.values()}
-        group: Group = (
-            "breaks" if any(d.breaks for d in diffs)
-            else "plan changes" if any(d.plan for d in diffs)
-            else "slower" if "regression" in said
-            else "faster" if "improvement" in said
-            else "same"
-        )  # fmt: skip
         reports.append(
             FingerprintResult(
                 fingerprint_id=fid,
                 fingerprint=statements[indexes[0]].fingerprint,
-                group=group,
+                group=_group(statement_reports, ratios),
                 median_s=medians,
                 ratios=ratios,
                 statements=statement_reports,
@@ -141,8 +190,20 @@ def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> 
     return reports
 
 
+def _newly_timed_out(statement: StatementResult) -> bool:
+    """Timed out on a variant and not on the baseline (the first of `outcomes`): a statement that
+    became too slow to finish."""
+
+    def timed_out(name: str) -> bool:
+        return statement.outcomes[name].kind == "timed out" or statement.timed_out_runs.get(name, 0) > 0
+
+    baseline = next(iter(statement.outcomes))
+    return not timed_out(baseline) and any(timed_out(d.variant) for d in statement.diffs)
+
+
 def exit_bits(reports: list[FingerprintResult]) -> int:
-    """pt-upgrade-like exit status: 1 result/error differences, 2 regressions, 4 plan changes."""
+    """pt-upgrade-like exit status: 1 result/error differences, 2 regressions (slower, or timed out on
+    a variant and not on the baseline), 4 plan changes. Refusals set no bit."""
     bits = 0
     for report in reports:
         diffs = [d for s in report.statements for d in s.diffs]
@@ -152,6 +213,8 @@ def exit_bits(reports: list[FingerprintResult]) -> int:
             bits |= EXIT_PLAN_CHANGES
         if any(r.verdict == "regression" for r in report.ratios.values()):
             bits |= EXIT_REGRESSIONS
+        if any(_newly_timed_out(s) for s in report.statements):
+            bits |= EXIT_REGRESSIONS
     return bits
 
 
@@ -160,11 +223,16 @@ def report_document(
     replays: list[VariantReplay],
     reports: list[FingerprintResult],
     schedule: RunSchedule | None = None,
+    *,
+    statement_timeout_s: float | None = None,
+    partial: bool = False,
 ) -> ReplayReport:
     """The stored report (schemas.ReplayReport; stored as its JSON). Seconds are wall-clock around
-    execute + fetch."""
+    execute + fetch; `partial`: the replay was cancelled and this is what it measured."""
     return ReplayReport(
         baseline=replays[0].name,
+        partial=partial,
+        statement_timeout_s=statement_timeout_s,
         variants=[
             VariantReport(name=r.name, version=r.version, loaded=r.load, tables=r.tables) for r in replays
         ],

@@ -8,6 +8,16 @@
    block, thawed while it runs and frozen after: `passes` passes over every sampled statement, in
    source order (the round's value is their median: one slow moment does not make the round).
 
+Every statement is bounded (`timeout_s`, targets/statement_timeout.py) and, unless the replay allows
+writes, read-only on the server (outcomes.py `Statements`). A statement that timed out or was
+refused in step 2 is not timed in step 3 (its timed runs are None); one that times out in a timed
+run counts math.inf there and is not run again on that variant: a statement that never ends costs
+one timeout per variant, not one per pass.
+
+An `Interrupt` stops the replay from another thread (a cancel): the statement running is killed at
+once (KILL QUERY), no other starts, and replay_rounds raises ReplayCancelled with what was measured:
+the outcomes of the statements captured on every variant and the rounds every variant completed.
+
 Why a block is all the statements and not one fingerprint class: the round is the unit of evidence
 (results/verdicts.py), and one block per variant per round already gives every fingerprint one value
 per round, each variant's taken minutes apart at most; blocks per fingerprint would multiply the
@@ -17,6 +27,7 @@ Every instance is stopped at the end, on every exit path.
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
@@ -26,12 +37,13 @@ import pymysql
 
 from upgradelab.datasets.accounts import definer_access, replay_account
 from upgradelab.datasets.loader import LoadResult, TableStats, load_dataset, table_stats
-from upgradelab.replay.outcomes import Outcome, capture, time_statement
+from upgradelab.replay.outcomes import Outcome, Statements, capture, time_statement
 from upgradelab.replay.sources import SourceStatement
 from upgradelab.runs.plan import Schedule
 from upgradelab.targets.instances import in_parallel
 from upgradelab.targets.provisioners import Provisioner
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
+from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, StatementBound, StatementInterrupted
 from upgradelab.workloads.base import DatasetProgress, scalar
 from upgradelab.workloads.datasets import META_DATABASE, is_prepared, mark_prepared
 
@@ -40,13 +52,11 @@ DATASET_SLUG = "dataset"
 
 @dataclass(frozen=True)
 class DumpDataset:
-    """A dump to load: file, sha256 (the reuse key) and the default database it loads into;
-    `allow_writes`: the replay runs as the writer account (disposable targets), else the reader."""
+    """A dump to load: file, sha256 (the reuse key) and the default database it loads into."""
 
     path: Path
     sha256: str
     database: str
-    allow_writes: bool = False
 
 
 @dataclass
@@ -64,8 +74,8 @@ class LoadedDataset:
 class VariantReplay:
     """One variant's replay: server version, whether the dataset was loaded (LoadResult) or reused
     (None), its tables, one Outcome per statement, and per statement the seconds of each of its timed
-    runs in execution order (None where it errored): `passes` per round, so times[statement][k] is
-    from round k // passes + 1."""
+    runs in execution order (None where it errored or was not run, math.inf where it timed out):
+    `passes` per round, so times[statement][k] is from round k // passes + 1."""
 
     name: str
     version: str
@@ -155,12 +165,14 @@ class _Open:
     missing: dict[int, Outcome] = field(default_factory=dict)  # statements whose database is absent
 
 
-def _open(variant: ReplayVariant, dataset: DumpDataset, report: Callable[[DatasetProgress], None]) -> _Open:
+def _open(
+    variant: ReplayVariant, dataset: DumpDataset, report: Callable[[DatasetProgress], None], *, writes: bool
+) -> _Open:
     """The variant's server with the dataset, and a connection as the replay's own account: the
-    reader (SELECT, SHOW VIEW, EXECUTE on the dataset's databases), or with allow_writes the writer;
+    reader (SELECT, SHOW VIEW, EXECUTE on the dataset's databases), or with `writes` the writer;
     the dump's definer cut to the same access first, so a routine cannot write on its behalf."""
     loaded = ensure_dataset(variant.provisioner, variant.options, dataset, report)
-    admin, writes = loaded.admin, dataset.allow_writes
+    admin = loaded.admin
     try:
         version = str(scalar(admin, "SELECT VERSION()"))
         tables = [one for database in loaded.databases for one in table_stats(admin, database)]
@@ -173,24 +185,105 @@ def _open(variant: ReplayVariant, dataset: DumpDataset, report: Callable[[Datase
     return _Open(variant, connection, VariantReplay(variant.name, version, loaded.load, tables))
 
 
-def _capture(one: _Open, dataset: DumpDataset, statements: list[SourceStatement]) -> None:
+class Interrupt:
+    """Stops a replay from another thread: set() interrupts every variant's statement bound (the
+    statement running is killed, none other starts); bounds attached later start interrupted."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._bounds: list[StatementBound] = []
+        self._set = False
+
+    @property
+    def is_set(self) -> bool:
+        return self._set
+
+    @property
+    def attached(self) -> int:
+        """Bounds attached so far: one per variant whose server started and holds the dataset."""
+        return len(self._bounds)
+
+    def attach(self, bound: StatementBound) -> None:
+        with self._lock:
+            self._bounds.append(bound)
+            if self._set:
+                bound.interrupt()
+
+    def set(self) -> None:
+        """Interrupt now; from any thread, idempotent."""
+        with self._lock:
+            self._set = True
+            for bound in self._bounds:
+                bound.interrupt()
+
+
+class ReplayCancelled(Exception):
+    """The replay was interrupted. `replays`: what every variant measured, cut to what compares:
+    the outcomes of the first `captured` statements (captured on every variant) and the timed runs
+    of the `rounds` rounds every variant completed."""
+
+    def __init__(self, replays: list[VariantReplay], captured: int, rounds: int) -> None:
+        super().__init__(f"interrupted after {captured} statements captured and {rounds} rounds")
+        self.replays, self.captured, self.rounds = replays, captured, rounds
+
+
+@dataclass
+class _Runner:
+    """A variant's user statements (bounded, read-only unless writes are allowed) and the ones its
+    timed passes leave out (database absent, refused, timed out)."""
+
+    statements: Statements
+    untimed: set[int] = field(default_factory=set)
+
+
+def _runner(one: _Open, timeout_s: float, read_only: bool, interrupt: Interrupt) -> _Runner:
+    provisioner = one.variant.provisioner
+    # the kill comes from the lab's admin account: the replay's own account may be read-only
+    bound = StatementBound(
+        one.connection, timeout_s, provisioner.flavor, lambda: provisioner.endpoint.connect(timeout_s=5)
+    )
+    bound.apply()
+    interrupt.attach(bound)
+    return _Runner(Statements(bound, read_only))
+
+
+def _capture(one: _Open, run: _Runner, dataset: DumpDataset, statements: list[SourceStatement]) -> None:
+    one.replay.times = [[] for _ in statements]
     for index, statement in enumerate(statements):
         refused = _use(one.connection, statement.database or dataset.database)
         if refused is not None:
             one.missing[index] = refused
-        one.replay.outcomes.append(refused or capture(one.connection, statement.sql))
-    one.replay.times = [[] for _ in statements]
+        outcome = refused or capture(run.statements, statement.sql)
+        if refused is not None or outcome.kind in ("refused", "timed out"):
+            run.untimed.add(index)
+        one.replay.outcomes.append(outcome)
 
 
-def _block(one: _Open, dataset: DumpDataset, statements: list[SourceStatement], passes: int) -> None:
-    """`passes` passes over the statements, each timed; a statement whose database is absent gets None."""
+def _block(
+    one: _Open, run: _Runner, dataset: DumpDataset, statements: list[SourceStatement], passes: int
+) -> None:
+    """`passes` passes over the statements, each timed; a statement left out gets None."""
     for _ in range(passes):
         for index, statement in enumerate(statements):
-            if index in one.missing:
+            if index in run.untimed:
                 one.replay.times[index].append(None)
                 continue
             one.connection.select_db(statement.database or dataset.database)
-            one.replay.times[index].append(time_statement(one.connection, statement.sql))
+            seconds = time_statement(run.statements, statement.sql)
+            if seconds == float("inf"):
+                run.untimed.add(index)
+            one.replay.times[index].append(seconds)
+
+
+def _measured(opened: dict[int, _Open], count: int, rounds: int) -> ReplayCancelled:
+    """What an interrupted replay keeps (ReplayCancelled's docstring)."""
+    replays = [opened[index].replay for index in range(count) if index in opened]
+    captured = min((len(r.outcomes) for r in replays), default=0) if len(replays) == count else 0
+    for replay in replays:
+        replay.outcomes = replay.outcomes[:captured]
+        times = replay.times or [[] for _ in range(captured)]
+        replay.times = [one[: rounds * replay.passes] for one in times[:captured]]
+    return ReplayCancelled(replays, captured, rounds if captured else 0)
 
 
 def replay_rounds(
@@ -200,6 +293,10 @@ def replay_rounds(
     schedule: Schedule,
     report: Callable[[str, DatasetProgress], None] = lambda variant, progress: None,
     step: Callable[[str, str], None] = lambda variant, phase: None,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    read_only: bool = True,
+    interrupt: Interrupt | None = None,
 ) -> list[VariantReplay]:
     """The whole replay (see the module docstring): one VariantReplay per variant, in `variants` order.
 
@@ -207,19 +304,31 @@ def replay_rounds(
     each round's variant order; its `block` is the passes over the statements in each block).
     report(variant, progress): a variant's dump load progress (called from its start thread);
     step(variant, phase): each phase ("starting the server", "capturing outcomes", "round 2 of 10").
+    timeout_s: every statement's bound (seconds); read_only: statements in read-only transactions
+    as the dataset's reader account (False: the replay allows writes; its writer account, _open);
+    interrupt: set from another thread to stop the replay.
     Raises the first start failure (ProvisionError, LoadFailed, pymysql errors) once every instance
-    has started or failed; every instance is stopped on every exit path.
+    has started or failed; ReplayCancelled once interrupted; every instance is stopped on every
+    exit path.
     """
+    interrupt = interrupt or Interrupt()
     opened: dict[int, _Open] = {}
+    runs: dict[int, _Runner] = {}
+    rounds_done = 0
 
     def start(index: int) -> None:
         variant = variants[index]
         step(variant.name, "starting the server")
-        opened[index] = _open(variant, dataset, lambda progress: report(variant.name, progress))
+        opened[index] = _open(
+            variant, dataset, lambda progress: report(variant.name, progress), writes=not read_only
+        )
+        runs[index] = _runner(opened[index], timeout_s, read_only, interrupt)
         variant.provisioner.freeze()
 
     try:
         errors = in_parallel(start, list(range(len(variants))))
+        if interrupt.is_set:
+            raise StatementInterrupted("interrupted while the servers started")
         failure = next((error for error in errors if error is not None), None)
         if failure is not None:
             raise failure
@@ -228,16 +337,19 @@ def replay_rounds(
             one.replay.passes = schedule.block
             step(one.variant.name, f"capturing outcomes of {len(statements)} statements")
             one.variant.provisioner.thaw()
-            _capture(one, dataset, statements)
+            _capture(one, runs[index], dataset, statements)
             one.variant.provisioner.freeze()
         for number, order in enumerate(schedule.order, start=1):
             for index in order:
                 one = opened[index]
                 step(one.variant.name, f"round {number} of {schedule.rounds}")
                 one.variant.provisioner.thaw()
-                _block(one, dataset, statements, schedule.block)
+                _block(one, runs[index], dataset, statements, schedule.block)
                 one.variant.provisioner.freeze()
+            rounds_done = number
         return [opened[index].replay for index in range(len(variants))]
+    except StatementInterrupted as stopped:
+        raise _measured(opened, len(variants), rounds_done) from stopped
     finally:
         for index, variant in enumerate(variants):
             if index in opened:

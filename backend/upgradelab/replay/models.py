@@ -3,30 +3,36 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, String, Text
+from sqlalchemy import JSON, ForeignKey, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from upgradelab.db import Base, utcnow
 
 
 class ReplayRun(Base):
-    """Row of `replay_run`. status: queued | running | succeeded | failed. `variants`: [{"name",
+    """Row of `replay_run`. status: queued | running | succeeded | failed | cancelled. `variants`: [{"name",
     "target", "preset", "options"}]; `statements` / `skipped_writes`: the parsed source (sources.py);
     `report`: compare.report_document() once succeeded; `progress`: the current step. `repeats`: the
     number of rounds (the column predates rounds); `schedule`: runs/plan.py Schedule.as_json() of the
-    rounds, stored before the first server starts (NULL for replays made before rounds)."""
+    rounds, stored before the first server starts (NULL for replays made before rounds).
+    `statement_timeout_s`: every replayed statement's bound (seconds); `cancel_requested`: the user
+    asked to cancel (service.cancel), the worker's cancel watch ends the replay (runner.py)."""
 
     __tablename__ = "replay_run"
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
-    dataset_id: Mapped[int] = mapped_column(ForeignKey("dataset.id", ondelete="CASCADE"))
+    # RESTRICT: a report outlives its dataset (issue 24); a deleted dataset stays as a record
+    # (datasets/models.py), and a row delete that would orphan a report fails instead of cascading.
+    dataset_id: Mapped[int] = mapped_column(ForeignKey("dataset.id", ondelete="RESTRICT"))
     source_format: Mapped[str] = mapped_column(String(16))
     variants: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     repeats: Mapped[int]
     passes: Mapped[int] = mapped_column(default=1, server_default="1")  # per block (engine.py)
     sample: Mapped[int]
     allow_writes: Mapped[bool] = mapped_column(default=False)
+    statement_timeout_s: Mapped[float] = mapped_column(default=30.0, server_default="30")
+    cancel_requested: Mapped[bool] = mapped_column(default=False, server_default=false())
     statements: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     skipped_writes: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     status: Mapped[str] = mapped_column(String(16), default="queued")

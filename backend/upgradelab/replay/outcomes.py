@@ -1,6 +1,17 @@
 """What one statement does on one server: error, warnings, rows (count and two checksums), the
 optimizer's plan (EXPLAIN FORMAT=JSON, summarised) and its time.
 
+Every replayed statement runs through a `Statements` runner: bounded in time
+(targets/statement_timeout.py) and, unless the replay allows writes, read-only as the server sees
+it: `SET SESSION TRANSACTION READ ONLY` before each statement, which then runs in autocommit as a
+read-only transaction of its own (as the application ran it). The server refuses any write in it
+(ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION), whatever the parser guessed: a write in a stored
+function (`SELECT f()`) on InnoDB, MyISAM and MEMORY tables alike, and DDL, whose implicit commit
+starts the next transaction with the session's read-only mode. Re-asserted before every statement,
+so nothing a statement did to the session carries over; an explicit transaction left open is rolled
+back first. What the transaction does not cover (a file written by `INTO OUTFILE`, `SET GLOBAL`) is
+refused by the replay account's privileges; both kinds of refusal are the outcome kind "refused".
+
 Checksums are sha256 over the rows as PyMySQL decodes them (so the wire format of a version does not
 matter, the values do): `ordered` hashes the rows in the order the server sent them, `unordered`
 hashes the sorted per-row digests. Equal `unordered` and different `ordered` = "ordering only".
@@ -8,14 +19,24 @@ hashes the sorted per-row digests. Equal `unordered` and different `ordered` = "
 
 import hashlib
 import json
-import time
+import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import pymysql
 from pydantic import ConfigDict, with_config
+from pymysql.constants import SERVER_STATUS
 
 from upgradelab.targets.provisioners.base import ServerConnection
+from upgradelab.targets.statement_timeout import StatementBound, StatementTimedOut, timed_out_text
+
+OutcomeKind = Literal["ran", "error", "refused", "timed out"]
+REFUSED_TEXT = "refused: writes in a read-only replay"
+# What the server answers a write in a read-only replay: the read-only transaction's refusal
+# (1792), and what a read-only account is told: table or column privilege (1142, 1143), database
+# (1044), FILE for INTO OUTFILE/DUMPFILE (1045), SUPER or a *_ADMIN privilege (1227), a routine
+# (1370), --secure-file-priv or --read-only (1290), a table opened read-only (1036).
+READ_ONLY_REFUSALS = frozenset({1792, 1142, 1143, 1044, 1045, 1227, 1370, 1290, 1036})
 
 
 @dataclass(frozen=True)
@@ -33,9 +54,13 @@ class PlanStep:
 @with_config(ConfigDict(json_schema_serialization_defaults_required=True))
 @dataclass(frozen=True)
 class Outcome:
-    """One statement once on one server. error_code/error_message: None when it ran; warnings:
-    [(level, code, message)] of SHOW WARNINGS; row_count and checksums None after an error; plan:
-    steps in join order ([] when EXPLAIN gave none) and plan_error when EXPLAIN itself failed."""
+    """One statement once on one server. error_code/error_message: None when it ran (the server's
+    error otherwise, kept for a refusal and a timeout too); warnings: [(level, code, message)] of
+    SHOW WARNINGS; row_count and checksums None after an error; plan: steps in join order ([] when
+    EXPLAIN gave none) and plan_error when EXPLAIN itself failed. kind: "ran", "error", "refused"
+    (the server refused a write in a read-only replay) or "timed out"; note: how the report says a
+    refusal or a timeout ("refused: writes in a read-only replay", "timed out after 30 s"). Reports
+    stored before `kind` read as "ran" with their error_code."""
 
     error_code: int | None
     error_message: str | None
@@ -46,6 +71,12 @@ class Outcome:
     plan: list[PlanStep] = field(default_factory=list)
     plan_json: Any = None
     plan_error: str | None = None
+    kind: OutcomeKind = "ran"
+    note: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind == "ran" and self.error_code is not None:  # made before kinds, or by the engine
+            object.__setattr__(self, "kind", "error")
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -91,44 +122,84 @@ def _steps(node: Any, out: list[PlanStep]) -> None:
             _steps(value, out)
 
 
-def explain(connection: ServerConnection, sql: str) -> tuple[list[PlanStep], Any, str | None]:
-    """(steps, the full JSON, error) of EXPLAIN FORMAT=JSON; statements EXPLAIN cannot take (SHOW)
-    give ([], None, the server's message)."""
+def _error_text(error: pymysql.MySQLError) -> str:
+    return f"{error.args[0]}: {error.args[1]}" if len(error.args) > 1 else str(error)
+
+
+class Statements:
+    """Runs user statements on one connection: each bounded by `bound` (its connection is the one
+    used) and, when `read_only`, in a read-only transaction (module docstring)."""
+
+    def __init__(self, bound: StatementBound, read_only: bool = True) -> None:
+        self.bound, self.read_only = bound, read_only
+        self.connection = bound.connection
+
+    def run(self, sql: str) -> tuple[list[tuple[Any, ...]], float]:
+        """(rows, seconds around execute + fetch); StatementTimedOut, StatementInterrupted or the
+        server's pymysql error (targets/statement_timeout.py StatementBound.run)."""
+        if self.read_only:
+            with self.connection.cursor() as cursor:
+                cursor.execute("SET SESSION TRANSACTION READ ONLY")
+                status = int(getattr(self.connection, "server_status", 0) or 0)  # not in pymysql's stubs
+                if status & SERVER_STATUS.SERVER_STATUS_IN_TRANS:
+                    cursor.execute("ROLLBACK")  # a transaction left open would not be read-only
+        return self.bound.run(sql)
+
+
+def explain(statements: Statements, sql: str) -> tuple[list[PlanStep], Any, str | None]:
+    """(steps, the full JSON, error) of EXPLAIN FORMAT=JSON, run as the statement itself is (bounded,
+    read-only); statements EXPLAIN cannot take (SHOW) give ([], None, the server's message)."""
     try:
-        with connection.cursor() as cursor:
-            cursor.execute(f"EXPLAIN FORMAT=JSON {sql}")
-            row = cursor.fetchone()
+        rows, _ = statements.run(f"EXPLAIN FORMAT=JSON {sql}")
     except pymysql.MySQLError as error:
-        return [], None, f"{error.args[0]}: {error.args[1]}" if len(error.args) > 1 else str(error)
+        return [], None, _error_text(error)
+    except StatementTimedOut as error:
+        return [], None, str(error)
+    row = rows[0] if rows else None
     document = json.loads(row[0]) if row else None
     steps: list[PlanStep] = []
     _steps(document, steps)
     return steps, document, None
 
 
-def capture(connection: ServerConnection, sql: str) -> Outcome:
-    """Run `sql` once and record its outcome, then EXPLAIN it (untimed)."""
+def _failed(statements: Statements, error: pymysql.MySQLError) -> Outcome:
+    """The outcome of a statement the server ended with `error`: refused (a read-only replay's
+    refusal) or an error."""
+    code = int(error.args[0]) if error.args and isinstance(error.args[0], int) else None
+    message = str(error.args[1]) if len(error.args) > 1 else str(error)
+    warnings = _warnings(statements.connection)
+    if statements.read_only and code in READ_ONLY_REFUSALS:
+        return Outcome(code, message, warnings, kind="refused", note=REFUSED_TEXT)
+    return Outcome(code, message, warnings, kind="error")
+
+
+def timed_out(seconds: float) -> Outcome:
+    """The outcome of a statement ended at its bound."""
+    text = timed_out_text(seconds)
+    return Outcome(None, None, kind="timed out", note=text)
+
+
+def capture(statements: Statements, sql: str) -> Outcome:
+    """Run `sql` once and record its outcome, then EXPLAIN it (untimed). StatementInterrupted
+    passes through (the replay was cancelled)."""
     try:
-        with connection.cursor() as cursor:
-            cursor.execute(sql)
-            rows = list(cursor.fetchall())
+        rows, _ = statements.run(sql)
     except pymysql.MySQLError as error:
-        code = int(error.args[0]) if error.args and isinstance(error.args[0], int) else None
-        message = str(error.args[1]) if len(error.args) > 1 else str(error)
-        return Outcome(code, message, _warnings(connection))
-    warnings = _warnings(connection)
+        return _failed(statements, error)
+    except StatementTimedOut as error:
+        return timed_out(error.seconds)
+    warnings = _warnings(statements.connection)
     ordered, unordered = checksums(rows)
-    steps, document, plan_error = explain(connection, sql)
+    steps, document, plan_error = explain(statements, sql)
     return Outcome(None, None, warnings, len(rows), ordered, unordered, steps, document, plan_error)
 
 
-def time_statement(connection: ServerConnection, sql: str) -> float | None:
-    """Seconds (perf_counter) around execute + fetch; None when the statement errors."""
+def time_statement(statements: Statements, sql: str) -> float | None:
+    """Seconds (perf_counter) around execute + fetch; None when the statement errors, math.inf when
+    it timed out. StatementInterrupted passes through."""
     try:
-        with connection.cursor() as cursor:
-            started = time.perf_counter()
-            cursor.execute(sql)
-            cursor.fetchall()
-            return time.perf_counter() - started
+        return statements.run(sql)[1]
     except pymysql.MySQLError:
         return None
+    except StatementTimedOut:
+        return math.inf

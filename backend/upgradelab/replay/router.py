@@ -1,4 +1,4 @@
-"""/api/replays: start a replay run, follow it, read and export its report."""
+"""/api/replays: start a replay run, follow it, cancel it, read and export its report."""
 
 import csv
 import io
@@ -19,7 +19,8 @@ router = APIRouter(prefix="/api/replays", tags=["replay"])
 async def create_replay(spec: ReplayCreate, session: SessionDep) -> ReplayRead:
     """Queue a replay (`rounds` interleaved rounds, default 10; `repeats` is its older name). 404 for an
     unknown dataset; 422 naming `variants` (unknown target or preset, or two variants on one existing
-    server), `allow_writes` (a target that is not disposable) or `queries` (nothing to replay)."""
+    server), `allow_writes` (a target that is not disposable), `queries` (nothing to replay) or
+    `statement_timeout_s` (outside 0.1-3600 s)."""
     return await service.to_read(session, await service.create(session, spec), with_report=False)
 
 
@@ -31,14 +32,27 @@ async def list_replays(session: SessionDep) -> list[ReplayRead]:
 
 @router.get("/{replay_id}", response_model=ReplayRead)
 async def get_replay(replay_id: int, session: SessionDep) -> ReplayRead:
-    """A replay run with its report once succeeded (fingerprints by group, both plans, both errors)."""
+    """A replay run with its report once succeeded (fingerprints by group, both plans, both errors;
+    partial after a cancel)."""
     return await service.to_read(session, await service.get_or_raise(session, replay_id), with_report=True)
+
+
+@router.post("/{replay_id}/cancel", response_model=ReplayRead)
+async def cancel_replay(replay_id: int, session: SessionDep) -> ReplayRead:
+    """Cancel a replay (operator): a queued one at once, a running one within seconds (the statement
+    running killed, its servers stopped, its locks freed, what it measured kept as a partial report).
+    The replay as read right after: `cancelled`, or still `running` until its worker has stopped it.
+    404 for an unknown id; 409 when it already ended."""
+    replay = await service.cancel(session, await service.get_or_raise(session, replay_id))
+    return await service.to_read(session, replay, with_report=False)
 
 
 def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
     """One row per fingerprint and variant: group, median seconds, ratio to the baseline with its
-    interval and verdict, how many of its statements differ in errors, results, order, plan, and the
-    rounds the ratio rests on with its smallest detectable change (a fraction; empty before rounds)."""
+    interval and verdict, how many of its statements differ in errors, results, order, plan, the
+    rounds the ratio rests on with its smallest detectable change (a fraction; empty before rounds),
+    and how many of its statements timed out (when captured or in a timed run) and were refused as
+    writes on that variant. `partial`: the replay was cancelled (the report holds what it measured)."""
     rows = []
     for one in report.fingerprints:
         for variant, median in one.median_s.items():
@@ -61,6 +75,12 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
                     "plan_changes": sum(d.plan for d in diffs),
                     "rounds": ratio.rounds,
                     "mde": ratio.mde,
+                    "timed_out": sum(
+                        s.outcomes[variant].kind == "timed out" or s.timed_out_runs.get(variant, 0) > 0
+                        for s in one.statements
+                    ),
+                    "refused": sum(s.outcomes[variant].kind == "refused" for s in one.statements),
+                    "partial": report.partial,
                 }
             )
     return rows
@@ -70,7 +90,8 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
 async def export_replay(
     replay_id: int, session: SessionDep, format: Annotated[Literal["csv", "json"], Query()] = "json"
 ) -> Response:
-    """The report as a download: JSON (the whole report) or CSV (csv_rows); 409 before it succeeded."""
+    """The report as a download: JSON (the whole report) or CSV (csv_rows); 409 before there is one
+    (a cancelled replay's partial report downloads)."""
     replay = await service.get_or_raise(session, replay_id)
     if replay.report is None:
         return Response(f"replay {replay_id} has no report ({replay.status})", status.HTTP_409_CONFLICT)

@@ -4,6 +4,13 @@ server instance (a slot of its target; memory checked as runs do), replay (engin
 report. The final status is
 written on every exit path.
 
+Cancel (service.cancel sets `cancel_requested`): a watch thread reads the flag every
+CANCEL_POLL_S seconds; once set it interrupts the replay (engine.py Interrupt: the statement running
+is killed with KILL QUERY, none other starts) and, while servers are still starting or loading the
+dump, stops them. The replay ends `cancelled` with the report of what it measured, marked partial
+(none when no statement was captured on every variant); its servers are stopped and its locks freed
+as on any other exit.
+
 While it runs it holds a lease (runs/leases.py, kind REPLAYS, as runs do): a heartbeat thread
 renews the lease and the target locks every `run_heartbeat_s` seconds, whatever the replay's thread
 is doing (a long dump load, a slow statement); a worker killed outright is found by the reaper
@@ -12,8 +19,10 @@ instance of its targets (`stop_all`), not only the ones it knows it started.
 """
 
 import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from redis import Redis
@@ -26,7 +35,14 @@ from upgradelab.datasets.schemas import DatasetLoad
 from upgradelab.datasets.service import database_of
 from upgradelab.db import sync_session, utcnow
 from upgradelab.replay.compare import compare, report_document
-from upgradelab.replay.engine import DumpDataset, ReplayVariant, VariantReplay, replay_rounds
+from upgradelab.replay.engine import (
+    DumpDataset,
+    Interrupt,
+    ReplayCancelled,
+    ReplayVariant,
+    VariantReplay,
+    replay_rounds,
+)
 from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.schemas import ReplayProgress, ReplayVariantSpec
 from upgradelab.replay.sources import SourceStatement
@@ -44,6 +60,8 @@ from upgradelab.targets.provisioners import ProvisionError, provisioner_for
 from upgradelab.workloads.base import DatasetProgress
 
 log = logging.getLogger(__name__)
+
+CANCEL_POLL_S = 1.0
 
 
 class TargetsBusy(RuntimeError):
@@ -90,6 +108,7 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
         specs = [ReplayVariantSpec.model_validate(v) for v in replay.variants]
         statements = [SourceStatement(**s) for s in replay.statements]
         rounds, passes = replay.repeats, replay.passes
+        read_only, timeout_s = not replay.allow_writes, replay.statement_timeout_s
         names = [v.target for v in specs]
         targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
         for target in targets.values():
@@ -104,9 +123,17 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
         return None
     status, error = "failed", None
     heartbeat = leases.Lease(replay_id, owner, locks.renew, settings, REPLAYS)
+    interrupt = Interrupt()
+    attached = len(specs)
+
+    def cancel() -> None:  # the watch calls it every CANCEL_POLL_S seconds once cancel is asked
+        interrupt.set()
+        if interrupt.attached < attached:  # still starting or loading the dump: stop them now
+            stop_targets(f"replay {replay_id}", list(targets.values()), settings)
+
     try:
-        with heartbeat:
-            if dataset is None:
+        with heartbeat, _CancelWatch(replay_id, cancel):
+            if dataset is None or dataset.deleted_at is not None:
                 raise LoadFailed("the dataset was deleted", line=None, code=None)
             dump = DumpDataset(Path(dataset.path), dataset.sha256, database_of(dataset.name))
             # The seed is the replay's id (as a run's without its own), stored with the schedule.
@@ -114,26 +141,104 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
             planned = RunSchedule.model_validate(schedule.as_json())
             _update(replay_id, schedule=planned.model_dump(mode="json"))
             variants = _variants(specs, targets, settings)
-            replays = replay_rounds(variants, dump, statements, schedule, *_progress(replay_id, specs))
-            for spec, one in zip(specs, replays, strict=True):
-                _record_load(dataset.id, spec.target, one)
-            reports = compare(statements, replays)
-            document = report_document(statements, replays, reports, planned)
-            _update(replay_id, report=document.model_dump(mode="json"), progress=None)
-            status = "succeeded"
+            try:
+                replays = replay_rounds(
+                    variants, dump, statements, schedule, *_progress(replay_id, specs),
+                    timeout_s=timeout_s, read_only=read_only, interrupt=interrupt,
+                )  # fmt: skip
+            except ReplayCancelled as cancelled:
+                status = "cancelled"
+                _keep_partial(replay_id, dataset.id, specs, statements, cancelled, planned, timeout_s)
+            else:
+                for spec, one in zip(specs, replays, strict=True):
+                    _record_load(dataset.id, spec.target, one)
+                reports = compare(statements, replays)
+                document = report_document(
+                    statements, replays, reports, planned, statement_timeout_s=timeout_s
+                )
+                _update(replay_id, report=document.model_dump(mode="json"), progress=None)
+                status = "succeeded"
     except (LoadFailed, ProvisionError, MemoryRefused) as failure:
         error = str(failure)
     except Exception as failure:  # the run must not stay "running": any error is the user's to see
         log.exception("replay %s failed", replay_id)
         error = f"{type(failure).__name__}: {failure}"
     finally:
+        if interrupt.is_set and status != "succeeded":  # a start the cancel stopped fails: cancelled
+            status, error = "cancelled", None
         # Once the lease is lost the reaper has stopped the servers and written the final status.
         if status != "succeeded" and not heartbeat.lost:
             stop_targets(f"replay {replay_id}", list(targets.values()), settings)
         locks.release()
-        final = {"status": status, "error": error, "ended_at": utcnow()}
+        final: dict[str, Any] = {"status": status, "error": error, "ended_at": utcnow()}
+        if status == "cancelled":
+            final["progress"] = None
         ended = not heartbeat.lost and leases.finish(replay_id, owner, REPLAYS, **final)
     return status if ended else None
+
+
+def _keep_partial(
+    replay_id: int,
+    dataset_id: int,
+    specs: list[ReplayVariantSpec],
+    statements: list[SourceStatement],
+    cancelled: ReplayCancelled,
+    planned: RunSchedule,
+    timeout_s: float,
+) -> None:
+    """Store what a cancelled replay measured (engine.ReplayCancelled), marked partial; nothing when
+    no statement was captured on every variant."""
+    if len(cancelled.replays) == len(specs):
+        for spec, one in zip(specs, cancelled.replays, strict=True):
+            _record_load(dataset_id, spec.target, one)
+    if not cancelled.captured:
+        return
+    kept = statements[: cancelled.captured]
+    reports = compare(kept, cancelled.replays)
+    document = report_document(
+        kept, cancelled.replays, reports, planned, statement_timeout_s=timeout_s, partial=True
+    )
+    _update(replay_id, report=document.model_dump(mode="json"))
+
+
+class _CancelWatch:
+    """While entered: a thread reads the replay's cancel_requested every CANCEL_POLL_S seconds; once
+    it is set, calls `on_cancel` then and every CANCEL_POLL_S seconds after, until exited (a server
+    that was still starting at the first call has its pid file by a later one). A failing read is
+    logged and tried again."""
+
+    def __init__(self, replay_id: int, on_cancel: Callable[[], None]) -> None:
+        self._replay_id, self._on_cancel = replay_id, on_cancel
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name=f"cancel-replay-{replay_id}", daemon=True)
+
+    def _watch(self) -> None:
+        requested = False
+        while not self._stop.wait(CANCEL_POLL_S):
+            try:
+                if not requested:
+                    with sync_session() as session:
+                        requested = bool(
+                            session.scalar(
+                                select(ReplayRun.cancel_requested).where(ReplayRun.id == self._replay_id)
+                            )
+                        )
+                    if requested:
+                        log.info("replay %s: cancel requested", self._replay_id)
+                if requested:
+                    self._on_cancel()
+            except Exception:  # the database may be busy: the next poll tries again
+                log.exception("replay %s: cancelling", self._replay_id)
+
+    def __enter__(self) -> "_CancelWatch":
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self, _type: type[BaseException] | None, _value: BaseException | None, _tb: TracebackType | None
+    ) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def _progress(

@@ -10,6 +10,7 @@ from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.sources import DEFAULT_SAMPLE, SourceFormat
 from upgradelab.results.verdicts import Method, Verdict
 from upgradelab.runs.schemas import RunSchedule
+from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
 
 MAX_QUERIES_CHARS = 50_000_000
 DEFAULT_ROUNDS = 10  # twice results/verdicts.py's MIN_ROUNDS: room for a verdict at a 10 % threshold
@@ -17,10 +18,12 @@ DEFAULT_ROUNDS = 10  # twice results/verdicts.py's MIN_ROUNDS: room for a verdic
 # one pass and 35 % with five (p90: 202 % -> 56 %), for 1.7x the wall clock.
 DEFAULT_PASSES = 5
 
-ReplayStatus = Literal["queued", "running", "succeeded", "failed"]
-FINAL_REPLAY_STATUSES: tuple[ReplayStatus, ...] = ("succeeded", "failed")
-Group = Literal["breaks", "plan changes", "slower", "faster", "same"]
-GROUPS: tuple[Group, ...] = ("breaks", "plan changes", "slower", "faster", "same")
+ReplayStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+FINAL_REPLAY_STATUSES: tuple[ReplayStatus, ...] = ("succeeded", "failed", "cancelled")
+Group = Literal["breaks", "timed out", "plan changes", "slower", "faster", "same", "refused"]
+# In the order the report lists them; "refused" (writes a read-only replay did not run) comes apart,
+# last: not a finding about the variants. compare.py gives the order a fingerprint falls into them.
+GROUPS: tuple[Group, ...] = ("breaks", "timed out", "plan changes", "slower", "faster", "same", "refused")
 
 
 class _Read(BaseModel):
@@ -37,7 +40,8 @@ class ReplayCreate(BaseModel):
     sampled statements, the round's value being their median; a time verdict needs at least 5
     rounds), at most `sample` statements per fingerprint; writes only
     with allow_writes, and then only on disposable targets. `repeats` is the older name of `rounds`,
-    used when `rounds` is not given."""
+    used when `rounds` is not given. `statement_timeout_s`: every statement's bound in seconds
+    (0.1 to 3600, default 30); a statement past it is ended and reported "timed out after N s"."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -51,6 +55,7 @@ class ReplayCreate(BaseModel):
     passes: int = Field(DEFAULT_PASSES, ge=1, le=100)
     sample: int = Field(DEFAULT_SAMPLE, ge=1, le=1000)
     allow_writes: bool = False
+    statement_timeout_s: float = Field(DEFAULT_TIMEOUT_S, ge=MIN_TIMEOUT_S, le=MAX_TIMEOUT_S)
 
     @property
     def round_count(self) -> int:
@@ -116,11 +121,14 @@ class TimeRatio(_Read):
 class StatementDiff(_Read):
     """One statement on one variant against the baseline (compare.py's module docstring): which of
     error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
-    `unordered_query` when it has no ORDER BY) and plan differ; `breaks` = error, result, or an
-    order the query never asked for."""
+    `unordered_query` when it has no ORDER BY) and plan differ, whether it was refused as a write
+    (`refused`) or timed out (`timed_out`) on one of the two only; `breaks` = error, result, or an
+    order the query never asked for (a refusal or a timeout is not a break)."""
 
     variant: str
     error: bool
+    refused: bool = False
+    timed_out: bool = False
     warnings: bool
     result: bool
     ordering_only: bool
@@ -135,18 +143,20 @@ class StatementDiff(_Read):
 
 class StatementResult(_Read):
     """One sampled statement: its text and default database, its outcome per variant name (error,
-    warnings, rows, checksums, plan; outcomes.py) and its diffs, one per non-baseline variant."""
+    warnings, rows, checksums, plan, kind; outcomes.py; the baseline first), its diffs, one per
+    non-baseline variant, and per variant how many of its timed runs timed out."""
 
     sql: str
     database: str | None
     outcomes: dict[str, Outcome]
     diffs: list[StatementDiff]
+    timed_out_runs: dict[str, int] = {}
 
 
 class FingerprintResult(_Read):
-    """A fingerprint: its group (first match of breaks, plan changes, slower, faster, same), median
-    seconds per variant (median of its round values; None: no round), `ratios` per non-baseline
-    variant, and its sampled statements."""
+    """A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
+    faster, same), median seconds per variant (median of its round values; None: no round),
+    `ratios` per non-baseline variant, and its sampled statements."""
 
     fingerprint_id: str
     fingerprint: str
@@ -171,9 +181,13 @@ class ReplayReport(_Read):
     fingerprints fell in each group, `exit_bits` (`upgradelab replay`'s exit status: 1 breaks, 2
     regressions, 4 plan changes), statements replayed, rounds and passes per block, the schedule
     (None before rounds), the verdict threshold (a fraction) and every fingerprint in source order.
-    Seconds are wall-clock around execute + fetch."""
+    Seconds are wall-clock around execute + fetch. `partial`: the replay was cancelled, and this is
+    what it measured (the statements captured on every variant, the rounds every variant completed);
+    `statement_timeout_s`: the bound every statement ran under (None in reports made before it)."""
 
     baseline: str
+    partial: bool = False
+    statement_timeout_s: float | None = None
     variants: list[VariantReport]
     groups: dict[Group, int]
     exit_bits: int
@@ -186,14 +200,19 @@ class ReplayReport(_Read):
 
 
 class ReplayRead(_Read):
-    """A replay run; `report` once it succeeded, and only from GET /api/replays/{id}. `repeats` and
+    """A replay run; `report` once it succeeded (or, partial, once cancelled after measuring), and
+    only from GET /api/replays/{id}. `statement_timeout_s`: every statement's bound. `repeats` and
     `rounds` are both the number of rounds; `schedule`: each round's variant order (variant indexes)
     once the replay started; `statements`: how many were sampled; `skipped_writes`: the statements
-    left out of a read-only replay; `progress`: the current step while it runs."""
+    left out of a read-only replay; `progress`: the current step while it runs. `dataset_sha256` and
+    `dataset_deleted_at`: the dump it ran on, and when that dataset was deleted (None: live); the
+    report is kept either way, a new replay needs the dump uploaded again (same dump: same sha256)."""
 
     id: int
     name: str
     dataset: str | None
+    dataset_sha256: str | None = None
+    dataset_deleted_at: datetime | None = None
     status: ReplayStatus
     source_format: SourceFormat
     variants: list[ReplayVariantSpec]
@@ -203,6 +222,7 @@ class ReplayRead(_Read):
     schedule: RunSchedule | None = None
     sample: int
     allow_writes: bool
+    statement_timeout_s: float = DEFAULT_TIMEOUT_S
     statements: int
     skipped_writes: list[ReplayStatement]
     progress: ReplayProgress | None

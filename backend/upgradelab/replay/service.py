@@ -1,20 +1,24 @@
 """Replay runs on the API side: validate and store (parsing the source there, so a bad source is a
-422 naming `queries`), queue for the worker, read back."""
+422 naming `queries`), queue for the worker, read back, cancel."""
 
 from dataclasses import asdict
 
 from anyio import to_thread
 from fastapi import HTTPException, status
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.datasets import service as datasets
 from upgradelab.datasets.models import Dataset
+from upgradelab.db import utcnow
 from upgradelab.experiments.variants import VariantError, resolve_variant
 from upgradelab.replay.models import ReplayRun
-from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayVariantSpec
+from upgradelab.replay.schemas import FINAL_REPLAY_STATUSES, ReplayCreate, ReplayRead, ReplayVariantSpec
 from upgradelab.replay.sources import SourceError, parse_source
+from upgradelab.runs import reaper
+from upgradelab.targets import option_lists
 from upgradelab.targets.models import Target
+from upgradelab.targets.options import OptionError
 from upgradelab.targets.provisioners import ExistingProvisioner
 from upgradelab.worker import EXECUTE_REPLAY, celery_app
 
@@ -46,6 +50,10 @@ async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVar
             raise _unprocessable(
                 "allow_writes", f"writes replay only on disposable targets; {target_name} is not"
             )
+        try:  # the target's option list is built first if missing (503 naming the target)
+            await option_lists.check_target_lines(target, variant.option_lines())
+        except OptionError as error:
+            raise _unprocessable("variants", f"variants[{index}]: {error}") from error
         out.append(
             ReplayVariantSpec(
                 name=text, target=target_name, preset=variant.preset, options=variant.option_lines()
@@ -81,6 +89,7 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
         passes=spec.passes,
         sample=spec.sample,
         allow_writes=spec.allow_writes,
+        statement_timeout_s=spec.statement_timeout_s,
         statements=[asdict(s) for s in parsed.statements],
         skipped_writes=[asdict(s) for s in parsed.skipped_writes],
         status="queued",
@@ -100,6 +109,29 @@ async def get_or_raise(session: AsyncSession, replay_id: int) -> ReplayRun:
     return replay
 
 
+async def cancel(session: AsyncSession, replay: ReplayRun) -> ReplayRun:
+    """Cancel a replay: a queued one at once (the worker then finds it not queued); a running one is
+    flagged, and its worker's cancel watch ends it within seconds (runner.py: the statement running
+    killed, the servers stopped, the locks freed, what it measured kept); a running one whose lease
+    expired (worker gone) is ended at once by the reaper's path. 409 when it already ended."""
+    if replay.status in FINAL_REPLAY_STATUSES:
+        raise HTTPException(status.HTTP_409_CONFLICT, f"replay {replay.id} already ended ({replay.status})")
+    queued = await session.execute(
+        update(ReplayRun)
+        .where(ReplayRun.id == replay.id, ReplayRun.status == "queued")
+        .values(status="cancelled", cancel_requested=True, ended_at=utcnow())
+    )
+    if not queued.rowcount:  # type: ignore[attr-defined]
+        await session.execute(
+            update(ReplayRun).where(ReplayRun.id == replay.id).values(cancel_requested=True)
+        )
+    await session.commit()
+    if not queued.rowcount:  # type: ignore[attr-defined]
+        await to_thread.run_sync(reaper.end_abandoned_replay, replay.id, "cancelled")
+    await session.refresh(replay)
+    return replay
+
+
 async def list_replays(session: AsyncSession, limit: int = 100) -> list[ReplayRun]:
     """The newest replay runs first."""
     return list(await session.scalars(select(ReplayRun).order_by(ReplayRun.id.desc()).limit(limit)))
@@ -114,6 +146,8 @@ async def to_read(session: AsyncSession, replay: ReplayRun, *, with_report: bool
             "id": replay.id,
             "name": replay.name,
             "dataset": dataset.name if dataset else None,
+            "dataset_sha256": dataset.sha256 if dataset else None,
+            "dataset_deleted_at": dataset.deleted_at if dataset else None,
             "status": replay.status,
             "source_format": replay.source_format,
             "variants": replay.variants,
@@ -123,6 +157,7 @@ async def to_read(session: AsyncSession, replay: ReplayRun, *, with_report: bool
             "schedule": replay.schedule,
             "sample": replay.sample,
             "allow_writes": replay.allow_writes,
+            "statement_timeout_s": replay.statement_timeout_s,
             "statements": len(replay.statements),
             "skipped_writes": replay.skipped_writes,
             "progress": replay.progress,

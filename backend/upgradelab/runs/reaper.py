@@ -81,6 +81,17 @@ def end_abandoned(
     return True
 
 
+def end_abandoned_replay(replay_id: int, status: str, settings: Settings | None = None) -> bool:
+    """end_abandoned for a replay: end it with `status` (error None) if it is running without a live
+    lease; False, leaving it alone, when a worker still holds it or it is not running."""
+    settings = settings or get_settings()
+    owner = "reaper:" + leases.new_owner()
+    if not leases.take_over_expired(replay_id, owner, _REAPING_TTL_S, REPLAYS):
+        return False
+    _end_replay(replay_id, owner, settings, status, None)
+    return True
+
+
 def _end(run_id: int, owner: str, status: RunStatus, error: str | None, settings: Settings) -> None:
     targets = _targets_of(run_id)
     stop_targets(f"run {run_id}", targets, settings)
@@ -97,7 +108,9 @@ def _end(run_id: int, owner: str, status: RunStatus, error: str | None, settings
     _free_locks(f"run {run_id}", run_id, RUNS, lock_names(targets), settings)
 
 
-def _end_replay(replay_id: int, owner: str, settings: Settings) -> None:
+def _end_replay(
+    replay_id: int, owner: str, settings: Settings, status: str = "failed", error: str | None = WORKER_LOST
+) -> None:
     with sync_session() as session:
         replay = session.get(ReplayRun, replay_id)
         names = {str(v["target"]) for v in (replay.variants if replay else [])}
@@ -106,7 +119,7 @@ def _end_replay(replay_id: int, owner: str, settings: Settings) -> None:
             session.expunge(target)
     stop_targets(f"replay {replay_id}", targets, settings)
     _free_locks(f"replay {replay_id}", replay_id, REPLAYS, lock_names(targets), settings)
-    ended = {"status": "failed", "error": WORKER_LOST, "ended_at": utcnow(), "progress": None}
+    ended = {"status": status, "error": error, "ended_at": utcnow(), "progress": None}
     leases.finish(replay_id, owner, REPLAYS, **ended)
 
 

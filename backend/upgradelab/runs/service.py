@@ -8,6 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.db import utcnow
 from upgradelab.errors import not_found
+from upgradelab.experiments import service as experiments
 from upgradelab.experiments.models import Experiment
 from upgradelab.results.models import Iteration
 from upgradelab.runs import history, reaper
@@ -27,7 +28,9 @@ from upgradelab.workloads import groups_of
 
 
 async def create(session: AsyncSession, experiment: Experiment) -> Run:
-    """Store a queued run of `experiment` and send it to the Celery queue."""
+    """Store a queued run of `experiment` and send it to the Celery queue; first its startup options
+    are checked again against its targets' option lists (409/503: experiments.service.check_runnable)."""
+    await experiments.check_runnable(session, experiment)
     targets = sorted({variant["target"] for variant in experiment.variants})
     run = Run(experiment_id=experiment.id, status=RunStatus.queued, targets="," + ",".join(targets) + ",")
     session.add(run)

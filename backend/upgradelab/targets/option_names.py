@@ -7,8 +7,9 @@ be one the target's binary lists, spelt out in full. `loose-` and the boolean pr
 
 The list is read once per binary and version through the provisioner (`option_help()`: a chroot,
 the host binary, a throwaway container) and cached as JSON in `{state_dir}/option-names/<target>.json`
-with the binary's identity (`binary_identity()`); the API reads that cache at experiment creation,
-pre-flight refreshes it whenever the identity changed.
+with the binary's identity (`binary_identity()`); the API reads it, or builds it when it is missing
+or stale, before it accepts an experiment, a run or a replay (targets/option_lists.py); pre-flight
+refreshes it whenever the identity changed.
 """
 
 import json
@@ -109,7 +110,7 @@ def cache_path(target_name: str, settings: Settings | None = None) -> Path:
 
 
 def cached_names(target_name: str, settings: Settings | None = None) -> ServerNames | None:
-    """The cached names of a target's binary, or None before its first pre-flight."""
+    """The cached names of a target's binary (whatever its identity), or None before they are built."""
     try:
         data = json.loads(cache_path(target_name, settings).read_text())
         return ServerNames(data["server"], frozenset(data["options"]), frozenset(data["flags"]))

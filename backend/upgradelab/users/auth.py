@@ -1,6 +1,7 @@
 """Who is asking: the session cookie or `Authorization: Bearer <token>`, and what their role allows.
 
-GET/HEAD needs viewer; other methods need operator; /api/users and target changes need admin.
+GET/HEAD needs viewer; other methods need operator; /api/users, target changes and datasets taken
+from a path on the lab's machine (`POST /api/datasets/{name}/from-path`) need admin.
 """
 
 from typing import Annotated
@@ -45,6 +46,8 @@ def required_role(method: str, path: str) -> Role:
         return Role.viewer
     if path.startswith("/api/targets"):
         return Role.admin
+    if path.startswith("/api/datasets/") and path.rstrip("/").endswith("/from-path"):
+        return Role.admin  # reads files on the lab's machine (datasets/service.py create_from_path)
     return Role.operator
 
 

@@ -7,6 +7,11 @@ FILE, SUPER, SHUTDOWN, SET GLOBAL or CREATE USER, and every target's secure-file
 directory of the lab's. Statements are split with sqlparse (quotes and comments respected); each
 per-iteration statement is timed alone, on the workload user's connection (so the statement_time
 probe, which follows the harness connection, does not see them).
+
+Every statement (set-up, iteration, tear-down) is bounded by `statement_timeout_s`
+(targets/statement_timeout.py: MariaDB's max_statement_time, and on both flavors a watchdog's KILL
+QUERY from the lab's admin connection); one that runs past it fails the variant with
+"statement timed out after N s: <the statement>".
 """
 
 from typing import ClassVar
@@ -15,6 +20,12 @@ import sqlparse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from upgradelab.targets.provisioners.base import ServerConnection
+from upgradelab.targets.statement_timeout import (
+    DEFAULT_TIMEOUT_S,
+    MAX_TIMEOUT_S,
+    MIN_TIMEOUT_S,
+    StatementBound,
+)
 from upgradelab.targets.workload_user import DATABASE_PREFIX
 from upgradelab.workloads.base import (
     ServerSession,
@@ -23,7 +34,6 @@ from upgradelab.workloads.base import (
     Workload,
     WorkloadInfo,
     execute,
-    timed,
 )
 
 LABEL_CHARS = 120
@@ -48,6 +58,12 @@ class CustomSqlParameters(BaseModel):
         DATABASE_PREFIX + "custom",
         description="Default database (created if missing); its name starts with lab_, the only "
         "databases the workload user may use.",
+    )
+    statement_timeout_s: float = Field(
+        DEFAULT_TIMEOUT_S,
+        ge=MIN_TIMEOUT_S,
+        le=MAX_TIMEOUT_S,
+        description="Seconds each statement may run; one that runs longer is ended and fails the variant.",
     )
 
     @field_validator("iteration_sql")
@@ -87,6 +103,7 @@ class CustomSql(Workload):
         super().__init__(parameters)
         self._connection: ServerConnection | None = None
         self._for: ServerConnection | None = None
+        self._bound: StatementBound | None = None
 
     @property
     def p(self) -> CustomSqlParameters:
@@ -125,24 +142,41 @@ class CustomSql(Workload):
             self._connection.select_db(self.p.database)
         return self._connection
 
+    def _bounded(self, server: ServerSession) -> StatementBound:
+        """The workload connection's statement bound, made again with the connection; the kill comes
+        from a connection of the harness's (admin) endpoint."""
+        connection = self._workload(server)
+        if self._bound is None or self._bound.connection is not connection:
+            endpoint = server.endpoint
+            self._bound = StatementBound(
+                connection,
+                self.p.statement_timeout_s,
+                server.target.flavor,
+                lambda: endpoint.connect(timeout_s=5),
+            )
+            self._bound.apply()
+        return self._bound
+
     def setup(self, server: ServerSession) -> None:
-        self._connection = None
-        execute(self._workload(server), *split_statements(self.p.setup_sql))
+        self._connection, self._bound = None, None
+        self._bounded(server).execute(*split_statements(self.p.setup_sql))
 
     def iteration(self, server: ServerSession, number: int, group: str) -> list[StatementTiming]:
-        connection = self._workload(server)
-        connection.select_db(self._database(server))
-        return [
-            timed(connection, " ".join(sql.split())[:LABEL_CHARS], sql)
-            for sql in split_statements(self.p.iteration_sql)
-        ]
+        bound = self._bounded(server)
+        bound.connection.select_db(self._database(server))
+        timings = []
+        for sql in split_statements(self.p.iteration_sql):
+            _, seconds = bound.run(sql)  # StatementTimedOut (a RuntimeError) fails the variant
+            timings.append(StatementTiming(" ".join(sql.split())[:LABEL_CHARS], seconds))
+        return timings
 
     def teardown(self, server: ServerSession) -> None:
-        connection = self._workload(server)
+        bound = self._bounded(server)
+        connection = bound.connection
         try:
             connection.select_db(self._database(server))
-            execute(connection, *split_statements(self.p.teardown_sql))
+            bound.execute(*split_statements(self.p.teardown_sql))
         finally:
             if connection is self._connection:
                 connection.close()
-            self._connection = None
+            self._connection, self._bound = None, None

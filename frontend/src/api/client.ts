@@ -140,8 +140,11 @@ export const api = {
   variablesDiff: (id: Id) => unwrap(sdk.runVariablesDiff({ path: { run_id: Number(id) } })),
   cancelRun: (id: Id) => unwrap(sdk.cancelRun({ path: { run_id: Number(id) } })),
   datasets: () => unwrap(sdk.listDatasets()),
+  /** The deleted datasets' records (name, sha256, size, tables per target, when, by whom). */
+  deletedDatasets: () => unwrap(sdk.listDatasets({ query: { deleted: true } })),
   deleteDataset: (name: string) => unwrap(sdk.deleteDataset({ path: { name } })),
   replays: () => unwrap(sdk.listReplays()),
   replay: (id: Id) => unwrap(sdk.getReplay({ path: { replay_id: Number(id) } })),
   createReplay: (body: ReplayCreate) => unwrap(sdk.createReplay({ body })),
+  cancelReplay: (id: Id) => unwrap(sdk.cancelReplay({ path: { replay_id: Number(id) } })),
 }

@@ -4,8 +4,11 @@ import type { DatasetRead as Dataset, FingerprintResult } from '../client'
 import { ApiError, formatDetail } from './client'
 
 export type ReplayGroup = FingerprintResult['group']
-/** The groups in the order a fingerprint falls into them (replay/schemas.py GROUPS). */
-export const REPLAY_GROUPS: readonly ReplayGroup[] = ['breaks', 'plan changes', 'slower', 'faster', 'same']
+/** The groups in the report's order (replay/schemas.py GROUPS): "refused" (writes a read-only replay
+ * did not run) comes apart, last. */
+export const REPLAY_GROUPS: readonly ReplayGroup[] = ['breaks', 'timed out', 'plan changes', 'slower', 'faster', 'same', 'refused']
+/** A replay's final statuses (replay/schemas.py FINAL_REPLAY_STATUSES): polling stops there. */
+export const FINAL_REPLAY_STATUSES: readonly string[] = ['succeeded', 'failed', 'cancelled']
 
 /** PUT the file as the raw body (streamed by the browser); onProgress gets bytes sent / total. */
 export function uploadDataset(

@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelRunData, CancelRunErrors, CancelRunResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, ListDatasetsData, ListDatasetsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, SharedData, SharedErrors, SharedResponses, StartRunData, StartRunErrors, StartRunResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
+import type { CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, SharedData, SharedErrors, SharedResponses, StartRunData, StartRunErrors, StartRunResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -246,21 +246,26 @@ export const runProbes = <ThrowOnError extends boolean = false>(options: Options
 /**
  * List Datasets
  *
- * Every dataset by name, each with its per-target loads (tables, rows, bytes).
+ * The live datasets by name, each with its per-target loads (tables, rows, bytes) and how many
+ * replay reports were measured on it; `deleted=true`: the deleted ones' records, newest first.
  */
-export const listDatasets = <ThrowOnError extends boolean = false>(options?: Options<ListDatasetsData, ThrowOnError>) => (options?.client ?? client).get<ListDatasetsResponses, unknown, ThrowOnError>({ url: '/api/datasets', ...options });
+export const listDatasets = <ThrowOnError extends boolean = false>(options?: Options<ListDatasetsData, ThrowOnError>) => (options?.client ?? client).get<ListDatasetsResponses, ListDatasetsErrors, ThrowOnError>({ url: '/api/datasets', ...options });
 
 /**
  * Delete Dataset
  *
- * Delete the dataset and its file; 404 when unknown.
+ * Delete the dataset's dump and its loaded copies on the targets (removed by the worker as each
+ * target is free: `copies_pending`); the dataset stays as a record (`deleted_at`, `deleted_by`) and
+ * every replay report measured on it is kept, with its share links and exports (`replay_count`).
+ * 404 when unknown, 410 when already deleted, 409 while a replay on it is queued or running.
  */
 export const deleteDataset = <ThrowOnError extends boolean = false>(options: Options<DeleteDatasetData, ThrowOnError>) => (options.client ?? client).delete<DeleteDatasetResponses, DeleteDatasetErrors, ThrowOnError>({ url: '/api/datasets/{name}', ...options });
 
 /**
  * Get Dataset
  *
- * One dataset; 404 when unknown.
+ * One live dataset, with `replay_count` (what a delete would keep); 404 when unknown, 410 when
+ * deleted (the message says how to upload it again and gives its sha256).
  */
 export const getDataset = <ThrowOnError extends boolean = false>(options: Options<GetDatasetData, ThrowOnError>) => (options.client ?? client).get<GetDatasetResponses, GetDatasetErrors, ThrowOnError>({ url: '/api/datasets/{name}', ...options });
 
@@ -269,14 +274,19 @@ export const getDataset = <ThrowOnError extends boolean = false>(options: Option
  *
  * Create a dataset from the raw request body: a mysqldump / mariadb-dump file, plain, gzip or
  * zstd (`content-type: application/octet-stream`). Streamed to disk, never held in memory; sha256
- * computed on the way. 409 when the name exists, 413 over 20 GiB, 422 when empty.
+ * computed on the way. 409 when a live dataset has the name (a deleted one's name can be reused),
+ * 413 over 20 GiB, 422 when empty.
  */
 export const uploadDataset = <ThrowOnError extends boolean = false>(options: Options<UploadDatasetData, ThrowOnError>) => (options.client ?? client).put<UploadDatasetResponses, UploadDatasetErrors, ThrowOnError>({ url: '/api/datasets/{name}', ...options });
 
 /**
  * Dataset From Path
  *
- * Create a dataset from a dump already on the worker's machine (copied into the state dir).
+ * Admin only. Create a dataset from a dump already on the lab's machine (copied into the state
+ * dir): a regular file inside a directory listed in UPGRADELAB_DATASET_DIRS once every link is
+ * resolved. 422 "path: not a readable file in UPGRADELAB_DATASET_DIRS" for every refusal (missing,
+ * outside, a link leading out, `..`, not a regular file, unreadable), 422 naming the setting when it
+ * lists no directory, 409 when the name is taken.
  */
 export const datasetFromPath = <ThrowOnError extends boolean = false>(options: Options<DatasetFromPathData, ThrowOnError>) => (options.client ?? client).post<DatasetFromPathResponses, DatasetFromPathErrors, ThrowOnError>({
     url: '/api/datasets/{name}/from-path',
@@ -299,7 +309,8 @@ export const listReplays = <ThrowOnError extends boolean = false>(options?: Opti
  *
  * Queue a replay (`rounds` interleaved rounds, default 10; `repeats` is its older name). 404 for an
  * unknown dataset; 422 naming `variants` (unknown target or preset, or two variants on one existing
- * server), `allow_writes` (a target that is not disposable) or `queries` (nothing to replay).
+ * server), `allow_writes` (a target that is not disposable), `queries` (nothing to replay) or
+ * `statement_timeout_s` (outside 0.1-3600 s).
  */
 export const createReplay = <ThrowOnError extends boolean = false>(options: Options<CreateReplayData, ThrowOnError>) => (options.client ?? client).post<CreateReplayResponses, CreateReplayErrors, ThrowOnError>({
     url: '/api/replays',
@@ -313,14 +324,26 @@ export const createReplay = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * Get Replay
  *
- * A replay run with its report once succeeded (fingerprints by group, both plans, both errors).
+ * A replay run with its report once succeeded (fingerprints by group, both plans, both errors;
+ * partial after a cancel).
  */
 export const getReplay = <ThrowOnError extends boolean = false>(options: Options<GetReplayData, ThrowOnError>) => (options.client ?? client).get<GetReplayResponses, GetReplayErrors, ThrowOnError>({ url: '/api/replays/{replay_id}', ...options });
 
 /**
+ * Cancel Replay
+ *
+ * Cancel a replay (operator): a queued one at once, a running one within seconds (the statement
+ * running killed, its servers stopped, its locks freed, what it measured kept as a partial report).
+ * The replay as read right after: `cancelled`, or still `running` until its worker has stopped it.
+ * 404 for an unknown id; 409 when it already ended.
+ */
+export const cancelReplay = <ThrowOnError extends boolean = false>(options: Options<CancelReplayData, ThrowOnError>) => (options.client ?? client).post<CancelReplayResponses, CancelReplayErrors, ThrowOnError>({ url: '/api/replays/{replay_id}/cancel', ...options });
+
+/**
  * Export Replay
  *
- * The report as a download: JSON (the whole report) or CSV (csv_rows); 409 before it succeeded.
+ * The report as a download: JSON (the whole report) or CSV (csv_rows); 409 before there is one
+ * (a cancelled replay's partial report downloads).
  */
 export const exportReplay = <ThrowOnError extends boolean = false>(options: Options<ExportReplayData, ThrowOnError>) => (options.client ?? client).get<ExportReplayResponses, ExportReplayErrors, ThrowOnError>({ url: '/api/replays/{replay_id}/export', ...options });
 

@@ -357,13 +357,14 @@ export type ComparisonSeries = {
 /**
  * DatasetFromPath
  *
- * A dump already on the worker's machine (absolute path, read by the API and worker).
+ * A dump already on the lab's machine, inside a directory listed in UPGRADELAB_DATASET_DIRS
+ * (absolute path, read by the API; see datasets/paths.py for what is refused).
  */
 export type DatasetFromPath = {
     /**
      * Path
      *
-     * Absolute path of a .sql, .sql.gz or .sql.zst dump.
+     * Absolute path of a .sql, .sql.gz or .sql.zst dump inside UPGRADELAB_DATASET_DIRS.
      */
     path: string;
 };
@@ -405,8 +406,13 @@ export type DatasetLoad = {
 /**
  * DatasetRead
  *
- * A stored dataset: size in bytes, sha256 of the file as stored, compression, default database
- * (`database`, the name with '-' as '_'), and per target name the last load.
+ * A dataset: size in bytes, sha256 of the file as stored, compression, default database
+ * (`database`, the name with '-' as '_'), per target name the last load, and `replay_count`: the
+ * replay reports measured on it (kept when it is deleted).
+ *
+ * A deleted dataset is a record: `deleted_at` (UTC) and `deleted_by` (username) set, its dump gone,
+ * and `copies_pending` the targets whose kept datadirs may still hold it ([] once all are removed;
+ * None while live). A new upload is the same dump when its sha256 is this one's.
  */
 export type DatasetRead = {
     /**
@@ -443,6 +449,22 @@ export type DatasetRead = {
      * Created At
      */
     created_at: string;
+    /**
+     * Replay Count
+     */
+    replay_count: number;
+    /**
+     * Deleted At
+     */
+    deleted_at: string | null;
+    /**
+     * Deleted By
+     */
+    deleted_by: string | null;
+    /**
+     * Copies Pending
+     */
+    copies_pending: Array<string> | null;
 };
 
 /**
@@ -622,9 +644,9 @@ export type FinalRunStatus = typeof FinalRunStatus[keyof typeof FinalRunStatus];
 /**
  * FingerprintResult
  *
- * A fingerprint: its group (first match of breaks, plan changes, slower, faster, same), median
- * seconds per variant (median of its round values; None: no round), `ratios` per non-baseline
- * variant, and its sampled statements.
+ * A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
+ * faster, same), median seconds per variant (median of its round values; None: no round),
+ * `ratios` per non-baseline variant, and its sampled statements.
  */
 export type FingerprintResult = {
     /**
@@ -638,7 +660,7 @@ export type FingerprintResult = {
     /**
      * Group
      */
-    group: 'breaks' | 'plan changes' | 'slower' | 'faster' | 'same';
+    group: 'breaks' | 'timed out' | 'plan changes' | 'slower' | 'faster' | 'same' | 'refused';
     /**
      * Median S
      */
@@ -886,9 +908,13 @@ export type MutexWait = {
 /**
  * Outcome
  *
- * One statement once on one server. error_code/error_message: None when it ran; warnings:
- * [(level, code, message)] of SHOW WARNINGS; row_count and checksums None after an error; plan:
- * steps in join order ([] when EXPLAIN gave none) and plan_error when EXPLAIN itself failed.
+ * One statement once on one server. error_code/error_message: None when it ran (the server's
+ * error otherwise, kept for a refusal and a timeout too); warnings: [(level, code, message)] of
+ * SHOW WARNINGS; row_count and checksums None after an error; plan: steps in join order ([] when
+ * EXPLAIN gave none) and plan_error when EXPLAIN itself failed. kind: "ran", "error", "refused"
+ * (the server refused a write in a read-only replay) or "timed out"; note: how the report says a
+ * refusal or a timeout ("refused: writes in a read-only replay", "timed out after 30 s"). Reports
+ * stored before `kind` read as "ran" with their error_code.
  */
 export type Outcome = {
     /**
@@ -931,6 +957,14 @@ export type Outcome = {
      * Plan Error
      */
     plan_error: string | null;
+    /**
+     * Kind
+     */
+    kind: 'ran' | 'error' | 'refused' | 'timed out';
+    /**
+     * Note
+     */
+    note: string | null;
 };
 
 /**
@@ -1092,7 +1126,8 @@ export type PublishedFigureRead = {
  * sampled statements, the round's value being their median; a time verdict needs at least 5
  * rounds), at most `sample` statements per fingerprint; writes only
  * with allow_writes, and then only on disposable targets. `repeats` is the older name of `rounds`,
- * used when `rounds` is not given.
+ * used when `rounds` is not given. `statement_timeout_s`: every statement's bound in seconds
+ * (0.1 to 3600, default 30); a statement past it is ended and reported "timed out after N s".
  */
 export type ReplayCreate = {
     /**
@@ -1135,6 +1170,10 @@ export type ReplayCreate = {
      * Allow Writes
      */
     allow_writes?: boolean;
+    /**
+     * Statement Timeout S
+     */
+    statement_timeout_s?: number;
 };
 
 /**
@@ -1187,10 +1226,13 @@ export type ReplayProgress = {
 /**
  * ReplayRead
  *
- * A replay run; `report` once it succeeded, and only from GET /api/replays/{id}. `repeats` and
+ * A replay run; `report` once it succeeded (or, partial, once cancelled after measuring), and
+ * only from GET /api/replays/{id}. `statement_timeout_s`: every statement's bound. `repeats` and
  * `rounds` are both the number of rounds; `schedule`: each round's variant order (variant indexes)
  * once the replay started; `statements`: how many were sampled; `skipped_writes`: the statements
- * left out of a read-only replay; `progress`: the current step while it runs.
+ * left out of a read-only replay; `progress`: the current step while it runs. `dataset_sha256` and
+ * `dataset_deleted_at`: the dump it ran on, and when that dataset was deleted (None: live); the
+ * report is kept either way, a new replay needs the dump uploaded again (same dump: same sha256).
  */
 export type ReplayRead = {
     /**
@@ -1206,9 +1248,17 @@ export type ReplayRead = {
      */
     dataset: string | null;
     /**
+     * Dataset Sha256
+     */
+    dataset_sha256: string | null;
+    /**
+     * Dataset Deleted At
+     */
+    dataset_deleted_at: string | null;
+    /**
      * Status
      */
-    status: 'queued' | 'running' | 'succeeded' | 'failed';
+    status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
     /**
      * Source Format
      */
@@ -1238,6 +1288,10 @@ export type ReplayRead = {
      * Allow Writes
      */
     allow_writes: boolean;
+    /**
+     * Statement Timeout S
+     */
+    statement_timeout_s: number;
     /**
      * Statements
      */
@@ -1269,13 +1323,23 @@ export type ReplayRead = {
  * fingerprints fell in each group, `exit_bits` (`upgradelab replay`'s exit status: 1 breaks, 2
  * regressions, 4 plan changes), statements replayed, rounds and passes per block, the schedule
  * (None before rounds), the verdict threshold (a fraction) and every fingerprint in source order.
- * Seconds are wall-clock around execute + fetch.
+ * Seconds are wall-clock around execute + fetch. `partial`: the replay was cancelled, and this is
+ * what it measured (the statements captured on every variant, the rounds every variant completed);
+ * `statement_timeout_s`: the bound every statement ran under (None in reports made before it).
  */
 export type ReplayReport = {
     /**
      * Baseline
      */
     baseline: string;
+    /**
+     * Partial
+     */
+    partial: boolean;
+    /**
+     * Statement Timeout S
+     */
+    statement_timeout_s: number | null;
     /**
      * Variants
      */
@@ -1882,8 +1946,9 @@ export type SharedView = {
  *
  * One statement on one variant against the baseline (compare.py's module docstring): which of
  * error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
- * `unordered_query` when it has no ORDER BY) and plan differ; `breaks` = error, result, or an
- * order the query never asked for.
+ * `unordered_query` when it has no ORDER BY) and plan differ, whether it was refused as a write
+ * (`refused`) or timed out (`timed_out`) on one of the two only; `breaks` = error, result, or an
+ * order the query never asked for (a refusal or a timeout is not a break).
  */
 export type StatementDiff = {
     /**
@@ -1894,6 +1959,14 @@ export type StatementDiff = {
      * Error
      */
     error: boolean;
+    /**
+     * Refused
+     */
+    refused: boolean;
+    /**
+     * Timed Out
+     */
+    timed_out: boolean;
     /**
      * Warnings
      */
@@ -1924,7 +1997,8 @@ export type StatementDiff = {
  * StatementResult
  *
  * One sampled statement: its text and default database, its outcome per variant name (error,
- * warnings, rows, checksums, plan; outcomes.py) and its diffs, one per non-baseline variant.
+ * warnings, rows, checksums, plan, kind; outcomes.py; the baseline first), its diffs, one per
+ * non-baseline variant, and per variant how many of its timed runs timed out.
  */
 export type StatementResult = {
     /**
@@ -1945,6 +2019,12 @@ export type StatementResult = {
      * Diffs
      */
     diffs: Array<StatementDiff>;
+    /**
+     * Timed Out Runs
+     */
+    timed_out_runs: {
+        [key: string]: number;
+    };
 };
 
 /**
@@ -2694,9 +2774,9 @@ export type WorkloadRead = {
 /**
  * FingerprintResult
  *
- * A fingerprint: its group (first match of breaks, plan changes, slower, faster, same), median
- * seconds per variant (median of its round values; None: no round), `ratios` per non-baseline
- * variant, and its sampled statements.
+ * A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
+ * faster, same), median seconds per variant (median of its round values; None: no round),
+ * `ratios` per non-baseline variant, and its sampled statements.
  */
 export type FingerprintResultWritable = {
     /**
@@ -2710,7 +2790,7 @@ export type FingerprintResultWritable = {
     /**
      * Group
      */
-    group: 'breaks' | 'plan changes' | 'slower' | 'faster' | 'same';
+    group: 'breaks' | 'timed out' | 'plan changes' | 'slower' | 'faster' | 'same' | 'refused';
     /**
      * Median S
      */
@@ -2732,10 +2812,13 @@ export type FingerprintResultWritable = {
 /**
  * ReplayRead
  *
- * A replay run; `report` once it succeeded, and only from GET /api/replays/{id}. `repeats` and
+ * A replay run; `report` once it succeeded (or, partial, once cancelled after measuring), and
+ * only from GET /api/replays/{id}. `statement_timeout_s`: every statement's bound. `repeats` and
  * `rounds` are both the number of rounds; `schedule`: each round's variant order (variant indexes)
  * once the replay started; `statements`: how many were sampled; `skipped_writes`: the statements
- * left out of a read-only replay; `progress`: the current step while it runs.
+ * left out of a read-only replay; `progress`: the current step while it runs. `dataset_sha256` and
+ * `dataset_deleted_at`: the dump it ran on, and when that dataset was deleted (None: live); the
+ * report is kept either way, a new replay needs the dump uploaded again (same dump: same sha256).
  */
 export type ReplayReadWritable = {
     /**
@@ -2751,9 +2834,17 @@ export type ReplayReadWritable = {
      */
     dataset: string | null;
     /**
+     * Dataset Sha256
+     */
+    dataset_sha256: string | null;
+    /**
+     * Dataset Deleted At
+     */
+    dataset_deleted_at: string | null;
+    /**
      * Status
      */
-    status: 'queued' | 'running' | 'succeeded' | 'failed';
+    status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
     /**
      * Source Format
      */
@@ -2783,6 +2874,10 @@ export type ReplayReadWritable = {
      * Allow Writes
      */
     allow_writes: boolean;
+    /**
+     * Statement Timeout S
+     */
+    statement_timeout_s: number;
     /**
      * Statements
      */
@@ -2814,13 +2909,23 @@ export type ReplayReadWritable = {
  * fingerprints fell in each group, `exit_bits` (`upgradelab replay`'s exit status: 1 breaks, 2
  * regressions, 4 plan changes), statements replayed, rounds and passes per block, the schedule
  * (None before rounds), the verdict threshold (a fraction) and every fingerprint in source order.
- * Seconds are wall-clock around execute + fetch.
+ * Seconds are wall-clock around execute + fetch. `partial`: the replay was cancelled, and this is
+ * what it measured (the statements captured on every variant, the rounds every variant completed);
+ * `statement_timeout_s`: the bound every statement ran under (None in reports made before it).
  */
 export type ReplayReportWritable = {
     /**
      * Baseline
      */
     baseline: string;
+    /**
+     * Partial
+     */
+    partial: boolean;
+    /**
+     * Statement Timeout S
+     */
+    statement_timeout_s: number | null;
     /**
      * Variants
      */
@@ -2879,8 +2984,9 @@ export type SharedViewWritable = {
  *
  * One statement on one variant against the baseline (compare.py's module docstring): which of
  * error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
- * `unordered_query` when it has no ORDER BY) and plan differ; `breaks` = error, result, or an
- * order the query never asked for.
+ * `unordered_query` when it has no ORDER BY) and plan differ, whether it was refused as a write
+ * (`refused`) or timed out (`timed_out`) on one of the two only; `breaks` = error, result, or an
+ * order the query never asked for (a refusal or a timeout is not a break).
  */
 export type StatementDiffWritable = {
     /**
@@ -2891,6 +2997,14 @@ export type StatementDiffWritable = {
      * Error
      */
     error: boolean;
+    /**
+     * Refused
+     */
+    refused: boolean;
+    /**
+     * Timed Out
+     */
+    timed_out: boolean;
     /**
      * Warnings
      */
@@ -2917,7 +3031,8 @@ export type StatementDiffWritable = {
  * StatementResult
  *
  * One sampled statement: its text and default database, its outcome per variant name (error,
- * warnings, rows, checksums, plan; outcomes.py) and its diffs, one per non-baseline variant.
+ * warnings, rows, checksums, plan, kind; outcomes.py; the baseline first), its diffs, one per
+ * non-baseline variant, and per variant how many of its timed runs timed out.
  */
 export type StatementResultWritable = {
     /**
@@ -2938,6 +3053,12 @@ export type StatementResultWritable = {
      * Diffs
      */
     diffs: Array<StatementDiffWritable>;
+    /**
+     * Timed Out Runs
+     */
+    timed_out_runs: {
+        [key: string]: number;
+    };
 };
 
 export type ListTargetsData = {
@@ -3737,9 +3858,25 @@ export type RunProbesResponse = RunProbesResponses[keyof RunProbesResponses];
 export type ListDatasetsData = {
     body?: never;
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * Deleted
+         *
+         * The deleted datasets' records instead of the live ones.
+         */
+        deleted?: boolean;
+    };
     url: '/api/datasets';
 };
+
+export type ListDatasetsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ListDatasetsError = ListDatasetsErrors[keyof ListDatasetsErrors];
 
 export type ListDatasetsResponses = {
     /**
@@ -3952,6 +4089,36 @@ export type GetReplayResponses = {
 };
 
 export type GetReplayResponse = GetReplayResponses[keyof GetReplayResponses];
+
+export type CancelReplayData = {
+    body?: never;
+    path: {
+        /**
+         * Replay Id
+         */
+        replay_id: number;
+    };
+    query?: never;
+    url: '/api/replays/{replay_id}/cancel';
+};
+
+export type CancelReplayErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CancelReplayError = CancelReplayErrors[keyof CancelReplayErrors];
+
+export type CancelReplayResponses = {
+    /**
+     * Successful Response
+     */
+    200: ReplayRead;
+};
+
+export type CancelReplayResponse = CancelReplayResponses[keyof CancelReplayResponses];
 
 export type ExportReplayData = {
     body?: never;

@@ -16,6 +16,14 @@ else:  # pymysql's Connection is generic only in its stubs
     ServerConnection = Connection
 
 
+# Every lab server keeps its files in its datadir and reads none of its clients' files: no symbolic
+# links (MyISAM's DATA/INDEX DIRECTORY would write anywhere; MariaDB ignores DATA DIRECTORY for every
+# engine then, with a warning) and no LOAD DATA LOCAL. `loose-`: MySQL deprecates symbolic-links
+# (off by default there) and a build without the option has no symbolic links at all. MySQL's
+# InnoDB DATA DIRECTORY is bounded anyway: only innodb_directories, which the lab never sets.
+SANDBOX_OPTIONS = ("loose-skip-symbolic-links", "local-infile=0")
+
+
 class ProvisionError(RuntimeError):
     """A server could not be initialized, started or stopped; the message carries the log tail."""
 

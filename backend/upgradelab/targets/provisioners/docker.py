@@ -36,6 +36,7 @@ from upgradelab.settings import Settings
 from upgradelab.targets.option_names import check_lines, server_names
 from upgradelab.targets.options import OptionError, render_option
 from upgradelab.targets.provisioners.base import (
+    SANDBOX_OPTIONS,
     Endpoint,
     NotReady,
     ProvisionError,
@@ -143,8 +144,9 @@ class DockerProvisioner:
             network = [f"--port={self.port}", "--bind-address=127.0.0.1"]
         else:
             network = ["--port=3306", "--bind-address=0.0.0.0"]
+        sandbox = [_option_flag(line) for line in SANDBOX_OPTIONS]  # as every lab server (base.py)
         # X Protocol off: with host networking every mysqld would want 33060 (MariaDB has none).
-        return network if self.flavor == "mariadb" else [*network, "--loose-mysqlx=OFF"]
+        return [*network, *sandbox, *([] if self.flavor == "mariadb" else ["--loose-mysqlx=OFF"])]
 
     def _flags(self, options: list[str]) -> list[str]:
         allowed = self.cfg.allowed_options

@@ -32,6 +32,7 @@ from upgradelab.targets.option_names import check_lines, server_names
 from upgradelab.targets.options import OptionError, PlainCredential, ServerOptions, render_option
 from upgradelab.targets.provisioners import processes
 from upgradelab.targets.provisioners.base import (
+    SANDBOX_OPTIONS,
     Endpoint,
     NotReady,
     ProvisionError,
@@ -131,6 +132,7 @@ class LocalProvisioner:
             # LOAD DATA / SELECT ... INTO OUTFILE / LOAD_FILE() only in this empty directory of the
             # lab's (MariaDB's default is anywhere; the workload user has no FILE privilege anyway).
             f"secure-file-priv={self._inner('files')}",
+            *SANDBOX_OPTIONS,
             "user=mysql",
             "loose-mysqlx=OFF",
         ]

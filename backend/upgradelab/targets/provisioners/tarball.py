@@ -109,6 +109,12 @@ class TarballProvisioner(LocalProvisioner):
             self._series = (int(found[1]), int(found[2]))
         return self._series
 
+    def binary_identity(self) -> str:
+        """As the local provisioner's, after unpacking `tarball` when bin/mysqld is missing (the API
+        reads the binary's option names before a first run has unpacked it)."""
+        self._unpack()
+        return super().binary_identity()
+
     def ensure_initialized(self) -> None:
         """Unpack if needed, refuse servers older than 5.7, then initialize template/ once."""
         if self.series() < (5, 7):

@@ -1,4 +1,5 @@
 import type { Dataset } from '../../api/models'
+import { deleteQuestion } from './deleteQuestion'
 
 const MB = 1024 * 1024
 
@@ -9,7 +10,8 @@ interface Props {
   onDelete: () => void
 }
 
-/** One dataset; opened, its tables (rows, MB) on each target it was loaded on. */
+/** One dataset; opened, its tables (rows, MB) on each target it was loaded on. Delete asks first
+ * (deleteQuestion: the replay reports measured on it are kept). */
 export function DatasetRow({ dataset, open, onToggle, onDelete }: Props) {
   const loads = dataset.loads
   const targets = Object.keys(loads).sort()
@@ -27,11 +29,12 @@ export function DatasetRow({ dataset, open, onToggle, onDelete }: Props) {
           <code>{dataset.database}</code>
         </td>
         <td>{targets.length ? targets.join(', ') : <span className="muted">not loaded yet</span>}</td>
+        <td data-testid={`dataset-reports-${dataset.name}`}>{dataset.replay_count}</td>
         <td>
           <button
             type="button"
             className="btn btn-danger btn-small"
-            onClick={() => window.confirm(`Delete dataset ${dataset.name}?`) && onDelete()}
+            onClick={() => window.confirm(deleteQuestion(dataset)) && onDelete()}
           >
             Delete
           </button>
@@ -39,7 +42,7 @@ export function DatasetRow({ dataset, open, onToggle, onDelete }: Props) {
       </tr>
       {open && (
         <tr>
-          <td colSpan={6}>
+          <td colSpan={7}>
             <div className="muted">sha256 {dataset.sha256}</div>
             {targets.map((target) => (
               <div key={target} data-testid={`dataset-load-${target}`}>

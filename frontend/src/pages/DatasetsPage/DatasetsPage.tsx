@@ -3,13 +3,16 @@ import { useState } from 'react'
 import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { DatasetRow } from './DatasetRow'
+import { DeletedDatasets } from './DeletedDatasets'
 import { UploadForm } from './UploadForm'
 
-/** /datasets: SQL dumps to load into every variant's server; upload, inspect per target, delete. */
+/** /datasets: SQL dumps to load into every variant's server; upload, inspect per target, delete
+ * (the replay reports measured on a dataset are kept); the deleted ones listed apart, as records. */
 export function DatasetsPage() {
   const queryClient = useQueryClient()
   const datasets = useQuery({ queryKey: ['datasets'], queryFn: api.datasets, refetchInterval: 5000 })
   const [open, setOpen] = useState<string | null>(null)
+  const deleted = useQuery({ queryKey: ['datasets', 'deleted'], queryFn: api.deletedDatasets, refetchInterval: 5000 })
   const remove = useMutation({
     mutationFn: api.deleteDataset,
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['datasets'] }),
@@ -34,6 +37,7 @@ export function DatasetsPage() {
             <th>Compression</th>
             <th>Database</th>
             <th>Loaded on</th>
+            <th title="Replay reports measured on it (kept when it is deleted)">Reports</th>
             <th />
           </tr>
         </thead>
@@ -50,6 +54,8 @@ export function DatasetsPage() {
         </tbody>
       </table>
       {datasets.data?.length === 0 && <p className="muted">No dataset yet.</p>}
+      <ErrorBox error={deleted.error} />
+      <DeletedDatasets datasets={deleted.data ?? []} />
     </div>
   )
 }

@@ -29,7 +29,20 @@ function PlanTable({ outcome }: { outcome: Outcome }) {
   )
 }
 
-function OutcomeCell({ outcome }: { outcome: Outcome }) {
+function OutcomeCell({ outcome, timedOutRuns }: { outcome: Outcome; timedOutRuns: number }) {
+  // a refusal or a timeout is not an error of the variant: said as the report says it, the server's
+  // own message beside it
+  if (outcome.kind === 'refused' || outcome.kind === 'timed out')
+    return (
+      <div className={`outcome-${outcome.kind.replace(' ', '-')}`} data-testid="outcome-note">
+        <span className={`badge badge-${outcome.kind.replace(' ', '-')}`}>{outcome.note}</span>
+        {outcome.error_code !== null && (
+          <div className="muted">
+            ERROR {outcome.error_code}: {outcome.error_message}
+          </div>
+        )}
+      </div>
+    )
   if (outcome.error_code !== null)
     return (
       <div className="error-box">
@@ -41,6 +54,11 @@ function OutcomeCell({ outcome }: { outcome: Outcome }) {
       {outcome.row_count} rows, checksum {outcome.checksum_unordered?.slice(0, 10)}
       {outcome.warnings.length > 0 && (
         <div className="muted">warnings: {outcome.warnings.map((w) => `${w[1]} ${w[2]}`).join('; ')}</div>
+      )}
+      {timedOutRuns > 0 && (
+        <div className="badge badge-timed-out" data-testid="outcome-note">
+          timed out in {timedOutRuns} timed runs
+        </div>
       )}
       <PlanTable outcome={outcome} />
     </div>
@@ -80,6 +98,8 @@ export function FingerprintRow({ report, variants, open, onToggle }: Props) {
               {statement.diffs
                 .flatMap((d) => [
                   d.error && `${d.variant}: error differs`,
+                  d.timed_out && `${d.variant}: timed out on one side only`,
+                  d.refused && `${d.variant}: refused as a write on one side only`,
                   d.result && `${d.variant}: rows differ`,
                   d.ordering_only && `${d.variant}: ordering only${d.unordered_query ? ' (no ORDER BY)' : ''}`,
                   d.plan && `${d.variant}: plan changed`,
@@ -96,7 +116,7 @@ export function FingerprintRow({ report, variants, open, onToggle }: Props) {
             </td>
             {variants.map((v) => (
               <td key={v}>
-                <OutcomeCell outcome={statement.outcomes[v]} />
+                <OutcomeCell outcome={statement.outcomes[v]} timedOutRuns={statement.timed_out_runs[v] ?? 0} />
               </td>
             ))}
           </tr>

@@ -17,6 +17,7 @@ export function NewReplayForm() {
   const [passes, setPasses] = useState(5)
   const [sample, setSample] = useState(10)
   const [allowWrites, setAllowWrites] = useState(false)
+  const [statementTimeout, setStatementTimeout] = useState(30)
   const create = useMutation({
     mutationFn: api.createReplay,
     onSuccess: (replay) => navigate(`/replays/${replay.id}`),
@@ -33,7 +34,16 @@ export function NewReplayForm() {
       data-testid="new-replay"
       onSubmit={(e) => {
         e.preventDefault()
-        create.mutate({ dataset: chosen, queries, variants, rounds, passes, sample, allow_writes: allowWrites })
+        create.mutate({
+          dataset: chosen,
+          queries,
+          variants,
+          rounds,
+          passes,
+          sample,
+          allow_writes: allowWrites,
+          statement_timeout_s: statementTimeout,
+        })
       }}
     >
       <label>
@@ -78,6 +88,18 @@ export function NewReplayForm() {
       </label>{' '}
       <label>
         Per fingerprint <input name="sample" type="number" min={1} value={sample} onChange={(e) => setSample(Number(e.target.value))} />
+      </label>{' '}
+      <label title="A statement still running after this many seconds is ended and reported as timed out.">
+        Statement timeout (s){' '}
+        <input
+          name="statement-timeout"
+          type="number"
+          min={0.1}
+          max={3600}
+          step="any"
+          value={statementTimeout}
+          onChange={(e) => setStatementTimeout(Number(e.target.value))}
+        />
       </label>{' '}
       <label>
         <input type="checkbox" checked={allowWrites} onChange={(e) => setAllowWrites(e.target.checked)} /> Replay writes

@@ -1,7 +1,10 @@
 import { useQuery } from '@tanstack/react-query'
 import { useParams } from 'react-router-dom'
 import { api } from '../../api/client'
+import { FINAL_REPLAY_STATUSES } from '../../api/replay'
 import { ErrorBox } from '../../components/ErrorBox'
+import { formatDateTime } from '../../format'
+import { CancelReplay } from './CancelReplay'
 import { ReplayReportView } from './ReplayReportView'
 import { ShareReplay } from './ShareReplay'
 import { ReplayProgress } from './ReplayProgress'
@@ -12,11 +15,12 @@ export function ReplayPage() {
   const replay = useQuery({
     queryKey: ['replay', id],
     queryFn: () => api.replay(id),
-    refetchInterval: (q) => (q.state.data && ['succeeded', 'failed'].includes(q.state.data.status) ? false : 1500),
+    refetchInterval: (q) => (q.state.data && FINAL_REPLAY_STATUSES.includes(q.state.data.status) ? false : 1500),
   })
   const data = replay.data
   if (!data) return <div className="page"><ErrorBox error={replay.error} /></div>
   const report = data.report
+  const final = FINAL_REPLAY_STATUSES.includes(data.status)
   return (
     <div className="page">
       <div className="page-header">
@@ -24,10 +28,12 @@ export function ReplayPage() {
         <span className={`badge badge-${data.status}`} data-testid="replay-status">
           {data.status}
         </span>
+        {!final && <CancelReplay replayId={data.id} />}
       </div>
       <p className="muted">
         Dataset {data.dataset}, {data.statements} statements ({data.source_format}), {data.rounds ?? data.repeats} interleaved rounds, variants{' '}
-        {data.variants.map((v) => v.name).join(', ')} (baseline first).
+        {data.variants.map((v) => v.name).join(', ')} (baseline first), each statement bounded to {data.statement_timeout_s} s
+        {data.allow_writes ? ', writes replayed' : ', read-only'}.
         {report && (
           <>
             {' '}
@@ -36,7 +42,20 @@ export function ReplayPage() {
           </>
         )}
       </p>
+      {data.dataset_deleted_at && (
+        <p className="notice" data-testid="dataset-deleted">
+          Dataset {data.dataset} was deleted on {formatDateTime(data.dataset_deleted_at)}; this report is kept. To
+          replay on it again, upload its dump again (<a href="/datasets">Datasets</a>): it is the same dump when its
+          sha256 is <code style={{ wordBreak: 'break-all' }}>{data.dataset_sha256}</code>.
+        </p>
+      )}
       {data.progress && <ReplayProgress progress={data.progress} />}
+      {report?.partial && (
+        <p className="muted" data-testid="replay-partial">
+          Partial report: the replay was cancelled; it shows the {report.statements} statements captured on every variant and the{' '}
+          {report.rounds ?? 0} rounds every variant completed.
+        </p>
+      )}
       <ErrorBox error={data.error} title="Replay failed" testId="replay-failure" />
       {data.skipped_writes.length > 0 && (
         <details data-testid="skipped-writes">

@@ -1,0 +1,238 @@
+"""Hostile replays through the CLI, the API and the real worker on MariaDB 10.11 (baseline), MariaDB
+11.8 and MySQL 9.7: a stored function that writes is refused by the server and writes nothing; a
+statement that never ends stops at a 2 s bound; one that times out on MySQL only shows as a timeout
+of that variant (and a regression bit); the replay still succeeds. A replay is cancelled: a queued
+one at once from the CLI, a running one mid-round from the API within seconds, with the statement
+running killed, no server left, its locks free and what it measured kept, marked partial."""
+
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from redis import Redis
+from sqlalchemy import select
+
+from tests.conftest import BIN, STATE, auth_headers
+from upgradelab.db import sync_session
+from upgradelab.replay.outcomes import REFUSED_TEXT
+from upgradelab.runs.locks import lock_key
+from upgradelab.settings import get_settings
+from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners import provisioner_for
+
+VARIANTS = ["mariadb-10.11", "mariadb-11.8", "mysql-9.7"]
+DUMP = b"""CREATE TABLE t (id INT PRIMARY KEY, note VARCHAR(20)) ENGINE=InnoDB;
+INSERT INTO t VALUES (1, 'a'), (2, 'b');
+DELIMITER ;;
+CREATE FUNCTION f() RETURNS INT DETERMINISTIC MODIFIES SQL DATA
+BEGIN
+  INSERT INTO t VALUES (99, 'written');
+  RETURN 1;
+END ;;
+DELIMITER ;
+"""
+HOSTILE = """SELECT f();
+SELECT COUNT(*) FROM t;
+SELECT SLEEP(60);
+SELECT SLEEP(IF(VERSION() LIKE '%MariaDB%', 0, 60)) AS only_mysql;
+"""
+# Sleeps 0 s when captured (the first run on its connection), 100 s in every timed run after.
+SLOW_IN_ROUNDS = "SELECT 1;\nSELECT SLEEP(IF((@runs := COALESCE(@runs, 0) + 1) > 1, 100, 0)) AS later;\n"
+
+
+def _wait(client: httpx.Client, replay_id: int, until: Any, timeout_s: float = 600) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        replay: dict[str, Any] = client.get(f"/api/replays/{replay_id}").json()
+        if until(replay):
+            return replay
+        time.sleep(0.2)
+    raise TimeoutError(f"replay {replay_id}: {replay['status']}, {replay['progress']}")
+
+
+def _final(replay: dict[str, Any]) -> bool:
+    return replay["status"] in ("succeeded", "failed", "cancelled")
+
+
+@pytest.fixture(scope="module")
+def http(api: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=api, timeout=60, headers=auth_headers()) as one:
+        created = one.put("/api/datasets/hostile", content=DUMP)
+        assert created.status_code == 201, created.text
+        yield one
+        one.delete("/api/datasets/hostile")
+
+
+def _cli(api: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / "upgradelab"), "replay", *args, "--api", api],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_writes_are_refused_and_statements_stop_at_their_bound(http: httpx.Client, api: str) -> None:
+    queries = STATE / "hostile-queries.sql"
+    queries.write_text(HOSTILE)
+    variants = [arg for name in VARIANTS for arg in ("--variant", name)]
+    started = time.monotonic()
+    done = _cli(
+        api, "--dataset", "hostile", "--queries", str(queries), *variants,
+        "--rounds", "2", "--passes", "1", "--statement-timeout", "2",
+    )  # fmt: skip
+    elapsed = time.monotonic() - started
+    assert done.returncode & 2 and not done.returncode & 8, done.stderr  # a regression: timed out on MySQL
+    replay_id = int(re.search(r"replay (\d+) queued", done.stderr)[1])  # type: ignore[index]
+    # the summary names both kinds of outcome, per variant and statement
+    assert f"mariadb-11.8: {REFUSED_TEXT}: SELECT f()" in done.stdout, done.stdout
+    assert "mysql-9.7: timed out after 2 s: SELECT SLEEP(60)" in done.stdout
+    assert "timed out: 2" in done.stdout and "refused: 1" in done.stdout
+
+    replay = http.get(f"/api/replays/{replay_id}").json()
+    assert replay["status"] == "succeeded" and replay["statement_timeout_s"] == 2
+    report = replay["report"]
+    assert report["statement_timeout_s"] == 2 and not report["partial"]
+    by_sql = {s["sql"]: (f, s) for f in report["fingerprints"] for s in f["statements"]}
+
+    function, statement = by_sql["SELECT f()"]
+    assert function["group"] == "refused"
+    for outcome in statement["outcomes"].values():
+        assert outcome["kind"] == "refused" and outcome["note"] == REFUSED_TEXT
+        assert outcome["error_code"] == 1792
+    assert not any(d["error"] or d["refused"] or d["breaks"] for d in statement["diffs"])
+    # replayed after f(): the row f() would have written is not there, on any server
+    _, counted = by_sql["SELECT COUNT(*) FROM t"]
+    assert {o["row_count"] for o in counted["outcomes"].values()} == {1}
+    assert {o["checksum_unordered"] for o in counted["outcomes"].values()} == {
+        counted["outcomes"]["mariadb-10.11"]["checksum_unordered"]
+    }
+
+    sleep, statement = by_sql["SELECT SLEEP(60)"]
+    assert sleep["group"] == "timed out"
+    assert {o["note"] for o in statement["outcomes"].values()} == {"timed out after 2 s"}
+    assert not any(d["timed_out"] for d in statement["diffs"])  # timed out everywhere: no difference
+
+    only_mysql, statement = by_sql["SELECT SLEEP(IF(VERSION() LIKE '%MariaDB%', 0, 60)) AS only_mysql"]
+    assert only_mysql["group"] == "timed out"
+    assert statement["outcomes"]["mysql-9.7"]["kind"] == "timed out"
+    assert statement["outcomes"]["mariadb-10.11"]["kind"] == "ran"
+    assert {d["variant"]: d["timed_out"] for d in statement["diffs"]} == {
+        "mariadb-11.8": False,
+        "mysql-9.7": True,
+    }
+    # once timed out, a statement is not run again in the rounds: one bound per variant, not per run
+    assert statement["timed_out_runs"] == {"mariadb-10.11": 0, "mariadb-11.8": 0, "mysql-9.7": 0}
+    assert elapsed < 180, elapsed
+
+    rows = http.get(f"/api/replays/{replay_id}/export", params={"format": "csv"}).text.splitlines()
+    assert rows[0].endswith(",mde,timed_out,refused,partial")
+    mysql_sleep = [r for r in rows if r.startswith(sleep["fingerprint_id"]) and ",mysql-9.7," in r]
+    assert mysql_sleep and mysql_sleep[0].endswith(",1,0,False")
+
+
+def _no_server_and_no_lock(targets: list[str]) -> None:
+    redis = Redis.from_url(get_settings().redis_url)
+    try:
+        assert not [t for t in targets if redis.exists(lock_key(t))]
+    finally:
+        redis.close()
+    with sync_session() as session:
+        rows = session.scalars(select(Target).where(Target.name.in_(targets))).all()
+    assert {t.name: provisioner_for(t).pid() for t in rows} == dict.fromkeys(targets)
+
+
+def test_a_replay_is_cancelled_queued_from_the_cli_and_running_from_the_api(
+    http: httpx.Client, api: str
+) -> None:
+    targets = ["mariadb-10.11", "mysql-9.7"]
+    body = {
+        "dataset": "hostile", "queries": SLOW_IN_ROUNDS, "variants": targets, "rounds": 3, "passes": 1,
+        "statement_timeout_s": 120,
+    }  # fmt: skip
+    running = http.post("/api/replays", json=body).json()["id"]
+    _wait(http, running, lambda r: (r["progress"] or {}).get("phase", "").startswith("round 1"))
+
+    # a second replay on the same targets waits, queued, behind the first: cancelled at once
+    queued = http.post("/api/replays", json={**body, "variants": ["mysql-9.7"]}).json()["id"]
+    done = _cli(api, "cancel", str(queued))
+    assert done.returncode == 0 and done.stdout.strip() == f"replay {queued}: cancelled", done.stderr
+    assert http.get(f"/api/replays/{queued}").json()["status"] == "cancelled"
+
+    time.sleep(1.0)  # well into the 100 s statement of round 1
+    asked = time.monotonic()
+    answer = http.post(f"/api/replays/{running}/cancel")
+    assert answer.status_code == 200 and answer.json()["status"] == "running"
+    ended = _wait(http, running, _final, timeout_s=30)
+    took = time.monotonic() - asked
+    assert ended["status"] == "cancelled" and ended["error"] is None and ended["progress"] is None
+    print(f"cancel took {took:.1f} s")
+    assert took < 10, took
+    _no_server_and_no_lock(targets)
+
+    report = ended["report"]  # what it measured: both statements captured on both, no round complete
+    assert report["partial"] and report["rounds"] == 0 and report["statements"] == 2
+    outcomes = [o for f in report["fingerprints"] for s in f["statements"] for o in s["outcomes"].values()]
+    assert len(outcomes) == 4 and {o["kind"] for o in outcomes} == {"ran"}
+    assert http.get(f"/api/replays/{running}/export", params={"format": "json"}).status_code == 200
+
+    again = http.post(f"/api/replays/{running}/cancel")
+    assert again.status_code == 409 and "already ended (cancelled)" in again.text
+    refused = _cli(api, "cancel", str(running))
+    assert refused.returncode == 2 and "409" in refused.stderr
+    assert http.post("/api/replays/999999/cancel").status_code == 404
+
+
+@pytest.mark.parametrize("value", [0.05, 3601])
+def test_a_statement_timeout_out_of_range_is_refused_naming_the_field(
+    http: httpx.Client, value: float
+) -> None:
+    body = {
+        "dataset": "hostile",
+        "queries": "SELECT 1;",
+        "variants": ["mysql-9.7"],
+        "statement_timeout_s": value,
+    }
+    refused = http.post("/api/replays", json=body)
+    assert refused.status_code == 422 and refused.json()["detail"][0]["loc"] == [
+        "body",
+        "statement_timeout_s",
+    ]
+
+
+def test_a_replay_cancelled_while_it_loads_the_dump_ends_at_once(http: httpx.Client) -> None:
+    """Cancelled while the dump loads: the servers are stopped then and there (the load ends with
+    them), the replay ends cancelled without a report, nothing is left."""
+    targets = ["mariadb-11.8", "mysql-9.7"]
+    fresh = f"-- {time.time_ns()}: a new dump, loaded afresh (no kept datadir holds it)\n".encode()
+    rows = b"".join(
+        b"INSERT INTO big VALUES " + b",".join(b"(%d, 'x')" % (k * 1000 + i) for i in range(1000)) + b";\n"
+        for k in range(1500)  # ~15 MB: uncancelled, the load alone takes well over 15 s here
+    )
+    dump = fresh + b"CREATE TABLE big (id INT PRIMARY KEY, pad CHAR(200));\n" + rows
+    assert http.put("/api/datasets/loading", content=dump).status_code == 201
+    try:
+        body = {
+            "dataset": "loading",
+            "queries": "SELECT COUNT(*) FROM big;",
+            "variants": targets,
+            "rounds": 1,
+        }
+        replay_id = http.post("/api/replays", json=body).json()["id"]
+        loading = _wait(http, replay_id, lambda r: (r["progress"] or {}).get("phase") == "loading the dump")
+        assert loading["progress"]["bytes"] < len(dump)  # still loading
+        asked = time.monotonic()
+        assert http.post(f"/api/replays/{replay_id}/cancel").status_code == 200
+        ended = _wait(http, replay_id, _final, timeout_s=60)
+        took = time.monotonic() - asked
+        print(f"cancel while loading took {took:.1f} s")
+        assert ended["status"] == "cancelled" and ended["report"] is None and ended["error"] is None
+        # the other server may still be initializing its datadir: that, not the load, takes a while
+        assert took < 15, took
+        _no_server_and_no_lock(targets)
+    finally:
+        http.delete("/api/datasets/loading")

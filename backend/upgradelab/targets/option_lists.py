@@ -1,0 +1,72 @@
+"""A target's option-name list, there before any experiment, run or replay on the target is accepted.
+
+The API asks for the list when it accepts variants (experiments/service.py at creation and when a
+run is queued, replay/service.py): from the cache while the binary is the same, otherwise built
+then, in a worker thread (targets/option_names.py `server_names`: `mysqld --verbose --help` of a
+local or tarball target's binary on this host, a throwaway container of a docker target's image).
+A list that cannot be built refuses the request (503 naming the target): never accepted unchecked,
+as a name such as `init-fil` or `datadi` would be expanded by the server to `init-file`/`datadir`.
+"""
+
+import subprocess
+import tarfile
+
+from anyio import to_thread
+from docker.errors import DockerException
+from fastapi import HTTPException, status
+
+from upgradelab.settings import Settings
+from upgradelab.targets.models import Target
+from upgradelab.targets.option_names import ServerNames, check_lines, server_names
+from upgradelab.targets.options import OptionError, validate_option
+from upgradelab.targets.provisioners import ExistingProvisioner, ProvisionError, provisioner_for
+
+
+class OptionListUnavailable(RuntimeError):
+    """The target's option names could not be read; the message names the target and the cause."""
+
+
+def build(target: Target, settings: Settings | None = None) -> ServerNames | None:
+    """The option names of the target's server binary (cached per binary identity, built when the
+    cache is missing or stale). None for an existing target: the lab writes no option file there,
+    pre-flight refuses startup options by capability (targets/preflight.py). Blocking (a subprocess
+    of up to 120 s, a container, a tarball unpacked): call it in a worker thread.
+
+    Raises OptionListUnavailable naming the target and what failed."""
+    if target.provisioner == ExistingProvisioner.kind:
+        return None
+    try:
+        return server_names(provisioner_for(target, settings), settings)
+    except (ProvisionError, OSError, subprocess.SubprocessError, tarfile.TarError, DockerException) as error:
+        raise OptionListUnavailable(
+            f"target {target.name}: the option names of its server cannot be read, so no option can "
+            f"be checked: {str(error)[:300]}"
+        ) from error
+
+
+async def names_or_503(target: Target) -> ServerNames | None:
+    """`build` in a worker thread; HTTP 503 naming the target when the list cannot be built."""
+    try:
+        return await to_thread.run_sync(build, target)
+    except OptionListUnavailable as error:
+        raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, str(error)) from error
+
+
+async def check_target_lines(target: Target, lines: list[str]) -> None:
+    """Check option-file lines (`name` or `name=value`) for `target`: category (the target's
+    `allowed_options` excepted) and exact name against its binary's list (built if needed).
+
+    Raises OptionError naming the first refused option; HTTP 503 when the list cannot be built."""
+    if not lines:
+        return
+    names = await names_or_503(target)
+    allowed = target.settings.get("allowed_options") or []
+    if names is not None:
+        check_lines(names, lines, allowed)
+        return
+    for line in lines:  # an existing target: categories here, the rest by capability in pre-flight
+        name, equals, value = line.partition("=")
+        validate_option(name, value if equals else None, allowed)
+
+
+__all__ = ["OptionError", "OptionListUnavailable", "build", "check_target_lines", "names_or_503"]

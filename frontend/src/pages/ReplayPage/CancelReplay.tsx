@@ -1,0 +1,32 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { api } from '../../api/client'
+import { ErrorBox } from '../../components/ErrorBox'
+
+/** Cancel a queued or running replay (operators and admins): the statement running is killed, its
+ * servers stopped, what it measured kept as a partial report. */
+export function CancelReplay({ replayId }: { replayId: number }) {
+  const queryClient = useQueryClient()
+  const me = useQuery({ queryKey: ['me'], queryFn: api.me, retry: false })
+  const cancel = useMutation({
+    mutationFn: () => api.cancelReplay(replayId),
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: ['replay', String(replayId)] })
+      void queryClient.invalidateQueries({ queryKey: ['replays'] })
+    },
+  })
+  if (me.data?.role === 'viewer') return null
+  return (
+    <>
+      <button
+        type="button"
+        className="btn btn-danger"
+        data-testid="replay-cancel"
+        disabled={cancel.isPending || cancel.isSuccess}
+        onClick={() => cancel.mutate()}
+      >
+        {cancel.isPending || cancel.isSuccess ? 'Cancelling…' : 'Cancel'}
+      </button>
+      <ErrorBox error={cancel.error} title="Cancel failed" />
+    </>
+  )
+}
