@@ -171,7 +171,8 @@ def load_dump(
     if not _DATABASE.match(database):
         message = f"database: {database!r} is not a name of letters, digits and _"
         raise LoadFailed(message, line=None, code=None)
-    scanned = scanned or scan_file(path, flavor, report)
+    if scanned is None:
+        scan_file(path, flavor, report)  # LoadFailed before the client starts
     launch = client_launch(endpoint, flavor, database)
     size = path.stat().st_size
     counted, stream, _ = open_dump(path)
