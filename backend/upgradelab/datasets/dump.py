@@ -18,8 +18,9 @@ CHUNK_BYTES = 1 << 20
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 # mariadb-dump since 10.5.25 / 10.6.18 / 10.11.8 / 11.x writes this first line: the MariaDB client
-# turns on sandbox mode, MySQL's client stops with "Unknown command '\-'" (the dump is otherwise SQL
-# MySQL loads), so it is dropped when a MySQL client reads the dump.
+# turns on sandbox mode, older MySQL clients stop with "Unknown command '\-'" (the dump is otherwise
+# SQL MySQL loads), so it is blanked when a MySQL client reads the dump (the line stays, empty: the
+# client's line numbers stay the file's).
 MARIADB_SANDBOX_LINE = re.compile(rb"\A/\*M!999999\\- enable the sandbox mode \*/[ \t]*\r?\n")
 
 
@@ -66,11 +67,11 @@ def open_dump(path: Path) -> tuple[CountingReader, IO[bytes], Compression]:
 
 
 def chunks(stream: IO[bytes], *, drop_sandbox_line: bool = False) -> Iterator[bytes]:
-    """Decompressed blocks of CHUNK_BYTES (the first one without the MariaDB sandbox line if asked)."""
+    """Decompressed blocks of CHUNK_BYTES (the first one with the MariaDB sandbox line blanked if asked)."""
     first = True
     while block := stream.read(CHUNK_BYTES):
         if first and drop_sandbox_line:
-            block = MARIADB_SANDBOX_LINE.sub(b"", block, count=1)
+            block = MARIADB_SANDBOX_LINE.sub(b"\n", block, count=1)
         first = False
         yield block
 

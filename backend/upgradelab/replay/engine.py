@@ -26,24 +26,26 @@ Every instance is stopped at the end, on every exit path.
 """
 
 import hashlib
+import json
 import threading
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pymysql
 
-from upgradelab.datasets.loader import LoadResult, TableStats, load_dump, table_stats
+from upgradelab.datasets.accounts import definer_access, replay_account
+from upgradelab.datasets.loader import LoadResult, TableStats, load_dataset, table_stats
 from upgradelab.replay.outcomes import Outcome, Statements, capture, time_statement
 from upgradelab.replay.sources import SourceStatement
 from upgradelab.runs.plan import Schedule
 from upgradelab.targets.instances import in_parallel
 from upgradelab.targets.provisioners import Provisioner
-from upgradelab.targets.provisioners.base import ServerConnection
+from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, StatementBound, StatementInterrupted
-from upgradelab.workloads.base import DatasetProgress, execute, scalar
-from upgradelab.workloads.datasets import is_prepared, mark_prepared
+from upgradelab.workloads.base import DatasetProgress, scalar
+from upgradelab.workloads.datasets import META_DATABASE, is_prepared, mark_prepared
 
 DATASET_SLUG = "dataset"
 
@@ -55,6 +57,17 @@ class DumpDataset:
     path: Path
     sha256: str
     database: str
+
+
+@dataclass
+class LoadedDataset:
+    """A started server holding the dataset: the admin connection and endpoint, the load (None when
+    the kept datadir was reused) and every database the dataset holds (the default one first)."""
+
+    admin: ServerConnection
+    endpoint: Endpoint
+    load: LoadResult | None
+    databases: list[str]
 
 
 @dataclass
@@ -82,26 +95,46 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _loaded_databases(connection: ServerConnection, sha256: str) -> list[str] | None:
+    """The databases of the dataset the datadir's marker records under `sha256`; None when there is
+    none, or when it was loaded before dumps loaded as their own user (no list: it is loaded again)."""
+    if not is_prepared(connection, sha256):
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT spec FROM {META_DATABASE}.datasets WHERE spec_hash = %s", (sha256,))
+        row = cursor.fetchone()
+    databases = json.loads(row[0]).get("databases") if row else None
+    return list(databases) if isinstance(databases, list) and databases else None
+
+
 def ensure_dataset(
     provisioner: Provisioner,
     options: list[str],
     dataset: DumpDataset,
     report: Callable[[DatasetProgress], None] = lambda progress: None,
-) -> tuple[ServerConnection, LoadResult | None]:
+) -> LoadedDataset:
     """Start the server with the dataset loaded: reused from the kept datadir when its marker holds
-    the dump's sha256, otherwise a fresh datadir, the dump loaded (LoadFailed on error) and marked."""
-    spec = {"sha256": dataset.sha256, "database": dataset.database}
+    the dump's sha256, otherwise a fresh datadir and the dump loaded as the dataset's load user
+    (loader.load_dataset: LoadFailed on a refused dump or a server error), then marked with the
+    databases it holds."""
     endpoint = provisioner.start(options, keep_data=True)
     connection = endpoint.connect()
-    if is_prepared(connection, dataset.sha256):
-        return connection, None
+    databases = _loaded_databases(connection, dataset.sha256)
+    if databases is not None:
+        return LoadedDataset(connection, endpoint, None, databases)
     connection.close()
     endpoint = provisioner.start(options, keep_data=False)
     connection = endpoint.connect()
-    execute(connection, f"CREATE DATABASE IF NOT EXISTS `{dataset.database}`")
-    result = load_dump(endpoint, provisioner.flavor, dataset.path, dataset.database, report)
-    mark_prepared(connection, dataset.sha256, DATASET_SLUG, spec)
-    return connection, result
+    try:
+        result, databases = load_dataset(
+            connection, endpoint, provisioner.flavor, dataset.path, dataset.database, report
+        )
+        spec = {"sha256": dataset.sha256, "database": dataset.database, "databases": databases}
+        mark_prepared(connection, dataset.sha256, DATASET_SLUG, spec)
+    except BaseException:
+        connection.close()
+        raise
+    return LoadedDataset(connection, endpoint, result, databases)
 
 
 def _use(connection: ServerConnection, database: str) -> Outcome | None:
@@ -132,11 +165,24 @@ class _Open:
     missing: dict[int, Outcome] = field(default_factory=dict)  # statements whose database is absent
 
 
-def _open(variant: ReplayVariant, dataset: DumpDataset, report: Callable[[DatasetProgress], None]) -> _Open:
-    connection, load = ensure_dataset(variant.provisioner, variant.options, dataset, report)
-    version = str(scalar(connection, "SELECT VERSION()"))
-    tables = table_stats(connection, dataset.database)
-    return _Open(variant, connection, VariantReplay(variant.name, version, load, tables))
+def _open(
+    variant: ReplayVariant, dataset: DumpDataset, report: Callable[[DatasetProgress], None], *, writes: bool
+) -> _Open:
+    """The variant's server with the dataset, and a connection as the replay's own account: the
+    reader (SELECT, SHOW VIEW, EXECUTE on the dataset's databases), or with `writes` the writer;
+    the dump's definer cut to the same access first, so a routine cannot write on its behalf."""
+    loaded = ensure_dataset(variant.provisioner, variant.options, dataset, report)
+    admin = loaded.admin
+    try:
+        version = str(scalar(admin, "SELECT VERSION()"))
+        tables = [one for database in loaded.databases for one in table_stats(admin, database)]
+        definer_access(admin, loaded.databases, writes=writes)
+        user, password = replay_account(admin, loaded.databases, writes=writes)
+    finally:
+        admin.close()
+    account = replace(loaded.endpoint, user=user, password=password)
+    connection = account.connect(database=dataset.database)
+    return _Open(variant, connection, VariantReplay(variant.name, version, loaded.load, tables))
 
 
 class Interrupt:
@@ -259,7 +305,8 @@ def replay_rounds(
     report(variant, progress): a variant's dump load progress (called from its start thread);
     step(variant, phase): each phase ("starting the server", "capturing outcomes", "round 2 of 10").
     timeout_s: every statement's bound (seconds); read_only: statements in read-only transactions
-    (False: the replay allows writes); interrupt: set from another thread to stop the replay.
+    as the dataset's reader account (False: the replay allows writes; its writer account, _open);
+    interrupt: set from another thread to stop the replay.
     Raises the first start failure (ProvisionError, LoadFailed, pymysql errors) once every instance
     has started or failed; ReplayCancelled once interrupted; every instance is stopped on every
     exit path.
@@ -272,7 +319,9 @@ def replay_rounds(
     def start(index: int) -> None:
         variant = variants[index]
         step(variant.name, "starting the server")
-        opened[index] = _open(variant, dataset, lambda progress: report(variant.name, progress))
+        opened[index] = _open(
+            variant, dataset, lambda progress: report(variant.name, progress), writes=not read_only
+        )
         runs[index] = _runner(opened[index], timeout_s, read_only, interrupt)
         variant.provisioner.freeze()
 

@@ -1,0 +1,407 @@
+"""A dump read as the server's own command-line client reads it, before it is fed and while it is.
+
+The client (`mysql`, `mariadb`) reads a dump line by line and runs, besides SQL, commands of its own:
+`\\!`/`system` (a shell), `\\.`/`source` (another file), `tee`, `pager`, `connect`, ... The loader
+starts it with those switched off (--binary-mode, and --commands=OFF or --sandbox); this scan
+refuses, before anything runs, a dump that holds one, naming its line, so a hostile dump fails
+clearly instead of relying on one switch. It follows the client's own reader (client/mysql.cc,
+add_line and read_and_execute), per client, byte for byte:
+
+- strings `'...'`, `"..."`, `` `...` `` with backslash escapes (none in backticks); `/* */` and
+  `-- `, `#` comments (MariaDB's client also takes `--x` at a statement's start for a comment);
+- version comments `/*!50001 ... */` (and `/*M!100616 ... */` for MariaDB) are SQL: scanned as SQL;
+  MySQL's optimizer hints `/*+ ... */` are SQL without strings or delimiters;
+- a backslash command `\\x` anywhere outside strings and comments (`\\N` is SQL's NULL), and a named
+  command as a statement's first word (`system touch x;` runs `system` in the client);
+- DELIMITER, which dumps need, on a line of its own; `USE db;`, which only sets the default database.
+
+What is allowed, and nothing else: SQL, DELIMITER lines, USE, and MariaDB's `\\-` (the sandbox line
+mariadb-dump writes first: it only restricts the client). A NUL byte outside the escapes dumps write
+is refused too (the client drops the rest of a line after a backslash and a NUL).
+
+The scan reads strings as the client does with the server's default sql_mode: a dump that turns on
+NO_BACKSLASH_ESCAPES or ANSI_QUOTES can make the two disagree about where a string ends. What holds
+then is the client's own switches and its unprivileged OS user (loader.py), which the tests check.
+
+The same pass finds the databases the dump creates, drops or uses, refusing the server's own, and
+rewrites `DEFINER=<anyone>` clauses in SQL (not in strings) to `DEFINER=CURRENT_USER`, keeping line
+numbers (statements.py says how).
+
+The dump is read in blocks; MARGIN bytes are kept back at each block's end, more than any look-ahead
+the reader needs (a DEFINER clause, a command word, a DELIMITER line), so a block boundary changes
+nothing.
+"""
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from upgradelab.datasets.statements import DEFINER, database_named, definer_rewritten, refused_database
+
+ClientKind = Literal["mysql", "mariadb"]
+MARGIN = 4096
+HEAD_BYTES = 512  # the start of each statement kept for finding databases
+
+# every command of MySQL 9.x's and MariaDB 11.x's clients, by its backslash letter (their `help`)
+COMMANDS = {
+    "?": "help", "C": "charset", "c": "clear", "r": "connect", "d": "delimiter", "e": "edit",
+    "G": "ego", "q": "quit", "g": "go", "h": "help", "n": "nopager", "t": "notee", "w": "nowarning",
+    "P": "pager", "p": "print", "R": "prompt", "Q": "costs", "#": "rehash", "-": "sandbox",
+    ".": "source", "s": "status", "!": "system", "T": "tee", "u": "use", "W": "warnings",
+    "x": "resetconnection",
+}  # fmt: skip
+_NAMED = (set(COMMANDS.values()) | {"?", "exit", "query_attributes", "ssl_session_data_print"}) - {"use"}
+
+_NL, _BS, _NUL = 10, 92, 0
+_QUOTES = frozenset(b"'\"`")
+_COND, _HINT = 1, 2  # inside /*! ... */ or /*+ ... */ (per line, as the client's own flag)
+_BLANK = re.compile(rb"[ \t\r\f\v]*")
+_WORD = re.compile(rb"\?|[A-Za-z_]{1,32}")
+_DIGITS = re.compile(rb"[0-9]*")
+# the inside of a string, up to its quote or a byte the reader acts on; possessive: no backtracking
+_BODY = {q: re.compile(rb"(?:[^%c\\\n\x00]++|\\[^\n\x00])*+" % q) for q in b"'\""}
+_BODY[ord("`")] = re.compile(rb"[^`\n\x00]*+")  # a backslash escapes nothing in backticks
+_STRINGS = rb"|'%s'|\"%s\"|`%s`" % (_BODY[39].pattern, _BODY[34].pattern, _BODY[96].pattern)
+_COMMENT_BODY = re.compile(rb"[^/*\n\x00]*+")
+_DELIMITER = re.compile(r"[!-~]{1,15}")  # printable ASCII, no space
+_BAD_DELIMITER = re.compile(r"[A-Za-z0-9_'\"`\\]")
+
+
+class DumpRefused(ValueError):
+    """The dump holds what the loader does not run; `line` is the dump's line (1-based)."""
+
+    def __init__(self, reason: str, line: int) -> None:
+        super().__init__(f"at line {line} of the dump: {reason}")
+        self.reason, self.line = reason, line
+
+
+@dataclass(frozen=True)
+class DumpScan:
+    """What a whole dump holds: databases it creates, drops or uses, each with the line it is first
+    named on; DEFINER clauses it has (rewritten when fed); its lines and decompressed bytes."""
+
+    databases: dict[str, int]
+    definers: int
+    lines: int
+    bytes: int
+
+
+def _runs(delimiter: bytes) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    """(SQL, hint): what the reader passes over without acting, from a position: bytes other than
+    those it acts on (a `d` may start DEFINER) and, outside hints, whole one-line strings."""
+    plain = rb"[^\\'\"`#\-/*\n\x00dD%s]" % re.escape(delimiter[:1])
+    return re.compile(rb"(?:%s++%s)*+" % (plain, _STRINGS)), re.compile(plain + rb"*+")
+
+
+class DumpReader:
+    """The client's reader as a stream: feed() blocks in order, then finish(); each returns the bytes
+    scanned so far (DEFINER clauses rewritten), to be sent on. Raises DumpRefused at the first thing
+    refused. `databases`, `definers` and `line` grow as it reads."""
+
+    def __init__(self, client: ClientKind) -> None:
+        self.mariadb = client == "mariadb"
+        self.line = 1
+        self.delimiter = b";"
+        self.databases: dict[str, int] = {}
+        self.definers = 0
+        self.bytes = 0
+        self._run, self._hint_run = _runs(self.delimiter)
+        self._kept = b""
+        self._before = b"\n"  # the last byte sent on (a word ends before DEFINER)
+        self._quote = 0  # the quote of the string being read, 0 outside strings
+        self._comment = False  # inside /* ... */
+        self._line_comment = False  # inside -- or # up to the line's end
+        self._ss = 0  # _COND or _HINT: inside a version comment or a hint, on this line
+        self._at_start = True  # nothing but blanks and comments since the last delimiter
+        self._blank_line = True  # the current line held only blanks before the kept bytes
+        self._head = bytearray()
+        self._head_line = 1
+        self._edits: list[tuple[int, int, bytes]] = []
+        self._first = True
+
+    # ---- the stream --------------------------------------------------------------------------------
+    def feed(self, block: bytes) -> bytes:
+        """Scan `block`; the bytes now scanned (all but the last MARGIN), DEFINERs rewritten."""
+        self.bytes += len(block)
+        lead = b""
+        if self._first and block:
+            self._first = False
+            if block.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark: the client skips it
+                lead, block = block[:3], block[3:]
+        buffer = self._kept + block
+        return lead + self._emit(buffer, self._scan(buffer, len(buffer) - MARGIN, final=False))
+
+    def finish(self) -> bytes:
+        """Scan the kept bytes to the end (a last statement needs no delimiter); the rest to send."""
+        buffer = self._kept
+        out = self._emit(buffer, self._scan(buffer, len(buffer), final=True))
+        self._end_statement()
+        return out
+
+    def _emit(self, buffer: bytes, end: int) -> bytes:
+        newline = buffer.rfind(b"\n", 0, end)
+        self._blank_line = not buffer[newline + 1 : end].strip() and (newline >= 0 or self._blank_line)
+        self._kept = buffer[end:]
+        self._before = buffer[end - 1 : end] or self._before
+        if not self._edits:
+            return buffer[:end]
+        out, last = bytearray(), 0
+        for start, stop, text in self._edits:
+            out += buffer[last:start] + text
+            last = stop
+        self._edits = []
+        return bytes(out + buffer[last:end])
+
+    def _scan(self, buffer: bytes, limit: int, *, final: bool) -> int:
+        at, size = 0, len(buffer)
+        while at < limit:
+            if self._line_comment:
+                newline = buffer.find(b"\n", at)
+                if newline < 0:
+                    return size
+                self._line_comment, at = False, newline
+            elif self._quote:
+                at = self._in_string(buffer, at, limit)
+            elif self._comment:
+                at = self._in_comment(buffer, at, limit)
+            else:
+                at = self._in_sql(buffer, at, limit, final)
+        return at
+
+    # ---- states ------------------------------------------------------------------------------------
+    def _refuse(self, reason: str) -> DumpRefused:
+        return DumpRefused(reason, self.line)
+
+    def _newline(self, at: int) -> int:
+        self.line += 1
+        self._ss = 0  # the client's flag lives for one line
+        self._keep(b" ")
+        return at + 1
+
+    def _keep(self, text: bytes) -> None:
+        if len(self._head) < HEAD_BYTES:
+            self._head += text[: HEAD_BYTES - len(self._head)]
+
+    def _keep_span(self, buffer: bytes, start: int, end: int) -> None:
+        room = HEAD_BYTES - len(self._head)
+        if room > 0:
+            self._head += buffer[start : min(end, start + room)]
+
+    def _in_string(self, buffer: bytes, at: int, limit: int) -> int:
+        end = _BODY[self._quote].match(buffer, at).end()  # type: ignore[union-attr]
+        self._keep_span(buffer, at, end)
+        if end >= limit:  # the byte there is read with what follows it, in the next block
+            return end
+        byte = buffer[end]
+        if byte == self._quote:
+            self._quote = 0
+            self._keep(buffer[end : end + 1])
+            return end + 1
+        if byte == _NL:
+            return self._newline(end)
+        if byte == _NUL or buffer[end + 1 : end + 2] == b"\x00":
+            raise self._refuse("a NUL byte (dumps write it as \\0)")
+        return end + 1  # a backslash ending the line or the dump: the client drops it, the string goes on
+
+    def _in_comment(self, buffer: bytes, at: int, limit: int) -> int:
+        end = _COMMENT_BODY.match(buffer, at).end()  # type: ignore[union-attr]
+        if end >= limit:
+            return end
+        byte, pair = buffer[end], buffer[end : end + 2]
+        if byte == _NL:
+            return self._newline(end)
+        if byte == _NUL:
+            raise self._refuse("a NUL byte (dumps write it as \\0)")
+        if pair == b"/*":  # the client's reader looks for comment starts inside comments too
+            return self._slash_star(buffer, end)
+        if pair == b"*/":
+            if not self._ss:
+                self._comment = False
+                self._keep(b" ")
+                return end + 2
+            self._ss = 0
+        return end + 1
+
+    def _slash_star(self, buffer: bytes, at: int) -> int:
+        """`/*` at `at`: a comment, a version comment (SQL), or a hint, as each client tells them."""
+        third = buffer[at + 2 : at + 3]
+        if self.mariadb:
+            version = 3 if third == b"!" else 4 if buffer[at + 2 : at + 4] == b"M!" else 0
+            if not version:
+                return self._comment_starts(at)
+            if version == 3:
+                self._ss = _COND
+            return at + version if self._comment else self._version_comment(buffer, at + version)
+        if third not in (b"!", b"+") and self._ss != _HINT:
+            return self._comment_starts(at)
+        # MySQL's reader sets its flag on `/*!` and `/*+` even inside a comment or a hint
+        self._ss = _COND if third == b"!" else _HINT if third == b"+" else self._ss
+        if self._comment:
+            return at + 1
+        if third == b"!":
+            return self._version_comment(buffer, at + 3)
+        self._sql_begins()
+        self._keep(b"/*+" if third == b"+" else b"/")
+        return at + 3 if third == b"+" else at + 1
+
+    def _comment_starts(self, at: int) -> int:
+        if not self._comment:
+            self._comment = True
+            self._keep(b" ")
+        return at + 2
+
+    def _version_comment(self, buffer: bytes, at: int) -> int:
+        self._sql_begins()
+        self._keep(b" ")  # the server drops `/*!50001`: the head reads as the server does
+        return _DIGITS.match(buffer, at).end()  # type: ignore[union-attr]
+
+    def _sql_begins(self) -> None:
+        if self._at_start:
+            self._at_start, self._head_line = False, self.line
+
+    def _in_sql(self, buffer: bytes, at: int, limit: int, final: bool) -> int:
+        if self._at_start:
+            at = _BLANK.match(buffer, at).end()  # type: ignore[union-attr]
+            if at >= limit:  # a command word is read whole, with what follows it
+                return at
+            word = _WORD.match(buffer, at)
+            if word and not buffer.startswith(self.delimiter, at):
+                return self._first_word(buffer, at, word.end(), final)
+        else:
+            end = (self._hint_run if self._ss == _HINT else self._run).match(buffer, at).end()  # type: ignore[union-attr]
+            self._keep_span(buffer, at, end)
+            if end >= limit:  # the byte there is read with what follows it, in the next block
+                return end
+            at = end
+        return self._act(buffer, at)
+
+    def _act(self, buffer: bytes, at: int) -> int:
+        """The byte at `at` in SQL, in the order the client tests them."""
+        byte, pair = buffer[at], buffer[at : at + 2]
+        hint = self._ss == _HINT
+        if byte == _BS:
+            return self._backslash(buffer, at)
+        if not hint and buffer.startswith(self.delimiter, at):
+            self._end_statement()
+            return at + len(self.delimiter)
+        if byte == ord("#") or (pair == b"--" and self._dash_comment(buffer, at)):
+            self._line_comment = True
+            self._keep(b" ")
+            return at + 1
+        if pair == b"/*":
+            return self._slash_star(buffer, at)
+        if byte == _NL:
+            return self._newline(at)
+        if byte == _NUL:
+            raise self._refuse("a NUL byte (dumps write it as \\0)")
+        self._sql_begins()
+        if pair == b"*/" and self._ss:
+            self._ss = 0
+            self._keep(b" ")
+            return at + 1 if buffer[at + 2 : at + 3] == b"*" else at + 2
+        if byte in _QUOTES and not hint:  # one spanning lines (whole ones were passed over)
+            self._quote = byte
+            self._keep(pair[:1])
+            return at + 1
+        before = buffer[at - 1 : at] if at else self._before
+        if byte in b"dD" and not (before.isalnum() or before in b"_$"):
+            definer = DEFINER.match(buffer, at)
+            if definer:
+                return self._rewrite(definer)
+        self._keep(pair[:1])
+        return at + 1
+
+    def _dash_comment(self, buffer: bytes, at: int) -> bool:
+        third = buffer[at + 2 : at + 3]
+        # MariaDB's client also ignores a line whose statement starts with `--` (mysql-test style)
+        return not third or third.isspace() or (self.mariadb and self._at_start)
+
+    def _backslash(self, buffer: bytes, at: int) -> int:
+        after = buffer[at + 1 : at + 2]
+        if not after or after == b"\n":
+            return at + 1  # the client ignores a backslash that ends a line
+        if after == b"\x00":
+            raise self._refuse("a NUL byte (dumps write it as \\0)")
+        if after == b"N":
+            self._sql_begins()
+            self._keep(b"\\N")
+            return at + 2
+        if after == b"-":  # sandbox: what came before it on mariadb-dump's first line is no SQL
+            self._head.clear()
+            return at + 2
+        letter = after.decode("latin-1")
+        name = COMMANDS.get(letter)
+        what = f"client command `\\{letter}`" + (f" ({name})" if name else "")
+        raise self._refuse(f"{what}: the server's client runs SQL only here, no commands of its own")
+
+    def _first_word(self, buffer: bytes, at: int, end: int, final: bool) -> int:
+        """A statement's first word: a client command by that name is refused, DELIMITER read."""
+        after = buffer[end : end + 1]
+        word = buffer[at:end].decode().lower()
+        bounded = not after or after.isspace() or buffer.startswith(self.delimiter, end)
+        if bounded and word == "delimiter":
+            return self._delimiter_line(buffer, at, final)
+        if bounded and word in _NAMED:
+            raise self._refuse(f"client command `{word}`: the server's client runs SQL only here")
+        self._sql_begins()
+        self._keep_span(buffer, at, end)
+        return end
+
+    def _delimiter_line(self, buffer: bytes, at: int, final: bool) -> int:
+        newline = buffer.rfind(b"\n", 0, at)
+        if buffer[newline + 1 : at].strip() or (newline < 0 and not self._blank_line):
+            raise self._refuse("DELIMITER must start a line of its own")
+        end = buffer.find(b"\n", at, at + MARGIN)
+        if end < 0:
+            if not final:
+                raise self._refuse(f"a DELIMITER line longer than {MARGIN} bytes")
+            end = len(buffer)
+        words = buffer[at:end].decode("latin-1").split()
+        new = words[1] if len(words) > 1 else ""
+        if not _DELIMITER.fullmatch(new) or _BAD_DELIMITER.search(new):
+            raise self._refuse(
+                f"DELIMITER {new!r}: a delimiter here is 1-15 printable characters, "
+                "no letters, digits, quotes or backslash"
+            )
+        self.delimiter = new.encode()
+        self._run, self._hint_run = _runs(self.delimiter)
+        self._end_statement()
+        return end
+
+    def _rewrite(self, definer: re.Match[bytes]) -> int:
+        text = definer.group()
+        if b"\x00" in text:
+            raise self._refuse("a NUL byte (dumps write it as \\0)")
+        lines = text.count(b"\n")
+        replacement = definer_rewritten(text)
+        self._edits.append((definer.start(), definer.end(), replacement))
+        self.definers += 1
+        self.line += lines
+        if lines:
+            self._ss = 0
+        self._keep(replacement)
+        return definer.end()
+
+    def _end_statement(self) -> None:
+        name = database_named(bytes(self._head))
+        if name is not None:
+            refused = refused_database(name)
+            if refused:
+                raise DumpRefused(refused, self._head_line)
+            self.databases.setdefault(name, self._head_line)
+        self._head.clear()
+        self._at_start, self._head_line = True, self.line
+
+
+def scan_dump(
+    blocks: Iterable[bytes], client: ClientKind, progress: Callable[[int], None] = lambda fed: None
+) -> DumpScan:
+    """Read a whole dump (its decompressed blocks, in order) as `client`'s reader; what it holds.
+    progress(bytes read) after each block. Raises DumpRefused at the first thing refused."""
+    reader = DumpReader(client)
+    for block in blocks:
+        reader.feed(block)
+        progress(reader.bytes)
+    reader.finish()
+    return DumpScan(dict(reader.databases), reader.definers, reader.line, reader.bytes)
