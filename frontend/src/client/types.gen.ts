@@ -839,7 +839,8 @@ export type IterationRow = {
 /**
  * LoadResult
  *
- * What a load fed (decompressed bytes), counted (rows in INSERTs) and took (seconds).
+ * What a load fed (the dump's decompressed bytes, before DEFINERs were rewritten), counted (rows
+ * in INSERTs) and took (seconds).
  */
 export type LoadResult = {
     /**
