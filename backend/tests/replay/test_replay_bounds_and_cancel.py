@@ -9,6 +9,7 @@ import re
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -36,8 +37,12 @@ BEGIN
 END ;;
 DELIMITER ;
 """
-HOSTILE = """SELECT f();
+OUTFILE = "/tmp/upgradelab-replay-outfile.txt"
+# The parser sees a SELECT (the INTO hides in a version comment): the server must refuse it.
+OUTFILE_SQL = f"SELECT note FROM t /*!50000 INTO OUTFILE '{OUTFILE}' */"
+HOSTILE = f"""SELECT f();
 SELECT COUNT(*) FROM t;
+{OUTFILE_SQL};
 SELECT SLEEP(60);
 SELECT SLEEP(IF(VERSION() LIKE '%MariaDB%', 0, 60)) AS only_mysql;
 """
@@ -92,7 +97,7 @@ def test_writes_are_refused_and_statements_stop_at_their_bound(http: httpx.Clien
     # the summary names both kinds of outcome, per variant and statement
     assert f"mariadb-11.8: {REFUSED_TEXT}: SELECT f()" in done.stdout, done.stdout
     assert "mysql-9.7: timed out after 2 s: SELECT SLEEP(60)" in done.stdout
-    assert "timed out: 2" in done.stdout and "refused: 1" in done.stdout
+    assert "timed out: 2" in done.stdout and "refused: 2" in done.stdout
 
     replay = http.get(f"/api/replays/{replay_id}").json()
     assert replay["status"] == "succeeded" and replay["statement_timeout_s"] == 2
@@ -112,6 +117,12 @@ def test_writes_are_refused_and_statements_stop_at_their_bound(http: httpx.Clien
     assert {o["checksum_unordered"] for o in counted["outcomes"].values()} == {
         counted["outcomes"]["mariadb-10.11"]["checksum_unordered"]
     }
+
+    # refused by the replay account's privileges (no FILE), before the server looks at the path
+    _, statement = by_sql[OUTFILE_SQL]
+    for outcome in statement["outcomes"].values():
+        assert outcome["kind"] == "refused" and outcome["error_code"] in (1045, 1227), outcome
+    assert not Path(OUTFILE).exists()
 
     sleep, statement = by_sql["SELECT SLEEP(60)"]
     assert sleep["group"] == "timed out"
