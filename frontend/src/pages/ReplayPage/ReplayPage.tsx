@@ -56,6 +56,12 @@ export function ReplayPage() {
           {report.rounds ?? 0} rounds every variant completed.
         </p>
       )}
+      {data.status === 'cancelled' && !report && (
+        <p className="muted" data-testid="replay-partial">
+          Cancelled before every variant had captured its statements' outcomes: nothing was measured that could be
+          compared.
+        </p>
+      )}
       <ErrorBox error={data.error} title="Replay failed" testId="replay-failure" />
       {data.skipped_writes.length > 0 && (
         <details data-testid="skipped-writes">
