@@ -16,4 +16,8 @@ bash scripts/client.sh --check
 
 echo "== tests" >&2
 cd backend
-../.venv/bin/python -m pytest -ra -p no:cacheprovider "$@"
+# Two worker processes (pytest-xdist, a test file at a time), each a test session of its own: its own
+# Redis, Celery worker, API, ports and server directories (tests/ports.py), so they share nothing.
+# UPGRADELAB_TEST_WORKERS=0 runs in this process alone.
+../.venv/bin/python -m pytest -ra -p no:cacheprovider -n "${UPGRADELAB_TEST_WORKERS:-2}" --dist loadfile \
+  --durations=15 "$@"

@@ -1,15 +1,21 @@
 """Every TCP port and per-session name the tests use, in one block per test session.
 
-Two checkouts testing on one machine at once set different UPGRADELAB_TEST_SESSION values (0-99):
+Two checkouts testing on one machine at once set different UPGRADELAB_TEST_SESSION values (0-99),
+and pytest-xdist workers spread from it (below):
 session S owns the ports 20000 + 100*S ... + 99 (below Linux's ephemeral range, away from the lab's
 own 33097/33011, 6380 and 8700), /var/lib/upgradelab/test-servers-S and the target names ending -tS.
 """
 
 import os
 
-SESSION = int(os.environ.get("UPGRADELAB_TEST_SESSION", "0"))
-if not 0 <= SESSION <= 99:
-    raise ValueError(f"UPGRADELAB_TEST_SESSION must be 0-99, not {SESSION}")
+_CHOSEN = int(os.environ.get("UPGRADELAB_TEST_SESSION", "0"))
+if not 0 <= _CHOSEN <= 99:
+    raise ValueError(f"UPGRADELAB_TEST_SESSION must be 0-99, not {_CHOSEN}")
+# Under pytest-xdist (scripts/test.sh runs `-n 2`), each worker process is a session of its own,
+# spread over the 100 blocks: worker gwK of N takes block (chosen + K * 100 // N) % 100.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+SESSION = (_CHOSEN + int(_WORKER.removeprefix("gw") or 0) * 100 // max(_WORKERS, 1)) % 100
 _BASE = 20000 + 100 * SESSION
 
 REDIS = _BASE + 0
