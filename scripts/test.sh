@@ -19,5 +19,11 @@ cd backend
 # Two worker processes (pytest-xdist, a test file at a time), each a test session of its own: its own
 # Redis, Celery worker, API, ports and server directories (tests/ports.py), so they share nothing.
 # UPGRADELAB_TEST_WORKERS=0 runs in this process alone.
+if [ $# -gt 0 ]; then
+  exec ../.venv/bin/python -m pytest -ra -p no:cacheprovider -n "${UPGRADELAB_TEST_WORKERS:-2}" \
+    --dist loadfile "$@"
+fi
 ../.venv/bin/python -m pytest -ra -p no:cacheprovider -n "${UPGRADELAB_TEST_WORKERS:-2}" --dist loadfile \
-  --durations=15 "$@"
+  --durations=15 --ignore=tests/fuzzing
+# The fuzzer tallies its answers across its module (checked when the module ends): one process.
+../.venv/bin/python -m pytest -ra -p no:cacheprovider tests/fuzzing
