@@ -28,10 +28,9 @@ def seed(iterations: int, variants: int) -> int:
     from sqlalchemy import insert
 
     from upgradelab.db import sync_session
-    from upgradelab.experiments.models import Experiment
+    from upgradelab.experiments.models import Experiment, Run, RunStatus
     from upgradelab.results.models import Iteration, Sample
     from upgradelab.results.summary import store_summary_in
-    from upgradelab.runs.models import Run, RunStatus
 
     rng = random.Random(1)
     names = [f"mysql-9.7 v{k}" for k in range(variants)]

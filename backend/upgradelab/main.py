@@ -8,21 +8,21 @@ from fastapi.responses import FileResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
-from upgradelab.datasets.router import router as datasets_router
+from upgradelab.api.datasets import router as datasets_router
+from upgradelab.api.experiments import router as experiments_router
+from upgradelab.api.probes import router as probes_router
+from upgradelab.api.replay import router as replay_router
+from upgradelab.api.results import router as results_router
+from upgradelab.api.runs import router as runs_router
+from upgradelab.api.sharing import public_router as public_shares_router
+from upgradelab.api.sharing import router as shares_router
+from upgradelab.api.streaming import router as streaming_router
+from upgradelab.api.targets import router as targets_router
+from upgradelab.api.users import auth_router, users_router
+from upgradelab.api.workloads import router as workloads_router
 from upgradelab.errors import id_out_of_range, validation_error
-from upgradelab.experiments.router import router as experiments_router
-from upgradelab.probes.router import router as probes_router
-from upgradelab.replay.router import router as replay_router
-from upgradelab.results.router import router as results_router
-from upgradelab.runs.router import router as runs_router
 from upgradelab.settings import get_settings
-from upgradelab.sharing.router import public_router as public_shares_router
-from upgradelab.sharing.router import router as shares_router
-from upgradelab.streaming.router import router as streaming_router
-from upgradelab.targets.router import router as targets_router
 from upgradelab.users.auth import authorize
-from upgradelab.users.router import auth_router, users_router
-from upgradelab.workloads.router import router as workloads_router
 
 
 def create_app() -> FastAPI:

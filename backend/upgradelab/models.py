@@ -2,12 +2,11 @@
 
 from upgradelab.datasets.models import Dataset
 from upgradelab.db import Base
-from upgradelab.experiments.models import Experiment
+from upgradelab.experiments.models import Experiment, Run, RunStatus
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
 from upgradelab.replay.models import ReplayRun
 from upgradelab.results.models import IterationSeries, Sample
 from upgradelab.results.summary_models import VariantSummary
-from upgradelab.runs.models import Run, RunStatus
 from upgradelab.sharing.models import ShareLink
 from upgradelab.targets.models import Target
 from upgradelab.users.models import ApiToken, User

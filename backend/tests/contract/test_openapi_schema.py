@@ -3,8 +3,8 @@ shape are enums and typed models there, and the final run statuses are defined o
 
 from typing import Any, get_args
 
+from upgradelab.experiments.models import FINAL_STATUSES, FinalRunStatus, RunStatus
 from upgradelab.main import app
-from upgradelab.runs.models import FINAL_STATUSES, FinalRunStatus, RunStatus
 from upgradelab.runs.schemas import RunStatuses
 from upgradelab.targets.provisioners import PROVISIONERS
 from upgradelab.targets.schemas import ProvisionerKind
@@ -64,8 +64,8 @@ def test_operation_ids_are_the_route_function_names_and_unique() -> None:
 def test_article_001_cases_are_ratios_to_its_8_0_baseline() -> None:
     """The template page compares like with like: the article's ratio per case (total seconds of the
     case / of 8.0), each reproduced by a preset, or by another target for the other version (5.7)."""
+    from upgradelab.api.workloads import _read
     from upgradelab.workloads import WORKLOADS
-    from upgradelab.workloads.router import _read
 
     read = _read(WORKLOADS["insert-truncate"])
     cases = {case.point: case for case in read.cases}

@@ -11,8 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from upgradelab.db import sync_session
-from upgradelab.experiments.models import Experiment
-from upgradelab.runs.models import Run, RunStatus
+from upgradelab.experiments.models import Experiment, Run, RunStatus
 from upgradelab.targets import option_categories as category
 from upgradelab.targets.models import Target
 from upgradelab.targets.option_names import cache_path

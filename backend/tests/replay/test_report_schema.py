@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from upgradelab.replay.router import csv_rows
+from upgradelab.api.replay import csv_rows
 from upgradelab.replay.schemas import ReplayReport
 
 OUTCOME: dict[str, Any] = {

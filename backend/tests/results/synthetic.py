@@ -7,9 +7,8 @@ from typing import Any
 import numpy as np
 from sqlalchemy.orm import Session
 
-from upgradelab.experiments.models import Experiment
+from upgradelab.experiments.models import Experiment, Run, RunStatus, RunVariant, VariantStatus
 from upgradelab.results.models import Iteration
-from upgradelab.runs.models import Run, RunStatus, RunVariant, VariantStatus
 
 
 @dataclass(frozen=True)

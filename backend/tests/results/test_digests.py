@@ -13,10 +13,10 @@ from sqlalchemy import delete, update
 
 from tests.results.synthetic import SyntheticVariant, insert_run
 from upgradelab.db import sync_session
+from upgradelab.experiments.models import Run, RunStatus
 from upgradelab.migrations import alembic_config
 from upgradelab.results.models import Iteration, Sample
 from upgradelab.results.summary import store_summary_in
-from upgradelab.runs.models import Run, RunStatus
 
 
 def _run_with_samples() -> int:

@@ -10,11 +10,10 @@ from redis import Redis
 from sqlalchemy import update
 
 from upgradelab.db import sync_session
-from upgradelab.experiments.models import Experiment
+from upgradelab.experiments.models import Experiment, Run, RunStatus
 from upgradelab.runs import leases, reaper
 from upgradelab.runs.leases import RUNS, Lease, LeaseLost
 from upgradelab.runs.locks import TargetLocks, free_run_locks, lock_key
-from upgradelab.runs.models import Run, RunStatus
 from upgradelab.settings import get_settings
 
 

@@ -7,10 +7,10 @@ import pymysql
 import pytest
 
 from tests.targets.existing_servers import ExistingServer, mariadb_existing, mysql_existing
+from upgradelab.experiments.preflight import capability_refusal
 from upgradelab.experiments.variants import ResolvedVariant, resolve_variant
 from upgradelab.settings import get_settings
 from upgradelab.targets.capabilities import Capabilities, detect
-from upgradelab.targets.preflight import capability_refusal
 from upgradelab.targets.provisioners import ExistingProvisioner, ProvisionError
 from upgradelab.workloads import WORKLOADS
 

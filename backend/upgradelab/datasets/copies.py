@@ -32,8 +32,8 @@ from upgradelab.db import sync_session
 from upgradelab.replay.models import ReplayRun
 from upgradelab.runs.locks import TargetLocks
 from upgradelab.settings import Settings
+from upgradelab.targets.lock_names import lock_names
 from upgradelab.targets.models import Target
-from upgradelab.targets.preflight import lock_names
 from upgradelab.targets.provisioners import ExistingProvisioner, Provisioner, provisioner_for
 from upgradelab.workloads.datasets import is_prepared
 

@@ -1,10 +1,12 @@
-"""An experiment: a workload x variants x iterations definition that runs are made from."""
+"""An experiment (a workload x variants x iterations definition) and its runs: the records the run
+executor (runs/) writes and results, probes and the API read."""
 
+import enum
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import Enum, ForeignKey, Index, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from upgradelab.db import Base, utcnow
 
@@ -34,3 +36,116 @@ class Experiment(Base):
     max_rounds: Mapped[int | None] = mapped_column(default=None)
     max_minutes: Mapped[float | None] = mapped_column(default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RunStatus(enum.StrEnum):
+    """queued -> provisioning -> running -> succeeded | failed | cancelled
+    (docs/architecture.md, "Run state machine")."""
+
+    queued = "queued"
+    provisioning = "provisioning"
+    running = "running"
+    succeeded = "succeeded"
+    failed = "failed"
+    cancelled = "cancelled"
+
+    @property
+    def is_final(self) -> bool:
+        return self in FINAL_STATUSES
+
+
+class FinalRunStatus(enum.StrEnum):
+    """The statuses a run never leaves: the one definition the streaming router, publisher, CLI and
+    UI read (the UI through the OpenAPI component `FinalRunStatus`, served by GET /api/runs/statuses)."""
+
+    succeeded = RunStatus.succeeded.value
+    failed = RunStatus.failed.value
+    cancelled = RunStatus.cancelled.value
+
+
+# RunStatus members (a StrEnum: plain strings such as a stream event's "status" match too).
+FINAL_STATUSES = frozenset(RunStatus(status) for status in FinalRunStatus)
+
+
+class Run(Base):
+    """Row of `run`. `error` is shown to the user when the run failed."""
+
+    __tablename__ = "run"
+    __table_args__ = (
+        Index("ix_run_status_created_at", "status", "created_at"),
+        Index("ix_run_status_lease", "status", "lease_expires_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    experiment_id: Mapped[int] = mapped_column(ForeignKey("experiment.id", ondelete="CASCADE"), index=True)
+    status: Mapped[RunStatus] = mapped_column(
+        Enum(RunStatus, native_enum=False, length=16, values_callable=lambda kind: [m.value for m in kind]),
+        default=RunStatus.queued,
+        index=True,
+    )
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    cancel_requested: Mapped[bool] = mapped_column(default=False)
+    current_variant: Mapped[int | None] = mapped_column(default=None)  # index into experiment.variants
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    started_at: Mapped[datetime | None] = mapped_column(default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+    # dataset preparation: {"phase", "rows", "rows_total", "bytes", "elapsed_s", "estimate_s"}
+    progress: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    # History: a name and notes the team can edit; targets as ",name,name," for the target filter.
+    name: Mapped[str | None] = mapped_column(String(200), default=None)
+    notes: Mapped[str | None] = mapped_column(Text, default=None)
+    targets: Mapped[str] = mapped_column(String(500), default="", server_default="")
+
+    # The schedule as executed (issue 12): {"kind", "seed", "rounds", "block", "order": [[variant
+    # index, ...] per round]}, and what the run ran on: {"host": {cpu_model, cores, memory_bytes,
+    # kernel, storage}, "upgradelab_version"}. Written once at run start, never overwritten.
+    schedule: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    context: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+
+    # The lease of the worker executing the run (runs/leases.py): "<host>:<pid>:<token>" and the
+    # time it must be renewed by; the reaper (runs/reaper.py) ends a non-final run whose lease expired.
+    lease_owner: Mapped[str | None] = mapped_column(String(200), default=None)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    experiment: Mapped[Experiment] = relationship(lazy="joined")
+
+
+class VariantStatus(enum.StrEnum):
+    """A variant within a run: pending -> running -> succeeded | failed (its own reason)."""
+
+    pending = "pending"
+    running = "running"
+    succeeded = "succeeded"
+    failed = "failed"
+
+
+class RunVariant(Base):
+    """Row of `run_variant`: one variant of one run, its own status and what produced its results.
+
+    Context (Conbench's "context"), captured from the variant's instance when it started and never
+    overwritten by a later run: version (SELECT VERSION()), version_comment, provisioner kind,
+    image or binary, the effective option file text and SHOW GLOBAL VARIABLES as {name: value}.
+    """
+
+    __tablename__ = "run_variant"
+    __table_args__ = (Index("ix_run_variant_run_index", "run_id", "variant_index", unique=True),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"))
+    variant_index: Mapped[int]
+    name: Mapped[str] = mapped_column(String(200))
+    target: Mapped[str] = mapped_column(String(64), default="")
+    status: Mapped[VariantStatus] = mapped_column(
+        Enum(VariantStatus, native_enum=False, length=16, values_callable=lambda k: [m.value for m in k]),
+        default=VariantStatus.pending,
+    )
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    is_aa_control: Mapped[bool] = mapped_column(default=False)
+    provisioner: Mapped[str | None] = mapped_column(String(32), default=None)
+    image_or_binary: Mapped[str | None] = mapped_column(String(500), default=None)
+    version: Mapped[str | None] = mapped_column(String(200), default=None)
+    version_comment: Mapped[str | None] = mapped_column(String(500), default=None)
+    option_file: Mapped[str | None] = mapped_column(Text, default=None)
+    variables: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    started_at: Mapped[datetime | None] = mapped_column(default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)

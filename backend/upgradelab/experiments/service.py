@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.errors import field_error, not_found
 from upgradelab.experiments.models import Experiment
+from upgradelab.experiments.preflight import stored_refusal
 from upgradelab.experiments.schedule import ScheduleError, check_extension, resolve_schedule
 from upgradelab.experiments.schemas import ExperimentCreate
 from upgradelab.experiments.variants import ResolvedVariant, unsupported_reason
@@ -17,7 +18,6 @@ from upgradelab.targets import service as targets
 from upgradelab.targets.models import Target
 from upgradelab.targets.option_names import ServerNames
 from upgradelab.targets.options import OptionError, validate_option
-from upgradelab.targets.preflight import stored_refusal
 from upgradelab.workloads import WORKLOADS, TargetFacts
 
 

@@ -2,7 +2,7 @@
 
 from pydantic import BaseModel
 
-from upgradelab.runs.models import RunStatus
+from upgradelab.experiments.models import RunStatus
 
 
 class ProbeIteration(BaseModel):

@@ -54,8 +54,8 @@ from upgradelab.runs.reaper import stop_targets
 from upgradelab.runs.schemas import RunSchedule
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.instances import MemoryRefused, check_memory
+from upgradelab.targets.lock_names import lock_names
 from upgradelab.targets.models import Target
-from upgradelab.targets.preflight import lock_names
 from upgradelab.targets.provisioners import ProvisionError, provisioner_for
 from upgradelab.workloads.base import DatasetProgress
 

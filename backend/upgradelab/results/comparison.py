@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from upgradelab.db import sync_session
 from upgradelab.errors import field_error
+from upgradelab.experiments.models import Run
 from upgradelab.results import bootstrap, verdicts
 from upgradelab.results.comparison_schemas import (
     Comparison,
@@ -27,7 +28,6 @@ from upgradelab.results.rounds import RunRounds, VariantRounds, load
 from upgradelab.results.schemas import Point
 from upgradelab.results.summary import store_summary_in, stored_summary
 from upgradelab.results.verdict_table import VerdictRow, table
-from upgradelab.runs.models import Run
 
 
 def _downsampled(variant: VariantRounds, max_points: int) -> list[Point]:

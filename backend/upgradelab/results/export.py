@@ -9,11 +9,11 @@ from fastapi.responses import Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from upgradelab.experiments.models import Run
 from upgradelab.results.comparison_schemas import Comparison
 from upgradelab.results.context import variables_diff
 from upgradelab.results.models import Iteration
 from upgradelab.runs import service as runs
-from upgradelab.runs.models import Run
 
 _ITERATION_COLUMNS = [
     "run_id", "variant_index", "variant", "iteration", "group", "round", "block", "position", "elapsed_s",

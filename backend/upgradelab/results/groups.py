@@ -14,11 +14,11 @@ from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
+from upgradelab.experiments.models import Run
 from upgradelab.results import digests
 from upgradelab.results.digests import DigestName
 from upgradelab.results.models import Iteration
 from upgradelab.results.statistics import median
-from upgradelab.runs.models import Run
 
 
 class IterationRow(BaseModel):

@@ -3,13 +3,13 @@
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from upgradelab.experiments.models import Run
 from upgradelab.results.downsample import kept_indices
 from upgradelab.results.models import Iteration
 from upgradelab.results.schemas import ColumnSeries, RunResults, SummaryRow
 from upgradelab.results.series_store import Columns, stored_columns
 from upgradelab.results.statistics import median, percentile
 from upgradelab.runs import service as runs
-from upgradelab.runs.models import Run
 
 
 async def iteration_columns(session: AsyncSession, run: Run) -> list[Columns]:

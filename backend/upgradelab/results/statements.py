@@ -9,12 +9,12 @@ from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
+from upgradelab.experiments.models import Run
 from upgradelab.results import digests
 from upgradelab.results.digests import DigestName
 from upgradelab.results.models import Sample
 from upgradelab.results.schemas import StatementRow
 from upgradelab.results.statistics import median, percentile
-from upgradelab.runs.models import Run
 
 _ROWS = TypeAdapter(list[StatementRow])
 

@@ -7,6 +7,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from upgradelab.db import sync_session
+from upgradelab.experiments.models import Run
 from upgradelab.probes.series import store_probe_series_in
 from upgradelab.results import rounds, verdicts
 from upgradelab.results.groups import store_group_medians_in
@@ -14,7 +15,6 @@ from upgradelab.results.series_store import store_series_in
 from upgradelab.results.statements import store_statements_in
 from upgradelab.results.summary_models import VariantSummary
 from upgradelab.results.verdict_table import VerdictRow, table
-from upgradelab.runs.models import Run
 from upgradelab.workloads.base import PrimaryMetric
 
 log = logging.getLogger(__name__)

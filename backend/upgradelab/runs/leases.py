@@ -33,8 +33,8 @@ from typing import Any
 from sqlalchemy import and_, or_, select, update
 
 from upgradelab.db import sync_session, utcnow
+from upgradelab.experiments.models import Run, RunStatus
 from upgradelab.replay.models import ReplayRun
-from upgradelab.runs.models import Run, RunStatus
 from upgradelab.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -5,12 +5,12 @@ A refusal fails that variant only (its reason stored on its run_variant row); th
 
 import pymysql
 
+from upgradelab.experiments.preflight import preflight_refusal
 from upgradelab.experiments.variants import ResolvedVariant, unsupported_reason
 from upgradelab.probes import startup_options
 from upgradelab.runs.variant_settings import apply_settings, has_settings, settings_refusal
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import render_option
-from upgradelab.targets.preflight import preflight_refusal
 from upgradelab.targets.provisioners import Provisioner, ProvisionError
 from upgradelab.targets.provisioners.base import ServerConnection
 from upgradelab.workloads import TargetFacts, Workload

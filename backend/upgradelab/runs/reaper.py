@@ -27,16 +27,16 @@ from sqlalchemy import select
 from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_exponential
 
 from upgradelab.db import sync_session, utcnow
+from upgradelab.experiments.models import Run, RunStatus
 from upgradelab.replay.models import ReplayRun
 from upgradelab.results.summary import store_summary
 from upgradelab.runs import leases, records
 from upgradelab.runs.leases import REPLAYS, RUNS, LeaseKind
 from upgradelab.runs.locks import free_run_locks
-from upgradelab.runs.models import Run, RunStatus
 from upgradelab.settings import Settings, get_settings
 from upgradelab.streaming.publisher import publish_status
+from upgradelab.targets.lock_names import lock_names
 from upgradelab.targets.models import Target
-from upgradelab.targets.preflight import lock_names
 from upgradelab.targets.provisioners import Provisioner, provisioner_for
 
 log = logging.getLogger(__name__)

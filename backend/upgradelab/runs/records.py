@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy import select
 
 from upgradelab.db import sync_session, utcnow
-from upgradelab.runs.models import Run, RunVariant, VariantStatus
+from upgradelab.experiments.models import Run, RunVariant, VariantStatus
 from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 

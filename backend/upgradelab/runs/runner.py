@@ -23,7 +23,7 @@ from redis import Redis
 from sqlalchemy import select
 
 from upgradelab.db import sync_session, utcnow
-from upgradelab.experiments.models import Experiment
+from upgradelab.experiments.models import Experiment, Run, RunStatus, VariantStatus
 from upgradelab.experiments.service import is_aa_control
 from upgradelab.experiments.variants import ResolvedVariant
 from upgradelab.results.ingest import Place, ingest_iteration, record_unavailable
@@ -33,14 +33,13 @@ from upgradelab.runs.blocks import OpenVariant, VariantJob, close_variant, open_
 from upgradelab.runs.context import run_context
 from upgradelab.runs.leases import Lease, LeaseLost
 from upgradelab.runs.locks import TargetLocks
-from upgradelab.runs.models import Run, RunStatus, VariantStatus
 from upgradelab.runs.plan import Budget, Schedule, Step, extensions, plan
 from upgradelab.runs.preflight import VariantFailed, apply_variant, facts, refusal, server_options
 from upgradelab.settings import Settings
 from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.instances import Instance, MemoryRefused, capture_context, check_memory, in_parallel
+from upgradelab.targets.lock_names import lock_names
 from upgradelab.targets.models import Target
-from upgradelab.targets.preflight import lock_names
 from upgradelab.targets.provisioners import ProvisionError, provisioner_for
 from upgradelab.workloads import WORKLOADS, ServerSession, Workload
 

@@ -5,8 +5,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from upgradelab.experiments.models import FinalRunStatus, RunStatus, VariantStatus
 from upgradelab.experiments.schedule import ScheduleKind
-from upgradelab.runs.models import FinalRunStatus, RunStatus, VariantStatus
 from upgradelab.workloads.base import Policy
 
 
@@ -70,7 +70,7 @@ class RunHostContext(BaseModel):
 
 class RunStatuses(BaseModel):
     """GET /api/runs/statuses: every run status in state-machine order and the final ones, which a
-    run never leaves (the one definition: runs/models.FinalRunStatus)."""
+    run never leaves (the one definition: experiments/models.FinalRunStatus)."""
 
     statuses: list[RunStatus] = list(RunStatus)
     final: list[FinalRunStatus] = list(FinalRunStatus)

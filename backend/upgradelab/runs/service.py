@@ -9,10 +9,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.db import utcnow
 from upgradelab.errors import not_found
 from upgradelab.experiments import service as experiments
-from upgradelab.experiments.models import Experiment
+from upgradelab.experiments.models import Experiment, Run, RunStatus, RunVariant
 from upgradelab.results.models import Iteration
 from upgradelab.runs import history, reaper
-from upgradelab.runs.models import Run, RunStatus, RunVariant
 from upgradelab.runs.schemas import (
     RunContext,
     RunFilter,

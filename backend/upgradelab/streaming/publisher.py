@@ -16,7 +16,7 @@ from typing import Any
 from redis import Redis, RedisError
 from tenacity import Retrying, before_sleep_log, retry_if_exception_type, stop_after_delay, wait_exponential
 
-from upgradelab.runs.models import FINAL_STATUSES
+from upgradelab.experiments.models import FINAL_STATUSES
 from upgradelab.settings import get_settings
 from upgradelab.streaming.keys import STREAM_MAXLEN, STREAM_TTL_S, stream_key
 

@@ -29,7 +29,7 @@ class OptionListUnavailable(RuntimeError):
 def build(target: Target, settings: Settings | None = None) -> ServerNames | None:
     """The option names of the target's server binary (cached per binary identity, built when the
     cache is missing or stale). None for an existing target: the lab writes no option file there,
-    pre-flight refuses startup options by capability (targets/preflight.py). Blocking (a subprocess
+    pre-flight refuses startup options by capability (experiments/preflight.py). Blocking (a subprocess
     of up to 120 s, a container, a tarball unpacked): call it in a worker thread.
 
     Raises OptionListUnavailable naming the target and what failed."""

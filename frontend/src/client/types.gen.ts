@@ -1835,7 +1835,7 @@ export type RunStatus = typeof RunStatus[keyof typeof RunStatus];
  * RunStatuses
  *
  * GET /api/runs/statuses: every run status in state-machine order and the final ones, which a
- * run never leaves (the one definition: runs/models.FinalRunStatus).
+ * run never leaves (the one definition: experiments/models.FinalRunStatus).
  */
 export type RunStatuses = {
     /**

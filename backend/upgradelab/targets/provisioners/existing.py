@@ -3,7 +3,7 @@ team's own instance). It never starts, reconfigures or stops that server:
 
     start()     connects and checks (SELECT 1, the lab database), returns the endpoint; startup
                 options cannot reach the server (no option file): a variant carrying its own is
-                refused in pre-flight (targets/preflight.py), the probes' and templates' are not applied
+                refused in pre-flight (experiments/preflight.py), the probes' and templates' are not applied
     restart()   only with the RESTART capability: the `RESTART` statement, then waits until the
                 server went away and answers again (ProvisionError otherwise, naming the capability)
     stop()      puts back the SET GLOBAL values and redo-log state the run's variants changed
@@ -132,7 +132,7 @@ class ExistingProvisioner:
         self._remember_redo_log = False
         self._saved: dict[str, str] | None = None  # variable -> value before the run changed it
         self._redo_log_was_on: bool | None = None
-        self.capabilities_cache: Any = None  # targets/preflight.py: detected once per run
+        self.capabilities_cache: Any = None  # experiments/preflight.py: detected once per run
 
     @property
     def endpoint(self) -> Endpoint:
@@ -182,7 +182,8 @@ class ExistingProvisioner:
     def check_options(self, options: list[str]) -> None:
         """Accepts: nothing reaches an option file here. The probes' and templates' startup options
         are not applied (the server's own configuration stands); a variant's own startup options are
-        refused in pre-flight by capability (targets/preflight.py), where the runner knows which are whose."""
+        refused in pre-flight by capability (experiments/preflight.py), where the runner knows which
+        are whose."""
         del options
 
     def binary_identity(self) -> str:

@@ -7,8 +7,6 @@ without set_global / alter_instance, a template that needs databases of its own,
 a target not marked disposable or on a read-only server, and no usable lab database.
 """
 
-from collections.abc import Iterable
-
 from sqlalchemy import select
 
 from upgradelab.db import sync_session
@@ -116,15 +114,3 @@ def preflight_refusal(
         disposable=target.disposable,
         database=provisioner.cfg.database,
     )
-
-
-def lock_names(targets: Iterable[Target]) -> list[str]:
-    """Names of the run locks a run takes: every target's name, plus `server:<host>:<port>` for an
-    existing target, so two existing targets naming one server never run at the same time."""
-    names: list[str] = []
-    for target in targets:
-        names.append(target.name)
-        if target.provisioner == ExistingProvisioner.kind:
-            host, port = str(target.settings.get("host", "")).lower(), target.settings.get("port", 3306)
-            names.append(f"server:{host}:{port}")
-    return names

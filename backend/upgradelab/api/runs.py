@@ -6,8 +6,8 @@ from typing import Literal
 from fastapi import APIRouter, Query, status
 
 from upgradelab.db import SessionDep
+from upgradelab.experiments.models import RunStatus
 from upgradelab.runs import service
-from upgradelab.runs.models import RunStatus
 from upgradelab.runs.schemas import (
     RunContext,
     RunFilter,
