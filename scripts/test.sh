@@ -8,6 +8,9 @@ bash scripts/install.sh
 echo "== lint, format, types" >&2
 (cd backend && ../.venv/bin/ruff check . ../bench && ../.venv/bin/ruff format --check . ../bench &&
   ../.venv/bin/mypy upgradelab tests ../bench)
+# the package layers and no import cycle (backend/pyproject.toml [tool.importlinter];
+# docs/architecture.md, "Packages and layers")
+(cd backend && PYTHONPATH=. ../.venv/bin/lint-imports --no-cache)
 # the committed API client must be what the backend's schemas generate (scripts/client.sh)
 bash scripts/client.sh --check
 (cd frontend && npm run --silent typecheck && npm run --silent lint && npm run --silent test)

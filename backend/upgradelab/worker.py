@@ -7,7 +7,7 @@ from upgradelab.settings import get_settings
 celery_app = Celery(
     "upgradelab",
     broker=get_settings().redis_url,
-    include=["upgradelab.runs.tasks", "upgradelab.replay.tasks", "upgradelab.datasets.tasks"],
+    include=["upgradelab.runs.tasks", "upgradelab.replay.tasks", "upgradelab.replay.dataset_copy_tasks"],
 )
 celery_app.conf.update(
     task_ignore_result=True,

@@ -6,8 +6,10 @@ from fastapi import APIRouter, Query, Request, status
 from fastapi import Path as PathParam
 
 from upgradelab.datasets import service
+from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.schemas import NAME_PATTERN, DatasetFromPath, DatasetRead
 from upgradelab.db import SessionDep
+from upgradelab.replay import dataset_use
 from upgradelab.users.auth import CurrentUser
 
 router = APIRouter(prefix="/api/datasets", tags=["datasets"])
@@ -24,7 +26,7 @@ async def list_datasets(
     """The live datasets by name, each with its per-target loads (tables, rows, bytes) and how many
     replay reports were measured on it; `deleted=true`: the deleted ones' records, newest first."""
     datasets = await service.list_datasets(session, deleted=deleted)
-    counts = await service.replay_counts(session, [d.id for d in datasets])
+    counts = await dataset_use.replay_counts(session, [d.id for d in datasets])
     return [service.to_read(d, counts.get(d.id, 0)) for d in datasets]
 
 
@@ -32,7 +34,7 @@ async def list_datasets(
 async def get_dataset(name: Name, session: SessionDep) -> DatasetRead:
     """One live dataset, with `replay_count` (what a delete would keep); 404 when unknown, 410 when
     deleted (the message says how to upload it again and gives its sha256)."""
-    return await service.read_one(session, await service.get_or_raise(session, name))
+    return await _read_one(session, await service.get_or_raise(session, name))
 
 
 @router.put("/{name}", response_model=DatasetRead, status_code=status.HTTP_201_CREATED)
@@ -60,5 +62,12 @@ async def delete_dataset(name: Name, session: SessionDep, user: CurrentUser) -> 
     target is free: `copies_pending`); the dataset stays as a record (`deleted_at`, `deleted_by`) and
     every replay report measured on it is kept, with its share links and exports (`replay_count`).
     404 when unknown, 410 when already deleted, 409 while a replay on it is queued or running."""
-    dataset = await service.delete(session, name, user.username)
-    return await service.read_one(session, dataset)
+    dataset = await service.get_or_raise(session, name)
+    unfinished, loaded_on = await dataset_use.usage(session, dataset.id)
+    await service.delete(session, dataset, user.username, unfinished=unfinished, loaded_on=loaded_on)
+    return await _read_one(session, dataset)
+
+
+async def _read_one(session: SessionDep, dataset: Dataset) -> DatasetRead:
+    counts = await dataset_use.replay_counts(session, [dataset.id])
+    return service.to_read(dataset, counts.get(dataset.id, 0))

@@ -20,7 +20,7 @@ class Dataset(Base):
     """Row of `dataset`. `loads`: per target name, what the last load left ({"version", "loaded_at",
     "elapsed_s", "bytes_fed", "rows_seen", "tables": [{"schema", "name", "rows", "bytes"}]}).
     Once deleted: `deleted_at`, `deleted_by` (the username), `live_name` NULL, the file gone, and
-    `copies_pending` the targets whose kept datadirs may still hold the dump (datasets/copies.py
+    `copies_pending` the targets whose kept datadirs may still hold the dump (replay/dataset_copies.py
     empties it; [] once every copy is removed)."""
 
     __tablename__ = "dataset"

@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 from fastapi import HTTPException, status
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
@@ -24,7 +24,6 @@ from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.paths import open_or_refuse
 from upgradelab.datasets.schemas import DatasetLoad, DatasetRead
 from upgradelab.db import utcnow
-from upgradelab.replay.models import ReplayRun
 from upgradelab.settings import get_settings
 from upgradelab.worker import REMOVE_DATASET_COPIES, celery_app
 
@@ -38,7 +37,7 @@ def database_of(name: str) -> str:
 
 def to_read(dataset: Dataset, replay_count: int = 0) -> DatasetRead:
     """The API's view of a dataset row (`loads` validated into DatasetLoad per target);
-    `replay_count` from replay_counts()."""
+    `replay_count` from replay/dataset_use.py replay_counts()."""
     return DatasetRead.model_validate(
         {
             "id": dataset.id,
@@ -55,21 +54,6 @@ def to_read(dataset: Dataset, replay_count: int = 0) -> DatasetRead:
             "copies_pending": dataset.copies_pending,
         }
     )
-
-
-async def replay_counts(session: AsyncSession, ids: list[int]) -> dict[int, int]:
-    """Per dataset id, how many replay runs were made on it (absent: none)."""
-    rows = await session.execute(
-        select(ReplayRun.dataset_id, func.count())
-        .where(ReplayRun.dataset_id.in_(ids))
-        .group_by(ReplayRun.dataset_id)
-    )
-    return {dataset_id: count for dataset_id, count in rows.tuples()}
-
-
-async def read_one(session: AsyncSession, dataset: Dataset) -> DatasetRead:
-    """to_read with its replay count."""
-    return to_read(dataset, (await replay_counts(session, [dataset.id])).get(dataset.id, 0))
 
 
 def _directory() -> Path:
@@ -173,27 +157,21 @@ async def create_from_path(session: AsyncSession, name: str, source: str) -> Dat
         await file.aclose()
 
 
-async def delete(session: AsyncSession, name: str, username: str) -> Dataset:
-    """Delete the live dataset `name`: its dump file at once, its loaded copies on the targets through
-    the worker (copies.py, queued here); the row stays as a record (deleted_at, deleted_by) and every
-    replay report measured on it is kept. 404/410 as get_or_raise; 409 naming the replays on it that
-    have not ended (queued or running)."""
-    dataset = await get_or_raise(session, name)
-    replays = (
-        await session.execute(
-            select(ReplayRun.id, ReplayRun.status, ReplayRun.variants).where(
-                ReplayRun.dataset_id == dataset.id
-            )
-        )
-    ).all()
-    unfinished = [str(replay_id) for replay_id, state, _ in replays if state in ("queued", "running")]
+async def delete(
+    session: AsyncSession, dataset: Dataset, username: str, *, unfinished: list[int], loaded_on: set[str]
+) -> Dataset:
+    """Delete the live dataset row `dataset`: its dump file at once, its loaded copies on the targets
+    through the worker (replay/dataset_copies.py, queued here); the row stays as a record (deleted_at,
+    deleted_by) and every replay report measured on it is kept. `unfinished`: ids of the replays on it
+    that have not ended (409 naming them when any); `loaded_on`: the targets its replays loaded it on
+    (replay/dataset_use.py), beside the targets of its recorded loads."""
     if unfinished:
         raise HTTPException(
             status.HTTP_409_CONFLICT,
-            f"replays {', '.join(unfinished)} on dataset {name!r} have not ended (queued or running): "
-            "wait for them or cancel them, then delete",
+            f"replays {', '.join(map(str, unfinished))} on dataset {dataset.name!r} have not ended (queued "
+            "or running): wait for them or cancel them, then delete",
         )
-    targets = set(dataset.loads or {}) | {v["target"] for _, _, variants in replays for v in variants}
+    targets = set(dataset.loads or {}) | loaded_on
     dataset.deleted_at, dataset.deleted_by = utcnow(), username
     dataset.live_name = None
     dataset.copies_pending = sorted(targets)

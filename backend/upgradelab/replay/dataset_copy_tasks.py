@@ -1,9 +1,9 @@
-"""Celery task of the datasets domain: remove a deleted dataset's loaded copies (copies.py)."""
+"""Celery task: remove a deleted dataset's copies that replays loaded on the targets (dataset_copies.py)."""
 
 from celery import Task
 from redis import Redis
 
-from upgradelab.datasets.copies import remove_copies
+from upgradelab.replay.dataset_copies import remove_copies
 from upgradelab.settings import get_settings
 from upgradelab.worker import REMOVE_DATASET_COPIES, celery_app
 
