@@ -47,19 +47,20 @@ def test_a_report_stored_before_rounds_reads_with_the_missing_fields_as_none() -
     report = ReplayReport.model_validate(BEFORE_ROUNDS)
     assert report.rounds is None and report.schedule is None and report.threshold is None
     ratio = report.fingerprints[0].ratios["new"]
-    assert (ratio.ratio, ratio.verdict, ratio.rounds, ratio.mde, ratio.method) == (
+    # one block's timings then: read as the within-block bootstrap's interval, rounds 1
+    assert (ratio.ratio, ratio.verdict, ratio.rounds, ratio.method) == (
         2.0,
         "regression",
-        None,
-        None,
-        None,
+        1,
+        "within-block bootstrap",
     )
+    assert ratio.mde == pytest.approx((2.5 / 1.5) ** 0.5 - 1)
     outcome = report.fingerprints[0].statements[0].outcomes["new"]
     assert outcome.warnings == [("Note", 1003, "x")] and outcome.plan[0].access_type == "ALL"
     assert report.variants[0].loaded is not None and report.variants[0].loaded.rows_seen == 3
     [old, new] = csv_rows(report)
     assert old["variant"] == "old" and old["ratio"] is None  # the baseline has no ratio to itself
-    assert new["ratio"] == 2.0 and new["ordering_only"] == 1 and new["rounds"] is None
+    assert new["ratio"] == 2.0 and new["ordering_only"] == 1 and new["rounds"] == 1
 
 
 def test_breaks_is_derived_and_the_json_round_trips() -> None:
