@@ -1,6 +1,7 @@
 """The stored replay report read back through its schema (replay/schemas.py ReplayReport): reports
-stored before rounds (issue 12) still read, with the fields they lack as None, and the CSV export
-reads them; a report of today round-trips through its JSON unchanged."""
+stored before rounds (issue 12) still read, with the fields they lack as None (their ratios: as what
+one block's timings give), and the CSV export reads them; a report of today round-trips through its
+JSON unchanged."""
 
 from typing import Any
 
@@ -77,3 +78,17 @@ def test_an_unknown_group_is_refused_naming_the_field() -> None:
     broken["fingerprints"][0]["group"] = "worse"
     with pytest.raises(ValidationError, match=r"fingerprints\.0\.group"):
         ReplayReport.model_validate(broken)
+
+
+def test_a_variant_stored_without_an_interval_reads_as_no_ratio() -> None:
+    # As replay/compare.py wrote it from rounds to one verdict shape (TimeRatio): all None but rounds
+    # when a side had no round; the one read model has no such half value, so the variant has no ratio.
+    stored = ReplayReport.model_validate(BEFORE_ROUNDS).model_dump(mode="json")
+    stored["fingerprints"][0]["ratios"] = {
+        "new": {"ratio": None, "low": None, "high": None, "rounds": 0, "mde": None, "method": None,
+                "verdict": None, "reason": None},
+    }  # fmt: skip
+    report = ReplayReport.model_validate(stored)
+    assert report.fingerprints[0].ratios == {}
+    [_, new] = csv_rows(report)
+    assert new["ratio"] is None and new["verdict"] is None and new["rounds"] is None
