@@ -29,9 +29,11 @@ def seed(iterations: int, variants: int) -> int:
 
     from upgradelab.db import sync_session
     from upgradelab.experiments.models import Experiment, Run, RunStatus
-    from upgradelab.results.models import Iteration, Sample
-    from upgradelab.results.summary import store_summary_in
+    from upgradelab.probes.hooks import register
+    from upgradelab.results.store.models import Iteration, Sample
+    from upgradelab.results.store.summary import store_summary_in
 
+    register()  # the probe columns are packed at run end as in the worker
     rng = random.Random(1)
     names = [f"mysql-9.7 v{k}" for k in range(variants)]
     with sync_session() as session:

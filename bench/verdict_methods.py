@@ -1,7 +1,7 @@
 """Which interval on the paired per-round ratios survives a load window? t, Hodges-Lehmann, trimmed t.
 
-Two sources, every estimator of results/paired.py on the very same rounds, the verdict rules of
-results/verdicts.py (threshold 5 %, no A/A floor: the bench's runs compare two variants):
+Two sources, every estimator of results/stats/paired.py on the very same rounds, the verdict rules of
+results/stats/verdicts.py (threshold 5 %, no A/A floor: the bench's runs compare two variants):
 
 - real runs: the --dump files of bench/verdict_robustness.py (round value = median of the block);
 - synthetic runs (--synthetic N): ROUNDS rounds, two variants, blocks in a shuffled order per round;
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backend"))
-from upgradelab.results import paired, verdicts
+from upgradelab.results.stats import paired, verdicts
 
 QUIET, LOADED = 0.04, 0.15  # sd of a block's log time, quiet and under load
 LOAD_LOW, LOAD_HIGH = (

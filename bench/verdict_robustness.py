@@ -9,9 +9,9 @@ per variant, one variant after the other). A load generator (CPU: one busy proce
 disk: `dd ... oflag=dsync` in a loop into a temp dir) is switched on when a third of the run's
 iterations are done and off at two thirds: a window covering about a third of each run.
 
-Per run it records the product's verdict (GET /api/compare: rounds, results/verdicts.py) and, for the
+Per run it records the product's verdict (GET /api/compare: rounds, results/stats/verdicts.py) and, for the
 side by side, the verdict the pre-issue-12 method gives on the same iterations (a bootstrap over the
-iterations of each variant's block, results/bootstrap.py: what a sequential run used to report).
+iterations of each variant's block, results/stats/bootstrap.py: what a sequential run used to report).
 
 Reported per case and schedule: the share of A/A runs with a false regression/improvement (goal
 <= 5 % interleaved), the share of redo-off runs with the right direction (improvement; goal >= 95 %),
@@ -115,7 +115,7 @@ def _iterations(client: Any, run_id: int, variant_index: int) -> list[tuple[int,
 
 def _old_verdict(iterations: list[tuple[int, int, float]], variant_index: int) -> str | None:
     """The pre-issue-12 verdict: median ratio with a bootstrap over each variant's iterations."""
-    from upgradelab.results import bootstrap
+    from upgradelab.results.stats import bootstrap
 
     base = [seconds for index, _, seconds in iterations if index == 0]
     other = [seconds for index, _, seconds in iterations if index == variant_index]

@@ -12,7 +12,7 @@ from upgradelab.api_client import TokenOption, _default_api, _error_text, _heade
 from upgradelab.datasets.cli import datasets_app
 from upgradelab.experiments.schemas import ExperimentRead
 from upgradelab.replay.cli import replay_app
-from upgradelab.results.comparison_schemas import Comparison
+from upgradelab.results.views.comparison_schemas import Comparison
 from upgradelab.runs.schemas import RunProgress, RunRead
 from upgradelab.settings import get_settings
 

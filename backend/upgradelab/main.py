@@ -21,6 +21,7 @@ from upgradelab.api.targets import router as targets_router
 from upgradelab.api.users import auth_router, users_router
 from upgradelab.api.workloads import router as workloads_router
 from upgradelab.errors import id_out_of_range, validation_error
+from upgradelab.probes.hooks import register as register_probe_hooks
 from upgradelab.settings import get_settings
 from upgradelab.users.auth import authorize
 
@@ -30,6 +31,8 @@ def create_app() -> FastAPI:
     # Operation ids are the route functions' names (list_runs, get_run): the generated TypeScript
     # client (scripts/client.sh) names its functions after them (listRuns, getRun).
     app = FastAPI(title="Upgrade Lab", version="0.1.0", generate_unique_id_function=_operation_id)
+    # a run's summary computed on first read stores its probe columns too (probes/hooks.py)
+    register_probe_hooks()
     # 422s never echo the request's values (passwords, huge inputs): errors.validation_error.
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(OverflowError, id_out_of_range)

@@ -5,8 +5,8 @@ from upgradelab.db import Base
 from upgradelab.experiments.models import Experiment, Run, RunStatus
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
 from upgradelab.replay.models import ReplayRun
-from upgradelab.results.models import IterationSeries, Sample
-from upgradelab.results.summary_models import VariantSummary
+from upgradelab.results.store.models import IterationSeries, Sample
+from upgradelab.results.store.summary_models import VariantSummary
 from upgradelab.sharing.models import ShareLink
 from upgradelab.targets.models import Target
 from upgradelab.users.models import ApiToken, User

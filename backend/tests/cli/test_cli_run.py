@@ -6,7 +6,7 @@ import subprocess
 import httpx
 
 from tests.conftest import BIN
-from upgradelab.results.verdicts import VERDICTS
+from upgradelab.results.stats.verdicts import VERDICTS
 
 
 def _cli(api: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from tests import ports
 from tests.conftest import BIN, _wait_port
 from upgradelab.experiments.models import FINAL_STATUSES
-from upgradelab.results.models import Sample
+from upgradelab.results.store.models import Sample
 from upgradelab.streaming.keys import stream_key
 
 FINAL: frozenset[str] = FINAL_STATUSES

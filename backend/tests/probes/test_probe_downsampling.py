@@ -7,9 +7,10 @@ from sqlalchemy import delete, insert
 
 from tests.results.synthetic import SyntheticVariant, insert_run
 from upgradelab.db import sync_session
+from upgradelab.probes.hooks import register
 from upgradelab.probes.models import ProbeSample
-from upgradelab.results.models import Iteration
-from upgradelab.results.summary import store_summary_in
+from upgradelab.results.store.models import Iteration
+from upgradelab.results.store.summary import store_summary_in
 
 ROUNDS, BLOCK = 100, 10  # 1,000 iterations per variant
 DIP_AT, SERVER_SPIKE_AT = 321, 777
@@ -70,6 +71,7 @@ def test_a_finished_runs_probes_come_from_its_packed_columns(api: str, client: h
     run_id = _seed()
     url = f"/api/runs/{run_id}/probes"
     from_rows = [client.get(url).json(), client.get(url, params={"width": 100}).json()]
+    register()  # as the worker does: its run task module registers the probe hooks
     with sync_session() as session:
         store_summary_in(session, run_id)  # what the worker does at run end
         # without the probe and iteration rows, the answers can only come from the packed columns

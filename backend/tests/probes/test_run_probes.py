@@ -5,7 +5,7 @@ from sqlalchemy import func, select
 
 from tests.runs.helpers import submit, wait_final
 from upgradelab.db import sync_session
-from upgradelab.probes.models import ProbeSample
+from upgradelab.probes.models import ProbeSample, ProbeSeries
 
 
 def test_run_stores_probe_values_per_iteration_beside_client_time(client: httpx.Client) -> None:
@@ -26,7 +26,10 @@ def test_run_stores_probe_values_per_iteration_beside_client_time(client: httpx.
             .where(ProbeSample.run_id == run_id, ProbeSample.probe == "buffer_pool")
             .group_by(ProbeSample.variant_index, ProbeSample.iteration)
         ).all()
+        # the worker registered the probes' run-end hook (runs/tasks.py): their columns were packed
+        packed = session.scalars(select(ProbeSeries.count).where(ProbeSeries.run_id == run_id)).all()
     assert sorted(stored) == [(v, i, 5) for v in range(3) for i in (1, 2, 3)]
+    assert packed == [3, 3, 3]
 
     probes = client.get(f"/api/runs/{run_id}/probes").json()
     assert probes["status"] == "succeeded"

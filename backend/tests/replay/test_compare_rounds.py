@@ -1,4 +1,4 @@
-"""Time in the replay report comes from rounds (results/verdicts.py on per-round values paired by
+"""Time in the replay report comes from rounds (results/stats/verdicts.py on per-round values paired by
 round), never from the timings of one block: the per-round values are given here as data (the
 servers' own rounds are in test_replay_on_servers.py)."""
 

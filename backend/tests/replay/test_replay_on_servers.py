@@ -16,7 +16,7 @@ from upgradelab.replay.compare import EXIT_BREAKS, EXIT_PLAN_CHANGES, compare, e
 from upgradelab.replay.engine import DumpDataset, ReplayVariant, VariantReplay, file_sha256, replay_rounds
 from upgradelab.replay.schemas import FingerprintResult
 from upgradelab.replay.sources import ParsedSource, parse_source
-from upgradelab.results.verdicts import MIN_ROUNDS, VERDICTS
+from upgradelab.results.stats.verdicts import MIN_ROUNDS, VERDICTS
 from upgradelab.runs.plan import Schedule, plan
 from upgradelab.workloads.base import execute
 

@@ -1,6 +1,7 @@
 """The stored replay report read back through its schema (replay/schemas.py ReplayReport): reports
-stored before rounds (issue 12) still read, with the fields they lack as None, and the CSV export
-reads them; a report of today round-trips through its JSON unchanged."""
+stored before rounds (issue 12) still read, with the fields they lack as None (their ratios: as what
+one block's timings give), and the CSV export reads them; a report of today round-trips through its
+JSON unchanged."""
 
 from typing import Any
 
@@ -47,19 +48,20 @@ def test_a_report_stored_before_rounds_reads_with_the_missing_fields_as_none() -
     report = ReplayReport.model_validate(BEFORE_ROUNDS)
     assert report.rounds is None and report.schedule is None and report.threshold is None
     ratio = report.fingerprints[0].ratios["new"]
-    assert (ratio.ratio, ratio.verdict, ratio.rounds, ratio.mde, ratio.method) == (
+    # one block's timings then: read as the within-block bootstrap's interval, rounds 1
+    assert (ratio.ratio, ratio.verdict, ratio.rounds, ratio.method) == (
         2.0,
         "regression",
-        None,
-        None,
-        None,
+        1,
+        "within-block bootstrap",
     )
+    assert ratio.mde == pytest.approx((2.5 / 1.5) ** 0.5 - 1)
     outcome = report.fingerprints[0].statements[0].outcomes["new"]
     assert outcome.warnings == [("Note", 1003, "x")] and outcome.plan[0].access_type == "ALL"
     assert report.variants[0].loaded is not None and report.variants[0].loaded.rows_seen == 3
     [old, new] = csv_rows(report)
     assert old["variant"] == "old" and old["ratio"] is None  # the baseline has no ratio to itself
-    assert new["ratio"] == 2.0 and new["ordering_only"] == 1 and new["rounds"] is None
+    assert new["ratio"] == 2.0 and new["ordering_only"] == 1 and new["rounds"] == 1
 
 
 def test_breaks_is_derived_and_the_json_round_trips() -> None:
@@ -76,3 +78,17 @@ def test_an_unknown_group_is_refused_naming_the_field() -> None:
     broken["fingerprints"][0]["group"] = "worse"
     with pytest.raises(ValidationError, match=r"fingerprints\.0\.group"):
         ReplayReport.model_validate(broken)
+
+
+def test_a_variant_stored_without_an_interval_reads_as_no_ratio() -> None:
+    # As replay/compare.py wrote it from rounds to one verdict shape (TimeRatio): all None but rounds
+    # when a side had no round; the one read model has no such half value, so the variant has no ratio.
+    stored = ReplayReport.model_validate(BEFORE_ROUNDS).model_dump(mode="json")
+    stored["fingerprints"][0]["ratios"] = {
+        "new": {"ratio": None, "low": None, "high": None, "rounds": 0, "mde": None, "method": None,
+                "verdict": None, "reason": None},
+    }  # fmt: skip
+    report = ReplayReport.model_validate(stored)
+    assert report.fingerprints[0].ratios == {}
+    [_, new] = csv_rows(report)
+    assert new["ratio"] is None and new["verdict"] is None and new["rounds"] is None

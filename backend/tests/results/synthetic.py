@@ -8,7 +8,7 @@ import numpy as np
 from sqlalchemy.orm import Session
 
 from upgradelab.experiments.models import Experiment, Run, RunStatus, RunVariant, VariantStatus
-from upgradelab.results.models import Iteration
+from upgradelab.results.store.models import Iteration
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from upgradelab.results.bootstrap import RatioInterval, ratio_interval, statistic, verdict
+from upgradelab.results.stats.bootstrap import RatioInterval, ratio_interval, statistic, verdict
 
 
 def _times(median_s: float, n: int, seed: int) -> list[float]:

@@ -5,7 +5,7 @@ own paths and port."""
 import httpx
 
 from tests.runs.helpers import wait_final
-from upgradelab.results.verdicts import VERDICTS
+from upgradelab.results.stats.verdicts import VERDICTS
 
 CHARSETS = [("latin1", "latin1_swedish_ci"), ("utf8mb4", "utf8mb4_general_ci")]
 

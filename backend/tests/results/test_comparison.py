@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from tests.runs.helpers import submit, wait_final
-from upgradelab.results.verdicts import VERDICTS
+from upgradelab.results.stats.verdicts import VERDICTS
 
 ITERATIONS = 20
 

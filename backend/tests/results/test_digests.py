@@ -1,4 +1,4 @@
-"""A finished run's statement table and group medians computed once at run end (results/digests.py): the
+"""A finished run's statement table and group medians computed once at run end (results/store/digests.py): the
 run page's answers are the same from the stored digests as from every sample and iteration, and come from
 the digests once they exist; a run still going is read from its rows; migration 0015 adds and drops the
 table."""
@@ -15,8 +15,8 @@ from tests.results.synthetic import SyntheticVariant, insert_run
 from upgradelab.db import sync_session
 from upgradelab.experiments.models import Run, RunStatus
 from upgradelab.migrations import alembic_config
-from upgradelab.results.models import Iteration, Sample
-from upgradelab.results.summary import store_summary_in
+from upgradelab.results.store.models import Iteration, Sample
+from upgradelab.results.store.summary import store_summary_in
 
 
 def _run_with_samples() -> int:

@@ -1,10 +1,10 @@
-"""Interval estimators on paired per-round log ratios (results/paired.py), on synthetic rounds."""
+"""Interval estimators on paired per-round log ratios (results/stats/paired.py), on synthetic rounds."""
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from upgradelab.results.paired import ESTIMATORS, Estimator, shift
+from upgradelab.results.stats.paired import ESTIMATORS, Estimator, shift
 
 
 def _load_window(rng: np.random.Generator, rounds: int, true_shift: float) -> np.ndarray:

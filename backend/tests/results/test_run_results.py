@@ -9,8 +9,8 @@ from sqlalchemy import select, update
 
 from tests.results.synthetic import SyntheticVariant, insert_run
 from upgradelab.db import sync_session
-from upgradelab.results.downsample import POINTS_PER_PIXEL
-from upgradelab.results.models import Iteration
+from upgradelab.results.stats.downsample import POINTS_PER_PIXEL
+from upgradelab.results.store.models import Iteration
 
 ROUNDS, BLOCK = 200, 10  # 2,000 iterations per variant
 SPIKE_AT, SPIKE_S = 1234, 5.0

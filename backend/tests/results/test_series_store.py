@@ -1,4 +1,4 @@
-"""A finished run's iteration series packed at run end (results/series_store.py): the run page's results
+"""A finished run's iteration series packed at run end (results/store/series_store.py): the run page's results
 are the same whether read from the packed rows or from every iteration row, and come from the packed
 rows once they exist; migration 0014 adds and removes their table."""
 
@@ -12,9 +12,9 @@ from sqlalchemy import delete, func, select
 from tests.results.synthetic import SyntheticVariant, insert_run
 from upgradelab.db import sync_session
 from upgradelab.migrations import alembic_config
-from upgradelab.results.models import Iteration, IterationSeries
-from upgradelab.results.series_store import pack, unpack
-from upgradelab.results.summary import store_summary_in
+from upgradelab.results.store.models import Iteration, IterationSeries
+from upgradelab.results.store.series_store import pack, unpack
+from upgradelab.results.store.summary import store_summary_in
 
 
 def test_pack_keeps_every_value() -> None:

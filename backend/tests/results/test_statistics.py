@@ -2,7 +2,7 @@
 
 import pytest
 
-from upgradelab.results.statistics import median, percentile
+from upgradelab.results.stats.statistics import median, percentile
 
 
 def test_percentile_interpolates_between_ranks() -> None:

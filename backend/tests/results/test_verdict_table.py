@@ -10,10 +10,10 @@ from sqlalchemy.orm import Session
 from tests.results.synthetic import SyntheticVariant, insert_run
 from upgradelab.db import sync_session
 from upgradelab.experiments.models import Run
-from upgradelab.results.comparison import compare
-from upgradelab.results.comparison_schemas import Comparison, ComparisonQuery, ComparisonRow
-from upgradelab.results.export import COMPARISON_COLUMNS, comparison_rows
-from upgradelab.results.summary_models import VariantSummary
+from upgradelab.results.store.summary_models import VariantSummary
+from upgradelab.results.views.comparison import compare
+from upgradelab.results.views.comparison_schemas import Comparison, ComparisonQuery, ComparisonRow
+from upgradelab.results.views.export import COMPARISON_COLUMNS, comparison_rows
 
 
 @pytest.fixture
@@ -54,13 +54,16 @@ def test_rounds_give_regression_improvement_and_an_a_a_floor_stored_once(session
     assert aa.aa_floor is None
     assert slower.iterations == 30 and slower.rounds == 10
     stored = session.scalars(select(VariantSummary).where(VariantSummary.run_id == run_id)).all()
-    assert [(s.variant_index, s.verdict) for s in stored] == [
+    verdicts = [(s.variant_index, s.verdict_value and s.verdict_value["verdict"]) for s in stored]
+    assert verdicts == [
         (0, None),
         (1, "no significant difference"),
         (2, "regression"),
         (3, "improvement"),
     ]
-    assert stored[2].aa_low == pytest.approx(redo.aa_floor.low)
+    assert stored[2].floor_value is not None and stored[2].floor_value["low"] == pytest.approx(
+        redo.aa_floor.low
+    )
     # a threshold above the shift re-decides the stored interval: no longer a regression
     loose = _row(_compare(session, [run_id], threshold=0.5), 2)
     assert loose.ratio is not None and loose.ratio.verdict != "regression"

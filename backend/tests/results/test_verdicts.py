@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from upgradelab.results.verdicts import MIN_ROUNDS, Interval, Rounds, decide, interval
+from upgradelab.results.stats.verdicts import MIN_ROUNDS, Interval, Rounds, decide, interval
 
 BLOCK = 5  # iterations per block
 

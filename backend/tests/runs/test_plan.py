@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from upgradelab.experiments.schedule import ScheduleError, check_extension, looks, resolve_schedule
-from upgradelab.results.verdicts import confidence_for
+from upgradelab.results.stats.verdicts import confidence_for
 from upgradelab.runs.blocks import restart_before
 from upgradelab.runs.context import storage_of
 from upgradelab.runs.plan import Budget, Schedule, extensions, plan

@@ -37,9 +37,9 @@ SESSION_DELETES = {
 # Result tables whose rows are deleted on purpose, and why; their own cascades are still checked.
 DELETED_ON_PURPOSE = {
     "share_link": "revoking a link is asking for that link (a soft delete: the row stays, revoked)",
-    "variant_summary": "a run's summary, replaced when it is computed again (results/summary.py)",
-    "run_digest": "a run's digest, replaced when it is computed again (results/digests.py)",
-    "iteration_series": "a run's packed series, replaced when packed again (results/series_store.py)",
+    "variant_summary": "a run's summary, replaced when it is computed again (results/store/summary.py)",
+    "run_digest": "a run's digest, replaced when it is computed again (results/store/digests.py)",
+    "iteration_series": "a run's packed series, replaced when packed again (results/store/series_store.py)",
     "probe_series": "a run's packed probe columns, replaced when packed again (probes/series.py)",
 }
 PACKAGE = Path(upgradelab.__file__).parent

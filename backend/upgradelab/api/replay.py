@@ -10,7 +10,7 @@ from fastapi.responses import Response
 
 from upgradelab.db import SessionDep
 from upgradelab.replay import service
-from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayReport, TimeRatio
+from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayReport
 
 router = APIRouter(prefix="/api/replays", tags=["replay"])
 
@@ -57,7 +57,7 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
     for one in report.fingerprints:
         for variant, median in one.median_s.items():
             diffs = [d for s in one.statements for d in s.diffs if d.variant == variant]
-            ratio = one.ratios.get(variant, TimeRatio())
+            ratio = one.ratios.get(variant)
             rows.append(
                 {
                     "fingerprint_id": one.fingerprint_id,
@@ -65,16 +65,16 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
                     "group": one.group,
                     "variant": variant,
                     "median_s": median,
-                    "ratio": ratio.ratio,
-                    "ratio_low": ratio.low,
-                    "ratio_high": ratio.high,
-                    "verdict": ratio.verdict,
+                    "ratio": ratio and ratio.ratio,
+                    "ratio_low": ratio and ratio.low,
+                    "ratio_high": ratio and ratio.high,
+                    "verdict": ratio and ratio.verdict,
                     "error_diffs": sum(d.error for d in diffs),
                     "result_diffs": sum(d.result for d in diffs),
                     "ordering_only": sum(d.ordering_only for d in diffs),
                     "plan_changes": sum(d.plan for d in diffs),
-                    "rounds": ratio.rounds,
-                    "mde": ratio.mde,
+                    "rounds": ratio and ratio.rounds,
+                    "mde": ratio and ratio.mde,
                     "timed_out": sum(
                         s.outcomes[variant].kind == "timed out" or s.timed_out_runs.get(variant, 0) > 0
                         for s in one.statements

@@ -1,22 +1,119 @@
-"""/api/runs/{run_id}/results, /api/runs/{run_id}/export, /api/compare"""
+"""/api/runs/{run_id}/results, /api/runs/{run_id}/export, /api/compare; the run page's and the run
+export's responses (the run's own record and context come from runs/, the rest from results/)."""
 
-from typing import Literal
+import json
+from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
+from pydantic import BaseModel
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.db import SessionDep
-from upgradelab.results import groups, service, statements
-from upgradelab.results.comparison import run_comparison
-from upgradelab.results.comparison_schemas import Comparison, ComparisonQuery
-from upgradelab.results.context import VariableDiff, variables_diff
-from upgradelab.results.downsample import DEFAULT_MAX_POINTS, POINTS_PER_PIXEL
-from upgradelab.results.export import COMPARISON_COLUMNS, comparison_rows, respond, run_export
-from upgradelab.results.groups import RunGroups
-from upgradelab.results.schemas import RunResults, StatementRow
+from upgradelab.experiments.models import Run
+from upgradelab.results.stats.downsample import DEFAULT_MAX_POINTS, POINTS_PER_PIXEL
+from upgradelab.results.store import groups, statements
+from upgradelab.results.store.groups import RunGroups
+from upgradelab.results.store.models import Iteration
+from upgradelab.results.store.statements import StatementRow
+from upgradelab.results.views import series
+from upgradelab.results.views.comparison import run_comparison
+from upgradelab.results.views.comparison_schemas import Comparison, ComparisonQuery
+from upgradelab.results.views.context import VariableDiff, variables_diff
+from upgradelab.results.views.export import COMPARISON_COLUMNS, comparison_rows, download, respond
+from upgradelab.results.views.schemas import ColumnSeries, SummaryRow
 from upgradelab.runs import service as runs
+from upgradelab.runs.schemas import RunRead
 
 router = APIRouter(tags=["results"])
+
+
+class RunResults(BaseModel):
+    """What the run page draws: the series (downsampled) and the summary of every iteration."""
+
+    run: RunRead
+    series: list[ColumnSeries]
+    summary: list[SummaryRow]
+
+
+async def results_of(session: AsyncSession, run: Run, max_points: int) -> RunResults:
+    """The run, its series (downsampled to max_points per variant) and the summary of the full series
+    (results/views/series.py); also a shared run's view (api/sharing.py)."""
+    columns = await series.iteration_columns(session, run)
+    [read] = await runs.to_read(session, [run])
+    return RunResults(
+        run=read,
+        series=series.series_of(run, columns, max_points),
+        summary=series.summarize_columns(run, columns),
+    )
+
+
+_ITERATION_COLUMNS = [
+    "run_id", "variant_index", "variant", "iteration", "group", "round", "block", "position", "elapsed_s",
+    "metrics",
+]  # fmt: skip
+_CONTEXT_COLUMNS = ["version", "version_comment", "provisioner", "image_or_binary", "is_aa_control"]
+RUN_COLUMNS = [*_ITERATION_COLUMNS, *_CONTEXT_COLUMNS, "variables_diff", "schedule_seed", "host"]
+
+
+async def run_export(session: AsyncSession, run: Run, fmt: str) -> Response:
+    """Every iteration of the run (`iteration` table) with what produced it (runs.service.context).
+
+    JSON: {"run_id", "schedule", "context", "variants": [runs.schemas.VariantContext with its
+    variables], "variables_diff": [{"name", "values"}] (results/views/context.py), "iterations": [{run_id,
+    variant_index, variant, iteration, group, round, block, position, elapsed_s, metrics}]}.
+    CSV: one line per iteration, RUN_COLUMNS: the variant's context on every line, variables_diff as
+    JSON {name: value} of the variables that differ between variants, host as JSON.
+    elapsed_s: seconds, the sum of the iteration's statements (client-side).
+    """
+    context = await runs.context(session, run)
+    diff = variables_diff([v.variables for v in context.variants])
+    names = [spec["name"] for spec in run.experiment.variants]
+    iterations: list[dict[str, Any]] = [
+        {
+            "run_id": run.id,
+            "variant_index": row.variant_index,
+            "variant": names[row.variant_index] if row.variant_index < len(names) else "",
+            "iteration": row.iteration,
+            "group": row.group,
+            "round": row.round,
+            "block": row.block,
+            "position": row.position,
+            "elapsed_s": row.elapsed_s,
+            "metrics": row.metrics,
+        }
+        for row in await session.scalars(
+            select(Iteration)
+            .where(Iteration.run_id == run.id)
+            .order_by(Iteration.variant_index, Iteration.iteration)
+        )
+    ]
+    filename = f"run-{run.id}"
+    if fmt == "json":
+        body = {
+            **context.model_dump(mode="json"),
+            "variables_diff": [d.model_dump() for d in diff],
+            "iterations": iterations,
+        }
+        return download(json.dumps(body), "application/json", f"{filename}.json")
+    host = json.dumps(context.context.host.model_dump() if context.context else None)
+    seed = context.schedule.seed if context.schedule else None
+    per_variant = {
+        v.variant_index: {
+            **{k: getattr(v, k) for k in _CONTEXT_COLUMNS},
+            "variables_diff": json.dumps({d.name: d.values[position] for d in diff}),
+            "schedule_seed": seed,
+            "host": host,
+        }
+        for position, v in enumerate(context.variants)
+    }
+    rows = [
+        {**row, "metrics": json.dumps(row["metrics"]), **per_variant.get(row["variant_index"], {})}
+        for row in iterations
+    ]
+    return respond(rows, RUN_COLUMNS, "csv", filename)
+
 
 MaxPoints = Query(DEFAULT_MAX_POINTS, ge=10, le=100_000, description="Downsample longer series (MinMaxLTTB).")
 Width = Query(
@@ -40,13 +137,13 @@ async def run_results(
     series' total_points counts every iteration.
     """
     run = await runs.get_or_raise(session, run_id)
-    return await service.run_results(session, run, POINTS_PER_PIXEL * width if width else max_points)
+    return await results_of(session, run, POINTS_PER_PIXEL * width if width else max_points)
 
 
 @router.get("/api/runs/{run_id}/export")
 async def export_run(run_id: int, session: SessionDep, format: Literal["csv", "json"] = "csv") -> Response:
     """Every iteration (seconds, round, group, metrics) with the run's context, its variants' versions,
-    provisioners and the variables that differ between them; shapes in results/export.run_export."""
+    provisioners and the variables that differ between them; shapes in api/results.py run_export."""
     return await run_export(session, await runs.get_or_raise(session, run_id), format)
 
 
@@ -57,13 +154,13 @@ async def run_variables_diff(run_id: int, session: SessionDep) -> list[VariableD
     (GET /api/runs/{id}/context's `variants`); [] when fewer than two variants were captured; 404
     for an unknown run."""
     context = await runs.context(session, await runs.get_or_raise(session, run_id))
-    return variables_diff(context.variants)
+    return variables_diff([v.variables for v in context.variants])
 
 
 @router.get("/api/runs/{run_id}/statements", response_model=list[StatementRow])
 async def run_statements(run_id: int, session: SessionDep) -> list[StatementRow]:
     """Per variant and statement (e.g. "TRUNCATE test3"): count, median/p95/total seconds (a finished run's
-    as stored at its end, results/statements.py); 404 unknown run."""
+    as stored at its end, results/store/statements.py); 404 unknown run."""
     return await statements.statement_summary(session, await runs.get_or_raise(session, run_id))
 
 

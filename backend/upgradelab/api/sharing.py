@@ -1,20 +1,33 @@
 """/api/shares (signed in) and /api/public/shares/{token} (no sign-in, read-only)."""
 
 from fastapi import APIRouter, Depends, status
+from pydantic import BaseModel
 
+from upgradelab.api.results import RunResults, results_of
 from upgradelab.db import SessionDep
 from upgradelab.replay import service as replays
-from upgradelab.results import service as results
-from upgradelab.results.comparison import run_comparison
-from upgradelab.results.comparison_schemas import ComparisonQuery
-from upgradelab.results.downsample import DEFAULT_MAX_POINTS
+from upgradelab.replay.schemas import ReplayRead
+from upgradelab.results.stats.downsample import DEFAULT_MAX_POINTS
+from upgradelab.results.views.comparison import run_comparison
+from upgradelab.results.views.comparison_schemas import Comparison, ComparisonQuery
 from upgradelab.runs import service as runs
 from upgradelab.sharing import service
-from upgradelab.sharing.schemas import ShareCreate, SharedView, ShareRead
+from upgradelab.sharing.schemas import ShareCreate, ShareRead
 from upgradelab.users.auth import CurrentUser, authorize
 
 router = APIRouter(prefix="/api/shares", tags=["sharing"], dependencies=[Depends(authorize)])
 public_router = APIRouter(prefix="/api/public/shares", tags=["sharing"])
+
+
+# here, not in sharing/: a shared run's view is the run page's response (api/results.py)
+class SharedView(BaseModel):
+    """What a share link shows: a run's results, a comparison or a replay run with its report (never
+    target settings)."""
+
+    kind: str
+    run: RunResults | None = None
+    comparison: Comparison | None = None
+    replay: ReplayRead | None = None
 
 
 @router.post("", response_model=ShareRead, status_code=status.HTTP_201_CREATED)
@@ -45,7 +58,7 @@ async def shared(token: str, session: SessionDep) -> SharedView:
     link = await service.resolve(session, token)
     if link.kind == "run" and link.run_id is not None:
         run = await runs.get_or_raise(session, link.run_id)
-        return SharedView(kind="run", run=await results.run_results(session, run, DEFAULT_MAX_POINTS))
+        return SharedView(kind="run", run=await results_of(session, run, DEFAULT_MAX_POINTS))
     if link.kind == "replay" and link.replay_id is not None:
         replay = await replays.get_or_raise(session, link.replay_id)
         return SharedView(kind="replay", replay=await replays.to_read(session, replay, with_report=True))

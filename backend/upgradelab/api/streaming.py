@@ -26,7 +26,7 @@ from sse_starlette import EventSourceResponse
 from upgradelab.db import SessionDep, async_engine
 from upgradelab.errors import field_error
 from upgradelab.experiments.models import FINAL_STATUSES, Run
-from upgradelab.results.models import Iteration
+from upgradelab.results.store.models import Iteration
 from upgradelab.runs import service as runs
 from upgradelab.settings import get_settings
 from upgradelab.streaming.keys import stream_key

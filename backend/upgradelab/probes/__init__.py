@@ -2,7 +2,8 @@
 
 Each probe lives in its own module (buffer_pool, mutex_waits, statement_time) and reads its
 counters from a separate connection before and after an iteration; the ProbeSet (probe_set.py)
-turns the two readings into per-iteration deltas that the runner stores as probe_sample rows.
+turns the two readings into per-iteration deltas, stored as probe_sample rows with the iteration by the
+hooks probes registers with the results store (hooks.py `register`).
 """
 
 from upgradelab.probes.base import Measurement, Probe, ProbeUnavailable

@@ -6,7 +6,7 @@ from sqlalchemy import ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from upgradelab.db import Base
-from upgradelab.results.models import PACKED
+from upgradelab.results.store.models import PACKED
 
 
 class ProbeSample(Base):

@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session
 from upgradelab.experiments.models import Run
 from upgradelab.probes.models import ProbeSample, ProbeSeries
 from upgradelab.probes.schemas import ProbeIteration
-from upgradelab.results.models import Iteration
-from upgradelab.results.series_store import Columns
+from upgradelab.results.store.models import Iteration
+from upgradelab.results.store.series_store import Columns
 
 # the per-iteration values, in ProbeIteration's order; each comes from one (probe, metric) of probe_sample
 # but client_s, the iteration's own seconds (iteration.elapsed_s)
@@ -79,8 +79,8 @@ async def probe_columns(session: AsyncSession, run: Run) -> list[ProbeColumns]:
 
 def store_probe_series_in(session: Session, run: Run, client: list[Columns]) -> None:
     """(Re)write the run's packed probe columns from its probe rows and `client`, the iteration series
-    results/series_store.store_series_in just packed (client_s); one row per variant (also those with no
-    iteration); the caller commits (results/summary.store_summary_in, at run end)."""
+    results/store/series_store.store_series_in just packed (client_s); one row per variant (also those with no
+    iteration); the caller commits (results/store/summary.store_summary_in, at run end)."""
     seconds = (
         (variant_index, iteration, elapsed_s)
         for variant_index, (iterations, elapsed) in enumerate(client)

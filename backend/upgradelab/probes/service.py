@@ -7,12 +7,13 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
+from upgradelab.db import sync_session
 from upgradelab.experiments.models import Run
 from upgradelab.probes.base import Measurement
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
 from upgradelab.probes.schemas import MutexWait, RunProbes, UnavailableProbe, VariantProbes
 from upgradelab.probes.series import ProbeColumns, probe_columns
-from upgradelab.results.downsample import kept_indices
+from upgradelab.results.stats.downsample import kept_indices
 
 _DRAWN = ("hit_rate", "server_s", "client_s")  # the probe charts' lines (HitRateChart, ServerClientTimeChart)
 
@@ -25,6 +26,13 @@ def record_unavailable(
         ProbeUnavailableRecord(run_id=run_id, variant_index=variant_index, probe=probe, reason=reason)
         for probe, reason in unavailable.items()
     )
+
+
+def store_unavailable(run_id: int, variant_index: int, unavailable: dict[str, str]) -> None:
+    """Store, once per variant, the probes its server cannot give (probe name -> reason); commits."""
+    with sync_session() as session:
+        record_unavailable(session, run_id, variant_index, unavailable)
+        session.commit()
 
 
 def record_iteration(

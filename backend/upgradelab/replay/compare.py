@@ -12,9 +12,9 @@ Per statement, each other variant against the baseline:
 - `plan`: the (table, access type, key) join sequence differs (both plans kept).
 Per fingerprint and variant, time (engine.py's rounds): a pass's value is the sum over the
 fingerprint's sampled statements of their seconds in that pass; the round value is the median of
-the round's passes (results/verdicts.py `round_values`); `median_s` is the median of the round
+the round's passes (results/stats/verdicts.py `round_values`); `median_s` is the median of the round
 values; the ratio to the baseline, its 95 % interval, the smallest detectable change and the verdict
-come from results/verdicts.py on the round values paired by round (a t interval on the per-round log
+come from results/stats/verdicts.py on the round values paired by round (a t interval on the per-round log
 ratios, at least MIN_ROUNDS rounds, THRESHOLD), never from the timings of one block. A pass where a
 statement of the fingerprint errored, timed out or was not run is left out (a round without passes
 too).
@@ -37,11 +37,11 @@ from upgradelab.replay.schemas import (
     ReplayReport,
     StatementDiff,
     StatementResult,
-    TimeRatio,
     VariantReport,
 )
 from upgradelab.replay.sources import SourceStatement
-from upgradelab.results import verdicts
+from upgradelab.results.stats import verdicts
+from upgradelab.results.stats.verdicts import VerdictRead
 from upgradelab.runs.schemas import RunSchedule
 
 # A verdict needs the whole interval beyond 1 and a ratio beyond 1 +/- 10 %: one statement's time
@@ -51,23 +51,10 @@ THRESHOLD = 0.10
 EXIT_BREAKS, EXIT_REGRESSIONS, EXIT_PLAN_CHANGES = 1, 2, 4
 
 
-def time_ratio(baseline: dict[int, list[float]], variant: dict[int, list[float]]) -> TimeRatio:
-    """variant / baseline from pass values ({round: [seconds of each pass]}) paired by round
-    (results/verdicts.py); all None but `rounds` (the paired rounds) when either side has no round."""
-    found = verdicts.interval(baseline, variant, paired=True)
-    if found is None:
-        return TimeRatio(rounds=len(set(baseline) & set(variant)))
-    decision = verdicts.decide(found, THRESHOLD)
-    return TimeRatio(
-        ratio=found.ratio,
-        low=found.low,
-        high=found.high,
-        rounds=found.rounds,
-        mde=found.mde,
-        method=found.method,
-        verdict=decision.verdict if decision else None,
-        reason=decision.reason if decision else None,
-    )
+def time_ratio(baseline: dict[int, list[float]], variant: dict[int, list[float]]) -> VerdictRead | None:
+    """variant / baseline from pass values ({round: [seconds of each pass]}) paired by round, decided
+    at THRESHOLD (results/stats/verdicts.py); None when either side has no round."""
+    return verdicts.read(verdicts.interval(baseline, variant, paired=True), THRESHOLD)
 
 
 def _plan_key(outcome: Outcome) -> list[tuple[str, str | None, str | None]]:
@@ -145,7 +132,7 @@ def _statement(statements: list[SourceStatement], replays: list[VariantReplay], 
     )
 
 
-def _group(statements: list[StatementResult], ratios: dict[str, TimeRatio]) -> Group:
+def _group(statements: list[StatementResult], ratios: dict[str, VerdictRead]) -> Group:
     """The first group that fits (module docstring)."""
     diffs = [d for s in statements for d in s.diffs]
     outcomes = [o for s in statements for o in s.outcomes.values()]
@@ -176,7 +163,8 @@ def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> 
             name: statistics.median(verdicts.round_values(values).values()) if values else None
             for name, values in rounds.items()
         }
-        ratios = {r.name: time_ratio(rounds[base.name], rounds[r.name]) for r in replays[1:]}
+        found = {r.name: time_ratio(rounds[base.name], rounds[r.name]) for r in replays[1:]}
+        ratios = {name: ratio for name, ratio in found.items() if ratio is not None}
         reports.append(
             FingerprintResult(
                 fingerprint_id=fid,

@@ -1,19 +1,20 @@
 """API shapes of replay runs: the request, the run as read, and its report (compare.py builds it)."""
 
+import math
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 from upgradelab.datasets.loader import LoadResult, TableStats
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.sources import DEFAULT_SAMPLE, SourceFormat
-from upgradelab.results.verdicts import Method, Verdict
+from upgradelab.results.stats.verdicts import VerdictRead
 from upgradelab.runs.schemas import RunSchedule
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
 
 MAX_QUERIES_CHARS = 50_000_000
-DEFAULT_ROUNDS = 10  # twice results/verdicts.py's MIN_ROUNDS: room for a verdict at a 10 % threshold
+DEFAULT_ROUNDS = 10  # twice results/stats/verdicts.py's MIN_ROUNDS: room for a verdict at a 10 % threshold
 # Passes per block: on the lab machine an A/A replay's median smallest detectable change was 67 % with
 # one pass and 35 % with five (p90: 202 % -> 56 %), for 1.7x the wall clock.
 DEFAULT_PASSES = 5
@@ -102,22 +103,6 @@ class ReplayProgress(_Read):
     estimate_s: float | None = None
 
 
-class TimeRatio(_Read):
-    """variant / baseline of a fingerprint's seconds, from round values paired by round
-    (results/verdicts.py): point ratio, 95 % interval (low, high), the paired rounds it rests on,
-    the smallest detectable change (a fraction), the method, verdict and its reason; all None but
-    `rounds` when either side has no round (and for reports stored before rounds)."""
-
-    ratio: float | None = None
-    low: float | None = None
-    high: float | None = None
-    rounds: int | None = None
-    mde: float | None = None
-    method: Method | None = None
-    verdict: Verdict | None = None
-    reason: str | None = None
-
-
 class StatementDiff(_Read):
     """One statement on one variant against the baseline (compare.py's module docstring): which of
     error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
@@ -156,14 +141,39 @@ class StatementResult(_Read):
 class FingerprintResult(_Read):
     """A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
     faster, same), median seconds per variant (median of its round values; None: no round),
-    `ratios` per non-baseline variant, and its sampled statements."""
+    `ratios` per non-baseline variant that has an interval (results/stats/verdicts.py VerdictRead, from
+    round values paired by round), and its sampled statements."""
 
     fingerprint_id: str
     fingerprint: str
     group: Group
     median_s: dict[str, float | None]
-    ratios: dict[str, TimeRatio] = {}
+    ratios: dict[str, VerdictRead] = {}
     statements: list[StatementResult]
+
+    @field_validator("ratios", mode="before")
+    @classmethod
+    def _stored_before(cls, ratios: object) -> object:
+        # Reports stored before one verdict shape: a variant without an interval was all None but
+        # `rounds` (now: no ratio), and reports from before rounds hold ratio, low, high and verdict
+        # only, from one block's timings (now: what the within-block bootstrap says, rounds 1).
+        if not isinstance(ratios, dict):
+            return ratios
+        out = {}
+        for name, value in ratios.items():
+            if isinstance(value, dict) and value.get("ratio") is None:
+                continue
+            if isinstance(value, dict) and value.get("method") is None:
+                value = {
+                    "rounds": 1,
+                    "method": "within-block bootstrap",
+                    "mde": math.sqrt(value["high"] / value["low"]) - 1,
+                    "reason": "stored before replays ran in rounds: one block's timings",
+                    **{k: v for k, v in value.items() if v is not None},
+                }
+                value.setdefault("verdict", "insufficient rounds")
+            out[name] = value
+        return out
 
 
 class VariantReport(_Read):

@@ -2,7 +2,7 @@
 
 A variant's instance is opened once (server started, dataset prepared or reused, variant applied,
 the template's set-up, probes connected) and then runs the blocks the schedule gives it; each
-iteration is read by the probes and handed back as a Done for results/ingest.
+iteration is read by the probes and handed back as a Done for results/store/ingest.
 
 Policies (workloads.base.POLICIES) keep their meaning per instance: `warm` never restarts;
 `cold_first` restarts before the instance's first iteration (after dataset preparation, so the

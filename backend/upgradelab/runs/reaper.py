@@ -29,7 +29,7 @@ from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_expo
 from upgradelab.db import sync_session, utcnow
 from upgradelab.experiments.models import Run, RunStatus
 from upgradelab.replay.models import ReplayRun
-from upgradelab.results.summary import store_summary
+from upgradelab.results.store.summary import store_summary
 from upgradelab.runs import leases, records
 from upgradelab.runs.leases import REPLAYS, RUNS, LeaseKind
 from upgradelab.runs.locks import free_run_locks

@@ -5,7 +5,7 @@ order: thaw, block, freeze -> record; then stop everything.
 - instances (targets/instances.py): one server per variant, memory checked, started in parallel,
   context captured into run_variant, frozen while another variant's block runs
 - blocks (runs/blocks.py): the workload's iterations on one instance
-- record (results/ingest.py): each iteration's row, statements and probe deltas, then the stream
+- record (results/store/ingest.py): each iteration's row, statements and probe deltas, then the stream
 
 A variant that is refused or breaks is marked failed on its run_variant row and drops out; the
 others go on and the run ends failed naming it. The Celery task (runs/tasks.py) calls execute_run;
@@ -26,8 +26,11 @@ from upgradelab.db import sync_session, utcnow
 from upgradelab.experiments.models import Experiment, Run, RunStatus, VariantStatus
 from upgradelab.experiments.service import is_aa_control
 from upgradelab.experiments.variants import ResolvedVariant
-from upgradelab.results.ingest import Place, ingest_iteration, record_unavailable
-from upgradelab.results.summary import store_summary, undecided
+from upgradelab.probes.hooks import ATTACHED as PROBES
+from upgradelab.probes.service import store_unavailable
+from upgradelab.results.store.hooks import Place
+from upgradelab.results.store.ingest import ingest_iteration
+from upgradelab.results.store.summary import store_summary, undecided
 from upgradelab.runs import leases, records
 from upgradelab.runs.blocks import OpenVariant, VariantJob, close_variant, open_variant, reapply, run_block
 from upgradelab.runs.context import run_context
@@ -277,7 +280,7 @@ def _start(run: _Run, instances: list[Instance], failed: dict[int, str]) -> dict
             _fail(run, failed, first, f"variant {run.variants[first].name!r}: server did not start: {error}")
             instance.provisioner.stop()
             return
-        record_unavailable(run.run_id, first, opened[first].probes.unavailable)
+        store_unavailable(run.run_id, first, opened[first].probes.unavailable)
         context = capture_context(instance.provisioner, opened[first].server.connection)
         records.record_version(run.variants[first].target, context["version"])
         for index in instance.variants:
@@ -285,7 +288,7 @@ def _start(run: _Run, instances: list[Instance], failed: dict[int, str]) -> dict
         for index in sharing:  # a shared server: the other variants connect to it
             records.set_variant(run.run_id, index, status=VariantStatus.running, started_at=utcnow())
             opened[index] = open_variant(_job(run, index), instance.provisioner, lambda p: None)
-            record_unavailable(run.run_id, index, opened[index].probes.unavailable)
+            store_unavailable(run.run_id, index, opened[index].probes.unavailable)
 
     for instance, error in zip(instances, in_parallel(start, instances), strict=True):
         if error is not None:
@@ -322,7 +325,7 @@ def _block(
                 step.block,
                 step.position,
             )
-            ingest_iteration(place, done.timings, done.measurements)
+            ingest_iteration(place, done.timings, {PROBES: done.measurements})
             check_lease()
             _raise_if_cancelled(run.run_id)
         if step.variant_index not in run.shared:

@@ -10,7 +10,7 @@ from upgradelab.db import utcnow
 from upgradelab.errors import not_found
 from upgradelab.experiments import service as experiments
 from upgradelab.experiments.models import Experiment, Run, RunStatus, RunVariant
-from upgradelab.results.models import Iteration
+from upgradelab.results.store.models import Iteration
 from upgradelab.runs import history, reaper
 from upgradelab.runs.schemas import (
     RunContext,

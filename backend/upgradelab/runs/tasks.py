@@ -9,12 +9,14 @@ from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from redis import Redis
 
 from upgradelab.db import sync_engine
+from upgradelab.probes.hooks import register as register_probe_hooks
 from upgradelab.runs.reaper import start_reaper_thread
 from upgradelab.runs.runner import TargetsBusy, execute_run
 from upgradelab.settings import get_settings
 from upgradelab.worker import EXECUTE_RUN, celery_app
 
 BUSY_RETRY_S = 2.0
+register_probe_hooks()  # a run's probe rows and columns are stored with its results (probes/hooks.py)
 _reaper: list[threading.Event] = []
 
 

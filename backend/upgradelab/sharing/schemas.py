@@ -5,9 +5,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from upgradelab.replay.schemas import ReplayRead
-from upgradelab.results.comparison_schemas import Comparison, ComparisonQuery
-from upgradelab.results.schemas import RunResults
+from upgradelab.results.views.comparison_schemas import ComparisonQuery
 
 
 class ShareCreate(BaseModel):
@@ -43,13 +41,3 @@ class ShareRead(BaseModel):
     created_at: datetime
     revoked_at: datetime | None
     path: str = ""
-
-
-class SharedView(BaseModel):
-    """What a share link shows: a run's results, a comparison or a replay run with its report (never
-    target settings)."""
-
-    kind: str
-    run: RunResults | None = None
-    comparison: Comparison | None = None
-    replay: ReplayRead | None = None

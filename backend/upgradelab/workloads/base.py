@@ -156,7 +156,8 @@ class Workload:
     # Creates its objects inside the lab's database (server.endpoint.database) when the target names
     # one (existing servers); templates that need databases of their own are refused there.
     uses_lab_database: ClassVar[bool] = False
-    # Verdicts are on these (results/verdicts.py); a fixed-duration template overrides: its seconds are fixed.
+    # Verdicts are on these (results/stats/verdicts.py); a fixed-duration template overrides: its
+    # seconds are fixed.
     primary_metrics: ClassVar[tuple[PrimaryMetric, ...]] = (SECONDS,)
 
     def __init__(self, parameters: BaseModel | None = None) -> None:

@@ -184,7 +184,7 @@ export const runResults = <ThrowOnError extends boolean = false>(options: Option
  * Export Run
  *
  * Every iteration (seconds, round, group, metrics) with the run's context, its variants' versions,
- * provisioners and the variables that differ between them; shapes in results/export.run_export.
+ * provisioners and the variables that differ between them; shapes in api/results.py run_export.
  */
 export const exportRun = <ThrowOnError extends boolean = false>(options: Options<ExportRunData, ThrowOnError>) => (options.client ?? client).get<ExportRunResponses, ExportRunErrors, ThrowOnError>({ url: '/api/runs/{run_id}/export', ...options });
 
@@ -202,7 +202,7 @@ export const runVariablesDiff = <ThrowOnError extends boolean = false>(options: 
  * Run Statements
  *
  * Per variant and statement (e.g. "TRUNCATE test3"): count, median/p95/total seconds (a finished run's
- * as stored at its end, results/statements.py); 404 unknown run.
+ * as stored at its end, results/store/statements.py); 404 unknown run.
  */
 export const runStatements = <ThrowOnError extends boolean = false>(options: Options<RunStatementsData, ThrowOnError>) => (options.client ?? client).get<RunStatementsResponses, RunStatementsErrors, ThrowOnError>({ url: '/api/runs/{run_id}/statements', ...options });
 

@@ -248,6 +248,8 @@ export type ComparisonQuery = {
  *
  * *_s: seconds per iteration (sum of its statements, client-side) within the group; median/p95: the
  * metric's own values in `unit` (tps, ms; the same as median_s/p95_s when metric is "seconds").
+ * ratio: against the baseline at the query's threshold; aa_floor: the run's A/A control against
+ * variant 0 in the same group and metric (this run's noise floor), with its own verdict.
  */
 export type ComparisonRow = {
     /**
@@ -327,7 +329,7 @@ export type ComparisonRow = {
      */
     p95: number | null;
     ratio: VerdictRead | null;
-    aa_floor: FloorRead | null;
+    aa_floor: VerdictRead | null;
 };
 
 /**
@@ -646,7 +648,8 @@ export type FinalRunStatus = typeof FinalRunStatus[keyof typeof FinalRunStatus];
  *
  * A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
  * faster, same), median seconds per variant (median of its round values; None: no round),
- * `ratios` per non-baseline variant, and its sampled statements.
+ * `ratios` per non-baseline variant that has an interval (results/stats/verdicts.py VerdictRead, from
+ * round values paired by round), and its sampled statements.
  */
 export type FingerprintResult = {
     /**
@@ -671,36 +674,12 @@ export type FingerprintResult = {
      * Ratios
      */
     ratios: {
-        [key: string]: TimeRatio;
+        [key: string]: VerdictRead;
     };
     /**
      * Statements
      */
     statements: Array<StatementResult>;
-};
-
-/**
- * FloorRead
- *
- * The run's A/A control against variant 0, same group and metric: this run's noise floor.
- */
-export type FloorRead = {
-    /**
-     * Ratio
-     */
-    ratio: number;
-    /**
-     * Low
-     */
-    low: number;
-    /**
-     * High
-     */
-    high: number;
-    /**
-     * Rounds
-     */
-    rounds: number;
 };
 
 /**
@@ -2274,49 +2253,6 @@ export type TargetRead = {
 };
 
 /**
- * TimeRatio
- *
- * variant / baseline of a fingerprint's seconds, from round values paired by round
- * (results/verdicts.py): point ratio, 95 % interval (low, high), the paired rounds it rests on,
- * the smallest detectable change (a fraction), the method, verdict and its reason; all None but
- * `rounds` when either side has no round (and for reports stored before rounds).
- */
-export type TimeRatio = {
-    /**
-     * Ratio
-     */
-    ratio: number | null;
-    /**
-     * Low
-     */
-    low: number | null;
-    /**
-     * High
-     */
-    high: number | null;
-    /**
-     * Rounds
-     */
-    rounds: number | null;
-    /**
-     * Mde
-     */
-    mde: number | null;
-    /**
-     * Method
-     */
-    method: 'paired rounds' | 'unpaired rounds' | 'within-block bootstrap' | null;
-    /**
-     * Verdict
-     */
-    verdict: 'regression' | 'improvement' | 'no significant difference' | 'inconclusive' | 'insufficient rounds' | null;
-    /**
-     * Reason
-     */
-    reason: string | null;
-};
-
-/**
  * UnavailableProbe
  *
  * A probe the variant's server could not give, with the reason (never reported as zero).
@@ -2653,11 +2589,12 @@ export type VariantStatus = typeof VariantStatus[keyof typeof VariantStatus];
 /**
  * VerdictRead
  *
- * variant / baseline of the row's metric (unitless) with its 95 % interval, and the verdict.
- *
- * method: "paired rounds" (same run), "unpaired rounds" (across runs) or "within-block bootstrap"
- * (one round: not a verdict). mde: smallest detectable change, the interval's half-width as a
- * fraction (sqrt(high / low) - 1). reason: why this verdict, one sentence.
+ * A verdict as every reader sees it (run results, comparisons, replays; stored as one JSON value in
+ * variant_summary): variant / baseline of one metric (unitless), its 95 % interval [low, high], the
+ * rounds it rests on, `method` ("paired rounds" within a run, "unpaired rounds" across runs,
+ * "within-block bootstrap" for one round: not a verdict), mde (smallest detectable change, the
+ * interval's half-width as a fraction, sqrt(high / low) - 1), the verdict at a threshold and its
+ * reason (one sentence). Built in one place: `read` (this module).
  */
 export type VerdictRead = {
     /**
@@ -2687,7 +2624,7 @@ export type VerdictRead = {
     /**
      * Verdict
      */
-    verdict: 'regression' | 'improvement' | 'no significant difference' | 'inconclusive' | 'insufficient rounds' | null;
+    verdict: 'regression' | 'improvement' | 'no significant difference' | 'inconclusive' | 'insufficient rounds';
     /**
      * Reason
      */
@@ -2777,7 +2714,8 @@ export type WorkloadRead = {
  *
  * A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
  * faster, same), median seconds per variant (median of its round values; None: no round),
- * `ratios` per non-baseline variant, and its sampled statements.
+ * `ratios` per non-baseline variant that has an interval (results/stats/verdicts.py VerdictRead, from
+ * round values paired by round), and its sampled statements.
  */
 export type FingerprintResultWritable = {
     /**
@@ -2802,7 +2740,7 @@ export type FingerprintResultWritable = {
      * Ratios
      */
     ratios: {
-        [key: string]: TimeRatio;
+        [key: string]: VerdictRead;
     };
     /**
      * Statements

@@ -2,7 +2,7 @@
 
 The old rows (one per variant, ratios of iteration medians and p95s from a within-block bootstrap) are
 derived data that the new verdicts must not inherit: they are dropped, and the comparison recomputes
-a finished run's summary from its `iteration` rows on first read (results/comparison.py).
+a finished run's summary from its `iteration` rows on first read (results/views/comparison.py).
 
 Revision ID: 0010
 Revises: 0009

@@ -1,8 +1,8 @@
-import type { Comparison, ComparisonRow, FloorRead, VerdictRead } from '../../client'
+import type { Comparison, ComparisonRow, VerdictRead } from '../../client'
 import { variantColor } from '../../charts/palette'
 import { formatMs } from '../../format'
 
-function Interval({ r, testId }: { r: VerdictRead | FloorRead | null; testId: string }) {
+function Interval({ r, testId }: { r: VerdictRead | null; testId: string }) {
   if (!r) return <span className="muted">-</span>
   return (
     <span data-testid={testId}>

@@ -11,13 +11,14 @@ from upgradelab.db import Base, utcnow
 
 class VariantSummary(Base):
     """Row of `variant_summary`: one variant x group x primary metric of a run, all iterations (no
-    warm-up cut), against the run's first variant (the default baseline). See results/verdict_table.py.
+    warm-up cut), against the run's first variant (the default baseline). See results/store/verdict_table.py.
 
-    *_s: iteration seconds of the group; median/p95: the metric's values in `unit`. ratio*: variant /
-    baseline of the metric from the rounds (results/verdicts.py), `method` says how; verdict, reason and
-    mde at the default threshold (the comparison re-decides at the user's). round_values: per round,
-    the median of the metric's values (JSON keys are the round numbers as text). aa_*: the A/A control's
-    ratio and interval against variant 0 (this run's noise floor), NULL without an A/A control.
+    *_s: iteration seconds of the group; median/p95: the metric's values in `unit`. verdict_value:
+    variant / baseline of the metric from the rounds with its interval, rounds, method, smallest
+    detectable change, verdict and reason at the default threshold (results/stats/verdicts.py
+    VerdictRead; the comparison re-decides at the user's). floor_value: the A/A control's against
+    variant 0 in the same shape, NULL without an A/A control. round_values: per round, the median of
+    the metric's values (JSON keys are the round numbers as text).
     """
 
     __tablename__ = "variant_summary"
@@ -40,18 +41,10 @@ class VariantSummary(Base):
     total_s: Mapped[float]
     median: Mapped[float | None] = mapped_column(default=None)
     p95: Mapped[float | None] = mapped_column(default=None)
-    ratio: Mapped[float | None] = mapped_column(default=None)
-    ratio_low: Mapped[float | None] = mapped_column(default=None)
-    ratio_high: Mapped[float | None] = mapped_column(default=None)
-    ratio_rounds: Mapped[int | None] = mapped_column(default=None)  # rounds the interval rests on
-    method: Mapped[str | None] = mapped_column(String(32), default=None)
-    verdict: Mapped[str | None] = mapped_column(String(32), default=None)
-    reason: Mapped[str | None] = mapped_column(String(300), default=None)
-    mde: Mapped[float | None] = mapped_column(default=None)
-    aa_ratio: Mapped[float | None] = mapped_column(default=None)
-    aa_low: Mapped[float | None] = mapped_column(default=None)
-    aa_high: Mapped[float | None] = mapped_column(default=None)
-    aa_rounds: Mapped[int | None] = mapped_column(default=None)
+    # the variant against the baseline and the A/A control against variant 0 (this run's noise floor),
+    # each one VerdictRead as JSON (results/stats/verdicts.py), NULL without an interval
+    verdict_value: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    floor_value: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     # {"<round>": median of the round's values}: the rounds chart without reading every iteration again
     round_values: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     computed_at: Mapped[datetime] = mapped_column(default=utcnow)

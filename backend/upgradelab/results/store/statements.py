@@ -1,20 +1,32 @@
 """The statement table of a run: per variant and statement label ("TRUNCATE test3"), how many times it ran
 and its median, p95 and total seconds, from the sample table; a finished run's is computed once at run
-end (results/digests.py)."""
+end (results/store/digests.py)."""
 
 from collections.abc import Iterable
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
 from upgradelab.experiments.models import Run
-from upgradelab.results import digests
-from upgradelab.results.digests import DigestName
-from upgradelab.results.models import Sample
-from upgradelab.results.schemas import StatementRow
-from upgradelab.results.statistics import median, percentile
+from upgradelab.results.stats.statistics import median, percentile
+from upgradelab.results.store import digests
+from upgradelab.results.store.digests import DigestName
+from upgradelab.results.store.models import Sample
+
+
+class StatementRow(BaseModel):
+    """Per variant and statement label: how many times it ran and its median/p95/total seconds."""
+
+    variant: str
+    variant_index: int
+    statement: str
+    count: int
+    median_s: float | None
+    p95_s: float | None
+    total_s: float
+
 
 _ROWS = TypeAdapter(list[StatementRow])
 

@@ -1,35 +1,20 @@
-"""Record one iteration as it ends: its `iteration` row, its statements (samples), its probe deltas,
-committed together, then published to the run's stream (after the commit, see streaming/publisher).
+"""Record one iteration as it ends: its `iteration` row, its statements (samples) and what the registered
+iteration hooks add (probes: its probe deltas; results/store/hooks.py), committed together, then
+published to the run's stream (after the commit, see streaming/publisher).
 
 The worker's only writer of results: the run loop hands each finished iteration here.
 """
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 
 from upgradelab.db import sync_session, utcnow
-from upgradelab.probes import service as probe_records
-from upgradelab.probes.base import Measurement
-from upgradelab.results.models import Iteration, Sample
+from upgradelab.results.store.hooks import IterationEnd, Place, iteration_ended
+from upgradelab.results.store.models import Iteration, Sample
 from upgradelab.streaming.publisher import publish_iteration
 from upgradelab.workloads.base import StatementTiming
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Place:
-    """Where an iteration ran: variant, 1-based iteration over the variant, group, round (1-based),
-    block (1-based over the run, execution order) and position (0-based place in its round)."""
-
-    run_id: int
-    variant_index: int
-    variant: str
-    iteration: int
-    group: str
-    round: int
-    block: int
-    position: int
 
 
 def summed_metrics(timings: list[StatementTiming]) -> dict[str, float] | None:
@@ -42,9 +27,12 @@ def summed_metrics(timings: list[StatementTiming]) -> dict[str, float] | None:
     return totals or None
 
 
-def ingest_iteration(place: Place, timings: list[StatementTiming], measurements: list[Measurement]) -> float:
+def ingest_iteration(
+    place: Place, timings: list[StatementTiming], attached: Mapping[str, Sequence[object]] | None = None
+) -> float:
     """Store and publish one iteration; returns its elapsed_s (seconds, the sum of its statements'
-    client-side perf_counter times)."""
+    client-side perf_counter times). attached: what the run loop measured beside it, by name, for the
+    iteration hooks (results/store/hooks.py; "probes": the probe deltas)."""
     elapsed_s = float(sum(t.elapsed_s for t in timings))
     with sync_session() as session:
         session.add(
@@ -74,9 +62,7 @@ def ingest_iteration(place: Place, timings: list[StatementTiming], measurements:
             )
             for timing in timings
         )
-        probe_records.record_iteration(
-            session, place.run_id, place.variant_index, place.iteration, measurements
-        )
+        iteration_ended(session, IterationEnd(place, elapsed_s, attached or {}))
         session.commit()
     # One line per stored iteration: the fault tests compare these with the stored rows.
     log.info(
@@ -86,10 +72,3 @@ def ingest_iteration(place: Place, timings: list[StatementTiming], measurements:
         place.run_id, place.variant_index, place.variant, place.iteration, elapsed_s, round_number=place.round
     )
     return elapsed_s
-
-
-def record_unavailable(run_id: int, variant_index: int, unavailable: dict[str, str]) -> None:
-    """Store, once per variant, the probes its server cannot give (probe name -> reason)."""
-    with sync_session() as session:
-        probe_records.record_unavailable(session, run_id, variant_index, unavailable)
-        session.commit()

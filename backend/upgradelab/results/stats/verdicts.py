@@ -10,7 +10,7 @@ Per group (table, thread count, sweep point; never pooled) and per primary metri
 1. round value: the median of the variant's iterations of that group in that round;
 2. ratio per round: variant / baseline, paired within the round (same run), as a log ratio;
 3. interval (95 %): the 20 % trimmed mean of the log ratios with its Tukey-McLaughlin t interval
-   (results/paired.py, scipy.stats.mstats.trimmed_mean_ci), back-transformed: the ratio is the
+   (results/stats/paired.py, scipy.stats.mstats.trimmed_mean_ci), back-transformed: the ratio is the
    trimmed geometric mean of the per-round ratios. Why trimmed: a load burst that starts or ends
    inside a round loads one variant's block and not the other's, and throws that round's ratio 30-90 %
    off; the plain t interval (the mean) widens by the square of that, so under a load window over a
@@ -33,7 +33,7 @@ Per group (table, thread count, sweep point; never pooled) and per primary metri
      floor); the smallest detectable change says how wide;
    - "insufficient rounds": fewer than MIN_ROUNDS rounds. A sequential run (one round) still gets an
      interval, labelled method="within-block bootstrap": iterations of one block resampled
-     (results/bootstrap.py). It describes that block, not the variant, and is never a verdict.
+     (results/stats/bootstrap.py). It describes that block, not the variant, and is never a verdict.
    Smallest detectable change (mde): the interval's half-width as a fraction of the ratio,
    sqrt(high / low) - 1: a true change smaller than this could not have been told apart from none.
 """
@@ -44,9 +44,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+from pydantic import BaseModel
 from scipy import stats
 
-from upgradelab.results import bootstrap, paired
+from upgradelab.results.stats import bootstrap, paired
 
 MIN_ROUNDS = 5
 ESTIMATOR: paired.Estimator = "trimmed"  # of the paired rounds; chosen by bench/verdict_methods.py
@@ -89,6 +90,28 @@ class Decision:
 
     verdict: Verdict
     reason: str
+
+
+class VerdictRead(BaseModel):
+    """A verdict as every reader sees it (run results, comparisons, replays; stored as one JSON value in
+    variant_summary): variant / baseline of one metric (unitless), its 95 % interval [low, high], the
+    rounds it rests on, `method` ("paired rounds" within a run, "unpaired rounds" across runs,
+    "within-block bootstrap" for one round: not a verdict), mde (smallest detectable change, the
+    interval's half-width as a fraction, sqrt(high / low) - 1), the verdict at a threshold and its
+    reason (one sentence). Built in one place: `read` (this module)."""
+
+    ratio: float
+    low: float
+    high: float
+    rounds: int
+    method: Method
+    mde: float
+    verdict: Verdict
+    reason: str
+
+    def interval(self) -> Interval:
+        """The interval it was read from (a stored verdict decided again at another threshold)."""
+        return Interval(self.ratio, self.low, self.high, self.rounds, self.method)
 
 
 def round_values(rounds: Rounds) -> dict[int, float]:
@@ -193,4 +216,27 @@ def decide(
         "inconclusive",
         f"interval [{found.low:.3f}, {found.high:.3f}] too wide for {threshold:.0%}: "
         f"smallest detectable change {found.mde:.1%}",
+    )
+
+
+def read(
+    found: Interval | None,
+    threshold: float = DEFAULT_THRESHOLD,
+    higher_is_better: bool = False,
+    floor: Interval | None = None,
+) -> VerdictRead | None:
+    """The read model of one interval decided at `threshold` (`decide`, same arguments); None without
+    an interval. The one place an Interval and its Decision become what is shown and stored."""
+    decision = decide(found, threshold, higher_is_better, floor)
+    if found is None or decision is None:
+        return None
+    return VerdictRead(
+        ratio=found.ratio,
+        low=found.low,
+        high=found.high,
+        rounds=found.rounds,
+        method=found.method,
+        mde=found.mde,
+        verdict=decision.verdict,
+        reason=decision.reason,
     )

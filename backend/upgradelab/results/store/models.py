@@ -63,7 +63,7 @@ PACKED = LargeBinary().with_variant(mysql.LONGBLOB(), "mysql", "mariadb")
 
 class IterationSeries(Base):
     """Row of `iteration_series`: one variant's iterations of a finished run, stored once at run end with
-    its verdict table (results/series_store.py), so opening the run reads one row per variant.
+    its verdict table (results/store/series_store.py), so opening the run reads one row per variant.
 
     iterations: the iteration numbers ascending, int32 little-endian; elapsed_s: their seconds (iteration.
     elapsed_s), float64 little-endian; both `count` long.
@@ -80,7 +80,7 @@ class IterationSeries(Base):
 
 class RunDigest(Base):
     """Row of `run_digest`: one answer of a finished run's page, computed once at run end beside its verdict
-    table (results/digests.py), so opening the run does not read every sample or iteration again.
+    table (results/store/digests.py), so opening the run does not read every sample or iteration again.
 
     name: what the body is ("statements": list of StatementRow; "group_medians": list of GroupPoint);
     body: that answer as JSON, validated by its model when read.

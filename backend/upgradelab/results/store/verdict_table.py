@@ -1,15 +1,16 @@
 """The verdict table: one row per variant, group and primary metric, against a baseline variant.
 
-Rows are built from rounds (results/rounds.py) with the statistics of results/verdicts.py; the verdict
-itself is decided when read (`VerdictRow.decision(threshold)`), so a stored row serves any threshold.
+Rows are built from rounds (results/store/rounds.py) with the statistics of results/stats/verdicts.py;
+the verdict itself is decided when read (`VerdictRow.decision(threshold)`), so a stored row serves any
+threshold.
 """
 
 from dataclasses import dataclass
 
 from upgradelab.experiments.schedule import looks
-from upgradelab.results import verdicts
-from upgradelab.results.bootstrap import statistic
-from upgradelab.results.rounds import RunRounds, VariantRounds
+from upgradelab.results.stats import verdicts
+from upgradelab.results.stats.bootstrap import statistic
+from upgradelab.results.store.rounds import RunRounds, VariantRounds
 from upgradelab.workloads.base import PrimaryMetric
 
 
@@ -45,6 +46,14 @@ class VerdictRow:
     def decision(self, threshold: float) -> verdicts.Decision | None:
         """The verdict at `threshold` (fraction), direction from the metric, A/A floor applied."""
         return verdicts.decide(self.interval, threshold, self.metric.higher_is_better, self.floor)
+
+    def read(self, threshold: float) -> verdicts.VerdictRead | None:
+        """The interval and its verdict at `threshold` as shown and stored (decision() above)."""
+        return verdicts.read(self.interval, threshold, self.metric.higher_is_better, self.floor)
+
+    def floor_read(self, threshold: float) -> verdicts.VerdictRead | None:
+        """The A/A control's interval and its own verdict at `threshold` (no floor under a floor)."""
+        return verdicts.read(self.floor, threshold, self.metric.higher_is_better)
 
 
 def _row(

@@ -1,21 +1,21 @@
-"""Iteration series and summaries: totals from the iteration table (statements: results/statements.py)."""
+"""Iteration series and summaries: totals from the iteration table (statements: results/store/statements.py).
+The run page's response (the run with these) is put together in api/results.py."""
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.experiments.models import Run
-from upgradelab.results.downsample import kept_indices
-from upgradelab.results.models import Iteration
-from upgradelab.results.schemas import ColumnSeries, RunResults, SummaryRow
-from upgradelab.results.series_store import Columns, stored_columns
-from upgradelab.results.statistics import median, percentile
-from upgradelab.runs import service as runs
+from upgradelab.results.stats.downsample import kept_indices
+from upgradelab.results.stats.statistics import median, percentile
+from upgradelab.results.store.models import Iteration
+from upgradelab.results.store.series_store import Columns, stored_columns
+from upgradelab.results.views.schemas import ColumnSeries, SummaryRow
 
 
 async def iteration_columns(session: AsyncSession, run: Run) -> list[Columns]:
     """Per variant (experiment order, also those with no iteration yet): iterations and their seconds,
     iteration.elapsed_s (the sum of the iteration's statements, stored when it ended). A finished run's
-    come from its packed series (results/series_store.py), others' from the iteration rows."""
+    come from its packed series (results/store/series_store.py), others' from the iteration rows."""
     if run.status.is_final:
         stored = await stored_columns(session, run)
         if stored is not None:
@@ -33,7 +33,7 @@ async def iteration_columns(session: AsyncSession, run: Run) -> list[Columns]:
 
 
 def series_of(run: Run, columns: list[Columns], max_points: int | None = None) -> list[ColumnSeries]:
-    """Columns per variant; with max_points, downsampled (results/downsample.kept_indices) to at most
+    """Columns per variant; with max_points, downsampled (results/stats/downsample.kept_indices) to at most
     max_points per variant."""
     series = []
     for index, variant in enumerate(run.experiment.variants):
@@ -60,17 +60,6 @@ def summarize_columns(run: Run, columns: list[Columns]) -> list[SummaryRow]:
         (variant["name"], index, columns[index][1]) for index, variant in enumerate(run.experiment.variants)
     ]
     return _summary_rows(named)
-
-
-async def run_results(session: AsyncSession, run: Run, max_points: int) -> RunResults:
-    """The run, its series (downsampled to max_points per variant) and the summary of the full series."""
-    columns = await iteration_columns(session, run)
-    [read] = await runs.to_read(session, [run])
-    return RunResults(
-        run=read,
-        series=series_of(run, columns, max_points),
-        summary=summarize_columns(run, columns),
-    )
 
 
 def _summary_rows(named: list[tuple[str, int, list[float]]]) -> list[SummaryRow]:

@@ -1,7 +1,7 @@
 """A finished run's summaries that read every sample or iteration (the statement table, the group medians),
 computed once at run end beside its verdict table and packed series and kept as run_digest rows: opening a
 run of 80,000 samples reads one row per summary (bench/open_large_run.py). Each summary's own module
-(results/statements.py, results/groups.py) computes it and says when the stored one applies.
+(results/store/statements.py, results/store/groups.py) computes it and says when the stored one applies.
 """
 
 from collections.abc import Sequence
@@ -13,7 +13,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
-from upgradelab.results.models import RunDigest
+from upgradelab.results.store.models import RunDigest
 
 T = TypeVar("T")
 
@@ -26,7 +26,7 @@ class DigestName(StrEnum):
 
 
 def put_in(session: Session, run_id: int, name: DigestName, rows: Sequence[BaseModel]) -> None:
-    """(Re)write one digest of the run; the caller commits (results/summary.store_summary_in)."""
+    """(Re)write one digest of the run; the caller commits (results/store/summary.store_summary_in)."""
     session.execute(delete(RunDigest).where(RunDigest.run_id == run_id, RunDigest.name == name))
     session.add(RunDigest(run_id=run_id, name=name, body=[row.model_dump(mode="json") for row in rows]))
 

@@ -1,29 +1,30 @@
 """The verdict table stored when a run ends (variant_summary), and reading it back."""
 
 import logging
-from typing import cast
+from typing import Any
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from upgradelab.db import sync_session
 from upgradelab.experiments.models import Run
-from upgradelab.probes.series import store_probe_series_in
-from upgradelab.results import rounds, verdicts
-from upgradelab.results.groups import store_group_medians_in
-from upgradelab.results.series_store import store_series_in
-from upgradelab.results.statements import store_statements_in
-from upgradelab.results.summary_models import VariantSummary
-from upgradelab.results.verdict_table import VerdictRow, table
+from upgradelab.results.stats import verdicts
+from upgradelab.results.store import rounds
+from upgradelab.results.store.groups import store_group_medians_in
+from upgradelab.results.store.hooks import RunEnd, run_ended
+from upgradelab.results.store.series_store import store_series_in
+from upgradelab.results.store.statements import store_statements_in
+from upgradelab.results.store.summary_models import VariantSummary
+from upgradelab.results.store.verdict_table import VerdictRow, table
 from upgradelab.workloads.base import PrimaryMetric
 
 log = logging.getLogger(__name__)
 
 
 def to_stored(row: VerdictRow) -> VariantSummary:
-    """A verdict row as a variant_summary row; verdict, reason and mde at the default threshold."""
-    found, floor = row.interval, row.floor
-    decision = row.decision(verdicts.DEFAULT_THRESHOLD)
+    """A verdict row as a variant_summary row; its verdict and floor as VerdictRead values at the default
+    threshold."""
+    verdict, floor = row.read(verdicts.DEFAULT_THRESHOLD), row.floor_read(verdicts.DEFAULT_THRESHOLD)
     return VariantSummary(
         run_id=row.run_id,
         variant_index=row.variant_index,
@@ -41,28 +42,14 @@ def to_stored(row: VerdictRow) -> VariantSummary:
         total_s=row.total_s,
         median=row.median,
         p95=row.p95,
-        ratio=found and found.ratio,
-        ratio_low=found and found.low,
-        ratio_high=found and found.high,
-        ratio_rounds=found and found.rounds,
-        method=found and found.method,
-        verdict=decision and decision.verdict,
-        reason=decision and decision.reason,
-        mde=found and found.mde,
-        aa_ratio=floor and floor.ratio,
-        aa_low=floor and floor.low,
-        aa_high=floor and floor.high,
-        aa_rounds=floor and floor.rounds,
+        verdict_value=None if verdict is None else verdict.model_dump(mode="json"),
+        floor_value=None if floor is None else floor.model_dump(mode="json"),
         round_values=None if row.round_values is None else {str(r): v for r, v in row.round_values.items()},
     )
 
 
-def _interval(
-    ratio: float | None, low: float | None, high: float | None, rounds_: int | None, method: str | None
-) -> verdicts.Interval | None:
-    if ratio is None or low is None or high is None or rounds_ is None or method is None:
-        return None
-    return verdicts.Interval(ratio, low, high, rounds_, cast(verdicts.Method, method))
+def _interval(value: dict[str, Any] | None) -> verdicts.Interval | None:
+    return None if value is None else verdicts.VerdictRead.model_validate(value).interval()
 
 
 def from_stored(stored: VariantSummary) -> VerdictRow:
@@ -82,10 +69,8 @@ def from_stored(stored: VariantSummary) -> VerdictRow:
         total_s=stored.total_s,
         median=stored.median,
         p95=stored.p95,
-        interval=_interval(
-            stored.ratio, stored.ratio_low, stored.ratio_high, stored.ratio_rounds, stored.method
-        ),
-        floor=_interval(stored.aa_ratio, stored.aa_low, stored.aa_high, stored.aa_rounds, "paired rounds"),
+        interval=_interval(stored.verdict_value),
+        floor=_interval(stored.floor_value),
         round_values=None
         if stored.round_values is None
         else {int(r): float(v) for r, v in stored.round_values.items()},
@@ -126,8 +111,8 @@ def undecided(run_id: int, skip: set[int]) -> bool:
 
 def store_summary_in(session: Session, run_id: int) -> list[VerdictRow]:
     """(Re)compute and store the run's verdict table, its packed iteration series (results/
-    series_store.py), its statement table and group medians (results/digests.py) and its probe columns
-    (probes/series.py) in `session`; commits.
+    series_store.py), its statement table and group medians (results/store/digests.py) and what the
+    run-end hooks add (probes: its packed probe columns; results/store/hooks.py) in `session`; commits.
     [] for an unknown run."""
     run = session.get(Run, run_id)
     if run is None:
@@ -138,7 +123,7 @@ def store_summary_in(session: Session, run_id: int) -> list[VerdictRow]:
     series = store_series_in(session, run)
     store_statements_in(session, run)
     store_group_medians_in(session, run)
-    store_probe_series_in(session, run, client=series)
+    run_ended(session, RunEnd(run, series))
     session.commit()
     return rows
 

@@ -1,8 +1,7 @@
-"""Result API shapes: per-iteration series and the per-variant summary."""
+"""Result read shapes: per-iteration series and the per-variant summary (the run page's response,
+RunResults, adds the run itself: api/results.py)."""
 
 from pydantic import BaseModel
-
-from upgradelab.runs.schemas import RunRead
 
 
 class Point(BaseModel):
@@ -24,18 +23,6 @@ class SummaryRow(BaseModel):
     ratio: float | None
 
 
-class StatementRow(BaseModel):
-    """Per variant and statement label: how many times it ran and its median/p95/total seconds."""
-
-    variant: str
-    variant_index: int
-    statement: str
-    count: int
-    median_s: float | None
-    p95_s: float | None
-    total_s: float
-
-
 class ColumnSeries(BaseModel):
     """A variant's iterations as two columns of equal length, in iteration order (compact: no object per
     point). elapsed_s is seconds per iteration; total_points counts the iterations before downsampling."""
@@ -45,11 +32,3 @@ class ColumnSeries(BaseModel):
     iterations: list[int]
     elapsed_s: list[float]
     total_points: int
-
-
-class RunResults(BaseModel):
-    """What the run page draws: the series (downsampled) and the summary of every iteration."""
-
-    run: RunRead
-    series: list[ColumnSeries]
-    summary: list[SummaryRow]

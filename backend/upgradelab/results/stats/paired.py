@@ -1,6 +1,6 @@
 """Interval estimators on paired per-round log ratios: the centre and the 95 % interval of a shift.
 
-Input: log(variant round value / baseline round value), one per round (results/verdicts.py makes
+Input: log(variant round value / baseline round value), one per round (results/stats/verdicts.py makes
 them). Output: (point, low, high) in the same log units; the caller back-transforms with exp.
 
 - "t": mean with Student's t interval (scipy.stats.ttest_1samp). Every round weighs the same, so

@@ -4,8 +4,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from upgradelab.results.schemas import Point
-from upgradelab.results.verdicts import Method, Verdict
+from upgradelab.results.stats.verdicts import VerdictRead
+from upgradelab.results.views.schemas import Point
 
 
 class ComparisonQuery(BaseModel):
@@ -19,38 +19,13 @@ class ComparisonQuery(BaseModel):
     )
 
 
-class VerdictRead(BaseModel):
-    """variant / baseline of the row's metric (unitless) with its 95 % interval, and the verdict.
-
-    method: "paired rounds" (same run), "unpaired rounds" (across runs) or "within-block bootstrap"
-    (one round: not a verdict). mde: smallest detectable change, the interval's half-width as a
-    fraction (sqrt(high / low) - 1). reason: why this verdict, one sentence.
-    """
-
-    ratio: float
-    low: float
-    high: float
-    rounds: int
-    method: Method
-    mde: float
-    verdict: Verdict | None
-    reason: str
-
-
-class FloorRead(BaseModel):
-    """The run's A/A control against variant 0, same group and metric: this run's noise floor."""
-
-    ratio: float
-    low: float
-    high: float
-    rounds: int
-
-
 class ComparisonRow(BaseModel):
     """One variant of one run in one group on one primary metric.
 
     *_s: seconds per iteration (sum of its statements, client-side) within the group; median/p95: the
     metric's own values in `unit` (tps, ms; the same as median_s/p95_s when metric is "seconds").
+    ratio: against the baseline at the query's threshold; aa_floor: the run's A/A control against
+    variant 0 in the same group and metric (this run's noise floor), with its own verdict.
     """
 
     key: str
@@ -73,7 +48,7 @@ class ComparisonRow(BaseModel):
     median: float | None
     p95: float | None
     ratio: VerdictRead | None
-    aa_floor: FloorRead | None
+    aa_floor: VerdictRead | None
 
 
 class ComparisonSeries(BaseModel):

@@ -15,10 +15,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
 from upgradelab.experiments.models import Run
-from upgradelab.results import digests
-from upgradelab.results.digests import DigestName
-from upgradelab.results.models import Iteration
-from upgradelab.results.statistics import median
+from upgradelab.results.stats.statistics import median
+from upgradelab.results.store import digests
+from upgradelab.results.store.digests import DigestName
+from upgradelab.results.store.models import Iteration
 
 
 class IterationRow(BaseModel):
@@ -59,7 +59,7 @@ async def run_groups(session: AsyncSession, run: Run, with_iterations: bool = Tr
     """Iterations in order and their per-group medians, from the iteration table (seconds and summed
     metrics stored when each iteration ended; metrics are numbers only). with_iterations=False leaves
     `iterations` empty: the medians alone, a response that does not grow with the run's length (a
-    finished run's as stored at its end, results/digests.py, when it has them)."""
+    finished run's as stored at its end, results/store/digests.py, when it has them)."""
     if not with_iterations and run.status.is_final:
         stored = await digests.get(session, run.id, DigestName.GROUP_MEDIANS, _POINTS)
         if stored is not None:

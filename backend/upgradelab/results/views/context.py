@@ -1,7 +1,8 @@
 """The variables diff between a run's variants: which SHOW GLOBAL VARIABLES values differ.
 
 The context itself (host, schedule, per-variant version and variables) is captured by the runner and
-served by runs/ (GET /api/runs/{id}/context, runs.service.context); this reads it.
+served by runs/ (GET /api/runs/{id}/context, runs.service.context); this compares the variables of its
+variants (api/results.py hands them in).
 """
 
 import posixpath
@@ -9,8 +10,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
-
-from upgradelab.runs.schemas import VariantContext
 
 
 class VariableDiff(BaseModel):
@@ -37,20 +36,22 @@ def _comparable(variables: Mapping[str, Any]) -> dict[str, str]:
     return values
 
 
-def variables_diff(variants: Sequence[VariantContext]) -> list[VariableDiff]:
+def variables_diff(variants: Sequence[Mapping[str, Any] | None]) -> list[VariableDiff]:
     """Variables whose values are not the same in every variant that reported variables, by name.
+    variants: per variant (run_variant order) its captured SHOW GLOBAL VARIABLES (name -> value), or
+    None when they were not captured.
 
     Instance paths and ports are compared with the instance's own directory and port taken out
     (_comparable); the values shown are the real ones. Variants without captured variables (failed
     before start, older runs) are left out of the test (their value is None) so a missing capture
     does not list every variable as different.
     """
-    captured = [_comparable(v.variables) for v in variants if v.variables is not None]
+    captured = [_comparable(v) for v in variants if v is not None]
     if len(captured) < 2:
         return []
     out = []
     for name in sorted({name for one in captured for name in one}):
         if len({one.get(name) for one in captured}) > 1:
-            values = [None if v.variables is None else v.variables.get(name) for v in variants]
+            values = [None if v is None else v.get(name) for v in variants]
             out.append(VariableDiff(name=name, values=[None if x is None else str(x) for x in values]))
     return out

@@ -1,6 +1,6 @@
 """Compare variants within a run or across runs, per group and primary metric: median, p95, the ratio
 to a baseline with its interval from the rounds, and a verdict at the user's threshold
-(results/verdicts.py, results/verdict_table.py). Everything is read from the `iteration` table.
+(results/stats/verdicts.py, results/store/verdict_table.py). Everything is read from the `iteration` table.
 
 The default comparison of a finished run (its own variants, baseline variant 0, no warm-up cut) is
 read from variant_summary, stored once when the run ended; other choices are computed on request.
@@ -12,22 +12,20 @@ from sqlalchemy.orm import Session
 from upgradelab.db import sync_session
 from upgradelab.errors import field_error
 from upgradelab.experiments.models import Run
-from upgradelab.results import bootstrap, verdicts
-from upgradelab.results.comparison_schemas import (
+from upgradelab.results.stats import bootstrap, verdicts
+from upgradelab.results.stats.downsample import DEFAULT_MAX_POINTS, kept_indices
+from upgradelab.results.store.rounds import RunRounds, VariantRounds, load
+from upgradelab.results.store.summary import store_summary_in, stored_summary
+from upgradelab.results.store.verdict_table import VerdictRow, table
+from upgradelab.results.views.comparison_schemas import (
     Comparison,
     ComparisonQuery,
     ComparisonRow,
     ComparisonSeries,
-    FloorRead,
     RoundPoint,
     RoundSeries,
-    VerdictRead,
 )
-from upgradelab.results.downsample import DEFAULT_MAX_POINTS, kept_indices
-from upgradelab.results.rounds import RunRounds, VariantRounds, load
-from upgradelab.results.schemas import Point
-from upgradelab.results.summary import store_summary_in, stored_summary
-from upgradelab.results.verdict_table import VerdictRow, table
+from upgradelab.results.views.schemas import Point
 
 
 def _downsampled(variant: VariantRounds, max_points: int) -> list[Point]:
@@ -37,29 +35,6 @@ def _downsampled(variant: VariantRounds, max_points: int) -> list[Point]:
         Point.model_construct(iteration=iterations[k], elapsed_s=seconds[k])
         for k in kept_indices(iterations, seconds, max_points)
     ]
-
-
-def _read(row: VerdictRow, threshold: float) -> VerdictRead | None:
-    found, decision = row.interval, row.decision(threshold)
-    if found is None or decision is None:
-        return None
-    return VerdictRead(
-        ratio=found.ratio,
-        low=found.low,
-        high=found.high,
-        rounds=found.rounds,
-        method=found.method,
-        mde=found.mde,
-        verdict=decision.verdict,
-        reason=decision.reason,
-    )
-
-
-def _floor(row: VerdictRow) -> FloorRead | None:
-    floor = row.floor
-    if floor is None:
-        return None
-    return FloorRead(ratio=floor.ratio, low=floor.low, high=floor.high, rounds=floor.rounds)
 
 
 def compare(
@@ -182,8 +157,8 @@ def _row(
         mean_s=row.mean_s,
         median=row.median,
         p95=row.p95,
-        ratio=_read(row, threshold),
-        aa_floor=_floor(row),
+        ratio=row.read(threshold),
+        aa_floor=row.floor_read(threshold),
     )
 
 

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
 from upgradelab.experiments.models import Run
-from upgradelab.results.models import Iteration, IterationSeries
+from upgradelab.results.store.models import Iteration, IterationSeries
 
 Columns = tuple[list[int], list[float]]  # (iteration numbers ascending, seconds per iteration)
 
@@ -38,7 +38,7 @@ def unpack(row: IterationSeries) -> Columns:
 def store_series_in(session: Session, run: Run) -> list[Columns]:
     """(Re)write the run's packed series from its iteration rows, one per variant (also those with none),
     and return them (the probe columns' client seconds, probes/series.py); the caller commits
-    (results/summary.store_summary_in, at run end)."""
+    (results/store/summary.store_summary_in, at run end)."""
     columns: list[Columns] = [([], []) for _ in run.experiment.variants]
     rows = session.execute(
         select(Iteration.variant_index, Iteration.iteration, Iteration.elapsed_s)

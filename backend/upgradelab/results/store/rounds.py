@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from upgradelab.experiments.models import Run, RunVariant
-from upgradelab.results.models import Iteration
+from upgradelab.results.store.models import Iteration
 from upgradelab.workloads import WORKLOADS
 from upgradelab.workloads.base import SECONDS, PrimaryMetric
 

@@ -1,0 +1,1 @@
+"""Pure statistics: no database, no SQLAlchemy, no upgradelab package but this one."""

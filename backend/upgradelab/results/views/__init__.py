@@ -1,0 +1,1 @@
+"""What is read back from the store: run series, comparisons, flat exports."""
