@@ -21,4 +21,40 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
+  // A page imports components (src/components), query options (src/queries) and the rest of src, never
+  // another page: a view two pages show lives in components/. Outside src/pages only src/App.tsx and
+  // src/main.tsx import pages (and tests that render one).
+  {
+    files: ['src/pages/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(pages/|[A-Z]\\w*Page(/|$))',
+              message: 'A page never imports another page: move the shared view to src/components/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/pages/**', 'src/App.tsx', 'src/main.tsx', 'src/**/*.test.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.{1,2}/)+pages/',
+              message: 'Components, queries and charts sit below the pages: they never import one.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 )

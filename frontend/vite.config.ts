@@ -30,5 +30,8 @@ export default defineConfig({
     // preact/compat's aliases; its CommonJS build (package "main") would require real React, whose
     // renderer cannot run Preact hooks ("Cannot read properties of undefined (reading '__H')").
     alias: { '@testing-library/react': '@testing-library/react/dist/@testing-library/react.esm.js' },
+    // Pages rendered in a test (queries/runs.test.tsx) use TanStack Query's hooks: run through Vite, not
+    // Node, so its react imports take the same preact/compat aliases as the page's.
+    server: { deps: { inline: ['@tanstack/react-query'] } },
   },
 })

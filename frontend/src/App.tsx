@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { lazy, Suspense, useEffect, type ComponentType } from 'react'
 import { Link, NavLink, Route, Routes, useLocation } from 'react-router-dom'
 import { api } from './api/client'
+import { ME_KEY, meQuery } from './queries/users'
 
 /** A page loaded when first shown (its own chunk): the first page needs only its own code. */
 function page<K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) {
@@ -53,9 +54,9 @@ export function App() {
 
 function SignedInApp({ pathname }: { pathname: string }) {
   const queryClient = useQueryClient()
-  const me = useQuery({ queryKey: ['me'], queryFn: api.me, retry: false })
+  const me = useQuery({ ...meQuery(), retry: false })
   useEffect(() => {
-    const onUnauthorized = () => void queryClient.invalidateQueries({ queryKey: ['me'] })
+    const onUnauthorized = () => void queryClient.invalidateQueries({ queryKey: ME_KEY })
     window.addEventListener('upgradelab:unauthorized', onUnauthorized)
     return () => window.removeEventListener('upgradelab:unauthorized', onUnauthorized)
   }, [queryClient])
@@ -100,7 +101,7 @@ function SignedInApp({ pathname }: { pathname: string }) {
           <button
             type="button"
             className="btn btn-secondary btn-small"
-            onClick={() => void api.logout().finally(() => queryClient.invalidateQueries({ queryKey: ['me'] }))}
+            onClick={() => void api.logout().finally(() => queryClient.invalidateQueries({ queryKey: ME_KEY }))}
           >
             Sign out
           </button>

@@ -3,7 +3,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { BrowserRouter } from 'react-router-dom'
 import { ApiError } from './api/client'
 import { App } from './App'
-import { preloadRunPage } from './pages/RunPage/queries'
+import { preloadRunPage } from './pages/RunPage/preload'
 import './styles.css'
 
 const queryClient = new QueryClient({

@@ -1,6 +1,7 @@
 """A user submits the experiment form and watches the chart fill in from a real run."""
 
 import re
+from pathlib import Path
 
 import httpx
 from playwright.sync_api import Page, expect
@@ -94,3 +95,27 @@ def test_form_sends_the_schedule_rounds_block_aa_control_and_extension(
     assert [v["name"] for v in experiment["variants"]][-1] == "mariadb-10.11 default (A/A)"
     client.post(f"/api/runs/{run_id}/cancel")
     wait_final(client, run_id)
+
+
+def test_the_schedule_select_shows_its_whole_choice_and_the_intro_says_what_it_does(
+    page: Page, tmp_path: Path
+) -> None:
+    page.goto("/new")
+    select = page.get_by_test_id("schedule-select")
+    expect(select).to_have_value("interleaved")
+    # the chosen option's text as the select draws it, against the room its box leaves beside the arrow
+    room = select.evaluate(
+        """(e) => {
+          const style = getComputedStyle(e)
+          const pen = document.createElement('canvas').getContext('2d')
+          pen.font = style.font
+          const text = pen.measureText(e.options[e.selectedIndex].text).width
+          const inside = e.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
+          return { text, inside }
+        }"""
+    )
+    page.screenshot(path=str(tmp_path / "new-run-form.png"), full_page=True)  # to look at when it fails
+    assert room["inside"] >= room["text"] + 16, room  # ~16 px: the drop-down arrow
+    intro = page.get_by_test_id("new-run-intro")
+    expect(intro).to_contain_text("interleaved")
+    expect(intro).not_to_contain_text("one after the other")

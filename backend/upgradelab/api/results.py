@@ -195,7 +195,14 @@ async def get_comparison(
     max_points: int = MaxPoints,
     series: bool = Query(True, description="false: the verdict table only, no chart series."),
 ) -> Comparison:
-    """Variants of `runs` against `baseline`: median, p95, ratios with bootstrap 95% intervals, verdicts."""
+    """Variants of `runs` against `baseline`, per group and primary metric: median, p95, the ratio with
+    its 95 % interval from the rounds, the A/A floor, the smallest detectable change and a verdict.
+
+    Within a run the rounds are paired: per round the variant's block median over the baseline's, and
+    the 20 % trimmed geometric mean of those ratios with its Tukey-McLaughlin interval; across runs
+    Welch's t on the log round values. A verdict at `threshold` needs at least 5 rounds; a one-round
+    (sequential) run gets a within-block bootstrap interval, never a verdict.
+    """
     return await run_comparison(query, max_points, series)
 
 

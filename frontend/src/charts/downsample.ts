@@ -1,5 +1,5 @@
 // Series drawn at about 1 point per pixel of the chart: the API downsamples stored series to the width
-// the page sends (backend results/downsample.py, MinMaxLTTB); live series keep growing in the browser and
+// the page sends (backend results/stats/downsample.py, MinMaxLTTB); live series keep growing in the browser and
 // are LTTB-downsampled here to the same budget once they pass it.
 import { createLTTB } from 'downsample'
 import type { ColumnSeries, Point } from '../client'

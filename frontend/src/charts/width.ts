@@ -1,6 +1,6 @@
 // The iteration chart's width in pixels, known before the chart exists: the run page asks the API for
-// series downsampled to it (backend results/downsample.py). Kept apart from downsample.ts so the boot
-// preload (pages/RunPage/queries.ts) does not pull the LTTB library into the first page.
+// series downsampled to it (backend results/stats/downsample.py). Kept apart from downsample.ts so the boot
+// preload (pages/RunPage/preload.ts, queries/runs.ts) does not pull the LTTB library into the first page.
 
 // 1 point per pixel: LTTB keeps each pixel's most significant point; 2 doubled the chart's render time
 // (bench/open_large_run.py) without a visible difference at 1.5 px lines

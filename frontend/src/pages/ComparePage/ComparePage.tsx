@@ -2,23 +2,13 @@ import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { useSearchParams } from 'react-router-dom'
 import { api, comparisonParams } from '../../api/client'
-import type { ColumnSeries, Comparison } from '../../client'
+import { comparisonSeries } from '../../charts/comparisonSeries'
+import { ComparisonControls } from '../../components/ComparisonControls'
+import { ComparisonTable } from '../../components/ComparisonTable'
 import { ErrorBox } from '../../components/ErrorBox'
-import { IterationChart } from '../RunPage/IterationChart'
-import { RoundsChart } from '../RunPage/RoundsChart'
-import { ComparisonControls, type ComparisonSettings } from './ComparisonControls'
-import { ComparisonTable } from './ComparisonTable'
-
-/** Comparison series as chart series: one colour per compared variant, on the same axes. */
-export function comparisonSeries(comparison: Comparison): ColumnSeries[] {
-  return comparison.series.map((s, position) => ({
-    variant: s.label,
-    variant_index: position,
-    iterations: s.points.map((p) => p.iteration),
-    elapsed_s: s.points.map((p) => p.elapsed_s),
-    total_points: s.total_points,
-  }))
-}
+import { IterationChart } from '../../components/IterationChart'
+import { RoundsChart } from '../../components/RoundsChart'
+import { comparisonQuery, type ComparisonSettings } from '../../queries/compare'
 
 function parseRuns(text: string): number[] {
   return text
@@ -39,8 +29,7 @@ export function ComparePage() {
   })
   const query = { runs, ...settings }
   const comparison = useQuery({
-    queryKey: ['compare', runs, settings],
-    queryFn: () => api.compare(query),
+    ...comparisonQuery(runs, settings, true),
     enabled: runs.length > 0,
     placeholderData: keepPreviousData,
   })

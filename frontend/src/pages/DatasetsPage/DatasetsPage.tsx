@@ -5,17 +5,18 @@ import { ErrorBox } from '../../components/ErrorBox'
 import { DatasetRow } from './DatasetRow'
 import { DeletedDatasets } from './DeletedDatasets'
 import { UploadForm } from './UploadForm'
+import { DATASETS_KEY, datasetsQuery, deletedDatasetsQuery } from '../../queries/datasets'
 
 /** /datasets: SQL dumps to load into every variant's server; upload, inspect per target, delete
  * (the replay reports measured on a dataset are kept); the deleted ones listed apart, as records. */
 export function DatasetsPage() {
   const queryClient = useQueryClient()
-  const datasets = useQuery({ queryKey: ['datasets'], queryFn: api.datasets, refetchInterval: 5000 })
+  const datasets = useQuery({ ...datasetsQuery(), refetchInterval: 5000 })
   const [open, setOpen] = useState<string | null>(null)
-  const deleted = useQuery({ queryKey: ['datasets', 'deleted'], queryFn: api.deletedDatasets, refetchInterval: 5000 })
+  const deleted = useQuery({ ...deletedDatasetsQuery(), refetchInterval: 5000 })
   const remove = useMutation({
     mutationFn: api.deleteDataset,
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['datasets'] }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: DATASETS_KEY }),
   })
   return (
     <div className="page">
@@ -27,7 +28,7 @@ export function DatasetsPage() {
         server loads it with its own client, so <code>DELIMITER</code>, routines, triggers and views load as they do
         for a DBA. Replay queries on it from <a href="/replays">Replays</a>.
       </p>
-      <UploadForm onUploaded={() => void queryClient.invalidateQueries({ queryKey: ['datasets'] })} />
+      <UploadForm onUploaded={() => void queryClient.invalidateQueries({ queryKey: DATASETS_KEY })} />
       <ErrorBox error={datasets.error ?? remove.error} />
       <table className="table" data-testid="datasets-table">
         <thead>

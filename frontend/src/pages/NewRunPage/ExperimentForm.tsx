@@ -11,6 +11,7 @@ import { defaultTexts, fieldSpecs, parametersFrom } from './parameters'
 import { VariantRow } from './VariantRow'
 import { WorkloadInfo } from './WorkloadInfo'
 import { presetChoices, toVariantSpec, type VariantRowState } from './variants'
+import { RUN_LISTS_KEY } from '../../queries/runs'
 
 interface Props {
   targets: Target[]
@@ -79,7 +80,7 @@ export function ExperimentForm({ targets, workloads }: Props) {
       return api.startRun(experimentId)
     },
     onSuccess: (run) => {
-      void queryClient.invalidateQueries({ queryKey: ['runs'] })
+      void queryClient.invalidateQueries({ queryKey: RUN_LISTS_KEY })
       navigate(`/runs/${run.id}`)
     },
   })

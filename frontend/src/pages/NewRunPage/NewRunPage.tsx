@@ -1,11 +1,12 @@
 import { useQuery } from '@tanstack/react-query'
-import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { ExperimentForm } from './ExperimentForm'
+import { targetsQuery } from '../../queries/targets'
+import { workloadsQuery } from '../../queries/workloads'
 
 export function NewRunPage() {
-  const targets = useQuery({ queryKey: ['targets'], queryFn: api.targets })
-  const workloads = useQuery({ queryKey: ['workloads'], queryFn: api.workloads })
+  const targets = useQuery(targetsQuery())
+  const workloads = useQuery(workloadsQuery())
 
   let body
   if (targets.error || workloads.error) {
@@ -32,8 +33,11 @@ export function NewRunPage() {
   return (
     <div className="page">
       <h1>New run</h1>
-      <p className="muted">
-        Define an experiment: one workload, run for N iterations on each variant, one after the other.
+      <p className="muted" data-testid="new-run-intro">
+        Define an experiment: one workload, N iterations on each variant. By default the variants are interleaved: the
+        iterations are cut into rounds, and every round runs one block of each variant in a shuffled order, so whatever
+        the machine does during a round lands on every variant alike and the verdicts compare them round by round.
+        Sequential runs each variant&apos;s iterations one after another instead.
       </p>
       {body}
     </div>

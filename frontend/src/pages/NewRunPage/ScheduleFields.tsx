@@ -11,7 +11,7 @@ interface Props {
 export function ScheduleFields({ value, onChange }: Props) {
   const interleaved = value.schedule === 'interleaved'
   return (
-    <div className="field-row" data-testid="schedule-fields">
+    <div className="schedule-fields" data-testid="schedule-fields">
       <div className="field">
         <label htmlFor="schedule-select">Schedule</label>
         <select
@@ -91,7 +91,7 @@ export function ScheduleFields({ value, onChange }: Props) {
           </div>
         </>
       )}
-      <div className="field">
+      <div className="field whole-row">
         <label htmlFor="aa-control">
           <input
             id="aa-control"

@@ -1,17 +1,19 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
+import { replayQuery, replaysQuery } from '../../queries/replays'
+import { meQuery } from '../../queries/users'
 
 /** Cancel a queued or running replay (operators and admins): the statement running is killed, its
  * servers stopped, what it measured kept as a partial report. */
 export function CancelReplay({ replayId }: { replayId: number }) {
   const queryClient = useQueryClient()
-  const me = useQuery({ queryKey: ['me'], queryFn: api.me, retry: false })
+  const me = useQuery({ ...meQuery(), retry: false })
   const cancel = useMutation({
     mutationFn: () => api.cancelReplay(replayId),
     onSettled: () => {
-      void queryClient.invalidateQueries({ queryKey: ['replay', String(replayId)] })
-      void queryClient.invalidateQueries({ queryKey: ['replays'] })
+      void queryClient.invalidateQueries(replayQuery(replayId))
+      void queryClient.invalidateQueries(replaysQuery())
     },
   })
   if (me.data?.role === 'viewer') return null

@@ -3,12 +3,14 @@ import { useState } from 'react'
 import { useNavigate } from 'react-router-dom'
 import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
+import { datasetsQuery } from '../../queries/datasets'
+import { targetsQuery } from '../../queries/targets'
 
 /** Dataset, query file (plain SQL, slow log or general log), variants in baseline-first order. */
 export function NewReplayForm() {
   const navigate = useNavigate()
-  const datasets = useQuery({ queryKey: ['datasets'], queryFn: api.datasets })
-  const targets = useQuery({ queryKey: ['targets'], queryFn: api.targets })
+  const datasets = useQuery(datasetsQuery())
+  const targets = useQuery(targetsQuery())
   const [dataset, setDataset] = useState('')
   const [queries, setQueries] = useState('')
   const [fileName, setFileName] = useState('')

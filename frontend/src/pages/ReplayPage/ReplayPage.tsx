@@ -1,20 +1,19 @@
 import { useQuery } from '@tanstack/react-query'
 import { useParams } from 'react-router-dom'
-import { api } from '../../api/client'
 import { FINAL_REPLAY_STATUSES } from '../../api/replay'
 import { ErrorBox } from '../../components/ErrorBox'
 import { formatDateTime } from '../../format'
 import { CancelReplay } from './CancelReplay'
-import { ReplayReportView } from './ReplayReportView'
+import { ReplayReportView } from '../../components/ReplayReport/ReplayReportView'
 import { ShareReplay } from './ShareReplay'
 import { ReplayProgress } from './ReplayProgress'
+import { replayQuery } from '../../queries/replays'
 
 /** /replays/:id: what changes per fingerprint, grouped (breaks, plan changes, slower, faster, same). */
 export function ReplayPage() {
   const { id = '' } = useParams()
   const replay = useQuery({
-    queryKey: ['replay', id],
-    queryFn: () => api.replay(id),
+    ...replayQuery(Number(id)),
     refetchInterval: (q) => (q.state.data && FINAL_REPLAY_STATUSES.includes(q.state.data.status) ? false : 1500),
   })
   const data = replay.data

@@ -1,12 +1,12 @@
 import { useQuery } from '@tanstack/react-query'
 import { Link } from 'react-router-dom'
-import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { NewReplayForm } from './NewReplayForm'
+import { replaysQuery } from '../../queries/replays'
 
 /** /replays: start a replay of a query file on a dataset across variants; the latest replays. */
 export function ReplaysPage() {
-  const replays = useQuery({ queryKey: ['replays'], queryFn: api.replays, refetchInterval: 3000 })
+  const replays = useQuery({ ...replaysQuery(), refetchInterval: 3000 })
   return (
     <div className="page">
       <div className="page-header">

@@ -3,23 +3,24 @@ import { useNavigate } from 'react-router-dom'
 import { api } from '../../api/client'
 import type { Run } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
+import { runSharesQuery } from '../../queries/runs'
 
 /** Re-run, compare, export (CSV/JSON) and share links of a run. */
 export function RunActions({ run }: { run: Run }) {
   const navigate = useNavigate()
   const queryClient = useQueryClient()
-  const shares = useQuery({ queryKey: ['shares', run.id], queryFn: () => api.shares(run.id) })
+  const shares = useQuery(runSharesQuery(run.id))
   const rerun = useMutation({
     mutationFn: () => api.rerun(run.id),
     onSuccess: (again) => navigate(`/runs/${again.id}`),
   })
   const share = useMutation({
     mutationFn: () => api.createShare({ kind: 'run', run_id: run.id }),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: ['shares', run.id] }),
+    onSettled: () => void queryClient.invalidateQueries(runSharesQuery(run.id)),
   })
   const revoke = useMutation({
     mutationFn: (id: number) => api.revokeShare(id),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: ['shares', run.id] }),
+    onSettled: () => void queryClient.invalidateQueries(runSharesQuery(run.id)),
   })
   const active = (shares.data ?? []).filter((s) => s.revoked_at == null)
   return (

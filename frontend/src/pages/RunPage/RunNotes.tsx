@@ -3,6 +3,7 @@ import { useState } from 'react'
 import { api } from '../../api/client'
 import type { Run } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
+import { RUN_LISTS_KEY, runResultsQuery } from '../../queries/runs'
 
 /** Name and notes of a run, editable. */
 export function RunNotes({ run }: { run: Run }) {
@@ -12,8 +13,8 @@ export function RunNotes({ run }: { run: Run }) {
   const save = useMutation({
     mutationFn: () => api.updateRun(run.id, { name, notes }),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['results', String(run.id)] })
-      void queryClient.invalidateQueries({ queryKey: ['runs'] })
+      void queryClient.invalidateQueries(runResultsQuery(run.id))
+      void queryClient.invalidateQueries({ queryKey: RUN_LISTS_KEY })
     },
   })
   return (

@@ -1,25 +1,26 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useState } from 'react'
 import { Link, useParams } from 'react-router-dom'
-import { api } from '../../api/client'
-import { toColumns } from '../../charts/downsample'
 import { isFinal } from '../../api/models'
+import { toColumns } from '../../charts/downsample'
 import { ErrorBox } from '../../components/ErrorBox'
-import { ProbePanels } from './components/ProbePanels'
-import { GroupTable } from './components/GroupTable'
+import { GroupTable } from '../../components/GroupTable'
+import { IterationChart } from '../../components/IterationChart'
+import { RunHeader } from '../../components/RunHeader/RunHeader'
+import { SharedServerNote } from '../../components/SharedServerNote'
+import { SummaryTable } from '../../components/SummaryTable'
+import { SweepCharts } from '../../components/SweepCharts'
+import { COMPARE_KEY } from '../../queries/compare'
+import { RESULTS_FRESH_MS, runGroupsQuery, runResultsQuery } from '../../queries/runs'
+import { workloadsQuery } from '../../queries/workloads'
 import { PreparingBanner } from './components/PreparingBanner'
+import { ProbePanels } from './components/ProbePanels'
 import { RunContextPanel } from './components/RunContextPanel'
-import { SweepCharts } from './components/SweepCharts'
-import { IterationChart } from './IterationChart'
+import { liveSummary } from './liveSummary'
 import { RunActions } from './RunActions'
-import { RunHeader } from './RunHeader'
-import { SharedServerNote } from '../TargetPage/SharedServerNote'
-import { StatementTable } from './StatementTable'
 import { RunNotes } from './RunNotes'
 import { RunVerdicts } from './RunVerdicts'
-import { resultsQuery, RESULTS_FRESH_MS } from './queries'
-import { liveSummary } from './liveSummary'
-import { SummaryTable } from './SummaryTable'
+import { StatementTable } from './StatementTable'
 import { useRunStream } from './useRunStream'
 
 /**
@@ -32,24 +33,24 @@ const GROUPS_POLL_MS = 2000
 
 export function RunPage() {
   const { id = '' } = useParams()
+  const runId = Number(id)
   const queryClient = useQueryClient()
-  const results = useQuery({ ...resultsQuery(queryClient, id), staleTime: RESULTS_FRESH_MS })
+  const results = useQuery({ ...runResultsQuery(runId), staleTime: RESULTS_FRESH_MS })
   const live = results.data != null && !isFinal(results.data.run.status)
   const onFinal = useCallback(() => {
-    void queryClient.invalidateQueries({ queryKey: ['results', id] })
-    void queryClient.invalidateQueries({ queryKey: ['compare'] })
-  }, [queryClient, id])
+    void queryClient.invalidateQueries(runResultsQuery(runId))
+    void queryClient.invalidateQueries({ queryKey: COMPARE_KEY })
+  }, [queryClient, runId])
   const stream = useRunStream(id, live, onFinal)
   const now = useNow(live)
   const groups = useQuery({
-    queryKey: ['groups', id, 'medians'],
     // the medians only: the page draws no single iteration from here (a long run is 80,000 of them)
-    queryFn: () => api.groups(id, false),
+    ...runGroupsQuery(runId, false),
     enabled: results.data !== undefined,
     // sweeps and group medians: refreshed while the run is live (iterations arrive over SSE)
     refetchInterval: live ? GROUPS_POLL_MS : false,
   })
-  const workloads = useQuery({ queryKey: ['workloads'], queryFn: api.workloads })
+  const workloads = useQuery(workloadsQuery())
 
   if (!results.data) {
     return (
@@ -103,8 +104,8 @@ export function RunPage() {
       <SummaryTable rows={useLive ? liveSummary(stream.series) : results.data.summary} />
       {isFinal(run.status) && <RunVerdicts runId={run.id} />}
       {isFinal(run.status) && <RunContextPanel runId={run.id} />}
-      <StatementTable runId={id} live={!isFinal(run.status)} />
-      <ProbePanels runId={id} />
+      <StatementTable runId={runId} live={!isFinal(run.status)} />
+      <ProbePanels runId={runId} />
       <RunNotes run={run} />
     </div>
   )

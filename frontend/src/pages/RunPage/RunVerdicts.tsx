@@ -1,10 +1,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { ErrorBox } from '../../components/ErrorBox'
-import { ComparisonControls, type ComparisonSettings } from '../ComparePage/ComparisonControls'
-import { ComparisonTable } from '../ComparePage/ComparisonTable'
-import { DEFAULT_SETTINGS, verdictsQuery } from './queries'
-import { RoundsChart } from './RoundsChart'
+import { ComparisonControls } from '../../components/ComparisonControls'
+import { ComparisonTable } from '../../components/ComparisonTable'
+import { RoundsChart } from '../../components/RoundsChart'
+import { DEFAULT_SETTINGS, verdictsQuery, type ComparisonSettings } from '../../queries/compare'
 
 /** The run's variants against a baseline, round by round: the rounds chart, ratios with intervals, verdicts,
  * the A/A floor and the smallest detectable change (a finished run). */

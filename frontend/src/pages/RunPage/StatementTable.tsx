@@ -1,16 +1,15 @@
 import { useQuery } from '@tanstack/react-query'
-import { api } from '../../api/client'
 import type { StatementRow } from '../../client'
 import { variantColor } from '../../charts/palette'
 import { formatMs } from '../../format'
+import { runStatementsQuery } from '../../queries/runs'
 
 const POLL_MS = 2000
 
 /** Per-statement medians side by side: which statement (INSERT or TRUNCATE) makes the difference. */
-export function StatementTable({ runId, live }: { runId: string; live: boolean }) {
+export function StatementTable({ runId, live }: { runId: number; live: boolean }) {
   const statements = useQuery({
-    queryKey: ['statements', runId],
-    queryFn: () => api.statements(runId),
+    ...runStatementsQuery(runId),
     refetchInterval: live ? POLL_MS : false,
   })
   const rows: StatementRow[] = statements.data ?? []

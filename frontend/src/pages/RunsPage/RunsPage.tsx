@@ -1,13 +1,13 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link, useNavigate, useSearchParams } from 'react-router-dom'
-import { api } from '../../api/client'
 import type { RunFilters as ApiFilters } from '../../api/client'
 import type { RunStatus } from '../../client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { Pagination } from './Pagination'
 import { RunFilters } from './RunFilters'
 import { RunsTable } from './RunsTable'
+import { runsQuery } from '../../queries/runs'
 
 const PAGE_SIZE = 20
 const FILTER_KEYS = ['workload', 'target', 'status', 'created_from', 'created_to', 'q', 'sort', 'order'] as const
@@ -49,8 +49,7 @@ export function RunsPage() {
   }
 
   const runs = useQuery({
-    queryKey: ['runs', PAGE_SIZE, offset, filters],
-    queryFn: () => api.runs(PAGE_SIZE, offset, toApi(filters)),
+    ...runsQuery(PAGE_SIZE, offset, toApi(filters)),
     refetchInterval: 3000,
     placeholderData: keepPreviousData,
   })

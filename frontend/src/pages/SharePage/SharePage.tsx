@@ -1,21 +1,20 @@
 import { useQuery } from '@tanstack/react-query'
 import { useParams } from 'react-router-dom'
-import { api } from '../../api/client'
 import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
-import { comparisonSeries } from '../ComparePage/ComparePage'
-import { ComparisonTable } from '../ComparePage/ComparisonTable'
-import { ReplayReportView } from '../ReplayPage/ReplayReportView'
-import { IterationChart } from '../RunPage/IterationChart'
-import { RunHeader } from '../RunPage/RunHeader'
-import { SummaryTable } from '../RunPage/SummaryTable'
+import { comparisonSeries } from '../../charts/comparisonSeries'
+import { ComparisonTable } from '../../components/ComparisonTable'
+import { IterationChart } from '../../components/IterationChart'
+import { ReplayReportView } from '../../components/ReplayReport/ReplayReportView'
+import { RunHeader } from '../../components/RunHeader/RunHeader'
+import { SummaryTable } from '../../components/SummaryTable'
+import { sharedQuery } from '../../queries/users'
 
 /** A share link, read-only and without signing in: a run or a comparison. */
 export function SharePage() {
   const { token = '' } = useParams()
   const shared = useQuery({
-    queryKey: ['shared', token],
-    queryFn: () => api.shared(token),
+    ...sharedQuery(token),
     refetchInterval: (q) => {
       const run = q.state.data?.run?.run
       return run && !isFinal(run.status) ? 2000 : false

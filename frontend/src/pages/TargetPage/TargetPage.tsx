@@ -5,6 +5,8 @@ import { api } from '../../api/client'
 import type { Capabilities } from '../../client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { CapabilityTable } from './CapabilityTable'
+import { targetQuery, targetsQuery } from '../../queries/targets'
+import { meQuery } from '../../queries/users'
 
 function yesNo(value: boolean | null): string {
   return value === null ? 'n/a' : value ? 'ON' : 'OFF'
@@ -32,14 +34,14 @@ function ServerFacts({ c }: { c: Capabilities }) {
 export function TargetPage() {
   const { name = '' } = useParams()
   const queryClient = useQueryClient()
-  const me = useQuery({ queryKey: ['me'], queryFn: api.me })
-  const target = useQuery({ queryKey: ['target', name], queryFn: () => api.target(name) })
+  const me = useQuery(meQuery())
+  const target = useQuery(targetQuery(name))
   const [restartTest, setRestartTest] = useState(false)
   const detect = useMutation({
     mutationFn: () => api.detectCapabilities(name, restartTest),
     onSuccess: (detail) => {
-      queryClient.setQueryData(['target', name], detail)
-      void queryClient.invalidateQueries({ queryKey: ['targets'] })
+      queryClient.setQueryData(targetQuery(name).queryKey, detail)
+      void queryClient.invalidateQueries(targetsQuery())
     },
   })
 

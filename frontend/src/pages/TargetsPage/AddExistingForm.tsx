@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router-dom'
 import { api } from '../../api/client'
 import type { TargetCreate as ExistingTargetCreate } from '../../client'
 import { ErrorBox } from '../../components/ErrorBox'
+import { targetsQuery } from '../../queries/targets'
 
 const EMPTY = { name: '', host: '127.0.0.1', port: '3306', user: '', password: '', database: '', sslCa: '' }
 
@@ -18,7 +19,7 @@ export function AddExistingForm() {
   const create = useMutation({
     mutationFn: (body: ExistingTargetCreate) => api.createTarget(body),
     onSuccess: (target) => {
-      void queryClient.invalidateQueries({ queryKey: ['targets'] })
+      void queryClient.invalidateQueries(targetsQuery())
       navigate(`/targets/${encodeURIComponent(target.name)}`)
     },
   })

@@ -1,13 +1,14 @@
 import { useQuery } from '@tanstack/react-query'
 import { Link } from 'react-router-dom'
-import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { AddExistingForm } from './AddExistingForm'
+import { targetsQuery } from '../../queries/targets'
+import { meQuery } from '../../queries/users'
 
 /** Every target with a link to its page; admins can add an existing server. */
 export function TargetsPage() {
-  const me = useQuery({ queryKey: ['me'], queryFn: api.me })
-  const targets = useQuery({ queryKey: ['targets'], queryFn: api.targets })
+  const me = useQuery(meQuery())
+  const targets = useQuery(targetsQuery())
   return (
     <div className="page" data-testid="targets-page">
       <h1>Targets</h1>

@@ -1,35 +1,28 @@
 import { useQuery } from '@tanstack/react-query'
 import { Link, useParams } from 'react-router-dom'
-import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
-import { GroupTable } from '../RunPage/components/GroupTable'
-import { SweepCharts } from '../RunPage/components/SweepCharts'
+import { GroupTable } from '../../components/GroupTable'
+import { SweepCharts } from '../../components/SweepCharts'
 import { ArticleRatios } from './ArticleRatios'
 import { MeasuredFigures } from './MeasuredFigures'
 import { PublishedFigures } from './PublishedFigures'
+import { runGroupsQuery, runResultsQuery, runsQuery } from '../../queries/runs'
+import { experimentQuery, workloadQuery } from '../../queries/workloads'
 
 const RECENT_RUNS = 100
 
 /** A template: the article's set-up and published figures beside the latest succeeded run's. */
 export function WorkloadPage() {
   const { slug = '' } = useParams()
-  const workload = useQuery({ queryKey: ['workload', slug], queryFn: () => api.workload(slug) })
-  const runs = useQuery({ queryKey: ['runs', 'recent'], queryFn: () => api.runs(RECENT_RUNS, 0) })
+  const workload = useQuery(workloadQuery(slug))
+  const runs = useQuery(runsQuery(RECENT_RUNS, 0))
   const latest = runs.data?.items.find((r) => r.workload === slug && r.status === 'succeeded') ?? null
-  const groups = useQuery({
-    queryKey: ['groups', latest?.id],
-    queryFn: () => api.groups(latest?.id ?? 0),
-    enabled: latest !== null,
-  })
+  // disabled until the latest run is known; 0 is never a run's id, so nothing is asked for it
+  const groups = useQuery({ ...runGroupsQuery(latest?.id ?? 0, true), enabled: latest !== null })
   const hasCases = (workload.data?.cases.length ?? 0) > 0
-  const results = useQuery({
-    queryKey: ['results', latest?.id],
-    queryFn: () => api.results(latest?.id ?? 0),
-    enabled: latest !== null && hasCases,
-  })
+  const results = useQuery({ ...runResultsQuery(latest?.id ?? 0), enabled: latest !== null && hasCases })
   const experiment = useQuery({
-    queryKey: ['experiment', latest?.experiment_id],
-    queryFn: () => api.experiment(latest?.experiment_id ?? 0),
+    ...experimentQuery(latest?.experiment_id ?? 0),
     enabled: latest !== null && hasCases,
   })
 

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query'
-import { ApiError, api } from '../../../api/client'
+import { ApiError } from '../../../api/client'
 import { isFinal } from '../../../api/models'
 import { useAfterPaint } from '../../../charts/afterPaint'
-import { chartWidth } from '../../../charts/width'
 import { ErrorBox } from '../../../components/ErrorBox'
+import { runProbesQuery } from '../../../queries/runs'
 import { HitRateChart } from './HitRateChart'
 import { MutexWaitsTable } from './MutexWaitsTable'
 import { ServerClientTimeChart } from './ServerClientTimeChart'
@@ -13,11 +13,10 @@ const POLL_MS = 1000
 
 /** The server probes of a run: hit rate, server vs client time, top mutex waits; polls while live; drawn
  * after the first paint that follows their answer (charts/afterPaint.ts). */
-export function ProbePanels({ runId }: { runId: string }) {
+export function ProbePanels({ runId }: { runId: number }) {
   const probes = useQuery({
-    queryKey: ['probes', runId],
     // the charts' width: a long run's probe series arrive downsampled to it (spikes kept)
-    queryFn: () => api.probes(runId, chartWidth()),
+    ...runProbesQuery(runId),
     refetchInterval: (query) => {
       const data = query.state.data
       if (data && isFinal(data.status)) return false

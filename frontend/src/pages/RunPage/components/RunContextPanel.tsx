@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
-import { api } from '../../../api/client'
 import type { RunContext, VariableDiff } from '../../../client'
 import { ErrorBox } from '../../../components/ErrorBox'
+import { runContextQuery, runVariablesDiffQuery } from '../../../queries/runs'
 
 function hostFacts(context: RunContext): [string, string][] {
   const host = context.context?.host
@@ -71,9 +71,9 @@ function VariablesDiff({ context, diff }: { context: RunContext; diff: VariableD
  * What produced the results: per variant version, version_comment, provisioner and image or binary;
  * host facts; the schedule (seed and the order of every round); the variables diff between variants.
  */
-export function RunContextPanel({ runId }: { runId: number | string }) {
-  const context = useQuery({ queryKey: ['context', String(runId)], queryFn: () => api.context(runId) })
-  const diff = useQuery({ queryKey: ['variables-diff', String(runId)], queryFn: () => api.variablesDiff(runId) })
+export function RunContextPanel({ runId }: { runId: number }) {
+  const context = useQuery(runContextQuery(runId))
+  const diff = useQuery(runVariablesDiffQuery(runId))
   const error = context.error ?? diff.error
   if (error) return <ErrorBox error={error} title="Could not load the run's context" />
   if (!context.data || !diff.data) return null

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 import httpx
 import typer
 
-from upgradelab.api_client import TokenOption, _default_api, _error_text, _headers
+from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
 from upgradelab.replay.schemas import (
     DEFAULT_PASSES,
     DEFAULT_ROUNDS,
@@ -42,20 +42,20 @@ replay_app = typer.Typer(
 @replay_app.command("cancel")
 def cancel(
     replay_id: Annotated[int, typer.Argument(help="The replay's id.")],
-    api: Annotated[str | None, typer.Option(help="API base URL; default from settings.")] = None,
+    api: ApiOption = None,
     token: TokenOption = None,
 ) -> None:
     """Cancel replay ID: a queued one at once, a running one within seconds (what it measured is
     kept). Exit 0 once asked (status printed), 2 when refused (unknown id, already ended, not allowed)."""
-    base = api or _default_api()
+    base = api or default_api()
     try:
-        with httpx.Client(base_url=base, timeout=60, headers=_headers(token)) as client:
+        with httpx.Client(base_url=base, timeout=60, headers=auth_headers(token)) as client:
             answer = client.post(f"/api/replays/{replay_id}/cancel")
     except httpx.TransportError as unreachable:
         typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
         raise typer.Exit(2) from unreachable
     if answer.status_code != 200:
-        typer.echo(f"cancel refused ({answer.status_code}): {_error_text(answer)}", err=True)
+        typer.echo(f"cancel refused ({answer.status_code}): {error_text(answer)}", err=True)
         raise typer.Exit(2)
     result = ReplayRead.model_validate(answer.json())
     said = "cancelled" if result.status == "cancelled" else f"{result.status}, cancelling"
@@ -90,7 +90,7 @@ def replay(
         ),
     ] = DEFAULT_TIMEOUT_S,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole report as JSON.")] = False,
-    api: Annotated[str | None, typer.Option(help="API base URL; default from settings.")] = None,
+    api: ApiOption = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the replay.")] = 3600.0,
     token: TokenOption = None,
 ) -> None:
@@ -116,7 +116,7 @@ def replay(
         "allow_writes": allow_writes,
         "statement_timeout_s": statement_timeout,
     }
-    base = api or _default_api()
+    base = api or default_api()
     try:
         result = _submit_and_wait(base, body, timeout, token)
     except httpx.TransportError as unreachable:
@@ -140,10 +140,10 @@ def replay(
 
 
 def _submit_and_wait(base: str, body: dict[str, Any], timeout: float, token: str | None) -> ReplayRead:
-    with httpx.Client(base_url=base, timeout=60, headers=_headers(token)) as client:
+    with httpx.Client(base_url=base, timeout=60, headers=auth_headers(token)) as client:
         created = client.post("/api/replays", json=body)
         if created.status_code != 201:
-            typer.echo(f"replay refused: {_error_text(created)}", err=True)
+            typer.echo(f"replay refused: {error_text(created)}", err=True)
             raise typer.Exit(CANNOT_RUN)
         replay_id = ReplayRead.model_validate(created.json()).id
         typer.echo(f"replay {replay_id} queued: {base}/replays/{replay_id}", err=True)

@@ -1,5 +1,5 @@
-import type { GroupPoint } from '../../../client'
-import { variantColor } from '../../../charts/palette'
+import type { GroupPoint } from '../client'
+import { variantColor } from '../charts/palette'
 
 const SHOWN = 6
 

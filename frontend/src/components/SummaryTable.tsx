@@ -1,6 +1,6 @@
-import type { SummaryRow } from '../../client'
-import { variantColor } from '../../charts/palette'
-import { formatMs, formatRatio } from '../../format'
+import type { SummaryRow } from '../client'
+import { variantColor } from '../charts/palette'
+import { formatMs, formatRatio } from '../format'
 
 export function SummaryTable({ rows }: { rows: SummaryRow[] }) {
   return (

@@ -1,10 +1,10 @@
 import { useMemo } from 'react'
-import type { ColumnSeries } from '../../client'
-import { downsampleColumns } from '../../charts/downsample'
-import { pointBudget } from '../../charts/width'
-import { LineChartCard } from '../../charts/LineChartCard'
-import { ITERATION_TIME } from '../../charts/metrics'
-import { variantColor } from '../../charts/palette'
+import type { ColumnSeries } from '../client'
+import { downsampleColumns } from '../charts/downsample'
+import { pointBudget } from '../charts/width'
+import { LineChartCard } from '../charts/LineChartCard'
+import { ITERATION_TIME } from '../charts/metrics'
+import { variantColor } from '../charts/palette'
 
 interface Props {
   /** Per variant, iterations[] and elapsed_s[] (seconds): stored ones arrive downsampled to the chart's

@@ -1,9 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { api } from '../../api/client'
 import { isFinal, type Run } from '../../api/models'
-import { ErrorBox } from '../../components/ErrorBox'
-import { StatusBadge } from '../../components/StatusBadge'
+import { ErrorBox } from '../ErrorBox'
+import { StatusBadge } from '../StatusBadge'
 import { formatDateTime, formatDuration, formatSeconds } from '../../format'
+import { RUN_LISTS_KEY, runResultsQuery } from '../../queries/runs'
 import { runProgress, runTiming } from './progress'
 
 interface Props {
@@ -18,8 +19,8 @@ export function RunHeader({ run, now, readOnly = false }: Props) {
   const cancel = useMutation({
     mutationFn: () => api.cancelRun(run.id),
     onSettled: () => {
-      void queryClient.invalidateQueries({ queryKey: ['results', String(run.id)] })
-      void queryClient.invalidateQueries({ queryKey: ['runs'] })
+      void queryClient.invalidateQueries(runResultsQuery(run.id))
+      void queryClient.invalidateQueries({ queryKey: RUN_LISTS_KEY })
     },
   })
   const final = isFinal(run.status)

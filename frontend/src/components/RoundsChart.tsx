@@ -1,8 +1,8 @@
 import { useMemo, useState } from 'react'
-import type { Comparison } from '../../client'
-import { LineChartCard } from '../../charts/LineChartCard'
-import { roundMetric } from '../../charts/metrics'
-import { variantColor } from '../../charts/palette'
+import type { Comparison } from '../client'
+import { LineChartCard } from '../charts/LineChartCard'
+import { roundMetric } from '../charts/metrics'
+import { variantColor } from '../charts/palette'
 
 type Row = { round: number } & Record<string, number>
 

@@ -1,10 +1,5 @@
-import type { Comparison } from '../../client'
-
-export interface ComparisonSettings {
-  baseline: string | null
-  warmup: number
-  threshold: number
-}
+import type { Comparison } from '../client'
+import type { ComparisonSettings } from '../queries/compare'
 
 interface Props {
   settings: ComparisonSettings

@@ -14,18 +14,23 @@ TokenOption = Annotated[
         envvar="UPGRADELAB_TOKEN", help="API token (from `upgradelab login`); env UPGRADELAB_TOKEN."
     ),
 ]
+ApiOption = Annotated[str | None, typer.Option(help="API base URL; default from settings.")]
 
 
-def _default_api() -> str:
+def default_api() -> str:
+    """The API's base URL from settings: `http://<api_host>:<api_port>`, no trailing slash."""
     settings = get_settings()
     return f"http://{settings.api_host}:{settings.api_port}"
 
 
-def _headers(token: str | None) -> dict[str, str]:
+def auth_headers(token: str | None) -> dict[str, str]:
+    """The `Authorization: Bearer <token>` header, or none without a token."""
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
-def _error_text(response: httpx.Response) -> str:
+def error_text(response: httpx.Response) -> str:
+    """A refused response's `detail` as one line: validation errors as `loc.path: message; ...`,
+    else the detail string, else the raw body when it is not JSON."""
     try:
         detail = response.json().get("detail")
     except ValueError:

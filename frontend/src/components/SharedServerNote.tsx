@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query'
 import { Link } from 'react-router-dom'
-import { api } from '../../api/client'
+import { targetsQuery } from '../queries/targets'
 
 /** On a run page: which of the run's targets are existing servers, whose variants share that one
  *  server (each variant's SET GLOBAL settings are applied again at the start of its blocks). */
 export function SharedServerNote({ targets }: { targets: string[] }) {
-  const all = useQuery({ queryKey: ['targets'], queryFn: api.targets })
+  const all = useQuery(targetsQuery())
   const existing = (all.data ?? []).filter((t) => t.provisioner === 'existing' && targets.includes(t.name))
   if (existing.length === 0) return null
   return (

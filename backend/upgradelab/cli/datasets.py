@@ -9,25 +9,24 @@ import httpx
 import typer
 from pydantic import TypeAdapter
 
-from upgradelab.api_client import TokenOption, _default_api, _error_text, _headers
+from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
 from upgradelab.datasets.schemas import DatasetRead
 
 datasets_app = typer.Typer(
     help="Datasets: SQL dumps loaded into every variant's server.", no_args_is_help=True
 )
 _DATASETS = TypeAdapter(list[DatasetRead])
-ApiOption = Annotated[str | None, typer.Option(help="API base URL; default from settings.")]
 
 
 def _client(api: str | None, token: str | None) -> httpx.Client:
     return httpx.Client(
-        base_url=api or _default_api(), timeout=httpx.Timeout(30, write=None), headers=_headers(token)
+        base_url=api or default_api(), timeout=httpx.Timeout(30, write=None), headers=auth_headers(token)
     )
 
 
 def _call(response: httpx.Response, ok: int = 200) -> Any:
     if response.status_code != ok:
-        typer.echo(f"refused ({response.status_code}): {_error_text(response)}", err=True)
+        typer.echo(f"refused ({response.status_code}): {error_text(response)}", err=True)
         raise typer.Exit(2)
     return response.json()
 

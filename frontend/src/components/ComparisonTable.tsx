@@ -1,6 +1,6 @@
-import type { Comparison, ComparisonRow, VerdictRead } from '../../client'
-import { variantColor } from '../../charts/palette'
-import { formatMs } from '../../format'
+import type { Comparison, ComparisonRow, VerdictRead } from '../client'
+import { variantColor } from '../charts/palette'
+import { formatMs } from '../format'
 
 function Interval({ r, testId }: { r: VerdictRead | null; testId: string }) {
   if (!r) return <span className="muted">-</span>

@@ -1,6 +1,6 @@
-import type { GroupPoint } from '../../../client'
-import { SweepChart } from '../../../charts/SweepChart'
-import { SWEEP_METRICS } from '../../../charts/sweepMetrics'
+import type { GroupPoint } from '../client'
+import { SweepChart } from '../charts/SweepChart'
+import { SWEEP_METRICS } from '../charts/sweepMetrics'
 
 /** Throughput and latency (p50/p95/p99) against the swept value, for the metrics the run has. */
 export function SweepCharts({ points, sweep }: { points: GroupPoint[]; sweep: string }) {

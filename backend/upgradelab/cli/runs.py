@@ -1,0 +1,221 @@
+"""`upgradelab run`: submit an experiment and its run through the API, wait for it, print the
+per-variant summary (text or --json) from the stored verdicts."""
+
+import json
+import time
+from typing import Annotated, Any
+
+import httpx
+import typer
+
+from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
+from upgradelab.experiments.schemas import ExperimentRead
+from upgradelab.results.views.comparison_schemas import Comparison
+from upgradelab.runs.schemas import RunProgress, RunRead
+
+
+def _variant_spec(text: str) -> dict[str, Any]:
+    """TARGET[:PRESET] -> {"target", "preset"}; PRESET may join presets with '+'."""
+    target, _, preset = text.partition(":")
+    if not target:
+        raise typer.BadParameter(f"--variant {text!r}: expected TARGET[:PRESET], e.g. mysql-9.7:redo-off")
+    return {"target": target, "preset": preset or "default"}
+
+
+def _parameter(text: str) -> tuple[str, Any]:
+    """KEY=VALUE -> (key, value); VALUE is read as JSON when it parses (numbers, lists, true, null),
+    else kept as a string: --param rows=20480 --param tables='["test_long"]' --param script=oltp_read_only."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise typer.BadParameter(f"--param {text!r}: expected KEY=VALUE, e.g. rows=20480")
+    try:
+        value: Any = json.loads(raw)
+    except ValueError:
+        value = raw
+    return key.strip(), value
+
+
+def run(
+    workload: Annotated[str, typer.Option(help="Workload slug.")] = "insert-truncate",
+    variant: Annotated[list[str], typer.Option(help="TARGET[:PRESET], repeat for each variant.")] = [],  # noqa: B006
+    iterations: Annotated[
+        int | None, typer.Option(min=1, help="Per variant; default: the workload's.")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="Experiment name.")] = None,
+    param: Annotated[
+        list[str], typer.Option(help="Template parameter KEY=VALUE (JSON values), repeatable.")
+    ] = [],  # noqa: B006
+    policy: Annotated[
+        str | None,
+        typer.Option(help="warm | cold_first | cold_each_group | cold_every; default: the template's."),
+    ] = None,
+    schedule: Annotated[
+        str,
+        typer.Option(
+            help="interleaved (rounds of shuffled blocks) | sequential (one variant after another)."
+        ),
+    ] = "interleaved",
+    rounds: Annotated[int | None, typer.Option(min=1, help="Interleaved rounds; default 10.")] = None,
+    block: Annotated[
+        int | None, typer.Option(min=1, help="Iterations per block; default: iterations / rounds.")
+    ] = None,
+    aa_control: Annotated[
+        bool, typer.Option("--aa-control", help="Add a second instance of the first variant (A/A).")
+    ] = False,
+    seed: Annotated[int | None, typer.Option(min=0, help="Seed of the round order; default: random.")] = None,
+    max_rounds: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="Add rounds while a verdict is inconclusive, up to this many; default: off."
+        ),
+    ] = None,
+    max_minutes: Annotated[
+        float | None,
+        typer.Option(min=0.1, help="No round added after this many minutes (with --max-rounds)."),
+    ] = None,
+    statement_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.1,
+            max=3600,
+            help="custom-sql: seconds each statement may run (default 30); past it the variant fails.",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    api: ApiOption = None,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the run.")] = 3600.0,
+    token: TokenOption = None,
+) -> None:
+    """Submit a run to the queue, wait for it, print the per-variant summary.
+
+    JSON: {"run_id", "status", "error", "summary": [one row per variant (and group, and metric for
+    templates with several primary metrics): {"variant", "group"?, "metric", "unit", "iterations",
+    "rounds", "median_s", "p95_s", "median", "p95", "ratio", "ratio_low", "ratio_high", "verdict",
+    "mde", "aa_low", "aa_high"}]}: times in seconds (client-side, per iteration), median/p95 in the
+    metric's unit, ratios to the first variant from the rounds (see docs/architecture.md, verdicts).
+    Exit code 1 unless succeeded.
+    """
+    if not variant:
+        raise typer.BadParameter("give at least one --variant TARGET[:PRESET]", param_hint="--variant")
+    parameters = dict(_parameter(p) for p in param)
+    if statement_timeout is not None:
+        if workload != "custom-sql":
+            raise typer.BadParameter("custom-sql only", param_hint="--statement-timeout")
+        parameters["statement_timeout_s"] = statement_timeout
+    base = (api or default_api()).rstrip("/")
+    body = {
+        "workload": workload,
+        "iterations": iterations,
+        "name": name,
+        "variants": [_variant_spec(v) for v in variant],
+        "parameters": parameters,
+        "schedule": schedule,
+        "rounds": rounds,
+        "block": block,
+        "aa_control": aa_control,
+        "seed": seed,
+        "max_rounds": max_rounds,
+        "max_minutes": max_minutes,
+    }
+    if policy is not None:
+        body["policy"] = policy
+    try:
+        run, comparison = _submit_and_wait(base, body, timeout, token)
+    except httpx.HTTPError as unreachable:
+        typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
+        raise typer.Exit(2) from unreachable
+    status, error = str(run.status), run.error
+    summary = _summary(comparison)
+    if as_json:
+        typer.echo(
+            json.dumps({"run_id": run.id, "status": status, "error": error, "summary": summary}, indent=2)
+        )
+    else:
+        typer.echo(f"run {run.id}: {status}")
+        for row in summary:
+            typer.echo(_summary_line(row))
+        if error:
+            typer.echo(error, err=True)
+    if status != "succeeded":
+        raise typer.Exit(1)
+
+
+def _submit_and_wait(
+    base: str, body: dict[str, Any], timeout: float, token: str | None
+) -> tuple[RunRead, Comparison | None]:
+    """POST the experiment and its run, poll the run until final; the last RunRead and the verdict
+    table (GET /api/compare, stored once when the run ended; None when the API gives none). Responses
+    are parsed into the API's own schemas, so a changed shape fails here, naming the field."""
+    with httpx.Client(base_url=base, timeout=30, headers=auth_headers(token)) as client:
+        created = client.post("/api/experiments", json=body)
+        if created.status_code in (401, 403):
+            typer.echo(f"not allowed: {error_text(created)} (give --token or UPGRADELAB_TOKEN)", err=True)
+            raise typer.Exit(2)
+        if created.status_code != 201:
+            typer.echo(f"experiment refused: {error_text(created)}", err=True)
+            raise typer.Exit(2)
+        experiment = ExperimentRead.model_validate_json(created.content)
+        queued = client.post(f"/api/experiments/{experiment.id}/runs")
+        queued.raise_for_status()
+        run = RunRead.model_validate_json(queued.content)
+        typer.echo(f"run {run.id} queued: {base}/runs/{run.id}", err=True)
+        deadline = time.monotonic() + timeout
+        shown: RunProgress | None = None
+        while not run.status.is_final and time.monotonic() < deadline:
+            time.sleep(1.0)
+            run = RunRead.model_validate_json(client.get(f"/api/runs/{run.id}").content)
+            if run.progress and run.progress != shown:
+                typer.echo(_progress_text(run.progress), err=True)
+                shown = run.progress
+        verdicts = client.get("/api/compare", params={"runs": str(run.id), "series": "false"})
+        comparison = Comparison.model_validate_json(verdicts.content) if verdicts.status_code == 200 else None
+    return run, comparison
+
+
+def _summary(comparison: Comparison | None) -> list[dict[str, Any]]:
+    """The --json summary rows from GET /api/compare (see `run`'s docstring for the shape)."""
+    if comparison is None:
+        return []
+    rows = []
+    grouped = any(row.group for row in comparison.rows)
+    for row in comparison.rows:
+        ratio, floor = row.ratio, row.aa_floor
+        out: dict[str, Any] = {"variant": row.variant, **({"group": row.group} if grouped else {})}
+        out |= row.model_dump(include={"metric", "unit", "iterations", "rounds", "median_s", "p95_s"})
+        out |= {"median": row.median, "p95": row.p95}
+        out |= {"ratio": 1.0 if row.is_baseline else (ratio.ratio if ratio else None)}
+        out |= {"ratio_low": ratio.low if ratio else None, "ratio_high": ratio.high if ratio else None}
+        out |= {
+            "verdict": "baseline" if row.is_baseline else (ratio.verdict if ratio else None),
+            "mde": ratio.mde if ratio else None,
+        }
+        out |= {"aa_low": floor.low if floor else None, "aa_high": floor.high if floor else None}
+        rows.append(out)
+    return rows
+
+
+def _summary_line(row: dict[str, Any]) -> str:
+    """One text line: variant [group] metric, iterations, rounds, median, ratio [interval] verdict."""
+    name = f"{row['variant']} {row.get('group', '')}".strip()
+    median = "-" if row["median"] is None else f"{row['median']:.4g} {row['unit']}"
+    ratio = "-" if row["ratio"] is None else f"{row['ratio']:.3f}x"
+    if row["ratio_low"] is not None:
+        ratio += f" [{row['ratio_low']:.3f}, {row['ratio_high']:.3f}]"
+    return (
+        f"  {name:<40} {row['metric']:<8} n={row['iterations']:<5} rounds={row['rounds']:<3} "
+        f"median {median:<14} {ratio:<26} {row['verdict'] or '-'}"
+    )
+
+
+def _progress_text(progress: RunProgress) -> str:
+    """One stderr line of dataset preparation progress (rows, MB, elapsed and estimated seconds)."""
+    parts = [progress.phase]
+    if progress.rows_total:
+        parts.append(f"{progress.rows or 0:,} / {progress.rows_total:,} rows")
+    if progress.bytes is not None:
+        parts.append(f"~{progress.bytes / 1048576:.1f} MB")
+    if progress.elapsed_s is not None:
+        parts.append(f"{progress.elapsed_s:.1f} s elapsed")
+    if progress.estimate_s is not None:
+        parts.append(f"~{progress.estimate_s:.0f} s estimated")
+    return "dataset: " + ", ".join(parts)
