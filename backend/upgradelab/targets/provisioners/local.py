@@ -44,6 +44,12 @@ from upgradelab.targets.provisioners.base import (
 
 _READY_MARKER = ".upgradelab-initialized"
 
+# Option lists the server binary already accepted, per binary identity (check_options): a run checks
+# every variant before it starts, the A/A control repeats its base variant's list and the next run
+# repeats the last one's, and each check is a server process (~0.2 s, one after the other). Only
+# acceptances are kept; a changed binary has another identity.
+_ACCEPTED: set[tuple[str, ...]] = set()
+
 
 class LocalSettings(BaseModel):
     """`target.settings` of a local target. `root` may contain `{lab_dir}`."""
@@ -244,12 +250,18 @@ class LocalProvisioner:
         every option and prints [ERROR] lines for unknown names and bad values.
         Before anything is written, every name must be one the binary lists, in full, and in no
         refused category (targets/option_names.py). Raises ProvisionError with the refusal or the
-        server's [ERROR] lines.
+        server's [ERROR] lines. A list this binary (binary_identity) already accepted with the same
+        base options is not asked again in this process.
         """
         try:
             check_lines(server_names(self, self.app), options, self.cfg.allowed_options)
         except OptionError as refused:
             raise ProvisionError(str(refused)) from None
+        allowed = self.cfg.allowed_options
+        base = [render_option(name, value, allowed) for name, value in self.cfg.base_options.items()]
+        key = (self.binary_identity(), self.flavor, *base, "--", *options)
+        if key in _ACCEPTED:
+            return
         self._prepare_dir()
         cnf = self._write_option_file("check.cnf", "data", options)
         check = self._check_flags()
@@ -265,6 +277,7 @@ class LocalProvisioner:
             raise ProvisionError(
                 "\n".join(errors) or done.stderr.strip()[-2000:] or f"exit {done.returncode}"
             )
+        _ACCEPTED.add(key)
 
     def binary_identity(self) -> str:
         """Root, binary path, size and mtime: changes when the package or tarball changes."""

@@ -12,6 +12,10 @@ import psutil
 
 SERVER_NAMES = frozenset({"mysqld", "mariadbd"})
 FREEZE_WAIT_S = 2.0  # how long freeze() waits for the kernel to show the process stopped
+# Polling steps: a block switch waits for the frozen state and a run's end for every server to exit,
+# so these are on the run's wall clock (a SIGSTOP shows within a few hundred microseconds).
+FREEZE_POLL_S = 0.0005
+EXIT_POLL_S = 0.02
 
 
 def server(pid: int) -> psutil.Process | None:
@@ -34,12 +38,12 @@ def terminate(process: psutil.Process, timeout_s: float) -> None:
         process.terminate()
     deadline = time.monotonic() + timeout_s
     while not gone(process) and time.monotonic() < deadline:
-        time.sleep(0.1)
+        time.sleep(EXIT_POLL_S)
     if not gone(process):
         with contextlib.suppress(psutil.NoSuchProcess):
             process.kill()
         while not gone(process):
-            time.sleep(0.1)
+            time.sleep(EXIT_POLL_S)
 
 
 def gone(process: psutil.Process) -> bool:
@@ -74,9 +78,10 @@ def thaw(process: psutil.Process) -> None:
 
 
 def _wait_status(process: psutil.Process, status: str, timeout_s: float) -> None:
-    """Poll the process's state every 5 ms until it is `status`; psutil.TimeoutExpired after timeout_s."""
+    """Poll the process's state every FREEZE_POLL_S until it is `status`; psutil.TimeoutExpired after
+    timeout_s."""
     deadline = time.monotonic() + timeout_s
     while process.status() not in (status, psutil.STATUS_TRACING_STOP):
         if time.monotonic() >= deadline:
             raise psutil.TimeoutExpired(timeout_s, process.pid)
-        time.sleep(0.005)
+        time.sleep(FREEZE_POLL_S)

@@ -1,0 +1,49 @@
+"""bench/loop_overhead.py --quick --json runs end to end and prints every figure (shape only: the
+bench's numbers are read by hand, never asserted; bench/README.md)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests import ports
+
+REPO = Path(__file__).resolve().parents[3]
+# bench/instance.py's ports are its defaults + BENCH_PORT_OFFSET: 400 + the session keeps test
+# sessions apart from each other and from a bench run by hand (default offset 250).
+OFFSET = 400 + ports.SESSION
+
+
+def test_quick_mode_prints_every_figure() -> None:
+    env = {**os.environ, "BENCH_PORT_OFFSET": str(OFFSET), "PYTHONPATH": str(REPO / "backend")}
+    done = subprocess.run(
+        [sys.executable, str(REPO / "bench/loop_overhead.py"), "--quick", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=540,  # under pytest-timeout's 600 s
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert (result["mode"], result["variants"], result["rounds"], result["block"]) == ("quick", 2, 2, 10)
+    assert set(result["targets"]) == {"share", "switch_s", "final_s", "ready_s"}
+    for run in (result["warmup"], result["measured"]):
+        assert run["status"] == "succeeded"
+        for name in ("wall_s", "in_iterations_s", "share", "ready_s", "first_iteration_s", "final_s"):
+            assert isinstance(run[name], float), name
+        for spread in (run["switch_s"], run["gap_s"]):
+            assert set(spread) == {"median", "p95", "max"}
+        assert set(run["split_s"]) == {
+            "before_first_iteration",
+            "iterations",
+            "gaps_inside_blocks",
+            "block_switches",
+            "after_last_iteration",
+        }
+        assert abs(sum(run["split_s"].values()) - run["wall_s"]) < 1e-6  # the parts add up
+    measured = result["measured"]
+    assert (measured["iterations"], measured["blocks"]) == (40, 4)  # 2 variants x 2 rounds x 10
+    assert all(isinstance(v, float) for v in measured["switch_s"].values())
+    assert result["warmup"]["iterations"] == 2  # one round of one iteration per variant
