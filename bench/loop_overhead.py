@@ -113,7 +113,7 @@ def measure(run_id: int) -> dict[str, Any]:
 
     from upgradelab.db import sync_session
     from upgradelab.experiments.models import Run
-    from upgradelab.results.models import Iteration
+    from upgradelab.results.store.models import Iteration
 
     with sync_session() as session:
         run = session.get(Run, run_id)
