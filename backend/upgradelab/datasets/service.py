@@ -22,9 +22,9 @@ from sqlalchemy.orm import Session
 from upgradelab.datasets.dump import detect
 from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.paths import open_or_refuse
+from upgradelab.datasets.replays import ReplayRun
 from upgradelab.datasets.schemas import DatasetLoad, DatasetRead
 from upgradelab.db import utcnow
-from upgradelab.replay.models import ReplayRun
 from upgradelab.settings import get_settings
 from upgradelab.worker import REMOVE_DATASET_COPIES, celery_app
 

@@ -20,10 +20,10 @@ import httpx
 import typer
 
 from upgradelab.api_client import TokenOption, _default_api, _error_text, _headers
+from upgradelab.datasets.replays import FINAL_REPLAY_STATUSES
 from upgradelab.replay.schemas import (
     DEFAULT_PASSES,
     DEFAULT_ROUNDS,
-    FINAL_REPLAY_STATUSES,
     GROUPS,
     ReplayProgress,
     ReplayRead,
