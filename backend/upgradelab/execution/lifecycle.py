@@ -85,6 +85,11 @@ def _end(
 ) -> str | None:
     """The final state of a job whose lease this worker holds; its status, None when someone else
     ended it meanwhile."""
+    if ending.status not in kind.lease.final:  # an executor's slip must not leave the job started
+        log.error(
+            "%s %s: %r is not a final status; ending it %s", kind.name, row_id, ending.status, kind.failed
+        )
+        ending = Ending(kind.failed, ending.error or f"ended with the non-final status {ending.status!r}")
     if kind.sweep and ending.status != kind.succeeded:
         stop_targets(f"{kind.name} {row_id}", targets, settings)
     locks.release()
