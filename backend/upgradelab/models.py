@@ -1,10 +1,10 @@
 """Every table, imported in one place for Alembic's autogenerate and metadata.create_all."""
 
 from upgradelab.datasets.models import Dataset
+from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import Base
 from upgradelab.experiments.models import Experiment, Run, RunStatus
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
-from upgradelab.replay.models import ReplayRun
 from upgradelab.results.store.models import IterationSeries, Sample
 from upgradelab.results.store.summary_models import VariantSummary
 from upgradelab.sharing.models import ShareLink

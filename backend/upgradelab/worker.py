@@ -12,7 +12,7 @@ celery_app = Celery(
 celery_app.conf.update(
     task_ignore_result=True,
     # A message whose worker died before it claimed the run is redelivered; a run already claimed is
-    # skipped by the runner (not queued) and ended by the reaper (runs/reaper.py) if its worker died.
+    # skipped by the runner (not queued) and ended by the reaper (execution/reaper.py) if its worker died.
     task_acks_late=True,
     worker_prefetch_multiplier=1,
     task_default_queue="upgradelab",

@@ -9,11 +9,12 @@ import pytest
 from redis import Redis
 from sqlalchemy import update
 
+from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session
-from upgradelab.replay.models import ReplayRun
-from upgradelab.runs import leases
-from upgradelab.runs.leases import REPLAYS, Lease, LeaseLost
-from upgradelab.runs.locks import TargetLocks, lock_key
+from upgradelab.execution import leases
+from upgradelab.execution.leases import Lease, LeaseLost
+from upgradelab.execution.locks import TargetLocks, lock_key
+from upgradelab.replay.jobs import REPLAYS
 from upgradelab.settings import get_settings
 
 TARGET = "replay-heartbeat-h8"

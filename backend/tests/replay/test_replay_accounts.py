@@ -15,11 +15,11 @@ from tests import ports
 from tests.conftest import STATE, lab_provisioner
 from tests.datasets.hostile import SAMPLE, marker_name, markers_found
 from upgradelab.datasets.accounts import READ_USER, WRITE_USER, definer_access, replay_account
+from upgradelab.execution.schedule import plan
 from upgradelab.replay.engine import DumpDataset, ReplayVariant, file_sha256, replay_rounds
 from upgradelab.replay.fingerprint import fingerprint, fingerprint_id, statement_kind
 from upgradelab.replay.outcomes import checksums
 from upgradelab.replay.sources import SourceStatement
-from upgradelab.runs.plan import plan
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
 from upgradelab.workloads.base import scalar
 

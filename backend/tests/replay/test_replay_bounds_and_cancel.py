@@ -20,8 +20,8 @@ from sqlalchemy import select
 from tests.conftest import BIN, STATE, auth_headers
 from tests.datasets.conftest import delete_dataset
 from upgradelab.db import sync_session
+from upgradelab.execution.locks import lock_key
 from upgradelab.replay.outcomes import REFUSED_TEXT
-from upgradelab.runs.locks import lock_key
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import provisioner_for

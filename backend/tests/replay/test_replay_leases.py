@@ -1,4 +1,4 @@
-"""Replay leases and the reaper (runs/leases.py and runs/reaper.py, kind REPLAYS) on the real
+"""Replay leases and the reaper (execution/leases.py and execution/reaper.py, kind REPLAYS) on the real
 metadata database, Redis and a real server: a replay whose worker died (its lease expired) is ended
 "worker lost", the server it left is stopped and its target lock freed; a replay whose worker is
 alive is left alone."""
@@ -8,12 +8,12 @@ from collections.abc import Callable
 from redis import Redis
 from sqlalchemy import select
 
+from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session
-from upgradelab.replay.models import ReplayRun
-from upgradelab.runs import leases
-from upgradelab.runs.leases import REPLAYS
-from upgradelab.runs.locks import TargetLocks, free_run_locks, lock_key
-from upgradelab.runs.reaper import WORKER_LOST, reap_expired
+from upgradelab.execution import leases
+from upgradelab.execution.locks import TargetLocks, free_run_locks, lock_key
+from upgradelab.execution.reaper import WORKER_LOST, reap_expired
+from upgradelab.replay.jobs import REPLAY_JOBS, REPLAYS
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import provisioner_for
@@ -59,9 +59,9 @@ def test_reaper_stops_the_dead_replays_server_frees_its_lock_and_ends_it(
         assert free_run_locks(redis, dead, [TARGET]) == 0  # a run with the replay's id cannot free it
         assert leases.claim(dead, "dead-worker", -1, REPLAYS)  # its heartbeat stopped: the lease expired
         assert leases.claim(live, "live-worker", 60, REPLAYS)
-        reap_expired(settings)  # the runs' pass leaves replays alone
+        reap_expired(settings, "run")  # the runs' pass leaves replays alone
         assert _replay(dead).status == "running" and _replay(dead).lease_owner == "dead-worker"
-        reaped = reap_expired(settings, REPLAYS)
+        reaped = reap_expired(settings, REPLAY_JOBS.name)
         assert dead in reaped and live not in reaped
         ended = _replay(dead)
         assert ended.status == "failed" and ended.error == WORKER_LOST and ended.ended_at is not None

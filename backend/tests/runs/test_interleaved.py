@@ -16,8 +16,8 @@ from sqlalchemy import select
 from tests.runs.helpers import wait_final, wait_status
 from tests.runs.instances import instance_pids, state
 from upgradelab.db import sync_session
+from upgradelab.execution.schedule import plan
 from upgradelab.results.store.models import Iteration
-from upgradelab.runs.plan import plan
 from upgradelab.settings import get_settings
 from upgradelab.streaming.keys import stream_key
 

@@ -20,10 +20,10 @@ import httpx
 import typer
 
 from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
+from upgradelab.datasets.replays import FINAL_REPLAY_STATUSES
 from upgradelab.replay.schemas import (
     DEFAULT_PASSES,
     DEFAULT_ROUNDS,
-    FINAL_REPLAY_STATUSES,
     GROUPS,
     ReplayProgress,
     ReplayRead,

@@ -102,8 +102,8 @@ class Run(Base):
     schedule: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     context: Mapped[dict[str, Any] | None] = mapped_column(default=None)
 
-    # The lease of the worker executing the run (runs/leases.py): "<host>:<pid>:<token>" and the
-    # time it must be renewed by; the reaper (runs/reaper.py) ends a non-final run whose lease expired.
+    # The lease of the worker executing the run (execution/leases.py): "<host>:<pid>:<token>" and the
+    # time it must be renewed by; the reaper (execution/reaper.py) ends a non-final run whose lease expired.
     lease_owner: Mapped[str | None] = mapped_column(String(200), default=None)
     lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
 

@@ -8,13 +8,11 @@ sequential: one round, each variant all its `iterations` per group, one variant 
 import math
 import random
 from dataclasses import dataclass
-from typing import Literal
 
-ScheduleKind = Literal["interleaved", "sequential"]
+from upgradelab.execution.schedule import EXTENSION_STEP
 
 DEFAULT_ROUNDS = 10
 MIN_ROUNDS_FOR_VERDICT = 5
-EXTENSION_STEP = 5  # rounds an auto-extension adds at a time (each addition is one more look)
 MAX_SEED = 2**31 - 1
 
 

@@ -5,7 +5,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from upgradelab.experiments.schedule import ScheduleKind
+from upgradelab.execution.schedule import ScheduleKind
 from upgradelab.experiments.variants import ResolvedVariant, VariantError, resolve_variant
 from upgradelab.workloads import WORKLOADS, Policy
 

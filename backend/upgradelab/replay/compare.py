@@ -28,6 +28,7 @@ write on some variant: listed apart, not a break), plan changes, slower (regress
 import math
 import statistics
 
+from upgradelab.execution.schedule import RunSchedule
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.schemas import (
@@ -42,7 +43,6 @@ from upgradelab.replay.schemas import (
 from upgradelab.replay.sources import SourceStatement
 from upgradelab.results.stats import verdicts
 from upgradelab.results.stats.verdicts import VerdictRead
-from upgradelab.runs.schemas import RunSchedule
 
 # A verdict needs the whole interval beyond 1 and a ratio beyond 1 +/- 10 %: one statement's time
 # moves more with the machine than a whole template iteration, so the lab's 5 % is too fine here.

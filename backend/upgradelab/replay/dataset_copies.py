@@ -6,7 +6,7 @@ ensure_dataset: slot k of a target for its k-th variant there), marked by the du
 of the target's template, so a datadir holds the dump exactly when its marker names the sha256.
 
 Removal, per target in the dataset's `copies_pending` (what the delete stored: the targets it was
-loaded on or replayed on), under that target's run lock (runs/locks.py, as runs and replays take
+loaded on or replayed on), under that target's run lock (execution/locks.py, as runs and replays take
 them: nothing is started on a target in use; a busy target stays pending and the task retries):
 every slot the dataset's replays used is started on its kept datadir with the options it last ran
 with; when its marker names the dump, it is started once more without keep_data (a fresh copy of the
@@ -28,17 +28,16 @@ from redis import Redis, RedisError
 from sqlalchemy import select
 
 from upgradelab.datasets.models import Dataset
+from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session
-from upgradelab.replay.models import ReplayRun
-from upgradelab.runs.locks import TargetLocks
+from upgradelab.execution.locks import TargetLocks, lock_names
 from upgradelab.settings import Settings
-from upgradelab.targets.lock_names import lock_names
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import ExistingProvisioner, Provisioner, provisioner_for
 from upgradelab.workloads.datasets import is_prepared
 
 log = logging.getLogger(__name__)
-HOLDER = "dataset"  # lock values `dataset:<id>:<uuid>` (runs/locks.py)
+HOLDER = "dataset"  # lock values `dataset:<id>:<uuid>` (execution/locks.py)
 
 
 def discard_copy(provisioner: Provisioner, options: list[str], sha256: str) -> bool:

@@ -1,4 +1,4 @@
-"""Replay on every variant in interleaved rounds, as the run loop runs its blocks (runs/plan.py):
+"""Replay on every variant in interleaved rounds, as the run loop runs its blocks (execution/schedule.py):
 
 1. open: one server instance per variant, all started at once (one thread each), the dataset loaded
    on each (or reused when the kept datadir already holds it), then every instance frozen;
@@ -22,7 +22,7 @@ Why a block is all the statements and not one fingerprint class: the round is th
 (results/verdicts.py), and one block per variant per round already gives every fingerprint one value
 per round, each variant's taken minutes apart at most; blocks per fingerprint would multiply the
 freeze/thaw switches (a docker pause each) by the number of classes for no extra pairing.
-Every instance is stopped at the end, on every exit path.
+Every instance is stopped at the end, on every exit path (execution/instances.py `started`).
 """
 
 import hashlib
@@ -37,10 +37,10 @@ import pymysql
 
 from upgradelab.datasets.accounts import definer_access, replay_account
 from upgradelab.datasets.loader import LoadResult, TableStats, load_dataset, table_stats
+from upgradelab.execution.instances import Instance, started
+from upgradelab.execution.schedule import Schedule
 from upgradelab.replay.outcomes import Outcome, Statements, capture, time_statement
 from upgradelab.replay.sources import SourceStatement
-from upgradelab.runs.plan import Schedule
-from upgradelab.targets.instances import in_parallel
 from upgradelab.targets.provisioners import Provisioner
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, StatementBound, StatementInterrupted
@@ -300,7 +300,7 @@ def replay_rounds(
 ) -> list[VariantReplay]:
     """The whole replay (see the module docstring): one VariantReplay per variant, in `variants` order.
 
-    schedule: an interleaved runs/plan.py Schedule over len(variants) variants (its `order` gives
+    schedule: an interleaved execution/schedule.py Schedule over len(variants) variants (its `order` gives
     each round's variant order; its `block` is the passes over the statements in each block).
     report(variant, progress): a variant's dump load progress (called from its start thread);
     step(variant, phase): each phase ("starting the server", "capturing outcomes", "round 2 of 10").
@@ -315,44 +315,45 @@ def replay_rounds(
     opened: dict[int, _Open] = {}
     runs: dict[int, _Runner] = {}
     rounds_done = 0
+    instances = [
+        Instance(variant.provisioner, variant.options, [index]) for index, variant in enumerate(variants)
+    ]
 
-    def start(index: int) -> None:
+    def start(instance: Instance) -> bool:
+        index = instance.variants[0]
         variant = variants[index]
         step(variant.name, "starting the server")
         opened[index] = _open(
             variant, dataset, lambda progress: report(variant.name, progress), writes=not read_only
         )
         runs[index] = _runner(opened[index], timeout_s, read_only, interrupt)
-        variant.provisioner.freeze()
+        return True
 
     try:
-        errors = in_parallel(start, list(range(len(variants))))
-        if interrupt.is_set:
-            raise StatementInterrupted("interrupted while the servers started")
-        failure = next((error for error in errors if error is not None), None)
-        if failure is not None:
-            raise failure
-        for index in range(len(variants)):
-            one = opened[index]
-            one.replay.passes = schedule.block
-            step(one.variant.name, f"capturing outcomes of {len(statements)} statements")
-            one.variant.provisioner.thaw()
-            _capture(one, runs[index], dataset, statements)
-            one.variant.provisioner.freeze()
-        for number, order in enumerate(schedule.order, start=1):
-            for index in order:
-                one = opened[index]
-                step(one.variant.name, f"round {number} of {schedule.rounds}")
-                one.variant.provisioner.thaw()
-                _block(one, runs[index], dataset, statements, schedule.block)
-                one.variant.provisioner.freeze()
-            rounds_done = number
-        return [opened[index].replay for index in range(len(variants))]
+        with started(instances, start, "replay") as fleet:
+            try:
+                if interrupt.is_set:
+                    raise StatementInterrupted("interrupted while the servers started")
+                failure = next((error for error in fleet.errors if error is not None), None)
+                if failure is not None:
+                    raise failure
+                for index, instance in enumerate(instances):
+                    one = opened[index]
+                    one.replay.passes = schedule.block
+                    step(one.variant.name, f"capturing outcomes of {len(statements)} statements")
+                    with fleet.block(instance):
+                        _capture(one, runs[index], dataset, statements)
+                for number, order in enumerate(schedule.order, start=1):
+                    for index in order:
+                        one = opened[index]
+                        step(one.variant.name, f"round {number} of {schedule.rounds}")
+                        with fleet.block(instances[index]):
+                            _block(one, runs[index], dataset, statements, schedule.block)
+                    rounds_done = number
+                return [opened[index].replay for index in range(len(variants))]
+            finally:
+                for one in opened.values():  # the connections first: `started` then stops every server
+                    with suppress(pymysql.MySQLError, OSError):
+                        one.connection.close()
     except StatementInterrupted as stopped:
         raise _measured(opened, len(variants), rounds_done) from stopped
-    finally:
-        for index, variant in enumerate(variants):
-            if index in opened:
-                with suppress(pymysql.MySQLError, OSError):
-                    opened[index].connection.close()
-            variant.provisioner.stop()  # thaws a frozen server first

@@ -1,8 +1,9 @@
-"""A replay run on the worker: take the targets' locks (the same as experiment runs', so the two
-never share a server; values `replay:<id>:`), plan the rounds (stored), give every variant its own
-server instance (a slot of its target; memory checked as runs do), replay (engine.py), store the
-report. The final status is
-written on every exit path.
+"""A replay run on the worker, through the lifecycle every job shares (execution/lifecycle.py): the
+targets' locks (the same as experiment runs', so the two never share a server; values
+`replay:<id>:`), the lease and its heartbeat (replay/jobs.py REPLAYS), the final state on every exit
+path. The body here: plan the rounds (stored), give every variant its own server instance (a slot of
+its target, execution/instances.py Slots; memory checked as runs do), replay (engine.py), store the
+report (replay/state.py writes every change of the row).
 
 Cancel (service.cancel sets `cancel_requested`): a watch thread reads the flag every
 CANCEL_POLL_S seconds; once set it interrupts the replay (engine.py Interrupt: the statement running
@@ -11,18 +12,15 @@ dump, stops them. The replay ends `cancelled` with the report of what it measure
 (none when no statement was captured on every variant); its servers are stopped and its locks freed
 as on any other exit.
 
-While it runs it holds a lease (runs/leases.py, kind REPLAYS, as runs do): a heartbeat thread
-renews the lease and the target locks every `run_heartbeat_s` seconds, whatever the replay's thread
-is doing (a long dump load, a slow statement); a worker killed outright is found by the reaper
-(runs/reaper.py), which stops the instances and frees the locks. A replay that fails stops every
-instance of its targets (`stop_all`), not only the ones it knows it started.
+A worker killed outright is found by the reaper (execution/reaper.py), which stops the instances and
+frees the locks. A replay that fails stops every instance of its targets (`stop_all`, the kind's
+`sweep`), not only the ones it knows it started.
 """
 
 import logging
-import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from redis import Redis
@@ -31,9 +29,18 @@ from sqlalchemy import select
 from upgradelab.datasets import service as datasets
 from upgradelab.datasets.loader import LoadFailed
 from upgradelab.datasets.models import Dataset
+from upgradelab.datasets.replays import ReplayRun, ReplayStatus
 from upgradelab.datasets.schemas import DatasetLoad
 from upgradelab.datasets.service import database_of
 from upgradelab.db import sync_session, utcnow
+from upgradelab.execution.instances import MemoryRefused, Slots, check_memory
+from upgradelab.execution.kinds import Ending
+from upgradelab.execution.leases import Lease
+from upgradelab.execution.lifecycle import execute
+from upgradelab.execution.periodic import Periodic
+from upgradelab.execution.reaper import stop_targets
+from upgradelab.execution.schedule import RunSchedule, plan
+from upgradelab.replay import state
 from upgradelab.replay.compare import compare, report_document
 from upgradelab.replay.engine import (
     DumpDataset,
@@ -43,20 +50,12 @@ from upgradelab.replay.engine import (
     VariantReplay,
     replay_rounds,
 )
-from upgradelab.replay.models import ReplayRun
+from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.replay.schemas import ReplayProgress, ReplayVariantSpec
 from upgradelab.replay.sources import SourceStatement
-from upgradelab.runs import leases
-from upgradelab.runs.leases import REPLAYS, new_owner
-from upgradelab.runs.locks import TargetLocks
-from upgradelab.runs.plan import plan
-from upgradelab.runs.reaper import stop_targets
-from upgradelab.runs.schemas import RunSchedule
 from upgradelab.settings import Settings, get_settings
-from upgradelab.targets.instances import MemoryRefused, check_memory
-from upgradelab.targets.lock_names import lock_names
 from upgradelab.targets.models import Target
-from upgradelab.targets.provisioners import ProvisionError, provisioner_for
+from upgradelab.targets.provisioners import ProvisionError
 from upgradelab.workloads.base import DatasetProgress
 
 log = logging.getLogger(__name__)
@@ -64,117 +63,125 @@ log = logging.getLogger(__name__)
 CANCEL_POLL_S = 1.0
 
 
-class TargetsBusy(RuntimeError):
-    """Another run holds one of the replay's targets; the task retries."""
+@dataclass
+class _Replay:
+    """What the body needs of a queued replay, read before its lease is claimed."""
+
+    replay_id: int
+    dataset: Dataset | None
+    specs: list[ReplayVariantSpec]
+    statements: list[SourceStatement]
+    rounds: int
+    passes: int
+    read_only: bool
+    timeout_s: float
+    targets: dict[str, Target]
 
 
-def _update(replay_id: int, **values: Any) -> None:
+def _load(replay_id: int) -> _Replay | None:
     with sync_session() as session:
         replay = session.get(ReplayRun, replay_id)
-        if replay is not None:
-            for key, value in values.items():
-                setattr(replay, key, value)
-            session.commit()
+        if replay is None or replay.status != ReplayStatus.queued:
+            return None
+        specs = [ReplayVariantSpec.model_validate(v) for v in replay.variants]
+        names = [v.target for v in specs]
+        targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
+        dataset = session.get(Dataset, replay.dataset_id)
+        for row in [*targets.values(), *([dataset] if dataset else [])]:
+            session.expunge(row)
+        return _Replay(
+            replay_id,
+            dataset,
+            specs,
+            [SourceStatement(**s) for s in replay.statements],
+            replay.repeats,
+            replay.passes,
+            not replay.allow_writes,
+            replay.statement_timeout_s,
+            targets,
+        )
 
 
 def _variants(
     specs: list[ReplayVariantSpec], targets: dict[str, Target], settings: Settings
 ) -> list[ReplayVariant]:
-    """One instance per variant: slots 0, 1, ... of each target, in variant order. Refuses
-    (MemoryRefused) when their buffer pools and allowances exceed MemAvailable."""
-    slots: dict[str, int] = {}
+    """One instance per variant (execution/instances.py Slots: slots 0, 1, ... of each target, in
+    variant order). Refuses (MemoryRefused) when their buffer pools and allowances exceed
+    MemAvailable."""
+    slots = Slots(settings)
     out = []
-    for spec in specs:
+    for index, spec in enumerate(specs):
         target = targets.get(spec.target)
         if target is None:
             raise ProvisionError(f"variant {spec.name!r}: target {spec.target!r} does not exist")
-        slot = slots.get(target.name, 0)
-        slots[target.name] = slot + 1
-        provisioner = provisioner_for(target, settings, slot=slot)
+        provisioner = slots.provisioner(target)
+        slots.keep(target, provisioner, spec.options, index)
         out.append(ReplayVariant(spec.name, provisioner, spec.options))
     check_memory([v.options for v in out], settings.instance_allowance_mb)
     return out
 
 
-def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = None) -> str | None:
+def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = None) -> ReplayStatus | None:
     """Run a queued replay; its final status (None when it was not queued, or when its lease was lost
-    and the reaper ended it). TargetsBusy while a target is locked."""
+    and the reaper ended it). TargetsBusy (execution/locks.py) while a target is locked."""
     settings = settings or get_settings()
-    with sync_session() as session:
-        replay = session.get(ReplayRun, replay_id)
-        if replay is None or replay.status != "queued":
-            return None
-        dataset = session.get(Dataset, replay.dataset_id)
-        specs = [ReplayVariantSpec.model_validate(v) for v in replay.variants]
-        statements = [SourceStatement(**s) for s in replay.statements]
-        rounds, passes = replay.repeats, replay.passes
-        read_only, timeout_s = not replay.allow_writes, replay.statement_timeout_s
-        names = [v.target for v in specs]
-        targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
-        for target in targets.values():
-            session.expunge(target)
-    held = lock_names(targets.values())
-    locks = TargetLocks(redis, held, settings.target_lock_ttl_s, replay_id, REPLAYS.name)
-    if not locks.acquire():
-        raise TargetsBusy(f"replay {replay_id}: a target is busy")
-    owner = new_owner()
-    if not leases.claim(replay_id, owner, settings.run_lease_ttl_s, REPLAYS):
-        locks.release()
+    replay = _load(replay_id)
+    if replay is None:
         return None
-    status, error = "failed", None
-    heartbeat = leases.Lease(replay_id, owner, locks.renew, settings, REPLAYS)
+    targets = list(replay.targets.values())
+    body = lambda lease: _execute(replay, settings, lease)  # noqa: E731
+    status = execute(REPLAY_JOBS, replay_id, targets, redis, settings, body)
+    return None if status is None else ReplayStatus(status)
+
+
+def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
+    """The replay while its lease is held: how it ends (a cancel asked meanwhile ends it cancelled
+    unless it succeeded)."""
+    replay_id, specs, statements = replay.replay_id, replay.specs, replay.statements
     interrupt = Interrupt()
-    attached = len(specs)
 
     def cancel() -> None:  # the watch calls it every CANCEL_POLL_S seconds once cancel is asked
         interrupt.set()
-        if interrupt.attached < attached:  # still starting or loading the dump: stop them now
-            stop_targets(f"replay {replay_id}", list(targets.values()), settings)
+        if interrupt.attached < len(specs):  # still starting or loading the dump: stop them now
+            stop_targets(f"replay {replay_id}", list(replay.targets.values()), settings)
 
+    ending = Ending(ReplayStatus.failed)
     try:
-        with heartbeat, _CancelWatch(replay_id, cancel):
+        with _CancelWatch(replay_id, cancel):
+            dataset = replay.dataset
             if dataset is None or dataset.deleted_at is not None:
                 raise LoadFailed("the dataset was deleted", line=None, code=None)
             dump = DumpDataset(Path(dataset.path), dataset.sha256, database_of(dataset.name))
             # The seed is the replay's id (as a run's without its own), stored with the schedule.
-            schedule = plan("interleaved", rounds, passes, replay_id, len(specs))
+            schedule = plan("interleaved", replay.rounds, replay.passes, replay_id, len(specs))
             planned = RunSchedule.model_validate(schedule.as_json())
-            _update(replay_id, schedule=planned.model_dump(mode="json"))
-            variants = _variants(specs, targets, settings)
+            state.write(replay_id, schedule=planned.model_dump(mode="json"))
+            variants = _variants(specs, replay.targets, settings)
             try:
                 replays = replay_rounds(
                     variants, dump, statements, schedule, *_progress(replay_id, specs),
-                    timeout_s=timeout_s, read_only=read_only, interrupt=interrupt,
+                    timeout_s=replay.timeout_s, read_only=replay.read_only, interrupt=interrupt,
                 )  # fmt: skip
             except ReplayCancelled as cancelled:
-                status = "cancelled"
-                _keep_partial(replay_id, dataset.id, specs, statements, cancelled, planned, timeout_s)
+                ending = Ending(ReplayStatus.cancelled)
+                _keep_partial(replay_id, dataset.id, specs, statements, cancelled, planned, replay.timeout_s)
             else:
                 for spec, one in zip(specs, replays, strict=True):
                     _record_load(dataset.id, spec.target, one)
                 reports = compare(statements, replays)
                 document = report_document(
-                    statements, replays, reports, planned, statement_timeout_s=timeout_s
+                    statements, replays, reports, planned, statement_timeout_s=replay.timeout_s
                 )
-                _update(replay_id, report=document.model_dump(mode="json"), progress=None)
-                status = "succeeded"
+                state.write(replay_id, report=document.model_dump(mode="json"), progress=None)
+                ending = Ending(ReplayStatus.succeeded, completed=True)
     except (LoadFailed, ProvisionError, MemoryRefused) as failure:
-        error = str(failure)
+        ending = Ending(ReplayStatus.failed, str(failure))
     except Exception as failure:  # the run must not stay "running": any error is the user's to see
         log.exception("replay %s failed", replay_id)
-        error = f"{type(failure).__name__}: {failure}"
-    finally:
-        if interrupt.is_set and status != "succeeded":  # a start the cancel stopped fails: cancelled
-            status, error = "cancelled", None
-        # Once the lease is lost the reaper has stopped the servers and written the final status.
-        if status != "succeeded" and not heartbeat.lost:
-            stop_targets(f"replay {replay_id}", list(targets.values()), settings)
-        locks.release()
-        final: dict[str, Any] = {"status": status, "error": error, "ended_at": utcnow()}
-        if status == "cancelled":
-            final["progress"] = None
-        ended = not heartbeat.lost and leases.finish(replay_id, owner, REPLAYS, **final)
-    return status if ended else None
+        ending = Ending(ReplayStatus.failed, f"{type(failure).__name__}: {failure}")
+    if interrupt.is_set and ending.status != ReplayStatus.succeeded:  # a start the cancel stopped
+        ending = Ending(ReplayStatus.cancelled)
+    return ending
 
 
 def _keep_partial(
@@ -198,47 +205,27 @@ def _keep_partial(
     document = report_document(
         kept, cancelled.replays, reports, planned, statement_timeout_s=timeout_s, partial=True
     )
-    _update(replay_id, report=document.model_dump(mode="json"))
+    state.write(replay_id, report=document.model_dump(mode="json"))
 
 
-class _CancelWatch:
+class _CancelWatch(Periodic):
     """While entered: a thread reads the replay's cancel_requested every CANCEL_POLL_S seconds; once
     it is set, calls `on_cancel` then and every CANCEL_POLL_S seconds after, until exited (a server
     that was still starting at the first call has its pid file by a later one). A failing read is
-    logged and tried again."""
+    logged and tried again (execution/periodic.py, the lease heartbeat's shape)."""
 
     def __init__(self, replay_id: int, on_cancel: Callable[[], None]) -> None:
         self._replay_id, self._on_cancel = replay_id, on_cancel
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, name=f"cancel-replay-{replay_id}", daemon=True)
+        self._requested = False
+        super().__init__(f"cancel-replay-{replay_id}", CANCEL_POLL_S, self._poll)
 
-    def _watch(self) -> None:
-        requested = False
-        while not self._stop.wait(CANCEL_POLL_S):
-            try:
-                if not requested:
-                    with sync_session() as session:
-                        requested = bool(
-                            session.scalar(
-                                select(ReplayRun.cancel_requested).where(ReplayRun.id == self._replay_id)
-                            )
-                        )
-                    if requested:
-                        log.info("replay %s: cancel requested", self._replay_id)
-                if requested:
-                    self._on_cancel()
-            except Exception:  # the database may be busy: the next poll tries again
-                log.exception("replay %s: cancelling", self._replay_id)
-
-    def __enter__(self) -> "_CancelWatch":
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, _type: type[BaseException] | None, _value: BaseException | None, _tb: TracebackType | None
-    ) -> None:
-        self._stop.set()
-        self._thread.join()
+    def _poll(self) -> None:
+        if not self._requested:
+            self._requested = state.cancel_requested(self._replay_id)
+            if self._requested:
+                log.info("replay %s: cancel requested", self._replay_id)
+        if self._requested:
+            self._on_cancel()
 
 
 def _progress(
@@ -250,7 +237,7 @@ def _progress(
 
     def write(variant: str, phase: str, load: dict[str, Any]) -> None:
         progress = ReplayProgress(variant=variant, index=index[variant], of=len(specs), phase=phase, **load)
-        _update(replay_id, progress=progress.model_dump(mode="json"))
+        state.write(replay_id, progress=progress.model_dump(mode="json"))
 
     def report(variant: str, progress: DatasetProgress) -> None:
         numbers = progress.as_dict()

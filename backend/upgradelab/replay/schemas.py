@@ -7,10 +7,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 from upgradelab.datasets.loader import LoadResult, TableStats
+from upgradelab.datasets.replays import ReplayStatus
+from upgradelab.execution.schedule import RunSchedule
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.sources import DEFAULT_SAMPLE, SourceFormat
 from upgradelab.results.stats.verdicts import VerdictRead
-from upgradelab.runs.schemas import RunSchedule
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
 
 MAX_QUERIES_CHARS = 50_000_000
@@ -19,8 +20,6 @@ DEFAULT_ROUNDS = 10  # twice results/stats/verdicts.py's MIN_ROUNDS: room for a 
 # one pass and 35 % with five (p90: 202 % -> 56 %), for 1.7x the wall clock.
 DEFAULT_PASSES = 5
 
-ReplayStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
-FINAL_REPLAY_STATUSES: tuple[ReplayStatus, ...] = ("succeeded", "failed", "cancelled")
 Group = Literal["breaks", "timed out", "plan changes", "slower", "faster", "same", "refused"]
 # In the order the report lists them; "refused" (writes a read-only replay did not run) comes apart,
 # last: not a finding about the variants. compare.py gives the order a fingerprint falls into them.

@@ -10,12 +10,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.datasets import service as datasets
 from upgradelab.datasets.models import Dataset
+from upgradelab.datasets.replays import FINAL_REPLAY_STATUSES, ReplayRun, ReplayStatus
 from upgradelab.db import utcnow
+from upgradelab.execution import reaper
 from upgradelab.experiments.variants import VariantError, resolve_variant
-from upgradelab.replay.models import ReplayRun
-from upgradelab.replay.schemas import FINAL_REPLAY_STATUSES, ReplayCreate, ReplayRead, ReplayVariantSpec
+from upgradelab.replay.jobs import REPLAY_JOBS
+from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayVariantSpec
 from upgradelab.replay.sources import SourceError, parse_source
-from upgradelab.runs import reaper
 from upgradelab.targets import option_lists
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import OptionError
@@ -92,7 +93,7 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
         statement_timeout_s=spec.statement_timeout_s,
         statements=[asdict(s) for s in parsed.statements],
         skipped_writes=[asdict(s) for s in parsed.skipped_writes],
-        status="queued",
+        status=ReplayStatus.queued,
     )
     session.add(replay)
     await session.commit()
@@ -118,8 +119,8 @@ async def cancel(session: AsyncSession, replay: ReplayRun) -> ReplayRun:
         raise HTTPException(status.HTTP_409_CONFLICT, f"replay {replay.id} already ended ({replay.status})")
     queued = await session.execute(
         update(ReplayRun)
-        .where(ReplayRun.id == replay.id, ReplayRun.status == "queued")
-        .values(status="cancelled", cancel_requested=True, ended_at=utcnow())
+        .where(ReplayRun.id == replay.id, ReplayRun.status == ReplayStatus.queued)
+        .values(status=ReplayStatus.cancelled, cancel_requested=True, ended_at=utcnow())
     )
     if not queued.rowcount:  # type: ignore[attr-defined]
         await session.execute(
@@ -127,7 +128,9 @@ async def cancel(session: AsyncSession, replay: ReplayRun) -> ReplayRun:
         )
     await session.commit()
     if not queued.rowcount:  # type: ignore[attr-defined]
-        await to_thread.run_sync(reaper.end_abandoned_replay, replay.id, "cancelled")
+        await to_thread.run_sync(
+            reaper.end_abandoned, REPLAY_JOBS.name, replay.id, ReplayStatus.cancelled, None
+        )
     await session.refresh(replay)
     return replay
 

@@ -1,28 +1,47 @@
 """Executes one run as one pass: plan -> instances -> for each round, for each variant in the round's
 order: thaw, block, freeze -> record; then stop everything.
 
-- plan (runs/plan.py): the experiment's schedule, stored in run.schedule before the first iteration
-- instances (targets/instances.py): one server per variant, memory checked, started in parallel,
-  context captured into run_variant, frozen while another variant's block runs
+- lifecycle (execution/lifecycle.py): target locks, lease and heartbeat, the final state written on
+  every exit path (runs/jobs.py: the run's variants finished, its summary stored, then published)
+- plan (execution/schedule.py): the experiment's schedule, stored in run.schedule before the first
+  iteration
+- instances (execution/instances.py): one server per variant (Slots), memory checked, started in
+  parallel and frozen (`started`), context captured into run_variant, thawed for its blocks
+  (`Fleet.block`), all stopped when the run ends
 - blocks (runs/blocks.py): the workload's iterations on one instance
 - record (results/store/ingest.py): each iteration's row, statements and probe deltas, then the stream
+- state (runs/state.py): every write to the run and run_variant rows, one commit per step
 
 A variant that is refused or breaks is marked failed on its run_variant row and drops out; the
-others go on and the run ends failed naming it. The Celery task (runs/tasks.py) calls execute_run;
-the run's final status is written in a `finally`, so a run never stays queued/provisioning/running.
+others go on and the run ends failed naming it. The Celery task (runs/tasks.py) calls execute_run.
 """
 
 import logging
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pymysql
 from redis import Redis
 from sqlalchemy import select
 
 from upgradelab.db import sync_session, utcnow
+from upgradelab.execution.instances import (
+    Fleet,
+    Instance,
+    MemoryRefused,
+    Slots,
+    capture_context,
+    check_memory,
+    started,
+)
+from upgradelab.execution.kinds import Ending
+from upgradelab.execution.leases import Lease, LeaseLost
+from upgradelab.execution.lifecycle import execute
+from upgradelab.execution.schedule import Budget, Schedule, Step, extensions, plan
 from upgradelab.experiments.models import Experiment, Run, RunStatus, VariantStatus
 from upgradelab.experiments.service import is_aa_control
 from upgradelab.experiments.variants import ResolvedVariant
@@ -30,20 +49,16 @@ from upgradelab.probes.hooks import ATTACHED as PROBES
 from upgradelab.probes.service import store_unavailable
 from upgradelab.results.store.hooks import Place
 from upgradelab.results.store.ingest import ingest_iteration
-from upgradelab.results.store.summary import store_summary, undecided
-from upgradelab.runs import leases, records
+from upgradelab.results.store.summary import undecided
+from upgradelab.runs import state
 from upgradelab.runs.blocks import OpenVariant, VariantJob, close_variant, open_variant, reapply, run_block
 from upgradelab.runs.context import run_context
-from upgradelab.runs.leases import Lease, LeaseLost
-from upgradelab.runs.locks import TargetLocks
-from upgradelab.runs.plan import Budget, Schedule, Step, extensions, plan
+from upgradelab.runs.jobs import RUN_JOBS, started_runs_on
 from upgradelab.runs.preflight import VariantFailed, apply_variant, facts, refusal, server_options
+from upgradelab.runs.state import Change
 from upgradelab.settings import Settings
-from upgradelab.streaming.publisher import publish_status
-from upgradelab.targets.instances import Instance, MemoryRefused, capture_context, check_memory, in_parallel
-from upgradelab.targets.lock_names import lock_names
 from upgradelab.targets.models import Target
-from upgradelab.targets.provisioners import ProvisionError, provisioner_for
+from upgradelab.targets.provisioners import ProvisionError
 from upgradelab.workloads import WORKLOADS, ServerSession, Workload
 
 log = logging.getLogger(__name__)
@@ -51,10 +66,6 @@ log = logging.getLogger(__name__)
 # What a broken server or template raises inside a block (ProvisionError, DatasetFailed and
 # SysbenchError are RuntimeErrors); any of them fails that variant only.
 _VARIANT_ERRORS = (pymysql.MySQLError, OSError, RuntimeError, VariantFailed)
-
-
-class TargetsBusy(Exception):
-    """Another run holds one of this run's targets; the task retries later (the run stays queued)."""
 
 
 class RunCancelled(Exception):
@@ -68,91 +79,61 @@ class _Run:
     workload: Workload
     variants: list[ResolvedVariant]
     targets: dict[str, Target]
-    shared: set[int] = field(default_factory=set)  # variants on a server shared with another variant
 
 
 def execute_run(run_id: int, redis: Redis, settings: Settings) -> RunStatus | None:
-    """Run `run_id` to a final status and return it; None if the run is no longer queued.
+    """Run `run_id` to a final status and return it; None if the run is no longer queued (or its
+    lease was lost and the reaper or a cancel ended it).
 
-    Raises TargetsBusy (before touching the run) when a target is locked by another run.
+    Raises TargetsBusy (execution/locks.py; before touching the run) when a target is locked by
+    another job, or when the database knows another started run on one (runs/jobs.py).
     """
     run = _load(run_id)
     if run is None:
         return None
-    locks = TargetLocks(redis, lock_names(run.targets.values()), settings.target_lock_ttl_s, run_id)
-    if not locks.acquire():
-        raise TargetsBusy(", ".join(sorted(run.targets)))
-    if leases.started_runs_on(run.targets, except_run=run_id):
-        locks.release()
-        raise TargetsBusy(", ".join(sorted(run.targets)))
-    owner = leases.new_owner()
-    if not leases.claim(run_id, owner, settings.run_lease_ttl_s):
-        locks.release()
-        return None
-    status: RunStatus | None = RunStatus.failed
-    try:
-        # The heartbeat renews the lease and the target locks from here to the final status, whatever
-        # this thread is doing (pre-flight, dataset preparation, server starts, long iterations).
-        with Lease(run_id, owner, locks.renew, settings) as lease:
-            status = _execute(run, settings, lease, owner)
-    finally:
-        locks.release()
-    return status
+    status = execute(
+        RUN_JOBS,
+        run_id,
+        list(run.targets.values()),
+        redis,
+        settings,
+        lambda lease: _execute(run, settings, lease),
+        busy=lambda: bool(started_runs_on(run.targets, except_run=run_id)),
+    )
+    return None if status is None else RunStatus(status)
 
 
-def _execute(run: _Run, settings: Settings, lease: Lease, owner: str) -> RunStatus | None:
-    """plan -> instances -> rounds of blocks -> final status (written only while the lease holds)."""
+def _execute(run: _Run, settings: Settings, lease: Lease) -> Ending:
+    """plan -> instances -> rounds of blocks -> how the run ends (the lifecycle writes it while the
+    lease holds; an unexpected exception it turns into `failed`)."""
     run_id = run.run_id
-    instances: list[Instance] = []
     failed: dict[int, str] = {}
-    status: RunStatus | None = RunStatus.failed
-    error: str | None = None
-    completed = False
     try:
         schedule = _plan(run, settings)
         instances = _instances(run, settings, failed)
         lease.check()
-        opened = _start(run, instances, failed)
-        records.set_run(run_id, status=RunStatus.running)
-        started = time.monotonic()
-        for step in schedule.steps(run.workload.groups()):
-            if step.variant_index in opened and step.variant_index not in failed:
-                _block(run, opened[step.variant_index], step, failed, lease.check)
-        _extend(run, schedule, started, opened, failed, lease.check)
-        for index, variant in opened.items():
-            if index not in failed:
-                _guarded(run, variant, failed, _close)
-        completed = True
+        _raise_if_cancelled(run_id)
+        opened: dict[int, OpenVariant] = {}
+        with _started(run, instances, opened, failed) as fleet:
+            state.write(run_id, Change().run(status=RunStatus.running))
+            begun = time.monotonic()
+            for step in schedule.steps(run.workload.groups()):
+                if step.variant_index in opened and step.variant_index not in failed:
+                    _block(run, fleet, opened[step.variant_index], step, failed, lease.check)
+            _extend(run, fleet, schedule, begun, opened, failed, lease.check)
+            for index, variant in opened.items():
+                if index not in failed:
+                    _guarded(run, variant, failed, lambda one: _close(fleet, one))
         status = RunStatus.failed if failed else RunStatus.succeeded
         error = "; ".join(failed[i] for i in sorted(failed)) or None
+        return Ending(status, error, completed=True)
     except RunCancelled:
-        status = RunStatus.cancelled
+        return Ending(RunStatus.cancelled)
     except LeaseLost:
         log.warning("run %s: lease lost, stopping", run_id)
+        return Ending(RunStatus.failed)
     except (MemoryRefused, ProvisionError) as refused:
-        error = str(refused)
-    except Exception as failure:
-        log.exception("run %s failed", run_id)
-        error = f"{type(failure).__name__}: {failure}"
-    finally:
-        for instance in instances:
-            try:
-                instance.provisioner.stop()
-            except Exception:
-                log.exception("stopping %s after run %s", instance.provisioner.target_name, run_id)
-        # The final status only while this worker still holds the lease: once it is lost the reaper
-        # (or a cancel) has written it.
-        if not lease.lost:
-            reason = "the run was cancelled" if status == RunStatus.cancelled else f"the run failed: {error}"
-            records.finish_variants(run_id, completed, reason)
-            store_summary(run_id)  # computed once, before viewers see the final status
-        final = {"status": status, "error": error, "finished_at": utcnow(), "current_variant": None}
-        if not lease.lost and leases.finish(run_id, owner, leases.RUNS, **final):
-            publish_status(run_id, final)
-            log.info("run %s %s", run_id, status)
-        else:
-            status = None
-    return status
+        return Ending(RunStatus.failed, str(refused))
 
 
 def _load(run_id: int) -> _Run | None:
@@ -170,22 +151,21 @@ def _load(run_id: int) -> _Run | None:
 
 
 def _plan(run: _Run, settings: Settings) -> Schedule:
-    """The schedule and the host facts, stored before anything starts; run_variant rows made."""
+    """The schedule and the host facts, stored before anything starts, with the run_variant rows."""
     experiment = run.experiment
     seed = experiment.seed if experiment.seed is not None else run.run_id
     schedule = plan(experiment.schedule, experiment.rounds, experiment.block, seed, len(run.variants))
-    records.set_run(run.run_id, schedule=schedule.as_json(), context=run_context(Path(settings.server_dir)))
-    records.add_variants(
-        run.run_id,
-        [(v.name, v.target, is_aa_control(experiment, i)) for i, v in enumerate(run.variants)],
-    )
+    variants = [(v.name, v.target, is_aa_control(experiment, i)) for i, v in enumerate(run.variants)]
+    change = Change().run(schedule=schedule.as_json(), context=run_context(Path(settings.server_dir)))
+    state.write(run.run_id, change.add_variants(variants))
     return schedule
 
 
 def _extend(
     run: _Run,
+    fleet: Fleet,
     schedule: Schedule,
-    started: float,
+    begun: float,
     opened: dict[int, OpenVariant],
     failed: dict[int, str],
     check_lease: Callable[[], None],
@@ -195,53 +175,49 @@ def _extend(
     experiment = run.experiment
     if experiment.max_rounds is None or schedule.kind != "interleaved":
         return
-    budget = Budget(experiment.max_rounds, experiment.max_minutes, started)
+    budget = Budget(experiment.max_rounds, experiment.max_minutes, begun)
     done = schedule.rounds
     for longer in extensions(schedule, budget, lambda: undecided(run.run_id, set(failed))):
-        records.set_run(run.run_id, schedule=longer.as_json())
+        state.write(run.run_id, Change().run(schedule=longer.as_json()))
         for step in longer.after(done, run.workload.groups()):
             if step.variant_index in opened and step.variant_index not in failed:
-                _block(run, opened[step.variant_index], step, failed, check_lease)
+                _block(run, fleet, opened[step.variant_index], step, failed, check_lease)
         done = longer.rounds
 
 
-def _fail(run: _Run, failed: dict[int, str], index: int, reason: str) -> None:
+def _fail(change: Change, failed: dict[int, str], index: int, reason: str) -> Change:
+    """Variant `index` drops out with `reason`: noted in `failed` and in the change (written by the
+    caller with the rest of its step)."""
     failed[index] = reason
-    records.set_variant(run.run_id, index, status=VariantStatus.failed, error=reason, finished_at=utcnow())
+    return change.variant(index, status=VariantStatus.failed, error=reason, finished_at=utcnow())
 
 
 def _instances(run: _Run, settings: Settings, failed: dict[int, str]) -> list[Instance]:
     """Pre-flight every variant (a refusal fails that variant), then one Instance per variant that
-    passed: slots 0, 1, ... per target, or one shared instance for a kind without `instances`.
-    Refuses the whole run (MemoryRefused) when their memory exceeds MemAvailable."""
-    instances: list[Instance] = []
-    by_target: dict[str, list[Instance]] = {}
+    passed (execution/instances.py Slots: slots 0, 1, ... per target, or one shared instance for a
+    kind without `instances`). Refuses the whole run (MemoryRefused) when their memory exceeds
+    MemAvailable. The failures and the versions read are written in one step."""
+    slots = Slots(settings)
+    change = Change()
     for index, variant in enumerate(run.variants):
         target = run.targets.get(variant.target)
         if target is None:
-            _fail(run, failed, index, f"variant {variant.name!r}: target {variant.target!r} does not exist")
+            _fail(
+                change, failed, index, f"variant {variant.name!r}: target {variant.target!r} does not exist"
+            )
             continue
-        slots = by_target.setdefault(target.name, [])
-        # A kind without `instances` (an existing server) has one server: its variants share slot 0's
-        # provisioner, which also remembers what each of them changes (put back when the run ends).
-        shared = bool(slots) and not slots[0].provisioner.instances
-        provisioner = slots[0].provisioner if shared else provisioner_for(target, settings, slot=len(slots))
+        provisioner = slots.provisioner(target)
         if target.version is None:
             target.version = provisioner.server_version()
-            records.record_version(target.name, target.version)
+            change.version(target.name, target.version)
         reason = refusal(run.workload, variant, target, provisioner, run.experiment.policy)
         if reason:
-            _fail(run, failed, index, reason)
+            _fail(change, failed, index, reason)
             continue
-        if shared:
-            slots[0].variants.append(index)  # one server only: the variants share it
-            continue
-        instance = Instance(provisioner, server_options(run.workload, target, variant), [index])
-        slots.append(instance)
-        instances.append(instance)
-    check_memory([i.options for i in instances], settings.instance_allowance_mb)
-    run.shared = {index for instance in instances if instance.shared for index in instance.variants}
-    return instances
+        slots.keep(target, provisioner, server_options(run.workload, target, variant), index)
+    state.write(run.run_id, change)
+    check_memory([i.options for i in slots.instances], settings.instance_allowance_mb)
+    return slots.instances
 
 
 def _job(run: _Run, index: int) -> VariantJob:
@@ -263,73 +239,89 @@ def _job(run: _Run, index: int) -> VariantJob:
     )
 
 
-def _start(run: _Run, instances: list[Instance], failed: dict[int, str]) -> dict[int, OpenVariant]:
-    """Start every instance at once (one thread each), then freeze them all; a variant whose
-    server does not start is failed. Each started variant's context goes to its run_variant row."""
-    _raise_if_cancelled(run.run_id)
-    opened: dict[int, OpenVariant] = {}
+@contextmanager
+def _started(
+    run: _Run, instances: list[Instance], opened: dict[int, OpenVariant], failed: dict[int, str]
+) -> Iterator[Fleet]:
+    """Every instance started at once and frozen (execution/instances.py `started`), its variants
+    opened into `opened`; a variant whose server does not start is failed. Each started variant's
+    context goes to its run_variant row. Every instance is stopped when the block exits."""
 
-    def start(instance: Instance) -> None:
+    def progress(value: dict[str, Any] | None) -> None:
+        state.write(run.run_id, Change().run(progress=value))
+
+    def start(instance: Instance) -> bool:
         first, *sharing = instance.variants
-        records.set_variant(run.run_id, first, status=VariantStatus.running, started_at=utcnow())
+        state.write(run.run_id, Change().variant(first, status=VariantStatus.running, started_at=utcnow()))
         try:
             opened[first] = open_variant(
-                _job(run, first), instance.provisioner, lambda p: records.set_run(run.run_id, progress=p)
+                _job(run, first),
+                instance.provisioner,
+                progress,
             )
         except _VARIANT_ERRORS as error:
-            _fail(run, failed, first, f"variant {run.variants[first].name!r}: server did not start: {error}")
+            reason = f"variant {run.variants[first].name!r}: server did not start: {error}"
+            state.write(run.run_id, _fail(Change(), failed, first, reason))
             instance.provisioner.stop()
-            return
+            return False
         store_unavailable(run.run_id, first, opened[first].probes.unavailable)
         context = capture_context(instance.provisioner, opened[first].server.connection)
-        records.record_version(run.variants[first].target, context["version"])
+        change = Change().version(run.variants[first].target, context["version"])
         for index in instance.variants:
-            records.set_variant(run.run_id, index, **context)
+            change.variant(index, **context)
         for index in sharing:  # a shared server: the other variants connect to it
-            records.set_variant(run.run_id, index, status=VariantStatus.running, started_at=utcnow())
+            change.variant(index, status=VariantStatus.running, started_at=utcnow())
+        state.write(run.run_id, change)
+        for index in sharing:
             opened[index] = open_variant(_job(run, index), instance.provisioner, lambda p: None)
             store_unavailable(run.run_id, index, opened[index].probes.unavailable)
+        return True
 
-    for instance, error in zip(instances, in_parallel(start, instances), strict=True):
-        if error is not None:
-            log.error("starting %s: %s", instance.provisioner.target_name, error)
-            for index in instance.variants:
-                if index not in failed:
-                    _fail(run, failed, index, f"variant {run.variants[index].name!r}: {error}")
-    for instance in instances:
-        if not any(index in failed for index in instance.variants):
-            instance.freeze()
-    return opened
+    with started(instances, start, f"run {run.run_id}") as fleet:
+        change = Change()
+        for instance, error in zip(instances, fleet.errors, strict=True):
+            if error is not None:
+                log.error("starting %s: %s", instance.provisioner.target_name, error)
+                for index in instance.variants:
+                    if index not in failed:
+                        _fail(change, failed, index, f"variant {run.variants[index].name!r}: {error}")
+        if change.variant_fields:
+            state.write(run.run_id, change)
+        yield fleet
 
 
 def _block(
-    run: _Run, variant: OpenVariant, step: Step, failed: dict[int, str], check_lease: Callable[[], None]
+    run: _Run,
+    fleet: Fleet,
+    variant: OpenVariant,
+    step: Step,
+    failed: dict[int, str],
+    check_lease: Callable[[], None],
 ) -> None:
     """Thaw the variant's instance, run its block (each iteration recorded), freeze it again."""
-    _raise_if_cancelled(run.run_id)
-    records.set_run(run.run_id, current_variant=step.variant_index)
+    if state.write(run.run_id, Change().run(current_variant=step.variant_index)).cancel_requested:
+        raise RunCancelled
     name = run.variants[step.variant_index].name
+    instance = fleet.of(step.variant_index)
 
     def block(one: OpenVariant) -> None:
-        one.provisioner.thaw()
-        if step.variant_index in run.shared:
-            reapply(one)
-        for done in run_block(one, step.group, step.iterations):
-            place = Place(
-                run.run_id,
-                step.variant_index,
-                name,
-                done.number,
-                step.group,
-                step.round,
-                step.block,
-                step.position,
-            )
-            ingest_iteration(place, done.timings, {PROBES: done.measurements})
-            check_lease()
-            _raise_if_cancelled(run.run_id)
-        if step.variant_index not in run.shared:
-            one.provisioner.freeze()
+        with fleet.block(instance):
+            if instance.shared:
+                reapply(one)
+            for done in run_block(one, step.group, step.iterations):
+                place = Place(
+                    run.run_id,
+                    step.variant_index,
+                    name,
+                    done.number,
+                    step.group,
+                    step.round,
+                    step.block,
+                    step.position,
+                )
+                ingest_iteration(place, done.timings, {PROBES: done.measurements})
+                check_lease()
+                _raise_if_cancelled(run.run_id)
 
     _guarded(run, variant, failed, block)
 
@@ -345,20 +337,19 @@ def _guarded(
         gone = "" if variant.provisioner.pid() is not None else " (the server process is gone)"
         reason = f"variant {variant.job.name!r}: server error{gone}: {error}"
         log.warning("run %s: %s", run.run_id, reason)
-        _fail(run, failed, index, reason)
+        state.write(run.run_id, _fail(Change(), failed, index, reason))
         try:
             variant.provisioner.stop()
         except Exception:
             log.exception("stopping the failed variant %s", variant.job.name)
 
 
-def _close(variant: OpenVariant) -> None:
+def _close(fleet: Fleet, variant: OpenVariant) -> None:
     """Tear-down with the instance thawed, then frozen again: still only one instance works at a time."""
-    variant.provisioner.thaw()
-    close_variant(variant)
-    variant.provisioner.freeze()
+    with fleet.block(fleet.of(variant.job.index)):
+        close_variant(variant)
 
 
 def _raise_if_cancelled(run_id: int) -> None:
-    if records.cancel_requested(run_id):
+    if state.cancel_requested(run_id):
         raise RunCancelled

@@ -5,20 +5,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from upgradelab.execution.schedule import RunSchedule, ScheduleKind
 from upgradelab.experiments.models import FinalRunStatus, RunStatus, VariantStatus
-from upgradelab.experiments.schedule import ScheduleKind
 from upgradelab.workloads.base import Policy
-
-
-class RunSchedule(BaseModel):
-    """The schedule as planned (runs/plan.py): `order` is the variant order (indexes) of every round;
-    `block` is iterations per block."""
-
-    kind: ScheduleKind
-    seed: int
-    rounds: int
-    block: int
-    order: list[list[int]]
 
 
 class RunProgress(BaseModel):

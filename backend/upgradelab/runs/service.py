@@ -8,10 +8,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.db import utcnow
 from upgradelab.errors import not_found
+from upgradelab.execution import reaper
 from upgradelab.experiments import service as experiments
 from upgradelab.experiments.models import Experiment, Run, RunStatus, RunVariant
 from upgradelab.results.store.models import Iteration
-from upgradelab.runs import history, reaper
+from upgradelab.runs import history
+from upgradelab.runs.jobs import RUN_JOBS
 from upgradelab.runs.schemas import (
     RunContext,
     RunFilter,
@@ -76,7 +78,7 @@ async def rerun(session: AsyncSession, run: Run) -> Run:
 async def cancel(session: AsyncSession, run: Run) -> Run:
     """Cancel a run in any non-final state: a queued run at once; a started run whose worker holds
     its lease after the current iteration (results kept); a started run whose lease expired (worker
-    gone) at once, its servers stopped and its targets freed (runs/reaper.py `end_abandoned`)."""
+    gone) at once, its servers stopped and its targets freed (execution/reaper.py `end_abandoned`)."""
     if run.status.is_final:
         return run
     run.cancel_requested = True
@@ -86,9 +88,9 @@ async def cancel(session: AsyncSession, run: Run) -> Run:
     await session.commit()
     if cancelled_now:
         await to_thread.run_sync(
-            lambda: publish_status(run.id, {"status": RunStatus.cancelled}, retry_for_s=5)
+            lambda: publish_status(run.id, {"status": RunStatus.cancelled}, retry_for_s=5, final=True)
         )
-    elif await to_thread.run_sync(reaper.end_abandoned, run.id, RunStatus.cancelled, None):
+    elif await to_thread.run_sync(reaper.end_abandoned, RUN_JOBS.name, run.id, RunStatus.cancelled, None):
         await session.refresh(run)
     return run
 

@@ -16,7 +16,6 @@ from typing import Any
 from redis import Redis, RedisError
 from tenacity import Retrying, before_sleep_log, retry_if_exception_type, stop_after_delay, wait_exponential
 
-from upgradelab.experiments.models import FINAL_STATUSES
 from upgradelab.settings import get_settings
 from upgradelab.streaming.keys import STREAM_MAXLEN, STREAM_TTL_S, stream_key
 
@@ -79,10 +78,13 @@ def publish_iteration(
     )
 
 
-def publish_status(run_id: int, fields: dict[str, Any], retry_for_s: float | None = None) -> None:
+def publish_status(
+    run_id: int, fields: dict[str, Any], retry_for_s: float | None = None, *, final: bool = False
+) -> None:
     """XADD {"type": "status", status?, current_variant?, error?, progress?} when a run's status,
     variant or dataset preparation progress (runs.progress: phase, rows, rows_total, bytes,
-    elapsed_s, estimate_s; null when done) changes."""
+    elapsed_s, estimate_s; null when done) changes. `final`: the caller says the status is one the
+    run never leaves; the stream then expires STREAM_TTL_S seconds later."""
     if not fields.keys() & {"status", "current_variant", "progress"}:
         return
     event: dict[str, Any] = {"type": "status"}
@@ -90,5 +92,4 @@ def publish_status(run_id: int, fields: dict[str, Any], retry_for_s: float | Non
         if name in fields:
             value = fields[name]
             event[name] = str(value) if name == "status" else value
-    status = event.get("status")
-    _append(run_id, event, final=status in FINAL_STATUSES, retry_for_s=retry_for_s)
+    _append(run_id, event, final=final, retry_for_s=retry_for_s)

@@ -1235,10 +1235,7 @@ export type ReplayRead = {
      * Dataset Deleted At
      */
     dataset_deleted_at: string | null;
-    /**
-     * Status
-     */
-    status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+    status: ReplayStatus;
     /**
      * Source Format
      */
@@ -1389,6 +1386,26 @@ export type ReplayStatement = {
      */
     position: number;
 };
+
+/**
+ * ReplayStatus
+ *
+ * queued -> running -> succeeded | failed | cancelled (the column is a string of these values).
+ */
+export const ReplayStatus = {
+    QUEUED: 'queued',
+    RUNNING: 'running',
+    SUCCEEDED: 'succeeded',
+    FAILED: 'failed',
+    CANCELLED: 'cancelled'
+} as const;
+
+/**
+ * ReplayStatus
+ *
+ * queued -> running -> succeeded | failed | cancelled (the column is a string of these values).
+ */
+export type ReplayStatus = typeof ReplayStatus[keyof typeof ReplayStatus];
 
 /**
  * ReplayVariantSpec
@@ -1761,8 +1778,8 @@ export type RunResults = {
 /**
  * RunSchedule
  *
- * The schedule as planned (runs/plan.py): `order` is the variant order (indexes) of every round;
- * `block` is iterations per block.
+ * The schedule as planned and stored (Schedule.as_json, a run's or a replay's `schedule`):
+ * `order` is the variant order (indexes) of every round; `block` is iterations per block.
  */
 export type RunSchedule = {
     /**
@@ -2780,10 +2797,7 @@ export type ReplayReadWritable = {
      * Dataset Deleted At
      */
     dataset_deleted_at: string | null;
-    /**
-     * Status
-     */
-    status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+    status: ReplayStatus;
     /**
      * Source Format
      */

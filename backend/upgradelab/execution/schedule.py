@@ -1,4 +1,4 @@
-"""Experiment -> Schedule: which variant runs which block, in which order, before the first iteration.
+"""A job's schedule: which variant runs which block, in which order, planned before the first block.
 
 interleaved: `rounds` rounds; each round's variant order is shuffled with random.Random(seed) (the
 same seed and variant count give the same schedule); within a round, for each of the template's
@@ -14,9 +14,24 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from upgradelab.experiments.schedule import EXTENSION_STEP
+from pydantic import BaseModel
+
+ScheduleKind = Literal["interleaved", "sequential"]
+
+EXTENSION_STEP = 5  # rounds an auto-extension adds at a time (each addition is one more look)
+
+
+class RunSchedule(BaseModel):
+    """The schedule as planned and stored (Schedule.as_json, a run's or a replay's `schedule`):
+    `order` is the variant order (indexes) of every round; `block` is iterations per block."""
+
+    kind: ScheduleKind
+    seed: int
+    rounds: int
+    block: int
+    order: list[list[int]]
 
 
 @dataclass(frozen=True)
@@ -38,8 +53,8 @@ class Step:
 
 @dataclass(frozen=True)
 class Schedule:
-    """The stored schedule (run.schedule): kind, seed, rounds, block (iterations per block) and the
-    variant order of every round."""
+    """The stored schedule (run.schedule, replay_run.schedule): kind, seed, rounds, block (iterations
+    per block) and the variant order of every round."""
 
     kind: str
     seed: int
@@ -108,7 +123,7 @@ def extensions(
 
 
 def plan(kind: str, rounds: int, block: int, seed: int, variant_count: int) -> Schedule:
-    """The schedule of an experiment's run (see the module docstring)."""
+    """The schedule of a run or a replay (see the module docstring)."""
     variants = list(range(variant_count))
     if kind == "sequential":
         return Schedule(kind, seed, 1, block, [variants])

@@ -1,16 +1,17 @@
-"""Leases: a run or a replay being executed is held by one worker process, which proves it is alive.
+"""Leases: a job (a run, a replay) being executed is held by one worker process, which proves it is alive.
 
-The lease lives in the metadata database (`lease_owner`, `lease_expires_at` of the row: `run` or
-`replay_run`), not in Redis: a Redis restart or an outage of a minute must not look like a dead
-worker, and the reaper (runs/reaper.py) needs nothing but the database to decide. A heartbeat
+The lease lives in the metadata database (`lease_owner`, `lease_expires_at` of the job's row: `run`
+or `replay_run`), not in Redis: a Redis restart or an outage of a minute must not look like a dead
+worker, and the reaper (execution/reaper.py) needs nothing but the database to decide. A heartbeat
 thread in the worker renews it every `run_heartbeat_s` seconds for `run_lease_ttl_s` seconds (15 s
 by default), whatever the row's own thread is doing (dataset preparation, a server start, a long
-iteration or statement), and renews the target locks (Redis, runs/locks.py) in the same beat. A
+iteration or statement), and renews the target locks (Redis, execution/locks.py) in the same beat. A
 renewal that finds the lease taken (the reaper ended the row) marks it lost; the runner stops at
 its next check (`Lease.check`).
 
-Both kinds go through the same functions, told apart by a `LeaseKind` (RUNS, REPLAYS): which table,
-which status a claim moves from and to, which statuses hold a lease. Used by a runner once per row:
+Every kind goes through the same functions, told apart by the `LeaseKind` its executor defines
+(runs/jobs.py RUNS, replay/jobs.py REPLAYS): which table, which status a claim moves from and to,
+which statuses hold a lease. Used once per row, by execution/lifecycle.py:
 
     owner = new_owner()
     if not claim(row_id, owner, ttl_s, kind): ...          # queued -> started, lease taken
@@ -24,41 +25,35 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from types import TracebackType
 from typing import Any
 
 from sqlalchemy import and_, or_, select, update
 
 from upgradelab.db import sync_session, utcnow
-from upgradelab.experiments.models import Run, RunStatus
-from upgradelab.replay.models import ReplayRun
+from upgradelab.execution.periodic import Periodic
 from upgradelab.settings import Settings
 
 log = logging.getLogger(__name__)
 
-# A run between claim and final status; only these hold (or have lost) a lease.
-STARTED = (RunStatus.provisioning, RunStatus.running)
-
 
 @dataclass(frozen=True)
 class LeaseKind:
-    """A kind of row a worker leases: its name (also its target locks' holder, runs/locks.py
-    `<name>:<id>:`), table, the status a claim takes it from (`queued`) and to (`claimed`), the
-    statuses that hold a lease (`started`) and the column a claim stamps with the time, if any."""
+    """A kind of job a worker leases, defined by its executor: its name (also its target locks'
+    holder, execution/locks.py `<name>:<id>:`), its table's model (columns id, status, lease_owner,
+    lease_expires_at), the status a claim takes it from (`queued`) and to (`claimed`), the statuses
+    that hold a lease (`started`), the final ones (`final`: a job never leaves them) and the column a
+    claim stamps with the time, if any."""
 
     name: str
-    model: type[Run] | type[ReplayRun]
+    model: Any
     queued: str
     claimed: str
     started: tuple[str, ...]
+    final: tuple[str, ...]
     claim_stamp: str | None = None
-
-
-RUNS = LeaseKind("run", Run, RunStatus.queued, RunStatus.provisioning, STARTED, "started_at")
-REPLAYS = LeaseKind("replay", ReplayRun, "queued", "running", ("running",))
 
 
 class LeaseLost(Exception):
@@ -70,7 +65,7 @@ def new_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def claim(row_id: int, owner: str, ttl_s: float, kind: LeaseKind = RUNS) -> bool:
+def claim(row_id: int, owner: str, ttl_s: float, kind: LeaseKind) -> bool:
     """queued -> claimed (runs: provisioning, with started_at; replays: running) with a lease of
     ttl_s seconds for `owner`, in one conditional UPDATE; False when the row is no longer queued
     (cancelled, or another worker has it)."""
@@ -92,7 +87,7 @@ def claim(row_id: int, owner: str, ttl_s: float, kind: LeaseKind = RUNS) -> bool
     return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
-def renew(row_id: int, owner: str, ttl_s: float, kind: LeaseKind = RUNS) -> bool:
+def renew(row_id: int, owner: str, ttl_s: float, kind: LeaseKind) -> bool:
     """Push the lease's expiry to now + ttl_s; False when `owner` no longer holds it."""
     model = kind.model
     with sync_session() as session:
@@ -119,7 +114,7 @@ def finish(row_id: int, owner: str, kind: LeaseKind, **fields: Any) -> bool:
     return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
-def take_over_expired(row_id: int | None, owner: str, ttl_s: float, kind: LeaseKind = RUNS) -> list[int]:
+def take_over_expired(row_id: int | None, owner: str, ttl_s: float, kind: LeaseKind) -> list[int]:
     """Give `owner` the lease of every started row (or only `row_id`) whose lease expired or that
     has none; the ids taken. A conditional UPDATE per row, so two reapers never take the same one."""
     now = utcnow()
@@ -145,23 +140,8 @@ def take_over_expired(row_id: int | None, owner: str, ttl_s: float, kind: LeaseK
     return taken
 
 
-def started_runs_on(targets: Iterable[str], except_run: int) -> list[int]:
-    """Ids of other runs between claim and final status that use any of `targets`.
-
-    The database's word on who uses a target, asked after the Redis locks are taken: a lock lost in
-    a Redis restart without persistence (or expired in a long outage) must not let a second run onto
-    a target whose run is still going, or not yet reaped.
-    """
-    names = set(targets)
-    with sync_session() as session:
-        rows = session.execute(
-            select(Run.id, Run.targets).where(Run.status.in_(STARTED), Run.id != except_run)
-        )
-        return [run_id for run_id, used in rows if names & set(filter(None, used.split(",")))]
-
-
-class Lease:
-    """The heartbeat thread of one run or replay (context manager; see the module docstring).
+class Lease(Periodic):
+    """The heartbeat thread of one job (a context manager; see the module docstring).
 
     Every `run_heartbeat_s` seconds: renew the database lease, then call `renew_locks` (the target
     locks). A failing renewal (database locked, Redis down) is logged and tried again at the next
@@ -170,20 +150,13 @@ class Lease:
     """
 
     def __init__(
-        self,
-        row_id: int,
-        owner: str,
-        renew_locks: Callable[[], None],
-        settings: Settings,
-        kind: LeaseKind = RUNS,
+        self, row_id: int, owner: str, renew_locks: Callable[[], None], settings: Settings, kind: LeaseKind
     ) -> None:
         self.row_id, self.owner, self.kind = row_id, owner, kind
         self._renew_locks = renew_locks
         self._ttl_s = settings.run_lease_ttl_s
-        self._interval_s = settings.run_heartbeat_s
-        self._stop = threading.Event()
         self._lost = threading.Event()
-        self._thread = threading.Thread(target=self._beat, name=f"lease-{kind.name}-{row_id}", daemon=True)
+        super().__init__(f"lease-{kind.name}-{row_id}", settings.run_heartbeat_s, self._beat)
 
     @property
     def lost(self) -> bool:
@@ -195,27 +168,17 @@ class Lease:
         if self.lost:
             raise LeaseLost(f"{self.kind.name} {self.row_id}: lease of {self.owner} lost")
 
-    def _beat(self) -> None:
+    def _beat(self) -> bool:
         where = f"{self.kind.name} {self.row_id}"
-        while not self._stop.wait(self._interval_s):
-            try:
-                if not renew(self.row_id, self.owner, self._ttl_s, self.kind):
-                    log.warning("%s: lease of %s lost; stopping at the next check", where, self.owner)
-                    self._lost.set()
-                    return
-            except Exception:  # the database may be busy: the TTL covers a few missed beats
-                log.exception("%s: renewing the lease", where)
-            try:
-                self._renew_locks()
-            except Exception:  # Redis down: the locks' TTL covers an outage, renewed once it is back
-                log.warning("%s: renewing the target locks failed; retrying", where, exc_info=True)
-
-    def __enter__(self) -> "Lease":
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, _type: type[BaseException] | None, _value: BaseException | None, _tb: TracebackType | None
-    ) -> None:
-        self._stop.set()
-        self._thread.join()
+        try:
+            if not renew(self.row_id, self.owner, self._ttl_s, self.kind):
+                log.warning("%s: lease of %s lost; stopping at the next check", where, self.owner)
+                self._lost.set()
+                return False
+        except Exception:  # the database may be busy: the TTL covers a few missed beats
+            log.exception("%s: renewing the lease", where)
+        try:
+            self._renew_locks()
+        except Exception:  # Redis down: the locks' TTL covers an outage, renewed once it is back
+            log.warning("%s: renewing the target locks failed; retrying", where, exc_info=True)
+        return True

@@ -1,19 +1,27 @@
-"""Server instances of a run: one per variant (own datadir, port, option file, error log, tmpdir;
-docker: own container and data volume), checked against the machine's memory, started together,
-frozen while another variant's block runs.
+"""Server instances of a job (a run, a replay): one per variant (own datadir, port, option file,
+error log, tmpdir; docker: own container and data volume), given out by `Slots`, checked against the
+machine's memory, started together and frozen by `started`, thawed for a variant's block and frozen
+after it (`Fleet.block`), all stopped on every exit path.
 
 A provisioner kind without `instances` (one server only) gives its variants one shared instance.
 """
 
+import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import psutil
 
+from upgradelab.settings import Settings
+from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners import provisioner_for
 from upgradelab.targets.provisioners.base import Provisioner, ServerConnection
+
+log = logging.getLogger(__name__)
 
 DEFAULT_BUFFER_POOL_BYTES = 128 * 1024**2  # MySQL's and MariaDB's innodb_buffer_pool_size default
 _MIB = 1024**2
@@ -47,6 +55,91 @@ class Instance:
 
     def thaw(self) -> None:
         self.provisioner.thaw()
+
+
+class Slots:
+    """Gives each variant of a job its instance: slots 0, 1, ... of its target in variant order, or
+    the one shared instance of a kind without `instances` (an existing server: its provisioner also
+    remembers what each variant changes, put back when the job ends).
+
+        provisioner = slots.provisioner(target)      # ask it (version, pre-flight) before keeping it
+        slots.keep(target, provisioner, options, 3)  # variant 3 runs there
+        check_memory([i.options for i in slots.instances], allowance_mb)
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._by_target: dict[str, list[Instance]] = {}
+        self.instances: list[Instance] = []  # in the order they were kept
+
+    def provisioner(self, target: Target) -> Provisioner:
+        """The provisioner the next variant on `target` gets: the shared server's when the kind has no
+        instances and one is kept already, else the next slot's (a slot is taken only by `keep`)."""
+        kept = self._by_target.get(target.name, [])
+        if kept and not kept[0].provisioner.instances:
+            return kept[0].provisioner
+        return provisioner_for(target, self._settings, slot=len(kept))
+
+    def keep(self, target: Target, provisioner: Provisioner, options: list[str], variant: int) -> Instance:
+        """Variant `variant` runs on `provisioner` (from `provisioner`): a new instance, or the shared
+        one it names. The instance."""
+        kept = self._by_target.setdefault(target.name, [])
+        if kept and kept[0].provisioner is provisioner:
+            kept[0].variants.append(variant)
+            return kept[0]
+        instance = Instance(provisioner, options, [variant])
+        kept.append(instance)
+        self.instances.append(instance)
+        return instance
+
+
+@dataclass
+class Fleet:
+    """A job's started instances (see `started`): `errors[i]` is what starting `instances[i]` raised."""
+
+    instances: list[Instance]
+    errors: list[BaseException | None] = field(default_factory=list)
+
+    def of(self, variant: int) -> Instance:
+        """The instance variant `variant` runs on; KeyError when it has none."""
+        for instance in self.instances:
+            if variant in instance.variants:
+                return instance
+        raise KeyError(variant)
+
+    @contextmanager
+    def block(self, instance: Instance) -> Iterator[Instance]:
+        """The instance thawed for one block and frozen again after it (a shared one never freezes).
+        A block that raises leaves it thawed: the caller stops it or the job's end does."""
+        instance.thaw()
+        yield instance
+        instance.freeze()
+
+
+@contextmanager
+def started(instances: list[Instance], start: Callable[[Instance], bool], what: str) -> Iterator[Fleet]:
+    """Start every instance at once, one thread each (`start(instance)`: True when it is up and is to
+    be frozen; what it raises goes to `Fleet.errors`), freeze the ones up, yield the Fleet; on every
+    exit path, exception or not, stop every instance (a frozen one is thawed first by its
+    provisioner); a stop that fails is logged with `what` ("run 3") and the next still stopped."""
+    fleet = Fleet(instances)
+    up: dict[int, bool] = {}
+
+    def one(instance: Instance) -> None:
+        up[id(instance)] = start(instance)
+
+    try:
+        fleet.errors = in_parallel(one, instances)
+        for instance in instances:
+            if up.get(id(instance)):
+                instance.freeze()
+        yield fleet
+    finally:
+        for instance in instances:
+            try:
+                instance.provisioner.stop()
+            except Exception:  # one server that cannot be stopped must not keep the others running
+                log.exception("%s: stopping %s", what, instance.provisioner.target_name)
 
 
 def buffer_pool_bytes(options: list[str]) -> int:

@@ -1,4 +1,6 @@
-"""The pre-run memory check of a run's instances (buffer pools from the option lines + an allowance)."""
+"""A job's instances (execution/instances.py): the pre-run memory check (buffer pools from the option
+lines + an allowance), slots, and `started` on real servers: every instance started and frozen,
+thawed for a block, and all stopped on every exit path, an exception in a block included."""
 
 from pathlib import Path
 
@@ -8,8 +10,16 @@ from sqlalchemy import select
 from tests import ports
 from tests.runs.instances import state
 from upgradelab.db import sync_session
+from upgradelab.execution.instances import (
+    Instance,
+    MemoryRefused,
+    Slots,
+    buffer_pool_bytes,
+    check_memory,
+    mem_available_bytes,
+    started,
+)
 from upgradelab.settings import get_settings
-from upgradelab.targets.instances import MemoryRefused, buffer_pool_bytes, check_memory, mem_available_bytes
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import Endpoint, LocalProvisioner
 
@@ -80,3 +90,55 @@ def _datadir(endpoint: Endpoint) -> str:
     finally:
         connection.close()
     return str(row[0]) if row else ""
+
+
+class _BlockBroke(Exception):
+    pass
+
+
+def test_started_freezes_all_thaws_one_per_block_and_stops_all_when_a_block_raises(database: None) -> None:
+    with sync_session() as session:
+        target = session.scalars(select(Target).where(Target.name == "mariadb-10.11")).one()
+    settings = {**target.settings, "port": ports.INSTANCES}
+    first, second, third = (
+        LocalProvisioner("mariadb-10.11-instances", "mariadb", settings, get_settings(), slot=slot)
+        for slot in (0, 1, 2)
+    )
+    first.ensure_initialized()
+    instances = [Instance(first, [], [0]), Instance(second, [], [1]), Instance(third, [], [2])]
+
+    def start(instance: Instance) -> bool:
+        if instance.provisioner is third:
+            raise RuntimeError("this one does not start")
+        instance.provisioner.start([])
+        return True
+
+    pids: list[int] = []
+    try:
+        with pytest.raises(_BlockBroke), started(instances, start, "test") as fleet:
+            assert fleet.errors[:2] == [None, None] and isinstance(fleet.errors[2], RuntimeError)
+            pids = [p for p in (first.pid(), second.pid()) if p is not None]
+            assert len(pids) == 2 and all(state(pid) == "T" for pid in pids)  # both frozen
+            assert fleet.of(1) is instances[1]
+            with fleet.block(fleet.of(0)):
+                assert state(pids[0]) != "T" and state(pids[1]) == "T"  # only the block's instance works
+            assert state(pids[0]) == "T"  # frozen again after its block
+            with fleet.block(fleet.of(1)):
+                raise _BlockBroke
+        assert first.pid() is None and second.pid() is None  # every instance stopped
+    finally:
+        first.stop()
+        second.stop()
+        third.stop()
+
+
+def test_slots_give_each_variant_its_own_slot_of_its_target(database: None) -> None:
+    with sync_session() as session:
+        target = session.scalars(select(Target).where(Target.name == "mariadb-10.11")).one()
+        session.expunge(target)
+    slots = Slots(get_settings())
+    refused = slots.provisioner(target)  # asked, not kept: the slot is still free
+    assert refused.slot == 0
+    kept = [slots.keep(target, slots.provisioner(target), [], index) for index in range(2)]
+    assert [i.provisioner.slot for i in kept] == [0, 1] and [i.variants for i in kept] == [[0], [1]]
+    assert slots.instances == kept and not any(i.shared for i in kept)

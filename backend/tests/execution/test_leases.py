@@ -1,5 +1,6 @@
-"""Run leases, the reaper and the target locks on the real metadata database and Redis (no servers:
-the runs here name targets that have none, so the reaper has nothing to stop)."""
+"""Leases, the reaper and the target locks (execution/) with the run kind (runs/jobs.py) on the real
+metadata database and Redis (no servers: the runs here name targets that have none, so the reaper
+has nothing to stop)."""
 
 import time
 import uuid
@@ -10,10 +11,11 @@ from redis import Redis
 from sqlalchemy import update
 
 from upgradelab.db import sync_session
+from upgradelab.execution import leases, reaper
+from upgradelab.execution.leases import Lease, LeaseLost
+from upgradelab.execution.locks import TargetLocks, free_run_locks, lock_key
 from upgradelab.experiments.models import Experiment, Run, RunStatus
-from upgradelab.runs import leases, reaper
-from upgradelab.runs.leases import RUNS, Lease, LeaseLost
-from upgradelab.runs.locks import TargetLocks, free_run_locks, lock_key
+from upgradelab.runs.jobs import RUN_JOBS, RUNS, started_runs_on
 from upgradelab.settings import get_settings
 
 
@@ -43,8 +45,8 @@ def _run(run_id: int) -> Run:
 
 def test_a_run_is_claimed_once_with_its_lease(new_run: Callable[..., int]) -> None:
     run_id = new_run("lease-a")
-    assert leases.claim(run_id, "first", 15)
-    assert not leases.claim(run_id, "second", 15)
+    assert leases.claim(run_id, "first", 15, RUNS)
+    assert not leases.claim(run_id, "second", 15, RUNS)
     run = _run(run_id)
     assert run.status == RunStatus.provisioning and run.lease_owner == "first"
     assert run.lease_expires_at is not None and run.started_at is not None
@@ -54,8 +56,8 @@ def test_reaper_ends_only_runs_whose_lease_expired_and_the_owner_can_no_longer_f
     new_run: Callable[..., int],
 ) -> None:
     expired, live = new_run("lease-b"), new_run("lease-c")
-    assert leases.claim(expired, "dead-worker", ttl_s=-1)
-    assert leases.claim(live, "live-worker", ttl_s=60)
+    assert leases.claim(expired, "dead-worker", ttl_s=-1, kind=RUNS)
+    assert leases.claim(live, "live-worker", ttl_s=60, kind=RUNS)
     assert expired in reaper.reap_expired()
     ended = _run(expired)
     assert (ended.status, ended.error, ended.lease_owner) == (RunStatus.failed, "worker lost", None)
@@ -63,17 +65,17 @@ def test_reaper_ends_only_runs_whose_lease_expired_and_the_owner_can_no_longer_f
     assert _run(live).status == RunStatus.provisioning and _run(live).lease_owner == "live-worker"
     assert not leases.finish(expired, "dead-worker", RUNS, status=RunStatus.succeeded)
     assert _run(expired).status == RunStatus.failed
-    assert not reaper.end_abandoned(live, RunStatus.cancelled, None)  # a worker holds it
+    assert not reaper.end_abandoned(RUN_JOBS.name, live, RunStatus.cancelled, None)  # a worker holds it
     assert leases.finish(live, "live-worker", RUNS, status=RunStatus.succeeded)
 
 
 def test_heartbeat_renews_the_lease_and_notices_when_it_is_taken(new_run: Callable[..., int]) -> None:
     run_id = new_run("lease-d")
-    assert leases.claim(run_id, "me", ttl_s=1)
+    assert leases.claim(run_id, "me", ttl_s=1, kind=RUNS)
     before = _run(run_id).lease_expires_at
     settings = get_settings().model_copy(update={"run_heartbeat_s": 0.05, "run_lease_ttl_s": 30})
     renewals: list[int] = []
-    with Lease(run_id, "me", lambda: renewals.append(1), settings) as lease:
+    with Lease(run_id, "me", lambda: renewals.append(1), settings, RUNS) as lease:
         while not renewals:
             time.sleep(0.01)
         after = _run(run_id).lease_expires_at
@@ -92,10 +94,10 @@ def test_heartbeat_renews_the_lease_and_notices_when_it_is_taken(new_run: Callab
 def test_started_runs_on_names_other_started_runs_sharing_a_target(new_run: Callable[..., int]) -> None:
     name = f"lease-{uuid.uuid4().hex[:6]}"
     started, queued = new_run(name, "lease-e"), new_run(name)
-    assert leases.claim(started, "w", 60)
-    assert leases.started_runs_on([name], except_run=queued) == [started]
-    assert leases.started_runs_on(["lease-e"], except_run=started) == []
-    assert leases.started_runs_on(["lease-nobody"], except_run=queued) == []
+    assert leases.claim(started, "w", 60, RUNS)
+    assert started_runs_on([name], except_run=queued) == [started]
+    assert started_runs_on(["lease-e"], except_run=started) == []
+    assert started_runs_on(["lease-nobody"], except_run=queued) == []
 
 
 def test_target_locks_are_all_or_none_retaken_after_loss_and_freed_per_run(redis_server: str) -> None:

@@ -1,5 +1,8 @@
-"""A replay run: a query source replayed on a dataset across variants, and its stored report."""
+"""A replay run's record: a query source replayed on a dataset across variants, its status and its
+stored report. Here, below the replay executor (replay/), because the dataset domain reads it too
+(a dataset's replays, its copies' slots), as a run's records live in experiments/models.py."""
 
+import enum
 from datetime import datetime
 from typing import Any
 
@@ -9,14 +12,37 @@ from sqlalchemy.orm import Mapped, mapped_column
 from upgradelab.db import Base, utcnow
 
 
+class ReplayStatus(enum.StrEnum):
+    """queued -> running -> succeeded | failed | cancelled (the column is a string of these values)."""
+
+    queued = "queued"
+    running = "running"
+    succeeded = "succeeded"
+    failed = "failed"
+    cancelled = "cancelled"
+
+    @property
+    def is_final(self) -> bool:
+        return self in FINAL_REPLAY_STATUSES
+
+
+# The statuses a replay never leaves.
+FINAL_REPLAY_STATUSES: tuple[ReplayStatus, ...] = (
+    ReplayStatus.succeeded,
+    ReplayStatus.failed,
+    ReplayStatus.cancelled,
+)
+
+
 class ReplayRun(Base):
-    """Row of `replay_run`. status: queued | running | succeeded | failed | cancelled. `variants`: [{"name",
+    """Row of `replay_run`. status: a ReplayStatus. `variants`: [{"name",
     "target", "preset", "options"}]; `statements` / `skipped_writes`: the parsed source (sources.py);
-    `report`: compare.report_document() once succeeded; `progress`: the current step. `repeats`: the
-    number of rounds (the column predates rounds); `schedule`: runs/plan.py Schedule.as_json() of the
-    rounds, stored before the first server starts (NULL for replays made before rounds).
+    `report`: replay/compare.report_document() once succeeded; `progress`: the current step. `repeats`:
+    the number of rounds (the column predates rounds); `schedule`: execution/schedule.py
+    Schedule.as_json() of the rounds, stored before the first server starts (NULL for replays made
+    before rounds).
     `statement_timeout_s`: every replayed statement's bound (seconds); `cancel_requested`: the user
-    asked to cancel (service.cancel), the worker's cancel watch ends the replay (runner.py)."""
+    asked to cancel (replay/service.cancel), the worker's cancel watch ends the replay (replay/runner.py)."""
 
     __tablename__ = "replay_run"
 
@@ -35,12 +61,13 @@ class ReplayRun(Base):
     cancel_requested: Mapped[bool] = mapped_column(default=False, server_default=false())
     statements: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     skipped_writes: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
-    status: Mapped[str] = mapped_column(String(16), default="queued")
+    status: Mapped[str] = mapped_column(String(16), default=ReplayStatus.queued)
     schedule: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     error: Mapped[str | None] = mapped_column(Text, default=None)
-    # runs/leases.py (kind REPLAYS): the worker executing it, and until when (renewed by its heartbeat)
+    # execution/leases.py (replay/jobs.py REPLAYS): the worker executing it, and until when (renewed
+    # by its heartbeat)
     lease_owner: Mapped[str | None] = mapped_column(String(200), default=None)
     lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

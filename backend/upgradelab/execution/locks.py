@@ -1,20 +1,25 @@
-"""One run at a time per target: a Redis lock per target name, a lease renewed by the run's heartbeat.
+"""One job at a time per target: a Redis lock per target name, a lease renewed by the job's heartbeat.
 
-The heartbeat thread (runs/leases.py) renews the locks every few seconds, never the iteration loop,
+The heartbeat thread (execution/leases.py) renews the locks every few seconds, never the iteration loop,
 so a long iteration or a dataset preparation cannot let them lapse. Their TTL (`target_lock_ttl_s`,
 90 s) outlasts a Redis outage of a minute: Redis keeps expiry times as wall-clock instants, so a
 shorter lock would be gone when Redis comes back. A run whose worker died does not wait for the TTL:
 the reaper frees its locks at once (`free_run_locks`). Lock values are `run:<id>:<uuid>` (a
-replay's: `replay:<id>:<uuid>`), so the reaper can tell which run or replay holds a lock.
+replay's: `replay:<id>:<uuid>`, a dataset copy's `copy:<id>:<uuid>`), so the reaper can tell which
+job holds a lock. A job that finds a target locked raises `TargetsBusy` (its task retries later).
 """
 
 import logging
+from collections.abc import Iterable
 from contextlib import suppress
 
 from redis import Redis, RedisError
 from redis.exceptions import LockNotOwnedError
 from redis.lock import Lock
 from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_exponential
+
+from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners.existing import ExistingProvisioner
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +32,23 @@ if value and string.sub(value, 1, string.len(ARGV[1])) == ARGV[1] then
 end
 return 0
 """
+
+
+class TargetsBusy(Exception):
+    """Another job holds one of this job's targets; the task retries later (the job stays queued).
+    The message names the targets."""
+
+
+def lock_names(targets: Iterable[Target]) -> list[str]:
+    """Names of the locks a job takes: every target's name, plus `server:<host>:<port>` for an
+    existing target, so two existing targets naming one server never run at the same time."""
+    names: list[str] = []
+    for target in targets:
+        names.append(target.name)
+        if target.provisioner == ExistingProvisioner.kind:
+            host, port = str(target.settings.get("host", "")).lower(), target.settings.get("port", 3306)
+            names.append(f"server:{host}:{port}")
+    return names
 
 
 def lock_key(target: str) -> str:
@@ -66,7 +88,7 @@ class TargetLocks:
     def renew(self) -> None:
         """Reset the expiry of every held lock (the heartbeat's job). A lock that vanished (Redis
         restarted without its data) is taken again with the same value; one another run took
-        meanwhile is logged and left to it (runs/leases.py `started_runs_on` keeps runs apart).
+        meanwhile is logged and left to it (runs/jobs.py `started_runs_on` keeps runs apart).
         Raises RedisError while Redis is unreachable (the heartbeat retries at its next beat)."""
         for lock in self._held:
             token = f"{self._prefix}{lock.name}"

@@ -1,0 +1,102 @@
+"""The lifecycle every job shares, written once: lock its targets, claim its lease, heartbeat, run
+the executor's body, and write the final state on every exit path.
+
+    status = execute(RUNS_KIND, run_id, targets, redis, settings, body, busy=...)
+
+1. the target locks (execution/locks.py), all or none: TargetsBusy when one is held (the task
+   retries later; the job stays queued), also when `busy()` says so (a run: the database knows
+   another started run on a target, a lock lost in a Redis restart);
+2. the lease (execution/leases.py): queued -> claimed, or None when the job is no longer queued;
+3. while the heartbeat renews the lease and the locks: `body(lease)` does the job (its instances
+   started, frozen, thawed per block and stopped by execution/instances.py `started`) and returns
+   its Ending; a body that raises ends the job `failed` with the exception's words;
+4. in a `finally`, only while the lease is still held (once lost, the reaper or a cancel wrote the
+   end): a `sweep` kind that did not succeed has its targets' servers stopped, the locks are freed
+   (before the final status: whoever sees the job ended finds its targets free), the kind's run-end
+   hook runs (a run's summary), the final fields are written and published.
+"""
+
+import logging
+from collections.abc import Callable
+
+from redis import Redis
+
+from upgradelab.execution import leases
+from upgradelab.execution.kinds import Ending, JobKind
+from upgradelab.execution.leases import Lease
+from upgradelab.execution.locks import TargetLocks, TargetsBusy, lock_names
+from upgradelab.execution.reaper import stop_targets
+from upgradelab.settings import Settings
+from upgradelab.targets.models import Target
+
+log = logging.getLogger(__name__)
+
+
+def execute(
+    kind: JobKind,
+    row_id: int,
+    targets: list[Target],
+    redis: Redis,
+    settings: Settings,
+    body: Callable[[Lease], Ending],
+    busy: Callable[[], bool] = lambda: False,
+) -> str | None:
+    """Run job `row_id` of `kind` on `targets` to its final status and return it (see the module
+    docstring); None when it was not queued, or when its lease was lost and someone else ended it.
+    Raises TargetsBusy (the job untouched) when a target is held by another job."""
+    what = f"{kind.name} {row_id}"
+    locks = TargetLocks(redis, lock_names(targets), settings.target_lock_ttl_s, row_id, kind.name)
+    if not locks.acquire():
+        raise TargetsBusy(", ".join(sorted(t.name for t in targets)))
+    if busy():
+        locks.release()
+        raise TargetsBusy(", ".join(sorted(t.name for t in targets)))
+    owner = leases.new_owner()
+    if not leases.claim(row_id, owner, settings.run_lease_ttl_s, kind.lease):
+        locks.release()
+        return None
+    ended: str | None = None
+    try:
+        # The heartbeat renews the lease and the target locks from here to the final status, whatever
+        # the body is doing (dataset preparation, server starts, long iterations or statements).
+        with Lease(row_id, owner, locks.renew, settings, kind.lease) as lease:
+            ending = Ending(kind.failed, "the job ended without an outcome")
+            try:
+                ending = body(lease)
+            except Exception as failure:  # the job must not stay started: the error is the user's to see
+                log.exception("%s failed", what)
+                ending = Ending(kind.failed, f"{type(failure).__name__}: {failure}")
+            finally:
+                if not lease.lost:
+                    ended = _end(kind, row_id, owner, targets, ending, settings, locks)
+    finally:
+        locks.release()
+    return ended
+
+
+def _end(
+    kind: JobKind,
+    row_id: int,
+    owner: str,
+    targets: list[Target],
+    ending: Ending,
+    settings: Settings,
+    locks: TargetLocks,
+) -> str | None:
+    """The final state of a job whose lease this worker holds; its status, None when someone else
+    ended it meanwhile."""
+    if ending.status not in kind.lease.final:  # an executor's slip must not leave the job started
+        log.error(
+            "%s %s: %r is not a final status; ending it %s", kind.name, row_id, ending.status, kind.failed
+        )
+        ending = Ending(kind.failed, ending.error or f"ended with the non-final status {ending.status!r}")
+    if kind.sweep and ending.status != kind.succeeded:
+        stop_targets(f"{kind.name} {row_id}", targets, settings)
+    locks.release()
+    kind.on_end(row_id, ending)
+    fields = kind.final_fields(ending)
+    if not leases.finish(row_id, owner, kind.lease, **fields):
+        return None
+    kind.published(row_id, fields)
+    log.info("%s %s %s", kind.name, row_id, ending.status)
+    return ending.status

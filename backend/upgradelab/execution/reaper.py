@@ -1,0 +1,165 @@
+"""The reaper: ends the jobs (runs, replays, ...) whose worker is gone, so none stays started for good.
+
+A started job whose lease (execution/leases.py) expired, or that has none, lost its worker (killed,
+machine rebooted). The reaper takes its lease over (a conditional UPDATE: two reapers never end the
+same row), stops the servers of its targets (found by the pid files and docker labels the
+provisioners keep), frees its target locks, calls its kind's run-end hook (a run: its variants
+finished, the summary of the iterations it kept stored) and writes the final status (`failed`,
+error "worker lost"; then the kind's `published` hook: a run's stream).
+
+It knows the kinds only through a registry each executor fills at import (`register` a JobKind,
+execution/kinds.py: runs/jobs.py, replay/jobs.py): its lease, how to find its targets, its run-end
+hook and its final fields.
+
+Where it runs: a daemon thread in every Celery worker's main process (`start_reaper_thread`,
+started from the `worker_ready` signal in runs/tasks.py): once at start-up, so a new worker ends
+what a dead one left, then every `reaper_interval_s` seconds. With the 15 s lease and a 5 s
+period a dead worker's job is final within ~20 s while any worker is up. The API needs no reaper:
+cancelling a job without a live lease ends it at once through `end_abandoned` (runs/service.py,
+replay/service.py).
+"""
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+
+from redis import Redis, RedisError
+from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_exponential
+
+from upgradelab.execution import leases
+from upgradelab.execution.kinds import Ending, JobKind
+from upgradelab.execution.leases import LeaseKind
+from upgradelab.execution.locks import free_run_locks, lock_names
+from upgradelab.settings import Settings, get_settings
+from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners import Provisioner, provisioner_for
+
+log = logging.getLogger(__name__)
+
+WORKER_LOST = "worker lost"
+# How long a reaper holds a job it is ending (stopping servers can take a while); a reaper that
+# dies meanwhile leaves the job to the next one after this.
+_REAPING_TTL_S = 300.0
+
+# A reaper pass holds the database pool's and the driver's locks while it queries; a pool process
+# forked in the middle of one (Celery replaces a killed pool process at once) would inherit them held
+# and hang on its first query (worker_process_init disposes of the pool). Forks wait for the pass.
+_PASS = threading.RLock()  # reentrant: a pass that forks itself (preexec_fn) passes its own guard
+os.register_at_fork(before=_PASS.acquire, after_in_parent=_PASS.release, after_in_child=_PASS.release)
+
+
+_REGISTRY: dict[str, JobKind] = {}
+
+
+def register(kind: JobKind) -> None:
+    """Add (or replace) a kind of job the reaper ends, keyed by its name."""
+    _REGISTRY[kind.name] = kind
+
+
+def registered() -> list[JobKind]:
+    """Every kind registered so far, in registration order."""
+    return list(_REGISTRY.values())
+
+
+def reap_expired(settings: Settings | None = None, kind: str | None = None) -> list[int]:
+    """End every started job (of every registered kind, or only `kind`) whose lease expired as failed
+    ("worker lost"); the ids ended."""
+    settings = settings or get_settings()
+    owner = "reaper:" + leases.new_owner()
+    ended = []
+    for job in registered():
+        if kind is not None and job.name != kind:
+            continue
+        for row_id in leases.take_over_expired(None, owner, _REAPING_TTL_S, job.lease):
+            log.warning("%s %s: lease expired (worker lost); ending it", job.name, row_id)
+            _end(
+                job, row_id, owner, Ending(job.failed, WORKER_LOST, reason=WORKER_LOST, reaped=True), settings
+            )
+            ended.append(row_id)
+    return ended
+
+
+def end_abandoned(
+    kind: str, row_id: int, status: str, error: str | None, settings: Settings | None = None
+) -> bool:
+    """End job `row_id` of `kind` with `status` if it is started and has no live lease (its worker is
+    gone); False, leaving it alone, when a worker still holds it or it is not started. KeyError for a
+    kind nobody registered."""
+    settings = settings or get_settings()
+    job = _REGISTRY[kind]
+    owner = "reaper:" + leases.new_owner()
+    if not leases.take_over_expired(row_id, owner, _REAPING_TTL_S, job.lease):
+        return False
+    _end(job, row_id, owner, Ending(status, error, reason=error, reaped=True), settings)
+    return True
+
+
+def _end(job: JobKind, row_id: int, owner: str, ending: Ending, settings: Settings) -> None:
+    what = f"{job.name} {row_id}"
+    targets = job.targets_of(row_id)
+    stop_targets(what, targets, settings)
+    # Freed before the final status: whoever sees the job ended finds its targets free.
+    _free_locks(what, row_id, job.lease, lock_names(targets), settings)
+    job.on_end(row_id, ending)
+    fields = job.final_fields(ending)
+    if leases.finish(row_id, owner, job.lease, **fields):
+        job.published(row_id, fields)
+
+
+def stop_targets(what: str, targets: list[Target], settings: Settings) -> None:
+    """Every instance of these targets stopped (stop_all: pid files, docker labels); a failure is
+    logged with `what` ("run 3", "replay 5") and the next target still stopped."""
+    for target in targets:
+        try:
+            _stop_all(provisioner_for(target, settings))
+        except Exception:  # a server that cannot be stopped must not keep the row unfinished
+            log.exception("%s: stopping the servers of %s", what, target.name)
+
+
+def _stop_all(provisioner: Provisioner) -> None:
+    # The run-loop's provisioners stop every instance of a target (`stop_all`: pid files, docker
+    # labels); until then one server per target, which `stop` finds by its pid file or name.
+    stop_all: Callable[[], None] = getattr(provisioner, "stop_all", provisioner.stop)
+    stop_all()
+
+
+def _free_locks(what: str, row_id: int, kind: LeaseKind, targets: list[str], settings: Settings) -> None:
+    @retry(
+        retry=retry_if_exception_type(RedisError),
+        stop=stop_after_delay(settings.redis_outage_s),
+        wait=wait_exponential(max=2),
+        reraise=True,
+    )
+    def attempt() -> int:
+        redis = Redis.from_url(settings.redis_url, socket_timeout=5, socket_connect_timeout=5)
+        try:
+            return free_run_locks(redis, row_id, targets, kind.name)
+        finally:
+            redis.close()
+
+    try:
+        attempt()
+    except RedisError:
+        log.exception("%s: freeing its target locks; they expire by themselves", what)
+
+
+def start_reaper_thread(settings: Settings | None = None) -> threading.Event:
+    """Reap every registered kind now and then every `reaper_interval_s` seconds in a daemon thread;
+    set the returned event to stop it."""
+    settings = settings or get_settings()
+    stop = threading.Event()
+
+    def loop() -> None:
+        while True:
+            for job in registered():
+                try:
+                    with _PASS:
+                        reap_expired(settings, job.name)
+                except Exception:  # the database may be briefly unavailable: try again next period
+                    log.exception("reaping %ss with expired leases", job.name)
+            if stop.wait(settings.reaper_interval_s):
+                return
+
+    threading.Thread(target=loop, name="job-reaper", daemon=True).start()
+    return stop

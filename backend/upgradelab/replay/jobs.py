@@ -1,0 +1,57 @@
+"""A replay as the execution layer sees it: its lease kind and its JobKind (execution/kinds.py),
+registered with the reaper when this module is imported (replay/tasks.py, replay/service.py).
+
+A replay that did not succeed stops every instance of its targets (`sweep`), not only the ones it
+knows it started: its cancel may stop servers still starting. Its end clears its progress when it is
+cancelled or reaped (a failed one keeps the step it failed at); its report (replay/runner.py) is
+written before its end.
+"""
+
+from typing import Any
+
+from sqlalchemy import select
+
+from upgradelab.datasets.replays import FINAL_REPLAY_STATUSES, ReplayRun, ReplayStatus
+from upgradelab.db import sync_session, utcnow
+from upgradelab.execution import reaper
+from upgradelab.execution.kinds import Ending, JobKind
+from upgradelab.execution.leases import LeaseKind
+from upgradelab.targets.models import Target
+
+REPLAYS = LeaseKind(
+    "replay",
+    ReplayRun,
+    ReplayStatus.queued,
+    ReplayStatus.running,
+    (ReplayStatus.running,),
+    FINAL_REPLAY_STATUSES,
+)
+
+
+def targets_of(replay_id: int) -> list[Target]:
+    """The targets the replay's variants name (replay_run.variants), detached from their session."""
+    with sync_session() as session:
+        replay = session.get(ReplayRun, replay_id)
+        names = {str(v["target"]) for v in (replay.variants if replay else [])}
+        targets = list(session.scalars(select(Target).where(Target.name.in_(names))))
+        for target in targets:
+            session.expunge(target)
+    return targets
+
+
+def _final_fields(ending: Ending) -> dict[str, Any]:
+    fields: dict[str, Any] = {"status": ending.status, "error": ending.error, "ended_at": utcnow()}
+    if ending.reaped or ending.status == ReplayStatus.cancelled:
+        fields["progress"] = None  # a failed replay keeps the step it failed at
+    return fields | ending.fields
+
+
+REPLAY_JOBS = JobKind(
+    REPLAYS,
+    succeeded=ReplayStatus.succeeded,
+    failed=ReplayStatus.failed,
+    targets_of=targets_of,
+    final_fields=_final_fields,
+    sweep=True,
+)
+reaper.register(REPLAY_JOBS)
