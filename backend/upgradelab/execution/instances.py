@@ -120,8 +120,10 @@ class Fleet:
 def started(instances: list[Instance], start: Callable[[Instance], bool], what: str) -> Iterator[Fleet]:
     """Start every instance at once, one thread each (`start(instance)`: True when it is up and is to
     be frozen; what it raises goes to `Fleet.errors`), freeze the ones up, yield the Fleet; on every
-    exit path, exception or not, stop every instance (a frozen one is thawed first by its
-    provisioner); a stop that fails is logged with `what` ("run 3") and the next still stopped."""
+    exit path, exception or not, stop every instance, all at once, one thread each (a frozen one is
+    thawed first by its provisioner; a clean shutdown takes MySQL 9.7 1.5-2 s, so one after another
+    five of them kept a run's final state ~7 s behind its last iteration); a stop that fails is logged
+    with `what` ("run 3") and the others are still stopped."""
     fleet = Fleet(instances)
     up: dict[int, bool] = {}
 
@@ -135,11 +137,10 @@ def started(instances: list[Instance], start: Callable[[Instance], bool], what: 
                 instance.freeze()
         yield fleet
     finally:
-        for instance in instances:
-            try:
-                instance.provisioner.stop()
-            except Exception:  # one server that cannot be stopped must not keep the others running
-                log.exception("%s: stopping %s", what, instance.provisioner.target_name)
+        # one server that cannot be stopped must not keep the others running
+        for instance, error in zip(instances, in_parallel(lambda i: i.provisioner.stop(), instances)):
+            if error is not None:
+                log.error("%s: stopping %s: %s", what, instance.provisioner.target_name, error, exc_info=error)
 
 
 def buffer_pool_bytes(options: list[str]) -> int:
