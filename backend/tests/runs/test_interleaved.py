@@ -7,6 +7,7 @@ import os
 import signal
 import time
 from collections import defaultdict
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -15,7 +16,7 @@ from sqlalchemy import select
 
 from tests.runs.helpers import wait_final, wait_status
 from tests.runs.instances import instance_pids, state
-from upgradelab.db import sync_session
+from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.schedule import plan
 from upgradelab.results.store.models import Iteration
 from upgradelab.settings import get_settings
@@ -41,10 +42,13 @@ def _iterations(run_id: int) -> list[Iteration]:
         )
 
 
-def _watch_states(client: httpx.Client, run_id: int) -> list[dict[tuple[str, int], str | None]]:
-    """Process states of every instance of both targets, sampled while the run's blocks run."""
+Sample = tuple[datetime, dict[tuple[str, int], str | None]]
+
+
+def _watch_states(client: httpx.Client, run_id: int) -> list[Sample]:
+    """(when, process states of every instance of both targets), sampled while the run is running."""
     wait_status(client, run_id, {"running", "succeeded", "failed", "cancelled"}, timeout_s=300)
-    samples: list[dict[tuple[str, int], str | None]] = []
+    samples: list[Sample] = []
     last_poll = 0.0
     while True:
         if time.monotonic() - last_poll > 0.3:
@@ -52,7 +56,7 @@ def _watch_states(client: httpx.Client, run_id: int) -> list[dict[tuple[str, int
             if client.get(f"/api/runs/{run_id}").json()["status"] != "running":
                 return samples
         pids = {(t, slot): pid for t in (MYSQL, MARIADB) for slot, pid in instance_pids(t).items()}
-        samples.append({key: state(pid) for key, pid in pids.items()})
+        samples.append((utcnow(), {key: state(pid) for key, pid in pids.items()}))
         time.sleep(0.02)
 
 
@@ -61,9 +65,12 @@ def test_interleaved_run_executes_its_stored_schedule_on_one_frozen_instance_per
 ) -> None:
     variants = [{"target": MYSQL}, {"target": MYSQL, "preset": "redo-off"}, {"target": MARIADB}]
     run_id = _start(client, variants, rounds=5, block=4, seed=7, aa_control=True)
-    samples = _watch_states(client, run_id)
+    watched = _watch_states(client, run_id)
     run = wait_final(client, run_id)
     assert run["status"] == "succeeded", run["error"]
+    # while blocks run: after the last iteration every instance is thawed to be stopped, all at once
+    last_iteration = max(it.ended_at for it in _iterations(run_id))
+    samples = [states for when, states in watched if when <= last_iteration]
 
     # one instance per variant, all running at once: three of mysql-9.7 (A/A included), one MariaDB
     assert max(len(s) for s in samples) == 4
