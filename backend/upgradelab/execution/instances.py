@@ -138,9 +138,13 @@ def started(instances: list[Instance], start: Callable[[Instance], bool], what: 
         yield fleet
     finally:
         # one server that cannot be stopped must not keep the others running
-        for instance, error in zip(instances, in_parallel(lambda i: i.provisioner.stop(), instances)):
+        for instance, error in zip(
+            instances, in_parallel(lambda i: i.provisioner.stop(), instances), strict=True
+        ):
             if error is not None:
-                log.error("%s: stopping %s: %s", what, instance.provisioner.target_name, error, exc_info=error)
+                log.error(
+                    "%s: stopping %s: %s", what, instance.provisioner.target_name, error, exc_info=error
+                )
 
 
 def buffer_pool_bytes(options: list[str]) -> int:

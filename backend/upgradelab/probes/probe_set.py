@@ -49,6 +49,7 @@ class ProbeSet:
         self.connection = connection
         self.probes = probes
         self.unavailable = unavailable
+        self._last: list[Any] | None = None  # the last iteration's after-readings
 
     @classmethod
     def open(
@@ -71,16 +72,27 @@ class ProbeSet:
         return cls(connection, available, unavailable)
 
     @contextmanager
-    def around(self, iteration: int) -> Iterator[Measured]:
+    def around(self, iteration: int, *, after_previous: bool = False) -> Iterator[Measured]:
         """Read every probe before the block and after it; `measured.measurements` holds the deltas.
 
-        Nothing is read if the block raises.
+        after_previous: the previous iteration's after-readings are this one's before-readings (one
+        reading per iteration instead of two: 7 ms of a 70 ms iteration on MySQL 9.7, where the mutex
+        waits sum ~2,000 instances per class). Only for consecutive iterations of one block, where
+        nothing runs on the server between the two: the run loop hands the iteration to a writer
+        thread and goes on. Nothing is read, and nothing is carried, if the block raises.
         """
-        before: list[Any] = [probe.read(self.connection) for probe in self.probes]
+        carried, self._last = self._last, None
+        before: list[Any] = (
+            carried
+            if after_previous and carried is not None
+            else [p.read(self.connection) for p in self.probes]
+        )
         measured = Measured(iteration)
         yield measured
-        for probe, reading in zip(self.probes, before, strict=True):
-            measured.measurements.extend(probe.delta(reading, probe.read(self.connection)))
+        after = [probe.read(self.connection) for probe in self.probes]
+        for probe, reading, now in zip(self.probes, before, after, strict=True):
+            measured.measurements.extend(probe.delta(reading, now))
+        self._last = after
 
     def close(self) -> None:
         """Close the probe connection."""

@@ -126,13 +126,15 @@ def run_block(variant: OpenVariant, group: str, iterations: int) -> Iterator[Don
     their own connection, outside the timed region). After a policy restart the workload and probe
     connections are opened again and the variant applied again (a new THREAD_ID)."""
     job = variant.job
-    for _ in range(iterations):
+    for index in range(iterations):
         first_of_group = group not in variant.groups_seen
-        if restart_before(job.policy, variant.done == 0, first_of_group):
+        restarted = restart_before(job.policy, variant.done == 0, first_of_group)
+        if restarted:
             _restart(variant)
         variant.groups_seen.add(group)
         number = variant.done + 1
-        with variant.probes.around(number) as measured:
+        # inside a block the previous iteration's after-readings are this one's before-readings
+        with variant.probes.around(number, after_previous=index > 0 and not restarted) as measured:
             timings = job.workload.iteration(variant.server, number, group)
         variant.done = number
         yield Done(number, timings, measured.measurements)

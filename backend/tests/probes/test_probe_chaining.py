@@ -1,0 +1,70 @@
+"""Consecutive iterations of one block read the probes once each: the previous iteration's
+after-readings are the next one's before-readings (probes/probe_set.py `around(after_previous=True)`),
+never across a raised iteration, and never unless the run loop asks (a block's first iteration, a
+restart)."""
+
+from typing import Any, ClassVar
+
+import pytest
+
+from upgradelab.probes.base import Measurement
+from upgradelab.probes.probe_set import ProbeSet
+from upgradelab.targets.provisioners.base import ServerConnection
+
+
+class Counter:
+    """A probe whose reading is a counter that grows by 10 each read (a cumulative server counter)."""
+
+    name: ClassVar[str] = "counter"
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def check(self, probe_connection: ServerConnection, workload_thread_id: int | None) -> None:
+        del probe_connection, workload_thread_id
+
+    def read(self, probe_connection: ServerConnection) -> Any:
+        del probe_connection
+        self.reads += 1
+        return self.reads * 10
+
+    def delta(self, before: Any, after: Any) -> list[Measurement]:
+        return [Measurement(self.name, "delta", float(after - before))]
+
+
+def _probes() -> tuple[ProbeSet, Counter]:
+    counter = Counter()
+    return ProbeSet(None, [counter], {}), counter  # type: ignore[arg-type]  # Counter reads no connection
+
+
+@pytest.mark.parametrize(
+    ("chained", "reads", "deltas"),
+    [
+        ((False, False, False), 6, [10.0, 10.0, 10.0]),  # before and after each
+        ((False, True, True), 4, [10.0, 10.0, 10.0]),  # one reading per iteration after the first
+    ],
+)
+def test_a_chained_iteration_takes_the_previous_after_reading_as_its_before(
+    chained: tuple[bool, ...], reads: int, deltas: list[float]
+) -> None:
+    probes, counter = _probes()
+    measured = []
+    for number, after_previous in enumerate(chained, start=1):
+        with probes.around(number, after_previous=after_previous) as one:
+            pass
+        measured.append(one.measurements[0].value)
+    assert counter.reads == reads
+    assert measured == deltas
+
+
+def test_nothing_is_carried_past_an_iteration_that_raised() -> None:
+    probes, counter = _probes()
+    with probes.around(1) as first:
+        pass
+    with pytest.raises(RuntimeError), probes.around(2, after_previous=True):
+        raise RuntimeError("server gone")
+    with probes.around(3, after_previous=True) as third:
+        pass
+    # 1: reads 1, 2; 2: before carried (2), raised before its after-read; 3: reads 3 and 4 afresh
+    assert [first.measurements[0].value, third.measurements[0].value] == [10.0, 10.0]
+    assert counter.reads == 4
