@@ -10,8 +10,9 @@ A short warm-up run of the same variants (one round of one iteration) goes first
 and instance directory exists: the measured run starts instances that already exist, as a team's
 second run does. Everything below is read from what the run stored: the run row (started_at = the
 worker claimed it, finished_at = the final state), the iteration rows (ended_at, stamped when the
-iteration ends and is handed to the writer; elapsed_s, the timed statements) and the run's Redis stream (an entry's id is
-the millisecond it was appended: the `running` status = every instance started).
+iteration ends and is handed to the writer; elapsed_s, the timed statements) and the run's Redis
+stream (an entry's id is the millisecond it was appended: the `running` status = every instance
+started).
 
     (a) in iterations   sum(elapsed_s) / (finished_at - started_at)                 target >= 80 %
     (b) block switch    from the end of a block's last iteration to the start of
