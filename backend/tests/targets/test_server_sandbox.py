@@ -4,9 +4,6 @@ INDEX DIRECTORY aimed outside create nothing there, whether the server refuses t
 ignores the clause with a warning, for the workload user and for the lab's admin account alike, and
 LOAD DATA LOCAL INFILE is refused. On MySQL 9.7, MariaDB 10.11 and MariaDB 11.8."""
 
-import os
-import secrets
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,8 +11,8 @@ from pathlib import Path
 import pymysql
 import pytest
 
-from tests import ports
 from tests.conftest import lab_provisioner
+from tests.writable_tmp import writable_tmp
 from upgradelab.targets.provisioners import Endpoint, LocalProvisioner, ServerConnection
 from upgradelab.targets.workload_user import workload_endpoint
 
@@ -68,15 +65,8 @@ def server(request: pytest.FixtureRequest, database: None) -> Iterator[Sandboxed
 def outside(server: Sandboxed) -> Iterator[list[Path]]:
     """A directory the server could write (mode 777) outside its datadir: `/tmp/<name>` as the server
     sees it; yields the host paths to look in (the chroot's /tmp and the host's /tmp)."""
-    name = f"upgradelab-t{ports.SESSION}-outside-{secrets.token_hex(4)}"
-    roots = {server.provisioner.root, Path("/")}
-    places = [root / "tmp" / name for root in roots]
-    for place in places:
-        place.mkdir()
-        os.chmod(place, 0o777)
-    yield places
-    for place in places:
-        shutil.rmtree(place, ignore_errors=True)
+    with writable_tmp(server.provisioner.root, "outside") as places:
+        yield places
 
 
 def _variables(server: Sandboxed) -> dict[str, str]:

@@ -6,10 +6,7 @@ denied; no file appears outside the datadir, no account, plugin or function is a
 server still answers. DATA DIRECTORY / INDEX DIRECTORY may instead be ignored with a warning
 (MariaDB, symbolic links off), as long as the table's files stay in the datadir."""
 
-import os
 import re
-import secrets
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,9 +14,9 @@ from pathlib import Path
 import pymysql
 import pytest
 
-from tests import ports
 from tests.conftest import lab_provisioner
 from tests.workloads.helpers import start_for
+from tests.writable_tmp import writable_tmp
 from upgradelab.targets.provisioners import LocalProvisioner
 from upgradelab.workloads import ServerSession
 from upgradelab.workloads.custom_sql import CustomSql, CustomSqlParameters
@@ -70,14 +67,8 @@ def lab(request: pytest.FixtureRequest, database: None) -> Iterator[Lab]:
 def outside(lab: Lab) -> Iterator[list[Path]]:
     """`/tmp/<name>` as the server sees it, mode 777 (the server could write there): the host paths
     to look in (the chroot's /tmp and the host's /tmp)."""
-    name = f"upgradelab-t{ports.SESSION}-custom-{secrets.token_hex(4)}"
-    places = [root / "tmp" / name for root in {lab.provisioner.root, Path("/")}]
-    for place in places:
-        place.mkdir()
-        os.chmod(place, 0o777)
-    yield places
-    for place in places:
-        shutil.rmtree(place, ignore_errors=True)
+    with writable_tmp(lab.provisioner.root, "custom") as places:
+        yield places
 
 
 def _state(lab: Lab) -> dict[str, object]:

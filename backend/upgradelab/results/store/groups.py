@@ -10,7 +10,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
-from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
@@ -18,7 +17,7 @@ from upgradelab.experiments.models import Run
 from upgradelab.results.stats.statistics import median
 from upgradelab.results.store import digests
 from upgradelab.results.store.digests import DigestName
-from upgradelab.results.store.models import Iteration
+from upgradelab.results.store.models import iteration_columns
 
 
 class IterationRow(BaseModel):
@@ -64,29 +63,14 @@ async def run_groups(session: AsyncSession, run: Run, with_iterations: bool = Tr
         stored = await digests.get(session, run.id, DigestName.GROUP_MEDIANS, _POINTS)
         if stored is not None:
             return RunGroups(iterations=[], groups=stored)
-    return _summarize(run, await session.execute(_iterations(run.id)), with_iterations)
+    return _summarize(run, await session.execute(iteration_columns(run.id)), with_iterations)
 
 
 def store_group_medians_in(session: Session, run: Run) -> None:
     """Compute the run's per-group medians from its iterations and store them (run end); the caller
     commits."""
-    summary = _summarize(run, session.execute(_iterations(run.id)), with_iterations=False)
+    summary = _summarize(run, session.execute(iteration_columns(run.id)), with_iterations=False)
     digests.put_in(session, run.id, DigestName.GROUP_MEDIANS, summary.groups)
-
-
-def _iterations(run_id: int) -> Select[int, int, int, str, float, dict[str, Any] | None]:
-    return (
-        select(
-            Iteration.variant_index,
-            Iteration.iteration,
-            Iteration.round,
-            Iteration.group,
-            Iteration.elapsed_s,
-            Iteration.metrics,
-        )
-        .where(Iteration.run_id == run_id)
-        .order_by(Iteration.variant_index, Iteration.iteration)
-    )
 
 
 def _summarize(

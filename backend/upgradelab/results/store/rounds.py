@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from upgradelab.experiments.models import Run, RunVariant
-from upgradelab.results.store.models import Iteration
+from upgradelab.results.store.models import iteration_columns
 from upgradelab.workloads import WORKLOADS
 from upgradelab.workloads.base import SECONDS, PrimaryMetric
 
@@ -82,19 +82,7 @@ def load(session: Session, run: Run, warmup: int = 0) -> RunRounds:
         for index, spec in enumerate(run.experiment.variants)
     ]
     groups: list[str] = []
-    # columns, not ORM objects: a 10,000 x 8 run is 80,000 rows, and an object per row was most of the time
-    rows = session.execute(
-        select(
-            Iteration.variant_index,
-            Iteration.iteration,
-            Iteration.round,
-            Iteration.group,
-            Iteration.elapsed_s,
-            Iteration.metrics,
-        )
-        .where(Iteration.run_id == run.id, Iteration.iteration > warmup)
-        .order_by(Iteration.variant_index, Iteration.iteration)
-    )
+    rows = session.execute(iteration_columns(run.id, after=warmup))
     for variant_index, iteration, round_, group, elapsed_s, metrics in rows:
         if variant_index >= len(variants):
             continue  # an iteration of a variant the experiment no longer lists: not comparable
