@@ -68,6 +68,7 @@ CANCEL_POLL_S = 0.5
 # What a broken server or template raises inside a block (ProvisionError, DatasetFailed and
 # SysbenchError are RuntimeErrors); any of them fails that variant only.
 _VARIANT_ERRORS = (pymysql.MySQLError, OSError, RuntimeError, VariantFailed)
+GONE_WAIT_S = 2.0  # how long a lost connection waits to see whether the server process is gone
 
 
 class RunCancelled(Exception):
@@ -358,7 +359,7 @@ def _guarded(
     try:
         work(variant)
     except _VARIANT_ERRORS as error:
-        gone = "" if variant.provisioner.pid() is not None else " (the server process is gone)"
+        gone = " (the server process is gone)" if _server_gone(variant, error) else ""
         reason = f"variant {variant.job.name!r}: server error{gone}: {error}"
         log.warning("run %s: %s", run.run_id, reason)
         state.write(run.run_id, _fail(Change(), failed, index, reason))
@@ -366,6 +367,19 @@ def _guarded(
             variant.provisioner.stop()
         except Exception:
             log.exception("stopping the failed variant %s", variant.job.name)
+
+
+def _server_gone(variant: OpenVariant, error: Exception) -> bool:
+    """Whether the variant's server process is gone. A killed server resets its connections before the
+    kernel has finished its exit, so after a lost connection (2006/2013) this waits up to
+    GONE_WAIT_S seconds for the process to be seen gone."""
+    lost = isinstance(error, pymysql.OperationalError) and error.args[:1] in ((2006,), (2013,))
+    deadline = time.monotonic() + (GONE_WAIT_S if lost else 0.0)
+    while variant.provisioner.pid() is not None:
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def _close(fleet: Fleet, variant: OpenVariant) -> None:
