@@ -11,9 +11,10 @@ the executor's body, and write the final state on every exit path.
    started, frozen, thawed per block and stopped by execution/instances.py `started`) and returns
    its Ending; a body that raises ends the job `failed` with the exception's words;
 4. in a `finally`, only while the lease is still held (once lost, the reaper or a cancel wrote the
-   end): a `sweep` kind that did not succeed has its targets' servers stopped, the locks are freed
-   (before the final status: whoever sees the job ended finds its targets free), the kind's run-end
-   hook runs (a run's summary), the final fields are written and published.
+   end): a `sweep` kind that did not succeed has its targets' servers stopped, the kind's run-end
+   hook runs (a run's summary), the final fields are written, the locks are freed (after the final
+   state: the next job's start follows this one's finished_at; before it is published: whoever is
+   told the job ended finds its targets free), and the final fields are published.
 """
 
 import logging
@@ -92,10 +93,13 @@ def _end(
         ending = Ending(kind.failed, ending.error or f"ended with the non-final status {ending.status!r}")
     if kind.sweep and ending.status != kind.succeeded:
         stop_targets(f"{kind.name} {row_id}", targets, settings)
-    locks.release()
     kind.on_end(row_id, ending)
     fields = kind.final_fields(ending)
-    if not leases.finish(row_id, owner, kind.lease, **fields):
+    finished = leases.finish(row_id, owner, kind.lease, **fields)
+    # the locks are held until the final state is written (the next job on these servers starts after
+    # this one's finished_at) and freed before it is published (whoever is told finds them free)
+    locks.release()
+    if not finished:
         return None
     kind.published(row_id, fields)
     log.info("%s %s %s", kind.name, row_id, ending.status)
