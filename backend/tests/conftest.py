@@ -166,9 +166,11 @@ def api(worker: subprocess.Popen[bytes]) -> Iterator[str]:
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    _wait_port(API_PORT)
-    yield f"http://127.0.0.1:{API_PORT}"
-    _stop(process)
+    try:  # a slow start (a loaded host) fails the session without leaving uvicorn behind
+        _wait_port(API_PORT, timeout_s=90)
+        yield f"http://127.0.0.1:{API_PORT}"
+    finally:
+        _stop(process)
 
 
 @pytest.fixture
