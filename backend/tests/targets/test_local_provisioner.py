@@ -1,5 +1,6 @@
 """The local provisioner against the lab's real servers (MariaDB 10.11 on the host, MySQL 9.7 in a chroot)."""
 
+import psutil
 import pymysql
 import pytest
 
@@ -93,3 +94,47 @@ def test_stop_leaves_nothing_listening(provisioner: LocalProvisioner) -> None:
 def test_server_version_is_read_from_the_server(provisioner: LocalProvisioner) -> None:
     version = provisioner.server_version()
     assert version.startswith("9.7." if provisioner.flavor == "mysql" else "10.11.")
+
+
+def test_discard_kills_a_throwaway_server_and_removes_its_datadir(provisioner: LocalProvisioner) -> None:
+    provisioner.start([])
+    pid = provisioner.pid()
+    assert pid is not None
+    provisioner.freeze()  # a run's instances are frozen between blocks when the run ends
+    provisioner.discard()
+    assert provisioner.pid() is None and _gone(pid)
+    assert not (provisioner.root / provisioner.inner_dir.lstrip("/") / "data").exists()
+    # no clean shutdown was asked for: the error log ends before any "Shutdown" line of the server
+    log = (provisioner.root / provisioner.inner_dir.lstrip("/") / "error.log").read_text()
+    assert "hutdown complete" not in log
+    provisioner.start([])  # the next start copies the template again
+    assert _variable(provisioner, "port") == str(provisioner.cfg.port)
+
+
+def test_discard_keeps_a_datadir_a_start_asked_to_keep(provisioner: LocalProvisioner) -> None:
+    # as runs/blocks.py prepares a dataset: a keep_data start, then a fresh one that gets prepared
+    provisioner.start([], keep_data=True)
+    provisioner.start([], keep_data=False)
+    connection = provisioner.endpoint.connect()
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE DATABASE prepared_probe")
+    connection.close()
+    provisioner.discard()
+    assert provisioner.pid() is None
+    log = (provisioner.root / provisioner.inner_dir.lstrip("/") / "error.log").read_text()
+    assert "hutdown complete" in log  # stopped cleanly
+    provisioner.start([], keep_data=True)
+    connection = provisioner.endpoint.connect()
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW DATABASES LIKE 'prepared_probe'")
+        assert cursor.fetchone() is not None
+    connection.close()
+    provisioner.discard()  # kept again: a keep_data start
+    assert (provisioner.root / provisioner.inner_dir.lstrip("/") / "data" / "mysql").is_dir()
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True

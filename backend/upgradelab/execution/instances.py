@@ -120,10 +120,11 @@ class Fleet:
 def started(instances: list[Instance], start: Callable[[Instance], bool], what: str) -> Iterator[Fleet]:
     """Start every instance at once, one thread each (`start(instance)`: True when it is up and is to
     be frozen; what it raises goes to `Fleet.errors`), freeze the ones up, yield the Fleet; on every
-    exit path, exception or not, stop every instance, all at once, one thread each (a frozen one is
-    thawed first by its provisioner; a clean shutdown takes MySQL 9.7 1.5-2 s, so one after another
-    five of them kept a run's final state ~7 s behind its last iteration); a stop that fails is logged
-    with `what` ("run 3") and the others are still stopped."""
+    exit path, exception or not, end every instance, all at once, one thread each, with
+    `provisioner.discard()`: a throw-away datadir is killed and removed (a clean shutdown takes MySQL
+    9.7 1.5-2 s; one after another, five of them kept a run's final state ~7 s behind its last
+    iteration), a kept one (a dataset's copy) is shut down cleanly; one that fails is logged with
+    `what` ("run 3") and the others are still ended."""
     fleet = Fleet(instances)
     up: dict[int, bool] = {}
 
@@ -139,7 +140,7 @@ def started(instances: list[Instance], start: Callable[[Instance], bool], what: 
     finally:
         # one server that cannot be stopped must not keep the others running
         for instance, error in zip(
-            instances, in_parallel(lambda i: i.provisioner.stop(), instances), strict=True
+            instances, in_parallel(lambda i: i.provisioner.discard(), instances), strict=True
         ):
             if error is not None:
                 log.error(

@@ -87,6 +87,10 @@ class DockerProvisioner:
         self._docker: docker.DockerClient | None = None
         self._container: Container | None = None
         self._data_volume: str | None = None
+        # discard() throws the volume away only when this object copied it fresh and no start of this
+        # instance asked to keep data (a dataset prepared after a keep_data start is kept too)
+        self._keep_at_end = False
+        self._throwaway = False
         self._version: str | None = None
         self._last_log = ""
         self._options: list[str] = []
@@ -310,9 +314,11 @@ class DockerProvisioner:
         self.ensure_initialized()
         self.stop()
         self._data_volume = self.data_volume
+        self._keep_at_end = self._keep_at_end or keep_data
         if not (keep_data and self._volume_exists(self._data_volume)):
             self._remove_volume(self._data_volume)
             self._copy_volume(self.template_volume, self._data_volume, self._labels("data"))
+        self._throwaway = not self._keep_at_end
         self._options = list(options)
         self._create_server(self._data_volume, options)
         self._wait_ready()
@@ -363,6 +369,18 @@ class DockerProvisioner:
         """Stop and remove the server container (a no-op when none); the data volume stays."""
         self._remove_container(timeout_s)
         self._data_volume = None
+
+    def discard(self) -> None:
+        """A throw-away data volume (copied fresh, and no start of this instance asked keep_data): kill
+        and remove the container and the volume, no clean shutdown; any other: stop() cleanly."""
+        volume = self._data_volume
+        throwaway, self._throwaway, self._keep_at_end = self._throwaway, False, False
+        if not throwaway or volume is None:
+            self.stop()
+            return
+        self._remove_container(timeout_s=0)  # docker stop -t 0: SIGKILL at once
+        self._data_volume = None
+        self._remove_volume(volume)
 
     @property
     def data_volume(self) -> str:

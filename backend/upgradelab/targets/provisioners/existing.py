@@ -234,6 +234,10 @@ class ExistingProvisioner:
             self._close_all()
             self._saved, self._redo_log_was_on = None, None
 
+    def discard(self) -> None:
+        """As stop(): the server is not the lab's to kill, its settings are put back."""
+        self.stop()
+
     def stop_all(self, timeout_s: float = 120.0) -> list[int]:
         """As stop(): there is exactly one server and the lab never stops it; no process ids."""
         self.stop(timeout_s)

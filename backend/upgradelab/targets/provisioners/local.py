@@ -93,6 +93,10 @@ class LocalProvisioner:
         self.app = app
         self._process: subprocess.Popen[bytes] | None = None
         self._options: list[str] = []
+        # discard() throws the datadir away only when this object copied it fresh and no start of this
+        # instance asked to keep data (a dataset prepared after a keep_data start is kept too)
+        self._keep_at_end = False
+        self._throwaway = False
 
     # paths: "inner" as the server sees them, "host" as this process sees them; the instance's own
     # files under inner_dir, the shared template under target_dir
@@ -316,10 +320,12 @@ class LocalProvisioner:
         self.stop()
         self._prepare_dir()  # this slot's directory (the template may have been made by another slot)
         data = self._host("data")
+        self._keep_at_end = self._keep_at_end or keep_data
         if not (keep_data and (data / "mysql").is_dir()):
             shutil.rmtree(data, ignore_errors=True)
             subprocess.run(["cp", "-a", str(self._template_host()), str(data)], check=True)
             (data / _READY_MARKER).unlink(missing_ok=True)
+        self._throwaway = not self._keep_at_end
         self._options = list(options)
         self._host("error.log").unlink(missing_ok=True)
         cnf = self._write_option_file("my.cnf", "data", options)
@@ -381,6 +387,21 @@ class LocalProvisioner:
         if self._process is not None:
             self._process.poll()  # our child is reaped: record its exit code
         self._process = None
+
+    def discard(self) -> None:
+        """A throw-away datadir (copied fresh, and no start of this instance asked keep_data): SIGKILL
+        the server and remove data/, no clean shutdown; any other (a dataset's copy): stop() cleanly."""
+        throwaway, self._throwaway, self._keep_at_end = self._throwaway, False, False
+        if not throwaway:
+            self.stop()
+            return
+        process = self._server_process()
+        if process is not None:
+            processes.kill(process)
+        if self._process is not None:
+            self._process.poll()
+        self._process = None
+        shutil.rmtree(self._host("data"), ignore_errors=True)
 
     def stop_all(self, timeout_s: float = 120.0) -> list[int]:
         """Stop every instance of this target (any slot, any run), found by their pid files; the

@@ -46,6 +46,16 @@ def terminate(process: psutil.Process, timeout_s: float) -> None:
             time.sleep(EXIT_POLL_S)
 
 
+def kill(process: psutil.Process, timeout_s: float = 10.0) -> None:
+    """SIGKILL (no clean shutdown: for a server whose datadir is thrown away) and wait, up to
+    timeout_s seconds, until the process is gone (reaped when it is our child)."""
+    with contextlib.suppress(psutil.NoSuchProcess):
+        process.kill()
+    deadline = time.monotonic() + timeout_s
+    while not gone(process) and time.monotonic() < deadline:
+        time.sleep(EXIT_POLL_S)
+
+
 def gone(process: psutil.Process) -> bool:
     """Whether the process has exited: our own child is reaped here; a zombie that is not our child
     (its parent died and nobody reaps it, as in a container without an init) counts as gone too."""
