@@ -1,0 +1,62 @@
+"""Contrasts on a real server: parallel-read's threads=2 / threads=1 on MySQL 9.7, warm, read back
+through `upgradelab run --json`; a null contrast (one group over itself, the A/A control's contrast
+over variant 0's) is not decided."""
+
+import json
+import subprocess
+from typing import Any
+
+import pytest
+
+from tests.conftest import BIN
+from upgradelab.db import sync_session
+from upgradelab.experiments.models import Run
+from upgradelab.results.store.rounds import load
+from upgradelab.results.views.contrasts import of_rounds
+from upgradelab.workloads.base import Contrast, Side
+
+DECIDED = {"regression", "improvement"}
+
+
+@pytest.fixture(scope="module")
+def parallel_read_run(api: str) -> dict[str, Any]:
+    """One warm run: threads 1 and 2, 8 rounds of 3 counts per group, with an A/A control."""
+    done = subprocess.run(
+        [
+            str(BIN / "upgradelab"), "run", "--api", api, "--workload", "parallel-read",
+            "--variant", "mysql-9.7", "--aa-control", "--policy", "warm", "--iterations", "24",
+            "--rounds", "8", "--param", "log2_rows=20", "--param", "threads=[1, 2]",
+            "--param", "buffer_pool_size=256M", "--seed", "23", "--json",
+        ],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+@pytest.mark.timeout(900)
+def test_two_parallel_read_threads_count_faster_than_one(parallel_read_run: dict[str, Any]) -> None:
+    rows = [row for row in parallel_read_run["contrasts"] if row["name"] == "threads=2 / threads=1"]
+    assert [row["variant"] for row in rows] == ["mysql-9.7 default", "mysql-9.7 default (A/A)"]
+    first = rows[0]
+    assert set(first) == {"variant", "name", "ratio", "low", "high", "verdict", "rounds"}
+    assert first["rounds"] == 8
+    assert first["low"] <= first["ratio"] <= first["high"] < 1, first
+    assert first["verdict"] == "improvement", first
+
+
+@pytest.mark.timeout(900)
+def test_a_null_contrast_is_not_decided(parallel_read_run: dict[str, Any]) -> None:
+    # the A/A control's threads=2 / threads=1 over variant 0's: same server, same rounds
+    [change] = parallel_read_run["contrast_changes"]
+    assert change["variant"] == "mysql-9.7 default (A/A)" and change["rounds"] == 8
+    assert change["low"] <= change["ratio"] <= change["high"]
+    assert change["verdict"] not in DECIDED, change
+    # one group over itself, from the stored iterations: every round's ratio is 1
+    with sync_session() as session:
+        run = session.get_one(Run, parallel_read_run["run_id"])
+        same = Contrast("threads=2 / threads=2", Side("threads=2"), Side("threads=2"))
+        [mine, _aa] = of_rounds(load(session, run), [same]).within
+    assert mine.verdict is not None and mine.verdict.verdict not in DECIDED
+    assert (mine.verdict.low, mine.verdict.ratio, mine.verdict.high) == (1.0, 1.0, 1.0)
