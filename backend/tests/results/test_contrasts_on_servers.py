@@ -1,6 +1,6 @@
-"""Contrasts on a real server: parallel-read's threads=2 / threads=1 on MySQL 9.7, warm, read back
+"""Contrasts on real servers: parallel-read's threads=2 / threads=1 on MySQL 9.7, warm, read back
 through `upgradelab run --json`; a null contrast (one group over itself, the A/A control's contrast
-over variant 0's) is not decided."""
+over variant 0's) is not decided; lock-waits on MySQL 9.7 and MariaDB 10.11, the monitor cost per version."""
 
 import json
 import subprocess
@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import BIN
 from upgradelab.db import sync_session
 from upgradelab.experiments.models import Run
+from upgradelab.results.stats.verdicts import VERDICTS
 from upgradelab.results.store.rounds import load
 from upgradelab.results.views.contrasts import of_rounds
 from upgradelab.workloads.base import Contrast, Side
@@ -44,6 +45,7 @@ def test_two_parallel_read_threads_count_faster_than_one(parallel_read_run: dict
     assert first["rounds"] == 8
     assert first["low"] <= first["ratio"] <= first["high"] < 1, first
     assert first["verdict"] == "improvement", first
+    print("parallel-read contrasts", json.dumps(parallel_read_run["contrasts"]))
 
 
 @pytest.mark.timeout(900)
@@ -53,6 +55,7 @@ def test_a_null_contrast_is_not_decided(parallel_read_run: dict[str, Any]) -> No
     assert change["variant"] == "mysql-9.7 default (A/A)" and change["rounds"] == 8
     assert change["low"] <= change["ratio"] <= change["high"]
     assert change["verdict"] not in DECIDED, change
+    print("parallel-read A/A change", json.dumps(change))
     # one group over itself, from the stored iterations: every round's ratio is 1
     with sync_session() as session:
         run = session.get_one(Run, parallel_read_run["run_id"])
@@ -60,3 +63,29 @@ def test_a_null_contrast_is_not_decided(parallel_read_run: dict[str, Any]) -> No
         [mine, _aa] = of_rounds(load(session, run), [same]).within
     assert mine.verdict is not None and mine.verdict.verdict not in DECIDED
     assert (mine.verdict.low, mine.verdict.ratio, mine.verdict.high) == (1.0, 1.0, 1.0)
+
+
+@pytest.mark.timeout(900)
+def test_lock_waits_on_two_versions_gives_the_monitor_cost_per_version_and_its_change(api: str) -> None:
+    done = subprocess.run(
+        [
+            str(BIN / "upgradelab"), "run", "--api", api, "--workload", "lock-waits",
+            "--variant", "mysql-9.7", "--variant", "mariadb-10.11", "--iterations", "8", "--rounds", "8",
+            "--param", "threads=4", "--param", "rows=20", "--param", "transactions=40", "--json",
+        ],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    costs = {row["variant"]: row for row in report["contrasts"]}
+    assert set(costs) == {"mysql-9.7 default", "mariadb-10.11 default"}
+    for row in costs.values():
+        assert row["name"] == "monitor=on / monitor=off" and row["rounds"] == 8
+        assert 0 < row["low"] <= row["ratio"] <= row["high"] and row["verdict"] in VERDICTS
+    [change] = report["contrast_changes"]
+    assert (change["baseline"], change["variant"]) == ("mysql-9.7 default", "mariadb-10.11 default")
+    assert change["rounds"] == 8 and change["low"] <= change["ratio"] <= change["high"]
+    # the change is the per-round quotient of the two contrasts: its centre lies near theirs
+    quotient = costs["mariadb-10.11 default"]["ratio"] / costs["mysql-9.7 default"]["ratio"]
+    assert change["low"] <= quotient <= change["high"], (change, quotient)
+    print("lock-waits contrasts", json.dumps(report["contrasts"]), json.dumps(report["contrast_changes"]))
