@@ -21,12 +21,14 @@ DECIDED = {"regression", "improvement"}
 
 @pytest.fixture(scope="module")
 def parallel_read_run(api: str) -> dict[str, Any]:
-    """One warm run: threads 1 and 2, 8 rounds of 3 counts per group, with an A/A control."""
+    """One warm run: threads 1 and 2, 10 rounds of 5 counts per group, with an A/A control. On a
+    shared 2-core host a round where another process holds a core gives 2 threads no gain: the median
+    of 5 counts per round and 10 rounds keep such rounds from widening the interval past 1."""
     done = subprocess.run(
         [
             str(BIN / "upgradelab"), "run", "--api", api, "--workload", "parallel-read",
-            "--variant", "mysql-9.7", "--aa-control", "--policy", "warm", "--iterations", "24",
-            "--rounds", "8", "--param", "log2_rows=20", "--param", "threads=[1, 2]",
+            "--variant", "mysql-9.7", "--aa-control", "--policy", "warm", "--iterations", "50",
+            "--rounds", "10", "--param", "log2_rows=20", "--param", "threads=[1, 2]",
             "--param", "buffer_pool_size=256M", "--seed", "23", "--json",
         ],
         capture_output=True, text=True, timeout=900,
@@ -38,21 +40,21 @@ def parallel_read_run(api: str) -> dict[str, Any]:
 
 @pytest.mark.timeout(900)
 def test_two_parallel_read_threads_count_faster_than_one(parallel_read_run: dict[str, Any]) -> None:
+    print("parallel-read contrasts", json.dumps(parallel_read_run["contrasts"]))
     rows = [row for row in parallel_read_run["contrasts"] if row["name"] == "threads=2 / threads=1"]
     assert [row["variant"] for row in rows] == ["mysql-9.7 default", "mysql-9.7 default (A/A)"]
     first = rows[0]
     assert set(first) == {"variant", "name", "ratio", "low", "high", "verdict", "rounds"}
-    assert first["rounds"] == 8
+    assert first["rounds"] == 10
     assert first["low"] <= first["ratio"] <= first["high"] < 1, first
     assert first["verdict"] == "improvement", first
-    print("parallel-read contrasts", json.dumps(parallel_read_run["contrasts"]))
 
 
 @pytest.mark.timeout(900)
 def test_a_null_contrast_is_not_decided(parallel_read_run: dict[str, Any]) -> None:
     # the A/A control's threads=2 / threads=1 over variant 0's: same server, same rounds
     [change] = parallel_read_run["contrast_changes"]
-    assert change["variant"] == "mysql-9.7 default (A/A)" and change["rounds"] == 8
+    assert change["variant"] == "mysql-9.7 default (A/A)" and change["rounds"] == 10
     assert change["low"] <= change["ratio"] <= change["high"]
     assert change["verdict"] not in DECIDED, change
     print("parallel-read A/A change", json.dumps(change))
