@@ -1,4 +1,4 @@
-import { CartesianGrid, ErrorBar, ReferenceLine, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts'
+import { CartesianGrid, Cell, ErrorBar, ReferenceLine, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts'
 import type { ContrastRead } from '../../client'
 import { ChartContainer } from '../../charts/ChartContainer'
 import { variantColor } from '../../charts/palette'
@@ -29,19 +29,16 @@ export function ContrastChart({ rows, pngName }: { rows: ContrastRead[]; pngName
           tickFormatter={(v: number) => `${Number(v.toPrecision(2))}x`}
           label={{ value: 'ratio (log scale)', position: 'insideBottom', offset: -12 }}
         />
-        <YAxis type="category" dataKey="label" width={260} interval={0} />
+        <YAxis type="category" dataKey="label" width={260} interval={0} reversed />
         <Tooltip />
         <ReferenceLine x={1} stroke="#6b7280" />
-        {[...new Set(points.map((p) => p.variantIndex))].map((index) => (
-          <Scatter
-            key={index}
-            data={points.filter((p) => p.variantIndex === index)}
-            fill={variantColor(index)}
-            isAnimationActive={false}
-          >
-            <ErrorBar dataKey="error" direction="x" width={6} stroke={variantColor(index)} />
-          </Scatter>
-        ))}
+        {/* one Scatter: a category axis places the points of several Scatters by their own index */}
+        <Scatter data={points} isAnimationActive={false}>
+          {points.map((p) => (
+            <Cell key={p.label} fill={variantColor(p.variantIndex)} />
+          ))}
+          <ErrorBar dataKey="error" direction="x" width={6} stroke="#374151" />
+        </Scatter>
       </ScatterChart>
     </ChartContainer>
   )
