@@ -21,6 +21,7 @@ from upgradelab.results.views import series
 from upgradelab.results.views.comparison import run_comparison
 from upgradelab.results.views.comparison_schemas import Comparison, ComparisonQuery
 from upgradelab.results.views.context import VariableDiff, variables_diff
+from upgradelab.results.views.contrasts import RunContrasts, run_contrasts
 from upgradelab.results.views.export import COMPARISON_COLUMNS, comparison_rows, download, respond
 from upgradelab.results.views.schemas import ColumnSeries, SummaryRow
 from upgradelab.runs import service as runs
@@ -30,11 +31,13 @@ router = APIRouter(tags=["results"])
 
 
 class RunResults(BaseModel):
-    """What the run page draws: the series (downsampled) and the summary of every iteration."""
+    """What the run page draws: the series (downsampled), the summary of every iteration and the
+    template's contrasts (results/views/contrasts.py; empty lists for a template without any)."""
 
     run: RunRead
     series: list[ColumnSeries]
     summary: list[SummaryRow]
+    contrasts: RunContrasts
 
 
 async def results_of(session: AsyncSession, run: Run, max_points: int) -> RunResults:
@@ -42,10 +45,13 @@ async def results_of(session: AsyncSession, run: Run, max_points: int) -> RunRes
     (results/views/series.py); also a shared run's view (api/sharing.py)."""
     columns = await series.iteration_columns(session, run)
     [read] = await runs.to_read(session, [run])
+    run_id = run.id
+    found = await session.run_sync(lambda sync: run_contrasts(sync, sync.get_one(Run, run_id)))
     return RunResults(
         run=read,
         series=series.series_of(run, columns, max_points),
         summary=series.summarize_columns(run, columns),
+        contrasts=found,
     )
 
 
@@ -129,8 +135,10 @@ Width = Query(
 async def run_results(
     run_id: int, session: SessionDep, max_points: int = MaxPoints, width: int | None = Width
 ) -> RunResults:
-    """The run, one series per variant as columns (iterations[], elapsed_s[]) and the summary (median,
-    p95, total seconds per variant over every iteration); 404 for an unknown run.
+    """The run, one series per variant as columns (iterations[], elapsed_s[]), the summary (median,
+    p95, total seconds per variant over every iteration) and `contrasts` (the template's within-variant
+    ratios per variant, and each variant's over variant 0's, with 95 % intervals and verdicts from
+    the rounds: results/views/contrasts.py); 404 for an unknown run.
 
     Times are seconds, client-side (perf_counter around each statement), summed per iteration.
     Series longer than max_points (or POINTS_PER_PIXEL x width) are downsampled with MinMaxLTTB; each

@@ -6,9 +6,14 @@ from typing import Any
 
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
+from upgradelab.db import SessionDep
 from upgradelab.errors import not_found
+from upgradelab.experiments.models import Experiment, Run, RunStatus
 from upgradelab.experiments.variants import PRESETS
+from upgradelab.results.views.contrasts import ContrastRead, run_contrasts
 from upgradelab.workloads import POLICIES, WORKLOADS, Policy
 from upgradelab.workloads.base import Workload, WorkloadInfo
 
@@ -51,6 +56,28 @@ class ArticleCaseRead(BaseModel):
     other_target: bool
 
 
+NOT_IN_LATEST_RUN = "not in the latest run"
+
+
+class ContrastCaseRead(BaseModel):
+    """The article's figure for one of the template's contrasts on one version (`label`): numerator and
+    denominator in `unit`, their `ratio`; beside it `measured`, the latest succeeded run's contrast of
+    the same name, one per variant (ratio with its 95 % interval and verdict), or [] with
+    `measured_note` "not in the latest run" (or why nothing was measured)."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+    contrast: str
+    label: str
+    numerator: float
+    denominator: float
+    unit: str
+    ratio: float
+    note: str
+    measured: list[ContrastRead] = []
+    measured_note: str | None = None
+
+
 class WorkloadRead(BaseModel):
     """A workload template: `parameters_schema` is its JSON schema, `parameters_default` the defaults."""
 
@@ -73,6 +100,9 @@ class WorkloadRead(BaseModel):
     presets: list[PresetRead]
     baseline_point: str | None = None
     cases: list[ArticleCaseRead] = []
+    contrast_cases: list[ContrastCaseRead] = []
+    # the run `contrast_cases[].measured` comes from (GET /api/workloads/{slug} only; None in the list)
+    latest_run_id: int | None = None
 
 
 router = APIRouter(prefix="/api/workloads", tags=["workloads"])
@@ -99,6 +129,43 @@ def _cases(info: WorkloadInfo) -> list[ArticleCaseRead]:
     ]
 
 
+def _contrast_cases(
+    info: WorkloadInfo, measured: dict[str, list[ContrastRead]], note: str
+) -> list[ContrastCaseRead]:
+    """The article's contrast figures, each with the measured contrasts of that name (or `note`)."""
+    return [
+        ContrastCaseRead(
+            contrast=case.contrast,
+            label=case.label,
+            numerator=case.numerator,
+            denominator=case.denominator,
+            unit=case.unit,
+            ratio=case.ratio,
+            note=case.note,
+            measured=measured.get(case.contrast, []),
+            measured_note=None if case.contrast in measured else note,
+        )
+        for case in info.contrast_cases
+    ]
+
+
+def _latest_contrasts(session: Session, slug: str) -> tuple[int | None, dict[str, list[ContrastRead]]]:
+    """The latest succeeded run of the template (highest id) and its contrasts by name."""
+    run = session.scalars(
+        select(Run)
+        .join(Experiment, Run.experiment_id == Experiment.id)
+        .where(Experiment.workload == slug, Run.status == RunStatus.succeeded)
+        .order_by(Run.id.desc())
+        .limit(1)
+    ).first()
+    if run is None:
+        return None, {}
+    by_name: dict[str, list[ContrastRead]] = {}
+    for row in run_contrasts(session, run).within:
+        by_name.setdefault(row.name, []).append(row)
+    return run.id, by_name
+
+
 def _read(workload: type[Workload]) -> WorkloadRead:
     info = workload.info
     return WorkloadRead(
@@ -121,6 +188,7 @@ def _read(workload: type[Workload]) -> WorkloadRead:
         ],
         baseline_point=info.baseline_point,
         cases=_cases(info),
+        contrast_cases=_contrast_cases(info, {}, "only GET /api/workloads/{slug} reads the latest run"),
     )
 
 
@@ -131,9 +199,17 @@ async def list_workloads() -> list[WorkloadRead]:
 
 
 @router.get("/{slug}", response_model=WorkloadRead)
-async def get_workload(slug: str) -> WorkloadRead:
-    """One template by slug; 404 for an unknown slug."""
+async def get_workload(slug: str, session: SessionDep) -> WorkloadRead:
+    """One template by slug; 404 for an unknown slug. `contrast_cases`: the article's within-version
+    ratios (e.g. lock-waits' monitor cost, 468.702 s / 28.763 s = 16.3x on 8.0.32), each beside the
+    latest succeeded run's contrast of that name per variant (ratio, 95 % interval, verdict;
+    results/views/contrasts.py), or measured_note "not in the latest run"; `latest_run_id` that run."""
     workload = WORKLOADS.get(slug)
     if workload is None:
         raise not_found("workload", slug)
-    return _read(workload)
+    read = _read(workload)
+    run_id, measured = await session.run_sync(lambda sync: _latest_contrasts(sync, slug))
+    note = NOT_IN_LATEST_RUN if run_id is not None else "no succeeded run of this template yet"
+    return read.model_copy(
+        update={"contrast_cases": _contrast_cases(workload.info, measured, note), "latest_run_id": run_id}
+    )

@@ -11,6 +11,7 @@ import typer
 from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
 from upgradelab.experiments.schemas import ExperimentRead
 from upgradelab.results.views.comparison_schemas import Comparison
+from upgradelab.results.views.contrasts import RunContrasts
 from upgradelab.runs.schemas import RunProgress, RunRead
 
 
@@ -88,11 +89,16 @@ def run(
 ) -> None:
     """Submit a run to the queue, wait for it, print the per-variant summary.
 
-    JSON: {"run_id", "status", "error", "summary": [one row per variant (and group, and metric for
-    templates with several primary metrics): {"variant", "group"?, "metric", "unit", "iterations",
+    JSON: {"run_id", "status", "error", "contrasts", "contrast_changes", "summary": [one row per
+    variant (and group, and metric for templates with several primary metrics): {"variant", "group"?,
+    "metric", "unit", "iterations",
     "rounds", "median_s", "p95_s", "median", "p95", "ratio", "ratio_low", "ratio_high", "verdict",
     "mde", "aa_low", "aa_high"}]}: times in seconds (client-side, per iteration), median/p95 in the
     metric's unit, ratios to the first variant from the rounds (see docs/architecture.md, verdicts).
+    "contrasts": the template's within-variant ratios [{"variant", "name", "ratio", "low", "high",
+    "verdict", "rounds"}]; "contrast_changes": each variant's contrast over the first variant's
+    [{"name", "baseline", "variant", "ratio", "low", "high", "verdict", "rounds"}]
+    (results/views/contrasts.py; [] for a template without contrasts).
     Exit code 1 unless succeeded.
     """
     if not variant:
@@ -120,7 +126,7 @@ def run(
     if policy is not None:
         body["policy"] = policy
     try:
-        run, comparison = _submit_and_wait(base, body, timeout, token)
+        run, comparison, contrasts = _submit_and_wait(base, body, timeout, token)
     except httpx.HTTPError as unreachable:
         typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
         raise typer.Exit(2) from unreachable
@@ -128,12 +134,23 @@ def run(
     summary = _summary(comparison)
     if as_json:
         typer.echo(
-            json.dumps({"run_id": run.id, "status": status, "error": error, "summary": summary}, indent=2)
+            json.dumps(
+                {
+                    "run_id": run.id,
+                    "status": status,
+                    "error": error,
+                    **_contrast_rows(contrasts),
+                    "summary": summary,
+                },
+                indent=2,
+            )
         )
     else:
         typer.echo(f"run {run.id}: {status}")
         for row in summary:
             typer.echo(_summary_line(row))
+        for row in _contrast_rows(contrasts)["contrasts"]:
+            typer.echo(_contrast_line(row))
         if error:
             typer.echo(error, err=True)
     if status != "succeeded":
@@ -142,9 +159,10 @@ def run(
 
 def _submit_and_wait(
     base: str, body: dict[str, Any], timeout: float, token: str | None
-) -> tuple[RunRead, Comparison | None]:
-    """POST the experiment and its run, poll the run until final; the last RunRead and the verdict
-    table (GET /api/compare, stored once when the run ended; None when the API gives none). Responses
+) -> tuple[RunRead, Comparison | None, RunContrasts]:
+    """POST the experiment and its run, poll the run until final; the last RunRead, the verdict
+    table (GET /api/compare, stored once when the run ended; None when the API gives none) and the
+    contrasts (GET /api/runs/{id}/results, empty when it gives none). Responses
     are parsed into the API's own schemas, so a changed shape fails here, naming the field."""
     with httpx.Client(base_url=base, timeout=30, headers=auth_headers(token)) as client:
         created = client.post("/api/experiments", json=body)
@@ -169,7 +187,37 @@ def _submit_and_wait(
                 shown = run.progress
         verdicts = client.get("/api/compare", params={"runs": str(run.id), "series": "false"})
         comparison = Comparison.model_validate_json(verdicts.content) if verdicts.status_code == 200 else None
-    return run, comparison
+        results = client.get(f"/api/runs/{run.id}/results", params={"max_points": 10})
+        contrasts = (
+            RunContrasts.model_validate(results.json()["contrasts"])
+            if results.status_code == 200
+            else RunContrasts()
+        )
+    return run, comparison, contrasts
+
+
+def _contrast_rows(contrasts: RunContrasts) -> dict[str, list[dict[str, Any]]]:
+    """The --json "contrasts" and "contrast_changes" rows (see `run`'s docstring for the shape)."""
+
+    def interval(verdict: Any) -> dict[str, Any]:
+        keys = ("ratio", "low", "high", "verdict", "rounds")
+        return {k: getattr(verdict, k) if verdict else None for k in keys}
+
+    return {
+        "contrasts": [
+            {"variant": row.variant, "name": row.name, **interval(row.verdict)} for row in contrasts.within
+        ],
+        "contrast_changes": [
+            {"name": row.name, "baseline": row.baseline, "variant": row.variant, **interval(row.verdict)}
+            for row in contrasts.across
+        ],
+    }
+
+
+def _contrast_line(row: dict[str, Any]) -> str:
+    """One text line: variant, contrast name, ratio [interval] verdict."""
+    ratio = "-" if row["ratio"] is None else f"{row['ratio']:.3f}x [{row['low']:.3f}, {row['high']:.3f}]"
+    return f"  {row['variant']:<30} {row['name']:<32} {ratio:<28} {row['verdict'] or '-'}"
 
 
 def _summary(comparison: Comparison | None) -> list[dict[str, Any]]:

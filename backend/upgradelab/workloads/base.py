@@ -70,6 +70,54 @@ class PrimaryMetric:
 SECONDS = PrimaryMetric("seconds", "s")
 
 
+Scans = Literal["all", "first", "later"]
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a contrast: a group's iterations in each round, all of them or, for a cold-then-warm
+    group, only the round's first iteration of that group ("first") or the rest ("later")."""
+
+    group: str
+    scans: Scans = "all"
+
+    @property
+    def label(self) -> str:
+        name = self.group.split("=", 1)[-1] if self.scans != "all" else self.group
+        return name if self.scans == "all" else f"{name} {self.scans}"
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """A named ratio inside one variant: the numerator side's round value over the denominator's, in
+    `metric` (results/views/contrasts.py pairs them within each round). `name` is how article cases
+    (ContrastCase.contrast) find it, e.g. "monitor=on / monitor=off"."""
+
+    name: str
+    numerator: Side
+    denominator: Side
+    metric: PrimaryMetric = SECONDS
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ContrastCase:
+    """What the article published for one contrast on one version (`label`, e.g. "8.0.32"): the
+    numerator and denominator figures in `unit` (e.g. 468.702 s with the monitor, 28.763 s without);
+    their ratio is set beside the latest run's contrast of the same name."""
+
+    contrast: str
+    label: str
+    numerator: float
+    denominator: float
+    unit: str
+    note: str = ""
+
+    @property
+    def ratio(self) -> float:
+        return self.numerator / self.denominator
+
+
 @dataclass(frozen=True)
 class WorkloadInfo:
     """What the UI and CLI show of a workload. `sweep` names the x axis of a sweep ("threads")."""
@@ -88,6 +136,9 @@ class WorkloadInfo:
     # latest run's (variant / the baseline target's default variant), per case.
     baseline_point: str | None = None
     cases: list[ArticleCase] = field(default_factory=list)
+    # The article's own within-version ratios (monitor on / off, N threads / 1, first scan / later),
+    # matched by name to the contrasts a run of the template computes (Workload.contrasts).
+    contrast_cases: list[ContrastCase] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -179,6 +230,11 @@ class Workload:
     def groups(self) -> list[str]:
         """Iteration groups in order, e.g. ["table=test_short", "table=test_long"]; [""] = one group."""
         return [""]
+
+    def contrasts(self) -> list[Contrast]:
+        """The within-variant ratios this template's article makes (between two of its groups, or a
+        group's first and later iterations), for these parameters; [] = none."""
+        return []
 
     def dataset_spec(self, server: ServerSession) -> dict[str, Any] | None:
         """What the prepared dataset depends on (hashed into upgradelab_meta.datasets), or None."""

@@ -14,9 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from upgradelab.targets.options import OptionError, validate_option
 from upgradelab.workloads import sysbench
 from upgradelab.workloads.base import (
+    Contrast,
+    ContrastCase,
     PrimaryMetric,
     PublishedFigure,
     ServerSession,
+    Side,
     StatementTiming,
     TargetFacts,
     Workload,
@@ -27,6 +30,14 @@ from upgradelab.workloads.base import (
 from upgradelab.workloads.datasets import ProgressMeter
 
 DATABASE = "sbtest"
+TPS = PrimaryMetric("tps", "tps", higher_is_better=True)
+# The article's read_only tps at 4 / 24 / 64 threads, per version and charset (its sample table).
+_ARTICLE_TPS = {
+    "5.7 latin1": (4578, 21385, 39629),
+    "5.7 utf8mb4_general_ci": (2958, 13793, 24517),
+    "8.0 latin1": (4107, 19473, 35586),
+    "8.0 utf8mb4_0900_ai_ci": (3969, 18446, 32776),
+}
 
 
 class CharsetOltpParameters(BaseModel):
@@ -77,7 +88,7 @@ class CharsetOltp(Workload):
     Parameters: ClassVar[type[BaseModel]] = CharsetOltpParameters
     # sysbench runs for a fixed duration: its seconds say nothing; throughput and latency do.
     primary_metrics: ClassVar[tuple[PrimaryMetric, ...]] = (
-        PrimaryMetric("tps", "tps", higher_is_better=True),
+        TPS,
         PrimaryMetric("p95_ms", "ms"),
     )
     info: ClassVar[WorkloadInfo] = WorkloadInfo(
@@ -115,6 +126,13 @@ class CharsetOltp(Workload):
         ],
         default_policy="warm",
         sweep="threads",
+        # Inside one version and charset the article's sweep says how read_only throughput scales with
+        # threads (tps at N threads over tps at 4); a run whose sweep starts at 4 measures the same.
+        contrast_cases=[
+            ContrastCase(f"threads={n} / threads=4", label, tps[k], tps[0], "tps")
+            for label, tps in _ARTICLE_TPS.items()
+            for k, n in ((1, 24), (2, 64))
+        ],
     )
 
     @property
@@ -133,6 +151,22 @@ class CharsetOltp(Workload):
 
     def groups(self) -> list[str]:
         return [f"threads={n}" for n in self.p.threads]
+
+    def contrasts(self) -> list[Contrast]:
+        """Throughput scaling inside the variant: tps at each other thread count of the sweep over tps
+        at its first (above 1: more throughput)."""
+        first = self.p.threads[0]
+        return [
+            Contrast(
+                f"threads={n} / threads={first}",
+                Side(f"threads={n}"),
+                Side(f"threads={first}"),
+                TPS,
+                f"sysbench tps with {n} threads over {first}",
+            )
+            for n in dict.fromkeys(self.p.threads)
+            if n != first
+        ]
 
     def _charset(self, server: ServerSession) -> tuple[str, str]:
         charset = str(scalar(server.connection, "SELECT @@character_set_server"))

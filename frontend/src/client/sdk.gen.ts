@@ -78,7 +78,10 @@ export const listWorkloads = <ThrowOnError extends boolean = false>(options?: Op
 /**
  * Get Workload
  *
- * One template by slug; 404 for an unknown slug.
+ * One template by slug; 404 for an unknown slug. `contrast_cases`: the article's within-version
+ * ratios (e.g. lock-waits' monitor cost, 468.702 s / 28.763 s = 16.3x on 8.0.32), each beside the
+ * latest succeeded run's contrast of that name per variant (ratio, 95 % interval, verdict;
+ * results/views/contrasts.py), or measured_note "not in the latest run"; `latest_run_id` that run.
  */
 export const getWorkload = <ThrowOnError extends boolean = false>(options: Options<GetWorkloadData, ThrowOnError>) => (options.client ?? client).get<GetWorkloadResponses, GetWorkloadErrors, ThrowOnError>({ url: '/api/workloads/{slug}', ...options });
 
@@ -171,8 +174,10 @@ export const cancelRun = <ThrowOnError extends boolean = false>(options: Options
 /**
  * Run Results
  *
- * The run, one series per variant as columns (iterations[], elapsed_s[]) and the summary (median,
- * p95, total seconds per variant over every iteration); 404 for an unknown run.
+ * The run, one series per variant as columns (iterations[], elapsed_s[]), the summary (median,
+ * p95, total seconds per variant over every iteration) and `contrasts` (the template's within-variant
+ * ratios per variant, and each variant's over variant 0's, with 95 % intervals and verdicts from
+ * the rounds: results/views/contrasts.py); 404 for an unknown run.
  *
  * Times are seconds, client-side (perf_counter around each statement), summed per iteration.
  * Series longer than max_points (or POINTS_PER_PIXEL x width) are downsampled with MinMaxLTTB; each

@@ -357,6 +357,124 @@ export type ComparisonSeries = {
 };
 
 /**
+ * ContrastCaseRead
+ *
+ * The article's figure for one of the template's contrasts on one version (`label`): numerator and
+ * denominator in `unit`, their `ratio`; beside it `measured`, the latest succeeded run's contrast of
+ * the same name, one per variant (ratio with its 95 % interval and verdict), or [] with
+ * `measured_note` "not in the latest run" (or why nothing was measured).
+ */
+export type ContrastCaseRead = {
+    /**
+     * Contrast
+     */
+    contrast: string;
+    /**
+     * Label
+     */
+    label: string;
+    /**
+     * Numerator
+     */
+    numerator: number;
+    /**
+     * Denominator
+     */
+    denominator: number;
+    /**
+     * Unit
+     */
+    unit: string;
+    /**
+     * Ratio
+     */
+    ratio: number;
+    /**
+     * Note
+     */
+    note: string;
+    /**
+     * Measured
+     */
+    measured: Array<ContrastRead>;
+    /**
+     * Measured Note
+     */
+    measured_note: string | null;
+};
+
+/**
+ * ContrastChangeRead
+ *
+ * Across variants: `variant`'s contrast `name` over `baseline`'s, paired within the round (the
+ * article's "16x on 8.0.32, 1.02x on 8.0.40" as one ratio with its interval); verdict None when
+ * either contrast has no value.
+ */
+export type ContrastChangeRead = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Baseline
+     */
+    baseline: string;
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Metric
+     */
+    metric: string;
+    verdict: VerdictRead | null;
+};
+
+/**
+ * ContrastRead
+ *
+ * One contrast of one variant: `name` (the template's, e.g. "monitor=on / monitor=off"), its
+ * sides ("monitor=on", "test_long first"), the metric and its unit, and the verdict read
+ * (results/stats/verdicts.VerdictRead: ratio numerator / denominator, unitless, 95 % interval,
+ * rounds); verdict None when a side has no iteration in this run.
+ */
+export type ContrastRead = {
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Variant Index
+     */
+    variant_index: number;
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Numerator
+     */
+    numerator: string;
+    /**
+     * Denominator
+     */
+    denominator: string;
+    /**
+     * Metric
+     */
+    metric: string;
+    /**
+     * Unit
+     */
+    unit: string;
+    /**
+     * Description
+     */
+    description: string;
+    verdict: VerdictRead | null;
+};
+
+/**
  * DatasetFromPath
  *
  * A dump already on the lab's machine, inside a directory listed in UPGRADELAB_DATASET_DIRS
@@ -1560,6 +1678,23 @@ export type RunContext = {
 };
 
 /**
+ * RunContrasts
+ *
+ * A run's contrasts: `within` one row per variant and contrast (variants in experiment order),
+ * `across` one row per contrast and variant after the first (over variant 0).
+ */
+export type RunContrasts = {
+    /**
+     * Within
+     */
+    within: Array<ContrastRead>;
+    /**
+     * Across
+     */
+    across: Array<ContrastChangeRead>;
+};
+
+/**
  * RunGroups
  *
  * GET /api/runs/{id}/groups: the iterations and the per-group medians.
@@ -1761,7 +1896,8 @@ export type RunRead = {
 /**
  * RunResults
  *
- * What the run page draws: the series (downsampled) and the summary of every iteration.
+ * What the run page draws: the series (downsampled), the summary of every iteration and the
+ * template's contrasts (results/views/contrasts.py; empty lists for a template without any).
  */
 export type RunResults = {
     run: RunRead;
@@ -1773,6 +1909,7 @@ export type RunResults = {
      * Summary
      */
     summary: Array<SummaryRow>;
+    contrasts: RunContrasts;
 };
 
 /**
@@ -2724,6 +2861,14 @@ export type WorkloadRead = {
      * Cases
      */
     cases: Array<ArticleCaseRead>;
+    /**
+     * Contrast Cases
+     */
+    contrast_cases: Array<ContrastCaseRead>;
+    /**
+     * Latest Run Id
+     */
+    latest_run_id: number | null;
 };
 
 /**

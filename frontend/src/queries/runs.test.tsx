@@ -12,6 +12,7 @@ import { runResultsQuery } from './runs'
 const WORKLOAD = {
   slug: 'insert-truncate', title: 'Insert and truncate', article: 'a', description: 'd', setup: '',
   server_options: {}, published: [], cases: [{ name: 'c' }], baseline_point: 'p', sweep: null,
+  contrast_cases: [], latest_run_id: null,
 }
 const RUNS = { items: [makeRun({ status: 'succeeded' })], total: 1 }
 
@@ -67,7 +68,7 @@ describe('the results of a run are one cache entry for every page', () => {
 
   it('reaches the cached results with an invalidation made from a numeric id', async () => {
     const client = new QueryClient()
-    client.setQueryData(runResultsQuery(7).queryKey, { run: makeRun(), series: [], summary: [] } as never)
+    client.setQueryData(runResultsQuery(7).queryKey, { run: makeRun(), series: [], summary: [], contrasts: { within: [], across: [] } } as never)
     await client.invalidateQueries(runResultsQuery(Number('7')))
     expect(client.getQueryState(runResultsQuery(7).queryKey)?.isInvalidated).toBe(true)
   })

@@ -18,6 +18,7 @@ import { ProbePanels } from './components/ProbePanels'
 import { RunContextPanel } from './components/RunContextPanel'
 import { liveSummary } from './liveSummary'
 import { RunActions } from './RunActions'
+import { RunContrasts } from './RunContrasts'
 import { RunNotes } from './RunNotes'
 import { RunVerdicts } from './RunVerdicts'
 import { StatementTable } from './StatementTable'
@@ -103,6 +104,7 @@ export function RunPage() {
       <h2>Summary</h2>
       <SummaryTable rows={useLive ? liveSummary(stream.series) : results.data.summary} />
       {isFinal(run.status) && <RunVerdicts runId={run.id} />}
+      {isFinal(run.status) && <RunContrasts runId={run.id} contrasts={results.data.contrasts} />}
       {isFinal(run.status) && <RunContextPanel runId={run.id} />}
       <StatementTable runId={runId} live={!isFinal(run.status)} />
       <ProbePanels runId={runId} />

@@ -4,6 +4,7 @@ import { ErrorBox } from '../../components/ErrorBox'
 import { GroupTable } from '../../components/GroupTable'
 import { SweepCharts } from '../../components/SweepCharts'
 import { ArticleRatios } from './ArticleRatios'
+import { ContrastCases } from './ContrastCases'
 import { MeasuredFigures } from './MeasuredFigures'
 import { PublishedFigures } from './PublishedFigures'
 import { runGroupsQuery, runResultsQuery, runsQuery } from '../../queries/runs'
@@ -85,6 +86,7 @@ export function WorkloadPage() {
           )}
         </section>
       </div>
+      <ContrastCases cases={w.contrast_cases} runId={w.latest_run_id} />
     </div>
   )
 }

@@ -1,0 +1,62 @@
+import type { RunContrasts } from '../../client'
+import { formatInterval } from './contrastRows'
+
+/** A run's contrasts: per variant the template's within-variant ratios, then each variant's over the
+ * first variant's (does the upgrade change the effect?), with 95 % intervals and verdicts. */
+export function ContrastTable({ contrasts }: { contrasts: RunContrasts }) {
+  return (
+    <>
+      <table className="data-table" data-testid="contrast-table">
+        <thead>
+          <tr>
+            <th>Variant</th>
+            <th>Contrast</th>
+            <th>Ratio [95 % interval]</th>
+            <th>Rounds</th>
+            <th>Verdict</th>
+          </tr>
+        </thead>
+        <tbody>
+          {contrasts.within.map((row) => (
+            <tr key={`${row.variant_index}|${row.name}`} data-testid="contrast-row">
+              <td>{row.variant}</td>
+              <td title={row.description}>
+                {row.name}
+                <div className="small muted">
+                  {row.numerator} / {row.denominator} ({row.metric})
+                </div>
+              </td>
+              <td>{formatInterval(row.verdict)}</td>
+              <td>{row.verdict?.rounds ?? '-'}</td>
+              <td title={row.verdict?.reason}>{row.verdict?.verdict ?? 'no value'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {contrasts.across.length > 0 && (
+        <table className="data-table" data-testid="contrast-change-table">
+          <thead>
+            <tr>
+              <th>Contrast</th>
+              <th>Variant / baseline</th>
+              <th>Ratio of contrasts [95 % interval]</th>
+              <th>Verdict</th>
+            </tr>
+          </thead>
+          <tbody>
+            {contrasts.across.map((row) => (
+              <tr key={`${row.variant}|${row.name}`} data-testid="contrast-change-row">
+                <td>{row.name}</td>
+                <td>
+                  {row.variant} / {row.baseline}
+                </td>
+                <td>{formatInterval(row.verdict)}</td>
+                <td title={row.verdict?.reason}>{row.verdict?.verdict ?? 'no value'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  )
+}
