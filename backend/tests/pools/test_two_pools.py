@@ -2,6 +2,7 @@
 (mariadb-10.11 is there), a second worker with its own state directory serves pool "east"
 (mysql-9.7 moved there), and pool "west" (mariadb-11.8) has no worker at all."""
 
+import hashlib
 import subprocess
 import time
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ import pytest
 from redis import Redis
 
 from tests.conftest import STATE
+from tests.datasets.conftest import delete_dataset
 from tests.faults.helpers import submit, wait_final, wait_until
 from tests.faults.instance import parent_of
 from tests.pools.second_pool import (
@@ -23,6 +25,7 @@ from tests.pools.second_pool import (
 from upgradelab.settings import get_settings
 
 pytestmark = pytest.mark.timeout(600)
+FINAL = ("succeeded", "failed", "cancelled")
 LOCAL, EAST, WEST = "mariadb-10.11", "mysql-9.7", "mariadb-11.8"
 
 
@@ -92,6 +95,31 @@ def test_a_pool_without_a_live_worker_says_so_and_lists_the_run_waiting(
     assert local["pool"] == "local" and local["live_workers"] >= 1 and local["message"] is None
 
 
+DUMP = b"CREATE TABLE t (id INT PRIMARY KEY, v INT);\nINSERT INTO t VALUES (1, 10), (2, 20), (3, 30);\n"
+
+
+def test_a_worker_without_the_dump_fetches_it_over_http_and_replays_on_it(
+    east: subprocess.Popen[bytes], client: httpx.Client
+) -> None:
+    assert client.put("/api/datasets/pooled", content=DUMP).status_code == 201
+    sha256 = hashlib.sha256(DUMP).hexdigest()
+    assert not (STATE / "east" / "datasets").exists()  # the second host has no copy
+    try:
+        body = {"dataset": "pooled", "queries": "SELECT SUM(v) FROM t;", "variants": [EAST], "rounds": 2}
+        created = client.post("/api/replays", json=body)
+        assert created.status_code == 201, created.text
+        assert client.get(f"/api/pools/jobs/replay/{created.json()['id']}").json()["pool"] == "east"
+        deadline = time.monotonic() + 300
+        while (replay := client.get(f"/api/replays/{created.json()['id']}").json())["status"] not in FINAL:
+            assert time.monotonic() < deadline, replay["status"]
+            time.sleep(0.5)
+        assert replay["status"] == "succeeded", replay["error"]
+        assert (STATE / "east" / "dataset-cache" / f"{sha256}.dump").read_bytes() == DUMP
+        assert "fetching its dump" in (STATE / "east" / "worker.log").read_text(errors="replace")
+    finally:
+        delete_dataset(client, "pooled")
+
+
 def test_each_run_goes_to_its_pools_worker_and_a_killed_pool_loses_only_its_run(
     east: subprocess.Popen[bytes], worker: subprocess.Popen[bytes], client: httpx.Client
 ) -> None:
@@ -103,6 +131,6 @@ def test_each_run_goes_to_its_pools_worker_and_a_killed_pool_loses_only_its_run(
     kill(east)
     lost = wait_final(client, on_east, timeout_s=60)  # the local worker's reaper ends it
     assert lost["status"] == "failed" and lost["error"] == "worker lost"
-    assert client.get(f"/api/runs/{on_local}").json()["status"] == "running"
+    assert client.get(f"/api/runs/{on_local}").json()["status"] in ("running", "succeeded")
     done = wait_final(client, on_local, timeout_s=300)
     assert done["status"] == "succeeded" and done["iterations_done"] == 150
