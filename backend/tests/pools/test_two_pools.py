@@ -3,6 +3,7 @@
 (mysql-9.7 moved there), and pool "west" (mariadb-11.8) has no worker at all."""
 
 import hashlib
+import re
 import subprocess
 import time
 from collections.abc import Iterator
@@ -11,7 +12,7 @@ import httpx
 import pytest
 from redis import Redis
 
-from tests.conftest import STATE
+from tests.conftest import BIN, STATE
 from tests.datasets.conftest import delete_dataset
 from tests.faults.helpers import submit, wait_final, wait_until
 from tests.faults.instance import parent_of
@@ -93,6 +94,31 @@ def test_a_pool_without_a_live_worker_says_so_and_lists_the_run_waiting(
     assert client.post(f"/api/runs/{run_id}/cancel").json()["status"] == "cancelled"
     local = client.get(f"/api/pools/jobs/run/{submit(client, LOCAL, iterations=1)}").json()
     assert local["pool"] == "local" and local["live_workers"] >= 1 and local["message"] is None
+
+
+def _cli(api: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / "upgradelab"), *args, "--api", api], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_the_cli_lists_the_pools_and_says_when_a_run_waits_without_a_worker(
+    east: subprocess.Popen[bytes], client: httpx.Client, api: str
+) -> None:
+    listed = _cli(api, "pools")
+    assert listed.returncode == 0, listed.stderr
+    lines = {line.split()[0]: line for line in listed.stdout.splitlines() if not line.startswith(" ")}
+    assert "1 live worker(s)" in lines["east"] and "targets: mysql-9.7" in lines["east"]
+    assert "NO LIVE WORKER" in lines["west"]
+
+    waited = _cli(api, "run", "--variant", WEST, "--iterations", "2", "--timeout", "4")
+    assert "queued for pool west: no live worker" in waited.stderr, waited.stderr
+    run_id = int(re.search(r"run (\d+) queued", waited.stderr)[1])  # type: ignore[index]
+    assert client.post(f"/api/runs/{run_id}/cancel").json()["status"] == "cancelled"
+
+    refused = _cli(api, "run", "--variant", LOCAL, "--variant", EAST, "--iterations", "2")
+    assert refused.returncode == 2 and "run refused:" in refused.stderr
+    assert "different worker pools" in refused.stderr
 
 
 DUMP = b"CREATE TABLE t (id INT PRIMARY KEY, v INT);\nINSERT INTO t VALUES (1, 10), (2, 20), (3, 30);\n"
