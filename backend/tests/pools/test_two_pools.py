@@ -92,6 +92,8 @@ def test_a_pool_without_a_live_worker_says_so_and_lists_the_run_waiting(
     time.sleep(3)  # no worker of another pool takes it
     assert client.get(f"/api/runs/{run_id}").json()["status"] == "queued"
     assert client.post(f"/api/runs/{run_id}/cancel").json()["status"] == "cancelled"
+    assert client.get("/api/pools/jobs/run/999999").status_code == 404
+    assert client.get("/api/pools/jobs/attribution/1").status_code == 422
     local = client.get(f"/api/pools/jobs/run/{submit(client, LOCAL, iterations=1)}").json()
     assert local["pool"] == "local" and local["live_workers"] >= 1 and local["message"] is None
 

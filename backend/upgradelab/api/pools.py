@@ -59,10 +59,17 @@ async def job_pool(kind: Literal["run", "replay"], job_id: int) -> JobPool:
     registered = {k.name: k for k in reaper.registered()}
     if kind not in registered:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job kind {kind}")
-    with sync_session() as session:
-        if session.get(registered[kind].lease.model, job_id) is None:
-            raise HTTPException(status.HTTP_404_NOT_FOUND, f"no {kind} {job_id}")
-    on = await to_thread.run_sync(lambda: registered[kind].targets_of(job_id))
+    known = registered[kind]
+
+    def find() -> list[Target] | None:
+        with sync_session() as session:
+            if session.get(known.lease.model, job_id) is None:
+                return None
+        return known.targets_of(job_id)
+
+    on = await to_thread.run_sync(find)
+    if on is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no {kind} {job_id}")
     redis = _redis()
     try:
         return await pool_status.job_pool(redis, WaitingJob(kind=kind, id=job_id), on)
