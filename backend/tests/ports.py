@@ -48,3 +48,5 @@ FAULT_API = _BASE + 61
 FAULT_MARIADB = _BASE + 62
 FAULT_MYSQL = _BASE + 63
 INSTANCES = _BASE + 30  # slot 0 of the instance tests' own target (other slots: free ports)
+# issue 22 (worker pools): the MariaDB 10.11 server holding a metadata database (tests/pools)
+METADATA_DB = _BASE + 90

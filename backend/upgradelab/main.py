@@ -9,7 +9,9 @@ from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
 from upgradelab.api.datasets import router as datasets_router
+from upgradelab.api.datasets import worker_router as dataset_dumps_router
 from upgradelab.api.experiments import router as experiments_router
+from upgradelab.api.pools import router as pools_router
 from upgradelab.api.probes import router as probes_router
 from upgradelab.api.replay import router as replay_router
 from upgradelab.api.results import router as results_router
@@ -46,10 +48,18 @@ def create_app() -> FastAPI:
         probes_router,
         datasets_router,
         replay_router,
+        pools_router,
     ):
         app.include_router(router, dependencies=[Depends(authorize)])
     # These carry their own dependencies (auth, users, shares, SSE) or none (public share links).
-    for router in (auth_router, users_router, shares_router, streaming_router, public_shares_router):
+    for router in (
+        auth_router,
+        users_router,
+        shares_router,
+        streaming_router,
+        public_shares_router,
+        dataset_dumps_router,
+    ):
         app.include_router(router)
 
     @app.get("/api/health", tags=["health"])

@@ -66,6 +66,22 @@ class Settings(BaseSettings):
     redis_outage_s: float = Field(
         90.0, description="How long the worker retries a Redis write (stream events) before dropping it (s)."
     )
+    pool: str = Field(
+        "local",
+        pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$",
+        description="The worker pool this process belongs to (UPGRADELAB_POOL): a worker takes the runs of "
+        "its pool's Celery queue only (pools/routing.py); the API's pool is the default of a new target.",
+    )
+    api_url: str = Field(
+        "",
+        description="Where a worker reaches the API (dataset dumps, datasets/fetch.py); default "
+        "http://{api_host}:{api_port}. A worker on a second host sets it.",
+    )
+    worker_token: str = Field(
+        "",
+        description="The worker credential for GET /api/datasets/{name}/dump; default: a random token kept "
+        "in {state_dir}/worker.token (one host). A second host's worker sets the API's value.",
+    )
     instance_allowance_mb: int = Field(
         400,
         ge=0,
@@ -87,6 +103,11 @@ class Settings(BaseSettings):
         if relative:
             raise ValueError(f"UPGRADELAB_DATASET_DIRS: not absolute: {', '.join(relative)}")
         return value
+
+    @property
+    def api_base_url(self) -> str:
+        """The API's base URL as a worker uses it (no trailing slash)."""
+        return (self.api_url or f"http://{self.api_host}:{self.api_port}").rstrip("/")
 
     @property
     def async_database_url(self) -> str:

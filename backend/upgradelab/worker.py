@@ -4,10 +4,23 @@ from celery import Celery
 
 from upgradelab.settings import get_settings
 
+
+def queue_of(pool: str) -> str:
+    """The Celery queue of worker pool `pool`: its name; the default pool "local" keeps the queue every
+    worker used before pools existed ("upgradelab"), so messages queued before an upgrade and workers
+    started with `-Q upgradelab` go on working."""
+    return "upgradelab" if pool == "local" else pool
+
+
 celery_app = Celery(
     "upgradelab",
     broker=get_settings().redis_url,
-    include=["upgradelab.runs.tasks", "upgradelab.replay.tasks", "upgradelab.replay.dataset_copy_tasks"],
+    include=[
+        "upgradelab.runs.tasks",
+        "upgradelab.replay.tasks",
+        "upgradelab.replay.dataset_copy_tasks",
+        "upgradelab.pools.heartbeat",
+    ],
 )
 celery_app.conf.update(
     task_ignore_result=True,
@@ -15,7 +28,9 @@ celery_app.conf.update(
     # skipped by the runner (not queued) and ended by the reaper (execution/reaper.py) if its worker died.
     task_acks_late=True,
     worker_prefetch_multiplier=1,
-    task_default_queue="upgradelab",
+    # A worker started without -Q consumes its pool's queue (UPGRADELAB_POOL); the API names the queue
+    # of each run it sends (pools/routing.py).
+    task_default_queue=queue_of(get_settings().pool),
     # Redis outages (issue 10): reconnect for as long as it takes, at start-up too ...
     broker_connection_retry=True,
     broker_connection_retry_on_startup=True,

@@ -21,6 +21,7 @@ const WorkloadPage = page(() => import('./pages/WorkloadPage/WorkloadPage'), 'Wo
 const SharePage = page(() => import('./pages/SharePage/SharePage'), 'SharePage')
 const TargetPage = page(() => import('./pages/TargetPage/TargetPage'), 'TargetPage')
 const TargetsPage = page(() => import('./pages/TargetsPage/TargetsPage'), 'TargetsPage')
+const PoolsPage = page(() => import('./pages/PoolsPage/PoolsPage'), 'PoolsPage')
 
 const loading = <p className="muted page">Loading…</p>
 
@@ -95,6 +96,9 @@ function SignedInApp({ pathname }: { pathname: string }) {
           <NavLink to="/replays" className={({ isActive }) => (isActive ? 'active' : undefined)}>
             Replays
           </NavLink>
+          <NavLink to="/pools" className={({ isActive }) => (isActive ? 'active' : undefined)}>
+            Pools
+          </NavLink>
         </nav>
         <span className="muted" data-testid="signed-in-user">
           {me.data.username} ({me.data.role}){' '}
@@ -121,6 +125,7 @@ function SignedInApp({ pathname }: { pathname: string }) {
             <Route path="/datasets" element={<DatasetsPage />} />
             <Route path="/replays" element={<ReplaysPage />} />
             <Route path="/replays/:id" element={<ReplayPage />} />
+            <Route path="/pools" element={<PoolsPage />} />
             <Route path="*" element={<NotFound />} />
           </Routes>
         </Suspense>

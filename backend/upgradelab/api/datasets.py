@@ -2,15 +2,17 @@
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, status
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, status
 from fastapi import Path as PathParam
+from fastapi.responses import FileResponse
 
 from upgradelab.datasets import service
 from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.schemas import NAME_PATTERN, DatasetFromPath, DatasetRead
 from upgradelab.db import SessionDep
+from upgradelab.pools.credential import is_worker_token
 from upgradelab.replay import dataset_use
-from upgradelab.users.auth import CurrentUser
+from upgradelab.users.auth import CurrentUser, request_token
 
 router = APIRouter(prefix="/api/datasets", tags=["datasets"])
 Name = Annotated[str, PathParam(pattern=NAME_PATTERN, description="Lower-case letters, digits, - and _.")]
@@ -71,3 +73,32 @@ async def delete_dataset(name: Name, session: SessionDep, user: CurrentUser) -> 
 async def _read_one(session: SessionDep, dataset: Dataset) -> DatasetRead:
     counts = await dataset_use.replay_counts(session, [dataset.id])
     return service.to_read(dataset, counts.get(dataset.id, 0))
+
+
+def _worker_only(request: Request) -> None:
+    if not is_worker_token(request_token(request)):
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED,
+            "the worker credential is needed",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+
+
+# Read by workers, not users: its own router with the worker credential (pools/credential.py).
+worker_router = APIRouter(prefix="/api/datasets", tags=["datasets"], dependencies=[Depends(_worker_only)])
+
+
+@worker_router.get(
+    "/{name}/dump",
+    response_class=FileResponse,
+    responses={200: {"content": {"application/octet-stream": {}}}},
+)
+async def download_dump(name: Name, session: SessionDep) -> FileResponse:
+    """A live dataset's dump as it was stored (plain, gzip or zstd bytes), streamed, for a worker that
+    does not have it (datasets/fetch.py). Needs `Authorization: Bearer <worker credential>`
+    (UPGRADELAB_WORKER_TOKEN, or {state_dir}/worker.token): 401 otherwise. Headers: `x-sha256`, the
+    sha256 the worker checks the bytes against. 404 when unknown, 410 when deleted."""
+    dataset = await service.get_or_raise(session, name)
+    return FileResponse(
+        dataset.path, media_type="application/octet-stream", headers={"x-sha256": dataset.sha256}
+    )

@@ -9,6 +9,7 @@ import httpx
 import typer
 
 from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
+from upgradelab.cli.pools import waiting_note
 from upgradelab.experiments.schemas import ExperimentRead
 from upgradelab.results.views.comparison_schemas import Comparison
 from upgradelab.results.views.contrasts import RunContrasts
@@ -174,14 +175,22 @@ def _submit_and_wait(
             raise typer.Exit(2)
         experiment = ExperimentRead.model_validate_json(created.content)
         queued = client.post(f"/api/experiments/{experiment.id}/runs")
+        if queued.status_code == 409:  # e.g. its variants' targets are in different worker pools
+            typer.echo(f"run refused: {error_text(queued)}", err=True)
+            raise typer.Exit(2)
         queued.raise_for_status()
         run = RunRead.model_validate_json(queued.content)
         typer.echo(f"run {run.id} queued: {base}/runs/{run.id}", err=True)
         deadline = time.monotonic() + timeout
         shown: RunProgress | None = None
+        said: str | None = None
         while not run.status.is_final and time.monotonic() < deadline:
             time.sleep(1.0)
             run = RunRead.model_validate_json(client.get(f"/api/runs/{run.id}").content)
+            note = waiting_note(client, "run", run.id) if run.status == "queued" else None
+            if note and note != said:  # not silently: its pool has no live worker
+                typer.echo(note, err=True)
+            said = note
             if run.progress and run.progress != shown:
                 typer.echo(_progress_text(run.progress), err=True)
                 shown = run.progress

@@ -20,13 +20,13 @@ frees the locks. A replay that fails stops every instance of its targets (`stop_
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from redis import Redis
 from sqlalchemy import select
 
 from upgradelab.datasets import service as datasets
+from upgradelab.datasets.fetch import local_dump
 from upgradelab.datasets.loader import LoadFailed
 from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.replays import ReplayRun, ReplayStatus
@@ -151,7 +151,7 @@ def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
             dataset = replay.dataset
             if dataset is None or dataset.deleted_at is not None:
                 raise LoadFailed("the dataset was deleted", line=None, code=None)
-            dump = DumpDataset(Path(dataset.path), dataset.sha256, database_of(dataset.name))
+            dump = DumpDataset(local_dump(dataset, settings), dataset.sha256, database_of(dataset.name))
             # The seed is the replay's id (as a run's without its own), stored with the schedule.
             schedule = plan("interleaved", replay.rounds, replay.passes, replay_id, len(specs))
             planned = RunSchedule.model_validate(schedule.as_json())

@@ -14,6 +14,7 @@ from upgradelab.datasets.replays import FINAL_REPLAY_STATUSES, ReplayRun, Replay
 from upgradelab.db import utcnow
 from upgradelab.execution import reaper
 from upgradelab.experiments.variants import VariantError, resolve_variant
+from upgradelab.pools import routing
 from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayVariantSpec
 from upgradelab.replay.sources import SourceError, parse_source
@@ -73,6 +74,7 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
     """Store a queued replay run and send it to the worker."""
     dataset = await datasets.get_or_raise(session, spec.dataset)
     variants = await _variants(session, spec)
+    queue = await routing.route(session, {v.target for v in variants})  # 409 across worker pools
     try:
         parsed = await to_thread.run_sync(
             lambda: parse_source(
@@ -98,7 +100,7 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
     session.add(replay)
     await session.commit()
     await session.refresh(replay)
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_REPLAY, args=[replay.id]))
+    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_REPLAY, args=[replay.id], queue=queue))
     return replay
 
 

@@ -11,6 +11,7 @@ from upgradelab.errors import not_found
 from upgradelab.execution import reaper
 from upgradelab.experiments import service as experiments
 from upgradelab.experiments.models import Experiment, Run, RunStatus, RunVariant
+from upgradelab.pools import routing
 from upgradelab.results.store.models import Iteration
 from upgradelab.runs import history
 from upgradelab.runs.jobs import RUN_JOBS
@@ -33,11 +34,12 @@ async def create(session: AsyncSession, experiment: Experiment) -> Run:
     are checked again against its targets' option lists (409/503: experiments.service.check_runnable)."""
     await experiments.check_runnable(session, experiment)
     targets = sorted({variant["target"] for variant in experiment.variants})
+    queue = await routing.route(session, targets)  # 409 when the variants span worker pools
     run = Run(experiment_id=experiment.id, status=RunStatus.queued, targets="," + ",".join(targets) + ",")
     session.add(run)
     await session.commit()
     await session.refresh(run, ["experiment"])
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_RUN, args=[run.id]))
+    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_RUN, args=[run.id], queue=queue))
     return run
 
 

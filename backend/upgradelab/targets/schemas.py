@@ -1,12 +1,13 @@
 """Target API shapes. Credentials in target.settings are never part of a response."""
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from upgradelab.targets.capabilities import Capabilities
 
 Flavor = Literal["mysql", "mariadb"]
+PoolName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 # targets/provisioners: PROVISIONERS is keyed by these (tests/targets check the two agree).
 ProvisionerKind = Literal["local", "docker", "tarball", "existing"]
 
@@ -22,6 +23,9 @@ class TargetRead(BaseModel):
     version: str | None
     provisioner: ProvisionerKind
     disposable: bool = False
+    pools: list[str] = Field(
+        default_factory=lambda: ["local"], description="Worker pools that may run it (pools/routing.py)."
+    )
     capabilities: Capabilities | None = Field(
         None, description="Existing servers: what the lab may do there (targets/capabilities.py)."
     )
@@ -54,6 +58,12 @@ class TargetCreate(BaseModel):
     settings: dict[str, Any] = Field(default_factory=dict)
     disposable: bool = Field(
         False, description="Its data may be destroyed: custom SQL and writing templates may run there."
+    )
+    pools: list[PoolName] | None = Field(
+        None,
+        min_length=1,
+        description="Worker pools that may run it: local, tarball and docker targets name the one pool of "
+        "the host they run on; an existing server may name several. Default: the API's UPGRADELAB_POOL.",
     )
     restart_test: bool = Field(
         False, description="Existing servers: issue a real RESTART to find out whether it comes back."

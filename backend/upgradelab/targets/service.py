@@ -51,6 +51,12 @@ async def create(session: AsyncSession, spec: TargetCreate) -> Target:
     if await get_by_names(session, {spec.name}):
         raise field_error(["body", "name"], f"target {spec.name!r} already exists")
     app = get_settings()
+    pools = list(dict.fromkeys(spec.pools or [app.pool]))
+    if spec.provisioner != ExistingProvisioner.kind and len(pools) > 1:
+        raise field_error(
+            ["body", "pools"],
+            f"a {spec.provisioner} target runs on one host: one pool, not {len(pools)} ({', '.join(pools)})",
+        )
     # An existing server's host is checked against UPGRADELAB_EXISTING_HOSTS by its settings model, and
     # several existing targets may name one server (its runs are serialized by a server:host:port lock).
     checked = validated.model_dump()
@@ -58,13 +64,15 @@ async def create(session: AsyncSession, spec: TargetCreate) -> Target:
         checked.pop("host", None)
         checked.pop("port", None)
     validation.check_settings(checked, await list_targets(session), app)
-    await asyncio.to_thread(validation.check_binary, spec.provisioner, checked, app)
+    if pools == [app.pool]:  # a binary on another pool's host is not to be seen from here
+        await asyncio.to_thread(validation.check_binary, spec.provisioner, checked, app)
     target = Target(
         name=spec.name,
         flavor=spec.flavor,
         provisioner=spec.provisioner,
         settings=validated.model_dump(exclude_unset=True),
         disposable=spec.disposable,
+        pools=pools,
     )
     if spec.provisioner == ExistingProvisioner.kind:
         await detect_into(target, restart_test=spec.restart_test)

@@ -103,6 +103,8 @@ type Id = number | string
 export const api = {
   targets: () => unwrap(sdk.listTargets()),
   target: (name: string) => unwrap(sdk.getTarget({ path: { name } })),
+  pools: () => unwrap(sdk.listPools()),
+  jobPool: (kind: 'run' | 'replay', id: number) => unwrap(sdk.jobPool({ path: { kind, job_id: id } })),
   createTarget: (body: TargetCreate) => unwrap(sdk.createTarget({ body })),
   detectCapabilities: (name: string, restartTest: boolean) =>
     unwrap(sdk.detectCapabilities({ path: { name }, body: { restart_test: restartTest } })),

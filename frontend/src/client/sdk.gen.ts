@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, SharedData, SharedErrors, SharedResponses, StartRunData, StartRunErrors, StartRunResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
+import type { CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, DownloadDumpData, DownloadDumpErrors, DownloadDumpResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, JobPoolData, JobPoolErrors, JobPoolResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListPoolsData, ListPoolsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, SharedData, SharedErrors, SharedResponses, StartRunData, StartRunErrors, StartRunResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -359,6 +359,24 @@ export const cancelReplay = <ThrowOnError extends boolean = false>(options: Opti
 export const exportReplay = <ThrowOnError extends boolean = false>(options: Options<ExportReplayData, ThrowOnError>) => (options.client ?? client).get<ExportReplayResponses, ExportReplayErrors, ThrowOnError>({ url: '/api/replays/{replay_id}/export', ...options });
 
 /**
+ * List Pools
+ *
+ * Every pool a target, a live worker or the API's own UPGRADELAB_POOL names, by name: its Celery
+ * queue and depth (messages no worker took yet), live workers (heartbeat within 15 s: node, host,
+ * pid, version, Python, CPUs, MemTotal MiB, started/seen times), the targets it may run and the
+ * queued runs and replays routed to it (pools/routing.py), oldest first.
+ */
+export const listPools = <ThrowOnError extends boolean = false>(options?: Options<ListPoolsData, ThrowOnError>) => (options?.client ?? client).get<ListPoolsResponses, unknown, ThrowOnError>({ url: '/api/pools', ...options });
+
+/**
+ * Job Pool
+ *
+ * Where a run or replay waits: its pool, that pool's live workers and, with none, the message
+ * "queued for pool X: no live worker" (the run page and the CLI show it). 404 for an unknown job.
+ */
+export const jobPool = <ThrowOnError extends boolean = false>(options: Options<JobPoolData, ThrowOnError>) => (options.client ?? client).get<JobPoolResponses, JobPoolErrors, ThrowOnError>({ url: '/api/pools/jobs/{kind}/{job_id}', ...options });
+
+/**
  * Login
  *
  * Check the password; returns a bearer token and sets it as the HttpOnly session cookie. 401 if wrong.
@@ -448,6 +466,16 @@ export const runEvents = <ThrowOnError extends boolean = false>(options: Options
  * What the link shows, without signing in; 404 when unknown or revoked.
  */
 export const shared = <ThrowOnError extends boolean = false>(options: Options<SharedData, ThrowOnError>) => (options.client ?? client).get<SharedResponses, SharedErrors, ThrowOnError>({ url: '/api/public/shares/{token}', ...options });
+
+/**
+ * Download Dump
+ *
+ * A live dataset's dump as it was stored (plain, gzip or zstd bytes), streamed, for a worker that
+ * does not have it (datasets/fetch.py). Needs `Authorization: Bearer <worker credential>`
+ * (UPGRADELAB_WORKER_TOKEN, or {state_dir}/worker.token): 401 otherwise. Headers: `x-sha256`, the
+ * sha256 the worker checks the bytes against. 404 when unknown, 410 when deleted.
+ */
+export const downloadDump = <ThrowOnError extends boolean = false>(options: Options<DownloadDumpData, ThrowOnError>) => (options.client ?? client).get<DownloadDumpResponses, DownloadDumpErrors, ThrowOnError>({ url: '/api/datasets/{name}/dump', ...options });
 
 /**
  * Health

@@ -934,6 +934,37 @@ export type IterationRow = {
 };
 
 /**
+ * JobPool
+ *
+ * Where a queued job waits: its pool, how many live workers that pool has and, when it has
+ * none, the message the run page and the CLI show.
+ */
+export type JobPool = {
+    /**
+     * Kind
+     */
+    kind: string;
+    /**
+     * Id
+     */
+    id: number;
+    /**
+     * Pool
+     */
+    pool: string;
+    /**
+     * Live Workers
+     */
+    live_workers: number;
+    /**
+     * Message
+     *
+     * "queued for pool X: no live worker", or null.
+     */
+    message: string | null;
+};
+
+/**
  * LoadResult
  *
  * What a load fed (the dump's decompressed bytes, before DEFINERs were rewritten), counted (rows
@@ -1120,6 +1151,46 @@ export type PolicyRead = {
      * Description
      */
     description: string;
+};
+
+/**
+ * PoolRead
+ *
+ * A pool: its live workers, the messages in its Celery queue and the jobs waiting in it.
+ */
+export type PoolRead = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Queue
+     *
+     * Its Celery queue (the default pool keeps the queue 'upgradelab').
+     */
+    queue: string;
+    /**
+     * Workers
+     */
+    workers: Array<WorkerRead>;
+    /**
+     * Queue Depth
+     *
+     * Messages in its Celery queue not yet taken by a worker.
+     */
+    queue_depth: number;
+    /**
+     * Waiting
+     *
+     * Queued jobs routed to it, oldest first.
+     */
+    waiting: Array<WaitingJob>;
+    /**
+     * Targets
+     *
+     * Targets it may run.
+     */
+    targets: Array<string>;
 };
 
 /**
@@ -2323,6 +2394,12 @@ export type TargetCreate = {
      */
     disposable?: boolean;
     /**
+     * Pools
+     *
+     * Worker pools that may run it: local, tarball and docker targets name the one pool of the host they run on; an existing server may name several. Default: the API's UPGRADELAB_POOL.
+     */
+    pools?: Array<string> | null;
+    /**
      * Restart Test
      *
      * Existing servers: issue a real RESTART to find out whether it comes back.
@@ -2360,6 +2437,12 @@ export type TargetDetail = {
      * Disposable
      */
     disposable?: boolean;
+    /**
+     * Pools
+     *
+     * Worker pools that may run it (pools/routing.py).
+     */
+    pools?: Array<string>;
     /**
      * Existing servers: what the lab may do there (targets/capabilities.py).
      */
@@ -2400,6 +2483,12 @@ export type TargetRead = {
      * Disposable
      */
     disposable?: boolean;
+    /**
+     * Pools
+     *
+     * Worker pools that may run it (pools/routing.py).
+     */
+    pools?: Array<string>;
     /**
      * Existing servers: what the lab may do there (targets/capabilities.py).
      */
@@ -2783,6 +2872,86 @@ export type VerdictRead = {
      * Reason
      */
     reason: string;
+};
+
+/**
+ * WaitingJob
+ *
+ * A queued job (a run, a replay) waiting in a pool's queue.
+ */
+export type WaitingJob = {
+    /**
+     * Kind
+     *
+     * "run" or "replay".
+     */
+    kind: string;
+    /**
+     * Id
+     */
+    id: number;
+};
+
+/**
+ * WorkerRead
+ *
+ * One live worker, as its last heartbeat told (pools/heartbeat.py).
+ */
+export type WorkerRead = {
+    /**
+     * Name
+     *
+     * Celery's node name, e.g. celery@bench-2.
+     */
+    name: string;
+    /**
+     * Pool
+     */
+    pool: string;
+    /**
+     * Queues
+     *
+     * The Celery queues it consumes.
+     */
+    queues: Array<string>;
+    /**
+     * Host
+     */
+    host: string;
+    /**
+     * Pid
+     */
+    pid: number;
+    /**
+     * Version
+     *
+     * Upgrade Lab's version on that worker.
+     */
+    version: string;
+    /**
+     * Python
+     */
+    python: string;
+    /**
+     * Cpus
+     */
+    cpus: number;
+    /**
+     * Memory Mb
+     *
+     * MemTotal of its host, MiB.
+     */
+    memory_mb: number;
+    /**
+     * Started At
+     */
+    started_at: string;
+    /**
+     * Seen At
+     *
+     * Its last heartbeat; a worker silent for 15 s is not listed.
+     */
+    seen_at: string;
 };
 
 /**
@@ -4251,6 +4420,58 @@ export type ExportReplayResponses = {
     200: unknown;
 };
 
+export type ListPoolsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/pools';
+};
+
+export type ListPoolsResponses = {
+    /**
+     * Response List Pools
+     *
+     * Successful Response
+     */
+    200: Array<PoolRead>;
+};
+
+export type ListPoolsResponse = ListPoolsResponses[keyof ListPoolsResponses];
+
+export type JobPoolData = {
+    body?: never;
+    path: {
+        /**
+         * Kind
+         */
+        kind: 'run' | 'replay';
+        /**
+         * Job Id
+         */
+        job_id: number;
+    };
+    query?: never;
+    url: '/api/pools/jobs/{kind}/{job_id}';
+};
+
+export type JobPoolErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type JobPoolError = JobPoolErrors[keyof JobPoolErrors];
+
+export type JobPoolResponses = {
+    /**
+     * Successful Response
+     */
+    200: JobPool;
+};
+
+export type JobPoolResponse = JobPoolResponses[keyof JobPoolResponses];
+
 export type LoginData = {
     body: Login;
     path?: never;
@@ -4508,6 +4729,38 @@ export type SharedResponses = {
 };
 
 export type SharedResponse = SharedResponses[keyof SharedResponses];
+
+export type DownloadDumpData = {
+    body?: never;
+    path: {
+        /**
+         * Name
+         *
+         * Lower-case letters, digits, - and _.
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/api/datasets/{name}/dump';
+};
+
+export type DownloadDumpErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type DownloadDumpError = DownloadDumpErrors[keyof DownloadDumpErrors];
+
+export type DownloadDumpResponses = {
+    /**
+     * Successful Response
+     */
+    200: Blob | File;
+};
+
+export type DownloadDumpResponse = DownloadDumpResponses[keyof DownloadDumpResponses];
 
 export type HealthData = {
     body?: never;

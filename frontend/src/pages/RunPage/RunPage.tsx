@@ -14,6 +14,7 @@ import { COMPARE_KEY } from '../../queries/compare'
 import { RESULTS_FRESH_MS, runGroupsQuery, runResultsQuery } from '../../queries/runs'
 import { workloadsQuery } from '../../queries/workloads'
 import { PreparingBanner } from './components/PreparingBanner'
+import { QueuedNote } from '../../components/QueuedNote'
 import { ProbePanels } from './components/ProbePanels'
 import { RunContextPanel } from './components/RunContextPanel'
 import { liveSummary } from './liveSummary'
@@ -90,6 +91,7 @@ export function RunPage() {
       <SharedServerNote targets={run.targets ?? []} />
       <RunActions run={run} />
       {run.progress && !isFinal(run.status) && <PreparingBanner progress={run.progress} />}
+      {run.status === 'queued' && <QueuedNote kind="run" id={run.id} />}
       <IterationChart
         series={series}
         iterations={Math.round(run.iterations_total / Math.max(1, run.variants.length))}

@@ -1,0 +1,60 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { cleanup, render, screen, waitFor } from '@testing-library/react'
+import type { ReactNode } from 'react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { QueuedNote } from '../../components/QueuedNote'
+import { PoolsPage } from './PoolsPage'
+
+vi.mock('react-router-dom', () => ({
+  Link: ({ children, to }: { children: ReactNode; to: string }) => <a href={to}>{children}</a>,
+}))
+
+const WORKER = {
+  name: 'east@bench-2', pool: 'east', queues: ['east'], host: 'bench-2', pid: 41, version: '0.1.0',
+  python: '3.11.7', cpus: 8, memory_mb: 16384, started_at: '2026-11-24T04:00:00Z', seen_at: '2026-11-24T04:10:00Z',
+}
+const POOLS = [
+  { name: 'east', queue: 'east', workers: [WORKER], queue_depth: 0, waiting: [], targets: ['mysql-9.7'] },
+  {
+    name: 'west', queue: 'west', workers: [], queue_depth: 1, waiting: [{ kind: 'run', id: 12 }],
+    targets: ['mariadb-11.8'],
+  },
+]
+const WAITING = { kind: 'run', id: 12, pool: 'west', live_workers: 0, message: 'queued for pool west: no live worker' }
+
+function answer(request: Request): Response {
+  const path = new URL(request.url).pathname
+  const body = path === '/api/pools' ? POOLS : path === '/api/pools/jobs/run/12' ? WAITING : null
+  return new Response(JSON.stringify(body ?? { detail: 'not here' }), {
+    status: body ? 200 : 404,
+    headers: { 'Content-Type': 'application/json' },
+  })
+}
+
+function show(page: ReactNode) {
+  vi.stubGlobal('fetch', vi.fn(async (request: Request) => answer(request)))
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
+  render(<QueryClientProvider client={client}>{page}</QueryClientProvider>)
+}
+
+afterEach(() => {
+  cleanup()
+  vi.unstubAllGlobals()
+})
+
+describe('the pools page', () => {
+  it('lists each pool with its live workers, and a pool without one with the jobs waiting in it', async () => {
+    show(<PoolsPage />)
+    await waitFor(() => expect(screen.getAllByTestId('pool')).toHaveLength(2))
+    expect(screen.getByTestId('pool-worker').textContent).toContain('bench-2')
+    expect(screen.getByTestId('pool-worker').textContent).toContain('16.0 GiB')
+    expect(screen.getByTestId('pool-no-worker').textContent).toBe('No live worker: 1 waiting.')
+    expect(screen.getByText('run #12').getAttribute('href')).toBe('/runs/12')
+  })
+
+  it("says on a queued run's page that its pool has no live worker", async () => {
+    show(<QueuedNote kind="run" id={12} />)
+    await waitFor(() => expect(screen.getByTestId('queued-note').textContent).toContain(WAITING.message))
+    expect(screen.getByTestId('queued-note').textContent).toContain('UPGRADELAB_POOL=west')
+  })
+})
