@@ -20,10 +20,34 @@ DEFAULT_ROUNDS = 10  # twice results/stats/verdicts.py's MIN_ROUNDS: room for a 
 # one pass and 35 % with five (p90: 202 % -> 56 %), for 1.7x the wall clock.
 DEFAULT_PASSES = 5
 
-Group = Literal["breaks", "timed out", "plan changes", "slower", "faster", "same", "refused"]
+Group = Literal[
+    "breaks",
+    "slower, plan changed",
+    "slower (timed out)",
+    "timed out",
+    "slower",
+    "plan changed",
+    "plan changes",  # reports stored before per-variant groups
+    "faster",
+    "same",
+    "undecided",
+    "refused",
+]
 # In the order the report lists them; "refused" (writes a read-only replay did not run) comes apart,
 # last: not a finding about the variants. compare.py gives the order a fingerprint falls into them.
-GROUPS: tuple[Group, ...] = ("breaks", "timed out", "plan changes", "slower", "faster", "same", "refused")
+GROUPS: tuple[Group, ...] = (
+    "breaks",
+    "slower, plan changed",
+    "slower (timed out)",
+    "timed out",
+    "slower",
+    "plan changed",
+    "faster",
+    "same",
+    "undecided",
+    "refused",
+)
+ErrorChange = Literal["new", "resolved", "changed", "same"]
 
 
 class _Read(BaseModel):
@@ -102,12 +126,25 @@ class ReplayProgress(_Read):
     estimate_s: float | None = None
 
 
+class Cause(_Read):
+    """A known cause of a break (causes.py KNOWN_CAUSES): its id, title and the MySQL Shell upgrade
+    checker's check of it (None: it has none)."""
+
+    id: str
+    title: str
+    check: str | None
+
+
 class StatementDiff(_Read):
     """One statement on one variant against the baseline (compare.py's module docstring): which of
     error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
     `unordered_query` when it has no ORDER BY) and plan differ, whether it was refused as a write
     (`refused`) or timed out (`timed_out`) on one of the two only; `breaks` = error, result, or an
-    order the query never asked for (a refusal or a timeout is not a break)."""
+    order the query never asked for (a refusal or a timeout is not a break). `error_change`: "new"
+    (errors on the variant only), "resolved" (on the baseline only), "changed" (another code),
+    "same" (the same code on both), None (neither errored). `plan_compared`: False across flavors
+    (MySQL's and MariaDB's plans differ in form; both are in `outcomes`, `plan` is then False).
+    `cause`: the known cause of the break, if one matches."""
 
     variant: str
     error: bool
@@ -118,6 +155,9 @@ class StatementDiff(_Read):
     ordering_only: bool
     unordered_query: bool
     plan: bool
+    error_change: ErrorChange | None = None
+    plan_compared: bool = True
+    cause: Cause | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -137,6 +177,20 @@ class StatementResult(_Read):
     timed_out_runs: dict[str, int] = {}
 
 
+class VariantFinding(_Read):
+    """A fingerprint on one variant against the baseline: its group there (first match of breaks,
+    slower (timed out), timed out, refused, slower, plan changed [with slower: "slower, plan
+    changed"], faster, same, undecided), the causes of its breaks, and for its time verdict the p-value
+    of the paired rounds and its Benjamini-Hochberg adjusted value across the replay's comparisons
+    (None: no test). A regression or improvement whose adjusted value exceeds the replay's
+    `fdr_q` is read "inconclusive"."""
+
+    group: Group
+    causes: list[Cause] = []
+    p_value: float | None = None
+    q_value: float | None = None
+
+
 class FingerprintResult(_Read):
     """A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
     faster, same), median seconds per variant (median of its round values; None: no round),
@@ -149,6 +203,7 @@ class FingerprintResult(_Read):
     median_s: dict[str, float | None]
     ratios: dict[str, VerdictRead] = {}
     statements: list[StatementResult]
+    variants: dict[str, VariantFinding] = {}
 
     @field_validator("ratios", mode="before")
     @classmethod
@@ -177,12 +232,42 @@ class FingerprintResult(_Read):
 
 class VariantReport(_Read):
     """A variant's server as replayed: SELECT VERSION(), the dump load (None: the kept datadir
-    already held the dataset) and its tables after the load."""
+    already held the dataset) and its tables after the load; its flavor, when ANALYZE TABLE
+    computed the statistics of its `analyzed` tables (UTC; None in reports from before), and the
+    clock that timed it ("server": performance_schema TIMER_WAIT, "client")."""
 
     name: str
     version: str
     loaded: LoadResult | None
     tables: list[TableStats]
+    flavor: str | None = None
+    statistics_at: datetime | None = None
+    analyzed: int | None = None
+    clock: str | None = None
+
+
+class VariantSummary(_Read):
+    """One variant against the baseline, counted in fingerprints: breaks (of them with a new error,
+    with a result change), slower (of them with a plan change, and timed out on the variant only),
+    faster, same, undecided (with the median smallest detectable change of their intervals, a
+    fraction), plan changes, refused writes and timeouts (a statement timed out on either)."""
+
+    variant: str
+    version: str
+    breaks: int
+    new_errors: int
+    resolved_errors: int
+    result_changes: int
+    slower: int
+    slower_plan_changed: int
+    slower_timed_out: int
+    faster: int
+    same: int
+    undecided: int
+    undecided_median_mde: float | None
+    plan_changes: int
+    refused: int
+    timeouts: int
 
 
 class ReplayReport(_Read):
@@ -192,7 +277,9 @@ class ReplayReport(_Read):
     (None before rounds), the verdict threshold (a fraction) and every fingerprint in source order.
     Seconds are wall-clock around execute + fetch. `partial`: the replay was cancelled, and this is
     what it measured (the statements captured on every variant, the rounds every variant completed);
-    `statement_timeout_s`: the bound every statement ran under (None in reports made before it)."""
+    `statement_timeout_s`: the bound every statement ran under (None in reports made before it).
+    `summary`: one VariantSummary per non-baseline variant (read first); `clock`: the clock every
+    variant was timed by; `fdr`: how false discoveries were controlled (a sentence), at `fdr_q`."""
 
     baseline: str
     partial: bool = False
@@ -206,6 +293,10 @@ class ReplayReport(_Read):
     schedule: RunSchedule | None = None
     threshold: float | None = None
     fingerprints: list[FingerprintResult]
+    summary: list[VariantSummary] = []
+    clock: str | None = None
+    fdr: str | None = None
+    fdr_q: float | None = None
 
 
 class ReplayRead(_Read):
