@@ -117,3 +117,24 @@ def test_a_statement_timed_out_on_the_variant_only_is_slower_timed_out_without_r
     (summary,) = report_document(statements, [base, other], [report]).summary
     assert summary.slower_timed_out == 1 and summary.timeouts == 1 and summary.slower == 1
     assert math.isfinite(report.median_s["a"] or math.inf)
+
+
+def test_an_aa_control_gives_each_fingerprint_its_floor_and_a_change_inside_it_is_not_a_verdict() -> None:
+    statements = _source(1)
+    drift = [1.0, 1.6, 0.7, 1.3, 0.9, 1.5, 0.8, 1.2, 1.1, 0.6]
+    base = _replay("a", "mariadb", [[0.001 * d for d in drift]], [FULL])
+    # the A/A control wanders +/- 30 % round by round: this run's noise floor is wide
+    aa = _replay(
+        "a (A/A)", "mariadb", [[0.001 * d * (1.3 if r % 2 else 0.77) for r, d in enumerate(drift)]], [FULL]
+    )
+    slower = _replay(
+        "b", "mariadb", [[0.00125 * d * (1.02 if r % 2 else 0.98) for r, d in enumerate(drift)]], [FULL]
+    )
+    (without,) = compare(statements, [base, slower])
+    assert without.ratios["b"].verdict == "regression" and without.floor is None
+    (report,) = compare(statements, [base, slower, aa], aa_control="a (A/A)")
+    assert report.floor is not None and report.floor.low < 1 < report.floor.high
+    assert report.floor == report.ratios["a (A/A)"]
+    assert report.ratios["b"].verdict == "inconclusive" and "A/A" in report.ratios["b"].reason
+    document = report_document(statements, [base, slower, aa], [report], aa_control="a (A/A)")
+    assert document.aa_control == "a (A/A)" and [s.variant for s in document.summary] == ["b", "a (A/A)"]

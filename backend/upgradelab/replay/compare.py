@@ -59,10 +59,13 @@ THRESHOLD = 0.10
 EXIT_BREAKS, EXIT_REGRESSIONS, EXIT_PLAN_CHANGES = 1, 2, 4
 
 
-def time_ratio(baseline: dict[int, list[float]], variant: dict[int, list[float]]) -> VerdictRead | None:
+def time_ratio(
+    baseline: dict[int, list[float]], variant: dict[int, list[float]], floor: verdicts.Interval | None = None
+) -> VerdictRead | None:
     """variant / baseline from pass values ({round: [seconds of each pass]}) paired by round, decided
-    at THRESHOLD (results/stats/verdicts.py); None when either side has no round."""
-    return verdicts.read(verdicts.interval(baseline, variant, paired=True), THRESHOLD)
+    at THRESHOLD (results/stats/verdicts.py), against the A/A control's interval `floor` when the
+    replay has one; None when either side has no round."""
+    return verdicts.read(verdicts.interval(baseline, variant, paired=True), THRESHOLD, floor=floor)
 
 
 def _plan_key(outcome: Outcome) -> list[tuple[str, str | None, str | None]]:
@@ -161,8 +164,12 @@ def _statement(statements: list[SourceStatement], replays: list[VariantReplay], 
     )
 
 
-def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> list[FingerprintResult]:
-    """Fingerprint reports in source order of their first statement (see module docstring)."""
+def compare(
+    statements: list[SourceStatement], replays: list[VariantReplay], aa_control: str | None = None
+) -> list[FingerprintResult]:
+    """Fingerprint reports in source order of their first statement (see module docstring).
+    aa_control: the name of the A/A control's replay (a second instance of the baseline): its
+    interval is each fingerprint's `floor`, and the other variants' verdicts are read against it."""
     base = replays[0]
     by_fingerprint: dict[str, list[int]] = {}
     for index, statement in enumerate(statements):
@@ -176,7 +183,15 @@ def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> 
             name: statistics.median(verdicts.round_values(values).values()) if values else None
             for name, values in rounds.items()
         }
-        found = {r.name: time_ratio(rounds[base.name], rounds[r.name]) for r in replays[1:]}
+        floor = (
+            verdicts.interval(rounds[base.name], rounds[aa_control], paired=True)
+            if aa_control in rounds
+            else None
+        )
+        found = {
+            r.name: time_ratio(rounds[base.name], rounds[r.name], None if r.name == aa_control else floor)
+            for r in replays[1:]
+        }
         ratios = {name: ratio for name, ratio in found.items() if ratio is not None}
         for r in replays[1:]:
             logs[(fid, r.name)] = findings.round_logs(rounds[base.name], rounds[r.name])
@@ -188,6 +203,7 @@ def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> 
                 median_s=medians,
                 ratios=ratios,
                 statements=statement_reports,
+                floor=ratios.get(aa_control) if aa_control else None,
             )
         )
     findings.control_false_discoveries(reports, logs)
@@ -245,6 +261,7 @@ def report_document(
     *,
     statement_timeout_s: float | None = None,
     partial: bool = False,
+    aa_control: str | None = None,
 ) -> ReplayReport:
     """The stored report (schemas.ReplayReport; stored as its JSON). Seconds are each pass's median
     of its repeated runs by the replay's clock (engine.py, timing.py); `partial`: the replay was
@@ -272,6 +289,7 @@ def report_document(
         clock=clocks.pop() if len(clocks) == 1 else None,
         fdr=findings.FDR_TEXT.format(m=tested, q=findings.FDR_Q),
         fdr_q=findings.FDR_Q,
+        aa_control=aa_control,
         groups={group: sum(1 for r in reports if r.group == group) for group in GROUPS},
         exit_bits=exit_bits(reports),
         statements=len(statements),

@@ -65,7 +65,10 @@ class ReplayCreate(BaseModel):
     rounds), at most `sample` statements per fingerprint; writes only
     with allow_writes, and then only on disposable targets. `repeats` is the older name of `rounds`,
     used when `rounds` is not given. `statement_timeout_s`: every statement's bound in seconds
-    (0.1 to 3600, default 30); a statement past it is ended and reported "timed out after N s"."""
+    (0.1 to 3600, default 30); a statement past it is ended and reported "timed out after N s".
+    `aa_control`: add a second instance of the baseline, named "<baseline> (A/A)" (the last variant):
+    its interval against the baseline is each fingerprint's noise floor, and a slower or faster
+    verdict needs its interval clear of that floor (results/stats/verdicts.py)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -80,6 +83,7 @@ class ReplayCreate(BaseModel):
     sample: int = Field(DEFAULT_SAMPLE, ge=1, le=1000)
     allow_writes: bool = False
     statement_timeout_s: float = Field(DEFAULT_TIMEOUT_S, ge=MIN_TIMEOUT_S, le=MAX_TIMEOUT_S)
+    aa_control: bool = False
 
     @property
     def round_count(self) -> int:
@@ -89,12 +93,14 @@ class ReplayCreate(BaseModel):
 
 class ReplayVariantSpec(_Read):
     """One variant as stored (service.py): its name (TARGET[:PRESET]), target, preset (presets
-    joined with '+') and the option-file lines its server starts with."""
+    joined with '+') and the option-file lines its server starts with; `aa_control`: it is the A/A
+    control (a second instance of the baseline)."""
 
     name: str
     target: str
     preset: str
     options: list[str]
+    aa_control: bool = False
 
 
 class ReplayStatement(_Read):
@@ -195,7 +201,9 @@ class FingerprintResult(_Read):
     """A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
     faster, same), median seconds per variant (median of its round values; None: no round),
     `ratios` per non-baseline variant that has an interval (results/stats/verdicts.py VerdictRead, from
-    round values paired by round), and its sampled statements."""
+    round values paired by round), and its sampled statements; `variants`: its finding per
+    non-baseline variant; `floor`: the A/A control's interval against the baseline (its noise floor;
+    None without a control)."""
 
     fingerprint_id: str
     fingerprint: str
@@ -204,6 +212,7 @@ class FingerprintResult(_Read):
     ratios: dict[str, VerdictRead] = {}
     statements: list[StatementResult]
     variants: dict[str, VariantFinding] = {}
+    floor: VerdictRead | None = None
 
     @field_validator("ratios", mode="before")
     @classmethod
@@ -278,8 +287,10 @@ class ReplayReport(_Read):
     Seconds are wall-clock around execute + fetch. `partial`: the replay was cancelled, and this is
     what it measured (the statements captured on every variant, the rounds every variant completed);
     `statement_timeout_s`: the bound every statement ran under (None in reports made before it).
-    `summary`: one VariantSummary per non-baseline variant (read first); `clock`: the clock every
-    variant was timed by; `fdr`: how false discoveries were controlled (a sentence), at `fdr_q`."""
+    `summary`: one VariantSummary per non-baseline variant (read first); `aa_control`: the A/A
+    control variant's name (None: no control; each fingerprint's `floor` is its interval); `clock`:
+    the clock every variant was timed by; `fdr`: how false discoveries were controlled (a
+    sentence), at `fdr_q`."""
 
     baseline: str
     partial: bool = False
@@ -294,6 +305,7 @@ class ReplayReport(_Read):
     threshold: float | None = None
     fingerprints: list[FingerprintResult]
     summary: list[VariantSummary] = []
+    aa_control: str | None = None
     clock: str | None = None
     fdr: str | None = None
     fdr_q: float | None = None

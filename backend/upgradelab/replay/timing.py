@@ -95,16 +95,18 @@ def timed_runs(
     statements: Statements,
     sql: str,
     clock: ServerClock | None,
-    min_measured_s: float = MIN_MEASURED_S,
-    max_repeats: int | None = MAX_REPEATS,
+    min_measured_s: float | None = None,
+    max_repeats: int | None = None,
 ) -> list[float] | None:
     """Run `sql` until `min_measured_s` seconds were measured or `max_repeats` runs; the seconds of
     each run (server clock when `clock`; a run whose history row is not this statement, which the
-    check above makes rare, counts the client's time).
+    check above makes rare, counts the client's time). None: this module's MIN_MEASURED_S and
+    MAX_REPEATS, read at the call (bench/replay_resolution.py sets them to time one run per pass).
     None when it errors; [math.inf] when a run timed out. StatementInterrupted passes through."""
     seconds: list[float] = []
     max_repeats = MAX_REPEATS if max_repeats is None else max_repeats
-    while len(seconds) < max_repeats and sum(seconds) < min_measured_s:
+    min_measured_s = MIN_MEASURED_S if min_measured_s is None else min_measured_s
+    while not seconds or (len(seconds) < max_repeats and sum(seconds) < min_measured_s):
         try:
             _, client = statements.run(sql)
         except pymysql.MySQLError:
