@@ -4,17 +4,20 @@ A dump of three tables (small 1,000 rows, mid 20,000, big 100,000 with secondary
 SHAPES statement shapes (distinct fingerprints) from a primary-key lookup (~0.1 ms) to full scans
 with grouping and joins (~100 ms), replayed on three instances of one target (mariadb-10.11):
   - "a" the baseline and "b" the same server again (A/A: every fingerprint should read "same");
-  - "c" with optimizer_switch derived_merge=off (the planted slowdown: the derived-table lookup
-    `select ... from (select * from big) d where d.id = ?` is materialised instead of merged into a
-    primary-key lookup: another plan, ~100x slower; no other shape uses a derived table);
+  - "c" with optimizer_switch derived_merge=off,condition_pushdown_for_derived=off (the planted
+    slowdown: the derived-table lookup `select ... from (select * from big) d where d.id = ?` is
+    materialised whole instead of merged into a primary-key lookup: another plan, a scan of big;
+    no other shape uses a derived table);
 at the replay's default rounds and passes (replay/schemas.py). Reported per mode: the share of A/A
 fingerprints "same", false slower / faster (A/A, and c's fingerprints other than the planted one),
 whether the planted one is "slower, plan changed", the median smallest detectable change of b, and
 the replay's wall clock (the dump loads excluded: each mode replays on the kept datadirs).
 
 Modes: "after" (this version: ANALYZE TABLE, a warm-up pass, each statement repeated to 20 ms per
-pass and the median kept, Benjamini-Hochberg); "before": one timed execution per pass (timing.py
-MIN_MEASURED_S 0, MAX_REPEATS 1), the rest as "after".
+pass and the median kept, Benjamini-Hochberg; MariaDB's default performance_schema=OFF, so the
+client's clock); "after-ps": the same with performance_schema=ON on every instance (the server's
+clock, TIMER_WAIT); "before": one timed execution per pass (timing.py MIN_MEASURED_S 0,
+MAX_REPEATS 1), the rest as "after".
 
 Run by hand (root, the lab installed), from the repository root:
     .venv/bin/python bench/replay_resolution.py [--modes before after] [--rounds 10] [--passes 5]
@@ -107,26 +110,31 @@ def queries() -> str:
     return ";\n".join(shapes) + ";\n"
 
 
-def variants() -> list[ReplayVariant]:
+def variants(server_clock: bool = False) -> list[ReplayVariant]:
     target = lab_target(TARGET)
     out = []
     for name, port in PORTS.items():
         settings = {**target["settings"], "port": port}
         provisioner = LocalProvisioner(f"{TARGET}-replay-{name}", target["flavor"], settings, get_settings())
-        options = ["optimizer_switch=derived_merge=off"] if name == "c" else []
+        options = ["performance_schema=ON"] if server_clock else []
+        if name == "c":  # merged: a primary-key lookup; materialised whole (no pushdown): a scan of big
+            options.append("optimizer_switch=derived_merge=off,condition_pushdown_for_derived=off")
         out.append(ReplayVariant(name, provisioner, options))
     return out
 
 
 def bench(mode: str, dataset: DumpDataset, rounds: int, passes: int) -> dict[str, Any]:
     """One replay in `mode`; its figures."""
+    server_clock = mode == "after-ps"
     if mode == "before":
         timing.MIN_MEASURED_S, timing.MAX_REPEATS = 0.0, 1
     else:
         timing.MIN_MEASURED_S, timing.MAX_REPEATS = 0.020, 200
     statements = parse_source(queries()).statements
     started = time.monotonic()
-    replays = replay_rounds(variants(), dataset, statements, plan("interleaved", rounds, passes, 7, 3))
+    replays = replay_rounds(
+        variants(server_clock), dataset, statements, plan("interleaved", rounds, passes, 7, 3)
+    )
     wall = time.monotonic() - started
     reports = compare(statements, replays)
     document = report_document(statements, replays, reports)
@@ -153,7 +161,8 @@ def bench(mode: str, dataset: DumpDataset, rounds: int, passes: int) -> dict[str
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--modes", nargs="+", default=["before", "after"], choices=["before", "after"])
+    modes = ["before", "after", "after-ps"]
+    parser.add_argument("--modes", nargs="+", default=modes, choices=modes)
     parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS)
     parser.add_argument("--passes", type=int, default=DEFAULT_PASSES)
     args = parser.parse_args()
