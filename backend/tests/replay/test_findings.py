@@ -138,3 +138,11 @@ def test_an_aa_control_gives_each_fingerprint_its_floor_and_a_change_inside_it_i
     assert report.ratios["b"].verdict == "inconclusive" and "A/A" in report.ratios["b"].reason
     document = report_document(statements, [base, slower, aa], [report], aa_control="a (A/A)")
     assert document.aa_control == "a (A/A)" and [s.variant for s in document.summary] == ["b", "a (A/A)"]
+
+
+def test_a_baseline_alone_groups_its_refusals_and_timeouts() -> None:
+    statements = _source(3)
+    refused = Outcome(1792, "read only", kind="refused", note="refused: writes in a read-only replay")
+    timed = Outcome(None, None, kind="timed out", note="timed out after 1 s")
+    alone = _replay("a", "mariadb", [[0.001, 0.001], [None, None], [None, None]], [FULL, refused, timed])
+    assert [r.group for r in compare(statements, [alone])] == ["same", "refused", "timed out"]

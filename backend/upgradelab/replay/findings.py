@@ -116,8 +116,17 @@ def variant_group(report: FingerprintResult, variant: str) -> Group:
 
 
 def overall_group(report: FingerprintResult) -> Group:
-    """The first of the variants' groups in GROUPS order ("same" for a baseline alone)."""
+    """The first of the variants' groups in GROUPS order; a baseline alone: "timed out" or
+    "refused" when a statement was so there, else "same"."""
     groups = {finding.group for finding in report.variants.values()}
+    if not report.variants:
+        outcomes = [o for s in report.statements for o in s.outcomes.values()]
+        if any(o.kind == "timed out" for o in outcomes) or any(
+            n for s in report.statements for n in s.timed_out_runs.values()
+        ):
+            groups.add("timed out")
+        if any(o.kind == "refused" for o in outcomes):
+            groups.add("refused")
     return next((group for group in GROUPS if group in groups), "same")
 
 
