@@ -109,13 +109,13 @@ export function NewReplayForm() {
         <input type="checkbox" checked={allowWrites} onChange={(e) => setAllowWrites(e.target.checked)} /> Replay writes
         too (disposable targets only)
       </label>{' '}
-      <button type="submit" className="btn btn-primary" disabled={!chosen || !queries || variants.length === 0 || create.isPending}>
-        Replay
-      </button>{' '}
       <label title="A second instance of the baseline: each fingerprint's noise floor; a slower or faster verdict must clear it.">
         <input type="checkbox" name="aa-control" checked={aaControl} onChange={(e) => setAaControl(e.target.checked)} /> A/A
         control
-      </label>
+      </label>{' '}
+      <button type="submit" className="btn btn-primary" disabled={!chosen || !queries || variants.length === 0 || create.isPending}>
+        Replay
+      </button>
       <ErrorBox error={create.error} title="Replay refused" testId="replay-error" />
     </form>
   )
