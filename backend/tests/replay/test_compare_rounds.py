@@ -43,13 +43,13 @@ def test_a_steady_slowdown_over_enough_rounds_is_slower_despite_the_machines_dri
 
 def test_the_same_slowdown_over_too_few_rounds_is_no_verdict() -> None:
     (report,) = compare(SOURCE.statements, [_replay("a", _rounds(1, 3)), _replay("b", _rounds(1.5, 3, 0.02))])
-    assert report.ratios["b"].verdict == "insufficient rounds" and report.group == "same"
+    assert report.ratios["b"].verdict == "insufficient rounds" and report.group == "undecided"
 
 
 def test_noise_the_rounds_cannot_pair_away_is_inconclusive_with_its_smallest_detectable_change() -> None:
     (report,) = compare(SOURCE.statements, [_replay("a", _rounds(1, 8)), _replay("b", _rounds(1.2, 8, 0.4))])
     ratio = report.ratios["b"]
-    assert ratio.verdict == "inconclusive" and report.group == "same"
+    assert ratio.verdict == "inconclusive" and report.group == "undecided"
     assert ratio.mde is not None and ratio.reason is not None
     assert ratio.mde > 0.2 and "smallest detectable change" in ratio.reason
 

@@ -136,7 +136,12 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
     groups = {f["fingerprint"].split(" from ")[0]: f["group"] for f in report["fingerprints"]}
     assert groups["select md5 (email)"] == "breaks"
     assert groups["select concat (region, ?) as r, count (*), max (email)"] == "breaks"
-    assert groups["select c.region, sum (o.amount)"] in ("plan changes", "breaks")
+    assert groups["select c.region, sum (o.amount)"] in ("plan changed", "slower, plan changed", "breaks")
+    # the summary on top: one per variant against the baseline; statistics computed on every variant
+    assert [s["variant"] for s in report["summary"]] == VARIANTS[1:]
+    assert report["summary"][-1]["breaks"] >= 2 and report["summary"][-1]["new_errors"] >= 1
+    assert all(v["statistics_at"] and v["analyzed"] for v in report["variants"])
+    assert report["clock"] in ("server", "client") and "Benjamini-Hochberg" in report["fdr"]
     assert report["exit_bits"] & 1 and report["exit_bits"] & 4
     assert all(v["loaded"] is not None for v in report["variants"])  # first replay: loaded everywhere
 
@@ -150,7 +155,10 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
         "fingerprint_id,fingerprint,group,variant"
     )
     assert len(csv_export.text.strip().splitlines()) == 1 + 4 * len(VARIANTS)
-    assert csv_export.text.splitlines()[0].endswith(",plan_changes,rounds,mde,timed_out,refused,partial")
+    assert csv_export.text.splitlines()[0].endswith(
+        ",plan_changes,rounds,mde,timed_out,refused,partial,causes"
+    )
+    assert "a function this version removed" in csv_export.text  # MD5 on MySQL 9.7: its cause named
 
     link = client_module.post("/api/shares", json={"kind": "replay", "replay_id": replay["id"]})
     assert link.status_code == 201, link.text
@@ -200,3 +208,23 @@ def test_two_variants_of_one_target_replay_on_two_instances_and_agree(
     assert [v["name"] for v in report["variants"]] == variants
     breaks = [f["fingerprint"] for f in report["fingerprints"] if f["group"] == "breaks"]
     assert not report["exit_bits"] & 1 and report["groups"]["breaks"] == 0, breaks
+
+
+def test_an_aa_control_replays_a_second_instance_of_the_baseline_and_gives_the_floor(
+    client_module: httpx.Client, uploaded: dict[str, Any]
+) -> None:
+    body = {"dataset": "shop", "queries": QUERIES, "variants": ["mariadb-10.11"], "rounds": 5, "passes": 1}
+    replay = _wait(
+        client_module, client_module.post("/api/replays", json={**body, "aa_control": True}).json()["id"]
+    )
+    assert replay["status"] == "succeeded", replay["error"]
+    assert [(v["name"], v["aa_control"]) for v in replay["variants"]] == [
+        ("mariadb-10.11", False),
+        ("mariadb-10.11 (A/A)", True),
+    ]
+    report = replay["report"]
+    assert report["aa_control"] == "mariadb-10.11 (A/A)"
+    assert [s["variant"] for s in report["summary"]] == ["mariadb-10.11 (A/A)"]
+    timed = [f for f in report["fingerprints"] if f["ratios"]]
+    assert timed and all(f["floor"] == f["ratios"]["mariadb-10.11 (A/A)"] for f in timed)
+    assert report["groups"]["breaks"] == 0

@@ -52,7 +52,10 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
     interval and verdict, how many of its statements differ in errors, results, order, plan, the
     rounds the ratio rests on with its smallest detectable change (a fraction; empty before rounds),
     and how many of its statements timed out (when captured or in a timed run) and were refused as
-    writes on that variant. `partial`: the replay was cancelled (the report holds what it measured)."""
+    writes on that variant. `partial`: the replay was cancelled (the report holds what it measured).
+    `group`: the fingerprint's group on that variant against the baseline (the fingerprint's own on
+    the baseline's row; reports from before per-variant groups: the fingerprint's); `causes`: the
+    known causes of its breaks there."""
     rows = []
     for one in report.fingerprints:
         for variant, median in one.median_s.items():
@@ -62,7 +65,7 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
                 {
                     "fingerprint_id": one.fingerprint_id,
                     "fingerprint": one.fingerprint,
-                    "group": one.group,
+                    "group": one.variants[variant].group if variant in one.variants else one.group,
                     "variant": variant,
                     "median_s": median,
                     "ratio": ratio and ratio.ratio,
@@ -81,6 +84,9 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
                     ),
                     "refused": sum(s.outcomes[variant].kind == "refused" for s in one.statements),
                     "partial": report.partial,
+                    "causes": "; ".join(c.title for c in one.variants[variant].causes)
+                    if variant in one.variants
+                    else "",
                 }
             )
     return rows

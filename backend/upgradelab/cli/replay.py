@@ -81,6 +81,10 @@ def replay(
     ] = DEFAULT_PASSES,
     sample: Annotated[int, typer.Option(min=1, help="At most this many statements per fingerprint.")] = 10,
     allow_writes: Annotated[bool, typer.Option(help="Replay writes too (disposable targets only).")] = False,
+    aa_control: Annotated[
+        bool,
+        typer.Option("--aa-control", help="Add a second instance of the baseline (A/A): the noise floor."),
+    ] = False,
     statement_timeout: Annotated[
         float,
         typer.Option(
@@ -114,6 +118,7 @@ def replay(
         "passes": passes,
         "sample": sample,
         "allow_writes": allow_writes,
+        "aa_control": aa_control,
         "statement_timeout_s": statement_timeout,
     }
     base = api or default_api()
@@ -132,7 +137,14 @@ def replay(
     if as_json:
         skipped = [s.model_dump(mode="json") for s in result.skipped_writes]
         typer.echo(
-            json.dumps({"replay_id": result.id, "skipped_writes": skipped, **report.model_dump(mode="json")})
+            json.dumps(
+                {
+                    "replay_id": result.id,
+                    "summary": None,  # first in the document: its value comes with the report's fields
+                    "skipped_writes": skipped,
+                    **report.model_dump(mode="json"),
+                }
+            )
         )
     else:
         _print_summary(result, report)
@@ -173,16 +185,55 @@ def _progress_text(progress: ReplayProgress) -> str:
     return ", ".join(parts)
 
 
+def summary_lines(report: ReplayReport) -> list[str]:
+    """The summary the report opens with: one line per variant against the baseline (schemas.
+    VariantSummary), then the clock, when the statistics were computed, and the false-discovery
+    control."""
+    lines = []
+    for one in report.summary:
+        mde = f" (median smallest detectable change {one.undecided_median_mde:.0%})" if (
+            one.undecided and one.undecided_median_mde is not None
+        ) else ""  # fmt: skip
+        lines.append(
+            f"{one.variant} ({one.version}) vs {report.baseline}: breaks {one.breaks} "
+            f"(new errors {one.new_errors}, resolved {one.resolved_errors}, result changes "
+            f"{one.result_changes}), slower {one.slower} (plan changed {one.slower_plan_changed}, "
+            f"timed out {one.slower_timed_out}), faster {one.faster}, same {one.same}, undecided "
+            f"{one.undecided}{mde}, plan changes {one.plan_changes}, refused writes {one.refused}, "
+            f"timeouts {one.timeouts}"
+        )
+    if report.clock:
+        clock = "server (performance_schema TIMER_WAIT)" if report.clock == "server" else "client"
+        lines.append(f"timed by the {clock} clock")
+    analysed = [
+        f"{v.name} {v.statistics_at:%Y-%m-%d %H:%M:%S} UTC" for v in report.variants if v.statistics_at
+    ]
+    if analysed:
+        lines.append("statistics computed (ANALYZE TABLE): " + ", ".join(analysed))
+    if report.fdr:
+        lines.append(report.fdr)
+    return lines
+
+
 def _print_summary(result: ReplayRead, report: ReplayReport) -> None:
     partial = " (partial: cancelled)" if report.partial else ""
     typer.echo(
         f"replay {result.id}: {report.statements} statements, {report.rounds} rounds, "
         f"baseline {report.baseline}{partial}"
     )
+    for line in summary_lines(report):
+        typer.echo(f"  {line}")
     typer.echo("  " + ", ".join(f"{group}: {report.groups.get(group, 0)}" for group in GROUPS))
-    for one in report.fingerprints:
+    order = {group: number for number, group in enumerate(GROUPS)}
+    for one in sorted(report.fingerprints, key=lambda f: order.get(f.group, len(order))):
         if one.group != "same":
-            typer.echo(f"  [{one.group}] {one.fingerprint[:100]}")
+            per_variant = ", ".join(
+                f"{name}: {finding.group}" + "".join(f" ({c.title})" for c in finding.causes)
+                for name, finding in one.variants.items()
+            )
+            typer.echo(
+                f"  [{one.group}] {one.fingerprint[:100]}" + (f"  {per_variant}" if per_variant else "")
+            )
         for statement in one.statements:
             for name, outcome in statement.outcomes.items():
                 runs = statement.timed_out_runs.get(name, 0)

@@ -9,7 +9,12 @@ Per statement, each other variant against the baseline:
 - `result`: row count or the order-insensitive checksum differs;
 - `ordering_only`: same rows, another order; `unordered_query` when the query has no ORDER BY
   (it relied on an order the server never promised, e.g. GROUP BY's implicit sort, gone in MySQL 8.0);
-- `plan`: the (table, access type, key) join sequence differs (both plans kept).
+- `plan`: the (table, access type, key) join sequence differs: a change of access type, chosen index
+  or join order; compared between variants of one flavor only (`plan_compared`): MySQL's and
+  MariaDB's plans differ in form whatever the version does, so across flavors both are kept and
+  shown and a different form is not a change;
+- `error_change`: new / resolved / changed / same (DEA's error split); `cause`: the known cause of
+  a break (causes.py).
 Per fingerprint and variant, time (engine.py's rounds): a pass's value is the sum over the
 fingerprint's sampled statements of their seconds in that pass; the round value is the median of
 the round's passes (results/stats/verdicts.py `round_values`); `median_s` is the median of the round
@@ -19,25 +24,28 @@ ratios, at least MIN_ROUNDS rounds, THRESHOLD), never from the timings of one bl
 statement of the fingerprint errored, timed out or was not run is left out (a round without passes
 too).
 
-Fingerprint groups, first match: breaks (an error, result or unordered-query ordering difference),
-timed out (a statement timed out on some variant), refused (the server refused a statement as a
-write on some variant: listed apart, not a break), plan changes, slower (regression), faster
-(improvement), same.
+Groups: per variant against the baseline (findings.py, after Benjamini-Hochberg across the
+replay's time comparisons); a fingerprint's `group` is the first of its variants' groups in
+schemas.GROUPS order.
 """
 
 import math
 import statistics
 
 from upgradelab.execution.schedule import RunSchedule
+from upgradelab.replay import findings
+from upgradelab.replay.causes import Difference, known_cause
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.schemas import (
     GROUPS,
+    Cause,
+    ErrorChange,
     FingerprintResult,
-    Group,
     ReplayReport,
     StatementDiff,
     StatementResult,
+    VariantFinding,
     VariantReport,
 )
 from upgradelab.replay.sources import SourceStatement
@@ -51,10 +59,13 @@ THRESHOLD = 0.10
 EXIT_BREAKS, EXIT_REGRESSIONS, EXIT_PLAN_CHANGES = 1, 2, 4
 
 
-def time_ratio(baseline: dict[int, list[float]], variant: dict[int, list[float]]) -> VerdictRead | None:
+def time_ratio(
+    baseline: dict[int, list[float]], variant: dict[int, list[float]], floor: verdicts.Interval | None = None
+) -> VerdictRead | None:
     """variant / baseline from pass values ({round: [seconds of each pass]}) paired by round, decided
-    at THRESHOLD (results/stats/verdicts.py); None when either side has no round."""
-    return verdicts.read(verdicts.interval(baseline, variant, paired=True), THRESHOLD)
+    at THRESHOLD (results/stats/verdicts.py), against the A/A control's interval `floor` when the
+    replay has one; None when either side has no round."""
+    return verdicts.read(verdicts.interval(baseline, variant, paired=True), THRESHOLD, floor=floor)
 
 
 def _plan_key(outcome: Outcome) -> list[tuple[str, str | None, str | None]]:
@@ -65,21 +76,34 @@ def _error(outcome: Outcome) -> int | None:
     return outcome.error_code if outcome.kind == "error" else None
 
 
+def _error_change(base: Outcome, other: Outcome) -> ErrorChange | None:
+    before, after = _error(base), _error(other)
+    if before is None and after is None:
+        return None
+    if before is None:
+        return "new" if other.kind == "error" else None
+    if after is None:
+        return "resolved" if other.kind == "ran" else None
+    return "same" if before == after else "changed"
+
+
 def diff(
     base: Outcome,
     other: Outcome,
     statement: SourceStatement,
     variant: str,
     timed_out: tuple[bool, bool] = (False, False),
+    same_flavor: bool = True,
 ) -> StatementDiff:
     """Compare one statement's outcome on a variant with the baseline's; timed_out: whether it timed
-    out on (the baseline, the variant), when captured or in a timed run."""
+    out on (the baseline, the variant), when captured or in a timed run; same_flavor: both servers
+    are MySQL or both MariaDB (plans are compared only then)."""
     both_ran = base.kind == "ran" and other.kind == "ran"
     result = both_ran and (
         base.row_count != other.row_count or base.checksum_unordered != other.checksum_unordered
     )
     ordering = both_ran and not result and base.checksum_ordered != other.checksum_ordered
-    return StatementDiff(
+    found = StatementDiff(
         variant=variant,
         error=_error(base) != _error(other),
         refused=(base.kind == "refused") != (other.kind == "refused"),
@@ -88,8 +112,15 @@ def diff(
         result=result,
         ordering_only=ordering,
         unordered_query=ordering and "order by" not in statement.fingerprint,
-        plan=both_ran and _plan_key(base) != _plan_key(other),
+        plan=same_flavor and both_ran and _plan_key(base) != _plan_key(other),
+        error_change=_error_change(base, other),
+        plan_compared=same_flavor,
     )
+    if found.breaks:
+        cause = known_cause(Difference(statement.sql, statement.fingerprint, base, other, result, ordering))
+        if cause is not None:
+            found.cause = Cause(id=cause.id, title=cause.title, check=cause.check)
+    return found
 
 
 def pass_values(replay: VariantReplay, indexes: list[int]) -> dict[int, list[float]]:
@@ -125,6 +156,7 @@ def _statement(statements: list[SourceStatement], replays: list[VariantReplay], 
                 statements[i],
                 r.name,
                 (_timed_out(base, i), _timed_out(r, i)),
+                not base.flavor or not r.flavor or base.flavor == r.flavor,
             )
             for r in replays[1:]
         ],
@@ -132,30 +164,18 @@ def _statement(statements: list[SourceStatement], replays: list[VariantReplay], 
     )
 
 
-def _group(statements: list[StatementResult], ratios: dict[str, VerdictRead]) -> Group:
-    """The first group that fits (module docstring)."""
-    diffs = [d for s in statements for d in s.diffs]
-    outcomes = [o for s in statements for o in s.outcomes.values()]
-    said = {r.verdict for r in ratios.values()}
-    return (
-        "breaks" if any(d.breaks for d in diffs)
-        else "timed out" if any(o.kind == "timed out" for o in outcomes)
-        or any(n for s in statements for n in s.timed_out_runs.values())
-        else "refused" if any(o.kind == "refused" for o in outcomes)
-        else "plan changes" if any(d.plan for d in diffs)
-        else "slower" if "regression" in said
-        else "faster" if "improvement" in said
-        else "same"
-    )  # fmt: skip
-
-
-def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> list[FingerprintResult]:
-    """Fingerprint reports in source order of their first statement (see module docstring)."""
+def compare(
+    statements: list[SourceStatement], replays: list[VariantReplay], aa_control: str | None = None
+) -> list[FingerprintResult]:
+    """Fingerprint reports in source order of their first statement (see module docstring).
+    aa_control: the name of the A/A control's replay (a second instance of the baseline): its
+    interval is each fingerprint's `floor`, and the other variants' verdicts are read against it."""
     base = replays[0]
     by_fingerprint: dict[str, list[int]] = {}
     for index, statement in enumerate(statements):
         by_fingerprint.setdefault(statement.fingerprint_id, []).append(index)
     reports = []
+    logs: dict[tuple[str, str], list[float]] = {}
     for fid, indexes in by_fingerprint.items():
         statement_reports = [_statement(statements, replays, i) for i in indexes]
         rounds = {r.name: pass_values(r, indexes) for r in replays}
@@ -163,18 +183,43 @@ def compare(statements: list[SourceStatement], replays: list[VariantReplay]) -> 
             name: statistics.median(verdicts.round_values(values).values()) if values else None
             for name, values in rounds.items()
         }
-        found = {r.name: time_ratio(rounds[base.name], rounds[r.name]) for r in replays[1:]}
+        floor = (
+            verdicts.interval(rounds[base.name], rounds[aa_control], paired=True)
+            if aa_control in rounds
+            else None
+        )
+        found = {
+            r.name: time_ratio(rounds[base.name], rounds[r.name], None if r.name == aa_control else floor)
+            for r in replays[1:]
+        }
         ratios = {name: ratio for name, ratio in found.items() if ratio is not None}
+        for r in replays[1:]:
+            logs[(fid, r.name)] = findings.round_logs(rounds[base.name], rounds[r.name])
         reports.append(
             FingerprintResult(
                 fingerprint_id=fid,
                 fingerprint=statements[indexes[0]].fingerprint,
-                group=_group(statement_reports, ratios),
+                group="same",
                 median_s=medians,
                 ratios=ratios,
                 statements=statement_reports,
+                floor=ratios.get(aa_control) if aa_control else None,
             )
         )
+    findings.control_false_discoveries(reports, logs)
+    for report in reports:
+        for r in replays[1:]:
+            finding = report.variants.setdefault(r.name, VariantFinding(group="undecided"))
+            finding.group = findings.variant_group(report, r.name)
+            finding.causes = list(
+                {
+                    d.cause.id: d.cause
+                    for s in report.statements
+                    for d in s.diffs
+                    if d.variant == r.name and d.cause
+                }.values()
+            )
+        report.group = findings.overall_group(report)
     return reports
 
 
@@ -201,6 +246,8 @@ def exit_bits(reports: list[FingerprintResult]) -> int:
             bits |= EXIT_PLAN_CHANGES
         if any(r.verdict == "regression" for r in report.ratios.values()):
             bits |= EXIT_REGRESSIONS
+        if any(f.group == "slower (timed out)" for f in report.variants.values()):
+            bits |= EXIT_REGRESSIONS
         if any(_newly_timed_out(s) for s in report.statements):
             bits |= EXIT_REGRESSIONS
     return bits
@@ -214,16 +261,35 @@ def report_document(
     *,
     statement_timeout_s: float | None = None,
     partial: bool = False,
+    aa_control: str | None = None,
 ) -> ReplayReport:
-    """The stored report (schemas.ReplayReport; stored as its JSON). Seconds are wall-clock around
-    execute + fetch; `partial`: the replay was cancelled and this is what it measured."""
+    """The stored report (schemas.ReplayReport; stored as its JSON). Seconds are each pass's median
+    of its repeated runs by the replay's clock (engine.py, timing.py); `partial`: the replay was
+    cancelled and this is what it measured."""
+    tested = sum(1 for r in reports for f in r.variants.values() if f.p_value is not None)
+    clocks = {r.clock for r in replays}
     return ReplayReport(
         baseline=replays[0].name,
         partial=partial,
         statement_timeout_s=statement_timeout_s,
         variants=[
-            VariantReport(name=r.name, version=r.version, loaded=r.load, tables=r.tables) for r in replays
+            VariantReport(
+                name=r.name,
+                version=r.version,
+                loaded=r.load,
+                tables=r.tables,
+                flavor=r.flavor or None,
+                statistics_at=r.statistics_at,
+                analyzed=r.analyzed,
+                clock=r.clock,
+            )
+            for r in replays
         ],
+        summary=[findings.summarise(reports, r.name, r.version) for r in replays[1:]],
+        clock=clocks.pop() if len(clocks) == 1 else None,
+        fdr=findings.FDR_TEXT.format(m=tested, q=findings.FDR_Q),
+        fdr_q=findings.FDR_Q,
+        aa_control=aa_control,
         groups={group: sum(1 for r in reports if r.group == group) for group in GROUPS},
         exit_bits=exit_bits(reports),
         statements=len(statements),

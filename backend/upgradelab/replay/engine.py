@@ -1,12 +1,17 @@
 """Replay on every variant in interleaved rounds, as the run loop runs its blocks (execution/schedule.py):
 
 1. open: one server instance per variant, all started at once (one thread each), the dataset loaded
-   on each (or reused when the kept datadir already holds it), then every instance frozen;
+   on each (or reused when the kept datadir already holds it), every table of the dataset analysed
+   (ANALYZE TABLE: persistent statistics, so a plan is the version's and not the moment's: right
+   after a load the estimates may say "1 row" for thousands), then every instance frozen;
 2. outcomes: per variant in turn (thawed, then frozen again), each statement's outcome once (error,
-   warnings, rows, checksums, plan; outcomes.py);
+   warnings, rows, checksums, plan; outcomes.py), then one untimed warm-up pass over the statements
+   (caches and buffer pool as the rounds will find them);
 3. rounds: the schedule's rounds; in each, every variant in that round's shuffled order runs one
    block, thawed while it runs and frozen after: `passes` passes over every sampled statement, in
-   source order (the round's value is their median: one slow moment does not make the round).
+   source order, each statement repeated until enough time was measured (timing.py: the server's
+   clock where every variant has performance_schema, the client's otherwise) and the pass's value the
+   median of its runs; the round's value is the median of its passes.
 
 Every statement is bounded (`timeout_s`, targets/statement_timeout.py) and, unless the replay allows
 writes, read-only on the server (outcomes.py `Statements`). A statement that timed out or was
@@ -31,6 +36,7 @@ import threading
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 
 import pymysql
@@ -39,8 +45,10 @@ from upgradelab.datasets.accounts import definer_access, replay_account
 from upgradelab.datasets.loader import LoadResult, TableStats, load_dataset, table_stats
 from upgradelab.execution.instances import Instance, started
 from upgradelab.execution.schedule import Schedule
-from upgradelab.replay.outcomes import Outcome, Statements, capture, time_statement
+from upgradelab.replay.outcomes import Outcome, Statements, capture
+from upgradelab.replay.settle import analyze_tables
 from upgradelab.replay.sources import SourceStatement
+from upgradelab.replay.timing import Clock, ServerClock, pass_value, server_clock, timed_runs
 from upgradelab.targets.provisioners import Provisioner
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, StatementBound, StatementInterrupted
@@ -75,7 +83,10 @@ class VariantReplay:
     """One variant's replay: server version, whether the dataset was loaded (LoadResult) or reused
     (None), its tables, one Outcome per statement, and per statement the seconds of each of its timed
     runs in execution order (None where it errored or was not run, math.inf where it timed out):
-    `passes` per round, so times[statement][k] is from round k // passes + 1."""
+    `passes` per round, so times[statement][k] is from round k // passes + 1; each the median of
+    the pass's repeated runs (timing.py), `repeats[statement]` the runs of its last pass.
+    flavor: the server's (mysql, mariadb); statistics_at: when ANALYZE TABLE ran on its `analyzed`
+    tables (UTC); clock: which clock timed it ("server": performance_schema TIMER_WAIT, "client")."""
 
     name: str
     version: str
@@ -84,6 +95,11 @@ class VariantReplay:
     outcomes: list[Outcome] = field(default_factory=list)
     times: list[list[float | None]] = field(default_factory=list)
     passes: int = 1
+    flavor: str = ""
+    statistics_at: datetime | None = None
+    analyzed: int = 0
+    clock: Clock = "client"
+    repeats: list[int] = field(default_factory=list)
 
 
 def file_sha256(path: Path) -> str:
@@ -162,6 +178,7 @@ class _Open:
     variant: ReplayVariant
     connection: ServerConnection
     replay: VariantReplay
+    clock: ServerClock | None = None  # its admin connection is closed with the replay's
     missing: dict[int, Outcome] = field(default_factory=dict)  # statements whose database is absent
 
 
@@ -176,13 +193,24 @@ def _open(
     try:
         version = str(scalar(admin, "SELECT VERSION()"))
         tables = [one for database in loaded.databases for one in table_stats(admin, database)]
+        analyzed_at = analyze_tables(admin, tables)
         definer_access(admin, loaded.databases, writes=writes)
         user, password = replay_account(admin, loaded.databases, writes=writes)
     finally:
         admin.close()
     account = replace(loaded.endpoint, user=user, password=password)
     connection = account.connect(database=dataset.database)
-    return _Open(variant, connection, VariantReplay(variant.name, version, loaded.load, tables))
+    replay = VariantReplay(variant.name, version, loaded.load, tables)
+    replay.flavor, replay.statistics_at, replay.analyzed = (
+        variant.provisioner.flavor,
+        analyzed_at,
+        len(tables),
+    )
+    clock_admin = loaded.endpoint.connect()
+    clock = server_clock(clock_admin, connection)
+    if clock is None:
+        clock_admin.close()
+    return _Open(variant, connection, replay, clock)
 
 
 class Interrupt:
@@ -260,19 +288,43 @@ def _capture(one: _Open, run: _Runner, dataset: DumpDataset, statements: list[So
 
 
 def _block(
-    one: _Open, run: _Runner, dataset: DumpDataset, statements: list[SourceStatement], passes: int
+    one: _Open,
+    run: _Runner,
+    dataset: DumpDataset,
+    statements: list[SourceStatement],
+    passes: int,
+    *,
+    warm_up: bool = False,
 ) -> None:
-    """`passes` passes over the statements, each timed; a statement left out gets None."""
+    """`passes` passes over the statements, each statement repeated (timing.py) and its pass value
+    kept; a statement left out gets None. `warm_up`: one run each, nothing kept."""
+    one.replay.repeats = one.replay.repeats or [0 for _ in statements]
     for _ in range(passes):
         for index, statement in enumerate(statements):
             if index in run.untimed:
-                one.replay.times[index].append(None)
+                if not warm_up:
+                    one.replay.times[index].append(None)
                 continue
             one.connection.select_db(statement.database or dataset.database)
-            seconds = time_statement(run.statements, statement.sql)
+            runs = timed_runs(run.statements, statement.sql, one.clock, max_repeats=1 if warm_up else None)
+            seconds = pass_value(runs)
             if seconds == float("inf"):
                 run.untimed.add(index)
-            one.replay.times[index].append(seconds)
+            if not warm_up:
+                one.replay.times[index].append(seconds)
+                one.replay.repeats[index] = len(runs or [])
+
+
+def _one_clock(opened: list[_Open]) -> None:
+    """One clock for every variant (a ratio of server time to client time means nothing): the
+    server's when every variant has it, else the client's."""
+    server = all(one.clock is not None for one in opened)
+    for one in opened:
+        if not server and one.clock is not None:
+            with suppress(pymysql.MySQLError, OSError):
+                one.clock.admin.close()
+            one.clock = None
+        one.replay.clock = "server" if server else "client"
 
 
 def _measured(opened: dict[int, _Open], count: int, rounds: int) -> ReplayCancelled:
@@ -337,12 +389,14 @@ def replay_rounds(
                 failure = next((error for error in fleet.errors if error is not None), None)
                 if failure is not None:
                     raise failure
+                _one_clock([opened[index] for index in range(len(variants))])
                 for index, instance in enumerate(instances):
                     one = opened[index]
                     one.replay.passes = schedule.block
                     step(one.variant.name, f"capturing outcomes of {len(statements)} statements")
                     with fleet.block(instance):
                         _capture(one, runs[index], dataset, statements)
+                        _block(one, runs[index], dataset, statements, 1, warm_up=True)
                 for number, order in enumerate(schedule.order, start=1):
                     for index in order:
                         one = opened[index]
@@ -355,5 +409,8 @@ def replay_rounds(
                 for one in opened.values():  # the connections first: `started` then stops every server
                     with suppress(pymysql.MySQLError, OSError):
                         one.connection.close()
+                    if one.clock is not None:
+                        with suppress(pymysql.MySQLError, OSError):
+                            one.clock.admin.close()
     except StatementInterrupted as stopped:
         raise _measured(opened, len(variants), rounds_done) from stopped

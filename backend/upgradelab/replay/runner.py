@@ -168,9 +168,10 @@ def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
             else:
                 for spec, one in zip(specs, replays, strict=True):
                     _record_load(dataset.id, spec.target, one)
-                reports = compare(statements, replays)
+                aa = next((s.name for s in specs if s.aa_control), None)
+                reports = compare(statements, replays, aa_control=aa)
                 document = report_document(
-                    statements, replays, reports, planned, statement_timeout_s=replay.timeout_s
+                    statements, replays, reports, planned, statement_timeout_s=replay.timeout_s, aa_control=aa
                 )
                 state.write(replay_id, report=document.model_dump(mode="json"), progress=None)
                 ending = Ending(ReplayStatus.succeeded, completed=True)
@@ -201,9 +202,10 @@ def _keep_partial(
     if not cancelled.captured:
         return
     kept = statements[: cancelled.captured]
-    reports = compare(kept, cancelled.replays)
+    aa = next((s.name for s in specs if s.aa_control), None)
+    reports = compare(kept, cancelled.replays, aa_control=aa)
     document = report_document(
-        kept, cancelled.replays, reports, planned, statement_timeout_s=timeout_s, partial=True
+        kept, cancelled.replays, reports, planned, statement_timeout_s=timeout_s, partial=True, aa_control=aa
     )
     state.write(replay_id, report=document.model_dump(mode="json"))
 

@@ -20,10 +20,34 @@ DEFAULT_ROUNDS = 10  # twice results/stats/verdicts.py's MIN_ROUNDS: room for a 
 # one pass and 35 % with five (p90: 202 % -> 56 %), for 1.7x the wall clock.
 DEFAULT_PASSES = 5
 
-Group = Literal["breaks", "timed out", "plan changes", "slower", "faster", "same", "refused"]
+Group = Literal[
+    "breaks",
+    "slower, plan changed",
+    "slower (timed out)",
+    "timed out",
+    "slower",
+    "plan changed",
+    "plan changes",  # reports stored before per-variant groups
+    "faster",
+    "same",
+    "undecided",
+    "refused",
+]
 # In the order the report lists them; "refused" (writes a read-only replay did not run) comes apart,
 # last: not a finding about the variants. compare.py gives the order a fingerprint falls into them.
-GROUPS: tuple[Group, ...] = ("breaks", "timed out", "plan changes", "slower", "faster", "same", "refused")
+GROUPS: tuple[Group, ...] = (
+    "breaks",
+    "slower, plan changed",
+    "slower (timed out)",
+    "timed out",
+    "slower",
+    "plan changed",
+    "faster",
+    "same",
+    "undecided",
+    "refused",
+)
+ErrorChange = Literal["new", "resolved", "changed", "same"]
 
 
 class _Read(BaseModel):
@@ -41,7 +65,10 @@ class ReplayCreate(BaseModel):
     rounds), at most `sample` statements per fingerprint; writes only
     with allow_writes, and then only on disposable targets. `repeats` is the older name of `rounds`,
     used when `rounds` is not given. `statement_timeout_s`: every statement's bound in seconds
-    (0.1 to 3600, default 30); a statement past it is ended and reported "timed out after N s"."""
+    (0.1 to 3600, default 30); a statement past it is ended and reported "timed out after N s".
+    `aa_control`: add a second instance of the baseline, named "<baseline> (A/A)" (the last variant):
+    its interval against the baseline is each fingerprint's noise floor, and a slower or faster
+    verdict needs its interval clear of that floor (results/stats/verdicts.py)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -56,6 +83,7 @@ class ReplayCreate(BaseModel):
     sample: int = Field(DEFAULT_SAMPLE, ge=1, le=1000)
     allow_writes: bool = False
     statement_timeout_s: float = Field(DEFAULT_TIMEOUT_S, ge=MIN_TIMEOUT_S, le=MAX_TIMEOUT_S)
+    aa_control: bool = False
 
     @property
     def round_count(self) -> int:
@@ -65,12 +93,14 @@ class ReplayCreate(BaseModel):
 
 class ReplayVariantSpec(_Read):
     """One variant as stored (service.py): its name (TARGET[:PRESET]), target, preset (presets
-    joined with '+') and the option-file lines its server starts with."""
+    joined with '+') and the option-file lines its server starts with; `aa_control`: it is the A/A
+    control (a second instance of the baseline)."""
 
     name: str
     target: str
     preset: str
     options: list[str]
+    aa_control: bool = False
 
 
 class ReplayStatement(_Read):
@@ -102,12 +132,25 @@ class ReplayProgress(_Read):
     estimate_s: float | None = None
 
 
+class Cause(_Read):
+    """A known cause of a break (causes.py KNOWN_CAUSES): its id, title and the MySQL Shell upgrade
+    checker's check of it (None: it has none)."""
+
+    id: str
+    title: str
+    check: str | None
+
+
 class StatementDiff(_Read):
     """One statement on one variant against the baseline (compare.py's module docstring): which of
     error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
     `unordered_query` when it has no ORDER BY) and plan differ, whether it was refused as a write
     (`refused`) or timed out (`timed_out`) on one of the two only; `breaks` = error, result, or an
-    order the query never asked for (a refusal or a timeout is not a break)."""
+    order the query never asked for (a refusal or a timeout is not a break). `error_change`: "new"
+    (errors on the variant only), "resolved" (on the baseline only), "changed" (another code),
+    "same" (the same code on both), None (neither errored). `plan_compared`: False across flavors
+    (MySQL's and MariaDB's plans differ in form; both are in `outcomes`, `plan` is then False).
+    `cause`: the known cause of the break, if one matches."""
 
     variant: str
     error: bool
@@ -118,6 +161,9 @@ class StatementDiff(_Read):
     ordering_only: bool
     unordered_query: bool
     plan: bool
+    error_change: ErrorChange | None = None
+    plan_compared: bool = True
+    cause: Cause | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -137,11 +183,27 @@ class StatementResult(_Read):
     timed_out_runs: dict[str, int] = {}
 
 
+class VariantFinding(_Read):
+    """A fingerprint on one variant against the baseline: its group there (first match of breaks,
+    slower (timed out), timed out, refused, slower, plan changed [with slower: "slower, plan
+    changed"], faster, same, undecided), the causes of its breaks, and for its time verdict the p-value
+    of the paired rounds and its Benjamini-Hochberg adjusted value across the replay's comparisons
+    (None: no test). A regression or improvement whose adjusted value exceeds the replay's
+    `fdr_q` is read "inconclusive"."""
+
+    group: Group
+    causes: list[Cause] = []
+    p_value: float | None = None
+    q_value: float | None = None
+
+
 class FingerprintResult(_Read):
     """A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
     faster, same), median seconds per variant (median of its round values; None: no round),
     `ratios` per non-baseline variant that has an interval (results/stats/verdicts.py VerdictRead, from
-    round values paired by round), and its sampled statements."""
+    round values paired by round), and its sampled statements; `variants`: its finding per
+    non-baseline variant; `floor`: the A/A control's interval against the baseline (its noise floor;
+    None without a control)."""
 
     fingerprint_id: str
     fingerprint: str
@@ -149,6 +211,8 @@ class FingerprintResult(_Read):
     median_s: dict[str, float | None]
     ratios: dict[str, VerdictRead] = {}
     statements: list[StatementResult]
+    variants: dict[str, VariantFinding] = {}
+    floor: VerdictRead | None = None
 
     @field_validator("ratios", mode="before")
     @classmethod
@@ -177,12 +241,42 @@ class FingerprintResult(_Read):
 
 class VariantReport(_Read):
     """A variant's server as replayed: SELECT VERSION(), the dump load (None: the kept datadir
-    already held the dataset) and its tables after the load."""
+    already held the dataset) and its tables after the load; its flavor, when ANALYZE TABLE
+    computed the statistics of its `analyzed` tables (UTC; None in reports from before), and the
+    clock that timed it ("server": performance_schema TIMER_WAIT, "client")."""
 
     name: str
     version: str
     loaded: LoadResult | None
     tables: list[TableStats]
+    flavor: str | None = None
+    statistics_at: datetime | None = None
+    analyzed: int | None = None
+    clock: str | None = None
+
+
+class VariantSummary(_Read):
+    """One variant against the baseline, counted in fingerprints: breaks (of them with a new error,
+    with a result change), slower (of them with a plan change, and timed out on the variant only),
+    faster, same, undecided (with the median smallest detectable change of their intervals, a
+    fraction), plan changes, refused writes and timeouts (a statement timed out on either)."""
+
+    variant: str
+    version: str
+    breaks: int
+    new_errors: int
+    resolved_errors: int
+    result_changes: int
+    slower: int
+    slower_plan_changed: int
+    slower_timed_out: int
+    faster: int
+    same: int
+    undecided: int
+    undecided_median_mde: float | None
+    plan_changes: int
+    refused: int
+    timeouts: int
 
 
 class ReplayReport(_Read):
@@ -192,7 +286,11 @@ class ReplayReport(_Read):
     (None before rounds), the verdict threshold (a fraction) and every fingerprint in source order.
     Seconds are wall-clock around execute + fetch. `partial`: the replay was cancelled, and this is
     what it measured (the statements captured on every variant, the rounds every variant completed);
-    `statement_timeout_s`: the bound every statement ran under (None in reports made before it)."""
+    `statement_timeout_s`: the bound every statement ran under (None in reports made before it).
+    `summary`: one VariantSummary per non-baseline variant (read first); `aa_control`: the A/A
+    control variant's name (None: no control; each fingerprint's `floor` is its interval); `clock`:
+    the clock every variant was timed by; `fdr`: how false discoveries were controlled (a
+    sentence), at `fdr_q`."""
 
     baseline: str
     partial: bool = False
@@ -206,6 +304,11 @@ class ReplayReport(_Read):
     schedule: RunSchedule | None = None
     threshold: float | None = None
     fingerprints: list[FingerprintResult]
+    summary: list[VariantSummary] = []
+    aa_control: str | None = None
+    clock: str | None = None
+    fdr: str | None = None
+    fdr_q: float | None = None
 
 
 class ReplayRead(_Read):

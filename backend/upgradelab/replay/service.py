@@ -61,6 +61,16 @@ async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVar
                 name=text, target=target_name, preset=variant.preset, options=variant.option_lines()
             )
         )
+    if spec.aa_control:
+        base = out[0]
+        name = f"{base.name} (A/A)"
+        if base.target in single_server:
+            raise _unprocessable(
+                "aa_control", f"target {base.target} is one existing server: no second instance"
+            )
+        if any(v.name == name for v in out):
+            raise _unprocessable("aa_control", f"a variant is already named {name!r}")
+        out.append(base.model_copy(update={"name": name, "aa_control": True}))
     if len({v.name for v in out}) != len(out):
         raise _unprocessable("variants", "each variant once")
     for name in single_server:

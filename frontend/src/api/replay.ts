@@ -6,7 +6,18 @@ import { ApiError, formatDetail } from './client'
 export type ReplayGroup = FingerprintResult['group']
 /** The groups in the report's order (replay/schemas.py GROUPS): "refused" (writes a read-only replay
  * did not run) comes apart, last. */
-export const REPLAY_GROUPS: readonly ReplayGroup[] = ['breaks', 'timed out', 'plan changes', 'slower', 'faster', 'same', 'refused']
+export const REPLAY_GROUPS: readonly ReplayGroup[] = [
+  'breaks',
+  'slower, plan changed',
+  'slower (timed out)',
+  'timed out',
+  'slower',
+  'plan changed',
+  'faster',
+  'same',
+  'undecided',
+  'refused',
+]
 /** A replay's final statuses (replay/schemas.py FINAL_REPLAY_STATUSES): polling stops there. */
 export const FINAL_REPLAY_STATUSES: readonly string[] = ['succeeded', 'failed', 'cancelled']
 

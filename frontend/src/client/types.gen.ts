@@ -132,6 +132,27 @@ export type CapabilityCheck = {
 };
 
 /**
+ * Cause
+ *
+ * A known cause of a break (causes.py KNOWN_CAUSES): its id, title and the MySQL Shell upgrade
+ * checker's check of it (None: it has none).
+ */
+export type Cause = {
+    /**
+     * Id
+     */
+    id: string;
+    /**
+     * Title
+     */
+    title: string;
+    /**
+     * Check
+     */
+    check: string | null;
+};
+
+/**
  * ColumnSeries
  *
  * A variant's iterations as two columns of equal length, in iteration order (compact: no object per
@@ -767,7 +788,9 @@ export type FinalRunStatus = typeof FinalRunStatus[keyof typeof FinalRunStatus];
  * A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
  * faster, same), median seconds per variant (median of its round values; None: no round),
  * `ratios` per non-baseline variant that has an interval (results/stats/verdicts.py VerdictRead, from
- * round values paired by round), and its sampled statements.
+ * round values paired by round), and its sampled statements; `variants`: its finding per
+ * non-baseline variant; `floor`: the A/A control's interval against the baseline (its noise floor;
+ * None without a control).
  */
 export type FingerprintResult = {
     /**
@@ -781,7 +804,7 @@ export type FingerprintResult = {
     /**
      * Group
      */
-    group: 'breaks' | 'timed out' | 'plan changes' | 'slower' | 'faster' | 'same' | 'refused';
+    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'plan changed' | 'plan changes' | 'faster' | 'same' | 'undecided' | 'refused';
     /**
      * Median S
      */
@@ -798,6 +821,13 @@ export type FingerprintResult = {
      * Statements
      */
     statements: Array<StatementResult>;
+    /**
+     * Variants
+     */
+    variants: {
+        [key: string]: VariantFinding;
+    };
+    floor: VerdictRead | null;
 };
 
 /**
@@ -1297,6 +1327,9 @@ export type PublishedFigureRead = {
  * with allow_writes, and then only on disposable targets. `repeats` is the older name of `rounds`,
  * used when `rounds` is not given. `statement_timeout_s`: every statement's bound in seconds
  * (0.1 to 3600, default 30); a statement past it is ended and reported "timed out after N s".
+ * `aa_control`: add a second instance of the baseline, named "<baseline> (A/A)" (the last variant):
+ * its interval against the baseline is each fingerprint's noise floor, and a slower or faster
+ * verdict needs its interval clear of that floor (results/stats/verdicts.py).
  */
 export type ReplayCreate = {
     /**
@@ -1343,6 +1376,10 @@ export type ReplayCreate = {
      * Statement Timeout S
      */
     statement_timeout_s?: number;
+    /**
+     * Aa Control
+     */
+    aa_control?: boolean;
 };
 
 /**
@@ -1492,6 +1529,10 @@ export type ReplayRead = {
  * Seconds are wall-clock around execute + fetch. `partial`: the replay was cancelled, and this is
  * what it measured (the statements captured on every variant, the rounds every variant completed);
  * `statement_timeout_s`: the bound every statement ran under (None in reports made before it).
+ * `summary`: one VariantSummary per non-baseline variant (read first); `aa_control`: the A/A
+ * control variant's name (None: no control; each fingerprint's `floor` is its interval); `clock`:
+ * the clock every variant was timed by; `fdr`: how false discoveries were controlled (a
+ * sentence), at `fdr_q`.
  */
 export type ReplayReport = {
     /**
@@ -1541,6 +1582,26 @@ export type ReplayReport = {
      * Fingerprints
      */
     fingerprints: Array<FingerprintResult>;
+    /**
+     * Summary
+     */
+    summary: Array<VariantSummary>;
+    /**
+     * Aa Control
+     */
+    aa_control: string | null;
+    /**
+     * Clock
+     */
+    clock: string | null;
+    /**
+     * Fdr
+     */
+    fdr: string | null;
+    /**
+     * Fdr Q
+     */
+    fdr_q: number | null;
 };
 
 /**
@@ -1600,7 +1661,8 @@ export type ReplayStatus = typeof ReplayStatus[keyof typeof ReplayStatus];
  * ReplayVariantSpec
  *
  * One variant as stored (service.py): its name (TARGET[:PRESET]), target, preset (presets
- * joined with '+') and the option-file lines its server starts with.
+ * joined with '+') and the option-file lines its server starts with; `aa_control`: it is the A/A
+ * control (a second instance of the baseline).
  */
 export type ReplayVariantSpec = {
     /**
@@ -1619,6 +1681,10 @@ export type ReplayVariantSpec = {
      * Options
      */
     options: Array<string>;
+    /**
+     * Aa Control
+     */
+    aa_control: boolean;
 };
 
 /**
@@ -2153,7 +2219,11 @@ export type SharedView = {
  * error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
  * `unordered_query` when it has no ORDER BY) and plan differ, whether it was refused as a write
  * (`refused`) or timed out (`timed_out`) on one of the two only; `breaks` = error, result, or an
- * order the query never asked for (a refusal or a timeout is not a break).
+ * order the query never asked for (a refusal or a timeout is not a break). `error_change`: "new"
+ * (errors on the variant only), "resolved" (on the baseline only), "changed" (another code),
+ * "same" (the same code on both), None (neither errored). `plan_compared`: False across flavors
+ * (MySQL's and MariaDB's plans differ in form; both are in `outcomes`, `plan` is then False).
+ * `cause`: the known cause of the break, if one matches.
  */
 export type StatementDiff = {
     /**
@@ -2192,6 +2262,15 @@ export type StatementDiff = {
      * Plan
      */
     plan: boolean;
+    /**
+     * Error Change
+     */
+    error_change: 'new' | 'resolved' | 'changed' | 'same' | null;
+    /**
+     * Plan Compared
+     */
+    plan_compared: boolean;
+    cause: Cause | null;
     /**
      * Breaks
      */
@@ -2671,6 +2750,35 @@ export type VariantContext = {
 };
 
 /**
+ * VariantFinding
+ *
+ * A fingerprint on one variant against the baseline: its group there (first match of breaks,
+ * slower (timed out), timed out, refused, slower, plan changed [with slower: "slower, plan
+ * changed"], faster, same, undecided), the causes of its breaks, and for its time verdict the p-value
+ * of the paired rounds and its Benjamini-Hochberg adjusted value across the replay's comparisons
+ * (None: no test). A regression or improvement whose adjusted value exceeds the replay's
+ * `fdr_q` is read "inconclusive".
+ */
+export type VariantFinding = {
+    /**
+     * Group
+     */
+    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'plan changed' | 'plan changes' | 'faster' | 'same' | 'undecided' | 'refused';
+    /**
+     * Causes
+     */
+    causes: Array<Cause>;
+    /**
+     * P Value
+     */
+    p_value: number | null;
+    /**
+     * Q Value
+     */
+    q_value: number | null;
+};
+
+/**
  * VariantProbes
  *
  * A variant's probe values in iteration order (downsampled when the request gave a width: then
@@ -2707,7 +2815,9 @@ export type VariantProbes = {
  * VariantReport
  *
  * A variant's server as replayed: SELECT VERSION(), the dump load (None: the kept datadir
- * already held the dataset) and its tables after the load.
+ * already held the dataset) and its tables after the load; its flavor, when ANALYZE TABLE
+ * computed the statistics of its `analyzed` tables (UTC; None in reports from before), and the
+ * clock that timed it ("server": performance_schema TIMER_WAIT, "client").
  */
 export type VariantReport = {
     /**
@@ -2723,6 +2833,22 @@ export type VariantReport = {
      * Tables
      */
     tables: Array<TableStats>;
+    /**
+     * Flavor
+     */
+    flavor: string | null;
+    /**
+     * Statistics At
+     */
+    statistics_at: string | null;
+    /**
+     * Analyzed
+     */
+    analyzed: number | null;
+    /**
+     * Clock
+     */
+    clock: string | null;
 };
 
 /**
@@ -2828,6 +2954,81 @@ export const VariantStatus = {
  * A variant within a run: pending -> running -> succeeded | failed (its own reason).
  */
 export type VariantStatus = typeof VariantStatus[keyof typeof VariantStatus];
+
+/**
+ * VariantSummary
+ *
+ * One variant against the baseline, counted in fingerprints: breaks (of them with a new error,
+ * with a result change), slower (of them with a plan change, and timed out on the variant only),
+ * faster, same, undecided (with the median smallest detectable change of their intervals, a
+ * fraction), plan changes, refused writes and timeouts (a statement timed out on either).
+ */
+export type VariantSummary = {
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Version
+     */
+    version: string;
+    /**
+     * Breaks
+     */
+    breaks: number;
+    /**
+     * New Errors
+     */
+    new_errors: number;
+    /**
+     * Resolved Errors
+     */
+    resolved_errors: number;
+    /**
+     * Result Changes
+     */
+    result_changes: number;
+    /**
+     * Slower
+     */
+    slower: number;
+    /**
+     * Slower Plan Changed
+     */
+    slower_plan_changed: number;
+    /**
+     * Slower Timed Out
+     */
+    slower_timed_out: number;
+    /**
+     * Faster
+     */
+    faster: number;
+    /**
+     * Same
+     */
+    same: number;
+    /**
+     * Undecided
+     */
+    undecided: number;
+    /**
+     * Undecided Median Mde
+     */
+    undecided_median_mde: number | null;
+    /**
+     * Plan Changes
+     */
+    plan_changes: number;
+    /**
+     * Refused
+     */
+    refused: number;
+    /**
+     * Timeouts
+     */
+    timeouts: number;
+};
 
 /**
  * VerdictRead
@@ -3046,7 +3247,9 @@ export type WorkloadRead = {
  * A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
  * faster, same), median seconds per variant (median of its round values; None: no round),
  * `ratios` per non-baseline variant that has an interval (results/stats/verdicts.py VerdictRead, from
- * round values paired by round), and its sampled statements.
+ * round values paired by round), and its sampled statements; `variants`: its finding per
+ * non-baseline variant; `floor`: the A/A control's interval against the baseline (its noise floor;
+ * None without a control).
  */
 export type FingerprintResultWritable = {
     /**
@@ -3060,7 +3263,7 @@ export type FingerprintResultWritable = {
     /**
      * Group
      */
-    group: 'breaks' | 'timed out' | 'plan changes' | 'slower' | 'faster' | 'same' | 'refused';
+    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'plan changed' | 'plan changes' | 'faster' | 'same' | 'undecided' | 'refused';
     /**
      * Median S
      */
@@ -3077,6 +3280,13 @@ export type FingerprintResultWritable = {
      * Statements
      */
     statements: Array<StatementResultWritable>;
+    /**
+     * Variants
+     */
+    variants: {
+        [key: string]: VariantFinding;
+    };
+    floor: VerdictRead | null;
 };
 
 /**
@@ -3179,6 +3389,10 @@ export type ReplayReadWritable = {
  * Seconds are wall-clock around execute + fetch. `partial`: the replay was cancelled, and this is
  * what it measured (the statements captured on every variant, the rounds every variant completed);
  * `statement_timeout_s`: the bound every statement ran under (None in reports made before it).
+ * `summary`: one VariantSummary per non-baseline variant (read first); `aa_control`: the A/A
+ * control variant's name (None: no control; each fingerprint's `floor` is its interval); `clock`:
+ * the clock every variant was timed by; `fdr`: how false discoveries were controlled (a
+ * sentence), at `fdr_q`.
  */
 export type ReplayReportWritable = {
     /**
@@ -3228,6 +3442,26 @@ export type ReplayReportWritable = {
      * Fingerprints
      */
     fingerprints: Array<FingerprintResultWritable>;
+    /**
+     * Summary
+     */
+    summary: Array<VariantSummary>;
+    /**
+     * Aa Control
+     */
+    aa_control: string | null;
+    /**
+     * Clock
+     */
+    clock: string | null;
+    /**
+     * Fdr
+     */
+    fdr: string | null;
+    /**
+     * Fdr Q
+     */
+    fdr_q: number | null;
 };
 
 /**
@@ -3253,7 +3487,11 @@ export type SharedViewWritable = {
  * error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
  * `unordered_query` when it has no ORDER BY) and plan differ, whether it was refused as a write
  * (`refused`) or timed out (`timed_out`) on one of the two only; `breaks` = error, result, or an
- * order the query never asked for (a refusal or a timeout is not a break).
+ * order the query never asked for (a refusal or a timeout is not a break). `error_change`: "new"
+ * (errors on the variant only), "resolved" (on the baseline only), "changed" (another code),
+ * "same" (the same code on both), None (neither errored). `plan_compared`: False across flavors
+ * (MySQL's and MariaDB's plans differ in form; both are in `outcomes`, `plan` is then False).
+ * `cause`: the known cause of the break, if one matches.
  */
 export type StatementDiffWritable = {
     /**
@@ -3292,6 +3530,15 @@ export type StatementDiffWritable = {
      * Plan
      */
     plan: boolean;
+    /**
+     * Error Change
+     */
+    error_change: 'new' | 'resolved' | 'changed' | 'same' | null;
+    /**
+     * Plan Compared
+     */
+    plan_compared: boolean;
+    cause: Cause | null;
 };
 
 /**

@@ -71,17 +71,33 @@ export function FingerprintRow({ report, variants, open, onToggle }: Props) {
     <>
       <tr data-testid={`fingerprint-${report.fingerprint_id}`} data-group={report.group}>
         <td>
-          <span className={`badge badge-${report.group.replace(' ', '-')}`}>{report.group}</span>
+          <span className={`badge badge-${report.group.replace(/[^a-z]+/g, '-')}`}>{report.group}</span>
         </td>
         <td>
           <button type="button" className="btn btn-secondary btn-small" onClick={onToggle} aria-expanded={open}>
             {open ? '▾' : '▸'}
           </button>{' '}
           <code>{report.fingerprint}</code>
+          {report.floor && (
+            <div className="muted" data-testid="aa-floor">
+              A/A floor ×{report.floor.ratio.toFixed(2)} [{report.floor.low.toFixed(2)}–{report.floor.high.toFixed(2)}]
+            </div>
+          )}
         </td>
         {variants.map((v) => (
           <td key={v}>
             {ms(report.median_s[v])}
+            {report.variants[v] && (
+              <div data-testid={`variant-group-${v}`}>
+                {report.variants[v].group}
+                {report.variants[v].causes.map((c) => (
+                  <span key={c.id} className="muted" title={c.check ? `MySQL Shell upgrade checker: ${c.check}` : undefined}>
+                    {' '}
+                    ({c.title})
+                  </span>
+                ))}
+              </div>
+            )}
             {report.ratios[v]?.ratio != null && (
               <div className="muted">
                 ×{report.ratios[v].ratio?.toFixed(2)} [{report.ratios[v].low?.toFixed(2)}–{report.ratios[v].high?.toFixed(2)}]{' '}

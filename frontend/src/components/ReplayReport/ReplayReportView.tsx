@@ -2,20 +2,25 @@ import { useState } from 'react'
 import { REPLAY_GROUPS, type ReplayGroup } from '../../api/replay'
 import type { ReplayReport } from '../../client'
 import { FingerprintRow } from './FingerprintRow'
+import { ReplaySummary } from './ReplaySummary'
 
-/** The report: group tabs with counts, a search over fingerprints and statements, expandable rows. */
+/** The report: the per-variant summary on top, group tabs with counts, a search over fingerprints and statements, expandable rows. */
 export function ReplayReportView({ report }: { report: ReplayReport }) {
   const [group, setGroup] = useState<ReplayGroup | 'all'>('all')
   const [search, setSearch] = useState('')
   const [open, setOpen] = useState<string | null>(null)
   const needle = search.trim().toLowerCase()
-  const shown = report.fingerprints.filter(
-    (f) =>
-      (group === 'all' || f.group === group) &&
-      (!needle || f.fingerprint.includes(needle) || f.statements.some((s) => s.sql.toLowerCase().includes(needle))),
-  )
+  const rank = (g: ReplayGroup) => (REPLAY_GROUPS.indexOf(g) + REPLAY_GROUPS.length + 1) % (REPLAY_GROUPS.length + 1)
+  const shown = report.fingerprints
+    .filter(
+      (f) =>
+        (group === 'all' || f.group === group) &&
+        (!needle || f.fingerprint.includes(needle) || f.statements.some((s) => s.sql.toLowerCase().includes(needle))),
+    )
+    .sort((a, b) => rank(a.group) - rank(b.group)) // "slower, plan changed" right after breaks
   return (
     <>
+      <ReplaySummary report={report} />
       <div className="toolbar" role="tablist">
         <button type="button" className={`btn btn-small ${group === 'all' ? 'btn-primary' : 'btn-secondary'}`} onClick={() => setGroup('all')}>
           all ({report.fingerprints.length})

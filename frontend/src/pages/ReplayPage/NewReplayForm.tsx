@@ -17,6 +17,7 @@ export function NewReplayForm() {
   const [variants, setVariants] = useState<string[]>([])
   const [rounds, setRounds] = useState(10)
   const [passes, setPasses] = useState(5)
+  const [aaControl, setAaControl] = useState(false)
   const [sample, setSample] = useState(10)
   const [allowWrites, setAllowWrites] = useState(false)
   const [statementTimeout, setStatementTimeout] = useState(30)
@@ -44,6 +45,7 @@ export function NewReplayForm() {
           passes,
           sample,
           allow_writes: allowWrites,
+          aa_control: aaControl,
           statement_timeout_s: statementTimeout,
         })
       }}
@@ -106,6 +108,10 @@ export function NewReplayForm() {
       <label>
         <input type="checkbox" checked={allowWrites} onChange={(e) => setAllowWrites(e.target.checked)} /> Replay writes
         too (disposable targets only)
+      </label>{' '}
+      <label title="A second instance of the baseline: each fingerprint's noise floor; a slower or faster verdict must clear it.">
+        <input type="checkbox" name="aa-control" checked={aaControl} onChange={(e) => setAaControl(e.target.checked)} /> A/A
+        control
       </label>{' '}
       <button type="submit" className="btn btn-primary" disabled={!chosen || !queries || variants.length === 0 || create.isPending}>
         Replay

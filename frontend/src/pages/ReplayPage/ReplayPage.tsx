@@ -9,7 +9,7 @@ import { ShareReplay } from './ShareReplay'
 import { ReplayProgress } from './ReplayProgress'
 import { replayQuery } from '../../queries/replays'
 
-/** /replays/:id: what changes per fingerprint, grouped (breaks, plan changes, slower, faster, same). */
+/** /replays/:id: the summary per variant, then what changes per fingerprint, grouped (breaks, slower, faster, same, ...). */
 export function ReplayPage() {
   const { id = '' } = useParams()
   const replay = useQuery({

@@ -1,0 +1,48 @@
+"""Settled before measured, timed finely enough, on the servers: every table analysed on every replay
+(a fresh load and a reused datadir alike) with the time it was done; the server's clock
+(performance_schema TIMER_WAIT) where every variant has it, the client's otherwise; a fast statement
+repeated within a pass, a slow one run once."""
+
+from pathlib import Path
+
+from tests import ports
+from tests.conftest import lab_provisioner
+from upgradelab.execution.schedule import plan
+from upgradelab.replay.engine import DumpDataset, ReplayVariant, file_sha256, replay_rounds
+from upgradelab.replay.sources import parse_source
+from upgradelab.replay.timing import MAX_REPEATS, MIN_MEASURED_S
+
+QUERIES = "SELECT COUNT(*) FROM customers WHERE id = 3;\nSELECT SLEEP(0.05) AS slow;\n"
+
+
+def _variant(name: str, options: list[str]) -> ReplayVariant:
+    return ReplayVariant(name, lab_provisioner(name, ports.UNIT_TARGETS[name], suffix="replay"), options)
+
+
+def test_mysql_is_timed_by_its_own_clock_and_analysed_on_every_replay(shop_dump: Path) -> None:
+    dataset = DumpDataset(shop_dump, file_sha256(shop_dump), "shop")
+    statements = parse_source(QUERIES).statements
+    schedule = plan("interleaved", 1, 2, 1, 1)
+    (first,) = replay_rounds([_variant("mysql-9.7", [])], dataset, statements, schedule)
+    (again,) = replay_rounds([_variant("mysql-9.7", [])], dataset, statements, schedule)
+    assert again.load is None  # the kept datadir reused: analysed again all the same
+    for one in (first, again):
+        assert one.clock == "server" and one.analyzed == len(one.tables) > 0
+    assert first.statistics_at is not None and again.statistics_at is not None
+    assert again.statistics_at > first.statistics_at
+    quick, slow = again.times
+    assert again.repeats[0] > 1 and again.repeats[1] == 1  # a point lookup repeated, SLEEP(0.05) once
+    assert again.repeats[0] <= MAX_REPEATS and all(t is not None and t < MIN_MEASURED_S for t in quick)
+    # TIMER_WAIT: the server's time of SLEEP(0.05), nothing of the network or the client
+    assert all(s is not None and 0.049 < s < 0.06 for s in slow), slow
+
+
+def test_one_variant_without_performance_schema_puts_every_variant_on_the_client_clock(
+    shop_dump: Path,
+) -> None:
+    dataset = DumpDataset(shop_dump, file_sha256(shop_dump), "shop")
+    statements = parse_source(QUERIES).statements
+    variants = [_variant("mariadb-10.11", []), _variant("mysql-9.7", [])]  # MariaDB: performance_schema OFF
+    replays = replay_rounds(variants, dataset, statements, plan("interleaved", 1, 1, 1, 2))
+    assert [r.clock for r in replays] == ["client", "client"]
+    assert all(r.statistics_at is not None and r.analyzed for r in replays)

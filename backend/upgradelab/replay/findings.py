@@ -1,0 +1,164 @@
+"""Per variant against the baseline: each fingerprint's group there, false discoveries controlled
+across the replay, and the summary the report opens with.
+
+Group of a fingerprint on a variant, first match (DEA's per-query verdicts, one target at a time):
+1. "breaks": a new or changed error, a result difference, or an order the query never asked for;
+2. "slower (timed out)": a statement timed out on the variant and not on the baseline (decided
+   without rounds: a statement that no longer finishes needs no interval);
+3. "timed out": timed out on the baseline too (or only there);
+4. "refused": the server refused a statement as a write on one of the two (not a finding);
+5. "slower, plan changed" / "slower": a regression (after false-discovery control), with or without
+   a plan change (access type, chosen index or join order, within one flavor);
+6. "faster": an improvement;
+7. "plan changed": the plan changed, the time did not decide a change;
+8. "same": the time verdict is "no significant difference" (the whole interval within the threshold);
+9. "undecided": anything else (interval too wide, too few rounds, no time).
+
+False discoveries: every comparison with paired rounds (fingerprint x variant) gets a p-value
+(results/stats/fdr.py, the statistic of the interval verdicts.py reads); Benjamini-Hochberg adjusts
+them across the whole replay, and a regression or improvement whose adjusted value exceeds FDR_Q is
+read "inconclusive", with the reason saying so.
+"""
+
+import math
+import statistics
+
+import numpy as np
+
+from upgradelab.replay.schemas import (
+    GROUPS,
+    FingerprintResult,
+    Group,
+    StatementDiff,
+    VariantFinding,
+    VariantSummary,
+)
+from upgradelab.results.stats import fdr, verdicts
+from upgradelab.results.stats.verdicts import Rounds
+
+FDR_Q = fdr.Q
+FDR_TEXT = (
+    "Benjamini-Hochberg across the replay's {m} time comparisons (fingerprint x variant): a slower or "
+    "faster verdict stands when its adjusted p-value is at most {q:.0%}"
+)
+
+
+def round_logs(baseline: Rounds, variant: Rounds) -> list[float]:
+    """log(variant / baseline) of the round values, paired by round (verdicts.round_values)."""
+    base, var = verdicts.round_values(baseline), verdicts.round_values(variant)
+    common = [r for r in sorted(set(base) & set(var)) if base[r] > 0 and var[r] > 0]
+    return [float(np.log(var[r]) - np.log(base[r])) for r in common]
+
+
+def control_false_discoveries(
+    reports: list[FingerprintResult], logs: dict[tuple[str, str], list[float]]
+) -> int:
+    """Set p_value/q_value of every finding with at least verdicts.MIN_ROUNDS paired rounds and read
+    a regression/improvement whose q-value exceeds FDR_Q "inconclusive" (in place); `logs` maps
+    (fingerprint_id, variant) to its per-round log ratios. Returns how many comparisons were tested."""
+    tested: list[tuple[FingerprintResult, str, float]] = []
+    for report in reports:
+        for variant in report.ratios:
+            values = logs.get((report.fingerprint_id, variant), [])
+            p = fdr.paired_p_value(values) if len(values) >= verdicts.MIN_ROUNDS else None
+            if p is not None:
+                tested.append((report, variant, p))
+    for (report, variant, p), q in zip(tested, fdr.adjusted([p for _, _, p in tested]), strict=True):
+        finding = report.variants.setdefault(variant, VariantFinding(group="undecided"))
+        finding.p_value, finding.q_value = p, q
+        ratio = report.ratios[variant]
+        if ratio.verdict in ("regression", "improvement") and q > FDR_Q:
+            report.ratios[variant] = ratio.model_copy(
+                update={
+                    "verdict": "inconclusive",
+                    "reason": f"would be a {ratio.verdict}, but not after false-discovery control "
+                    f"(Benjamini-Hochberg q = {q:.3f} > {FDR_Q:.2f})",
+                }
+            )
+    return len(tested)
+
+
+def variant_group(report: FingerprintResult, variant: str) -> Group:
+    """The fingerprint's group on `variant` (module docstring)."""
+    diffs = [d for s in report.statements for d in s.diffs if d.variant == variant]
+    baseline = next(iter(report.median_s), None)
+
+    def timed_out(name: str) -> bool:
+        return any(
+            s.outcomes[name].kind == "timed out" or s.timed_out_runs.get(name, 0) > 0
+            for s in report.statements
+            if name in s.outcomes
+        )
+
+    ratio = report.ratios.get(variant)
+    verdict = ratio.verdict if ratio else None
+    plan = any(d.plan for d in diffs)
+    if any(d.breaks for d in diffs):
+        return "breaks"
+    if timed_out(variant) and not (baseline and timed_out(baseline)):
+        return "slower (timed out)"
+    if timed_out(variant) or (baseline and timed_out(baseline)):
+        return "timed out"
+    if any(d.refused for d in diffs) or any(
+        o.kind == "refused"
+        for s in report.statements
+        for n, o in s.outcomes.items()
+        if n in (variant, baseline)
+    ):
+        return "refused"
+    if verdict == "regression":
+        return "slower, plan changed" if plan else "slower"
+    if verdict == "improvement":
+        return "faster"
+    if plan:
+        return "plan changed"
+    return "same" if verdict == "no significant difference" else "undecided"
+
+
+def overall_group(report: FingerprintResult) -> Group:
+    """The first of the variants' groups in GROUPS order; a baseline alone: "timed out" or
+    "refused" when a statement was so there, else "same"."""
+    groups = {finding.group for finding in report.variants.values()}
+    if not report.variants:
+        outcomes = [o for s in report.statements for o in s.outcomes.values()]
+        if any(o.kind == "timed out" for o in outcomes) or any(
+            n for s in report.statements for n in s.timed_out_runs.values()
+        ):
+            groups.add("timed out")
+        if any(o.kind == "refused" for o in outcomes):
+            groups.add("refused")
+    return next((group for group in GROUPS if group in groups), "same")
+
+
+def summarise(reports: list[FingerprintResult], variant: str, version: str) -> VariantSummary:
+    """The counts of `variant` against the baseline (schemas.VariantSummary), in fingerprints."""
+    groups = [r.variants[variant].group for r in reports if variant in r.variants]
+    diffs: list[list[StatementDiff]] = [
+        [d for s in r.statements for d in s.diffs if d.variant == variant] for r in reports
+    ]
+    mdes = [
+        r.ratios[variant].mde
+        for r in reports
+        if variant in r.variants and r.variants[variant].group == "undecided" and variant in r.ratios
+    ]
+    finite = [m for m in mdes if math.isfinite(m)]
+    return VariantSummary(
+        variant=variant,
+        version=version,
+        breaks=groups.count("breaks"),
+        new_errors=sum(any(d.error_change in ("new", "changed") for d in one) for one in diffs),
+        resolved_errors=sum(any(d.error_change == "resolved" for d in one) for one in diffs),
+        result_changes=sum(
+            any(d.result or (d.ordering_only and d.unordered_query) for d in one) for one in diffs
+        ),
+        slower=sum(g in ("slower", "slower, plan changed", "slower (timed out)") for g in groups),
+        slower_plan_changed=groups.count("slower, plan changed"),
+        slower_timed_out=groups.count("slower (timed out)"),
+        faster=groups.count("faster"),
+        same=groups.count("same"),
+        undecided=groups.count("undecided"),
+        undecided_median_mde=float(statistics.median(finite)) if finite else None,
+        plan_changes=sum(any(d.plan for d in one) for one in diffs),
+        refused=groups.count("refused"),
+        timeouts=sum(g in ("timed out", "slower (timed out)") for g in groups),
+    )

@@ -1,0 +1,60 @@
+import type { ReplayReport } from '../../client'
+
+const pct = (v: number | null | undefined) => (v == null ? '–' : `${(v * 100).toFixed(0)} %`)
+
+/** The summary the report opens with (replay/schemas.py VariantSummary): per variant against the baseline,
+ * breaks, slower (with a plan change, timed out), faster, same, undecided (with the median smallest
+ * detectable change), refused writes, timeouts; then the clock, when the statistics were computed and the
+ * false-discovery control. */
+export function ReplaySummary({ report }: { report: ReplayReport }) {
+  if (!report.summary.length) return null
+  const analysed = report.variants.filter((v) => v.statistics_at)
+  return (
+    <section data-testid="replay-summary">
+      <table className="table">
+        <thead>
+          <tr>
+            <th>vs {report.baseline}</th>
+            <th>breaks (new errors / result changes)</th>
+            <th>slower (plan changed / timed out)</th>
+            <th>faster</th>
+            <th>same</th>
+            <th>undecided (median smallest detectable change)</th>
+            <th>refused writes</th>
+            <th>timeouts</th>
+          </tr>
+        </thead>
+        <tbody>
+          {report.summary.map((s) => (
+            <tr key={s.variant} data-testid={`summary-${s.variant}`}>
+              <td title={s.version}>{s.variant}</td>
+              <td>
+                {s.breaks} ({s.new_errors} / {s.result_changes})
+              </td>
+              <td>
+                {s.slower} ({s.slower_plan_changed} / {s.slower_timed_out})
+              </td>
+              <td>{s.faster}</td>
+              <td>{s.same}</td>
+              <td>
+                {s.undecided} ({pct(s.undecided_median_mde)})
+              </td>
+              <td>{s.refused}</td>
+              <td>{s.timeouts}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="muted">
+        {report.clock && <>Timed by the {report.clock === 'server' ? 'server clock (performance_schema TIMER_WAIT)' : 'client clock'}. </>}
+        {analysed.length > 0 && (
+          <>
+            Statistics computed (ANALYZE TABLE):{' '}
+            {analysed.map((v) => `${v.name} ${new Date(v.statistics_at as string).toISOString().replace('T', ' ').slice(0, 19)} UTC`).join(', ')}.{' '}
+          </>
+        )}
+        {report.fdr}
+      </p>
+    </section>
+  )
+}
