@@ -8,6 +8,8 @@ from fastapi.responses import FileResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
+from upgradelab.api.attributions import public_router as public_attributions_router
+from upgradelab.api.attributions import router as attributions_router
 from upgradelab.api.datasets import router as datasets_router
 from upgradelab.api.experiments import router as experiments_router
 from upgradelab.api.probes import router as probes_router
@@ -46,10 +48,18 @@ def create_app() -> FastAPI:
         probes_router,
         datasets_router,
         replay_router,
+        attributions_router,
     ):
         app.include_router(router, dependencies=[Depends(authorize)])
     # These carry their own dependencies (auth, users, shares, SSE) or none (public share links).
-    for router in (auth_router, users_router, shares_router, streaming_router, public_shares_router):
+    for router in (
+        auth_router,
+        users_router,
+        shares_router,
+        streaming_router,
+        public_shares_router,
+        public_attributions_router,
+    ):
         app.include_router(router)
 
     @app.get("/api/health", tags=["health"])

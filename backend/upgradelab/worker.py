@@ -7,7 +7,12 @@ from upgradelab.settings import get_settings
 celery_app = Celery(
     "upgradelab",
     broker=get_settings().redis_url,
-    include=["upgradelab.runs.tasks", "upgradelab.replay.tasks", "upgradelab.replay.dataset_copy_tasks"],
+    include=[
+        "upgradelab.runs.tasks",
+        "upgradelab.replay.tasks",
+        "upgradelab.replay.dataset_copy_tasks",
+        "upgradelab.attribution.tasks",
+    ],
 )
 celery_app.conf.update(
     task_ignore_result=True,
@@ -34,3 +39,4 @@ celery_app.conf.update(
 EXECUTE_RUN = "upgradelab.runs.execute"
 EXECUTE_REPLAY = "upgradelab.replay.execute"
 REMOVE_DATASET_COPIES = "upgradelab.datasets.remove_copies"
+EXECUTE_ATTRIBUTION = "upgradelab.attribution.execute"
