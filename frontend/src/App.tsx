@@ -21,6 +21,7 @@ const WorkloadPage = page(() => import('./pages/WorkloadPage/WorkloadPage'), 'Wo
 const SharePage = page(() => import('./pages/SharePage/SharePage'), 'SharePage')
 const TargetPage = page(() => import('./pages/TargetPage/TargetPage'), 'TargetPage')
 const TargetsPage = page(() => import('./pages/TargetsPage/TargetsPage'), 'TargetsPage')
+const AttributionPage = page(() => import('./pages/AttributionPage/AttributionPage'), 'AttributionPage')
 
 const loading = <p className="muted page">Loading…</p>
 
@@ -121,6 +122,7 @@ function SignedInApp({ pathname }: { pathname: string }) {
             <Route path="/datasets" element={<DatasetsPage />} />
             <Route path="/replays" element={<ReplaysPage />} />
             <Route path="/replays/:id" element={<ReplayPage />} />
+            <Route path="/attributions/:id" element={<AttributionPage />} />
             <Route path="*" element={<NotFound />} />
           </Routes>
         </Suspense>
