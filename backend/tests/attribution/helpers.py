@@ -11,10 +11,21 @@ FINAL = ("succeeded", "failed", "cancelled")
 
 
 def finished_run(
-    client: httpx.Client, variants: list[dict[str, Any]], rounds: int, block: int
+    client: httpx.Client,
+    variants: list[dict[str, Any]],
+    rounds: int,
+    block: int,
+    max_rounds: int | None = None,
 ) -> dict[str, Any]:
-    """An interleaved insert-truncate run of `variants`, waited for; its JSON (asserts it succeeded)."""
-    body = {"workload": "insert-truncate", "variants": variants, "rounds": rounds, "block": block}
+    """An interleaved insert-truncate run of `variants` (rounds added while a verdict is open, up to
+    max_rounds), waited for; its JSON (asserts it succeeded)."""
+    body = {
+        "workload": "insert-truncate",
+        "variants": variants,
+        "rounds": rounds,
+        "block": block,
+        "max_rounds": max_rounds,
+    }
     created = client.post("/api/experiments", json=body)
     assert created.status_code == 201, created.text
     queued = client.post(f"/api/experiments/{created.json()['id']}/runs")

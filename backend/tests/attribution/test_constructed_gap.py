@@ -16,7 +16,7 @@ IRRELEVANT = {
     "join-buffer-size": "1048576",
     "thread-cache-size": "20",
 }
-ROUNDS, BLOCK = 5, 4
+ROUNDS, BLOCK = 6, 10
 
 
 def test_attribution_names_the_two_settings_that_matter_and_none_of_the_five(client: httpx.Client) -> None:
@@ -24,7 +24,7 @@ def test_attribution_names_the_two_settings_that_matter_and_none_of_the_five(cli
         {"target": "mysql-9.7", "name": "default"},
         {"target": "mysql-9.7", "name": "tuned", "options": {**MATTER, **IRRELEVANT}},
     ]
-    run = finished_run(client, variants, ROUNDS, BLOCK)
+    run = finished_run(client, variants, ROUNDS, BLOCK, max_rounds=12)
     gap = verdict_of(client, run["id"], "tuned")
     assert gap["verdict"] == "improvement", gap
 

@@ -284,6 +284,18 @@ def build(
                 found.append(one)
             else:
                 untestable.append(one)
+    base_session, var_session = baseline.get("set_session") or {}, variant.get("set_session") or {}
+    for name in sorted(set(base_session) | set(var_session)):
+        if base_session.get(name) != var_session.get(name):
+            untestable.append(
+                Untestable(
+                    f"SET SESSION {name}",
+                    "a session setting of the workload's connection, not a server setting "
+                    "(candidates are startup options, SET GLOBAL, the redo log and instance statements)",
+                    base_session.get(name),
+                    var_session.get(name),
+                )
+            )
     found.sort(key=lambda c: (c.known is None, c.kind == "variable", c.name))
     return found, untestable
 
