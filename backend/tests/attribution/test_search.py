@@ -6,7 +6,7 @@ from collections.abc import Callable
 import pytest
 
 from upgradelab.attribution import report
-from upgradelab.attribution.search import Outcome, OutOfBudget, Subset, chunks, search
+from upgradelab.attribution.search import Outcome, OutOfBudget, Subset, chunks, pooled, search, undecided
 
 NAMES = ["skip-log-bin", "innodb-file-per-table", "a", "b", "c", "d", "e"]
 
@@ -97,3 +97,12 @@ def test_out_of_budget_reports_what_it_has() -> None:
     assert not found.complete
     assert result["outcome"] == "out of budget"
     assert set(result["set"]) == set(NAMES[:4])  # the smallest closing set found so far
+
+
+def test_an_undecided_outcome_pooled_with_a_second_measurement_narrows() -> None:
+    first = Outcome(0.79, 0.54, 1.04, False)
+    assert undecided(first, 0.8)
+    assert not undecided(Outcome(0.3, 0.1, 0.5, False), 0.8)
+    both = pooled(first, Outcome(0.95, 0.75, 1.15, True), 0.8)
+    assert 0.79 < both.share < 0.95 and both.closes
+    assert both.high - both.low < first.high - first.low

@@ -83,6 +83,20 @@ class _Oracle:
         raise search.OutOfBudget()
 
     def _step(self, subsets: list[search.Subset]) -> dict[search.Subset, search.Outcome]:
+        """One step run for `subsets`; those whose interval holds the target share are measured once
+        more in a second run (if the budget allows) and the two measurements pooled."""
+        target = self.row.target_share
+        out = self._run(subsets)
+        again = [s for s in subsets if search.undecided(out[s], target)]
+        if again:
+            try:
+                second = self._run(again)
+            except search.OutOfBudget:
+                return out
+            out.update({s: search.pooled(out[s], second[s], target) for s in again})
+        return out
+
+    def _run(self, subsets: list[search.Subset]) -> dict[search.Subset, search.Outcome]:
         self.lease.check()
         if state.cancel_requested(self.row.id):
             raise steps.StepCancelled()

@@ -32,6 +32,22 @@ class Outcome:
     closes: bool
 
 
+def undecided(outcome: Outcome, target: float) -> bool:
+    """Whether the target share lies strictly inside the outcome's interval (one measurement cannot
+    say on which side of the target the subset is)."""
+    return outcome.low < target < outcome.high
+
+
+def pooled(first: Outcome, second: Outcome, target: float) -> Outcome:
+    """Two measurements of one subset (independent runs) as one: inverse-variance weighted share, its
+    interval the weighted half-width (normal approximation), closing when the pooled share reaches
+    `target`."""
+    weights = [1 / max(((o.high - o.low) / 2) ** 2, 1e-12) for o in (first, second)]
+    share = (first.share * weights[0] + second.share * weights[1]) / sum(weights)
+    half = (1 / sum(weights)) ** 0.5
+    return Outcome(share, share - half, share + half, share >= target)
+
+
 class OutOfBudget(Exception):
     """No run (or no minute) left for another test."""
 
