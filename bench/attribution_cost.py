@@ -87,6 +87,8 @@ def one_at_a_time(
             one.pop("redo_log", None)
         run_id = run(client, variants, rounds, block)
         _, [measured] = measure(run_id, attribution["group"], attribution["metric"])
+        if isinstance(measured, str):
+            raise SystemExit(f"run {run_id}: {candidate.name} could not be tested: {measured}")
         shares[candidate.name] = {"share": measured.share, "low": measured.low, "high": measured.high}
     named = sorted(name for name, share in shares.items() if share["low"] > 0)
     return {

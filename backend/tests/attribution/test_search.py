@@ -106,3 +106,13 @@ def test_an_undecided_outcome_pooled_with_a_second_measurement_narrows() -> None
     both = pooled(first, Outcome(0.95, 0.75, 1.15, True), 0.8)
     assert 0.79 < both.share < 0.95 and both.closes
     assert both.high - both.low < first.high - first.low
+
+
+def test_a_subset_the_server_refuses_never_closes_and_is_reported() -> None:
+    def refusing(subsets: list[Subset]) -> dict[Subset, Outcome]:
+        return {s: Outcome(0.0, 0.0, 0.0, False, error="unknown variable 'x'") for s in subsets}
+
+    found = search(NAMES, refusing)
+    result = report.build(found, {}, 0.8, runs=1, minutes=0.1)
+    assert result["outcome"] == "cannot be tested" and result["unexplained"] is None
+    assert result["tested"][0]["error"] == "unknown variable 'x'"

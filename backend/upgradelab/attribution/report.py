@@ -42,15 +42,24 @@ def build(
         "minutes": round(minutes, 2),
         "all_share": _share(all_share),
         "tested": [
-            {"subset": list(subset), **(_share(outcome) or {}), "closes": outcome.closes}
+            {
+                "subset": list(subset),
+                **(_share(outcome) or {}),
+                "closes": outcome.closes,
+                "error": outcome.error,
+            }
             for subset, outcome in found.tested.items()
         ],
     }
     if found.found is None:
-        left = None if all_share is None else max(0.0, 1 - all_share.share)
+        measured = all_share is not None and all_share.error is None
+        left = max(0.0, 1 - all_share.share) if all_share is not None and measured else None
+        outcome = "unexplained" if found.complete and measured else "out of budget"
+        if all_share is not None and all_share.error is not None:
+            outcome = "cannot be tested"  # the server refused the baseline's values for all of them
         return {
             **base,
-            "outcome": "unexplained" if found.complete else "out of budget",
+            "outcome": outcome,
             "set": [],
             "set_share": None,
             "members": [],

@@ -87,7 +87,7 @@ class _Oracle:
         more in a second run (if the budget allows) and the two measurements pooled."""
         target = self.row.target_share
         out = self._run(subsets)
-        again = [s for s in subsets if search.undecided(out[s], target)]
+        again = [s for s in subsets if out[s].error is None and search.undecided(out[s], target)]
         if again:
             try:
                 second = self._run(again)
@@ -116,12 +116,17 @@ class _Oracle:
         state.write(
             self.row.id, steps=list(self.steps), progress=self._progress("step", run_id, f"step {number}")
         )
-        steps.execute(run_id, self.redis, self.settings, lambda: state.cancel_requested(self.row.id))
-        gap, measured = steps.measure(run_id, self.row.group, self.row.metric)
+        failed = steps.execute(run_id, self.redis, self.settings, lambda: state.cancel_requested(self.row.id))
+        gap, measured = steps.measure(run_id, self.row.group, self.row.metric, failed)
         out = {}
         step["gap"] = gap
         step["tests"] = []
         for subset, one in zip(subsets, measured, strict=True):
+            if isinstance(one, str):  # the server refused the reverted values: that subset cannot be tested
+                out[subset] = search.Outcome(0.0, 0.0, 0.0, False, error=one)
+                step["tests"].append({"subset": list(subset), "share": None, "low": None, "high": None,
+                                      "closes": False, "error": one})  # fmt: skip
+                continue
             closes = one.share >= self.row.target_share
             out[subset] = search.Outcome(one.share, one.low, one.high, closes)
             step["tests"].append(

@@ -24,12 +24,13 @@ Subset = tuple[str, ...]
 @dataclass(frozen=True)
 class Outcome:
     """One tested subset: the share of the gap it closes (point and 95 % interval, fractions of the
-    log-ratio gap) and whether it closes the gap at the target share."""
+    log-ratio gap), whether it closes the gap at the target share, and why it could not be measured."""
 
     share: float
     low: float
     high: float
     closes: bool
+    error: str | None = None  # the subset could not be measured (the server refused it): never closes
 
 
 def undecided(outcome: Outcome, target: float) -> bool:

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from redis import Redis
+from sqlalchemy import select
 
 from upgradelab.db import sync_session
 from upgradelab.execution.locks import TargetsBusy
-from upgradelab.experiments.models import Experiment, Run, RunStatus
+from upgradelab.experiments.models import Experiment, Run, RunStatus, RunVariant, VariantStatus
 from upgradelab.experiments.schedule import resolve_schedule
 from upgradelab.results.stats import verdicts
 from upgradelab.results.store import rounds
@@ -89,9 +90,10 @@ def create_run(
         return run.id
 
 
-def execute(run_id: int, redis: Redis, settings: Settings, cancelled: Callable[[], bool]) -> None:
-    """Execute the step run here; StepFailed unless it succeeded, StepCancelled when the attribution
-    was cancelled while its targets were busy."""
+def execute(run_id: int, redis: Redis, settings: Settings, cancelled: Callable[[], bool]) -> dict[int, str]:
+    """Execute the step run here; {variant index: error} of the test variants that failed (refused
+    by the server, broke). StepFailed when the baseline or the variant failed, or the run failed
+    otherwise; StepCancelled when the attribution was cancelled meanwhile."""
     while True:
         try:
             status = execute_run(run_id, redis, settings)
@@ -104,15 +106,27 @@ def execute(run_id: int, redis: Redis, settings: Settings, cancelled: Callable[[
         run = session.get(Run, run_id)
         error = run.error if run is not None else "gone"
         final = run.status if run is not None else None
+        failed = {
+            row.variant_index: row.error or "failed"
+            for row in session.scalars(
+                select(RunVariant).where(
+                    RunVariant.run_id == run_id, RunVariant.status == VariantStatus.failed
+                )
+            )
+        }
     if final == RunStatus.cancelled or status == RunStatus.cancelled:
         raise StepCancelled()
-    if final != RunStatus.succeeded:
+    if final != RunStatus.succeeded and (not failed or min(failed) < 2):
         raise StepFailed(f"step run {run_id} ended {final}: {error}")
+    return failed
 
 
-def measure(run_id: int, group: str, metric: str) -> tuple[dict[str, Any], list[Measured]]:
-    """(the gap variant / baseline as VerdictRead JSON, the outcome of each test variant in order)
-    from the step run's rounds; StepFailed when the gap has no interval or is exactly 1."""
+def measure(
+    run_id: int, group: str, metric: str, failed: dict[int, str] | None = None
+) -> tuple[dict[str, Any], list[Measured | str]]:
+    """(the gap variant / baseline as VerdictRead JSON, per test variant in order its outcome, or the
+    error of a test variant in `failed`) from the step run's rounds; StepFailed when the gap has no
+    interval or is exactly 1."""
     with sync_session() as session:
         run = session.get(Run, run_id)
         if run is None:
@@ -127,8 +141,11 @@ def measure(run_id: int, group: str, metric: str) -> tuple[dict[str, Any], list[
     if gap is None or gap_read is None or gap.ratio == 1:
         raise StepFailed(f"step run {run_id}: no gap between the baseline and the variant to attribute")
     scale = -math.log(gap.ratio)
-    out = []
+    out: list[Measured | str] = []
     for test in loaded.variants[2:]:
+        if test.variant_index in (failed or {}):
+            out.append((failed or {})[test.variant_index])
+            continue
         closed = verdicts.interval(var, test.rounds(where, chosen), paired=True)
         if closed is None:
             raise StepFailed(f"step run {run_id}: variant {test.name!r} has no values")
