@@ -43,13 +43,16 @@ def test_attribution_names_the_two_settings_that_matter_and_none_of_the_five(cli
     assert found["status"] == "succeeded", found
     result = found["result"]
     assert result["outcome"] == "explained", result
-    assert set(result["set"]) == set(MATTER), result
+    # The smallest set closing 80 % of the gap, and what matters alone but overlaps with it: on a disk
+    # where innodb_file_per_table=OFF alone closes more than 80 %, skip-log-bin is named beside it.
+    named = set(result["set"]) | {other["name"] for other in result["also"]}
+    assert named == set(MATTER), result
+    assert not named & set(IRRELEVANT)
     assert result["runs"] <= 14
     assert result["set_share"]["share"] >= 0.8
-    by_name = {m["name"]: m for m in result["members"]}
-    # innodb_file_per_table=OFF moves the loop more than skip-log-bin (about 0.70x against 0.88x)
-    assert by_name["innodb-file-per-table"]["contribution"] > by_name["skip-log-bin"]["contribution"] > 0
-    assert "innodb-file-per-table=ON" not in result["lines"]  # the baseline had no such line: drop it
+    for member in result["members"]:
+        assert member["contribution"] is not None and member["contribution"] > 0, member
+    assert all(line.startswith("# drop ") for line in result["lines"])  # the baseline had none of them
     every_step_run = [step["run_id"] for step in found["steps"]]
     assert len(every_step_run) == result["runs"]
     for run_id in every_step_run:

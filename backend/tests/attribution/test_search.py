@@ -116,3 +116,17 @@ def test_a_subset_the_server_refuses_never_closes_and_is_reported() -> None:
     result = report.build(found, {}, 0.8, runs=1, minutes=0.1)
     assert result["outcome"] == "cannot be tested" and result["unexplained"] is None
     assert result["tested"][0]["error"] == "unknown variable 'x'"
+
+
+def test_a_setting_that_matters_alone_but_overlaps_with_the_set_is_named_beside_it() -> None:
+    def overlapping(subsets: list[Subset]) -> dict[Subset, Outcome]:
+        # "f" alone closes 90 %, "s" alone 50 %, both 100 %: "s" overlaps with "f"
+        def share(s: Subset) -> float:
+            return 1.0 if {"f", "s"} <= set(s) else 0.9 if "f" in s else 0.5 if "s" in s else 0.0
+
+        return {s: Outcome(share(s), share(s) - 0.1, share(s) + 0.1, share(s) >= 0.8) for s in subsets}
+
+    found = search(["s", "f", "a", "b"], overlapping)
+    result = report.build(found, {}, 0.8, runs=0, minutes=0.0)
+    assert result["set"] == ["f"]
+    assert [other["name"] for other in result["also"]] == ["s"]

@@ -5,13 +5,17 @@ Each member's own contribution is the share of the found set minus the share of 
 a contribution's interval adds the two intervals' half-widths in quadrature (independent runs, normal
 approximation); the share of the empty set is exactly 0. When the contributions do not add up to the
 set's share (by more than INTERACTION_TOLERANCE of the gap), the parts interact and the difference is
-reported as the interaction. The unexplained share is what the found set leaves (1 - its share); with
+reported as the interaction. `also`: candidates outside the set that were measured alone and moved the
+time on their own (one-sided 95 % bound above 0): they overlap with the set (the set closes the gap without
+them), and are named, never hidden. The unexplained share is what the found set leaves (1 - its share); with
 no closing set, what all candidates together leave: never a cause that was not measured.
 """
 
 import math
 from collections.abc import Mapping
 from typing import Any
+
+from scipy import stats
 
 from upgradelab.attribution.search import Outcome, Search
 
@@ -20,6 +24,14 @@ INTERACTION_TOLERANCE = 0.10
 
 def _half(outcome: Outcome) -> float:
     return (outcome.high - outcome.low) / 2
+
+
+def _above_zero(outcome: Outcome) -> bool:
+    """Whether reverting the subset moved the time toward the baseline's, one-sided at 95 %: the
+    direction is the question asked in advance, so the 95 % two-sided interval's half-width is scaled
+    to the one-sided 95 % bound (z 0.95 / z 0.975, scipy.stats.norm)."""
+    scale = float(stats.norm.ppf(0.95) / stats.norm.ppf(0.975))
+    return outcome.share - (outcome.share - outcome.low) * scale > 0
 
 
 def _share(outcome: Outcome | None) -> dict[str, float] | None:
@@ -31,7 +43,8 @@ def _share(outcome: Outcome | None) -> dict[str, float] | None:
 def build(
     found: Search, candidates: Mapping[str, Mapping[str, Any]], target_share: float, runs: int, minutes: float
 ) -> dict[str, Any]:
-    """The result: outcome ("explained", "unexplained", "out of budget"), the set and its share,
+    """The result: outcome ("explained", "unexplained", "out of budget", "cannot be tested"), the set
+    and its share, `also` (candidates that matter alone but overlap with the set),
     members with contribution [low, high] (fractions of the log-ratio gap), interaction, unexplained
     share, the lines that reproduce the baseline's behaviour, the runs and minutes spent."""
     all_share = found.outcome(found.candidates) if found.candidates else None
@@ -66,6 +79,7 @@ def build(
             "interaction": None,
             "unexplained": left,
             "lines": [],
+            "also": [],
         }
     chosen = list(found.found)
     whole = found.outcome(chosen)
@@ -91,6 +105,13 @@ def build(
             point = whole.share - without.share
             member.update(contribution=point, low=point - half, high=point + half)
         members.append(member)
+    also = []
+    for name in found.candidates:
+        alone = found.outcome([name])
+        if name not in chosen and alone is not None and alone.error is None and _above_zero(alone):
+            candidate = candidates.get(name, {})
+            also.append({"name": name, "alone": _share(alone), "lines": candidate.get("lines", []),
+                         "known": candidate.get("known")})  # fmt: skip
     known = [m["contribution"] for m in members if m["contribution"] is not None]
     interaction = whole.share - sum(known) if len(known) == len(members) else None
     return {
@@ -103,4 +124,5 @@ def build(
         "interacts": interaction is not None and abs(interaction) > INTERACTION_TOLERANCE,
         "unexplained": max(0.0, 1 - whole.share),
         "lines": [line for m in members for line in m["lines"]],
+        "also": also,
     }

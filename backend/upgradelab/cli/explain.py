@@ -71,6 +71,12 @@ def summary(found: dict[str, Any]) -> str:
         share = member.get("contribution")
         shown = "?" if share is None else f"{share:.0%} [{member['low']:.0%}, {member['high']:.0%}]"
         lines.append(f"  {member['name']}: {shown} of the gap")
+    for other in result.get("also", []):
+        alone = other["alone"]
+        lines.append(
+            f"  {other['name']}: {alone['share']:.0%} [{alone['low']:.0%}, {alone['high']:.0%}] alone, "
+            "overlapping with the set"
+        )
     if result.get("unexplained") is not None:
         lines.append(f"  unexplained: {result['unexplained']:.0%}")
     if result.get("lines"):

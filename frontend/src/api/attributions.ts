@@ -48,6 +48,8 @@ export interface AttributionResult {
   interacts?: boolean
   unexplained: number | null
   lines: string[]
+  /** Candidates outside the set that moved the time alone (share interval above 0): they overlap with it. */
+  also?: { name: string; alone: Share; lines: string[]; known: string | null }[]
 }
 
 /** One step run and its tested subsets. */

@@ -36,6 +36,12 @@ export function ContributionBars({ result }: { result: AttributionResult }) {
           </span>
         </div>
       ))}
+      {(result.also ?? []).map((other) => (
+        <div key={other.name} className="contribution-row muted" data-testid="also" data-name={other.name}>
+          {other.name}: {pct(other.alone.share)} alone [{pct(other.alone.low)}, {pct(other.alone.high)}], overlapping
+          with the set above (the set closes the gap without it)
+        </div>
+      ))}
       {result.interacts && result.interaction !== null && (
         <div className="contribution-row muted" data-testid="interaction">
           interaction: {pct(result.interaction)} (the parts do not add up to the set&apos;s share)
