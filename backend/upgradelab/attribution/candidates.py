@@ -212,6 +212,10 @@ def _variable_candidate(
         return Untestable(name, "the variant's server has no such variable", base, var)
     if "/" in base or "/" in var:
         return Untestable(name, "a path, not a setting", base, var)
+    if name.startswith("have_"):
+        return Untestable(
+            name, "a read-only flag of what the server was built with, not a setting", base, var
+        )
     if name == "log_bin":  # a value names the binary log's base name: the switch is a flag
         on = base.upper() == "ON"
         option, value, remove = (
@@ -267,7 +271,11 @@ def build(
         if name in covered:
             continue
         base, var = diff[name]
-        if name in IDENTITY or name.endswith(("_dir", "_file", "_path", "_socket", "_port")):
+        if (
+            name in IDENTITY
+            or name == "server_uid"
+            or name.endswith(("_dir", "_file", "_path", "_socket", "_port"))
+        ):
             untestable.append(Untestable(name, "identity, path or port of the instance", base, var))
         elif same_binary:
             untestable.append(

@@ -49,6 +49,7 @@ class _Oracle:
         self.started = time.monotonic()
         self.steps: list[dict[str, Any]] = []
         self.stopped: tuple[AttributionStatus, str | None] | None = None
+        self.refused: dict[str, str] = {}  # candidates the server refused during the search, with its words
         self.candidates = {c["name"]: Candidate(**c) for c in row.candidates}
         variants = origin.variants
         self.baseline = next(v for v in variants if v["name"] == row.baseline)
@@ -87,6 +88,20 @@ class _Oracle:
         more in a second run (if the budget allows) and the two measurements pooled."""
         target = self.row.target_share
         out = self._run(subsets)
+        # A test the server refused names the setting in its error: that candidate cannot be tested;
+        # its subsets are measured again without it (the search still sees the subset it asked for).
+        for _ in range(3):  # a retry may meet the next refused setting
+            named = {
+                n: out[s].error
+                for s in subsets
+                for n in s
+                if out[s].error and n.replace("-", "_") in str(out[s].error)
+            }
+            fresh = {n: str(e) for n, e in named.items() if n not in self.refused}
+            if not fresh:
+                break
+            self.refused.update(fresh)
+            out.update(self._run([s for s in subsets if out[s].error]))
         again = [s for s in subsets if out[s].error is None and search.undecided(out[s], target)]
         if again:
             try:
@@ -104,7 +119,11 @@ class _Oracle:
             raise search.OutOfBudget()
         number = len(self.steps) + 1
         tests = [
-            reverted(self.variant, [self.candidates[n] for n in subset], _test_name(number, index, subset))
+            reverted(
+                self.variant,
+                [self.candidates[n] for n in subset if n not in self.refused],
+                _test_name(number, index, subset),
+            )
             for index, subset in enumerate(subsets, 1)
         ]
         name = f"attribution {self.row.id} step {number}: {self.row.variant}"
@@ -177,6 +196,7 @@ def _body(attribution_id: int, redis: Redis, settings: Settings, lease: Lease) -
     )
     if not names:
         result["outcome"] = "no candidates"
+    result["refused"] = [{"name": n, "reason": r[-500:]} for n, r in oracle.refused.items()]
     return Ending(
         status,
         error,

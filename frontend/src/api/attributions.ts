@@ -50,6 +50,8 @@ export interface AttributionResult {
   lines: string[]
   /** Candidates outside the set that moved the time alone (share interval above 0): they overlap with it. */
   also?: { name: string; alone: Share; lines: string[]; known: string | null }[]
+  /** Candidates the server refused during the search (its words), left out of the subsets. */
+  refused?: { name: string; reason: string }[]
 }
 
 /** One step run and its tested subsets. */

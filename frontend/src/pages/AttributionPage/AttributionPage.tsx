@@ -91,6 +91,15 @@ export function AttributionPage() {
               <pre data-testid="attribution-lines">{result.lines.join('\n')}</pre>
             </>
           )}
+          {(result.refused ?? []).length > 0 && (
+            <ul data-testid="attribution-refused">
+              {(result.refused ?? []).map((r) => (
+                <li key={r.name}>
+                  {r.name}: refused by the server during the search, left out: <code>{r.reason}</code>
+                </li>
+              ))}
+            </ul>
+          )}
           <p className="muted">
             {result.runs} runs, {result.minutes} minutes
             {!result.complete && ' (stopped before the search ended)'}.
