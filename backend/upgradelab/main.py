@@ -8,6 +8,8 @@ from fastapi.responses import FileResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
+from upgradelab.api.attributions import public_router as public_attributions_router
+from upgradelab.api.attributions import router as attributions_router
 from upgradelab.api.datasets import router as datasets_router
 from upgradelab.api.datasets import worker_router as dataset_dumps_router
 from upgradelab.api.experiments import router as experiments_router
@@ -49,6 +51,7 @@ def create_app() -> FastAPI:
         datasets_router,
         replay_router,
         pools_router,
+        attributions_router,
     ):
         app.include_router(router, dependencies=[Depends(authorize)])
     # These carry their own dependencies (auth, users, shares, SSE) or none (public share links).
@@ -59,6 +62,7 @@ def create_app() -> FastAPI:
         streaming_router,
         public_shares_router,
         dataset_dumps_router,
+        public_attributions_router,
     ):
         app.include_router(router)
 

@@ -1,5 +1,6 @@
 """Every table, imported in one place for Alembic's autogenerate and metadata.create_all."""
 
+from upgradelab.attribution.models import Attribution
 from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import Base
@@ -13,6 +14,7 @@ from upgradelab.users.models import ApiToken, User
 
 __all__ = [
     "ApiToken",
+    "Attribution",
     "Base",
     "Dataset",
     "Experiment",

@@ -20,6 +20,7 @@ celery_app = Celery(
         "upgradelab.replay.tasks",
         "upgradelab.replay.dataset_copy_tasks",
         "upgradelab.pools.heartbeat",
+        "upgradelab.attribution.tasks",
     ],
 )
 celery_app.conf.update(
@@ -49,3 +50,4 @@ celery_app.conf.update(
 EXECUTE_RUN = "upgradelab.runs.execute"
 EXECUTE_REPLAY = "upgradelab.replay.execute"
 REMOVE_DATASET_COPIES = "upgradelab.datasets.remove_copies"
+EXECUTE_ATTRIBUTION = "upgradelab.attribution.execute"

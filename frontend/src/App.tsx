@@ -22,6 +22,7 @@ const SharePage = page(() => import('./pages/SharePage/SharePage'), 'SharePage')
 const TargetPage = page(() => import('./pages/TargetPage/TargetPage'), 'TargetPage')
 const TargetsPage = page(() => import('./pages/TargetsPage/TargetsPage'), 'TargetsPage')
 const PoolsPage = page(() => import('./pages/PoolsPage/PoolsPage'), 'PoolsPage')
+const AttributionPage = page(() => import('./pages/AttributionPage/AttributionPage'), 'AttributionPage')
 
 const loading = <p className="muted page">Loading…</p>
 
@@ -126,6 +127,7 @@ function SignedInApp({ pathname }: { pathname: string }) {
             <Route path="/replays" element={<ReplaysPage />} />
             <Route path="/replays/:id" element={<ReplayPage />} />
             <Route path="/pools" element={<PoolsPage />} />
+            <Route path="/attributions/:id" element={<AttributionPage />} />
             <Route path="*" element={<NotFound />} />
           </Routes>
         </Suspense>

@@ -49,7 +49,7 @@ def test_every_migration_runs_up_and_down_on_mariadb(mariadb: str) -> None:
         pools = {p for (p,) in connection.execute(sa.text("SELECT pools FROM target"))}
     assert pools == {'["local"]'}
     config = alembic_config(url)
-    before = ScriptDirectory.from_config(config).get_revision("0021_pools").down_revision
+    before = ScriptDirectory.from_config(config).get_revision("0020_pools").down_revision
     assert isinstance(before, str)
     command.downgrade(config, before)
     with engine.connect() as connection:

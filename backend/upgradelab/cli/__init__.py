@@ -4,6 +4,7 @@ one module per topic (runs, targets, datasets, replay, users, server), the HTTP 
 import typer
 
 from upgradelab.cli.datasets import datasets_app
+from upgradelab.cli.explain import explain
 from upgradelab.cli.pools import pools
 from upgradelab.cli.replay import replay_app
 from upgradelab.cli.runs import run
@@ -26,3 +27,4 @@ app.add_typer(targets_app, name="targets")
 app.add_typer(datasets_app, name="datasets")
 app.add_typer(replay_app, name="replay")
 app.command()(pools)
+app.command()(explain)

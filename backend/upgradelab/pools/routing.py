@@ -21,7 +21,7 @@ class PoolsSpan(ValueError):
 
 
 def pools_of(target: Target) -> list[str]:
-    """The target's pools (a row from before migration 0021 read as the default pool)."""
+    """The target's pools (a row from before migration 0020 read as the default pool)."""
     return [str(pool) for pool in (target.pools or ["local"])]
 
 

@@ -23,7 +23,7 @@ class Target(Base):
     disposable: Mapped[bool] = mapped_column(default=False)  # custom SQL allowed (migration 0004)
     # targets.capabilities.Capabilities as JSON, for existing servers (migration 0007_existing)
     capabilities: Mapped[dict[str, Any] | None] = mapped_column(default=None)
-    # The worker pools that may run it (migration 0021_pools): a server the lab runs (local, tarball,
+    # The worker pools that may run it (migration 0020_pools): a server the lab runs (local, tarball,
     # docker) belongs to the one pool of the host it runs on; an existing server lists every pool
     # whose hosts may reach it. Its runs go to that pool's queue (pools/routing.py).
     pools: Mapped[list[Any]] = mapped_column(default=lambda: ["local"])

@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, DownloadDumpData, DownloadDumpErrors, DownloadDumpResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, JobPoolData, JobPoolErrors, JobPoolResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListPoolsData, ListPoolsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, SharedData, SharedErrors, SharedResponses, StartRunData, StartRunErrors, StartRunResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
+import type { CancelAttributionData, CancelAttributionErrors, CancelAttributionResponses, CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CreateAttributionData, CreateAttributionErrors, CreateAttributionResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, DownloadDumpData, DownloadDumpErrors, DownloadDumpResponses, ExportAttributionData, ExportAttributionErrors, ExportAttributionResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, GetAttributionData, GetAttributionErrors, GetAttributionResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, JobPoolData, JobPoolErrors, JobPoolResponses, ListAttributionsData, ListAttributionsErrors, ListAttributionsResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListPoolsData, ListPoolsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, ShareAttributionData, ShareAttributionErrors, ShareAttributionResponses, SharedAttributionData, SharedAttributionErrors, SharedAttributionResponses, SharedData, SharedErrors, SharedResponses, StartRunData, StartRunErrors, StartRunResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -377,6 +377,56 @@ export const listPools = <ThrowOnError extends boolean = false>(options?: Option
 export const jobPool = <ThrowOnError extends boolean = false>(options: Options<JobPoolData, ThrowOnError>) => (options.client ?? client).get<JobPoolResponses, JobPoolErrors, ThrowOnError>({ url: '/api/pools/jobs/{kind}/{job_id}', ...options });
 
 /**
+ * List Attributions
+ *
+ * Attributions, newest first; only those of `run_id` when given.
+ */
+export const listAttributions = <ThrowOnError extends boolean = false>(options?: Options<ListAttributionsData, ThrowOnError>) => (options?.client ?? client).get<ListAttributionsResponses, ListAttributionsErrors, ThrowOnError>({ url: '/api/attributions', ...options });
+
+/**
+ * Create Attribution
+ *
+ * Start explaining the gap of `variant` in run `run_id` against its baseline (queued). 404 unknown
+ * run; 409 run not succeeded or no decided verdict; 422 naming variant / baseline; 503 option list.
+ */
+export const createAttribution = <ThrowOnError extends boolean = false>(options: Options<CreateAttributionData, ThrowOnError>) => (options.client ?? client).post<CreateAttributionResponses, CreateAttributionErrors, ThrowOnError>({
+    url: '/api/attributions',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get Attribution
+ *
+ * One attribution with its candidates, steps, progress and result; 404 for an unknown id.
+ */
+export const getAttribution = <ThrowOnError extends boolean = false>(options: Options<GetAttributionData, ThrowOnError>) => (options.client ?? client).get<GetAttributionResponses, GetAttributionErrors, ThrowOnError>({ url: '/api/attributions/{attribution_id}', ...options });
+
+/**
+ * Cancel Attribution
+ *
+ * Cancel (its current step run too); 409 when it already ended.
+ */
+export const cancelAttribution = <ThrowOnError extends boolean = false>(options: Options<CancelAttributionData, ThrowOnError>) => (options.client ?? client).post<CancelAttributionResponses, CancelAttributionErrors, ThrowOnError>({ url: '/api/attributions/{attribution_id}/cancel', ...options });
+
+/**
+ * Share Attribution
+ *
+ * Give it a read-only share token (share_token; /api/public/attributions/{token}).
+ */
+export const shareAttribution = <ThrowOnError extends boolean = false>(options: Options<ShareAttributionData, ThrowOnError>) => (options.client ?? client).post<ShareAttributionResponses, ShareAttributionErrors, ThrowOnError>({ url: '/api/attributions/{attribution_id}/share', ...options });
+
+/**
+ * Export Attribution
+ *
+ * The result as CSV (members, unexplained share, steps) or the whole attribution as JSON.
+ */
+export const exportAttribution = <ThrowOnError extends boolean = false>(options: Options<ExportAttributionData, ThrowOnError>) => (options.client ?? client).get<ExportAttributionResponses, ExportAttributionErrors, ThrowOnError>({ url: '/api/attributions/{attribution_id}/export', ...options });
+
+/**
  * Login
  *
  * Check the password; returns a bearer token and sets it as the HttpOnly session cookie. 401 if wrong.
@@ -476,6 +526,13 @@ export const shared = <ThrowOnError extends boolean = false>(options: Options<Sh
  * sha256 the worker checks the bytes against. 404 when unknown, 410 when deleted.
  */
 export const downloadDump = <ThrowOnError extends boolean = false>(options: Options<DownloadDumpData, ThrowOnError>) => (options.client ?? client).get<DownloadDumpResponses, DownloadDumpErrors, ThrowOnError>({ url: '/api/datasets/{name}/dump', ...options });
+
+/**
+ * Shared Attribution
+ *
+ * A shared attribution, read-only, without sign-in; 404 for an unknown token.
+ */
+export const sharedAttribution = <ThrowOnError extends boolean = false>(options: Options<SharedAttributionData, ThrowOnError>) => (options.client ?? client).get<SharedAttributionResponses, SharedAttributionErrors, ThrowOnError>({ url: '/api/public/attributions/{token}', ...options });
 
 /**
  * Health

@@ -43,6 +43,197 @@ export type ArticleCaseRead = {
 };
 
 /**
+ * AttributionCreate
+ *
+ * Explain the gap between a variant of a finished run and its baseline.
+ */
+export type AttributionCreate = {
+    /**
+     * Run Id
+     *
+     * The finished run whose gap is explained.
+     */
+    run_id: number;
+    /**
+     * Variant
+     *
+     * The variant's name in that run.
+     */
+    variant: string;
+    /**
+     * Baseline
+     *
+     * The baseline's name; default the run's first variant.
+     */
+    baseline?: string | null;
+    /**
+     * Target Share
+     *
+     * Share of the log-ratio gap a set must close (0.8 = 80 %).
+     */
+    target_share?: number;
+    /**
+     * Rounds
+     *
+     * Rounds per step run; default the run's.
+     */
+    rounds?: number | null;
+    /**
+     * Block
+     *
+     * Iterations per block; default the run's.
+     */
+    block?: number | null;
+    /**
+     * Budget Runs
+     *
+     * Step runs at most.
+     */
+    budget_runs?: number;
+    /**
+     * Budget Minutes
+     *
+     * Minutes at most (no step starts after).
+     */
+    budget_minutes?: number;
+};
+
+/**
+ * AttributionRead
+ *
+ * An attribution: its candidates (and what cannot be tested), each step's run with its verdicts,
+ * its progress and its result (attribution/report.py: set, members with contribution and interval as
+ * fractions of the log-ratio gap, interaction, unexplained share, option lines, runs and minutes).
+ */
+export type AttributionRead = {
+    /**
+     * Id
+     */
+    id: number;
+    /**
+     * Run Id
+     */
+    run_id: number;
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Baseline
+     */
+    baseline: string;
+    status: AttributionStatus;
+    /**
+     * Error
+     */
+    error: string | null;
+    /**
+     * Group
+     */
+    group: string;
+    /**
+     * Metric
+     */
+    metric: string;
+    /**
+     * Target Share
+     */
+    target_share: number;
+    /**
+     * Rounds
+     */
+    rounds: number;
+    /**
+     * Block
+     */
+    block: number;
+    /**
+     * Budget Runs
+     */
+    budget_runs: number;
+    /**
+     * Budget Minutes
+     */
+    budget_minutes: number;
+    /**
+     * Gap
+     *
+     * The origin run's verdict: variant / baseline (VerdictRead).
+     */
+    gap: {
+        [key: string]: unknown;
+    } | null;
+    /**
+     * Candidates
+     */
+    candidates: Array<{
+        [key: string]: unknown;
+    }>;
+    /**
+     * Untestable
+     */
+    untestable: Array<{
+        [key: string]: unknown;
+    }>;
+    /**
+     * Steps
+     */
+    steps: Array<{
+        [key: string]: unknown;
+    }>;
+    /**
+     * Progress
+     */
+    progress: {
+        [key: string]: unknown;
+    } | null;
+    /**
+     * Result
+     */
+    result: {
+        [key: string]: unknown;
+    } | null;
+    /**
+     * Share Token
+     */
+    share_token: string | null;
+    /**
+     * Created At
+     */
+    created_at: string;
+    /**
+     * Started At
+     */
+    started_at: string | null;
+    /**
+     * Finished At
+     */
+    finished_at: string | null;
+};
+
+/**
+ * AttributionStatus
+ *
+ * queued -> running -> succeeded | failed | cancelled (succeeded includes "out of budget" and
+ * "unexplained" results: the outcome is in `result`).
+ */
+export const AttributionStatus = {
+    QUEUED: 'queued',
+    RUNNING: 'running',
+    SUCCEEDED: 'succeeded',
+    FAILED: 'failed',
+    CANCELLED: 'cancelled'
+} as const;
+
+/**
+ * AttributionStatus
+ *
+ * queued -> running -> succeeded | failed | cancelled (succeeded includes "out of budget" and
+ * "unexplained" results: the outcome is in `result`).
+ */
+export type AttributionStatus = typeof AttributionStatus[keyof typeof AttributionStatus];
+
+/**
  * Capabilities
  *
  * A server's capabilities and facts at `detected_at` (UTC).
@@ -4719,6 +4910,190 @@ export type JobPoolResponses = {
 
 export type JobPoolResponse = JobPoolResponses[keyof JobPoolResponses];
 
+export type ListAttributionsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Run Id
+         */
+        run_id?: number | null;
+        /**
+         * Limit
+         */
+        limit?: number;
+    };
+    url: '/api/attributions';
+};
+
+export type ListAttributionsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ListAttributionsError = ListAttributionsErrors[keyof ListAttributionsErrors];
+
+export type ListAttributionsResponses = {
+    /**
+     * Response List Attributions
+     *
+     * Successful Response
+     */
+    200: Array<AttributionRead>;
+};
+
+export type ListAttributionsResponse = ListAttributionsResponses[keyof ListAttributionsResponses];
+
+export type CreateAttributionData = {
+    body: AttributionCreate;
+    path?: never;
+    query?: never;
+    url: '/api/attributions';
+};
+
+export type CreateAttributionErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CreateAttributionError = CreateAttributionErrors[keyof CreateAttributionErrors];
+
+export type CreateAttributionResponses = {
+    /**
+     * Successful Response
+     */
+    201: AttributionRead;
+};
+
+export type CreateAttributionResponse = CreateAttributionResponses[keyof CreateAttributionResponses];
+
+export type GetAttributionData = {
+    body?: never;
+    path: {
+        /**
+         * Attribution Id
+         */
+        attribution_id: number;
+    };
+    query?: never;
+    url: '/api/attributions/{attribution_id}';
+};
+
+export type GetAttributionErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type GetAttributionError = GetAttributionErrors[keyof GetAttributionErrors];
+
+export type GetAttributionResponses = {
+    /**
+     * Successful Response
+     */
+    200: AttributionRead;
+};
+
+export type GetAttributionResponse = GetAttributionResponses[keyof GetAttributionResponses];
+
+export type CancelAttributionData = {
+    body?: never;
+    path: {
+        /**
+         * Attribution Id
+         */
+        attribution_id: number;
+    };
+    query?: never;
+    url: '/api/attributions/{attribution_id}/cancel';
+};
+
+export type CancelAttributionErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CancelAttributionError = CancelAttributionErrors[keyof CancelAttributionErrors];
+
+export type CancelAttributionResponses = {
+    /**
+     * Successful Response
+     */
+    200: AttributionRead;
+};
+
+export type CancelAttributionResponse = CancelAttributionResponses[keyof CancelAttributionResponses];
+
+export type ShareAttributionData = {
+    body?: never;
+    path: {
+        /**
+         * Attribution Id
+         */
+        attribution_id: number;
+    };
+    query?: never;
+    url: '/api/attributions/{attribution_id}/share';
+};
+
+export type ShareAttributionErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ShareAttributionError = ShareAttributionErrors[keyof ShareAttributionErrors];
+
+export type ShareAttributionResponses = {
+    /**
+     * Successful Response
+     */
+    200: AttributionRead;
+};
+
+export type ShareAttributionResponse = ShareAttributionResponses[keyof ShareAttributionResponses];
+
+export type ExportAttributionData = {
+    body?: never;
+    path: {
+        /**
+         * Attribution Id
+         */
+        attribution_id: number;
+    };
+    query?: {
+        /**
+         * Format
+         */
+        format?: 'csv' | 'json';
+    };
+    url: '/api/attributions/{attribution_id}/export';
+};
+
+export type ExportAttributionErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ExportAttributionError = ExportAttributionErrors[keyof ExportAttributionErrors];
+
+export type ExportAttributionResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
 export type LoginData = {
     body: Login;
     path?: never;
@@ -5008,6 +5383,36 @@ export type DownloadDumpResponses = {
 };
 
 export type DownloadDumpResponse = DownloadDumpResponses[keyof DownloadDumpResponses];
+
+export type SharedAttributionData = {
+    body?: never;
+    path: {
+        /**
+         * Token
+         */
+        token: string;
+    };
+    query?: never;
+    url: '/api/public/attributions/{token}';
+};
+
+export type SharedAttributionErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type SharedAttributionError = SharedAttributionErrors[keyof SharedAttributionErrors];
+
+export type SharedAttributionResponses = {
+    /**
+     * Successful Response
+     */
+    200: AttributionRead;
+};
+
+export type SharedAttributionResponse = SharedAttributionResponses[keyof SharedAttributionResponses];
 
 export type HealthData = {
     body?: never;

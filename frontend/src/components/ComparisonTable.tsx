@@ -1,6 +1,7 @@
 import type { Comparison, ComparisonRow, VerdictRead } from '../client'
 import { variantColor } from '../charts/palette'
 import { formatMs } from '../format'
+import { ExplainGapButton } from './ExplainGapButton'
 
 function Interval({ r, testId }: { r: VerdictRead | null; testId: string }) {
   if (!r) return <span className="muted">-</span>
@@ -83,7 +84,12 @@ export function ComparisonTable({ comparison }: { comparison: Comparison }) {
               <td className="num">
                 {row.is_baseline ? <span className="muted">1.000x</span> : <Interval r={row.ratio} testId="ratio" />}
               </td>
-              <td>{row.is_baseline ? <span className="muted">baseline</span> : <VerdictCell r={row.ratio} />}</td>
+              <td>
+                {row.is_baseline ? <span className="muted">baseline</span> : <VerdictCell r={row.ratio} />}
+                {!row.is_baseline && !row.is_aa_control && (row.ratio?.verdict === 'regression' || row.ratio?.verdict === 'improvement') && (
+                  <> <ExplainGapButton runId={row.run_id} variant={row.variant} /></>
+                )}
+              </td>
               <td className="num">
                 <Interval r={row.aa_floor} testId="aa-floor" />
               </td>

@@ -4,7 +4,7 @@ Every existing target is put in the default pool, ["local"]: before pools, one q
 worker, which is the "local" pool's (worker.queue_of). The column is added nullable, filled, then made
 NOT NULL, so that MariaDB/MySQL (no literal default on a JSON column) and SQLite take the same steps.
 
-Revision ID: 0021_pools
+Revision ID: 0020_pools
 Revises: 0018_verdict_value
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0021_pools"
-down_revision: str | None = "0018_verdict_value"
+revision: str = "0020_pools"
+down_revision: str | None = "0019_attributions"
 branch_labels: Sequence[str] | None = None
 depends_on: Sequence[str] | None = None
 

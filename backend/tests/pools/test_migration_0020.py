@@ -1,4 +1,4 @@
-"""Migration 0021 on SQLite: every target stored before it is put in the default pool ["local"];
+"""Migration 0020 on SQLite: every target stored before it is put in the default pool ["local"];
 the downgrade removes the column and keeps the targets."""
 
 from pathlib import Path
@@ -9,10 +9,10 @@ from alembic.script import ScriptDirectory
 
 from upgradelab.migrations import alembic_config
 
-REVISION = "0021_pools"
+REVISION = "0020_pools"
 
 
-def test_0021_puts_every_stored_target_in_the_local_pool_and_back(tmp_path: Path) -> None:
+def test_0020_puts_every_stored_target_in_the_local_pool_and_back(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'before.db'}"
     config = alembic_config(url)
     before = ScriptDirectory.from_config(config).get_revision(REVISION).down_revision

@@ -1,0 +1,70 @@
+"""/api/attributions (signed in) and /api/public/attributions/{token} (a share link, read-only)."""
+
+from typing import Literal
+
+from fastapi import APIRouter, Query, Response, status
+
+from upgradelab.attribution import service
+from upgradelab.attribution.schemas import AttributionCreate, AttributionRead
+from upgradelab.db import SessionDep
+
+router = APIRouter(prefix="/api/attributions", tags=["attributions"])
+public_router = APIRouter(prefix="/api/public/attributions", tags=["attributions"])
+
+
+@router.post("", response_model=AttributionRead, status_code=status.HTTP_201_CREATED)
+async def create_attribution(spec: AttributionCreate, session: SessionDep) -> AttributionRead:
+    """Start explaining the gap of `variant` in run `run_id` against its baseline (queued). 404 unknown
+    run; 409 run not succeeded or no decided verdict; 422 naming variant / baseline; 503 option list."""
+    return service.to_read(await service.create(session, spec))
+
+
+@router.get("", response_model=list[AttributionRead])
+async def list_attributions(
+    session: SessionDep, run_id: int | None = None, limit: int = Query(50, ge=1, le=500)
+) -> list[AttributionRead]:
+    """Attributions, newest first; only those of `run_id` when given."""
+    return [service.to_read(row) for row in await service.list_for_run(session, run_id, limit)]
+
+
+@router.get("/{attribution_id}", response_model=AttributionRead)
+async def get_attribution(attribution_id: int, session: SessionDep) -> AttributionRead:
+    """One attribution with its candidates, steps, progress and result; 404 for an unknown id."""
+    return service.to_read(await service.get_or_raise(session, attribution_id))
+
+
+@router.post("/{attribution_id}/cancel", response_model=AttributionRead)
+async def cancel_attribution(attribution_id: int, session: SessionDep) -> AttributionRead:
+    """Cancel (its current step run too); 409 when it already ended."""
+    return service.to_read(await service.cancel(session, await service.get_or_raise(session, attribution_id)))
+
+
+@router.post("/{attribution_id}/share", response_model=AttributionRead)
+async def share_attribution(attribution_id: int, session: SessionDep) -> AttributionRead:
+    """Give it a read-only share token (share_token; /api/public/attributions/{token})."""
+    return service.to_read(await service.share(session, await service.get_or_raise(session, attribution_id)))
+
+
+@router.get("/{attribution_id}/export")
+async def export_attribution(
+    attribution_id: int, session: SessionDep, format: Literal["csv", "json"] = "json"
+) -> Response:
+    """The result as CSV (members, unexplained share, steps) or the whole attribution as JSON."""
+    row = await service.get_or_raise(session, attribution_id)
+    if format == "csv":
+        return Response(
+            service.export_csv(row),
+            media_type="text/csv",
+            headers={"Content-Disposition": f'attachment; filename="attribution-{row.id}.csv"'},
+        )
+    return Response(
+        service.to_read(row).model_dump_json(indent=2),
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="attribution-{row.id}.json"'},
+    )
+
+
+@public_router.get("/{token}", response_model=AttributionRead)
+async def shared_attribution(token: str, session: SessionDep) -> AttributionRead:
+    """A shared attribution, read-only, without sign-in; 404 for an unknown token."""
+    return service.to_read(await service.by_token(session, token))

@@ -1,0 +1,68 @@
+"""An attribution as the execution layer sees it: its lease kind and JobKind, registered with the
+reaper on import (attribution/tasks.py, attribution/service.py import it).
+
+An attribution holds no target of its own: each step is an ordinary run that locks its targets and
+holds its own lease (attribution/steps.py). If the attribution's worker dies, the reaper ends the
+attribution (failed, "worker lost") and, through the run kind, the step run that was going.
+"""
+
+from typing import Any
+
+from sqlalchemy import update
+
+from upgradelab.attribution.models import FINAL_ATTRIBUTION_STATUSES, Attribution, AttributionStatus
+from upgradelab.db import sync_session, utcnow
+from upgradelab.execution import reaper
+from upgradelab.execution.kinds import Ending, JobKind
+from upgradelab.execution.leases import LeaseKind
+from upgradelab.experiments.models import Run, RunStatus
+from upgradelab.targets.models import Target
+
+ATTRIBUTIONS = LeaseKind(
+    "attribution",
+    Attribution,
+    AttributionStatus.queued,
+    AttributionStatus.running,
+    (AttributionStatus.running,),
+    tuple(FINAL_ATTRIBUTION_STATUSES),
+    "started_at",
+)
+
+
+def _no_targets(_: int) -> list[Target]:
+    return []
+
+
+def _final_fields(ending: Ending) -> dict[str, Any]:
+    return {
+        "status": AttributionStatus(ending.status),
+        "error": ending.error,
+        "finished_at": utcnow(),
+        **ending.fields,
+    }
+
+
+def _on_end(attribution_id: int, ending: Ending) -> None:
+    """A step run created but not yet claimed would stay queued for ever (no message was sent for it:
+    the attribution executes its steps itself): cancel it with the attribution."""
+    with sync_session() as session:
+        row = session.get(Attribution, attribution_id)
+        ids = [step["run_id"] for step in (row.steps if row else []) if step.get("run_id")]
+        if ids:
+            session.execute(
+                update(Run)
+                .where(Run.id.in_(ids), Run.status == RunStatus.queued)
+                .values(status=RunStatus.cancelled, finished_at=utcnow(), error="its attribution ended")
+            )
+            session.commit()
+
+
+ATTRIBUTION_JOBS = JobKind(
+    ATTRIBUTIONS,
+    succeeded=AttributionStatus.succeeded,
+    failed=AttributionStatus.failed,
+    targets_of=_no_targets,
+    final_fields=_final_fields,
+    on_end=_on_end,
+)
+reaper.register(ATTRIBUTION_JOBS)

@@ -1,0 +1,77 @@
+"""An attribution: which of the settings that differ between two variants of a run explain its gap.
+
+Executed by attribution/runner.py as a series of step runs (ordinary runs of the same workload, see
+attribution/steps.py); its lease and heartbeat go through execution/ like a run's (attribution/jobs.py).
+"""
+
+import enum
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Enum, ForeignKey, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from upgradelab.db import Base, utcnow
+
+
+class AttributionStatus(enum.StrEnum):
+    """queued -> running -> succeeded | failed | cancelled (succeeded includes "out of budget" and
+    "unexplained" results: the outcome is in `result`)."""
+
+    queued = "queued"
+    running = "running"
+    succeeded = "succeeded"
+    failed = "failed"
+    cancelled = "cancelled"
+
+
+FINAL_ATTRIBUTION_STATUSES = (
+    AttributionStatus.succeeded,
+    AttributionStatus.failed,
+    AttributionStatus.cancelled,
+)
+
+
+class Attribution(Base):
+    """Row of `attribution`.
+
+    candidates: list of Candidate dicts (attribution/candidates.py), testable ones first in the
+    order tried; untestable: [{"name", "reason", "baseline", "variant"}] ("cannot be tested");
+    steps: [{"step", "run_id", "tests": [{"subset": [names], "share", "low", "high", "closes",
+    "verdict": VerdictRead}], "gap": VerdictRead}]; result: attribution/report.py Report as JSON.
+    """
+
+    __tablename__ = "attribution"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), index=True)
+    variant: Mapped[str] = mapped_column(String(200))
+    baseline: Mapped[str] = mapped_column(String(200))
+    status: Mapped[AttributionStatus] = mapped_column(
+        Enum(AttributionStatus, native_enum=False, length=16, values_callable=lambda k: [m.value for m in k]),
+        default=AttributionStatus.queued,
+        index=True,
+    )
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    cancel_requested: Mapped[bool] = mapped_column(default=False)
+    # what is searched: the gap's group and metric, the share a set must close, each step's schedule
+    group: Mapped[str] = mapped_column(String(200), default="")
+    metric: Mapped[str] = mapped_column(String(64), default="seconds")
+    gap: Mapped[dict[str, Any] | None] = mapped_column(default=None)  # the origin's VerdictRead JSON
+    target_share: Mapped[float] = mapped_column(default=0.8)
+    rounds: Mapped[int] = mapped_column(default=5)
+    block: Mapped[int] = mapped_column(default=1)
+    budget_runs: Mapped[int] = mapped_column(default=12)
+    budget_minutes: Mapped[float] = mapped_column(default=60.0)
+    candidates: Mapped[list[Any]] = mapped_column(default=list)
+    untestable: Mapped[list[Any]] = mapped_column(default=list)
+    steps: Mapped[list[Any]] = mapped_column(default=list)
+    # {"phase", "runs_done", "minutes", "current_run_id", "message"}
+    progress: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    result: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+    lease_owner: Mapped[str | None] = mapped_column(String(200), default=None)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -1,0 +1,239 @@
+"""Attribution verbs: create (candidates built, queued), get_or_raise, list, cancel, share, export."""
+
+import csv
+import io
+import secrets
+from dataclasses import asdict
+from typing import Any
+
+from anyio import to_thread
+from fastapi import HTTPException, status
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from upgradelab.attribution import candidates as candidate_builder
+from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
+from upgradelab.attribution.models import FINAL_ATTRIBUTION_STATUSES, Attribution, AttributionStatus
+from upgradelab.attribution.schemas import AttributionCreate, AttributionRead
+from upgradelab.db import utcnow
+from upgradelab.errors import field_error, not_found
+from upgradelab.execution import reaper
+from upgradelab.experiments.models import Run, RunStatus, RunVariant
+from upgradelab.results.store.summary import stored_summary
+from upgradelab.results.views.context import variables_diff
+from upgradelab.runs import service as runs
+from upgradelab.targets import option_lists
+from upgradelab.targets import service as targets
+from upgradelab.targets.options import OptionError, validate_option
+from upgradelab.worker import EXECUTE_ATTRIBUTION, celery_app
+
+DECIDED = ("regression", "improvement")
+
+
+async def create(session: AsyncSession, spec: AttributionCreate) -> Attribution:
+    """Store a queued attribution and send it to the worker. 404 for an unknown run; 409 when the
+    run has not succeeded or the variant has no decided verdict (regression or improvement) against
+    the baseline; 422 naming `variant` / `baseline` for an unknown name, or `variant` when the two are
+    of different flavors; 503 when the variant's option list cannot be built."""
+    run = await runs.get_or_raise(session, spec.run_id)
+    if run.status != RunStatus.succeeded:
+        raise HTTPException(
+            status.HTTP_409_CONFLICT, f"run {run.id} is {run.status}; a finished run is needed"
+        )
+    variants = {v["name"]: v for v in run.experiment.variants}
+    baseline_name = spec.baseline or run.experiment.variants[0]["name"]
+    for field, name in (("variant", spec.variant), ("baseline", baseline_name)):
+        if name not in variants:
+            raise field_error(
+                ["body", field], f"run {run.id} has no variant {name!r}; it has {', '.join(variants)}"
+            )
+    if spec.variant == baseline_name:
+        raise field_error(["body", "variant"], "the variant is the baseline; pick another variant")
+    baseline, variant = variants[baseline_name], variants[spec.variant]
+    known = await targets.get_by_names(session, {baseline["target"], variant["target"]})
+    base_target, var_target = known.get(baseline["target"]), known.get(variant["target"])
+    if base_target is None or var_target is None:
+        raise field_error(["body", "variant"], "a target of the run no longer exists")
+    if base_target.flavor != var_target.flavor:
+        raise field_error(
+            ["body", "variant"],
+            f"{variant['target']} ({var_target.flavor}) and {baseline['target']} "
+            f"({base_target.flavor}) are of different flavors: their settings cannot be exchanged",
+        )
+    group, metric, gap = await _decided_gap(session, run, baseline_name, spec.variant)
+    contexts = {
+        row.name: row.variables
+        for row in await session.scalars(select(RunVariant).where(RunVariant.run_id == run.id))
+    }
+    diffs = variables_diff([contexts.get(baseline_name), contexts.get(spec.variant)])
+    diff = {d.name: (d.values[0], d.values[1]) for d in diffs}
+    names = await option_lists.names_or_503(var_target)
+    allowed = var_target.settings.get("allowed_options") or []
+
+    def accepts(option: str, value: str | None) -> str | None:
+        try:
+            validate_option(option, value, allowed)
+            if names is not None:
+                names.canonical(option)
+        except OptionError as error:
+            return str(error)
+        return None
+
+    found, untestable = candidate_builder.build(
+        baseline, variant, diff, base_target.name == var_target.name, accepts
+    )
+    testable = []
+    for candidate in found:
+        refusals = [r for o, v in candidate.revert.get("add_options", {}).items() if (r := accepts(o, v))]
+        if refusals:
+            untestable.append(
+                candidate_builder.Untestable(
+                    candidate.name, refusals[0], candidate.baseline, candidate.variant
+                )
+            )
+        else:
+            testable.append(candidate)
+    row = Attribution(
+        run_id=run.id,
+        variant=spec.variant,
+        baseline=baseline_name,
+        group=group,
+        metric=metric,
+        target_share=spec.target_share,
+        rounds=spec.rounds or max(run.experiment.rounds, 5),
+        block=spec.block or run.experiment.block,
+        budget_runs=spec.budget_runs,
+        budget_minutes=spec.budget_minutes,
+        candidates=[c.as_dict() for c in testable],
+        untestable=[asdict(u) for u in untestable],
+        steps=[],
+        gap=gap,
+        progress={"phase": "queued"},
+    )
+    session.add(row)
+    await session.commit()
+    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_ATTRIBUTION, args=[row.id]))
+    return row
+
+
+async def _decided_gap(
+    session: AsyncSession, run: Run, baseline: str, variant: str
+) -> tuple[str, str, dict[str, Any]]:
+    """(group, metric, verdict JSON) of the variant's first decided verdict in the run's stored summary
+    (against the run's first variant); 409 when there is none or the baseline is not the first variant."""
+    rows = await session.run_sync(lambda sync: stored_summary(sync, run.id))
+    if run.experiment.variants[0]["name"] != baseline:
+        raise field_error(
+            ["body", "baseline"],
+            "only the run's first variant can be the baseline (its verdicts are against it)",
+        )
+    for row in rows:
+        read = row.read(0.05)
+        if row.variant == variant and read is not None and read.verdict in DECIDED:
+            return row.group, row.metric.name, read.model_dump(mode="json")
+    raise HTTPException(
+        status.HTTP_409_CONFLICT,
+        f"variant {variant!r} of run {run.id} has no decided verdict against {baseline!r}: "
+        "nothing to explain",
+    )
+
+
+async def get_or_raise(session: AsyncSession, attribution_id: int) -> Attribution:
+    """The attribution, or 404."""
+    row = await session.get(Attribution, attribution_id)
+    if row is None:
+        raise not_found("attribution", attribution_id)
+    return row
+
+
+async def by_token(session: AsyncSession, token: str) -> Attribution:
+    """The attribution shared under `token`, or 404."""
+    row = await session.scalar(select(Attribution).where(Attribution.share_token == token))
+    if row is None:
+        raise not_found("shared attribution", "link")
+    return row
+
+
+async def list_for_run(session: AsyncSession, run_id: int | None, limit: int) -> list[Attribution]:
+    """Newest first; only those of `run_id` when given."""
+    query = select(Attribution).order_by(Attribution.id.desc()).limit(limit)
+    if run_id is not None:
+        query = query.where(Attribution.run_id == run_id)
+    return list(await session.scalars(query))
+
+
+async def cancel(session: AsyncSession, row: Attribution) -> Attribution:
+    """Cancel: a queued one at once; a running one is flagged (its worker stops before the next step)
+    and its current step run cancelled (runs.service.cancel); one whose worker is gone is ended by the
+    reaper's path at once. 409 when it already ended."""
+    if row.status in FINAL_ATTRIBUTION_STATUSES:
+        raise HTTPException(status.HTTP_409_CONFLICT, f"attribution {row.id} already ended ({row.status})")
+    queued = await session.execute(
+        update(Attribution)
+        .where(Attribution.id == row.id, Attribution.status == AttributionStatus.queued)
+        .values(status=AttributionStatus.cancelled, cancel_requested=True, finished_at=utcnow())
+    )
+    if not queued.rowcount:  # type: ignore[attr-defined]
+        await session.execute(
+            update(Attribution).where(Attribution.id == row.id).values(cancel_requested=True)
+        )
+    await session.commit()
+    await session.refresh(row)
+    current = (row.progress or {}).get("current_run_id")
+    if current:
+        step_run = await session.get(Run, current)
+        if step_run is not None:
+            await runs.cancel(session, step_run)
+    if not queued.rowcount:  # type: ignore[attr-defined]
+        await to_thread.run_sync(
+            reaper.end_abandoned, ATTRIBUTION_JOBS.name, row.id, AttributionStatus.cancelled, None
+        )
+    await session.refresh(row)
+    return row
+
+
+async def share(session: AsyncSession, row: Attribution) -> Attribution:
+    """Give the attribution a read-only share token (192 random bits), once."""
+    if row.share_token is None:
+        row.share_token = secrets.token_urlsafe(24)
+        await session.commit()
+    return row
+
+
+def to_read(row: Attribution) -> AttributionRead:
+    """API shape."""
+    return AttributionRead.model_validate(row)
+
+
+def export_csv(row: Attribution) -> str:
+    """CSV: one line per member of the result (name, contribution, low, high as fractions of the gap,
+    option lines), then the unexplained share and one line per step run."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["kind", "name", "share", "low", "high", "detail"])
+    result = row.result or {}
+    for member in result.get("members", []):
+        writer.writerow(
+            [
+                "member",
+                member["name"],
+                member["contribution"],
+                member["low"],
+                member["high"],
+                "; ".join(member["lines"]),
+            ]
+        )
+    writer.writerow(["unexplained", "", result.get("unexplained"), "", "", result.get("outcome", "")])
+    for step in row.steps:
+        for test in step.get("tests", []):
+            writer.writerow(
+                [
+                    "step",
+                    f"run {step['run_id']}",
+                    test["share"],
+                    test["low"],
+                    test["high"],
+                    "+".join(test["subset"]),
+                ]
+            )
+    return out.getvalue()

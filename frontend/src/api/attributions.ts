@@ -1,0 +1,63 @@
+// Attributions (which changed settings explain a gap): the calls, over the generated client.
+import * as sdk from '../client/sdk.gen'
+import type { AttributionCreate } from '../client'
+import { unwrap } from './client'
+
+export const attributionsApi = {
+  create: (body: AttributionCreate) => unwrap(sdk.createAttribution({ body })),
+  get: (id: number) => unwrap(sdk.getAttribution({ path: { attribution_id: id } })),
+  cancel: (id: number) => unwrap(sdk.cancelAttribution({ path: { attribution_id: id } })),
+  share: (id: number) => unwrap(sdk.shareAttribution({ path: { attribution_id: id } })),
+}
+
+/** An attribution's final statuses: polling stops there. */
+export const FINAL_ATTRIBUTION_STATUSES: readonly string[] = ['succeeded', 'failed', 'cancelled']
+
+/** A share of the log-ratio gap (fractions) with its 95 % interval. */
+export interface Share {
+  share: number
+  low: number
+  high: number
+}
+
+/** One member of the found set (backend attribution/report.py). */
+export interface Member {
+  name: string
+  known: string | null
+  baseline: string | null
+  variant: string | null
+  lines: string[]
+  alone: Share | null
+  contribution: number | null
+  low: number | null
+  high: number | null
+}
+
+/** The result JSON (backend attribution/report.py `build`). */
+export interface AttributionResult {
+  outcome: string
+  target_share: number
+  complete: boolean
+  runs: number
+  minutes: number
+  set: string[]
+  set_share: Share | null
+  all_share: Share | null
+  members: Member[]
+  interaction: number | null
+  interacts?: boolean
+  unexplained: number | null
+  lines: string[]
+  /** Candidates outside the set that moved the time alone (share interval above 0): they overlap with it. */
+  also?: { name: string; alone: Share; lines: string[]; known: string | null }[]
+  /** Candidates the server refused during the search (its words), left out of the subsets. */
+  refused?: { name: string; reason: string }[]
+}
+
+/** One step run and its tested subsets. */
+export interface Step {
+  step: number
+  run_id: number
+  subsets: string[][]
+  tests?: { subset: string[]; share: number; low: number; high: number; closes: boolean }[]
+}
