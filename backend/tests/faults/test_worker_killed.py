@@ -31,7 +31,7 @@ def test_killed_worker_run_is_failed_within_30_s_with_results_kept_and_target_fr
         run = wait_final(client, run_id, timeout_s=30 - (time.monotonic() - killed_at))
         assert run["status"] == "failed" and run["error"] == "worker lost"
         assert run["finished_at"] is not None
-        kept = assert_nothing_lost_or_duplicated(lab, run_id, in_flight=1)
+        kept = assert_nothing_lost_or_duplicated(lab, run_id, killed=True)
         assert kept >= 5 and run["iterations_done"] == kept
         assert lab.run_row(run_id)["lease_owner"] is None
         assert_nothing_left(lab)
@@ -59,7 +59,7 @@ def test_cancel_ends_a_run_whose_worker_is_gone_at_once(lab: LabInstance) -> Non
         cancelled = client.post(f"/api/runs/{run_id}/cancel")
         assert cancelled.status_code == 200
         assert cancelled.json()["status"] == "cancelled"
-        assert_nothing_lost_or_duplicated(lab, run_id, in_flight=1)
+        assert_nothing_lost_or_duplicated(lab, run_id, killed=True)
         assert_nothing_left(lab)
 
 
@@ -78,7 +78,7 @@ def test_a_starting_worker_ends_the_runs_a_dead_worker_left(lab: LabInstance) ->
         run = wait_final(client, run_id, timeout_s=10)
         assert run["status"] == "failed" and run["error"] == "worker lost"
         assert time.monotonic() - ready_at < 10
-        assert_nothing_lost_or_duplicated(lab, run_id, in_flight=1)
+        assert_nothing_lost_or_duplicated(lab, run_id, killed=True)
         assert_nothing_left(lab)
 
 
@@ -97,7 +97,7 @@ def test_killed_pool_process_run_is_failed_and_the_worker_goes_on(lab: LabInstan
         run = wait_final(client, run_id, timeout_s=30)
         assert time.monotonic() - killed_at < 30
         assert run["status"] == "failed" and run["error"] == "worker lost"
-        assert_nothing_lost_or_duplicated(lab, run_id, in_flight=1)
+        assert_nothing_lost_or_duplicated(lab, run_id, killed=True)
         assert_nothing_left(lab)
         # The main process (whose reaper used the database) forks a new pool process: it runs the next run.
         again = submit(client, "mariadb-10.11", iterations=3)

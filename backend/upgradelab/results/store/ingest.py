@@ -57,7 +57,7 @@ class Finished:
 
 
 def store_iterations(batch: Sequence[Finished]) -> list[float]:
-    """Store `batch` in one session and one commit, then log and publish each iteration in order;
+    """Store `batch` in one session and one commit, then log each iteration, then publish each in order;
     returns each one's elapsed_s (seconds, the sum of its statements' client-side perf_counter times)."""
     if not batch:
         return []
@@ -66,15 +66,17 @@ def store_iterations(batch: Sequence[Finished]) -> list[float]:
         for item, elapsed_s in zip(batch, seconds, strict=True):
             _add(session, item, elapsed_s)
         session.commit()
-    for item, elapsed_s in zip(batch, seconds, strict=True):
-        place = item.place
-        # One line per stored iteration: the fault tests compare these with the stored rows.
+    for item in batch:
+        # One line per stored iteration, all right after the commit (before the stream's round trips):
+        # the fault tests compare these with the stored rows.
         log.info(
             "iteration stored: run=%s variant=%s iteration=%s",
-            place.run_id,
-            place.variant_index,
-            place.iteration,
+            item.place.run_id,
+            item.place.variant_index,
+            item.place.iteration,
         )
+    for item, elapsed_s in zip(batch, seconds, strict=True):
+        place = item.place
         publish_iteration(
             place.run_id,
             place.variant_index,
