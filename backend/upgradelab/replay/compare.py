@@ -208,6 +208,8 @@ def compare(
         )
     findings.control_false_discoveries(reports, logs)
     for report in reports:
+        if aa_control:  # the floor is the A/A control's read as it stands after the control above
+            report.floor = report.ratios.get(aa_control)
         for r in replays[1:]:
             finding = report.variants.setdefault(r.name, VariantFinding(group="undecided"))
             finding.group = findings.variant_group(report, r.name)
