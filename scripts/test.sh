@@ -18,6 +18,12 @@ bash scripts/client.sh --check
 (cd frontend && node scripts/first-page-size.mjs)
 
 echo "== tests" >&2
+# Servers' datadirs go under /var/lib/upgradelab (on the host and in the chroots), several GB per session at
+# its peak; a full disk shows up late, as InnoDB's "The table ... is full". Say it first.
+free_mib=$(df -Pm /var/lib | awk 'NR == 2 { print $4 }')
+if [ "$free_mib" -lt 10240 ]; then
+  echo "warning: only ${free_mib} MiB free under /var/lib; the tests' servers need about 10 GiB" >&2
+fi
 cd backend
 # Two worker processes (pytest-xdist, a test file at a time), each a test session of its own: its own
 # Redis, Celery worker, API, ports and server directories (tests/ports.py), so they share nothing.

@@ -5,8 +5,10 @@ a Celery worker process and the API under uvicorn. Ports differ from the product
 running `make up` is left alone.
 """
 
+import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -203,3 +205,51 @@ def provisioner(request: pytest.FixtureRequest, database: None) -> Iterator[Loca
 
 
 FRONTEND_DIST = REPO_ROOT / "frontend" / "dist"
+
+
+# ---- this session's server directories: none at the start, none left at the end -------------------
+# Templates, datasets and kept datadirs take gigabytes per session (count-star's dataset alone is ~200 MB
+# per variant); left behind by each run of the test command, they filled the disk until InnoDB said
+# "The table 'test_long' is full". Each session owns its directories (tests/ports.py): it removes them,
+# on the host and inside each chroot, after killing any server still running from them.
+FAULTS_SERVER_DIR = f"{SERVER_DIR}-faults"  # tests/faults/instance.py
+
+
+def _session_server_dirs() -> list[Path]:
+    roots = [Path("/"), *sorted((get_settings().lab_dir / "chroots").glob("*"))]
+    return [root / name.lstrip("/") for root in roots for name in (SERVER_DIR, FAULTS_SERVER_DIR)]
+
+
+def _kill_session_servers() -> None:
+    """SIGKILL mysqld/mariadbd processes whose command line names this session's directories."""
+    prefixes = (f"{SERVER_DIR}/", f"{FAULTS_SERVER_DIR}/")
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if any(prefix in command for prefix in prefixes) and ("mysqld" in command or "mariadbd" in command):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(proc.name), signal.SIGKILL)
+
+
+def _remove_session_servers(config: pytest.Config) -> None:
+    # the pytest-xdist controller runs no test and owns no directory (its workers do)
+    if not hasattr(config, "workerinput") and getattr(config.option, "numprocesses", None):
+        return
+    _kill_session_servers()
+    for directory in _session_server_dirs():
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A crashed earlier session's servers and directories are gone before this one starts its own."""
+    _remove_session_servers(session.config)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """After the session fixtures stopped their servers, remove what they left on disk."""
+    _remove_session_servers(session.config)
