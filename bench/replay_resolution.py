@@ -17,7 +17,9 @@ Modes: "after" (this version: ANALYZE TABLE, a warm-up pass, each statement repe
 pass and the median kept, Benjamini-Hochberg; MariaDB's default performance_schema=OFF, so the
 client's clock); "after-ps": the same with performance_schema=ON on every instance (the server's
 clock, TIMER_WAIT); "before": one timed execution per pass (timing.py MIN_MEASURED_S 0,
-MAX_REPEATS 1), the rest as "after".
+MAX_REPEATS 1), the rest as "after". Each mode runs in both layouts of a round (engine.py
+`interleave`), one after the other: "block" (a variant's passes over every statement, then the next
+variant) and "statement" (each statement's passes on every variant in turn: the replay's default).
 
 Run by hand (root, the lab installed), from the repository root:
     .venv/bin/python bench/replay_resolution.py [--modes before after] [--rounds 10] [--passes 5]
@@ -42,7 +44,13 @@ sys.path.insert(0, str(REPO / "backend"))
 from upgradelab.execution.schedule import plan  # noqa: E402
 from upgradelab.replay import timing  # noqa: E402
 from upgradelab.replay.compare import compare, report_document  # noqa: E402
-from upgradelab.replay.engine import DumpDataset, ReplayVariant, file_sha256, replay_rounds  # noqa: E402
+from upgradelab.replay.engine import (  # noqa: E402
+    DumpDataset,
+    Interleave,
+    ReplayVariant,
+    file_sha256,
+    replay_rounds,
+)
 from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS  # noqa: E402
 from upgradelab.replay.sources import parse_source  # noqa: E402
 from upgradelab.settings import get_settings  # noqa: E402
@@ -123,8 +131,8 @@ def variants(server_clock: bool = False) -> list[ReplayVariant]:
     return out
 
 
-def bench(mode: str, dataset: DumpDataset, rounds: int, passes: int) -> dict[str, Any]:
-    """One replay in `mode`; its figures."""
+def bench(mode: str, layout: Interleave, dataset: DumpDataset, rounds: int, passes: int) -> dict[str, Any]:
+    """One replay in `mode` with rounds laid out as `layout`; its figures."""
     server_clock = mode == "after-ps"
     if mode == "before":
         timing.MIN_MEASURED_S, timing.MAX_REPEATS = 0.0, 1
@@ -132,9 +140,8 @@ def bench(mode: str, dataset: DumpDataset, rounds: int, passes: int) -> dict[str
         timing.MIN_MEASURED_S, timing.MAX_REPEATS = 0.020, 200
     statements = parse_source(queries()).statements
     started = time.monotonic()
-    replays = replay_rounds(
-        variants(server_clock), dataset, statements, plan("interleaved", rounds, passes, 7, 3)
-    )
+    schedule = plan("interleaved", rounds, passes, 7, 3)
+    replays = replay_rounds(variants(server_clock), dataset, statements, schedule, interleave=layout)
     wall = time.monotonic() - started
     reports = compare(statements, replays)
     document = report_document(statements, replays, reports)
@@ -145,6 +152,7 @@ def bench(mode: str, dataset: DumpDataset, rounds: int, passes: int) -> dict[str
     medians = [m for r in reports if (m := r.median_s.get("a")) is not None]
     return {
         "mode": mode,
+        "layout": layout,
         "shapes": len(reports),
         "fastest_ms": min(medians) * 1000,
         "slowest_ms": max(medians) * 1000,
@@ -156,6 +164,11 @@ def bench(mode: str, dataset: DumpDataset, rounds: int, passes: int) -> dict[str
         "clock": document.clock,
         "wall_s": wall,
         "loaded": [r.load is not None for r in replays],
+        "aa": [
+            (r.fingerprint, r.median_s.get("a"), b.low, b.ratio, b.high, g)
+            for r, g in zip(reports, aa, strict=True)
+            if (b := r.ratios.get("b")) is not None
+        ],
     }
 
 
@@ -165,6 +178,9 @@ def main() -> None:
     parser.add_argument("--modes", nargs="+", default=modes, choices=modes)
     parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS)
     parser.add_argument("--passes", type=int, default=DEFAULT_PASSES)
+    layouts: list[Interleave] = ["block", "statement", "pass"]
+    parser.add_argument("--layouts", nargs="+", default=layouts, choices=layouts)
+    parser.add_argument("--details", action="store_true", help="each A/A fingerprint's ratio and interval")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         dump = Path(scratch) / "bench.sql"
@@ -174,17 +190,28 @@ def main() -> None:
         replay_rounds(
             variants(), dataset, parse_source("SELECT 1;").statements, plan("interleaved", 1, 1, 1, 3)
         )
-        results = [bench(mode, dataset, args.rounds, args.passes) for mode in args.modes]
+        results = [
+            bench(mode, layout, dataset, args.rounds, args.passes)
+            for mode in args.modes
+            for layout in args.layouts
+        ]
     print(f"{args.rounds} rounds x {args.passes} passes, 3 instances of {TARGET}")
-    print("mode    shapes  range (ms)      A/A same  A/A false  c false  planted", end="")
+    print("mode     layout     shapes  range (ms)      A/A same  A/A false  c false  planted", end="")
     print("                 mde(b)  clock   wall")
     for r in results:
         mde = f"{r['mde_median']:.1%}" if r["mde_median"] is not None else "-"
         print(
-            f"{r['mode']:<7} {r['shapes']:>6}  {r['fastest_ms']:.2f}-{r['slowest_ms']:.1f}  "
+            f"{r['mode']:<8} {r['layout']:<10} {r['shapes']:>6}  "
+            f"{r['fastest_ms']:.2f}-{r['slowest_ms']:.1f}  "
             f"{r['aa_same']:>8.0%}  {r['aa_false']:>9}  {r['c_false']:>7}  {r['planted']:<22}  {mde:>6}  "
             f"{r['clock']:<6}  {r['wall_s']:.0f} s"
         )
+    for r in results if args.details else []:
+        print(f"\n{r['mode']} {r['layout']}: b against a, per fingerprint")
+        for fingerprint, median_s, low, ratio, high, group in r["aa"]:
+            interval = "-" if None in (low, ratio, high) else f"{ratio:.3f} [{low:.3f}, {high:.3f}]"
+            median = "-" if median_s is None else f"{median_s * 1000:8.2f} ms"
+            print(f"  {median}  {interval:<24} {group:<12} {fingerprint[:60]}")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from tests.conftest import BIN, STATE, auth_headers
 from tests.datasets.conftest import delete_dataset
 from upgradelab.db import sync_session
 from upgradelab.execution.locks import lock_key
+from upgradelab.replay.schemas import DEFAULT_PASSES
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import provisioner_for
@@ -129,7 +130,7 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
     assert schedule["kind"] == "interleaved" and schedule["seed"] == replay["id"]
     assert len(schedule["order"]) == 5 and all(sorted(o) == [0, 1, 2] for o in schedule["order"])
     assert report["schedule"] == schedule and report["rounds"] == replay["rounds"] == 5
-    assert report["passes"] == replay["passes"] == schedule["block"] == 5  # the default
+    assert report["passes"] == replay["passes"] == schedule["block"] == DEFAULT_PASSES
     timed = [f for f in report["fingerprints"] if not f["fingerprint"].startswith("select md5")]
     ratios = [r for f in timed for r in f["ratios"].values()]
     assert all(r["rounds"] == 5 and r["method"] == "paired rounds" for r in ratios), ratios

@@ -77,7 +77,7 @@ def replay(
     ] = DEFAULT_ROUNDS,
     repeats: Annotated[int | None, typer.Option(min=1, help="Older name of --rounds.")] = None,
     passes: Annotated[
-        int, typer.Option(min=1, help="Passes over the statements per block; a round is their median.")
+        int, typer.Option(min=1, help="Passes per round: each statement timed this often on every variant.")
     ] = DEFAULT_PASSES,
     sample: Annotated[int, typer.Option(min=1, help="At most this many statements per fingerprint.")] = 10,
     allow_writes: Annotated[bool, typer.Option(help="Replay writes too (disposable targets only).")] = False,

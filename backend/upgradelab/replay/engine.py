@@ -7,11 +7,12 @@
 2. outcomes: per variant in turn (thawed, then frozen again), each statement's outcome once (error,
    warnings, rows, checksums, plan; outcomes.py), then one untimed warm-up pass over the statements
    (caches and buffer pool as the rounds will find them);
-3. rounds: the schedule's rounds; in each, every variant in that round's shuffled order runs one
-   block, thawed while it runs and frozen after: `passes` passes over every sampled statement, in
-   source order, each statement repeated until enough time was measured (timing.py: the server's
-   clock where every variant has performance_schema, the client's otherwise) and the pass's value the
-   median of its runs; the round's value is the median of its passes.
+3. rounds: the schedule's rounds; in each, every sampled statement in source order is timed
+   `passes` times on every variant, the variants taking turns pass by pass (`round_turns`, "pass":
+   the round's shuffled order, rotated at each turn), each thawed for its turn and frozen after it;
+   a statement is repeated until enough time was measured (timing.py: the server's clock where every
+   variant has performance_schema, the client's otherwise) and the pass's value is the median of its
+   runs; the round's value is the median of its passes.
 
 Every statement is bounded (`timeout_s`, targets/statement_timeout.py) and, unless the replay allows
 writes, read-only on the server (outcomes.py `Statements`). A statement that timed out or was
@@ -23,10 +24,13 @@ An `Interrupt` stops the replay from another thread (a cancel): the statement ru
 once (KILL QUERY), no other starts, and replay_rounds raises ReplayCancelled with what was measured:
 the outcomes of the statements captured on every variant and the rounds every variant completed.
 
-Why a block is all the statements and not one fingerprint class: the round is the unit of evidence
-(results/verdicts.py), and one block per variant per round already gives every fingerprint one value
-per round, each variant's taken minutes apart at most; blocks per fingerprint would multiply the
-freeze/thaw switches (a docker pause each) by the number of classes for no extra pairing.
+Why the variants take turns pass by pass and not block by block (each variant all the statements,
+then the next, "block"): a ratio compares two variants' times of one statement, and what drifts on a
+busy machine between the two (other processes, frequency, caches) is noise in it. Block by block the
+two were ~5 s apart; pass by pass, one pass (~20 ms). Measured side by side (bench/replay_resolution.py,
+A/A, one run, loaded host): the median smallest detectable change was 37 % by block, 18 % by statement
+("statement": each statement's passes on one variant, then the next) and 12 % by pass at 10 rounds x 5
+passes. The switches cost little (a SIGSTOP/SIGCONT pair; a docker pause each on docker targets).
 Every instance is stopped at the end, on every exit path (execution/instances.py `started`).
 """
 
@@ -37,7 +41,9 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from itertools import groupby, product
 from pathlib import Path
+from typing import Literal
 
 import pymysql
 
@@ -56,6 +62,8 @@ from upgradelab.workloads.base import DatasetProgress, scalar
 from upgradelab.workloads.datasets import META_DATABASE, is_prepared, mark_prepared
 
 DATASET_SLUG = "dataset"
+Interleave = Literal["pass", "statement", "block"]
+Turn = tuple[int, int, int]
 
 
 @dataclass(frozen=True)
@@ -287,32 +295,57 @@ def _capture(one: _Open, run: _Runner, dataset: DumpDataset, statements: list[So
         one.replay.outcomes.append(outcome)
 
 
-def _block(
+def _statement_passes(
     one: _Open,
     run: _Runner,
     dataset: DumpDataset,
     statements: list[SourceStatement],
+    index: int,
     passes: int,
     *,
     warm_up: bool = False,
 ) -> None:
-    """`passes` passes over the statements, each statement repeated (timing.py) and its pass value
-    kept; a statement left out gets None. `warm_up`: one run each, nothing kept."""
+    """`passes` timed passes of statement `index` (each repeated, timing.py, its value kept); None per
+    pass when it is left out. `warm_up`: one run, nothing kept."""
     one.replay.repeats = one.replay.repeats or [0 for _ in statements]
-    for _ in range(passes):
-        for index, statement in enumerate(statements):
-            if index in run.untimed:
-                if not warm_up:
-                    one.replay.times[index].append(None)
-                continue
-            one.connection.select_db(statement.database or dataset.database)
-            runs = timed_runs(run.statements, statement.sql, one.clock, max_repeats=1 if warm_up else None)
-            seconds = pass_value(runs)
-            if seconds == float("inf"):
-                run.untimed.add(index)
+    statement = statements[index]
+    if index in run.untimed:
+        if not warm_up:
+            one.replay.times[index].extend([None] * passes)
+        return
+    one.connection.select_db(statement.database or dataset.database)
+    for done in range(1, passes + 1):
+        runs = timed_runs(run.statements, statement.sql, one.clock, max_repeats=1 if warm_up else None)
+        seconds = pass_value(runs)
+        if not warm_up:
+            one.replay.times[index].append(seconds)
+            one.replay.repeats[index] = len(runs or [])
+        if seconds == float("inf"):  # timed out: not run again on this variant (the passes left: None)
+            run.untimed.add(index)
             if not warm_up:
-                one.replay.times[index].append(seconds)
-                one.replay.repeats[index] = len(runs or [])
+                one.replay.times[index].extend([None] * (passes - done))
+            return
+
+
+def round_turns(order: list[int], statements: int, passes: int, interleave: Interleave) -> list[Turn]:
+    """One round's turns in the order they run: (variant index, statement index, passes to time).
+
+    order: the round's variant order (the schedule's); "block": each variant in turn times every
+    statement `passes` times; "statement": each statement in turn is timed `passes` times on every
+    variant; "pass": each pass of each statement on every variant in turn. In the last two the
+    variants' order is the round's rotated by the turn, so each variant is as often first after a switch
+    (a thawed server's first statement) as the others."""
+    if interleave == "block":
+        return [(v, s, passes) for v in order for s in range(statements)]
+    if interleave == "statement":
+        return [(v, s, passes) for s in range(statements) for v in _rotated(order, s)]
+    turns = product(range(statements), range(passes))
+    return [(v, s, 1) for turn, (s, _) in enumerate(turns) for v in _rotated(order, turn)]
+
+
+def _rotated(order: list[int], by: int) -> list[int]:
+    shift = by % len(order) if order else 0
+    return order[shift:] + order[:shift]
 
 
 def _one_clock(opened: list[_Open]) -> None:
@@ -349,6 +382,7 @@ def replay_rounds(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     read_only: bool = True,
     interrupt: Interrupt | None = None,
+    interleave: Interleave = "pass",
 ) -> list[VariantReplay]:
     """The whole replay (see the module docstring): one VariantReplay per variant, in `variants` order.
 
@@ -358,7 +392,9 @@ def replay_rounds(
     step(variant, phase): each phase ("starting the server", "capturing outcomes", "round 2 of 10").
     timeout_s: every statement's bound (seconds); read_only: statements in read-only transactions
     as the dataset's reader account (False: the replay allows writes; its writer account, _open);
-    interrupt: set from another thread to stop the replay.
+    interrupt: set from another thread to stop the replay;
+    interleave: how a round takes turns (round_turns): "pass" (the default, module docstring),
+    "statement" or "block" (the layouts bench/replay_resolution.py compares).
     Raises the first start failure (ProvisionError, LoadFailed, pymysql errors) once every instance
     has started or failed; ReplayCancelled once interrupted; every instance is stopped on every
     exit path.
@@ -381,6 +417,9 @@ def replay_rounds(
         runs[index] = _runner(opened[index], timeout_s, read_only, interrupt)
         return True
 
+    def passes(index: int, statement: int, count: int, warm_up: bool = False) -> None:
+        _statement_passes(opened[index], runs[index], dataset, statements, statement, count, warm_up=warm_up)
+
     try:
         with started(instances, start, "replay") as fleet:
             try:
@@ -396,13 +435,16 @@ def replay_rounds(
                     step(one.variant.name, f"capturing outcomes of {len(statements)} statements")
                     with fleet.block(instance):
                         _capture(one, runs[index], dataset, statements)
-                        _block(one, runs[index], dataset, statements, 1, warm_up=True)
+                        for statement in range(len(statements)):
+                            passes(index, statement, 1, warm_up=True)
                 for number, order in enumerate(schedule.order, start=1):
                     for index in order:
-                        one = opened[index]
-                        step(one.variant.name, f"round {number} of {schedule.rounds}")
-                        with fleet.block(instances[index]):
-                            _block(one, runs[index], dataset, statements, schedule.block)
+                        step(opened[index].variant.name, f"round {number} of {schedule.rounds}")
+                    turns = round_turns(order, len(statements), schedule.block, interleave)
+                    for index, block in groupby(turns, key=lambda turn: turn[0]):
+                        with fleet.block(instances[index]):  # thawed for its consecutive turns
+                            for _, statement, count in block:
+                                passes(index, statement, count)
                     rounds_done = number
                 return [opened[index].replay for index in range(len(variants))]
             finally:

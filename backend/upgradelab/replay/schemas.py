@@ -15,10 +15,14 @@ from upgradelab.results.stats.verdicts import VerdictRead
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
 
 MAX_QUERIES_CHARS = 50_000_000
-DEFAULT_ROUNDS = 10  # twice results/stats/verdicts.py's MIN_ROUNDS: room for a verdict at a 10 % threshold
-# Passes per block: on the lab machine an A/A replay's median smallest detectable change was 67 % with
-# one pass and 35 % with five (p90: 202 % -> 56 %), for 1.7x the wall clock.
-DEFAULT_PASSES = 5
+# Rounds and passes per round: many short rounds over few long ones. The interval is a 20 % trimmed
+# mean over the rounds (results/stats/paired.py), so 10 rounds keep 6 values and Student's t on 4
+# degrees of freedom (2.78), 20 keep 12 on 10 (2.23); and with the variants taking turns pass by pass
+# (engine.py "pass") a pass more in a round adds little that another round does not. On the lab
+# machine (bench/replay_resolution.py, A/A, loaded host) 20 x 2 gave a median smallest detectable
+# change of 8.7-9.0 % in 135 s against 11.9 % in 173 s for 10 x 5; bench/README.md has the quiet host.
+DEFAULT_ROUNDS = 20
+DEFAULT_PASSES = 2
 
 Group = Literal[
     "breaks",
@@ -60,12 +64,13 @@ class _Read(BaseModel):
 class ReplayCreate(BaseModel):
     """A replay: `queries` (the text of a plain SQL file, slow log or general log; `format` detected
     unless given) replayed on dataset `dataset` on every variant (TARGET[:PRESET], the first is the
-    baseline) in `rounds` interleaved rounds (each round every variant runs `passes` passes over the
-    sampled statements, the round's value being their median; a time verdict needs at least 5
-    rounds), at most `sample` statements per fingerprint; writes only
-    with allow_writes, and then only on disposable targets. `repeats` is the older name of `rounds`,
-    used when `rounds` is not given. `statement_timeout_s`: every statement's bound in seconds
-    (0.1 to 3600, default 30); a statement past it is ended and reported "timed out after N s".
+    baseline) in `rounds` interleaved rounds (each round times every sampled statement `passes` times
+    on every variant, the variants taking turns pass by pass, the round's value being the median of
+    its passes; a time verdict needs at least 5 rounds), at most `sample` statements per
+    fingerprint; writes only with allow_writes, and then only on disposable targets. `repeats` is
+    the older name of `rounds`, used when `rounds` is not given. `statement_timeout_s`: every
+    statement's bound in seconds (0.1 to 3600, default 30); a statement past it is ended and
+    reported "timed out after N s".
     `aa_control`: add a second instance of the baseline, named "<baseline> (A/A)" (the last variant):
     its interval against the baseline is each fingerprint's noise floor, and a slower or faster
     verdict needs its interval clear of that floor (results/stats/verdicts.py)."""

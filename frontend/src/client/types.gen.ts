@@ -1512,12 +1512,13 @@ export type PublishedFigureRead = {
  *
  * A replay: `queries` (the text of a plain SQL file, slow log or general log; `format` detected
  * unless given) replayed on dataset `dataset` on every variant (TARGET[:PRESET], the first is the
- * baseline) in `rounds` interleaved rounds (each round every variant runs `passes` passes over the
- * sampled statements, the round's value being their median; a time verdict needs at least 5
- * rounds), at most `sample` statements per fingerprint; writes only
- * with allow_writes, and then only on disposable targets. `repeats` is the older name of `rounds`,
- * used when `rounds` is not given. `statement_timeout_s`: every statement's bound in seconds
- * (0.1 to 3600, default 30); a statement past it is ended and reported "timed out after N s".
+ * baseline) in `rounds` interleaved rounds (each round times every sampled statement `passes` times
+ * on every variant, the variants taking turns pass by pass, the round's value being the median of
+ * its passes; a time verdict needs at least 5 rounds), at most `sample` statements per
+ * fingerprint; writes only with allow_writes, and then only on disposable targets. `repeats` is
+ * the older name of `rounds`, used when `rounds` is not given. `statement_timeout_s`: every
+ * statement's bound in seconds (0.1 to 3600, default 30); a statement past it is ended and
+ * reported "timed out after N s".
  * `aa_control`: add a second instance of the baseline, named "<baseline> (A/A)" (the last variant):
  * its interval against the baseline is each fingerprint's noise floor, and a slower or faster
  * verdict needs its interval clear of that floor (results/stats/verdicts.py).

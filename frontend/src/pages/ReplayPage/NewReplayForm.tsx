@@ -15,8 +15,9 @@ export function NewReplayForm() {
   const [queries, setQueries] = useState('')
   const [fileName, setFileName] = useState('')
   const [variants, setVariants] = useState<string[]>([])
-  const [rounds, setRounds] = useState(10)
-  const [passes, setPasses] = useState(5)
+  // the API's defaults (backend/upgradelab/replay/schemas.py DEFAULT_ROUNDS, DEFAULT_PASSES)
+  const [rounds, setRounds] = useState(20)
+  const [passes, setPasses] = useState(2)
   const [aaControl, setAaControl] = useState(false)
   const [sample, setSample] = useState(10)
   const [allowWrites, setAllowWrites] = useState(false)
@@ -86,8 +87,8 @@ export function NewReplayForm() {
         Rounds{' '}
         <input name="rounds" type="number" min={1} value={rounds} onChange={(e) => setRounds(Number(e.target.value))} />
       </label>{' '}
-      <label title="Each round, every variant replays the sampled statements this many times (its block).">
-        Passes per block{' '}
+      <label title="Each round times every sampled statement this many times on each variant, the variants taking turns pass by pass.">
+        Passes per round{' '}
         <input name="passes" type="number" min={1} value={passes} onChange={(e) => setPasses(Number(e.target.value))} />
       </label>{' '}
       <label>
