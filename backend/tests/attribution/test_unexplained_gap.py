@@ -30,7 +30,7 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from tests import ports
 from tests.attribution.helpers import finished_run, verdict_of, wait_attribution
@@ -94,7 +94,8 @@ def slowed(target: str) -> Iterator[None]:
 
 @pytest.fixture
 def slow_target(client: httpx.Client) -> Iterator[str]:
-    """A copy of the mysql-9.7 target (same binary, chroot and settings) on its own port."""
+    """A copy of the mysql-9.7 target (same binary, chroot and settings) on its own port; its row is
+    removed afterwards (its servers stopped with their runs)."""
     with sync_session() as session:  # the API never shows a target's settings (its password)
         original = session.scalars(select(Target).where(Target.name == "mysql-9.7")).one()
         settings: dict[str, Any] = {**original.settings, "port": ports.ATTRIBUTION_SLOW_TARGET}
@@ -102,6 +103,9 @@ def slow_target(client: httpx.Client) -> Iterator[str]:
     created = client.post("/api/targets", json=body)
     assert created.status_code == 201, created.text
     yield SLOW
+    with sync_session() as session:  # later tests of the session see the seeded targets only
+        session.execute(delete(Target).where(Target.name == SLOW))
+        session.commit()
 
 
 def test_a_gap_no_candidate_explains_ends_unexplained_naming_no_setting(
