@@ -81,6 +81,13 @@ def test_a_gap_no_candidate_explains_ends_unexplained_with_its_share() -> None:
     assert result["unexplained"] == pytest.approx(0.85)
 
 
+def test_candidates_moving_the_time_the_wrong_way_leave_the_whole_gap_unexplained_not_more() -> None:
+    oracle, _ = additive({"a": -0.2, "b": 0.05})
+    result = report.build(search(NAMES, oracle), {}, 0.8, runs=1, minutes=0.5)
+    assert result["outcome"] == "unexplained" and result["all_share"]["share"] == pytest.approx(-0.15)
+    assert result["unexplained"] == 1.0 and result["set"] == [] and result["lines"] == []
+
+
 def test_out_of_budget_reports_what_it_has() -> None:
     inner, _ = additive({"skip-log-bin": 0.26, "innodb-file-per-table": 0.74})
     used: list[int] = []

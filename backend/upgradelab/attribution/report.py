@@ -66,7 +66,9 @@ def build(
     }
     if found.found is None:
         measured = all_share is not None and all_share.error is None
-        left = max(0.0, 1 - all_share.share) if all_share is not None and measured else None
+        # at most the whole gap: all candidates together moving the time away from the baseline's
+        # (a negative share) leave the whole gap unexplained, not more
+        left = min(1.0, max(0.0, 1 - all_share.share)) if all_share is not None and measured else None
         outcome = "unexplained" if found.complete and measured else "out of budget"
         if all_share is not None and all_share.error is not None:
             outcome = "cannot be tested"  # the server refused the baseline's values for all of them

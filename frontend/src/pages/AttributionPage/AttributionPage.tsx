@@ -36,7 +36,7 @@ export function AttributionPage() {
   if (!data) return <div className="page"><ErrorBox error={found.error} /></div>
   const result = data.result as unknown as AttributionResult | null
   const steps = data.steps as unknown as Step[]
-  const progress = data.progress as { runs_done?: number; minutes?: number; message?: string } | null
+  const progress = data.progress as { phase?: string; runs_done?: number; minutes?: number; message?: string } | null
   const final = FINAL_ATTRIBUTION_STATUSES.includes(data.status)
   const token = share.data?.share_token ?? data.share_token
   const gap = data.gap as { ratio?: number; low?: number; high?: number; verdict?: string } | null
@@ -67,9 +67,9 @@ export function AttributionPage() {
         . A set explains the gap when giving the variant the baseline&apos;s values for it closes at least{' '}
         {Math.round(data.target_share * 100)} % of the log-ratio gap. Each step is an interleaved run of {data.rounds} rounds
         of {data.block} iterations. Budget: {data.budget_runs} runs, {data.budget_minutes} minutes.{' '}
-        Export <a href={`/api/attributions/${data.id}/export?format=csv`}>CSV</a> ·{' '}
-        <a href={`/api/attributions/${data.id}/export?format=json`}>JSON</a> ·{' '}
-        <button type="button" className="btn btn-secondary btn-small" onClick={() => share.mutate()}>
+        Export <a href={`/api/attributions/${data.id}/export?format=csv`} data-testid="attribution-csv">CSV</a> ·{' '}
+        <a href={`/api/attributions/${data.id}/export?format=json`} data-testid="attribution-json">JSON</a> ·{' '}
+        <button type="button" className="btn btn-secondary btn-small" data-testid="attribution-share-button" onClick={() => share.mutate()}>
           Share
         </button>{' '}
         {token && <code data-testid="attribution-share">/api/public/attributions/{token}</code>}
@@ -77,13 +77,15 @@ export function AttributionPage() {
       <ErrorBox error={cancel.error ?? share.error} />
       {progress && !final && (
         <p data-testid="attribution-progress">
-          {progress.runs_done ?? 0} of {data.budget_runs} runs, {progress.minutes ?? 0} min: {progress.message}
+          {progress.runs_done ?? 0} of {data.budget_runs} runs, {progress.minutes ?? 0} min: {progress.message ?? progress.phase}
         </p>
       )}
       {data.error && <p className="notice">{data.error}</p>}
       {result && (
         <section data-testid="attribution-result">
-          <h2>{OUTCOME_TEXT[result.outcome] ?? result.outcome}</h2>
+          <h2 data-testid="attribution-outcome" data-outcome={result.outcome}>
+            {OUTCOME_TEXT[result.outcome] ?? result.outcome}
+          </h2>
           <ContributionBars result={result} />
           {result.lines.length > 0 && (
             <>

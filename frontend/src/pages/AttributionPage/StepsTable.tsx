@@ -3,7 +3,18 @@ import type { Step } from '../../api/attributions'
 
 const pct = (x: number) => `${Math.round(x * 100)} %`
 
-/** Every step run, linked, with the share of the gap each tested subset closed and whether it closes it. */
+/** A tested subset as stored (backend attribution/runner.py): a refused one has no share, only its error. */
+interface TestRow {
+  share: number | null
+  low: number | null
+  high: number | null
+  closes: boolean
+  verdict?: { verdict: string; ratio: number } | null
+  error?: string | null
+}
+
+/** Every step run, linked, with the share of the gap each tested subset closed, whether it closes it and
+ * the test's verdict against the variant as it is (a subset the server refused: its error). */
 export function StepsTable({ steps }: { steps: Step[] }) {
   if (steps.length === 0) return <p className="muted">No step has run yet.</p>
   return (
@@ -15,27 +26,33 @@ export function StepsTable({ steps }: { steps: Step[] }) {
           <th>Baseline&apos;s values for</th>
           <th className="num">Share of the gap closed [95 %]</th>
           <th>Closes it</th>
+          <th>Verdict against the variant</th>
         </tr>
       </thead>
       <tbody>
         {steps.flatMap((step) =>
           step.subsets.map((subset, index) => {
-            const test = step.tests?.[index]
+            const test = step.tests?.[index] as TestRow | undefined
             return (
-              <tr key={`${step.step}-${index}`} data-testid="attribution-step">
+              <tr key={`${step.step}-${index}`} data-testid="attribution-step" data-run-id={step.run_id}>
                 <td>{index === 0 ? step.step : ''}</td>
-                <td>{index === 0 && <Link to={`/runs/${step.run_id}`}>run {step.run_id}</Link>}</td>
+                <td>{index === 0 && <Link to={`/runs/${step.run_id}`} data-testid="step-run">run {step.run_id}</Link>}</td>
                 <td>{subset.join(', ')}</td>
-                <td className="num">
-                  {test ? (
+                <td className="num" data-testid="step-share">
+                  {test?.error ? (
+                    <span className="muted">refused: {test.error}</span>
+                  ) : test && test.share !== null ? (
                     <>
-                      {pct(test.share)} <span className="muted">[{pct(test.low)}, {pct(test.high)}]</span>
+                      {pct(test.share)} <span className="muted">[{pct(test.low ?? 0)}, {pct(test.high ?? 0)}]</span>
                     </>
                   ) : (
                     <span className="muted">running</span>
                   )}
                 </td>
-                <td>{test ? (test.closes ? 'yes' : 'no') : ''}</td>
+                <td data-testid="step-closes">{test ? (test.closes ? 'yes' : 'no') : ''}</td>
+                <td data-testid="step-verdict">
+                  {test?.verdict ? `${test.verdict.verdict} (${test.verdict.ratio.toFixed(3)}x)` : ''}
+                </td>
               </tr>
             )
           }),

@@ -1,0 +1,41 @@
+import { cleanup, render } from '@testing-library/react'
+import type { ReactNode } from 'react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import type { Step } from '../../api/attributions'
+import { StepsTable } from './StepsTable'
+
+const STEPS = [
+  {
+    step: 1, run_id: 41, subsets: [['skip-log-bin'], ['max-connections']],
+    tests: [
+      { subset: ['skip-log-bin'], share: 0.62, low: 0.41, high: 0.83, closes: false,
+        verdict: { verdict: 'improvement', ratio: 0.871 } },
+      { subset: ['max-connections'], share: null, low: null, high: null, closes: false,
+        error: "unknown variable 'max-connections'" },
+    ],
+  },
+  { step: 2, run_id: 42, subsets: [['innodb-file-per-table']] },
+] as unknown as Step[]  // prettier-ignore
+
+// react-router's own React import is not aliased to preact/compat under vitest: a plain anchor stands in.
+vi.mock('react-router-dom', () => ({
+  Link: ({ to, children, ...rest }: { to: string; children: ReactNode }) => (
+    <a href={to} {...rest}>
+      {children}
+    </a>
+  ),
+}))
+
+afterEach(cleanup)
+
+describe('StepsTable', () => {
+  it('links each step run and shows each test with its share, verdict or refusal', () => {
+    const view = render(<StepsTable steps={STEPS} />)
+    const links = view.getAllByTestId('step-run')
+    expect(links.map((a) => a.getAttribute('href'))).toEqual(['/runs/41', '/runs/42'])
+    const shares = view.getAllByTestId('step-share').map((c) => c.textContent)
+    expect(shares).toEqual(['62 % [41 %, 83 %]', "refused: unknown variable 'max-connections'", 'running'])
+    const verdicts = view.getAllByTestId('step-verdict').map((c) => c.textContent)
+    expect(verdicts).toEqual(['improvement (0.871x)', '', ''])
+  })
+})
