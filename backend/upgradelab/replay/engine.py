@@ -28,9 +28,10 @@ Why the variants take turns pass by pass and not block by block (each variant al
 then the next, "block"): a ratio compares two variants' times of one statement, and what drifts on a
 busy machine between the two (other processes, frequency, caches) is noise in it. Block by block the
 two were ~5 s apart; pass by pass, one pass (~20 ms). Measured side by side (bench/replay_resolution.py,
-A/A, one run, loaded host): the median smallest detectable change was 37 % by block, 18 % by statement
-("statement": each statement's passes on one variant, then the next) and 12 % by pass at 10 rounds x 5
-passes. The switches cost little (a SIGSTOP/SIGCONT pair; a docker pause each on docker targets).
+A/A, 20 rounds x 2 passes, one run, quiet host): the median smallest detectable change was 10.7 % by
+block, 10.0 % by statement ("statement": each statement's passes on one variant, then the next) and
+8.5 % by pass, in the same wall clock; on a loaded host 10 x 5 by block gave 37 %, by statement 18 %.
+The switches cost little (a SIGSTOP/SIGCONT pair; a docker pause each on docker targets).
 Every instance is stopped at the end, on every exit path (execution/instances.py `started`).
 """
 
