@@ -45,6 +45,15 @@ def verdict_of(client: httpx.Client, run_id: int, variant: str) -> dict[str, Any
     raise AssertionError(f"no verdict for {variant} in {comparison}")
 
 
+def start_attribution(
+    client: httpx.Client, run_id: int, variant: str, rounds: int, block: int, budget_runs: int
+) -> httpx.Response:
+    """POST /api/attributions for `variant` of run `run_id`, each step `rounds` x `block`, at most
+    `budget_runs` step runs; the answer, unchecked (201, or 409 when the gap is not decided)."""
+    body = {"run_id": run_id, "variant": variant, "rounds": rounds, "block": block}
+    return client.post("/api/attributions", json={**body, "budget_runs": budget_runs})
+
+
 def wait_attribution(client: httpx.Client, attribution_id: int, timeout_s: float = 1500) -> dict[str, Any]:
     """Poll until the attribution is final; its JSON."""
     deadline = time.monotonic() + timeout_s

@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from tests.attribution.helpers import finished_run, verdict_of, wait_attribution
+from tests.attribution.helpers import finished_run, start_attribution, verdict_of, wait_attribution
 
 MATTER = {"innodb-file-per-table": "OFF", "skip-log-bin": None}
 IRRELEVANT = {
@@ -28,10 +28,7 @@ def test_attribution_names_the_two_settings_that_matter_and_none_of_the_five(cli
     gap = verdict_of(client, run["id"], "tuned")
     assert gap["verdict"] == "improvement", gap
 
-    created = client.post(
-        "/api/attributions",
-        json={"run_id": run["id"], "variant": "tuned", "rounds": ROUNDS, "block": BLOCK, "budget_runs": 14},
-    )
+    created = start_attribution(client, run["id"], "tuned", ROUNDS, BLOCK, budget_runs=14)
     assert created.status_code == 201, created.text
     started = created.json()
     assert {c["name"] for c in started["candidates"]} == set(MATTER) | set(IRRELEVANT)

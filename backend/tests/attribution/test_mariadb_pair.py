@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.attribution.helpers import finished_run, verdict_of, wait_attribution
+from tests.attribution.helpers import finished_run, start_attribution, verdict_of, wait_attribution
 
 ROUNDS, BLOCK, BUDGET = 6, 10, 6
 
@@ -20,16 +20,7 @@ def test_mariadb_10_11_to_11_8_is_attributed_with_its_evidence(client: httpx.Cli
     ]
     run = finished_run(client, variants, ROUNDS, BLOCK, max_rounds=12)
     gap = verdict_of(client, run["id"], "11.8")
-    created = client.post(
-        "/api/attributions",
-        json={
-            "run_id": run["id"],
-            "variant": "11.8",
-            "rounds": ROUNDS,
-            "block": BLOCK,
-            "budget_runs": BUDGET,
-        },
-    )
+    created = start_attribution(client, run["id"], "11.8", ROUNDS, BLOCK, BUDGET)
     if gap["verdict"] not in ("regression", "improvement"):
         assert created.status_code == 409, created.text  # nothing to explain: refused, never guessed
         pytest.skip(f"no decided gap between 10.11 and 11.8 on this host: {gap}")

@@ -33,7 +33,7 @@ import pytest
 from sqlalchemy import delete, select
 
 from tests import ports
-from tests.attribution.helpers import finished_run, verdict_of, wait_attribution
+from tests.attribution.helpers import finished_run, start_attribution, verdict_of, wait_attribution
 from tests.conftest import SERVER_DIR
 from upgradelab.db import sync_session
 from upgradelab.targets.models import Target
@@ -120,16 +120,7 @@ def test_a_gap_no_candidate_explains_ends_unexplained_naming_no_setting(
         run = finished_run(client, variants, ROUNDS, BLOCK, max_rounds=12)
         gap = verdict_of(client, run["id"], "slow host")
         print("origin gap:", gap["ratio"], [gap["low"], gap["high"]], gap["verdict"], gap["rounds"], "rounds")
-        created = client.post(
-            "/api/attributions",
-            json={
-                "run_id": run["id"],
-                "variant": "slow host",
-                "rounds": ROUNDS,
-                "block": BLOCK,
-                "budget_runs": BUDGET,
-            },
-        )
+        created = start_attribution(client, run["id"], "slow host", ROUNDS, BLOCK, BUDGET)
         if gap["verdict"] != "regression":
             # a host too noisy to decide even this gap: nothing to explain, refused (never guessed)
             assert gap["verdict"] == "improvement" or created.status_code == 409, created.text
