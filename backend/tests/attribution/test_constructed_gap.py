@@ -17,6 +17,9 @@ IRRELEVANT = {
     "thread-cache-size": "20",
 }
 ROUNDS, BLOCK = 6, 10
+# the origin run is extended while its verdict is open: 12 rounds left it undecided once on a busy CI
+# host (0.75x [0.39, 1.42]); the attribution needs a decided gap
+MAX_ROUNDS = 24
 
 
 def test_attribution_names_the_two_settings_that_matter_and_none_of_the_five(client: httpx.Client) -> None:
@@ -24,7 +27,7 @@ def test_attribution_names_the_two_settings_that_matter_and_none_of_the_five(cli
         {"target": "mysql-9.7", "name": "default"},
         {"target": "mysql-9.7", "name": "tuned", "options": {**MATTER, **IRRELEVANT}},
     ]
-    run = finished_run(client, variants, ROUNDS, BLOCK, max_rounds=12)
+    run = finished_run(client, variants, ROUNDS, BLOCK, max_rounds=MAX_ROUNDS)
     gap = verdict_of(client, run["id"], "tuned")
     assert gap["verdict"] == "improvement", gap
 

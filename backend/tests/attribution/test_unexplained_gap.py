@@ -86,10 +86,25 @@ def slowed(target: str) -> Iterator[None]:
     finally:
         done.set()
         worker.join(timeout=10)
+        _remove(group)
+
+
+def _remove(group: Path, timeout_s: float = 30) -> None:
+    """Move what is left in `group` back to the root cgroup and remove it. A server killed at its run's
+    end stays in its cgroup as a zombie until its parent reaps it (it cannot be moved), and rmdir
+    says EBUSY meanwhile: retried until `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while True:
         for pid in (group / "cgroup.procs").read_text().split():
             with contextlib.suppress(OSError):
                 (CPU_CGROUPS / "cgroup.procs").write_text(f"{pid}\n")
-        group.rmdir()
+        try:
+            group.rmdir()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
 
 
 @pytest.fixture

@@ -4,12 +4,35 @@ with the schedule and the variables diff, and the same for a charset-oltp run pe
 
 import re
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, Response, expect
 
 from tests.results.synthetic import SyntheticVariant, insert_run
 from upgradelab.db import sync_session
 
 RATIO = re.compile(r"^\d+\.\d{3}x \[\d+\.\d{3}, \d+\.\d{3}\]$")
+# Twice in CI (2 cores shared with the other worker's servers) a verdict table had no rows after the
+# default 5 s: the first wait on the API's answers gets longer, and says what the API answered.
+LOADED_S = 30
+
+
+def expect_rows(rows: Locator, count: int, answers: list[str]) -> None:
+    """Wait up to LOADED_S for `count` rows; on failure, name the API answers the page got."""
+    try:
+        expect(rows).to_have_count(count, timeout=LOADED_S * 1000)
+    except AssertionError as failed:
+        raise AssertionError(f"{failed}\nAPI answers: {answers}") from failed
+
+
+def api_answers(page: Page) -> list[str]:
+    """'<status> <url>' of every /api/ response the page gets from now on."""
+    answers: list[str] = []
+
+    def seen(response: Response) -> None:
+        if "/api/" in response.url:
+            answers.append(f"{response.status} {response.url}")
+
+    page.on("response", seen)
+    return answers
 
 
 def test_run_page_shows_rounds_verdicts_floor_and_context(page: Page) -> None:
@@ -23,12 +46,14 @@ def test_run_page_shows_rounds_verdicts_floor_and_context(page: Page) -> None:
     with sync_session() as session:
         # own noise 1 %: the A/A interval fits inside the 5 % threshold (the trimmed interval is wide at 7)
         run_id = insert_run(session, variants, rounds=7, block=2, seed=21, own_noise=0.01)
+    answers = api_answers(page)
     page.goto(f"/runs/{run_id}")
     verdicts = page.get_by_test_id("run-verdicts")
-    expect(verdicts.get_by_test_id("rounds-chart")).to_have_attribute("data-rounds", "7")
-    assert page.locator("[data-testid=rounds-chart] .recharts-line").count() == 3
     rows = verdicts.get_by_test_id("comparison-row")
-    expect(rows).to_have_count(3)
+    expect_rows(rows, 3, answers)
+    expect(verdicts.get_by_test_id("rounds-chart")).to_have_attribute("data-rounds", "7")
+    # Recharts draws its lines once ResponsiveContainer has measured its width: wait for them
+    expect(page.locator("[data-testid=rounds-chart] .recharts-line")).to_have_count(3)
     redo = rows.nth(1)
     expect(redo.get_by_test_id("ratio")).to_have_text(RATIO)
     expect(redo.get_by_test_id("verdict")).to_have_text("improvement")
@@ -54,9 +79,10 @@ def test_charset_oltp_verdicts_are_per_thread_count_on_tps_and_p95(page: Page) -
         run_id = insert_run(
             session, variants, rounds=5, workload="charset-oltp", groups=("threads=1", "threads=2"), seed=8
         )
+    answers = api_answers(page)
     page.goto(f"/runs/{run_id}")
     rows = page.get_by_test_id("run-verdicts").get_by_test_id("comparison-row")
-    expect(rows).to_have_count(8)  # 2 variants x 2 thread counts x (tps, p95_ms)
+    expect_rows(rows, 8, answers)  # 2 variants x 2 thread counts x (tps, p95_ms)
     tps = page.locator(
         "[data-testid=comparison-row][data-key$=':1'][data-group='threads=2'][data-metric=tps]"
     )
