@@ -1,7 +1,8 @@
 """Consecutive iterations of one block read the probes once each: the previous iteration's
 after-readings are the next one's before-readings (probes/probe_set.py `around(after_previous=True)`),
 never across a raised iteration, and never unless the run loop asks (a block's first iteration, a
-restart)."""
+restart). A probe of cadence "block" is read at a block's start and end only, its delta (the whole
+block's) given with the block's last iteration."""
 
 from typing import Any, ClassVar
 
@@ -16,6 +17,7 @@ class Counter:
     """A probe whose reading is a counter that grows by 10 each read (a cumulative server counter)."""
 
     name: ClassVar[str] = "counter"
+    cadence: ClassVar[str] = "iteration"
 
     def __init__(self) -> None:
         self.reads = 0
@@ -68,3 +70,41 @@ def test_nothing_is_carried_past_an_iteration_that_raised() -> None:
     # 1: reads 1, 2; 2: before carried (2), raised before its after-read; 3: reads 3 and 4 afresh
     assert [first.measurements[0].value, third.measurements[0].value] == [10.0, 10.0]
     assert counter.reads == 4
+
+
+class BlockCounter(Counter):
+    """The same counter, read per block (as the mutex waits are)."""
+
+    name: ClassVar[str] = "block_counter"
+    cadence: ClassVar[str] = "block"
+
+
+def _block_run(block_ends: list[bool], probes: ProbeSet) -> list[dict[str, float | None]]:
+    """One block: the first iteration reads afresh, the others chain; each iteration's deltas by probe."""
+    measured = []
+    for number, block_end in enumerate(block_ends, start=1):
+        with probes.around(number, after_previous=number > 1, block_end=block_end) as one:
+            pass
+        measured.append({m.probe: m.value for m in one.measurements})
+    return measured
+
+
+def test_a_block_probe_is_read_at_the_block_start_and_end_and_gives_the_whole_block_once() -> None:
+    counter, block = Counter(), BlockCounter()
+    probes = ProbeSet(None, [counter, block], {})  # type: ignore[arg-type]  # the counters read no connection
+    measured = _block_run([False, False, False, True], probes)
+    assert [m.get("counter") for m in measured] == [10.0] * 4
+    assert [m.get("block_counter") for m in measured] == [None, None, None, 10.0]
+    assert (counter.reads, block.reads) == (5, 2)
+    # the next block starts afresh: its own start reading, its own delta
+    measured = _block_run([False, True], probes)
+    assert [m.get("block_counter") for m in measured] == [None, 10.0]
+    assert block.reads == 4
+
+
+def test_a_block_probe_read_every_iteration_when_each_ends_its_block() -> None:
+    block = BlockCounter()
+    probes = ProbeSet(None, [block], {})  # type: ignore[arg-type]
+    measured = _block_run([True, True, True], probes)
+    assert [m.get("block_counter") for m in measured] == [10.0, 10.0, 10.0]
+    assert block.reads == 4

@@ -24,9 +24,15 @@ class Measurement:
 
 
 class Probe(Protocol):
-    """One probe. `check` raises ProbeUnavailable; `read` returns an opaque reading; `delta` compares two."""
+    """One probe. `check` raises ProbeUnavailable; `read` returns an opaque reading; `delta` compares two.
+
+    `cadence` "iteration": read around every iteration (its deltas are per iteration); "block": read
+    at the start and the end of a block only, its delta (the whole block's) stored with the block's
+    last iteration, for counters only ever summed over iterations and costly to read (ProbeSet.around).
+    """
 
     name: ClassVar[str]
+    cadence: ClassVar[str]
 
     def check(self, probe_connection: ServerConnection, workload_thread_id: int | None) -> None:
         """Raise ProbeUnavailable (with the reason) if this server cannot give the probe."""

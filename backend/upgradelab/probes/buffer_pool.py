@@ -35,6 +35,7 @@ class BufferPoolProbe:
     """
 
     name: ClassVar[str] = "buffer_pool"
+    cadence: ClassVar[str] = "iteration"
 
     def check(self, probe_connection: ServerConnection, workload_thread_id: int | None) -> None:
         """Raise ProbeUnavailable naming any counter this server's SHOW GLOBAL STATUS lacks."""

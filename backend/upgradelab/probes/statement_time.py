@@ -25,6 +25,7 @@ class StatementTimeProbe:
     """
 
     name: ClassVar[str] = "statement_time"
+    cadence: ClassVar[str] = "iteration"
 
     def __init__(self) -> None:
         self.thread_id: int | None = None

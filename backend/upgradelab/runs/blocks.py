@@ -133,8 +133,12 @@ def run_block(variant: OpenVariant, group: str, iterations: int) -> Iterator[Don
             _restart(variant)
         variant.groups_seen.add(group)
         number = variant.done + 1
-        # inside a block the previous iteration's after-readings are this one's before-readings
-        with variant.probes.around(number, after_previous=index > 0 and not restarted) as measured:
+        # inside a block the previous iteration's after-readings are this one's before-readings;
+        # per-block probes (mutex waits) are read again where the next iteration restarts or none follows
+        block_end = index == iterations - 1 or restart_before(job.policy, False, False)
+        with variant.probes.around(
+            number, after_previous=index > 0 and not restarted, block_end=block_end
+        ) as measured:
             timings = job.workload.iteration(variant.server, number, group)
         variant.done = number
         yield Done(number, timings, measured.measurements)
