@@ -8,6 +8,8 @@ export const attributionsApi = {
   get: (id: number) => unwrap(sdk.getAttribution({ path: { attribution_id: id } })),
   cancel: (id: number) => unwrap(sdk.cancelAttribution({ path: { attribution_id: id } })),
   share: (id: number) => unwrap(sdk.shareAttribution({ path: { attribution_id: id } })),
+  /** Read-only, without sign-in (a share link). */
+  shared: (token: string) => unwrap(sdk.sharedAttribution({ path: { token } })),
 }
 
 /** An attribution's final statuses: polling stops there. */
