@@ -12,6 +12,9 @@ export const attributionsApi = {
   shared: (token: string) => unwrap(sdk.sharedAttribution({ path: { token } })),
 }
 
+/** The UI address of a share link (App.tsx's public routes): what the upgrade lead opens. */
+export const attributionSharePath = (token: string) => `/share/attributions/${token}`
+
 /** An attribution's final statuses: polling stops there. */
 export const FINAL_ATTRIBUTION_STATUSES: readonly string[] = ['succeeded', 'failed', 'cancelled']
 

@@ -1,12 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useParams } from 'react-router-dom'
-import { attributionsApi, FINAL_ATTRIBUTION_STATUSES } from '../../api/attributions'
+import { attributionSharePath, attributionsApi, FINAL_ATTRIBUTION_STATUSES } from '../../api/attributions'
 import { AttributionView } from '../../components/attribution/AttributionView'
 import { ErrorBox } from '../../components/ErrorBox'
 import { attributionQuery } from '../../queries/attributions'
 
 /** /attributions/:id: which changed settings explain a variant's gap, step by step, with the result; its
- * cancel, exports and share link. */
+ * cancel, exports and share link (the read-only view at /share/attributions/:token). */
 export function AttributionPage() {
   const { id = '' } = useParams()
   const queryClient = useQueryClient()
@@ -26,6 +26,7 @@ export function AttributionPage() {
     )
   const final = FINAL_ATTRIBUTION_STATUSES.includes(data.status)
   const token = share.data?.share_token ?? data.share_token
+  const sharePath = token ? attributionSharePath(token) : null
   return (
     <div className="page">
       <AttributionView
@@ -46,7 +47,13 @@ export function AttributionPage() {
               <button type="button" className="btn btn-secondary btn-small" data-testid="attribution-share-button" onClick={() => share.mutate()}>
                 Share
               </button>{' '}
-              {token && <code data-testid="attribution-share">/api/public/attributions/{token}</code>}
+              {sharePath && (
+                // A plain anchor, not a router Link: the share view lives outside the signed-in layout.
+                <a href={sharePath} data-testid="attribution-share">
+                  {window.location.origin}
+                  {sharePath}
+                </a>
+              )}
             </p>
             <ErrorBox error={cancel.error ?? share.error} />
           </>
