@@ -23,6 +23,10 @@ const TargetPage = page(() => import('./pages/TargetPage/TargetPage'), 'TargetPa
 const TargetsPage = page(() => import('./pages/TargetsPage/TargetsPage'), 'TargetsPage')
 const PoolsPage = page(() => import('./pages/PoolsPage/PoolsPage'), 'PoolsPage')
 const AttributionPage = page(() => import('./pages/AttributionPage/AttributionPage'), 'AttributionPage')
+const AttributionSharePage = page(
+  () => import('./pages/AttributionSharePage/AttributionSharePage'),
+  'AttributionSharePage',
+)
 
 const loading = <p className="muted page">Loading…</p>
 
@@ -46,6 +50,7 @@ export function App() {
         <Suspense fallback={loading}>
           <Routes>
             <Route path="/share/:token" element={<SharePage />} />
+            <Route path="/share/attributions/:token" element={<AttributionSharePage />} />
           </Routes>
         </Suspense>
       </main>

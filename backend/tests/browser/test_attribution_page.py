@@ -8,6 +8,9 @@
    reported by attribution/report.py, then stored in its row as the runner would: each step is a
    linked run with its verdict, the contributions with intervals, the unexplained remainder, the
    option lines, CSV/JSON exports that answer and the share link that answers without signing in.
+3. That share link in a signed-out browser: the read-only page shows the status, the bars with their
+   intervals, the remainder, the option lines and the steps, with no cancel or share and no link to a
+   signed-in page; a made-up token says the link does not work.
 """
 
 import csv
@@ -18,7 +21,7 @@ import time
 from typing import Any
 
 import httpx
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import select
 
 from tests.results.synthetic import SyntheticVariant, insert_run
@@ -63,6 +66,17 @@ def _synthetic_run(variants: list[dict[str, Any]], shifts: list[float], seed: in
         session.commit()
         store_summary_in(session, run_id)
     return run_id
+
+
+def _share(page: Page) -> str:
+    """Press Share on the open attribution page: the UI address it shows (/share/attributions/<token>),
+    a link whose text is the whole URL."""
+    page.get_by_test_id("attribution-share-button").click()
+    link = page.get_by_test_id("attribution-share")
+    expect(link).to_have_attribute("href", re.compile(r"^/share/attributions/[A-Za-z0-9_-]{32}$"))
+    path = link.get_attribute("href") or ""
+    expect(link).to_have_text(page.evaluate("location.origin") + path)
+    return path
 
 
 def _pct(x: float) -> str:
@@ -255,11 +269,9 @@ def test_finished_attribution_shows_steps_contributions_remainder_lines_exports_
     assert whole.json()["id"] == attribution_id and whole.json()["result"]["set"] == result["set"]
 
     # the share link answers without signing in; the attribution itself does not
-    page.get_by_test_id("attribution-share-button").click()
-    shared = page.get_by_test_id("attribution-share")
-    expect(shared).to_have_text(re.compile(r"^/api/public/attributions/[A-Za-z0-9_-]{32}$"))
+    path = _share(page)
     with httpx.Client(base_url=api, timeout=30) as anonymous:
-        answer = anonymous.get(shared.inner_text())
+        answer = anonymous.get(f"/api/public/attributions/{path.rsplit('/', 1)[1]}")
         assert answer.status_code == 200
         assert answer.json()["id"] == attribution_id and answer.json()["result"] == result
         assert anonymous.get(f"/api/attributions/{attribution_id}").status_code == 401
@@ -270,3 +282,53 @@ def test_finished_attribution_shows_steps_contributions_remainder_lines_exports_
     expect(page.get_by_test_id("run-verdicts").get_by_test_id("comparison-row")).to_have_count(
         2 + len(done[0]["subsets"])
     )
+
+
+def test_a_shared_attribution_opens_read_only_in_a_signed_out_browser(
+    browser: Browser, page: Page, api: str
+) -> None:
+    attribution_id, result, done = _finished_attribution()
+    page.goto(f"/attributions/{attribution_id}")
+    expect(page.get_by_test_id("attribution-status")).to_have_text("succeeded")
+    path = _share(page)
+
+    stranger = browser.new_context(base_url=api)  # no cookie: not signed in
+    try:
+        shared = stranger.new_page()
+        assert shared.request.get(f"/api/attributions/{attribution_id}").status == 401
+        shared.goto(path)
+        expect(shared.get_by_test_id("share-page")).to_contain_text("Shared read-only view")
+        expect(shared.get_by_test_id("login-page")).to_have_count(0)
+        expect(shared.get_by_role("heading", level=1)).to_have_text("Explain the gap: tuned against default")
+        expect(shared.get_by_test_id("attribution-status")).to_have_text("succeeded")
+        expect(shared.get_by_test_id("attribution-outcome")).to_have_attribute("data-outcome", "explained")
+        bars = shared.get_by_test_id("contribution")
+        expect(bars).to_have_count(len(result["members"]))
+        for index, member in enumerate(result["members"]):
+            expect(bars.nth(index)).to_have_attribute("data-name", member["name"])
+            expect(bars.nth(index).get_by_test_id("contribution-text")).to_have_text(
+                f"{_pct(member['contribution'])} of the gap [{_pct(member['low'])}, {_pct(member['high'])}]"
+            )
+        expect(shared.get_by_test_id("unexplained")).to_contain_text(_pct(result["unexplained"]))
+        expect(shared.get_by_test_id("attribution-lines")).to_have_text("\n".join(result["lines"]))
+        expect(shared.get_by_test_id("attribution-step")).to_have_count(
+            sum(len(step["tests"]) for step in done)
+        )
+
+        # read-only: no cancel or share, runs named but not linked (their pages need a sign-in)
+        runs = shared.get_by_test_id("step-run")
+        expect(runs).to_have_text([f"run {step['run_id']}" for step in done])
+        expect(shared.locator("a[href^='/runs/'], a[href^='/attributions/']")).to_have_count(0)
+        expect(shared.locator("[data-testid=step-run][href]")).to_have_count(0)
+        expect(shared.get_by_test_id("attribution-cancel")).to_have_count(0)
+        expect(shared.get_by_test_id("attribution-share-button")).to_have_count(0)
+        # its one export is the public JSON, which answers signed out
+        whole = shared.request.get(shared.get_by_test_id("attribution-json").get_attribute("href") or "")
+        assert whole.status == 200 and whole.json()["result"] == result
+
+        shared.goto("/share/attributions/made-up-token")
+        expect(shared.get_by_test_id("share-error")).to_contain_text("This link does not work")
+        expect(shared.get_by_test_id("share-error")).to_contain_text("not found")
+        expect(shared.get_by_test_id("attribution-status")).to_have_count(0)
+    finally:
+        stranger.close()

@@ -8,7 +8,12 @@ export const attributionsApi = {
   get: (id: number) => unwrap(sdk.getAttribution({ path: { attribution_id: id } })),
   cancel: (id: number) => unwrap(sdk.cancelAttribution({ path: { attribution_id: id } })),
   share: (id: number) => unwrap(sdk.shareAttribution({ path: { attribution_id: id } })),
+  /** Read-only, without sign-in (a share link). */
+  shared: (token: string) => unwrap(sdk.sharedAttribution({ path: { token } })),
 }
+
+/** The UI address of a share link (App.tsx's public routes): what the upgrade lead opens. */
+export const attributionSharePath = (token: string) => `/share/attributions/${token}`
 
 /** An attribution's final statuses: polling stops there. */
 export const FINAL_ATTRIBUTION_STATUSES: readonly string[] = ['succeeded', 'failed', 'cancelled']

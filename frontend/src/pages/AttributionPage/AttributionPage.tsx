@@ -1,136 +1,64 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { Link, useParams } from 'react-router-dom'
-import {
-  attributionsApi,
-  FINAL_ATTRIBUTION_STATUSES,
-  type AttributionResult,
-  type Step,
-} from '../../api/attributions'
+import { useParams } from 'react-router-dom'
+import { attributionSharePath, attributionsApi, FINAL_ATTRIBUTION_STATUSES } from '../../api/attributions'
+import { AttributionView } from '../../components/attribution/AttributionView'
 import { ErrorBox } from '../../components/ErrorBox'
-import { ContributionBars } from './ContributionBars'
-import { StepsTable } from './StepsTable'
+import { attributionQuery } from '../../queries/attributions'
 
-const OUTCOME_TEXT: Record<string, string> = {
-  explained: 'These settings explain the gap',
-  unexplained: 'No candidate explains the gap',
-  'out of budget': 'Out of budget: what was found so far',
-  'no candidates': 'No setting differs that could be tested',
-}
-
-/** /attributions/:id: which changed settings explain a variant's gap, step by step, with the result. */
+/** /attributions/:id: which changed settings explain a variant's gap, step by step, with the result; its
+ * cancel, exports and share link (the read-only view at /share/attributions/:token). */
 export function AttributionPage() {
   const { id = '' } = useParams()
   const queryClient = useQueryClient()
-  const key = ['attribution', Number(id)] as const
-  const found = useQuery({
-    queryKey: key,
-    queryFn: () => attributionsApi.get(Number(id)),
-    refetchInterval: (q) => (q.state.data && FINAL_ATTRIBUTION_STATUSES.includes(q.state.data.status) ? false : 2000),
-  })
+  const query = attributionQuery(Number(id))
+  const found = useQuery(query)
   const cancel = useMutation({
     mutationFn: () => attributionsApi.cancel(Number(id)),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: key }),
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: query.queryKey }),
   })
   const share = useMutation({ mutationFn: () => attributionsApi.share(Number(id)) })
   const data = found.data
-  if (!data) return <div className="page"><ErrorBox error={found.error} /></div>
-  const result = data.result as unknown as AttributionResult | null
-  const steps = data.steps as unknown as Step[]
-  const progress = data.progress as { phase?: string; runs_done?: number; minutes?: number; message?: string } | null
+  if (!data)
+    return (
+      <div className="page">
+        <ErrorBox error={found.error} />
+      </div>
+    )
   const final = FINAL_ATTRIBUTION_STATUSES.includes(data.status)
   const token = share.data?.share_token ?? data.share_token
-  const gap = data.gap as { ratio?: number; low?: number; high?: number; verdict?: string } | null
+  const sharePath = token ? attributionSharePath(token) : null
   return (
     <div className="page">
-      <div className="page-header">
-        <h1>
-          Explain the gap: {data.variant} against {data.baseline}
-        </h1>
-        <span className={`badge badge-${data.status}`} data-testid="attribution-status">
-          {data.status}
-        </span>
-        {!final && (
-          <button type="button" className="btn btn-danger" data-testid="attribution-cancel" disabled={cancel.isPending} onClick={() => cancel.mutate()}>
-            Cancel
-          </button>
-        )}
-      </div>
-      <p className="muted">
-        From <Link to={`/runs/${data.run_id}`}>run {data.run_id}</Link>
-        {gap?.ratio !== undefined && (
+      <AttributionView
+        attribution={data}
+        linkRuns
+        actions={
+          !final && (
+            <button type="button" className="btn btn-danger" data-testid="attribution-cancel" disabled={cancel.isPending} onClick={() => cancel.mutate()}>
+              Cancel
+            </button>
+          )
+        }
+        tools={
           <>
-            {' '}
-            ({data.metric}
-            {data.group ? `, ${data.group}` : ''}: {gap.ratio.toFixed(3)}x [{gap.low?.toFixed(3)}, {gap.high?.toFixed(3)}], {gap.verdict})
+            <p className="muted">
+              Export <a href={`/api/attributions/${data.id}/export?format=csv`} data-testid="attribution-csv">CSV</a> ·{' '}
+              <a href={`/api/attributions/${data.id}/export?format=json`} data-testid="attribution-json">JSON</a> ·{' '}
+              <button type="button" className="btn btn-secondary btn-small" data-testid="attribution-share-button" onClick={() => share.mutate()}>
+                Share
+              </button>{' '}
+              {sharePath && (
+                // A plain anchor, not a router Link: the share view lives outside the signed-in layout.
+                <a href={sharePath} data-testid="attribution-share">
+                  {window.location.origin}
+                  {sharePath}
+                </a>
+              )}
+            </p>
+            <ErrorBox error={cancel.error ?? share.error} />
           </>
-        )}
-        . A set explains the gap when giving the variant the baseline&apos;s values for it closes at least{' '}
-        {Math.round(data.target_share * 100)} % of the log-ratio gap. Each step is an interleaved run of {data.rounds} rounds
-        of {data.block} iterations. Budget: {data.budget_runs} runs, {data.budget_minutes} minutes.{' '}
-        Export <a href={`/api/attributions/${data.id}/export?format=csv`} data-testid="attribution-csv">CSV</a> ·{' '}
-        <a href={`/api/attributions/${data.id}/export?format=json`} data-testid="attribution-json">JSON</a> ·{' '}
-        <button type="button" className="btn btn-secondary btn-small" data-testid="attribution-share-button" onClick={() => share.mutate()}>
-          Share
-        </button>{' '}
-        {token && <code data-testid="attribution-share">/api/public/attributions/{token}</code>}
-      </p>
-      <ErrorBox error={cancel.error ?? share.error} />
-      {progress && !final && (
-        <p data-testid="attribution-progress">
-          {progress.runs_done ?? 0} of {data.budget_runs} runs, {progress.minutes ?? 0} min: {progress.message ?? progress.phase}
-        </p>
-      )}
-      {data.error && <p className="notice">{data.error}</p>}
-      {result && (
-        <section data-testid="attribution-result">
-          <h2 data-testid="attribution-outcome" data-outcome={result.outcome}>
-            {OUTCOME_TEXT[result.outcome] ?? result.outcome}
-          </h2>
-          <ContributionBars result={result} />
-          {result.lines.length > 0 && (
-            <>
-              <p>To reproduce the baseline&apos;s behaviour on the variant:</p>
-              <pre data-testid="attribution-lines">{result.lines.join('\n')}</pre>
-            </>
-          )}
-          {(result.refused ?? []).length > 0 && (
-            <ul data-testid="attribution-refused">
-              {(result.refused ?? []).map((r) => (
-                <li key={r.name}>
-                  {r.name}: refused by the server during the search, left out: <code>{r.reason}</code>
-                </li>
-              ))}
-            </ul>
-          )}
-          <p className="muted">
-            {result.runs} runs, {result.minutes} minutes
-            {!result.complete && ' (stopped before the search ended)'}.
-          </p>
-        </section>
-      )}
-      <h2>Steps</h2>
-      <StepsTable steps={steps} />
-      <h2>Candidates</h2>
-      <ul data-testid="attribution-candidates">
-        {data.candidates.map((c) => (
-          <li key={String(c.name)}>
-            {String(c.name)}: {String(c.baseline ?? '(none)')} → {String(c.variant ?? '(none)')}
-            {c.known ? <span className="muted"> ({String(c.known)})</span> : null}
-          </li>
-        ))}
-      </ul>
-      {data.untestable.length > 0 && (
-        <details>
-          <summary>Cannot be tested ({data.untestable.length})</summary>
-          <ul data-testid="attribution-untestable">
-            {data.untestable.map((u) => (
-              <li key={String(u.name)}>
-                {String(u.name)}: {String(u.reason)}
-              </li>
-            ))}
-          </ul>
-        </details>
-      )}
+        }
+      />
     </div>
   )
 }

@@ -13,9 +13,10 @@ interface TestRow {
   error?: string | null
 }
 
-/** Every step run, linked, with the share of the gap each tested subset closed, whether it closes it and
- * the test's verdict against the variant as it is (a subset the server refused: its error). */
-export function StepsTable({ steps }: { steps: Step[] }) {
+/** Every step run with the share of the gap each tested subset closed, whether it closes it and the
+ * test's verdict against the variant as it is (a subset the server refused: its error). `linkRuns`: each
+ * step's run links to its page (signed in); a share link's reader cannot open runs, so there it is text. */
+export function StepsTable({ steps, linkRuns = true }: { steps: Step[]; linkRuns?: boolean }) {
   if (steps.length === 0) return <p className="muted">No step has run yet.</p>
   return (
     <table className="data-table" data-testid="attribution-steps">
@@ -36,7 +37,16 @@ export function StepsTable({ steps }: { steps: Step[] }) {
             return (
               <tr key={`${step.step}-${index}`} data-testid="attribution-step" data-run-id={step.run_id}>
                 <td>{index === 0 ? step.step : ''}</td>
-                <td>{index === 0 && <Link to={`/runs/${step.run_id}`} data-testid="step-run">run {step.run_id}</Link>}</td>
+                <td>
+                  {index === 0 &&
+                    (linkRuns ? (
+                      <Link to={`/runs/${step.run_id}`} data-testid="step-run">
+                        run {step.run_id}
+                      </Link>
+                    ) : (
+                      <span data-testid="step-run">run {step.run_id}</span>
+                    ))}
+                </td>
                 <td>{subset.join(', ')}</td>
                 <td className="num" data-testid="step-share">
                   {test?.error ? (

@@ -1,0 +1,126 @@
+import type { ReactNode } from 'react'
+import { Link } from 'react-router-dom'
+import { FINAL_ATTRIBUTION_STATUSES, type AttributionResult, type Step } from '../../api/attributions'
+import type { AttributionRead } from '../../client'
+import { ContributionBars } from './ContributionBars'
+import { StepsTable } from './StepsTable'
+
+const OUTCOME_TEXT: Record<string, string> = {
+  explained: 'These settings explain the gap',
+  unexplained: 'No candidate explains the gap',
+  'out of budget': 'Out of budget: what was found so far',
+  'no candidates': 'No setting differs that could be tested',
+}
+
+interface Props {
+  attribution: AttributionRead
+  /** Link the origin run and each step run to their pages: signed in only (a share link's reader
+   * cannot open them, so there the run ids are text). */
+  linkRuns: boolean
+  /** Beside the status (the signed-in page's Cancel). */
+  actions?: ReactNode
+  /** After the description: exports, the share link, their errors. */
+  tools?: ReactNode
+}
+
+/** One attribution as the signed-in page and its share link show it: status, the origin gap, progress,
+ * the result (contributions with intervals, the unexplained remainder, the option lines), the steps
+ * and the candidates. Actions and links to signed-in pages come from the page that shows it. */
+export function AttributionView({ attribution: data, linkRuns, actions, tools }: Props) {
+  const result = data.result as unknown as AttributionResult | null
+  const steps = data.steps as unknown as Step[]
+  const progress = data.progress as { phase?: string; runs_done?: number; minutes?: number; message?: string } | null
+  const final = FINAL_ATTRIBUTION_STATUSES.includes(data.status)
+  const gap = data.gap as { ratio?: number; low?: number; high?: number; verdict?: string } | null
+  const origin = `run ${data.run_id}`
+  return (
+    <>
+      <div className="page-header">
+        <h1>
+          Explain the gap: {data.variant} against {data.baseline}
+        </h1>
+        <span className={`badge badge-${data.status}`} data-testid="attribution-status">
+          {data.status}
+        </span>
+        {actions}
+      </div>
+      <p className="muted">
+        From{' '}
+        {linkRuns ? (
+          <Link to={`/runs/${data.run_id}`} data-testid="attribution-run">
+            {origin}
+          </Link>
+        ) : (
+          <span data-testid="attribution-run">{origin}</span>
+        )}
+        {gap?.ratio !== undefined && (
+          <>
+            {' '}
+            ({data.metric}
+            {data.group ? `, ${data.group}` : ''}: {gap.ratio.toFixed(3)}x [{gap.low?.toFixed(3)}, {gap.high?.toFixed(3)}], {gap.verdict})
+          </>
+        )}
+        . A set explains the gap when giving the variant the baseline&apos;s values for it closes at least{' '}
+        {Math.round(data.target_share * 100)} % of the log-ratio gap. Each step is an interleaved run of {data.rounds} rounds
+        of {data.block} iterations. Budget: {data.budget_runs} runs, {data.budget_minutes} minutes.
+      </p>
+      {tools}
+      {progress && !final && (
+        <p data-testid="attribution-progress">
+          {progress.runs_done ?? 0} of {data.budget_runs} runs, {progress.minutes ?? 0} min: {progress.message ?? progress.phase}
+        </p>
+      )}
+      {data.error && <p className="notice">{data.error}</p>}
+      {result && (
+        <section data-testid="attribution-result">
+          <h2 data-testid="attribution-outcome" data-outcome={result.outcome}>
+            {OUTCOME_TEXT[result.outcome] ?? result.outcome}
+          </h2>
+          <ContributionBars result={result} />
+          {result.lines.length > 0 && (
+            <>
+              <p>To reproduce the baseline&apos;s behaviour on the variant:</p>
+              <pre data-testid="attribution-lines">{result.lines.join('\n')}</pre>
+            </>
+          )}
+          {(result.refused ?? []).length > 0 && (
+            <ul data-testid="attribution-refused">
+              {(result.refused ?? []).map((r) => (
+                <li key={r.name}>
+                  {r.name}: refused by the server during the search, left out: <code>{r.reason}</code>
+                </li>
+              ))}
+            </ul>
+          )}
+          <p className="muted">
+            {result.runs} runs, {result.minutes} minutes
+            {!result.complete && ' (stopped before the search ended)'}.
+          </p>
+        </section>
+      )}
+      <h2>Steps</h2>
+      <StepsTable steps={steps} linkRuns={linkRuns} />
+      <h2>Candidates</h2>
+      <ul data-testid="attribution-candidates">
+        {data.candidates.map((c) => (
+          <li key={String(c.name)}>
+            {String(c.name)}: {String(c.baseline ?? '(none)')} → {String(c.variant ?? '(none)')}
+            {c.known ? <span className="muted"> ({String(c.known)})</span> : null}
+          </li>
+        ))}
+      </ul>
+      {data.untestable.length > 0 && (
+        <details>
+          <summary>Cannot be tested ({data.untestable.length})</summary>
+          <ul data-testid="attribution-untestable">
+            {data.untestable.map((u) => (
+              <li key={String(u.name)}>
+                {String(u.name)}: {String(u.reason)}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </>
+  )
+}

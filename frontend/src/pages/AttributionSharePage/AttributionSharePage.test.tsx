@@ -1,0 +1,90 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { cleanup, render, waitFor } from '@testing-library/react'
+import type { ReactNode } from 'react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import type { AttributionRead } from '../../client'
+import { AttributionSharePage } from './AttributionSharePage'
+
+const member = (name: string, contribution: number) => ({
+  name, known: null, baseline: null, variant: null, lines: [], alone: null,
+  contribution, low: contribution - 0.1, high: contribution + 0.1,
+})  // prettier-ignore
+
+// A finished attribution as GET /api/public/attributions/{token} answers it: two step runs (41, 42).
+const SHARED: AttributionRead = {
+  id: 3, run_id: 40, variant: 'tuned', baseline: 'default', status: 'succeeded', error: null, group: '',
+  metric: 'seconds', target_share: 0.8, rounds: 7, block: 2, budget_runs: 12, budget_minutes: 60,
+  gap: { ratio: 1.61, low: 1.5, high: 1.7, verdict: 'regression' },
+  candidates: [{ name: 'skip-log-bin', baseline: null, variant: null, known: null }],
+  untestable: [],
+  steps: [
+    { step: 1, run_id: 41, subsets: [['skip-log-bin']], tests: [{ subset: ['skip-log-bin'], share: 0.6, low: 0.5, high: 0.7, closes: false }] },
+    { step: 2, run_id: 42, subsets: [['innodb-file-per-table']] },
+  ],
+  progress: { phase: 'done' },
+  result: {
+    outcome: 'explained', target_share: 0.8, complete: true, runs: 2, minutes: 1.5,
+    set: ['skip-log-bin', 'innodb-file-per-table'], set_share: null, all_share: null,
+    members: [member('skip-log-bin', 0.6), member('innodb-file-per-table', 0.3)],
+    interaction: 0, interacts: false, unexplained: 0.1, lines: ['# drop skip-log-bin', 'innodb-file-per-table=ON'],
+  },
+  share_token: 'good', created_at: '2026-11-24T10:00:00Z', started_at: null, finished_at: null,
+}  // prettier-ignore
+
+const route = vi.hoisted(() => ({ params: {} as Record<string, string> }))
+// React Router resolves to real React under Node: a stand-in with what the view could use. A Link would
+// render as an anchor to its `to`, so a link to a signed-in page would show in the test.
+vi.mock('react-router-dom', () => ({
+  useParams: () => route.params,
+  Link: ({ to, children }: { to: string; children: ReactNode }) => <a href={to}>{children}</a>,
+}))
+
+function answer(request: Request): Response {
+  const found = new URL(request.url).pathname === '/api/public/attributions/good'
+  return new Response(JSON.stringify(found ? SHARED : { detail: 'shared attribution link not found' }), {
+    status: found ? 200 : 404,
+    headers: { 'Content-Type': 'application/json' },
+  })
+}
+
+function open(token: string) {
+  route.params = { token }
+  vi.stubGlobal('fetch', vi.fn(async (request: Request) => answer(request)))
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
+  return render(
+    <QueryClientProvider client={client}>
+      <AttributionSharePage />
+    </QueryClientProvider>,
+  )
+}
+
+afterEach(() => {
+  cleanup()
+  vi.unstubAllGlobals()
+})
+
+describe('AttributionSharePage', () => {
+  it('shows the result read-only: bars, remainder, option lines, steps, and no link a signed-out reader cannot open', async () => {
+    const view = open('good')
+    await waitFor(() => expect(view.getByTestId('attribution-status').textContent).toBe('succeeded'))
+    expect(view.getAllByTestId('contribution').map((row) => row.dataset.name)).toEqual(['skip-log-bin', 'innodb-file-per-table'])
+    expect(view.getByTestId('unexplained').textContent).toContain('10 %')
+    expect(view.getByTestId('attribution-lines').textContent).toBe('# drop skip-log-bin\ninnodb-file-per-table=ON')
+    expect(view.getAllByTestId('step-run').map((cell) => [cell.tagName, cell.textContent])).toEqual([
+      ['SPAN', 'run 41'],
+      ['SPAN', 'run 42'],
+    ])
+    expect(view.getByTestId('attribution-run').tagName).toBe('SPAN')
+    const hrefs = [...view.container.querySelectorAll('a')].map((a) => a.getAttribute('href'))
+    expect(hrefs).toEqual(['/api/public/attributions/good']) // only its own JSON, public too
+    expect(view.queryByTestId('attribution-cancel')).toBeNull()
+    expect(view.queryByTestId('attribution-share-button')).toBeNull()
+  })
+
+  it('says the link does not work for an unknown token', async () => {
+    const view = open('made-up')
+    await waitFor(() => expect(view.getByTestId('share-error').textContent).toContain('not found'))
+    expect(view.getByTestId('share-error').textContent).toContain('This link does not work')
+    expect(view.queryByTestId('attribution-status')).toBeNull()
+  })
+})
