@@ -2,6 +2,7 @@
 lines + an allowance), slots, and `started` on real servers: every instance started and frozen,
 thawed for a block, and all stopped on every exit path, an exception in a block included."""
 
+import time
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,17 @@ class _BlockBroke(Exception):
     pass
 
 
+def _becomes_frozen(provisioner: LocalProvisioner, timeout_s: float) -> bool:
+    """Whether the provisioner's server process is stopped (state T) within timeout_s."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        pid = provisioner.pid()
+        if pid is not None and state(pid) == "T":
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def test_started_freezes_all_thaws_one_per_block_and_stops_all_when_a_block_raises(database: None) -> None:
     with sync_session() as session:
         target = session.scalars(select(Target).where(Target.name == "mariadb-10.11")).one()
@@ -107,10 +119,15 @@ def test_started_freezes_all_thaws_one_per_block_and_stops_all_when_a_block_rais
     first.ensure_initialized()
     instances = [Instance(first, [], [0]), Instance(second, [], [1]), Instance(third, [], [2])]
 
+    frozen_while_starting: list[bool] = []
+
     def start(instance: Instance) -> bool:
         if instance.provisioner is third:
             raise RuntimeError("this one does not start")
         instance.provisioner.start([])
+        if instance.provisioner is second:
+            # the first one up is frozen at once, while this one is still starting (not once all are)
+            frozen_while_starting.append(_becomes_frozen(first, timeout_s=20))
         return True
 
     pids: list[int] = []
@@ -119,6 +136,7 @@ def test_started_freezes_all_thaws_one_per_block_and_stops_all_when_a_block_rais
             assert fleet.errors[:2] == [None, None] and isinstance(fleet.errors[2], RuntimeError)
             pids = [p for p in (first.pid(), second.pid()) if p is not None]
             assert len(pids) == 2 and all(state(pid) == "T" for pid in pids)  # both frozen
+            assert frozen_while_starting == [True]
             assert fleet.of(1) is instances[1]
             with fleet.block(fleet.of(0)):
                 assert state(pids[0]) != "T" and state(pids[1]) == "T"  # only the block's instance works
