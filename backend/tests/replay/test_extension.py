@@ -3,6 +3,7 @@ the fingerprints still undecided are timed again, EXTENSION_STEP rounds at a tim
 the same interleaved layout; decided ones are never timed again; the report says how many rounds each
 got. Given here as data (no server): the servers' own rounds are in test_replay_on_servers.py."""
 
+import math
 from collections import Counter
 
 import pytest
@@ -38,7 +39,9 @@ def _replay(name: str, rounds: int, noise: float, broken: bool = False) -> Varia
 
 
 @pytest.mark.parametrize("layout", ["pass", "statement", "block"])
-def test_an_extension_round_times_only_the_chosen_statements_their_passes_on_every_variant(layout: str) -> None:
+def test_an_extension_round_times_only_the_chosen_statements_their_passes_on_every_variant(
+    layout: str,
+) -> None:
     for order in plan("interleaved", 3, 2, 5, 3).order:
         turns = round_turns(order, [4, 1, 6], 2, layout)  # type: ignore[arg-type]
         timed = Counter[tuple[int, int]]()
@@ -92,6 +95,14 @@ def test_too_few_rounds_is_open_and_an_untimed_fingerprint_is_not() -> None:
     base, variant = _replay("a", 3, 0.0), _replay("b", 3, 0.0)
     variant.times[2] = [None, None, None]  # never timed on the variant (no interval): nothing to extend
     assert still_undecided(SOURCE.statements, [base, variant]) == [0, 1]
+
+
+def test_a_fingerprint_that_timed_out_on_the_variant_is_decided_without_more_rounds() -> None:
+    base, variant = _replay("a", 3, 0.0), _replay("b", 3, 0.0)
+    variant.times[1] = [0.002, math.inf, None]  # timed out in round 2: not run again on the variant
+    reports = compare(SOURCE.statements, [base, variant])
+    assert reports[1].variants["b"].group == "slower (timed out)"
+    assert still_undecided(SOURCE.statements, [base, variant]) == [0, 2]
 
 
 def test_the_report_says_how_many_rounds_each_fingerprint_got() -> None:
