@@ -20,9 +20,15 @@ clock, TIMER_WAIT); "before": one timed execution per pass (timing.py MIN_MEASUR
 MAX_REPEATS 1), the rest as "after". Each mode runs in both layouts of a round (engine.py
 `interleave`), one after the other: "block" (a variant's passes over every statement, then the next
 variant) and "statement" (each statement's passes on every variant in turn: the replay's default).
+Extension (replay/extension.py; `--extension off on` runs both side by side, in that order, for each
+mode and layout): "off" = the planned rounds only (as before the extension); "on" = the fingerprints
+still undecided after them get more rounds, 5 at a time, up to --max-rounds (default 3 x --rounds,
+as a replay's). Reported with it: the rounds the fingerprints got (median, max) and how many were
+extended.
 
 Run by hand (root, the lab installed), from the repository root:
     .venv/bin/python bench/replay_resolution.py [--modes before after] [--rounds 10] [--passes 5]
+        [--layouts pass] [--extension off on] [--max-rounds 60]
 Servers use their own directory (/var/lib/upgradelab/bench-servers-replay) and ports (36011-36013).
 """
 
@@ -46,12 +52,14 @@ from upgradelab.replay import timing  # noqa: E402
 from upgradelab.replay.compare import compare, report_document  # noqa: E402
 from upgradelab.replay.engine import (  # noqa: E402
     DumpDataset,
+    Extension,
     Interleave,
     ReplayVariant,
     file_sha256,
     replay_rounds,
 )
-from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS  # noqa: E402
+from upgradelab.replay.extension import still_undecided  # noqa: E402
+from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS, EXTENSION_FACTOR  # noqa: E402
 from upgradelab.replay.sources import parse_source  # noqa: E402
 from upgradelab.settings import get_settings  # noqa: E402
 from upgradelab.targets.provisioners import LocalProvisioner  # noqa: E402
@@ -131,8 +139,11 @@ def variants(server_clock: bool = False) -> list[ReplayVariant]:
     return out
 
 
-def bench(mode: str, layout: Interleave, dataset: DumpDataset, rounds: int, passes: int) -> dict[str, Any]:
-    """One replay in `mode` with rounds laid out as `layout`; its figures."""
+def bench(
+    mode: str, layout: Interleave, dataset: DumpDataset, rounds: int, passes: int, max_rounds: int | None
+) -> dict[str, Any]:
+    """One replay in `mode` with rounds laid out as `layout`, extended up to `max_rounds` (None: not
+    extended); its figures."""
     server_clock = mode == "after-ps"
     if mode == "before":
         timing.MIN_MEASURED_S, timing.MAX_REPEATS = 0.0, 1
@@ -141,10 +152,19 @@ def bench(mode: str, layout: Interleave, dataset: DumpDataset, rounds: int, pass
     statements = parse_source(queries()).statements
     started = time.monotonic()
     schedule = plan("interleaved", rounds, passes, 7, 3)
-    replays = replay_rounds(variants(server_clock), dataset, statements, schedule, interleave=layout)
+    load = os.getloadavg()[0]
+    extension = (
+        Extension(max_rounds, lambda done: still_undecided(statements, done))
+        if max_rounds is not None
+        else None
+    )
+    replays = replay_rounds(
+        variants(server_clock), dataset, statements, schedule, interleave=layout, extension=extension
+    )
     wall = time.monotonic() - started
     reports = compare(statements, replays)
-    document = report_document(statements, replays, reports)
+    document = report_document(statements, replays, reports, planned_rounds=rounds, max_rounds=max_rounds)
+    spent = [r.rounds or 0 for r in reports]
     aa = [r.variants["b"].group for r in reports]
     planted = reports[0]  # the first statement of queries(), reports in source order
     others = [r.variants["c"].group for r in reports[1:]]
@@ -153,6 +173,11 @@ def bench(mode: str, layout: Interleave, dataset: DumpDataset, rounds: int, pass
     return {
         "mode": mode,
         "layout": layout,
+        "extension": f"to {max_rounds}" if max_rounds is not None else "off",
+        "rounds_median": statistics.median(spent),
+        "rounds_max": max(spent),
+        "extended": sum(1 for one in spent if one > rounds),
+        "load": (load, os.getloadavg()[0]),
         "shapes": len(reports),
         "fastest_ms": min(medians) * 1000,
         "slowest_ms": max(medians) * 1000,
@@ -165,7 +190,7 @@ def bench(mode: str, layout: Interleave, dataset: DumpDataset, rounds: int, pass
         "wall_s": wall,
         "loaded": [r.load is not None for r in replays],
         "aa": [
-            (r.fingerprint, r.median_s.get("a"), b.low, b.ratio, b.high, g)
+            (r.fingerprint, r.median_s.get("a"), b.low, b.ratio, b.high, g, r.rounds)
             for r, g in zip(reports, aa, strict=True)
             if (b := r.ratios.get("b")) is not None
         ],
@@ -181,7 +206,10 @@ def main() -> None:
     layouts: list[Interleave] = ["block", "statement", "pass"]
     parser.add_argument("--layouts", nargs="+", default=layouts, choices=layouts)
     parser.add_argument("--details", action="store_true", help="each A/A fingerprint's ratio and interval")
+    parser.add_argument("--extension", nargs="+", default=["on"], choices=["off", "on"])
+    parser.add_argument("--max-rounds", type=int, default=None, help="default: 3 x --rounds (a replay's)")
     args = parser.parse_args()
+    max_rounds = args.max_rounds or EXTENSION_FACTOR * args.rounds
     with tempfile.TemporaryDirectory() as scratch:
         dump = Path(scratch) / "bench.sql"
         write_dump(dump)
@@ -191,27 +219,31 @@ def main() -> None:
             variants(), dataset, parse_source("SELECT 1;").statements, plan("interleaved", 1, 1, 1, 3)
         )
         results = [
-            bench(mode, layout, dataset, args.rounds, args.passes)
+            bench(mode, layout, dataset, args.rounds, args.passes, max_rounds if extension == "on" else None)
             for mode in args.modes
             for layout in args.layouts
+            for extension in args.extension
         ]
     print(f"{args.rounds} rounds x {args.passes} passes, 3 instances of {TARGET}")
-    print("mode     layout     shapes  range (ms)      A/A same  A/A false  c false  planted", end="")
-    print("                 mde(b)  clock   wall")
+    print(
+        "mode     layout     extension  shapes  range (ms)      A/A same  A/A false  c false  planted", end=""
+    )
+    print("                 mde(b)  clock   wall    rounds (median/max, extended)  load average")
     for r in results:
         mde = f"{r['mde_median']:.1%}" if r["mde_median"] is not None else "-"
         print(
-            f"{r['mode']:<8} {r['layout']:<10} {r['shapes']:>6}  "
+            f"{r['mode']:<8} {r['layout']:<10} {r['extension']:<10} {r['shapes']:>6}  "
             f"{r['fastest_ms']:.2f}-{r['slowest_ms']:.1f}  "
             f"{r['aa_same']:>8.0%}  {r['aa_false']:>9}  {r['c_false']:>7}  {r['planted']:<22}  {mde:>6}  "
-            f"{r['clock']:<6}  {r['wall_s']:.0f} s"
+            f"{r['clock']:<6}  {r['wall_s']:.0f} s   {r['rounds_median']:.0f}/{r['rounds_max']}, "
+            f"{r['extended']:<20}  {r['load'][0]:.1f} -> {r['load'][1]:.1f}"
         )
     for r in results if args.details else []:
-        print(f"\n{r['mode']} {r['layout']}: b against a, per fingerprint")
-        for fingerprint, median_s, low, ratio, high, group in r["aa"]:
+        print(f"\n{r['mode']} {r['layout']} extension {r['extension']}: b against a, per fingerprint")
+        for fingerprint, median_s, low, ratio, high, group, spent in r["aa"]:
             interval = "-" if None in (low, ratio, high) else f"{ratio:.3f} [{low:.3f}, {high:.3f}]"
             median = "-" if median_s is None else f"{median_s * 1000:8.2f} ms"
-            print(f"  {median}  {interval:<24} {group:<12} {fingerprint[:60]}")
+            print(f"  {median}  {interval:<24} {group:<12} {spent:>3} rounds  {fingerprint[:60]}")
 
 
 if __name__ == "__main__":

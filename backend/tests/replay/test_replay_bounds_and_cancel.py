@@ -203,6 +203,30 @@ def test_a_replay_is_cancelled_queued_from_the_cli_and_running_from_the_api(
     assert http.post("/api/replays/999999/cancel").status_code == 404
 
 
+def test_a_replay_is_cancelled_while_its_rounds_are_extended(http: httpx.Client) -> None:
+    """One round leaves every time verdict open ("insufficient rounds"): the extension times the
+    statements again, and a cancel then ends it within seconds with what every variant completed."""
+    targets = ["mariadb-10.11", "mysql-9.7"]
+    body = {
+        "dataset": "hostile", "queries": "SELECT COUNT(*) FROM t;\nSELECT note FROM t WHERE id = 1;\n",
+        "variants": targets, "rounds": 1, "passes": 1, "max_rounds": 1000,
+    }  # fmt: skip
+    replay_id = http.post("/api/replays", json=body).json()["id"]
+    extended = _wait(http, replay_id, lambda r: "(extended)" in (r["progress"] or {}).get("phase", ""))
+    assert "of at most 1000 (extended): 2 statements still undecided" in extended["progress"]["phase"]
+    asked = time.monotonic()
+    assert http.post(f"/api/replays/{replay_id}/cancel").status_code == 200
+    ended = _wait(http, replay_id, _final, timeout_s=30)
+    took = time.monotonic() - asked
+    assert ended["status"] == "cancelled" and ended["error"] is None, ended
+    assert took < 10, took
+    _no_server_and_no_lock(targets)
+    report = ended["report"]  # the planned round and the extension's rounds every variant completed
+    assert report["partial"] and report["planned_rounds"] == 1 and report["max_rounds"] == 1000
+    assert 1 <= report["rounds"] < 1000 and len(ended["schedule"]["order"]) >= report["rounds"]
+    assert all(f["rounds"] == report["rounds"] for f in report["fingerprints"])
+
+
 @pytest.mark.parametrize("value", [0.05, 3601])
 def test_a_statement_timeout_out_of_range_is_refused_naming_the_field(
     http: httpx.Client, value: float

@@ -79,6 +79,15 @@ def replay(
     passes: Annotated[
         int, typer.Option(min=1, help="Passes per round: each statement timed this often on every variant.")
     ] = DEFAULT_PASSES,
+    max_rounds: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Rounds in all that a fingerprint still undecided after --rounds may get (more rounds "
+            "for it alone, 5 at a time, until it is same, slower or faster); default 3 x --rounds; "
+            "equal to --rounds: no extension.",
+        ),
+    ] = None,
     sample: Annotated[int, typer.Option(min=1, help="At most this many statements per fingerprint.")] = 10,
     allow_writes: Annotated[bool, typer.Option(help="Replay writes too (disposable targets only).")] = False,
     aa_control: Annotated[
@@ -116,6 +125,7 @@ def replay(
         "variants": variant,
         "rounds": repeats or rounds,
         "passes": passes,
+        "max_rounds": max_rounds,
         "sample": sample,
         "allow_writes": allow_writes,
         "aa_control": aa_control,
@@ -212,6 +222,8 @@ def summary_lines(report: ReplayReport) -> list[str]:
         lines.append("statistics computed (ANALYZE TABLE): " + ", ".join(analysed))
     if report.fdr:
         lines.append(report.fdr)
+    if report.extension:
+        lines.append(report.extension)
     return lines
 
 
@@ -231,8 +243,13 @@ def _print_summary(result: ReplayRead, report: ReplayReport) -> None:
                 f"{name}: {finding.group}" + "".join(f" ({c.title})" for c in finding.causes)
                 for name, finding in one.variants.items()
             )
+            extended = (
+                f"  ({one.rounds} rounds)" if one.rounds and one.rounds > (report.planned_rounds or 0) else ""
+            )
             typer.echo(
-                f"  [{one.group}] {one.fingerprint[:100]}" + (f"  {per_variant}" if per_variant else "")
+                f"  [{one.group}] {one.fingerprint[:100]}"
+                + (f"  {per_variant}" if per_variant else "")
+                + (extended if report.planned_rounds else "")
             )
         for statement in one.statements:
             for name, outcome in statement.outcomes.items():

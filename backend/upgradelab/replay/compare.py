@@ -32,7 +32,7 @@ schemas.GROUPS order.
 import math
 import statistics
 
-from upgradelab.execution.schedule import RunSchedule
+from upgradelab.execution.schedule import EXTENSION_STEP, RunSchedule
 from upgradelab.replay import findings
 from upgradelab.replay.causes import Difference, known_cause
 from upgradelab.replay.engine import VariantReplay
@@ -134,6 +134,13 @@ def pass_values(replay: VariantReplay, indexes: list[int]) -> dict[int, list[flo
     return out
 
 
+def timed_rounds(replays: list[VariantReplay], indexes: list[int]) -> int:
+    """The rounds a fingerprint's statements were timed (the most on any variant): the planned rounds,
+    more when the extension (engine.py step 4) timed it again."""
+    first = indexes[0]
+    return max((len(r.times[first]) // r.passes for r in replays if first < len(r.times)), default=0)
+
+
 def timed_out_runs(replay: VariantReplay, index: int) -> int:
     """How many of a statement's timed runs timed out on a variant."""
     return sum(1 for t in replay.times[index] if t == math.inf) if index < len(replay.times) else 0
@@ -204,6 +211,7 @@ def compare(
                 ratios=ratios,
                 statements=statement_reports,
                 floor=ratios.get(aa_control) if aa_control else None,
+                rounds=timed_rounds(replays, indexes),
             )
         )
     findings.control_false_discoveries(reports, logs)
@@ -264,12 +272,28 @@ def report_document(
     statement_timeout_s: float | None = None,
     partial: bool = False,
     aa_control: str | None = None,
+    planned_rounds: int | None = None,
+    max_rounds: int | None = None,
 ) -> ReplayReport:
     """The stored report (schemas.ReplayReport; stored as its JSON). Seconds are each pass's median
     of its repeated runs by the replay's clock (engine.py, timing.py); `partial`: the replay was
-    cancelled and this is what it measured."""
+    cancelled and this is what it measured; planned_rounds / max_rounds: the rounds every statement
+    was to get and the extension's budget (None / <= planned_rounds: no extension)."""
     tested = sum(1 for r in reports for f in r.variants.values() if f.p_value is not None)
     clocks = {r.clock for r in replays}
+    extended = planned_rounds is not None and max_rounds is not None and max_rounds > planned_rounds
+    extension = (
+        findings.EXTENSION_TEXT.format(
+            extended=sum(1 for r in reports if (r.rounds or 0) > (planned_rounds or 0)),
+            fingerprints=len(reports),
+            planned=planned_rounds,
+            step=EXTENSION_STEP,
+            max_rounds=max_rounds,
+            most=max((r.rounds or 0 for r in reports), default=0),
+        )
+        if extended
+        else None
+    )
     return ReplayReport(
         baseline=replays[0].name,
         partial=partial,
@@ -300,4 +324,7 @@ def report_document(
         schedule=schedule,
         threshold=THRESHOLD,
         fingerprints=reports,
+        planned_rounds=planned_rounds,
+        max_rounds=max_rounds if extended else None,
+        extension=extension,
     )

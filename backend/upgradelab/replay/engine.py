@@ -12,7 +12,11 @@
    the round's shuffled order, rotated at each turn), each thawed for its turn and frozen after it;
    a statement is repeated until enough time was measured (timing.py: the server's clock where every
    variant has performance_schema, the client's otherwise) and the pass's value is the median of its
-   runs; the round's value is the median of its passes.
+   runs; the round's value is the median of its passes;
+4. extension (`Extension`, replay/extension.py): while some fingerprints are still undecided and
+   the replay's max_rounds allows, EXTENSION_STEP more rounds (execution/schedule.py `extensions`,
+   the runs' auto-extension) of the still-undecided statements only, laid out as in step 3; decided
+   statements are not timed again.
 
 Every statement is bounded (`timeout_s`, targets/statement_timeout.py) and, unless the replay allows
 writes, read-only on the server (outcomes.py `Statements`). A statement that timed out or was
@@ -38,7 +42,8 @@ Every instance is stopped at the end, on every exit path (execution/instances.py
 import hashlib
 import json
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -51,7 +56,7 @@ import pymysql
 from upgradelab.datasets.accounts import definer_access, replay_account
 from upgradelab.datasets.loader import LoadResult, TableStats, load_dataset, table_stats
 from upgradelab.execution.instances import Instance, started
-from upgradelab.execution.schedule import Schedule
+from upgradelab.execution.schedule import Budget, Schedule, extensions
 from upgradelab.replay.outcomes import Outcome, Statements, capture
 from upgradelab.replay.settle import analyze_tables
 from upgradelab.replay.sources import SourceStatement
@@ -328,20 +333,60 @@ def _statement_passes(
             return
 
 
-def round_turns(order: list[int], statements: int, passes: int, interleave: Interleave) -> list[Turn]:
+def round_turns(
+    order: list[int], statements: int | Sequence[int], passes: int, interleave: Interleave
+) -> list[Turn]:
     """One round's turns in the order they run: (variant index, statement index, passes to time).
 
-    order: the round's variant order (the schedule's); "block": each variant in turn times every
-    statement `passes` times; "statement": each statement in turn is timed `passes` times on every
-    variant; "pass": each pass of each statement on every variant in turn. In the last two the
-    variants' order is the round's rotated by the turn, so each variant is as often first after a switch
-    (a thawed server's first statement) as the others."""
+    order: the round's variant order (the schedule's); statements: how many (every statement) or
+    the indexes to time, in source order (an extension round: the still-undecided ones);
+    "block": each variant in turn times every statement `passes` times; "statement": each statement
+    in turn is timed `passes` times on every variant; "pass": each pass of each statement on every
+    variant in turn. In the last two the variants' order is the round's rotated by the turn, so each
+    variant is as often first after a switch (a thawed server's first statement) as the others."""
+    indexes = range(statements) if isinstance(statements, int) else sorted(statements)
     if interleave == "block":
-        return [(v, s, passes) for v in order for s in range(statements)]
+        return [(v, s, passes) for v in order for s in indexes]
     if interleave == "statement":
-        return [(v, s, passes) for s in range(statements) for v in _rotated(order, s)]
-    turns = product(range(statements), range(passes))
+        return [(v, s, passes) for turn, s in enumerate(indexes) for v in _rotated(order, turn)]
+    turns = product(indexes, range(passes))
     return [(v, s, 1) for turn, (s, _) in enumerate(turns) for v in _rotated(order, turn)]
+
+
+def _kept_nowhere(_: Schedule) -> None:
+    """An Extension's `extended` when nothing stores the schedule (the bench, tests)."""
+
+
+@dataclass(frozen=True)
+class Extension:
+    """How a replay extends its rounds (module docstring, step 4): at most `max_rounds` rounds in all;
+    undecided(replays): the indexes of the statements whose fingerprint is still undecided on what was
+    timed so far (replay/extension.py `still_undecided`); extended(schedule): called with the longer
+    schedule before its added rounds run (the runner stores it)."""
+
+    max_rounds: int
+    undecided: Callable[[list[VariantReplay]], Collection[int]]
+    extended: Callable[[Schedule], None] = _kept_nowhere
+
+
+def extension_steps(
+    schedule: Schedule, extension: Extension, replays: Callable[[], list[VariantReplay]]
+) -> Iterator[tuple[Schedule, list[int]]]:
+    """Each extension step: the longer schedule (execution/schedule.py `extensions`, EXTENSION_STEP
+    rounds more, cut at max_rounds) and the statements its added rounds time: those still undecided
+    after the rounds so far, and never one decided before (a decided statement is not timed again, so
+    what decided it stands). Asks `extension.undecided` once per step, after the previous step ran."""
+    remaining: set[int] | None = None
+
+    def undecided() -> bool:
+        nonlocal remaining
+        found = set(extension.undecided(replays()))
+        remaining = found if remaining is None else remaining & found
+        return bool(remaining)
+
+    budget = Budget(extension.max_rounds, None, time.monotonic())
+    for longer in extensions(schedule, budget, undecided):
+        yield longer, sorted(remaining or ())
 
 
 def _rotated(order: list[int], by: int) -> list[int]:
@@ -384,6 +429,7 @@ def replay_rounds(
     read_only: bool = True,
     interrupt: Interrupt | None = None,
     interleave: Interleave = "pass",
+    extension: Extension | None = None,
 ) -> list[VariantReplay]:
     """The whole replay (see the module docstring): one VariantReplay per variant, in `variants` order.
 
@@ -395,7 +441,10 @@ def replay_rounds(
     as the dataset's reader account (False: the replay allows writes; its writer account, _open);
     interrupt: set from another thread to stop the replay;
     interleave: how a round takes turns (round_turns): "pass" (the default, module docstring),
-    "statement" or "block" (the layouts bench/replay_resolution.py compares).
+    "statement" or "block" (the layouts bench/replay_resolution.py compares);
+    extension: more rounds for the still-undecided statements (module docstring, step 4); None: the
+    schedule's rounds only. An extension round times fewer statements, so a statement's times may
+    hold more rounds than another's (the statements of one fingerprint always alike).
     Raises the first start failure (ProvisionError, LoadFailed, pymysql errors) once every instance
     has started or failed; ReplayCancelled once interrupted; every instance is stopped on every
     exit path.
@@ -438,16 +487,37 @@ def replay_rounds(
                         _capture(one, runs[index], dataset, statements)
                         for statement in range(len(statements)):
                             passes(index, statement, 1, warm_up=True)
-                for number, order in enumerate(schedule.order, start=1):
+
+                def one_round(number: int, order: list[int], chosen: int | list[int], phase: str) -> None:
+                    nonlocal rounds_done
                     for index in order:
-                        step(opened[index].variant.name, f"round {number} of {schedule.rounds}")
-                    turns = round_turns(order, len(statements), schedule.block, interleave)
+                        step(opened[index].variant.name, phase)
+                    turns = round_turns(order, chosen, schedule.block, interleave)
                     for index, block in groupby(turns, key=lambda turn: turn[0]):
                         with fleet.block(instances[index]):  # thawed for its consecutive turns
                             for _, statement, count in block:
                                 passes(index, statement, count)
                     rounds_done = number
-                return [opened[index].replay for index in range(len(variants))]
+
+                for number, order in enumerate(schedule.order, start=1):
+                    one_round(number, order, len(statements), f"round {number} of {schedule.rounds}")
+
+                def replays() -> list[VariantReplay]:
+                    return [opened[index].replay for index in range(len(variants))]
+
+                steps = extension_steps(schedule, extension, replays) if extension is not None else ()
+                for longer, chosen in steps:
+                    assert extension is not None
+                    extension.extended(longer)  # stored before its rounds, as a run's extension
+                    for number in range(rounds_done + 1, longer.rounds + 1):
+                        one_round(
+                            number,
+                            longer.order[number - 1],
+                            chosen,
+                            f"round {number} of at most {extension.max_rounds} (extended): "
+                            f"{len(chosen)} statements still undecided",
+                        )
+                return replays()
             finally:
                 for one in opened.values():  # the connections first: `started` then stops every server
                     with suppress(pymysql.MySQLError, OSError):

@@ -41,6 +41,13 @@ FDR_TEXT = (
     "Benjamini-Hochberg across the replay's {m} time comparisons (fingerprint x variant): a slower or "
     "faster verdict stands when its adjusted p-value is at most {q:.0%}"
 )
+EXTENSION_TEXT = (
+    "{extended} of {fingerprints} fingerprints were still undecided after the {planned} planned rounds "
+    "and were timed again, {step} rounds at a time, up to {max_rounds} (the most any got: {most}); "
+    "decided ones were not timed again. Each step is one more look at the same comparisons (sequential "
+    "looks, each interval 95 %): false slower/faster verdicts are held by the threshold on the ratio "
+    "itself and by Benjamini-Hochberg over the final p-values, and an A/A bench checks that none comes out"
+)
 
 
 def round_logs(baseline: Rounds, variant: Rounds) -> list[float]:

@@ -3,7 +3,9 @@ targets' locks (the same as experiment runs', so the two never share a server; v
 `replay:<id>:`), the lease and its heartbeat (replay/jobs.py REPLAYS), the final state on every exit
 path. The body here: plan the rounds (stored), give every variant its own server instance (a slot of
 its target, execution/instances.py Slots; memory checked as runs do), replay (engine.py), store the
-report (replay/state.py writes every change of the row).
+report (replay/state.py writes every change of the row). The extension's budget (`max_rounds`) is
+kept in the replay's `schedule` JSON from its creation (service.create), beside the planned rounds'
+order once it starts; each extension step stores the longer schedule before its rounds run.
 
 Cancel (service.cancel sets `cancel_requested`): a watch thread reads the flag every
 CANCEL_POLL_S seconds; once set it interrupts the replay (engine.py Interrupt: the statement running
@@ -39,17 +41,19 @@ from upgradelab.execution.leases import Lease
 from upgradelab.execution.lifecycle import execute
 from upgradelab.execution.periodic import Periodic
 from upgradelab.execution.reaper import stop_targets
-from upgradelab.execution.schedule import RunSchedule, plan
+from upgradelab.execution.schedule import RunSchedule, Schedule, plan
 from upgradelab.replay import state
 from upgradelab.replay.compare import compare, report_document
 from upgradelab.replay.engine import (
     DumpDataset,
+    Extension,
     Interrupt,
     ReplayCancelled,
     ReplayVariant,
     VariantReplay,
     replay_rounds,
 )
+from upgradelab.replay.extension import still_undecided
 from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.replay.schemas import ReplayProgress, ReplayVariantSpec
 from upgradelab.replay.sources import SourceStatement
@@ -76,6 +80,7 @@ class _Replay:
     read_only: bool
     timeout_s: float
     targets: dict[str, Target]
+    max_rounds: int | None = None  # None: no extension (replays made before it)
 
 
 def _load(replay_id: int) -> _Replay | None:
@@ -99,6 +104,7 @@ def _load(replay_id: int) -> _Replay | None:
             not replay.allow_writes,
             replay.statement_timeout_s,
             targets,
+            (replay.schedule or {}).get("max_rounds"),
         )
 
 
@@ -154,25 +160,36 @@ def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
             dump = DumpDataset(local_dump(dataset, settings), dataset.sha256, database_of(dataset.name))
             # The seed is the replay's id (as a run's without its own), stored with the schedule.
             schedule = plan("interleaved", replay.rounds, replay.passes, replay_id, len(specs))
-            planned = RunSchedule.model_validate(schedule.as_json())
-            state.write(replay_id, schedule=planned.model_dump(mode="json"))
+            planned = _store_schedule(replay, schedule)
             variants = _variants(specs, replay.targets, settings)
+            aa = next((s.name for s in specs if s.aa_control), None)
+
+            def extended(longer: Schedule) -> None:
+                nonlocal planned
+                planned = _store_schedule(replay, longer)
+
+            extension = (
+                Extension(replay.max_rounds, lambda done: still_undecided(statements, done, aa), extended)
+                if replay.max_rounds is not None and replay.max_rounds > replay.rounds
+                else None
+            )
             try:
                 replays = replay_rounds(
                     variants, dump, statements, schedule, *_progress(replay_id, specs),
                     timeout_s=replay.timeout_s, read_only=replay.read_only, interrupt=interrupt,
+                    extension=extension,
                 )  # fmt: skip
             except ReplayCancelled as cancelled:
                 ending = Ending(ReplayStatus.cancelled)
-                _keep_partial(replay_id, dataset.id, specs, statements, cancelled, planned, replay.timeout_s)
+                _keep_partial(replay, dataset.id, cancelled, planned)
             else:
                 for spec, one in zip(specs, replays, strict=True):
                     _record_load(dataset.id, spec.target, one)
-                aa = next((s.name for s in specs if s.aa_control), None)
                 reports = compare(statements, replays, aa_control=aa)
                 document = report_document(
-                    statements, replays, reports, planned, statement_timeout_s=replay.timeout_s, aa_control=aa
-                )
+                    statements, replays, reports, planned, statement_timeout_s=replay.timeout_s,
+                    aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds,
+                )  # fmt: skip
                 state.write(replay_id, report=document.model_dump(mode="json"), progress=None)
                 ending = Ending(ReplayStatus.succeeded, completed=True)
     except (LoadFailed, ProvisionError, MemoryRefused) as failure:
@@ -185,29 +202,31 @@ def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
     return ending
 
 
-def _keep_partial(
-    replay_id: int,
-    dataset_id: int,
-    specs: list[ReplayVariantSpec],
-    statements: list[SourceStatement],
-    cancelled: ReplayCancelled,
-    planned: RunSchedule,
-    timeout_s: float,
-) -> None:
+def _store_schedule(replay: _Replay, schedule: Schedule) -> RunSchedule:
+    """Store the schedule (its rounds so far) with the extension's budget beside it; the read model."""
+    stored = RunSchedule.model_validate(schedule.as_json())
+    kept = {**stored.model_dump(mode="json"), "max_rounds": replay.max_rounds}
+    state.write(replay.replay_id, schedule=kept)
+    return stored
+
+
+def _keep_partial(replay: _Replay, dataset_id: int, cancelled: ReplayCancelled, planned: RunSchedule) -> None:
     """Store what a cancelled replay measured (engine.ReplayCancelled), marked partial; nothing when
     no statement was captured on every variant."""
+    specs = replay.specs
     if len(cancelled.replays) == len(specs):
         for spec, one in zip(specs, cancelled.replays, strict=True):
             _record_load(dataset_id, spec.target, one)
     if not cancelled.captured:
         return
-    kept = statements[: cancelled.captured]
+    kept = replay.statements[: cancelled.captured]
     aa = next((s.name for s in specs if s.aa_control), None)
     reports = compare(kept, cancelled.replays, aa_control=aa)
     document = report_document(
-        kept, cancelled.replays, reports, planned, statement_timeout_s=timeout_s, partial=True, aa_control=aa
-    )
-    state.write(replay_id, report=document.model_dump(mode="json"))
+        kept, cancelled.replays, reports, planned, statement_timeout_s=replay.timeout_s, partial=True,
+        aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds,
+    )  # fmt: skip
+    state.write(replay.replay_id, report=document.model_dump(mode="json"))
 
 
 class _CancelWatch(Periodic):

@@ -4,7 +4,7 @@ import math
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, computed_field, field_validator
 
 from upgradelab.datasets.loader import LoadResult, TableStats
 from upgradelab.datasets.replays import ReplayStatus
@@ -23,6 +23,10 @@ MAX_QUERIES_CHARS = 50_000_000
 # of 8.7 % in 136 s against 11.9 % in 173 s for 10 x 5 (loaded host); 8.5 % in 131 s on a quiet one.
 DEFAULT_ROUNDS = 20
 DEFAULT_PASSES = 2
+# The extension (engine.py step 4): without max_rounds, up to EXTENSION_FACTOR x the planned rounds
+# (60 at the default 20: what the A/A scatter of bench/replay_resolution.py needs for a "same").
+EXTENSION_FACTOR = 3
+MAX_ROUNDS = 3000
 
 Group = Literal[
     "breaks",
@@ -73,7 +77,11 @@ class ReplayCreate(BaseModel):
     reported "timed out after N s".
     `aa_control`: add a second instance of the baseline, named "<baseline> (A/A)" (the last variant):
     its interval against the baseline is each fingerprint's noise floor, and a slower or faster
-    verdict needs its interval clear of that floor (results/stats/verdicts.py)."""
+    verdict needs its interval clear of that floor (results/stats/verdicts.py).
+    `max_rounds`: the extension's budget: after the planned rounds, the fingerprints still undecided
+    (neither same, slower nor faster) are timed again, 5 rounds at a time, until they decide or
+    reach max_rounds rounds in all (replay/extension.py); at least the planned rounds (equal: no
+    extension); default 3 x the rounds (60 at the default 20)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -89,11 +97,27 @@ class ReplayCreate(BaseModel):
     allow_writes: bool = False
     statement_timeout_s: float = Field(DEFAULT_TIMEOUT_S, ge=MIN_TIMEOUT_S, le=MAX_TIMEOUT_S)
     aa_control: bool = False
+    max_rounds: int | None = Field(None, ge=1, le=MAX_ROUNDS)
+
+    @field_validator("max_rounds")
+    @classmethod
+    def _at_least_the_rounds(cls, value: int | None, info: ValidationInfo) -> int | None:
+        planned = info.data.get("rounds") or info.data.get("repeats") or DEFAULT_ROUNDS
+        if value is not None and value < planned:
+            raise ValueError(
+                f"max_rounds ({value}) is below the planned rounds ({planned}); equal to rounds: no extension"
+            )
+        return value
 
     @property
     def round_count(self) -> int:
         """`rounds`, else `repeats`, else DEFAULT_ROUNDS."""
         return self.rounds or self.repeats or DEFAULT_ROUNDS
+
+    @property
+    def max_round_count(self) -> int:
+        """`max_rounds`, else EXTENSION_FACTOR x round_count (at most MAX_ROUNDS)."""
+        return self.max_rounds or min(MAX_ROUNDS, EXTENSION_FACTOR * self.round_count)
 
 
 class ReplayVariantSpec(_Read):
@@ -208,7 +232,8 @@ class FingerprintResult(_Read):
     `ratios` per non-baseline variant that has an interval (results/stats/verdicts.py VerdictRead, from
     round values paired by round), and its sampled statements; `variants`: its finding per
     non-baseline variant; `floor`: the A/A control's interval against the baseline (its noise floor;
-    None without a control)."""
+    None without a control); `rounds`: the rounds its statements were timed (more than the replay's
+    planned rounds when the extension timed it again; None in reports made before)."""
 
     fingerprint_id: str
     fingerprint: str
@@ -218,6 +243,7 @@ class FingerprintResult(_Read):
     statements: list[StatementResult]
     variants: dict[str, VariantFinding] = {}
     floor: VerdictRead | None = None
+    rounds: int | None = None
 
     @field_validator("ratios", mode="before")
     @classmethod
@@ -295,7 +321,9 @@ class ReplayReport(_Read):
     `summary`: one VariantSummary per non-baseline variant (read first); `aa_control`: the A/A
     control variant's name (None: no control; each fingerprint's `floor` is its interval); `clock`:
     the clock every variant was timed by; `fdr`: how false discoveries were controlled (a
-    sentence), at `fdr_q`."""
+    sentence), at `fdr_q`. `rounds` is the most any fingerprint got; `planned_rounds`: the rounds
+    every statement got; `max_rounds`: the extension's budget (None: no extension) and `extension`
+    how it went and what it means for the statistics (a sentence; None without an extension)."""
 
     baseline: str
     partial: bool = False
@@ -314,16 +342,21 @@ class ReplayReport(_Read):
     clock: str | None = None
     fdr: str | None = None
     fdr_q: float | None = None
+    planned_rounds: int | None = None
+    max_rounds: int | None = None
+    extension: str | None = None
 
 
 class ReplayRead(_Read):
     """A replay run; `report` once it succeeded (or, partial, once cancelled after measuring), and
     only from GET /api/replays/{id}. `statement_timeout_s`: every statement's bound. `repeats` and
-    `rounds` are both the number of rounds; `schedule`: each round's variant order (variant indexes)
-    once the replay started; `statements`: how many were sampled; `skipped_writes`: the statements
-    left out of a read-only replay; `progress`: the current step while it runs. `dataset_sha256` and
-    `dataset_deleted_at`: the dump it ran on, and when that dataset was deleted (None: live); the
-    report is kept either way, a new replay needs the dump uploaded again (same dump: same sha256)."""
+    `rounds` are both the number of planned rounds; `max_rounds`: the extension's budget (None: no
+    extension, replays made before it); `schedule`: each round's variant order (variant indexes)
+    once the replay started, the extension's rounds included; `statements`: how many were sampled;
+    `skipped_writes`: the statements left out of a read-only replay; `progress`: the current step
+    while it runs. `dataset_sha256` and `dataset_deleted_at`: the dump it ran on, and when that
+    dataset was deleted (None: live); the report is kept either way, a new replay needs the dump
+    uploaded again (same dump: same sha256)."""
 
     id: int
     name: str
@@ -336,6 +369,7 @@ class ReplayRead(_Read):
     repeats: int
     rounds: int | None = None
     passes: int | None = None
+    max_rounds: int | None = None
     schedule: RunSchedule | None = None
     sample: int
     allow_writes: bool

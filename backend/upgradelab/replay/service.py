@@ -106,6 +106,8 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
         statements=[asdict(s) for s in parsed.statements],
         skipped_writes=[asdict(s) for s in parsed.skipped_writes],
         status=ReplayStatus.queued,
+        # the extension's budget, kept in the schedule's JSON (runner.py): no column of its own
+        schedule={"max_rounds": spec.max_round_count},
     )
     session.add(replay)
     await session.commit()
@@ -169,7 +171,9 @@ async def to_read(session: AsyncSession, replay: ReplayRun, *, with_report: bool
             "repeats": replay.repeats,
             "rounds": replay.repeats,
             "passes": replay.passes,
-            "schedule": replay.schedule,
+            "max_rounds": (replay.schedule or {}).get("max_rounds"),
+            # before it starts the schedule holds the extension's budget only
+            "schedule": replay.schedule if replay.schedule and "order" in replay.schedule else None,
             "sample": replay.sample,
             "allow_writes": replay.allow_writes,
             "statement_timeout_s": replay.statement_timeout_s,

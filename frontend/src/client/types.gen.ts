@@ -981,7 +981,8 @@ export type FinalRunStatus = typeof FinalRunStatus[keyof typeof FinalRunStatus];
  * `ratios` per non-baseline variant that has an interval (results/stats/verdicts.py VerdictRead, from
  * round values paired by round), and its sampled statements; `variants`: its finding per
  * non-baseline variant; `floor`: the A/A control's interval against the baseline (its noise floor;
- * None without a control).
+ * None without a control); `rounds`: the rounds its statements were timed (more than the replay's
+ * planned rounds when the extension timed it again; None in reports made before).
  */
 export type FingerprintResult = {
     /**
@@ -1019,6 +1020,10 @@ export type FingerprintResult = {
         [key: string]: VariantFinding;
     };
     floor: VerdictRead | null;
+    /**
+     * Rounds
+     */
+    rounds: number | null;
 };
 
 /**
@@ -1522,6 +1527,10 @@ export type PublishedFigureRead = {
  * `aa_control`: add a second instance of the baseline, named "<baseline> (A/A)" (the last variant):
  * its interval against the baseline is each fingerprint's noise floor, and a slower or faster
  * verdict needs its interval clear of that floor (results/stats/verdicts.py).
+ * `max_rounds`: the extension's budget: after the planned rounds, the fingerprints still undecided
+ * (neither same, slower nor faster) are timed again, 5 rounds at a time, until they decide or
+ * reach max_rounds rounds in all (replay/extension.py); at least the planned rounds (equal: no
+ * extension); default 3 x the rounds (60 at the default 20).
  */
 export type ReplayCreate = {
     /**
@@ -1572,6 +1581,10 @@ export type ReplayCreate = {
      * Aa Control
      */
     aa_control?: boolean;
+    /**
+     * Max Rounds
+     */
+    max_rounds?: number | null;
 };
 
 /**
@@ -1626,11 +1639,13 @@ export type ReplayProgress = {
  *
  * A replay run; `report` once it succeeded (or, partial, once cancelled after measuring), and
  * only from GET /api/replays/{id}. `statement_timeout_s`: every statement's bound. `repeats` and
- * `rounds` are both the number of rounds; `schedule`: each round's variant order (variant indexes)
- * once the replay started; `statements`: how many were sampled; `skipped_writes`: the statements
- * left out of a read-only replay; `progress`: the current step while it runs. `dataset_sha256` and
- * `dataset_deleted_at`: the dump it ran on, and when that dataset was deleted (None: live); the
- * report is kept either way, a new replay needs the dump uploaded again (same dump: same sha256).
+ * `rounds` are both the number of planned rounds; `max_rounds`: the extension's budget (None: no
+ * extension, replays made before it); `schedule`: each round's variant order (variant indexes)
+ * once the replay started, the extension's rounds included; `statements`: how many were sampled;
+ * `skipped_writes`: the statements left out of a read-only replay; `progress`: the current step
+ * while it runs. `dataset_sha256` and `dataset_deleted_at`: the dump it ran on, and when that
+ * dataset was deleted (None: live); the report is kept either way, a new replay needs the dump
+ * uploaded again (same dump: same sha256).
  */
 export type ReplayRead = {
     /**
@@ -1674,6 +1689,10 @@ export type ReplayRead = {
      * Passes
      */
     passes: number | null;
+    /**
+     * Max Rounds
+     */
+    max_rounds: number | null;
     schedule: RunSchedule | null;
     /**
      * Sample
@@ -1724,7 +1743,9 @@ export type ReplayRead = {
  * `summary`: one VariantSummary per non-baseline variant (read first); `aa_control`: the A/A
  * control variant's name (None: no control; each fingerprint's `floor` is its interval); `clock`:
  * the clock every variant was timed by; `fdr`: how false discoveries were controlled (a
- * sentence), at `fdr_q`.
+ * sentence), at `fdr_q`. `rounds` is the most any fingerprint got; `planned_rounds`: the rounds
+ * every statement got; `max_rounds`: the extension's budget (None: no extension) and `extension`
+ * how it went and what it means for the statistics (a sentence; None without an extension).
  */
 export type ReplayReport = {
     /**
@@ -1794,6 +1815,18 @@ export type ReplayReport = {
      * Fdr Q
      */
     fdr_q: number | null;
+    /**
+     * Planned Rounds
+     */
+    planned_rounds: number | null;
+    /**
+     * Max Rounds
+     */
+    max_rounds: number | null;
+    /**
+     * Extension
+     */
+    extension: string | null;
 };
 
 /**
@@ -3441,7 +3474,8 @@ export type WorkloadRead = {
  * `ratios` per non-baseline variant that has an interval (results/stats/verdicts.py VerdictRead, from
  * round values paired by round), and its sampled statements; `variants`: its finding per
  * non-baseline variant; `floor`: the A/A control's interval against the baseline (its noise floor;
- * None without a control).
+ * None without a control); `rounds`: the rounds its statements were timed (more than the replay's
+ * planned rounds when the extension timed it again; None in reports made before).
  */
 export type FingerprintResultWritable = {
     /**
@@ -3479,6 +3513,10 @@ export type FingerprintResultWritable = {
         [key: string]: VariantFinding;
     };
     floor: VerdictRead | null;
+    /**
+     * Rounds
+     */
+    rounds: number | null;
 };
 
 /**
@@ -3486,11 +3524,13 @@ export type FingerprintResultWritable = {
  *
  * A replay run; `report` once it succeeded (or, partial, once cancelled after measuring), and
  * only from GET /api/replays/{id}. `statement_timeout_s`: every statement's bound. `repeats` and
- * `rounds` are both the number of rounds; `schedule`: each round's variant order (variant indexes)
- * once the replay started; `statements`: how many were sampled; `skipped_writes`: the statements
- * left out of a read-only replay; `progress`: the current step while it runs. `dataset_sha256` and
- * `dataset_deleted_at`: the dump it ran on, and when that dataset was deleted (None: live); the
- * report is kept either way, a new replay needs the dump uploaded again (same dump: same sha256).
+ * `rounds` are both the number of planned rounds; `max_rounds`: the extension's budget (None: no
+ * extension, replays made before it); `schedule`: each round's variant order (variant indexes)
+ * once the replay started, the extension's rounds included; `statements`: how many were sampled;
+ * `skipped_writes`: the statements left out of a read-only replay; `progress`: the current step
+ * while it runs. `dataset_sha256` and `dataset_deleted_at`: the dump it ran on, and when that
+ * dataset was deleted (None: live); the report is kept either way, a new replay needs the dump
+ * uploaded again (same dump: same sha256).
  */
 export type ReplayReadWritable = {
     /**
@@ -3534,6 +3574,10 @@ export type ReplayReadWritable = {
      * Passes
      */
     passes: number | null;
+    /**
+     * Max Rounds
+     */
+    max_rounds: number | null;
     schedule: RunSchedule | null;
     /**
      * Sample
@@ -3584,7 +3628,9 @@ export type ReplayReadWritable = {
  * `summary`: one VariantSummary per non-baseline variant (read first); `aa_control`: the A/A
  * control variant's name (None: no control; each fingerprint's `floor` is its interval); `clock`:
  * the clock every variant was timed by; `fdr`: how false discoveries were controlled (a
- * sentence), at `fdr_q`.
+ * sentence), at `fdr_q`. `rounds` is the most any fingerprint got; `planned_rounds`: the rounds
+ * every statement got; `max_rounds`: the extension's budget (None: no extension) and `extension`
+ * how it went and what it means for the statistics (a sentence; None without an extension).
  */
 export type ReplayReportWritable = {
     /**
@@ -3654,6 +3700,18 @@ export type ReplayReportWritable = {
      * Fdr Q
      */
     fdr_q: number | null;
+    /**
+     * Planned Rounds
+     */
+    planned_rounds: number | null;
+    /**
+     * Max Rounds
+     */
+    max_rounds: number | null;
+    /**
+     * Extension
+     */
+    extension: string | null;
 };
 
 /**

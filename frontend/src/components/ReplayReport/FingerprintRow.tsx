@@ -102,6 +102,7 @@ export function FingerprintRow({ report, variants, open, onToggle }: Props) {
               <div className="muted">
                 ×{report.ratios[v].ratio?.toFixed(2)} [{report.ratios[v].low?.toFixed(2)}–{report.ratios[v].high?.toFixed(2)}]{' '}
                 {report.ratios[v].verdict}
+                {report.ratios[v].rounds != null && ` (${report.ratios[v].rounds} rounds)`}
               </div>
             )}
           </td>

@@ -54,6 +54,7 @@ export function ReplaySummary({ report }: { report: ReplayReport }) {
           </>
         )}
         {report.fdr}
+        {report.extension && <span data-testid="replay-extension">. {report.extension}.</span>}
       </p>
     </section>
   )

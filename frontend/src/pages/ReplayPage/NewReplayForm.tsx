@@ -18,6 +18,8 @@ export function NewReplayForm() {
   // the API's defaults (backend/upgradelab/replay/schemas.py DEFAULT_ROUNDS, DEFAULT_PASSES)
   const [rounds, setRounds] = useState(20)
   const [passes, setPasses] = useState(2)
+  // empty: the API's default, 3 x the rounds (schemas.py EXTENSION_FACTOR); equal to rounds: no extension
+  const [maxRounds, setMaxRounds] = useState('')
   const [aaControl, setAaControl] = useState(false)
   const [sample, setSample] = useState(10)
   const [allowWrites, setAllowWrites] = useState(false)
@@ -44,6 +46,7 @@ export function NewReplayForm() {
           variants,
           rounds,
           passes,
+          max_rounds: maxRounds === '' ? null : Number(maxRounds),
           sample,
           allow_writes: allowWrites,
           aa_control: aaControl,
@@ -90,6 +93,17 @@ export function NewReplayForm() {
       <label title="Each round times every sampled statement this many times on each variant, the variants taking turns pass by pass.">
         Passes per round{' '}
         <input name="passes" type="number" min={1} value={passes} onChange={(e) => setPasses(Number(e.target.value))} />
+      </label>{' '}
+      <label title="Fingerprints still undecided after the rounds (neither same, slower nor faster) get more rounds, 5 at a time, up to this many in all; the decided ones are not timed again. Equal to the rounds: no extension.">
+        Max rounds{' '}
+        <input
+          name="max-rounds"
+          type="number"
+          min={rounds}
+          placeholder={`${rounds * 3}`}
+          value={maxRounds}
+          onChange={(e) => setMaxRounds(e.target.value)}
+        />
       </label>{' '}
       <label>
         Per fingerprint <input name="sample" type="number" min={1} value={sample} onChange={(e) => setSample(Number(e.target.value))} />
