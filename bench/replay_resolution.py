@@ -50,17 +50,12 @@ sys.path.insert(0, str(REPO / "backend"))
 from upgradelab.execution.schedule import plan  # noqa: E402
 from upgradelab.replay import timing  # noqa: E402
 from upgradelab.replay.compare import compare, report_document  # noqa: E402
-from upgradelab.replay.engine import (  # noqa: E402
-    DumpDataset,
-    Extension,
-    Interleave,
-    ReplayVariant,
-    file_sha256,
-    replay_rounds,
-)
+from upgradelab.replay.dataset_load import DumpDataset, file_sha256  # noqa: E402
+from upgradelab.replay.engine import Extension, ReplayVariant, replay_rounds  # noqa: E402
 from upgradelab.replay.extension import still_undecided  # noqa: E402
 from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS, EXTENSION_FACTOR  # noqa: E402
 from upgradelab.replay.sources import parse_source  # noqa: E402
+from upgradelab.replay.turns import Interleave  # noqa: E402
 from upgradelab.settings import get_settings  # noqa: E402
 from upgradelab.targets.provisioners import LocalProvisioner  # noqa: E402
 

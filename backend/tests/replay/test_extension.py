@@ -11,11 +11,12 @@ from pydantic import ValidationError
 
 from upgradelab.execution.schedule import EXTENSION_STEP, plan
 from upgradelab.replay.compare import compare, report_document
-from upgradelab.replay.engine import Extension, VariantReplay, extension_steps, round_turns
+from upgradelab.replay.engine import Extension, VariantReplay, extension_steps
 from upgradelab.replay.extension import still_undecided, undecided_fingerprints
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.schemas import ReplayCreate
 from upgradelab.replay.sources import parse_source
+from upgradelab.replay.turns import round_turns
 
 # Three fingerprints: a steady one, a noisy one, one that errors on the variant (a break).
 SOURCE = parse_source(

@@ -8,7 +8,7 @@ from itertools import groupby
 import pytest
 
 from upgradelab.execution.schedule import plan
-from upgradelab.replay.engine import Interleave, round_turns
+from upgradelab.replay.turns import Interleave, round_turns
 
 LAYOUTS: list[Interleave] = ["block", "statement", "pass"]
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from tests import ports
 from tests.conftest import lab_provisioner
 from upgradelab.execution.schedule import plan
-from upgradelab.replay.engine import DumpDataset, ReplayVariant, file_sha256, replay_rounds
+from upgradelab.replay.dataset_load import DumpDataset, file_sha256
+from upgradelab.replay.engine import ReplayVariant, replay_rounds
 from upgradelab.replay.sources import parse_source
 from upgradelab.replay.timing import MAX_REPEATS, MIN_MEASURED_S
 

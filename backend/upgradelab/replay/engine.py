@@ -8,7 +8,7 @@
    warnings, rows, checksums, plan; outcomes.py), then one untimed warm-up pass over the statements
    (caches and buffer pool as the rounds will find them);
 3. rounds: the schedule's rounds; in each, every sampled statement in source order is timed
-   `passes` times on every variant, the variants taking turns pass by pass (`round_turns`, "pass":
+   `passes` times on every variant, the variants taking turns pass by pass (turns.py `round_turns`, "pass":
    the round's shuffled order, rotated at each turn), each thawed for its turn and frozen after it;
    a statement is repeated until enough time was measured (timing.py: the server's clock where every
    variant has performance_schema, the client's otherwise) and the pass's value is the median of its
@@ -39,57 +39,30 @@ The switches cost little (a SIGSTOP/SIGCONT pair; a docker pause each on docker 
 Every instance is stopped at the end, on every exit path (execution/instances.py `started`).
 """
 
-import hashlib
-import json
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from itertools import groupby, product
-from pathlib import Path
-from typing import Literal
+from itertools import groupby
 
 import pymysql
 
 from upgradelab.datasets.accounts import definer_access, replay_account
-from upgradelab.datasets.loader import LoadResult, TableStats, load_dataset, table_stats
+from upgradelab.datasets.loader import LoadResult, TableStats, table_stats
 from upgradelab.execution.instances import Instance, started
 from upgradelab.execution.schedule import Budget, Schedule, extensions
+from upgradelab.replay.dataset_load import DumpDataset, ensure_dataset
 from upgradelab.replay.outcomes import Outcome, Statements, capture
 from upgradelab.replay.settle import analyze_tables
 from upgradelab.replay.sources import SourceStatement
 from upgradelab.replay.timing import Clock, ServerClock, pass_value, server_clock, timed_runs
+from upgradelab.replay.turns import Interleave, round_turns
 from upgradelab.targets.provisioners import Provisioner
-from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
+from upgradelab.targets.provisioners.base import ServerConnection
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, StatementBound, StatementInterrupted
 from upgradelab.workloads.base import DatasetProgress, scalar
-from upgradelab.workloads.datasets import META_DATABASE, is_prepared, mark_prepared
-
-DATASET_SLUG = "dataset"
-Interleave = Literal["pass", "statement", "block"]
-Turn = tuple[int, int, int]
-
-
-@dataclass(frozen=True)
-class DumpDataset:
-    """A dump to load: file, sha256 (the reuse key) and the default database it loads into."""
-
-    path: Path
-    sha256: str
-    database: str
-
-
-@dataclass
-class LoadedDataset:
-    """A started server holding the dataset: the admin connection and endpoint, the load (None when
-    the kept datadir was reused) and every database the dataset holds (the default one first)."""
-
-    admin: ServerConnection
-    endpoint: Endpoint
-    load: LoadResult | None
-    databases: list[str]
 
 
 @dataclass
@@ -114,57 +87,6 @@ class VariantReplay:
     analyzed: int = 0
     clock: Clock = "client"
     repeats: list[int] = field(default_factory=list)
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 hex of a file, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _loaded_databases(connection: ServerConnection, sha256: str) -> list[str] | None:
-    """The databases of the dataset the datadir's marker records under `sha256`; None when there is
-    none, or when it was loaded before dumps loaded as their own user (no list: it is loaded again)."""
-    if not is_prepared(connection, sha256):
-        return None
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT spec FROM {META_DATABASE}.datasets WHERE spec_hash = %s", (sha256,))
-        row = cursor.fetchone()
-    databases = json.loads(row[0]).get("databases") if row else None
-    return list(databases) if isinstance(databases, list) and databases else None
-
-
-def ensure_dataset(
-    provisioner: Provisioner,
-    options: list[str],
-    dataset: DumpDataset,
-    report: Callable[[DatasetProgress], None] = lambda progress: None,
-) -> LoadedDataset:
-    """Start the server with the dataset loaded: reused from the kept datadir when its marker holds
-    the dump's sha256, otherwise a fresh datadir and the dump loaded as the dataset's load user
-    (loader.load_dataset: LoadFailed on a refused dump or a server error), then marked with the
-    databases it holds."""
-    endpoint = provisioner.start(options, keep_data=True)
-    connection = endpoint.connect()
-    databases = _loaded_databases(connection, dataset.sha256)
-    if databases is not None:
-        return LoadedDataset(connection, endpoint, None, databases)
-    connection.close()
-    endpoint = provisioner.start(options, keep_data=False)
-    connection = endpoint.connect()
-    try:
-        result, databases = load_dataset(
-            connection, endpoint, provisioner.flavor, dataset.path, dataset.database, report
-        )
-        spec = {"sha256": dataset.sha256, "database": dataset.database, "databases": databases}
-        mark_prepared(connection, dataset.sha256, DATASET_SLUG, spec)
-    except BaseException:
-        connection.close()
-        raise
-    return LoadedDataset(connection, endpoint, result, databases)
 
 
 def _use(connection: ServerConnection, database: str) -> Outcome | None:
@@ -333,26 +255,6 @@ def _statement_passes(
             return
 
 
-def round_turns(
-    order: list[int], statements: int | Sequence[int], passes: int, interleave: Interleave
-) -> list[Turn]:
-    """One round's turns in the order they run: (variant index, statement index, passes to time).
-
-    order: the round's variant order (the schedule's); statements: how many (every statement) or
-    the indexes to time, in source order (an extension round: the still-undecided ones);
-    "block": each variant in turn times every statement `passes` times; "statement": each statement
-    in turn is timed `passes` times on every variant; "pass": each pass of each statement on every
-    variant in turn. In the last two the variants' order is the round's rotated by the turn, so each
-    variant is as often first after a switch (a thawed server's first statement) as the others."""
-    indexes = range(statements) if isinstance(statements, int) else sorted(statements)
-    if interleave == "block":
-        return [(v, s, passes) for v in order for s in indexes]
-    if interleave == "statement":
-        return [(v, s, passes) for turn, s in enumerate(indexes) for v in _rotated(order, turn)]
-    turns = product(indexes, range(passes))
-    return [(v, s, 1) for turn, (s, _) in enumerate(turns) for v in _rotated(order, turn)]
-
-
 def _kept_nowhere(_: Schedule) -> None:
     """An Extension's `extended` when nothing stores the schedule (the bench, tests)."""
 
@@ -387,11 +289,6 @@ def extension_steps(
     budget = Budget(extension.max_rounds, None, time.monotonic())
     for longer in extensions(schedule, budget, undecided):
         yield longer, sorted(remaining or ())
-
-
-def _rotated(order: list[int], by: int) -> list[int]:
-    shift = by % len(order) if order else 0
-    return order[shift:] + order[:shift]
 
 
 def _one_clock(opened: list[_Open]) -> None:

@@ -44,8 +44,8 @@ from upgradelab.execution.reaper import stop_targets
 from upgradelab.execution.schedule import RunSchedule, Schedule, plan
 from upgradelab.replay import state
 from upgradelab.replay.compare import compare, report_document
+from upgradelab.replay.dataset_load import DumpDataset
 from upgradelab.replay.engine import (
-    DumpDataset,
     Extension,
     Interrupt,
     ReplayCancelled,
