@@ -244,13 +244,7 @@ def test_finished_attribution_shows_steps_contributions_remainder_lines_exports_
         )
 
     # the contributions with their intervals, in the set's order, and the remainder
-    bars = page.get_by_test_id("contribution")
-    expect(bars).to_have_count(len(result["members"]))
-    for index, member in enumerate(result["members"]):
-        expect(bars.nth(index)).to_have_attribute("data-name", member["name"])
-        expect(bars.nth(index).get_by_test_id("contribution-text")).to_have_text(
-            f"{_pct(member['contribution'])} of the gap [{_pct(member['low'])}, {_pct(member['high'])}]"
-        )
+    _expect_contributions(page, result)
     expect(page.get_by_test_id("also")).to_have_count(len(result["also"]))
     expect(page.get_by_test_id("unexplained")).to_contain_text(_pct(result["unexplained"]))
     expect(page.get_by_test_id("attribution-lines")).to_have_text("\n".join(result["lines"]))
@@ -302,13 +296,7 @@ def test_a_shared_attribution_opens_read_only_in_a_signed_out_browser(
         expect(shared.get_by_role("heading", level=1)).to_have_text("Explain the gap: tuned against default")
         expect(shared.get_by_test_id("attribution-status")).to_have_text("succeeded")
         expect(shared.get_by_test_id("attribution-outcome")).to_have_attribute("data-outcome", "explained")
-        bars = shared.get_by_test_id("contribution")
-        expect(bars).to_have_count(len(result["members"]))
-        for index, member in enumerate(result["members"]):
-            expect(bars.nth(index)).to_have_attribute("data-name", member["name"])
-            expect(bars.nth(index).get_by_test_id("contribution-text")).to_have_text(
-                f"{_pct(member['contribution'])} of the gap [{_pct(member['low'])}, {_pct(member['high'])}]"
-            )
+        _expect_contributions(shared, result)
         expect(shared.get_by_test_id("unexplained")).to_contain_text(_pct(result["unexplained"]))
         expect(shared.get_by_test_id("attribution-lines")).to_have_text("\n".join(result["lines"]))
         expect(shared.get_by_test_id("attribution-step")).to_have_count(
@@ -332,3 +320,14 @@ def test_a_shared_attribution_opens_read_only_in_a_signed_out_browser(
         expect(shared.get_by_test_id("attribution-status")).to_have_count(0)
     finally:
         stranger.close()
+
+
+def _expect_contributions(page: Page, result: dict[str, Any]) -> None:
+    """Each member's bar, in the set's order, with its share of the gap and interval as the page words it."""
+    bars = page.get_by_test_id("contribution")
+    expect(bars).to_have_count(len(result["members"]))
+    for index, member in enumerate(result["members"]):
+        expect(bars.nth(index)).to_have_attribute("data-name", member["name"])
+        expect(bars.nth(index).get_by_test_id("contribution-text")).to_have_text(
+            f"{_pct(member['contribution'])} of the gap [{_pct(member['low'])}, {_pct(member['high'])}]"
+        )
