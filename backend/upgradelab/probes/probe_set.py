@@ -89,11 +89,11 @@ class ProbeSet:
         (a cancel between two iterations) leaves that partial block out of the probe's sums.
         """
         carried, self._last = self._last, None
-        chained = after_previous and carried is not None
-        before: list[Any] = [
-            carried[index] if chained and carried is not None else probe.read(self.connection)
-            for index, probe in enumerate(self.probes)
-        ]
+        before: list[Any] = (
+            carried
+            if after_previous and carried is not None
+            else [probe.read(self.connection) for probe in self.probes]
+        )
         measured = Measured(iteration)
         yield measured
         after: list[Any] = []

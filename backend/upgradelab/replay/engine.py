@@ -402,18 +402,17 @@ def replay_rounds(
                 def replays() -> list[VariantReplay]:
                     return [opened[index].replay for index in range(len(variants))]
 
-                steps = extension_steps(schedule, extension, replays) if extension is not None else ()
-                for longer, chosen in steps:
-                    assert extension is not None
-                    extension.extended(longer)  # stored before its rounds, as a run's extension
-                    for number in range(rounds_done + 1, longer.rounds + 1):
-                        one_round(
-                            number,
-                            longer.order[number - 1],
-                            chosen,
-                            f"round {number} of at most {extension.max_rounds} (extended): "
-                            f"{len(chosen)} statements still undecided",
-                        )
+                if extension is not None:
+                    for longer, chosen in extension_steps(schedule, extension, replays):
+                        extension.extended(longer)  # stored before its rounds, as a run's extension
+                        for number in range(rounds_done + 1, longer.rounds + 1):
+                            one_round(
+                                number,
+                                longer.order[number - 1],
+                                chosen,
+                                f"round {number} of at most {extension.max_rounds} (extended): "
+                                f"{len(chosen)} statements still undecided",
+                            )
                 return replays()
             finally:
                 for one in opened.values():  # the connections first: `started` then stops every server
