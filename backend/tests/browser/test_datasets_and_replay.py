@@ -51,7 +51,7 @@ def test_upload_a_dump_replay_and_read_the_plan_change(
     rows = page.locator("[data-testid=fingerprints] tbody tr[data-group]")
     expect(rows).to_have_count(1)
     expect(rows.first).to_contain_text("select c.region")
-    # "plan changed", or "slower, plan changed" when the rounds decide it slower
+    # "plan changed", or "slower, plan changed" / "faster, plan changed" when the rounds decide it
     expect(rows.first).to_have_attribute("data-group", re.compile(r"plan changed$"))
     rows.first.get_by_role("button").click()
     detail = page.locator("tr.statement-detail")

@@ -106,6 +106,19 @@ def test_a_plan_changed_within_a_flavor_is_slower_plan_changed_and_across_flavor
     ]
 
 
+def test_a_plan_changed_that_wins_is_faster_plan_changed_not_faster_alone() -> None:
+    statements = _source(2)
+    base = _replay("10.11", "mariadb", _noise(3, 2), [INDEXED, FULL])
+    faster = _replay(
+        "11.8", "mariadb", [_noise(4, 2)[0], [(t or 0) / 3 for t in _noise(5, 2)[1]]], [INDEXED, INDEXED]
+    )
+    reports = compare(statements, [base, faster])
+    assert reports[1].variants["11.8"].group == "faster, plan changed"
+    assert reports[1].group == "faster, plan changed" and reports[0].group == "same"
+    summary = report_document(statements, [base, faster], reports).summary
+    assert [(s.faster, s.faster_plan_changed, s.slower, s.plan_changes) for s in summary] == [(1, 1, 0, 1)]
+
+
 def test_a_statement_timed_out_on_the_variant_only_is_slower_timed_out_without_rounds() -> None:
     statements = _source(1)
     base = _replay("a", "mysql", [[0.001] * 2], [FULL])

@@ -151,13 +151,19 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
     groups = {f["fingerprint"].split(" from ")[0]: f["group"] for f in report["fingerprints"]}
     assert groups["select md5 (email)"] == "breaks"
     assert groups["select concat (region, ?) as r, count (*), max (email)"] == "breaks"
-    # its plan changes between the MariaDB versions; on MySQL (plans not compared across flavors) the
-    # extension's rounds may decide it "slower", a group listed before "plan changed"
+    # its plan changes between the MariaDB versions, whatever the rounds decide of its time; on MySQL
+    # (plans not compared across flavors) they may decide it "slower", a group listed first
     join = next(f for f in report["fingerprints"] if f["fingerprint"].startswith("select c.region"))
-    assert join["variants"]["mariadb-11.8"]["group"] in ("plan changed", "slower, plan changed", "breaks")
+    assert join["variants"]["mariadb-11.8"]["group"] in (
+        "plan changed",
+        "slower, plan changed",
+        "faster, plan changed",
+        "breaks",
+    ), join
     assert groups["select c.region, sum (o.amount)"] in (
         "plan changed",
         "slower, plan changed",
+        "faster, plan changed",
         "breaks",
         "slower",
     )

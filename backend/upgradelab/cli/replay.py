@@ -208,7 +208,8 @@ def summary_lines(report: ReplayReport) -> list[str]:
             f"{one.variant} ({one.version}) vs {report.baseline}: breaks {one.breaks} "
             f"(new errors {one.new_errors}, resolved {one.resolved_errors}, result changes "
             f"{one.result_changes}), slower {one.slower} (plan changed {one.slower_plan_changed}, "
-            f"timed out {one.slower_timed_out}), faster {one.faster}, same {one.same}, undecided "
+            f"timed out {one.slower_timed_out}), faster {one.faster} (plan changed "
+            f"{one.faster_plan_changed}), same {one.same}, undecided "
             f"{one.undecided}{mde}, plan changes {one.plan_changes}, refused writes {one.refused}, "
             f"timeouts {one.timeouts}"
         )

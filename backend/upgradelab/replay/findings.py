@@ -9,8 +9,9 @@ Group of a fingerprint on a variant, first match (DEA's per-query verdicts, one 
 4. "refused": the server refused a statement as a write on one of the two (not a finding);
 5. "slower, plan changed" / "slower": a regression (after false-discovery control), with or without
    a plan change (access type, chosen index or join order, within one flavor);
-6. "faster": an improvement;
-7. "plan changed": the plan changed, the time did not decide a change;
+6. "plan changed": the plan changed, the time did not decide a change;
+7. "faster, plan changed" / "faster": an improvement, with or without a plan change (a new plan
+   that wins is still a plan a DBA reviews: it may lose on other data);
 8. "same": the time verdict is "no significant difference" (the whole interval within the threshold);
 9. "undecided": anything else (interval too wide, too few rounds, no time).
 
@@ -115,10 +116,10 @@ def variant_group(report: FingerprintResult, variant: str) -> Group:
         return "refused"
     if verdict == "regression":
         return "slower, plan changed" if plan else "slower"
-    if verdict == "improvement":
-        return "faster"
-    if plan:
+    if plan and verdict != "improvement":
         return "plan changed"
+    if verdict == "improvement":
+        return "faster, plan changed" if plan else "faster"
     return "same" if verdict == "no significant difference" else "undecided"
 
 
@@ -161,7 +162,8 @@ def summarise(reports: list[FingerprintResult], variant: str, version: str) -> V
         slower=sum(g in ("slower", "slower, plan changed", "slower (timed out)") for g in groups),
         slower_plan_changed=groups.count("slower, plan changed"),
         slower_timed_out=groups.count("slower (timed out)"),
-        faster=groups.count("faster"),
+        faster=sum(g in ("faster", "faster, plan changed") for g in groups),
+        faster_plan_changed=groups.count("faster, plan changed"),
         same=groups.count("same"),
         undecided=groups.count("undecided"),
         undecided_median_mde=float(statistics.median(finite)) if finite else None,

@@ -36,6 +36,7 @@ Group = Literal[
     "slower",
     "plan changed",
     "plan changes",  # reports stored before per-variant groups
+    "faster, plan changed",
     "faster",
     "same",
     "undecided",
@@ -50,6 +51,7 @@ GROUPS: tuple[Group, ...] = (
     "timed out",
     "slower",
     "plan changed",
+    "faster, plan changed",
     "faster",
     "same",
     "undecided",
@@ -214,11 +216,11 @@ class StatementResult(_Read):
 
 class VariantFinding(_Read):
     """A fingerprint on one variant against the baseline: its group there (first match of breaks,
-    slower (timed out), timed out, refused, slower, plan changed [with slower: "slower, plan
-    changed"], faster, same, undecided), the causes of its breaks, and for its time verdict the p-value
-    of the paired rounds and its Benjamini-Hochberg adjusted value across the replay's comparisons
-    (None: no test). A regression or improvement whose adjusted value exceeds the replay's
-    `fdr_q` is read "inconclusive"."""
+    slower (timed out), timed out, refused, slower, plan changed [with slower or faster: "slower,
+    plan changed", "faster, plan changed"], faster, same, undecided), the causes of its breaks, and
+    for its time verdict the p-value of the paired rounds and its Benjamini-Hochberg adjusted value
+    across the replay's comparisons (None: no test). A regression or improvement whose adjusted
+    value exceeds the replay's `fdr_q` is read "inconclusive"."""
 
     group: Group
     causes: list[Cause] = []
@@ -289,8 +291,9 @@ class VariantReport(_Read):
 class VariantSummary(_Read):
     """One variant against the baseline, counted in fingerprints: breaks (of them with a new error,
     with a result change), slower (of them with a plan change, and timed out on the variant only),
-    faster, same, undecided (with the median smallest detectable change of their intervals, a
-    fraction), plan changes, refused writes and timeouts (a statement timed out on either)."""
+    faster (of them with a plan change), same, undecided (with the median smallest detectable change
+    of their intervals, a fraction), plan changes, refused writes and timeouts (a statement timed out
+    on either)."""
 
     variant: str
     version: str
@@ -302,6 +305,7 @@ class VariantSummary(_Read):
     slower_plan_changed: int
     slower_timed_out: int
     faster: int
+    faster_plan_changed: int = 0  # 0 in reports stored before the group
     same: int
     undecided: int
     undecided_median_mde: float | None

@@ -13,6 +13,7 @@ export const REPLAY_GROUPS: readonly ReplayGroup[] = [
   'timed out',
   'slower',
   'plan changed',
+  'faster, plan changed',
   'faster',
   'same',
   'undecided',

@@ -996,7 +996,7 @@ export type FingerprintResult = {
     /**
      * Group
      */
-    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'plan changed' | 'plan changes' | 'faster' | 'same' | 'undecided' | 'refused';
+    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'plan changed' | 'plan changes' | 'faster, plan changed' | 'faster' | 'same' | 'undecided' | 'refused';
     /**
      * Median S
      */
@@ -2978,17 +2978,17 @@ export type VariantContext = {
  * VariantFinding
  *
  * A fingerprint on one variant against the baseline: its group there (first match of breaks,
- * slower (timed out), timed out, refused, slower, plan changed [with slower: "slower, plan
- * changed"], faster, same, undecided), the causes of its breaks, and for its time verdict the p-value
- * of the paired rounds and its Benjamini-Hochberg adjusted value across the replay's comparisons
- * (None: no test). A regression or improvement whose adjusted value exceeds the replay's
- * `fdr_q` is read "inconclusive".
+ * slower (timed out), timed out, refused, slower, plan changed [with slower or faster: "slower,
+ * plan changed", "faster, plan changed"], faster, same, undecided), the causes of its breaks, and
+ * for its time verdict the p-value of the paired rounds and its Benjamini-Hochberg adjusted value
+ * across the replay's comparisons (None: no test). A regression or improvement whose adjusted
+ * value exceeds the replay's `fdr_q` is read "inconclusive".
  */
 export type VariantFinding = {
     /**
      * Group
      */
-    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'plan changed' | 'plan changes' | 'faster' | 'same' | 'undecided' | 'refused';
+    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'plan changed' | 'plan changes' | 'faster, plan changed' | 'faster' | 'same' | 'undecided' | 'refused';
     /**
      * Causes
      */
@@ -3185,8 +3185,9 @@ export type VariantStatus = typeof VariantStatus[keyof typeof VariantStatus];
  *
  * One variant against the baseline, counted in fingerprints: breaks (of them with a new error,
  * with a result change), slower (of them with a plan change, and timed out on the variant only),
- * faster, same, undecided (with the median smallest detectable change of their intervals, a
- * fraction), plan changes, refused writes and timeouts (a statement timed out on either).
+ * faster (of them with a plan change), same, undecided (with the median smallest detectable change
+ * of their intervals, a fraction), plan changes, refused writes and timeouts (a statement timed out
+ * on either).
  */
 export type VariantSummary = {
     /**
@@ -3229,6 +3230,10 @@ export type VariantSummary = {
      * Faster
      */
     faster: number;
+    /**
+     * Faster Plan Changed
+     */
+    faster_plan_changed: number;
     /**
      * Same
      */
@@ -3489,7 +3494,7 @@ export type FingerprintResultWritable = {
     /**
      * Group
      */
-    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'plan changed' | 'plan changes' | 'faster' | 'same' | 'undecided' | 'refused';
+    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'plan changed' | 'plan changes' | 'faster, plan changed' | 'faster' | 'same' | 'undecided' | 'refused';
     /**
      * Median S
      */

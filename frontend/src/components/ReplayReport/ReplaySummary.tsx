@@ -3,7 +3,7 @@ import type { ReplayReport } from '../../client'
 const pct = (v: number | null | undefined) => (v == null ? '–' : `${(v * 100).toFixed(0)} %`)
 
 /** The summary the report opens with (replay/schemas.py VariantSummary): per variant against the baseline,
- * breaks, slower (with a plan change, timed out), faster, same, undecided (with the median smallest
+ * breaks, slower (with a plan change, timed out), faster (with a plan change), same, undecided (with the median smallest
  * detectable change), refused writes, timeouts; then the clock, when the statistics were computed and the
  * false-discovery control. */
 export function ReplaySummary({ report }: { report: ReplayReport }) {
@@ -17,7 +17,7 @@ export function ReplaySummary({ report }: { report: ReplayReport }) {
             <th>vs {report.baseline}</th>
             <th>breaks (new errors / result changes)</th>
             <th>slower (plan changed / timed out)</th>
-            <th>faster</th>
+            <th>faster (plan changed)</th>
             <th>same</th>
             <th>undecided (median smallest detectable change)</th>
             <th>refused writes</th>
@@ -34,7 +34,9 @@ export function ReplaySummary({ report }: { report: ReplayReport }) {
               <td>
                 {s.slower} ({s.slower_plan_changed} / {s.slower_timed_out})
               </td>
-              <td>{s.faster}</td>
+              <td>
+                {s.faster} ({s.faster_plan_changed})
+              </td>
               <td>{s.same}</td>
               <td>
                 {s.undecided} ({pct(s.undecided_median_mde)})
