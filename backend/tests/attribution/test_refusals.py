@@ -33,3 +33,4 @@ def test_a_share_above_one_is_422_naming_the_field(client: httpx.Client) -> None
 def test_unknown_attribution_is_404(client: httpx.Client) -> None:
     assert client.get("/api/attributions/999999").status_code == 404
     assert client.get("/api/public/attributions/no-such-token").status_code == 404
+    assert client.get("/api/public/attributions/no-such-token/export?format=csv").status_code == 404

@@ -310,9 +310,17 @@ def test_a_shared_attribution_opens_read_only_in_a_signed_out_browser(
         expect(shared.locator("[data-testid=step-run][href]")).to_have_count(0)
         expect(shared.get_by_test_id("attribution-cancel")).to_have_count(0)
         expect(shared.get_by_test_id("attribution-share-button")).to_have_count(0)
-        # its one export is the public JSON, which answers signed out
+        # its exports are the public ones, which answer signed out, the same as the signed-in ones
         whole = shared.request.get(shared.get_by_test_id("attribution-json").get_attribute("href") or "")
         assert whole.status == 200 and whole.json()["result"] == result
+        table = shared.request.get(shared.get_by_test_id("attribution-csv").get_attribute("href") or "")
+        assert table.status == 200 and "attachment" in table.headers["content-disposition"]
+        members = {
+            r["name"]: float(r["share"])
+            for r in csv.DictReader(io.StringIO(table.text()))
+            if r["kind"] == "member"
+        }
+        assert members == {m["name"]: m["contribution"] for m in result["members"]}
 
         shared.goto("/share/attributions/made-up-token")
         expect(shared.get_by_test_id("share-error")).to_contain_text("This link does not work")

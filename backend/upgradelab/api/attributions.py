@@ -5,6 +5,7 @@ from typing import Literal
 from fastapi import APIRouter, Query, Response, status
 
 from upgradelab.attribution import service
+from upgradelab.attribution.models import Attribution
 from upgradelab.attribution.schemas import AttributionCreate, AttributionRead
 from upgradelab.db import SessionDep
 
@@ -50,7 +51,12 @@ async def export_attribution(
     attribution_id: int, session: SessionDep, format: Literal["csv", "json"] = "json"
 ) -> Response:
     """The result as CSV (members, unexplained share, steps) or the whole attribution as JSON."""
-    row = await service.get_or_raise(session, attribution_id)
+    return _export(await service.get_or_raise(session, attribution_id), format)
+
+
+def _export(row: Attribution, format: Literal["csv", "json"]) -> Response:
+    """The CSV (service.export_csv: kind, name, share and interval as fractions of the gap) or the JSON
+    (AttributionRead) of one attribution, as an attachment named attribution-<id>."""
     if format == "csv":
         return Response(
             service.export_csv(row),
@@ -68,3 +74,12 @@ async def export_attribution(
 async def shared_attribution(token: str, session: SessionDep) -> AttributionRead:
     """A shared attribution, read-only, without sign-in; 404 for an unknown token."""
     return service.to_read(await service.by_token(session, token))
+
+
+@public_router.get("/{token}/export")
+async def export_shared_attribution(
+    token: str, session: SessionDep, format: Literal["csv", "json"] = "json"
+) -> Response:
+    """A shared attribution's export without sign-in, as GET /api/attributions/{id}/export gives it
+    (CSV: members, unexplained share, steps; JSON: the whole attribution); 404 for an unknown token."""
+    return _export(await service.by_token(session, token), format)

@@ -5478,6 +5478,39 @@ export type SharedAttributionResponses = {
 
 export type SharedAttributionResponse = SharedAttributionResponses[keyof SharedAttributionResponses];
 
+export type ExportSharedAttributionData = {
+    body?: never;
+    path: {
+        /**
+         * Token
+         */
+        token: string;
+    };
+    query?: {
+        /**
+         * Format
+         */
+        format?: 'csv' | 'json';
+    };
+    url: '/api/public/attributions/{token}/export';
+};
+
+export type ExportSharedAttributionErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ExportSharedAttributionError = ExportSharedAttributionErrors[keyof ExportSharedAttributionErrors];
+
+export type ExportSharedAttributionResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
 export type HealthData = {
     body?: never;
     path?: never;

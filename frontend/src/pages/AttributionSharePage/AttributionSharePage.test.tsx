@@ -76,7 +76,10 @@ describe('AttributionSharePage', () => {
     ])
     expect(view.getByTestId('attribution-run').tagName).toBe('SPAN')
     const hrefs = [...view.container.querySelectorAll('a')].map((a) => a.getAttribute('href'))
-    expect(hrefs).toEqual(['/api/public/attributions/good']) // only its own JSON, public too
+    expect(hrefs).toEqual([
+      '/api/public/attributions/good/export?format=csv',
+      '/api/public/attributions/good/export?format=json',
+    ]) // only its own exports, public too
     expect(view.queryByTestId('attribution-cancel')).toBeNull()
     expect(view.queryByTestId('attribution-share-button')).toBeNull()
   })

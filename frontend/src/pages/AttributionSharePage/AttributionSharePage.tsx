@@ -9,6 +9,7 @@ import { sharedAttributionQuery } from '../../queries/attributions'
 export function AttributionSharePage() {
   const { token = '' } = useParams()
   const shared = useQuery(sharedAttributionQuery(token))
+  const exportPath = `/api/public/attributions/${encodeURIComponent(token)}/export`
   if (!shared.data) {
     return (
       <div className="page" data-testid="share-page">
@@ -28,7 +29,8 @@ export function AttributionSharePage() {
         linkRuns={false}
         tools={
           <p className="muted">
-            Export <a href={`/api/public/attributions/${encodeURIComponent(token)}`} data-testid="attribution-json">JSON</a>
+            Export <a href={`${exportPath}?format=csv`} data-testid="attribution-csv">CSV</a> ·{' '}
+            <a href={`${exportPath}?format=json`} data-testid="attribution-json">JSON</a>
           </p>
         }
       />
