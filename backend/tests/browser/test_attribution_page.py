@@ -231,6 +231,13 @@ def test_finished_attribution_shows_steps_contributions_remainder_lines_exports_
     expect(links).to_have_count(len(done))
     for index, step in enumerate(done):
         expect(links.nth(index)).to_have_attribute("href", f"/runs/{step['run_id']}")
+    # the gap each step run measured (the variant as it is against the baseline), on its first row
+    first_rows = [sum(len(s["tests"]) for s in done[:index]) for index in range(len(done))]
+    for index, step in zip(first_rows, done, strict=True):
+        gap = step["gap"]
+        expect(rows.nth(index).get_by_test_id("step-gap")).to_have_text(
+            f"{gap['ratio']:.3f}x [{gap['low']:.3f}x, {gap['high']:.3f}x]"
+        )
     for index, (step, test) in enumerate(tests):
         row = rows.nth(index)
         expect(row).to_have_attribute("data-run-id", str(step["run_id"]))

@@ -59,10 +59,12 @@ export interface AttributionResult {
   refused?: { name: string; reason: string }[]
 }
 
-/** One step run and its tested subsets. */
+/** One step run and its tested subsets; `gap`: the variant as it is against the baseline in that run
+ * (attribution/steps.py measure: its ratio and 95 % interval, unset while the run goes on). */
 export interface Step {
   step: number
   run_id: number
   subsets: string[][]
+  gap?: { ratio: number; low: number | null; high: number | null; verdict: string } | null
   tests?: { subset: string[]; share: number; low: number; high: number; closes: boolean }[]
 }

@@ -7,6 +7,7 @@ import { StepsTable } from './StepsTable'
 const STEPS = [
   {
     step: 1, run_id: 41, subsets: [['skip-log-bin'], ['max-connections']],
+    gap: { ratio: 0.62, low: 0.571, high: 0.674, verdict: 'improvement' },
     tests: [
       { subset: ['skip-log-bin'], share: 0.62, low: 0.41, high: 0.83, closes: false,
         verdict: { verdict: 'improvement', ratio: 0.871 } },
@@ -37,5 +38,8 @@ describe('StepsTable', () => {
     expect(shares).toEqual(['62 % [41 %, 83 %]', "refused: unknown variable 'max-connections'", 'running'])
     const verdicts = view.getAllByTestId('step-verdict').map((c) => c.textContent)
     expect(verdicts).toEqual(['improvement (0.871x)', '', ''])
+    // the gap each step measured, once per step run (step 2 still running: none yet)
+    const gaps = view.getAllByTestId('step-gap').map((c) => c.textContent)
+    expect(gaps).toEqual(['0.620x [0.571x, 0.674x]', '', ''])
   })
 })

@@ -13,7 +13,10 @@ interface TestRow {
   error?: string | null
 }
 
-/** Every step run with the share of the gap each tested subset closed, whether it closes it and the
+const ratio = (x: number | null) => (x === null ? '–' : `${x.toFixed(3)}x`)
+
+/** Every step run, with the gap it measured (the variant as it is against the baseline, in that run:
+ * steps that disagree on it say how far this host's noise moves the gap), and the share of the gap each tested subset closed, whether it closes it and the
  * test's verdict against the variant as it is (a subset the server refused: its error). `linkRuns`: each
  * step's run links to its page (signed in); a share link's reader cannot open runs, so there it is text. */
 export function StepsTable({ steps, linkRuns = true }: { steps: Step[]; linkRuns?: boolean }) {
@@ -24,6 +27,7 @@ export function StepsTable({ steps, linkRuns = true }: { steps: Step[]; linkRuns
         <tr>
           <th>Step</th>
           <th>Run</th>
+          <th className="num">Gap in this run [95 %]</th>
           <th>Baseline&apos;s values for</th>
           <th className="num">Share of the gap closed [95 %]</th>
           <th>Closes it</th>
@@ -46,6 +50,16 @@ export function StepsTable({ steps, linkRuns = true }: { steps: Step[]; linkRuns
                     ) : (
                       <span data-testid="step-run">run {step.run_id}</span>
                     ))}
+                </td>
+                <td className="num" data-testid="step-gap">
+                  {index === 0 && step.gap && (
+                    <>
+                      {ratio(step.gap.ratio)}{' '}
+                      <span className="muted">
+                        [{ratio(step.gap.low)}, {ratio(step.gap.high)}]
+                      </span>
+                    </>
+                  )}
                 </td>
                 <td>{subset.join(', ')}</td>
                 <td className="num" data-testid="step-share">
