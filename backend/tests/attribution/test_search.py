@@ -1,12 +1,26 @@
 """ddmin over candidates with a pure fake oracle (no server): what it finds, what it costs, budgets."""
 
 import math
+import random
 from collections.abc import Callable
 
 import pytest
 
 from upgradelab.attribution import report
-from upgradelab.attribution.search import Outcome, OutOfBudget, Subset, chunks, pooled, search, undecided
+from upgradelab.attribution.search import (
+    ALPHA,
+    Outcome,
+    OutOfBudget,
+    Subset,
+    beside,
+    chunks,
+    holm,
+    p_above_zero,
+    pooled,
+    screening,
+    search,
+    undecided,
+)
 
 NAMES = ["skip-log-bin", "innodb-file-per-table", "a", "b", "c", "d", "e"]
 
@@ -137,3 +151,129 @@ def test_a_setting_that_matters_alone_but_overlaps_with_the_set_is_named_beside_
     result = report.build(found, {}, 0.8, runs=0, minutes=0.0)
     assert result["set"] == ["f"]
     assert [other["name"] for other in result["also"]] == ["s"]
+
+
+def test_holm_steps_down_and_stops_at_the_first_undecided() -> None:
+    decided = holm({("a",): 0.001, ("b",): 0.015, ("c",): 0.04, ("d",): 0.5}, 0.05)
+    assert [decided[(k,)][0] for k in "abcd"] == [True, True, False, False]
+    assert [decided[(k,)][1] for k in "abc"] == pytest.approx([0.05 / 4, 0.05 / 3, 0.05 / 2])
+    # c: 0.04 > 0.025, Holm stops there; d is compared at most with c's level
+    assert decided[("d",)][0] is False
+    assert holm({}, 0.05) == {}
+
+
+def test_the_one_sided_p_value_matches_the_one_sided_bound() -> None:
+    # 0.2 [0.0, 0.4]: the two-sided 95 % interval touches 0, the one-sided 95 % bound is above it
+    assert p_above_zero(Outcome(0.2, 0.0, 0.4, False)) == pytest.approx(0.025, abs=1e-4)
+    assert p_above_zero(Outcome(0.2, -0.2, 0.6, False)) > 0.05
+    assert p_above_zero(Outcome(0.0, 0.0, 0.0, False, error="refused")) == 1.0
+
+
+def noisy(
+    effects: dict[str, float], half: float, rng: random.Random
+) -> Callable[[list[Subset]], dict[Subset, Outcome]]:
+    """An oracle whose share is the sum of the members' effects plus normal noise of 95 % half-width
+    `half` (the interval honest about it)."""
+
+    def oracle(subsets: list[Subset]) -> dict[Subset, Outcome]:
+        out = {}
+        for subset in subsets:
+            share = sum(effects.get(n, 0.0) for n in subset) + rng.gauss(0, half / 1.96)
+            out[subset] = Outcome(share, share - half, share + half, share >= 0.8)
+        return out
+
+    return oracle
+
+
+def test_a_setting_left_undecided_by_screening_is_confirmed_on_fresh_runs() -> None:
+    screened: dict[Subset, Outcome] = {("skip-log-bin",): Outcome(0.17, -0.01, 0.36, False)}
+    inner, calls = additive({"skip-log-bin": 0.2, "innodb-file-per-table": 0.85}, noise=0.15)
+
+    def oracle(subsets: list[Subset]) -> dict[Subset, Outcome]:
+        out = inner(subsets)
+        return {s: screened.get(s, o) for s, o in out.items()}  # ddmin's one measurement: undecided
+
+    found = search(NAMES, oracle)
+    assert found.found == ("innodb-file-per-table",)
+    assert [b.subset for b in screening(found)] == [("skip-log-bin",)]
+    assert not screening(found)[0].decided
+    before = len(calls)
+    beside(found, inner, batch=2, runs=2)
+    # skip-log-bin and the five never measured alone (one group) share a run; two runs
+    assert len(calls) - before == 2 and found.beside_complete
+    result = report.build(found, {}, 0.8, runs=len(calls), minutes=1.0)
+    [also] = result["also"]
+    assert also["name"] == "skip-log-bin" and also["decided_by"] == "confirmation" and also["runs"] == 2
+    assert also["alone"]["share"] == pytest.approx(0.2)  # the fresh runs only: not the screening 0.17
+    assert also["screening"]["share"] == pytest.approx(0.17)
+    group = next(b for b in result["beside"] if b["stage"] == "group")
+    assert set(group["subset"]) == set(NAMES[2:]) and not group["decided"]
+    assert result["outcome"] == "explained" and result["set"] == ["innodb-file-per-table"]
+
+
+def test_a_setting_that_moves_nothing_is_not_named_after_a_lucky_screening() -> None:
+    screened: dict[Subset, Outcome] = {("a",): Outcome(0.2, -0.05, 0.45, False)}
+    inner, _ = additive({"innodb-file-per-table": 0.9}, noise=0.15)
+
+    def oracle(subsets: list[Subset]) -> dict[Subset, Outcome]:
+        return {s: screened.get(s, o) for s, o in inner(subsets).items()}
+
+    found = search(["innodb-file-per-table", "a", "b", "c"], oracle)
+    beside(found, inner)
+    result = report.build(found, {}, 0.8, runs=0, minutes=0.0)
+    assert result["also"] == []
+    confirmed = next(b for b in result["beside"] if b["stage"] == "confirmation")
+    assert (
+        confirmed["subset"] == ["a"] and confirmed["share"] == pytest.approx(0.0) and confirmed["runs"] == 2
+    )
+
+
+def test_a_setting_never_measured_alone_is_found_by_splitting_its_group() -> None:
+    oracle, calls = additive({"f": 0.9, "c": 0.3})
+    names = ["f", "a", "b", "c", "d", "e"]
+    found = search(names, oracle)
+    assert found.found == ("f",) and found.outcome(["c"]) is None  # a and b were measured alone
+    beside(found, oracle)
+    result = report.build(found, {}, 0.8, runs=len(calls), minutes=1.0)
+    assert [(a["name"], a["decided_by"]) for a in result["also"]] == [("c", "group")]
+    groups = [(b["subset"], b["decided"], b["level"]) for b in result["beside"] if b["stage"] == "group"]
+    # the group at the whole confirmation level, then each half at its share of its parent's level
+    assert groups[0][0] == ["c", "d", "e"] and groups[0][1]
+    assert (["c", "d"], True, pytest.approx(groups[0][2] * 2 / 3)) in groups
+    assert (["c"], True, pytest.approx(groups[0][2] / 3)) in groups
+    assert not any(decided for subset, decided, _ in groups if "c" not in subset)
+
+
+def test_the_budget_ending_beside_the_set_keeps_the_set_explained() -> None:
+    inner, calls = additive({"f": 0.9, "s": 0.2}, noise=0.3)
+    found = search(["s", "f", "a", "b"], inner)
+    assert found.found == ("f",)
+
+    def empty(subsets: list[Subset]) -> dict[Subset, Outcome]:
+        raise OutOfBudget()
+
+    beside(found, empty)
+    result = report.build(found, {}, 0.8, runs=len(calls), minutes=1.0)
+    assert result["outcome"] == "explained" and result["set"] == ["f"]
+    assert not result["beside_complete"] and result["also"] == []
+    assert all(b["share"] is None for b in result["beside"] if b["stage"] != "screening")
+
+
+def test_beside_the_set_names_what_matters_and_rarely_anything_else() -> None:
+    """The constructed case's shape with an honest noisy oracle (shares +/- 0.19 per run, as measured at
+    6 rounds on a quiet host): skip-log-bin (0.2 of the gap) is named in most searches (~92 % of 1000
+    with other seeds); a setting that does not matter is named beside the set in at most ALPHA of them
+    (~1 %: the five irrelevant ones only reach confirmation after a lucky screening)."""
+    rng = random.Random(21)
+    effects = {"innodb-file-per-table": 0.8, "skip-log-bin": 0.2}
+    named_right = named_wrong = 0
+    trials = 300
+    for _ in range(trials):
+        oracle = noisy(effects, 0.19, rng)
+        found = search(NAMES, oracle)
+        beside(found, oracle)
+        also = {b.subset[0] for b in found.beside or [] if b.decided and len(b.subset) == 1}
+        named_right += (set(found.found or ()) | also) >= set(effects)
+        named_wrong += bool(also - set(effects))
+    assert named_right / trials > 0.85
+    assert named_wrong / trials < ALPHA

@@ -5,19 +5,20 @@ Each member's own contribution is the share of the found set minus the share of 
 a contribution's interval adds the two intervals' half-widths in quadrature (independent runs, normal
 approximation); the share of the empty set is exactly 0. When the contributions do not add up to the
 set's share (by more than INTERACTION_TOLERANCE of the gap), the parts interact and the difference is
-reported as the interaction. `also`: candidates outside the set that were measured alone and moved the
-time on their own (one-sided 95 % bound above 0): they overlap with the set (the set closes the gap without
-them), and are named, never hidden. The unexplained share is what the found set leaves (1 - its share); with
-no closing set, what all candidates together leave: never a cause that was not measured.
+reported as the interaction. `also`: candidates outside the set that moved the time on their own,
+decided beside the set (search.py `beside`: on ddmin's own measurement of them alone, "screening", or on
+fresh measurements, "confirmation" / "group"; false discoveries held to search.ALPHA in all): they overlap
+with the set (the set closes the gap without them), and are named, never hidden; each says how it was
+decided, on which interval, in how many runs. `beside`: every test of that phase, decided or not. The
+unexplained share is what the found set leaves (1 - its share); with no closing set, what all candidates
+together leave: never a cause that was not measured.
 """
 
 import math
 from collections.abc import Mapping
 from typing import Any
 
-from scipy import stats
-
-from upgradelab.attribution.search import Outcome, Search
+from upgradelab.attribution.search import Beside, Outcome, Search, screening
 
 INTERACTION_TOLERANCE = 0.10
 
@@ -26,25 +27,32 @@ def _half(outcome: Outcome) -> float:
     return (outcome.high - outcome.low) / 2
 
 
-def _above_zero(outcome: Outcome) -> bool:
-    """Whether reverting the subset moved the time toward the baseline's, one-sided at 95 %: the
-    direction is the question asked in advance, so the 95 % two-sided interval's half-width is scaled
-    to the one-sided 95 % bound (z 0.95 / z 0.975, scipy.stats.norm)."""
-    scale = float(stats.norm.ppf(0.95) / stats.norm.ppf(0.975))
-    return outcome.share - (outcome.share - outcome.low) * scale > 0
-
-
 def _share(outcome: Outcome | None) -> dict[str, float] | None:
     if outcome is None:
         return None
     return {"share": outcome.share, "low": outcome.low, "high": outcome.high}
 
 
+def _beside(test: Beside) -> dict[str, Any]:
+    return {
+        "subset": list(test.subset),
+        "stage": test.stage,
+        **(_share(test.outcome) or {"share": None, "low": None, "high": None}),
+        "runs": test.runs,
+        "p": test.p,
+        "level": test.level,
+        "decided": test.decided,
+        "screening": _share(test.screening),
+    }
+
+
 def build(
     found: Search, candidates: Mapping[str, Mapping[str, Any]], target_share: float, runs: int, minutes: float
 ) -> dict[str, Any]:
     """The result: outcome ("explained", "unexplained", "out of budget", "cannot be tested"), the set
-    and its share, `also` (candidates that matter alone but overlap with the set),
+    and its share, `also` (candidates that matter alone but overlap with the set: name, `alone` the
+    share [95 % interval] decided on, `decided_by` its stage, `runs`, one-sided `p` and the `level` it met,
+    `screening` ddmin's measurement when confirmed on fresh ones), `beside` (every test beside the set),
     members with contribution [low, high] (fractions of the log-ratio gap), interaction, unexplained
     share, the lines that reproduce the baseline's behaviour, the runs and minutes spent."""
     all_share = found.outcome(found.candidates) if found.candidates else None
@@ -82,6 +90,8 @@ def build(
             "unexplained": left,
             "lines": [],
             "also": [],
+            "beside": [],
+            "beside_complete": False,
         }
     chosen = list(found.found)
     whole = found.outcome(chosen)
@@ -107,13 +117,26 @@ def build(
             point = whole.share - without.share
             member.update(contribution=point, low=point - half, high=point + half)
         members.append(member)
+    # without the phase beside the set (a search run without it): ddmin's singletons, screened
+    tests = found.beside if found.beside is not None else screening(found)
     also = []
-    for name in found.candidates:
-        alone = found.outcome([name])
-        if name not in chosen and alone is not None and alone.error is None and _above_zero(alone):
+    for test in tests:
+        if test.decided and len(test.subset) == 1 and test.outcome is not None:
+            name = test.subset[0]
             candidate = candidates.get(name, {})
-            also.append({"name": name, "alone": _share(alone), "lines": candidate.get("lines", []),
-                         "known": candidate.get("known")})  # fmt: skip
+            also.append(
+                {
+                    "name": name,
+                    "alone": _share(test.outcome),
+                    "lines": candidate.get("lines", []),
+                    "known": candidate.get("known"),
+                    "decided_by": test.stage,
+                    "runs": test.runs,
+                    "p": test.p,
+                    "level": test.level,
+                    "screening": _share(test.screening),
+                }
+            )
     known = [m["contribution"] for m in members if m["contribution"] is not None]
     interaction = whole.share - sum(known) if len(known) == len(members) else None
     return {
@@ -127,4 +150,6 @@ def build(
         "unexplained": max(0.0, 1 - whole.share),
         "lines": [line for m in members for line in m["lines"]],
         "also": also,
+        "beside": [_beside(test) for test in tests],
+        "beside_complete": found.beside_complete if found.beside is not None else False,
     }

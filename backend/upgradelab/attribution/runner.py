@@ -1,5 +1,6 @@
 """Executes one attribution: ddmin (attribution/search.py) with an oracle that runs steps
-(attribution/steps.py), within its budgets, then the report (attribution/report.py).
+(attribution/steps.py), then the tests beside the found set (search.beside), within its budgets, then
+the report (attribution/report.py).
 
 lifecycle (execution/lifecycle.py) holds the attribution's lease and heartbeat and writes its final
 state on every exit path; it locks no target (each step run locks its own). Out of budget, cancelled
@@ -49,6 +50,7 @@ class _Oracle:
         self.started = time.monotonic()
         self.steps: list[dict[str, Any]] = []
         self.stopped: tuple[AttributionStatus, str | None] | None = None
+        self.phase = "step"  # "beside" once ddmin is done (search.beside)
         self.refused: dict[str, str] = {}  # candidates the server refused during the search, with its words
         self.candidates = {c["name"]: Candidate(**c) for c in row.candidates}
         variants = origin.variants
@@ -72,8 +74,16 @@ class _Oracle:
     def __call__(self, subsets: list[search.Subset]) -> dict[search.Subset, search.Outcome]:
         """ddmin's oracle; a cancel or a broken step ends the search like an empty budget (search keeps
         what it found), with the reason in `stopped`."""
+        return self._guarded(subsets, retest=True)
+
+    def confirm(self, subsets: list[search.Subset]) -> dict[search.Subset, search.Outcome]:
+        """The oracle beside the found set (search.beside): each subset measured once per call, never
+        retested on its outcome (that phase fixes its number of runs in advance); errors as __call__."""
+        return self._guarded(subsets, retest=False)
+
+    def _guarded(self, subsets: list[search.Subset], retest: bool) -> dict[search.Subset, search.Outcome]:
         try:
-            return self._step(subsets)
+            return self._step(subsets, retest)
         except steps.StepCancelled:
             self.stopped = (AttributionStatus.cancelled, None)
         except search.OutOfBudget:
@@ -83,9 +93,9 @@ class _Oracle:
             self.stopped = (AttributionStatus.failed, f"{type(failure).__name__}: {failure}")
         raise search.OutOfBudget()
 
-    def _step(self, subsets: list[search.Subset]) -> dict[search.Subset, search.Outcome]:
-        """One step run for `subsets`; those whose interval holds the target share are measured once
-        more in a second run (if the budget allows) and the two measurements pooled."""
+    def _step(self, subsets: list[search.Subset], retest: bool) -> dict[search.Subset, search.Outcome]:
+        """One step run for `subsets`; with `retest`, those whose interval holds the target share are
+        measured once more in a second run (if the budget allows) and the two measurements pooled."""
         target = self.row.target_share
         out = self._run(subsets)
         # A test the server refused names the setting in its error: that candidate cannot be tested;
@@ -102,7 +112,7 @@ class _Oracle:
                 break
             self.refused.update(fresh)
             out.update(self._run([s for s in subsets if out[s].error]))
-        again = [s for s in subsets if out[s].error is None and search.undecided(out[s], target)]
+        again = [s for s in subsets if retest and out[s].error is None and search.undecided(out[s], target)]
         if again:
             try:
                 second = self._run(again)
@@ -130,10 +140,15 @@ class _Oracle:
         run_id = steps.create_run(
             self.origin, [self.baseline, self.variant, *tests], self.row.rounds, self.row.block, name
         )
-        step: dict[str, Any] = {"step": number, "run_id": run_id, "subsets": [list(s) for s in subsets]}
+        step: dict[str, Any] = {
+            "step": number,
+            "run_id": run_id,
+            "subsets": [list(s) for s in subsets],
+            "phase": self.phase,
+        }
         self.steps.append(step)
         state.write(
-            self.row.id, steps=list(self.steps), progress=self._progress("step", run_id, f"step {number}")
+            self.row.id, steps=list(self.steps), progress=self._progress(self.phase, run_id, f"step {number}")
         )
         failed = steps.execute(run_id, self.redis, self.settings, lambda: state.cancel_requested(self.row.id))
         gap, measured = steps.measure(run_id, self.row.group, self.row.metric, failed)
@@ -162,7 +177,7 @@ class _Oracle:
         state.write(
             self.row.id,
             steps=list(self.steps),
-            progress=self._progress("step", None, f"step {number} measured"),
+            progress=self._progress(self.phase, None, f"step {number} measured"),
         )
         return out
 
@@ -189,6 +204,10 @@ def _body(attribution_id: int, redis: Redis, settings: Settings, lease: Lease) -
     oracle = _Oracle(row, origin, redis, settings, lease)
     names = [c["name"] for c in row.candidates]
     found = search.search(names, oracle, batch=TESTS_PER_RUN) if names else search.Search((), complete=True)
+    if oracle.stopped is None and found.complete and found.found is not None:
+        oracle.phase = "beside"
+        state.write(attribution_id, progress=oracle._progress("beside", None, "tests beside the set"))
+        search.beside(found, oracle.confirm, batch=TESTS_PER_RUN)
     status, error = oracle.stopped or (AttributionStatus.succeeded, None)
     runs = sum(1 for s in oracle.steps if s.get("tests_done"))
     result = report.build(

@@ -11,12 +11,29 @@ batches (several subsets share one interleaved run beside the baseline and the v
 unit, a run, covers up to `batch` subsets. The oracle raises OutOfBudget when no run is left; the
 search then returns what it has (`complete` False).
 
+After a complete search with a found set, `beside` asks which candidates outside the set move the
+time on their own (they overlap with the set: it closes the gap without them, but a DBA reverting only
+the set would still want to know them). Two stages, each holding its false discoveries (family-wise,
+Holm) to half of ALPHA, so that a setting that does not matter is named with at most ALPHA's chance
+in all (union bound over the two stages):
+
+    screening     the singletons ddmin measured (no extra run): named when decided above 0
+    confirmation  the singletons screening left undecided but positive, and the candidates outside the
+                  set ddmin never measured alone (together, as one group): CONFIRM_RUNS fresh
+                  measurements each (runs chosen in advance, not stopped early), pooled; decided on
+                  them alone: they were selected on the screening measurement, which would bias a
+                  pooled estimate toward the selection (a positive share)
+    group         a decided group is split in halves (adaptive group testing), each half tested at its
+                  parent's level times its share of the parent's members (hierarchical testing,
+                  Meinshausen 2008): a singleton decided this way is named
+
 Pure: no database, no server; attribution/runner.py passes an oracle that executes step runs, the
 unit tests a fake one.
 """
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 Subset = tuple[str, ...]
 
@@ -49,6 +66,63 @@ def pooled(first: Outcome, second: Outcome, target: float) -> Outcome:
     return Outcome(share, share - half, share + half, share >= target)
 
 
+def pooled_all(outcomes: Sequence[Outcome], target: float) -> Outcome:
+    """Any number (>= 1) of independent measurements of one subset as one (inverse-variance weighted,
+    as `pooled`)."""
+    first = outcomes[0]
+    for other in outcomes[1:]:
+        first = pooled(first, other, target)
+    return first
+
+
+_NORMAL = NormalDist()
+_Z975 = _NORMAL.inv_cdf(0.975)
+ALPHA = 0.05  # the chance of naming, beside the set, a setting that does not move the time
+CONFIRM_RUNS = 2  # fresh measurements per confirmed candidate (a fixed number: decided once)
+
+
+def p_above_zero(outcome: Outcome) -> float:
+    """One-sided p-value of "reverting the subset moves the time toward the baseline's" (share > 0):
+    normal approximation with the 95 % interval's lower half-width / z 0.975 as the standard error
+    (p < 0.05 exactly when the one-sided 95 % bound is above 0); 1.0 for a subset that could not be
+    measured."""
+    if outcome.error is not None:
+        return 1.0
+    se = max(outcome.share - outcome.low, 1e-12) / _Z975
+    return 1 - _NORMAL.cdf(outcome.share / se)
+
+
+def holm(p: dict[Subset, float], alpha: float) -> dict[Subset, tuple[bool, float]]:
+    """Holm's step-down over the p-values (family-wise error at most `alpha`): per key (decided, the
+    level its p-value was compared with; for those after the first undecided one, that one's level)."""
+    out: dict[Subset, tuple[bool, float]] = {}
+    ordered = sorted(p, key=lambda k: p[k])
+    going = True
+    for rank, key in enumerate(ordered):
+        level = alpha / (len(ordered) - rank) if going else out[ordered[rank - 1]][1]
+        going = going and p[key] <= level
+        out[key] = (going, level)
+    return out
+
+
+@dataclass(frozen=True)
+class Beside:
+    """One test beside the found set: the subset (a candidate, or a group), its stage ("screening",
+    "confirmation", "group"), the measurement decided on (pooled over `runs` runs; None: the budget
+    ended before it was measured), its one-sided p-value, the level it was compared with, whether it
+    was decided (moves the time toward the baseline's), and for a confirmed singleton its screening
+    measurement (shown, not used)."""
+
+    subset: Subset
+    stage: str
+    outcome: Outcome | None
+    runs: int
+    p: float
+    level: float
+    decided: bool
+    screening: Outcome | None = None
+
+
 class OutOfBudget(Exception):
     """No run (or no minute) left for another test."""
 
@@ -60,12 +134,16 @@ Oracle = Callable[[list[Subset]], dict[Subset, Outcome]]
 class Search:
     """Where the search ended: `found` the smallest closing set found (None: none closes, not even all
     candidates together), `complete` False when the budget ended it first, `tested` every outcome by
-    subset (sorted names), `without` for each member of `found` the subset without it."""
+    subset (sorted names), `without` for each member of `found` the subset without it; `beside` the
+    tests beside the set (None: that phase was not run) and `beside_complete` False when the budget
+    ended it."""
 
     candidates: Subset
     found: Subset | None = None
     complete: bool = False
     tested: dict[Subset, Outcome] = field(default_factory=dict)
+    beside: list[Beside] | None = None
+    beside_complete: bool = False
 
     def outcome(self, subset: Sequence[str]) -> Outcome | None:
         """The outcome of `subset` (order free); the empty set closes nothing, by definition."""
@@ -143,3 +221,84 @@ def search(candidates: Sequence[str], oracle: Oracle, batch: int = 2) -> Search:
 def _closes(state: Search, subset: Sequence[str]) -> bool:
     outcome = state.outcome(subset)
     return outcome is not None and outcome.closes
+
+
+def screening(state: Search, alpha: float = ALPHA / 2) -> list[Beside]:
+    """The singletons outside the found set that ddmin measured, each decided on that one measurement
+    (Holm at `alpha` over them); [] without a found set."""
+    if state.found is None:
+        return []
+    outside = [c for c in state.candidates if c not in state.found]
+    seen: dict[Subset, Outcome] = {
+        (c,): o for c in outside if (o := state.outcome([c])) is not None and o.error is None
+    }
+    p = {key: p_above_zero(o) for key, o in seen.items()}
+    decided = holm(p, alpha)
+    return [
+        Beside(key, "screening", o, 1, p[key], level=decided[key][1], decided=decided[key][0])
+        for key, o in seen.items()
+    ]
+
+
+def beside(
+    state: Search, measure: Oracle, batch: int = 2, runs: int = CONFIRM_RUNS, alpha: float = ALPHA
+) -> None:
+    """The phase beside the found set (module docstring): screening, then confirmation and group
+    tests with `measure` (an oracle that measures each subset once per call, no retest; up to `batch`
+    subsets per call), `runs` measurements per confirmed subset. Fills state.beside; stops with what
+    it has when `measure` raises OutOfBudget (beside_complete False; the found set is unchanged).
+    Nothing to do without a found set or after an incomplete search."""
+    if state.found is None or not state.complete:
+        return
+    found = state.found
+    screened = screening(state, alpha / 2)
+    state.beside = list(screened)
+    state.beside_complete = True
+    target = 1.0  # no subset outside the set is asked to close the gap: `closes` is not used here
+    confirm = [b.subset for b in screened if not b.decided and b.outcome is not None and b.outcome.share > 0]
+    alone = {b.subset for b in screened}
+    group = tuple(c for c in state.candidates if c not in found and (c,) not in alone)
+    family = confirm + ([group] if group else [])
+    measured: dict[Subset, list[Outcome]] = {s: [] for s in family}
+    screen_of = {b.subset: b.outcome for b in screened}
+
+    def take(subsets: list[Subset]) -> None:
+        """`runs` passes over the subsets, `batch` per call; measured[...] grows; OutOfBudget passes."""
+        for _ in range(runs):
+            for start in range(0, len(subsets), batch):
+                now = subsets[start : start + batch]
+                for subset, outcome in measure(now).items():
+                    if outcome.error is None:
+                        measured[subset].append(outcome)
+
+    def tested(subset: Subset, stage: str, level: float, holm_decided: bool | None = None) -> Beside:
+        """The pooled measurements of `subset` decided at `level` (or as Holm decided them)."""
+        got = measured.get(subset, [])
+        outcome = pooled_all(got, target) if got else None
+        p = 1.0 if outcome is None else p_above_zero(outcome)
+        decided = p <= level if holm_decided is None else holm_decided
+        return Beside(subset, stage, outcome, len(got), p, level, decided, screen_of.get(subset))
+
+    try:
+        take(family)
+    except OutOfBudget:
+        state.beside_complete = False
+    decided = holm({s: tested(s, "", 0.0).p for s in family}, alpha / 2)
+    for subset in family:
+        stage = "group" if subset == group else "confirmation"
+        state.beside.append(tested(subset, stage, decided[subset][1], decided[subset][0]))
+    # a decided group of several: halves, each at its parent's level times its share of the members
+    queue = [(group, decided[group][1])] if group and len(group) > 1 and decided[group][0] else []
+    while queue and state.beside_complete:
+        node, level = queue.pop(0)
+        halves = chunks(node, 2)
+        measured.update({h: [] for h in halves})
+        try:
+            take(halves)
+        except OutOfBudget:
+            state.beside_complete = False
+        for half in halves:
+            entry = tested(half, "group", level * len(half) / len(node))
+            state.beside.append(entry)
+            if entry.decided and len(half) > 1:
+                queue.append((half, entry.level))

@@ -207,7 +207,9 @@ def to_read(row: Attribution) -> AttributionRead:
 
 def export_csv(row: Attribution) -> str:
     """CSV: one line per member of the result (name, contribution, low, high as fractions of the gap,
-    option lines), then the unexplained share and one line per step run."""
+    option lines), per setting named beside the set ("also": its share alone, how it was decided), per
+    test beside the set left undecided ("beside"), then the unexplained share and one line per step
+    run."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["kind", "name", "share", "low", "high", "detail"])
@@ -223,6 +225,16 @@ def export_csv(row: Attribution) -> str:
                 "; ".join(member["lines"]),
             ]
         )
+    for other in result.get("also", []):
+        alone = other["alone"]
+        how = f"decided by {other.get('decided_by', 'screening')} in {other.get('runs', 1)} run(s)"
+        writer.writerow(["also", other["name"], alone["share"], alone["low"], alone["high"], how])
+    for test in result.get("beside", []):
+        if not test["decided"] and test["stage"] != "screening":
+            detail = f"{test['stage']}: not decided in {test['runs']} run(s)"
+            writer.writerow(
+                ["beside", "+".join(test["subset"]), test["share"], test["low"], test["high"], detail]
+            )
     writer.writerow(["unexplained", "", result.get("unexplained"), "", "", result.get("outcome", "")])
     for step in row.steps:
         for test in step.get("tests", []):

@@ -73,9 +73,11 @@ def summary(found: dict[str, Any]) -> str:
         lines.append(f"  {member['name']}: {shown} of the gap")
     for other in result.get("also", []):
         alone = other["alone"]
+        how = {"confirmation": "confirmed in {runs} fresh runs", "group": "found in a group, {runs} runs"}
+        decided = how.get(other.get("decided_by", ""), "on the search's measurement")
         lines.append(
-            f"  {other['name']}: {alone['share']:.0%} [{alone['low']:.0%}, {alone['high']:.0%}] alone, "
-            "overlapping with the set"
+            f"  {other['name']}: {alone['share']:.0%} [{alone['low']:.0%}, {alone['high']:.0%}] alone "
+            f"({decided.format(runs=other.get('runs', 0))}), overlapping with the set"
         )
     if result.get("unexplained") is not None:
         lines.append(f"  unexplained: {result['unexplained']:.0%}")

@@ -38,6 +38,20 @@ export interface Member {
   high: number | null
 }
 
+/** A test beside the found set (backend attribution/report.py): share null when the budget ended first. */
+export interface BesideTest {
+  subset: string[]
+  stage: string
+  share: number | null
+  low: number | null
+  high: number | null
+  runs: number
+  p: number
+  level: number
+  decided: boolean
+  screening: Share | null
+}
+
 /** The result JSON (backend attribution/report.py `build`). */
 export interface AttributionResult {
   outcome: string
@@ -53,8 +67,24 @@ export interface AttributionResult {
   interacts?: boolean
   unexplained: number | null
   lines: string[]
-  /** Candidates outside the set that moved the time alone (share interval above 0): they overlap with it. */
-  also?: { name: string; alone: Share; lines: string[]; known: string | null }[]
+  /** Candidates outside the set that moved the time alone, decided beside the set (backend
+   * attribution/search.py `beside`): `alone` the share decided on, `decided_by` "screening" (ddmin's own
+   * measurement), "confirmation" (fresh runs, `runs` pooled) or "group" (found by splitting a group);
+   * one-sided `p` and the `level` it met (Holm); `screening` ddmin's measurement of a confirmed one. */
+  also?: {
+    name: string
+    alone: Share
+    lines: string[]
+    known: string | null
+    decided_by?: string
+    runs?: number
+    p?: number
+    level?: number
+    screening?: Share | null
+  }[]
+  /** Every test beside the set, decided or not (a subset: one candidate, or a group). */
+  beside?: BesideTest[]
+  beside_complete?: boolean
   /** Candidates the server refused during the search (its words), left out of the subsets. */
   refused?: { name: string; reason: string }[]
 }

@@ -31,4 +31,13 @@ describe('ContributionBars', () => {
     const view = render(<ContributionBars result={{ ...RESULT, interaction: -0.6, interacts: true }} />)
     expect(view.getByTestId('interaction').textContent).toContain('-60 %')
   })
+
+  it('says how a setting beside the set was decided, and what stayed undecided', () => {
+    const alone = { share: 0.22, low: 0.09, high: 0.35 }
+    const also = [{ name: 'skip-log-bin', alone, lines: [], known: null, decided_by: 'confirmation', runs: 2, p: 0.0004, level: 0.025 }]
+    const group = { subset: ['a', 'b'], stage: 'group', share: 0.02, low: -0.1, high: 0.14, runs: 2, p: 0.4, level: 0.0125, decided: false, screening: null }
+    const view = render(<ContributionBars result={{ ...RESULT, set: ['innodb-file-per-table'], also, beside: [group] }} />)
+    expect(view.getByTestId('also').textContent).toContain('22 % alone [9 %, 35 %], confirmed in 2 fresh runs')
+    expect(view.getByTestId('beside-undecided').textContent).toContain('a + b 2 % [-10 %, 14 %] in 2 fresh runs')
+  })
 })

@@ -2,6 +2,13 @@ import type { AttributionResult } from '../../api/attributions'
 
 const pct = (x: number) => `${Math.round(x * 100)} %`
 
+/** How a setting beside the set was decided (report.py `also`). */
+function decidedBy(stage: string | undefined, runs: number | undefined): string {
+  if (stage === 'confirmation') return `, confirmed in ${runs ?? 0} fresh run${runs === 1 ? '' : 's'}`
+  if (stage === 'group') return `, found by splitting a group (${runs ?? 0} runs)`
+  return ''
+}
+
 /** Each member's share of the gap as a bar with its interval, then the remainder (unexplained). Scale:
  * 0 to 100 % of the log-ratio gap; an interval beyond it is clipped. */
 export function ContributionBars({ result }: { result: AttributionResult }) {
@@ -38,10 +45,18 @@ export function ContributionBars({ result }: { result: AttributionResult }) {
       ))}
       {(result.also ?? []).map((other) => (
         <div key={other.name} className="contribution-row muted" data-testid="also" data-name={other.name}>
-          {other.name}: {pct(other.alone.share)} alone [{pct(other.alone.low)}, {pct(other.alone.high)}], overlapping
-          with the set above (the set closes the gap without it)
+          {other.name}: {pct(other.alone.share)} alone [{pct(other.alone.low)}, {pct(other.alone.high)}]
+          {decidedBy(other.decided_by, other.runs)}, overlapping with the set above (the set closes the gap without it)
         </div>
       ))}
+      {(result.beside ?? [])
+        .filter((test) => !test.decided && test.stage !== 'screening' && test.share !== null && test.low !== null && test.high !== null)
+        .map((test) => (
+          <div key={`${test.stage} ${test.subset.join('+')}`} className="contribution-row muted" data-testid="beside-undecided">
+            not decided beside the set: {test.subset.length > 3 ? `${test.subset.length} settings together` : test.subset.join(' + ')}{' '}
+            {pct(test.share ?? 0)} [{pct(test.low ?? 0)}, {pct(test.high ?? 0)}] in {test.runs} fresh run{test.runs === 1 ? '' : 's'}
+          </div>
+        ))}
       {result.interacts && result.interaction !== null && (
         <div className="contribution-row muted" data-testid="interaction">
           interaction: {pct(result.interaction)} (the parts do not add up to the set&apos;s share)
