@@ -88,6 +88,15 @@ class Settings(BaseSettings):
         description="Memory one server instance needs beyond its buffer pool (MiB), for the pre-run check "
         "of the instances' sum against MemAvailable.",
     )
+    spare_instance_s: float = Field(
+        0.0,
+        ge=0,
+        le=3600,
+        description="Seconds a spare instance waits, frozen, for the next run of the same local target slot "
+        "and options (started fresh from the template right after a run ends: the next run's start is a "
+        "SIGCONT and a SELECT 1 instead of a copy and a server start). It holds its memory meanwhile. "
+        "0 (default): no spares.",
+    )
 
     @field_validator("dataset_dirs", mode="before")
     @classmethod

@@ -18,7 +18,7 @@ import psutil
 
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
-from upgradelab.targets.provisioners import provisioner_for
+from upgradelab.targets.provisioners import provisioner_for, spares
 from upgradelab.targets.provisioners.base import Provisioner, ServerConnection
 
 log = logging.getLogger(__name__)
@@ -29,6 +29,7 @@ _SIZE = re.compile(r"^\s*(\d+)\s*([KMGT]?)B?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 
 T = TypeVar("T")
+SPARE_SETTLE_S = 120.0
 
 
 class MemoryRefused(RuntimeError):
@@ -120,7 +121,8 @@ class Fleet:
 def started(instances: list[Instance], start: Callable[[Instance], bool], what: str) -> Iterator[Fleet]:
     """Start every instance at once, one thread each (`start(instance)`: True when it is up and is to
     be frozen; what it or the freeze raises goes to `Fleet.errors`), freeze each one as soon as it is
-    up, yield the Fleet; on every
+    up, wait until no spare instance of this process is still starting (spares.settle), yield the
+    Fleet; on every
     exit path, exception or not, end every instance, all at once, one thread each, with
     `provisioner.discard()`: a throw-away datadir is killed and removed (a clean shutdown takes MySQL
     9.7 1.5-2 s; one after another, five of them kept a run's final state ~7 s behind its last
@@ -138,6 +140,9 @@ def started(instances: list[Instance], start: Callable[[Instance], bool], what: 
 
     try:
         fleet.errors = in_parallel(one, instances)
+        # a spare instance still starting (after the previous run, targets/provisioners/spares.py) would
+        # take CPU from the first iterations: wait for it
+        spares.settle(SPARE_SETTLE_S)
         yield fleet
     finally:
         # one server that cannot be stopped must not keep the others running

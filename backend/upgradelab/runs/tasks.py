@@ -6,7 +6,7 @@ import threading
 from typing import Any
 
 from celery import Task
-from celery.signals import worker_process_init, worker_ready, worker_shutdown
+from celery.signals import worker_process_init, worker_process_shutdown, worker_ready, worker_shutdown
 from redis import Redis
 
 from upgradelab.db import sync_engine
@@ -15,6 +15,7 @@ from upgradelab.execution.reaper import start_reaper_thread
 from upgradelab.probes.hooks import register as register_probe_hooks
 from upgradelab.runs.runner import execute_run
 from upgradelab.settings import get_settings
+from upgradelab.targets.provisioners import spares
 from upgradelab.worker import EXECUTE_RUN, celery_app
 
 BUSY_RETRY_S = 2.0
@@ -55,3 +56,10 @@ def _forget_parent_connections(**_: Any) -> None:
 def _stop_reaper(**_: Any) -> None:
     for stop in _reaper:
         stop.set()
+    spares.discard_all()  # the solo pool runs tasks in this process
+
+
+@worker_process_shutdown.connect
+def _discard_spares(**_: Any) -> None:
+    """A pool process ending kills its spare instances (targets/provisioners/spares.py)."""
+    spares.discard_all()

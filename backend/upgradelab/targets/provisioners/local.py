@@ -18,6 +18,7 @@ binding port 0 when the provisioner is made (so two runs' instances never share 
 """
 
 import contextlib
+import copy
 import os
 import shutil
 import subprocess
@@ -30,7 +31,7 @@ from pydantic import BaseModel, Field
 from upgradelab.settings import Settings
 from upgradelab.targets.option_names import check_lines, server_names
 from upgradelab.targets.options import OptionError, PlainCredential, ServerOptions, render_option
-from upgradelab.targets.provisioners import processes
+from upgradelab.targets.provisioners import processes, spares
 from upgradelab.targets.provisioners.base import (
     SANDBOX_OPTIONS,
     Endpoint,
@@ -43,6 +44,7 @@ from upgradelab.targets.provisioners.base import (
 )
 
 _READY_MARKER = ".upgradelab-initialized"
+KILL_REAP_S = 10.0  # how long a spare's start waits for the killed server before it to be reaped
 
 # Option lists the server binary already accepted, per binary identity (check_options): a run checks
 # every variant before it starts, the A/A control repeats its base variant's list and the next run
@@ -85,10 +87,13 @@ class LocalProvisioner:
         self.flavor = flavor
         self.slot = slot
         self.cfg = LocalSettings.model_validate(raw_settings)
-        self.port = self.cfg.port if slot == 0 else free_port(self.cfg.host)
         self.root = Path(self.cfg.root.format(lab_dir=app.lab_dir))
         self.target_dir = f"{app.server_dir.rstrip('/')}/{target_name}"
         self.inner_dir = f"{self.target_dir}/instances/{slot}"
+        # a spare instance of this slot (spares.py) keeps its port: this one listens there too
+        self._spare_key = str(self._host())
+        spare_port = spares.port_of(self._spare_key)
+        self.port = self.cfg.port if slot == 0 else spare_port or free_port(self.cfg.host)
         self.start_timeout_s = app.server_start_timeout_s
         self.app = app
         self._process: subprocess.Popen[bytes] | None = None
@@ -97,6 +102,8 @@ class LocalProvisioner:
         # instance asked to keep data (a dataset prepared after a keep_data start is kept too)
         self._keep_at_end = False
         self._throwaway = False
+        self._served = False  # up at least once since the last discard(): worth a spare (spares.py)
+        self._is_spare = False  # a spare's own provisioner never makes another spare
 
     # paths: "inner" as the server sees them, "host" as this process sees them; the instance's own
     # files under inner_dir, the shared template under target_dir
@@ -315,8 +322,44 @@ class LocalProvisioner:
     def start(self, options: list[str], *, keep_data: bool = False) -> Endpoint:
         """Stop any running server, copy template/ to a fresh data/, write my.cnf, start, await SELECT 1.
 
-        keep_data=True keeps an existing data/ (a prepared dataset, see workloads/datasets.py)."""
+        keep_data=True keeps an existing data/ (a prepared dataset, see workloads/datasets.py).
+        A spare instance of this slot (spares.py: started fresh from the template after the slot's last
+        run, frozen since) with the same option file is taken instead: thawed, SELECT 1 awaited. A spare
+        that does not match is killed and its datadir removed first. Waits for a spare of this slot
+        that is still starting (at most the start timeout)."""
         self.ensure_initialized()
+        try:
+            with spares.slot(self._spare_key, self.start_timeout_s):
+                spare = spares.take(self._spare_key)
+                if spare is not None:
+                    if not keep_data and self._matches(spare, options):
+                        return self._adopt(spare, options)
+                    spare.owner.discard()
+                return self._start(options, keep_data)
+        except TimeoutError as error:
+            raise self._fail(str(error)) from None
+
+    def _matches(self, spare: spares.Spare, options: list[str]) -> bool:
+        """Whether the spare runs, on this slot's port, with exactly the option file this start writes."""
+        owner: LocalProvisioner = spare.owner
+        return (
+            spare.port == self.port
+            and owner._server_process() is not None
+            and owner._option_file("data", spare.options) == self._option_file("data", options)
+        )
+
+    def _adopt(self, spare: spares.Spare, options: list[str]) -> Endpoint:
+        owner: LocalProvisioner = spare.owner
+        self._process, owner._process = owner._process, None
+        owner._throwaway = False
+        self._options = list(options)
+        self._throwaway, self._keep_at_end = True, False
+        self.thaw()
+        self._wait_ready()
+        self._served = True
+        return self.endpoint
+
+    def _start(self, options: list[str], keep_data: bool) -> Endpoint:
         self.stop()
         self._prepare_dir()  # this slot's directory (the template may have been made by another slot)
         data = self._host("data")
@@ -331,6 +374,7 @@ class LocalProvisioner:
         cnf = self._write_option_file("my.cnf", "data", options)
         self._launch(cnf)
         self._wait_ready()
+        self._served = True
         return self.endpoint
 
     def restart(self) -> Endpoint:
@@ -390,18 +434,51 @@ class LocalProvisioner:
 
     def discard(self) -> None:
         """A throw-away datadir (copied fresh, and no start of this instance asked keep_data): SIGKILL
-        the server and remove data/, no clean shutdown; any other (a dataset's copy): stop() cleanly."""
+        the server and remove data/, no clean shutdown; any other (a dataset's copy): stop() cleanly.
+        With `spare_instance_s` > 0, a throw-away instance that was up is followed by a spare of this
+        slot with the same options (spares.py), started in the background: this returns at once."""
         throwaway, self._throwaway, self._keep_at_end = self._throwaway, False, False
+        served, self._served = self._served, False
         if not throwaway:
             self.stop()
             return
         process = self._server_process()
         if process is not None:
             processes.kill(process)
-        if self._process is not None:
-            self._process.poll()
-        self._process = None
+        killed, self._process = self._process, None
+        if killed is not None:
+            killed.poll()
+            if self._is_spare:  # a start of this slot may follow at once (see _spare)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    killed.wait(timeout=KILL_REAP_S)
         shutil.rmtree(self._host("data"), ignore_errors=True)
+        if served and not self._is_spare and self.app.spare_instance_s > 0:
+            self._spare(list(self._options), killed)
+
+    def _spare(self, options: list[str], killed: "subprocess.Popen[bytes] | None") -> None:
+        twin = copy.copy(self)
+        twin._process, twin._served, twin._is_spare = None, False, True
+
+        def start() -> "LocalProvisioner":
+            if killed is not None:
+                # reaped, not only a zombie: a killed mysqld's main thread shows Z while its other
+                # threads still exit, and until then the socket's lock file names a live pid (a server
+                # started on this slot at once refused it: "Another process ... is using unix socket file")
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    killed.wait(timeout=KILL_REAP_S)
+            twin._start(options, keep_data=False)
+            twin.freeze()
+            return twin
+
+        spares.prepare(
+            self._spare_key,
+            self.port,
+            options,
+            start,
+            twin.discard,
+            self.app.spare_instance_s,
+            self.start_timeout_s,
+        )
 
     def stop_all(self, timeout_s: float = 120.0) -> list[int]:
         """Stop every instance of this target (any slot, any run), found by their pid files; the
@@ -444,7 +521,13 @@ class LocalProvisioner:
         return {"image_or_binary": binary, "option_file": cnf.read_text() if cnf.exists() else ""}
 
     def server_version(self) -> str:
-        """SELECT VERSION() from the running server, or from the template started briefly."""
+        """SELECT VERSION() from the running server, or from the template started briefly (a frozen
+        spare of this slot is killed first: it would not answer)."""
+        if self._process is None:
+            with spares.slot(self._spare_key, self.start_timeout_s):
+                spare = spares.take(self._spare_key)
+                if spare is not None:
+                    spare.owner.discard()
         if self._server_process() is None:
             self.ensure_initialized()
             self._prepare_dir()  # this slot's directory, owned by mysql (its socket goes there)
