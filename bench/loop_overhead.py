@@ -26,14 +26,23 @@ started).
 The wall clock is split into: before the first iteration, iterations, gaps inside blocks, block
 switches, after the last iteration (the parts add up to it).
 
+Fresh starts and spares, side by side: the worker keeps spare instances (--spares, its
+spare_instance_s; targets/provisioners/spares.py): after each run it starts every instance again,
+fresh from the template, and freezes it for the next run of the same variants. The measured runs
+alternate (fresh, spare, spare, fresh, ... --pairs): before each the bench waits until the spares are
+up (a team's next run comes later than a few seconds); before a "fresh" one it kills them (SIGKILL),
+so that run copies and starts every instance itself, as with spares off (the product's default).
+
 Run by hand (root, the lab installed), from the repository root:
     .venv/bin/python bench/loop_overhead.py [--quick] [--json] [--rounds 10] [--block 10]
+        [--spares 120] [--pairs 2]
 Ports: BENCH_PORT_OFFSET (default 250, see bench/instance.py).
 """
 
 import argparse
 import itertools
 import json
+import os
 import statistics
 import sys
 import time
@@ -174,45 +183,77 @@ def _s(value: float | None) -> str:
 
 
 def report(result: dict[str, Any]) -> str:
-    """The table: each figure, its target and whether it is met."""
-    m = result["measured"]
+    """The table: each figure of each measured run (a column each, fresh starts and spares side by
+    side), its target and whether the run met it."""
+    runs = result["measured"]
 
-    def check(ok: bool | None) -> str:
-        return "" if ok is None else ("met" if ok else "NOT met")
+    def check(ok: bool) -> str:
+        return "" if ok else " (!)"
 
-    switch, gap = m["switch_s"], m["gap_s"]
+    def row(name: str, target: str, cell: Any) -> str:
+        return f"{name:<44}{target:<9}" + "".join(f"{cell(m):>22}" for m in runs)
+
     rows = [
-        ("(a) wall clock in iterations", f"{100 * (m['share'] or 0):.1f} %", ">= 80 %",
-         check(m["share"] is not None and m["share"] >= TARGETS["share"])),
-        ("(b) block switch, median", _ms(switch["median"]), "<= 50 ms",
-         check(switch["median"] is not None and switch["median"] <= TARGETS["switch_s"])),
-        ("    block switch, p95 / max", f"{_ms(switch['p95'])} / {_ms(switch['max'])}", "", ""),
-        ("    gap between iterations of a block, median / p95", f"{_ms(gap['median'])} / {_ms(gap['p95'])}",
-         "", ""),
-        ("(c) last iteration -> final state", _s(m["final_s"]), "<= 2 s",
-         check(m["final_s"] is not None and m["final_s"] <= TARGETS["final_s"])),
-        ("(d) claimed -> instances ready (they exist)", _s(m["ready_s"]), "<= 3 s",
-         check(m["ready_s"] is not None and m["ready_s"] <= TARGETS["ready_s"])),
-        ("(e) claimed -> first iteration", _s(m["first_iteration_s"]), "", ""),
-        ("    queued (created -> claimed)", _s(m["queued_s"]), "", ""),
+        row("run", "", lambda m: f"#{m['run_id']} {m['mode']}"),
+        row("spares waiting at its start", "", lambda m: str(m["spares_waiting"])),
+        row("(a) wall clock in iterations", ">= 80 %", lambda m: f"{100 * (m['share'] or 0):.1f} %"
+            + check(m["share"] is not None and m["share"] >= TARGETS["share"])),
+        row("(b) block switch, median", "<= 50 ms", lambda m: _ms(m["switch_s"]["median"])
+            + check(m["switch_s"]["median"] is not None and m["switch_s"]["median"] <= TARGETS["switch_s"])),
+        row("    block switch, p95", "", lambda m: _ms(m["switch_s"]["p95"])),
+        row("    gap inside a block, median", "", lambda m: _ms(m["gap_s"]["median"])),
+        row("(c) last iteration -> final state", "<= 2 s", lambda m: _s(m["final_s"])
+            + check(m["final_s"] is not None and m["final_s"] <= TARGETS["final_s"])),
+        row("(d) claimed -> instances ready", "<= 3 s", lambda m: _s(m["ready_s"])
+            + check(m["ready_s"] is not None and m["ready_s"] <= TARGETS["ready_s"])),
+        row("(e) claimed -> first iteration", "", lambda m: _s(m["first_iteration_s"])),
+        row("    wall clock", "", lambda m: _s(m["wall_s"])),
+        row("    time inside iterations", "", lambda m: _s(m["in_iterations_s"])),
+        *(row(f"    split: {part.replace('_', ' ')}", "", lambda m, part=part: _s(m["split_s"][part]))
+          for part in runs[0]["split_s"]),
     ]  # fmt: skip
-    lines = [
-        f"run #{m['run_id']} {m['status']}: {result['variants']} variants, {result['rounds']} rounds x "
-        f"block {result['block']}, {m['iterations']} iterations in {m['blocks']} blocks, "
-        f"wall clock {m['wall_s']:.2f} s (warm-up run #{result['warmup']['run_id']}: "
-        f"{result['warmup']['wall_s']:.2f} s)",
-        "",
-        f"{'figure':<52}{'measured':>22}  {'target':<9} ",
-        "-" * 92,
-        *(f"{name:<52}{value:>22}  {target:<9} {verdict}" for name, value, target, verdict in rows),
-        "",
-        "wall clock split: "
-        + ", ".join(
-            f"{name.replace('_', ' ')} {seconds:.2f} s ({100 * seconds / m['wall_s']:.0f} %)"
-            for name, seconds in m["split_s"].items()
-        ),
-    ]
-    return "\n".join(lines)
+    return "\n".join(
+        [
+            f"{result['variants']} variants, {result['rounds']} rounds x block {result['block']}; worker "
+            f"spare_instance_s {result['spare_instance_s']:g}; warm-up run #{result['warmup']['run_id']} "
+            f"{result['warmup']['wall_s']:.2f} s; (!) = target not met",
+            "",
+            *rows,
+        ]
+    )
+
+
+def _spares(server_dir: str) -> list[Any]:
+    """The frozen (SIGSTOP) servers whose option file lies under `server_dir`: the worker's spare
+    instances (targets/provisioners/spares.py), on the host or in a chroot."""
+    import psutil
+
+    found = []
+    for process in psutil.process_iter(["name", "cmdline", "status"]):
+        if process.info["name"] not in ("mysqld", "mariadbd"):
+            continue
+        cnf = next((a for a in process.info["cmdline"] or [] if a.startswith("--defaults-file=")), "")
+        if f"{server_dir}/" in cnf and process.info["status"] == psutil.STATUS_STOPPED:
+            found.append(process)
+    return found
+
+
+def wait_for_spares(server_dir: str, count: int, timeout_s: float = 120) -> int:
+    """Wait until `count` spares are up (at most timeout_s s): how many there are."""
+    deadline = time.monotonic() + timeout_s
+    while len(_spares(server_dir)) < count and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return len(_spares(server_dir))
+
+
+def kill_spares(server_dir: str) -> int:
+    """SIGKILL every spare under `server_dir` (the next run then starts its instances itself, as with
+    spares off: its start finds its slot's spare dead, removes its datadir and copies the template);
+    how many were killed."""
+    killed = _spares(server_dir)
+    for process in killed:
+        process.kill()
+    return len(killed)
 
 
 def main() -> None:
@@ -224,27 +265,48 @@ def main() -> None:
     parser.add_argument("--block", type=int, default=10, help="iterations per block")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--timeout", type=float, default=900, help="seconds each run may take")
+    parser.add_argument(
+        "--spares",
+        type=float,
+        default=120,
+        help="the worker's spare_instance_s (default 120); 0: spares off, only fresh starts are measured",
+    )
+    parser.add_argument("--pairs", type=int, help="fresh/spare pairs of measured runs (default 2; --quick 1)")
     args = parser.parse_args()
     variants = QUICK if args.quick else FULL
     rounds = args.rounds or (2 if args.quick else 10)
+    pairs = args.pairs or (1 if args.quick else 2)
+    os.environ["UPGRADELAB_SPARE_INSTANCE_S"] = str(args.spares)
+    server_dir = os.environ["UPGRADELAB_SERVER_DIR"]
+    instances = len(variants) + 1
 
     import httpx
 
+    measured: list[dict[str, Any]] = []
     with (
         instance.instance(worker=True) as api,
         httpx.Client(base_url=api, headers=instance.auth_headers(), timeout=60) as client,
     ):
         warmup = run_to_end(client, variants, 1, 1, args.timeout)  # templates and instance dirs made
-        measured = run_to_end(client, variants, rounds, args.block, args.timeout)
-        result = {
-            "mode": "quick" if args.quick else "full",
-            "variants": len(variants) + 1,
-            "rounds": rounds,
-            "block": args.block,
-            "targets": TARGETS,
-            "warmup": measure(warmup),
-            "measured": measure(measured),
-        }
+        # fresh, spare, spare, fresh, ...: neither kind always goes first
+        modes = [m for i in range(pairs) for m in (("fresh", "spare") if i % 2 == 0 else ("spare", "fresh"))]
+        for mode in modes if args.spares > 0 else ["fresh"] * pairs:
+            waiting = wait_for_spares(server_dir, instances) if args.spares > 0 else 0
+            if mode == "fresh":
+                waiting -= kill_spares(server_dir)
+            run_id = run_to_end(client, variants, rounds, args.block, args.timeout)
+            measured.append({"mode": mode, "spares_waiting": waiting, **measure(run_id)})
+        warm = measure(warmup)
+    result = {
+        "mode": "quick" if args.quick else "full",
+        "variants": instances,
+        "rounds": rounds,
+        "block": args.block,
+        "spare_instance_s": args.spares,
+        "targets": TARGETS,
+        "warmup": warm,
+        "measured": measured,
+    }
     print(json.dumps(result, indent=1, default=str) if args.json else report(result))
 
 

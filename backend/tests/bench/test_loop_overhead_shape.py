@@ -29,7 +29,10 @@ def test_quick_mode_prints_every_figure() -> None:
     result = json.loads(done.stdout)
     assert (result["mode"], result["variants"], result["rounds"], result["block"]) == ("quick", 2, 2, 10)
     assert set(result["targets"]) == {"share", "switch_s", "final_s", "ready_s"}
-    for run in (result["warmup"], result["measured"]):
+    assert result["spare_instance_s"] > 0
+    # one run starting its instances itself (the spares killed first), one taking the spares
+    assert [(m["mode"], m["spares_waiting"]) for m in result["measured"]] == [("fresh", 0), ("spare", 2)]
+    for run in (result["warmup"], *result["measured"]):
         assert run["status"] == "succeeded"
         for name in ("wall_s", "in_iterations_s", "share", "ready_s", "first_iteration_s", "final_s"):
             assert isinstance(run[name], float), name
@@ -43,7 +46,7 @@ def test_quick_mode_prints_every_figure() -> None:
             "after_last_iteration",
         }
         assert abs(sum(run["split_s"].values()) - run["wall_s"]) < 1e-6  # the parts add up
-    measured = result["measured"]
-    assert (measured["iterations"], measured["blocks"]) == (40, 4)  # 2 variants x 2 rounds x 10
-    assert all(isinstance(v, float) for v in measured["switch_s"].values())
+    for measured in result["measured"]:
+        assert (measured["iterations"], measured["blocks"]) == (40, 4)  # 2 variants x 2 rounds x 10
+        assert all(isinstance(v, float) for v in measured["switch_s"].values())
     assert result["warmup"]["iterations"] == 2  # one round of one iteration per variant
