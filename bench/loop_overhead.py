@@ -195,6 +195,7 @@ def report(result: dict[str, Any]) -> str:
 
     rows = [
         row("run", "", lambda m: f"#{m['run_id']} {m['mode']}"),
+        row("status", "", lambda m: m["status"] + check(m["status"] == "succeeded")),
         row("spares waiting at its start", "", lambda m: str(m["spares_waiting"])),
         row("(a) wall clock in iterations", ">= 80 %", lambda m: f"{100 * (m['share'] or 0):.1f} %"
             + check(m["share"] is not None and m["share"] >= TARGETS["share"])),

@@ -118,3 +118,14 @@ def test_settings_refuse_a_negative_or_huge_keep_time() -> None:
     for bad in (-1, 86400):
         with pytest.raises(ValueError, match="spare_instance_s"):
             Settings.model_validate({"spare_instance_s": bad})
+
+
+def test_a_spare_killed_by_someone_else_is_not_taken(target: str) -> None:
+    first = _serve_then_discard(target, ["max-connections=77"], keep_s=60)
+    (spare,) = _frozen(first)
+    spare.kill()  # an operator, the OOM killer: our child, not reaped yet (a zombie, or threads exiting)
+    second = _make(target, 0)
+    second.start(["max-connections=77"])  # the same options: it would have been taken
+    assert second.pid() != spare.pid
+    assert _query(second, "SELECT @@max_connections") == [(77,)]
+    second.discard()

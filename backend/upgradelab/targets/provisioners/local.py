@@ -19,6 +19,7 @@ binding port 0 when the provisioner is made (so two runs' instances never share 
 
 import contextlib
 import copy
+import logging
 import os
 import shutil
 import subprocess
@@ -43,6 +44,7 @@ from upgradelab.targets.provisioners.base import (
     wait_for_select_1,
 )
 
+log = logging.getLogger(__name__)
 _READY_MARKER = ".upgradelab-initialized"
 KILL_REAP_S = 10.0  # how long a spare's start waits for the killed server before it to be reaped
 
@@ -333,7 +335,10 @@ class LocalProvisioner:
                 spare = spares.take(self._spare_key)
                 if spare is not None:
                     if not keep_data and self._matches(spare, options):
-                        return self._adopt(spare, options)
+                        try:
+                            return self._adopt(spare, options)
+                        except ProvisionError as gone:  # it died while it waited: start as without it
+                            log.warning("target %s: spare instance not taken: %s", self.target_name, gone)
                     spare.owner.discard()
                 return self._start(options, keep_data)
         except TimeoutError as error:
@@ -342,20 +347,28 @@ class LocalProvisioner:
     def _matches(self, spare: spares.Spare, options: list[str]) -> bool:
         """Whether the spare runs, on this slot's port, with exactly the option file this start writes."""
         owner: LocalProvisioner = spare.owner
+        process = owner._server_process()
         return (
             spare.port == self.port
-            and owner._server_process() is not None
+            and process is not None
+            and processes.server(process.pid) is not None  # alive, not a zombie (killed by someone)
             and owner._option_file("data", spare.options) == self._option_file("data", options)
         )
 
     def _adopt(self, spare: spares.Spare, options: list[str]) -> Endpoint:
+        """Take the spare's process (thawed, SELECT 1 awaited); ProvisionError when it does not answer
+        (the spare is then still the owner's: the caller discards it)."""
         owner: LocalProvisioner = spare.owner
-        self._process, owner._process = owner._process, None
-        owner._throwaway = False
+        self._process = owner._process
         self._options = list(options)
         self._throwaway, self._keep_at_end = True, False
         self.thaw()
-        self._wait_ready()
+        try:
+            wait_for_select_1(self.endpoint, self.start_timeout_s, self._exit_reason)
+        except NotReady as not_ready:
+            self._process, self._throwaway = None, False
+            raise self._fail(str(not_ready)) from None
+        owner._process, owner._throwaway = None, False
         self._served = True
         return self.endpoint
 
