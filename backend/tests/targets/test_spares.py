@@ -64,6 +64,7 @@ def _serve_then_discard(name: str, options: list[str], keep_s: float) -> LocalPr
     _query(first, "CREATE DATABASE leftover")
     _query(first, "SELECT COUNT(*) FROM mysql.user")
     first.discard()
+    spares.release()  # as the job's lifecycle does once its final state is written
     spares.settle(120)
     return first
 
@@ -81,7 +82,9 @@ def test_the_next_start_with_the_same_options_takes_the_spare(target: str) -> No
     # started cold: its buffer pool holds what the server's own start read, not the last run's pages
     (pages,) = _query(second, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_data'")
     assert int(str(pages[1])) < 2000, pages
-    second.discard()  # served: it is followed by a spare of its own
+    second.discard()  # served: it is followed by a spare of its own ...
+    assert len(_frozen(second)) == 0  # ... once the job has ended (release), not before
+    spares.release()
     spares.settle(120)
     assert spares.count() == 1 and len(_frozen(second)) == 1
     spares.discard_all()
@@ -99,6 +102,7 @@ def test_a_start_with_other_options_kills_the_spare_and_starts_fresh(target: str
     assert _query(second, "SELECT @@max_connections") == [(78,)]
     assert _query(second, "SHOW DATABASES LIKE 'leftover'") == []
     second.discard()  # spare_instance_s 0: no spare
+    spares.release()
     spares.settle(120)
     assert spares.count() == 0 and _frozen(second) == []
 

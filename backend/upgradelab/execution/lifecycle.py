@@ -29,6 +29,7 @@ from upgradelab.execution.locks import TargetLocks, TargetsBusy, lock_names
 from upgradelab.execution.reaper import stop_targets
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners import spares
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ def execute(
                     ended = _end(kind, row_id, owner, targets, ending, settings, locks)
     finally:
         locks.release()
+        spares.release()  # the spare instances this job's end prepared may start now
     return ended
 
 

@@ -490,7 +490,6 @@ class LocalProvisioner:
             start,
             twin.discard,
             self.app.spare_instance_s,
-            self.start_timeout_s,
         )
 
     def stop_all(self, timeout_s: float = 120.0) -> list[int]:

@@ -17,7 +17,9 @@ is killed (SIGKILL, datadir removed) when its time is up (a timer), when the wor
 killed outright leaves its spares frozen: the next start of that slot and the reaper's stop_all
 stop any server found by the slot's pid file.
 
-While a spare starts, `settle()` holds the next run's first iteration back (a server starting beside a
+A spare starts once the job that discarded its slot's instance has written its final state
+(`release`, from execution/lifecycle.py): that job's end does not share the CPU with it. While a spare
+starts, `settle()` holds the next run's first iteration back (a server starting beside a
 timed loop would take its CPU): execution/instances.py `started` calls it once its instances are up.
 """
 
@@ -35,13 +37,12 @@ log = logging.getLogger(__name__)
 @dataclass
 class Spare:
     """One spare instance: its port, the options it started with, the provisioner that started it
-    (its process handle), whether it is up (`ready`), when it is killed (`expires`, monotonic s)."""
+    (its process handle), whether it is up (`ready`), the timer that kills it."""
 
     port: int
     options: list[str]
     owner: Any = None  # the LocalProvisioner that started it (typed Any: provisioners import this)
     ready: bool = False
-    expires: float = 0.0
     timer: threading.Timer | None = field(default=None, repr=False)
 
 
@@ -50,6 +51,8 @@ _SLOT_LOCKS: dict[str, threading.Lock] = {}
 _REGISTRY = threading.Lock()
 _STARTING = threading.Condition(_REGISTRY)
 _starting = 0  # spares being started now (settle waits for 0)
+_gate = threading.Event()  # set by release(): the spares prepared before it may start
+HOLD_S = 10.0  # a spare starts at the latest this long after it was prepared, released or not
 
 
 def _slot_lock(key: str) -> threading.Lock:
@@ -98,54 +101,70 @@ def prepare(
     start: Callable[[], Any],
     kill: Callable[[], None],
     keep_s: float,
-    start_timeout_s: float,
-) -> None:
-    """Start a spare for slot `key` in a daemon thread: `start()` (copy, start, freeze; returns the
-    provisioner that owns the process) while holding the slot, then keep it `keep_s` seconds, after which
-    `kill()` (SIGKILL, datadir removed) unless a start took it. A start that fails is logged and leaves
-    no spare. Returns at once."""
+) -> bool:
+    """Start a spare for slot `key` in a daemon thread: once the job that discarded the slot's instance
+    has written its final state (`release`, at most HOLD_S seconds later: its own ending must not share
+    the CPU with the spare's copy and start), `start()` (copy, start, freeze; returns the provisioner that
+    owns the process), then keep it `keep_s` seconds, after which `kill()` (SIGKILL, datadir removed)
+    unless a start took it. The slot is held from this call until the spare is up or has failed, so a
+    start of the slot waits for it. A start that fails is logged and leaves no spare. Returns at once:
+    False (no spare) when the slot is held already."""
     global _starting
+    lock = _slot_lock(key)
+    if not lock.acquire(blocking=False):
+        return False
     mine = Spare(port, list(options))
     with _REGISTRY:
         old = _SPARES.pop(key, None)
         _SPARES[key] = mine
         _starting += 1
+        gate = _gate
     if old is not None and old.timer is not None:
         old.timer.cancel()
 
     def run() -> None:
         global _starting
         try:
-            with slot(key, start_timeout_s):
-                try:
-                    owner = start()
-                except Exception as error:
-                    log.warning("spare instance %s did not start: %s", key, error)
-                    with _REGISTRY:
-                        if _SPARES.get(key) is mine:
-                            del _SPARES[key]
-                    with contextlib.suppress(Exception):
-                        kill()
-                    return
-                timer = threading.Timer(keep_s, _expire, args=(key, mine, kill))
-                timer.daemon = True
+            gate.wait(HOLD_S)
+            try:
+                owner = start()
+            except Exception as error:
+                log.warning("spare instance %s did not start: %s", key, error)
                 with _REGISTRY:
-                    kept = _SPARES.get(key) is mine  # not when discard_all or another spare replaced it
-                    if kept:
-                        mine.owner, mine.ready, mine.timer = owner, True, timer
-                        mine.expires = time.monotonic() + keep_s
-                if not kept:
+                    if _SPARES.get(key) is mine:
+                        del _SPARES[key]
+                with contextlib.suppress(Exception):
                     kill()
-                    return
-                timer.start()
+                return
+            timer = threading.Timer(keep_s, _expire, args=(key, mine, kill))
+            timer.daemon = True
+            with _REGISTRY:
+                kept = _SPARES.get(key) is mine  # not when discard_all or another spare replaced it
+                if kept:
+                    mine.owner, mine.ready, mine.timer = owner, True, timer
+            if not kept:
+                kill()
+                return
+            timer.start()
         except Exception:
             log.exception("spare instance %s", key)
         finally:
+            lock.release()
             with _STARTING:
                 _starting -= 1
                 _STARTING.notify_all()
 
     threading.Thread(target=run, name=f"spare {key}", daemon=True).start()
+    return True
+
+
+def release() -> None:
+    """The job of this process has written its final state: the spares its instances left may start
+    (execution/lifecycle.py calls it after every job)."""
+    global _gate
+    with _REGISTRY:
+        gate, _gate = _gate, threading.Event()
+    gate.set()
 
 
 def _expire(key: str, mine: Spare, kill: Callable[[], None]) -> None:
