@@ -5,7 +5,8 @@ The constructed case of tests/attribution/test_constructed_gap.py on a throw-awa
 shown not to wait for themselves): mysql-9.7 default against mysql-9.7 with innodb_file_per_table=OFF
 and skip-log-bin plus five changes that do not matter to article 001's INSERT/TRUNCATE loop.
 
-    ddmin          POST /api/attributions, waited for: its runs, wall clock, the set it names
+    ddmin          POST /api/attributions, waited for: its runs (those beside the found set among
+                   them), wall clock, the set it names and the settings it names beside the set
     one at a time  one run per candidate: baseline, variant, the variant with the baseline's value for
                    that candidate alone (what a person does by hand); each share measured as the
                    attribution measures it (attribution/steps.py measure); named: every candidate
@@ -130,14 +131,20 @@ def main() -> None:
         ddmin_minutes = (time.monotonic() - started) / 60
         result = found["result"] or {}
         members = {m["name"]: m for m in result.get("members", [])}
+        also = {a["name"]: a for a in result.get("also", [])}
         ddmin: dict[str, Any] = {
             "runs": result.get("runs"),
+            "beside_runs": sum(1 for step in found["steps"] if step.get("phase") == "beside"),
             "minutes": ddmin_minutes,
-            "named": sorted(result.get("set", [])),
+            "named": sorted(result.get("set", [])) + sorted(also),
             "shares": {
-                n: {"share": m["contribution"], "low": m["low"], "high": m["high"]}
-                for n, m in members.items()
+                **{
+                    n: {"share": m["contribution"], "low": m["low"], "high": m["high"]}
+                    for n, m in members.items()
+                },
+                **{f"{n} (beside, {a.get('decided_by')})": a["alone"] for n, a in also.items()},
             },
+            "beside": result.get("beside", []),
             "outcome": result.get("outcome"),
         }
         single = one_at_a_time(client, origin, found, args.rounds, args.block)

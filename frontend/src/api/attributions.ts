@@ -95,6 +95,8 @@ export interface Step {
   step: number
   run_id: number
   subsets: string[][]
+  /** "step" (ddmin) or "beside" (the tests beside the found set); unset in attributions stored before. */
+  phase?: string
   gap?: { ratio: number; low: number | null; high: number | null; verdict: string } | null
   tests?: { subset: string[]; share: number; low: number; high: number; closes: boolean }[]
 }

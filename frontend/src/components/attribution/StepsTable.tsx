@@ -40,7 +40,15 @@ export function StepsTable({ steps, linkRuns = true }: { steps: Step[]; linkRuns
             const test = step.tests?.[index] as TestRow | undefined
             return (
               <tr key={`${step.step}-${index}`} data-testid="attribution-step" data-run-id={step.run_id}>
-                <td>{index === 0 ? step.step : ''}</td>
+                <td>
+                  {index === 0 ? step.step : ''}
+                  {index === 0 && step.phase === 'beside' && (
+                    <span className="muted" title="a test beside the found set (confirmation or group), not ddmin's" data-testid="step-beside">
+                      {' '}
+                      (beside the set)
+                    </span>
+                  )}
+                </td>
                 <td>
                   {index === 0 &&
                     (linkRuns ? (
