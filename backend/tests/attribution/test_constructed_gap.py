@@ -54,7 +54,7 @@ def test_attribution_names_the_two_settings_that_matter_and_none_of_the_five(cli
     # where innodb_file_per_table=OFF alone closes more than 80 %, skip-log-bin is named beside it,
     # on ddmin's own measurement of it or on fresh confirmation runs when that one left it undecided
     # (or, where file-per-table alone falls short of 80 %, both are the set). On a 2-core host with two
-    # sessions at once, 11 runs of 13 named exactly these two; the other two ended "unexplained" above
+    # sessions at once, 12 runs of 14 named exactly these two; the other two ended "unexplained" above
     # (bench/README.md, attribution_cost.py section), never with a wrong name.
     named = set(result["set"]) | {other["name"] for other in result["also"]}
     assert named == set(MATTER), result

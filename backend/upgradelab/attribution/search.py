@@ -23,9 +23,14 @@ in all (union bound over the two stages):
                   measurements each (runs chosen in advance, not stopped early), pooled; decided on
                   them alone: they were selected on the screening measurement, which would bias a
                   pooled estimate toward the selection (a positive share)
-    group         a decided group is split in halves (adaptive group testing), each half tested at its
-                  parent's level times its share of the parent's members (hierarchical testing,
-                  Meinshausen 2008): a singleton decided this way is named
+    group         part of the confirmation stage: a decided group is split in halves (adaptive group
+                  testing), each half measured CONFIRM_RUNS times more and tested at its parent's
+                  level times its share of the parent's members (the group's level shared among its
+                  disjoint parts, as in Meinshausen's hierarchical testing, 2008): a singleton decided
+                  this way is named
+
+The stopping rule of the phase is the budget (runs, minutes), never an outcome: a measurement cut
+short by it is decided on the runs it got (fewer, so wider), a subset with none is not decided.
 
 Pure: no database, no server; attribution/runner.py passes an oracle that executes step runs, the
 unit tests a fake one.
