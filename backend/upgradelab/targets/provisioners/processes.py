@@ -5,6 +5,7 @@ reused, so every call first checks that the pid is still a running mysqld/mariad
 """
 
 import contextlib
+import os
 import signal
 import time
 
@@ -57,13 +58,18 @@ def kill(process: psutil.Process, timeout_s: float = 10.0) -> None:
 
 
 def gone(process: psutil.Process) -> bool:
-    """Whether the process has exited: our own child is reaped here; a zombie that is not our child
-    (its parent died and nobody reaps it, as in a container without an init) counts as gone too."""
+    """Whether the process has exited: our own child only once reaped here; a zombie that is not our
+    child (its parent died and nobody reaps it, as in a container without an init) counts as gone too.
+
+    Our own killed child is not gone while it shows Z: its main thread is a zombie while its other
+    threads still exit, it cannot be reaped until they have, and until then the socket's lock file
+    names a live pid (a server started on the same slot at once refuses it: "Another process with pid
+    ... is using unix socket file")."""
     try:
         process.wait(timeout=0)
     except psutil.TimeoutExpired:
         try:
-            return process.status() == psutil.STATUS_ZOMBIE
+            return process.status() == psutil.STATUS_ZOMBIE and process.ppid() != os.getpid()
         except psutil.NoSuchProcess:
             return True
     except psutil.NoSuchProcess:
