@@ -17,6 +17,7 @@ from upgradelab.attribution.search import (
     holm,
     p_above_zero,
     pooled,
+    pooled_all,
     screening,
     search,
     undecided,
@@ -127,6 +128,22 @@ def test_an_undecided_outcome_pooled_with_a_second_measurement_narrows() -> None
     both = pooled(first, Outcome(0.95, 0.75, 1.15, True), 0.8)
     assert 0.79 < both.share < 0.95 and both.closes
     assert both.high - both.low < first.high - first.low
+
+
+def test_runs_that_disagree_beyond_their_intervals_pool_into_a_wider_interval() -> None:
+    # two runs of all candidates reverted, each undecided against 80 %: the fixed-effect mean of 0.95 and
+    # 0.55 would read 0.69 [0.60, 0.79], "decided below"; their disagreement is between-run variance
+    high_run, low_run = Outcome(0.95, 0.74, 1.16, True), Outcome(0.55, 0.44, 0.66, False)
+    both = pooled_all([high_run, low_run], 0.8)
+    se = [(o.high - o.low) / 2 / 1.959964 for o in (high_run, low_run)]
+    fixed_half = 1.959964 * (1 / sum(1 / s**2 for s in se)) ** 0.5
+    assert both.high - both.low > 2 * fixed_half  # tau^2 > 0 widened it
+    assert undecided(both, 0.8)  # so the root test is measured again rather than decided
+    # runs that agree pool exactly as the inverse-variance mean
+    agree = pooled_all([Outcome(0.9, 0.7, 1.1, True), Outcome(0.92, 0.72, 1.12, True)], 0.8)
+    assert abs(agree.share - 0.91) < 1e-9
+    assert abs((agree.high - agree.low) / 2 - 0.2 / 2**0.5) < 1e-6
+    assert pooled_all([high_run], 0.8) == high_run
 
 
 def test_a_subset_the_server_refuses_never_closes_and_is_reported() -> None:

@@ -99,7 +99,8 @@ class _Oracle:
 
     def _step(self, subsets: list[search.Subset], retest: bool) -> dict[search.Subset, search.Outcome]:
         """One step run for `subsets`; with `retest`, those whose interval holds the target share are
-        measured once more in a second run (if the budget allows) and the two measurements pooled. All
+        measured once more in a second run (if the budget allows) and the measurements pooled
+        (search.pooled_all: random effects, so runs that disagree widen the interval). All
         the candidates together (ddmin's first test) are measured up to ROOT_RETESTS more times while
         their pooled interval still holds the target: below it, the search ends "unexplained", a claim a
         team acts on, so it is made only when decided (or when the budget or the retests run out)."""
@@ -121,6 +122,7 @@ class _Oracle:
             out.update(self._run([s for s in subsets if out[s].error]))
         everything = set(self.candidates)
         limit = {s: ROOT_RETESTS if set(s) == everything else 1 for s in subsets} if retest else {}
+        runs = {s: [out[s]] for s in subsets}
         for done in range(max(limit.values(), default=0)):
             again = [
                 s
@@ -133,7 +135,10 @@ class _Oracle:
                 more = self._run(again)
             except search.OutOfBudget:
                 return out
-            out.update({s: search.pooled(out[s], more[s], target) for s in again})
+            for s in again:
+                if more[s].error is None:
+                    runs[s].append(more[s])
+                    out[s] = search.pooled_all(runs[s], target)
         return out
 
     def _run(self, subsets: list[search.Subset]) -> dict[search.Subset, search.Outcome]:
