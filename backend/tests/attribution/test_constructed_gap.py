@@ -5,8 +5,15 @@ changes that do not matter to the INSERT/TRUNCATE loop; the attribution must nam
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.attribution.helpers import finished_run, start_attribution, verdict_of, wait_attribution
+
+# It times a 0.88x setting against the noise of the 2-core host: scripts/test.sh runs it alone, after the
+# parallel suite. Beside the other worker's real-server tests in CI its step runs' intervals were about
+# twice as wide (skip-log-bin alone 12 % [-36, 59]), and two fresh-clone CI runs in a row failed here
+# (skip-log-bin not decided; "unexplained"); alone they are +/- 12-19 % of the gap.
+pytestmark = pytest.mark.quiet
 
 MATTER = {"innodb-file-per-table": "OFF", "skip-log-bin": None}
 IRRELEVANT = {

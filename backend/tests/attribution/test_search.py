@@ -9,6 +9,7 @@ import pytest
 from upgradelab.attribution import report
 from upgradelab.attribution.search import (
     ALPHA,
+    CONFIRM_RUNS,
     Outcome,
     OutOfBudget,
     Subset,
@@ -241,7 +242,9 @@ def test_a_setting_that_moves_nothing_is_not_named_after_a_lucky_screening() -> 
     assert result["also"] == []
     confirmed = next(b for b in result["beside"] if b["stage"] == "confirmation")
     assert (
-        confirmed["subset"] == ["a"] and confirmed["share"] == pytest.approx(0.0) and confirmed["runs"] == 2
+        confirmed["subset"] == ["a"]
+        and confirmed["share"] == pytest.approx(0.0)
+        and confirmed["runs"] == CONFIRM_RUNS
     )
 
 

@@ -96,7 +96,7 @@ def pooled_all(outcomes: Sequence[Outcome], target: float) -> Outcome:
 
 
 ALPHA = 0.05  # the chance of naming, beside the set, a setting that does not move the time
-CONFIRM_RUNS = 2  # fresh measurements per confirmed candidate (a fixed number: decided once)
+CONFIRM_RUNS = 3  # fresh measurements per confirmed candidate (a fixed number: decided once)
 
 
 def p_above_zero(outcome: Outcome) -> float:
