@@ -17,7 +17,6 @@ from upgradelab.attribution.search import (
     chunks,
     holm,
     p_above_zero,
-    pooled,
     pooled_all,
     screening,
     search,
@@ -126,7 +125,7 @@ def test_an_undecided_outcome_pooled_with_a_second_measurement_narrows() -> None
     first = Outcome(0.79, 0.54, 1.04, False)
     assert undecided(first, 0.8)
     assert not undecided(Outcome(0.3, 0.1, 0.5, False), 0.8)
-    both = pooled(first, Outcome(0.95, 0.75, 1.15, True), 0.8)
+    both = pooled_all([first, Outcome(0.95, 0.75, 1.15, True)], 0.8)
     assert 0.79 < both.share < 0.95 and both.closes
     assert both.high - both.low < first.high - first.low
 

@@ -65,11 +65,6 @@ _NORMAL = NormalDist()
 _Z975 = _NORMAL.inv_cdf(0.975)
 
 
-def pooled(first: Outcome, second: Outcome, target: float) -> Outcome:
-    """Two measurements of one subset (independent runs) as one: `pooled_all` of the two."""
-    return pooled_all([first, second], target)
-
-
 def pooled_all(outcomes: Sequence[Outcome], target: float) -> Outcome:
     """Any number (>= 1) of independent measurements (runs) of one subset as one: random-effects
     meta-analysis (DerSimonian and Laird 1986). Each run's standard error is its 95 % interval's

@@ -46,7 +46,6 @@ from upgradelab.targets.provisioners.base import (
 
 log = logging.getLogger(__name__)
 _READY_MARKER = ".upgradelab-initialized"
-KILL_REAP_S = 10.0  # how long a spare's start waits for the killed server before it to be reaped
 
 # Option lists the server binary already accepted, per binary identity (check_options): a run checks
 # every variant before it starts, the A/A control repeats its base variant's list and the next run
@@ -449,7 +448,8 @@ class LocalProvisioner:
         """A throw-away datadir (copied fresh, and no start of this instance asked keep_data): SIGKILL
         the server and remove data/, no clean shutdown; any other (a dataset's copy): stop() cleanly.
         With `spare_instance_s` > 0, a throw-away instance that was up is followed by a spare of this
-        slot with the same options (spares.py), started in the background: this returns at once."""
+        slot with the same options (spares.py), started in the background: this returns once the killed
+        server has exited (processes.kill), without waiting for the spare."""
         throwaway, self._throwaway, self._keep_at_end = self._throwaway, False, False
         served, self._served = self._served, False
         if not throwaway:
@@ -458,27 +458,18 @@ class LocalProvisioner:
         process = self._server_process()
         if process is not None:
             processes.kill(process)
-        killed, self._process = self._process, None
-        if killed is not None:
-            killed.poll()
-            if self._is_spare:  # a start of this slot may follow at once (see _spare)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    killed.wait(timeout=KILL_REAP_S)
+        if self._process is not None:
+            self._process.poll()  # reaped by processes.kill: record its exit code
+        self._process = None
         shutil.rmtree(self._host("data"), ignore_errors=True)
         if served and not self._is_spare and self.app.spare_instance_s > 0:
-            self._spare(list(self._options), killed)
+            self._spare(list(self._options))
 
-    def _spare(self, options: list[str], killed: "subprocess.Popen[bytes] | None") -> None:
+    def _spare(self, options: list[str]) -> None:
         twin = copy.copy(self)
         twin._process, twin._served, twin._is_spare = None, False, True
 
         def start() -> "LocalProvisioner":
-            if killed is not None:
-                # reaped, not only a zombie: a killed mysqld's main thread shows Z while its other
-                # threads still exit, and until then the socket's lock file names a live pid (a server
-                # started on this slot at once refused it: "Another process ... is using unix socket file")
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    killed.wait(timeout=KILL_REAP_S)
             twin._start(options, keep_data=False)
             twin.freeze()
             return twin
