@@ -67,11 +67,12 @@ def ensure_dataset(
     options: list[str],
     dataset: DumpDataset,
     report: Callable[[DatasetProgress], None] = lambda progress: None,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> LoadedDataset:
     """Start the server with the dataset loaded: reused from the kept datadir when its marker holds
     the dump's sha256, otherwise a fresh datadir and the dump loaded as the dataset's load user
     (loader.load_dataset: LoadFailed on a refused dump or a server error), then marked with the
-    databases it holds."""
+    databases it holds. cancelled(): polled while the dump loads (LoadCancelled once true)."""
     endpoint = provisioner.start(options, keep_data=True)
     connection = endpoint.connect()
     databases = _loaded_databases(connection, dataset.sha256)
@@ -82,8 +83,9 @@ def ensure_dataset(
     connection = endpoint.connect()
     try:
         result, databases = load_dataset(
-            connection, endpoint, provisioner.flavor, dataset.path, dataset.database, report
-        )
+            connection, endpoint, provisioner.flavor, dataset.path, dataset.database, report,
+            cancelled=cancelled,
+        )  # fmt: skip
         spec = {"sha256": dataset.sha256, "database": dataset.database, "databases": databases}
         mark_prepared(connection, dataset.sha256, DATASET_SLUG, spec)
     except BaseException:
