@@ -301,8 +301,10 @@ SPLIT = [
 @pytest.mark.parametrize("client", CLIENTS)
 @pytest.mark.parametrize("dump", SPLIT)
 def test_a_split_anywhere_reads_as_the_whole(client: str, dump: str) -> None:
-    """Every block size from 1 byte: the same refusal (line, reason) or the same output, databases,
-    DEFINERs and lines as the dump read in one block."""
+    """Blocks of 1 byte (a pause at every offset) and others: the same refusal (line, reason) or the
+    same output, databases, DEFINERs and lines as the dump read in one block. A filler after the
+    dump makes feed() read it (the last MARGIN bytes wait for finish())."""
+    dump += "-- a filler line, so what is above is read block by block\n" * (MARGIN // 40)
 
     def outcome(block: int | None) -> object:
         try:
@@ -313,7 +315,7 @@ def test_a_split_anywhere_reads_as_the_whole(client: str, dump: str) -> None:
 
     whole = outcome(None)
     assert isinstance(whole, tuple) and whole[0] is not None
-    for block in range(1, len(dump) + 1):
+    for block in [1, 2, 3, 5, 7, 13, 64, 257, 1000, MARGIN + 1]:
         assert outcome(block) == whole, block
 
 
@@ -357,3 +359,13 @@ def test_a_statement_or_a_line_past_the_bound_is_refused_naming_it(block: int) -
     with pytest.raises(DumpRefused, match="a line longer than 10000 bytes") as refused:
         _bounded(long_comment, limit, block)
     assert refused.value.line == 2
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_definer_cut_by_a_block_end_is_still_rewritten(client: str) -> None:
+    """A block ending inside `DEFINER` after a run of plain SQL that reaches the block's end."""
+    head = "CREATE ALGORITHM=UNDEFINED" + " " * (MARGIN + 100)  # as mysqldump writes a view
+    dump = head + "DEFINER=`root`@`localhost` VIEW v AS SELECT 1;\n"
+    for cut in range(1, len("DEFINER=") + 1):
+        reader = read(dump, client, block=len(head) + cut)
+        assert reader.definers == 1 and b"DEFINER=CURRENT_USER VIEW" in reader.out, cut  # type: ignore[attr-defined]
