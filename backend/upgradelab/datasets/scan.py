@@ -474,11 +474,29 @@ class DumpReader:
             return self._delimiter_line(buffer, at, final)
         if bounded and word in _NAMED:
             raise self._refuse(f"client command `{word}`: the server's client runs SQL only here")
+        if bounded and word == "use":
+            return self._use_line(buffer, at, end, final)
         self._sql_begins()
         if word not in _NAMING_WORDS and not self._head.strip():  # no database named by this statement
             self._head_off = True
         self._keep_span(buffer, at, end)
         return end
+
+    def _use_line(self, buffer: bytes, at: int, end: int, final: bool) -> int:
+        """`USE` first: on a line without the delimiter the client runs it as its own command when
+        the line ends (client/mysql.cc find_command), and the next line starts a statement."""
+        line_end = buffer.find(b"\n", at, at + MARGIN)
+        if line_end < 0:
+            if not final:
+                raise self._refuse(f"a USE line longer than {MARGIN} bytes")
+            line_end = len(buffer)
+        self._sql_begins()
+        if buffer.find(self.delimiter, at, line_end) >= 0:  # SQL up to its delimiter
+            self._keep_span(buffer, at, end)
+            return end
+        self._keep_span(buffer, at, line_end)
+        self._end_statement(line_end)
+        return line_end
 
     def _delimiter_line(self, buffer: bytes, at: int, final: bool) -> int:
         newline = buffer.rfind(b"\n", 0, at)
