@@ -31,7 +31,7 @@ The dump is read in blocks; MARGIN bytes are kept back at each block's end, more
 the reader needs (a DEFINER clause, a command word, a DELIMITER line), so a block boundary changes
 nothing. Where nothing on a line can matter (no version comment or hint open on it, a statement's
 head kept or naming no database), one regex call passes over blank lines and plain comments,
-strings over lines, and whole statements whose first word is no command (_fast_runs): the reader
+strings over lines, and whole statements whose first word is no command (fast_runs): the reader
 runs at 100-400 MiB/s on newlines and comments, ~20 on `SELECT 1;` lines (bench/dump_scan.py),
 and reads what it stops at byte by byte as before. With `max_statement`, a statement (from the
 previous one's delimiter) or a line longer than that is refused, naming the limit.
@@ -42,53 +42,35 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from upgradelab.datasets.scan_patterns import (
+    BAD_DELIMITER,
+    BLANK,
+    BODY_LINES,
+    BOM,
+    BS,
+    COMMANDS,
+    COMMENT_LINES,
+    COND,
+    DELIMITER,
+    DIGITS,
+    HEAD_WORDS,
+    HINT,
+    NAMED,
+    NAMING,
+    NAMING_WORDS,
+    NL,
+    NUL,
+    OBJECTS,
+    QUOTES,
+    WORD,
+    fast_runs,
+    runs,
+)
 from upgradelab.datasets.statements import DEFINER, database_named, definer_rewritten, refused_database
 
 ClientKind = Literal["mysql", "mariadb"]
 MARGIN = 4096
 HEAD_BYTES = 512  # the start of each statement kept for finding databases
-
-# every command of MySQL 9.x's and MariaDB 11.x's clients, by its backslash letter (their `help`)
-COMMANDS = {
-    "?": "help", "C": "charset", "c": "clear", "r": "connect", "d": "delimiter", "e": "edit",
-    "G": "ego", "q": "quit", "g": "go", "h": "help", "n": "nopager", "t": "notee", "w": "nowarning",
-    "P": "pager", "p": "print", "R": "prompt", "Q": "costs", "#": "rehash", "-": "sandbox",
-    ".": "source", "s": "status", "!": "system", "T": "tee", "u": "use", "W": "warnings",
-    "x": "resetconnection",
-}  # fmt: skip
-_NAMED = (set(COMMANDS.values()) | {"?", "exit", "query_attributes", "ssl_session_data_print"}) - {"use"}
-
-_NL, _BS, _NUL = 10, 92, 0
-_BOM = b"\xef\xbb\xbf"
-_QUOTES = frozenset(b"'\"`")
-_COND, _HINT = 1, 2  # inside /*! ... */ or /*+ ... */ (per line, as the client's own flag)
-_BLANK = re.compile(rb"[ \t\r\f\v]*")
-_WORD = re.compile(rb"\?|[A-Za-z_]{1,32}")
-_DIGITS = re.compile(rb"[0-9]*")
-# the inside of a string, up to its quote or a byte the reader acts on; possessive: no backtracking
-_BODY = {q: re.compile(rb"(?:[^%c\\\n\x00]++|\\[^\n\x00])*+" % q) for q in b"'\""}
-_BODY[ord("`")] = re.compile(rb"[^`\n\x00]*+")  # a backslash escapes nothing in backticks
-_STRINGS = rb"|'%s'|\"%s\"|`%s`" % (_BODY[39].pattern, _BODY[34].pattern, _BODY[96].pattern)
-_COMMENT_BODY = re.compile(rb"[^/*\n\x00]*+")
-# Fast paths (the reader's speed: one regex call passes over many lines). Each needs the bytes it
-# looks at to be in the buffer (positive lookaheads), so a block boundary stops it, never misleads it.
-_SPACE = rb" \t\r\f\v\n"
-# a comment with no comment start, version comment or hint inside, whole
-_PLAIN_COMMENT = rb"/\*(?=[^!+M])(?:[^*/\x00]++|\*(?=[^/])|/(?=[^*]))*+\*/"
-_DASH_COMMENT = rb"--(?=[%s])[^\n]*+\n" % _SPACE
-_HASH_COMMENT = rb"#[^\n]*+\n"
-# strings over any number of lines (the line count is taken after), up to their quote
-_BODY_LINES = {q: re.compile(rb"(?:[^%c\\\x00]++|\\[^\x00])*+" % q) for q in b"'\""}
-_BODY_LINES[ord("`")] = re.compile(rb"[^`\x00]*+")
-_STRINGS_LINES = [b"%c%s%c" % (q, _BODY_LINES[q].pattern, q) for q in b"'\"`"]
-_COMMENT_LINES = re.compile(rb"(?:[^*/\x00]++|\*(?=[^/])|/(?=[^*]))*+")
-# the first word of a statement's head decides whether it can name a database (statements.py)
-_HEAD_WORDS = re.compile(rb"[ \t\r\f\v\n]*([A-Za-z]*)(?:[ \t\r\f\v\n]+([A-Za-z]*))?")
-_NAMING = {b"use": None, b"enable": None, b"create": b"or", b"drop": b"", b"alter": b""}
-_OBJECTS = (b"database", b"schema")
-_NAMING_WORDS = frozenset(word.decode() for word in _NAMING)
-_DELIMITER = re.compile(r"[!-~]{1,15}")  # printable ASCII, no space
-_BAD_DELIMITER = re.compile(r"[A-Za-z0-9_'\"`\\]")
 
 
 class DumpRefused(ValueError):
@@ -110,40 +92,6 @@ class DumpScan:
     bytes: int
 
 
-def _runs(delimiter: bytes) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
-    """(SQL, hint): what the reader passes over without acting, from a position: bytes other than
-    those it acts on (a `d` may start DEFINER) and, outside hints, whole one-line strings."""
-    plain = rb"[^\\'\"`#\-/*\n\x00dD%s]" % re.escape(delimiter[:1])
-    return re.compile(rb"(?:%s++%s)*+" % (plain, _STRINGS)), re.compile(plain + rb"*+")
-
-
-def _fast_runs(delimiter: bytes, mariadb: bool) -> tuple[re.Pattern[bytes], ...]:
-    """(start, SQL, statements): what the reader passes over in one call when no version comment or
-    hint is open on the line. start: blanks, newlines and plain comments before a statement; SQL:
-    inside a statement, also strings over lines, `-`, `/`, `*` and a `d` that starts no DEFINER;
-    statements: whole statements, each a start, a first word that is no client command, DELIMITER
-    or word that names a database (statements.py), SQL and the delimiter, then a start. Nothing
-    starting with the delimiter's first byte is passed over but that delimiter."""
-    first = delimiter[:1]
-    dash = rb"--[^\n]*+\n" if mariadb else _DASH_COMMENT  # MariaDB: `--x` too, at a statement's start
-    comments = {b"/": _PLAIN_COMMENT, b"#": _HASH_COMMENT}
-    before = [text for lead, text in {**comments, b"-": dash}.items() if lead != first]
-    singles = {b"-": rb"-(?=[^-])", b"/": rb"/(?=[^*])", b"*": rb"\*"}
-    inside = [
-        rb"[^\\'\"`#\-/*\x00dD%s]++" % re.escape(first),
-        *_STRINGS_LINES,
-        *(text for lead, text in {**comments, b"--": _DASH_COMMENT}.items() if lead[:1] != first),
-        *(text for lead, text in singles.items() if lead != first),
-        rb"[dD](?=[\s\S]{6})(?!(?i:efiner))",  # (a delimiter has no letters)
-    ]
-    blanks = rb"[%s]*+" % _SPACE
-    start, sql = rb"%s(?:(?:%s)%s)*+" % (blanks, b"|".join(before), blanks), rb"(?:%s)*+" % b"|".join(inside)
-    words = b"|".join(re.escape(word.encode()) for word in sorted(_NAMED | _NAMING_WORDS | {"delimiter"}))
-    first_word = rb"(?!(?i:%s)(?![A-Za-z_]))[A-Za-z_]++" % words
-    statements = rb"%s(?:%s%s%s%s)*+" % (start, first_word, sql, re.escape(delimiter), start)
-    return re.compile(start), re.compile(sql), re.compile(statements)
-
-
 class DumpReader:
     """The client's reader as a stream: feed() blocks in order, then finish(); each returns the bytes
     scanned so far (DEFINER clauses rewritten), to be sent on. Raises DumpRefused at the first thing
@@ -159,8 +107,8 @@ class DumpReader:
         self.databases: dict[str, int] = {}
         self.definers = 0
         self.bytes = 0
-        self._run, self._hint_run = _runs(self.delimiter)
-        self._start_run, self._fast_run, self._statements_run = _fast_runs(self.delimiter, self.mariadb)
+        self._run, self._hint_run = runs(self.delimiter)
+        self._start_run, self._fast_run, self._statements_run = fast_runs(self.delimiter, self.mariadb)
         self._kept = b""
         self._base = 0  # the dump's offset of the kept bytes (of the buffer being scanned)
         self._statement_at = 0  # the dump's offset the statement being read is counted from
@@ -169,7 +117,7 @@ class DumpReader:
         self._quote = 0  # the quote of the string being read, 0 outside strings
         self._comment = False  # inside /* ... */
         self._line_comment = False  # inside -- or # up to the line's end
-        self._ss = 0  # _COND or _HINT: inside a version comment or a hint, on this line
+        self._ss = 0  # COND or HINT: inside a version comment or a hint, on this line
         self._at_start = True  # nothing but blanks and comments since the last delimiter
         self._blank_line = True  # the current line held only blanks before the kept bytes
         self._head = bytearray()
@@ -185,11 +133,11 @@ class DumpReader:
         lead = b""
         if self._first is not None:
             block = self._first + block
-            if len(block) < len(_BOM) and _BOM.startswith(block):  # a mark split over blocks
+            if len(block) < len(BOM) and BOM.startswith(block):  # a mark split over blocks
                 self._first = block
                 return b""
             self._first = None
-            if block.startswith(_BOM):  # a UTF-8 byte-order mark: the client skips it
+            if block.startswith(BOM):  # a UTF-8 byte-order mark: the client skips it
                 lead, block = block[:3], block[3:]
                 self._base = self._statement_at = self._line_at = 3
         buffer = self._kept + block
@@ -292,7 +240,7 @@ class DumpReader:
             self._ss = 0  # the client's flag lives for one line
 
     def _in_string(self, buffer: bytes, at: int, limit: int) -> int:
-        end = _BODY_LINES[self._quote].match(buffer, at).end()  # type: ignore[union-attr]
+        end = BODY_LINES[self._quote].match(buffer, at).end()  # type: ignore[union-attr]
         self._lines(buffer, at, end)
         self._keep_span(buffer, at, end)
         if end >= limit:  # the byte there is read with what follows it, in the next block
@@ -302,17 +250,17 @@ class DumpReader:
             self._quote = 0
             self._keep(buffer[end : end + 1])
             return end + 1
-        if byte == _NUL or buffer[end + 1 : end + 2] == b"\x00":
+        if byte == NUL or buffer[end + 1 : end + 2] == b"\x00":
             raise self._refuse("a NUL byte (dumps write it as \\0)")
         return end + 1  # a backslash ending the line or the dump: the client drops it, the string goes on
 
     def _in_comment(self, buffer: bytes, at: int, limit: int) -> int:
-        end = _COMMENT_LINES.match(buffer, at).end()  # type: ignore[union-attr]
+        end = COMMENT_LINES.match(buffer, at).end()  # type: ignore[union-attr]
         self._lines(buffer, at, end)
         if end >= limit:
             return end
         byte, pair = buffer[end], buffer[end : end + 2]
-        if byte == _NUL:
+        if byte == NUL:
             raise self._refuse("a NUL byte (dumps write it as \\0)")
         if pair == b"/*":  # the client's reader looks for comment starts inside comments too
             return self._slash_star(buffer, end)
@@ -332,12 +280,12 @@ class DumpReader:
             if not version:
                 return self._comment_starts(at)
             if version == 3:
-                self._ss = _COND
+                self._ss = COND
             return at + version if self._comment else self._version_comment(buffer, at + version)
-        if third not in (b"!", b"+") and self._ss != _HINT:
+        if third not in (b"!", b"+") and self._ss != HINT:
             return self._comment_starts(at)
         # MySQL's reader sets its flag on `/*!` and `/*+` even inside a comment or a hint
-        self._ss = _COND if third == b"!" else _HINT if third == b"+" else self._ss
+        self._ss = COND if third == b"!" else HINT if third == b"+" else self._ss
         if self._comment:
             return at + 1
         if third == b"!":
@@ -355,7 +303,7 @@ class DumpReader:
     def _version_comment(self, buffer: bytes, at: int) -> int:
         self._sql_begins()
         self._keep(b" ")  # the server drops `/*!50001`: the head reads as the server does
-        return _DIGITS.match(buffer, at).end()  # type: ignore[union-attr]
+        return DIGITS.match(buffer, at).end()  # type: ignore[union-attr]
 
     def _sql_begins(self) -> None:
         if self._at_start:
@@ -377,14 +325,14 @@ class DumpReader:
             self._lines(buffer, at, end)
             return end if end >= limit else self._act(buffer, end)
         if self._at_start:
-            at = _BLANK.match(buffer, at).end()  # type: ignore[union-attr]
+            at = BLANK.match(buffer, at).end()  # type: ignore[union-attr]
             if at >= limit:  # a command word is read whole, with what follows it
                 return at
-            word = _WORD.match(buffer, at)
+            word = WORD.match(buffer, at)
             if word and not buffer.startswith(self.delimiter, at):
                 return self._first_word(buffer, at, word.end(), final)
         else:
-            end = (self._hint_run if self._ss == _HINT else self._run).match(buffer, at).end()  # type: ignore[union-attr]
+            end = (self._hint_run if self._ss == HINT else self._run).match(buffer, at).end()  # type: ignore[union-attr]
             self._keep_span(buffer, at, end)
             if end >= limit:  # the byte there is read with what follows it, in the next block
                 return end
@@ -396,11 +344,11 @@ class DumpReader:
         words (statements.py): then SQL is passed over without keeping it."""
         if self._head_off or len(self._head) >= HEAD_BYTES:
             return True
-        words = _HEAD_WORDS.match(self._head)
+        words = HEAD_WORDS.match(self._head)
         if words is None or words.end() == len(self._head):  # a word may go on in the next bytes
             return False
-        second = _NAMING.get(words[1].lower(), b"-")  # None: any; b"-": the first word names none
-        if second is None or (second != b"-" and (words[2] or b"").lower() in (second, b"", *_OBJECTS)):
+        second = NAMING.get(words[1].lower(), b"-")  # None: any; b"-": the first word names none
+        if second is None or (second != b"-" and (words[2] or b"").lower() in (second, b"", *OBJECTS)):
             return False  # it may name one: kept
         self._head_off = True
         return True
@@ -408,8 +356,8 @@ class DumpReader:
     def _act(self, buffer: bytes, at: int) -> int:
         """The byte at `at` in SQL, in the order the client tests them."""
         byte, pair = buffer[at], buffer[at : at + 2]
-        hint = self._ss == _HINT
-        if byte == _BS:
+        hint = self._ss == HINT
+        if byte == BS:
             return self._backslash(buffer, at)
         if not hint and buffer.startswith(self.delimiter, at):
             self._end_statement(at + len(self.delimiter))
@@ -420,16 +368,16 @@ class DumpReader:
             return at + 1
         if pair == b"/*":
             return self._slash_star(buffer, at)
-        if byte == _NL:
+        if byte == NL:
             return self._newline(at)
-        if byte == _NUL:
+        if byte == NUL:
             raise self._refuse("a NUL byte (dumps write it as \\0)")
         self._sql_begins()
         if pair == b"*/" and self._ss:
             self._ss = 0
             self._keep(b" ")
             return at + 1 if buffer[at + 2 : at + 3] == b"*" else at + 2
-        if byte in _QUOTES and not hint:  # one spanning lines (whole ones were passed over)
+        if byte in QUOTES and not hint:  # one spanning lines (whole ones were passed over)
             self._quote = byte
             self._keep(pair[:1])
             return at + 1
@@ -472,31 +420,13 @@ class DumpReader:
         bounded = not after or after.isspace() or buffer.startswith(self.delimiter, end)
         if bounded and word == "delimiter":
             return self._delimiter_line(buffer, at, final)
-        if bounded and word in _NAMED:
+        if bounded and word in NAMED:
             raise self._refuse(f"client command `{word}`: the server's client runs SQL only here")
-        if bounded and word == "use":
-            return self._use_line(buffer, at, end, final)
         self._sql_begins()
-        if word not in _NAMING_WORDS and not self._head.strip():  # no database named by this statement
+        if word not in NAMING_WORDS and not self._head.strip():  # no database named by this statement
             self._head_off = True
         self._keep_span(buffer, at, end)
         return end
-
-    def _use_line(self, buffer: bytes, at: int, end: int, final: bool) -> int:
-        """`USE` first: on a line without the delimiter the client runs it as its own command when
-        the line ends (client/mysql.cc find_command), and the next line starts a statement."""
-        line_end = buffer.find(b"\n", at, at + MARGIN)
-        if line_end < 0:
-            if not final:
-                raise self._refuse(f"a USE line longer than {MARGIN} bytes")
-            line_end = len(buffer)
-        self._sql_begins()
-        if buffer.find(self.delimiter, at, line_end) >= 0:  # SQL up to its delimiter
-            self._keep_span(buffer, at, end)
-            return end
-        self._keep_span(buffer, at, line_end)
-        self._end_statement(line_end)
-        return line_end
 
     def _delimiter_line(self, buffer: bytes, at: int, final: bool) -> int:
         newline = buffer.rfind(b"\n", 0, at)
@@ -509,14 +439,14 @@ class DumpReader:
             end = len(buffer)
         words = buffer[at:end].decode("latin-1").split()
         new = words[1] if len(words) > 1 else ""
-        if not _DELIMITER.fullmatch(new) or _BAD_DELIMITER.search(new):
+        if not DELIMITER.fullmatch(new) or BAD_DELIMITER.search(new):
             raise self._refuse(
                 f"DELIMITER {new!r}: a delimiter here is 1-15 printable characters, "
                 "no letters, digits, quotes or backslash"
             )
         self.delimiter = new.encode()
-        self._run, self._hint_run = _runs(self.delimiter)
-        self._start_run, self._fast_run, self._statements_run = _fast_runs(self.delimiter, self.mariadb)
+        self._run, self._hint_run = runs(self.delimiter)
+        self._start_run, self._fast_run, self._statements_run = fast_runs(self.delimiter, self.mariadb)
         self._end_statement(end)
         return end
 
