@@ -294,6 +294,7 @@ class LocalProvisioner:
         cnf = self._write_option_file(f"{datadir}.cnf", datadir, [])
         init_file = self._host("admin.sql")
         init_file.unlink(missing_ok=True)
+        self._host("bootstrap.sql").unlink(missing_ok=True)  # the init file of before: 0644, not removed
         sql = credentials.keying_sql(self.cfg.user, self.admin_password, "127.0.0.1", lock_root=True)
         descriptor = os.open(init_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
