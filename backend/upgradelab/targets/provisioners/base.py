@@ -4,7 +4,7 @@ import os
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pymysql
@@ -43,7 +43,7 @@ class Endpoint:
     host: str
     port: int
     user: str
-    password: str
+    password: str = field(repr=False)  # a log line or a traceback showing an Endpoint never shows it
     database: str | None = None
     ssl_ca: str | None = None
     ssl_verify_identity: bool = False
