@@ -33,7 +33,7 @@ from upgradelab.replay.dataset_records import (
 from upgradelab.targets.provisioners import Provisioner
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
 from upgradelab.workloads.base import DatasetProgress
-from upgradelab.workloads.datasets import forget_datasets, mark_prepared, prepared_spec
+from upgradelab.workloads.datasets import mark_prepared, prepared_spec
 
 DATASET_SLUG = "dataset"
 
@@ -108,7 +108,6 @@ def ensure_dataset(
             )
         token = new_token()
         spec = dict(sha256=dataset.sha256, database=dataset.database, databases=databases, token=token)
-        forget_datasets(connection)  # the marker's database is the lab's, made fresh by its admin
         mark_prepared(connection, dataset.sha256, DATASET_SLUG, spec)
         write_record(provisioner, DatasetRecord(dataset.sha256, databases, token))
     except BaseException as failure:
