@@ -1,16 +1,19 @@
 """The lab's record of what a kept datadir holds (replay/dataset_records.py), one layer of issue 30's
 defence at a time: a kept datadir is reused only when the record outside it (written after a load
 that succeeded) and the marker inside it carry one token, with the record's databases; a marker
-alone, forged or guessed, is never trusted; a load that fails leaves no record and its datadir is
-thrown away; while a dump loads no event runs (MySQL 9.7 starts the scheduler ON). Decisions as
-data first, then on MariaDB 10.11 and MySQL 9.7 through ensure_dataset, as the replay engine calls it."""
+alone, forged or guessed, is never trusted; a load that fails or is cancelled leaves no record and
+its datadir is thrown away; while a dump loads no event runs (MySQL 9.7 starts the scheduler ON).
+Decisions as data first, then on MariaDB 10.11 and MySQL 9.7 through ensure_dataset, as the replay
+engine calls it."""
 
 import json
 import stat
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pymysql
 import pytest
 
 from tests import ports
@@ -177,6 +180,28 @@ def test_a_failed_load_leaves_no_record_and_its_datadir_is_thrown_away(mariadb: 
     finally:
         admin.close()
     mariadb.discard()
+
+
+def test_a_cancelled_load_leaves_no_record_and_its_datadir_is_thrown_away(mariadb: LocalProvisioner) -> None:
+    slow = _dataset("CREATE TABLE s (a INT);\nDO SLEEP(120);\n", "rec_g")
+    loading = _datadir(mariadb) / "rec_g"
+
+    def cancel() -> None:  # as the replay's cancel watch does: its targets' servers stopped from outside
+        deadline = time.monotonic() + 60
+        while not (loading.is_dir() and any(loading.iterdir())) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        lab_provisioner("mariadb-10.11", suffix="records").stop_all()
+
+    watch = threading.Thread(target=cancel)
+    watch.start()
+    try:
+        with pytest.raises((LoadFailed, pymysql.MySQLError)):
+            ensure_dataset(mariadb, [], slow)
+    finally:
+        watch.join()
+    assert read_record(mariadb) is None
+    mariadb.discard()
+    assert not _datadir(mariadb).exists()
 
 
 def test_a_dataset_whose_database_is_reserved_is_refused_before_a_server_starts(
