@@ -188,6 +188,10 @@ class Provisioner(Protocol):
         takes MySQL 9.7 1.5-2 s for nothing) and the datadir removed, so no later start finds it. Any
         other (a dataset's copy, prepared after a keep_data start) is stopped cleanly, as stop() does."""
 
+    def forget_data(self) -> None:
+        """The datadir this instance runs on holds nothing to keep (a dataset load that failed or was
+        cancelled): discard() throws it away, whatever start asked keep_data."""
+
     def server_version(self) -> str:
         """SELECT VERSION() of the target's binaries (starts the initialized template if needed)."""
 

@@ -413,6 +413,10 @@ class DockerProvisioner:
         self._data_volume = None
         self._remove_volume(volume)
 
+    def forget_data(self) -> None:
+        """discard() throws this data volume away (Provisioner.forget_data)."""
+        self._throwaway, self._keep_at_end = True, False
+
     @property
     def data_volume(self) -> str:
         """This slot's datadir volume, `upgradelab-<target>-data` (slot 0) or `...-data-<slot>`."""

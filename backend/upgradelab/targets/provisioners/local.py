@@ -524,6 +524,10 @@ class LocalProvisioner:
         if served and not self._is_spare and self.app.spare_instance_s > 0:
             self._spare(list(self._options))
 
+    def forget_data(self) -> None:
+        """discard() throws this datadir away (Provisioner.forget_data)."""
+        self._throwaway, self._keep_at_end = True, False
+
     def _spare(self, options: list[str]) -> None:
         twin = copy.copy(self)
         twin._process, twin._served, twin._is_spare = None, False, True
