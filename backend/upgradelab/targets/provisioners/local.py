@@ -65,6 +65,9 @@ _ACCEPTED: set[tuple[str, ...]] = set()
 class LocalSettings(BaseModel):
     """`target.settings` of a local target. `root` may contain `{lab_dir}`."""
 
+    # a misspelt key (`passwrd`) must be refused, not silently dropped for a default (issue 30)
+    model_config = {"extra": "forbid"}
+
     root: str = Field("/", description="Filesystem root the server runs in: / or a chroot directory.")
     mysqld: str = Field("/usr/sbin/mysqld", description="Server binary, as seen from inside root.")
     install_db: str | None = Field(None, description="mariadb-install-db path; None: mysqld --initialize.")
