@@ -17,7 +17,13 @@ def _config(*profile: str) -> dict[str, Any]:
         text=True,
         check=True,
         timeout=60,
-        env={**os.environ, "UPGRADELAB_SECOND_POOL": "east", "UPGRADELAB_WORKER_TOKEN": "shared-secret"},
+        env={
+            **os.environ,
+            "UPGRADELAB_SECOND_POOL": "east",
+            "UPGRADELAB_WORKER_TOKEN": "shared-secret",
+            "UPGRADELAB_DB_PASSWORD": "metadata-secret",
+            "UPGRADELAB_DB_ROOT_PASSWORD": "metadata-root-secret",
+        },
     )
     services: dict[str, Any] = json.loads(done.stdout)["services"]
     return services

@@ -3,6 +3,7 @@ infra/docker/install.sh); the whole stack built and brought up unless UPGRADELAB
 
 import json
 import os
+import secrets
 import subprocess
 import time
 from collections.abc import Iterator
@@ -24,6 +25,9 @@ STACK_ENV = {
     "UPGRADELAB_API_PORT": str(ports.COMPOSE_API),
     "UPGRADELAB_REDIS_PORT": str(ports.COMPOSE_REDIS),
     "UPGRADELAB_DB_PORT": str(ports.COMPOSE_DB),
+    # compose.yaml has no default for the metadata database's passwords (issue 30: no fixed secret)
+    "UPGRADELAB_DB_PASSWORD": secrets.token_hex(16),
+    "UPGRADELAB_DB_ROOT_PASSWORD": secrets.token_hex(16),
 }
 PROJECT = f"upgradelab-test-{ports.SESSION}"
 USERS = ["exec", "-T", "api", "upgradelab", "users"]  # the CLI inside the stack's api container
@@ -60,6 +64,26 @@ def test_compose_file_is_valid_and_every_service_has_a_health_check() -> None:
     }
 
 
+def test_the_metadata_database_has_no_default_password() -> None:
+    """compose.yaml listens on 127.0.0.1 with host networking: a default password would let any local
+    user into the lab's metadata (issue 30). Without UPGRADELAB_DB_PASSWORD the stack is not configured."""
+    lab_images()  # dockerd up
+    env = {k: v for k, v in {**os.environ, **STACK_ENV}.items() if not k.startswith("UPGRADELAB_DB_")}
+    done = subprocess.run(
+        ["docker", "compose", "-p", PROJECT, "-f", str(REPO_ROOT / "compose.yaml"), "config", "-q"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env=env,
+    )
+    assert done.returncode != 0
+    assert "UPGRADELAB_DB_PASSWORD" in done.stderr or "UPGRADELAB_DB_ROOT_PASSWORD" in done.stderr
+    rendered = json.dumps(_config())
+    assert "upgradelab-root" not in rendered
+    assert STACK_ENV["UPGRADELAB_DB_PASSWORD"] in rendered
+
+
 def test_worker_reaches_the_docker_engine_and_everything_stays_on_the_host_network() -> None:
     services = _config()["services"]
     mounts = {(m["source"], m["target"]) for m in services["worker"].get("volumes", [])}
@@ -85,6 +109,7 @@ def test_an_undefined_service_in_depends_on_is_refused_by_compose(tmp_path: Any)
         text=True,
         check=False,
         cwd=REPO_ROOT,
+        env={**os.environ, **STACK_ENV},
     )
     assert done.returncode != 0 and "condition" in done.stderr
 

@@ -49,6 +49,7 @@ def _post(
         ("local", {"base_options": {"plugin-load": "x.so"}}, "base_options", "plugin or code loading"),
         ("local", {"base_options": {"init_file": "/tmp/x"}}, "base_options", "init SQL"),
         ("local", {"port": TEST_PORTS["mysql-9.7"]}, "port", "already used by target mysql-9.7"),
+        ("local", {"passwrd": "x"}, "passwrd", "Extra inputs are not permitted"),
         ("tarball", {"basedir": "/opt/../etc", "root": "/"}, "basedir", "'..'"),
         ("docker", {**DOCKER, "server_command": "sh -c 'mariadbd'"}, "server_command", "no shell"),
         ("docker", {**DOCKER, "server_command": "/bin/sh"}, "server_command", "no shell"),

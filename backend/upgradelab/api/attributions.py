@@ -1,4 +1,7 @@
-"""/api/attributions (signed in) and /api/public/attributions/{token} (a share link, read-only)."""
+"""/api/attributions (signed in) and /api/public/attributions/{token} (a share link, read-only).
+
+Viewers read attributions without their share_token (users/auth.py sees_share_tokens); only the
+attribution's owner or an admin may cancel it (require_owner)."""
 
 from typing import Literal
 
@@ -8,36 +11,46 @@ from upgradelab.attribution import service
 from upgradelab.attribution.models import Attribution
 from upgradelab.attribution.schemas import AttributionCreate, AttributionRead
 from upgradelab.db import SessionDep
+from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
+from upgradelab.users.models import User
 
 router = APIRouter(prefix="/api/attributions", tags=["attributions"])
 public_router = APIRouter(prefix="/api/public/attributions", tags=["attributions"])
 
 
 @router.post("", response_model=AttributionRead, status_code=status.HTTP_201_CREATED)
-async def create_attribution(spec: AttributionCreate, session: SessionDep) -> AttributionRead:
-    """Start explaining the gap of `variant` in run `run_id` against its baseline (queued). 404 unknown
-    run; 409 run not succeeded or no decided verdict; 422 naming variant / baseline; 503 option list."""
-    return service.to_read(await service.create(session, spec))
+async def create_attribution(
+    spec: AttributionCreate, session: SessionDep, user: CurrentUser
+) -> AttributionRead:
+    """Start explaining the gap of `variant` in run `run_id` against its baseline (queued; the
+    caller's). 404 unknown run; 409 run not succeeded or no decided verdict; 422 naming variant /
+    baseline or an unknown field; 503 option list."""
+    row = await service.create(session, spec)
+    await stamp_owner(session, row, user)
+    return service.to_read(row)
 
 
 @router.get("", response_model=list[AttributionRead])
 async def list_attributions(
-    session: SessionDep, run_id: int | None = None, limit: int = Query(50, ge=1, le=500)
+    session: SessionDep, user: CurrentUser, run_id: int | None = None, limit: int = Query(50, ge=1, le=500)
 ) -> list[AttributionRead]:
     """Attributions, newest first; only those of `run_id` when given."""
-    return [service.to_read(row) for row in await service.list_for_run(session, run_id, limit)]
+    return [_read(row, user) for row in await service.list_for_run(session, run_id, limit)]
 
 
 @router.get("/{attribution_id}", response_model=AttributionRead)
-async def get_attribution(attribution_id: int, session: SessionDep) -> AttributionRead:
+async def get_attribution(attribution_id: int, session: SessionDep, user: CurrentUser) -> AttributionRead:
     """One attribution with its candidates, steps, progress and result; 404 for an unknown id."""
-    return service.to_read(await service.get_or_raise(session, attribution_id))
+    return _read(await service.get_or_raise(session, attribution_id), user)
 
 
 @router.post("/{attribution_id}/cancel", response_model=AttributionRead)
-async def cancel_attribution(attribution_id: int, session: SessionDep) -> AttributionRead:
-    """Cancel (its current step run too); 409 when it already ended."""
-    return service.to_read(await service.cancel(session, await service.get_or_raise(session, attribution_id)))
+async def cancel_attribution(attribution_id: int, session: SessionDep, user: CurrentUser) -> AttributionRead:
+    """Cancel (its current step run too); 403 unless the caller started it or is an admin; 409 when
+    it already ended."""
+    row = await service.get_or_raise(session, attribution_id)
+    require_owner(user, row.created_by, f"attribution {attribution_id}", "cancel")
+    return service.to_read(await service.cancel(session, row))
 
 
 @router.post("/{attribution_id}/share", response_model=AttributionRead)
@@ -48,13 +61,22 @@ async def share_attribution(attribution_id: int, session: SessionDep) -> Attribu
 
 @router.get("/{attribution_id}/export")
 async def export_attribution(
-    attribution_id: int, session: SessionDep, format: Literal["csv", "json"] = "json"
+    attribution_id: int, session: SessionDep, user: CurrentUser, format: Literal["csv", "json"] = "json"
 ) -> Response:
     """The result as CSV (members, unexplained share, steps) or the whole attribution as JSON."""
-    return _export(await service.get_or_raise(session, attribution_id), format)
+    return _export(await service.get_or_raise(session, attribution_id), format, user)
 
 
-def _export(row: Attribution, format: Literal["csv", "json"]) -> Response:
+def _read(row: Attribution, user: User | None) -> AttributionRead:
+    """The API shape for `user` (None: the holder of its share link): share_token only for whom
+    sees_share_tokens."""
+    read = service.to_read(row)
+    if user is not None and not sees_share_tokens(user):
+        read.share_token = None
+    return read
+
+
+def _export(row: Attribution, format: Literal["csv", "json"], user: User | None = None) -> Response:
     """The CSV (service.export_csv: kind, name, share and interval as fractions of the gap) or the JSON
     (AttributionRead) of one attribution, as an attachment named attribution-<id>."""
     if format == "csv":
@@ -64,7 +86,7 @@ def _export(row: Attribution, format: Literal["csv", "json"]) -> Response:
             headers={"Content-Disposition": f'attachment; filename="attribution-{row.id}.csv"'},
         )
     return Response(
-        service.to_read(row).model_dump_json(indent=2),
+        _read(row, user).model_dump_json(indent=2),
         media_type="application/json",
         headers={"Content-Disposition": f'attachment; filename="attribution-{row.id}.json"'},
     )

@@ -12,7 +12,7 @@ from upgradelab.datasets.schemas import NAME_PATTERN, DatasetFromPath, DatasetRe
 from upgradelab.db import SessionDep
 from upgradelab.pools.credential import is_worker_token
 from upgradelab.replay import dataset_use
-from upgradelab.users.auth import CurrentUser, request_token
+from upgradelab.users.auth import CurrentUser, request_token, require_owner, stamp_owner
 
 router = APIRouter(prefix="/api/datasets", tags=["datasets"])
 Name = Annotated[str, PathParam(pattern=NAME_PATTERN, description="Lower-case letters, digits, - and _.")]
@@ -40,22 +40,28 @@ async def get_dataset(name: Name, session: SessionDep) -> DatasetRead:
 
 
 @router.put("/{name}", response_model=DatasetRead, status_code=status.HTTP_201_CREATED)
-async def upload_dataset(name: Name, request: Request, session: SessionDep) -> DatasetRead:
+async def upload_dataset(name: Name, request: Request, session: SessionDep, user: CurrentUser) -> DatasetRead:
     """Create a dataset from the raw request body: a mysqldump / mariadb-dump file, plain, gzip or
     zstd (`content-type: application/octet-stream`). Streamed to disk, never held in memory; sha256
     computed on the way. 409 when a live dataset has the name (a deleted one's name can be reused),
-    413 over 20 GiB, 422 when empty."""
-    return service.to_read(await service.create_from_stream(session, name, request.stream()))
+    413 over 20 GiB, 422 when empty. The dataset is the caller's: only they or an admin may delete it."""
+    dataset = await service.create_from_stream(session, name, request.stream())
+    await stamp_owner(session, dataset, user)
+    return service.to_read(dataset)
 
 
 @router.post("/{name}/from-path", response_model=DatasetRead, status_code=status.HTTP_201_CREATED)
-async def dataset_from_path(name: Name, spec: DatasetFromPath, session: SessionDep) -> DatasetRead:
+async def dataset_from_path(
+    name: Name, spec: DatasetFromPath, session: SessionDep, user: CurrentUser
+) -> DatasetRead:
     """Admin only. Create a dataset from a dump already on the lab's machine (copied into the state
     dir): a regular file inside a directory listed in UPGRADELAB_DATASET_DIRS once every link is
     resolved. 422 "path: not a readable file in UPGRADELAB_DATASET_DIRS" for every refusal (missing,
     outside, a link leading out, `..`, not a regular file, unreadable), 422 naming the setting when it
     lists no directory, 409 when the name is taken."""
-    return service.to_read(await service.create_from_path(session, name, spec.path))
+    dataset = await service.create_from_path(session, name, spec.path)
+    await stamp_owner(session, dataset, user)
+    return service.to_read(dataset)
 
 
 @router.delete("/{name}", response_model=DatasetRead)
@@ -63,8 +69,10 @@ async def delete_dataset(name: Name, session: SessionDep, user: CurrentUser) -> 
     """Delete the dataset's dump and its loaded copies on the targets (removed by the worker as each
     target is free: `copies_pending`); the dataset stays as a record (`deleted_at`, `deleted_by`) and
     every replay report measured on it is kept, with its share links and exports (`replay_count`).
-    404 when unknown, 410 when already deleted, 409 while a replay on it is queued or running."""
+    404 when unknown, 410 when already deleted, 403 unless the caller made it or is an admin, 409
+    while a replay on it is queued or running."""
     dataset = await service.get_or_raise(session, name)
+    require_owner(user, dataset.created_by, f"dataset {name}", "delete")
     unfinished, loaded_on = await dataset_use.usage(session, dataset.id)
     await service.delete(session, dataset, user.username, unfinished=unfinished, loaded_on=loaded_on)
     return await _read_one(session, dataset)

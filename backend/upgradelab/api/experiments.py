@@ -7,6 +7,7 @@ from upgradelab.experiments import service
 from upgradelab.experiments.schemas import ExperimentCreate, ExperimentRead
 from upgradelab.runs import service as runs
 from upgradelab.runs.schemas import RunRead
+from upgradelab.users.auth import CurrentUser, stamp_owner
 
 router = APIRouter(prefix="/api/experiments", tags=["experiments"])
 
@@ -24,8 +25,10 @@ async def get_experiment(experiment_id: int, session: SessionDep) -> ExperimentR
 
 
 @router.post("/{experiment_id}/runs", response_model=RunRead, status_code=status.HTTP_201_CREATED)
-async def start_run(experiment_id: int, session: SessionDep) -> RunRead:
-    """Queue a run of the experiment (status queued); the Celery worker takes it from Redis."""
+async def start_run(experiment_id: int, session: SessionDep, user: CurrentUser) -> RunRead:
+    """Queue a run of the experiment (status queued); the Celery worker takes it from Redis. The run
+    is the caller's: only they or an admin may cancel it."""
     run = await runs.create(session, await service.get_or_raise(session, experiment_id))
+    await stamp_owner(session, run, user)
     [read] = await runs.to_read(session, [run])
     return read

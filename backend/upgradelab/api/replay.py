@@ -11,17 +11,20 @@ from fastapi.responses import Response
 from upgradelab.db import SessionDep
 from upgradelab.replay import service
 from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayReport
+from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
 
 router = APIRouter(prefix="/api/replays", tags=["replay"])
 
 
 @router.post("", response_model=ReplayRead, status_code=status.HTTP_201_CREATED)
-async def create_replay(spec: ReplayCreate, session: SessionDep) -> ReplayRead:
+async def create_replay(spec: ReplayCreate, session: SessionDep, user: CurrentUser) -> ReplayRead:
     """Queue a replay (`rounds` interleaved rounds, default 10; `repeats` is its older name). 404 for an
     unknown dataset; 422 naming `variants` (unknown target or preset, or two variants on one existing
     server), `allow_writes` (a target that is not disposable), `queries` (nothing to replay) or
-    `statement_timeout_s` (outside 0.1-3600 s)."""
-    return await service.to_read(session, await service.create(session, spec), with_report=False)
+    `statement_timeout_s` (outside 0.1-3600 s), or an unknown field. The replay is the caller's."""
+    replay = await service.create(session, spec)
+    await stamp_owner(session, replay, user)
+    return await service.to_read(session, replay, with_report=False)
 
 
 @router.get("", response_model=list[ReplayRead])
@@ -38,12 +41,14 @@ async def get_replay(replay_id: int, session: SessionDep) -> ReplayRead:
 
 
 @router.post("/{replay_id}/cancel", response_model=ReplayRead)
-async def cancel_replay(replay_id: int, session: SessionDep) -> ReplayRead:
+async def cancel_replay(replay_id: int, session: SessionDep, user: CurrentUser) -> ReplayRead:
     """Cancel a replay (operator): a queued one at once, a running one within seconds (the statement
     running killed, its servers stopped, its locks freed, what it measured kept as a partial report).
     The replay as read right after: `cancelled`, or still `running` until its worker has stopped it.
-    404 for an unknown id; 409 when it already ended."""
-    replay = await service.cancel(session, await service.get_or_raise(session, replay_id))
+    404 for an unknown id; 403 unless the caller started it or is an admin; 409 when it already ended."""
+    replay = await service.get_or_raise(session, replay_id)
+    require_owner(user, replay.created_by, f"replay {replay_id}", "cancel")
+    replay = await service.cancel(session, replay)
     return await service.to_read(session, replay, with_report=False)
 
 

@@ -17,6 +17,7 @@ from upgradelab.runs.schemas import (
     RunStatuses,
     RunUpdate,
 )
+from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
@@ -66,23 +67,29 @@ async def get_run_context(run_id: int, session: SessionDep) -> RunContext:
 
 @router.patch("/{run_id}", response_model=RunRead)
 async def update_run(run_id: int, change: RunUpdate, session: SessionDep) -> RunRead:
-    """Rename or annotate a run (operator)."""
+    """Rename or annotate a run (any operator: a run's name and notes are the team's, like a shared
+    lab notebook; nothing is lost or stopped by an edit)."""
     run = await service.update(session, await service.get_or_raise(session, run_id), change)
     [read] = await service.to_read(session, [run])
     return read
 
 
 @router.post("/{run_id}/rerun", response_model=RunRead, status_code=status.HTTP_201_CREATED)
-async def rerun(run_id: int, session: SessionDep) -> RunRead:
-    """Queue a new run with the same definition (experiment) as run `run_id`."""
+async def rerun(run_id: int, session: SessionDep, user: CurrentUser) -> RunRead:
+    """Queue a new run with the same definition (experiment) as run `run_id`; the new run is the
+    caller's (whoever made the first)."""
     run = await service.rerun(session, await service.get_or_raise(session, run_id))
+    await stamp_owner(session, run, user)
     [read] = await service.to_read(session, [run])
     return read
 
 
 @router.post("/{run_id}/cancel", response_model=RunRead)
-async def cancel_run(run_id: int, session: SessionDep) -> RunRead:
-    """Cancel: a queued run at once, a running one after its current iteration (results kept)."""
-    run = await service.cancel(session, await service.get_or_raise(session, run_id))
+async def cancel_run(run_id: int, session: SessionDep, user: CurrentUser) -> RunRead:
+    """Cancel: a queued run at once, a running one after its current iteration (results kept).
+    403 unless the caller started the run or is an admin (the message says so)."""
+    run = await service.get_or_raise(session, run_id)
+    require_owner(user, run.created_by, f"run {run_id}", "cancel")
+    run = await service.cancel(session, run)
     [read] = await service.to_read(session, [run])
     return read

@@ -1,6 +1,10 @@
-"""/api/shares (signed in) and /api/public/shares/{token} (no sign-in, read-only)."""
+"""/api/shares (signed in) and /api/public/shares/{token} (no sign-in, read-only).
 
-from fastapi import APIRouter, Depends, status
+Who sees and revokes which link (users/auth.py): viewers list none (403: a token opens a result to
+anyone, and a viewer may not create one either); an operator lists their own links and the others'
+live ones, and revokes only their own; an admin lists and revokes every link."""
+
+from fastapi import APIRouter, Depends, HTTPException, status
 from pydantic import BaseModel
 
 from upgradelab.api.results import RunResults, results_of
@@ -13,7 +17,8 @@ from upgradelab.results.views.comparison_schemas import Comparison, ComparisonQu
 from upgradelab.runs import service as runs
 from upgradelab.sharing import service
 from upgradelab.sharing.schemas import ShareCreate, ShareRead
-from upgradelab.users.auth import CurrentUser, authorize
+from upgradelab.users.auth import CurrentUser, authorize, require_owner, sees_share_tokens
+from upgradelab.users.models import Role
 
 router = APIRouter(prefix="/api/shares", tags=["sharing"], dependencies=[Depends(authorize)])
 public_router = APIRouter(prefix="/api/public/shares", tags=["sharing"])
@@ -41,15 +46,26 @@ async def create_share(spec: ShareCreate, session: SessionDep, user: CurrentUser
 
 
 @router.get("", response_model=list[ShareRead])
-async def list_shares(session: SessionDep, run_id: int | None = None) -> list[ShareRead]:
-    """Share links, newest first (revoked ones included, with revoked_at)."""
-    return [service.to_read(link) for link in await service.list_links(session, run_id)]
+async def list_shares(session: SessionDep, user: CurrentUser, run_id: int | None = None) -> list[ShareRead]:
+    """Share links, newest first: an admin's list holds every link, revoked ones with revoked_at; an
+    operator's their own (revoked ones too) and the others' live ones; 403 for a viewer."""
+    if not sees_share_tokens(user):
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN,
+            f"share links are listed to operators and admins only, you are {user.role.value}: "
+            "a link's token opens the result to anyone without signing in",
+        )
+    owner = None if user.role == Role.admin else user.id
+    return [service.to_read(link) for link in await service.list_links(session, run_id, owner)]
 
 
 @router.delete("/{link_id}", response_model=ShareRead)
-async def revoke_share(link_id: int, session: SessionDep) -> ShareRead:
-    """Revoke: the link answers 404 from now on."""
-    return service.to_read(await service.revoke(session, link_id))
+async def revoke_share(link_id: int, session: SessionDep, user: CurrentUser) -> ShareRead:
+    """Revoke: the link answers 404 from now on. 404 for an unknown id; 403 unless the caller created
+    the link or is an admin."""
+    link = await service.get_or_raise(session, link_id)
+    require_owner(user, link.created_by, f"share link {link_id}", "revoke")
+    return service.to_read(await service.revoke(session, link))
 
 
 @public_router.get("/{token}", response_model=SharedView)

@@ -1,16 +1,16 @@
 """/api/targets"""
 
 from fastapi import APIRouter, status
-from pydantic import BaseModel
 
 from upgradelab.db import SessionDep
+from upgradelab.request_model import RequestModel
 from upgradelab.targets import existing_service, service
 from upgradelab.targets.schemas import TargetCreate, TargetDetail, TargetRead
 
 router = APIRouter(prefix="/api/targets", tags=["targets"])
 
 
-class CapabilityCheck(BaseModel):
+class CapabilityCheck(RequestModel):
     """POST /api/targets/{name}/capabilities body: restart_test issues a real RESTART."""
 
     restart_test: bool = False

@@ -12,6 +12,7 @@ from sqlalchemy import Enum, ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from upgradelab.db import Base, utcnow
+from upgradelab.users.models import User
 
 
 class AttributionStatus(enum.StrEnum):
@@ -70,6 +71,9 @@ class Attribution(Base):
     progress: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     result: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    # who created it (app_user.id; NULL: from before owners were recorded, or made by the lab): only
+    # they or an admin may cancel it (users/auth.py require_owner, migration 0021_owners)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(default=None)
     finished_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -6,9 +6,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from upgradelab.attribution.models import AttributionStatus
+from upgradelab.request_model import RequestModel
 
 
-class AttributionCreate(BaseModel):
+class AttributionCreate(RequestModel):
     """Explain the gap between a variant of a finished run and its baseline."""
 
     run_id: int = Field(ge=1, description="The finished run whose gap is explained.")

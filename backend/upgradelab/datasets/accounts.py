@@ -14,7 +14,12 @@ privilege: no FILE, SUPER, PROCESS, CREATE USER, GRANT OPTION or any *_ADMIN.
 - `upgradelab_write`: also INSERT, UPDATE, DELETE, temporary tables and LOCK TABLES: a replay with
   allow_writes (disposable targets only).
 
-Grants name each database with `_` and `%` escaped: `shop_1` must not also grant `shopX1`.
+Grants name each database with `_` and `%` escaped: `shop_1` must not also grant `shopX1`. Every
+name is checked here, where the grant is made, whatever the scan, a marker or a record said:
+never the server's own databases nor the lab's (datasets/reserved.py), in any form.
+
+While a dump loads, no event runs (events_paused): an event it creates fires only once the load
+ended, in its own database, as its definer.
 """
 
 import secrets
@@ -23,8 +28,9 @@ from contextlib import contextmanager, suppress
 
 import pymysql
 
+from upgradelab.datasets.reserved import check
 from upgradelab.targets.provisioners.base import ServerConnection
-from upgradelab.workloads.base import execute
+from upgradelab.workloads.base import execute, scalar
 
 LOAD_USER = "upgradelab_load"
 READ_USER = "upgradelab_read"
@@ -50,9 +56,12 @@ def grant_name(database: str) -> str:
 
 def ensure_account(admin: ServerConnection, user: str, privileges: str, databases: Iterable[str]) -> str:
     """Create (or re-key) `user` with exactly `privileges` on each of `databases` (all it held
-    before is revoked); its new password. Raises pymysql errors as the server gives them."""
+    before is revoked); its new password. ReservedDatabase, before any statement, when one of
+    `databases` is the server's or the lab's own (reserved.py; the lab's database on an existing
+    server is the admin connection's default one). Raises pymysql errors as the server gives them."""
+    lab_database = scalar(admin, "SELECT DATABASE()")
+    names = [check(name, None if lab_database is None else str(lab_database)) for name in databases]
     password = secrets.token_hex(16)
-    names = list(databases)
     with admin.cursor() as cursor:
         for host in _HOSTS:
             account = f"'{user}'@'{host}'"
@@ -72,10 +81,13 @@ def load_account(admin: ServerConnection, databases: Iterable[str]) -> str:
 
 def grant_load(admin: ServerConnection, database: str) -> None:
     """Give the load user (made by load_account) its privileges on one more database: one the dump
-    names, granted while it loads, before the statement naming it reaches the client (loader.py)."""
+    names, granted while it loads, before the statement naming it reaches the client (loader.py).
+    ReservedDatabase, before any statement, as ensure_account."""
+    lab_database = scalar(admin, "SELECT DATABASE()")
+    name = check(database, None if lab_database is None else str(lab_database))
     with admin.cursor() as cursor:
         for host in _HOSTS:
-            cursor.execute(f"GRANT {LOAD_PRIVILEGES} ON {grant_name(database)}.* TO '{LOAD_USER}'@'{host}'")
+            cursor.execute(f"GRANT {LOAD_PRIVILEGES} ON {grant_name(name)}.* TO '{LOAD_USER}'@'{host}'")
 
 
 def definer_access(admin: ServerConnection, databases: Iterable[str], *, writes: bool) -> None:
@@ -109,3 +121,20 @@ def routines_allowed(admin: ServerConnection) -> Iterator[None]:
     finally:
         with suppress(pymysql.MySQLError):
             execute(admin, "SET GLOBAL log_bin_trust_function_creators = 0")
+
+
+@contextmanager
+def events_paused(admin: ServerConnection) -> Iterator[None]:
+    """While inside, the server runs no event: event_scheduler is set OFF from the admin connection
+    (the scheduler thread has stopped when SET returns), and back ON after. MySQL 8+ starts it ON;
+    a no-op when it is OFF (MariaDB's default) or DISABLED (set at start-up: it cannot be turned on).
+    Raises the server's error when it cannot be turned off: a load must not run with events on."""
+    if str(scalar(admin, "SELECT @@GLOBAL.event_scheduler")).upper() != "ON":
+        yield
+        return
+    execute(admin, "SET GLOBAL event_scheduler = OFF")
+    try:
+        yield
+    finally:
+        with suppress(pymysql.MySQLError):  # a cancel may have stopped the server meanwhile
+            execute(admin, "SET GLOBAL event_scheduler = ON")

@@ -41,6 +41,7 @@ import pymysql
 
 from upgradelab.datasets.accounts import LOAD_USER, grant_load, load_account, routines_allowed
 from upgradelab.datasets.dump import DumpBounds, DumpStream, DumpTooLarge, RowCounter
+from upgradelab.datasets.reserved import ReservedDatabase
 from upgradelab.datasets.scan import ClientKind, DumpReader, DumpRefused
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
@@ -338,6 +339,8 @@ def load_dataset(
             return
         try:
             grant_load(admin, name)
+        except ReservedDatabase as refused:
+            raise LoadFailed(f"the dump was not loaded: {refused}", line=None, code=None) from None
         except pymysql.MySQLError as error:
             message = f"database `{name}` could not be granted: {error.args[-1]}"
             raise LoadFailed(message, line=None, code=None) from None

@@ -10,10 +10,11 @@ collide on SQLite, MariaDB, MySQL and PostgreSQL alike; MariaDB has no partial i
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, String, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from upgradelab.db import Base, utcnow
+from upgradelab.users.models import User
 
 
 class Dataset(Base):
@@ -41,3 +42,6 @@ class Dataset(Base):
     deleted_at: Mapped[datetime | None] = mapped_column(default=None)
     deleted_by: Mapped[str | None] = mapped_column(String(64), default=None)
     copies_pending: Mapped[list[str] | None] = mapped_column(JSON, default=None)
+    # who created it (app_user.id; NULL: from before owners were recorded, or made by the lab): only
+    # they or an admin may delete it (users/auth.py require_owner, migration 0021_owners)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)

@@ -10,6 +10,7 @@ from sqlalchemy import JSON, ForeignKey, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from upgradelab.db import Base, utcnow
+from upgradelab.users.models import User
 
 
 class ReplayStatus(enum.StrEnum):
@@ -72,3 +73,6 @@ class ReplayRun(Base):
     lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(default=None)
+    # who created it (app_user.id; NULL: from before owners were recorded, or made by the lab): only
+    # they or an admin may cancel it (users/auth.py require_owner, migration 0021_owners)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)

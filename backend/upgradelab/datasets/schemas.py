@@ -6,11 +6,12 @@ from pydantic import BaseModel, Field
 
 from upgradelab.datasets.dump import Compression
 from upgradelab.datasets.loader import TableStats
+from upgradelab.request_model import RequestModel
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 
 
-class DatasetFromPath(BaseModel):
+class DatasetFromPath(RequestModel):
     """A dump already on the lab's machine, inside a directory listed in UPGRADELAB_DATASET_DIRS
     (absolute path, read by the API; see datasets/paths.py for what is refused)."""
 

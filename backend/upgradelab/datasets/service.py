@@ -5,6 +5,11 @@ the name). An upload is written to a `.partial` file first and renamed when comp
 upload never leaves a dataset behind. A delete keeps the row as a record and every replay report
 measured on it (models.py); the dump goes at once, the loaded copies on the targets through the
 worker (copies.py).
+
+A dataset's name gives its default database (database_of: `-` as `_`, so `shop-2024` loads into
+`shop_2024`, the name a DBA's query log uses). That map is one to one among live datasets: a name
+whose database another live dataset has (`x_y` beside `x-y`) is refused, and so is a name whose
+database is the server's or the lab's own (datasets/reserved.py).
 """
 
 import hashlib
@@ -15,13 +20,14 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 from fastapi import HTTPException, status
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
 from upgradelab.datasets.dump import detect
 from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.paths import open_or_refuse
+from upgradelab.datasets.reserved import refusal
 from upgradelab.datasets.schemas import DatasetLoad, DatasetRead
 from upgradelab.db import utcnow
 from upgradelab.settings import get_settings
@@ -31,7 +37,8 @@ MAX_BYTES = 20 * 1024**3  # 20 GiB: beyond that a dump belongs on the worker (fr
 
 
 def database_of(name: str) -> str:
-    """The default database a dataset loads into: its name with '-' as '_'."""
+    """The default database a dataset loads into: its name with '-' as '_' (one to one among live
+    datasets: _refuse_existing)."""
     return name.replace("-", "_")
 
 
@@ -96,15 +103,31 @@ async def list_datasets(session: AsyncSession, *, deleted: bool = False) -> list
 
 
 async def _refuse_existing(session: AsyncSession, name: str) -> None:
+    """409 when a live dataset is called `name` or loads into its database (database_of); 422 when
+    that database is the server's or the lab's own."""
+    database = database_of(name)
+    reserved = refusal(database)
+    if reserved is not None:
+        message = f"name: dataset {name!r} would load into `{database}`: {reserved}"
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, message)
     if await session.scalar(select(Dataset.id).where(Dataset.live_name == name)) is not None:
         raise HTTPException(
             status.HTTP_409_CONFLICT, f"name: a dataset named {name!r} exists; delete it first"
+        )
+    taken = await session.scalar(
+        select(Dataset.name).where(func.replace(Dataset.live_name, "-", "_") == database).limit(1)
+    )
+    if taken is not None:
+        raise HTTPException(
+            status.HTTP_409_CONFLICT,
+            f"name: dataset {taken!r} loads into database `{database}` already; choose another name",
         )
 
 
 async def create_from_stream(session: AsyncSession, name: str, chunks: AsyncIterator[bytes]) -> Dataset:
     """Write the request body to the dataset's file as it arrives (sha256 on the fly); 413 past
-    MAX_BYTES, 422 for an empty body, 409 when the name is taken."""
+    MAX_BYTES, 422 for an empty body, 409 when the name or its database is taken (checked before
+    and after the upload), 422 when its database is reserved (_refuse_existing)."""
     await _refuse_existing(session, name)
     final = anyio.Path(await anyio.to_thread.run_sync(_directory)) / f"{name}.dump"
     partial = final.with_suffix(".partial")
@@ -121,6 +144,7 @@ async def create_from_stream(session: AsyncSession, name: str, chunks: AsyncIter
                 await out.write(chunk)
         if size == 0:
             raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "body: the dump is empty")
+        await _refuse_existing(session, name)  # again: another upload may have taken it meanwhile
         await partial.rename(final)
     finally:
         await partial.unlink(missing_ok=True)

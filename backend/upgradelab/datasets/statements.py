@@ -4,8 +4,8 @@ or uses, and DEFINER clauses (scan.py finds both while it reads the dump as the 
 - Databases: `USE db`, `CREATE [OR REPLACE] / DROP / ALTER DATABASE|SCHEMA [IF [NOT] EXISTS] db`,
   read from the start of a statement as the server sees it (version comments' content included).
   Names qualified in other statements are not followed: their statements fail on privileges. The
-  server's own databases are refused, and names are kept to letters, digits, `_`, `$` and `-` (a
-  GRANT names them, escaped, in accounts.py).
+  server's own databases and the lab's are refused, and names are kept to letters, digits, `_`, `$`
+  and `-` (datasets/reserved.py, the rule accounts.py applies again where it grants them).
 - DEFINER: `DEFINER = user@host | 'user'@'host' | `user`@`host` | role | CURRENT_USER[()]` becomes
   `DEFINER=CURRENT_USER` (the load user), with the clause's line breaks kept, so the dump's lines
   stay the file's. A clause written otherwise (a comment inside it) is left as it is: the server
@@ -14,7 +14,7 @@ or uses, and DEFINER clauses (scan.py finds both while it reads the dump as the 
 
 import re
 
-SYSTEM_DATABASES = frozenset({"mysql", "sys", "performance_schema", "information_schema"})
+from upgradelab.datasets.reserved import refusal
 
 # a user or host name: `quoted`, 'quoted', "quoted" or bare
 _PART = (
@@ -34,7 +34,6 @@ _SCHEMA = re.compile(
 )
 # ALTER DATABASE CHARACTER SET ... (the default database): options, not names
 _NOT_NAMES = {b"character", b"charset", b"collate", b"default", b"read", b"encryption", b"comment"}
-_NAME = re.compile(r"[A-Za-z0-9_$-]{1,64}")
 # the rest of mariadb-dump's first line after `\-`: the server skips `/*M!999999 ... */` whole
 _SANDBOX_REST = re.compile(rb"\s*enable the sandbox mode \*/")
 
@@ -59,9 +58,5 @@ def database_named(head: bytes) -> str | None:
 
 
 def refused_database(name: str) -> str | None:
-    """Why a dump may not name database `name`, or None when it may."""
-    if name.lower() in SYSTEM_DATABASES:
-        return f"database `{name}` is the server's own: a dump loads into its own"
-    if not _NAME.fullmatch(name):
-        return f"database {name!r}: names here are letters, digits, _, $ and -"
-    return None
+    """Why a dump may not name database `name`, or None when it may (reserved.py)."""
+    return refusal(name)

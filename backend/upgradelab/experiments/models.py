@@ -9,6 +9,7 @@ from sqlalchemy import Enum, ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from upgradelab.db import Base, utcnow
+from upgradelab.users.models import User
 
 
 class Experiment(Base):
@@ -95,6 +96,9 @@ class Run(Base):
     name: Mapped[str | None] = mapped_column(String(200), default=None)
     notes: Mapped[str | None] = mapped_column(Text, default=None)
     targets: Mapped[str] = mapped_column(String(500), default="", server_default="")
+    # who created it (app_user.id; NULL: from before owners were recorded, or made by the lab): only
+    # they or an admin may cancel it (users/auth.py require_owner, migration 0021_owners)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)
 
     # The schedule as executed (issue 12): {"kind", "seed", "rounds", "block", "order": [[variant
     # index, ...] per round]}, and what the run ran on: {"host": {cpu_model, cores, memory_bytes,

@@ -7,10 +7,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from upgradelab.execution.schedule import ScheduleKind
 from upgradelab.experiments.variants import ResolvedVariant, VariantError, resolve_variant
+from upgradelab.request_model import RequestModel
 from upgradelab.workloads import WORKLOADS, Policy
 
 
-class VariantSpec(BaseModel):
+class VariantSpec(RequestModel):
     """One variant as a user writes it: a target name, presets joined by '+', extra startup options."""
 
     target: str = Field(min_length=1, max_length=64, description="Target name, e.g. mysql-9.7.")
@@ -67,7 +68,7 @@ class ResolvedVariantRead(BaseModel):
     instance: list[str] = []
 
 
-class ExperimentCreate(BaseModel):
+class ExperimentCreate(RequestModel):
     """A workload x variants x iterations definition."""
 
     name: str | None = Field(None, max_length=200)

@@ -1,22 +1,39 @@
 """A replay's dataset on one server: the dump loaded as its own user, or reused from a kept datadir.
 
-A datadir holding a loaded dump is marked (workloads/datasets.py `mark_prepared`) with the dump's
-sha256 and the databases it holds; a replay on a server whose kept datadir carries the marker reuses
-it (no load, its statistics analysed again: replay/settle.py), any other starts from a fresh datadir
-and loads the dump (datasets/loader.py: scanned, as the dataset's load user, no client commands).
+A load that succeeded is recorded twice: in the datadir by the lab's admin (the marker,
+workloads/datasets.py `mark_prepared`: the dump's sha256, the databases, a random token) and outside
+it, in the worker's state directory (replay/dataset_records.py: the same sha256, databases and
+token). A replay on a server whose kept datadir both name the dump with the same token reuses it (no
+load, its statistics analysed again: replay/settle.py); any other starts from a fresh datadir and
+loads the dump (datasets/loader.py: scanned, as the dataset's load user, no client commands, no
+event running: accounts.events_paused).
+
+A load that fails or is cancelled leaves no record, and its instance's datadir is thrown away when
+the job ends (Provisioner.forget_data, then discard()): a later start on kept data never finds it.
+No dataset account holds a privilege on the marker's database (datasets/reserved.py, checked where
+grants are made), and the marker alone is never trusted.
 """
 
 import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from upgradelab.datasets.loader import LoadResult, load_dataset
+from upgradelab.datasets.accounts import events_paused
+from upgradelab.datasets.loader import LoadFailed, LoadResult, load_dataset
+from upgradelab.datasets.reserved import ReservedDatabase, check
+from upgradelab.replay.dataset_records import (
+    DatasetRecord,
+    forget_record,
+    new_token,
+    read_record,
+    reusable,
+    write_record,
+)
 from upgradelab.targets.provisioners import Provisioner
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
 from upgradelab.workloads.base import DatasetProgress
-from upgradelab.workloads.datasets import META_DATABASE, is_prepared, mark_prepared
+from upgradelab.workloads.datasets import mark_prepared, prepared_spec
 
 DATASET_SLUG = "dataset"
 
@@ -50,18 +67,6 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _loaded_databases(connection: ServerConnection, sha256: str) -> list[str] | None:
-    """The databases of the dataset the datadir's marker records under `sha256`; None when there is
-    none, or when it was loaded before dumps loaded as their own user (no list: it is loaded again)."""
-    if not is_prepared(connection, sha256):
-        return None
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT spec FROM {META_DATABASE}.datasets WHERE spec_hash = %s", (sha256,))
-        row = cursor.fetchone()
-    databases = json.loads(row[0]).get("databases") if row else None
-    return list(databases) if isinstance(databases, list) and databases else None
-
-
 def ensure_dataset(
     provisioner: Provisioner,
     options: list[str],
@@ -69,26 +74,49 @@ def ensure_dataset(
     report: Callable[[DatasetProgress], None] = lambda progress: None,
     cancelled: Callable[[], bool] = lambda: False,
 ) -> LoadedDataset:
-    """Start the server with the dataset loaded: reused from the kept datadir when its marker holds
-    the dump's sha256, otherwise a fresh datadir and the dump loaded as the dataset's load user
-    (loader.load_dataset: LoadFailed on a refused dump or a server error), then marked with the
-    databases it holds. cancelled(): polled while the dump loads (LoadCancelled once true)."""
+    """Start the server with the dataset loaded: reused from the kept datadir when the instance's
+    record and the datadir's marker name the dump with one token (dataset_records.reusable),
+    otherwise a fresh datadir and the dump loaded as the dataset's load user (loader.load_dataset,
+    events paused), then marked and recorded. LoadFailed on a refused dump, a server error or a
+    default database that is the server's or the lab's own (before anything starts); on any
+    failure the instance's datadir is to be thrown away (Provisioner.forget_data). cancelled():
+    polled while the dump loads (LoadCancelled once true)."""
+    try:
+        check(dataset.database)
+    except ReservedDatabase as refused:
+        raise LoadFailed(f"the dump was not loaded: {refused}", line=None, code=None) from None
     endpoint = provisioner.start(options, keep_data=True)
     connection = endpoint.connect()
-    databases = _loaded_databases(connection, dataset.sha256)
+    try:
+        marker = prepared_spec(connection, dataset.sha256)
+    except BaseException:
+        connection.close()
+        raise
+    databases = reusable(read_record(provisioner), marker, dataset.sha256, dataset.database)
     if databases is not None:
         return LoadedDataset(connection, endpoint, None, databases)
     connection.close()
-    endpoint = provisioner.start(options, keep_data=False)
-    connection = endpoint.connect()
+    forget_record(provisioner)  # from here on the datadir holds a load that has not succeeded yet
     try:
-        result, databases = load_dataset(
-            connection, endpoint, provisioner.flavor, dataset.path, dataset.database, report,
-            cancelled=cancelled,
-        )  # fmt: skip
-        spec = {"sha256": dataset.sha256, "database": dataset.database, "databases": databases}
-        mark_prepared(connection, dataset.sha256, DATASET_SLUG, spec)
+        endpoint = provisioner.start(options, keep_data=False)
+        connection = endpoint.connect()
     except BaseException:
+        provisioner.forget_data()
+        raise
+    try:
+        with events_paused(connection):
+            result, databases = load_dataset(
+                connection, endpoint, provisioner.flavor, dataset.path, dataset.database, report,
+                cancelled=cancelled,
+            )  # fmt: skip
+        token = new_token()
+        spec = dict(sha256=dataset.sha256, database=dataset.database, databases=databases, token=token)
+        mark_prepared(connection, dataset.sha256, DATASET_SLUG, spec)
+        write_record(provisioner, DatasetRecord(dataset.sha256, databases, token))
+    except BaseException as failure:
+        provisioner.forget_data()
         connection.close()
+        if isinstance(failure, ReservedDatabase):
+            raise LoadFailed(f"the dump was not loaded: {failure}", line=None, code=None) from None
         raise
     return LoadedDataset(connection, endpoint, result, databases)

@@ -11,6 +11,7 @@ from upgradelab.datasets.replays import ReplayStatus
 from upgradelab.execution.schedule import RunSchedule
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.sources import DEFAULT_SAMPLE, SourceFormat
+from upgradelab.request_model import RequestModel
 from upgradelab.results.stats.verdicts import VerdictRead
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
 
@@ -67,7 +68,7 @@ class _Read(BaseModel):
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
 
-class ReplayCreate(BaseModel):
+class ReplayCreate(RequestModel):
     """A replay: `queries` (the text of a plain SQL file, slow log or general log; `format` detected
     unless given) replayed on dataset `dataset` on every variant (TARGET[:PRESET], the first is the
     baseline) in `rounds` interleaved rounds (each round times every sampled statement `passes` times
@@ -84,8 +85,6 @@ class ReplayCreate(BaseModel):
     (neither same, slower nor faster) are timed again, 5 rounds at a time, until they decide or
     reach max_rounds rounds in all (replay/extension.py); at least the planned rounds (equal: no
     extension); default 3 x the rounds (60 at the default 20)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: str | None = Field(None, max_length=200)
     dataset: str = Field(min_length=1, max_length=64)

@@ -7,6 +7,7 @@ from pydantic import BaseModel, Field
 
 from upgradelab.execution.schedule import RunSchedule, ScheduleKind
 from upgradelab.experiments.models import FinalRunStatus, RunStatus, VariantStatus
+from upgradelab.request_model import RequestModel
 from upgradelab.workloads.base import Policy
 
 
@@ -143,7 +144,7 @@ class RunPage(BaseModel):
     offset: int
 
 
-class RunUpdate(BaseModel):
+class RunUpdate(RequestModel):
     """PATCH /api/runs/{id}: a name (empty string: back to the experiment's) and notes."""
 
     name: str | None = Field(None, max_length=200)

@@ -5,10 +5,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from upgradelab.request_model import RequestModel
 from upgradelab.results.views.comparison_schemas import ComparisonQuery
 
 
-class ShareCreate(BaseModel):
+class ShareCreate(RequestModel):
     """POST /api/shares: a run (run_id), a comparison (comparison) or a replay run (replay_id)."""
 
     kind: Literal["run", "comparison", "replay"]

@@ -2,7 +2,7 @@
 
 import secrets
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.db import utcnow
@@ -32,19 +32,30 @@ async def create(session: AsyncSession, spec: ShareCreate, user_id: int) -> Shar
     return link
 
 
-async def list_links(session: AsyncSession, run_id: int | None) -> list[ShareLink]:
-    """Links, newest first; only those of one run when run_id is given."""
+async def list_links(
+    session: AsyncSession, run_id: int | None, owner_id: int | None = None
+) -> list[ShareLink]:
+    """Links, newest first; only those of one run when run_id is given. With `owner_id`: that user's
+    own links, revoked ones included, and the others' live ones only (a revoked link is its
+    creator's history, not the team's)."""
     query = select(ShareLink).order_by(ShareLink.id.desc())
+    if owner_id is not None:
+        query = query.where(or_(ShareLink.created_by == owner_id, ShareLink.revoked_at.is_(None)))
     if run_id is not None:
         query = query.where(ShareLink.run_id == run_id)
     return list(await session.scalars(query))
 
 
-async def revoke(session: AsyncSession, link_id: int) -> ShareLink:
-    """Mark revoked (the link stops working at once); 404 for an unknown id."""
+async def get_or_raise(session: AsyncSession, link_id: int) -> ShareLink:
+    """The link, or 404."""
     link = await session.get(ShareLink, link_id)
     if link is None:
         raise not_found("share link", link_id)
+    return link
+
+
+async def revoke(session: AsyncSession, link: ShareLink) -> ShareLink:
+    """Mark revoked (the link stops working at once); revoking again changes nothing."""
     if link.revoked_at is None:
         link.revoked_at = utcnow()
         await session.commit()

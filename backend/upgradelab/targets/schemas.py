@@ -4,6 +4,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from upgradelab.request_model import RequestModel
 from upgradelab.targets.capabilities import Capabilities
 
 Flavor = Literal["mysql", "mariadb"]
@@ -48,7 +49,7 @@ class TargetDetail(TargetRead):
     connection: TargetConnection | None = Field(None, description="Existing servers only.")
 
 
-class TargetCreate(BaseModel):
+class TargetCreate(RequestModel):
     """A new target. `settings` is validated against the provisioner kind's settings model
     (provisioners.SETTINGS_MODELS), e.g. docker: {"image": "mysql:8.0.40", "port": 33080}."""
 

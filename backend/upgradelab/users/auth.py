@@ -1,12 +1,14 @@
 """Who is asking: the session cookie or `Authorization: Bearer <token>`, and what their role allows.
 
 GET/HEAD needs viewer; other methods need operator; /api/users, target changes and datasets taken
-from a path on the lab's machine (`POST /api/datasets/{name}/from-path`) need admin.
+from a path on the lab's machine (`POST /api/datasets/{name}/from-path`) need admin. Beyond the role,
+an operator cancels, deletes and revokes only what they created (`require_owner`); an admin any.
 """
 
-from typing import Annotated
+from typing import Annotated, Protocol
 
 from fastapi import Depends, HTTPException, Request, status
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.db import SessionDep
 from upgradelab.users import service
@@ -59,3 +61,37 @@ async def authorize(request: Request, user: CurrentUser) -> User:
             status.HTTP_403_FORBIDDEN, f"needs role {needed.value}, you are {user.role.value}"
         )
     return user
+
+
+def require_owner(user: User, owner_id: int | None, what: str, action: str) -> None:
+    """403 unless `user` created the object (`owner_id`, its `created_by`) or is an admin: the one
+    check every cancel, delete and revoke endpoint makes. `what` names the object ("run 12"),
+    `action` the verb ("cancel"), both said in the message. An object without a recorded owner (from
+    before owners were recorded, or made by the lab itself, such as an attribution's step runs) is
+    an admin's alone."""
+    if user.role == Role.admin or (owner_id is not None and owner_id == user.id):
+        return
+    whose = "belongs to another user" if owner_id is not None else "has no recorded owner"
+    raise HTTPException(
+        status.HTTP_403_FORBIDDEN, f"{what} {whose}; only its owner or an admin may {action} it"
+    )
+
+
+def sees_share_tokens(user: User) -> bool:
+    """Whether share tokens (share links, an attribution's share_token) are shown to `user`: not to
+    viewers. A token opens a result to anyone without signing in; a viewer may read every result but
+    not create a link (POST needs operator), so handing one on would be doing what the role forbids."""
+    return user.role.rank >= Role.operator.rank
+
+
+class Owned(Protocol):
+    """A record with an owner: run, replay_run, attribution, dataset, share_link."""
+
+    created_by: int | None
+
+
+async def stamp_owner(session: AsyncSession, record: Owned, user: User) -> None:
+    """Record `user` as the creator of a record a service just stored (its create verbs know no
+    users; the API does)."""
+    record.created_by = user.id
+    await session.commit()

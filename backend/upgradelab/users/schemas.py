@@ -2,10 +2,11 @@
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from upgradelab.request_model import RequestModel
 from upgradelab.users.models import Role
 
 
-class Login(BaseModel):
+class Login(RequestModel):
     """POST /api/auth/login body."""
 
     username: str = Field(min_length=1, max_length=64)
@@ -20,7 +21,7 @@ class UserRead(BaseModel):
     role: Role
 
 
-class UserCreate(BaseModel):
+class UserCreate(RequestModel):
     """POST /api/users body (admin only)."""
 
     username: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.@-]+$")

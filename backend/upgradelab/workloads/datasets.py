@@ -2,7 +2,10 @@
 
 A template that declares a dataset spec gets its data built once per datadir: after building, the
 runner records `upgradelab_meta.datasets(spec_hash)`; a later variant started on the kept datadir
-finds the hash and skips the preparation (see runs/blocks.py).
+finds the hash and skips the preparation (see runs/blocks.py). A replay's dump is marked the same
+way (its sha256, with a token), but that marker is trusted only beside the worker's own record of
+the load (replay/dataset_records.py): no dataset account may touch `upgradelab_meta`
+(datasets/reserved.py), and the record is what proves the load succeeded.
 """
 
 import hashlib
@@ -45,6 +48,24 @@ def is_prepared(connection: ServerConnection, digest: str, database: str | None 
         cursor.execute(f"SELECT COUNT(*) FROM `{schema}`.{table} WHERE spec_hash = %s", (digest,))
         row = cursor.fetchone()
     return bool(row and row[0])
+
+
+def prepared_spec(
+    connection: ServerConnection, digest: str, database: str | None = None
+) -> dict[str, Any] | None:
+    """The spec recorded under this hash (`database`: see _marker); None when there is none, or
+    when it is not a JSON object."""
+    if not is_prepared(connection, digest, database):
+        return None
+    schema, table = _marker(database)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT spec FROM `{schema}`.{table} WHERE spec_hash = %s", (digest,))
+        row = cursor.fetchone()
+    try:
+        spec = json.loads(row[0]) if row else None
+    except ValueError:
+        return None
+    return spec if isinstance(spec, dict) else None
 
 
 def mark_prepared(

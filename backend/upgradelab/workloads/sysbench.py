@@ -9,6 +9,7 @@ import math
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 
 from upgradelab.targets.provisioners.base import Endpoint
@@ -122,8 +123,8 @@ def parse_report(output: str) -> SysbenchReport:
 def command(
     script: str, endpoint: Endpoint, database: str, action: str, options: dict[str, str | int]
 ) -> list[str]:
-    """The argv of `sysbench <lua> --mysql-... [options] <action>` (password on the command line:
-    lab credentials only)."""
+    """The argv of `sysbench <lua> --mysql-... [options] <action>`; run() moves the password off the
+    command line."""
     if script not in SCRIPTS:
         raise ValueError(f"unknown sysbench script {script!r}; known: {', '.join(SCRIPTS)}")
     args = [
@@ -141,13 +142,22 @@ def command(
 
 
 def run(args: list[str], timeout_s: float) -> str:
-    """Run sysbench; its stdout. Raises SysbenchError with the output tail when it fails."""
+    """Run sysbench; its stdout. Raises SysbenchError with the output tail when it fails.
+
+    `--mysql-password=` goes into a 0600 `--config-file` for the run's length instead of the
+    command line, which every local user can read (/proc/<pid>/cmdline): it is the lab admin's."""
     if shutil.which(args[0]) is None:
         raise SysbenchError(f"{args[0]} is not installed (Debian package sysbench)")
-    try:
-        done = subprocess.run(args, capture_output=True, text=True, timeout=timeout_s, check=False)
-    except subprocess.TimeoutExpired as error:
-        raise SysbenchError(f"sysbench did not finish within {timeout_s:.0f} s") from error
+    secret = [arg for arg in args if arg.startswith("--mysql-password=")]
+    public = [arg for arg in args if not arg.startswith("--mysql-password=")]
+    with tempfile.NamedTemporaryFile("w", prefix="upgradelab-sysbench-", suffix=".cfg") as config:
+        config.write("".join(arg.removeprefix("--") + "\n" for arg in secret))  # the file is 0600
+        config.flush()
+        argv = [public[0], f"--config-file={config.name}", *public[1:]]
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+        except subprocess.TimeoutExpired as error:
+            raise SysbenchError(f"sysbench did not finish within {timeout_s:.0f} s") from error
     if done.returncode != 0:
         raise SysbenchError(
             f"sysbench {args[-1]} exited {done.returncode}:\n{(done.stdout + done.stderr)[-1500:]}"

@@ -109,7 +109,8 @@ export const getExperiment = <ThrowOnError extends boolean = false>(options: Opt
 /**
  * Start Run
  *
- * Queue a run of the experiment (status queued); the Celery worker takes it from Redis.
+ * Queue a run of the experiment (status queued); the Celery worker takes it from Redis. The run
+ * is the caller's: only they or an admin may cancel it.
  */
 export const startRun = <ThrowOnError extends boolean = false>(options: Options<StartRunData, ThrowOnError>) => (options.client ?? client).post<StartRunResponses, StartRunErrors, ThrowOnError>({ url: '/api/experiments/{experiment_id}/runs', ...options });
 
@@ -138,7 +139,8 @@ export const getRun = <ThrowOnError extends boolean = false>(options: Options<Ge
 /**
  * Update Run
  *
- * Rename or annotate a run (operator).
+ * Rename or annotate a run (any operator: a run's name and notes are the team's, like a shared
+ * lab notebook; nothing is lost or stopped by an edit).
  */
 export const updateRun = <ThrowOnError extends boolean = false>(options: Options<UpdateRunData, ThrowOnError>) => (options.client ?? client).patch<UpdateRunResponses, UpdateRunErrors, ThrowOnError>({
     url: '/api/runs/{run_id}',
@@ -160,7 +162,8 @@ export const getRunContext = <ThrowOnError extends boolean = false>(options: Opt
 /**
  * Rerun
  *
- * Queue a new run with the same definition (experiment) as run `run_id`.
+ * Queue a new run with the same definition (experiment) as run `run_id`; the new run is the
+ * caller's (whoever made the first).
  */
 export const rerun = <ThrowOnError extends boolean = false>(options: Options<RerunData, ThrowOnError>) => (options.client ?? client).post<RerunResponses, RerunErrors, ThrowOnError>({ url: '/api/runs/{run_id}/rerun', ...options });
 
@@ -168,6 +171,7 @@ export const rerun = <ThrowOnError extends boolean = false>(options: Options<Rer
  * Cancel Run
  *
  * Cancel: a queued run at once, a running one after its current iteration (results kept).
+ * 403 unless the caller started the run or is an admin (the message says so).
  */
 export const cancelRun = <ThrowOnError extends boolean = false>(options: Options<CancelRunData, ThrowOnError>) => (options.client ?? client).post<CancelRunResponses, CancelRunErrors, ThrowOnError>({ url: '/api/runs/{run_id}/cancel', ...options });
 
@@ -268,7 +272,8 @@ export const listDatasets = <ThrowOnError extends boolean = false>(options?: Opt
  * Delete the dataset's dump and its loaded copies on the targets (removed by the worker as each
  * target is free: `copies_pending`); the dataset stays as a record (`deleted_at`, `deleted_by`) and
  * every replay report measured on it is kept, with its share links and exports (`replay_count`).
- * 404 when unknown, 410 when already deleted, 409 while a replay on it is queued or running.
+ * 404 when unknown, 410 when already deleted, 403 unless the caller made it or is an admin, 409
+ * while a replay on it is queued or running.
  */
 export const deleteDataset = <ThrowOnError extends boolean = false>(options: Options<DeleteDatasetData, ThrowOnError>) => (options.client ?? client).delete<DeleteDatasetResponses, DeleteDatasetErrors, ThrowOnError>({ url: '/api/datasets/{name}', ...options });
 
@@ -286,7 +291,7 @@ export const getDataset = <ThrowOnError extends boolean = false>(options: Option
  * Create a dataset from the raw request body: a mysqldump / mariadb-dump file, plain, gzip or
  * zstd (`content-type: application/octet-stream`). Streamed to disk, never held in memory; sha256
  * computed on the way. 409 when a live dataset has the name (a deleted one's name can be reused),
- * 413 over 20 GiB, 422 when empty.
+ * 413 over 20 GiB, 422 when empty. The dataset is the caller's: only they or an admin may delete it.
  */
 export const uploadDataset = <ThrowOnError extends boolean = false>(options: Options<UploadDatasetData, ThrowOnError>) => (options.client ?? client).put<UploadDatasetResponses, UploadDatasetErrors, ThrowOnError>({ url: '/api/datasets/{name}', ...options });
 
@@ -321,7 +326,7 @@ export const listReplays = <ThrowOnError extends boolean = false>(options?: Opti
  * Queue a replay (`rounds` interleaved rounds, default 10; `repeats` is its older name). 404 for an
  * unknown dataset; 422 naming `variants` (unknown target or preset, or two variants on one existing
  * server), `allow_writes` (a target that is not disposable), `queries` (nothing to replay) or
- * `statement_timeout_s` (outside 0.1-3600 s).
+ * `statement_timeout_s` (outside 0.1-3600 s), or an unknown field. The replay is the caller's.
  */
 export const createReplay = <ThrowOnError extends boolean = false>(options: Options<CreateReplayData, ThrowOnError>) => (options.client ?? client).post<CreateReplayResponses, CreateReplayErrors, ThrowOnError>({
     url: '/api/replays',
@@ -346,7 +351,7 @@ export const getReplay = <ThrowOnError extends boolean = false>(options: Options
  * Cancel a replay (operator): a queued one at once, a running one within seconds (the statement
  * running killed, its servers stopped, its locks freed, what it measured kept as a partial report).
  * The replay as read right after: `cancelled`, or still `running` until its worker has stopped it.
- * 404 for an unknown id; 409 when it already ended.
+ * 404 for an unknown id; 403 unless the caller started it or is an admin; 409 when it already ended.
  */
 export const cancelReplay = <ThrowOnError extends boolean = false>(options: Options<CancelReplayData, ThrowOnError>) => (options.client ?? client).post<CancelReplayResponses, CancelReplayErrors, ThrowOnError>({ url: '/api/replays/{replay_id}/cancel', ...options });
 
@@ -386,8 +391,9 @@ export const listAttributions = <ThrowOnError extends boolean = false>(options?:
 /**
  * Create Attribution
  *
- * Start explaining the gap of `variant` in run `run_id` against its baseline (queued). 404 unknown
- * run; 409 run not succeeded or no decided verdict; 422 naming variant / baseline; 503 option list.
+ * Start explaining the gap of `variant` in run `run_id` against its baseline (queued; the
+ * caller's). 404 unknown run; 409 run not succeeded or no decided verdict; 422 naming variant /
+ * baseline or an unknown field; 503 option list.
  */
 export const createAttribution = <ThrowOnError extends boolean = false>(options: Options<CreateAttributionData, ThrowOnError>) => (options.client ?? client).post<CreateAttributionResponses, CreateAttributionErrors, ThrowOnError>({
     url: '/api/attributions',
@@ -408,7 +414,8 @@ export const getAttribution = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Cancel Attribution
  *
- * Cancel (its current step run too); 409 when it already ended.
+ * Cancel (its current step run too); 403 unless the caller started it or is an admin; 409 when
+ * it already ended.
  */
 export const cancelAttribution = <ThrowOnError extends boolean = false>(options: Options<CancelAttributionData, ThrowOnError>) => (options.client ?? client).post<CancelAttributionResponses, CancelAttributionErrors, ThrowOnError>({ url: '/api/attributions/{attribution_id}/cancel', ...options });
 
@@ -478,7 +485,8 @@ export const createUser = <ThrowOnError extends boolean = false>(options: Option
 /**
  * List Shares
  *
- * Share links, newest first (revoked ones included, with revoked_at).
+ * Share links, newest first: an admin's list holds every link, revoked ones with revoked_at; an
+ * operator's their own (revoked ones too) and the others' live ones; 403 for a viewer.
  */
 export const listShares = <ThrowOnError extends boolean = false>(options?: Options<ListSharesData, ThrowOnError>) => (options?.client ?? client).get<ListSharesResponses, ListSharesErrors, ThrowOnError>({ url: '/api/shares', ...options });
 
@@ -499,7 +507,8 @@ export const createShare = <ThrowOnError extends boolean = false>(options: Optio
 /**
  * Revoke Share
  *
- * Revoke: the link answers 404 from now on.
+ * Revoke: the link answers 404 from now on. 404 for an unknown id; 403 unless the caller created
+ * the link or is an admin.
  */
 export const revokeShare = <ThrowOnError extends boolean = false>(options: Options<RevokeShareData, ThrowOnError>) => (options.client ?? client).delete<RevokeShareResponses, RevokeShareErrors, ThrowOnError>({ url: '/api/shares/{link_id}', ...options });
 

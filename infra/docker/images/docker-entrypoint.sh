@@ -5,7 +5,8 @@
 #   - on the first start (no /var/lib/mysql/mysql), the datadir is initialized with the same flags
 #     (mysqld --initialize-insecure, or mariadb-install-db), then a socket-only temporary server
 #     applies MYSQL_ROOT_PASSWORD / MARIADB_ROOT_PASSWORD (or MYSQL_ALLOW_EMPTY_PASSWORD /
-#     MARIADB_ALLOW_EMPTY_ROOT_PASSWORD), root@'%' (MYSQL_ROOT_HOST, default %), MYSQL_DATABASE,
+#     MARIADB_ALLOW_EMPTY_ROOT_PASSWORD) to root@localhost, root@'%' (MYSQL_ROOT_HOST, default %;
+#     no other root account is left), MYSQL_DATABASE,
 #     MYSQL_USER / MYSQL_PASSWORD (MARIADB_* names too) and the *.sql files of
 #     /docker-entrypoint-initdb.d, and is shut down;
 #   - the server then runs in the foreground as the mysql user, logging to stderr (docker logs).
@@ -70,6 +71,10 @@ if [ ! -d "$DATADIR/mysql" ]; then
   {
     echo "SET @@SESSION.SQL_LOG_BIN=0;"
     echo "ALTER USER 'root'@'localhost' IDENTIFIED BY '$(sql_string "$root_password")';"
+    # mariadb-install-db's `normal` root method also makes root@127.0.0.1, root@::1 and
+    # root@<hostname> without a password (the official image drops them too): with host networking
+    # any local user would be root over TCP. root is at localhost and MYSQL_ROOT_HOST only.
+    echo "DROP USER IF EXISTS 'root'@'127.0.0.1', 'root'@'::1', 'root'@'$(sql_string "${HOSTNAME:-localhost.invalid}")';"
     if [ "$root_host" != localhost ]; then
       echo "CREATE USER IF NOT EXISTS 'root'@'$(sql_string "$root_host")' IDENTIFIED BY '$(sql_string "$root_password")';"
       echo "GRANT ALL ON *.* TO 'root'@'$(sql_string "$root_host")' WITH GRANT OPTION;"

@@ -4,11 +4,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from upgradelab.request_model import RequestModel
 from upgradelab.results.stats.verdicts import VerdictRead
 from upgradelab.results.views.schemas import Point
 
 
-class ComparisonQuery(BaseModel):
+class ComparisonQuery(RequestModel):
     """What to compare. Variant keys are "RUN_ID:VARIANT_INDEX"."""
 
     runs: list[int] = Field(min_length=1, max_length=10)

@@ -4,7 +4,7 @@ import os
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pymysql
@@ -43,7 +43,7 @@ class Endpoint:
     host: str
     port: int
     user: str
-    password: str
+    password: str = field(repr=False)  # a log line or a traceback showing an Endpoint never shows it
     database: str | None = None
     ssl_ca: str | None = None
     ssl_verify_identity: bool = False
@@ -187,6 +187,10 @@ class Provisioner(Protocol):
         of this instance asked keep_data, is thrown away: the server is killed (no clean shutdown, which
         takes MySQL 9.7 1.5-2 s for nothing) and the datadir removed, so no later start finds it. Any
         other (a dataset's copy, prepared after a keep_data start) is stopped cleanly, as stop() does."""
+
+    def forget_data(self) -> None:
+        """The datadir this instance runs on holds nothing to keep (a dataset load that failed or was
+        cancelled): discard() throws it away, whatever start asked keep_data."""
 
     def server_version(self) -> str:
         """SELECT VERSION() of the target's binaries (starts the initialized template if needed)."""

@@ -8,8 +8,9 @@ MYSQL_ROOT_PASSWORD / MARIADB_ROOT_PASSWORD, MYSQL_USER / MYSQL_PASSWORD, a data
 
 Volumes and containers, all labelled `upgradelab.managed=1` and `upgradelab.target=<name>`:
 
-    upgradelab-<target>-template   the datadir, initialized once per image id by a first start
-                                   (with an initdb.d file granting the lab user every privilege)
+    upgradelab-<target>-template   the datadir, initialized once per image id and admin key by a
+                                   first start (with an initdb.d file granting the lab user every
+                                   privilege)
     upgradelab-<target>-data       the datadir of slot 0 (`-data-<slot>` for slot 1, 2, ...: one
                                    per instance): a fresh copy of the template for every start()
                                    (each variant begins from the same state), kept after stop()
@@ -22,6 +23,13 @@ Networking: host networking (the server listens on 127.0.0.1:<port>) or, with `n
 the container's 3306 published on 127.0.0.1:<port> only. Slot 0 uses the target's port, other
 slots a free port chosen by binding port 0. freeze()/thaw() are `docker pause`/`unpause`.
 The worker always connects to 127.0.0.1:<port>, never to a bridge address.
+
+The admin account (credentials.py): the lab user at 127.0.0.1 (`publish`: at %, the bridge's
+gateway is the client) with a password random per target, kept in the worker's state directory
+(or the one the settings name); root@localhost only, with a random password nobody keeps. Only the
+container that makes the template carries them (its environment, its initdb.d file); a template or
+data volume labelled with another admin key (made before issue 30, with the fixed password and
+root@%, or with another password) is made again.
 """
 
 import contextlib
@@ -35,6 +43,7 @@ from docker.models.containers import Container
 from upgradelab.settings import Settings
 from upgradelab.targets.option_names import check_lines, server_names
 from upgradelab.targets.options import OptionError, render_option
+from upgradelab.targets.provisioners import credentials
 from upgradelab.targets.provisioners.base import (
     SANDBOX_OPTIONS,
     Endpoint,
@@ -58,6 +67,7 @@ from upgradelab.targets.provisioners.docker_settings import DockerSettings, dock
 _IMAGE_ID_LABEL = "upgradelab.image-id"
 _SLOT_LABEL = "upgradelab.slot"
 _VERSION_LABEL = "upgradelab.version"
+_KEY_LABEL = "upgradelab.admin-key"  # credentials.admin_key of the password the volume was made with
 _DATADIR = "/var/lib/mysql"
 # The server's secure-file-priv: an empty tmpfs of the lab's in every server container.
 _FILES_DIR = "/run/upgradelab-files"
@@ -94,6 +104,15 @@ class DockerProvisioner:
         self._version: str | None = None
         self._last_log = ""
         self._options: list[str] = []
+        self._password = self.cfg.password  # None: the target's secret, read on first use
+
+    @property
+    def admin_password(self) -> str:
+        """The admin account's password: the settings' (admin-set), else the target's secret
+        (credentials.server_password, made on first use)."""
+        if self._password is None:
+            self._password = credentials.server_password(self.target_name, self.app)
+        return self._password
 
     @property
     def docker(self) -> docker.DockerClient:
@@ -111,7 +130,7 @@ class DockerProvisioner:
                 "docker", "exec", "-i", "-e", "MYSQL_PWD", str(self._container.name),
                 client_name(self.flavor), *client_flags("127.0.0.1", self.port, self.cfg.user),
             )  # fmt: skip
-        return Endpoint("127.0.0.1", self.port, self.cfg.user, self.cfg.password, client=client)
+        return Endpoint("127.0.0.1", self.port, self.cfg.user, self.admin_password, client=client)
 
     @property
     def template_volume(self) -> str:
@@ -157,11 +176,20 @@ class DockerProvisioner:
         base = [render_option(name, value, allowed) for name, value in self.cfg.base_options.items()]
         return [*self._managed_flags(), *(_option_flag(line) for line in [*base, *options])]
 
-    def _environment(self) -> dict[str, str]:
-        env = {"MYSQL_ROOT_PASSWORD": self.cfg.password, "MARIADB_ROOT_PASSWORD": self.cfg.password}
-        if self.cfg.user != "root":
-            env |= {"MYSQL_USER": self.cfg.user, "MYSQL_PASSWORD": self.cfg.password}
+    def _environment(self, initializing: bool) -> dict[str, str]:
+        """The container's environment: the target's `env`; the container that initializes the
+        template also gets root's password (random, nobody keeps it) and root at localhost only.
+        The lab user is made by the initdb.d file (the images' MYSQL_USER would be at %)."""
+        if not initializing:
+            return dict(self.cfg.env)
+        root = credentials.throwaway()
+        env = {"MYSQL_ROOT_PASSWORD": root, "MARIADB_ROOT_PASSWORD": root}
+        env |= {"MYSQL_ROOT_HOST": "localhost", "MARIADB_ROOT_HOST": "localhost"}
         return {**env, **self.cfg.env}
+
+    def _account_host(self) -> str:
+        # host networking: the worker connects from 127.0.0.1; publish: from the bridge's gateway
+        return "127.0.0.1" if self.cfg.network == "host" else "%"
 
     def _run_kwargs(self) -> dict[str, Any]:
         if self.cfg.network == "host":
@@ -191,32 +219,31 @@ class DockerProvisioner:
             return None
 
     def ensure_initialized(self) -> None:
-        """Make the template volume once per image id: first start with the lab user granted *.*."""
+        """Make the template volume once per image id and admin key (credentials.admin_key): first
+        start with the lab user granted *.* (credentials.keying_sql as an initdb.d file)."""
         image_id = self._image_id()
+        key = credentials.admin_key(self.admin_password)
         template = self._template()
         if template is not None:
             labels = template.attrs.get("Labels") or {}
-            if labels.get(_IMAGE_ID_LABEL) == image_id and labels.get(_VERSION_LABEL):
+            same_image = labels.get(_IMAGE_ID_LABEL) == image_id and labels.get(_VERSION_LABEL)
+            if same_image and labels.get(_KEY_LABEL) == key:
                 self._version = labels[_VERSION_LABEL]
                 return
             template.remove(force=True)
         # A scratch volume, renamed into place only when the first start answered.
         scratch = f"{self.template_volume}-{uuid.uuid4().hex[:8]}"
         self.docker.volumes.create(scratch, labels=self._labels("scratch"))
-        grant = (
-            f"CREATE USER IF NOT EXISTS '{self.cfg.user}'@'%' IDENTIFIED BY '{self.cfg.password}';\n"
-            f"GRANT ALL PRIVILEGES ON *.* TO '{self.cfg.user}'@'%' WITH GRANT OPTION;\n"
+        grant = credentials.keying_sql(
+            self.cfg.user, self.admin_password, self._account_host(), lock_root=False
         )
         try:
             self._create_server(scratch, [], init_sql=grant)
             self._wait_ready()
             version = self._select_version()
             self._remove_container()
-            self._copy_volume(
-                scratch,
-                self.template_volume,
-                self._labels("template", **{_IMAGE_ID_LABEL: image_id, _VERSION_LABEL: version}),
-            )
+            labels = {_IMAGE_ID_LABEL: image_id, _VERSION_LABEL: version, _KEY_LABEL: key}
+            self._copy_volume(scratch, self.template_volume, self._labels("template", **labels))
             self._version = version
         finally:
             self._remove_container()
@@ -315,9 +342,13 @@ class DockerProvisioner:
         self.stop()
         self._data_volume = self.data_volume
         self._keep_at_end = self._keep_at_end or keep_data
-        if not (keep_data and self._volume_exists(self._data_volume)):
+        # a kept volume copied from a template of another admin key (before issue 30: the fixed
+        # password) is made again: its dataset is loaded again
+        key = credentials.admin_key(self.admin_password)
+        if not (keep_data and self._volume_key(self._data_volume) == key):
             self._remove_volume(self._data_volume)
-            self._copy_volume(self.template_volume, self._data_volume, self._labels("data"))
+            labels = self._labels("data", **{_KEY_LABEL: key})
+            self._copy_volume(self.template_volume, self._data_volume, labels)
         self._throwaway = not self._keep_at_end
         self._options = list(options)
         self._create_server(self._data_volume, options)
@@ -331,7 +362,7 @@ class DockerProvisioner:
             self.cfg.image,
             command=[self._server, *self._flags(options), f"--secure-file-priv={_FILES_DIR}"],
             name=name,
-            environment=self._environment(),
+            environment=self._environment(initializing=init_sql is not None),
             volumes={volume: {"bind": _DATADIR, "mode": "rw"}},
             tmpfs={_FILES_DIR: "mode=1777,size=1m"},
             labels=self._labels("server", **{_SLOT_LABEL: str(self.slot)}),
@@ -382,18 +413,23 @@ class DockerProvisioner:
         self._data_volume = None
         self._remove_volume(volume)
 
+    def forget_data(self) -> None:
+        """discard() throws this data volume away (Provisioner.forget_data)."""
+        self._throwaway, self._keep_at_end = True, False
+
     @property
     def data_volume(self) -> str:
         """This slot's datadir volume, `upgradelab-<target>-data` (slot 0) or `...-data-<slot>`."""
         suffix = "" if self.slot == 0 else f"-{self.slot}"
         return f"upgradelab-{self.target_name}-data{suffix}"
 
-    def _volume_exists(self, name: str) -> bool:
+    def _volume_key(self, name: str) -> str | None:
+        """The admin key a volume is labelled with; None when it has none or does not exist."""
         try:
-            self.docker.volumes.get(name)
+            volume = self.docker.volumes.get(name)
         except NotFound:
-            return False
-        return True
+            return None
+        return (volume.attrs.get("Labels") or {}).get(_KEY_LABEL)
 
     def _remove_container(self, timeout_s: float = 120.0) -> None:
         if self._container is None:

@@ -23,7 +23,11 @@ class DockerSettings(BaseModel):
     image: str = Field(description="Image reference, e.g. mysql:8.0.40 or upgradelab/mysql:9.7.")
     port: int = Field(ge=1024, le=65535, description="Port on 127.0.0.1 where the server answers.")
     user: PlainCredential = Field("upgradelab", description="Lab user, created with every privilege.")
-    password: PlainCredential = Field("upgradelab", description="Lab user's and root's password.")
+    password: PlainCredential | None = Field(
+        None,
+        description="Lab user's password; None (default): random per target, kept in the worker's "
+        "{state_dir}/server-credentials/<target> (credentials.py). root gets a random one nobody keeps.",
+    )
     base_options: ServerOptions = Field(default_factory=dict)
     allowed_options: list[str] = Field(
         default_factory=list, description="Admin-listed exceptions to the refused option categories."

@@ -238,6 +238,9 @@ class ExistingProvisioner:
         """As stop(): the server is not the lab's to kill, its settings are put back."""
         self.stop()
 
+    def forget_data(self) -> None:
+        """No-op: the server's data is not the lab's to throw away."""
+
     def stop_all(self, timeout_s: float = 120.0) -> list[int]:
         """As stop(): there is exactly one server and the lab never stops it; no process ids."""
         self.stop(timeout_s)

@@ -3,7 +3,8 @@
 Layout, under `{root}{server_dir}/{target}/` (root is `/` or a chroot such as the lab's sid chroot):
 
     template/          initialized once (`mysqld --initialize-insecure` or `mariadb-install-db`),
-                       started once with an init file that creates the lab user, then kept read-only
+                       started once with an init file that keys the lab's admin account (below),
+                       then kept read-only
     instances/{slot}/  one server instance per slot (a run gives every variant its own slot):
         data/          a fresh copy of template/ for every start(): each variant begins from the same
                        state; kept per (target, slot) so a prepared dataset is reused by later runs
@@ -15,14 +16,21 @@ Layout, under `{root}{server_dir}/{target}/` (root is `/` or a chroot such as th
 
 Ports: slot 0 listens on the target's port; every other slot on a free 127.0.0.1 port chosen by
 binding port 0 when the provisioner is made (so two runs' instances never share a number).
+
+The admin account (credentials.py): `user`@127.0.0.1 with a password random per target, kept in the
+worker's state directory (or the one the settings name); root@localhost locked. A template or kept
+data/ recording another key (credentials.KEY_FILE: made before issue 30 with the fixed password, or
+with another password) is started once with the keying init file before it is used.
 """
 
 import contextlib
 import copy
+import fcntl
 import logging
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +40,7 @@ from pydantic import BaseModel, Field
 from upgradelab.settings import Settings
 from upgradelab.targets.option_names import check_lines, server_names
 from upgradelab.targets.options import OptionError, PlainCredential, ServerOptions, render_option
-from upgradelab.targets.provisioners import processes, spares
+from upgradelab.targets.provisioners import credentials, processes, spares
 from upgradelab.targets.provisioners.base import (
     SANDBOX_OPTIONS,
     Endpoint,
@@ -57,6 +65,9 @@ _ACCEPTED: set[tuple[str, ...]] = set()
 class LocalSettings(BaseModel):
     """`target.settings` of a local target. `root` may contain `{lab_dir}`."""
 
+    # a misspelt key (`passwrd`) must be refused, not silently dropped for a default (issue 30)
+    model_config = {"extra": "forbid"}
+
     root: str = Field("/", description="Filesystem root the server runs in: / or a chroot directory.")
     mysqld: str = Field("/usr/sbin/mysqld", description="Server binary, as seen from inside root.")
     install_db: str | None = Field(None, description="mariadb-install-db path; None: mysqld --initialize.")
@@ -67,8 +78,12 @@ class LocalSettings(BaseModel):
     )
     port: int = Field(ge=1024, le=65535)
     host: str = Field("127.0.0.1", pattern=r"^[A-Za-z0-9.:-]{1,253}$", description="An address or name.")
-    user: str = "upgradelab"
-    password: PlainCredential = "upgradelab"
+    user: PlainCredential = Field("upgradelab", description="The lab's admin account on the server.")
+    password: PlainCredential | None = Field(
+        None,
+        description="The admin's password; None (default): random per target, kept in "
+        "{state_dir}/server-credentials/<target> on the worker's host (credentials.py).",
+    )
     base_options: ServerOptions = Field(default_factory=dict)
     allowed_options: list[str] = Field(
         default_factory=list, description="Admin-listed exceptions to the refused option categories."
@@ -99,6 +114,7 @@ class LocalProvisioner:
         self.app = app
         self._process: subprocess.Popen[bytes] | None = None
         self._options: list[str] = []
+        self._password = self.cfg.password  # None: the target's secret, read on first use
         # discard() throws the datadir away only when this object copied it fresh and no start of this
         # instance asked to keep data (a dataset prepared after a keep_data start is kept too)
         self._keep_at_end = False
@@ -124,7 +140,15 @@ class LocalProvisioner:
     def endpoint(self) -> Endpoint:
         flags = client_flags(self.cfg.host, self.port, self.cfg.user)
         client = self._command(self._client_path(), *flags)
-        return Endpoint(self.cfg.host, self.port, self.cfg.user, self.cfg.password, client=tuple(client))
+        return Endpoint(self.cfg.host, self.port, self.cfg.user, self.admin_password, client=tuple(client))
+
+    @property
+    def admin_password(self) -> str:
+        """The admin account's password: the settings' (admin-set), else the target's secret
+        (credentials.server_password, made on first use)."""
+        if self._password is None:
+            self._password = credentials.server_password(self.target_name, self.app)
+        return self._password
 
     def _client_path(self) -> str:
         if self.cfg.client:
@@ -134,7 +158,6 @@ class LocalProvisioner:
         if directory.endswith("/sbin"):
             directory = directory[: -len("sbin")] + "bin"
         return f"{directory}/{client_name(self.flavor)}"
-        return Endpoint(self.cfg.host, self.port, self.cfg.user, self.cfg.password)
 
     # ---- option files --------------------------------------------------------------------------
     def _option_file(self, datadir: str, options: list[str]) -> str:
@@ -212,10 +235,29 @@ class LocalProvisioner:
 
     # ---- initialization ------------------------------------------------------------------------
     def ensure_initialized(self) -> None:
-        """Initialize template/ once (idempotent; a half-made template is made again)."""
-        template = self._template_host()
-        if (template / _READY_MARKER).exists():
-            return
+        """Initialize template/ once (idempotent; a half-made template is made again) and key it for
+        the admin account (a template keyed otherwise is keyed again, _key). One slot at a time: the
+        slots of one run start in parallel threads (and two workers may share a server dir)."""
+        with self._template_lock():
+            template = self._template_host()
+            if (template / _READY_MARKER).exists():
+                if not self._keyed(template):
+                    self._key("template")
+                return
+            self._initialize(template)
+
+    @contextlib.contextmanager
+    def _template_lock(self) -> Iterator[None]:
+        directory = self.root / self.target_dir.lstrip("/")
+        directory.mkdir(parents=True, exist_ok=True)
+        with (directory / ".template.lock").open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _initialize(self, template: Path) -> None:
         self.stop()
         self._prepare_dir()
         shutil.rmtree(template, ignore_errors=True)
@@ -236,23 +278,41 @@ class LocalProvisioner:
         done = subprocess.run(self._command(*args), capture_output=True, text=True, timeout=600, check=False)
         if done.returncode != 0:
             raise self._fail(f"initializing the datadir failed ({' '.join(args)})", done.stdout + done.stderr)
-        init_file = self._host("bootstrap.sql")
-        user, password = self.cfg.user, self.cfg.password
-        init_file.write_text(
-            "".join(
-                f"CREATE USER IF NOT EXISTS '{user}'@'{host}' IDENTIFIED BY '{password}';\n"
-                f"GRANT ALL PRIVILEGES ON *.* TO '{user}'@'{host}' WITH GRANT OPTION;\n"
-                for host in ("127.0.0.1", "localhost")
-            )
-        )
-        init_file.chmod(0o644)
-        self._launch(cnf, extra=[f"--init-file={self._inner('bootstrap.sql')}"])
+        self._key("template")
+        (template / _READY_MARKER).write_text("initialized\n")
+
+    def _keyed(self, datadir: Path) -> bool:
+        """Whether the datadir records the admin key of this target's password (credentials.py)."""
         try:
+            recorded = (datadir / credentials.KEY_FILE).read_text().strip()
+        except OSError:
+            return False
+        return recorded == credentials.admin_key(self.admin_password)
+
+    def _key(self, datadir: str) -> None:
+        """Start the server on `datadir` ("template" or "data") once with the keying init file
+        (credentials.keying_sql: the admin at 127.0.0.1 with this target's password, no `localhost`
+        twin, root locked), await SELECT 1 as the admin, stop it, record the key in the datadir.
+        The init file is 0600, owned by the server's user, and removed whatever happens."""
+        cnf = self._write_option_file(f"{datadir}.cnf", datadir, [])
+        init_file = self._host("admin.sql")
+        init_file.unlink(missing_ok=True)
+        self._host("bootstrap.sql").unlink(missing_ok=True)  # the init file of before: 0644, not removed
+        sql = credentials.keying_sql(self.cfg.user, self.admin_password, "127.0.0.1", lock_root=True)
+        descriptor = os.open(init_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.fchown(descriptor, *self._mysql_ids())
+            os.write(descriptor, sql.encode())
+        finally:
+            os.close(descriptor)
+        try:
+            self._launch(cnf, extra=[f"--init-file={self._inner('admin.sql')}"])
             self._wait_ready()
         finally:
             self.stop()
             init_file.unlink(missing_ok=True)
-        (template / _READY_MARKER).write_text("initialized\n")
+        host_dir = self._template_host() if datadir == "template" else self._host(datadir)
+        (host_dir / credentials.KEY_FILE).write_text(credentials.admin_key(self.admin_password) + "\n")
 
     # ---- lifecycle -----------------------------------------------------------------------------
     def check_options(self, options: list[str]) -> None:
@@ -380,6 +440,8 @@ class LocalProvisioner:
             shutil.rmtree(data, ignore_errors=True)
             subprocess.run(["cp", "-a", str(self._template_host()), str(data)], check=True)
             (data / _READY_MARKER).unlink(missing_ok=True)
+        elif not self._keyed(data):  # a kept datadir (a loaded dataset) copied from an older template
+            self._key("data")
         self._throwaway = not self._keep_at_end
         self._options = list(options)
         self._host("error.log").unlink(missing_ok=True)
@@ -464,6 +526,10 @@ class LocalProvisioner:
         shutil.rmtree(self._host("data"), ignore_errors=True)
         if served and not self._is_spare and self.app.spare_instance_s > 0:
             self._spare(list(self._options))
+
+    def forget_data(self) -> None:
+        """discard() throws this datadir away (Provisioner.forget_data)."""
+        self._throwaway, self._keep_at_end = True, False
 
     def _spare(self, options: list[str]) -> None:
         twin = copy.copy(self)

@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from upgradelab.settings import Settings
-from upgradelab.targets.options import ServerOptions
+from upgradelab.targets.options import PlainCredential, ServerOptions
 from upgradelab.targets.provisioners.base import ProvisionError
 from upgradelab.targets.provisioners.local import LocalProvisioner, LocalSettings
 
@@ -41,8 +41,10 @@ class TarballSettings(BaseModel):
     root: str = "/"
     port: int = Field(ge=1024, le=65535)
     host: str = Field("127.0.0.1", pattern=r"^[A-Za-z0-9.:-]{1,253}$", description="An address or name.")
-    user: str = "upgradelab"
-    password: str = "upgradelab"
+    user: PlainCredential = Field("upgradelab", description="The lab's admin account on the server.")
+    password: PlainCredential | None = Field(
+        None, description="The admin's password; None (default): random per target (credentials.py)."
+    )
     base_options: ServerOptions = Field(default_factory=dict)
     allowed_options: list[str] = Field(default_factory=list)
 

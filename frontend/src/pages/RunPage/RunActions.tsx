@@ -4,12 +4,16 @@ import { api } from '../../api/client'
 import type { Run } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { runSharesQuery } from '../../queries/runs'
+import { meQuery } from '../../queries/users'
 
-/** Re-run, compare, export (CSV/JSON) and share links of a run. */
+/** Re-run, compare, export (CSV/JSON) and share links of a run. Share links are an operator's: a
+ * viewer is shown none (GET /api/shares answers them 403: a token opens the run to anyone). */
 export function RunActions({ run }: { run: Run }) {
   const navigate = useNavigate()
   const queryClient = useQueryClient()
-  const shares = useQuery(runSharesQuery(run.id))
+  const me = useQuery({ ...meQuery(), retry: false })
+  const sharer = me.data != null && me.data.role !== 'viewer'
+  const shares = useQuery({ ...runSharesQuery(run.id), enabled: sharer })
   const rerun = useMutation({
     mutationFn: () => api.rerun(run.id),
     onSuccess: (again) => navigate(`/runs/${again.id}`),
@@ -38,9 +42,11 @@ export function RunActions({ run }: { run: Run }) {
         <a className="btn btn-secondary btn-small" href={`/api/runs/${run.id}/export?format=json`} data-testid="export-json">
           JSON
         </a>
-        <button type="button" className="btn btn-secondary btn-small" data-testid="share-create" onClick={() => share.mutate()}>
-          Share link
-        </button>
+        {sharer && (
+          <button type="button" className="btn btn-secondary btn-small" data-testid="share-create" onClick={() => share.mutate()}>
+            Share link
+          </button>
+        )}
       </div>
       <ErrorBox error={rerun.error ?? share.error ?? revoke.error} title="Action failed" />
       {active.length > 0 && (

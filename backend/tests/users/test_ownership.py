@@ -1,0 +1,246 @@
+"""Roles that mean something (issue 30, finding 8): an operator cancels, deletes and revokes only what
+they created, an admin anything, each refusal a 403 saying why; a viewer is shown no share token.
+
+The jobs here are records written straight into the metadata database, queued but never sent to a
+worker, so no server starts: what is tested is the API's decision. Who a record belongs to is set by
+the API's create endpoints (users/auth.py stamp_owner); the upload and share tests go through them.
+"""
+
+import os
+import subprocess
+import uuid
+from collections.abc import Callable
+
+import httpx
+import pytest
+from sqlalchemy import select
+
+from tests.conftest import BIN, STATE, auth_headers
+from upgradelab.attribution.models import Attribution
+from upgradelab.datasets.models import Dataset
+from upgradelab.datasets.replays import ReplayRun
+from upgradelab.db import sync_session
+from upgradelab.experiments.models import Experiment, Run, RunStatus
+from upgradelab.users.models import Role
+from upgradelab.users.service import create_user_sync, issue_token_sync
+
+Headers = dict[str, str]
+DUMP = b"CREATE TABLE t (id INT PRIMARY KEY);\nINSERT INTO t VALUES (1);\n"
+
+
+class Person:
+    """A signed-in user of the test API: id and Authorization header."""
+
+    def __init__(self, role: Role) -> None:
+        with sync_session() as session:
+            user = create_user_sync(session, f"own-{role.value}-{uuid.uuid4().hex[:8]}", "password-1", role)
+            self.id: int = user.id
+            self.headers: Headers = {"Authorization": f"Bearer {issue_token_sync(session, user, 'tests')}"}
+
+
+@pytest.fixture(scope="module")
+def alice(api: str) -> Person:
+    return Person(Role.operator)
+
+
+@pytest.fixture(scope="module")
+def bob(api: str) -> Person:
+    return Person(Role.operator)
+
+
+@pytest.fixture(scope="module")
+def vera(api: str) -> Person:
+    return Person(Role.viewer)
+
+
+def _admin() -> Headers:
+    return auth_headers()
+
+
+def _run(owner: int | None, status: RunStatus = RunStatus.queued) -> int:
+    with sync_session() as session:
+        experiment = Experiment(name="owned", workload="insert-truncate", iterations=1, variants=[])
+        session.add(experiment)
+        session.flush()
+        run = Run(experiment_id=experiment.id, status=status, created_by=owner)
+        session.add(run)
+        session.commit()
+        return run.id
+
+
+def _replay(owner: int | None) -> int:
+    with sync_session() as session:
+        dataset = Dataset(
+            name=f"own-{uuid.uuid4().hex[:8]}", path=str(STATE / "none.sql"), sha256="0" * 64,
+            size_bytes=0, compression="none",
+        )  # fmt: skip
+        session.add(dataset)
+        session.flush()
+        replay = ReplayRun(
+            name="owned", dataset_id=dataset.id, source_format="sql", variants=[], repeats=1, sample=1,
+            statements=[], skipped_writes=[], created_by=owner,
+        )  # fmt: skip
+        session.add(replay)
+        session.commit()
+        return replay.id
+
+
+def _attribution(owner: int | None) -> int:
+    origin = _run(None, RunStatus.succeeded)
+    with sync_session() as session:
+        row = Attribution(run_id=origin, variant="b", baseline="a", created_by=owner)
+        session.add(row)
+        session.commit()
+        return row.id
+
+
+JOBS: dict[str, Callable[[int | None], int]] = {"run": _run, "replay": _replay, "attribution": _attribution}
+PATHS = {"run": "/api/runs", "replay": "/api/replays", "attribution": "/api/attributions"}
+
+
+def _cancel(api: str, kind: str, job_id: int, headers: Headers) -> httpx.Response:
+    return httpx.post(f"{api}{PATHS[kind]}/{job_id}/cancel", headers=headers, timeout=30)
+
+
+def _status(api: str, kind: str, job_id: int) -> str:
+    response = httpx.get(f"{api}{PATHS[kind]}/{job_id}", headers=_admin(), timeout=30)
+    status: str = response.json()["status"]
+    return status
+
+
+@pytest.mark.parametrize("kind", JOBS)
+def test_an_operator_cancels_only_their_own_jobs_and_an_admin_any(
+    kind: str, api: str, alice: Person, bob: Person
+) -> None:
+    job = JOBS[kind](alice.id)
+    refused = _cancel(api, kind, job, bob.headers)
+    assert refused.status_code == 403
+    assert refused.json()["detail"] == (
+        f"{kind} {job} belongs to another user; only its owner or an admin may cancel it"
+    )
+    assert _status(api, kind, job) == "queued"
+    assert _cancel(api, kind, job, alice.headers).status_code == 200
+    assert _status(api, kind, job) == "cancelled"
+
+    other = JOBS[kind](alice.id)
+    assert _cancel(api, kind, other, _admin()).status_code == 200
+    assert _status(api, kind, other) == "cancelled"
+
+
+@pytest.mark.parametrize("kind", JOBS)
+def test_a_job_without_a_recorded_owner_is_an_admins_to_cancel(kind: str, api: str, alice: Person) -> None:
+    job = JOBS[kind](None)
+    refused = _cancel(api, kind, job, alice.headers)
+    assert refused.status_code == 403 and "has no recorded owner" in refused.json()["detail"]
+    assert _cancel(api, kind, job, _admin()).status_code == 200
+
+
+def _upload(api: str, name: str, person: Person) -> httpx.Response:
+    headers = {**person.headers, "content-type": "application/octet-stream"}
+    return httpx.put(f"{api}/api/datasets/{name}", content=DUMP, headers=headers, timeout=60)
+
+
+def test_an_uploaded_dataset_is_deleted_by_its_uploader_or_an_admin_only(
+    api: str, alice: Person, bob: Person
+) -> None:
+    mine, theirs = f"own-a-{uuid.uuid4().hex[:6]}", f"own-b-{uuid.uuid4().hex[:6]}"
+    assert _upload(api, mine, alice).status_code == 201
+    assert _upload(api, theirs, alice).status_code == 201
+    with sync_session() as session:
+        rows = session.scalars(select(Dataset).where(Dataset.name.in_([mine, theirs])))
+        owners = {row.name: row.created_by for row in rows}
+    assert owners == {mine: alice.id, theirs: alice.id}
+
+    refused = httpx.delete(f"{api}/api/datasets/{mine}", headers=bob.headers, timeout=30)
+    assert refused.status_code == 403
+    assert refused.json()["detail"] == (
+        f"dataset {mine} belongs to another user; only its owner or an admin may delete it"
+    )
+    assert httpx.get(f"{api}/api/datasets/{mine}", headers=bob.headers).status_code == 200  # still live
+    assert httpx.delete(f"{api}/api/datasets/{mine}", headers=alice.headers, timeout=30).status_code == 200
+    assert httpx.delete(f"{api}/api/datasets/{theirs}", headers=_admin(), timeout=30).status_code == 200
+
+
+def _share(api: str, run_id: int, person: Person) -> dict[str, object]:
+    created = httpx.post(
+        f"{api}/api/shares", json={"kind": "run", "run_id": run_id}, headers=person.headers, timeout=30
+    )
+    assert created.status_code == 201, created.text
+    link: dict[str, object] = created.json()
+    return link
+
+
+def _listed(api: str, run_id: int, headers: Headers) -> set[object]:
+    response = httpx.get(f"{api}/api/shares", params={"run_id": run_id}, headers=headers, timeout=30)
+    assert response.status_code == 200, response.text
+    return {link["id"] for link in response.json()}
+
+
+def test_share_links_are_revoked_by_their_creator_or_an_admin_and_listed_by_role(
+    api: str, alice: Person, bob: Person, vera: Person
+) -> None:
+    run_id = _run(alice.id, RunStatus.succeeded)
+    kept, revoked, bobs = _share(api, run_id, alice), _share(api, run_id, alice), _share(api, run_id, bob)
+
+    refused = httpx.delete(f"{api}/api/shares/{kept['id']}", headers=bob.headers)
+    assert refused.status_code == 403
+    assert refused.json()["detail"] == (
+        f"share link {kept['id']} belongs to another user; only its owner or an admin may revoke it"
+    )
+    assert httpx.get(f"{api}/api/public/shares/{kept['token']}").status_code == 200
+    assert httpx.delete(f"{api}/api/shares/{revoked['id']}", headers=alice.headers).status_code == 200
+    assert httpx.delete(f"{api}/api/shares/{bobs['id']}", headers=_admin()).status_code == 200
+
+    # a revoked link is listed to its creator and to admins only
+    assert _listed(api, run_id, alice.headers) == {kept["id"], revoked["id"]}
+    assert _listed(api, run_id, bob.headers) == {kept["id"], bobs["id"]}
+    assert _listed(api, run_id, _admin()) == {kept["id"], revoked["id"], bobs["id"]}
+
+    # a viewer is listed no link: a token opens the result to anyone without signing in
+    listing = httpx.get(f"{api}/api/shares", params={"run_id": run_id}, headers=vera.headers)
+    assert listing.status_code == 403 and "operators and admins only" in listing.json()["detail"]
+    assert str(kept["token"]) not in listing.text
+
+
+def test_a_viewer_reads_an_attribution_without_its_share_token(api: str, alice: Person, vera: Person) -> None:
+    row = _attribution(alice.id)
+    shared = httpx.post(f"{api}/api/attributions/{row}/share", headers=alice.headers, timeout=30)
+    assert shared.status_code == 200 and shared.json()["share_token"]
+    token = shared.json()["share_token"]
+    for path in (f"/api/attributions/{row}", f"/api/attributions/{row}/export?format=json"):
+        as_viewer = httpx.get(f"{api}{path}", headers=vera.headers, timeout=30)
+        assert as_viewer.status_code == 200 and token not in as_viewer.text, path
+        assert token in httpx.get(f"{api}{path}", headers=alice.headers, timeout=30).text, path
+    listed = httpx.get(f"{api}/api/attributions", headers=vera.headers, timeout=30)
+    assert listed.status_code == 200 and token not in listed.text
+
+
+def test_a_job_started_through_the_api_is_its_starters(api: str, alice: Person, bob: Person) -> None:
+    """The run is the caller's from its first answer on (no worker is waited for: it is cancelled at
+    once, before or during provisioning)."""
+    body = {"workload": "insert-truncate", "iterations": 1, "variants": [{"target": "mariadb-10.11"}]}
+    experiment = httpx.post(f"{api}/api/experiments", json=body, headers=alice.headers, timeout=30).json()
+    queued = httpx.post(f"{api}/api/experiments/{experiment['id']}/runs", headers=alice.headers, timeout=30)
+    assert queued.status_code == 201, queued.text
+    run_id = queued.json()["id"]
+    try:
+        with sync_session() as session:
+            assert session.get_one(Run, run_id).created_by == alice.id
+        assert _cancel(api, "run", run_id, bob.headers).status_code == 403
+    finally:
+        assert _cancel(api, "run", run_id, alice.headers).status_code == 200
+
+
+def test_the_cli_says_why_a_cancel_was_refused(api: str, alice: Person, bob: Person) -> None:
+    replay = _replay(alice.id)
+    token = bob.headers["Authorization"].removeprefix("Bearer ")
+    done = subprocess.run(
+        [str(BIN / "upgradelab"), "replay", "cancel", str(replay), "--api", api],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "UPGRADELAB_TOKEN": token},
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"cancel refused (403): replay {replay} belongs to another user; "
+        "only its owner or an admin may cancel it"
+    )
+    assert "Traceback" not in done.stderr
