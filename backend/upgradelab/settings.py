@@ -97,6 +97,32 @@ class Settings(BaseSettings):
         "SIGCONT and a SELECT 1 instead of a copy and a server start). It holds its memory meanwhile. "
         "0 (default): no spares.",
     )
+    dump_max_bytes: int = Field(
+        100 * 2**30,
+        gt=0,
+        description="The decompressed bytes a dataset's dump may have (UPGRADELAB_DUMP_MAX_BYTES); a load "
+        "past it fails naming this setting. Default 100 GiB (uploads are 20 GiB, compressed 3-10:1).",
+    )
+    dump_max_ratio: float = Field(
+        1000.0,
+        gt=1,
+        description="Decompressed bytes a dump may have per byte of its file, checked as it streams once "
+        "dump_ratio_after_bytes are decompressed (UPGRADELAB_DUMP_MAX_RATIO): text compresses 3-20:1, a "
+        "compression bomb thousands to one.",
+    )
+    dump_ratio_after_bytes: int = Field(
+        64 * 2**20,
+        ge=0,
+        description="Decompressed bytes before the ratio is checked (UPGRADELAB_DUMP_RATIO_AFTER_BYTES): a "
+        "small dump of repetitive rows may compress far better than a large one.",
+    )
+    dump_max_statement_bytes: int = Field(
+        2**30,
+        gt=0,
+        description="The longest statement (and line) of a dump (UPGRADELAB_DUMP_MAX_STATEMENT_BYTES), also "
+        "never more than the target's max_allowed_packet: the client holds a statement whole before "
+        "sending it. Default 1 GiB, the largest max_allowed_packet a server takes.",
+    )
 
     @field_validator("dataset_dirs", mode="before")
     @classmethod

@@ -276,3 +276,96 @@ def _host_mysql_ids() -> tuple[int, int]:
         if fields[0] == "mysql":
             return int(fields[2]), int(fields[3])
     raise AssertionError("no mysql user on this host")
+
+
+# Each: a quote, a comment start, a delimiter, a DEFINER or a command the reader's one-call paths
+# (blank lines, comments, whole statements, strings over lines) pass over or stop at.
+SPLIT = [
+    "SELECT 1;\n\n\n-- c\n# c\n/* c */\n\n\\! id\n",
+    "SELECT 'a\nb;\n\\! id\n' ;\n\\! id\n",
+    'SELECT "a\n-- b" ; /* x\n */ system id\n',
+    "SELECT `a\n` ;\n/* a */ /* b\n*/ tee x\n",
+    "INSERT INTO t VALUES (1,'a''b','c\\'d','e\\\\'),(2,\"f\",NULL);\nSELECT 1 \\T x\n",
+    "SELECT a-b, a/b, a*b, 'x'/*c*/ FROM t -- c\n;\nCREATE DEFINER=`r`@`h` VIEW v AS SELECT 1;\n\\! id\n",
+    "SELECT 1; /*!50001 SELECT 2 */;\n/*!50001 SELECT 3 \\! id */;\n",
+    "DELIMITER //\nSELECT 1//\nSELECT 2; SELECT 3//\n  \n-- c\nsystem id//\n",
+    "DELIMITER $$\nCREATE PROCEDURE p() BEGIN SELECT 'x$$'; END$$\nDELIMITER ;\nSELECT 1;\n\\! id\n",
+    "DELIMITER #\nSELECT 1 # not a comment now\n#\nsource x#\n",
+    "DELIMITER -\nSELECT 1-\n--x\n-source x-\n",
+    "SELECT 1;\nUSE shop;\nCREATE DATABASE IF NOT EXISTS `crm`;\nDROP SCHEMA /* c */ old;\n\\! id\n",
+    "SELECT 1;\n" + "\n" * 300 + "USE mysql;\n",
+    "SELECT 1;\nSELECT 'a\\\nb';\nSELECT 2 \\! id\n",
+]
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+@pytest.mark.parametrize("dump", SPLIT)
+def test_a_split_anywhere_reads_as_the_whole(client: str, dump: str) -> None:
+    """Blocks of 1 byte (a pause at every offset) and others: the same refusal (line, reason) or the
+    same output, databases, DEFINERs and lines as the dump read in one block. A filler after the
+    dump makes feed() read it (the last MARGIN bytes wait for finish())."""
+    dump += "-- a filler line, so what is above is read block by block\n" * (MARGIN // 40)
+
+    def outcome(block: int | None) -> object:
+        try:
+            reader = read(dump, client, block)
+        except DumpRefused as refused:
+            return refused.line, refused.reason
+        return reader.out, reader.databases, reader.definers, reader.line  # type: ignore[attr-defined]
+
+    whole = outcome(None)
+    assert isinstance(whole, tuple) and whole[0] is not None
+    for block in [1, 2, 3, 5, 7, 13, 64, 257, 1000, MARGIN + 1]:
+        assert outcome(block) == whole, block
+
+
+def test_what_the_split_dumps_are_read_as() -> None:
+    """The reading itself (the test above only compares block sizes): lines, refusals, databases."""
+    assert refusal(SPLIT[0]).line == 8 and refusal(SPLIT[1]).line == 5 and refusal(SPLIT[2]).line == 3
+    assert "`tee`" in refusal(SPLIT[3]).reason and refusal(SPLIT[5]).line == 4
+    assert read(SPLIT[1].rsplit("\\!", 1)[0]).line == 5
+    assert refusal(SPLIT[6]).line == 2 and refusal(SPLIT[7]).line == 6 and refusal(SPLIT[8]).line == 5
+    assert "`source`" in refusal(SPLIT[9]).reason and "`source`" in refusal(SPLIT[10], "mariadb").reason
+    assert read(SPLIT[11].rsplit("\\!", 1)[0]).databases == {"shop": 2, "crm": 3, "old": 4}
+    assert refusal(SPLIT[12]).line == 302 and "`mysql`" in refusal(SPLIT[12]).reason
+    assert refusal(SPLIT[13]).line == 4
+
+
+def test_a_byte_order_mark_split_over_blocks_is_still_skipped() -> None:
+    assert refusal("\ufeffsystem touch /tmp/m\n", block=1).line == 1
+    assert read("\ufeffSELECT 1;\n", block=2).out == "\ufeffSELECT 1;\n".encode()  # type: ignore[attr-defined]
+
+
+def _bounded(text: bytes, limit: int, block: int) -> DumpReader:
+    reader = DumpReader("mysql", max_statement=limit, limit="the test's limit")
+    for at in range(0, len(text), block):
+        reader.feed(text[at : at + block])
+    reader.finish()
+    return reader
+
+
+@pytest.mark.parametrize("block", [7, 1000, 1 << 20])
+def test_a_statement_or_a_line_past_the_bound_is_refused_naming_it(block: int) -> None:
+    limit = 10_000
+    fits = b"SELECT 1;\n" + b"INSERT INTO t VALUES ('" + b"x" * (limit - 40) + b"');\n"
+    blank_lines = b"\n" * (3 * limit)  # between statements: part of none
+    assert _bounded(fits + blank_lines + fits, limit, block).line == 3 * limit + 5
+    long_string = b"SELECT 1;\nINSERT INTO t VALUES ('" + b"x\n" * limit + b"');\n"
+    with pytest.raises(DumpRefused) as refused:
+        _bounded(long_string, limit, block)
+    assert refused.value.line == 2
+    assert "a statement longer than 10000 bytes (the test's limit)" in str(refused.value)
+    long_comment = b"SELECT 1;\n-- " + b"x" * (2 * limit) + b"\nSELECT 2;\n"
+    with pytest.raises(DumpRefused, match="a line longer than 10000 bytes") as refused:
+        _bounded(long_comment, limit, block)
+    assert refused.value.line == 2
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_definer_cut_by_a_block_end_is_still_rewritten(client: str) -> None:
+    """A block ending inside `DEFINER` after a run of plain SQL that reaches the block's end."""
+    head = "CREATE ALGORITHM=UNDEFINED" + " " * (MARGIN + 100)  # as mysqldump writes a view
+    dump = head + "DEFINER=`root`@`localhost` VIEW v AS SELECT 1;\n"
+    for cut in range(1, len("DEFINER=") + 1):
+        reader = read(dump, client, block=len(head) + cut)
+        assert reader.definers == 1 and b"DEFINER=CURRENT_USER VIEW" in reader.out, cut  # type: ignore[attr-defined]

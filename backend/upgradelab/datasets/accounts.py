@@ -79,6 +79,17 @@ def load_account(admin: ServerConnection, databases: Iterable[str]) -> str:
     return ensure_account(admin, LOAD_USER, LOAD_PRIVILEGES, databases)
 
 
+def grant_load(admin: ServerConnection, database: str) -> None:
+    """Give the load user (made by load_account) its privileges on one more database: one the dump
+    names, granted while it loads, before the statement naming it reaches the client (loader.py).
+    ReservedDatabase, before any statement, as ensure_account."""
+    lab_database = scalar(admin, "SELECT DATABASE()")
+    name = check(database, None if lab_database is None else str(lab_database))
+    with admin.cursor() as cursor:
+        for host in _HOSTS:
+            cursor.execute(f"GRANT {LOAD_PRIVILEGES} ON {grant_name(name)}.* TO '{LOAD_USER}'@'{host}'")
+
+
 def definer_access(admin: ServerConnection, databases: Iterable[str], *, writes: bool) -> None:
     """Cut the load user (the definer of the dump's objects) to what a replay may do: read, or with
     `writes` also write, in `databases`. Its password is changed and not kept: nobody logs in as it."""

@@ -1,13 +1,18 @@
 """Reading a SQL dump (mysqldump / mariadb-dump output): plain, gzip or zstd, recognised by magic bytes.
 
-The dump is never held in memory: `chunks` yields decompressed blocks, `CompressedReader` counts the
-file bytes consumed so progress can be given against the file's size.
+The dump is never held in memory: `chunks` yields decompressed blocks, `CountingReader` counts the
+file bytes consumed. `DumpStream` reads a dump once, within bounds (settings: the decompressed
+size, and the ratio of decompressed to compressed bytes checked as it streams, so a small file that
+inflates to terabytes is refused within its first few hundred MiB), and estimates the decompressed
+size for progress.
 """
 
 import gzip
 import io
 import re
 from collections.abc import Iterator
+from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, BinaryIO, Literal, cast
 
@@ -96,3 +101,77 @@ class RowCounter:
         self.rows += sum(1 for match in _ROW_MARKS.finditer(data) if match.end() > start)
         self._tail = data[-_OVERLAP:]
         return self.rows
+
+
+class DumpTooLarge(ValueError):
+    """The dump passed a bound on its decompressed size or ratio; the message names the setting."""
+
+
+@dataclass(frozen=True)
+class DumpBounds:
+    """What a dump may inflate to: `max_bytes` decompressed in all, and at most `max_ratio`
+    decompressed bytes per file byte consumed once `ratio_after` bytes are decompressed (a dump of
+    text compresses 3-20:1; gzip cannot pass ~1030:1, zstd reaches 30,000:1 on newlines)."""
+
+    max_bytes: int
+    max_ratio: float
+    ratio_after: int
+
+
+class DumpStream:
+    """A dump file read once: `blocks()` its decompressed blocks (DumpTooLarge past `bounds`),
+    `fed` decompressed bytes and `consumed` file bytes so far, `size` the file's bytes. Close it."""
+
+    def __init__(self, path: Path, bounds: DumpBounds, *, drop_sandbox_line: bool = False) -> None:
+        self.size = path.stat().st_size
+        self.bounds, self._drop = bounds, drop_sandbox_line
+        self._counted, self._stream, self.compression = open_dump(path)
+        self.fed = 0
+        known = -1
+        if self.compression == "zstd":
+            with path.open("rb") as head, suppress(zstandard.ZstdError):
+                known = zstandard.frame_content_size(head.read(18))
+        # plain: its size; zstd: the frame's content size when the compressor wrote it
+        self._total = self.size if self.compression == "none" else known if known >= 0 else None
+
+    @property
+    def consumed(self) -> int:
+        return self._counted.consumed
+
+    def blocks(self) -> Iterator[bytes]:
+        """Decompressed blocks of CHUNK_BYTES (chunks()); DumpTooLarge before yielding one past a bound."""
+        bounds, first = self.bounds, True
+        while block := self._stream.read(CHUNK_BYTES):
+            self.fed += len(block)  # the file's own bytes, before the sandbox line is blanked
+            if self.fed > bounds.max_bytes:
+                raise DumpTooLarge(
+                    f"the dump inflates to more than {_size(bounds.max_bytes)} "
+                    "(UPGRADELAB_DUMP_MAX_BYTES, the decompressed size a dump may have)"
+                )
+            if self.fed > bounds.ratio_after and self.fed > bounds.max_ratio * max(self.consumed, 1):
+                raise DumpTooLarge(
+                    f"the dump inflates more than {bounds.max_ratio:g}:1 ({_size(self.fed)} from "
+                    f"{_size(self.consumed)} of its file; UPGRADELAB_DUMP_MAX_RATIO): a compression bomb, "
+                    "not a dump"
+                )
+            if first and self._drop:
+                block = MARIADB_SANDBOX_LINE.sub(b"\n", block, count=1)
+            first = False
+            yield block
+
+    def total(self) -> int | None:
+        """The dump's decompressed bytes: known (plain, zstd with its content size), else
+        extrapolated from the ratio so far while the file is still being read; None past that."""
+        if self._total is not None:
+            return self._total
+        if 0 < self.consumed < self.size:
+            return max(self.fed, self.fed * self.size // self.consumed)
+        return None
+
+    def close(self) -> None:
+        self._stream.close()
+        self._counted.raw.close()
+
+
+def _size(count: int) -> str:
+    return f"{count / 2**30:.1f} GiB" if count >= 2**30 else f"{count / 2**20:.1f} MiB"

@@ -9,13 +9,22 @@ what LoadFailed carries.
 The dump is the user's, so the client is held as tightly as it allows:
 - it reads SQL only: --binary-mode (every client command off but DELIMITER and `\\C`), and
   --commands=OFF (MySQL 8.0.40+) or --sandbox (MariaDB 10.5.25+), `--loose-` for older clients;
-  before that, scan.py reads the whole dump as the client would and refuses any client command,
-  naming its line; the same reader runs again on the bytes as they are fed;
+  scan.py reads every block as the client would before the block is written to the client, and
+  refuses any client command, naming its line: the rest of the dump is never sent. The client
+  starts once the first block (1 MiB) has passed, so a dump refused there runs nothing at all;
+- the dump is read once (dump.py DumpStream), within bounds: its decompressed size and ratio
+  (settings dump_max_bytes, dump_max_ratio), and its longest statement and line (the target's
+  max_allowed_packet, at most dump_max_statement_bytes), refused by the scan before the client
+  holds one; a cancel (`cancelled`, polled every block and by a watch thread every
+  CANCEL_POLL_S while the client is busy) kills the client and raises LoadCancelled;
 - it runs as the server's own `mysql` user (in the chroot: `chroot --userspec`; in a container:
   `docker exec --user mysql`; on this host: setuid before exec), never as root, with an environment
   of PATH, HOME=/ and MYSQL_PWD only; it reads the dump on stdin, never from a file;
 - load_dataset connects it as the dataset's load user (accounts.py), not as the lab's admin, and
-  the dump's DEFINER clauses are rewritten to that user.
+  the dump's DEFINER clauses are rewritten to that user. The load user gets the databases the dump
+  names as the scan finds them: each grant is made before the bytes of the statement naming the
+  database are written (the client runs a statement only once it has read its delimiter, and the
+  scan finds the name by then), so one read serves the scan, the grants and the feed.
 """
 
 import os
@@ -30,11 +39,13 @@ from pathlib import Path
 
 import pymysql
 
-from upgradelab.datasets.accounts import LOAD_USER, load_account, routines_allowed
-from upgradelab.datasets.dump import RowCounter, chunks, open_dump
-from upgradelab.datasets.scan import ClientKind, DumpReader, DumpRefused, DumpScan, scan_dump
+from upgradelab.datasets.accounts import LOAD_USER, grant_load, load_account, routines_allowed
+from upgradelab.datasets.dump import DumpBounds, DumpStream, DumpTooLarge, RowCounter
+from upgradelab.datasets.reserved import ReservedDatabase
+from upgradelab.datasets.scan import ClientKind, DumpReader, DumpRefused
+from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
-from upgradelab.workloads.base import DatasetProgress, execute
+from upgradelab.workloads.base import DatasetProgress, execute, scalar
 
 # the server's errors (ERROR 1064 (42000) at line 12: ...) and the client's own (ERROR at line 3: ...)
 _CLIENT_ERROR = re.compile(
@@ -44,6 +55,7 @@ _DATABASE = re.compile(r"^[A-Za-z0-9_]{1,64}$")
 # client warnings that are no error (MariaDB 11's about TLS checks, MySQL's about passwords)
 _NOISE = re.compile(r"^WARNING: |Using a password")
 _PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
+CANCEL_POLL_S = 0.25  # how often a busy client is checked for a cancel
 # every client command off; `--loose-`: a client older than the switch warns and goes on
 _SWITCHES = {
     "mysql": ["--binary-mode", "--loose-commands=OFF"],
@@ -58,6 +70,13 @@ class LoadFailed(RuntimeError):
     def __init__(self, message: str, *, line: int | None, code: int | None) -> None:
         super().__init__(message)
         self.line, self.code = line, code
+
+
+class LoadCancelled(LoadFailed):
+    """The load was cancelled (`cancelled()` turned true): the client was killed mid-dump."""
+
+    def __init__(self) -> None:
+        super().__init__("the dump load was cancelled", line=None, code=None)
 
 
 @dataclass(frozen=True)
@@ -125,30 +144,75 @@ def client_launch(endpoint: Endpoint, flavor: str, database: str) -> ClientLaunc
     return ClientLaunch([*args, *flags], env, uid, gid)
 
 
-def scan_file(
-    path: Path, flavor: str, report: Callable[[DatasetProgress], None] = lambda progress: None
-) -> DumpScan:
-    """Read the whole dump at `path` as the flavor's client would (scan.py), before anything runs.
-    Progress phase "checking the dump" (bytes = file bytes read). LoadFailed naming the line of the
-    first thing refused."""
-    size = path.stat().st_size
-    counted, stream, _ = open_dump(path)
-    started = time.monotonic()
-    last = [0.0]
+def dump_bounds(settings: Settings) -> DumpBounds:
+    """The decompressed size and ratio bounds of the settings."""
+    return DumpBounds(settings.dump_max_bytes, settings.dump_max_ratio, settings.dump_ratio_after_bytes)
 
-    def progress(_: int) -> None:
-        now = time.monotonic()
-        if now - last[0] >= 1.0:
-            last[0] = now
-            report(_progress("checking the dump", counted.consumed, size, 0, now - started))
 
-    try:
-        return scan_dump(chunks(stream, drop_sandbox_line=flavor != "mariadb"), client_kind(flavor), progress)
-    except DumpRefused as refused:
-        raise LoadFailed(f"the dump was not loaded: {refused}", line=refused.line, code=None) from None
-    finally:
-        stream.close()
-        counted.raw.close()
+class _Client:
+    """The client process, started on first use; killed by a watch thread once `cancelled()`."""
+
+    def __init__(self, launch: Callable[[], ClientLaunch], cancelled: Callable[[], bool]) -> None:
+        self._launch, self._cancelled = launch, cancelled
+        self.process: subprocess.Popen[bytes] | None = None
+        self.stderr: list[bytes] = []
+        self._done = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def write(self, data: bytes) -> None:
+        if self.process is None:
+            self._start()
+        assert self.process is not None and self.process.stdin is not None
+        if data:
+            self.process.stdin.write(data)
+
+    def _start(self) -> None:
+        launch = self._launch()
+        self.process = subprocess.Popen(
+            launch.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=launch.env,
+            user=launch.uid,
+            group=launch.gid,
+            extra_groups=[] if launch.uid is not None else None,
+            cwd="/",
+        )
+        process = self.process
+        assert process.stderr is not None
+        self._threads = [
+            threading.Thread(target=lambda: self.stderr.append(process.stderr.read()), daemon=True),  # type: ignore[union-attr]
+            threading.Thread(target=self._watch, daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _watch(self) -> None:
+        while not self._done.wait(CANCEL_POLL_S):
+            if self._cancelled():  # the feed may be blocked writing to a busy client: kill it
+                self.kill()
+                return
+
+    def kill(self) -> None:
+        if self.process is not None:
+            with suppress(ProcessLookupError):
+                self.process.kill()
+
+    def end(self, *, sent: bool) -> int:
+        """Close stdin (kill the client first unless everything was `sent`); its exit status."""
+        self._done.set()
+        if self.process is None:
+            return 0
+        if not sent:  # refused or interrupted mid-way: the client must not go on with half a dump
+            self.kill()
+        assert self.process.stdin is not None
+        with suppress(BrokenPipeError):
+            self.process.stdin.close()
+        code = self.process.wait()
+        for thread in self._threads:
+            thread.join()
+        return code
 
 
 def load_dump(
@@ -158,75 +222,79 @@ def load_dump(
     database: str,
     report: Callable[[DatasetProgress], None] = lambda progress: None,
     *,
-    scanned: DumpScan | None = None,
+    prepare: Callable[[], Endpoint] | None = None,
+    grant: Callable[[str], None] = lambda name: None,
+    max_statement: int | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+    settings: Settings | None = None,
 ) -> LoadResult:
     """Feed the dump at `path` to the server's client connected as endpoint.user, default database
-    `database` (created first by the caller; a dump with `USE` or `CREATE DATABASE` switches
-    itself). The dump is scanned first unless `scanned` (scan_file of the same file) is given.
-    Progress: `bytes` = file bytes consumed (compressed when the file is), `rows_total` = file size so
-    the estimate follows the bytes, `rows` = INSERT rows seen. Raises LoadFailed naming the dump's
-    line and the server's message (or what the scan refused); the client is gone when it returns."""
+    `database` (created first by the caller or by `prepare`; a dump with `USE` or `CREATE DATABASE`
+    switches itself), reading it once: each decompressed block is scanned (scan.py) before it is
+    written. prepare(): called once, just before the client starts (after the first block passed
+    the scan), the endpoint to connect as; grant(name): each database the dump names, before the
+    bytes of its statement are written. max_statement: the longest statement and line (bytes;
+    default settings.dump_max_statement_bytes). cancelled(): polled; once true the client is killed
+    within CANCEL_POLL_S and LoadCancelled raised. Progress: `bytes` = decompressed bytes fed,
+    `rows_total` = the dump's decompressed size (DumpStream.total: known or estimated), `rows` =
+    INSERT rows seen. Raises LoadFailed naming the dump's line and the server's message, what the
+    scan refused or the bound passed; the client is gone when it returns."""
     if not endpoint.client:
         raise LoadFailed("this target gives no command-line client to load a dump with", line=None, code=None)
     if not _DATABASE.match(database):
         message = f"database: {database!r} is not a name of letters, digits and _"
         raise LoadFailed(message, line=None, code=None)
-    if scanned is None:
-        scan_file(path, flavor, report)  # LoadFailed before the client starts
-    launch = client_launch(endpoint, flavor, database)
-    size = path.stat().st_size
-    counted, stream, _ = open_dump(path)
-    process = subprocess.Popen(
-        launch.argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=launch.env,
-        user=launch.uid,
-        group=launch.gid,
-        extra_groups=[] if launch.uid is not None else None,
-        cwd="/",
-    )
-    assert process.stdin is not None and process.stderr is not None
-    stderr: list[bytes] = []
-    reader = threading.Thread(target=lambda: stderr.append(process.stderr.read()), daemon=True)  # type: ignore[union-attr]
-    reader.start()
+    settings = settings or get_settings()
+    if max_statement is None:
+        max_statement = settings.dump_max_statement_bytes
+    limit = f"the target's max_allowed_packet, at most UPGRADELAB_DUMP_MAX_STATEMENT_BYTES={max_statement}"
+    dump = DumpReader(client_kind(flavor), max_statement=max_statement, limit=limit)
+    stream = DumpStream(path, dump_bounds(settings), drop_sandbox_line=flavor != "mariadb")
+    client = _Client(lambda: client_launch(prepare() if prepare else endpoint, flavor, database), cancelled)
     started = time.monotonic()
     rows = RowCounter()
-    dump = DumpReader(client_kind(flavor))  # the same reading again, on the bytes sent: DEFINERs rewritten
-    last = 0.0
+    granted, last = 0, 0.0
     sent = False  # everything written, or the client gone by itself: wait for it, never kill it
+
+    def send(out: bytes, final: bool = False) -> None:
+        nonlocal granted
+        if not out and not final and client.process is None:
+            return  # nothing scanned to the end yet: the client need not start
+        if client.process is None:
+            client.write(b"")
+        names = list(dump.databases)
+        for name in names[granted:]:  # before the statement naming it reaches the client
+            grant(name)
+        granted = len(names)
+        rows.feed(out)
+        client.write(out)
+
     try:
-        for block in chunks(stream, drop_sandbox_line=flavor != "mariadb"):
-            out = dump.feed(block)
-            rows.feed(out)
-            process.stdin.write(out)
+        for block in stream.blocks():
+            if cancelled():
+                raise LoadCancelled()
+            send(dump.feed(block))
             now = time.monotonic()
             if now - last >= 1.0:
                 last = now
-                report(_progress("loading the dump", counted.consumed, size, rows.rows, now - started))
-        out = dump.finish()
-        rows.feed(out)
-        process.stdin.write(out)
+                report(_progress(stream.fed, stream.total(), rows.rows, now - started))
+        send(dump.finish(), final=True)
         sent = True
-        process.stdin.close()
     except BrokenPipeError:
-        sent = True  # the client stopped at an error: its stderr says which
-    except DumpRefused as refused:  # the file changed since the scan
+        sent = True  # the client stopped at an error (its stderr says which), or a cancel killed it
+    except DumpRefused as refused:
         raise LoadFailed(f"the dump was not loaded: {refused}", line=refused.line, code=None) from None
+    except DumpTooLarge as large:
+        raise LoadFailed(f"the dump was not loaded: {large}", line=None, code=None) from None
     finally:
         stream.close()
-        counted.raw.close()
-        if not sent:  # refused or interrupted mid-way: the client must not go on with half a dump
-            process.kill()
-        with suppress(BrokenPipeError):
-            process.stdin.close()
-        code = process.wait()
-        reader.join()
+        code = client.end(sent=sent)
+    if cancelled():
+        raise LoadCancelled()
     if code != 0:
-        raise _failure(b"".join(stderr).decode(errors="replace"), code)
+        raise _failure(b"".join(client.stderr).decode(errors="replace"), code)
     elapsed = time.monotonic() - started
-    report(_progress("loading the dump", size, size, rows.rows, elapsed))
+    report(_progress(stream.fed, stream.fed, rows.rows, elapsed))
     return LoadResult(dump.bytes, rows.rows, elapsed)
 
 
@@ -237,33 +305,60 @@ def load_dataset(
     path: Path,
     database: str,
     report: Callable[[DatasetProgress], None] = lambda progress: None,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> tuple[LoadResult, list[str]]:
-    """Load the dump at `path` as the dataset's load user (accounts.py): scanned first (LoadFailed
-    naming the line of a client command or a system database), `database` created by the admin,
-    the load user made with privileges on `database` and the databases the dump creates or uses,
-    functions and triggers allowed on a server with a binary log while it loads (routines_allowed),
-    then the dump fed as that user. `admin` is the lab user's connection, `endpoint` its endpoint
-    (host, port, client). Returns the load and every database the dataset holds (`database` first,
-    then the dump's own, in the order the dump names them)."""
-    scanned = scan_file(path, flavor, report)
+    """Load the dump at `path` as the dataset's load user (accounts.py), reading it once (load_dump):
+    once its first block passed the scan, `database` is created by the admin and the load user
+    made with privileges on it; each database the dump creates or uses is granted to it as the scan
+    finds it (a system database is refused by the scan, naming its line); functions and triggers are
+    allowed on a server with a binary log while it loads (routines_allowed). The longest statement
+    is the server's max_allowed_packet (at most settings.dump_max_statement_bytes). `admin` is the
+    lab user's connection, `endpoint` its endpoint (host, port, client). Returns the load and every
+    database the dataset holds (`database` first, then the dump's own, in the order the dump names
+    them). LoadFailed (LoadCancelled once `cancelled()`) as load_dump."""
     if not _DATABASE.match(database):
         raise LoadFailed(
             f"database: {database!r} is not a name of letters, digits and _", line=None, code=None
         )
-    execute(admin, f"CREATE DATABASE IF NOT EXISTS `{database}`")
-    databases = [database, *(name for name in scanned.databases if name != database)]
-    try:
-        password = load_account(admin, databases)
-    except pymysql.MySQLError as error:
-        raise LoadFailed(f"the load user could not be made: {error.args[-1]}", line=None, code=None) from None
-    loader = replace(endpoint, user=LOAD_USER, password=password, database=None)
+    settings = get_settings()
+    packet = int(scalar(admin, "SELECT @@GLOBAL.max_allowed_packet") or settings.dump_max_statement_bytes)
+    databases = [database]
+
+    def prepare() -> Endpoint:
+        execute(admin, f"CREATE DATABASE IF NOT EXISTS `{database}`")
+        try:
+            password = load_account(admin, [database])
+        except pymysql.MySQLError as error:
+            message = f"the load user could not be made: {error.args[-1]}"
+            raise LoadFailed(message, line=None, code=None) from None
+        return replace(endpoint, user=LOAD_USER, password=password, database=None)
+
+    def grant(name: str) -> None:
+        if name in databases:
+            return
+        try:
+            grant_load(admin, name)
+        except ReservedDatabase as refused:
+            raise LoadFailed(f"the dump was not loaded: {refused}", line=None, code=None) from None
+        except pymysql.MySQLError as error:
+            message = f"database `{name}` could not be granted: {error.args[-1]}"
+            raise LoadFailed(message, line=None, code=None) from None
+        databases.append(name)
+
     with routines_allowed(admin):
-        return load_dump(loader, flavor, path, database, report, scanned=scanned), databases
+        longest = min(packet, settings.dump_max_statement_bytes)
+        result = load_dump(
+            endpoint, flavor, path, database, report, prepare=prepare, grant=grant,
+            max_statement=longest, cancelled=cancelled, settings=settings,
+        )  # fmt: skip
+    return result, databases
 
 
-def _progress(phase: str, consumed: int, size: int, rows: int, elapsed_s: float) -> DatasetProgress:
-    estimate = elapsed_s * size / consumed if consumed else None
-    return DatasetProgress(phase, rows, size, consumed, elapsed_s, estimate)
+def _progress(fed: int, total: int | None, rows: int, elapsed_s: float) -> DatasetProgress:
+    """Progress in decompressed bytes: `fed` of `total` (None: not known, no estimate)."""
+    estimate = elapsed_s * total / fed if fed and total else None
+    return DatasetProgress("loading the dump", rows, max(total or fed, fed), fed, elapsed_s, estimate)
 
 
 def _failure(stderr: str, exit_code: int) -> LoadFailed:

@@ -72,13 +72,15 @@ def ensure_dataset(
     options: list[str],
     dataset: DumpDataset,
     report: Callable[[DatasetProgress], None] = lambda progress: None,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> LoadedDataset:
     """Start the server with the dataset loaded: reused from the kept datadir when the instance's
     record and the datadir's marker name the dump with one token (dataset_records.reusable),
     otherwise a fresh datadir and the dump loaded as the dataset's load user (loader.load_dataset,
     events paused), then marked and recorded. LoadFailed on a refused dump, a server error or a
     default database that is the server's or the lab's own (before anything starts); on any
-    failure the instance's datadir is to be thrown away (Provisioner.forget_data)."""
+    failure the instance's datadir is to be thrown away (Provisioner.forget_data). cancelled():
+    polled while the dump loads (LoadCancelled once true)."""
     try:
         check(dataset.database)
     except ReservedDatabase as refused:
@@ -104,8 +106,9 @@ def ensure_dataset(
     try:
         with events_paused(connection):
             result, databases = load_dataset(
-                connection, endpoint, provisioner.flavor, dataset.path, dataset.database, report
-            )
+                connection, endpoint, provisioner.flavor, dataset.path, dataset.database, report,
+                cancelled=cancelled,
+            )  # fmt: skip
         token = new_token()
         spec = dict(sha256=dataset.sha256, database=dataset.database, databases=databases, token=token)
         mark_prepared(connection, dataset.sha256, DATASET_SLUG, spec)

@@ -119,12 +119,17 @@ class _Open:
 
 
 def _open(
-    variant: ReplayVariant, dataset: DumpDataset, report: Callable[[DatasetProgress], None], *, writes: bool
+    variant: ReplayVariant,
+    dataset: DumpDataset,
+    report: Callable[[DatasetProgress], None],
+    *,
+    writes: bool,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> _Open:
     """The variant's server with the dataset, and a connection as the replay's own account: the
     reader (SELECT, SHOW VIEW, EXECUTE on the dataset's databases), or with `writes` the writer;
     the dump's definer cut to the same access first, so a routine cannot write on its behalf."""
-    loaded = ensure_dataset(variant.provisioner, variant.options, dataset, report)
+    loaded = ensure_dataset(variant.provisioner, variant.options, dataset, report, cancelled)
     admin = loaded.admin
     try:
         version = str(scalar(admin, "SELECT VERSION()"))
@@ -359,8 +364,9 @@ def replay_rounds(
         variant = variants[index]
         step(variant.name, "starting the server")
         opened[index] = _open(
-            variant, dataset, lambda progress: report(variant.name, progress), writes=not read_only
-        )
+            variant, dataset, lambda progress: report(variant.name, progress), writes=not read_only,
+            cancelled=lambda: interrupt.is_set,
+        )  # fmt: skip
         runs[index] = _runner(opened[index], timeout_s, read_only, interrupt)
         return True
 
