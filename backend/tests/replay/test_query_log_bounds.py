@@ -83,6 +83,12 @@ def test_quotes_and_comments_are_read_as_the_server_reads_them() -> None:
     assert parse_source("SELECT 'x;y' /* ; */; SELECT 2;").total == 2
 
 
+def test_a_routine_body_stays_one_statement() -> None:
+    text = "CREATE FUNCTION f() RETURNS INT BEGIN DECLARE x INT; SET x = 1; RETURN x; END;\nSELECT f();"
+    parsed = parse_source(text, allow_writes=True)
+    assert [s.kind for s in parsed.statements] == ["create", "select"]
+
+
 # ---- through the API --------------------------------------------------------------------------
 
 

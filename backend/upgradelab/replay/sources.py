@@ -9,8 +9,8 @@ Formats as pt-query-digest reads them:
   or blank when unchanged); a line without that prefix continues the previous argument; `Query`
   entries are statements, `Init DB` and `Connect ... on db` set the thread's default database;
 - plain SQL: split at each `;` outside quotes and comments (`_STATEMENT_END`, one regular-expression
-  pass; sqlparse's split, which also keeps a compound statement's body whole, when the text creates
-  a routine, trigger or event); `USE db` sets the default database of what follows.
+  pass; sqlparse's split, which also keeps a compound statement's body whole, when a text of at most
+  1 M characters creates a routine, trigger or event); `USE db` sets the default database of what follows.
 
 A source holds at most `max_statements` statements (settings `replay_max_statements`): the
 statement past it ends the reading with a SourceError naming the limit, before more is split or
@@ -56,7 +56,9 @@ _STATEMENT_END = re.compile(
     r"/\*.*?\*/|--[^\n]*|\#[^\n]*|'(?:[^'\\]++|\\.|'')*+'|\"(?:[^\"\\]++|\\.|\"\")*+\"|`(?:[^`]++|``)*+`|(;)",
     re.DOTALL,
 )
-# a compound statement whose body holds `;` (BEGIN ... END): sqlparse's split keeps it whole
+# a compound statement whose body holds `;` (BEGIN ... END): sqlparse's split keeps it whole; it
+# lexes in Python per token (~1 MB/s), so only texts up to _SQLPARSE_CHARS go through it
+_SQLPARSE_CHARS = 1_000_000
 _COMPOUND = re.compile(r"\bCREATE\b[^;]*?\b(PROCEDURE|FUNCTION|TRIGGER|EVENT)\b", re.IGNORECASE)
 
 
@@ -101,8 +103,7 @@ def detect_format(text: str) -> SourceFormat:
     return "sql"
 
 
-def _slow(text: str) -> list[tuple[str, str | None]]:
-    out: list[tuple[str, str | None]] = []
+def _slow(text: str) -> Iterator[tuple[str, str | None]]:
     database: str | None = None
     buffer: list[str] = []
     for line in text.splitlines():
@@ -110,7 +111,7 @@ def _slow(text: str) -> list[tuple[str, str | None]]:
             continue
         if _SLOW_HEADER.match(line):
             if buffer:  # a statement without its closing ';' (the log was cut)
-                out.append(("\n".join(buffer), database))
+                yield "\n".join(buffer), database
                 buffer = []
             schema = _SLOW_SCHEMA.search(line)
             if schema:
@@ -125,14 +126,13 @@ def _slow(text: str) -> list[tuple[str, str | None]]:
                 continue
         buffer.append(line)
         if line.rstrip().endswith(";"):
-            out.append(("\n".join(buffer), database))
+            yield "\n".join(buffer), database
             buffer = []
     if buffer:
-        out.append(("\n".join(buffer), database))
-    return out
+        yield "\n".join(buffer), database
 
 
-def _general(text: str) -> list[tuple[str, str | None]]:
+def _general(text: str) -> Iterator[tuple[str, str | None]]:
     entries: list[list[str]] = []  # [thread, command, argument]
     for line in text.splitlines():
         match = _GENERAL_ENTRY.match(line)
@@ -141,7 +141,6 @@ def _general(text: str) -> list[tuple[str, str | None]]:
         elif entries and not _SLOW_BANNER.match(line):
             entries[-1][2] += "\n" + line
     databases: dict[str, str | None] = defaultdict(lambda: None)
-    out: list[tuple[str, str | None]] = []
     for thread, command, argument in entries:
         if command == "Init DB":
             databases[thread] = argument.strip() or None
@@ -153,13 +152,12 @@ def _general(text: str) -> list[tuple[str, str | None]]:
             if use:
                 databases[thread] = use[1]
             else:
-                out.append((argument, databases[thread]))
-    return out
+                yield argument, databases[thread]
 
 
 def _split(text: str) -> Iterator[str]:
     """Statements of a plain SQL text, each with its `;` (module docstring)."""
-    if _COMPOUND.search(text):
+    if len(text) <= _SQLPARSE_CHARS and _COMPOUND.search(text):
         yield from sqlparse.split(text)
         return
     start = 0
