@@ -123,6 +123,20 @@ class Settings(BaseSettings):
         "never more than the target's max_allowed_packet: the client holds a statement whole before "
         "sending it. Default 1 GiB, the largest max_allowed_packet a server takes.",
     )
+    replay_max_statements: int = Field(
+        100_000,
+        ge=1,
+        description="Statements a replay's query log may hold (UPGRADELAB_REPLAY_MAX_STATEMENTS): a log with "
+        "more is refused (422 naming `queries` and this limit) as soon as its statement past the limit is "
+        "read, before any is fingerprinted.",
+    )
+    replay_result_max_bytes: int = Field(
+        64 * 1024 * 1024,
+        ge=1,
+        description="Result bytes of one replayed statement beyond which its outcome says it was compared "
+        "by checksum and row count (UPGRADELAB_REPLAY_RESULT_MAX_BYTES; 64 MiB). Every result is streamed "
+        "into its checksums, one row held at a time, whatever its size (replay/outcomes.py).",
+    )
 
     @field_validator("dataset_dirs", mode="before")
     @classmethod

@@ -13,20 +13,36 @@ back first. What the transaction does not cover (a file written by `INTO OUTFILE
 refused by the replay account's privileges; both kinds of refusal are the outcome kind "refused".
 
 Checksums are sha256 over the rows as PyMySQL decodes them (so the wire format of a version does not
-matter, the values do): `ordered` hashes the rows in the order the server sent them, `unordered`
-hashes the sorted per-row digests. Equal `unordered` and different `ordered` = "ordering only".
+matter, the values do): each row's digest is the sha256 of its repr; `ordered` hashes the row digests
+in the order the server sent them, `unordered` is the sha256 of their sum modulo 2^256 (an additive
+multiset hash, Bellare-Micciancio's AdHash: equal for the same rows in any order, and computed as
+the rows stream, without holding their digests). Equal `unordered` and different `ordered` =
+"ordering only".
+
+Results are streamed (an unbuffered cursor, pymysql SSCursor): each row is read off the wire, hashed
+and dropped, so a statement's result is never held whole (a 1,000 x 1 MB result costs the worker one
+row). `result_bytes` counts the bytes hashed (the rows' reprs); a result over the replay's result
+bound (settings `replay_result_max_bytes`, 64 MiB) is said so in the outcome's note: it was compared
+by its checksums and row count only, as every result is, and nothing of it was kept to show.
+
+Warnings are the statement's own: SHOW WARNINGS is read only when the statement's OK or EOF packet
+counted warnings. MariaDB does not clear the diagnostics area for a statement that touches no table
+and raises nothing (`SELECT 1`), so SHOW WARNINGS after it lists the previous statement's.
 """
 
 import hashlib
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import pymysql
 from pydantic import ConfigDict, with_config
 from pymysql.constants import SERVER_STATUS
+from pymysql.cursors import Cursor
 
+from upgradelab.settings import get_settings
 from upgradelab.targets.provisioners.base import ServerConnection
 from upgradelab.targets.statement_timeout import StatementBound, StatementTimedOut, timed_out_text
 
@@ -37,6 +53,8 @@ REFUSED_TEXT = "refused: writes in a read-only replay"
 # (1044), FILE for INTO OUTFILE/DUMPFILE (1045), SUPER or a *_ADMIN privilege (1227), a routine
 # (1370), --secure-file-priv or --read-only (1290), a table opened read-only (1036).
 READ_ONLY_REFUSALS = frozenset({1792, 1142, 1143, 1044, 1045, 1227, 1370, 1290, 1036})
+MIB = 1024 * 1024
+_MODULUS = 1 << 256
 
 
 @dataclass(frozen=True)
@@ -59,8 +77,11 @@ class Outcome:
     SHOW WARNINGS; row_count and checksums None after an error; plan: steps in join order ([] when
     EXPLAIN gave none) and plan_error when EXPLAIN itself failed. kind: "ran", "error", "refused"
     (the server refused a write in a read-only replay) or "timed out"; note: how the report says a
-    refusal or a timeout ("refused: writes in a read-only replay", "timed out after 30 s"). Reports
-    stored before `kind` read as "ran" with their error_code."""
+    refusal or a timeout ("refused: writes in a read-only replay", "timed out after 30 s") or a
+    result over the bound ("result over 64 MiB: compared by checksum and row count"). result_bytes:
+    the bytes of the result hashed (None after an error, and in reports stored before it);
+    result_over_bound: the result was over the replay's result bound. Reports stored before `kind`
+    read as "ran" with their error_code."""
 
     error_code: int | None
     error_message: str | None
@@ -73,6 +94,8 @@ class Outcome:
     plan_error: str | None = None
     kind: OutcomeKind = "ran"
     note: str | None = None
+    result_bytes: int | None = None
+    result_over_bound: bool = False
 
     def __post_init__(self) -> None:
         if self.kind == "ran" and self.error_code is not None:  # made before kinds, or by the engine
@@ -82,23 +105,76 @@ class Outcome:
         return asdict(self)
 
 
-def _row_digest(row: tuple[Any, ...]) -> bytes:
-    # repr of Python values: Decimal('1.50'), b'..', datetime(...) stay distinct from their strings
-    return hashlib.sha256(repr(row).encode()).digest()
+class ResultDigest:
+    """A result's row count, bytes and checksums, fed one row at a time (module docstring); holds
+    no row. `warning_count`: the statement's own, from its OK or EOF packet (None: unknown)."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.bytes = 0
+        self.warning_count: int | None = None
+        self._ordered = hashlib.sha256()
+        self._sum = 0
+
+    def add(self, row: tuple[Any, ...]) -> None:
+        # repr of Python values: Decimal('1.50'), b'..', datetime(...) stay distinct from their strings
+        data = repr(row).encode()
+        digest = hashlib.sha256(data).digest()
+        self.rows += 1
+        self.bytes += len(data)
+        self._ordered.update(digest)
+        self._sum = (self._sum + int.from_bytes(digest, "big")) % _MODULUS
+
+    def feed(self, rows: Iterable[tuple[Any, ...]]) -> "ResultDigest":
+        for row in rows:
+            self.add(row)
+        return self
+
+    def checksums(self) -> tuple[str, str]:
+        """(ordered, unordered) sha256 hex."""
+        unordered = hashlib.sha256(self._sum.to_bytes(32, "big")).hexdigest()
+        return self._ordered.hexdigest(), unordered
 
 
-def checksums(rows: list[tuple[Any, ...]]) -> tuple[str, str]:
+def checksums(rows: Iterable[tuple[Any, ...]]) -> tuple[str, str]:
     """(ordered, unordered) sha256 hex of a result set (see module docstring)."""
-    digests = [_row_digest(row) for row in rows]
-    ordered = hashlib.sha256(b"".join(digests)).hexdigest()
-    unordered = hashlib.sha256(b"".join(sorted(digests))).hexdigest()
-    return ordered, unordered
+    return ResultDigest().feed(rows).checksums()
 
 
-def _warnings(connection: ServerConnection) -> list[tuple[str, int, str]]:
+def _warning_count(cursor: Cursor) -> int | None:
+    """The warning count of the statement `cursor` ran and read to its end, from its OK or EOF
+    packet (pymysql keeps it on the cursor's result); None when pymysql does not say."""
+    count = getattr(getattr(cursor, "_result", None), "warning_count", None)
+    return int(count) if isinstance(count, int) else None
+
+
+def _digest(cursor: Cursor) -> ResultDigest:
+    """Stream the cursor's rows into a ResultDigest (an unbuffered cursor: one row held at a time)."""
+    digest = ResultDigest().feed(cursor)
+    digest.warning_count = _warning_count(cursor)
+    return digest
+
+
+def _drain(cursor: Cursor) -> int:
+    """Read the cursor's rows to the end, dropping each (what a timed run does with its result)."""
+    count = 0
+    for _ in cursor:
+        count += 1
+    return count
+
+
+def _warnings(connection: ServerConnection, count: int | None = None) -> list[tuple[str, int, str]]:
+    """SHOW WARNINGS, unless the statement's own `count` says it had none (module docstring)."""
+    if count == 0:
+        return []
     with connection.cursor() as cursor:
         cursor.execute("SHOW WARNINGS")
         return [(str(level), int(code), str(message)) for level, code, message in cursor.fetchall()]
+
+
+def result_note(limit_bytes: int) -> str:
+    """How the report says a result was over the bound."""
+    return f"result over {limit_bytes / MIB:g} MiB: compared by checksum and row count"
 
 
 def _steps(node: Any, out: list[PlanStep]) -> None:
@@ -134,16 +210,30 @@ class Statements:
         self.bound, self.read_only = bound, read_only
         self.connection = bound.connection
 
-    def run(self, sql: str) -> tuple[list[tuple[Any, ...]], float]:
-        """(rows, seconds around execute + fetch); StatementTimedOut, StatementInterrupted or the
-        server's pymysql error (targets/statement_timeout.py StatementBound.run)."""
+    def _prepare(self) -> None:
         if self.read_only:
             with self.connection.cursor() as cursor:
                 cursor.execute("SET SESSION TRANSACTION READ ONLY")
                 status = int(getattr(self.connection, "server_status", 0) or 0)  # not in pymysql's stubs
                 if status & SERVER_STATUS.SERVER_STATUS_IN_TRANS:
                     cursor.execute("ROLLBACK")  # a transaction left open would not be read-only
+
+    def run(self, sql: str) -> tuple[list[tuple[Any, ...]], float]:
+        """(rows, seconds around execute + fetch); StatementTimedOut, StatementInterrupted or the
+        server's pymysql error (targets/statement_timeout.py StatementBound.run). For results the
+        lab reads itself (EXPLAIN); a replayed statement's result goes through digest() or drain()."""
+        self._prepare()
         return self.bound.run(sql)
+
+    def digest(self, sql: str) -> tuple[ResultDigest, float]:
+        """As run(), the rows streamed into a ResultDigest (never held)."""
+        self._prepare()
+        return self.bound.stream(sql, _digest)
+
+    def drain(self, sql: str) -> tuple[int, float]:
+        """As run(), the rows streamed and dropped: (row count, seconds around execute + fetch)."""
+        self._prepare()
+        return self.bound.stream(sql, _drain)
 
 
 def explain(statements: Statements, sql: str) -> tuple[list[PlanStep], Any, str | None]:
@@ -183,22 +273,37 @@ def capture(statements: Statements, sql: str) -> Outcome:
     """Run `sql` once and record its outcome, then EXPLAIN it (untimed). StatementInterrupted
     passes through (the replay was cancelled)."""
     try:
-        rows, _ = statements.run(sql)
+        digest, _ = statements.digest(sql)
     except pymysql.MySQLError as error:
         return _failed(statements, error)
     except StatementTimedOut as error:
         return timed_out(error.seconds)
-    warnings = _warnings(statements.connection)
-    ordered, unordered = checksums(rows)
+    warnings = _warnings(statements.connection, digest.warning_count)
+    ordered, unordered = digest.checksums()
     steps, document, plan_error = explain(statements, sql)
-    return Outcome(None, None, warnings, len(rows), ordered, unordered, steps, document, plan_error)
+    limit = get_settings().replay_result_max_bytes
+    over = digest.bytes > limit
+    return Outcome(
+        None,
+        None,
+        warnings,
+        digest.rows,
+        ordered,
+        unordered,
+        steps,
+        document,
+        plan_error,
+        note=result_note(limit) if over else None,
+        result_bytes=digest.bytes,
+        result_over_bound=over,
+    )
 
 
 def time_statement(statements: Statements, sql: str) -> float | None:
     """Seconds (perf_counter) around execute + fetch; None when the statement errors, math.inf when
     it timed out. StatementInterrupted passes through."""
     try:
-        return statements.run(sql)[1]
+        return statements.drain(sql)[1]
     except pymysql.MySQLError:
         return None
     except StatementTimedOut:

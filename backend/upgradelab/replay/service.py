@@ -81,10 +81,10 @@ async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVar
 
 
 async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
-    """Store a queued replay run and send it to the worker."""
-    dataset = await datasets.get_or_raise(session, spec.dataset)
-    variants = await _variants(session, spec)
-    queue = await routing.route(session, {v.target for v in variants})  # 409 across worker pools
+    """Store a queued replay run and send it to the worker. The source is read first, in a worker
+    thread (sources.py: linear in the text, refused past the statement limit), so the event loop
+    answers other requests meanwhile and a bad source is a 422 naming `queries` before any target
+    is looked at."""
     try:
         parsed = await to_thread.run_sync(
             lambda: parse_source(
@@ -93,6 +93,9 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
         )
     except SourceError as error:
         raise _unprocessable("queries", str(error)) from error
+    dataset = await datasets.get_or_raise(session, spec.dataset)
+    variants = await _variants(session, spec)
+    queue = await routing.route(session, {v.target for v in variants})  # 409 across worker pools
     replay = ReplayRun(
         name=spec.name or f"{dataset.name}: {len(parsed.statements)} statements on {len(variants)} variants",
         dataset_id=dataset.id,

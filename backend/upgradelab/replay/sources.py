@@ -8,7 +8,14 @@ Formats as pt-query-digest reads them:
 - general log: `<time> <thread id> <Command>\\t<argument>` (MySQL: ISO time; MariaDB: `YYMMDD hh:mm:ss`
   or blank when unchanged); a line without that prefix continues the previous argument; `Query`
   entries are statements, `Init DB` and `Connect ... on db` set the thread's default database;
-- plain SQL: split by sqlparse; `USE db` sets the default database of what follows.
+- plain SQL: split at each `;` outside quotes and comments (`_STATEMENT_END`, one regular-expression
+  pass; sqlparse's split, which also keeps a compound statement's body whole, when a text of at most
+  1 M characters creates a routine, trigger or event); `USE db` sets the default database of what follows.
+
+A source holds at most `max_statements` statements (settings `replay_max_statements`): the
+statement past it ends the reading with a SourceError naming the limit, before more is split or
+fingerprinted. Reading is linear in the text: 200,000 `DO 1;` are refused in about a second, and a
+50 M character log is read in seconds (tests/replay/test_query_log_bounds.py).
 
 Replay is read-only by default: a statement that writes (fingerprint.is_read_only is False) is kept
 out and listed in `skipped_writes`, unless allow_writes (disposable targets only).
@@ -16,12 +23,14 @@ out and listed in `skipped_writes`, unless allow_writes (disposable targets only
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
 import sqlparse
 
-from upgradelab.replay.fingerprint import fingerprint, fingerprint_id, is_read_only, statement_kind
+from upgradelab.replay.fingerprint import fingerprint_id, shape
+from upgradelab.settings import get_settings
 
 SourceFormat = Literal["sql", "slow", "general"]
 DEFAULT_SAMPLE = 10
@@ -42,6 +51,15 @@ _GENERAL_ENTRY = re.compile(
 _CONNECT_DB = re.compile(r"\bon (\S+)")
 # whole-line comments before a statement of a plain file (`/* ... */` stays: it may be a hint)
 _LEADING_COMMENTS = re.compile(r"\A(?:\s*(?:--|#)[^\n]*\n)+")
+# a statement ends at a `;` outside quotes and comments (possessive: no backtracking on a long string)
+_STATEMENT_END = re.compile(
+    r"/\*.*?\*/|--[^\n]*|\#[^\n]*|'(?:[^'\\]++|\\.|'')*+'|\"(?:[^\"\\]++|\\.|\"\")*+\"|`(?:[^`]++|``)*+`|(;)",
+    re.DOTALL,
+)
+# a compound statement whose body holds `;` (BEGIN ... END): sqlparse's split keeps it whole; it
+# lexes in Python per token (~1 MB/s), so only texts up to _SQLPARSE_CHARS go through it
+_SQLPARSE_CHARS = 1_000_000
+_COMPOUND = re.compile(r"\bCREATE\b[^;]*?\b(PROCEDURE|FUNCTION|TRIGGER|EVENT)\b", re.IGNORECASE)
 
 
 class SourceError(ValueError):
@@ -85,8 +103,7 @@ def detect_format(text: str) -> SourceFormat:
     return "sql"
 
 
-def _slow(text: str) -> list[tuple[str, str | None]]:
-    out: list[tuple[str, str | None]] = []
+def _slow(text: str) -> Iterator[tuple[str, str | None]]:
     database: str | None = None
     buffer: list[str] = []
     for line in text.splitlines():
@@ -94,7 +111,7 @@ def _slow(text: str) -> list[tuple[str, str | None]]:
             continue
         if _SLOW_HEADER.match(line):
             if buffer:  # a statement without its closing ';' (the log was cut)
-                out.append(("\n".join(buffer), database))
+                yield "\n".join(buffer), database
                 buffer = []
             schema = _SLOW_SCHEMA.search(line)
             if schema:
@@ -109,14 +126,13 @@ def _slow(text: str) -> list[tuple[str, str | None]]:
                 continue
         buffer.append(line)
         if line.rstrip().endswith(";"):
-            out.append(("\n".join(buffer), database))
+            yield "\n".join(buffer), database
             buffer = []
     if buffer:
-        out.append(("\n".join(buffer), database))
-    return out
+        yield "\n".join(buffer), database
 
 
-def _general(text: str) -> list[tuple[str, str | None]]:
+def _general(text: str) -> Iterator[tuple[str, str | None]]:
     entries: list[list[str]] = []  # [thread, command, argument]
     for line in text.splitlines():
         match = _GENERAL_ENTRY.match(line)
@@ -125,7 +141,6 @@ def _general(text: str) -> list[tuple[str, str | None]]:
         elif entries and not _SLOW_BANNER.match(line):
             entries[-1][2] += "\n" + line
     databases: dict[str, str | None] = defaultdict(lambda: None)
-    out: list[tuple[str, str | None]] = []
     for thread, command, argument in entries:
         if command == "Init DB":
             databases[thread] = argument.strip() or None
@@ -137,30 +152,56 @@ def _general(text: str) -> list[tuple[str, str | None]]:
             if use:
                 databases[thread] = use[1]
             else:
-                out.append((argument, databases[thread]))
-    return out
+                yield argument, databases[thread]
 
 
-def _plain(text: str) -> list[tuple[str, str | None]]:
-    out: list[tuple[str, str | None]] = []
+def _split(text: str) -> Iterator[str]:
+    """Statements of a plain SQL text, each with its `;` (module docstring)."""
+    if len(text) <= _SQLPARSE_CHARS and _COMPOUND.search(text):
+        yield from sqlparse.split(text)
+        return
+    start = 0
+    for match in _STATEMENT_END.finditer(text):
+        if match[1]:
+            yield text[start : match.end()].strip()
+            start = match.end()
+    if text[start:].strip():
+        yield text[start:].strip()
+
+
+def _plain(text: str) -> Iterator[tuple[str, str | None]]:
     database: str | None = None
-    for statement in sqlparse.split(text):
+    for statement in _split(text):
         statement = _LEADING_COMMENTS.sub("", statement)
         use = _USE.match(statement)
         if use:
             database = use[1]
         elif statement.strip().rstrip(";").strip():
-            out.append((statement, database))
-    return out
+            yield statement, database
+
+
+def too_many(limit: int) -> str:
+    """How a source over the statement limit is refused."""
+    return (
+        f"more than {limit:,} statements: a query log holds at most {limit:,} "
+        "(setting UPGRADELAB_REPLAY_MAX_STATEMENTS); sample the log first (e.g. pt-query-digest --sample)"
+    )
 
 
 def parse_source(
-    text: str, *, sample: int = DEFAULT_SAMPLE, allow_writes: bool = False, fmt: SourceFormat | None = None
+    text: str,
+    *,
+    sample: int = DEFAULT_SAMPLE,
+    allow_writes: bool = False,
+    fmt: SourceFormat | None = None,
+    max_statements: int | None = None,
 ) -> ParsedSource:
     """Statements of a source (format detected unless given), at most `sample` per fingerprint in
-    source order; writes skipped unless allow_writes. SourceError when nothing is left to replay."""
+    source order; writes skipped unless allow_writes. SourceError when nothing is left to replay,
+    or when the source holds more than `max_statements` (None: settings `replay_max_statements`)."""
     if sample < 1:
         raise SourceError("sample: at least 1 statement per fingerprint")
+    limit = get_settings().replay_max_statements if max_statements is None else max_statements
     fmt = fmt or detect_format(text)
     raw = {"slow": _slow, "general": _general, "sql": _plain}[fmt](text)
     parsed = ParsedSource(fmt)
@@ -170,9 +211,13 @@ def parse_source(
         if not sql:
             continue
         parsed.total += 1
-        text_fp = fingerprint(sql)
-        one = SourceStatement(sql, database, text_fp, fingerprint_id(text_fp), statement_kind(sql), position)
-        if not allow_writes and not is_read_only(sql):
+        if parsed.total > limit:
+            raise SourceError(too_many(limit))
+        found = shape(sql)
+        one = SourceStatement(
+            sql, database, found.fingerprint, fingerprint_id(found.fingerprint), found.kind, position
+        )
+        if not allow_writes and not found.read_only:
             parsed.skipped_writes.append(one)
             continue
         taken[one.fingerprint_id] += 1

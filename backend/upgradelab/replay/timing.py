@@ -8,6 +8,8 @@ network, the client's parsing of rows or a thread switch on the lab's side. It i
 that statement (SQL_TEXT). A ratio needs one clock on both sides: the replay uses "server" only when
 every variant's server has performance_schema ON (MySQL's default; MariaDB's is OFF, so a variant
 option `performance_schema=ON` turns it on), "client" (perf_counter around execute + fetch) otherwise.
+A timed run reads its rows to the end and drops them one by one (an unbuffered cursor,
+outcomes.Statements.drain): the same work on every variant, and a large result is never held.
 
 Repetition (as Google Benchmark scales its iterations): in each pass a statement runs until
 MIN_MEASURED_S seconds were measured or MAX_REPEATS runs, and the pass's value is the median of
@@ -108,7 +110,7 @@ def timed_runs(
     min_measured_s = MIN_MEASURED_S if min_measured_s is None else min_measured_s
     while not seconds or (len(seconds) < max_repeats and sum(seconds) < min_measured_s):
         try:
-            _, client = statements.run(sql)
+            _, client = statements.drain(sql)  # streamed and dropped: one row held at a time
         except pymysql.MySQLError:
             return None
         except StatementTimedOut:

@@ -27,9 +27,10 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import pymysql
+from pymysql.cursors import Cursor, SSCursor
 
 from upgradelab.targets.provisioners.base import ServerConnection
 
@@ -44,6 +45,7 @@ WATCHDOG_GRACE_S = 0.5
 # MySQL max_execution_time (a limit a user statement may set for itself).
 SERVER_TIMEOUT_ERRORS = frozenset({1969, 3024})
 QUERY_INTERRUPTED = 1317
+T = TypeVar("T")
 
 
 class StatementTimedOut(RuntimeError):
@@ -202,14 +204,22 @@ class StatementBound:
         """Execute `sql` and fetch every row within the bound; (rows, seconds around execute +
         fetch, perf_counter). StatementTimedOut when it ran past the bound, StatementInterrupted
         when interrupt() ended it (or came before), the server's pymysql error otherwise."""
+        return self.stream(sql, lambda cursor: list(cursor.fetchall()), args, unbuffered=False)
+
+    def stream(
+        self, sql: str, consume: Callable[[Cursor], T], args: Any = None, *, unbuffered: bool = True
+    ) -> tuple[T, float]:
+        """As run(), but the rows go to `consume(cursor)` (called after execute, within the bound
+        and the timing) on an unbuffered cursor (pymysql SSCursor: rows are read off the wire as
+        `consume` iterates, never held whole); (what consume returns, seconds)."""
         self._start()
         error: pymysql.MySQLError | None = None
-        rows: list[tuple[Any, ...]] = []
+        consumed: T | None = None
         started = time.perf_counter()
         try:
-            with self.connection.cursor() as cursor:
+            with self.connection.cursor(SSCursor if unbuffered else None) as cursor:
                 cursor.execute(sql, args)
-                rows = list(cursor.fetchall())
+                consumed = consume(cursor)
         except pymysql.MySQLError as failure:
             error = failure
         finally:
@@ -224,7 +234,7 @@ class StatementBound:
             raise StatementTimedOut(self.seconds, sql) from error
         if error is not None:
             raise error
-        return rows, elapsed
+        return cast(T, consumed), elapsed
 
     def execute(self, *statements: str) -> None:
         """run() each statement in turn, rows dropped."""

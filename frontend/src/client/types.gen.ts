@@ -1268,8 +1268,11 @@ export type MutexWait = {
  * SHOW WARNINGS; row_count and checksums None after an error; plan: steps in join order ([] when
  * EXPLAIN gave none) and plan_error when EXPLAIN itself failed. kind: "ran", "error", "refused"
  * (the server refused a write in a read-only replay) or "timed out"; note: how the report says a
- * refusal or a timeout ("refused: writes in a read-only replay", "timed out after 30 s"). Reports
- * stored before `kind` read as "ran" with their error_code.
+ * refusal or a timeout ("refused: writes in a read-only replay", "timed out after 30 s") or a
+ * result over the bound ("result over 64 MiB: compared by checksum and row count"). result_bytes:
+ * the bytes of the result hashed (None after an error, and in reports stored before it);
+ * result_over_bound: the result was over the replay's result bound. Reports stored before `kind`
+ * read as "ran" with their error_code.
  */
 export type Outcome = {
     /**
@@ -1320,6 +1323,14 @@ export type Outcome = {
      * Note
      */
     note: string | null;
+    /**
+     * Result Bytes
+     */
+    result_bytes: number | null;
+    /**
+     * Result Over Bound
+     */
+    result_over_bound: boolean;
 };
 
 /**

@@ -52,6 +52,11 @@ function OutcomeCell({ outcome, timedOutRuns }: { outcome: Outcome; timedOutRuns
   return (
     <div>
       {outcome.row_count} rows, checksum {outcome.checksum_unordered?.slice(0, 10)}
+      {outcome.note && (
+        <div className="muted" data-testid="outcome-result-note">
+          {outcome.note}
+        </div>
+      )}
       {outcome.warnings.length > 0 && (
         <div className="muted">warnings: {outcome.warnings.map((w) => `${w[1]} ${w[2]}`).join('; ')}</div>
       )}
