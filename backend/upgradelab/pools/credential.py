@@ -4,10 +4,9 @@
 """
 
 import hmac
-import os
-import secrets
 from pathlib import Path
 
+from upgradelab.secret_files import read_or_make
 from upgradelab.settings import Settings, get_settings
 
 
@@ -16,21 +15,7 @@ def worker_token(settings: Settings | None = None) -> str:
     settings = settings or get_settings()
     if settings.worker_token:
         return settings.worker_token
-    path = Path(settings.state_dir) / "worker.token"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Written whole under a unique name, then linked into place: two processes starting at once
-        # never both write it, and neither reads it half-written.
-        draft = path.with_name(f".worker.token.{os.getpid()}.{secrets.token_hex(4)}")
-        draft.write_text(secrets.token_urlsafe(32), encoding="ascii")
-        draft.chmod(0o600)
-        try:
-            os.link(draft, path)
-        except FileExistsError:
-            pass
-        finally:
-            draft.unlink()
-    return path.read_text(encoding="ascii").strip()
+    return read_or_make(Path(settings.state_dir) / "worker.token")
 
 
 def is_worker_token(presented: str | None) -> bool:

@@ -18,10 +18,10 @@ template or a kept datadir keyed otherwise is keyed again (local, tarball) or ma
 """
 
 import hashlib
-import os
 import secrets
 from pathlib import Path
 
+from upgradelab.secret_files import read_or_make
 from upgradelab.settings import Settings
 from upgradelab.targets.provisioners.base import ProvisionError
 
@@ -48,21 +48,7 @@ def server_password(target_name: str, settings: Settings) -> str:
     A file that others may read is made 0600 again. ProvisionError naming the file (never its text)
     when it holds anything but one password of the credential alphabet."""
     path = password_file(target_name, settings)
-    if not path.exists():
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        draft = path.with_name(f".{target_name}.{os.getpid()}.{secrets.token_hex(4)}")
-        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "w", encoding="ascii") as out:
-            out.write(secrets.token_urlsafe(32) + "\n")
-        try:
-            os.link(draft, path)
-        except FileExistsError:
-            pass
-        finally:
-            draft.unlink()
-    if path.stat().st_mode & 0o077:
-        path.chmod(0o600)
-    password = path.read_text(encoding="ascii", errors="replace").strip()
+    password = read_or_make(path)
     if not password or not set(password) <= _CHARS:
         raise ProvisionError(
             f"target {target_name}: {path} does not hold a password (letters, digits, _ - . only); "
