@@ -60,7 +60,11 @@ from upgradelab.replay.sources import SourceStatement
 from upgradelab.replay.timing import Clock, ServerClock, pass_value, server_clock, timed_runs
 from upgradelab.replay.turns import Interleave, round_turns
 from upgradelab.targets.provisioners import Provisioner
-from upgradelab.targets.provisioners.base import ServerConnection
+from upgradelab.targets.provisioners.base import (
+    ADMIN_READ_TIMEOUT_S,
+    STATEMENT_READ_MARGIN_S,
+    ServerConnection,
+)
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, StatementBound, StatementInterrupted
 from upgradelab.workloads.base import DatasetProgress, scalar
 
@@ -119,11 +123,18 @@ class _Open:
 
 
 def _open(
-    variant: ReplayVariant, dataset: DumpDataset, report: Callable[[DatasetProgress], None], *, writes: bool
+    variant: ReplayVariant,
+    dataset: DumpDataset,
+    report: Callable[[DatasetProgress], None],
+    *,
+    writes: bool,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> _Open:
     """The variant's server with the dataset, and a connection as the replay's own account: the
     reader (SELECT, SHOW VIEW, EXECUTE on the dataset's databases), or with `writes` the writer;
-    the dump's definer cut to the same access first, so a routine cannot write on its behalf."""
+    the dump's definer cut to the same access first, so a routine cannot write on its behalf. The
+    account's reads wait the statement bound `timeout_s` plus STATEMENT_READ_MARGIN_S (the bound ends
+    a slow statement, not the socket); the clock's admin connection ADMIN_READ_TIMEOUT_S."""
     loaded = ensure_dataset(variant.provisioner, variant.options, dataset, report)
     admin = loaded.admin
     try:
@@ -135,14 +146,14 @@ def _open(
     finally:
         admin.close()
     account = replace(loaded.endpoint, user=user, password=password)
-    connection = account.connect(database=dataset.database)
+    connection = account.connect(dataset.database, read_timeout_s=timeout_s + STATEMENT_READ_MARGIN_S)
     replay = VariantReplay(variant.name, version, loaded.load, tables)
     replay.flavor, replay.statistics_at, replay.analyzed = (
         variant.provisioner.flavor,
         analyzed_at,
         len(tables),
     )
-    clock_admin = loaded.endpoint.connect()
+    clock_admin = loaded.endpoint.connect(read_timeout_s=ADMIN_READ_TIMEOUT_S)
     clock = server_clock(clock_admin, connection)
     if clock is None:
         clock_admin.close()
@@ -204,7 +215,10 @@ def _runner(one: _Open, timeout_s: float, read_only: bool, interrupt: Interrupt)
     provisioner = one.variant.provisioner
     # the kill comes from the lab's admin account: the replay's own account may be read-only
     bound = StatementBound(
-        one.connection, timeout_s, provisioner.flavor, lambda: provisioner.endpoint.connect(timeout_s=5)
+        one.connection,
+        timeout_s,
+        provisioner.flavor,
+        lambda: provisioner.endpoint.connect(timeout_s=5, read_timeout_s=ADMIN_READ_TIMEOUT_S),
     )
     bound.apply()
     interrupt.attach(bound)
@@ -359,7 +373,11 @@ def replay_rounds(
         variant = variants[index]
         step(variant.name, "starting the server")
         opened[index] = _open(
-            variant, dataset, lambda progress: report(variant.name, progress), writes=not read_only
+            variant,
+            dataset,
+            lambda progress: report(variant.name, progress),
+            writes=not read_only,
+            timeout_s=timeout_s,
         )
         runs[index] = _runner(opened[index], timeout_s, read_only, interrupt)
         return True
