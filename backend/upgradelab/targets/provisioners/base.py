@@ -137,8 +137,17 @@ def client_name(flavor: str) -> str:
 
 def client_flags(host: str, port: int, user: str) -> list[str]:
     """Connection flags of the mysql/mariadb client: TCP to host:port as user, no option files
-    (a packaged /etc/mysql/my.cnf must not change how a dump is read)."""
-    return ["--no-defaults", "--protocol=TCP", f"--host={host}", f"--port={port}", f"--user={user}"]
+    (a packaged /etc/mysql/my.cnf must not change how a dump is read), the connect and the greeting
+    bounded by CONNECT_TIMEOUT_S (what the client then sends, a dump's statements, is bounded by the
+    lab watching it: the loader's own limits and a cancel that stops the server)."""
+    return [
+        "--no-defaults",
+        "--protocol=TCP",
+        f"--host={host}",
+        f"--port={port}",
+        f"--user={user}",
+        f"--connect-timeout={int(CONNECT_TIMEOUT_S)}",
+    ]
 
 
 def free_port(host: str = "127.0.0.1") -> int:
