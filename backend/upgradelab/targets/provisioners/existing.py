@@ -256,6 +256,23 @@ class ExistingProvisioner:
         self.stop(timeout_s)
         return []
 
+    def interrupt(self) -> list[int]:
+        """End every statement of the lab's account on the server (KILL QUERY, from a connection of
+        its own): a cancelled job's iteration or preparation ends at once, the server and its other
+        clients go on. The job holds the target's lock, so the account's statements are the job's.
+        The connection ids killed."""
+        with self.session() as connection, connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT ID FROM information_schema.PROCESSLIST "
+                "WHERE USER = %s AND ID <> CONNECTION_ID() AND COMMAND NOT IN ('Sleep', 'Killed')",
+                (self.cfg.user,),
+            )
+            ids = [int(row[0]) for row in cursor.fetchall()]
+            for connection_id in ids:
+                with contextlib.suppress(pymysql.MySQLError):  # ended meanwhile
+                    cursor.execute(f"KILL QUERY {connection_id}")
+        return ids
+
     def freeze(self) -> None:
         """No-op: the lab cannot pause a server it does not run (it serves its other clients anyway)."""
 
