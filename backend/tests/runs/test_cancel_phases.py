@@ -15,7 +15,6 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,58 +22,21 @@ import pytest
 from redis import Redis
 from sqlalchemy import select
 
+from tests.execution.cancel_helpers import CANCEL_WITHIN_S, nothing_left, servers
+from tests.execution.cancel_helpers import target_dir as cancel_target_dir
 from tests.runs.helpers import wait_final, wait_status
 from upgradelab.attribution import steps
 from upgradelab.db import sync_session
-from upgradelab.execution.locks import lock_key
 from upgradelab.experiments.models import Experiment, Run
 from upgradelab.experiments.variants import resolve_variant
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
-from upgradelab.targets.provisioners import LocalProvisioner, provisioner_for
+from upgradelab.targets.provisioners import provisioner_for
 
 pytestmark = pytest.mark.timeout(300)
 
 TARGET = "mariadb-10.11"
-CANCEL_WITHIN_S = 5.0
 LONG = "SELECT SLEEP(60)"
-
-
-def _target_dir() -> str:
-    with sync_session() as session:
-        target = session.scalars(select(Target).where(Target.name == TARGET)).one()
-    provisioner = provisioner_for(target)
-    assert isinstance(provisioner, LocalProvisioner)
-    return provisioner.target_dir + "/"
-
-
-def _servers(target_dir: str, also: str = "") -> list[int]:
-    """Pids of mysqld/mariadbd processes (a chroot exec'd into the server) whose command line names the
-    target's directory (any slot), and `also`."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        try:
-            name = (proc / "comm").read_text().strip()
-        except OSError:
-            continue
-        if target_dir in command and also in command and name in ("mysqld", "mariadbd"):
-            found.append(int(proc.name))
-    return found
-
-
-def _nothing_left(target_dir: str) -> None:
-    assert _servers(target_dir) == []
-    redis = Redis.from_url(get_settings().redis_url)
-    try:
-        assert not redis.exists(lock_key(TARGET))
-    finally:
-        redis.close()
 
 
 def _custom_sql_run(client: httpx.Client, **parameters: Any) -> int:
@@ -103,9 +65,9 @@ def _cancel(client: httpx.Client, run_id: int) -> tuple[dict[str, Any], float]:
 
 @pytest.fixture(scope="module")
 def target_dir(api: str) -> Iterator[str]:
-    where = _target_dir()
+    where = cancel_target_dir(TARGET)
     yield where
-    for pid in _servers(where):  # a failed test must not leave a stopped server behind
+    for pid in servers(where):  # a failed test must not leave a stopped server behind
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGCONT)
 
@@ -131,7 +93,7 @@ def test_a_run_is_cancelled_while_a_server_starts(client: httpx.Client, target_d
     while not stopped and time.monotonic() < deadline:
         # the instance's server (not a `--help` the pre-flight reads options from), held before it
         # answers: its start waits for SELECT 1
-        for pid in _servers(target_dir, "--defaults-file="):
+        for pid in servers(target_dir, "--defaults-file="):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGSTOP)
                 stopped.append(pid)
@@ -143,7 +105,7 @@ def test_a_run_is_cancelled_while_a_server_starts(client: httpx.Client, target_d
     print(f"cancel while {start} server starts: {took:.1f} s")
     assert run["status"] == "cancelled" and run["error"] is None, run
     assert took < CANCEL_WITHIN_S, took
-    _nothing_left(target_dir)
+    nothing_left(TARGET, target_dir)
 
 
 def test_a_run_is_cancelled_while_its_template_sets_up(client: httpx.Client, target_dir: str) -> None:
@@ -155,7 +117,7 @@ def test_a_run_is_cancelled_while_its_template_sets_up(client: httpx.Client, tar
     print(f"cancel while setting up: {took:.1f} s")
     assert run["status"] == "cancelled" and run["error"] is None, run
     assert took < CANCEL_WITHIN_S, took
-    _nothing_left(target_dir)
+    nothing_left(TARGET, target_dir)
 
 
 def test_a_run_is_cancelled_inside_a_measured_statement(client: httpx.Client, target_dir: str) -> None:
@@ -167,7 +129,7 @@ def test_a_run_is_cancelled_inside_a_measured_statement(client: httpx.Client, ta
     assert run["status"] == "cancelled" and run["error"] is None, run
     assert run["iterations_done"] == 0
     assert took < CANCEL_WITHIN_S, took
-    _nothing_left(target_dir)
+    nothing_left(TARGET, target_dir)
     states = client.get(f"/api/runs/{run_id}").json()["variant_states"]
     # the server stopped under the statement: the cancel's doing, not a server error of the variant
     assert [s["error"] for s in states] == ["the run was cancelled"], states
@@ -200,7 +162,7 @@ def test_a_run_is_cancelled_while_its_rounds_are_extended(client: httpx.Client, 
     print(f"cancel while extended: {took:.1f} s")
     assert ended["status"] == "cancelled" and ended["error"] is None, ended
     assert took < CANCEL_WITHIN_S, took
-    _nothing_left(target_dir)
+    nothing_left(TARGET, target_dir)
 
 
 def test_an_attribution_step_run_ends_cancelled_with_its_attribution(target_dir: str) -> None:
@@ -242,7 +204,7 @@ def test_an_attribution_step_run_ends_cancelled_with_its_attribution(target_dir:
     assert outcome and isinstance(outcome[0], steps.StepCancelled), outcome
     assert _status(run_id) == "cancelled"
     assert took < CANCEL_WITHIN_S, took
-    _nothing_left(target_dir)
+    nothing_left(TARGET, target_dir)
 
 
 def _status(run_id: int) -> str:

@@ -83,10 +83,7 @@ def interrupt_targets(
     not run (existing) is never stopped: the statements of the lab's account there are killed
     (`interrupt`, KILL QUERY). A target that fails is logged with `what` ("run 3") and the others
     are still ended."""
-    failures = in_parallel(_stop_own, list(own))
-    for error in failures:
-        if error is not None:
-            log.error("%s: stopping a server of the job: %s", what, error, exc_info=error)
+    stop_servers(what, list(own))
     owned = []
     for target in targets:
         interrupt: Callable[[], None] | None = getattr(provisioner_for(target, settings), "interrupt", None)
@@ -98,6 +95,15 @@ def interrupt_targets(
         except Exception:  # the next poll tries again; the job's own end closes its connections
             log.exception("%s: interrupting the statements on %s", what, target.name)
     stop_targets(what, owned, settings)
+
+
+def stop_servers(what: str, provisioners: list[Provisioner]) -> None:
+    """Stop these provisioners' servers now, all at once (_stop_own: their own handles and the target's
+    directory, so a start, an initialization or a dump load is ended before any pid file names the
+    server); a failure is logged with `what`."""
+    for error in in_parallel(_stop_own, provisioners):
+        if error is not None:
+            log.error("%s: stopping a server of the job: %s", what, error, exc_info=error)
 
 
 def _stop_own(provisioner: Provisioner) -> None:

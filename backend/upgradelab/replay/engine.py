@@ -51,6 +51,7 @@ import pymysql
 
 from upgradelab.datasets.accounts import definer_access, replay_account
 from upgradelab.datasets.loader import LoadResult, TableStats, table_stats
+from upgradelab.execution.cancel import stop_servers
 from upgradelab.execution.instances import Instance, started
 from upgradelab.execution.schedule import Budget, Schedule, extensions
 from upgradelab.replay.dataset_load import DumpDataset, ensure_dataset
@@ -162,12 +163,17 @@ def _open(
 
 class Interrupt:
     """Stops a replay from another thread: set() interrupts every variant's statement bound (the
-    statement running is killed, none other starts); bounds attached later start interrupted."""
+    statement running is killed, none other starts); bounds attached later start interrupted. While
+    a variant has no bound yet (its server starting, its datadir initialized, the dump loading, its
+    tables analysed), set() also stops the servers of the replay's provisioners (`servers`, given by
+    replay_rounds) through their own handles: a start that has not answered yet has no pid file for
+    the runner's stop_targets to find."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._bounds: list[StatementBound] = []
         self._set = False
+        self.servers: list[Provisioner] = []
 
     @property
     def is_set(self) -> bool:
@@ -185,11 +191,15 @@ class Interrupt:
                 bound.interrupt()
 
     def set(self) -> None:
-        """Interrupt now; from any thread, idempotent."""
+        """Interrupt now; from any thread, idempotent (a server that started since the last call is
+        stopped by the next)."""
         with self._lock:
             self._set = True
             for bound in self._bounds:
                 bound.interrupt()
+            starting = len(self._bounds) < len(self.servers)
+        if starting:
+            stop_servers("replay", self.servers)
 
 
 class ReplayCancelled(Exception):
@@ -361,6 +371,7 @@ def replay_rounds(
     exit path.
     """
     interrupt = interrupt or Interrupt()
+    interrupt.servers = [variant.provisioner for variant in variants]
     opened: dict[int, _Open] = {}
     runs: dict[int, _Runner] = {}
     rounds_done = 0
