@@ -56,7 +56,15 @@ from upgradelab.results.store.hooks import Place
 from upgradelab.results.store.ingest import IterationWriter
 from upgradelab.results.store.summary import undecided
 from upgradelab.runs import state
-from upgradelab.runs.blocks import OpenVariant, VariantJob, close_variant, open_variant, reapply, run_block
+from upgradelab.runs.blocks import (
+    OpenVariant,
+    VariantJob,
+    close_variant,
+    drop_variant,
+    open_variant,
+    reapply,
+    run_block,
+)
 from upgradelab.runs.context import run_context
 from upgradelab.runs.jobs import RUN_JOBS, started_runs_on
 from upgradelab.runs.preflight import VariantFailed, apply_variant, facts, refusal, server_options
@@ -335,18 +343,22 @@ def _started(
         return True
 
     with started(instances, start, f"run {run.run_id}") as fleet:
-        if run.cancelled:
-            raise RunCancelled
-        change = Change()
-        for instance, error in zip(instances, fleet.errors, strict=True):
-            if error is not None:
-                log.error("starting %s: %s", instance.provisioner.target_name, error)
-                for index in instance.variants:
-                    if index not in failed:
-                        _fail(change, failed, index, f"variant {run.variants[index].name!r}: {error}")
-        if change.variant_fields:
-            state.write(run.run_id, change)
-        yield fleet
+        try:
+            if run.cancelled:
+                raise RunCancelled
+            change = Change()
+            for instance, error in zip(instances, fleet.errors, strict=True):
+                if error is not None:
+                    log.error("starting %s: %s", instance.provisioner.target_name, error)
+                    for index in instance.variants:
+                        if index not in failed:
+                            _fail(change, failed, index, f"variant {run.variants[index].name!r}: {error}")
+            if change.variant_fields:
+                state.write(run.run_id, change)
+            yield fleet
+        finally:  # closed by the blocks' end already, unless cut short (a cancel, a lost lease)
+            for variant in opened.values():
+                drop_variant(variant)
 
 
 @dataclass
