@@ -187,7 +187,8 @@ def wait_for_select_1(endpoint: Endpoint, timeout_s: float, exit_reason: Callabl
         if reason is not None:
             raise NotReady(reason, exited=True)
         try:
-            connection = endpoint.connect(timeout_s=2, read_timeout_s=ADMIN_READ_TIMEOUT_S)
+            # the greeting of a server starting on a loaded host may take seconds: CONNECT_TIMEOUT_S
+            connection = endpoint.connect(timeout_s=CONNECT_TIMEOUT_S, read_timeout_s=ADMIN_READ_TIMEOUT_S)
             with connection.cursor() as cursor:
                 cursor.execute("SELECT 1")
             connection.close()

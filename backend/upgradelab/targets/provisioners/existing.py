@@ -79,7 +79,7 @@ def restart_and_wait(endpoint: Endpoint, timeout_s: float = 60.0) -> str | None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         try:
-            probe = endpoint.connect(timeout_s=2, read_timeout_s=ADMIN_READ_TIMEOUT_S)
+            probe = endpoint.connect(timeout_s=EXISTING_CONNECT_S, read_timeout_s=ADMIN_READ_TIMEOUT_S)
         except pymysql.MySQLError:
             went_away = True
         else:
@@ -259,8 +259,8 @@ class ExistingProvisioner:
     def interrupt(self) -> list[int]:
         """End every statement of the lab's account on the server (KILL QUERY, from a connection of
         its own): a cancelled job's iteration or preparation ends at once, the server and its other
-        clients go on. The job holds the target's lock, so the account's statements are the job's.
-        The connection ids killed."""
+        clients go on. The job holds the server's lock (`server:<host>:<port>`, execution/locks.py), so
+        the lab account's statements there are the job's. The connection ids killed."""
         with self.session() as connection, connection.cursor() as cursor:
             cursor.execute(
                 "SELECT ID FROM information_schema.PROCESSLIST "
