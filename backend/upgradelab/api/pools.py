@@ -33,7 +33,9 @@ def _queued() -> list[tuple[WaitingJob, list[Target]]]:
 
 
 def _redis() -> Redis:
-    return Redis.from_url(get_settings().redis_url, decode_responses=True, socket_timeout=5)
+    return Redis.from_url(
+        get_settings().redis_url, decode_responses=True, socket_timeout=5, socket_connect_timeout=5
+    )
 
 
 @router.get("", response_model=list[PoolRead])

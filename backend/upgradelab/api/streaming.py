@@ -68,7 +68,13 @@ def _is_entry_id(text: str) -> bool:
 
 
 async def _events(run_id: int, resume_from: str | None) -> AsyncIterator[dict[str, Any]]:
-    redis = Redis.from_url(get_settings().redis_url, decode_responses=True)
+    # every read waits at most the XREAD block plus 5 s (issue 30: every connection bounded)
+    redis = Redis.from_url(
+        get_settings().redis_url,
+        decode_responses=True,
+        socket_connect_timeout=5,
+        socket_timeout=_BLOCK_MS / 1000 + 5,
+    )
     key = stream_key(run_id)
     try:
         covered: set[tuple[int, int]] = set()

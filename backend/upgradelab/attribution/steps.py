@@ -93,10 +93,13 @@ def create_run(
 def execute(run_id: int, redis: Redis, settings: Settings, cancelled: Callable[[], bool]) -> dict[int, str]:
     """Execute the step run here; {variant index: error} of the test variants that failed (refused
     by the server, broke). StepFailed when the baseline or the variant failed, or the run failed
-    otherwise; StepCancelled when the attribution was cancelled meanwhile."""
+    otherwise; StepCancelled when the attribution was cancelled meanwhile (the step run then ends
+    `cancelled` within its watch's poll, runs/runner.py)."""
     while True:
         try:
-            status = execute_run(run_id, redis, settings)
+            # the run's cancel watch reads the attribution's flag too: a cancel that came before the step
+            # run was named in the attribution's progress (service.cancel cancels that run) still ends it
+            status = execute_run(run_id, redis, settings, cancelled)
             break
         except TargetsBusy:
             if cancelled():

@@ -101,6 +101,6 @@ def _end(**_: Any) -> None:
     _stop.set()
     for key in _key:
         try:
-            Redis.from_url(get_settings().redis_url, socket_timeout=5).delete(key)
+            Redis.from_url(get_settings().redis_url, socket_timeout=5, socket_connect_timeout=5).delete(key)
         except Exception:
             log.exception("could not delete the heartbeat key %s", key)

@@ -51,6 +51,7 @@ import pymysql
 
 from upgradelab.datasets.accounts import definer_access, replay_account
 from upgradelab.datasets.loader import LoadResult, TableStats, table_stats
+from upgradelab.execution.cancel import stop_servers
 from upgradelab.execution.instances import Instance, started
 from upgradelab.execution.schedule import Budget, Schedule, extensions
 from upgradelab.replay.dataset_load import DumpDataset, ensure_dataset
@@ -60,7 +61,11 @@ from upgradelab.replay.sources import SourceStatement
 from upgradelab.replay.timing import Clock, ServerClock, pass_value, server_clock, timed_runs
 from upgradelab.replay.turns import Interleave, round_turns
 from upgradelab.targets.provisioners import Provisioner
-from upgradelab.targets.provisioners.base import ServerConnection
+from upgradelab.targets.provisioners.base import (
+    ADMIN_READ_TIMEOUT_S,
+    STATEMENT_READ_MARGIN_S,
+    ServerConnection,
+)
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, StatementBound, StatementInterrupted
 from upgradelab.workloads.base import DatasetProgress, scalar
 
@@ -124,11 +129,15 @@ def _open(
     report: Callable[[DatasetProgress], None],
     *,
     writes: bool,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
     cancelled: Callable[[], bool] = lambda: False,
 ) -> _Open:
     """The variant's server with the dataset, and a connection as the replay's own account: the
     reader (SELECT, SHOW VIEW, EXECUTE on the dataset's databases), or with `writes` the writer;
-    the dump's definer cut to the same access first, so a routine cannot write on its behalf."""
+    the dump's definer cut to the same access first, so a routine cannot write on its behalf. The
+    account's reads wait the statement bound `timeout_s` plus STATEMENT_READ_MARGIN_S (the bound ends
+    a slow statement, not the socket); the clock's admin connection ADMIN_READ_TIMEOUT_S. The dump's
+    load stops when `cancelled()` answers True (datasets/loader.py)."""
     loaded = ensure_dataset(variant.provisioner, variant.options, dataset, report, cancelled)
     admin = loaded.admin
     try:
@@ -140,14 +149,14 @@ def _open(
     finally:
         admin.close()
     account = replace(loaded.endpoint, user=user, password=password)
-    connection = account.connect(database=dataset.database)
+    connection = account.connect(dataset.database, read_timeout_s=timeout_s + STATEMENT_READ_MARGIN_S)
     replay = VariantReplay(variant.name, version, loaded.load, tables)
     replay.flavor, replay.statistics_at, replay.analyzed = (
         variant.provisioner.flavor,
         analyzed_at,
         len(tables),
     )
-    clock_admin = loaded.endpoint.connect()
+    clock_admin = loaded.endpoint.connect(read_timeout_s=ADMIN_READ_TIMEOUT_S)
     clock = server_clock(clock_admin, connection)
     if clock is None:
         clock_admin.close()
@@ -156,12 +165,17 @@ def _open(
 
 class Interrupt:
     """Stops a replay from another thread: set() interrupts every variant's statement bound (the
-    statement running is killed, none other starts); bounds attached later start interrupted."""
+    statement running is killed, none other starts); bounds attached later start interrupted. While
+    a variant has no bound yet (its server starting, its datadir initialized, the dump loading, its
+    tables analysed), set() also stops the servers of the replay's provisioners (`servers`, given by
+    replay_rounds) through their own handles: a start that has not answered yet has no pid file for
+    the runner's stop_targets to find."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._bounds: list[StatementBound] = []
         self._set = False
+        self.servers: list[Provisioner] = []
 
     @property
     def is_set(self) -> bool:
@@ -179,11 +193,15 @@ class Interrupt:
                 bound.interrupt()
 
     def set(self) -> None:
-        """Interrupt now; from any thread, idempotent."""
+        """Interrupt now; from any thread, idempotent (a server that started since the last call is
+        stopped by the next)."""
         with self._lock:
             self._set = True
             for bound in self._bounds:
                 bound.interrupt()
+            starting = len(self._bounds) < len(self.servers)
+        if starting:
+            stop_servers("replay", self.servers)
 
 
 class ReplayCancelled(Exception):
@@ -209,7 +227,10 @@ def _runner(one: _Open, timeout_s: float, read_only: bool, interrupt: Interrupt)
     provisioner = one.variant.provisioner
     # the kill comes from the lab's admin account: the replay's own account may be read-only
     bound = StatementBound(
-        one.connection, timeout_s, provisioner.flavor, lambda: provisioner.endpoint.connect(timeout_s=5)
+        one.connection,
+        timeout_s,
+        provisioner.flavor,
+        lambda: provisioner.endpoint.connect(timeout_s=5, read_timeout_s=ADMIN_READ_TIMEOUT_S),
     )
     bound.apply()
     interrupt.attach(bound)
@@ -352,6 +373,7 @@ def replay_rounds(
     exit path.
     """
     interrupt = interrupt or Interrupt()
+    interrupt.servers = [variant.provisioner for variant in variants]
     opened: dict[int, _Open] = {}
     runs: dict[int, _Runner] = {}
     rounds_done = 0
@@ -364,9 +386,13 @@ def replay_rounds(
         variant = variants[index]
         step(variant.name, "starting the server")
         opened[index] = _open(
-            variant, dataset, lambda progress: report(variant.name, progress), writes=not read_only,
+            variant,
+            dataset,
+            lambda progress: report(variant.name, progress),
+            writes=not read_only,
+            timeout_s=timeout_s,
             cancelled=lambda: interrupt.is_set,
-        )  # fmt: skip
+        )
         runs[index] = _runner(opened[index], timeout_s, read_only, interrupt)
         return True
 

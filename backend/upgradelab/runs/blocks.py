@@ -10,6 +10,7 @@ buffer pool starts empty); `cold_each_group` before the instance's first iterati
 (table, thread count); `cold_every` before every iteration.
 """
 
+import contextlib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -156,6 +157,15 @@ def close_variant(variant: OpenVariant) -> None:
         variant.job.workload.teardown(variant.server)
     finally:
         variant.server.connection.close()
+
+
+def drop_variant(variant: OpenVariant) -> None:
+    """Close the probe and harness connections without the template's tear-down (a run cut short: a
+    cancel); closed ones are left as they are. A server the lab does not stop (existing) keeps no
+    connection of the run."""
+    for connection in (variant.probes.connection, variant.server.connection):
+        with contextlib.suppress(pymysql.MySQLError, OSError):
+            connection.close()
 
 
 def _restart(variant: OpenVariant) -> None:

@@ -11,6 +11,10 @@ order: thaw, block, freeze -> record; then stop everything.
 - blocks (runs/blocks.py): the workload's iterations on one instance
 - record (results/store/ingest.py): each iteration's row, statements and probe deltas, then the stream
 - state (runs/state.py): every write to the run and run_variant rows, one commit per step
+- cancel (execution/cancel.py): a watch reads the run's cancel flag every 0.5 s (and an attribution's,
+  for its step runs); once set it stops the run's servers (an existing server: KILL QUERY of the lab's
+  statements), which ends a start, a data preparation or an iteration at once; what then fails is
+  the cancel's doing, not the variant's: the run ends `cancelled`
 
 A variant that is refused or breaks is marked failed on its run_variant row and drops out; the
 others go on and the run ends failed naming it. The Celery task (runs/tasks.py) calls execute_run.
@@ -29,6 +33,7 @@ from redis import Redis
 from sqlalchemy import select
 
 from upgradelab.db import sync_session, utcnow
+from upgradelab.execution.cancel import CancelWatch, interrupt_targets
 from upgradelab.execution.instances import (
     Fleet,
     Instance,
@@ -51,18 +56,26 @@ from upgradelab.results.store.hooks import Place
 from upgradelab.results.store.ingest import IterationWriter
 from upgradelab.results.store.summary import undecided
 from upgradelab.runs import state
-from upgradelab.runs.blocks import OpenVariant, VariantJob, close_variant, open_variant, reapply, run_block
+from upgradelab.runs.blocks import (
+    OpenVariant,
+    VariantJob,
+    close_variant,
+    drop_variant,
+    open_variant,
+    reapply,
+    run_block,
+)
 from upgradelab.runs.context import run_context
 from upgradelab.runs.jobs import RUN_JOBS, started_runs_on
 from upgradelab.runs.preflight import VariantFailed, apply_variant, facts, refusal, server_options
 from upgradelab.runs.state import Change
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
-from upgradelab.targets.provisioners import ProvisionError
+from upgradelab.targets.provisioners import Provisioner, ProvisionError
 from upgradelab.workloads import WORKLOADS, ServerSession, Workload
 
 log = logging.getLogger(__name__)
-# seconds between two reads of the run's cancel flag inside a block (also read at every block's start)
+# seconds between two reads of the run's cancel flag by its watch (also read at every block's start)
 CANCEL_POLL_S = 0.5
 
 # What a broken server or template raises inside a block (ProvisionError, DatasetFailed and
@@ -82,11 +95,23 @@ class _Run:
     workload: Workload
     variants: list[ResolvedVariant]
     targets: dict[str, Target]
+    cancel: CancelWatch | None = None  # set while the run executes
+    # every provisioner the run asked (a version read, a pre-flight start, its instances): what a
+    # cancel stops through their own handles
+    provisioners: list[Provisioner] = field(default_factory=list)
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the cancel watch saw the flag: a step failing now is the cancel's doing."""
+        return self.cancel is not None and self.cancel.requested
 
 
-def execute_run(run_id: int, redis: Redis, settings: Settings) -> RunStatus | None:
+def execute_run(
+    run_id: int, redis: Redis, settings: Settings, also_cancelled: Callable[[], bool] = lambda: False
+) -> RunStatus | None:
     """Run `run_id` to a final status and return it; None if the run is no longer queued (or its
-    lease was lost and the reaper or a cancel ended it).
+    lease was lost and the reaper or a cancel ended it). `also_cancelled()`: read beside the run's own
+    cancel flag (an attribution's, for its step runs).
 
     Raises TargetsBusy (execution/locks.py; before touching the run) when a target is locked by
     another job, or when the database knows another started run on one (runs/jobs.py).
@@ -100,10 +125,37 @@ def execute_run(run_id: int, redis: Redis, settings: Settings) -> RunStatus | No
         list(run.targets.values()),
         redis,
         settings,
-        lambda lease: _execute(run, settings, lease),
+        lambda lease: _cancellable(run, settings, lease, also_cancelled),
         busy=lambda: bool(started_runs_on(run.targets, except_run=run_id)),
     )
     return None if status is None else RunStatus(status)
+
+
+def _cancellable(run: _Run, settings: Settings, lease: Lease, also_cancelled: Callable[[], bool]) -> Ending:
+    """_execute under the cancel watch (module docstring); a run the watch saw cancelled ends
+    `cancelled` unless it succeeded meanwhile, with its servers stopped once more after the body (one
+    a pre-flight or a start left)."""
+    run_id = run.run_id
+    targets = list(run.targets.values())
+    what = f"run {run_id}"
+    run.cancel = CancelWatch(
+        what,
+        lambda: state.cancel_requested(run_id) or also_cancelled(),
+        lambda: interrupt_targets(what, targets, settings, run.provisioners),
+        CANCEL_POLL_S,
+    )
+    with run.cancel:
+        try:
+            ending = _execute(run, settings, lease)
+        except Exception:
+            if not run.cancelled:
+                raise
+            log.info("%s: a step the cancel interrupted raised", what, exc_info=True)
+            ending = Ending(RunStatus.failed)
+    if run.cancelled and ending.status != RunStatus.succeeded:
+        interrupt_targets(what, targets, settings, run.provisioners)
+        ending = Ending(RunStatus.cancelled)
+    return ending
 
 
 def _execute(run: _Run, settings: Settings, lease: Lease) -> Ending:
@@ -216,6 +268,8 @@ def _instances(run: _Run, settings: Settings, failed: dict[int, str]) -> list[In
             )
             continue
         provisioner = slots.provisioner(target)
+        if all(provisioner is not known for known in run.provisioners):
+            run.provisioners.append(provisioner)
         if target.version is None:
             target.version = provisioner.server_version()
             change.version(target.name, target.version)
@@ -269,9 +323,11 @@ def _started(
                 progress,
             )
         except _VARIANT_ERRORS as error:
+            instance.provisioner.stop()
+            if run.cancelled:  # the cancel stopped the server: nothing the variant did
+                return False
             reason = f"variant {run.variants[first].name!r}: server did not start: {error}"
             state.write(run.run_id, _fail(Change(), failed, first, reason))
-            instance.provisioner.stop()
             return False
         store_unavailable(run.run_id, first, opened[first].probes.unavailable)
         context = capture_context(instance.provisioner, opened[first].server.connection)
@@ -287,37 +343,40 @@ def _started(
         return True
 
     with started(instances, start, f"run {run.run_id}") as fleet:
-        change = Change()
-        for instance, error in zip(instances, fleet.errors, strict=True):
-            if error is not None:
-                log.error("starting %s: %s", instance.provisioner.target_name, error)
-                for index in instance.variants:
-                    if index not in failed:
-                        _fail(change, failed, index, f"variant {run.variants[index].name!r}: {error}")
-        if change.variant_fields:
-            state.write(run.run_id, change)
-        yield fleet
+        try:
+            if run.cancelled:
+                raise RunCancelled
+            change = Change()
+            for instance, error in zip(instances, fleet.errors, strict=True):
+                if error is not None:
+                    log.error("starting %s: %s", instance.provisioner.target_name, error)
+                    for index in instance.variants:
+                        if index not in failed:
+                            _fail(change, failed, index, f"variant {run.variants[index].name!r}: {error}")
+            if change.variant_fields:
+                state.write(run.run_id, change)
+            yield fleet
+        finally:  # closed by the blocks' end already, unless cut short (a cancel, a lost lease)
+            for variant in opened.values():
+                drop_variant(variant)
 
 
 @dataclass
 class _Loop:
-    """What every block of a run shares: its instances, the iteration writer, the failed variants, the
-    lease check, and when the cancel flag was last read (CANCEL_POLL_S)."""
+    """What every block of a run shares: its instances, the iteration writer, the failed variants and
+    the lease check."""
 
     run: _Run
     fleet: Fleet
     writer: IterationWriter
     failed: dict[int, str]
     check_lease: Callable[[], None]
-    cancel_read_at: float = field(default_factory=time.monotonic)
 
     def raise_if_cancelled(self) -> None:
-        """RunCancelled when the user asked to cancel; the flag is read at most every CANCEL_POLL_S
-        (a session and a SELECT each time: 1.3 ms per iteration when read after every one)."""
-        now = time.monotonic()
-        if now - self.cancel_read_at >= CANCEL_POLL_S:
-            self.cancel_read_at = now
-            _raise_if_cancelled(self.run.run_id)
+        """RunCancelled once the cancel watch saw the flag (no read here: the watch reads it every
+        CANCEL_POLL_S off the timed loop; a session and a SELECT cost 1.3 ms per iteration)."""
+        if self.run.cancelled:
+            raise RunCancelled
 
 
 def _block(loop: _Loop, variant: OpenVariant, step: Step) -> None:
@@ -325,7 +384,6 @@ def _block(loop: _Loop, variant: OpenVariant, step: Step) -> None:
     run, fleet, failed = loop.run, loop.fleet, loop.failed
     if state.write(run.run_id, Change().run(current_variant=step.variant_index)).cancel_requested:
         raise RunCancelled
-    loop.cancel_read_at = time.monotonic()
     name = run.variants[step.variant_index].name
     instance = fleet.of(step.variant_index)
 
@@ -359,6 +417,8 @@ def _guarded(
     try:
         work(variant)
     except _VARIANT_ERRORS as error:
+        if run.cancelled:  # the cancel stopped its server or killed its statement
+            raise RunCancelled from error
         gone = " (the server process is gone)" if _server_gone(variant, error) else ""
         reason = f"variant {variant.job.name!r}: server error{gone}: {error}"
         log.warning("run %s: %s", run.run_id, reason)

@@ -25,8 +25,8 @@ from typing import Any
 import pymysql
 from pydantic import BaseModel
 
-from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
-from upgradelab.targets.provisioners.existing import restart_and_wait
+from upgradelab.targets.provisioners.base import ADMIN_READ_TIMEOUT_S, Endpoint, ServerConnection
+from upgradelab.targets.provisioners.existing import EXISTING_CONNECT_S, restart_and_wait
 
 _GRANT = re.compile(r"^GRANT (.+?) ON (\S+) TO ", re.IGNORECASE)
 _SCRATCH_TABLE = "upgradelab_capability_check"
@@ -233,7 +233,8 @@ def detect(endpoint: Endpoint, *, try_restart: bool = False) -> Capabilities:
     try_restart=True issues a real RESTART (MySQL with the SHUTDOWN privilege only) and waits for the
     server to come back. Raises pymysql errors when the server cannot be reached at all.
     """
-    connection = endpoint.connect()
+    # a port where no MySQL server listens is refused within EXISTING_CONNECT_S, naming host:port
+    connection = endpoint.connect(timeout_s=EXISTING_CONNECT_S, read_timeout_s=ADMIN_READ_TIMEOUT_S)
     try:
         [(version, comment, user)] = _rows(connection, "SELECT VERSION(), @@version_comment, CURRENT_USER()")
         flavor = "mariadb" if "mariadb" in f"{version} {comment}".lower() else "mysql"

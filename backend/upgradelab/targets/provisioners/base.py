@@ -2,6 +2,7 @@
 
 import os
 import socket
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,26 @@ else:  # pymysql's Connection is generic only in its stubs
 # (off by default there) and a build without the option has no symbolic links at all. MySQL's
 # InnoDB DATA DIRECTORY is bounded anyway: only innodb_directories, which the lab never sets.
 SANDBOX_OPTIONS = ("loose-skip-symbolic-links", "local-infile=0")
+
+
+# Every connection the lab opens waits a bounded time for anything (Endpoint.connect):
+CONNECT_TIMEOUT_S = 10.0  # the TCP connect, and each read of the greeting and sign-in
+# The lab's own statements (SELECT 1, SHOW, SET GLOBAL, GRANT, KILL, capability checks): each answers
+# in well under a second; 30 s covers a busy 2-core host, and a server that says nothing for that
+# long to one of them is stuck, not slow.
+ADMIN_READ_TIMEOUT_S = 30.0
+# Where user statements run (replayed queries, custom SQL), each under its statement bound
+# (targets/statement_timeout.py: the server's limit, then a KILL QUERY 0.5 s later): a read waits
+# the bound plus this margin, so the bound, never the socket, ends a slow statement.
+STATEMENT_READ_MARGIN_S = 30.0
+# The default: connections running a template's statements (data preparation, iterations), which no
+# statement bound covers; the longest statement bound a user may set (3600 s,
+# statement_timeout.MAX_TIMEOUT_S) plus the margin, so no connection waits for ever.
+WORK_READ_TIMEOUT_S = 3600.0 + STATEMENT_READ_MARGIN_S
+# A write waits this long for the server to take bytes (a frozen or wedged server: the kernel's
+# buffer is full); the lab's statements are at most max_allowed_packet, sent at loopback speed.
+WRITE_TIMEOUT_S = 60.0
+CR_SERVER_LOST = 2013  # PyMySQL's error code for a connection lost or timed out during a read
 
 
 class ProvisionError(RuntimeError):
@@ -53,23 +74,60 @@ class Endpoint:
         """The environment for `client`: this process's, plus MYSQL_PWD."""
         return {**os.environ, "MYSQL_PWD": self.password}
 
-    def connect(self, *, database: str | None = None, timeout_s: float = 10.0) -> ServerConnection:
-        """A fresh autocommit PyMySQL connection (caching_sha2_password works over TCP)."""
+    def connect(
+        self,
+        database: str | None = None,
+        *,
+        timeout_s: float = CONNECT_TIMEOUT_S,
+        read_timeout_s: float = WORK_READ_TIMEOUT_S,
+    ) -> ServerConnection:
+        """A fresh autocommit PyMySQL connection (caching_sha2_password works over TCP), every wait
+        bounded: `timeout_s` the TCP connect and each read of the greeting and sign-in (a port where
+        something else listens: Redis, an HTTP server, a silent listener, answers an OperationalError
+        naming host:port after about timeout_s, not never); after sign-in each read waits at most
+        `read_timeout_s` (ADMIN_READ_TIMEOUT_S for the lab's own statements, a statement's bound plus
+        STATEMENT_READ_MARGIN_S where user statements run, WORK_READ_TIMEOUT_S by default) and each
+        write WRITE_TIMEOUT_S."""
         tls: dict[str, Any] = {}
         if self.ssl_ca:
             verify = self.ssl_verify_identity
             tls = {"ssl_ca": self.ssl_ca, "ssl_verify_cert": True, "ssl_verify_identity": verify}
-        return pymysql.connect(
-            host=self.host,
-            port=self.port,
-            user=self.user,
-            password=self.password,
-            database=database or self.database,
-            autocommit=True,
-            connect_timeout=int(max(1, timeout_s)),
-            charset="utf8mb4",
-            **tls,
-        )
+        handshake_s = max(1.0, timeout_s)
+        try:
+            connection = pymysql.connect(
+                host=self.host,
+                port=self.port,
+                user=self.user,
+                password=self.password,
+                database=database or self.database,
+                autocommit=True,
+                connect_timeout=int(handshake_s),
+                read_timeout=handshake_s,
+                write_timeout=WRITE_TIMEOUT_S,
+                charset="utf8mb4",
+                **tls,
+            )
+        except pymysql.OperationalError as error:
+            if error.args[:1] != (CR_SERVER_LOST,):
+                raise
+            raise pymysql.OperationalError(
+                CR_SERVER_LOST,
+                f"{self.host}:{self.port} did not complete a MySQL handshake within {handshake_s:.0f} s "
+                f"(is a MySQL or MariaDB server listening there?): {error.args[-1]}",
+            ) from error
+        # what PyMySQL raises parsing bytes that are not a greeting (an HTTP answer: a wrong sequence
+        # number; other bytes: its parsers' own errors)
+        except (pymysql.InternalError, struct.error, IndexError, ValueError, UnicodeError) as error:
+            raise pymysql.OperationalError(
+                CR_SERVER_LOST,
+                f"{self.host}:{self.port} does not speak the MySQL protocol "
+                f"({type(error).__name__}: {error})",
+            ) from error
+        # PyMySQL compares `_read_timeout` with the socket's before every packet it reads
+        # (Connection._read_packet) and has no public setter: the greeting is waited for `timeout_s`,
+        # what follows for `read_timeout_s`.
+        connection._read_timeout = read_timeout_s  # type: ignore[attr-defined]
+        return connection
 
 
 def client_name(flavor: str) -> str:
@@ -79,8 +137,17 @@ def client_name(flavor: str) -> str:
 
 def client_flags(host: str, port: int, user: str) -> list[str]:
     """Connection flags of the mysql/mariadb client: TCP to host:port as user, no option files
-    (a packaged /etc/mysql/my.cnf must not change how a dump is read)."""
-    return ["--no-defaults", "--protocol=TCP", f"--host={host}", f"--port={port}", f"--user={user}"]
+    (a packaged /etc/mysql/my.cnf must not change how a dump is read), the connect and the greeting
+    bounded by CONNECT_TIMEOUT_S (what the client then sends, a dump's statements, is bounded by the
+    lab watching it: the loader's own limits and a cancel that stops the server)."""
+    return [
+        "--no-defaults",
+        "--protocol=TCP",
+        f"--host={host}",
+        f"--port={port}",
+        f"--user={user}",
+        f"--connect-timeout={int(CONNECT_TIMEOUT_S)}",
+    ]
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -120,7 +187,8 @@ def wait_for_select_1(endpoint: Endpoint, timeout_s: float, exit_reason: Callabl
         if reason is not None:
             raise NotReady(reason, exited=True)
         try:
-            connection = endpoint.connect(timeout_s=2)
+            # the greeting of a server starting on a loaded host may take seconds: CONNECT_TIMEOUT_S
+            connection = endpoint.connect(timeout_s=CONNECT_TIMEOUT_S, read_timeout_s=ADMIN_READ_TIMEOUT_S)
             with connection.cursor() as cursor:
                 cursor.execute("SELECT 1")
             connection.close()

@@ -26,11 +26,20 @@ from pydantic import BaseModel, Field, field_validator
 
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.existing_hosts import host_refusal
-from upgradelab.targets.provisioners.base import Endpoint, ProvisionError, ServerConnection
+from upgradelab.targets.provisioners.base import (
+    ADMIN_READ_TIMEOUT_S,
+    Endpoint,
+    ProvisionError,
+    ServerConnection,
+)
 
 log = logging.getLogger(__name__)
 _IDENTIFIER = r"^[A-Za-z0-9_]{1,64}$"
 _INTEGER = re.compile(r"^-?[0-9]+$")
+# The TCP connect and the greeting of a server the lab does not run: a port where something other
+# than MySQL listens (Redis, an HTTP server) is refused after this, within the 10 s an API request
+# that adds or checks the target may take (issue 30).
+EXISTING_CONNECT_S = 5.0
 
 
 def _printable(value: str) -> str:
@@ -55,7 +64,7 @@ def restart_and_wait(endpoint: Endpoint, timeout_s: float = 60.0) -> str | None:
 
     None when the server came back; otherwise what went wrong (the server's words, or the timeout)."""
     try:
-        connection = endpoint.connect()
+        connection = endpoint.connect(timeout_s=EXISTING_CONNECT_S, read_timeout_s=ADMIN_READ_TIMEOUT_S)
     except pymysql.MySQLError as error:
         return f"cannot connect: {error}"
     try:
@@ -70,7 +79,7 @@ def restart_and_wait(endpoint: Endpoint, timeout_s: float = 60.0) -> str | None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         try:
-            probe = endpoint.connect(timeout_s=2)
+            probe = endpoint.connect(timeout_s=EXISTING_CONNECT_S, read_timeout_s=ADMIN_READ_TIMEOUT_S)
         except pymysql.MySQLError:
             went_away = True
         else:
@@ -150,9 +159,13 @@ class ExistingProvisioner:
         return ProvisionError(f"target {self.target_name} ({self.cfg.host}:{self.cfg.port}): {what}")
 
     def connect(self) -> ServerConnection:
-        """A connection of the lab's own, closed by stop(); ProvisionError with the server's words."""
+        """A connection of the lab's own (short statements: ADMIN_READ_TIMEOUT_S), closed by stop();
+        ProvisionError naming host:port with the server's words, within about EXISTING_CONNECT_S when
+        what listens there is not a MySQL server."""
         try:
-            connection = self.endpoint.connect()
+            connection = self.endpoint.connect(
+                timeout_s=EXISTING_CONNECT_S, read_timeout_s=ADMIN_READ_TIMEOUT_S
+            )
         except pymysql.MySQLError as error:
             what = f"cannot connect as {self.cfg.user} to database {self.cfg.database}: {error}"
             raise self._fail(what) from error
@@ -245,6 +258,23 @@ class ExistingProvisioner:
         """As stop(): there is exactly one server and the lab never stops it; no process ids."""
         self.stop(timeout_s)
         return []
+
+    def interrupt(self) -> list[int]:
+        """End every statement of the lab's account on the server (KILL QUERY, from a connection of
+        its own): a cancelled job's iteration or preparation ends at once, the server and its other
+        clients go on. The job holds the server's lock (`server:<host>:<port>`, execution/locks.py), so
+        the lab account's statements there are the job's. The connection ids killed."""
+        with self.session() as connection, connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT ID FROM information_schema.PROCESSLIST "
+                "WHERE USER = %s AND ID <> CONNECTION_ID() AND COMMAND NOT IN ('Sleep', 'Killed')",
+                (self.cfg.user,),
+            )
+            ids = [int(row[0]) for row in cursor.fetchall()]
+            for connection_id in ids:
+                with contextlib.suppress(pymysql.MySQLError):  # ended meanwhile
+                    cursor.execute(f"KILL QUERY {connection_id}")
+        return ids
 
     def freeze(self) -> None:
         """No-op: the lab cannot pause a server it does not run (it serves its other clients anyway)."""

@@ -1,0 +1,51 @@
+"""What the cancel tests look at (tests/runs/test_cancel_phases.py, tests/replay/test_cancel_phases.py):
+a target's server processes, found by their command line, and its lock."""
+
+from pathlib import Path
+
+from redis import Redis
+from sqlalchemy import select
+
+from upgradelab.db import sync_session
+from upgradelab.execution.locks import lock_key
+from upgradelab.settings import get_settings
+from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners import LocalProvisioner, provisioner_for
+
+CANCEL_WITHIN_S = 5.0  # issue 30, Deliver 5
+
+
+def target_dir(name: str) -> str:
+    """The local target's directory (every slot's datadir, option file and pid file are under it)."""
+    with sync_session() as session:
+        target = session.scalars(select(Target).where(Target.name == name)).one()
+    provisioner = provisioner_for(target)
+    assert isinstance(provisioner, LocalProvisioner)
+    return provisioner.target_dir + "/"
+
+
+def servers(directory: str, also: str = "") -> list[int]:
+    """Pids of mysqld/mariadbd processes (a chroot exec'd into the server) whose command line names
+    `directory` (any slot of a target), and `also`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            name = (proc / "comm").read_text().strip()
+        except OSError:
+            continue
+        if directory in command and also in command and name in ("mysqld", "mariadbd"):
+            found.append(int(proc.name))
+    return found
+
+
+def nothing_left(name: str, directory: str) -> None:
+    """No server of the target runs and its lock is free."""
+    assert servers(directory) == []
+    redis = Redis.from_url(get_settings().redis_url)
+    try:
+        assert not redis.exists(lock_key(name))
+    finally:
+        redis.close()
