@@ -158,7 +158,12 @@ class _Oracle:
         ]
         name = f"attribution {self.row.id} step {number}: {self.row.variant}"
         run_id = steps.create_run(
-            self.origin, [self.baseline, self.variant, *tests], self.row.rounds, self.row.block, name
+            self.origin,
+            [self.baseline, self.variant, *tests],
+            self.row.rounds,
+            self.row.block,
+            name,
+            self.row.created_by,
         )
         step: dict[str, Any] = {
             "step": number,

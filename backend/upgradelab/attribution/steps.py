@@ -54,11 +54,17 @@ class Measured:
 
 
 def create_run(
-    origin: Experiment, variants: list[dict[str, Any]], rounds_: int, block: int, name: str
+    origin: Experiment,
+    variants: list[dict[str, Any]],
+    rounds_: int,
+    block: int,
+    name: str,
+    owner: int | None = None,
 ) -> int:
     """Store a queued run of a new experiment: the origin's workload, parameters and policy, these
-    variants, `rounds_` interleaved rounds of `block` iterations; its id. No message is sent: the
-    attribution executes it (execute)."""
+    variants, `rounds_` interleaved rounds of `block` iterations, owned by `owner` (the attribution's
+    creator: they may cancel it as they may the attribution, users/auth.py require_owner); its id.
+    No message is sent: the attribution executes it (execute)."""
     schedule = resolve_schedule(
         "interleaved", None, rounds_, block, None, WORKLOADS[origin.workload].info.default_iterations
     )
@@ -84,6 +90,7 @@ def create_run(
             status=RunStatus.queued,
             targets="," + ",".join(targets) + ",",
             name=name[:200],
+            created_by=owner,
         )
         session.add(run)
         session.commit()
