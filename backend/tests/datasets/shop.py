@@ -75,7 +75,7 @@ def make_shop_dump(provisioner: LocalProvisioner, path: Path) -> Path:
             subprocess.run(
                 [
                     "mariadb-dump",
-                    *client_flags(endpoint.host, endpoint.port, endpoint.user),
+                    *client_flags(endpoint.host, endpoint.port, endpoint.user, connect_timeout=False),
                     "--routines",
                     "--triggers",
                     "--events",

@@ -135,19 +135,15 @@ def client_name(flavor: str) -> str:
     return "mariadb" if flavor == "mariadb" else "mysql"
 
 
-def client_flags(host: str, port: int, user: str) -> list[str]:
+def client_flags(host: str, port: int, user: str, *, connect_timeout: bool = True) -> list[str]:
     """Connection flags of the mysql/mariadb client: TCP to host:port as user, no option files
     (a packaged /etc/mysql/my.cnf must not change how a dump is read), the connect and the greeting
     bounded by CONNECT_TIMEOUT_S (what the client then sends, a dump's statements, is bounded by the
-    lab watching it: the loader's own limits and a cancel that stops the server)."""
-    return [
-        "--no-defaults",
-        "--protocol=TCP",
-        f"--host={host}",
-        f"--port={port}",
-        f"--user={user}",
-        f"--connect-timeout={int(CONNECT_TIMEOUT_S)}",
-    ]
+    lab watching it: the loader's own limits and a cancel that stops the server).
+    `connect_timeout=False` for the dump clients, which have no such option (mariadb-dump 10.11:
+    "unknown variable 'connect-timeout=10'", exit 7)."""
+    flags = ["--no-defaults", "--protocol=TCP", f"--host={host}", f"--port={port}", f"--user={user}"]
+    return [*flags, f"--connect-timeout={int(CONNECT_TIMEOUT_S)}"] if connect_timeout else flags
 
 
 def free_port(host: str = "127.0.0.1") -> int:
