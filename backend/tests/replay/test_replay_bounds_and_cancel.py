@@ -224,7 +224,11 @@ def test_a_replay_is_cancelled_while_its_rounds_are_extended(http: httpx.Client)
     report = ended["report"]  # the planned round and the extension's rounds every variant completed
     assert report["partial"] and report["planned_rounds"] == 1 and report["max_rounds"] == 1000
     assert 1 <= report["rounds"] < 1000 and len(ended["schedule"]["order"]) >= report["rounds"]
-    assert all(f["rounds"] == report["rounds"] for f in report["fingerprints"])
+    # A fingerprint the extension decided is timed no more (its rounds stop there); one still undecided
+    # when the cancel came was timed in every round every variant completed. (A cancel that lands after
+    # the first 5-round step may find one decided: CI saw it once.)
+    rounds = [f["rounds"] for f in report["fingerprints"]]
+    assert all(1 <= one <= report["rounds"] for one in rounds) and max(rounds) == report["rounds"], rounds
 
 
 @pytest.mark.parametrize("value", [0.05, 3601])
