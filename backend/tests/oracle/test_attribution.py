@@ -13,10 +13,11 @@ five that move nothing.
 
 Asserted: on a quiet host both are named (the set and `also`) in most attributions; whatever the host,
 a setting that moves nothing is named in at most ALPHA of them; the budget in runs is never passed;
-all candidates together are measured at most 1 + ROOT_RETESTS times; a null gap ends "unexplained"."""
+all candidates together are measured at most 4 times; a null gap ends "unexplained"."""
 
 import contextlib
 import math
+from collections import Counter
 from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
@@ -35,6 +36,8 @@ GAP = math.log(0.5)  # the variant / the baseline, log
 MATTERS = {"innodb-file-per-table": 0.8, "skip-log-bin": 0.2}  # share of the log gap each reverts
 FIVE = ["max-connections", "table-open-cache", "sort-buffer-size", "join-buffer-size", "thread-cache-size"]
 NAMES = [*MATTERS, *FIVE]
+# runner.py: "all candidates together, while undecided: up to 4 runs pooled" (1 + ROOT_RETESTS)
+TOGETHER_RUNS = 4
 
 
 class StepRuns:
@@ -139,7 +142,7 @@ def test_on_a_quiet_host_both_settings_that_matter_are_named_and_none_of_the_fiv
         wrong += bool(named(result) & set(FIVE))
         assert result["runs"] <= runs.row.budget_runs
         everything = [s for s in runs.recorded if sorted(s["subsets"][0]) == sorted(NAMES)]
-        assert 1 <= len(everything) <= 1 + runner.ROOT_RETESTS
+        assert 1 <= len(everything) <= TOGETHER_RUNS
     assert exact / trials >= 0.9
     assert wrong / trials <= at_most(search.ALPHA, trials)
 
@@ -155,8 +158,12 @@ def test_on_a_loaded_host_a_setting_that_moves_nothing_is_named_at_most_alpha_of
         result = runs.attribute(200 + trial, LOADED, MATTERS)
         wrong += bool(named(result) & set(FIVE))
         assert result["runs"] <= runs.row.budget_runs
-        everything = [s for s in runs.recorded if sorted(s["subsets"][0]) == sorted(NAMES)]
-        assert len(everything) <= 1 + runner.ROOT_RETESTS
+        measured = Counter(
+            tuple(sorted(x)) for one in runs.recorded if one["phase"] == "step" for x in one["subsets"]
+        )
+        together = measured.pop(tuple(sorted(NAMES)))
+        assert 1 <= together <= TOGETHER_RUNS
+        assert max(measured.values(), default=1) <= 2  # any other subset: one retest while undecided
     assert wrong / trials <= at_most(search.ALPHA, trials)
 
 
@@ -171,11 +178,11 @@ def test_all_candidates_together_are_measured_again_while_undecided_and_at_most_
     for trial in range(trials):
         result = runs.attribute(300 + trial, LOADED, {"innodb-file-per-table": 0.7})
         together = [s for s in runs.recorded if sorted(s["subsets"][0]) == sorted(NAMES)]
-        assert 1 <= len(together) <= 1 + runner.ROOT_RETESTS
+        assert 1 <= len(together) <= TOGETHER_RUNS
         retested += len(together) > 1
         pooled = result["all_share"]
         if result["outcome"] == "unexplained":
-            assert pooled["high"] < 0.8 or len(together) == 1 + runner.ROOT_RETESTS, pooled
+            assert pooled["high"] < 0.8 or len(together) == TOGETHER_RUNS, pooled
     assert retested > 0  # the retests were exercised
 
 
@@ -184,3 +191,46 @@ def test_a_gap_no_candidate_closes_ends_unexplained_naming_nothing(runs: StepRun
         result = runs.attribute(400 + trial, QUIET, {})
         assert result["outcome"] == "unexplained" and named(result) == set()
         assert len(runs.recorded) == 1  # decided at the first run: no retest spent
+
+
+def _honest(effects: dict[str, float], half: float, rng: np.random.Generator) -> search.Oracle:
+    """search.py's seam itself (its Oracle: subsets -> Outcome), for many trials at little cost: a
+    subset's share is the sum of its members' effects plus normal noise of 95 % half-width `half`, its
+    interval honest about it (as steps.measure's would be on rounds of that noise)."""
+
+    def oracle(subsets: list[search.Subset]) -> dict[search.Subset, search.Outcome]:
+        out = {}
+        for subset in subsets:
+            share = sum(effects.get(n, 0.0) for n in subset) + float(rng.normal(0, half / 1.96))
+            out[subset] = search.Outcome(share, share - half, share + half, share >= 0.8)
+        return out
+
+    return oracle
+
+
+@pytest.mark.parametrize("half", [0.19, 0.5], ids=["quiet: +/- 19 % per run", "loaded: +/- 50 %"])
+@pytest.mark.parametrize("alone", [False, True], ids=["as ddmin measured them", "each measured alone"])
+def test_among_many_settings_that_move_nothing_holm_names_one_beside_the_set_at_most_alpha_of_the_time(
+    half: float, alone: bool
+) -> None:
+    """One setting closes the gap, twelve move nothing: beside the set, screening and confirmation each
+    hold the family-wise error to ALPHA / 2 (Holm), so one of the twelve is named in at most ALPHA of
+    the attributions. `alone`: every one of the twelve already measured alone by the search (the
+    largest screening family; without Holm's correction one of twelve at 2.5 % each is named in about
+    a quarter of them). Per-run share half-widths as measured (bench/README.md, attribution_cost.py:
+    +/- 19 % at 6 rounds on a quiet host, +/- 30-50 % on a busy one)."""
+    rng = np.random.default_rng(41)
+    nothing = [f"s{k}" for k in range(12)]
+    trials = 500
+    wrong = 0
+    for _ in range(trials):
+        oracle = _honest({"f": 0.9}, half, rng)
+        if alone:
+            found = search.Search(("f", *nothing), found=("f",), complete=True)
+            found.tested = oracle([("f",), *[(n,) for n in nothing]])
+        else:
+            found = search.search(["f", *nothing], oracle)
+        search.beside(found, oracle)
+        named = {b.subset[0] for b in found.beside or [] if b.decided and len(b.subset) == 1}
+        wrong += bool(named & set(nothing))
+    assert wrong / trials <= at_most(search.ALPHA, trials)
