@@ -234,3 +234,39 @@ def test_among_many_settings_that_move_nothing_holm_names_one_beside_the_set_at_
         named = {b.subset[0] for b in found.beside or [] if b.decided and len(b.subset) == 1}
         wrong += bool(named & set(nothing))
     assert wrong / trials <= at_most(search.ALPHA, trials)
+
+
+def _pooled_misses(runs: int, between: float, trials: int, seed: int) -> float:
+    """Share of `trials` in which search.pooled_all's interval over `runs` measurements of a subset
+    whose true share is 0 misses it: each run's interval honest about its own rounds (95 % half-width
+    0.1, se 0.05), the runs apart by a between-run sd `between` their intervals do not see."""
+    rng = np.random.default_rng(seed)
+    se, missed = 0.05, 0
+    for _ in range(trials):
+        shares = rng.normal(0, between, runs) + rng.normal(0, se, runs)
+        pooled = search.pooled_all(
+            [search.Outcome(s, s - 1.96 * se, s + 1.96 * se, False) for s in shares], 0.8
+        )
+        missed += not (pooled.low <= 0 <= pooled.high)
+    return missed / trials
+
+
+@pytest.mark.parametrize("runs", [2, 3, 4])
+def test_runs_that_agree_pool_into_an_interval_that_holds_the_true_share(runs: int) -> None:
+    trials = 1000
+    assert _pooled_misses(runs, 0.0, trials, 50 + runs) <= at_most(0.05, trials)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="DerSimonian-Laird with 2-4 runs undercovers when the runs disagree (between-run sd = the "
+    "runs' own se: 10 %, 9 %, 8 % misses at 2, 3, 4 runs; 3x: 25 %, 17 %, 14 %): a known property of "
+    "the estimator with few studies (Hartung-Knapp-Sidik-Jonkman's t interval keeps 95 %). Reported, "
+    "not changed here: the fix widens every retested interval",
+)
+@pytest.mark.parametrize("runs", [2, 4])
+def test_runs_that_disagree_beyond_their_intervals_pool_into_an_interval_that_holds_the_true_share(
+    runs: int,
+) -> None:
+    trials = 1000
+    assert _pooled_misses(runs, 0.05, trials, 60 + runs) <= at_most(0.05, trials)
