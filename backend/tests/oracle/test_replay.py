@@ -123,23 +123,27 @@ def test_the_extension_times_only_the_undecided_stops_at_max_rounds_and_brings_t
     None
 ):
     """20 planned rounds x 2 passes, max 60 (a replay's default 3x), 10 fingerprints: 8 unchanged, one
-    1.5x slower, one 0.75x faster, at the per-round scatter measured on this host (~10 %)."""
+    1.5x slower, one 0.75x faster, at a busy host's per-round scatter (simulate.REPLAY)."""
     count, trials = 10, 5
     statements = _statements(count)
     ratios = np.array([1.5, 0.75] + [1.0] * (count - 2))
     rng = np.random.default_rng(33)
     same = wrong = right = 0
+    spent: list[int] = []
     for trial in range(trials):
         replays, rounds = _extended(statements, ratios, rng, trial)
         reports = compare(statements, replays)
         groups = [r.variants["v1"].group for r in reports]
-        assert all(r.rounds is not None and PLANNED <= r.rounds <= MAX_ROUNDS for r in reports)
+        spent += [r.rounds or 0 for r in reports]
+        assert all(PLANNED <= (r.rounds or 0) <= MAX_ROUNDS for r in reports)
         if rounds < MAX_ROUNDS:  # stopped before the budget: nothing was open any more
             assert still_undecided(statements, replays) == []
         right += (groups[0] in DECIDED_SLOWER) + (groups[1] in DECIDED_FASTER)
         same += sum(g == "same" for g in groups[2:])
         wrong += sum(g in DECIDED_SLOWER + DECIDED_FASTER for g in groups[2:])
     unchanged = trials * (count - 2)
+    # the rounds went where a verdict was open: some fingerprints extended, most stopped before the budget
+    assert max(spent) > PLANNED and np.median(spent) < MAX_ROUNDS
     assert right == 2 * trials
     assert same / unchanged >= at_least(0.9, unchanged)
     assert wrong / unchanged <= at_most(0.05, unchanged)
