@@ -28,7 +28,8 @@ def seed(iterations: int, variants: int) -> int:
     from sqlalchemy import insert
 
     from upgradelab.db import sync_session
-    from upgradelab.experiments.models import Experiment, Run, RunStatus
+    from upgradelab.execution.status import JobStatus
+    from upgradelab.experiments.models import Experiment, Run
     from upgradelab.probes.hooks import register
     from upgradelab.results.store.models import Iteration, Sample
     from upgradelab.results.store.summary import store_summary_in
@@ -48,7 +49,7 @@ def seed(iterations: int, variants: int) -> int:
         )
         session.add(experiment)
         session.commit()
-        run = Run(experiment_id=experiment.id, status=RunStatus.succeeded, targets=",mysql-9.7,")
+        run = Run(experiment_id=experiment.id, status=JobStatus.succeeded, targets=",mysql-9.7,")
         session.add(run)
         session.commit()
         rows = [

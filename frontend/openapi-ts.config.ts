@@ -6,7 +6,7 @@ export default defineConfig({
   output: { path: './src/client' },
   plugins: [
     '@hey-api/client-fetch',
-    // enums as const objects too: the UI reads FinalRunStatus's values at run time
+    // enums as const objects too: the UI reads FinalJobStatus's values at run time
     { name: '@hey-api/typescript', enums: 'javascript' },
     '@hey-api/sdk',
   ],

@@ -4,7 +4,8 @@ from upgradelab.attribution.models import Attribution
 from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import Base
-from upgradelab.experiments.models import Experiment, Run, RunStatus
+from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.models import Experiment, Run
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
 from upgradelab.results.store.models import IterationSeries, Sample
 from upgradelab.results.store.summary_models import VariantSummary
@@ -19,11 +20,11 @@ __all__ = [
     "Dataset",
     "Experiment",
     "IterationSeries",
+    "JobStatus",
     "ProbeSample",
     "ProbeUnavailableRecord",
     "ReplayRun",
     "Run",
-    "RunStatus",
     "Sample",
     "ShareLink",
     "Target",

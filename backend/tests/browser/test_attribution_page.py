@@ -26,8 +26,9 @@ from sqlalchemy import select
 
 from tests.results.synthetic import SyntheticVariant, insert_run
 from upgradelab.attribution import candidates, report, search, steps
-from upgradelab.attribution.models import Attribution, AttributionStatus
+from upgradelab.attribution.models import Attribution
 from upgradelab.db import sync_session, utcnow
+from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Run, RunVariant
 from upgradelab.results.store.summary import store_summary_in
 
@@ -188,7 +189,7 @@ def _finished_attribution() -> tuple[int, dict[str, Any], list[dict[str, Any]]]:
             run_id=origin,
             variant="tuned",
             baseline="default",
-            status=AttributionStatus.succeeded,
+            status=JobStatus.succeeded,
             group="",
             metric="seconds",
             gap=origin_gap,

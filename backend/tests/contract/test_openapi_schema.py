@@ -1,11 +1,13 @@
 """The OpenAPI schema is the contract the UI's generated client is built from: values with a known
-shape are enums and typed models there, and the final run statuses are defined once."""
+shape are enums and typed models there, and the job statuses (every kind) and the replay groups are
+defined once."""
 
 from typing import Any, get_args
 
-from upgradelab.experiments.models import FINAL_STATUSES, FinalRunStatus, RunStatus
+from upgradelab.execution.status import FINAL_STATUSES, FinalJobStatus, JobStatus, JobStatuses
 from upgradelab.main import app
-from upgradelab.runs.schemas import RunStatuses
+from upgradelab.replay.groups import ReplayGroups
+from upgradelab.replay.schemas import GROUPS
 from upgradelab.targets.provisioners import PROVISIONERS
 from upgradelab.targets.schemas import ProvisionerKind
 
@@ -25,17 +27,25 @@ def _refs(prop: dict[str, Any]) -> set[str]:
     return found
 
 
-def test_final_run_statuses_are_one_enum_served_in_the_schema() -> None:
-    assert SCHEMAS["FinalRunStatus"]["enum"] == ["succeeded", "failed", "cancelled"]
-    assert set(SCHEMAS["FinalRunStatus"]["enum"]) <= set(SCHEMAS["RunStatus"]["enum"])
-    assert {RunStatus(s) for s in FinalRunStatus} == FINAL_STATUSES
-    assert all(RunStatus(s).is_final == (s in FINAL_STATUSES) for s in RunStatus)
-    assert RunStatuses().final == list(FinalRunStatus)
+def test_final_job_statuses_are_one_enum_served_in_the_schema_for_every_kind() -> None:
+    assert SCHEMAS["FinalJobStatus"]["enum"] == ["succeeded", "failed", "cancelled"]
+    assert set(SCHEMAS["FinalJobStatus"]["enum"]) <= set(SCHEMAS["JobStatus"]["enum"])
+    assert {JobStatus(s) for s in FinalJobStatus} == FINAL_STATUSES
+    assert all(JobStatus(s).is_final == (s in FINAL_STATUSES) for s in JobStatus)
+    assert JobStatuses().final == list(FinalJobStatus)
     assert "/api/runs/statuses" in app.openapi()["paths"]
+    for read in ("RunRead", "ReplayRead", "AttributionRead"):
+        assert _refs(_property(read, "status")) == {"JobStatus"}, read
+
+
+def test_replay_groups_are_an_enum_in_the_report_order() -> None:
+    assert SCHEMAS["ReplayGroup"]["enum"] == list(GROUPS)
+    assert [str(group) for group in ReplayGroups().groups] == list(GROUPS)
+    assert "/api/replays/groups" in app.openapi()["paths"]
 
 
 def test_run_read_fields_with_a_known_shape_are_typed() -> None:
-    assert _refs(_property("RunRead", "status")) == {"RunStatus"}
+    assert _refs(_property("RunRead", "status")) == {"JobStatus"}
     assert _refs(_property("RunRead", "progress")) == {"RunProgress"}
     assert _refs(_property("RunRead", "schedule")) == {"RunSchedule"}
     assert _property("RunRead", "policy")["enum"] == ["warm", "cold_first", "cold_each_group", "cold_every"]

@@ -14,7 +14,8 @@ from upgradelab.db import sync_session
 from upgradelab.execution import leases, reaper
 from upgradelab.execution.leases import Lease, LeaseLost
 from upgradelab.execution.locks import TargetLocks, free_run_locks, lock_key
-from upgradelab.experiments.models import Experiment, Run, RunStatus
+from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.models import Experiment, Run
 from upgradelab.runs.jobs import RUN_JOBS, RUNS, started_runs_on
 from upgradelab.settings import get_settings
 
@@ -48,7 +49,7 @@ def test_a_run_is_claimed_once_with_its_lease(new_run: Callable[..., int]) -> No
     assert leases.claim(run_id, "first", 15, RUNS)
     assert not leases.claim(run_id, "second", 15, RUNS)
     run = _run(run_id)
-    assert run.status == RunStatus.provisioning and run.lease_owner == "first"
+    assert run.status == JobStatus.provisioning and run.lease_owner == "first"
     assert run.lease_expires_at is not None and run.started_at is not None
 
 
@@ -60,13 +61,13 @@ def test_reaper_ends_only_runs_whose_lease_expired_and_the_owner_can_no_longer_f
     assert leases.claim(live, "live-worker", ttl_s=60, kind=RUNS)
     assert expired in reaper.reap_expired()
     ended = _run(expired)
-    assert (ended.status, ended.error, ended.lease_owner) == (RunStatus.failed, "worker lost", None)
+    assert (ended.status, ended.error, ended.lease_owner) == (JobStatus.failed, "worker lost", None)
     assert ended.finished_at is not None
-    assert _run(live).status == RunStatus.provisioning and _run(live).lease_owner == "live-worker"
-    assert not leases.finish(expired, "dead-worker", RUNS, status=RunStatus.succeeded)
-    assert _run(expired).status == RunStatus.failed
-    assert not reaper.end_abandoned(RUN_JOBS.name, live, RunStatus.cancelled, None)  # a worker holds it
-    assert leases.finish(live, "live-worker", RUNS, status=RunStatus.succeeded)
+    assert _run(live).status == JobStatus.provisioning and _run(live).lease_owner == "live-worker"
+    assert not leases.finish(expired, "dead-worker", RUNS, status=JobStatus.succeeded)
+    assert _run(expired).status == JobStatus.failed
+    assert not reaper.end_abandoned(RUN_JOBS, live, JobStatus.cancelled, None)  # a worker holds it
+    assert leases.finish(live, "live-worker", RUNS, status=JobStatus.succeeded)
 
 
 def test_heartbeat_renews_the_lease_and_notices_when_it_is_taken(new_run: Callable[..., int]) -> None:

@@ -11,7 +11,8 @@ import pytest
 from sqlalchemy import select
 
 from upgradelab.db import sync_session
-from upgradelab.experiments.models import Experiment, Run, RunStatus
+from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.models import Experiment, Run
 from upgradelab.targets import option_categories as category
 from upgradelab.targets.models import Target
 from upgradelab.targets.option_names import cache_path
@@ -185,7 +186,7 @@ def test_queuing_a_stored_experiment_rechecks_its_options(client: httpx.Client, 
     assert refused.status_code == 409, refused.text
     assert "'stored'" in refused.json()["detail"] and "'datadi'" in refused.json()["detail"]
     with sync_session() as session:
-        run = Run(experiment_id=experiment_id, status=RunStatus.failed, targets=",mariadb-11.8,")
+        run = Run(experiment_id=experiment_id, status=JobStatus.failed, targets=",mariadb-11.8,")
         session.add(run)
         session.commit()
         run_id = run.id

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 
 from tests import ports
 from tests.conftest import BIN, _wait_port
-from upgradelab.experiments.models import FINAL_STATUSES
+from upgradelab.execution.status import FINAL_STATUSES
 from upgradelab.results.store.models import Sample
 from upgradelab.streaming.keys import stream_key
 

@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 from sqlalchemy.orm import Session
 
-from upgradelab.experiments.models import Experiment, Run, RunStatus, RunVariant, VariantStatus
+from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.models import Experiment, Run, RunVariant, VariantStatus
 from upgradelab.results.store.models import Iteration
 
 
@@ -52,7 +53,7 @@ def insert_run(
     order = [[int(i) for i in rng.permutation(len(variants))] for _ in range(rounds)]
     run = Run(
         experiment_id=experiment.id,
-        status=RunStatus.succeeded,
+        status=JobStatus.succeeded,
         schedule={"kind": "interleaved", "seed": seed, "rounds": rounds, "block": block, "order": order},
         context={
             "host": {"cpu_model": "synthetic", "cores": 2},

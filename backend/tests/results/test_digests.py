@@ -13,7 +13,8 @@ from sqlalchemy import delete, update
 
 from tests.results.synthetic import SyntheticVariant, insert_run
 from upgradelab.db import sync_session
-from upgradelab.experiments.models import Run, RunStatus
+from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.models import Run
 from upgradelab.migrations import alembic_config
 from upgradelab.results.store.models import Iteration, Sample
 from upgradelab.results.store.summary import store_summary_in
@@ -82,7 +83,7 @@ def test_a_run_still_going_is_read_from_its_rows(api: str, client: httpx.Client)
     with sync_session() as session:
         store_summary_in(session, run_id)
         # the run goes on (an extension): its samples change, the digests stored before do not apply
-        session.execute(update(Run).where(Run.id == run_id).values(status=RunStatus.running))
+        session.execute(update(Run).where(Run.id == run_id).values(status=JobStatus.running))
         session.execute(delete(Sample).where(Sample.run_id == run_id, Sample.statement == "TRUNCATE t"))
         session.commit()
     statements, _ = _answers(client, run_id)

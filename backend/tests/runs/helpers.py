@@ -5,7 +5,7 @@ from typing import Any
 
 import httpx
 
-from upgradelab.experiments.models import FINAL_STATUSES
+from upgradelab.execution.status import FINAL_STATUSES
 
 FINAL: frozenset[str] = FINAL_STATUSES
 

@@ -5,7 +5,8 @@ cancel flag is read in the same session, and a run already final is left as it i
 from sqlalchemy import select, update
 
 from upgradelab.db import sync_session, utcnow
-from upgradelab.experiments.models import Experiment, Run, RunStatus, RunVariant, VariantStatus
+from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.models import Experiment, Run, RunVariant, VariantStatus
 from upgradelab.runs import state
 from upgradelab.runs.state import Change
 from upgradelab.targets.models import Target
@@ -16,7 +17,7 @@ def _new_run() -> int:
         experiment = Experiment(name="state", workload="insert-truncate", variants=[], iterations=1)
         session.add(experiment)
         session.flush()
-        run = Run(experiment_id=experiment.id, targets=",", status=RunStatus.provisioning)
+        run = Run(experiment_id=experiment.id, targets=",", status=JobStatus.provisioning)
         session.add(run)
         session.commit()
         return run.id
@@ -59,7 +60,7 @@ def test_one_step_writes_run_variants_and_version_together_and_reads_the_cancel_
         assert {row.status for row in ended.values()} == {VariantStatus.failed}
         assert ended[0].error == "the run was cancelled" and ended[1].finished_at is not None
         with sync_session() as session:
-            session.execute(update(Run).where(Run.id == run_id).values(status=RunStatus.failed))
+            session.execute(update(Run).where(Run.id == run_id).values(status=JobStatus.failed))
             session.commit()
         seen = state.write(run_id, Change().run(current_variant=0).variant(0, error="late"))
         assert seen.final

@@ -20,7 +20,8 @@ from upgradelab.attribution.models import Attribution
 from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session
-from upgradelab.experiments.models import Experiment, Run, RunStatus
+from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.models import Experiment, Run
 from upgradelab.users.models import Role
 from upgradelab.users.service import create_user_sync, issue_token_sync
 
@@ -57,7 +58,7 @@ def _admin() -> Headers:
     return auth_headers()
 
 
-def _run(owner: int | None, status: RunStatus = RunStatus.queued) -> int:
+def _run(owner: int | None, status: JobStatus = JobStatus.queued) -> int:
     with sync_session() as session:
         experiment = Experiment(name="owned", workload="insert-truncate", iterations=1, variants=[])
         session.add(experiment)
@@ -86,7 +87,7 @@ def _replay(owner: int | None) -> int:
 
 
 def _attribution(owner: int | None) -> int:
-    origin = _run(None, RunStatus.succeeded)
+    origin = _run(None, JobStatus.succeeded)
     with sync_session() as session:
         row = Attribution(run_id=origin, variant="b", baseline="a", created_by=owner)
         session.add(row)
@@ -179,7 +180,7 @@ def _listed(api: str, run_id: int, headers: Headers) -> set[object]:
 def test_share_links_are_revoked_by_their_creator_or_an_admin_and_listed_by_role(
     api: str, alice: Person, bob: Person, vera: Person
 ) -> None:
-    run_id = _run(alice.id, RunStatus.succeeded)
+    run_id = _run(alice.id, JobStatus.succeeded)
     kept, revoked, bobs = _share(api, run_id, alice), _share(api, run_id, alice), _share(api, run_id, bob)
 
     refused = httpx.delete(f"{api}/api/shares/{kept['id']}", headers=bob.headers)

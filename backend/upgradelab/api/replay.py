@@ -10,6 +10,7 @@ from fastapi.responses import Response
 
 from upgradelab.db import SessionDep
 from upgradelab.replay import service
+from upgradelab.replay.groups import ReplayGroups
 from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayReport
 from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
 
@@ -25,6 +26,12 @@ async def create_replay(spec: ReplayCreate, session: SessionDep, user: CurrentUs
     replay = await service.create(session, spec)
     await stamp_owner(session, replay, user)
     return await service.to_read(session, replay, with_report=False)
+
+
+@router.get("/groups", response_model=ReplayGroups)
+async def replay_groups() -> ReplayGroups:
+    """A report's groups in the report's order (the OpenAPI enum ReplayGroup)."""
+    return ReplayGroups()
 
 
 @router.get("", response_model=list[ReplayRead])

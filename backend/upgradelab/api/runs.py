@@ -6,7 +6,7 @@ from typing import Literal
 from fastapi import APIRouter, Query, status
 
 from upgradelab.db import SessionDep
-from upgradelab.experiments.models import RunStatus
+from upgradelab.execution.status import JobStatus, JobStatuses
 from upgradelab.runs import service
 from upgradelab.runs.schemas import (
     RunContext,
@@ -14,7 +14,6 @@ from upgradelab.runs.schemas import (
     RunPage,
     RunRead,
     RunSort,
-    RunStatuses,
     RunUpdate,
 )
 from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
@@ -27,7 +26,7 @@ async def list_runs(
     session: SessionDep,
     limit: int = Query(50, ge=1, le=500),
     offset: int = Query(0, ge=0),
-    status: list[RunStatus] = Query([], description="Any of these statuses (repeat the parameter)."),
+    status: list[JobStatus] = Query([], description="Any of these statuses (repeat the parameter)."),
     workload: str | None = None,
     target: str | None = Query(None, description="Runs with a variant on this target (name, or part of it)."),
     created_from: datetime | None = None,
@@ -44,11 +43,12 @@ async def list_runs(
     return await service.list_page(session, limit, offset, where)
 
 
-@router.get("/statuses", response_model=RunStatuses)
-async def run_statuses() -> RunStatuses:
-    """Every run status and the final ones (succeeded, failed, cancelled): a client stops polling or
-    streaming at a final status. The same lists are the OpenAPI enums RunStatus and FinalRunStatus."""
-    return RunStatuses()
+@router.get("/statuses", response_model=JobStatuses)
+async def run_statuses() -> JobStatuses:
+    """Every job status and the final ones (succeeded, failed, cancelled), the same for runs, replays
+    and attributions: a client stops polling or streaming at a final status. The same lists are the
+    OpenAPI enums JobStatus and FinalJobStatus."""
+    return JobStatuses()
 
 
 @router.get("/{run_id}", response_model=RunRead)

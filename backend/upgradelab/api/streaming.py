@@ -25,7 +25,8 @@ from sse_starlette import EventSourceResponse
 
 from upgradelab.db import SessionDep, async_engine
 from upgradelab.errors import field_error
-from upgradelab.experiments.models import FINAL_STATUSES, Run
+from upgradelab.execution.status import FINAL_STATUSES
+from upgradelab.experiments.models import Run
 from upgradelab.results.store.models import Iteration
 from upgradelab.runs import service as runs
 from upgradelab.settings import get_settings

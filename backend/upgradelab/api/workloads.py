@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 
 from upgradelab.db import SessionDep
 from upgradelab.errors import not_found
-from upgradelab.experiments.models import Experiment, Run, RunStatus
+from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.models import Experiment, Run
 from upgradelab.experiments.variants import PRESETS
 from upgradelab.results.views.contrasts import ContrastRead, run_contrasts
 from upgradelab.workloads import POLICIES, WORKLOADS, Policy
@@ -154,7 +155,7 @@ def _latest_contrasts(session: Session, slug: str) -> tuple[int | None, dict[str
     run = session.scalars(
         select(Run)
         .join(Experiment, Run.experiment_id == Experiment.id)
-        .where(Experiment.workload == slug, Run.status == RunStatus.succeeded)
+        .where(Experiment.workload == slug, Run.status == JobStatus.succeeded)
         .order_by(Run.id.desc())
         .limit(1)
     ).first()

@@ -10,21 +10,22 @@ from typing import Any
 
 from sqlalchemy import update
 
-from upgradelab.attribution.models import FINAL_ATTRIBUTION_STATUSES, Attribution, AttributionStatus
+from upgradelab.attribution.models import Attribution
 from upgradelab.db import sync_session, utcnow
 from upgradelab.execution import reaper
 from upgradelab.execution.kinds import Ending, JobKind
 from upgradelab.execution.leases import LeaseKind
-from upgradelab.experiments.models import Run, RunStatus
+from upgradelab.execution.status import FINAL_STATUSES, JobStatus
+from upgradelab.experiments.models import Run
 from upgradelab.targets.models import Target
 
 ATTRIBUTIONS = LeaseKind(
     "attribution",
     Attribution,
-    AttributionStatus.queued,
-    AttributionStatus.running,
-    (AttributionStatus.running,),
-    tuple(FINAL_ATTRIBUTION_STATUSES),
+    JobStatus.queued,
+    JobStatus.running,
+    (JobStatus.running,),
+    tuple(FINAL_STATUSES),
     "started_at",
 )
 
@@ -35,7 +36,7 @@ def _no_targets(_: int) -> list[Target]:
 
 def _final_fields(ending: Ending) -> dict[str, Any]:
     return {
-        "status": AttributionStatus(ending.status),
+        "status": JobStatus(ending.status),
         "error": ending.error,
         "finished_at": utcnow(),
         **ending.fields,
@@ -51,16 +52,16 @@ def _on_end(attribution_id: int, ending: Ending) -> None:
         if ids:
             session.execute(
                 update(Run)
-                .where(Run.id.in_(ids), Run.status == RunStatus.queued)
-                .values(status=RunStatus.cancelled, finished_at=utcnow(), error="its attribution ended")
+                .where(Run.id.in_(ids), Run.status == JobStatus.queued)
+                .values(status=JobStatus.cancelled, finished_at=utcnow(), error="its attribution ended")
             )
             session.commit()
 
 
 ATTRIBUTION_JOBS = JobKind(
     ATTRIBUTIONS,
-    succeeded=AttributionStatus.succeeded,
-    failed=AttributionStatus.failed,
+    succeeded=JobStatus.succeeded,
+    failed=JobStatus.failed,
     targets_of=_no_targets,
     final_fields=_final_fields,
     on_end=_on_end,

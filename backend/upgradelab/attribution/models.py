@@ -4,33 +4,15 @@ Executed by attribution/runner.py as a series of step runs (ordinary runs of the
 attribution/steps.py); its lease and heartbeat go through execution/ like a run's (attribution/jobs.py).
 """
 
-import enum
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Enum, ForeignKey, String, Text
+from sqlalchemy import ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from upgradelab.db import Base, utcnow
+from upgradelab.execution.status import JobStatus, job_status_column
 from upgradelab.users.models import User
-
-
-class AttributionStatus(enum.StrEnum):
-    """queued -> running -> succeeded | failed | cancelled (succeeded includes "out of budget" and
-    "unexplained" results: the outcome is in `result`)."""
-
-    queued = "queued"
-    running = "running"
-    succeeded = "succeeded"
-    failed = "failed"
-    cancelled = "cancelled"
-
-
-FINAL_ATTRIBUTION_STATUSES = (
-    AttributionStatus.succeeded,
-    AttributionStatus.failed,
-    AttributionStatus.cancelled,
-)
 
 
 class Attribution(Base):
@@ -48,9 +30,9 @@ class Attribution(Base):
     run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), index=True)
     variant: Mapped[str] = mapped_column(String(200))
     baseline: Mapped[str] = mapped_column(String(200))
-    status: Mapped[AttributionStatus] = mapped_column(
-        Enum(AttributionStatus, native_enum=False, length=16, values_callable=lambda k: [m.value for m in k]),
-        default=AttributionStatus.queued,
+    status: Mapped[JobStatus] = mapped_column(
+        job_status_column(),
+        default=JobStatus.queued,
         index=True,
     )
     error: Mapped[str | None] = mapped_column(Text, default=None)

@@ -16,11 +16,12 @@ from redis import Redis
 from upgradelab.attribution import report, search, state, steps
 from upgradelab.attribution.candidates import Candidate, reverted
 from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
-from upgradelab.attribution.models import Attribution, AttributionStatus
+from upgradelab.attribution.models import Attribution
 from upgradelab.db import sync_session
 from upgradelab.execution.kinds import Ending
 from upgradelab.execution.leases import Lease
 from upgradelab.execution.lifecycle import execute
+from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Experiment, Run
 from upgradelab.settings import Settings
 
@@ -53,7 +54,7 @@ class _Oracle:
         self.row, self.origin, self.redis, self.settings, self.lease = row, origin, redis, settings, lease
         self.started = time.monotonic()
         self.steps: list[dict[str, Any]] = []
-        self.stopped: tuple[AttributionStatus, str | None] | None = None
+        self.stopped: tuple[JobStatus, str | None] | None = None
         self.phase = "step"  # "beside" once ddmin is done (search.beside)
         self.refused: dict[str, str] = {}  # candidates the server refused during the search, with its words
         self.candidates = {c["name"]: Candidate(**c) for c in row.candidates}
@@ -89,12 +90,12 @@ class _Oracle:
         try:
             return self._step(subsets, retest)
         except steps.StepCancelled:
-            self.stopped = (AttributionStatus.cancelled, None)
+            self.stopped = (JobStatus.cancelled, None)
         except search.OutOfBudget:
             raise
         except Exception as failure:
             log.exception("attribution %s", self.row.id)
-            self.stopped = (AttributionStatus.failed, f"{type(failure).__name__}: {failure}")
+            self.stopped = (JobStatus.failed, f"{type(failure).__name__}: {failure}")
         raise search.OutOfBudget()
 
     def _step(self, subsets: list[search.Subset], retest: bool) -> dict[search.Subset, search.Outcome]:
@@ -233,7 +234,7 @@ def _body(attribution_id: int, redis: Redis, settings: Settings, lease: Lease) -
         oracle.phase = "beside"
         state.write(attribution_id, progress=oracle._progress("beside", None, "tests beside the set"))
         search.beside(found, oracle.confirm, batch=TESTS_PER_RUN)
-    status, error = oracle.stopped or (AttributionStatus.succeeded, None)
+    status, error = oracle.stopped or (JobStatus.succeeded, None)
     runs = sum(1 for s in oracle.steps if s.get("tests_done"))
     result = report.build(
         found, {c["name"]: c for c in row.candidates}, row.target_share, runs, oracle.minutes

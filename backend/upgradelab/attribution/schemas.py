@@ -5,7 +5,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from upgradelab.attribution.models import AttributionStatus
+from upgradelab.execution.status import JobStatus
 from upgradelab.request_model import RequestModel
 
 
@@ -39,7 +39,7 @@ class AttributionRead(BaseModel):
     run_id: int
     variant: str
     baseline: str
-    status: AttributionStatus
+    status: JobStatus
     error: str | None
     group: str
     metric: str

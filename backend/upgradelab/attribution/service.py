@@ -1,5 +1,6 @@
 """Attribution verbs: create (candidates built, queued), get_or_raise, list, cancel, share, export."""
 
+import contextlib
 import csv
 import io
 import secrets
@@ -8,20 +9,21 @@ from typing import Any
 
 from anyio import to_thread
 from fastapi import HTTPException, status
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.attribution import candidates as candidate_builder
 from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
-from upgradelab.attribution.models import FINAL_ATTRIBUTION_STATUSES, Attribution, AttributionStatus
+from upgradelab.attribution.models import Attribution
 from upgradelab.attribution.schemas import AttributionCreate, AttributionRead
-from upgradelab.db import utcnow
 from upgradelab.errors import field_error, not_found
-from upgradelab.execution import reaper
-from upgradelab.experiments.models import Run, RunStatus, RunVariant
+from upgradelab.execution.cancel_request import request_cancel
+from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.models import Run, RunVariant
 from upgradelab.results.store.summary import stored_summary
 from upgradelab.results.views.context import variables_diff
 from upgradelab.runs import service as runs
+from upgradelab.runs.jobs import RUN_JOBS
 from upgradelab.targets import option_lists
 from upgradelab.targets import service as targets
 from upgradelab.targets.options import OptionError, validate_option
@@ -36,7 +38,7 @@ async def create(session: AsyncSession, spec: AttributionCreate) -> Attribution:
     the baseline; 422 naming `variant` / `baseline` for an unknown name, or `variant` when the two are
     of different flavors; 503 when the variant's option list cannot be built."""
     run = await runs.get_or_raise(session, spec.run_id)
-    if run.status != RunStatus.succeeded:
+    if run.status != JobStatus.succeeded:
         raise HTTPException(
             status.HTTP_409_CONFLICT, f"run {run.id} is {run.status}; a finished run is needed"
         )
@@ -163,32 +165,16 @@ async def list_for_run(session: AsyncSession, run_id: int | None, limit: int) ->
 
 
 async def cancel(session: AsyncSession, row: Attribution) -> Attribution:
-    """Cancel: a queued one at once; a running one is flagged (its worker stops before the next step)
-    and its current step run cancelled (runs.service.cancel); one whose worker is gone is ended by the
-    reaper's path at once. 409 when it already ended."""
-    if row.status in FINAL_ATTRIBUTION_STATUSES:
-        raise HTTPException(status.HTTP_409_CONFLICT, f"attribution {row.id} already ended ({row.status})")
-    queued = await session.execute(
-        update(Attribution)
-        .where(Attribution.id == row.id, Attribution.status == AttributionStatus.queued)
-        .values(status=AttributionStatus.cancelled, cancel_requested=True, finished_at=utcnow())
-    )
-    if not queued.rowcount:  # type: ignore[attr-defined]
-        await session.execute(
-            update(Attribution).where(Attribution.id == row.id).values(cancel_requested=True)
-        )
-    await session.commit()
+    """Cancel (execution/cancel_request.py, the same for every kind): a queued one at once; a running
+    one is flagged (its worker stops before the next step) and its current step run cancelled too;
+    one whose worker is gone is ended by the reaper's path at once. 409 when it already ended."""
+    await request_cancel(session, ATTRIBUTION_JOBS, row.id)
     await session.refresh(row)
     current = (row.progress or {}).get("current_run_id")
     if current:
-        step_run = await session.get(Run, current)
-        if step_run is not None:
-            await runs.cancel(session, step_run)
-    if not queued.rowcount:  # type: ignore[attr-defined]
-        await to_thread.run_sync(
-            reaper.end_abandoned, ATTRIBUTION_JOBS.name, row.id, AttributionStatus.cancelled, None
-        )
-    await session.refresh(row)
+        with contextlib.suppress(HTTPException):  # the step run ended on its own (409) or is gone
+            await request_cancel(session, RUN_JOBS, current)
+        await session.refresh(row)
     return row
 
 

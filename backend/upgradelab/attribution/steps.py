@@ -23,7 +23,8 @@ from sqlalchemy import select
 
 from upgradelab.db import sync_session
 from upgradelab.execution.locks import TargetsBusy
-from upgradelab.experiments.models import Experiment, Run, RunStatus, RunVariant, VariantStatus
+from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.models import Experiment, Run, RunVariant, VariantStatus
 from upgradelab.experiments.schedule import resolve_schedule
 from upgradelab.results.stats import verdicts
 from upgradelab.results.store import rounds
@@ -87,7 +88,7 @@ def create_run(
         targets = sorted({variant["target"] for variant in variants})
         run = Run(
             experiment_id=experiment.id,
-            status=RunStatus.queued,
+            status=JobStatus.queued,
             targets="," + ",".join(targets) + ",",
             name=name[:200],
             created_by=owner,
@@ -124,9 +125,9 @@ def execute(run_id: int, redis: Redis, settings: Settings, cancelled: Callable[[
                 )
             )
         }
-    if final == RunStatus.cancelled or status == RunStatus.cancelled:
+    if final == JobStatus.cancelled or status == JobStatus.cancelled:
         raise StepCancelled()
-    if final != RunStatus.succeeded and (not failed or min(failed) < 2):
+    if final != JobStatus.succeeded and (not failed or min(failed) < 2):
         raise StepFailed(f"step run {run_id} ended {final}: {error}")
     return failed
 

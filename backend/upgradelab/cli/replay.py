@@ -20,7 +20,7 @@ import httpx
 import typer
 
 from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
-from upgradelab.datasets.replays import FINAL_REPLAY_STATUSES
+from upgradelab.execution.status import FINAL_STATUSES
 from upgradelab.replay.schemas import (
     DEFAULT_PASSES,
     DEFAULT_ROUNDS,
@@ -173,7 +173,7 @@ def _submit_and_wait(base: str, body: dict[str, Any], timeout: float, token: str
         shown: ReplayProgress | None = None
         while True:
             result = ReplayRead.model_validate(client.get(f"/api/replays/{replay_id}").json())
-            if result.status in FINAL_REPLAY_STATUSES or time.monotonic() > deadline:
+            if result.status in FINAL_STATUSES or time.monotonic() > deadline:
                 return result
             if result.progress and result.progress != shown:
                 shown = result.progress

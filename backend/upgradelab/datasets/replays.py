@@ -2,7 +2,6 @@
 stored report. Here, below the replay executor (replay/), because the dataset domain reads it too
 (a dataset's replays, its copies' slots), as a run's records live in experiments/models.py."""
 
-import enum
 from datetime import datetime
 from typing import Any
 
@@ -10,33 +9,12 @@ from sqlalchemy import JSON, ForeignKey, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from upgradelab.db import Base, utcnow
+from upgradelab.execution.status import JobStatus
 from upgradelab.users.models import User
 
 
-class ReplayStatus(enum.StrEnum):
-    """queued -> running -> succeeded | failed | cancelled (the column is a string of these values)."""
-
-    queued = "queued"
-    running = "running"
-    succeeded = "succeeded"
-    failed = "failed"
-    cancelled = "cancelled"
-
-    @property
-    def is_final(self) -> bool:
-        return self in FINAL_REPLAY_STATUSES
-
-
-# The statuses a replay never leaves.
-FINAL_REPLAY_STATUSES: tuple[ReplayStatus, ...] = (
-    ReplayStatus.succeeded,
-    ReplayStatus.failed,
-    ReplayStatus.cancelled,
-)
-
-
 class ReplayRun(Base):
-    """Row of `replay_run`. status: a ReplayStatus. `variants`: [{"name",
+    """Row of `replay_run`. status: a JobStatus. `variants`: [{"name",
     "target", "preset", "options"}]; `statements` / `skipped_writes`: the parsed source (sources.py);
     `report`: replay/compare.report_document() once succeeded; `progress`: the current step. `repeats`:
     the number of rounds (the column predates rounds); `schedule`: execution/schedule.py
@@ -62,7 +40,7 @@ class ReplayRun(Base):
     cancel_requested: Mapped[bool] = mapped_column(default=False, server_default=false())
     statements: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     skipped_writes: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
-    status: Mapped[str] = mapped_column(String(16), default=ReplayStatus.queued)
+    status: Mapped[str] = mapped_column(String(16), default=JobStatus.queued)
     schedule: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)

@@ -15,8 +15,8 @@ Where it runs: a daemon thread in every Celery worker's main process (`start_rea
 started from the `worker_ready` signal in runs/tasks.py): once at start-up, so a new worker ends
 what a dead one left, then every `reaper_interval_s` seconds. With the 15 s lease and a 5 s
 period a dead worker's job is final within ~20 s while any worker is up. The API needs no reaper:
-cancelling a job without a live lease ends it at once through `end_abandoned` (runs/service.py,
-replay/service.py).
+cancelling a job without a live lease ends it at once through `end_abandoned`
+(execution/cancel_request.py).
 """
 
 import logging
@@ -81,13 +81,13 @@ def reap_expired(settings: Settings | None = None, kind: str | None = None) -> l
 
 
 def end_abandoned(
-    kind: str, row_id: int, status: str, error: str | None, settings: Settings | None = None
+    job: JobKind, row_id: int, status: str, error: str | None, settings: Settings | None = None
 ) -> bool:
-    """End job `row_id` of `kind` with `status` if it is started and has no live lease (its worker is
-    gone); False, leaving it alone, when a worker still holds it or it is not started. KeyError for a
-    kind nobody registered."""
+    """End job `row_id` of kind `job` with `status` if it is started and has no live lease (its worker
+    is gone); False, leaving it alone, when a worker still holds it or it is not started. The kind is
+    passed, not looked up: the API process, which registers none, ends jobs through it
+    (execution/cancel_request.py)."""
     settings = settings or get_settings()
-    job = _REGISTRY[kind]
     owner = "reaper:" + leases.new_owner()
     if not leases.take_over_expired(row_id, owner, _REAPING_TTL_S, job.lease):
         return False

@@ -9,6 +9,7 @@ from sqlalchemy import Enum, ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from upgradelab.db import Base, utcnow
+from upgradelab.execution.status import JobStatus, job_status_column
 from upgradelab.users.models import User
 
 
@@ -39,35 +40,6 @@ class Experiment(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class RunStatus(enum.StrEnum):
-    """queued -> provisioning -> running -> succeeded | failed | cancelled
-    (docs/architecture.md, "Run state machine")."""
-
-    queued = "queued"
-    provisioning = "provisioning"
-    running = "running"
-    succeeded = "succeeded"
-    failed = "failed"
-    cancelled = "cancelled"
-
-    @property
-    def is_final(self) -> bool:
-        return self in FINAL_STATUSES
-
-
-class FinalRunStatus(enum.StrEnum):
-    """The statuses a run never leaves: the one definition the streaming router, publisher, CLI and
-    UI read (the UI through the OpenAPI component `FinalRunStatus`, served by GET /api/runs/statuses)."""
-
-    succeeded = RunStatus.succeeded.value
-    failed = RunStatus.failed.value
-    cancelled = RunStatus.cancelled.value
-
-
-# RunStatus members (a StrEnum: plain strings such as a stream event's "status" match too).
-FINAL_STATUSES = frozenset(RunStatus(status) for status in FinalRunStatus)
-
-
 class Run(Base):
     """Row of `run`. `error` is shown to the user when the run failed."""
 
@@ -79,9 +51,9 @@ class Run(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     experiment_id: Mapped[int] = mapped_column(ForeignKey("experiment.id", ondelete="CASCADE"), index=True)
-    status: Mapped[RunStatus] = mapped_column(
-        Enum(RunStatus, native_enum=False, length=16, values_callable=lambda kind: [m.value for m in kind]),
-        default=RunStatus.queued,
+    status: Mapped[JobStatus] = mapped_column(
+        job_status_column(),
+        default=JobStatus.queued,
         index=True,
     )
     error: Mapped[str | None] = mapped_column(Text, default=None)

@@ -2,7 +2,7 @@
 
 from pydantic import BaseModel
 
-from upgradelab.experiments.models import RunStatus
+from upgradelab.execution.status import JobStatus
 
 
 class ProbeIteration(BaseModel):
@@ -56,5 +56,5 @@ class RunProbes(BaseModel):
     """GET /api/runs/{id}/probes: the run's status (poll until final) and one entry per variant."""
 
     run_id: int
-    status: RunStatus
+    status: JobStatus
     variants: list[VariantProbes]

@@ -11,20 +11,21 @@ from typing import Any
 
 from sqlalchemy import select
 
-from upgradelab.datasets.replays import FINAL_REPLAY_STATUSES, ReplayRun, ReplayStatus
+from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session, utcnow
 from upgradelab.execution import reaper
 from upgradelab.execution.kinds import Ending, JobKind
 from upgradelab.execution.leases import LeaseKind
+from upgradelab.execution.status import FINAL_STATUSES, JobStatus
 from upgradelab.targets.models import Target
 
 REPLAYS = LeaseKind(
     "replay",
     ReplayRun,
-    ReplayStatus.queued,
-    ReplayStatus.running,
-    (ReplayStatus.running,),
-    FINAL_REPLAY_STATUSES,
+    JobStatus.queued,
+    JobStatus.running,
+    (JobStatus.running,),
+    tuple(FINAL_STATUSES),
 )
 
 
@@ -41,15 +42,15 @@ def targets_of(replay_id: int) -> list[Target]:
 
 def _final_fields(ending: Ending) -> dict[str, Any]:
     fields: dict[str, Any] = {"status": ending.status, "error": ending.error, "ended_at": utcnow()}
-    if ending.reaped or ending.status == ReplayStatus.cancelled:
+    if ending.reaped or ending.status == JobStatus.cancelled:
         fields["progress"] = None  # a failed replay keeps the step it failed at
     return fields | ending.fields
 
 
 REPLAY_JOBS = JobKind(
     REPLAYS,
-    succeeded=ReplayStatus.succeeded,
-    failed=ReplayStatus.failed,
+    succeeded=JobStatus.succeeded,
+    failed=JobStatus.failed,
     targets_of=targets_of,
     final_fields=_final_fields,
     sweep=True,

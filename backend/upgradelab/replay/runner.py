@@ -31,7 +31,7 @@ from upgradelab.datasets import service as datasets
 from upgradelab.datasets.fetch import local_dump
 from upgradelab.datasets.loader import LoadFailed
 from upgradelab.datasets.models import Dataset
-from upgradelab.datasets.replays import ReplayRun, ReplayStatus
+from upgradelab.datasets.replays import ReplayRun
 from upgradelab.datasets.schemas import DatasetLoad
 from upgradelab.datasets.service import database_of
 from upgradelab.db import sync_session, utcnow
@@ -42,6 +42,7 @@ from upgradelab.execution.lifecycle import execute
 from upgradelab.execution.periodic import Periodic
 from upgradelab.execution.reaper import stop_targets
 from upgradelab.execution.schedule import RunSchedule, Schedule, plan
+from upgradelab.execution.status import JobStatus
 from upgradelab.replay import state
 from upgradelab.replay.compare import compare, report_document
 from upgradelab.replay.dataset_load import DumpDataset
@@ -86,7 +87,7 @@ class _Replay:
 def _load(replay_id: int) -> _Replay | None:
     with sync_session() as session:
         replay = session.get(ReplayRun, replay_id)
-        if replay is None or replay.status != ReplayStatus.queued:
+        if replay is None or replay.status != JobStatus.queued:
             return None
         specs = [ReplayVariantSpec.model_validate(v) for v in replay.variants]
         names = [v.target for v in specs]
@@ -127,7 +128,7 @@ def _variants(
     return out
 
 
-def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = None) -> ReplayStatus | None:
+def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = None) -> JobStatus | None:
     """Run a queued replay; its final status (None when it was not queued, or when its lease was lost
     and the reaper ended it). TargetsBusy (execution/locks.py) while a target is locked."""
     settings = settings or get_settings()
@@ -137,7 +138,7 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
     targets = list(replay.targets.values())
     body = lambda lease: _execute(replay, settings, lease)  # noqa: E731
     status = execute(REPLAY_JOBS, replay_id, targets, redis, settings, body)
-    return None if status is None else ReplayStatus(status)
+    return None if status is None else JobStatus(status)
 
 
 def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
@@ -151,7 +152,7 @@ def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
         if interrupt.attached < len(specs):  # still starting or loading the dump: stop them now
             stop_targets(f"replay {replay_id}", list(replay.targets.values()), settings)
 
-    ending = Ending(ReplayStatus.failed)
+    ending = Ending(JobStatus.failed)
     try:
         with _CancelWatch(replay_id, cancel):
             dataset = replay.dataset
@@ -180,7 +181,7 @@ def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
                     extension=extension,
                 )  # fmt: skip
             except ReplayCancelled as cancelled:
-                ending = Ending(ReplayStatus.cancelled)
+                ending = Ending(JobStatus.cancelled)
                 _keep_partial(replay, dataset.id, cancelled, planned)
             else:
                 for spec, one in zip(specs, replays, strict=True):
@@ -191,14 +192,14 @@ def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
                     aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds,
                 )  # fmt: skip
                 state.write(replay_id, report=document.model_dump(mode="json"), progress=None)
-                ending = Ending(ReplayStatus.succeeded, completed=True)
+                ending = Ending(JobStatus.succeeded, completed=True)
     except (LoadFailed, ProvisionError, MemoryRefused) as failure:
-        ending = Ending(ReplayStatus.failed, str(failure))
+        ending = Ending(JobStatus.failed, str(failure))
     except Exception as failure:  # the run must not stay "running": any error is the user's to see
         log.exception("replay %s failed", replay_id)
-        ending = Ending(ReplayStatus.failed, f"{type(failure).__name__}: {failure}")
-    if interrupt.is_set and ending.status != ReplayStatus.succeeded:  # a start the cancel stopped
-        ending = Ending(ReplayStatus.cancelled)
+        ending = Ending(JobStatus.failed, f"{type(failure).__name__}: {failure}")
+    if interrupt.is_set and ending.status != JobStatus.succeeded:  # a start the cancel stopped
+        ending = Ending(JobStatus.cancelled)
     return ending
 
 

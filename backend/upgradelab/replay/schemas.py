@@ -7,8 +7,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, computed_field, field_validator
 
 from upgradelab.datasets.loader import LoadResult, TableStats
-from upgradelab.datasets.replays import ReplayStatus
 from upgradelab.execution.schedule import RunSchedule
+from upgradelab.execution.status import JobStatus
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.sources import DEFAULT_SAMPLE, SourceFormat
 from upgradelab.request_model import RequestModel
@@ -366,7 +366,7 @@ class ReplayRead(_Read):
     dataset: str | None
     dataset_sha256: str | None = None
     dataset_deleted_at: datetime | None = None
-    status: ReplayStatus
+    status: JobStatus
     source_format: SourceFormat
     variants: list[ReplayVariantSpec]
     repeats: int

@@ -5,14 +5,14 @@ from dataclasses import asdict
 
 from anyio import to_thread
 from fastapi import HTTPException, status
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.datasets import service as datasets
 from upgradelab.datasets.models import Dataset
-from upgradelab.datasets.replays import FINAL_REPLAY_STATUSES, ReplayRun, ReplayStatus
-from upgradelab.db import utcnow
-from upgradelab.execution import reaper
+from upgradelab.datasets.replays import ReplayRun
+from upgradelab.execution.cancel_request import request_cancel
+from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.variants import VariantError, resolve_variant
 from upgradelab.pools import routing
 from upgradelab.replay.jobs import REPLAY_JOBS
@@ -108,7 +108,7 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
         statement_timeout_s=spec.statement_timeout_s,
         statements=[asdict(s) for s in parsed.statements],
         skipped_writes=[asdict(s) for s in parsed.skipped_writes],
-        status=ReplayStatus.queued,
+        status=JobStatus.queued,
         # the extension's budget, kept in the schedule's JSON (runner.py): no column of its own
         schedule={"max_rounds": spec.max_round_count},
     )
@@ -128,26 +128,12 @@ async def get_or_raise(session: AsyncSession, replay_id: int) -> ReplayRun:
 
 
 async def cancel(session: AsyncSession, replay: ReplayRun) -> ReplayRun:
-    """Cancel a replay: a queued one at once (the worker then finds it not queued); a running one is
-    flagged, and its worker's cancel watch ends it within seconds (runner.py: the statement running
-    killed, the servers stopped, the locks freed, what it measured kept); a running one whose lease
-    expired (worker gone) is ended at once by the reaper's path. 409 when it already ended."""
-    if replay.status in FINAL_REPLAY_STATUSES:
-        raise HTTPException(status.HTTP_409_CONFLICT, f"replay {replay.id} already ended ({replay.status})")
-    queued = await session.execute(
-        update(ReplayRun)
-        .where(ReplayRun.id == replay.id, ReplayRun.status == ReplayStatus.queued)
-        .values(status=ReplayStatus.cancelled, cancel_requested=True, ended_at=utcnow())
-    )
-    if not queued.rowcount:  # type: ignore[attr-defined]
-        await session.execute(
-            update(ReplayRun).where(ReplayRun.id == replay.id).values(cancel_requested=True)
-        )
-    await session.commit()
-    if not queued.rowcount:  # type: ignore[attr-defined]
-        await to_thread.run_sync(
-            reaper.end_abandoned, REPLAY_JOBS.name, replay.id, ReplayStatus.cancelled, None
-        )
+    """Cancel a replay (execution/cancel_request.py, the same for every kind): a queued one at once
+    (the worker then finds it not queued); a running one is flagged, and its worker's cancel watch
+    ends it within seconds (runner.py: the statement running killed, the servers stopped, the locks
+    freed, what it measured kept); a running one whose lease expired (worker gone) is ended at once
+    by the reaper's path. 409 when it already ended."""
+    await request_cancel(session, REPLAY_JOBS, replay.id)
     await session.refresh(replay)
     return replay
 

@@ -6,8 +6,9 @@ from typing import Any
 
 from sqlalchemy import select
 
-from upgradelab.datasets.replays import ReplayRun, ReplayStatus
+from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session
+from upgradelab.execution.status import JobStatus
 
 
 def write(replay_id: int, **fields: Any) -> bool:
@@ -15,7 +16,7 @@ def write(replay_id: int, **fields: Any) -> bool:
     is gone or already final."""
     with sync_session() as session:
         replay = session.get(ReplayRun, replay_id)
-        if replay is None or ReplayStatus(replay.status).is_final:
+        if replay is None or JobStatus(replay.status).is_final:
             return False
         for key, value in fields.items():
             setattr(replay, key, value)

@@ -15,17 +15,18 @@ from upgradelab.db import sync_session, utcnow
 from upgradelab.execution import reaper
 from upgradelab.execution.kinds import Ending, JobKind
 from upgradelab.execution.leases import LeaseKind
-from upgradelab.experiments.models import FINAL_STATUSES, Run, RunStatus
+from upgradelab.execution.status import FINAL_STATUSES, JobStatus
+from upgradelab.experiments.models import Run
 from upgradelab.results.store.summary import store_summary
 from upgradelab.runs import state
 from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 
 # A run between claim and final status; only these hold (or have lost) a lease.
-STARTED = (RunStatus.provisioning, RunStatus.running)
+STARTED = (JobStatus.provisioning, JobStatus.running)
 
 RUNS = LeaseKind(
-    "run", Run, RunStatus.queued, RunStatus.provisioning, STARTED, tuple(FINAL_STATUSES), "started_at"
+    "run", Run, JobStatus.queued, JobStatus.provisioning, STARTED, tuple(FINAL_STATUSES), "started_at"
 )
 
 
@@ -55,7 +56,7 @@ def targets_of(run_id: int) -> list[Target]:
 def _on_end(run_id: int, ending: Ending) -> None:
     if ending.reason is not None:
         reason = ending.reason
-    elif ending.status == RunStatus.cancelled:
+    elif ending.status == JobStatus.cancelled:
         reason = "the run was cancelled"
     else:
         reason = f"the run failed: {ending.error}"
@@ -65,7 +66,7 @@ def _on_end(run_id: int, ending: Ending) -> None:
 
 def _final_fields(ending: Ending) -> dict[str, Any]:
     return {
-        "status": RunStatus(ending.status),
+        "status": JobStatus(ending.status),
         "error": ending.error,
         "finished_at": utcnow(),
         "current_variant": None,
@@ -78,8 +79,8 @@ def _published(run_id: int, fields: dict[str, Any]) -> None:
 
 RUN_JOBS = JobKind(
     RUNS,
-    succeeded=RunStatus.succeeded,
-    failed=RunStatus.failed,
+    succeeded=JobStatus.succeeded,
+    failed=JobStatus.failed,
     targets_of=targets_of,
     final_fields=_final_fields,
     on_end=_on_end,

@@ -47,7 +47,8 @@ from upgradelab.execution.kinds import Ending
 from upgradelab.execution.leases import Lease, LeaseLost
 from upgradelab.execution.lifecycle import execute
 from upgradelab.execution.schedule import Budget, Schedule, Step, extensions, plan
-from upgradelab.experiments.models import Experiment, Run, RunStatus, VariantStatus
+from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.models import Experiment, Run, VariantStatus
 from upgradelab.experiments.service import is_aa_control
 from upgradelab.experiments.variants import ResolvedVariant
 from upgradelab.probes.hooks import ATTACHED as PROBES
@@ -108,7 +109,7 @@ class _Run:
 
 def execute_run(
     run_id: int, redis: Redis, settings: Settings, also_cancelled: Callable[[], bool] = lambda: False
-) -> RunStatus | None:
+) -> JobStatus | None:
     """Run `run_id` to a final status and return it; None if the run is no longer queued (or its
     lease was lost and the reaper or a cancel ended it). `also_cancelled()`: read beside the run's own
     cancel flag (an attribution's, for its step runs).
@@ -128,7 +129,7 @@ def execute_run(
         lambda lease: _cancellable(run, settings, lease, also_cancelled),
         busy=lambda: bool(started_runs_on(run.targets, except_run=run_id)),
     )
-    return None if status is None else RunStatus(status)
+    return None if status is None else JobStatus(status)
 
 
 def _cancellable(run: _Run, settings: Settings, lease: Lease, also_cancelled: Callable[[], bool]) -> Ending:
@@ -151,10 +152,10 @@ def _cancellable(run: _Run, settings: Settings, lease: Lease, also_cancelled: Ca
             if not run.cancelled:
                 raise
             log.info("%s: a step the cancel interrupted raised", what, exc_info=True)
-            ending = Ending(RunStatus.failed)
-    if run.cancelled and ending.status != RunStatus.succeeded:
+            ending = Ending(JobStatus.failed)
+    if run.cancelled and ending.status != JobStatus.succeeded:
         interrupt_targets(what, targets, settings, run.provisioners)
-        ending = Ending(RunStatus.cancelled)
+        ending = Ending(JobStatus.cancelled)
     return ending
 
 
@@ -174,7 +175,7 @@ def _execute(run: _Run, settings: Settings, lease: Lease) -> Ending:
         with _started(run, instances, opened, failed) as fleet, IterationWriter() as writer:
             loop = _Loop(run, fleet, writer, failed, lease.check)
             try:
-                state.write(run_id, Change().run(status=RunStatus.running))
+                state.write(run_id, Change().run(status=JobStatus.running))
                 begun = time.monotonic()
                 for step in schedule.steps(run.workload.groups()):
                     if step.variant_index in opened and step.variant_index not in failed:
@@ -186,22 +187,22 @@ def _execute(run: _Run, settings: Settings, lease: Lease) -> Ending:
             for index, variant in opened.items():
                 if index not in failed:
                     _guarded(run, variant, failed, lambda one: _close(fleet, one))
-        status = RunStatus.failed if failed else RunStatus.succeeded
+        status = JobStatus.failed if failed else JobStatus.succeeded
         error = "; ".join(failed[i] for i in sorted(failed)) or None
         return Ending(status, error, completed=True)
     except RunCancelled:
-        return Ending(RunStatus.cancelled)
+        return Ending(JobStatus.cancelled)
     except LeaseLost:
         log.warning("run %s: lease lost, stopping", run_id)
-        return Ending(RunStatus.failed)
+        return Ending(JobStatus.failed)
     except (MemoryRefused, ProvisionError) as refused:
-        return Ending(RunStatus.failed, str(refused))
+        return Ending(JobStatus.failed, str(refused))
 
 
 def _load(run_id: int) -> _Run | None:
     with sync_session() as session:
         row = session.get(Run, run_id)
-        if row is None or row.status != RunStatus.queued:
+        if row is None or row.status != JobStatus.queued:
             return None
         experiment = row.experiment
         variants = [ResolvedVariant(**variant) for variant in experiment.variants]

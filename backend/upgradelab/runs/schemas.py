@@ -6,7 +6,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from upgradelab.execution.schedule import RunSchedule, ScheduleKind
-from upgradelab.experiments.models import FinalRunStatus, RunStatus, VariantStatus
+from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.models import VariantStatus
 from upgradelab.request_model import RequestModel
 from upgradelab.workloads.base import Policy
 
@@ -58,14 +59,6 @@ class RunHostContext(BaseModel):
     upgradelab_version: UpgradeLabVersion
 
 
-class RunStatuses(BaseModel):
-    """GET /api/runs/statuses: every run status in state-machine order and the final ones, which a
-    run never leaves (the one definition: experiments/models.FinalRunStatus)."""
-
-    statuses: list[RunStatus] = list(RunStatus)
-    final: list[FinalRunStatus] = list(FinalRunStatus)
-
-
 class VariantState(BaseModel):
     """A variant's own status within the run (run_variant): pending -> running -> succeeded | failed."""
 
@@ -112,7 +105,7 @@ class RunRead(BaseModel):
     notes: str | None = None
     targets: list[str] = []
     workload: str
-    status: RunStatus
+    status: JobStatus
     error: str | None
     created_at: datetime
     started_at: datetime | None
@@ -159,7 +152,7 @@ class RunFilter(BaseModel):
 
     workload: str | None = None
     target: str | None = Field(None, description="Target name, e.g. mysql-9.7 (or a part of it).")
-    status: list[RunStatus] = []
+    status: list[JobStatus] = []
     created_from: datetime | None = None
     created_to: datetime | None = None
     q: str | None = Field(None, max_length=200, description="Free text in run name, experiment name, notes.")

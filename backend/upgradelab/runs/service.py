@@ -6,11 +6,11 @@ from anyio import to_thread
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.db import utcnow
 from upgradelab.errors import not_found
-from upgradelab.execution import reaper
+from upgradelab.execution.cancel_request import request_cancel
+from upgradelab.execution.status import JobStatus
 from upgradelab.experiments import service as experiments
-from upgradelab.experiments.models import Experiment, Run, RunStatus, RunVariant
+from upgradelab.experiments.models import Experiment, Run, RunVariant
 from upgradelab.pools import routing
 from upgradelab.results.store.models import Iteration
 from upgradelab.runs import history
@@ -24,7 +24,6 @@ from upgradelab.runs.schemas import (
     VariantContext,
     VariantState,
 )
-from upgradelab.streaming.publisher import publish_status
 from upgradelab.worker import EXECUTE_RUN, celery_app
 from upgradelab.workloads import groups_of
 
@@ -35,7 +34,7 @@ async def create(session: AsyncSession, experiment: Experiment) -> Run:
     await experiments.check_runnable(session, experiment)
     targets = sorted({variant["target"] for variant in experiment.variants})
     queue = await routing.route(session, targets)  # 409 when the variants span worker pools
-    run = Run(experiment_id=experiment.id, status=RunStatus.queued, targets="," + ",".join(targets) + ",")
+    run = Run(experiment_id=experiment.id, status=JobStatus.queued, targets="," + ",".join(targets) + ",")
     session.add(run)
     await session.commit()
     await session.refresh(run, ["experiment"])
@@ -78,22 +77,12 @@ async def rerun(session: AsyncSession, run: Run) -> Run:
 
 
 async def cancel(session: AsyncSession, run: Run) -> Run:
-    """Cancel a run in any non-final state: a queued run at once; a started run whose worker holds
-    its lease after the current iteration (results kept); a started run whose lease expired (worker
-    gone) at once, its servers stopped and its targets freed (execution/reaper.py `end_abandoned`)."""
-    if run.status.is_final:
-        return run
-    run.cancel_requested = True
-    cancelled_now = run.status == RunStatus.queued
-    if cancelled_now:
-        run.status, run.finished_at = RunStatus.cancelled, utcnow()
-    await session.commit()
-    if cancelled_now:
-        await to_thread.run_sync(
-            lambda: publish_status(run.id, {"status": RunStatus.cancelled}, retry_for_s=5, final=True)
-        )
-    elif await to_thread.run_sync(reaper.end_abandoned, RUN_JOBS.name, run.id, RunStatus.cancelled, None):
-        await session.refresh(run)
+    """Cancel a run in any non-final state (execution/cancel_request.py, the same for every kind): a
+    queued run at once; a started run whose worker holds its lease after the current iteration
+    (results kept); a started run whose lease expired (worker gone) at once, its servers stopped and
+    its targets freed. 409 when it already ended."""
+    await request_cancel(session, RUN_JOBS, run.id)
+    await session.refresh(run)
     return run
 
 

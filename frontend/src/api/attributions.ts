@@ -15,9 +15,6 @@ export const attributionsApi = {
 /** The UI address of a share link (App.tsx's public routes): what the upgrade lead opens. */
 export const attributionSharePath = (token: string) => `/share/attributions/${token}`
 
-/** An attribution's final statuses: polling stops there. */
-export const FINAL_ATTRIBUTION_STATUSES: readonly string[] = ['succeeded', 'failed', 'cancelled']
-
 /** A share of the log-ratio gap (fractions) with its 95 % interval. */
 export interface Share {
   share: number

@@ -1,26 +1,13 @@
 // Replays and the dataset upload (backend: datasets/, replay/). Every shape is the generated
 // client's (src/client/types.gen.ts); this module adds the group order and the streamed upload.
+import { ReplayGroup as ReplayGroupOrder } from '../client'
 import type { DatasetRead as Dataset, FingerprintResult } from '../client'
 import { ApiError, formatDetail } from './client'
 
 export type ReplayGroup = FingerprintResult['group']
-/** The groups in the report's order (replay/schemas.py GROUPS): "refused" (writes a read-only replay
- * did not run) comes apart, last. */
-export const REPLAY_GROUPS: readonly ReplayGroup[] = [
-  'breaks',
-  'slower, plan changed',
-  'slower (timed out)',
-  'timed out',
-  'slower',
-  'plan changed',
-  'faster, plan changed',
-  'faster',
-  'same',
-  'undecided',
-  'refused',
-]
-/** A replay's final statuses (replay/schemas.py FINAL_REPLAY_STATUSES): polling stops there. */
-export const FINAL_REPLAY_STATUSES: readonly string[] = ['succeeded', 'failed', 'cancelled']
+/** The groups in the report's order (OpenAPI ReplayGroup, from replay/schemas.py GROUPS): "refused"
+ * (writes a read-only replay did not run) comes apart, last. */
+export const REPLAY_GROUPS: readonly ReplayGroup[] = Object.values(ReplayGroupOrder)
 
 /** PUT the file as the raw body (streamed by the browser); onProgress gets bytes sent / total. */
 export function uploadDataset(

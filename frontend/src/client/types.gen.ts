@@ -122,7 +122,7 @@ export type AttributionRead = {
      * Baseline
      */
     baseline: string;
-    status: AttributionStatus;
+    status: JobStatus;
     /**
      * Error
      */
@@ -210,28 +210,6 @@ export type AttributionRead = {
      */
     finished_at: string | null;
 };
-
-/**
- * AttributionStatus
- *
- * queued -> running -> succeeded | failed | cancelled (succeeded includes "out of budget" and
- * "unexplained" results: the outcome is in `result`).
- */
-export const AttributionStatus = {
-    QUEUED: 'queued',
-    RUNNING: 'running',
-    SUCCEEDED: 'succeeded',
-    FAILED: 'failed',
-    CANCELLED: 'cancelled'
-} as const;
-
-/**
- * AttributionStatus
- *
- * queued -> running -> succeeded | failed | cancelled (succeeded includes "out of budget" and
- * "unexplained" results: the outcome is in `result`).
- */
-export type AttributionStatus = typeof AttributionStatus[keyof typeof AttributionStatus];
 
 /**
  * Capabilities
@@ -954,24 +932,24 @@ export type ExperimentRead = {
 };
 
 /**
- * FinalRunStatus
+ * FinalJobStatus
  *
- * The statuses a run never leaves: the one definition the streaming router, publisher, CLI and
- * UI read (the UI through the OpenAPI component `FinalRunStatus`, served by GET /api/runs/statuses).
+ * The statuses a job never leaves: the one definition the services, streaming router, publisher,
+ * CLI and UI read (the UI through the OpenAPI component `FinalJobStatus`).
  */
-export const FinalRunStatus = {
+export const FinalJobStatus = {
     SUCCEEDED: 'succeeded',
     FAILED: 'failed',
     CANCELLED: 'cancelled'
 } as const;
 
 /**
- * FinalRunStatus
+ * FinalJobStatus
  *
- * The statuses a run never leaves: the one definition the streaming router, publisher, CLI and
- * UI read (the UI through the OpenAPI component `FinalRunStatus`, served by GET /api/runs/statuses).
+ * The statuses a job never leaves: the one definition the services, streaming router, publisher,
+ * CLI and UI read (the UI through the OpenAPI component `FinalJobStatus`).
  */
-export type FinalRunStatus = typeof FinalRunStatus[keyof typeof FinalRunStatus];
+export type FinalJobStatus = typeof FinalJobStatus[keyof typeof FinalJobStatus];
 
 /**
  * FingerprintResult
@@ -1188,6 +1166,44 @@ export type JobPool = {
      * "queued for pool X: no live worker", or null.
      */
     message: string | null;
+};
+
+/**
+ * JobStatus
+ *
+ * queued -> [provisioning] -> running -> succeeded | failed | cancelled.
+ */
+export const JobStatus = {
+    QUEUED: 'queued',
+    PROVISIONING: 'provisioning',
+    RUNNING: 'running',
+    SUCCEEDED: 'succeeded',
+    FAILED: 'failed',
+    CANCELLED: 'cancelled'
+} as const;
+
+/**
+ * JobStatus
+ *
+ * queued -> [provisioning] -> running -> succeeded | failed | cancelled.
+ */
+export type JobStatus = typeof JobStatus[keyof typeof JobStatus];
+
+/**
+ * JobStatuses
+ *
+ * GET /api/runs/statuses: every job status in state-machine order and the final ones, which a
+ * job of any kind never leaves.
+ */
+export type JobStatuses = {
+    /**
+     * Statuses
+     */
+    statuses?: Array<JobStatus>;
+    /**
+     * Final
+     */
+    final?: Array<FinalJobStatus>;
 };
 
 /**
@@ -1599,6 +1615,41 @@ export type ReplayCreate = {
 };
 
 /**
+ * ReplayGroup
+ */
+export const ReplayGroup = {
+    BREAKS: 'breaks',
+    'SLOWER,_PLAN_CHANGED': 'slower, plan changed',
+    SLOWER_TIMED_OUT: 'slower (timed out)',
+    TIMED_OUT: 'timed out',
+    SLOWER: 'slower',
+    PLAN_CHANGED: 'plan changed',
+    'FASTER,_PLAN_CHANGED': 'faster, plan changed',
+    FASTER: 'faster',
+    SAME: 'same',
+    UNDECIDED: 'undecided',
+    REFUSED: 'refused'
+} as const;
+
+/**
+ * ReplayGroup
+ */
+export type ReplayGroup = typeof ReplayGroup[keyof typeof ReplayGroup];
+
+/**
+ * ReplayGroups
+ *
+ * GET /api/replays/groups: a replay report's groups in its order ("refused", writes a read-only
+ * replay did not run, comes apart, last).
+ */
+export type ReplayGroups = {
+    /**
+     * Groups
+     */
+    groups?: Array<ReplayGroup>;
+};
+
+/**
  * ReplayProgress
  *
  * The current step (runner.py): the variant, its 1-based `index` of `of`, the phase ("starting
@@ -1679,7 +1730,7 @@ export type ReplayRead = {
      * Dataset Deleted At
      */
     dataset_deleted_at: string | null;
-    status: ReplayStatus;
+    status: JobStatus;
     /**
      * Source Format
      */
@@ -1872,26 +1923,6 @@ export type ReplayStatement = {
      */
     position: number;
 };
-
-/**
- * ReplayStatus
- *
- * queued -> running -> succeeded | failed | cancelled (the column is a string of these values).
- */
-export const ReplayStatus = {
-    QUEUED: 'queued',
-    RUNNING: 'running',
-    SUCCEEDED: 'succeeded',
-    FAILED: 'failed',
-    CANCELLED: 'cancelled'
-} as const;
-
-/**
- * ReplayStatus
- *
- * queued -> running -> succeeded | failed | cancelled (the column is a string of these values).
- */
-export type ReplayStatus = typeof ReplayStatus[keyof typeof ReplayStatus];
 
 /**
  * ReplayVariantSpec
@@ -2127,7 +2158,7 @@ export type RunProbes = {
      * Run Id
      */
     run_id: number;
-    status: RunStatus;
+    status: JobStatus;
     /**
      * Variants
      */
@@ -2201,7 +2232,7 @@ export type RunRead = {
      * Workload
      */
     workload: string;
-    status: RunStatus;
+    status: JobStatus;
     /**
      * Error
      */
@@ -2312,46 +2343,6 @@ export type RunSchedule = {
      * Order
      */
     order: Array<Array<number>>;
-};
-
-/**
- * RunStatus
- *
- * queued -> provisioning -> running -> succeeded | failed | cancelled
- * (docs/architecture.md, "Run state machine").
- */
-export const RunStatus = {
-    QUEUED: 'queued',
-    PROVISIONING: 'provisioning',
-    RUNNING: 'running',
-    SUCCEEDED: 'succeeded',
-    FAILED: 'failed',
-    CANCELLED: 'cancelled'
-} as const;
-
-/**
- * RunStatus
- *
- * queued -> provisioning -> running -> succeeded | failed | cancelled
- * (docs/architecture.md, "Run state machine").
- */
-export type RunStatus = typeof RunStatus[keyof typeof RunStatus];
-
-/**
- * RunStatuses
- *
- * GET /api/runs/statuses: every run status in state-machine order and the final ones, which a
- * run never leaves (the one definition: experiments/models.FinalRunStatus).
- */
-export type RunStatuses = {
-    /**
-     * Statuses
-     */
-    statuses?: Array<RunStatus>;
-    /**
-     * Final
-     */
-    final?: Array<FinalRunStatus>;
 };
 
 /**
@@ -3569,7 +3560,7 @@ export type ReplayReadWritable = {
      * Dataset Deleted At
      */
     dataset_deleted_at: string | null;
-    status: ReplayStatus;
+    status: JobStatus;
     /**
      * Source Format
      */
@@ -4094,7 +4085,7 @@ export type ListRunsData = {
          *
          * Any of these statuses (repeat the parameter).
          */
-        status?: Array<RunStatus>;
+        status?: Array<JobStatus>;
         /**
          * Workload
          */
@@ -4160,7 +4151,7 @@ export type RunStatusesResponses = {
     /**
      * Successful Response
      */
-    200: RunStatuses;
+    200: JobStatuses;
 };
 
 export type RunStatusesResponse = RunStatusesResponses[keyof RunStatusesResponses];
@@ -4839,6 +4830,22 @@ export type CreateReplayResponses = {
 };
 
 export type CreateReplayResponse = CreateReplayResponses[keyof CreateReplayResponses];
+
+export type ReplayGroupsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/replays/groups';
+};
+
+export type ReplayGroupsResponses = {
+    /**
+     * Successful Response
+     */
+    200: ReplayGroups;
+};
+
+export type ReplayGroupsResponse = ReplayGroupsResponses[keyof ReplayGroupsResponses];
 
 export type GetReplayData = {
     body?: never;

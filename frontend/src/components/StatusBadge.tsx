@@ -1,7 +1,7 @@
-import type { RunStatus } from '../client'
+import type { JobStatus } from '../client'
 
 interface Props {
-  status: RunStatus
+  status: JobStatus
   testId?: string
 }
 

@@ -1,7 +1,8 @@
 // Query options of the attributions: one by id (signed in) and one by its share link (no sign-in). Both
 // poll every 2 s until the attribution reaches a final status.
 import { queryOptions } from '@tanstack/react-query'
-import { attributionsApi, FINAL_ATTRIBUTION_STATUSES } from '../api/attributions'
+import { attributionsApi } from '../api/attributions'
+import { isFinal } from '../api/models'
 import { ApiError } from '../api/client'
 import type { AttributionRead } from '../client'
 
@@ -13,7 +14,7 @@ function untilFinal(query: { state: { data?: AttributionRead; error: unknown } }
   const data = query.state.data
   const { error } = query.state
   if (!data) return error instanceof ApiError && error.status < 500 ? false : POLL_MS
-  return FINAL_ATTRIBUTION_STATUSES.includes(data.status) ? false : POLL_MS
+  return isFinal(data.status) ? false : POLL_MS
 }
 
 /** Attribution `id` with its candidates, steps, progress and result (GET /api/attributions/{id}). */

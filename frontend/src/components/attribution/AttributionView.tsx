@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react'
 import { Link } from 'react-router-dom'
-import { FINAL_ATTRIBUTION_STATUSES, type AttributionResult, type Step } from '../../api/attributions'
+import type { AttributionResult, Step } from '../../api/attributions'
+import { isFinal } from '../../api/models'
 import type { AttributionRead } from '../../client'
 import { ContributionBars } from './ContributionBars'
 import { StepsTable } from './StepsTable'
@@ -30,7 +31,7 @@ export function AttributionView({ attribution: data, linkRuns, actions, tools }:
   const result = data.result as unknown as AttributionResult | null
   const steps = data.steps as unknown as Step[]
   const progress = data.progress as { phase?: string; runs_done?: number; minutes?: number; message?: string } | null
-  const final = FINAL_ATTRIBUTION_STATUSES.includes(data.status)
+  const final = isFinal(data.status)
   const gap = data.gap as { ratio?: number; low?: number; high?: number; verdict?: string } | null
   const origin = `run ${data.run_id}`
   return (

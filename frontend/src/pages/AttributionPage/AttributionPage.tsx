@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useParams } from 'react-router-dom'
-import { attributionSharePath, attributionsApi, FINAL_ATTRIBUTION_STATUSES } from '../../api/attributions'
+import { attributionSharePath, attributionsApi } from '../../api/attributions'
+import { isFinal } from '../../api/models'
 import { AttributionView } from '../../components/attribution/AttributionView'
 import { ErrorBox } from '../../components/ErrorBox'
 import { attributionQuery } from '../../queries/attributions'
@@ -24,7 +25,7 @@ export function AttributionPage() {
         <ErrorBox error={found.error} />
       </div>
     )
-  const final = FINAL_ATTRIBUTION_STATUSES.includes(data.status)
+  const final = isFinal(data.status)
   const token = share.data?.share_token ?? data.share_token
   const sharePath = token ? attributionSharePath(token) : null
   return (

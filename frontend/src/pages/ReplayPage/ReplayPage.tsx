@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import { useParams } from 'react-router-dom'
-import { FINAL_REPLAY_STATUSES } from '../../api/replay'
+import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { formatDateTime } from '../../format'
 import { CancelReplay } from './CancelReplay'
@@ -14,12 +14,12 @@ export function ReplayPage() {
   const { id = '' } = useParams()
   const replay = useQuery({
     ...replayQuery(Number(id)),
-    refetchInterval: (q) => (q.state.data && FINAL_REPLAY_STATUSES.includes(q.state.data.status) ? false : 1500),
+    refetchInterval: (q) => (q.state.data && isFinal(q.state.data.status) ? false : 1500),
   })
   const data = replay.data
   if (!data) return <div className="page"><ErrorBox error={replay.error} /></div>
   const report = data.report
-  const final = FINAL_REPLAY_STATUSES.includes(data.status)
+  const final = isFinal(data.status)
   return (
     <div className="page">
       <div className="page-header">

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { isFinal, type Run } from '../../api/models'
 import type { PointSeries } from '../../charts/downsample'
-import type { RunStatus } from '../../client'
+import type { JobStatus } from '../../client'
 
 /** What the page has received from /api/runs/{id}/events (the run page shows the counts as data-
  * attributes; browser tests and benches record the events themselves, Playwright-side). */
@@ -24,7 +24,7 @@ interface IterationEvent {
 }
 
 interface StatusEvent {
-  status?: RunStatus
+  status?: JobStatus
   current_variant?: number | null
   error?: string | null
   progress?: Run['progress']

@@ -1,8 +1,8 @@
 import { useState } from 'react'
-import { RunStatus } from '../../client'
+import { JobStatus } from '../../client'
 import type { Filters } from './RunsPage'
 
-const STATUSES = ['', ...Object.values(RunStatus)]
+const STATUSES = ['', ...Object.values(JobStatus)]
 const SORTS: [string, string][] = [
   ['created_at', 'Created'],
   ['id', 'ID'],

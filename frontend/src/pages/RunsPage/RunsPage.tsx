@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link, useNavigate, useSearchParams } from 'react-router-dom'
 import type { RunFilters as ApiFilters } from '../../api/client'
-import type { RunStatus } from '../../client'
+import type { JobStatus } from '../../client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { Pagination } from './Pagination'
 import { RunFilters } from './RunFilters'
@@ -21,7 +21,7 @@ function toApi(filters: Filters): ApiFilters {
   const { status, created_from, created_to, sort, order, ...text } = filters
   return {
     ...text,
-    status: status ? [status as RunStatus] : undefined,
+    status: status ? [status as JobStatus] : undefined,
     created_from: created_from ? `${created_from}T00:00:00Z` : undefined,
     created_to: created_to ? `${created_to}T23:59:59.999Z` : undefined,
     sort: sort as ApiFilters['sort'],
