@@ -2,11 +2,11 @@
 
 from upgradelab.attribution.models import Attribution
 from upgradelab.datasets.models import Dataset
-from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import Base
 from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Experiment, Run
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
+from upgradelab.replay.models import ReplayRun
 from upgradelab.results.store.models import IterationSeries, Sample
 from upgradelab.results.store.summary_models import VariantSummary
 from upgradelab.sharing.models import ShareLink

@@ -16,9 +16,9 @@ from sqlalchemy.exc import IntegrityError
 from tests.conftest import ADMIN_USER, STATE
 from tests.datasets.conftest import delete_dataset
 from upgradelab.datasets.models import Dataset
-from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session
 from upgradelab.execution.locks import TargetLocks
+from upgradelab.replay.models import ReplayRun
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import LocalProvisioner, provisioner_for

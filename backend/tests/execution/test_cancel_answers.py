@@ -12,10 +12,10 @@ from sqlalchemy import update
 from tests.conftest import auth_headers
 from tests.users.test_ownership import JOBS, PATHS
 from upgradelab.attribution.models import Attribution
-from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Run
+from upgradelab.replay.models import ReplayRun
 
 MODELS: dict[str, Any] = {"run": Run, "replay": ReplayRun, "attribution": Attribution}
 

@@ -29,9 +29,9 @@ from sqlalchemy import delete, select, update
 from tests import ports
 from tests.conftest import auth_headers
 from tests.fuzzing import hostile_inputs
-from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session, utcnow
 from upgradelab.main import app
+from upgradelab.replay.models import ReplayRun
 from upgradelab.targets.models import Target
 from upgradelab.users.models import User
 

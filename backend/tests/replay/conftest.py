@@ -7,8 +7,8 @@ from sqlalchemy import select
 
 from tests.datasets.conftest import shop_dump
 from upgradelab.datasets.models import Dataset
-from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session
+from upgradelab.replay.models import ReplayRun
 
 __all__ = ["shop_dump"]
 

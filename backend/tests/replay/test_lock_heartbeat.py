@@ -9,12 +9,12 @@ import pytest
 from redis import Redis
 from sqlalchemy import update
 
-from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session
 from upgradelab.execution import leases
 from upgradelab.execution.leases import Lease, LeaseLost
 from upgradelab.execution.locks import TargetLocks, lock_key
 from upgradelab.replay.jobs import REPLAYS
+from upgradelab.replay.models import ReplayRun
 from upgradelab.settings import get_settings
 
 TARGET = "replay-heartbeat-h8"

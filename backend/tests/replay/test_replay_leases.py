@@ -8,12 +8,12 @@ from collections.abc import Callable
 from redis import Redis
 from sqlalchemy import select
 
-from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session
 from upgradelab.execution import leases
 from upgradelab.execution.locks import TargetLocks, free_run_locks, lock_key
 from upgradelab.execution.reaper import WORKER_LOST, reap_expired
 from upgradelab.replay.jobs import REPLAY_JOBS, REPLAYS
+from upgradelab.replay.models import ReplayRun
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import provisioner_for

@@ -18,10 +18,10 @@ from sqlalchemy import select
 from tests.conftest import BIN, STATE, auth_headers
 from upgradelab.attribution.models import Attribution
 from upgradelab.datasets.models import Dataset
-from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session
 from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Experiment, Run
+from upgradelab.replay.models import ReplayRun
 from upgradelab.users.models import Role
 from upgradelab.users.service import create_user_sync, issue_token_sync
 

@@ -6,7 +6,6 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
-from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -17,42 +16,14 @@ from upgradelab.results.store import groups, statements
 from upgradelab.results.store.groups import RunGroups
 from upgradelab.results.store.models import Iteration
 from upgradelab.results.store.statements import StatementRow
-from upgradelab.results.views import series
 from upgradelab.results.views.comparison import run_comparison
 from upgradelab.results.views.comparison_schemas import Comparison, ComparisonQuery
 from upgradelab.results.views.context import VariableDiff, variables_diff
-from upgradelab.results.views.contrasts import RunContrasts, run_contrasts
 from upgradelab.results.views.export import COMPARISON_COLUMNS, comparison_rows, download, respond
-from upgradelab.results.views.schemas import ColumnSeries, SummaryRow
 from upgradelab.runs import service as runs
-from upgradelab.runs.schemas import RunRead
+from upgradelab.runs.results import RunResults, results_of
 
 router = APIRouter(tags=["results"])
-
-
-class RunResults(BaseModel):
-    """What the run page draws: the series (downsampled), the summary of every iteration and the
-    template's contrasts (results/views/contrasts.py; empty lists for a template without any)."""
-
-    run: RunRead
-    series: list[ColumnSeries]
-    summary: list[SummaryRow]
-    contrasts: RunContrasts
-
-
-async def results_of(session: AsyncSession, run: Run, max_points: int) -> RunResults:
-    """The run, its series (downsampled to max_points per variant) and the summary of the full series
-    (results/views/series.py); also a shared run's view (api/sharing.py)."""
-    columns = await series.iteration_columns(session, run)
-    [read] = await runs.to_read(session, [run])
-    run_id = run.id
-    found = await session.run_sync(lambda sync: run_contrasts(sync, sync.get_one(Run, run_id)))
-    return RunResults(
-        run=read,
-        series=series.series_of(run, columns, max_points),
-        summary=series.summarize_columns(run, columns),
-        contrasts=found,
-    )
 
 
 _ITERATION_COLUMNS = [

@@ -7,7 +7,6 @@ live ones, and revokes only their own; an admin lists and revokes every link."""
 from fastapi import APIRouter, Depends, HTTPException, status
 from pydantic import BaseModel
 
-from upgradelab.api.results import RunResults, results_of
 from upgradelab.db import SessionDep
 from upgradelab.replay import service as replays
 from upgradelab.replay.schemas import ReplayRead
@@ -15,6 +14,7 @@ from upgradelab.results.stats.downsample import DEFAULT_MAX_POINTS
 from upgradelab.results.views.comparison import run_comparison
 from upgradelab.results.views.comparison_schemas import Comparison, ComparisonQuery
 from upgradelab.runs import service as runs
+from upgradelab.runs.results import RunResults, results_of
 from upgradelab.sharing import service
 from upgradelab.sharing.schemas import ShareCreate, ShareRead
 from upgradelab.users.auth import CurrentUser, authorize, require_owner, sees_share_tokens
@@ -24,7 +24,7 @@ router = APIRouter(prefix="/api/shares", tags=["sharing"], dependencies=[Depends
 public_router = APIRouter(prefix="/api/public/shares", tags=["sharing"])
 
 
-# here, not in sharing/: a shared run's view is the run page's response (api/results.py)
+# here, not in sharing/: a shared run's view is the run page's response (runs/results.py)
 class SharedView(BaseModel):
     """What a share link shows: a run's results, a comparison or a replay run with its report (never
     target settings)."""

@@ -38,12 +38,13 @@ async def create_target(spec: TargetCreate, session: SessionDep) -> TargetRead:
 async def get_target(name: str, session: SessionDep) -> TargetDetail:
     """One target with, for an existing server, host, port, user, database and TLS settings (never
     the password) and its capabilities; 404 when there is none by that name."""
-    return existing_service.detail(await existing_service.get_or_raise(session, name))
+    return existing_service.detail(await service.get_or_raise(session, name))
 
 
 @router.post("/{name}/capabilities", response_model=TargetDetail)
 async def detect_capabilities(name: str, check: CapabilityCheck, session: SessionDep) -> TargetDetail:
     """Detect an existing server's capabilities again (admin) and store them; 422 naming settings.host
     when it cannot be reached, or `name` for a target the lab runs itself."""
-    target = await existing_service.redetect(session, name, restart_test=check.restart_test)
+    target = await service.get_or_raise(session, name)
+    target = await existing_service.redetect(session, target, restart_test=check.restart_test)
     return existing_service.detail(target)

@@ -28,9 +28,9 @@ from redis import Redis, RedisError
 from sqlalchemy import select
 
 from upgradelab.datasets.models import Dataset
-from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session
 from upgradelab.execution.locks import TargetLocks, lock_names
+from upgradelab.replay.models import ReplayRun
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import ExistingProvisioner, Provisioner, provisioner_for

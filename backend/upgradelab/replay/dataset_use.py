@@ -4,7 +4,7 @@ have not ended, and the targets they loaded it on (the API's dataset views and d
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.datasets.replays import ReplayRun
+from upgradelab.replay.models import ReplayRun
 
 UNFINISHED = ("queued", "running")
 

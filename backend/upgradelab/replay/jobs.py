@@ -11,12 +11,12 @@ from typing import Any
 
 from sqlalchemy import select
 
-from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session, utcnow
 from upgradelab.execution import reaper
 from upgradelab.execution.kinds import Ending, JobKind
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import FINAL_STATUSES, JobStatus
+from upgradelab.replay.models import ReplayRun
 from upgradelab.targets.models import Target
 
 REPLAYS = LeaseKind(

@@ -31,7 +31,6 @@ from upgradelab.datasets import service as datasets
 from upgradelab.datasets.fetch import local_dump
 from upgradelab.datasets.loader import LoadFailed
 from upgradelab.datasets.models import Dataset
-from upgradelab.datasets.replays import ReplayRun
 from upgradelab.datasets.schemas import DatasetLoad
 from upgradelab.datasets.service import database_of
 from upgradelab.db import sync_session, utcnow
@@ -56,6 +55,7 @@ from upgradelab.replay.engine import (
 )
 from upgradelab.replay.extension import still_undecided
 from upgradelab.replay.jobs import REPLAY_JOBS
+from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.schemas import ReplayProgress, ReplayVariantSpec
 from upgradelab.replay.sources import SourceStatement
 from upgradelab.settings import Settings, get_settings

@@ -10,12 +10,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.datasets import service as datasets
 from upgradelab.datasets.models import Dataset
-from upgradelab.datasets.replays import ReplayRun
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.variants import VariantError, resolve_variant
 from upgradelab.pools import routing
 from upgradelab.replay.jobs import REPLAY_JOBS
+from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayVariantSpec
 from upgradelab.replay.sources import SourceError, parse_source
 from upgradelab.targets import option_lists

@@ -6,9 +6,9 @@ from typing import Any
 
 from sqlalchemy import select
 
-from upgradelab.datasets.replays import ReplayRun
 from upgradelab.db import sync_session
 from upgradelab.execution.status import JobStatus
+from upgradelab.replay.models import ReplayRun
 
 
 def write(replay_id: int, **fields: Any) -> bool:

@@ -3,10 +3,9 @@
 import asyncio
 
 import pymysql
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.errors import field_error, not_found
+from upgradelab.errors import field_error
 from upgradelab.settings import get_settings
 from upgradelab.targets.capabilities import detect, keep_tested_restart
 from upgradelab.targets.models import Target
@@ -32,19 +31,12 @@ async def detect_into(target: Target, *, restart_test: bool = False) -> None:
     target.flavor = capabilities.flavor
 
 
-async def get_or_raise(session: AsyncSession, name: str) -> Target:
-    """The target named `name`, or 404."""
-    target = await session.scalar(select(Target).where(Target.name == name))
-    if target is None:
-        raise not_found("target", name)
-    return target
-
-
-async def redetect(session: AsyncSession, name: str, *, restart_test: bool) -> Target:
+async def redetect(session: AsyncSession, target: Target, *, restart_test: bool) -> Target:
     """Detect an existing target's capabilities again and store them; 422 for other kinds."""
-    target = await get_or_raise(session, name)
     if target.provisioner != ExistingProvisioner.kind:
-        raise field_error(["path", "name"], f"{name} is a {target.provisioner} target, run by the lab itself")
+        raise field_error(
+            ["path", "name"], f"{target.name} is a {target.provisioner} target, run by the lab itself"
+        )
     await detect_into(target, restart_test=restart_test)
     await session.commit()
     return target

@@ -7,7 +7,7 @@ from pydantic import ValidationError
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.errors import field_error
+from upgradelab.errors import field_error, not_found
 from upgradelab.settings import get_settings
 from upgradelab.targets import validation
 from upgradelab.targets.existing_service import detect_into
@@ -19,6 +19,14 @@ from upgradelab.targets.schemas import TargetCreate
 async def list_targets(session: AsyncSession) -> Sequence[Target]:
     """Every target, by name."""
     return (await session.scalars(select(Target).order_by(Target.name))).all()
+
+
+async def get_or_raise(session: AsyncSession, name: str) -> Target:
+    """The target named `name`, or 404."""
+    target = await session.scalar(select(Target).where(Target.name == name))
+    if target is None:
+        raise not_found("target", name)
+    return target
 
 
 async def get_by_names(session: AsyncSession, names: set[str]) -> dict[str, Target]:

@@ -1,6 +1,6 @@
-"""A replay run's record: a query source replayed on a dataset across variants, its status and its
-stored report. Here, below the replay executor (replay/), because the dataset domain reads it too
-(a dataset's replays, its copies' slots), as a run's records live in experiments/models.py."""
+"""A replay run's record: a query source replayed on a dataset across variants, its status (a
+JobStatus, execution/status.py) and its stored report. The replay executor's own record: the dataset
+records that read it (a dataset's replays, its copies' slots) are replay/dataset_*.py."""
 
 from datetime import datetime
 from typing import Any
