@@ -1,4 +1,4 @@
-"""The one writer of a run's state (runs/state.py) on the real metadata database: what one step
+"""The one writer of a run's state (run_executor/state.py) on the real metadata database: what one step
 changes (run fields, variant rows, a target's version, the variants' end) lands in one write, the
 cancel flag is read in the same session, and a run already final is left as it is."""
 
@@ -7,8 +7,8 @@ from sqlalchemy import select, update
 from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Experiment, Run, RunVariant, VariantStatus
-from upgradelab.runs import state
-from upgradelab.runs.state import Change
+from upgradelab.run_executor import state
+from upgradelab.run_executor.state import Change
 from upgradelab.targets.models import Target
 
 

@@ -20,10 +20,10 @@ from upgradelab.errors import field_error, not_found
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Run, RunVariant
+from upgradelab.pools import routing
 from upgradelab.results.store.summary import stored_summary
 from upgradelab.results.views.context import variables_diff
-from upgradelab.runs import service as runs
-from upgradelab.runs.jobs import RUN_JOBS
+from upgradelab.run_executor.jobs import RUN_JOBS
 from upgradelab.targets import option_lists
 from upgradelab.targets import service as targets
 from upgradelab.targets.options import OptionError, validate_option
@@ -35,9 +35,12 @@ DECIDED = ("regression", "improvement")
 async def create(session: AsyncSession, spec: AttributionCreate) -> Attribution:
     """Store a queued attribution and send it to the worker. 404 for an unknown run; 409 when the
     run has not succeeded or the variant has no decided verdict (regression or improvement) against
-    the baseline; 422 naming `variant` / `baseline` for an unknown name, or `variant` when the two are
-    of different flavors; 503 when the variant's option list cannot be built."""
-    run = await runs.get_or_raise(session, spec.run_id)
+    the baseline, or when its targets span worker pools; 422 naming `variant` / `baseline` for an
+    unknown name, or `variant` when the two are of different flavors; 503 when the variant's option
+    list cannot be built. Queued to its targets' pool (pools/routing.py), as runs and replays are."""
+    run = await session.get(Run, spec.run_id)
+    if run is None:
+        raise not_found("run", spec.run_id)
     if run.status != JobStatus.succeeded:
         raise HTTPException(
             status.HTTP_409_CONFLICT, f"run {run.id} is {run.status}; a finished run is needed"
@@ -63,6 +66,8 @@ async def create(session: AsyncSession, spec: AttributionCreate) -> Attribution:
             f"({base_target.flavor}) are of different flavors: their settings cannot be exchanged",
         )
     group, metric, gap = await _decided_gap(session, run, baseline_name, spec.variant)
+    # its step runs execute in its own task: it goes to the pool that reaches its targets, as a run does
+    queue = await routing.route(session, {baseline["target"], variant["target"]})  # 409 across pools
     contexts = {
         row.name: row.variables
         for row in await session.scalars(select(RunVariant).where(RunVariant.run_id == run.id))
@@ -114,7 +119,7 @@ async def create(session: AsyncSession, spec: AttributionCreate) -> Attribution:
     )
     session.add(row)
     await session.commit()
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_ATTRIBUTION, args=[row.id]))
+    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_ATTRIBUTION, args=[row.id], queue=queue))
     return row
 
 

@@ -12,7 +12,7 @@ data preparation, one iteration or statement, a sysbench process) that reads no 
 step's server ends every one of them at once, the body sees the step fail and, told by `requested`
 that a cancel did it, ends the job `cancelled` instead of failing a variant.
 
-A run (runs/runner.py) and the step runs of an attribution (attribution/steps.py, the attribution's
+A run (run_executor/runner.py) and the step runs of an attribution (attribution/steps.py, the attribution's
 own flag read beside the run's) use it; a replay has the same watch in replay/runner.py, ending its
 statements with KILL QUERY (engine.Interrupt) once every server holds the dataset.
 """

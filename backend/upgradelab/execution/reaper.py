@@ -8,7 +8,7 @@ finished, the summary of the iterations it kept stored) and writes the final sta
 error "worker lost"; then the kind's `published` hook: a run's stream).
 
 It knows the kinds only through a registry each executor fills at import (`register` a JobKind,
-execution/kinds.py: runs/jobs.py, replay/jobs.py): its lease, how to find its targets, its run-end
+execution/kinds.py: run_executor/jobs.py, replay/jobs.py): its lease, how to find its targets, its run-end
 hook and its final fields.
 
 Where it runs: a daemon thread in every Celery worker's main process (`start_reaper_thread`,

@@ -1,5 +1,5 @@
 """The one writer of a replay's state in the worker (replay/runner.py): what one step changes
-(schedule, progress, report) written in one session and one commit, as runs/state.py does for a
+(schedule, progress, report) written in one session and one commit, as run_executor/state.py does for a
 run; a replay already final (cancelled while queued, ended by the reaper) is left as it is."""
 
 from typing import Any

@@ -26,7 +26,7 @@ class RunProgress(BaseModel):
 
 
 class HostStorage(BaseModel):
-    """The mount holding the servers' directory (runs/context.storage_of)."""
+    """The mount holding the servers' directory (run_executor/context.storage_of)."""
 
     path: str
     mount_point: str | None
@@ -53,7 +53,7 @@ class UpgradeLabVersion(BaseModel):
 
 
 class RunHostContext(BaseModel):
-    """run.context (runs/context.run_context)."""
+    """run.context (run_executor/context.run_context)."""
 
     host: HostContext
     upgradelab_version: UpgradeLabVersion

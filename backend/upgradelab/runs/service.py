@@ -13,8 +13,8 @@ from upgradelab.experiments import service as experiments
 from upgradelab.experiments.models import Experiment, Run, RunVariant
 from upgradelab.pools import routing
 from upgradelab.results.store.models import Iteration
+from upgradelab.run_executor.jobs import RUN_JOBS
 from upgradelab.runs import history
-from upgradelab.runs.jobs import RUN_JOBS
 from upgradelab.runs.schemas import (
     RunContext,
     RunFilter,

@@ -1,6 +1,6 @@
 """Celery tasks of the runs domain, and the reaper thread of every worker (execution/reaper.py: every
 kind registered, runs and replays; the worker imports runs/tasks.py and replay/tasks.py, which
-register theirs through runs/jobs.py and replay/jobs.py, before it is ready)."""
+register theirs through run_executor/jobs.py and replay/jobs.py, before it is ready)."""
 
 import threading
 from typing import Any
@@ -13,7 +13,7 @@ from upgradelab.db import sync_engine
 from upgradelab.execution.locks import TargetsBusy
 from upgradelab.execution.reaper import start_reaper_thread
 from upgradelab.probes.hooks import register as register_probe_hooks
-from upgradelab.runs.runner import execute_run
+from upgradelab.run_executor.runner import execute_run
 from upgradelab.settings import get_settings
 from upgradelab.targets.provisioners import spares
 from upgradelab.worker import EXECUTE_RUN, celery_app

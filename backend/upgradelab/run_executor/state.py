@@ -2,7 +2,7 @@
 progress, schedule, context, current variant; its variants' status, error, context and timestamps;
 a target's version) is gathered in a `Change` and written by `write` in one session and one commit,
 then the status-like fields published to the run's stream (streaming/publisher). The runner
-(runs/runner.py), its blocks and the run-end hook (runs/jobs.py) write nothing else.
+(run_executor/runner.py), its blocks and the run-end hook (run_executor/jobs.py) write nothing else.
 
     state.write(run_id, Change().run(current_variant=2))             # a block starts
     state.write(run_id, Change().variant(1, status=..., error=...)

@@ -18,7 +18,7 @@ from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import FINAL_STATUSES, JobStatus
 from upgradelab.experiments.models import Run
 from upgradelab.results.store.summary import store_summary
-from upgradelab.runs import state
+from upgradelab.run_executor import state
 from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 

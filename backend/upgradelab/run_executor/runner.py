@@ -2,15 +2,15 @@
 order: thaw, block, freeze -> record; then stop everything.
 
 - lifecycle (execution/lifecycle.py): target locks, lease and heartbeat, the final state written on
-  every exit path (runs/jobs.py: the run's variants finished, its summary stored, then published)
+  every exit path (run_executor/jobs.py: the run's variants finished, its summary stored, then published)
 - plan (execution/schedule.py): the experiment's schedule, stored in run.schedule before the first
   iteration
 - instances (execution/instances.py): one server per variant (Slots), memory checked, started in
   parallel and frozen (`started`), context captured into run_variant, thawed for its blocks
   (`Fleet.block`), all stopped when the run ends
-- blocks (runs/blocks.py): the workload's iterations on one instance
+- blocks (run_executor/blocks.py): the workload's iterations on one instance
 - record (results/store/ingest.py): each iteration's row, statements and probe deltas, then the stream
-- state (runs/state.py): every write to the run and run_variant rows, one commit per step
+- state (run_executor/state.py): every write to the run and run_variant rows, one commit per step
 - cancel (execution/cancel.py): a watch reads the run's cancel flag every 0.5 s (and an attribution's,
   for its step runs); once set it stops the run's servers (an existing server: KILL QUERY of the lab's
   statements), which ends a start, a data preparation or an iteration at once; what then fails is
@@ -56,8 +56,8 @@ from upgradelab.probes.service import store_unavailable
 from upgradelab.results.store.hooks import Place
 from upgradelab.results.store.ingest import IterationWriter
 from upgradelab.results.store.summary import undecided
-from upgradelab.runs import state
-from upgradelab.runs.blocks import (
+from upgradelab.run_executor import state
+from upgradelab.run_executor.blocks import (
     OpenVariant,
     VariantJob,
     close_variant,
@@ -66,10 +66,10 @@ from upgradelab.runs.blocks import (
     reapply,
     run_block,
 )
-from upgradelab.runs.context import run_context
-from upgradelab.runs.jobs import RUN_JOBS, started_runs_on
-from upgradelab.runs.preflight import VariantFailed, apply_variant, facts, refusal, server_options
-from upgradelab.runs.state import Change
+from upgradelab.run_executor.context import run_context
+from upgradelab.run_executor.jobs import RUN_JOBS, started_runs_on
+from upgradelab.run_executor.preflight import VariantFailed, apply_variant, facts, refusal, server_options
+from upgradelab.run_executor.state import Change
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import Provisioner, ProvisionError
@@ -115,7 +115,7 @@ def execute_run(
     cancel flag (an attribution's, for its step runs).
 
     Raises TargetsBusy (execution/locks.py; before touching the run) when a target is locked by
-    another job, or when the database knows another started run on one (runs/jobs.py).
+    another job, or when the database knows another started run on one (run_executor/jobs.py).
     """
     run = _load(run_id)
     if run is None:
