@@ -1,4 +1,11 @@
-"""The Celery app (Redis broker). Start a worker with `celery -A upgradelab.worker worker`."""
+"""The Celery app (Redis broker). Start a worker with `celery -A upgradelab.worker worker`.
+
+Nothing is read at import: the broker and the default queue come from the settings when the app's
+configuration is first needed (`add_defaults` with a function: a worker's start, the API's first
+send_task), and the worker's start-up (probe hooks, job kinds, the reaper thread, signal handlers)
+is one function, worker_start.py `start_worker`, which Celery's `worker_init` signal calls."""
+
+from typing import Any
 
 from celery import Celery
 
@@ -12,10 +19,21 @@ def queue_of(pool: str) -> str:
     return "upgradelab" if pool == "local" else pool
 
 
+def _from_settings() -> dict[str, Any]:
+    """The configuration the settings give, read when the app first needs its configuration."""
+    settings = get_settings()
+    return {
+        "broker_url": settings.redis_url,
+        # A worker started without -Q consumes its pool's queue (UPGRADELAB_POOL); the API names the
+        # queue of each job it sends (pools/routing.py).
+        "task_default_queue": queue_of(settings.pool),
+    }
+
+
 celery_app = Celery(
     "upgradelab",
-    broker=get_settings().redis_url,
     include=[
+        "upgradelab.worker_start",
         "upgradelab.runs.tasks",
         "upgradelab.replay.tasks",
         "upgradelab.replay.dataset_copy_tasks",
@@ -23,15 +41,13 @@ celery_app = Celery(
         "upgradelab.attribution.tasks",
     ],
 )
+celery_app.add_defaults(_from_settings)
 celery_app.conf.update(
     task_ignore_result=True,
     # A message whose worker died before it claimed the run is redelivered; a run already claimed is
     # skipped by the runner (not queued) and ended by the reaper (execution/reaper.py) if its worker died.
     task_acks_late=True,
     worker_prefetch_multiplier=1,
-    # A worker started without -Q consumes its pool's queue (UPGRADELAB_POOL); the API names the queue
-    # of each run it sends (pools/routing.py).
-    task_default_queue=queue_of(get_settings().pool),
     # Redis outages (issue 10): reconnect for as long as it takes, at start-up too ...
     broker_connection_retry=True,
     broker_connection_retry_on_startup=True,

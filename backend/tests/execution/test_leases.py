@@ -18,6 +18,13 @@ from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Experiment, Run
 from upgradelab.run_executor.jobs import RUN_JOBS, RUNS, started_runs_on
 from upgradelab.settings import get_settings
+from upgradelab.worker_start import prepare_process
+
+
+@pytest.fixture(autouse=True)
+def _kinds_registered() -> None:
+    """The job kinds registered with the reaper, as a worker's start-up does (worker_start.py)."""
+    prepare_process()
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ alive is left alone."""
 
 from collections.abc import Callable
 
+import pytest
 from redis import Redis
 from sqlalchemy import select
 
@@ -17,6 +18,14 @@ from upgradelab.replay.models import ReplayRun
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import provisioner_for
+from upgradelab.worker_start import prepare_process
+
+
+@pytest.fixture(autouse=True)
+def _kinds_registered() -> None:
+    """The job kinds registered with the reaper, as a worker's start-up does (worker_start.py)."""
+    prepare_process()
+
 
 TARGET = "mariadb-10.11"
 

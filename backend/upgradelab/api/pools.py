@@ -8,7 +8,7 @@ from redis.asyncio import Redis
 from sqlalchemy import select
 
 from upgradelab.db import SessionDep, sync_session
-from upgradelab.execution import reaper
+from upgradelab.job_kinds import JOB_KINDS
 from upgradelab.pools import status as pool_status
 from upgradelab.pools.schemas import JobPool, PoolRead, WaitingJob
 from upgradelab.settings import get_settings
@@ -19,9 +19,9 @@ router = APIRouter(prefix="/api/pools", tags=["pools"])
 
 
 def _queued() -> list[tuple[WaitingJob, list[Target]]]:
-    """Every queued job of every kind the reaper knows (runs, replays), oldest first, with its targets."""
+    """Every queued job of every kind (job_kinds.py), oldest first, with its targets."""
     out = []
-    for kind in reaper.registered():
+    for kind in JOB_KINDS:
         table = kind.lease.model
         with sync_session() as session:
             ids = session.scalars(
@@ -58,7 +58,7 @@ async def list_pools(session: SessionDep) -> list[PoolRead]:
 async def job_pool(kind: Literal["run", "replay"], job_id: int) -> JobPool:
     """Where a run or replay waits: its pool, that pool's live workers and, with none, the message
     "queued for pool X: no live worker" (the run page and the CLI show it). 404 for an unknown job."""
-    registered = {k.name: k for k in reaper.registered()}
+    registered = {k.name: k for k in JOB_KINDS}
     if kind not in registered:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job kind {kind}")
     known = registered[kind]

@@ -1,5 +1,5 @@
 """An attribution as the execution layer sees it: its lease kind and JobKind, registered with the
-reaper on import (attribution/tasks.py, attribution/service.py import it).
+reaper at a worker's start (job_kinds.py, worker_start.py).
 
 An attribution holds no target of its own: each step is an ordinary run that locks its targets and
 holds its own lease (attribution/steps.py). If the attribution's worker dies, the reaper ends the
@@ -12,7 +12,6 @@ from sqlalchemy import update
 
 from upgradelab.attribution.models import Attribution
 from upgradelab.db import sync_session, utcnow
-from upgradelab.execution import reaper
 from upgradelab.execution.kinds import Ending, JobKind
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import FINAL_STATUSES, JobStatus
@@ -66,4 +65,3 @@ ATTRIBUTION_JOBS = JobKind(
     final_fields=_final_fields,
     on_end=_on_end,
 )
-reaper.register(ATTRIBUTION_JOBS)

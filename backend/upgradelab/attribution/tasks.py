@@ -1,13 +1,11 @@
-"""The Celery task of attributions (the worker includes this module)."""
+"""The Celery task of attributions (the worker includes this module; its step runs store their probe
+rows like any run: worker_start.py registers the probe hooks)."""
 
 from redis import Redis
 
 from upgradelab.attribution.runner import execute_attribution
-from upgradelab.probes.hooks import register as register_probe_hooks
 from upgradelab.settings import get_settings
 from upgradelab.worker import EXECUTE_ATTRIBUTION, celery_app
-
-register_probe_hooks()  # step runs store their probe rows like any run (idempotent)
 
 
 @celery_app.task(name=EXECUTE_ATTRIBUTION, soft_time_limit=12 * 3600)

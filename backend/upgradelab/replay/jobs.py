@@ -1,5 +1,5 @@
 """A replay as the execution layer sees it: its lease kind and its JobKind (execution/kinds.py),
-registered with the reaper when this module is imported (replay/tasks.py, replay/service.py).
+registered with the reaper at a worker's start (job_kinds.py, worker_start.py).
 
 A replay that did not succeed stops every instance of its targets (`sweep`), not only the ones it
 knows it started: its cancel may stop servers still starting. Its end clears its progress when it is
@@ -12,7 +12,6 @@ from typing import Any
 from sqlalchemy import select
 
 from upgradelab.db import sync_session, utcnow
-from upgradelab.execution import reaper
 from upgradelab.execution.kinds import Ending, JobKind
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import FINAL_STATUSES, JobStatus
@@ -55,4 +54,3 @@ REPLAY_JOBS = JobKind(
     final_fields=_final_fields,
     sweep=True,
 )
-reaper.register(REPLAY_JOBS)

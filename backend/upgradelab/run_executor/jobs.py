@@ -1,5 +1,5 @@
 """A run as the execution layer sees it: its lease kind and its JobKind (execution/kinds.py),
-registered with the reaper when this module is imported (runs/tasks.py, runs/service.py import it).
+registered with the reaper at a worker's start (job_kinds.py, worker_start.py).
 
 A run ends with its unfinished variants finished and the summary of the iterations it kept stored
 (results/summary.py, before viewers see the final status), then its final status published to its
@@ -12,7 +12,6 @@ from typing import Any
 from sqlalchemy import select
 
 from upgradelab.db import sync_session, utcnow
-from upgradelab.execution import reaper
 from upgradelab.execution.kinds import Ending, JobKind
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import FINAL_STATUSES, JobStatus
@@ -86,4 +85,3 @@ RUN_JOBS = JobKind(
     on_end=_on_end,
     published=_published,
 )
-reaper.register(RUN_JOBS)

@@ -1,0 +1,10 @@
+"""Every kind of job the lab executes, in one list: what the reaper ends (registered at a worker's
+start, worker_start.py) and what the pools page lists as waiting (api/pools.py). A new kind adds its
+JobKind here (docs/architecture.md, "How to add a job kind")."""
+
+from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
+from upgradelab.execution.kinds import JobKind
+from upgradelab.replay.jobs import REPLAY_JOBS
+from upgradelab.run_executor.jobs import RUN_JOBS
+
+JOB_KINDS: tuple[JobKind, ...] = (RUN_JOBS, REPLAY_JOBS, ATTRIBUTION_JOBS)
