@@ -7,12 +7,12 @@ provisioners keep), frees its target locks, calls its kind's run-end hook (a run
 finished, the summary of the iterations it kept stored) and writes the final status (`failed`,
 error "worker lost"; then the kind's `published` hook: a run's stream).
 
-It knows the kinds only through a registry each executor fills at import (`register` a JobKind,
-execution/kinds.py: run_executor/jobs.py, replay/jobs.py): its lease, how to find its targets, its run-end
-hook and its final fields.
+It knows the kinds only through a registry the worker's start-up fills (`register` a JobKind,
+execution/kinds.py, for each of job_kinds.py JOB_KINDS: worker_start.py): its lease, how to find its
+targets, its run-end hook and its final fields.
 
 Where it runs: a daemon thread in every Celery worker's main process (`start_reaper_thread`,
-started from the `worker_ready` signal in runs/tasks.py): once at start-up, so a new worker ends
+started from the `worker_ready` signal, connected by worker_start.py): once at start-up, so a new worker ends
 what a dead one left, then every `reaper_interval_s` seconds. With the 15 s lease and a 5 s
 period a dead worker's job is final within ~20 s while any worker is up. The API needs no reaper:
 cancelling a job without a live lease ends it at once through `end_abandoned`

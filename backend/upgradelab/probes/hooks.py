@@ -1,8 +1,8 @@
 """The probes' part of a run's stored results, registered with the results store (results/store/hooks.py):
 per iteration its probe deltas (probe_sample rows), at run end its packed probe columns (probe_series).
 
-`register()` is explicit, not done on import: the API app (main.create_app) and the worker's run task
-module (runs/tasks.py) call it, and so does any process that stores a run's results by itself (a test,
+`register()` is explicit, not done on import: the API app (main.create_app) and the worker's start-up
+(worker_start.py) call it, and so does any process that stores a run's results by itself (a test,
 a bench). Calling it again is a no-op.
 """
 
