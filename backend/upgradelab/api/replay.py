@@ -19,10 +19,11 @@ router = APIRouter(prefix="/api/replays", tags=["replay"])
 
 @router.post("", response_model=ReplayRead, status_code=status.HTTP_201_CREATED)
 async def create_replay(spec: ReplayCreate, session: SessionDep, user: CurrentUser) -> ReplayRead:
-    """Queue a replay (`rounds` interleaved rounds, default 10; `repeats` is its older name). 404 for an
-    unknown dataset; 422 naming `variants` (unknown target or preset, or two variants on one existing
-    server), `allow_writes` (a target that is not disposable), `queries` (nothing to replay) or
-    `statement_timeout_s` (outside 0.1-3600 s), or an unknown field. The replay is the caller's."""
+    """Queue a replay (`rounds` interleaved rounds, default 20; `repeats`, deprecated, is its older
+    name). 404 for an unknown dataset; 422 naming `variants` (unknown target or preset, or two
+    variants on one existing server), `allow_writes` (a target that is not disposable), `queries`
+    (nothing to replay) or `statement_timeout_s` (outside 0.1-3600 s), or an unknown field. The
+    replay is the caller's."""
     replay = await service.create(session, spec)
     await stamp_owner(session, replay, user)
     return await service.to_read(session, replay, with_report=False)

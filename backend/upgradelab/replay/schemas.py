@@ -74,8 +74,8 @@ class ReplayCreate(RequestModel):
     baseline) in `rounds` interleaved rounds (each round times every sampled statement `passes` times
     on every variant, the variants taking turns pass by pass, the round's value being the median of
     its passes; a time verdict needs at least 5 rounds), at most `sample` statements per
-    fingerprint; writes only with allow_writes, and then only on disposable targets. `repeats` is
-    the older name of `rounds`, used when `rounds` is not given. `statement_timeout_s`: every
+    fingerprint; writes only with allow_writes, and then only on disposable targets. `repeats`
+    (deprecated) is the older name of `rounds`, used when `rounds` is not given. `statement_timeout_s`: every
     statement's bound in seconds (0.1 to 3600, default 30); a statement past it is ended and
     reported "timed out after N s".
     `aa_control`: add a second instance of the baseline, named "<baseline> (A/A)" (the last variant):
@@ -92,7 +92,8 @@ class ReplayCreate(RequestModel):
     format: SourceFormat | None = None
     variants: list[str] = Field(min_length=1, max_length=8)
     rounds: int | None = Field(None, ge=1, le=1000)
-    repeats: int | None = Field(None, ge=1, le=1000)
+    # deprecated: the older name of `rounds`, accepted on input only (a replay read has `rounds`)
+    repeats: int | None = Field(None, ge=1, le=1000, json_schema_extra={"deprecated": True})
     passes: int = Field(DEFAULT_PASSES, ge=1, le=100)
     sample: int = Field(DEFAULT_SAMPLE, ge=1, le=1000)
     allow_writes: bool = False
@@ -352,8 +353,8 @@ class ReplayReport(_Read):
 
 class ReplayRead(_Read):
     """A replay run; `report` once it succeeded (or, partial, once cancelled after measuring), and
-    only from GET /api/replays/{id}. `statement_timeout_s`: every statement's bound. `repeats` and
-    `rounds` are both the number of planned rounds; `max_rounds`: the extension's budget (None: no
+    only from GET /api/replays/{id}. `statement_timeout_s`: every statement's bound. `rounds`: the
+    number of planned rounds; `max_rounds`: the extension's budget (None: no
     extension, replays made before it); `schedule`: each round's variant order (variant indexes)
     once the replay started, the extension's rounds included; `statements`: how many were sampled;
     `skipped_writes`: the statements left out of a read-only replay; `progress`: the current step
@@ -369,8 +370,7 @@ class ReplayRead(_Read):
     status: JobStatus
     source_format: SourceFormat
     variants: list[ReplayVariantSpec]
-    repeats: int
-    rounds: int | None = None
+    rounds: int
     passes: int | None = None
     max_rounds: int | None = None
     schedule: RunSchedule | None = None

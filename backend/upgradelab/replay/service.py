@@ -157,8 +157,7 @@ async def to_read(session: AsyncSession, replay: ReplayRun, *, with_report: bool
             "status": replay.status,
             "source_format": replay.source_format,
             "variants": replay.variants,
-            "repeats": replay.repeats,
-            "rounds": replay.repeats,
+            "rounds": replay.repeats,  # the column predates rounds
             "passes": replay.passes,
             "max_rounds": (replay.schedule or {}).get("max_rounds"),
             # before it starts the schedule holds the extension's budget only

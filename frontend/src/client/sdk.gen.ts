@@ -324,10 +324,11 @@ export const listReplays = <ThrowOnError extends boolean = false>(options?: Opti
 /**
  * Create Replay
  *
- * Queue a replay (`rounds` interleaved rounds, default 10; `repeats` is its older name). 404 for an
- * unknown dataset; 422 naming `variants` (unknown target or preset, or two variants on one existing
- * server), `allow_writes` (a target that is not disposable), `queries` (nothing to replay) or
- * `statement_timeout_s` (outside 0.1-3600 s), or an unknown field. The replay is the caller's.
+ * Queue a replay (`rounds` interleaved rounds, default 20; `repeats`, deprecated, is its older
+ * name). 404 for an unknown dataset; 422 naming `variants` (unknown target or preset, or two
+ * variants on one existing server), `allow_writes` (a target that is not disposable), `queries`
+ * (nothing to replay) or `statement_timeout_s` (outside 0.1-3600 s), or an unknown field. The
+ * replay is the caller's.
  */
 export const createReplay = <ThrowOnError extends boolean = false>(options: Options<CreateReplayData, ThrowOnError>) => (options.client ?? client).post<CreateReplayResponses, CreateReplayErrors, ThrowOnError>({
     url: '/api/replays',

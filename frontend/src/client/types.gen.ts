@@ -1077,7 +1077,7 @@ export type HostContext = {
 /**
  * HostStorage
  *
- * The mount holding the servers' directory (runs/context.storage_of).
+ * The mount holding the servers' directory (run_executor/context.storage_of).
  */
 export type HostStorage = {
     /**
@@ -1547,8 +1547,8 @@ export type PublishedFigureRead = {
  * baseline) in `rounds` interleaved rounds (each round times every sampled statement `passes` times
  * on every variant, the variants taking turns pass by pass, the round's value being the median of
  * its passes; a time verdict needs at least 5 rounds), at most `sample` statements per
- * fingerprint; writes only with allow_writes, and then only on disposable targets. `repeats` is
- * the older name of `rounds`, used when `rounds` is not given. `statement_timeout_s`: every
+ * fingerprint; writes only with allow_writes, and then only on disposable targets. `repeats`
+ * (deprecated) is the older name of `rounds`, used when `rounds` is not given. `statement_timeout_s`: every
  * statement's bound in seconds (0.1 to 3600, default 30); a statement past it is ended and
  * reported "timed out after N s".
  * `aa_control`: add a second instance of the baseline, named "<baseline> (A/A)" (the last variant):
@@ -1586,6 +1586,8 @@ export type ReplayCreate = {
     rounds?: number | null;
     /**
      * Repeats
+     *
+     * @deprecated
      */
     repeats?: number | null;
     /**
@@ -1700,8 +1702,8 @@ export type ReplayProgress = {
  * ReplayRead
  *
  * A replay run; `report` once it succeeded (or, partial, once cancelled after measuring), and
- * only from GET /api/replays/{id}. `statement_timeout_s`: every statement's bound. `repeats` and
- * `rounds` are both the number of planned rounds; `max_rounds`: the extension's budget (None: no
+ * only from GET /api/replays/{id}. `statement_timeout_s`: every statement's bound. `rounds`: the
+ * number of planned rounds; `max_rounds`: the extension's budget (None: no
  * extension, replays made before it); `schedule`: each round's variant order (variant indexes)
  * once the replay started, the extension's rounds included; `statements`: how many were sampled;
  * `skipped_writes`: the statements left out of a read-only replay; `progress`: the current step
@@ -1740,13 +1742,9 @@ export type ReplayRead = {
      */
     variants: Array<ReplayVariantSpec>;
     /**
-     * Repeats
-     */
-    repeats: number;
-    /**
      * Rounds
      */
-    rounds: number | null;
+    rounds: number;
     /**
      * Passes
      */
@@ -2117,7 +2115,7 @@ export type RunGroups = {
 /**
  * RunHostContext
  *
- * run.context (runs/context.run_context).
+ * run.context (run_executor/context.run_context).
  */
 export type RunHostContext = {
     host: HostContext;
@@ -3530,8 +3528,8 @@ export type FingerprintResultWritable = {
  * ReplayRead
  *
  * A replay run; `report` once it succeeded (or, partial, once cancelled after measuring), and
- * only from GET /api/replays/{id}. `statement_timeout_s`: every statement's bound. `repeats` and
- * `rounds` are both the number of planned rounds; `max_rounds`: the extension's budget (None: no
+ * only from GET /api/replays/{id}. `statement_timeout_s`: every statement's bound. `rounds`: the
+ * number of planned rounds; `max_rounds`: the extension's budget (None: no
  * extension, replays made before it); `schedule`: each round's variant order (variant indexes)
  * once the replay started, the extension's rounds included; `statements`: how many were sampled;
  * `skipped_writes`: the statements left out of a read-only replay; `progress`: the current step
@@ -3570,13 +3568,9 @@ export type ReplayReadWritable = {
      */
     variants: Array<ReplayVariantSpec>;
     /**
-     * Repeats
-     */
-    repeats: number;
-    /**
      * Rounds
      */
-    rounds: number | null;
+    rounds: number;
     /**
      * Passes
      */

@@ -30,8 +30,8 @@ export function ReplayPage() {
         {!final && <CancelReplay replayId={data.id} />}
       </div>
       <p className="muted">
-        Dataset {data.dataset}, {data.statements} statements ({data.source_format}), {data.rounds ?? data.repeats} interleaved rounds
-        {data.max_rounds != null && data.max_rounds > (data.rounds ?? data.repeats) && ` (up to ${data.max_rounds} for the fingerprints still undecided)`}, variants{' '}
+        Dataset {data.dataset}, {data.statements} statements ({data.source_format}), {data.rounds} interleaved rounds
+        {data.max_rounds != null && data.max_rounds > data.rounds && ` (up to ${data.max_rounds} for the fingerprints still undecided)`}, variants{' '}
         {data.variants.map((v) => v.name).join(', ')} (baseline first), each statement bounded to {data.statement_timeout_s} s
         {data.allow_writes ? ', writes replayed' : ', read-only'}.
         {report && (
