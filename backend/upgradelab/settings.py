@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, field_validator
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -56,12 +56,24 @@ class Settings(BaseSettings):
         90,
         description="Expiry of a target's run lock (s); renewed by the heartbeat, outlasts a Redis outage.",
     )
-    run_lease_ttl_s: float = Field(15.0, description="A run's lease (s): a worker silent this long is lost.")
-    run_heartbeat_s: float = Field(
-        3.0, description="How often the worker renews its run's lease and locks (s)."
+    # Every kind of job's (runs, replays, attributions): UPGRADELAB_JOB_*; the older UPGRADELAB_RUN_*
+    # names are still read (deprecated).
+    job_lease_ttl_s: float = Field(
+        15.0,
+        validation_alias=AliasChoices(
+            "job_lease_ttl_s", "UPGRADELAB_JOB_LEASE_TTL_S", "UPGRADELAB_RUN_LEASE_TTL_S"
+        ),
+        description="A job's lease (s): a worker silent this long is lost.",
+    )
+    job_heartbeat_s: float = Field(
+        3.0,
+        validation_alias=AliasChoices(
+            "job_heartbeat_s", "UPGRADELAB_JOB_HEARTBEAT_S", "UPGRADELAB_RUN_HEARTBEAT_S"
+        ),
+        description="How often the worker renews its job's lease and locks (s).",
     )
     reaper_interval_s: float = Field(
-        5.0, description="How often a worker looks for runs whose lease expired (s)."
+        5.0, description="How often a worker looks for jobs whose lease expired (s)."
     )
     redis_outage_s: float = Field(
         90.0, description="How long the worker retries a Redis write (stream events) before dropping it (s)."

@@ -81,7 +81,7 @@ def test_heartbeat_renews_the_lease_and_notices_when_it_is_taken(new_run: Callab
     run_id = new_run("lease-d")
     assert leases.claim(run_id, "me", ttl_s=1, kind=RUNS)
     before = _run(run_id).lease_expires_at
-    settings = get_settings().model_copy(update={"run_heartbeat_s": 0.05, "run_lease_ttl_s": 30})
+    settings = get_settings().model_copy(update={"job_heartbeat_s": 0.05, "job_lease_ttl_s": 30})
     renewals: list[int] = []
     with Lease(run_id, "me", lambda: renewals.append(1), settings, RUNS) as lease:
         while not renewals:

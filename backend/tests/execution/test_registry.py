@@ -51,10 +51,10 @@ def chores(database: None, redis_server: str) -> Iterator[dict[str, list[Any]]]:
         CHORES,
         succeeded="done",
         failed="broken",
-        targets_of=lambda row_id: [target],
+        targets_of=lambda job_id: [target],
         final_fields=lambda ending: {"status": ending.status, "note": ending.error},
-        on_end=lambda row_id, ending: calls["ended"].append((row_id, ending.status, ending.reaped)),
-        published=lambda row_id, fields: calls["published"].append((row_id, fields["status"])),
+        on_end=lambda job_id, ending: calls["ended"].append((job_id, ending.status, ending.reaped)),
+        published=lambda job_id, fields: calls["published"].append((job_id, fields["status"])),
     )
     reaper.register(kind)
     calls["target"] = [target]

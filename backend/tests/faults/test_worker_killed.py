@@ -55,7 +55,7 @@ def test_cancel_ends_a_run_whose_worker_is_gone_at_once(lab: LabInstance) -> Non
         assert lease_until is not None
         refused_early = client.post(f"/api/runs/{run_id}/cancel").json()
         assert refused_early["status"] == "running"  # lease still live: cancel is only requested
-        time.sleep(16)  # run_lease_ttl_s (15 s) after the last renewal, at most
+        time.sleep(16)  # job_lease_ttl_s (15 s) after the last renewal, at most
         cancelled = client.post(f"/api/runs/{run_id}/cancel")
         assert cancelled.status_code == 200
         assert cancelled.json()["status"] == "cancelled"

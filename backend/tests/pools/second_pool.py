@@ -91,12 +91,12 @@ def wait_for_pool_worker(api: str, pool: str, timeout_s: float = 20) -> dict[str
     raise TimeoutError(f"no live worker in pool {pool}: {json.dumps(listed)[:500]}")
 
 
-def lease_owner_pid(kind_table: str, row_id: int) -> int | None:
+def lease_owner_pid(kind_table: str, job_id: int) -> int | None:
     """The pid in a job's lease_owner (`host:pid:hex`), None while it holds no lease."""
 
     with sync_session() as session:
         owner = session.execute(
-            text(f"SELECT lease_owner FROM {kind_table} WHERE id = :i"), {"i": row_id}
+            text(f"SELECT lease_owner FROM {kind_table} WHERE id = :i"), {"i": job_id}
         ).scalar()
     return int(owner.split(":")[1]) if owner else None
 

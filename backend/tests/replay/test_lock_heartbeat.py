@@ -25,7 +25,7 @@ def test_locks_outlive_their_ttl_while_the_heartbeat_beats_and_lapse_after(
 ) -> None:
     replay_id = new_replay(TARGET)
     assert leases.claim(replay_id, "me", 15, REPLAYS)
-    settings = get_settings().model_copy(update={"run_heartbeat_s": 0.2, "run_lease_ttl_s": 15})
+    settings = get_settings().model_copy(update={"job_heartbeat_s": 0.2, "job_lease_ttl_s": 15})
     redis = Redis.from_url(redis_server)
     try:
         locks = TargetLocks(redis, [TARGET], ttl_s=1)
@@ -44,7 +44,7 @@ def test_locks_outlive_their_ttl_while_the_heartbeat_beats_and_lapse_after(
 def test_the_heartbeat_notices_when_the_reaper_took_the_replay(new_replay: Callable[[str], int]) -> None:
     replay_id = new_replay(TARGET)
     assert leases.claim(replay_id, "me", 15, REPLAYS)
-    settings = get_settings().model_copy(update={"run_heartbeat_s": 0.05, "run_lease_ttl_s": 15})
+    settings = get_settings().model_copy(update={"job_heartbeat_s": 0.05, "job_lease_ttl_s": 15})
     with Lease(replay_id, "me", lambda: None, settings, REPLAYS) as lease:
         with sync_session() as session:
             session.execute(update(ReplayRun).where(ReplayRun.id == replay_id).values(lease_owner="reaper"))

@@ -28,7 +28,7 @@ def _queued() -> list[tuple[WaitingJob, list[Target]]]:
                 select(table.id).where(table.status == kind.lease.queued).order_by(table.id)
             )
             queued = list(ids)
-        out += [(WaitingJob(kind=kind.name, id=row_id), kind.targets_of(row_id)) for row_id in queued]
+        out += [(WaitingJob(kind=kind.name, id=job_id), kind.targets_of(job_id)) for job_id in queued]
     return out
 
 

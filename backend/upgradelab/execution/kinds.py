@@ -35,11 +35,11 @@ class JobKind:
 
     lease: the table and statuses (execution/leases.py); succeeded / failed: its statuses for a job
     that went to its end / that broke (a worker gone: failed, "worker lost");
-    targets_of(row_id): the job's targets as stored (whose servers the reaper stops, locks it frees);
+    targets_of(job_id): the job's targets as stored (whose servers the reaper stops, locks it frees);
     final_fields(ending): the row's final columns (status, error, the end time, ...);
-    on_end(row_id, ending): the run-end hook, called while the job is still held, before its final
+    on_end(job_id, ending): the run-end hook, called while the job is still held, before its final
     status is written (a run: its variants finished, its summary stored);
-    published(row_id, fields): after the final status was written (a run's stream);
+    published(job_id, fields): after the final status was written (a run's stream);
     sweep: a job that did not succeed stops every instance of its targets (stop_all), not only the
     ones it knows it started (a replay: its cancel may stop servers still starting).
     """

@@ -3,7 +3,7 @@
 The lease lives in the metadata database (`lease_owner`, `lease_expires_at` of the job's row: `run`
 or `replay_run`), not in Redis: a Redis restart or an outage of a minute must not look like a dead
 worker, and the reaper (execution/reaper.py) needs nothing but the database to decide. A heartbeat
-thread in the worker renews it every `run_heartbeat_s` seconds for `run_lease_ttl_s` seconds (15 s
+thread in the worker renews it every `job_heartbeat_s` seconds for `job_lease_ttl_s` seconds (15 s
 by default), whatever the row's own thread is doing (dataset preparation, a server start, a long
 iteration or statement), and renews the target locks (Redis, execution/locks.py) in the same beat. A
 renewal that finds the lease taken (the reaper ended the row) marks it lost; the runner stops at
@@ -14,10 +14,10 @@ Every kind goes through the same functions, told apart by the `LeaseKind` its ex
 which statuses hold a lease. Used once per row, by execution/lifecycle.py:
 
     owner = new_owner()
-    if not claim(row_id, owner, ttl_s, kind): ...          # queued -> started, lease taken
-    with Lease(row_id, owner, locks.renew, settings, kind) as lease:
+    if not claim(job_id, owner, ttl_s, kind): ...          # queued -> started, lease taken
+    with Lease(job_id, owner, locks.renew, settings, kind) as lease:
         ... lease.check() between iterations ...
-    finish(row_id, owner, kind, status=..., error=...)     # final status, only while still the owner
+    finish(job_id, owner, kind, status=..., error=...)     # final status, only while still the owner
 """
 
 import logging
@@ -65,7 +65,7 @@ def new_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def claim(row_id: int, owner: str, ttl_s: float, kind: LeaseKind) -> bool:
+def claim(job_id: int, owner: str, ttl_s: float, kind: LeaseKind) -> bool:
     """queued -> claimed (runs: provisioning, with started_at; replays: running) with a lease of
     ttl_s seconds for `owner`, in one conditional UPDATE; False when the row is no longer queued
     (cancelled, or another worker has it)."""
@@ -75,7 +75,7 @@ def claim(row_id: int, owner: str, ttl_s: float, kind: LeaseKind) -> bool:
     with sync_session() as session:
         done = session.execute(
             update(model)
-            .where(model.id == row_id, model.status == kind.queued)
+            .where(model.id == job_id, model.status == kind.queued)
             .values(
                 status=kind.claimed,
                 lease_owner=owner,
@@ -87,35 +87,35 @@ def claim(row_id: int, owner: str, ttl_s: float, kind: LeaseKind) -> bool:
     return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
-def renew(row_id: int, owner: str, ttl_s: float, kind: LeaseKind) -> bool:
+def renew(job_id: int, owner: str, ttl_s: float, kind: LeaseKind) -> bool:
     """Push the lease's expiry to now + ttl_s; False when `owner` no longer holds it."""
     model = kind.model
     with sync_session() as session:
         done = session.execute(
             update(model)
-            .where(model.id == row_id, model.lease_owner == owner, model.status.in_(kind.started))
+            .where(model.id == job_id, model.lease_owner == owner, model.status.in_(kind.started))
             .values(lease_expires_at=utcnow() + timedelta(seconds=ttl_s))
         )
         session.commit()
     return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
-def finish(row_id: int, owner: str, kind: LeaseKind, **fields: Any) -> bool:
+def finish(job_id: int, owner: str, kind: LeaseKind, **fields: Any) -> bool:
     """Write the row's final fields (status, error, finished_at / ended_at, ...) and drop the lease,
     only while `owner` still holds it; False when someone else (reaper, cancel) already ended it."""
     model = kind.model
     with sync_session() as session:
         done = session.execute(
             update(model)
-            .where(model.id == row_id, model.lease_owner == owner, model.status.in_(kind.started))
+            .where(model.id == job_id, model.lease_owner == owner, model.status.in_(kind.started))
             .values(lease_owner=None, lease_expires_at=None, **fields)
         )
         session.commit()
     return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
-def take_over_expired(row_id: int | None, owner: str, ttl_s: float, kind: LeaseKind) -> list[int]:
-    """Give `owner` the lease of every started row (or only `row_id`) whose lease expired or that
+def take_over_expired(job_id: int | None, owner: str, ttl_s: float, kind: LeaseKind) -> list[int]:
+    """Give `owner` the lease of every started row (or only `job_id`) whose lease expired or that
     has none; the ids taken. A conditional UPDATE per row, so two reapers never take the same one."""
     now = utcnow()
     model = kind.model
@@ -125,8 +125,8 @@ def take_over_expired(row_id: int | None, owner: str, ttl_s: float, kind: LeaseK
     )
     with sync_session() as session:
         query = select(model.id).where(expired)
-        if row_id is not None:
-            query = query.where(model.id == row_id)
+        if job_id is not None:
+            query = query.where(model.id == job_id)
         taken = []
         for candidate in session.scalars(query).all():
             done = session.execute(
@@ -143,20 +143,20 @@ def take_over_expired(row_id: int | None, owner: str, ttl_s: float, kind: LeaseK
 class Lease(Periodic):
     """The heartbeat thread of one job (a context manager; see the module docstring).
 
-    Every `run_heartbeat_s` seconds: renew the database lease, then call `renew_locks` (the target
+    Every `job_heartbeat_s` seconds: renew the database lease, then call `renew_locks` (the target
     locks). A failing renewal (database locked, Redis down) is logged and tried again at the next
     beat; the lease's TTL leaves room for a few missed beats. A renewal the database refuses marks
     the lease lost for good.
     """
 
     def __init__(
-        self, row_id: int, owner: str, renew_locks: Callable[[], None], settings: Settings, kind: LeaseKind
+        self, job_id: int, owner: str, renew_locks: Callable[[], None], settings: Settings, kind: LeaseKind
     ) -> None:
-        self.row_id, self.owner, self.kind = row_id, owner, kind
+        self.job_id, self.owner, self.kind = job_id, owner, kind
         self._renew_locks = renew_locks
-        self._ttl_s = settings.run_lease_ttl_s
+        self._ttl_s = settings.job_lease_ttl_s
         self._lost = threading.Event()
-        super().__init__(f"lease-{kind.name}-{row_id}", settings.run_heartbeat_s, self._beat)
+        super().__init__(f"lease-{kind.name}-{job_id}", settings.job_heartbeat_s, self._beat)
 
     @property
     def lost(self) -> bool:
@@ -166,12 +166,12 @@ class Lease(Periodic):
     def check(self) -> None:
         """Raise LeaseLost when the lease was lost (the runner's check between iterations)."""
         if self.lost:
-            raise LeaseLost(f"{self.kind.name} {self.row_id}: lease of {self.owner} lost")
+            raise LeaseLost(f"{self.kind.name} {self.job_id}: lease of {self.owner} lost")
 
     def _beat(self) -> bool:
-        where = f"{self.kind.name} {self.row_id}"
+        where = f"{self.kind.name} {self.job_id}"
         try:
-            if not renew(self.row_id, self.owner, self._ttl_s, self.kind):
+            if not renew(self.job_id, self.owner, self._ttl_s, self.kind):
                 log.warning("%s: lease of %s lost; stopping at the next check", where, self.owner)
                 self._lost.set()
                 return False

@@ -36,32 +36,32 @@ log = logging.getLogger(__name__)
 
 def execute(
     kind: JobKind,
-    row_id: int,
+    job_id: int,
     targets: list[Target],
     redis: Redis,
     settings: Settings,
     body: Callable[[Lease], Ending],
     busy: Callable[[], bool] = lambda: False,
 ) -> str | None:
-    """Run job `row_id` of `kind` on `targets` to its final status and return it (see the module
+    """Run job `job_id` of `kind` on `targets` to its final status and return it (see the module
     docstring); None when it was not queued, or when its lease was lost and someone else ended it.
     Raises TargetsBusy (the job untouched) when a target is held by another job."""
-    what = f"{kind.name} {row_id}"
-    locks = TargetLocks(redis, lock_names(targets), settings.target_lock_ttl_s, row_id, kind.name)
+    what = f"{kind.name} {job_id}"
+    locks = TargetLocks(redis, lock_names(targets), settings.target_lock_ttl_s, job_id, kind.name)
     if not locks.acquire():
         raise TargetsBusy(", ".join(sorted(t.name for t in targets)))
     if busy():
         locks.release()
         raise TargetsBusy(", ".join(sorted(t.name for t in targets)))
     owner = leases.new_owner()
-    if not leases.claim(row_id, owner, settings.run_lease_ttl_s, kind.lease):
+    if not leases.claim(job_id, owner, settings.job_lease_ttl_s, kind.lease):
         locks.release()
         return None
     ended: str | None = None
     try:
         # The heartbeat renews the lease and the target locks from here to the final status, whatever
         # the body is doing (dataset preparation, server starts, long iterations or statements).
-        with Lease(row_id, owner, locks.renew, settings, kind.lease) as lease:
+        with Lease(job_id, owner, locks.renew, settings, kind.lease) as lease:
             ending = Ending(kind.failed, "the job ended without an outcome")
             try:
                 ending = body(lease)
@@ -70,7 +70,7 @@ def execute(
                 ending = Ending(kind.failed, f"{type(failure).__name__}: {failure}")
             finally:
                 if not lease.lost:
-                    ended = _end(kind, row_id, owner, targets, ending, settings, locks)
+                    ended = _end(kind, job_id, owner, targets, ending, settings, locks)
     finally:
         locks.release()
         spares.release()  # the spare instances this job's end prepared may start now
@@ -79,7 +79,7 @@ def execute(
 
 def _end(
     kind: JobKind,
-    row_id: int,
+    job_id: int,
     owner: str,
     targets: list[Target],
     ending: Ending,
@@ -90,19 +90,19 @@ def _end(
     ended it meanwhile."""
     if ending.status not in kind.lease.final:  # an executor's slip must not leave the job started
         log.error(
-            "%s %s: %r is not a final status; ending it %s", kind.name, row_id, ending.status, kind.failed
+            "%s %s: %r is not a final status; ending it %s", kind.name, job_id, ending.status, kind.failed
         )
         ending = Ending(kind.failed, ending.error or f"ended with the non-final status {ending.status!r}")
     if kind.sweep and ending.status != kind.succeeded:
-        stop_targets(f"{kind.name} {row_id}", targets, settings)
-    kind.on_end(row_id, ending)
+        stop_targets(f"{kind.name} {job_id}", targets, settings)
+    kind.on_end(job_id, ending)
     fields = kind.final_fields(ending)
-    finished = leases.finish(row_id, owner, kind.lease, **fields)
+    finished = leases.finish(job_id, owner, kind.lease, **fields)
     # the locks are held until the final state is written (the next job on these servers starts after
     # this one's finished_at) and freed before it is published (whoever is told finds them free)
     locks.release()
     if not finished:
         return None
-    kind.published(row_id, fields)
-    log.info("%s %s %s", kind.name, row_id, ending.status)
+    kind.published(job_id, fields)
+    log.info("%s %s %s", kind.name, job_id, ending.status)
     return ending.status

@@ -71,40 +71,40 @@ def reap_expired(settings: Settings | None = None, kind: str | None = None) -> l
     for job in registered():
         if kind is not None and job.name != kind:
             continue
-        for row_id in leases.take_over_expired(None, owner, _REAPING_TTL_S, job.lease):
-            log.warning("%s %s: lease expired (worker lost); ending it", job.name, row_id)
+        for job_id in leases.take_over_expired(None, owner, _REAPING_TTL_S, job.lease):
+            log.warning("%s %s: lease expired (worker lost); ending it", job.name, job_id)
             _end(
-                job, row_id, owner, Ending(job.failed, WORKER_LOST, reason=WORKER_LOST, reaped=True), settings
+                job, job_id, owner, Ending(job.failed, WORKER_LOST, reason=WORKER_LOST, reaped=True), settings
             )
-            ended.append(row_id)
+            ended.append(job_id)
     return ended
 
 
 def end_abandoned(
-    job: JobKind, row_id: int, status: str, error: str | None, settings: Settings | None = None
+    job: JobKind, job_id: int, status: str, error: str | None, settings: Settings | None = None
 ) -> bool:
-    """End job `row_id` of kind `job` with `status` if it is started and has no live lease (its worker
+    """End job `job_id` of kind `job` with `status` if it is started and has no live lease (its worker
     is gone); False, leaving it alone, when a worker still holds it or it is not started. The kind is
     passed, not looked up: the API process, which registers none, ends jobs through it
     (execution/cancel_request.py)."""
     settings = settings or get_settings()
     owner = "reaper:" + leases.new_owner()
-    if not leases.take_over_expired(row_id, owner, _REAPING_TTL_S, job.lease):
+    if not leases.take_over_expired(job_id, owner, _REAPING_TTL_S, job.lease):
         return False
-    _end(job, row_id, owner, Ending(status, error, reason=error, reaped=True), settings)
+    _end(job, job_id, owner, Ending(status, error, reason=error, reaped=True), settings)
     return True
 
 
-def _end(job: JobKind, row_id: int, owner: str, ending: Ending, settings: Settings) -> None:
-    what = f"{job.name} {row_id}"
-    targets = job.targets_of(row_id)
+def _end(job: JobKind, job_id: int, owner: str, ending: Ending, settings: Settings) -> None:
+    what = f"{job.name} {job_id}"
+    targets = job.targets_of(job_id)
     stop_targets(what, targets, settings)
     # Freed before the final status: whoever sees the job ended finds its targets free.
-    _free_locks(what, row_id, job.lease, lock_names(targets), settings)
-    job.on_end(row_id, ending)
+    _free_locks(what, job_id, job.lease, lock_names(targets), settings)
+    job.on_end(job_id, ending)
     fields = job.final_fields(ending)
-    if leases.finish(row_id, owner, job.lease, **fields):
-        job.published(row_id, fields)
+    if leases.finish(job_id, owner, job.lease, **fields):
+        job.published(job_id, fields)
 
 
 def stop_targets(what: str, targets: list[Target], settings: Settings) -> None:
@@ -124,7 +124,7 @@ def _stop_all(provisioner: Provisioner) -> None:
     stop_all()
 
 
-def _free_locks(what: str, row_id: int, kind: LeaseKind, targets: list[str], settings: Settings) -> None:
+def _free_locks(what: str, job_id: int, kind: LeaseKind, targets: list[str], settings: Settings) -> None:
     @retry(
         retry=retry_if_exception_type(RedisError),
         stop=stop_after_delay(settings.redis_outage_s),
@@ -134,7 +134,7 @@ def _free_locks(what: str, row_id: int, kind: LeaseKind, targets: list[str], set
     def attempt() -> int:
         redis = Redis.from_url(settings.redis_url, socket_timeout=5, socket_connect_timeout=5)
         try:
-            return free_run_locks(redis, row_id, targets, kind.name)
+            return free_run_locks(redis, job_id, targets, kind.name)
         finally:
             redis.close()
 

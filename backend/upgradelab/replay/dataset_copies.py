@@ -146,7 +146,7 @@ def remove_copies(dataset_id: int, redis: Redis, settings: Settings) -> list[str
             if not locks.acquire():
                 continue
             try:
-                with _renewed(locks, settings.run_heartbeat_s):
+                with _renewed(locks, settings.job_heartbeat_s):
                     _remove_on(target, slots.get(name) or [[]], sha256, settings)
             finally:
                 locks.release()
