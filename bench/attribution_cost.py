@@ -1,6 +1,6 @@
 """What an attribution costs (issue 21): ddmin against a one-at-a-time search over the same candidates.
 
-The constructed case of tests/attribution/test_constructed_gap.py on a throw-away Upgrade Lab instance
+The constructed case of bench/power_checks.py (constructed-gap) on a throw-away Upgrade Lab instance
 (bench/instance.py; one Celery worker with concurrency 1, so the attribution's inline step runs are
 shown not to wait for themselves): mysql-9.7 default against mysql-9.7 with innodb_file_per_table=OFF
 and skip-log-bin plus five changes that do not matter to article 001's INSERT/TRUNCATE loop.
@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backend"))
 import instance
 
-# the test's constructed case itself, so the bench measures what the test decides
-from tests.attribution.test_constructed_gap import IRRELEVANT, MATTER
+# the power check's constructed case itself, so the bench measures what the check decides
+from power_checks import IRRELEVANT, MATTER
 
 FINAL = {"succeeded", "failed", "cancelled"}
 

@@ -112,8 +112,9 @@ def instance(worker: bool) -> Iterator[str]:
             stderr=subprocess.STDOUT,
         )
     )
-    _wait_port(API_PORT)
     try:
+        # the API imports the whole app: on a loaded 2-core host that took over 30 s
+        _wait_port(API_PORT, timeout_s=180)
         yield API
     finally:
         for process in reversed(processes):

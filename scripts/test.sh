@@ -33,8 +33,6 @@ if [ $# -gt 0 ]; then
     --dist loadfile "$@"
 fi
 ../.venv/bin/python -m pytest -ra -p no:cacheprovider -n "${UPGRADELAB_TEST_WORKERS:-2}" --dist loadfile \
-  --durations=15 --ignore=tests/fuzzing -m "not quiet"
-# Tests that time a small effect (a 0.88x setting) against the 2-core host's noise: alone, one process.
-../.venv/bin/python -m pytest -ra -p no:cacheprovider -m quiet --ignore=tests/fuzzing
+  --durations=15 --ignore=tests/fuzzing
 # The fuzzer tallies its answers across its module (checked when the module ends): one process.
 ../.venv/bin/python -m pytest -ra -p no:cacheprovider tests/fuzzing
