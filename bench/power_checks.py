@@ -223,7 +223,7 @@ def verdict_check(
             Goal(
                 f"{label} improvement",
                 share(right, succeeded),
-                f">= {power:.0%}",
+                f">= {power * 100:.0f} %",
                 right >= power * max(succeeded, 1),
             ),
             Goal(f"{label} regression", share(wrong, succeeded), "none", wrong == 0),
