@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything Upgrade Lab needs on a fresh Debian bookworm machine (root, idempotent), phase by
 # phase, and prints each phase's time at the end:
-#   host packages, chroots   infra/lab/install.sh (the two server chroots are built side by side)
+#   host packages, chroots   infra/lab/install.sh (the two server chroots are built side by side, and
+#                            while the venv and the UI install)
 #   venv                     .venv, reinstalled only when backend/pyproject.toml is newer than its stamp
 #   UI                       npm ci when package-lock.json changed; the build only when a source under
 #                            frontend/ is newer than frontend/dist/.upgradelab-built
@@ -66,9 +67,16 @@ test_packages() {
 }
 
 phase "host packages" bash infra/lab/install.sh host-packages
-phase "chroots" bash infra/lab/install.sh chroots
+# The chroots (debootstrap and dpkg: mostly waiting on the mirror and the disk) build in the background
+# while the venv and the UI install; their time is from their start to the wait's end.
+chroots_start=$SECONDS
+bash infra/lab/install.sh chroots &
+chroots=$!
 phase "venv" venv
 phase "UI" ui
+current=chroots
+wait "$chroots"
+timings+=("chroots $((SECONDS - chroots_start)) s")
 if [ "$tests" = 1 ]; then
   phase "test packages" test_packages
   phase "docker" bash infra/docker/install.sh # Docker engine, compose client, local base and target images
