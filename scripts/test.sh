@@ -3,7 +3,8 @@
 # then pytest against the real lab servers, a real Redis, a real Celery worker and Debian's chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh
+# --tests: also what only the tests use (PostgreSQL, the Docker engine and the lab's images)
+bash scripts/install.sh --tests
 
 echo "== lint, format, types" >&2
 (cd backend && ../.venv/bin/ruff check . ../bench && ../.venv/bin/ruff format --check . ../bench &&

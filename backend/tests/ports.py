@@ -52,3 +52,5 @@ ATTRIBUTION_SLOW_TARGET = _BASE + 40
 INSTANCES = _BASE + 30  # slot 0 of the instance tests' own target (other slots: free ports)
 # issue 22 (worker pools): the MariaDB 10.11 server holding a metadata database (tests/pools)
 METADATA_DB = _BASE + 90
+# issue 31: the throw-away PostgreSQL cluster holding a metadata database (tests/pools)
+METADATA_POSTGRESQL = _BASE + 91

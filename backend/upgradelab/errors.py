@@ -29,15 +29,35 @@ async def validation_error(request: Request, error: Exception) -> JSONResponse:
     return JSONResponse(status_code=422, content={"detail": detail})
 
 
+# The ids the database's integer primary keys hold (PostgreSQL's integer is 4 bytes; SQLite's 8).
+_INT4 = range(-(2**31), 2**31)
+
+
 async def id_out_of_range(request: Request, error: Exception) -> JSONResponse:
-    """The app's OverflowError handler: an id the database's integer type cannot hold (2^63 and up,
-    below -2^63: SQLite's driver raises "Python int too large to convert to SQLite INTEGER" binding
-    it) names no row, so 404, never 500. Any other OverflowError stays a 500."""
-    if "too large to convert" not in str(error):
+    """The app's OverflowError and DataError handler: an id the database's integer type cannot hold
+    names no row, so 404, never 500. SQLite's driver raises OverflowError ("Python int too large to
+    convert to SQLite INTEGER") binding 2^63 and up; PostgreSQL answers SQLSTATE 22003 ("integer out of
+    range") for 2^31 and up, a DataError, taken as this only when a path or query parameter is such an
+    id (an id in a JSON body past 2^31 stays a 500 there). Any other OverflowError or DataError stays a
+    500."""
+    if isinstance(error, OverflowError):
+        out_of_range = "too large to convert" in str(error)
+    else:
+        out_of_range = getattr(getattr(error, "orig", None), "sqlstate", None) == "22003" and any(
+            _outside_int4(value) for value in [*request.path_params.values(), *request.query_params.values()]
+        )
+    if not out_of_range:
         return JSONResponse(status_code=500, content={"detail": "Internal Server Error"})
     return JSONResponse(
         status_code=404, content={"detail": "not found: an id outside the database's integer range"}
     )
+
+
+def _outside_int4(value: object) -> bool:
+    try:
+        return int(str(value)) not in _INT4
+    except ValueError:
+        return False
 
 
 def _safe(error: dict[str, Any]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DataError
 
 from upgradelab.api.attributions import public_router as public_attributions_router
 from upgradelab.api.attributions import router as attributions_router
@@ -40,6 +41,7 @@ def create_app() -> FastAPI:
     # 422s never echo the request's values (passwords, huge inputs): errors.validation_error.
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(OverflowError, id_out_of_range)
+    app.add_exception_handler(DataError, id_out_of_range)  # PostgreSQL's "integer out of range"
     # Signed-in routers: GET needs viewer, other methods operator, targets/users admin (users/auth.py).
     for router in (
         targets_router,

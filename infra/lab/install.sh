@@ -6,6 +6,9 @@
 #   - a Debian trixie chroot holding MariaDB 11.8 (the mariadb-11.8 target), at
 #     $LAB_DIR/chroots/mariadb-11.8 (10.11 -> 11.8 is the LTS -> LTS upgrade; 11.0 replaced the
 #     optimizer's cost model).
+# The two chroots are built side by side, each logging to $LAB_DIR/logs/chroot-<name>.log; a failure of
+# either fails the install naming it (and showing its log's last lines).
+# Usage: install.sh [host-packages|chroots]  (default both, in that order: debootstrap is a host package)
 # The Debian mirror is read from this machine's apt sources, never written here.
 set -euo pipefail
 
@@ -18,9 +21,11 @@ log() { printf '[lab install] %s\n' "$*" >&2; }
 source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../lib/debian.sh"
 
 install_host_packages() {
-  local missing=()
+  local missing=() installed p
+  # one dpkg-query for all (a package dpkg never heard of is left out of its answer: missing too)
+  installed=" $(dpkg-query -W -f='${Package}=${Status} ' "${HOST_PACKAGES[@]}" 2>/dev/null || true)"
   for p in "${HOST_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    [[ $installed == *" $p=install ok installed "* ]] || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then
     log "host packages present"
@@ -70,6 +75,35 @@ build_server_chroot() {
   log "$name chroot ready: $(chroot "$chroot" "$binary" --version)"
 }
 
-install_host_packages
-build_server_chroot mysql-9.7 sid /usr/sbin/mysqld mysql-server mysql-client
-build_server_chroot mariadb-11.8 trixie /usr/sbin/mariadbd mariadb-server mariadb-client
+build_chroots() {
+  # Both in the background, each into its own log; then wait for each and name the ones that failed.
+  local logs="$LAB_DIR/logs" name failed=()
+  mkdir -p "$logs"
+  declare -A pids
+  build_server_chroot mysql-9.7 sid /usr/sbin/mysqld mysql-server mysql-client \
+    >"$logs/chroot-mysql-9.7.log" 2>&1 &
+  pids[mysql-9.7]=$!
+  build_server_chroot mariadb-11.8 trixie /usr/sbin/mariadbd mariadb-server mariadb-client \
+    >"$logs/chroot-mariadb-11.8.log" 2>&1 &
+  pids[mariadb-11.8]=$!
+  for name in mysql-9.7 mariadb-11.8; do
+    if wait "${pids[$name]}"; then
+      tail -n 1 "$logs/chroot-$name.log" >&2
+    else
+      failed+=("$name")
+      log "$name chroot FAILED; last lines of $logs/chroot-$name.log:"
+      tail -n 15 "$logs/chroot-$name.log" | sed 's/^/    /' >&2
+    fi
+  done
+  if [ ${#failed[@]} -gt 0 ]; then
+    log "chroot build failed: ${failed[*]} (logs: $logs/chroot-<name>.log)"
+    exit 1
+  fi
+}
+
+case "${1:-all}" in
+  host-packages) install_host_packages ;;
+  chroots) build_chroots ;;
+  all) install_host_packages && build_chroots ;;
+  *) log "usage: install.sh [host-packages|chroots]"; exit 2 ;;
+esac

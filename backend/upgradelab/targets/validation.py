@@ -18,6 +18,8 @@ from upgradelab.errors import field_error
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import OptionError, shown, validate_option
+from upgradelab.targets.provisioners.base import ProvisionError
+from upgradelab.targets.provisioners.docker_engine import engine_client
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _PATH_FIELDS = ("root", "mysqld", "install_db", "basedir", "tarball", "server_command")
@@ -96,8 +98,15 @@ def host_allowed(host: str, allowed_hosts: str) -> bool:
 def check_binary(kind: str, settings: dict[str, Any], app: Settings) -> None:
     """422 unless the server binary exists and `--version` names mysqld or mariadbd (local: `mysqld`
     inside `root`, and `install_db` exists; tarball: `basedir/bin/mysqld`, or the `tarball` file to
-    unpack when it is not there yet). Docker images are checked when the worker first uses them.
-    Blocking (a subprocess): the API calls it in a thread."""
+    unpack when it is not there yet). docker: 422 at `provisioner` when no Docker engine answers,
+    naming the command that installs one; images are checked when the worker first uses them.
+    Blocking (a subprocess, the engine's ping): the API calls it in a thread."""
+    if kind == "docker":
+        try:
+            engine_client(timeout_s=10).close()
+        except ProvisionError as error:
+            raise field_error(["body", "provisioner"], str(error)) from error
+        return
     if kind not in ("local", "tarball"):
         return
     root = Path(str(settings.get("root", "/")).replace("{lab_dir}", str(app.lab_dir)))

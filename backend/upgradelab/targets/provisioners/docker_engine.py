@@ -12,18 +12,24 @@ from upgradelab.targets.provisioners.base import ProvisionError
 MANAGED_LABEL = "upgradelab.managed"
 TARGET_LABEL = "upgradelab.target"
 ROLE_LABEL = "upgradelab.role"
+# `make up` installs no Docker (issue 31): a docker target's first use names what does, and how to
+# start an installed engine again (no systemd on the lab's machines).
+INSTALL_COMMAND = (
+    "run `bash infra/docker/install.sh` as root (installs Debian's docker.io and a Compose client, "
+    "starts dockerd, builds the lab's images), or `bash infra/docker/dockerd.sh` to start an installed engine"
+)
 
 
-def engine_client() -> docker.DockerClient:
+def engine_client(timeout_s: int = 300) -> docker.DockerClient:
     """A client of the engine DOCKER_HOST names (default: /var/run/docker.sock), checked with a ping.
 
-    Raises ProvisionError when the engine does not answer (infra/docker/dockerd.sh starts one).
+    Raises ProvisionError when the engine does not answer, naming INSTALL_COMMAND.
     """
     try:
-        client = docker.from_env(timeout=300)
+        client = docker.from_env(timeout=timeout_s)
         client.ping()
     except DockerException as error:
-        raise ProvisionError(f"the Docker engine does not answer (is dockerd running?): {error}") from error
+        raise ProvisionError(f"the Docker engine does not answer: {INSTALL_COMMAND} ({error})") from error
     return client
 
 
