@@ -4,8 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # --tests: also what only the tests use (PostgreSQL, the Docker engine and the lab's images)
+started=$SECONDS
 bash scripts/install.sh --tests
+install_s=$((SECONDS - started))
 
+# Lint, format, types, the client drift check and Vitest: CPU for about two minutes, run beside pytest
+# (whose first minute is mostly its sessions starting servers), their output printed when both ended.
+static_checks() {
 echo "== lint, format, types" >&2
 (cd backend && ../.venv/bin/ruff check . ../bench && ../.venv/bin/ruff format --check . ../bench &&
   ../.venv/bin/mypy upgradelab tests ../bench)
@@ -17,6 +22,7 @@ bash scripts/client.sh --check
 (cd frontend && npm run --silent typecheck && npm run --silent lint && npm run --silent test)
 # the first page's JavaScript (entry + /runs chunks of the build install.sh made) at most 250 kB
 (cd frontend && node scripts/first-page-size.mjs)
+}
 
 echo "== tests" >&2
 # Servers' datadirs go under /var/lib/upgradelab (on the host and in the chroots), several GB per session at
@@ -30,10 +36,27 @@ cd backend
 # Redis, Celery worker, API, ports and server directories (tests/ports.py), so they share nothing.
 # UPGRADELAB_TEST_WORKERS=0 runs in this process alone.
 if [ $# -gt 0 ]; then
+  (cd .. && static_checks)
   exec ../.venv/bin/python -m pytest -ra -p no:cacheprovider -n "${UPGRADELAB_TEST_WORKERS:-2}" \
     --dist loadfile "$@"
 fi
+static_log=$(mktemp)
+(cd .. && static_checks) >"$static_log" 2>&1 &
+static_pid=$!
+started=$SECONDS
+tests_rc=0
 ../.venv/bin/python -m pytest -ra -p no:cacheprovider -n "${UPGRADELAB_TEST_WORKERS:-2}" --dist loadfile \
-  --durations=15 --ignore=tests/fuzzing
-# The fuzzer tallies its answers across its module (checked when the module ends): one process.
-../.venv/bin/python -m pytest -ra -p no:cacheprovider tests/fuzzing
+  --durations=25 --ignore=tests/fuzzing || tests_rc=$?
+suite_s=$((SECONDS - started))
+# The fuzzer tallies its answers across its module (checked when the module ends) and deletes what it
+# created, in a session of its own: one process, after the suite.
+started=$SECONDS
+../.venv/bin/python -m pytest -ra -p no:cacheprovider tests/fuzzing || tests_rc=$?
+fuzz_s=$((SECONDS - started))
+static_rc=0
+wait "$static_pid" || static_rc=$?
+echo "== lint, format, types, client, UI checks (run beside the tests)" >&2
+cat "$static_log" >&2
+rm -f "$static_log"
+echo "[test] install ${install_s} s, pytest ${suite_s} s, fuzzer ${fuzz_s} s (checks beside them: rc ${static_rc})" >&2
+[ "$static_rc" -eq 0 ] && [ "$tests_rc" -eq 0 ]

@@ -5,7 +5,6 @@ buffer pools: 16M (data several times larger: the counts never warm) and 512M (d
 first count after the restart is cold).
 """
 
-import statistics
 from collections.abc import Iterator
 
 import httpx
@@ -105,16 +104,14 @@ def test_counts_warm_up_only_when_the_table_fits_the_buffer_pool(client: httpx.C
     again = run_experiment(client, {**body, "iterations": 1, "variants": variants[:2]}, timeout_s=300)
     assert again["run"]["status"] == "succeeded", again["run"]["error"]
     assert again["run"]["progress"]["phase"] == "dataset reused"
+    # The cliff decided by its evidence, the buffer pool's disk reads (a counter), not by time: the
+    # scans' times depend on the disk and the host's load (bench/power_checks.py times them).
     for target in ("mysql-9.7", "mariadb-10.11"):
         fits = _test_long_points(result, f"{target} pool 512M")
         cold, warm = fits[0], fits[1:]
-        warm_median = statistics.median(float(str(p["elapsed_s"])) for p in warm)
-        assert float(str(cold["elapsed_s"])) > 3 * warm_median, fits
+        assert cold["metrics"]["buffer_pool_reads"] > 200, fits  # type: ignore[index]
         assert all(p["metrics"]["buffer_pool_reads"] == 0 for p in warm), fits  # type: ignore[index]
         too_big = _test_long_points(result, f"{target} pool 16M")
-        times = [float(str(p["elapsed_s"])) for p in too_big]
-        # never warms up: every scan stays well above the warm scan of the same table in a pool it fits
-        assert all(elapsed > 2 * warm_median for elapsed in times), (warm_median, too_big)
         # disk reads on every iteration (MySQL's linear read-ahead brings most pages, so ~1,200 of
         # ~10,000 here; MariaDB ~15,000), where the warm iterations above have none
         assert all(p["metrics"]["buffer_pool_reads"] > 200 for p in too_big), too_big  # type: ignore[index]
