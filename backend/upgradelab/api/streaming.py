@@ -107,7 +107,11 @@ _ENTRY_ID = re.compile(r"^(\d{1,20})-(\d{1,20})$")
 def _resume(header: str | None, query: str | None) -> str | None:
     """The entry id to resume after (the header first); 422 naming the field for one Redis would
     refuse (both parts below 2^64), which would otherwise break the stream mid-way."""
-    for value, where in ((header, ["header", "Last-Event-ID"]), (query, ["query", "last_event_id"])):
+    places: list[tuple[str | None, list[str | int]]] = [
+        (header, ["header", "Last-Event-ID"]),
+        (query, ["query", "last_event_id"]),
+    ]
+    for value, where in places:
         match = _ENTRY_ID.match(value) if value is not None else None
         if value is not None and (match is None or any(int(p) >= 2**64 for p in match.groups())):
             raise field_error(where, "a stream entry id <milliseconds>-<sequence>")
