@@ -33,11 +33,11 @@ export const FALLBACK_POLL_MS = 10_000
  * and none is open yet) the data is refetched every FALLBACK_POLL_MS instead; the page's query itself
  * polls no more.
  */
-export function useJobStream(
+export function useJobStream<S extends string>(
   path: string,
   enabled: boolean,
   queryKey: QueryKey,
-  isFinal: (status: string) => boolean,
+  isFinal: (status: S) => boolean,
 ): EventStream {
   const queryClient = useQueryClient()
   const keyText = JSON.stringify(queryKey) // one value per key, whatever array holds it
@@ -49,7 +49,7 @@ export function useJobStream(
       const data = raw as StatusData
       const held = cached()
       const status = data.status ?? held?.status
-      if (status && isFinal(status)) {
+      if (status && isFinal(status as S)) {
         if (!held || held.status !== status) refetch()
         return true
       }
