@@ -16,6 +16,7 @@ from upgradelab.execution.kinds import Ending, JobKind
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import FINAL_STATUSES, JobStatus
 from upgradelab.experiments.models import Run
+from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 
 ATTRIBUTIONS = LeaseKind(
@@ -57,6 +58,10 @@ def _on_end(attribution_id: int, ending: Ending) -> None:
             session.commit()
 
 
+def _published(attribution_id: int, fields: dict[str, Any]) -> None:
+    publish_status(attribution_id, fields, final=True, kind="attribution")
+
+
 ATTRIBUTION_JOBS = JobKind(
     ATTRIBUTIONS,
     succeeded=JobStatus.succeeded,
@@ -64,4 +69,5 @@ ATTRIBUTION_JOBS = JobKind(
     targets_of=_no_targets,
     final_fields=_final_fields,
     on_end=_on_end,
+    published=_published,
 )

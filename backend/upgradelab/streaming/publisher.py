@@ -1,4 +1,5 @@
-"""The worker's side: append each stored iteration and each status change to the run's Redis Stream.
+"""The worker's side: append each stored iteration and each status change to the job's Redis Stream
+(a run's; a replay's and an attribution's through `publish_status` and `publish` with their kind).
 
 Called only after the database commit, so every stream entry is already readable from the database
 (the SSE endpoint relies on this at the snapshot/stream seam). Publishing never fails a run: while
@@ -28,12 +29,14 @@ def _redis() -> Redis:
     return Redis.from_url(get_settings().redis_url, socket_timeout=5, socket_connect_timeout=5)
 
 
-def _append(
-    run_id: int, event: dict[str, Any], final: bool = False, retry_for_s: float | None = None
+def publish(
+    kind: str, job_id: int, event: dict[str, Any], *, final: bool = False, retry_for_s: float | None = None
 ) -> None:
-    """XADD the event (and the final expiry), retried on RedisError for retry_for_s seconds
-    (default: settings.redis_outage_s)."""
-    key = stream_key(run_id)
+    """XADD `event` (JSON, with its "type") to the stream of job `job_id` of `kind` ("run", "replay",
+    "attribution"), and with `final` (the job's last event) its expiry STREAM_TTL_S seconds later;
+    retried on RedisError for retry_for_s seconds (default: settings.redis_outage_s), then logged
+    and dropped."""
+    key = stream_key(job_id, kind)
     patience = get_settings().redis_outage_s if retry_for_s is None else retry_for_s
     try:
         for attempt in Retrying(
@@ -52,7 +55,7 @@ def _append(
                     pipe.expire(key, STREAM_TTL_S)
                 pipe.execute()
     except RedisError:
-        log.exception("publishing %s of run %s", event.get("type"), run_id)
+        log.exception("publishing %s of %s %s", event.get("type"), kind, job_id)
 
 
 def publish_iteration(
@@ -64,7 +67,8 @@ def publish_iteration(
     1-based round of the run's schedule. published_at: Unix seconds (time.time()), for the
     worker-to-browser latency bench.
     """
-    _append(
+    publish(
+        "run",
         run_id,
         {
             "type": "iteration",
@@ -79,12 +83,19 @@ def publish_iteration(
 
 
 def publish_status(
-    run_id: int, fields: dict[str, Any], retry_for_s: float | None = None, *, final: bool = False
+    run_id: int,
+    fields: dict[str, Any],
+    retry_for_s: float | None = None,
+    *,
+    final: bool = False,
+    kind: str = "run",
 ) -> None:
-    """XADD {"type": "status", status?, current_variant?, error?, progress?} when a run's status,
-    variant or dataset preparation progress (runs.progress: phase, rows, rows_total, bytes,
-    elapsed_s, estimate_s; null when done) changes. `final`: the caller says the status is one the
-    run never leaves; the stream then expires STREAM_TTL_S seconds later."""
+    """XADD {"type": "status", status?, current_variant?, error?, progress?} when a job's status,
+    variant or progress changes (a run's dataset preparation: runs.progress, phase, rows, rows_total,
+    bytes, elapsed_s, estimate_s; a replay's step: replay_run.progress; an attribution's:
+    attribution.progress; null when done); other fields are left out. `run_id`: the job's id, of
+    `kind`. `final`: the caller says the status is one the job never leaves; the stream then
+    expires STREAM_TTL_S seconds later."""
     if not fields.keys() & {"status", "current_variant", "progress"}:
         return
     event: dict[str, Any] = {"type": "status"}
@@ -92,4 +103,4 @@ def publish_status(
         if name in fields:
             value = fields[name]
             event[name] = str(value) if name == "status" else value
-    _append(run_id, event, final=final, retry_for_s=retry_for_s)
+    publish(kind, run_id, event, final=final, retry_for_s=retry_for_s)

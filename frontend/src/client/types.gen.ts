@@ -5398,6 +5398,88 @@ export type RunEventsResponses = {
     200: unknown;
 };
 
+export type ReplayEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Last-Event-Id
+         */
+        'Last-Event-ID'?: string | null;
+    };
+    path: {
+        /**
+         * Replay Id
+         */
+        replay_id: number;
+    };
+    query?: {
+        /**
+         * Last Event Id
+         *
+         * Resume after this entry.
+         */
+        last_event_id?: string | null;
+    };
+    url: '/api/replays/{replay_id}/events';
+};
+
+export type ReplayEventsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ReplayEventsError = ReplayEventsErrors[keyof ReplayEventsErrors];
+
+export type ReplayEventsResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
+export type AttributionEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Last-Event-Id
+         */
+        'Last-Event-ID'?: string | null;
+    };
+    path: {
+        /**
+         * Attribution Id
+         */
+        attribution_id: number;
+    };
+    query?: {
+        /**
+         * Last Event Id
+         *
+         * Resume after this entry.
+         */
+        last_event_id?: string | null;
+    };
+    url: '/api/attributions/{attribution_id}/events';
+};
+
+export type AttributionEventsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type AttributionEventsError = AttributionEventsErrors[keyof AttributionEventsErrors];
+
+export type AttributionEventsResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
 export type SharedData = {
     body?: never;
     path: {

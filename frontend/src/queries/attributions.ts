@@ -1,5 +1,6 @@
-// Query options of the attributions: one by id (signed in) and one by its share link (no sign-in). Both
-// poll every 2 s until the attribution reaches a final status.
+// Query options of the attributions: one by id (signed in; its page follows the attribution's stream,
+// streams/useJobStream.ts) and one by its share link (no sign-in, no stream: it polls every 2 s until the
+// attribution reaches a final status).
 import { queryOptions } from '@tanstack/react-query'
 import { attributionsApi } from '../api/attributions'
 import { isFinal } from '../api/models'
@@ -19,11 +20,7 @@ function untilFinal(query: { state: { data?: AttributionRead; error: unknown } }
 
 /** Attribution `id` with its candidates, steps, progress and result (GET /api/attributions/{id}). */
 export function attributionQuery(id: number) {
-  return queryOptions({
-    queryKey: ['attribution', id] as const,
-    queryFn: () => attributionsApi.get(id),
-    refetchInterval: untilFinal,
-  })
+  return queryOptions({ queryKey: ['attribution', id] as const, queryFn: () => attributionsApi.get(id) })
 }
 
 /** The attribution shared under `token`, read-only (GET /api/public/attributions/{token}; 404 unknown). */

@@ -5,14 +5,18 @@ import { isFinal } from '../../api/models'
 import { AttributionView } from '../../components/attribution/AttributionView'
 import { ErrorBox } from '../../components/ErrorBox'
 import { attributionQuery } from '../../queries/attributions'
+import { useJobStream } from '../../streams/useJobStream'
 
 /** /attributions/:id: which changed settings explain a variant's gap, step by step, with the result; its
- * cancel, exports and share link (the read-only view at /share/attributions/:token). */
+ * cancel, exports and share link (the read-only view at /share/attributions/:token). While it runs, its
+ * events (GET /api/attributions/{id}/events: each step run started or measured) refetch it. */
 export function AttributionPage() {
   const { id = '' } = useParams()
   const queryClient = useQueryClient()
   const query = attributionQuery(Number(id))
   const found = useQuery(query)
+  const live = found.data !== undefined && !isFinal(found.data.status)
+  useJobStream(`/api/attributions/${id}/events`, live, query.queryKey, isFinal)
   const cancel = useMutation({
     mutationFn: () => attributionsApi.cancel(Number(id)),
     onSettled: () => void queryClient.invalidateQueries({ queryKey: query.queryKey }),

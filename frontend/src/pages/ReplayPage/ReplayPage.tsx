@@ -8,14 +8,16 @@ import { ReplayReportView } from '../../components/ReplayReport/ReplayReportView
 import { ShareReplay } from './ShareReplay'
 import { ReplayProgress } from './ReplayProgress'
 import { replayQuery } from '../../queries/replays'
+import { useJobStream } from '../../streams/useJobStream'
 
-/** /replays/:id: the summary per variant, then what changes per fingerprint, grouped (breaks, slower, faster, same, ...). */
+/** /replays/:id: the summary per variant, then what changes per fingerprint, grouped (breaks, slower, faster, same, ...).
+ * While the replay runs, its events (GET /api/replays/{id}/events) move the progress and refetch the rest. */
 export function ReplayPage() {
   const { id = '' } = useParams()
-  const replay = useQuery({
-    ...replayQuery(Number(id)),
-    refetchInterval: (q) => (q.state.data && isFinal(q.state.data.status) ? false : 1500),
-  })
+  const query = replayQuery(Number(id))
+  const replay = useQuery(query)
+  const live = replay.data !== undefined && !isFinal(replay.data.status)
+  useJobStream(`/api/replays/${id}/events`, live, query.queryKey, isFinal)
   const data = replay.data
   if (!data) return <div className="page"><ErrorBox error={replay.error} /></div>
   const report = data.report

@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import { isFinal, type Run } from '../../api/models'
 import type { PointSeries } from '../../charts/downsample'
 import type { JobStatus } from '../../client'
+import { useEventStream } from '../../streams/useEventStream'
 
 /** What the page has received from /api/runs/{id}/events (the run page shows the counts as data-
  * attributes; browser tests and benches record the events themselves, Playwright-side). */
@@ -39,129 +40,105 @@ export interface LiveRun {
 
 const RENDER_EVERY_MS = 200
 
+interface Built {
+  run: Run | null
+  /** elapsed seconds by iteration, by variant index */
+  points: Map<number, Map<number, number>>
+  received: number
+  duplicates: number
+}
+
 /**
- * Live results of a run over Server-Sent Events. The browser's EventSource resumes with Last-Event-ID
- * after a dropped connection; a reconnect made here (the source closed after an error) passes the
- * last id as ?last_event_id=. Iterations are kept once per (variant, iteration); a repeat is counted.
+ * Live results of a run over Server-Sent Events (streams/useEventStream.ts: resumed by Last-Event-ID
+ * after a dropped connection). Iterations are kept once per (variant, iteration); a repeat is counted.
  */
 export function useRunStream(runId: string, enabled: boolean, onFinal: () => void): LiveRun {
-  const [view, setView] = useState<{ run: Run | null; series: PointSeries[]; stats: StreamStats }>({
+  const [view, setView] = useState<{ run: Run | null; series: PointSeries[]; received: number; duplicates: number }>({
     run: null,
     series: [],
-    stats: { received: 0, duplicates: 0, connections: 0 },
+    received: 0,
+    duplicates: 0,
   })
-  const [connected, setConnected] = useState(false)
-  const state = useRef<{ run: Run | null; points: Map<number, Map<number, number>> }>({
-    run: null,
-    points: new Map(),
-  })
+  // what the events built since the last snapshot (a connection's first event), drawn at most every
+  // RENDER_EVERY_MS
+  const state = useRef<Built>({ run: null, points: new Map(), received: 0, duplicates: 0 })
+  const renderTimer = useRef<number | undefined>(undefined)
   const onFinalRef = useRef(onFinal)
   useEffect(() => {
     onFinalRef.current = onFinal
   }, [onFinal])
+  useEffect(() => () => window.clearTimeout(renderTimer.current), [runId, enabled])
 
-  useEffect(() => {
-    if (!enabled) return
-    const log = { received: 0, duplicates: 0, connections: 0, lastEventId: '' }
-    state.current = { run: null, points: new Map() }
-    let source: EventSource | null = null
-    let timer: number | undefined
-    let renderTimer: number | undefined
-    let stopped = false
-
+  const handlers = useMemo(() => {
     const render = () => {
-      window.clearTimeout(renderTimer)
-      renderTimer = undefined
-      const { received, duplicates, connections } = log
-      setView({ ...buildLive(state.current), stats: { received, duplicates, connections } })
+      window.clearTimeout(renderTimer.current)
+      renderTimer.current = undefined
+      const now = state.current
+      setView({ ...buildLive(now), received: now.received, duplicates: now.duplicates })
     }
     const scheduleRender = () => {
-      if (renderTimer === undefined) renderTimer = window.setTimeout(render, RENDER_EVERY_MS)
+      if (renderTimer.current === undefined) renderTimer.current = window.setTimeout(render, RENDER_EVERY_MS)
     }
     const addPoint = (variantIndex: number, iteration: number, elapsed: number) => {
-      let byIteration = state.current.points.get(variantIndex)
+      const now = state.current
+      let byIteration = now.points.get(variantIndex)
       if (!byIteration) {
         byIteration = new Map()
-        state.current.points.set(variantIndex, byIteration)
+        now.points.set(variantIndex, byIteration)
       }
       if (byIteration.has(iteration)) {
-        log.duplicates += 1
+        now.duplicates += 1
       } else {
-        log.received += 1
+        now.received += 1
       }
       byIteration.set(iteration, elapsed)
     }
-    const track = (e: MessageEvent) => {
-      if (e.lastEventId) log.lastEventId = e.lastEventId
-    }
-
-    const open = () => {
-      if (stopped) return
-      const url = log.lastEventId
-        ? `/api/runs/${runId}/events?last_event_id=${encodeURIComponent(log.lastEventId)}`
-        : `/api/runs/${runId}/events`
-      const es = new EventSource(url, { withCredentials: true })
-      source = es
-      es.onopen = () => {
-        log.connections += 1
-        setConnected(true)
-        scheduleRender()
-      }
-      es.addEventListener('snapshot', (e: MessageEvent<string>) => {
-        track(e)
-        const data = JSON.parse(e.data) as { run: Run; points: [number, number, number][] }
-        state.current.run = data.run
-        for (const [v, i, s] of data.points) addPoint(v, i, s)
-        scheduleRender()
-      })
-      es.addEventListener('iteration', (e: MessageEvent<string>) => {
-        track(e)
-        const data = JSON.parse(e.data) as IterationEvent
-        addPoint(data.variant_index, data.iteration, data.elapsed_s)
-        const run = state.current.run
-        if (run) run.current_variant = data.variant_index
-        scheduleRender()
-      })
-      es.addEventListener('cursor', track)
-      es.addEventListener('status', (e: MessageEvent<string>) => {
-        track(e)
-        const data = JSON.parse(e.data) as StatusEvent
-        const run = state.current.run
-        if (run) {
-          if (data.status) run.status = data.status
-          if (data.current_variant !== undefined) run.current_variant = data.current_variant
-          if (data.error !== undefined) run.error = data.error
-          if (data.progress !== undefined) run.progress = data.progress
-        }
-        if (data.status && isFinal(data.status)) {
-          // now, not on the timer: onFinal refetches the run, the page stops streaming and this
-          // effect's clean-up would drop a render still pending (the last iterations)
-          render()
-          stopped = true
-          es.close()
-          setConnected(false)
-          onFinalRef.current()
-        } else {
+    return {
+      onOpen: scheduleRender,
+      on: {
+        snapshot: (raw: unknown) => {
+          const data = raw as { run: Run; points: [number, number, number][] }
+          state.current = { run: data.run, points: new Map(), received: 0, duplicates: 0 }
+          for (const [v, i, s] of data.points) addPoint(v, i, s)
           scheduleRender()
-        }
-      })
-      es.onerror = () => {
-        setConnected(false)
-        // CONNECTING: the browser retries by itself with Last-Event-ID. CLOSED: retry here.
-        if (es.readyState === EventSource.CLOSED && !stopped) timer = window.setTimeout(open, 1000)
-      }
+        },
+        iteration: (raw: unknown) => {
+          const data = raw as IterationEvent
+          addPoint(data.variant_index, data.iteration, data.elapsed_s)
+          const run = state.current.run
+          if (run) run.current_variant = data.variant_index
+          scheduleRender()
+        },
+        status: (raw: unknown) => {
+          const data = raw as StatusEvent
+          const run = state.current.run
+          if (run) {
+            if (data.status) run.status = data.status
+            if (data.current_variant !== undefined) run.current_variant = data.current_variant
+            if (data.error !== undefined) run.error = data.error
+            if (data.progress !== undefined) run.progress = data.progress
+          }
+          if (data.status && isFinal(data.status)) {
+            // now, not on the timer: onFinal refetches the run, the page stops streaming and the
+            // clean-up would drop a render still pending (the last iterations)
+            render()
+            onFinalRef.current()
+            return true
+          }
+          scheduleRender()
+        },
+      },
     }
+  }, [])
 
-    open()
-    return () => {
-      stopped = true
-      source?.close()
-      window.clearTimeout(timer)
-      window.clearTimeout(renderTimer)
-    }
-  }, [runId, enabled])
-
-  return { ...view, connected }
+  const stream = useEventStream(`/api/runs/${runId}/events`, enabled, handlers)
+  const { received, duplicates } = view
+  return {
+    run: view.run,
+    series: view.series,
+    connected: stream.connected,
+    stats: { received, duplicates, connections: stream.connections },
+  }
 }
 
 function buildLive(current: { run: Run | null; points: Map<number, Map<number, number>> }): {
