@@ -199,6 +199,19 @@ def wait_for_select_1(endpoint: Endpoint, timeout_s: float, exit_reason: Callabl
     )
 
 
+def select_version(endpoint: Endpoint) -> str:
+    """SELECT VERSION() of the server at `endpoint` ('' when it returns no row), on a connection of
+    its own (the local and docker provisioners' server_version)."""
+    connection = endpoint.connect()
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT VERSION()")
+            row = cursor.fetchone()
+    finally:
+        connection.close()
+    return str(row[0]) if row else ""
+
+
 class Provisioner(Protocol):
     """One server instance of a target (its `slot`): lifecycle, freeze/thaw and what it runs.
 
