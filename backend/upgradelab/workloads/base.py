@@ -4,191 +4,27 @@ A run gives each variant a ServerSession (an open connection plus where the serv
 what it is); the workload prepares its dataset once (reused when the datadir already holds one of
 the same specification, see workloads/datasets.py), sets up, runs `iterations` timed iterations for
 each of its groups (e.g. per table, per thread count) and tears down.
+
+Its parts, each a module: what a template says about itself (info.py: policies, article),
+what it is compared in (contrasts.py), the server it runs on and dataset progress (session.py),
+the SQL helpers (sql.py). Their names are importable from here too, as the code has imported them.
 """
 
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
-from upgradelab.targets.workload_user import workload_endpoint
-
-Policy = Literal["warm", "cold_first", "cold_each_group", "cold_every"]
-POLICIES: dict[str, str] = {
-    "warm": "No restart: the server started for the variant serves every iteration.",
-    "cold_first": "Restart (empty buffer pool) before the first iteration of each variant.",
-    "cold_each_group": "Restart before the first iteration of each group (table, thread count).",
-    "cold_every": "Restart before every iteration: every iteration is cold.",
-}
-
-
-@dataclass(frozen=True)
-class StatementTiming:
-    """One statement of an iteration: label ("TRUNCATE test3"), client-side seconds (perf_counter),
-    and optional metrics measured with it (e.g. sysbench's {"tps", "qps", "p50_ms", ...})."""
-
-    statement: str
-    elapsed_s: float
-    metrics: dict[str, float] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class PublishedFigure:
-    """One series the article published: `values` in `unit` at `points` (runs 1..n, thread counts)."""
-
-    case: str
-    unit: str
-    points: list[str]
-    values: list[float]
-
-
-@dataclass(frozen=True)
-class ArticleCase:
-    """A case of the article that a variant reproduces: `point` names one of the first published
-    figure's points (its value over the baseline point's is the article's ratio); the variant is the
-    baseline's target with `preset`, or, with `other_target`, a server on another target (the
-    article's other version) with the default preset."""
-
-    point: str
-    preset: str = "default"
-    other_target: bool = False
-
-
-@dataclass(frozen=True)
-class PrimaryMetric:
-    """What a verdict compares: `name` is "seconds" (the iteration's total, iteration.elapsed_s) or a key
-    of iteration.metrics (sysbench "tps", "p95_ms"); `higher_is_better` gives the direction."""
-
-    name: str
-    unit: str
-    higher_is_better: bool = False
-
-
-SECONDS = PrimaryMetric("seconds", "s")
-
-
-Scans = Literal["all", "first", "later"]
-
-
-@dataclass(frozen=True)
-class Side:
-    """One side of a contrast: a group's iterations in each round, all of them or, for a cold-then-warm
-    group, only the round's first iteration of that group ("first") or the rest ("later")."""
-
-    group: str
-    scans: Scans = "all"
-
-    @property
-    def label(self) -> str:
-        name = self.group.split("=", 1)[-1] if self.scans != "all" else self.group
-        return name if self.scans == "all" else f"{name} {self.scans}"
-
-
-@dataclass(frozen=True)
-class Contrast:
-    """A named ratio inside one variant: the numerator side's round value over the denominator's, in
-    `metric` (results/views/contrasts.py pairs them within each round). `name` is how article cases
-    (ContrastCase.contrast) find it, e.g. "monitor=on / monitor=off"."""
-
-    name: str
-    numerator: Side
-    denominator: Side
-    metric: PrimaryMetric = SECONDS
-    description: str = ""
-
-
-@dataclass(frozen=True)
-class ContrastCase:
-    """What the article published for one contrast on one version (`label`, e.g. "8.0.32"): the
-    numerator and denominator figures in `unit` (e.g. 468.702 s with the monitor, 28.763 s without);
-    their ratio is set beside the latest run's contrast of the same name."""
-
-    contrast: str
-    label: str
-    numerator: float
-    denominator: float
-    unit: str
-    note: str = ""
-
-    @property
-    def ratio(self) -> float:
-        return self.numerator / self.denominator
-
-
-@dataclass(frozen=True)
-class WorkloadInfo:
-    """What the UI and CLI show of a workload. `sweep` names the x axis of a sweep ("threads")."""
-
-    slug: str
-    title: str
-    article: str
-    description: str
-    default_iterations: int
-    server_options: dict[str, str | None] = field(default_factory=dict)
-    setup: str = ""
-    published: list[PublishedFigure] = field(default_factory=list)
-    default_policy: Policy = "warm"
-    sweep: str | None = None
-    # Like with like on the template's page: the article's ratios to its baseline point beside the
-    # latest run's (variant / the baseline target's default variant), per case.
-    baseline_point: str | None = None
-    cases: list[ArticleCase] = field(default_factory=list)
-    # The article's own within-version ratios (monitor on / off, N threads / 1, first scan / later),
-    # matched by name to the contrasts a run of the template computes (Workload.contrasts).
-    contrast_cases: list[ContrastCase] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class TargetFacts:
-    """What a workload may ask of a target: flavor ("mysql" | "mariadb"), SELECT VERSION(), disposable."""
-
-    name: str
-    flavor: str
-    version: str
-    disposable: bool = False
-
-
-@dataclass(frozen=True)
-class DatasetProgress:
-    """Dataset preparation progress: rows and bytes written so far, elapsed and estimated seconds."""
-
-    phase: str
-    rows: int
-    rows_total: int
-    bytes: int
-    elapsed_s: float
-    estimate_s: float | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "phase": self.phase,
-            "rows": self.rows,
-            "rows_total": self.rows_total,
-            "bytes": self.bytes,
-            "elapsed_s": round(self.elapsed_s, 3),
-            "estimate_s": None if self.estimate_s is None else round(self.estimate_s, 3),
-        }
-
-
-@dataclass
-class ServerSession:
-    """The server a workload runs on. The runner replaces `connection` after every restart.
-
-    `connection` is the harness's (the lab user: settings, probes, datasets); SQL the lab did not
-    write runs on `workload_connect()`, as the least-privileged workload user."""
-
-    connection: ServerConnection
-    endpoint: Endpoint
-    target: TargetFacts
-    report: Callable[[DatasetProgress], None] = lambda progress: None
-
-    def workload_connect(self, database: str | None = None) -> ServerConnection:
-        """A new connection as the workload user (targets/workload_user.py: ALL on `lab_%` databases
-        only), made or re-keyed through the harness connection. pymysql errors as the server gives."""
-        return workload_endpoint(self.connection, self.endpoint).connect(database=database)
+from upgradelab.workloads.contrasts import SECONDS, Contrast, PrimaryMetric, Scans, Side
+from upgradelab.workloads.info import (
+    POLICIES,
+    ArticleCase,
+    ContrastCase,
+    Policy,
+    PublishedFigure,
+    WorkloadInfo,
+)
+from upgradelab.workloads.session import DatasetProgress, ServerSession, TargetFacts
+from upgradelab.workloads.sql import StatementTiming, execute, scalar, timed
 
 
 class NoParameters(BaseModel):
@@ -254,25 +90,25 @@ class Workload:
         """Drop what setup made (untimed); a prepared dataset stays for reuse."""
 
 
-def timed(connection: ServerConnection, label: str, sql: str, args: Any = None) -> StatementTiming:
-    """Execute one statement and time it: seconds, float, perf_counter around execute + fetch."""
-    with connection.cursor() as cursor:
-        started = time.perf_counter()
-        cursor.execute(sql, args)
-        cursor.fetchall()
-        return StatementTiming(label, time.perf_counter() - started)
-
-
-def execute(connection: ServerConnection, *statements: str) -> None:
-    """Execute untimed statements in order."""
-    with connection.cursor() as cursor:
-        for sql in statements:
-            cursor.execute(sql)
-
-
-def scalar(connection: ServerConnection, sql: str, column: int = 0) -> Any:
-    """One column of the first row (None when there is no row)."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql)
-        row = cursor.fetchone()
-    return row[column] if row else None
+__all__ = [
+    "POLICIES",
+    "SECONDS",
+    "ArticleCase",
+    "Contrast",
+    "ContrastCase",
+    "DatasetProgress",
+    "NoParameters",
+    "Policy",
+    "PrimaryMetric",
+    "PublishedFigure",
+    "Scans",
+    "ServerSession",
+    "Side",
+    "StatementTiming",
+    "TargetFacts",
+    "Workload",
+    "WorkloadInfo",
+    "execute",
+    "scalar",
+    "timed",
+]

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from upgradelab.targets.provisioners.base import ServerConnection
-from upgradelab.workloads.base import DatasetProgress, ServerSession, execute, scalar
+from upgradelab.workloads.session import DatasetProgress, ServerSession
+from upgradelab.workloads.sql import execute, scalar
 
 META_DATABASE = "upgradelab_meta"
 
