@@ -30,7 +30,7 @@ import pymysql
 
 from upgradelab.datasets.reserved import check
 from upgradelab.targets.provisioners.base import ServerConnection
-from upgradelab.workloads.base import execute, scalar
+from upgradelab.workloads.sql import execute, scalar
 
 LOAD_USER = "upgradelab_load"
 READ_USER = "upgradelab_read"

@@ -25,15 +25,13 @@ The dump is the user's, so the client is held as tightly as it allows:
   names as the scan finds them: each grant is made before the bytes of the statement naming the
   database are written (the client runs a statement only once it has read its delimiter, and the
   scan finds the name by then), so one read serves the scan, the grants and the feed.
+The client process itself (its launch, the cancel watch, its errors) is load_client.py; its
+names are importable from here too.
 """
 
-import os
 import re
-import subprocess
-import threading
 import time
 from collections.abc import Callable
-from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -41,42 +39,24 @@ import pymysql
 
 from upgradelab.datasets.accounts import LOAD_USER, grant_load, load_account, routines_allowed
 from upgradelab.datasets.dump import DumpBounds, DumpStream, DumpTooLarge, RowCounter
+from upgradelab.datasets.load_client import (
+    CANCEL_POLL_S,
+    ClientLaunch,
+    DumpClient,
+    LoadCancelled,
+    LoadFailed,
+    client_kind,
+    client_launch,
+    failure_of,
+)
 from upgradelab.datasets.reserved import ReservedDatabase
-from upgradelab.datasets.scan import ClientKind, DumpReader, DumpRefused
+from upgradelab.datasets.scan import DumpReader, DumpRefused
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
-from upgradelab.workloads.base import DatasetProgress, execute, scalar
+from upgradelab.workloads.session import DatasetProgress
+from upgradelab.workloads.sql import execute, scalar
 
-# the server's errors (ERROR 1064 (42000) at line 12: ...) and the client's own (ERROR at line 3: ...)
-_CLIENT_ERROR = re.compile(
-    r"ERROR(?: (?P<code>\d+)(?: \((?P<state>\w+)\))?)?(?: at line (?P<line>\d+))?: (?P<msg>.*)"
-)
 _DATABASE = re.compile(r"^[A-Za-z0-9_]{1,64}$")
-# client warnings that are no error (MariaDB 11's about TLS checks, MySQL's about passwords)
-_NOISE = re.compile(r"^WARNING: |Using a password")
-_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
-CANCEL_POLL_S = 0.25  # how often a busy client is checked for a cancel
-# every client command off; `--loose-`: a client older than the switch warns and goes on
-_SWITCHES = {
-    "mysql": ["--binary-mode", "--loose-commands=OFF"],
-    "mariadb": ["--binary-mode", "--loose-sandbox"],
-}
-
-
-class LoadFailed(RuntimeError):
-    """The client stopped: `line` of the dump (None when the client gave none), the server's `code`
-    (None for a client-side error) and its message."""
-
-    def __init__(self, message: str, *, line: int | None, code: int | None) -> None:
-        super().__init__(message)
-        self.line, self.code = line, code
-
-
-class LoadCancelled(LoadFailed):
-    """The load was cancelled (`cancelled()` turned true): the client was killed mid-dump."""
-
-    def __init__(self) -> None:
-        super().__init__("the dump load was cancelled", line=None, code=None)
 
 
 @dataclass(frozen=True)
@@ -99,120 +79,9 @@ class LoadResult:
     elapsed_s: float
 
 
-@dataclass(frozen=True)
-class ClientLaunch:
-    """How the client is started: argv, environment, and the uid/gid to switch to before exec
-    (None: the argv switches itself, or this process is not root)."""
-
-    argv: list[str]
-    env: dict[str, str]
-    uid: int | None
-    gid: int | None
-
-
-def client_kind(flavor: str) -> ClientKind:
-    """Which client reads the dump: MariaDB's for the mariadb flavor, MySQL's otherwise."""
-    return "mariadb" if flavor == "mariadb" else "mysql"
-
-
-def _mysql_ids(passwd: Path) -> tuple[int, int]:
-    for line in passwd.read_text().splitlines():
-        fields = line.split(":")
-        if fields[0] == "mysql" and len(fields) > 3:
-            return int(fields[2]), int(fields[3])
-    raise LoadFailed(f"no 'mysql' user in {passwd}: the client must not run as root", line=None, code=None)
-
-
-def client_launch(endpoint: Endpoint, flavor: str, database: str) -> ClientLaunch:
-    """The client of `endpoint` (Endpoint.client) as the loader starts it: connected as
-    endpoint.user, default database `database`, every client command off, as the `mysql` user of
-    the chroot, container or host it runs in. LoadFailed when there is no `mysql` user to run as."""
-    args = [f"--user={endpoint.user}" if arg.startswith("--user=") else arg for arg in endpoint.client]
-    flags = [*_SWITCHES[client_kind(flavor)], "--default-character-set=utf8mb4", f"--database={database}"]
-    env = {"PATH": _PATH, "HOME": "/", "MYSQL_PWD": endpoint.password}
-    if args[0] == "chroot":  # chroot <root> <client> ...: the ids are the chroot's own
-        uid, gid = _mysql_ids(Path(args[1]) / "etc/passwd")
-        return ClientLaunch(["chroot", f"--userspec={uid}:{gid}", *args[1:], *flags], env, None, None)
-    if args[0] == "docker":  # docker exec -i -e MYSQL_PWD <container> <client> ...
-        at = args.index("exec") + 1
-        docker_env = {k: v for k, v in os.environ.items() if k.startswith("DOCKER_")}
-        env = {**env, **docker_env, "HOME": os.environ.get("HOME", "/")}  # the docker CLI's config
-        return ClientLaunch([*args[:at], "--user", "mysql", *args[at:], *flags], env, None, None)
-    if os.geteuid() != 0:
-        return ClientLaunch([*args, *flags], env, None, None)
-    uid, gid = _mysql_ids(Path("/etc/passwd"))
-    return ClientLaunch([*args, *flags], env, uid, gid)
-
-
 def dump_bounds(settings: Settings) -> DumpBounds:
     """The decompressed size and ratio bounds of the settings."""
     return DumpBounds(settings.dump_max_bytes, settings.dump_max_ratio, settings.dump_ratio_after_bytes)
-
-
-class _Client:
-    """The client process, started on first use; killed by a watch thread once `cancelled()`."""
-
-    def __init__(self, launch: Callable[[], ClientLaunch], cancelled: Callable[[], bool]) -> None:
-        self._launch, self._cancelled = launch, cancelled
-        self.process: subprocess.Popen[bytes] | None = None
-        self.stderr: list[bytes] = []
-        self._done = threading.Event()
-        self._threads: list[threading.Thread] = []
-
-    def write(self, data: bytes) -> None:
-        if self.process is None:
-            self._start()
-        assert self.process is not None and self.process.stdin is not None
-        if data:
-            self.process.stdin.write(data)
-
-    def _start(self) -> None:
-        launch = self._launch()
-        self.process = subprocess.Popen(
-            launch.argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env=launch.env,
-            user=launch.uid,
-            group=launch.gid,
-            extra_groups=[] if launch.uid is not None else None,
-            cwd="/",
-        )
-        process = self.process
-        assert process.stderr is not None
-        self._threads = [
-            threading.Thread(target=lambda: self.stderr.append(process.stderr.read()), daemon=True),  # type: ignore[union-attr]
-            threading.Thread(target=self._watch, daemon=True),
-        ]
-        for thread in self._threads:
-            thread.start()
-
-    def _watch(self) -> None:
-        while not self._done.wait(CANCEL_POLL_S):
-            if self._cancelled():  # the feed may be blocked writing to a busy client: kill it
-                self.kill()
-                return
-
-    def kill(self) -> None:
-        if self.process is not None:
-            with suppress(ProcessLookupError):
-                self.process.kill()
-
-    def end(self, *, sent: bool) -> int:
-        """Close stdin (kill the client first unless everything was `sent`); its exit status."""
-        self._done.set()
-        if self.process is None:
-            return 0
-        if not sent:  # refused or interrupted mid-way: the client must not go on with half a dump
-            self.kill()
-        assert self.process.stdin is not None
-        with suppress(BrokenPipeError):
-            self.process.stdin.close()
-        code = self.process.wait()
-        for thread in self._threads:
-            thread.join()
-        return code
 
 
 def load_dump(
@@ -250,7 +119,9 @@ def load_dump(
     limit = f"the target's max_allowed_packet, at most UPGRADELAB_DUMP_MAX_STATEMENT_BYTES={max_statement}"
     dump = DumpReader(client_kind(flavor), max_statement=max_statement, limit=limit)
     stream = DumpStream(path, dump_bounds(settings), drop_sandbox_line=flavor != "mariadb")
-    client = _Client(lambda: client_launch(prepare() if prepare else endpoint, flavor, database), cancelled)
+    client = DumpClient(
+        lambda: client_launch(prepare() if prepare else endpoint, flavor, database), cancelled
+    )
     started = time.monotonic()
     rows = RowCounter()
     granted, last = 0, 0.0
@@ -292,7 +163,7 @@ def load_dump(
     if cancelled():
         raise LoadCancelled()
     if code != 0:
-        raise _failure(b"".join(client.stderr).decode(errors="replace"), code)
+        raise failure_of(b"".join(client.stderr).decode(errors="replace"), code)
     elapsed = time.monotonic() - started
     report(_progress(stream.fed, stream.fed, rows.rows, elapsed))
     return LoadResult(dump.bytes, rows.rows, elapsed)
@@ -361,23 +232,6 @@ def _progress(fed: int, total: int | None, rows: int, elapsed_s: float) -> Datas
     return DatasetProgress("loading the dump", rows, max(total or fed, fed), fed, elapsed_s, estimate)
 
 
-def _failure(stderr: str, exit_code: int) -> LoadFailed:
-    lines = [line for line in stderr.splitlines() if line.strip() and not _NOISE.search(line)]
-    for line in lines:
-        match = _CLIENT_ERROR.search(line)
-        if match:
-            where = f" at line {match['line']} of the dump" if match["line"] else ""
-            what = f"ERROR {match['code']}" if match["code"] else "the client's error"
-            return LoadFailed(
-                f"the dump did not load{where}: {what}: {match['msg']}",
-                line=int(match["line"]) if match["line"] else None,
-                code=int(match["code"]) if match["code"] else None,
-            )
-    at_line = re.search(r"at line (\d+)", stderr)
-    text = " / ".join(lines)[-2000:] or f"client exit status {exit_code}"
-    return LoadFailed(f"the dump did not load: {text}", line=int(at_line[1]) if at_line else None, code=None)
-
-
 def table_stats(connection: ServerConnection, database: str) -> list[TableStats]:
     """Every base table of `database` with its exact row count and information_schema size."""
     with connection.cursor() as cursor:
@@ -394,3 +248,19 @@ def table_stats(connection: ServerConnection, database: str) -> list[TableStats]
             row = cursor.fetchone()
             stats.append(TableStats(database, name, int(row[0]) if row else 0, int(size)))
     return stats
+
+
+__all__ = [
+    "CANCEL_POLL_S",
+    "ClientLaunch",
+    "LoadCancelled",
+    "LoadFailed",
+    "LoadResult",
+    "TableStats",
+    "client_kind",
+    "client_launch",
+    "dump_bounds",
+    "load_dataset",
+    "load_dump",
+    "table_stats",
+]
