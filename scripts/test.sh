@@ -17,6 +17,8 @@ echo "== lint, format, types" >&2
 # the package layers and no import cycle (backend/pyproject.toml [tool.importlinter];
 # docs/architecture.md, "Packages and layers")
 (cd backend && PYTHONPATH=. ../.venv/bin/lint-imports --no-cache)
+# every module path and module.function that README.md and docs/ name exists (scripts/docs_check.py)
+.venv/bin/python scripts/docs_check.py
 # the committed API client must be what the backend's schemas generate (scripts/client.sh)
 bash scripts/client.sh --check
 (cd frontend && npm run --silent typecheck && npm run --silent lint && npm run --silent test)
