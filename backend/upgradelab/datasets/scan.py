@@ -35,6 +35,11 @@ strings over lines, and whole statements whose first word is no command (fast_ru
 runs at 100-400 MiB/s on newlines and comments, ~20 on `SELECT 1;` lines (bench/dump_scan.py),
 and reads what it stops at byte by byte as before. With `max_statement`, a statement (from the
 previous one's delimiter) or a line longer than that is refused, naming the limit.
+
+One concept: the client's reader, one state machine (DumpReader) whose state (line, delimiter,
+string, comment, version comment, statement head) every method reads and moves, in the order
+client/mysql.cc does; its patterns are in scan_patterns.py and what a statement's head names in
+statements.py, so what is left here does not divide without passing that state between modules.
 """
 
 import re
