@@ -1,0 +1,122 @@
+"""Opening a replay's variant: its server with the dataset loaded or reused, its tables analysed,
+the replay's own account connected, and the clock that times it (one clock for every variant)."""
+
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+import pymysql
+
+from upgradelab.datasets.accounts import definer_access, replay_account
+from upgradelab.datasets.loader import LoadResult, TableStats, table_stats
+from upgradelab.replay.dataset_load import DumpDataset, ensure_dataset
+from upgradelab.replay.outcomes import Outcome
+from upgradelab.replay.settle import analyze_tables
+from upgradelab.replay.timing import Clock, ServerClock, server_clock
+from upgradelab.targets.provisioners import Provisioner
+from upgradelab.targets.provisioners.base import (
+    ADMIN_READ_TIMEOUT_S,
+    STATEMENT_READ_MARGIN_S,
+    ServerConnection,
+)
+from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S
+from upgradelab.workloads.base import DatasetProgress, scalar
+
+
+@dataclass
+class VariantReplay:
+    """One variant's replay: server version, whether the dataset was loaded (LoadResult) or reused
+    (None), its tables, one Outcome per statement, and per statement the seconds of each of its timed
+    runs in execution order (None where it errored or was not run, math.inf where it timed out):
+    `passes` per round, so times[statement][k] is from round k // passes + 1; each the median of
+    the pass's repeated runs (timing.py), `repeats[statement]` the runs of its last pass.
+    flavor: the server's (mysql, mariadb); statistics_at: when ANALYZE TABLE ran on its `analyzed`
+    tables (UTC); clock: which clock timed it ("server": performance_schema TIMER_WAIT, "client")."""
+
+    name: str
+    version: str
+    load: LoadResult | None
+    tables: list[TableStats]
+    outcomes: list[Outcome] = field(default_factory=list)
+    times: list[list[float | None]] = field(default_factory=list)
+    passes: int = 1
+    flavor: str = ""
+    statistics_at: datetime | None = None
+    analyzed: int = 0
+    clock: Clock = "client"
+    repeats: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReplayVariant:
+    """One variant to replay on: its name, its own server instance (a provisioner slot) and the
+    option-file lines it starts with."""
+
+    name: str
+    provisioner: Provisioner
+    options: list[str]
+
+
+@dataclass
+class OpenVariant:
+    """A variant opened: its connection as the replay's account, what it measured, its clock, and
+    the statements whose default database it lacks."""
+
+    variant: ReplayVariant
+    connection: ServerConnection
+    replay: VariantReplay
+    clock: ServerClock | None = None  # its admin connection is closed with the replay's
+    missing: dict[int, Outcome] = field(default_factory=dict)  # statements whose database is absent
+
+
+def open_variant(
+    variant: ReplayVariant,
+    dataset: DumpDataset,
+    report: Callable[[DatasetProgress], None],
+    *,
+    writes: bool,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> OpenVariant:
+    """The variant's server with the dataset, and a connection as the replay's own account: the
+    reader (SELECT, SHOW VIEW, EXECUTE on the dataset's databases), or with `writes` the writer;
+    the dump's definer cut to the same access first, so a routine cannot write on its behalf. The
+    account's reads wait the statement bound `timeout_s` plus STATEMENT_READ_MARGIN_S (the bound ends
+    a slow statement, not the socket); the clock's admin connection ADMIN_READ_TIMEOUT_S. The dump's
+    load stops when `cancelled()` answers True (datasets/loader.py)."""
+    loaded = ensure_dataset(variant.provisioner, variant.options, dataset, report, cancelled)
+    admin = loaded.admin
+    try:
+        version = str(scalar(admin, "SELECT VERSION()"))
+        tables = [one for database in loaded.databases for one in table_stats(admin, database)]
+        analyzed_at = analyze_tables(admin, tables)
+        definer_access(admin, loaded.databases, writes=writes)
+        user, password = replay_account(admin, loaded.databases, writes=writes)
+    finally:
+        admin.close()
+    account = replace(loaded.endpoint, user=user, password=password)
+    connection = account.connect(dataset.database, read_timeout_s=timeout_s + STATEMENT_READ_MARGIN_S)
+    replay = VariantReplay(variant.name, version, loaded.load, tables)
+    replay.flavor, replay.statistics_at, replay.analyzed = (
+        variant.provisioner.flavor,
+        analyzed_at,
+        len(tables),
+    )
+    clock_admin = loaded.endpoint.connect(read_timeout_s=ADMIN_READ_TIMEOUT_S)
+    clock = server_clock(clock_admin, connection)
+    if clock is None:
+        clock_admin.close()
+    return OpenVariant(variant, connection, replay, clock)
+
+
+def one_clock(opened: list[OpenVariant]) -> None:
+    """One clock for every variant (a ratio of server time to client time means nothing): the
+    server's when every variant has it, else the client's."""
+    server = all(one.clock is not None for one in opened)
+    for one in opened:
+        if not server and one.clock is not None:
+            with suppress(pymysql.MySQLError, OSError):
+                one.clock.admin.close()
+            one.clock = None
+        one.replay.clock = "server" if server else "client"

@@ -1,0 +1,102 @@
+"""A replay's statements on one variant: each one's outcome captured once, then its timed passes
+(each repeated until enough time was measured, timing.py), under the statement bound."""
+
+from dataclasses import dataclass, field
+
+import pymysql
+
+from upgradelab.replay.dataset_load import DumpDataset
+from upgradelab.replay.interrupt import Interrupt
+from upgradelab.replay.opening import OpenVariant
+from upgradelab.replay.outcomes import Outcome, Statements, capture
+from upgradelab.replay.sources import SourceStatement
+from upgradelab.replay.timing import pass_value, timed_runs
+from upgradelab.targets.provisioners.base import (
+    ADMIN_READ_TIMEOUT_S,
+    ServerConnection,
+)
+from upgradelab.targets.statement_timeout import StatementBound
+
+
+def _use(connection: ServerConnection, database: str) -> Outcome | None:
+    """Make `database` the default; the server's refusal as the statement's outcome (a log taken on
+    another server may name a database the dump does not hold)."""
+    try:
+        connection.select_db(database)
+    except pymysql.MySQLError as error:
+        return Outcome(int(error.args[0]), f"default database {database!r}: {error.args[1]}")
+    return None
+
+
+@dataclass
+class StatementRunner:
+    """A variant's user statements (bounded, read-only unless writes are allowed) and the ones its
+    timed passes leave out (database absent, refused, timed out)."""
+
+    statements: Statements
+    untimed: set[int] = field(default_factory=set)
+
+
+def statement_runner(
+    one: OpenVariant, timeout_s: float, read_only: bool, interrupt: Interrupt
+) -> StatementRunner:
+    """The variant's statements under the bound `timeout_s`, attached to `interrupt`."""
+    provisioner = one.variant.provisioner
+    # the kill comes from the lab's admin account: the replay's own account may be read-only
+    bound = StatementBound(
+        one.connection,
+        timeout_s,
+        provisioner.flavor,
+        lambda: provisioner.endpoint.connect(timeout_s=5, read_timeout_s=ADMIN_READ_TIMEOUT_S),
+    )
+    bound.apply()
+    interrupt.attach(bound)
+    return StatementRunner(Statements(bound, read_only))
+
+
+def capture_outcomes(
+    one: OpenVariant, run: StatementRunner, dataset: DumpDataset, statements: list[SourceStatement]
+) -> None:
+    """Each statement's outcome once (outcomes.py capture); a statement refused, timed out or
+    without its database is left out of the timed passes."""
+    one.replay.times = [[] for _ in statements]
+    for index, statement in enumerate(statements):
+        refused = _use(one.connection, statement.database or dataset.database)
+        if refused is not None:
+            one.missing[index] = refused
+        outcome = refused or capture(run.statements, statement.sql)
+        if refused is not None or outcome.kind in ("refused", "timed out"):
+            run.untimed.add(index)
+        one.replay.outcomes.append(outcome)
+
+
+def statement_passes(
+    one: OpenVariant,
+    run: StatementRunner,
+    dataset: DumpDataset,
+    statements: list[SourceStatement],
+    index: int,
+    passes: int,
+    *,
+    warm_up: bool = False,
+) -> None:
+    """`passes` timed passes of statement `index` (each repeated, timing.py, its value kept); None per
+    pass when it is left out. `warm_up`: one run, nothing kept."""
+    one.replay.repeats = one.replay.repeats or [0 for _ in statements]
+    statement = statements[index]
+    if index in run.untimed:
+        if not warm_up:
+            one.replay.times[index].extend([None] * passes)
+        return
+    one.connection.select_db(statement.database or dataset.database)
+    for done in range(1, passes + 1):
+        runs = timed_runs(run.statements, statement.sql, one.clock, max_repeats=1 if warm_up else None)
+        seconds = pass_value(runs)
+        if not warm_up:
+            one.replay.times[index].append(seconds)
+            one.replay.repeats[index] = len(runs or [])
+        if seconds == float("inf"):  # timed out: not run again on this variant (the passes left: None)
+            run.untimed.add(index)
+            if not warm_up:
+                one.replay.times[index].extend([None] * (passes - done))
+            return
