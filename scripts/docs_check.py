@@ -18,6 +18,10 @@ Reads README.md and docs/*.md and checks, against the source tree (parsed with a
   member of a class (its bases followed by name). A first part that names no module or class
   (`run.context`, `random.Random`) is not a code reference and is skipped.
 
+A document may declare paths of its own examples, not meant to exist (a job kind to come), in an
+HTML comment: `<!-- docs-check: examples fixsearch/ api/fixsearch.py -->`; references starting
+with one of them are skipped in that document.
+
 Exit 1 naming each missing reference as `file:line: what`; exit 0 printing how many were checked.
 Run with the venv's python from anywhere: `.venv/bin/python scripts/docs_check.py`.
 """
@@ -36,13 +40,20 @@ ROOTS = ("", "backend", "backend/upgradelab", "frontend", "frontend/src")
 SUFFIXES = ("py", "ts", "tsx", "mjs", "sh", "toml", "css", "html", "json", "yaml", "md")
 # a path: word characters, dots, dashes and slashes, ending in a source suffix (optionally a glob)
 PATH = re.compile(
-    r"(?<![\w/.{<-])((?:[\w.*-]+/)*[\w*-]+(?:\.[\w-]+)*\.(?:" + "|".join(SUFFIXES) + r"|\*))(?![\w/])"
+    r"(?<![\w/.{<-])((?:[\w.*-]+/)*[\w*-]+(?:\.[\w-]+)*\.(?:"
+    + "|".join(SUFFIXES)
+    + r"|\*))(?![\w/])"
 )
-FOLDER = re.compile(r"^[\w-]+/(?:[\w-]+/)+$")  # `results/store/`, `pages/RunPage/` (backticked only)
+FOLDER = re.compile(
+    r"^[\w-]+/(?:[\w-]+/)+$"
+)  # `results/store/`, `pages/RunPage/` (backticked only)
 DOTTED = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?:\(.*\))?$")
 TASK_NAME = re.compile(r"upgradelab(?:\.\w+)+")
 # `results/store/summary.undecided`: a module's path and a name in it (the name is no file suffix)
 PATH_NAME = re.compile(r"^((?:[A-Za-z_]\w*/)+[A-Za-z_]\w*)\.([A-Za-z_]\w*)(?:\(.*\))?$")
+# a doc's own examples of paths that are not meant to exist (a job kind to come, `fixsearch/`):
+# `<!-- docs-check: examples fixsearch/ api/fixsearch.py -->` anywhere in that document
+EXAMPLES = re.compile(r"<!--\s*docs-check:\s*examples\s+([^>]*?)\s*-->")
 BACKTICKED = re.compile(r"`([^`\n]+)`")
 SKIP_DIRS = {
     "node_modules",
@@ -61,14 +72,20 @@ class Module:
 
     names: set[str] = field(default_factory=set)
     classes: dict[str, tuple[set[str], list[str]]] = field(default_factory=dict)
-    strings: set[str] = field(default_factory=set)  # string constants spelt `upgradelab.x.y`
+    strings: set[str] = field(
+        default_factory=set
+    )  # string constants spelt `upgradelab.x.y`
 
 
 def _module(path: Path) -> Module:
     tree = ast.parse(path.read_text(), str(path))
     found = Module()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and TASK_NAME.fullmatch(node.value):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and TASK_NAME.fullmatch(node.value)
+        ):
             found.strings.add(node.value)
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -77,11 +94,15 @@ def _module(path: Path) -> Module:
             found.names.add(node.name)
             members = set()
             for item in node.body:
-                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                if isinstance(
+                    item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+                ):
                     members.add(item.name)
                 elif isinstance(item, ast.Assign):
                     members |= {t.id for t in item.targets if isinstance(t, ast.Name)}
-                elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                elif isinstance(item, ast.AnnAssign) and isinstance(
+                    item.target, ast.Name
+                ):
                     members.add(item.target.id)
             bases = [ast.unparse(base).rsplit(".", 1)[-1] for base in node.bases]
             found.classes[node.name] = (members, bases)
@@ -90,7 +111,9 @@ def _module(path: Path) -> Module:
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             found.names.add(node.target.id)
         elif isinstance(node, ast.Import | ast.ImportFrom):
-            found.names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+            found.names |= {
+                (alias.asname or alias.name).split(".")[0] for alias in node.names
+            }
     return found
 
 
@@ -109,17 +132,23 @@ class Source:
             if path.name == "__init__.py":
                 self.packages.add(".".join(["upgradelab", *parts]))
         # names the code spells as strings: Celery task names (`upgradelab.datasets.remove_copies`)
-        self.strings = set().union(*(module.strings for module in self.modules.values()))
+        self.strings = set().union(
+            *(module.strings for module in self.modules.values())
+        )
         self.classes: dict[str, list[tuple[set[str], list[str]]]] = defaultdict(list)
         for module in self.modules.values():
             for name, members in module.classes.items():
                 self.classes[name].append(members)
 
-    def _class_has(self, name: str, member: str, seen: frozenset[str] = frozenset()) -> bool:
+    def _class_has(
+        self, name: str, member: str, seen: frozenset[str] = frozenset()
+    ) -> bool:
         if name in seen:
             return False
         for members, bases in self.classes.get(name, []):
-            if member in members or any(self._class_has(b, member, seen | {name}) for b in bases):
+            if member in members or any(
+                self._class_has(b, member, seen | {name}) for b in bases
+            ):
                 return True
         return False
 
@@ -135,7 +164,9 @@ class Source:
         if head in module.names:
             return True
         # a field of one of the module's classes (`settings.server_dir`)
-        return len(rest) == 1 and any(self._class_has(name, head) for name in module.classes)
+        return len(rest) == 1 and any(
+            self._class_has(name, head) for name in module.classes
+        )
 
     def resolves(self, reference: str) -> bool | None:
         """True/False for a dotted name whose first part is a backend module, package or class;
@@ -198,19 +229,31 @@ def check(repo: Path, docs: list[Path]) -> tuple[list[str], int]:
     missing: list[str] = []
     checked = 0
     for doc in docs:
-        for number, line in enumerate(doc.read_text().splitlines(), 1):
+        text = doc.read_text()
+        examples = tuple(
+            name for found in EXAMPLES.finditer(text) for name in found.group(1).split()
+        )
+        for number, line in enumerate(text.splitlines(), 1):
             where = f"{doc.relative_to(repo)}:{number}"
             for match in PATH.finditer(line):
                 path = match.group(1)
                 if path.startswith(("http", "www.")) or "<" in path or "{" in path:
                     continue
-                if "*" in path and "/" not in path:  # `input.*` in prose, not a glob of the tree
+                if examples and path.startswith(
+                    examples
+                ):  # the document's declared examples
+                    continue
+                if (
+                    "*" in path and "/" not in path
+                ):  # `input.*` in prose, not a glob of the tree
                     continue
                 checked += 1
                 if not _path_exists(tree, path, folder=False):
                     missing.append(f"{where}: no file {path}")
             for match in BACKTICKED.finditer(line):
                 text = match.group(1).strip()
+                if examples and text.startswith(examples):
+                    continue
                 if FOLDER.match(text):
                     checked += 1
                     if not _path_exists(tree, text, folder=True):
@@ -218,11 +261,15 @@ def check(repo: Path, docs: list[Path]) -> tuple[list[str], int]:
                     continue
                 path_name = PATH_NAME.match(text)
                 if path_name and path_name.group(2) not in SUFFIXES:
-                    reference = path_name.group(1).replace("/", ".") + "." + path_name.group(2)
+                    reference = (
+                        path_name.group(1).replace("/", ".") + "." + path_name.group(2)
+                    )
                     found = source.resolves(reference)
                     checked += found is not None
                     if found is False:
-                        missing.append(f"{where}: no {path_name.group(2)} in {path_name.group(1)}.py")
+                        missing.append(
+                            f"{where}: no {path_name.group(2)} in {path_name.group(1)}.py"
+                        )
                     continue
                 dotted = DOTTED.match(text)
                 if dotted is None or PATH.fullmatch(text.split("(")[0]):

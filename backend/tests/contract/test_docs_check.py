@@ -37,6 +37,7 @@ def test_docs_check_names_each_missing_path_and_code_name(tmp_path: Path) -> Non
         "Stale: runs/runner.py has `lifecycle.final_state`, `Lease.start`,\n"
         "`upgradelab.execution.locks.lock_names`; results/summary.* and `results/store/`;\n"
         "`execution/lifecycle.final_status` is, `execution/lifecycle.finished` is not.\n"
+        "<!-- docs-check: examples fixsearch/ -->A new kind adds fixsearch/jobs.py, `fixsearch/runner.py`.\n"
     )
     missing, checked = _docs_check().check(tmp_path, [doc])
     assert missing == [
