@@ -22,7 +22,7 @@ echo "== lint, format, types" >&2
 # the committed API client must be what the backend's schemas generate (scripts/client.sh)
 bash scripts/client.sh --check
 (cd frontend && npm run --silent typecheck && npm run --silent lint && npm run --silent test)
-# the first page's JavaScript (entry + /runs chunks of the build install.sh made) at most 250 kB
+# the first page's JavaScript (entry + /runs or sign-in chunks of the build install.sh made) at most 120 kB gzip
 (cd frontend && node scripts/first-page-size.mjs)
 }
 

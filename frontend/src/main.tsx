@@ -1,3 +1,4 @@
+import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { BrowserRouter } from 'react-router-dom'
@@ -19,12 +20,12 @@ const queryClient = new QueryClient({
 
 preloadRunPage(queryClient, window.location.pathname)
 
-// react-dom/client is preact/compat here (vite.config.ts). No <StrictMode>: compat's is an empty
-// pass-through, so it would promise the double-invoked effects checks that never run.
 createRoot(document.getElementById('root')!).render(
-  <QueryClientProvider client={queryClient}>
-    <BrowserRouter>
-      <App />
-    </BrowserRouter>
-  </QueryClientProvider>,
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <BrowserRouter>
+        <App />
+      </BrowserRouter>
+    </QueryClientProvider>
+  </StrictMode>,
 )

@@ -4,6 +4,7 @@ import type { ReactNode } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { RunPage } from '../pages/RunPage/RunPage'
 import { WorkloadPage } from '../pages/WorkloadPage/WorkloadPage'
+import { atRoute } from '../test/router'
 import { makeRun } from '../test/runs'
 import { runResultsQuery } from './runs'
 
@@ -16,15 +17,6 @@ const WORKLOAD = {
 }
 const RUNS = { items: [makeRun({ status: 'succeeded' })], total: 1 }
 
-// The route's parameters, as the router gives them (strings); React Router itself resolves to real React
-// under Node, so the pages get a stand-in with the hooks and links they use.
-const route = vi.hoisted(() => ({ params: {} as Record<string, string> }))
-vi.mock('react-router-dom', () => ({
-  useParams: () => route.params,
-  useNavigate: () => () => undefined,
-  Link: ({ children }: { children: ReactNode }) => <a>{children}</a>,
-}))
-
 function answer(request: Request): Response {
   const path = new URL(request.url).pathname
   const body = path === '/api/workloads/insert-truncate' ? WORKLOAD : path === '/api/runs' ? RUNS : null
@@ -34,11 +26,10 @@ function answer(request: Request): Response {
   })
 }
 
-/** The keys of the run-results queries `page` asks for, opened with the route's `params`. */
-async function resultsKeysOf(page: ReactNode, params: Record<string, string>): Promise<QueryKey[]> {
-  route.params = params
+/** The keys of the run-results queries `page` asks for, opened at `url` under its route `path`. */
+async function resultsKeysOf(page: ReactNode, url: string, path: string): Promise<QueryKey[]> {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
-  render(<QueryClientProvider client={client}>{page}</QueryClientProvider>)
+  render(<QueryClientProvider client={client}>{atRoute(page, url, path)}</QueryClientProvider>)
   const keys = () =>
     client
       .getQueryCache()
@@ -58,10 +49,10 @@ afterEach(() => {
 describe('the results of a run are one cache entry for every page', () => {
   it("keys the run page's and the template page's results of run 7 the same", async () => {
     vi.stubGlobal('fetch', vi.fn(async (request: Request) => answer(request)))
-    const runPage = await resultsKeysOf(<RunPage />, { id: '7' }) // /runs/7: the id from the URL, a string
+    const runPage = await resultsKeysOf(<RunPage />, '/runs/7', '/runs/:id') // the id from the URL, a string
     cleanup()
     // /workloads/insert-truncate: the latest succeeded run's id, a number from the runs list
-    const templatePage = await resultsKeysOf(<WorkloadPage />, { slug: 'insert-truncate' })
+    const templatePage = await resultsKeysOf(<WorkloadPage />, '/workloads/insert-truncate', '/workloads/:slug')
     expect(runPage).toEqual([runResultsQuery(7).queryKey])
     expect(templatePage).toEqual(runPage)
   })

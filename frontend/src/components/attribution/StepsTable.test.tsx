@@ -1,7 +1,7 @@
 import { cleanup, render } from '@testing-library/react'
-import type { ReactNode } from 'react'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import type { Step } from '../../api/attributions'
+import { atRoute } from '../../test/router'
 import { StepsTable } from './StepsTable'
 
 const STEPS = [
@@ -18,20 +18,11 @@ const STEPS = [
   { step: 2, run_id: 42, subsets: [['innodb-file-per-table']] },
 ] as unknown as Step[]  // prettier-ignore
 
-// react-router's own React import is not aliased to preact/compat under vitest: a plain anchor stands in.
-vi.mock('react-router-dom', () => ({
-  Link: ({ to, children, ...rest }: { to: string; children: ReactNode }) => (
-    <a href={to} {...rest}>
-      {children}
-    </a>
-  ),
-}))
-
 afterEach(cleanup)
 
 describe('StepsTable', () => {
   it('links each step run and shows each test with its share, verdict or refusal', () => {
-    const view = render(<StepsTable steps={STEPS} />)
+    const view = render(atRoute(<StepsTable steps={STEPS} />))
     const links = view.getAllByTestId('step-run')
     expect(links.map((a) => a.getAttribute('href'))).toEqual(['/runs/41', '/runs/42'])
     const shares = view.getAllByTestId('step-share').map((c) => c.textContent)

@@ -1,8 +1,8 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { cleanup, render, waitFor } from '@testing-library/react'
-import type { ReactNode } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { AttributionRead } from '../../client'
+import { atRoute } from '../../test/router'
 import { AttributionSharePage } from './AttributionSharePage'
 
 const member = (name: string, contribution: number) => ({
@@ -31,14 +31,6 @@ const SHARED: AttributionRead = {
   share_token: 'good', created_at: '2026-11-24T10:00:00Z', started_at: null, finished_at: null,
 }  // prettier-ignore
 
-const route = vi.hoisted(() => ({ params: {} as Record<string, string> }))
-// React Router resolves to real React under Node: a stand-in with what the view could use. A Link would
-// render as an anchor to its `to`, so a link to a signed-in page would show in the test.
-vi.mock('react-router-dom', () => ({
-  useParams: () => route.params,
-  Link: ({ to, children }: { to: string; children: ReactNode }) => <a href={to}>{children}</a>,
-}))
-
 function answer(request: Request): Response {
   const found = new URL(request.url).pathname === '/api/public/attributions/good'
   return new Response(JSON.stringify(found ? SHARED : { detail: 'shared attribution link not found' }), {
@@ -47,13 +39,13 @@ function answer(request: Request): Response {
   })
 }
 
+// Under the real router: a Link renders as an anchor, so a link to a signed-in page would show here.
 function open(token: string) {
-  route.params = { token }
   vi.stubGlobal('fetch', vi.fn(async (request: Request) => answer(request)))
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
   return render(
     <QueryClientProvider client={client}>
-      <AttributionSharePage />
+      {atRoute(<AttributionSharePage />, `/share/attributions/${token}`, '/share/attributions/:token')}
     </QueryClientProvider>,
   )
 }

@@ -3,11 +3,8 @@ import { cleanup, render, screen, waitFor } from '@testing-library/react'
 import type { ReactNode } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { QueuedNote } from '../../components/QueuedNote'
+import { atRoute } from '../../test/router'
 import { PoolsPage } from './PoolsPage'
-
-vi.mock('react-router-dom', () => ({
-  Link: ({ children, to }: { children: ReactNode; to: string }) => <a href={to}>{children}</a>,
-}))
 
 const WORKER = {
   name: 'east@bench-2', pool: 'east', queues: ['east'], host: 'bench-2', pid: 41, version: '0.1.0',
@@ -34,7 +31,7 @@ function answer(request: Request): Response {
 function show(page: ReactNode) {
   vi.stubGlobal('fetch', vi.fn(async (request: Request) => answer(request)))
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
-  render(<QueryClientProvider client={client}>{page}</QueryClientProvider>)
+  render(<QueryClientProvider client={client}>{atRoute(page)}</QueryClientProvider>)
 }
 
 afterEach(() => {
