@@ -3,11 +3,15 @@
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.conftest import FRONTEND_DIST, signed_in
 
 CHROMIUM = "/usr/bin/chromium"
+# Playwright's assertions retry until this many ms: 5 s (its default) is what a lazy page's chunk
+# took to load once with both pytest workers busy on the 2-core host. A retrying assertion passes as
+# soon as the page is right, so a longer bound costs only when a test is failing anyway.
+expect.set_options(timeout=20_000)
 FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
