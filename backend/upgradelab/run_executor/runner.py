@@ -18,6 +18,9 @@ order: thaw, block, freeze -> record; then stop everything.
 
 A variant that is refused or breaks is marked failed on its run_variant row and drops out; the
 others go on and the run ends failed naming it. The Celery task (runs/tasks.py) calls execute_run.
+
+One concept: one run's pass, from its plan to its servers stopped; the helpers below are the steps of
+that pass and share its loop state (_Loop), the blocks, context and state writes being modules of their own.
 """
 
 import logging
