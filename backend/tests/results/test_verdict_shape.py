@@ -4,6 +4,7 @@ one format (results/stats/verdicts.py `columns`, `text`; db.ModelJSON)."""
 import pytest
 from pydantic import ValidationError
 
+from upgradelab.db import ModelJSON
 from upgradelab.results.stats import verdicts
 from upgradelab.results.stats.verdicts import VERDICT_COLUMNS
 from upgradelab.results.store.summary_models import VariantSummary
@@ -42,6 +43,7 @@ def test_the_text_is_the_ratio_and_its_interval_in_two_decimals() -> None:
 
 def test_a_stored_verdict_reads_back_typed_and_a_broken_one_fails_naming_the_field() -> None:
     column = VariantSummary.__table__.c.verdict_value.type
+    assert isinstance(column, ModelJSON)
     assert SLOWER is not None
     stored = column.process_bind_param(SLOWER, None)
     assert stored == SLOWER.model_dump(mode="json")  # the JSON rows written before read back the same
