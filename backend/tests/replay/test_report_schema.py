@@ -1,4 +1,4 @@
-"""The stored replay report read back through its schema (replay/schemas.py ReplayReport): reports
+"""The stored replay report read back through its schema (replay/report.py ReplayReport): reports
 stored before rounds (issue 12) still read, with the fields they lack as None (their ratios: as what
 one block's timings give), and the CSV export reads them; a report of today round-trips through its
 JSON unchanged."""
@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from upgradelab.api.replay import csv_rows
-from upgradelab.replay.schemas import ReplayReport
+from upgradelab.replay.report import ReplayReport
 
 OUTCOME: dict[str, Any] = {
     "error_code": None, "error_message": None, "warnings": [["Note", 1003, "x"]], "row_count": 2,

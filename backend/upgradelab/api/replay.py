@@ -11,7 +11,8 @@ from fastapi.responses import Response
 from upgradelab.db import SessionDep
 from upgradelab.replay import service
 from upgradelab.replay.groups import ReplayGroups
-from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayReport
+from upgradelab.replay.report import ReplayReport
+from upgradelab.replay.schemas import ReplayCreate, ReplayRead
 from upgradelab.results.stats import verdicts
 from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
 
