@@ -39,7 +39,7 @@ class _Read(BaseModel):
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
 
-class Share(_Read):
+class GapShare(_Read):
     """A share of the log-ratio gap (a fraction: 1 closes it all) with its 95 % interval."""
 
     share: float
@@ -126,7 +126,7 @@ class AttributionProgress(_Read):
     message: str | None = None
 
 
-class Tested(_Read):
+class SubsetTested(_Read):
     """A subset the search measured (pooled over its runs): its share (None: refused, `error` says
     why) and whether it closes the target share."""
 
@@ -138,7 +138,7 @@ class Tested(_Read):
     error: str | None = None
 
 
-class Member(_Read):
+class SetMember(_Read):
     """One setting of the found set: its values, note and lines, its share `alone`, and its own
     contribution [low, high] (the set's share minus the set's without it; None when that was not
     measured)."""
@@ -148,27 +148,27 @@ class Member(_Read):
     baseline: str | None
     variant: str | None
     lines: list[str]
-    alone: Share | None
+    alone: GapShare | None
     contribution: float | None
     low: float | None
     high: float | None
 
 
-class Also(_Read):
+class AlsoSetting(_Read):
     """A setting outside the set that moved the time alone, decided beside the set
     (attribution/search.py `beside`): `alone` the share decided on, `decided_by` "screening" (ddmin's
     own measurement), "confirmation" (fresh runs, `runs` pooled) or "group"; one-sided `p` and the
     `level` it met (Holm); `screening` ddmin's measurement of a confirmed one."""
 
     name: str
-    alone: Share
+    alone: GapShare
     lines: list[str]
     known: str | None
     decided_by: str = "screening"
     runs: int = 1
     p: float | None = None
     level: float | None = None
-    screening: Share | None = None
+    screening: GapShare | None = None
 
 
 class BesideTest(_Read):
@@ -184,10 +184,10 @@ class BesideTest(_Read):
     p: float | None
     level: float | None
     decided: bool
-    screening: Share | None
+    screening: GapShare | None
 
 
-class Refused(_Read):
+class RefusedSetting(_Read):
     """A setting the server refused during the search (its words), left out of the subsets."""
 
     name: str
@@ -207,18 +207,18 @@ class AttributionResult(_Read):
     runs: int
     minutes: float
     set: list[str]
-    set_share: Share | None
-    all_share: Share | None = None
-    members: list[Member]
+    set_share: GapShare | None
+    all_share: GapShare | None = None
+    members: list[SetMember]
     interaction: float | None
     interacts: bool = False
     unexplained: float | None
     lines: list[str]
-    also: list[Also] = []
+    also: list[AlsoSetting] = []
     beside: list[BesideTest] = []
     beside_complete: bool = False
-    tested: list[Tested] = []
-    refused: list[Refused] = []
+    tested: list[SubsetTested] = []
+    refused: list[RefusedSetting] = []
 
 
 class AttributionRead(BaseModel):
