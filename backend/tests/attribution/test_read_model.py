@@ -11,9 +11,10 @@ from pydantic import ValidationError
 
 from upgradelab.attribution import report
 from upgradelab.attribution.candidates import Candidate, Untestable
-from upgradelab.attribution.models import Attribution, AttributionStatus
+from upgradelab.attribution.models import Attribution
 from upgradelab.attribution.schemas import AttributionRead, AttributionResult
 from upgradelab.attribution.search import Outcome, Subset, beside, search
+from upgradelab.execution.status import JobStatus
 from upgradelab.results.stats import verdicts
 
 NAMES = ["skip-log-bin", "innodb-file-per-table", "a", "b"]
@@ -44,7 +45,7 @@ def _row(**fields: Any) -> Attribution:
         ],
     }  # fmt: skip
     values: dict[str, Any] = {
-        "id": 3, "run_id": 40, "variant": "tuned", "baseline": "default", "status": AttributionStatus.running,
+        "id": 3, "run_id": 40, "variant": "tuned", "baseline": "default", "status": JobStatus.running,
         "error": None, "group": "", "metric": "seconds", "target_share": 0.8, "rounds": 7, "block": 2,
         "budget_runs": 12, "budget_minutes": 60.0, "gap": GAP, "candidates": [candidate.as_dict()],
         "untestable": [asdict(Untestable("x", "refused", "1", "2"))],
