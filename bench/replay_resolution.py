@@ -8,7 +8,8 @@ with grouping and joins (~100 ms), replayed on three instances of one target (ma
     slowdown: the derived-table lookup `select ... from (select * from big) d where d.id = ?` is
     materialised whole instead of merged into a primary-key lookup: another plan, a scan of big;
     no other shape uses a derived table);
-at the replay's default rounds and passes (replay/schemas.py). Reported per mode: the share of A/A
+at the replay's default rounds and passes (replay/schemas.py DEFAULT_ROUNDS, DEFAULT_PASSES).
+Reported per mode: the share of A/A
 fingerprints "same", false slower / faster (A/A, and c's fingerprints other than the planted one),
 whether the planted one is "slower, plan changed", the median smallest detectable change of b, and
 the replay's wall clock (the dump loads excluded: each mode replays on the kept datadirs).

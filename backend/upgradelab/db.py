@@ -4,9 +4,10 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
 from fastapi import Depends
+from pydantic import BaseModel
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
@@ -26,6 +27,30 @@ class UTCDateTime(TypeDecorator[datetime]):
 
     def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
         return value.replace(tzinfo=UTC) if value is not None else None
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class ModelJSON(TypeDecorator[M]):
+    """A pydantic model stored as its JSON (model_dump(mode="json")) and validated on read, so a reader
+    gets the typed value and a stored shape the model no longer accepts fails naming the field
+    (pydantic.ValidationError), not three screens later as a missing key."""
+
+    impl = JSON
+    cache_ok = True
+
+    def __init__(self, model: type[M]) -> None:
+        super().__init__()
+        self.model = model
+
+    def process_bind_param(self, value: M | None, dialect: Any) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        return self.model.model_validate(value).model_dump(mode="json")
+
+    def process_result_value(self, value: Any, dialect: Any) -> M | None:
+        return None if value is None else self.model.model_validate(value)
 
 
 class Base(DeclarativeBase):

@@ -167,7 +167,7 @@ def _finished_attribution() -> tuple[int, dict[str, Any], list[dict[str, Any]]]:
             "run_id": run_id,
             "subsets": [list(s) for s in subsets],
         }
-        step.update(gap=gap, tests=[], tests_done=True)
+        step.update(gap=gap.model_dump(mode="json"), tests=[], tests_done=True)
         out = {}
         for subset, one in zip(subsets, measured, strict=True):
             assert isinstance(one, steps.Measured)
@@ -175,7 +175,7 @@ def _finished_attribution() -> tuple[int, dict[str, Any], list[dict[str, Any]]]:
             out[subset] = search.Outcome(one.share, one.low, one.high, closes)
             step["tests"].append(
                 {"subset": list(subset), "share": one.share, "low": one.low, "high": one.high,
-                 "closes": closes, "verdict": one.verdict}
+                 "closes": closes, "verdict": one.verdict and one.verdict.model_dump(mode="json")}
             )  # fmt: skip
         done.append(step)
         return out
@@ -237,7 +237,7 @@ def test_finished_attribution_shows_steps_contributions_remainder_lines_exports_
     for index, step in zip(first_rows, done, strict=True):
         gap = step["gap"]
         expect(rows.nth(index).get_by_test_id("step-gap")).to_have_text(
-            f"{gap['ratio']:.3f}x [{gap['low']:.3f}x, {gap['high']:.3f}x]"
+            f"{gap['ratio']:.2f}x [{gap['low']:.2f}, {gap['high']:.2f}]"
         )
     for index, (step, test) in enumerate(tests):
         row = rows.nth(index)
@@ -248,7 +248,7 @@ def test_finished_attribution_shows_steps_contributions_remainder_lines_exports_
         expect(row.get_by_test_id("step-closes")).to_have_text("yes" if test["closes"] else "no")
         verdict = test["verdict"]
         expect(row.get_by_test_id("step-verdict")).to_have_text(
-            f"{verdict['verdict']} ({verdict['ratio']:.3f}x)"
+            f"{verdict['ratio']:.2f}x [{verdict['low']:.2f}, {verdict['high']:.2f}] {verdict['verdict']}"
         )
 
     # the contributions with their intervals, in the set's order, and the remainder

@@ -8,7 +8,7 @@ from playwright.sync_api import Page, expect
 
 from tests.runs.helpers import submit, wait_final
 
-RATIO = re.compile(r"^\d+\.\d{3}x \[\d+\.\d{3}, \d+\.\d{3}\]$")
+RATIO = re.compile(r"^\d+\.\d{2}x \[\d+\.\d{2}, \d+\.\d{2}\]$")  # components/Ratio.tsx
 VERDICT = re.compile(r"^(regression|improvement|no significant difference|inconclusive|insufficient rounds)$")
 
 

@@ -44,7 +44,7 @@ def test_template_page_sets_the_articles_ratio_beside_the_measured_one(
     expect(row.get_by_test_id("article-contrast")).to_contain_text(article)
     measured = row.get_by_test_id("measured-contrast")
     expect(measured).to_have_text(
-        re.compile(r"^\d+\.\d{3}x \[\d+\.\d{3}, \d+\.\d{3}\] mysql-9\.7 default, 2 rounds")
+        re.compile(r"^\d+\.\d{2}x \[\d+\.\d{2}, \d+\.\d{2}\] mysql-9\.7 default, 2 rounds")
     )
     # the run page draws the same contrasts: a table row per contrast and the chart
     page.goto(f"/runs/{result['run']['id']}")

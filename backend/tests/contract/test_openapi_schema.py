@@ -6,8 +6,7 @@ from typing import Any, get_args
 
 from upgradelab.execution.status import FINAL_STATUSES, FinalJobStatus, JobStatus, JobStatuses
 from upgradelab.main import app
-from upgradelab.replay.groups import ReplayGroups
-from upgradelab.replay.schemas import GROUPS
+from upgradelab.replay.groups import GROUPS, ReplayGroups
 from upgradelab.targets.provisioners import PROVISIONERS
 from upgradelab.targets.schemas import ProvisionerKind
 

@@ -22,6 +22,7 @@ from tests.datasets.conftest import delete_dataset
 from upgradelab.db import sync_session
 from upgradelab.execution.locks import lock_key
 from upgradelab.replay.schemas import DEFAULT_PASSES
+from upgradelab.results.stats.verdicts import VERDICT_COLUMNS
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import provisioner_for
@@ -186,8 +187,10 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
         "fingerprint_id,fingerprint,group,variant"
     )
     assert len(csv_export.text.strip().splitlines()) == 1 + 4 * len(VARIANTS)
+    # the verdict in the one flat spelling (results/stats/verdicts.py columns), then the diffs
     assert csv_export.text.splitlines()[0].endswith(
-        ",plan_changes,rounds,mde,timed_out,refused,partial,causes"
+        ",".join(["median_s", *VERDICT_COLUMNS, "error_diffs", "result_diffs", "ordering_only"])
+        + ",plan_changes,timed_out,refused,partial,causes"
     )
     assert "a function this version removed" in csv_export.text  # MD5 on MySQL 9.7: its cause named
 

@@ -16,7 +16,7 @@ from upgradelab.execution.schedule import Schedule, plan
 from upgradelab.replay.compare import EXIT_BREAKS, EXIT_PLAN_CHANGES, compare, exit_bits
 from upgradelab.replay.dataset_load import DumpDataset, file_sha256
 from upgradelab.replay.engine import ReplayVariant, VariantReplay, replay_rounds
-from upgradelab.replay.schemas import FingerprintResult
+from upgradelab.replay.report import FingerprintResult
 from upgradelab.replay.sources import ParsedSource, parse_source
 from upgradelab.results.stats.verdicts import MIN_ROUNDS, VERDICTS
 from upgradelab.workloads.base import execute

@@ -1,4 +1,4 @@
-"""The stored replay report read back through its schema (replay/schemas.py ReplayReport): reports
+"""The stored replay report read back through its schema (replay/report.py ReplayReport): reports
 stored before rounds (issue 12) still read, with the fields they lack as None (their ratios: as what
 one block's timings give), and the CSV export reads them; a report of today round-trips through its
 JSON unchanged."""
@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from upgradelab.api.replay import csv_rows
-from upgradelab.replay.schemas import ReplayReport
+from upgradelab.replay.report import ReplayReport
 
 OUTCOME: dict[str, Any] = {
     "error_code": None, "error_message": None, "warnings": [["Note", 1003, "x"]], "row_count": 2,
@@ -61,7 +61,7 @@ def test_a_report_stored_before_rounds_reads_with_the_missing_fields_as_none() -
     assert report.variants[0].loaded is not None and report.variants[0].loaded.rows_seen == 3
     [old, new] = csv_rows(report)
     assert old["variant"] == "old" and old["ratio"] is None  # the baseline has no ratio to itself
-    assert new["ratio"] == 2.0 and new["ordering_only"] == 1 and new["rounds"] == 1
+    assert new["ratio"] == 2.0 and new["ordering_only"] == 1 and new["ratio_rounds"] == 1
 
 
 def test_breaks_is_derived_and_the_json_round_trips() -> None:
@@ -91,4 +91,4 @@ def test_a_variant_stored_without_an_interval_reads_as_no_ratio() -> None:
     report = ReplayReport.model_validate(stored)
     assert report.fingerprints[0].ratios == {}
     [_, new] = csv_rows(report)
-    assert new["ratio"] is None and new["verdict"] is None and new["rounds"] is None
+    assert new["ratio"] is None and new["verdict"] is None and new["ratio_rounds"] is None

@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import BIN
 from upgradelab.db import sync_session
 from upgradelab.experiments.models import Run
-from upgradelab.results.stats.verdicts import VERDICTS
+from upgradelab.results.stats.verdicts import VERDICT_COLUMNS, VERDICTS
 from upgradelab.results.store.rounds import load
 from upgradelab.results.views.contrasts import of_rounds
 from upgradelab.workloads.base import Contrast, Side
@@ -48,8 +48,8 @@ def test_parallel_read_gives_the_threads_contrast_per_variant_with_its_interval(
     rows = [row for row in parallel_read_run["contrasts"] if row["name"] == "threads=2 / threads=1"]
     assert [row["variant"] for row in rows] == ["mysql-9.7 default", "mysql-9.7 default (A/A)"]
     for row in rows:
-        assert set(row) == {"variant", "name", "ratio", "low", "high", "verdict", "rounds"}
-        assert row["rounds"] == 10 and 0 < row["low"] <= row["ratio"] <= row["high"], row
+        assert set(row) == {"variant", "name", *VERDICT_COLUMNS}
+        assert row["ratio_rounds"] == 10 and 0 < row["ratio_low"] <= row["ratio"] <= row["ratio_high"], row
         assert row["verdict"] in VERDICTS, row
 
 
@@ -57,8 +57,8 @@ def test_parallel_read_gives_the_threads_contrast_per_variant_with_its_interval(
 def test_a_null_contrast_is_not_decided(parallel_read_run: dict[str, Any]) -> None:
     # the A/A control's threads=2 / threads=1 over variant 0's: same server, same rounds
     [change] = parallel_read_run["contrast_changes"]
-    assert change["variant"] == "mysql-9.7 default (A/A)" and change["rounds"] == 10
-    assert change["low"] <= change["ratio"] <= change["high"] and change["verdict"] in VERDICTS
+    assert change["variant"] == "mysql-9.7 default (A/A)" and change["ratio_rounds"] == 10
+    assert change["ratio_low"] <= change["ratio"] <= change["ratio_high"] and change["verdict"] in VERDICTS
     print("parallel-read A/A change", json.dumps(change))
     # one group over itself, from the stored iterations: every round's ratio is 1
     with sync_session() as session:
@@ -84,12 +84,12 @@ def test_lock_waits_on_two_versions_gives_the_monitor_cost_per_version_and_its_c
     costs = {row["variant"]: row for row in report["contrasts"]}
     assert set(costs) == {"mysql-9.7 default", "mariadb-10.11 default"}
     for row in costs.values():
-        assert row["name"] == "monitor=on / monitor=off" and row["rounds"] == 8
-        assert 0 < row["low"] <= row["ratio"] <= row["high"] and row["verdict"] in VERDICTS
+        assert row["name"] == "monitor=on / monitor=off" and row["ratio_rounds"] == 8
+        assert 0 < row["ratio_low"] <= row["ratio"] <= row["ratio_high"] and row["verdict"] in VERDICTS
     [change] = report["contrast_changes"]
     assert (change["baseline"], change["variant"]) == ("mysql-9.7 default", "mariadb-10.11 default")
-    assert change["rounds"] == 8 and change["low"] <= change["ratio"] <= change["high"]
+    assert change["ratio_rounds"] == 8 and change["ratio_low"] <= change["ratio"] <= change["ratio_high"]
     # the change is the per-round quotient of the two contrasts: its centre lies near theirs
     quotient = costs["mariadb-10.11 default"]["ratio"] / costs["mysql-9.7 default"]["ratio"]
-    assert change["low"] <= quotient <= change["high"], (change, quotient)
+    assert change["ratio_low"] <= quotient <= change["ratio_high"], (change, quotient)
     print("lock-waits contrasts", json.dumps(report["contrasts"]), json.dumps(report["contrast_changes"]))

@@ -54,16 +54,14 @@ def test_rounds_give_regression_improvement_and_an_a_a_floor_stored_once(session
     assert aa.aa_floor is None
     assert slower.iterations == 30 and slower.rounds == 10
     stored = session.scalars(select(VariantSummary).where(VariantSummary.run_id == run_id)).all()
-    verdicts = [(s.variant_index, s.verdict_value and s.verdict_value["verdict"]) for s in stored]
+    verdicts = [(s.variant_index, s.verdict_value and s.verdict_value.verdict) for s in stored]
     assert verdicts == [
         (0, None),
         (1, "no significant difference"),
         (2, "regression"),
         (3, "improvement"),
     ]
-    assert stored[2].floor_value is not None and stored[2].floor_value["low"] == pytest.approx(
-        redo.aa_floor.low
-    )
+    assert stored[2].floor_value is not None and stored[2].floor_value.low == pytest.approx(redo.aa_floor.low)
     # a threshold above the shift re-decides the stored interval: no longer a regression
     loose = _row(_compare(session, [run_id], threshold=0.5), 2)
     assert loose.ratio is not None and loose.ratio.verdict != "regression"
@@ -116,7 +114,7 @@ def test_comparison_export_carries_interval_verdict_and_floor(session: Session) 
     run_id = insert_run(session, VARIANTS, rounds=6, seed=9)
     rows = comparison_rows(_compare(session, [run_id]))
     assert set(rows[0]) == set(COMPARISON_COLUMNS)
-    assert rows[3]["verdict"] == "improvement" and rows[3]["aa_low"] is not None
+    assert rows[3]["verdict"] == "improvement" and rows[3]["aa_ratio_low"] is not None
     assert rows[3]["method"] == "paired rounds" and rows[3]["mde"] > 0
 
 

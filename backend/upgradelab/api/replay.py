@@ -11,7 +11,9 @@ from fastapi.responses import Response
 from upgradelab.db import SessionDep
 from upgradelab.replay import service
 from upgradelab.replay.groups import ReplayGroups
-from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayReport
+from upgradelab.replay.report import ReplayReport
+from upgradelab.replay.schemas import ReplayCreate, ReplayRead
+from upgradelab.results.stats import verdicts
 from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
 
 router = APIRouter(prefix="/api/replays", tags=["replay"])
@@ -62,8 +64,9 @@ async def cancel_replay(replay_id: int, session: SessionDep, user: CurrentUser) 
 
 def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
     """One row per fingerprint and variant: group, median seconds, ratio to the baseline with its
-    interval and verdict, how many of its statements differ in errors, results, order, plan, the
-    rounds the ratio rests on with its smallest detectable change (a fraction; empty before rounds),
+    interval, rounds, method, smallest detectable change (a fraction), verdict and reason (the one flat
+    spelling, results/stats/verdicts.py `columns`; empty without an interval), how many of its
+    statements differ in errors, results, order, plan,
     and how many of its statements timed out (when captured or in a timed run) and were refused as
     writes on that variant. `partial`: the replay was cancelled (the report holds what it measured).
     `group`: the fingerprint's group on that variant against the baseline (the fingerprint's own on
@@ -81,16 +84,11 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
                     "group": one.variants[variant].group if variant in one.variants else one.group,
                     "variant": variant,
                     "median_s": median,
-                    "ratio": ratio and ratio.ratio,
-                    "ratio_low": ratio and ratio.low,
-                    "ratio_high": ratio and ratio.high,
-                    "verdict": ratio and ratio.verdict,
+                    **verdicts.columns(ratio),
                     "error_diffs": sum(d.error for d in diffs),
                     "result_diffs": sum(d.result for d in diffs),
                     "ordering_only": sum(d.ordering_only for d in diffs),
                     "plan_changes": sum(d.plan for d in diffs),
-                    "rounds": ratio and ratio.rounds,
-                    "mde": ratio and ratio.mde,
                     "timed_out": sum(
                         s.outcomes[variant].kind == "timed out" or s.timed_out_runs.get(variant, 0) > 0
                         for s in one.statements

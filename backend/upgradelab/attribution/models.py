@@ -10,8 +10,9 @@ from typing import Any
 from sqlalchemy import ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from upgradelab.db import Base, utcnow
+from upgradelab.db import Base, ModelJSON, utcnow
 from upgradelab.execution.status import JobStatus, job_status_column
+from upgradelab.results.stats.verdicts import VerdictRead
 from upgradelab.users.models import User
 
 
@@ -40,7 +41,8 @@ class Attribution(Base):
     # what is searched: the gap's group and metric, the share a set must close, each step's schedule
     group: Mapped[str] = mapped_column(String(200), default="")
     metric: Mapped[str] = mapped_column(String(64), default="seconds")
-    gap: Mapped[dict[str, Any] | None] = mapped_column(default=None)  # the origin's VerdictRead JSON
+    # the origin run's verdict variant / baseline (stored as its JSON, validated on read)
+    gap: Mapped[VerdictRead | None] = mapped_column(ModelJSON(VerdictRead), default=None)
     target_share: Mapped[float] = mapped_column(default=0.8)
     rounds: Mapped[int] = mapped_column(default=5)
     block: Mapped[int] = mapped_column(default=1)

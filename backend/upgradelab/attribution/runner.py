@@ -179,7 +179,7 @@ class _Oracle:
         failed = steps.execute(run_id, self.redis, self.settings, lambda: state.cancel_requested(self.row.id))
         gap, measured = steps.measure(run_id, self.row.group, self.row.metric, failed)
         out = {}
-        step["gap"] = gap
+        step["gap"] = gap.model_dump(mode="json")
         step["tests"] = []
         for subset, one in zip(subsets, measured, strict=True):
             if isinstance(one, str):  # the server refused the reverted values: that subset cannot be tested
@@ -196,7 +196,7 @@ class _Oracle:
                     "low": one.low,
                     "high": one.high,
                     "closes": closes,
-                    "verdict": one.verdict,
+                    "verdict": one.verdict and one.verdict.model_dump(mode="json"),
                 }
             )
         step["tests_done"] = True

@@ -5,7 +5,6 @@ import csv
 import io
 import secrets
 from dataclasses import asdict
-from typing import Any
 
 from anyio import to_thread
 from fastapi import HTTPException, status
@@ -21,6 +20,7 @@ from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Run, RunVariant
 from upgradelab.pools import routing
+from upgradelab.results.stats.verdicts import VerdictRead
 from upgradelab.results.store.summary import stored_summary
 from upgradelab.results.views.context import variables_diff
 from upgradelab.run_executor.jobs import RUN_JOBS
@@ -125,8 +125,8 @@ async def create(session: AsyncSession, spec: AttributionCreate) -> Attribution:
 
 async def _decided_gap(
     session: AsyncSession, run: Run, baseline: str, variant: str
-) -> tuple[str, str, dict[str, Any]]:
-    """(group, metric, verdict JSON) of the variant's first decided verdict in the run's stored summary
+) -> tuple[str, str, VerdictRead]:
+    """(group, metric, verdict) of the variant's first decided verdict in the run's stored summary
     (against the run's first variant); 409 when there is none or the baseline is not the first variant."""
     rows = await session.run_sync(lambda sync: stored_summary(sync, run.id))
     if run.experiment.variants[0]["name"] != baseline:
@@ -137,7 +137,7 @@ async def _decided_gap(
     for row in rows:
         read = row.read(0.05)
         if row.variant == variant and read is not None and read.verdict in DECIDED:
-            return row.group, row.metric.name, read.model_dump(mode="json")
+            return row.group, row.metric.name, read
     raise HTTPException(
         status.HTTP_409_CONFLICT,
         f"variant {variant!r} of run {run.id} has no decided verdict against {baseline!r}: "

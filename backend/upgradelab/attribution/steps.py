@@ -46,12 +46,12 @@ class StepCancelled(Exception):
 @dataclass(frozen=True)
 class Measured:
     """A tested subset's outcome in one step: share of the gap closed and its interval, and the
-    verdict of the test against the variant (VerdictRead JSON)."""
+    verdict of the test against the variant (None: no interval)."""
 
     share: float
     low: float
     high: float
-    verdict: dict[str, Any] | None
+    verdict: verdicts.VerdictRead | None
 
 
 def create_run(
@@ -134,8 +134,8 @@ def execute(run_id: int, redis: Redis, settings: Settings, cancelled: Callable[[
 
 def measure(
     run_id: int, group: str, metric: str, failed: dict[int, str] | None = None
-) -> tuple[dict[str, Any], list[Measured | str]]:
-    """(the gap variant / baseline as VerdictRead JSON, per test variant in order its outcome, or the
+) -> tuple[verdicts.VerdictRead, list[Measured | str]]:
+    """(the gap variant / baseline, per test variant in order its outcome, or the
     error of a test variant in `failed`) from the step run's rounds; StepFailed when the gap has no
     interval or is exactly 1."""
     with sync_session() as session:
@@ -167,7 +167,7 @@ def measure(
                 math.log(closed.ratio) / scale,
                 ends[0],
                 ends[1],
-                None if read is None else read.model_dump(mode="json"),
+                read,
             )
         )
-    return gap_read.model_dump(mode="json"), out
+    return gap_read, out

@@ -21,14 +21,9 @@ import typer
 
 from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
 from upgradelab.execution.status import FINAL_STATUSES
-from upgradelab.replay.schemas import (
-    DEFAULT_PASSES,
-    DEFAULT_ROUNDS,
-    GROUPS,
-    ReplayProgress,
-    ReplayRead,
-    ReplayReport,
-)
+from upgradelab.replay.groups import GROUPS
+from upgradelab.replay.report import ReplayReport
+from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS, ReplayProgress, ReplayRead
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
 
 CANNOT_RUN = 8

@@ -11,8 +11,9 @@ import typer
 from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
 from upgradelab.cli.pools import waiting_note
 from upgradelab.experiments.schemas import ExperimentRead
-from upgradelab.results.views.comparison_schemas import Comparison
-from upgradelab.results.views.contrasts import RunContrasts
+from upgradelab.results.stats import verdicts
+from upgradelab.results.views.comparison_schemas import Comparison, ComparisonRow
+from upgradelab.results.views.contrasts import ContrastRead, RunContrasts
 from upgradelab.runs.schemas import RunProgress, RunRead
 
 
@@ -92,14 +93,15 @@ def run(
 
     JSON: {"run_id", "status", "error", "contrasts", "contrast_changes", "summary": [one row per
     variant (and group, and metric for templates with several primary metrics): {"variant", "group"?,
-    "metric", "unit", "iterations",
-    "rounds", "median_s", "p95_s", "median", "p95", "ratio", "ratio_low", "ratio_high", "verdict",
-    "mde", "aa_low", "aa_high"}]}: times in seconds (client-side, per iteration), median/p95 in the
-    metric's unit, ratios to the first variant from the rounds (see docs/architecture.md, verdicts).
-    "contrasts": the template's within-variant ratios [{"variant", "name", "ratio", "low", "high",
-    "verdict", "rounds"}]; "contrast_changes": each variant's contrast over the first variant's
-    [{"name", "baseline", "variant", "ratio", "low", "high", "verdict", "rounds"}]
-    (results/views/contrasts.py; [] for a template without contrasts).
+    "metric", "unit", "iterations", "rounds", "median_s", "p95_s", "median", "p95", VERDICT,
+    "aa_ratio", "aa_ratio_low", "aa_ratio_high"}]}: times in seconds (client-side, per iteration),
+    median/p95 in the metric's unit, ratios to the first variant from the rounds (see
+    docs/architecture.md, verdicts); VERDICT is the one flat spelling of a verdict
+    (results/stats/verdicts.py `columns`): "ratio", "ratio_low", "ratio_high", "ratio_rounds",
+    "method", "mde", "verdict", "reason" (the baseline's row: ratio 1.0, verdict "baseline").
+    "contrasts": the template's within-variant ratios [{"variant", "name", VERDICT}];
+    "contrast_changes": each variant's contrast over the first variant's [{"name", "baseline",
+    "variant", VERDICT}] (results/views/contrasts.py; [] for a template without contrasts).
     Exit code 1 unless succeeded.
     """
     if not variant:
@@ -148,10 +150,10 @@ def run(
         )
     else:
         typer.echo(f"run {run.id}: {status}")
-        for row in summary:
-            typer.echo(_summary_line(row))
-        for row in _contrast_rows(contrasts)["contrasts"]:
-            typer.echo(_contrast_line(row))
+        for row, compared in zip(summary, comparison.rows if comparison else [], strict=True):
+            typer.echo(_summary_line(row, compared))
+        for contrast in contrasts.within:
+            typer.echo(_contrast_line(contrast))
         if error:
             typer.echo(error, err=True)
     if status != "succeeded":
@@ -208,25 +210,23 @@ def _submit_and_wait(
 def _contrast_rows(contrasts: RunContrasts) -> dict[str, list[dict[str, Any]]]:
     """The --json "contrasts" and "contrast_changes" rows (see `run`'s docstring for the shape)."""
 
-    def interval(verdict: Any) -> dict[str, Any]:
-        keys = ("ratio", "low", "high", "verdict", "rounds")
-        return {k: getattr(verdict, k) if verdict else None for k in keys}
-
     return {
         "contrasts": [
-            {"variant": row.variant, "name": row.name, **interval(row.verdict)} for row in contrasts.within
+            {"variant": row.variant, "name": row.name, **verdicts.columns(row.verdict)}
+            for row in contrasts.within
         ],
         "contrast_changes": [
-            {"name": row.name, "baseline": row.baseline, "variant": row.variant, **interval(row.verdict)}
+            {"name": row.name, "baseline": row.baseline, "variant": row.variant}
+            | verdicts.columns(row.verdict)
             for row in contrasts.across
         ],
     }
 
 
-def _contrast_line(row: dict[str, Any]) -> str:
+def _contrast_line(row: ContrastRead) -> str:
     """One text line: variant, contrast name, ratio [interval] verdict."""
-    ratio = "-" if row["ratio"] is None else f"{row['ratio']:.3f}x [{row['low']:.3f}, {row['high']:.3f}]"
-    return f"  {row['variant']:<30} {row['name']:<32} {ratio:<28} {row['verdict'] or '-'}"
+    decided = row.verdict.verdict if row.verdict else "-"
+    return f"  {row.variant:<30} {row.name:<32} {verdicts.text(row.verdict):<28} {decided}"
 
 
 def _summary(comparison: Comparison | None) -> list[dict[str, Any]]:
@@ -236,28 +236,23 @@ def _summary(comparison: Comparison | None) -> list[dict[str, Any]]:
     rows = []
     grouped = any(row.group for row in comparison.rows)
     for row in comparison.rows:
-        ratio, floor = row.ratio, row.aa_floor
         out: dict[str, Any] = {"variant": row.variant, **({"group": row.group} if grouped else {})}
         out |= row.model_dump(include={"metric", "unit", "iterations", "rounds", "median_s", "p95_s"})
         out |= {"median": row.median, "p95": row.p95}
-        out |= {"ratio": 1.0 if row.is_baseline else (ratio.ratio if ratio else None)}
-        out |= {"ratio_low": ratio.low if ratio else None, "ratio_high": ratio.high if ratio else None}
-        out |= {
-            "verdict": "baseline" if row.is_baseline else (ratio.verdict if ratio else None),
-            "mde": ratio.mde if ratio else None,
-        }
-        out |= {"aa_low": floor.low if floor else None, "aa_high": floor.high if floor else None}
+        out |= verdicts.columns(row.ratio)
+        if row.is_baseline:
+            out |= {"ratio": 1.0, "verdict": "baseline"}
+        out |= verdicts.columns(row.aa_floor, "aa_", ("ratio", "ratio_low", "ratio_high"))
         rows.append(out)
     return rows
 
 
-def _summary_line(row: dict[str, Any]) -> str:
-    """One text line: variant [group] metric, iterations, rounds, median, ratio [interval] verdict."""
+def _summary_line(row: dict[str, Any], compared: ComparisonRow) -> str:
+    """One text line: variant [group] metric, iterations, rounds, median, ratio [interval] verdict
+    (results/stats/verdicts.py `text`; the baseline: "1.00x")."""
     name = f"{row['variant']} {row.get('group', '')}".strip()
     median = "-" if row["median"] is None else f"{row['median']:.4g} {row['unit']}"
-    ratio = "-" if row["ratio"] is None else f"{row['ratio']:.3f}x"
-    if row["ratio_low"] is not None:
-        ratio += f" [{row['ratio_low']:.3f}, {row['ratio_high']:.3f}]"
+    ratio = "1.00x" if compared.is_baseline else verdicts.text(compared.ratio)
     return (
         f"  {name:<40} {row['metric']:<8} n={row['iterations']:<5} rounds={row['rounds']:<3} "
         f"median {median:<14} {ratio:<26} {row['verdict'] or '-'}"

@@ -26,7 +26,7 @@ too).
 
 Groups: per variant against the baseline (findings.py, after Benjamini-Hochberg across the
 replay's time comparisons); a fingerprint's `group` is the first of its variants' groups in
-schemas.GROUPS order.
+groups.GROUPS order.
 """
 
 import math
@@ -36,9 +36,9 @@ from upgradelab.execution.schedule import EXTENSION_STEP, RunSchedule
 from upgradelab.replay import findings
 from upgradelab.replay.causes import Difference, known_cause
 from upgradelab.replay.engine import VariantReplay
+from upgradelab.replay.groups import GROUPS
 from upgradelab.replay.outcomes import Outcome
-from upgradelab.replay.schemas import (
-    GROUPS,
+from upgradelab.replay.report import (
     Cause,
     ErrorChange,
     FingerprintResult,
@@ -275,7 +275,7 @@ def report_document(
     planned_rounds: int | None = None,
     max_rounds: int | None = None,
 ) -> ReplayReport:
-    """The stored report (schemas.ReplayReport; stored as its JSON). Seconds are each pass's median
+    """The stored report (report.ReplayReport; stored as its JSON). Seconds are each pass's median
     of its repeated runs by the replay's clock (engine.py, timing.py); `partial`: the replay was
     cancelled and this is what it measured; planned_rounds / max_rounds: the rounds every statement
     was to get and the extension's budget (None / <= planned_rounds: no extension)."""

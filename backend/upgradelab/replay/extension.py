@@ -30,7 +30,8 @@ from collections.abc import Iterable
 
 from upgradelab.replay.compare import compare
 from upgradelab.replay.engine import VariantReplay
-from upgradelab.replay.schemas import FingerprintResult, Group
+from upgradelab.replay.groups import Group
+from upgradelab.replay.report import FingerprintResult
 from upgradelab.replay.sources import SourceStatement
 
 OPEN_VERDICTS = ("inconclusive", "insufficient rounds")

@@ -26,10 +26,9 @@ import statistics
 
 import numpy as np
 
-from upgradelab.replay.schemas import (
-    GROUPS,
+from upgradelab.replay.groups import GROUPS, Group
+from upgradelab.replay.report import (
     FingerprintResult,
-    Group,
     StatementDiff,
     VariantFinding,
     VariantSummary,
@@ -139,7 +138,7 @@ def overall_group(report: FingerprintResult) -> Group:
 
 
 def summarise(reports: list[FingerprintResult], variant: str, version: str) -> VariantSummary:
-    """The counts of `variant` against the baseline (schemas.VariantSummary), in fingerprints."""
+    """The counts of `variant` against the baseline (report.VariantSummary), in fingerprints."""
     groups = [r.variants[variant].group for r in reports if variant in r.variants]
     diffs: list[list[StatementDiff]] = [
         [d for s in r.statements for d in s.diffs if d.variant == variant] for r in reports

@@ -1,12 +1,43 @@
-"""The report's groups as an OpenAPI enum (component `ReplayGroup`, GET /api/replays/groups), in the
-report's order, so the UI reads the order from the generated client instead of copying it. Built from
-replay/schemas.py GROUPS, the one list."""
+"""The groups table of a replay report: the groups a fingerprint falls in on a variant against the
+baseline (`Group`), in the order the report lists them (`GROUPS`, the one list; replay/findings.py gives
+the order a fingerprint is tried against them), and the same as an OpenAPI enum (component
+`ReplayGroup`, GET /api/replays/groups), so the UI reads the order from the generated client instead of
+copying it."""
 
 import enum
+from typing import Literal
 
 from pydantic import BaseModel
 
-from upgradelab.replay.schemas import GROUPS
+Group = Literal[
+    "breaks",
+    "slower, plan changed",
+    "slower (timed out)",
+    "timed out",
+    "slower",
+    "plan changed",
+    "plan changes",  # reports stored before per-variant groups
+    "faster, plan changed",
+    "faster",
+    "same",
+    "undecided",
+    "refused",
+]
+# In the order the report lists them; "refused" (writes a read-only replay did not run) comes apart,
+# last: not a finding about the variants. compare.py gives the order a fingerprint falls into them.
+GROUPS: tuple[Group, ...] = (
+    "breaks",
+    "slower, plan changed",
+    "slower (timed out)",
+    "timed out",
+    "slower",
+    "plan changed",
+    "faster, plan changed",
+    "faster",
+    "same",
+    "undecided",
+    "refused",
+)
 
 # Members named by their values ("slower, plan changed"): the values are what the report and the UI use.
 ReplayGroup = enum.StrEnum("ReplayGroup", [(group, group) for group in GROUPS])  # type: ignore[misc]

@@ -5,7 +5,7 @@ import type { DatasetRead as Dataset, FingerprintResult } from '../client'
 import { ApiError, formatDetail } from './client'
 
 export type ReplayGroup = FingerprintResult['group']
-/** The groups in the report's order (OpenAPI ReplayGroup, from replay/schemas.py GROUPS): "refused"
+/** The groups in the report's order (OpenAPI ReplayGroup, from replay/groups.py GROUPS): "refused"
  * (writes a read-only replay did not run) comes apart, last. */
 export const REPLAY_GROUPS: readonly ReplayGroup[] = Object.values(ReplayGroupOrder)
 

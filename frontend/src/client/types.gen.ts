@@ -5,6 +5,47 @@ export type ClientOptions = {
 };
 
 /**
+ * AlsoSetting
+ *
+ * A setting outside the set that moved the time alone, decided beside the set
+ * (attribution/search.py `beside`): `alone` the share decided on, `decided_by` "screening" (ddmin's
+ * own measurement), "confirmation" (fresh runs, `runs` pooled) or "group"; one-sided `p` and the
+ * `level` it met (Holm); `screening` ddmin's measurement of a confirmed one.
+ */
+export type AlsoSetting = {
+    /**
+     * Name
+     */
+    name: string;
+    alone: GapShare;
+    /**
+     * Lines
+     */
+    lines: Array<string>;
+    /**
+     * Known
+     */
+    known: string | null;
+    /**
+     * Decided By
+     */
+    decided_by: string;
+    /**
+     * Runs
+     */
+    runs: number;
+    /**
+     * P
+     */
+    p: number | null;
+    /**
+     * Level
+     */
+    level: number | null;
+    screening: GapShare | null;
+};
+
+/**
  * ArticleCaseRead
  *
  * A case of the article as a ratio to its baseline point (both from the first published figure,
@@ -99,6 +140,39 @@ export type AttributionCreate = {
 };
 
 /**
+ * AttributionProgress
+ *
+ * Where it is: the phase (queued, step, beside, done), step runs measured of the budget, minutes
+ * spent, the step run going on and a sentence (None before it started).
+ */
+export type AttributionProgress = {
+    /**
+     * Phase
+     */
+    phase: string;
+    /**
+     * Runs Done
+     */
+    runs_done: number | null;
+    /**
+     * Runs Budget
+     */
+    runs_budget: number | null;
+    /**
+     * Minutes
+     */
+    minutes: number | null;
+    /**
+     * Current Run Id
+     */
+    current_run_id: number | null;
+    /**
+     * Message
+     */
+    message: string | null;
+};
+
+/**
  * AttributionRead
  *
  * An attribution: its candidates (and what cannot be tested), each step's run with its verdicts,
@@ -156,43 +230,23 @@ export type AttributionRead = {
      */
     budget_minutes: number;
     /**
-     * Gap
-     *
-     * The origin run's verdict: variant / baseline (VerdictRead).
+     * The origin run's verdict: variant / baseline.
      */
-    gap: {
-        [key: string]: unknown;
-    } | null;
+    gap: VerdictRead | null;
     /**
      * Candidates
      */
-    candidates: Array<{
-        [key: string]: unknown;
-    }>;
+    candidates: Array<CandidateRead>;
     /**
      * Untestable
      */
-    untestable: Array<{
-        [key: string]: unknown;
-    }>;
+    untestable: Array<UntestableRead>;
     /**
      * Steps
      */
-    steps: Array<{
-        [key: string]: unknown;
-    }>;
-    /**
-     * Progress
-     */
-    progress: {
-        [key: string]: unknown;
-    } | null;
-    /**
-     * Result
-     */
-    result: {
-        [key: string]: unknown;
-    } | null;
+    steps: Array<StepRead>;
+    progress: AttributionProgress | null;
+    result: AttributionResult | null;
     /**
      * Share Token
      */
@@ -209,6 +263,169 @@ export type AttributionRead = {
      * Finished At
      */
     finished_at: string | null;
+};
+
+/**
+ * AttributionResult
+ *
+ * What it found (attribution/report.py `build`): the outcome ("explained", "unexplained", "out of
+ * budget", "cannot be tested", "no candidates"), the set and its share, the members, the interaction
+ * (the set's share minus the members' contributions; `interacts` beyond report.INTERACTION_TOLERANCE),
+ * the unexplained share, the option lines, `also`/`beside` (the tests beside the set), every tested
+ * subset, the share of all candidates together, and the runs and minutes spent.
+ */
+export type AttributionResult = {
+    /**
+     * Outcome
+     */
+    outcome: string;
+    /**
+     * Target Share
+     */
+    target_share: number;
+    /**
+     * Complete
+     */
+    complete: boolean;
+    /**
+     * Runs
+     */
+    runs: number;
+    /**
+     * Minutes
+     */
+    minutes: number;
+    /**
+     * Set
+     */
+    set: Array<string>;
+    set_share: GapShare | null;
+    all_share: GapShare | null;
+    /**
+     * Members
+     */
+    members: Array<SetMember>;
+    /**
+     * Interaction
+     */
+    interaction: number | null;
+    /**
+     * Interacts
+     */
+    interacts: boolean;
+    /**
+     * Unexplained
+     */
+    unexplained: number | null;
+    /**
+     * Lines
+     */
+    lines: Array<string>;
+    /**
+     * Also
+     */
+    also: Array<AlsoSetting>;
+    /**
+     * Beside
+     */
+    beside: Array<BesideTest>;
+    /**
+     * Beside Complete
+     */
+    beside_complete: boolean;
+    /**
+     * Tested
+     */
+    tested: Array<SubsetTested>;
+    /**
+     * Refused
+     */
+    refused: Array<RefusedSetting>;
+};
+
+/**
+ * BesideTest
+ *
+ * A test beside the found set, decided or not (a subset: one setting, or a group); share None
+ * when the budget ended first.
+ */
+export type BesideTest = {
+    /**
+     * Subset
+     */
+    subset: Array<string>;
+    /**
+     * Stage
+     */
+    stage: string;
+    /**
+     * Share
+     */
+    share: number | null;
+    /**
+     * Low
+     */
+    low: number | null;
+    /**
+     * High
+     */
+    high: number | null;
+    /**
+     * Runs
+     */
+    runs: number;
+    /**
+     * P
+     */
+    p: number | null;
+    /**
+     * Level
+     */
+    level: number | null;
+    /**
+     * Decided
+     */
+    decided: boolean;
+    screening: GapShare | null;
+};
+
+/**
+ * CandidateRead
+ *
+ * One testable difference (attribution/candidates.py Candidate): `name` as shown, `kind` (option,
+ * redo_log, set_global, instance, variable), the recorded variables it covers, both values, `known`
+ * (a changed default's note), `revert` and `lines` (what reproduces the baseline's behaviour).
+ */
+export type CandidateRead = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Kind
+     */
+    kind: string;
+    /**
+     * Baseline
+     */
+    baseline: string | null;
+    /**
+     * Variant
+     */
+    variant: string | null;
+    /**
+     * Variables
+     */
+    variables: Array<string>;
+    /**
+     * Known
+     */
+    known: string | null;
+    revert: Revert;
+    /**
+     * Lines
+     */
+    lines: Array<string>;
 };
 
 /**
@@ -1005,6 +1222,26 @@ export type FingerprintResult = {
 };
 
 /**
+ * GapShare
+ *
+ * A share of the log-ratio gap (a fraction: 1 closes it all) with its 95 % interval.
+ */
+export type GapShare = {
+    /**
+     * Share
+     */
+    share: number;
+    /**
+     * Low
+     */
+    low: number;
+    /**
+     * High
+     */
+    high: number;
+};
+
+/**
  * GroupPoint
  *
  * Per variant and group: iterations, median seconds and the median of every metric.
@@ -1540,6 +1777,22 @@ export type PublishedFigureRead = {
 };
 
 /**
+ * RefusedSetting
+ *
+ * A setting the server refused during the search (its words), left out of the subsets.
+ */
+export type RefusedSetting = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Reason
+     */
+    reason: string;
+};
+
+/**
  * ReplayCreate
  *
  * A replay: `queries` (the text of a plain SQL file, slow log or general log; `format` detected
@@ -1999,6 +2252,48 @@ export type ResolvedVariantRead = {
 };
 
 /**
+ * Revert
+ *
+ * What a candidate changes on a copy of the variant to take the baseline's value
+ * (attribution/candidates.py `reverted`): option-file options removed and added (None: a bare flag),
+ * SET GLOBAL values set and removed, the redo log's state, instance statements removed and added.
+ */
+export type Revert = {
+    /**
+     * Remove Options
+     */
+    remove_options: Array<string>;
+    /**
+     * Add Options
+     */
+    add_options: {
+        [key: string]: string | null;
+    };
+    /**
+     * Set Global
+     */
+    set_global: {
+        [key: string]: string;
+    };
+    /**
+     * Remove Set Global
+     */
+    remove_set_global: Array<string>;
+    /**
+     * Redo Log
+     */
+    redo_log: 'enabled' | 'disabled' | null;
+    /**
+     * Remove Instance
+     */
+    remove_instance: Array<string>;
+    /**
+     * Add Instance
+     */
+    add_instance: Array<string>;
+};
+
+/**
  * Role
  *
  * viewer browses; operator also creates and runs experiments; admin also manages targets and users.
@@ -2360,6 +2655,49 @@ export type RunUpdate = {
 };
 
 /**
+ * SetMember
+ *
+ * One setting of the found set: its values, note and lines, its share `alone`, and its own
+ * contribution [low, high] (the set's share minus the set's without it; None when that was not
+ * measured).
+ */
+export type SetMember = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Known
+     */
+    known: string | null;
+    /**
+     * Baseline
+     */
+    baseline: string | null;
+    /**
+     * Variant
+     */
+    variant: string | null;
+    /**
+     * Lines
+     */
+    lines: Array<string>;
+    alone: GapShare | null;
+    /**
+     * Contribution
+     */
+    contribution: number | null;
+    /**
+     * Low
+     */
+    low: number | null;
+    /**
+     * High
+     */
+    high: number | null;
+};
+
+/**
  * ShareCreate
  *
  * POST /api/shares: a run (run_id), a comparison (comparison) or a replay run (replay_id).
@@ -2570,6 +2908,110 @@ export type StatementRow = {
      * Total S
      */
     total_s: number;
+};
+
+/**
+ * StepRead
+ *
+ * One step run (attribution/runner.py): its number, run, the subsets it tests, the phase ("step":
+ * ddmin; "beside": the tests beside the found set; None in attributions stored before), `gap` the
+ * variant against the baseline in that run and `tests` (both None while the run goes on),
+ * `tests_done` once measured.
+ */
+export type StepRead = {
+    /**
+     * Step
+     */
+    step: number;
+    /**
+     * Run Id
+     */
+    run_id: number;
+    /**
+     * Subsets
+     */
+    subsets: Array<Array<string>>;
+    /**
+     * Phase
+     */
+    phase: string | null;
+    gap: VerdictRead | null;
+    /**
+     * Tests
+     */
+    tests: Array<StepTest> | null;
+    /**
+     * Tests Done
+     */
+    tests_done: boolean;
+};
+
+/**
+ * StepTest
+ *
+ * A tested subset in one step run: the share of the gap it closed with its interval (None: the
+ * server refused its values, `error` says why), whether it closes the target share, and its verdict
+ * against the variant (None in attributions stored before, or without an interval).
+ */
+export type StepTest = {
+    /**
+     * Subset
+     */
+    subset: Array<string>;
+    /**
+     * Share
+     */
+    share: number | null;
+    /**
+     * Low
+     */
+    low: number | null;
+    /**
+     * High
+     */
+    high: number | null;
+    /**
+     * Closes
+     */
+    closes: boolean;
+    verdict: VerdictRead | null;
+    /**
+     * Error
+     */
+    error: string | null;
+};
+
+/**
+ * SubsetTested
+ *
+ * A subset the search measured (pooled over its runs): its share (None: refused, `error` says
+ * why) and whether it closes the target share.
+ */
+export type SubsetTested = {
+    /**
+     * Subset
+     */
+    subset: Array<string>;
+    /**
+     * Share
+     */
+    share: number | null;
+    /**
+     * Low
+     */
+    low: number | null;
+    /**
+     * High
+     */
+    high: number | null;
+    /**
+     * Closes
+     */
+    closes: boolean;
+    /**
+     * Error
+     */
+    error: string | null;
 };
 
 /**
@@ -2813,6 +3255,30 @@ export type UnavailableProbe = {
      * Reason
      */
     reason: string;
+};
+
+/**
+ * UntestableRead
+ *
+ * A differing setting the search leaves out, and why ("cannot be tested" on the page).
+ */
+export type UntestableRead = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Reason
+     */
+    reason: string;
+    /**
+     * Baseline
+     */
+    baseline: string | null;
+    /**
+     * Variant
+     */
+    variant: string | null;
 };
 
 /**

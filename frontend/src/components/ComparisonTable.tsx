@@ -2,15 +2,7 @@ import type { Comparison, ComparisonRow, VerdictRead } from '../client'
 import { variantColor } from '../charts/palette'
 import { formatMs } from '../format'
 import { ExplainGapButton } from './ExplainGapButton'
-
-function Interval({ r, testId }: { r: VerdictRead | null; testId: string }) {
-  if (!r) return <span className="muted">-</span>
-  return (
-    <span data-testid={testId}>
-      {r.ratio.toFixed(3)}x <span className="muted">[{r.low.toFixed(3)}, {r.high.toFixed(3)}]</span>
-    </span>
-  )
-}
+import { Ratio } from './Ratio/Ratio'
 
 const VERDICT_CLASS: Record<string, string> = {
   regression: 'verdict-regression',
@@ -82,7 +74,7 @@ export function ComparisonTable({ comparison }: { comparison: Comparison }) {
               <td className="num">{formatValue(row, row.median)}</td>
               <td className="num">{formatValue(row, row.p95)}</td>
               <td className="num">
-                {row.is_baseline ? <span className="muted">1.000x</span> : <Interval r={row.ratio} testId="ratio" />}
+                {row.is_baseline ? <span className="muted">1.00x</span> : <Ratio value={row.ratio} testId="ratio" />}
               </td>
               <td>
                 {row.is_baseline ? <span className="muted">baseline</span> : <VerdictCell r={row.ratio} />}
@@ -91,7 +83,7 @@ export function ComparisonTable({ comparison }: { comparison: Comparison }) {
                 )}
               </td>
               <td className="num">
-                <Interval r={row.aa_floor} testId="aa-floor" />
+                <Ratio value={row.aa_floor} testId="aa-floor" />
               </td>
               <td className="num" data-testid="mde">
                 {row.ratio ? `±${(row.ratio.mde * 100).toFixed(1)}%` : '-'}

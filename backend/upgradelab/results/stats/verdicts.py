@@ -240,3 +240,33 @@ def read(
         verdict=decision.verdict,
         reason=decision.reason,
     )
+
+
+# The one flat spelling of a verdict (CSV columns, the CLI's JSON rows): ratio_* for the interval and
+# the rounds, so a row that also has its own `rounds` (the variant's) never collides with them.
+VERDICT_COLUMNS: tuple[str, ...] = (
+    "ratio", "ratio_low", "ratio_high", "ratio_rounds", "method", "mde", "verdict", "reason",
+)  # fmt: skip
+_FIELDS = {"ratio_low": "low", "ratio_high": "high", "ratio_rounds": "rounds"}
+
+
+def columns(
+    verdict: VerdictRead | None, prefix: str = "", keys: Sequence[str] = VERDICT_COLUMNS
+) -> dict[str, float | int | str | None]:
+    """A verdict as flat row fields, one spelling for every export (api/ CSV, cli/ JSON):
+    `{prefix}{key}` for each key of `keys` (a subset of VERDICT_COLUMNS, in that spelling), all None
+    without a verdict. ValueError naming a key outside VERDICT_COLUMNS."""
+    unknown = [key for key in keys if key not in VERDICT_COLUMNS]
+    if unknown:
+        raise ValueError(f"keys {unknown} are not verdict columns {VERDICT_COLUMNS}")
+    return {
+        prefix + key: None if verdict is None else getattr(verdict, _FIELDS.get(key, key)) for key in keys
+    }
+
+
+def text(verdict: VerdictRead | None) -> str:
+    """A ratio with its interval as the CLI prints it and the UI shows it (frontend
+    components/Ratio.tsx): "1.23x [1.10, 1.37]", two decimals; "-" without a verdict."""
+    if verdict is None:
+        return "-"
+    return f"{verdict.ratio:.2f}x [{verdict.low:.2f}, {verdict.high:.2f}]"

@@ -1,7 +1,6 @@
 """The verdict table stored when a run ends (variant_summary), and reading it back."""
 
 import logging
-from typing import Any
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
@@ -42,14 +41,14 @@ def to_stored(row: VerdictRow) -> VariantSummary:
         total_s=row.total_s,
         median=row.median,
         p95=row.p95,
-        verdict_value=None if verdict is None else verdict.model_dump(mode="json"),
-        floor_value=None if floor is None else floor.model_dump(mode="json"),
+        verdict_value=verdict,
+        floor_value=floor,
         round_values=None if row.round_values is None else {str(r): v for r, v in row.round_values.items()},
     )
 
 
-def _interval(value: dict[str, Any] | None) -> verdicts.Interval | None:
-    return None if value is None else verdicts.VerdictRead.model_validate(value).interval()
+def _interval(value: verdicts.VerdictRead | None) -> verdicts.Interval | None:
+    return None if value is None else value.interval()
 
 
 def from_stored(stored: VariantSummary) -> VerdictRow:

@@ -6,7 +6,8 @@ from typing import Any
 from sqlalchemy import ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from upgradelab.db import Base, utcnow
+from upgradelab.db import Base, ModelJSON, utcnow
+from upgradelab.results.stats.verdicts import VerdictRead
 
 
 class VariantSummary(Base):
@@ -42,9 +43,9 @@ class VariantSummary(Base):
     median: Mapped[float | None] = mapped_column(default=None)
     p95: Mapped[float | None] = mapped_column(default=None)
     # the variant against the baseline and the A/A control against variant 0 (this run's noise floor),
-    # each one VerdictRead as JSON (results/stats/verdicts.py), NULL without an interval
-    verdict_value: Mapped[dict[str, Any] | None] = mapped_column(default=None)
-    floor_value: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    # each one VerdictRead, stored as its JSON and validated on read (db.ModelJSON), NULL without an interval
+    verdict_value: Mapped[VerdictRead | None] = mapped_column(ModelJSON(VerdictRead), default=None)
+    floor_value: Mapped[VerdictRead | None] = mapped_column(ModelJSON(VerdictRead), default=None)
     # {"<round>": median of the round's values}: the rounds chart without reading every iteration again
     round_values: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     computed_at: Mapped[datetime] = mapped_column(default=utcnow)

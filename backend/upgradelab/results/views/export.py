@@ -8,38 +8,29 @@ from typing import Any
 
 from fastapi.responses import Response
 
+from upgradelab.results.stats import verdicts
 from upgradelab.results.views.comparison_schemas import Comparison
 
 _ROW_COLUMNS = [
     "key", "run_id", "variant", "is_baseline", "is_aa_control", "group", "metric", "unit", "iterations",
     "rounds", "median_s", "p95_s", "mean_s", "median", "p95",
 ]  # fmt: skip
+_FLOOR_COLUMNS = ("ratio", "ratio_low", "ratio_high")
 COMPARISON_COLUMNS = [
-    *_ROW_COLUMNS, "ratio", "ratio_low", "ratio_high", "method", "verdict", "mde", "reason",
-    "aa_ratio", "aa_low", "aa_high",
+    *_ROW_COLUMNS, *verdicts.VERDICT_COLUMNS, *(f"aa_{key}" for key in _FLOOR_COLUMNS),
 ]  # fmt: skip
 
 
 def comparison_rows(comparison: Comparison) -> list[dict[str, Any]]:
-    """One row per compared variant, group and metric; ratios unitless, *_s seconds, median/p95 in `unit`."""
-    rows = []
-    for row in comparison.rows:
-        flat: dict[str, Any] = {k: getattr(row, k) for k in _ROW_COLUMNS}
-        ratio, floor = row.ratio, row.aa_floor
-        flat.update(
-            ratio=ratio and ratio.ratio,
-            ratio_low=ratio and ratio.low,
-            ratio_high=ratio and ratio.high,
-            method=ratio and ratio.method,
-            verdict=ratio and ratio.verdict,
-            mde=ratio and ratio.mde,
-            reason=ratio and ratio.reason,
-            aa_ratio=floor and floor.ratio,
-            aa_low=floor and floor.low,
-            aa_high=floor and floor.high,
-        )
-        rows.append(flat)
-    return rows
+    """One row per compared variant, group and metric; ratios unitless, *_s seconds, median/p95 in `unit`;
+    the verdict in the one flat spelling (results/stats/verdicts.py `columns`), the A/A floor's as
+    aa_ratio, aa_ratio_low, aa_ratio_high."""
+    return [
+        {k: getattr(row, k) for k in _ROW_COLUMNS}
+        | verdicts.columns(row.ratio)
+        | verdicts.columns(row.aa_floor, "aa_", _FLOOR_COLUMNS)
+        for row in comparison.rows
+    ]
 
 
 def download(body: str, media_type: str, filename: str) -> Response:

@@ -1,5 +1,5 @@
 import type { RunContrasts } from '../../client'
-import { formatInterval } from './contrastRows'
+import { Ratio } from '../Ratio/Ratio'
 
 /** A run's contrasts: per variant the template's within-variant ratios, then each variant's over the
  * first variant's (does the upgrade change the effect?), with 95 % intervals and verdicts. */
@@ -26,7 +26,9 @@ export function ContrastTable({ contrasts }: { contrasts: RunContrasts }) {
                   {row.numerator} / {row.denominator} ({row.metric})
                 </div>
               </td>
-              <td>{formatInterval(row.verdict)}</td>
+              <td>
+                <Ratio value={row.verdict} />
+              </td>
               <td>{row.verdict?.rounds ?? '-'}</td>
               <td title={row.verdict?.reason}>{row.verdict?.verdict ?? 'no value'}</td>
             </tr>
@@ -50,7 +52,9 @@ export function ContrastTable({ contrasts }: { contrasts: RunContrasts }) {
                 <td>
                   {row.variant} / {row.baseline}
                 </td>
-                <td>{formatInterval(row.verdict)}</td>
+                <td>
+                  <Ratio value={row.verdict} />
+                </td>
                 <td title={row.verdict?.reason}>{row.verdict?.verdict ?? 'no value'}</td>
               </tr>
             ))}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ContrastRead } from '../../client'
-import { contrastPoints, formatInterval } from './contrastRows'
+import { contrastPoints } from './contrastRows'
 
 const row = (variant_index: number, ratio: number | null): ContrastRead => ({
   variant: `v${variant_index}`,
@@ -24,10 +24,5 @@ describe('contrastPoints', () => {
     expect(points[0].error[0]).toBeCloseTo(1.6)
     expect(points[0].error[1]).toBeCloseTo(3.2)
     expect(points[1].variantIndex).toBe(2)
-  })
-
-  it('formats a ratio with its interval', () => {
-    expect(formatInterval({ ratio: 1.04, low: 0.98, high: 1.113 })).toBe('1.040x [0.980, 1.113]')
-    expect(formatInterval(null)).toBe('-')
   })
 })

@@ -28,8 +28,3 @@ export function contrastPoints(rows: ContrastRead[]): ContrastPoint[] {
       : [],
   )
 }
-
-/** "1.04x [0.98, 1.11]" or "-". */
-export function formatInterval(v: { ratio: number; low: number; high: number } | null | undefined): string {
-  return v ? `${v.ratio.toFixed(3)}x [${v.low.toFixed(3)}, ${v.high.toFixed(3)}]` : '-'
-}

@@ -1,4 +1,5 @@
 import type { FingerprintResult, Outcome } from '../../client'
+import { Ratio } from '../Ratio/Ratio'
 
 interface Props {
   report: FingerprintResult
@@ -85,7 +86,7 @@ export function FingerprintRow({ report, variants, open, onToggle }: Props) {
           <code>{report.fingerprint}</code>
           {report.floor && (
             <div className="muted" data-testid="aa-floor">
-              A/A floor ×{report.floor.ratio.toFixed(2)} [{report.floor.low.toFixed(2)}–{report.floor.high.toFixed(2)}]
+              A/A floor <Ratio value={report.floor} />
             </div>
           )}
         </td>
@@ -103,11 +104,9 @@ export function FingerprintRow({ report, variants, open, onToggle }: Props) {
                 ))}
               </div>
             )}
-            {report.ratios[v]?.ratio != null && (
-              <div className="muted">
-                ×{report.ratios[v].ratio?.toFixed(2)} [{report.ratios[v].low?.toFixed(2)}–{report.ratios[v].high?.toFixed(2)}]{' '}
-                {report.ratios[v].verdict}
-                {report.ratios[v].rounds != null && ` (${report.ratios[v].rounds} rounds)`}
+            {report.ratios[v] && (
+              <div className="muted" data-testid={`variant-ratio-${v}`}>
+                <Ratio value={report.ratios[v]} withVerdict withRounds />
               </div>
             )}
           </td>

@@ -2,7 +2,7 @@ import type { ReplayReport } from '../../client'
 
 const pct = (v: number | null | undefined) => (v == null ? '–' : `${(v * 100).toFixed(0)} %`)
 
-/** The summary the report opens with (replay/schemas.py VariantSummary): per variant against the baseline,
+/** The summary the report opens with (replay/report.py VariantSummary): per variant against the baseline,
  * breaks, slower (with a plan change, timed out), faster (with a plan change), same, undecided (with the median smallest
  * detectable change), refused writes, timeouts; then the clock, when the statistics were computed and the
  * false-discovery control. */

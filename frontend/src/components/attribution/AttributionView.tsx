@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react'
 import { Link } from 'react-router-dom'
-import type { AttributionResult, Step } from '../../api/attributions'
 import { isFinal } from '../../api/models'
 import type { AttributionRead } from '../../client'
+import { Ratio } from '../Ratio/Ratio'
 import { ContributionBars } from './ContributionBars'
 import { StepsTable } from './StepsTable'
 
@@ -28,11 +28,8 @@ interface Props {
  * the result (contributions with intervals, the unexplained remainder, the option lines), the steps
  * and the candidates. Actions and links to signed-in pages come from the page that shows it. */
 export function AttributionView({ attribution: data, linkRuns, actions, tools }: Props) {
-  const result = data.result as unknown as AttributionResult | null
-  const steps = data.steps as unknown as Step[]
-  const progress = data.progress as { phase?: string; runs_done?: number; minutes?: number; message?: string } | null
+  const { result, steps, progress, gap } = data
   const final = isFinal(data.status)
-  const gap = data.gap as { ratio?: number; low?: number; high?: number; verdict?: string } | null
   const origin = `run ${data.run_id}`
   return (
     <>
@@ -54,11 +51,11 @@ export function AttributionView({ attribution: data, linkRuns, actions, tools }:
         ) : (
           <span data-testid="attribution-run">{origin}</span>
         )}
-        {gap?.ratio !== undefined && (
+        {gap && (
           <>
             {' '}
             ({data.metric}
-            {data.group ? `, ${data.group}` : ''}: {gap.ratio.toFixed(3)}x [{gap.low?.toFixed(3)}, {gap.high?.toFixed(3)}], {gap.verdict})
+            {data.group ? `, ${data.group}` : ''}: <Ratio value={gap} testId="attribution-gap" />, {gap.verdict})
           </>
         )}
         . A set explains the gap when giving the variant the baseline&apos;s values for it closes at least{' '}
@@ -84,9 +81,9 @@ export function AttributionView({ attribution: data, linkRuns, actions, tools }:
               <pre data-testid="attribution-lines">{result.lines.join('\n')}</pre>
             </>
           )}
-          {(result.refused ?? []).length > 0 && (
+          {result.refused.length > 0 && (
             <ul data-testid="attribution-refused">
-              {(result.refused ?? []).map((r) => (
+              {result.refused.map((r) => (
                 <li key={r.name}>
                   {r.name}: refused by the server during the search, left out: <code>{r.reason}</code>
                 </li>
@@ -104,9 +101,9 @@ export function AttributionView({ attribution: data, linkRuns, actions, tools }:
       <h2>Candidates</h2>
       <ul data-testid="attribution-candidates">
         {data.candidates.map((c) => (
-          <li key={String(c.name)}>
-            {String(c.name)}: {String(c.baseline ?? '(none)')} → {String(c.variant ?? '(none)')}
-            {c.known ? <span className="muted"> ({String(c.known)})</span> : null}
+          <li key={c.name}>
+            {c.name}: {c.baseline ?? '(none)'} → {c.variant ?? '(none)'}
+            {c.known ? <span className="muted"> ({c.known})</span> : null}
           </li>
         ))}
       </ul>
@@ -115,8 +112,8 @@ export function AttributionView({ attribution: data, linkRuns, actions, tools }:
           <summary>Cannot be tested ({data.untestable.length})</summary>
           <ul data-testid="attribution-untestable">
             {data.untestable.map((u) => (
-              <li key={String(u.name)}>
-                {String(u.name)}: {String(u.reason)}
+              <li key={u.name}>
+                {u.name}: {u.reason}
               </li>
             ))}
           </ul>

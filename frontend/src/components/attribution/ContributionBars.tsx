@@ -1,4 +1,4 @@
-import type { AttributionResult } from '../../api/attributions'
+import type { AttributionResult } from '../../client'
 
 const pct = (x: number) => `${Math.round(x * 100)} %`
 

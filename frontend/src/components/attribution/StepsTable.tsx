@@ -1,25 +1,14 @@
 import { Link } from 'react-router-dom'
-import type { Step } from '../../api/attributions'
+import type { StepRead } from '../../client'
+import { Ratio } from '../Ratio/Ratio'
 
 const pct = (x: number) => `${Math.round(x * 100)} %`
-
-/** A tested subset as stored (backend attribution/runner.py): a refused one has no share, only its error. */
-interface TestRow {
-  share: number | null
-  low: number | null
-  high: number | null
-  closes: boolean
-  verdict?: { verdict: string; ratio: number } | null
-  error?: string | null
-}
-
-const ratio = (x: number | null) => (x === null ? '–' : `${x.toFixed(3)}x`)
 
 /** Every step run, with the gap it measured (the variant as it is against the baseline, in that run:
  * steps that disagree on it say how far this host's noise moves the gap), and the share of the gap each tested subset closed, whether it closes it and the
  * test's verdict against the variant as it is (a subset the server refused: its error). `linkRuns`: each
  * step's run links to its page (signed in); a share link's reader cannot open runs, so there it is text. */
-export function StepsTable({ steps, linkRuns = true }: { steps: Step[]; linkRuns?: boolean }) {
+export function StepsTable({ steps, linkRuns = true }: { steps: StepRead[]; linkRuns?: boolean }) {
   if (steps.length === 0) return <p className="muted">No step has run yet.</p>
   return (
     <table className="data-table" data-testid="attribution-steps">
@@ -37,7 +26,8 @@ export function StepsTable({ steps, linkRuns = true }: { steps: Step[]; linkRuns
       <tbody>
         {steps.flatMap((step) =>
           step.subsets.map((subset, index) => {
-            const test = step.tests?.[index] as TestRow | undefined
+            // a refused subset has no share, only its error
+            const test = step.tests?.[index]
             return (
               <tr key={`${step.step}-${index}`} data-testid="attribution-step" data-run-id={step.run_id}>
                 <td>
@@ -60,14 +50,7 @@ export function StepsTable({ steps, linkRuns = true }: { steps: Step[]; linkRuns
                     ))}
                 </td>
                 <td className="num" data-testid="step-gap">
-                  {index === 0 && step.gap && (
-                    <>
-                      {ratio(step.gap.ratio)}{' '}
-                      <span className="muted">
-                        [{ratio(step.gap.low)}, {ratio(step.gap.high)}]
-                      </span>
-                    </>
-                  )}
+                  {index === 0 && step.gap && <Ratio value={step.gap} />}
                 </td>
                 <td>{subset.join(', ')}</td>
                 <td className="num" data-testid="step-share">
@@ -83,7 +66,7 @@ export function StepsTable({ steps, linkRuns = true }: { steps: Step[]; linkRuns
                 </td>
                 <td data-testid="step-closes">{test ? (test.closes ? 'yes' : 'no') : ''}</td>
                 <td data-testid="step-verdict">
-                  {test?.verdict ? `${test.verdict.verdict} (${test.verdict.ratio.toFixed(3)}x)` : ''}
+                  {test?.verdict && <Ratio value={test.verdict} withVerdict />}
                 </td>
               </tr>
             )

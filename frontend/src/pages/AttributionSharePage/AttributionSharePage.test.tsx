@@ -14,19 +14,29 @@ const member = (name: string, contribution: number) => ({
 const SHARED: AttributionRead = {
   id: 3, run_id: 40, variant: 'tuned', baseline: 'default', status: 'succeeded', error: null, group: '',
   metric: 'seconds', target_share: 0.8, rounds: 7, block: 2, budget_runs: 12, budget_minutes: 60,
-  gap: { ratio: 1.61, low: 1.5, high: 1.7, verdict: 'regression' },
-  candidates: [{ name: 'skip-log-bin', baseline: null, variant: null, known: null }],
+  gap: {
+    ratio: 1.61, low: 1.5, high: 1.7, rounds: 7, method: 'paired rounds', mde: 0.06, verdict: 'regression',
+    reason: 'interval [1.500, 1.700] beyond 5%',
+  },
+  candidates: [{
+    name: 'skip-log-bin', kind: 'option', baseline: null, variant: null, variables: ['log_bin'], known: null,
+    revert: { remove_options: ['skip-log-bin'], add_options: {}, set_global: {}, remove_set_global: [], redo_log: null,
+      remove_instance: [], add_instance: [] },
+    lines: ['# drop skip-log-bin'],
+  }],
   untestable: [],
   steps: [
-    { step: 1, run_id: 41, subsets: [['skip-log-bin']], tests: [{ subset: ['skip-log-bin'], share: 0.6, low: 0.5, high: 0.7, closes: false }] },
-    { step: 2, run_id: 42, subsets: [['innodb-file-per-table']] },
+    { step: 1, run_id: 41, subsets: [['skip-log-bin']], phase: 'step', gap: null, tests_done: true,
+      tests: [{ subset: ['skip-log-bin'], share: 0.6, low: 0.5, high: 0.7, closes: false, verdict: null, error: null }] },
+    { step: 2, run_id: 42, subsets: [['innodb-file-per-table']], phase: 'step', gap: null, tests: null, tests_done: false },
   ],
-  progress: { phase: 'done' },
+  progress: { phase: 'done', runs_done: 2, runs_budget: 12, minutes: 1.5, current_run_id: null, message: 'explained' },
   result: {
     outcome: 'explained', target_share: 0.8, complete: true, runs: 2, minutes: 1.5,
     set: ['skip-log-bin', 'innodb-file-per-table'], set_share: null, all_share: null,
     members: [member('skip-log-bin', 0.6), member('innodb-file-per-table', 0.3)],
     interaction: 0, interacts: false, unexplained: 0.1, lines: ['# drop skip-log-bin', 'innodb-file-per-table=ON'],
+    also: [], beside: [], beside_complete: true, tested: [], refused: [],
   },
   share_token: 'good', created_at: '2026-11-24T10:00:00Z', started_at: null, finished_at: null,
 }  // prettier-ignore

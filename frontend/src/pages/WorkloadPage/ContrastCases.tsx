@@ -1,5 +1,5 @@
 import type { ContrastCaseRead } from '../../client'
-import { formatInterval } from '../../components/Contrasts/contrastRows'
+import { Ratio } from '../../components/Ratio/Ratio'
 import { formatRatio } from '../../format'
 
 /** The article's own within-version ratios (monitor on / off, N threads / 1, first count / later), each
@@ -41,7 +41,7 @@ export function ContrastCases({ cases, runId }: { cases: ContrastCaseRead[]; run
                 ) : (
                   c.measured.map((m) => (
                     <div key={m.variant_index}>
-                      {formatInterval(m.verdict)}{' '}
+                      <Ratio value={m.verdict} />{' '}
                       <span className="small muted">
                         {m.variant}
                         {m.verdict ? `, ${m.verdict.rounds} rounds, ${m.verdict.verdict}` : ''}

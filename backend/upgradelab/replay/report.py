@@ -1,0 +1,213 @@
+"""The replay report document as stored and sent (replay/compare.py `report_document` builds it): per
+variant its server and summary, per fingerprint its group, times and verdicts, per statement its
+outcomes and diffs. Every shape reads reports stored by older versions (defaults and the validators
+below)."""
+
+import math
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, computed_field, field_validator
+
+from upgradelab.datasets.loader import LoadResult, TableStats
+from upgradelab.execution.schedule import RunSchedule
+from upgradelab.replay.groups import Group
+from upgradelab.replay.outcomes import Outcome
+from upgradelab.results.stats.verdicts import VerdictRead
+
+ErrorChange = Literal["new", "resolved", "changed", "same"]
+
+
+class ReadShape(BaseModel):
+    """A shape the API sends: fields with defaults (for rows stored by older versions) are still
+    always present in the JSON, so the generated client types them as required."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+
+class Cause(ReadShape):
+    """A known cause of a break (causes.py KNOWN_CAUSES): its id, title and the MySQL Shell upgrade
+    checker's check of it (None: it has none)."""
+
+    id: str
+    title: str
+    check: str | None
+
+
+class StatementDiff(ReadShape):
+    """One statement on one variant against the baseline (compare.py's module docstring): which of
+    error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
+    `unordered_query` when it has no ORDER BY) and plan differ, whether it was refused as a write
+    (`refused`) or timed out (`timed_out`) on one of the two only; `breaks` = error, result, or an
+    order the query never asked for (a refusal or a timeout is not a break). `error_change`: "new"
+    (errors on the variant only), "resolved" (on the baseline only), "changed" (another code),
+    "same" (the same code on both), None (neither errored). `plan_compared`: False across flavors
+    (MySQL's and MariaDB's plans differ in form; both are in `outcomes`, `plan` is then False).
+    `cause`: the known cause of the break, if one matches."""
+
+    variant: str
+    error: bool
+    refused: bool = False
+    timed_out: bool = False
+    warnings: bool
+    result: bool
+    ordering_only: bool
+    unordered_query: bool
+    plan: bool
+    error_change: ErrorChange | None = None
+    plan_compared: bool = True
+    cause: Cause | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def breaks(self) -> bool:
+        return self.error or self.result or (self.ordering_only and self.unordered_query)
+
+
+class StatementResult(ReadShape):
+    """One sampled statement: its text and default database, its outcome per variant name (error,
+    warnings, rows, checksums, plan, kind; outcomes.py; the baseline first), its diffs, one per
+    non-baseline variant, and per variant how many of its timed runs timed out."""
+
+    sql: str
+    database: str | None
+    outcomes: dict[str, Outcome]
+    diffs: list[StatementDiff]
+    timed_out_runs: dict[str, int] = {}
+
+
+class VariantFinding(ReadShape):
+    """A fingerprint on one variant against the baseline: its group there (first match of breaks,
+    slower (timed out), timed out, refused, slower, plan changed [with slower or faster: "slower,
+    plan changed", "faster, plan changed"], faster, same, undecided), the causes of its breaks, and
+    for its time verdict the p-value of the paired rounds and its Benjamini-Hochberg adjusted value
+    across the replay's comparisons (None: no test). A regression or improvement whose adjusted
+    value exceeds the replay's `fdr_q` is read "inconclusive"."""
+
+    group: Group
+    causes: list[Cause] = []
+    p_value: float | None = None
+    q_value: float | None = None
+
+
+class FingerprintResult(ReadShape):
+    """A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
+    faster, same), median seconds per variant (median of its round values; None: no round),
+    `ratios` per non-baseline variant that has an interval (results/stats/verdicts.py VerdictRead, from
+    round values paired by round), and its sampled statements; `variants`: its finding per
+    non-baseline variant; `floor`: the A/A control's interval against the baseline (its noise floor;
+    None without a control); `rounds`: the rounds its statements were timed (more than the replay's
+    planned rounds when the extension timed it again; None in reports made before)."""
+
+    fingerprint_id: str
+    fingerprint: str
+    group: Group
+    median_s: dict[str, float | None]
+    ratios: dict[str, VerdictRead] = {}
+    statements: list[StatementResult]
+    variants: dict[str, VariantFinding] = {}
+    floor: VerdictRead | None = None
+    rounds: int | None = None
+
+    @field_validator("ratios", mode="before")
+    @classmethod
+    def _stored_before(cls, ratios: object) -> object:
+        # Reports stored before one verdict shape: a variant without an interval was all None but
+        # `rounds` (now: no ratio), and reports from before rounds hold ratio, low, high and verdict
+        # only, from one block's timings (now: what the within-block bootstrap says, rounds 1).
+        if not isinstance(ratios, dict):
+            return ratios
+        out = {}
+        for name, value in ratios.items():
+            if isinstance(value, dict) and value.get("ratio") is None:
+                continue
+            if isinstance(value, dict) and value.get("method") is None:
+                value = {
+                    "rounds": 1,
+                    "method": "within-block bootstrap",
+                    "mde": math.sqrt(value["high"] / value["low"]) - 1,
+                    "reason": "stored before replays ran in rounds: one block's timings",
+                    **{k: v for k, v in value.items() if v is not None},
+                }
+                value.setdefault("verdict", "insufficient rounds")
+            out[name] = value
+        return out
+
+
+class VariantReport(ReadShape):
+    """A variant's server as replayed: SELECT VERSION(), the dump load (None: the kept datadir
+    already held the dataset) and its tables after the load; its flavor, when ANALYZE TABLE
+    computed the statistics of its `analyzed` tables (UTC; None in reports from before), and the
+    clock that timed it ("server": performance_schema TIMER_WAIT, "client")."""
+
+    name: str
+    version: str
+    loaded: LoadResult | None
+    tables: list[TableStats]
+    flavor: str | None = None
+    statistics_at: datetime | None = None
+    analyzed: int | None = None
+    clock: str | None = None
+
+
+class VariantSummary(ReadShape):
+    """One variant against the baseline, counted in fingerprints: breaks (of them with a new error,
+    with a result change), slower (of them with a plan change, and timed out on the variant only),
+    faster (of them with a plan change), same, undecided (with the median smallest detectable change
+    of their intervals, a fraction), plan changes, refused writes and timeouts (a statement timed out
+    on either)."""
+
+    variant: str
+    version: str
+    breaks: int
+    new_errors: int
+    resolved_errors: int
+    result_changes: int
+    slower: int
+    slower_plan_changed: int
+    slower_timed_out: int
+    faster: int
+    faster_plan_changed: int = 0  # 0 in reports stored before the group
+    same: int
+    undecided: int
+    undecided_median_mde: float | None
+    plan_changes: int
+    refused: int
+    timeouts: int
+
+
+class ReplayReport(ReadShape):
+    """The stored report (compare.report_document): the baseline's name, the variants, how many
+    fingerprints fell in each group, `exit_bits` (`upgradelab replay`'s exit status: 1 breaks, 2
+    regressions, 4 plan changes), statements replayed, rounds and passes per block, the schedule
+    (None before rounds), the verdict threshold (a fraction) and every fingerprint in source order.
+    Seconds are wall-clock around execute + fetch. `partial`: the replay was cancelled, and this is
+    what it measured (the statements captured on every variant, the rounds every variant completed);
+    `statement_timeout_s`: the bound every statement ran under (None in reports made before it).
+    `summary`: one VariantSummary per non-baseline variant (read first); `aa_control`: the A/A
+    control variant's name (None: no control; each fingerprint's `floor` is its interval); `clock`:
+    the clock every variant was timed by; `fdr`: how false discoveries were controlled (a
+    sentence), at `fdr_q`. `rounds` is the most any fingerprint got; `planned_rounds`: the rounds
+    every statement got; `max_rounds`: the extension's budget (None: no extension) and `extension`
+    how it went and what it means for the statistics (a sentence; None without an extension)."""
+
+    baseline: str
+    partial: bool = False
+    statement_timeout_s: float | None = None
+    variants: list[VariantReport]
+    groups: dict[Group, int]
+    exit_bits: int
+    statements: int
+    rounds: int | None = None
+    passes: int | None = None
+    schedule: RunSchedule | None = None
+    threshold: float | None = None
+    fingerprints: list[FingerprintResult]
+    summary: list[VariantSummary] = []
+    aa_control: str | None = None
+    clock: str | None = None
+    fdr: str | None = None
+    fdr_q: float | None = None
+    planned_rounds: int | None = None
+    max_rounds: int | None = None
+    extension: str | None = None
