@@ -65,25 +65,35 @@ def test_a_replays_phases_arrive_in_order_and_its_stream_ends_with_its_final_sta
 
     received = _watch(client, f"/api/replays/{replay_id}/events", in_round_one)
 
+    # the live viewer: its snapshot first, entries each once in order, the final status last
     assert received[0].event == "snapshot" and received[0].json()["status"] in ("queued", "running")
-    steps = [e.json()["progress"] for e in received if e.event == "status" and e.json().get("progress")]
+    assert all(e.json()["status"] == "running" for e in received[1:-1] if e.event == "status")
+    assert received[-1].event == "status" and received[-1].json()["status"] == "cancelled"
+    order = _entry_order(received)
+    assert order == sorted(order) and len(set(order)) == len(order), "entry ids, each once, in order"
+    assert client.get(f"/api/replays/{replay_id}").json()["status"] == "cancelled"
+
+    # the whole stream from its first entry (resumed after 0-0): the live viewer may have connected
+    # after the worker's first steps (the schedule is stored before the server starts), this one not
+    with client.stream("GET", f"/api/replays/{replay_id}/events?last_event_id=0-0", timeout=30) as response:
+        history = list(events(response))
+    steps = [e.json()["progress"] for e in history if e.event == "status" and e.json().get("progress")]
     phases = [step["phase"] for step in steps]
     assert phases[0] == "starting the server"
     assert phases.index("capturing outcomes of 2 statements") < phases.index("round 1 of 2")
-    assert all(e.json()["status"] == "running" for e in received[1:-1] if e.event == "status")
-    kinds = [e.event for e in received]
+    kinds = [e.event for e in history]
     assert kinds.index("schedule") < kinds.index("report"), "the rounds planned, then the partial report"
     planned = {
         "type": "schedule",
         "rounds": 2,
         "max_rounds": client.get(f"/api/replays/{replay_id}").json()["max_rounds"],
     }
-    assert received[kinds.index("schedule")].json() == planned
-    assert received[kinds.index("report")].json()["partial"] is True
-    assert received[-1].event == "status" and received[-1].json()["status"] == "cancelled"
-    order = _entry_order(received)
-    assert order == sorted(order) and len(set(order)) == len(order), "entry ids, each once, in order"
-    assert client.get(f"/api/replays/{replay_id}").json()["status"] == "cancelled"
+    assert history[kinds.index("schedule")].json() == planned
+    assert history[kinds.index("report")].json()["partial"] is True
+    assert history[-1].event == "status" and history[-1].json()["status"] == "cancelled"
+    assert _entry_order(history) == sorted(_entry_order(history))
+    live = [e for e in received if e.event != "snapshot"]  # the snapshot's id is its cursor
+    assert set(_entry_order(live)) <= set(_entry_order(history)), "the live viewer saw the same entries"
 
     # a viewer coming later gets the final state as its snapshot, and the stream ends there
     with client.stream("GET", f"/api/replays/{replay_id}/events", timeout=30) as response:
@@ -125,18 +135,33 @@ def test_an_attributions_steps_arrive_in_order_and_its_stream_ends_with_its_fina
     assert created.status_code == 201, created.text
     attribution_id = created.json()["id"]
 
-    received = _watch(client, f"/api/attributions/{attribution_id}/events", lambda e: e.event == "step")
+    def in_step_one(event: Event) -> bool:
+        """Its first step started: seen live, or already in the snapshot of a viewer come late."""
+        if event.event == "snapshot":
+            return bool((event.json().get("progress") or {}).get("current_run_id"))
+        return event.event == "step"
 
+    received = _watch(client, f"/api/attributions/{attribution_id}/events", in_step_one)
+
+    # the live viewer: its snapshot first, entries each once in order, the final status last
     assert received[0].event == "snapshot" and received[0].json()["status"] in ("queued", "running")
-    steps = [e.json() for e in received if e.event == "step"]
-    assert steps[0]["step"] == 1 and steps[0]["state"] == "started" and steps[0]["run_id"] > 0
-    assert all(s["step"] == 1 for s in steps), "cancelled during its first step run"
-    progress = [e.json()["progress"] for e in received if e.event == "status" and e.json().get("progress")]
-    assert progress[0]["current_run_id"] == steps[0]["run_id"] and progress[0]["message"] == "step 1"
     assert received[-1].event == "status" and received[-1].json()["status"] == "cancelled"
     assert all(e.json().get("status") not in FINAL for e in received[1:-1] if e.event == "status")
     order = _entry_order(received)
     assert order == sorted(order) and len(set(order)) == len(order)
+
+    # the whole stream from its first entry (the live viewer may have connected after step 1 began)
+    path = f"/api/attributions/{attribution_id}/events?last_event_id=0-0"
+    with client.stream("GET", path, timeout=30) as response:
+        history = list(events(response))
+    steps = [e.json() for e in history if e.event == "step"]
+    assert steps[0]["step"] == 1 and steps[0]["state"] == "started" and steps[0]["run_id"] > 0
+    assert all(s["step"] == 1 for s in steps), "cancelled during its first step run"
+    progress = [e.json()["progress"] for e in history if e.event == "status" and e.json().get("progress")]
+    assert progress[0]["current_run_id"] == steps[0]["run_id"] and progress[0]["message"] == "step 1"
+    assert history[-1].event == "status" and history[-1].json()["status"] == "cancelled"
+    live = [e for e in received if e.event != "snapshot"]  # the snapshot's id is its cursor
+    assert set(_entry_order(live)) <= set(_entry_order(history)), "the live viewer saw the same entries"
 
 
 def _login(api: str, username: str, password: str) -> str:
