@@ -70,8 +70,12 @@ def utcnow() -> datetime:
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # WAL + busy timeout: the API and the worker write the same SQLite file concurrently.
+    # synchronous=NORMAL (SQLite's advice for WAL): a commit is safe from a crash of the API or the
+    # worker and is not fsynced on its own (a power loss may undo the last commits; the database stays
+    # whole). FULL fsynced every iteration's row and every progress step: milliseconds each on a busy disk.
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA busy_timeout=30000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
