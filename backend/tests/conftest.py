@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests import ports
+from tests import ports, scratch_disk
 
 STATE = Path(tempfile.mkdtemp(prefix="upgradelab-test-"))
 # Two test sessions on one machine (two checkouts) stay apart: UPGRADELAB_TEST_SESSION (tests/ports.py).
@@ -235,18 +235,24 @@ def _kill_session_servers() -> None:
                 os.kill(int(proc.name), signal.SIGKILL)
 
 
-def _remove_session_servers(config: pytest.Config) -> None:
+def _owns_directories(config: pytest.Config) -> bool:
     # the pytest-xdist controller runs no test and owns no directory (its workers do)
-    if not hasattr(config, "workerinput") and getattr(config.option, "numprocesses", None):
+    return hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
+
+
+def _remove_session_servers(config: pytest.Config) -> None:
+    if not _owns_directories(config):
         return
     _kill_session_servers()
-    for directory in _session_server_dirs():
-        shutil.rmtree(directory, ignore_errors=True)
+    scratch_disk.detach(_session_server_dirs())
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """A crashed earlier session's servers and directories are gone before this one starts its own."""
+    """A crashed earlier session's servers and directories are gone before this one starts its own;
+    its server directories are on the scratch disk (tests/scratch_disk.py)."""
     _remove_session_servers(session.config)
+    if _owns_directories(session.config):
+        scratch_disk.attach(_session_server_dirs())
 
 
 @pytest.hookimpl(trylast=True)

@@ -11,8 +11,9 @@ import os
 _CHOSEN = int(os.environ.get("UPGRADELAB_TEST_SESSION", "0"))
 if not 0 <= _CHOSEN <= 99:
     raise ValueError(f"UPGRADELAB_TEST_SESSION must be 0-99, not {_CHOSEN}")
-# Under pytest-xdist (scripts/test.sh runs `-n 2`), each worker process is a session of its own,
-# spread over the 100 blocks: worker gwK of N takes block (chosen + K * 100 // N) % 100.
+# Under pytest-xdist (scripts/test.sh runs `-n 3`; its fuzzer beside them takes block chosen - 1), each
+# worker process is a session of its own, spread over the 100 blocks: worker gwK of N takes block
+# (chosen + K * 100 // N) % 100.
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 _WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
 SESSION = (_CHOSEN + int(_WORKER.removeprefix("gw") or 0) * 100 // max(_WORKERS, 1)) % 100
