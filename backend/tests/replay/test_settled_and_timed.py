@@ -34,8 +34,10 @@ def test_mysql_is_timed_by_its_own_clock_and_analysed_on_every_replay(shop_dump:
     quick, slow = again.times
     assert again.repeats[0] > 1 and again.repeats[1] == 1  # a point lookup repeated, SLEEP(0.05) once
     assert again.repeats[0] <= MAX_REPEATS and all(t is not None and t < MIN_MEASURED_S for t in quick)
-    # TIMER_WAIT: the server's time of SLEEP(0.05), nothing of the network or the client
-    assert all(s is not None and 0.049 < s < 0.06 for s in slow), slow
+    # TIMER_WAIT: the server's time of SLEEP(0.05), in seconds: never under the sleep; the bound above
+    # is 10x, a unit slip (ms, us or ps read as s) is 1000x or more, while a sleep's overrun on this
+    # shared 2-core host (a thread waiting for a core) is not bounded by a few ms
+    assert all(s is not None and 0.049 < s < 0.5 for s in slow), slow
 
 
 def test_one_variant_without_performance_schema_puts_every_variant_on_the_client_clock(
