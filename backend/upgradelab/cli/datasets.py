@@ -3,19 +3,22 @@ deleted), show, delete (asks first; --yes for scripts); through the API."""
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import httpx
 import typer
 from pydantic import TypeAdapter
 
 from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
-from upgradelab.datasets.schemas import DatasetRead
+
+# datasets.schemas imports the loader and, through it, the provisioners and models (sqlalchemy):
+# read inside the commands that parse an answer, so the command line starts without them.
+if TYPE_CHECKING:
+    from upgradelab.datasets.schemas import DatasetRead
 
 datasets_app = typer.Typer(
     help="Datasets: SQL dumps loaded into every variant's server.", no_args_is_help=True
 )
-_DATASETS = TypeAdapter(list[DatasetRead])
 
 
 def _client(api: str | None, token: str | None) -> httpx.Client:
@@ -31,12 +34,21 @@ def _call(response: httpx.Response, ok: int = 200) -> Any:
     return response.json()
 
 
-def _dataset(response: httpx.Response, ok: int = 200) -> DatasetRead:
+def _dataset(response: httpx.Response, ok: int = 200) -> "DatasetRead":
     """The response parsed into the API's own schema (exit 2 with the API's message otherwise)."""
+    from upgradelab.datasets.schemas import DatasetRead
+
     return DatasetRead.model_validate(_call(response, ok))
 
 
-def _line(dataset: DatasetRead) -> str:
+def _datasets(response: httpx.Response) -> list["DatasetRead"]:
+    """A list answer parsed like `_dataset`."""
+    from upgradelab.datasets.schemas import DatasetRead
+
+    return TypeAdapter(list[DatasetRead]).validate_python(_call(response))
+
+
+def _line(dataset: "DatasetRead") -> str:
     targets = ", ".join(sorted(dataset.loads)) or "not loaded yet"
     size = dataset.size_bytes / 1048576
     line = f"{dataset.name:<24} {size:>9.1f} MB  {dataset.compression:<5} {targets}"
@@ -99,7 +111,7 @@ def list_datasets(
     with when, by whom and their sha256)."""
     with _client(api, token) as client:
         response = client.get("/api/datasets", params={"deleted": deleted})
-        for dataset in _DATASETS.validate_python(_call(response)):
+        for dataset in _datasets(response):
             typer.echo(_line(dataset))
 
 

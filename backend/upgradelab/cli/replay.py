@@ -14,17 +14,21 @@ as writes in a read-only replay are listed and set no bit.
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import httpx
 import typer
 
 from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
-from upgradelab.execution.status import FINAL_STATUSES
+from upgradelab.replay.defaults import DEFAULT_PASSES, DEFAULT_ROUNDS
 from upgradelab.replay.groups import GROUPS
-from upgradelab.replay.report import ReplayReport
-from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS, ReplayProgress, ReplayRead
-from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
+from upgradelab.targets.timeout_bounds import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
+
+# The API's schemas import the statistics (scipy) and the models (sqlalchemy): read inside the
+# commands that parse an answer, so `upgradelab --help` and the other commands start without them.
+if TYPE_CHECKING:
+    from upgradelab.replay.report import ReplayReport
+    from upgradelab.replay.schemas import ReplayProgress, ReplayRead
 
 CANNOT_RUN = 8
 
@@ -52,6 +56,8 @@ def cancel(
     if answer.status_code != 200:
         typer.echo(f"cancel refused ({answer.status_code}): {error_text(answer)}", err=True)
         raise typer.Exit(2)
+    from upgradelab.replay.schemas import ReplayRead
+
     result = ReplayRead.model_validate(answer.json())
     said = "cancelled" if result.status == "cancelled" else f"{result.status}, cancelling"
     typer.echo(f"replay {result.id}: {said}")
@@ -156,7 +162,10 @@ def replay(
     raise typer.Exit(report.exit_bits)
 
 
-def _submit_and_wait(base: str, body: dict[str, Any], timeout: float, token: str | None) -> ReplayRead:
+def _submit_and_wait(base: str, body: dict[str, Any], timeout: float, token: str | None) -> "ReplayRead":
+    from upgradelab.execution.status import FINAL_STATUSES
+    from upgradelab.replay.schemas import ReplayRead
+
     with httpx.Client(base_url=base, timeout=60, headers=auth_headers(token)) as client:
         created = client.post("/api/replays", json=body)
         if created.status_code != 201:
@@ -176,7 +185,7 @@ def _submit_and_wait(base: str, body: dict[str, Any], timeout: float, token: str
             time.sleep(1.0)
 
 
-def _progress_text(progress: ReplayProgress) -> str:
+def _progress_text(progress: "ReplayProgress") -> str:
     """`variant k/n name: phase, MB fed / MB, rows, elapsed, estimate` on stderr (the loader's
     `rows_total` is the dump's size in bytes)."""
     parts = [f"variant {progress.index}/{progress.of} {progress.variant}: {progress.phase}"]
@@ -190,7 +199,7 @@ def _progress_text(progress: ReplayProgress) -> str:
     return ", ".join(parts)
 
 
-def summary_lines(report: ReplayReport) -> list[str]:
+def summary_lines(report: "ReplayReport") -> list[str]:
     """The summary the report opens with: one line per variant against the baseline (schemas.
     VariantSummary), then the clock, when the statistics were computed, and the false-discovery
     control."""
@@ -223,7 +232,7 @@ def summary_lines(report: ReplayReport) -> list[str]:
     return lines
 
 
-def _print_summary(result: ReplayRead, report: ReplayReport) -> None:
+def _print_summary(result: "ReplayRead", report: "ReplayReport") -> None:
     partial = " (partial: cancelled)" if report.partial else ""
     typer.echo(
         f"replay {result.id}: {report.statements} statements, {report.rounds} rounds, "

@@ -3,18 +3,20 @@ per-variant summary (text or --json) from the stored verdicts."""
 
 import json
 import time
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import httpx
 import typer
 
 from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
 from upgradelab.cli.pools import waiting_note
-from upgradelab.experiments.schemas import ExperimentRead
-from upgradelab.results.stats import verdicts
-from upgradelab.results.views.comparison_schemas import Comparison, ComparisonRow
-from upgradelab.results.views.contrasts import ContrastRead, RunContrasts
-from upgradelab.runs.schemas import RunProgress, RunRead
+
+# The API's schemas and the verdicts import the statistics (scipy) and the models (sqlalchemy): read
+# inside the functions that parse or print an answer, so the command line starts without them.
+if TYPE_CHECKING:
+    from upgradelab.results.views.comparison_schemas import Comparison, ComparisonRow
+    from upgradelab.results.views.contrasts import ContrastRead, RunContrasts
+    from upgradelab.runs.schemas import RunProgress, RunRead
 
 
 def _variant_spec(text: str) -> dict[str, Any]:
@@ -162,11 +164,16 @@ def run(
 
 def _submit_and_wait(
     base: str, body: dict[str, Any], timeout: float, token: str | None
-) -> tuple[RunRead, Comparison | None, RunContrasts]:
+) -> "tuple[RunRead, Comparison | None, RunContrasts]":
     """POST the experiment and its run, poll the run until final; the last RunRead, the verdict
     table (GET /api/compare, stored once when the run ended; None when the API gives none) and the
     contrasts (GET /api/runs/{id}/results, empty when it gives none). Responses
     are parsed into the API's own schemas, so a changed shape fails here, naming the field."""
+    from upgradelab.experiments.schemas import ExperimentRead
+    from upgradelab.results.views.comparison_schemas import Comparison
+    from upgradelab.results.views.contrasts import RunContrasts
+    from upgradelab.runs.schemas import RunRead
+
     with httpx.Client(base_url=base, timeout=30, headers=auth_headers(token)) as client:
         created = client.post("/api/experiments", json=body)
         if created.status_code in (401, 403):
@@ -207,8 +214,9 @@ def _submit_and_wait(
     return run, comparison, contrasts
 
 
-def _contrast_rows(contrasts: RunContrasts) -> dict[str, list[dict[str, Any]]]:
+def _contrast_rows(contrasts: "RunContrasts") -> dict[str, list[dict[str, Any]]]:
     """The --json "contrasts" and "contrast_changes" rows (see `run`'s docstring for the shape)."""
+    from upgradelab.results.stats import verdicts
 
     return {
         "contrasts": [
@@ -223,14 +231,18 @@ def _contrast_rows(contrasts: RunContrasts) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def _contrast_line(row: ContrastRead) -> str:
+def _contrast_line(row: "ContrastRead") -> str:
     """One text line: variant, contrast name, ratio [interval] verdict."""
+    from upgradelab.results.stats import verdicts
+
     decided = row.verdict.verdict if row.verdict else "-"
     return f"  {row.variant:<30} {row.name:<32} {verdicts.text(row.verdict):<28} {decided}"
 
 
-def _summary(comparison: Comparison | None) -> list[dict[str, Any]]:
+def _summary(comparison: "Comparison | None") -> list[dict[str, Any]]:
     """The --json summary rows from GET /api/compare (see `run`'s docstring for the shape)."""
+    from upgradelab.results.stats import verdicts
+
     if comparison is None:
         return []
     rows = []
@@ -247,9 +259,11 @@ def _summary(comparison: Comparison | None) -> list[dict[str, Any]]:
     return rows
 
 
-def _summary_line(row: dict[str, Any], compared: ComparisonRow) -> str:
+def _summary_line(row: dict[str, Any], compared: "ComparisonRow") -> str:
     """One text line: variant [group] metric, iterations, rounds, median, ratio [interval] verdict
     (results/stats/verdicts.py `text`; the baseline: "1.00x")."""
+    from upgradelab.results.stats import verdicts
+
     name = f"{row['variant']} {row.get('group', '')}".strip()
     median = "-" if row["median"] is None else f"{row['median']:.4g} {row['unit']}"
     ratio = "1.00x" if compared.is_baseline else verdicts.text(compared.ratio)
@@ -259,7 +273,7 @@ def _summary_line(row: dict[str, Any], compared: ComparisonRow) -> str:
     )
 
 
-def _progress_text(progress: RunProgress) -> str:
+def _progress_text(progress: "RunProgress") -> str:
     """One stderr line of dataset preparation progress (rows, MB, elapsed and estimated seconds)."""
     parts = [progress.phase]
     if progress.rows_total:

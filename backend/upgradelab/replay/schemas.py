@@ -8,20 +8,14 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from upgradelab.execution.schedule import RunSchedule
 from upgradelab.execution.status import JobStatus
+from upgradelab.replay.defaults import DEFAULT_PASSES as DEFAULT_PASSES
+from upgradelab.replay.defaults import DEFAULT_ROUNDS as DEFAULT_ROUNDS
 from upgradelab.replay.report import ReadShape, ReplayReport
 from upgradelab.replay.sources import DEFAULT_SAMPLE, SourceFormat
 from upgradelab.request_model import RequestModel
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
 
 MAX_QUERIES_CHARS = 50_000_000
-# Rounds and passes per round: many short rounds over few long ones. The interval is a 20 % trimmed
-# mean over the rounds (results/stats/paired.py), so 10 rounds keep 6 values and Student's t on 4
-# degrees of freedom (2.78), 20 keep 12 on 10 (2.23); and with the variants taking turns pass by pass
-# (engine.py "pass") a pass more in a round adds little that another round does not. On the lab
-# machine (bench/replay_resolution.py, A/A, by pass) 20 x 2 gave a median smallest detectable change
-# of 8.7 % in 136 s against 11.9 % in 173 s for 10 x 5 (loaded host); 8.5 % in 131 s on a quiet one.
-DEFAULT_ROUNDS = 20
-DEFAULT_PASSES = 2
 # The extension (engine.py step 4): without max_rounds, up to EXTENSION_FACTOR x the planned rounds
 # (60 at the default 20: what the A/A scatter of bench/replay_resolution.py needs for a "same").
 EXTENSION_FACTOR = 3

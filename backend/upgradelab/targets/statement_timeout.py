@@ -33,12 +33,12 @@ import pymysql
 from pymysql.cursors import Cursor, SSCursor
 
 from upgradelab.targets.provisioners.base import ServerConnection
+from upgradelab.targets.timeout_bounds import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
+from upgradelab.targets.timeout_bounds import MAX_TIMEOUT_S as MAX_TIMEOUT_S
+from upgradelab.targets.timeout_bounds import MIN_TIMEOUT_S as MIN_TIMEOUT_S
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT_S = 30.0
-MIN_TIMEOUT_S = 0.1
-MAX_TIMEOUT_S = 3600.0
 # The server's own limit ends the statement first; the watchdog follows this much later (seconds).
 WATCHDOG_GRACE_S = 0.5
 # Error codes of a statement the server ended for its time limit: MariaDB max_statement_time,
