@@ -2,7 +2,6 @@
 
 import os
 import signal
-import time
 from typing import Any
 
 import httpx
@@ -16,10 +15,11 @@ from tests.faults.helpers import (
 )
 from tests.faults.instance import LabInstance
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = pytest.mark.timeout(300)
 
 
-ITERATIONS = 500
+# Per variant: the first is killed after 5, far from its end; the second runs them all.
+ITERATIONS = 250
 
 
 def _kill_the_first_variants_server(lab: LabInstance, client: httpx.Client) -> tuple[int, dict[str, Any]]:
@@ -41,9 +41,10 @@ def _kill_the_first_variants_server(lab: LabInstance, client: httpx.Client) -> t
     wait_until(client, run_id, lambda run: run["iterations_done"] >= 5, timeout_s=120)
     [first] = [pid for pid in lab.server_processes() if "/instances/0/" in lab.command_line(pid)]
     os.kill(first, signal.SIGKILL)
-    killed_at = time.monotonic()
-    run = wait_final(client, run_id, timeout_s=60)
-    assert time.monotonic() - killed_at < 60
+    # The kill is noticed (the variant fails, nothing hangs) within a minute; the second variant's
+    # iterations then take what this host's load makes them take, which is not judged here.
+    wait_until(client, run_id, lambda run: run["variant_states"][0]["status"] == "failed", timeout_s=60)
+    run = wait_final(client, run_id, timeout_s=180)
     return run_id, run
 
 

@@ -1,8 +1,15 @@
-"""kill -9 of the Celery worker mid-run, then a new worker as `make up` starts it (issue 10)."""
+"""kill -9 of the Celery worker mid-run, then a new worker as `make up` starts it (issue 10).
+
+The "within 30 s" of a killed worker's run (README: ~20 s, the lease of 15 s and a reaper pass every
+5 s) is judged on an instance with the product's defaults. A test that waits for a lease to run out
+without judging how long that takes (a cancel, a worker's start-up reap) runs with a lease of
+SHORT_LEASE_S renewed every SHORT_HEARTBEAT_S: the same expiry, sooner.
+"""
 
 import os
 import signal
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -16,6 +23,10 @@ from tests.faults.helpers import (
 from tests.faults.instance import LabInstance, parent_of
 
 pytestmark = pytest.mark.timeout(240)
+
+# 7 s between a renewal and the expiry (the defaults leave 12 s) for a worker on a loaded host: the
+# live lease the early cancel is refused by must not run out on its own. Saves 2 x 7 s of sleep.
+SHORT_LEASE_S, SHORT_HEARTBEAT_S = 8.0, 1.0
 
 
 def test_killed_worker_run_is_failed_within_30_s_with_results_kept_and_target_freed(lab: LabInstance) -> None:
@@ -44,7 +55,8 @@ def test_killed_worker_run_is_failed_within_30_s_with_results_kept_and_target_fr
         assert_nothing_left(lab)
 
 
-def test_cancel_ends_a_run_whose_worker_is_gone_at_once(lab: LabInstance) -> None:
+def test_cancel_ends_a_run_whose_worker_is_gone_at_once(start_lab: Callable[..., LabInstance]) -> None:
+    lab = start_lab(lease_s=SHORT_LEASE_S, heartbeat_s=SHORT_HEARTBEAT_S)
     with lab.client() as client:
         run_id = submit(client, "mariadb-10.11", iterations=5000)
         wait_until(client, run_id, lambda run: run["iterations_done"] >= 3, timeout_s=120)
@@ -55,7 +67,7 @@ def test_cancel_ends_a_run_whose_worker_is_gone_at_once(lab: LabInstance) -> Non
         assert lease_until is not None
         refused_early = client.post(f"/api/runs/{run_id}/cancel").json()
         assert refused_early["status"] == "running"  # lease still live: cancel is only requested
-        time.sleep(16)  # job_lease_ttl_s (15 s) after the last renewal, at most
+        time.sleep(lab.lease_s + 1)  # job_lease_ttl_s after the last renewal, at most
         cancelled = client.post(f"/api/runs/{run_id}/cancel")
         assert cancelled.status_code == 200
         assert cancelled.json()["status"] == "cancelled"
@@ -63,13 +75,14 @@ def test_cancel_ends_a_run_whose_worker_is_gone_at_once(lab: LabInstance) -> Non
         assert_nothing_left(lab)
 
 
-def test_a_starting_worker_ends_the_runs_a_dead_worker_left(lab: LabInstance) -> None:
+def test_a_starting_worker_ends_the_runs_a_dead_worker_left(start_lab: Callable[..., LabInstance]) -> None:
+    lab = start_lab(lease_s=SHORT_LEASE_S, heartbeat_s=SHORT_HEARTBEAT_S)
     with lab.client() as client:
         run_id = submit(client, "mariadb-10.11", iterations=5000)
         wait_until(client, run_id, lambda run: run["iterations_done"] >= 3, timeout_s=120)
         [worker] = lab.workers
         lab.kill_worker(worker)
-        time.sleep(16)  # no worker while the lease (15 s) runs out
+        time.sleep(lab.lease_s + 1)  # no worker while the lease runs out
         assert client.get(f"/api/runs/{run_id}").json()["status"] == "running"
         lab.start_worker()
         ready_at = time.monotonic()
