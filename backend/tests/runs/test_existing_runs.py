@@ -238,7 +238,9 @@ def test_count_star_warm(client: httpx.Client, existing_targets: dict[str, Exist
 def test_two_targets_naming_one_server_never_run_at_once(
     client: httpx.Client, existing_targets: dict[str, ExistingServer]
 ) -> None:
-    first = _run(client, _insert_truncate({"target": MYSQL}, iterations=150))
+    # 60 iterations (several seconds here) keep the first run on the server while the second is queued
+    # and the worker, with a free process, finds the server locked
+    first = _run(client, _insert_truncate({"target": MYSQL}, iterations=60))
     wait_status(client, first, {"running"}, timeout_s=60)
     second = _run(client, _insert_truncate({"target": MYSQL_ALIAS}, iterations=3))
     held = client.get(f"/api/runs/{second}").json()

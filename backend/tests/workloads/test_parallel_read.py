@@ -42,7 +42,7 @@ def test_sweep_restarts_before_each_thread_setting(client: httpx.Client) -> None
     body = {
         "workload": "parallel-read",
         "iterations": 2,
-        "parameters": {"log2_rows": 14, "threads": [1, 2], "buffer_pool_size": "64M"},
+        "parameters": {"log2_rows": 10, "threads": [1, 2], "buffer_pool_size": "64M"},  # order, not size
         "variants": [{"target": "mysql-9.7"}],
         "schedule": "sequential",  # each thread setting's iterations in a row, as the article ran them
     }
