@@ -4,8 +4,10 @@ Ports: 6391/8791 + BENCH_PORT_OFFSET (default 250), lab servers on 34097/34011/3
 created and its token exported as UPGRADELAB_TOKEN. Import this module before anything from upgradelab.
 """
 
+import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -120,7 +122,24 @@ def instance(worker: bool) -> Iterator[str]:
         for process in reversed(processes):
             process.terminate()
             process.wait(timeout=30)
+        _kill_servers()
         shutil.rmtree(STATE, ignore_errors=True)
+
+
+def _kill_servers() -> None:
+    """SIGKILL what the instance's worker left running from its server directory: a spare server
+    waits for a run until the worker that started it reaps it, and that worker is gone."""
+    prefix = f"{os.environ['UPGRADELAB_SERVER_DIR']}/".encode()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            command = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if prefix in command and (b"mysqld" in command or b"mariadbd" in command):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(proc.name), signal.SIGKILL)
 
 
 def auth_headers() -> dict[str, str]:

@@ -50,3 +50,14 @@ def test_quick_mode_prints_every_figure() -> None:
         assert (measured["iterations"], measured["blocks"]) == (40, 4)  # 2 variants x 2 rounds x 10
         assert all(isinstance(v, float) for v in measured["switch_s"].values())
     assert result["warmup"]["iterations"] == 2  # one round of one iteration per variant
+    # nothing left running: the spares its worker started were killed with the instance
+    server_dir = f"/var/lib/upgradelab/bench-servers-{OFFSET}/".encode()
+    left = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and server_dir in _cmdline(p)]
+    assert left == [], left
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:
+        return b""
