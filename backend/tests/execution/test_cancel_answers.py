@@ -74,8 +74,15 @@ def test_a_started_job_whose_worker_is_gone_is_ended_at_once(api: str, kind: str
     job = JOBS[kind](None)
     _started(kind, job, lease_s=-1)
     answer = _cancel(api, kind, job)
-    assert answer.status_code == 200 and answer.json()["status"] == "cancelled"
-    assert _row(kind, job).lease_owner is None
+    assert answer.status_code == 200
+    # Ended at once either way: by the cancel ("cancelled"), or by the session worker's periodic reaper
+    # that read the dead lease before the cancel flag was committed ("failed", worker lost): a race of
+    # two reapers the product settles either way (seen once in a gate run on the loaded host).
+    row = _row(kind, job)
+    assert (answer.json()["status"], row.status) in (("cancelled", "cancelled"), ("failed", "failed"))
+    if row.status == "failed":
+        assert row.error == "worker lost", row.error
+    assert row.lease_owner is None
 
 
 @pytest.mark.parametrize("kind", JOBS)
