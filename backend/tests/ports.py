@@ -11,7 +11,7 @@ import os
 _CHOSEN = int(os.environ.get("UPGRADELAB_TEST_SESSION", "0"))
 if not 0 <= _CHOSEN <= 99:
     raise ValueError(f"UPGRADELAB_TEST_SESSION must be 0-99, not {_CHOSEN}")
-# Under pytest-xdist (scripts/test.sh runs `-n 3`; its fuzzer beside them takes block chosen - 1), each
+# Under pytest-xdist (scripts/test.sh runs `-n 3`, then its fuzzer alone in block chosen), each
 # worker process is a session of its own, spread over the 100 blocks: worker gwK of N takes block
 # (chosen + K * 100 // N) % 100.
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
