@@ -12,7 +12,7 @@ from tests.runs.helpers import wait_final
 def test_form_submits_a_run_and_the_chart_gets_points_while_it_runs(page: Page) -> None:
     page.goto("/new")
     page.get_by_test_id("experiment-name").fill("browser: default vs redo-off")
-    page.get_by_test_id("iterations-input").fill("60")
+    page.get_by_test_id("iterations-input").fill("20")
     rows = page.get_by_test_id("variant-row")
     expect(rows).to_have_count(2)
     rows.nth(0).get_by_test_id("variant-target").select_option("mysql-9.7")
@@ -38,7 +38,7 @@ def test_form_submits_a_run_and_the_chart_gets_points_while_it_runs(page: Page) 
         timeout=120_000,
     )
     expect(status).to_have_text("succeeded", timeout=300_000)
-    expect(chart).to_have_attribute("data-points", "180")
+    expect(chart).to_have_attribute("data-points", "60")
     summary = page.get_by_test_id("summary-row")
     expect(summary).to_have_count(3)
     expect(summary.nth(1)).to_contain_text("mysql-9.7 redo-off")
