@@ -134,6 +134,7 @@ def measure(run_id: int) -> dict[str, Any]:
             .order_by(Iteration.ended_at)
         ).all()
         status, created, started, finished = run.status, run.created_at, run.started_at, run.finished_at
+        error = run.error
 
     def since_start(moment: datetime) -> float:
         return (moment - started).total_seconds()
@@ -153,6 +154,7 @@ def measure(run_id: int) -> dict[str, Any]:
     return {
         "run_id": run_id,
         "status": str(status),
+        "error": error,
         "iterations": len(spans),
         "blocks": len({block for block, _, _ in spans}),
         "queued_s": (started - created).total_seconds(),

@@ -33,7 +33,7 @@ def test_quick_mode_prints_every_figure() -> None:
     # one run starting its instances itself (the spares killed first), one taking the spares
     assert [(m["mode"], m["spares_waiting"]) for m in result["measured"]] == [("fresh", 0), ("spare", 2)]
     for run in (result["warmup"], *result["measured"]):
-        assert run["status"] == "succeeded"
+        assert run["status"] == "succeeded", (run["error"], done.stderr[-3000:])
         for name in ("wall_s", "in_iterations_s", "share", "ready_s", "first_iteration_s", "final_s"):
             assert isinstance(run[name], float), name
         for spread in (run["switch_s"], run["gap_s"]):

@@ -15,7 +15,10 @@ Layout, under `{root}{server_dir}/{target}/` (root is `/` or a chroot such as th
         mysqld.pid, mysqld.sock
 
 Ports: slot 0 listens on the target's port; every other slot on a free 127.0.0.1 port chosen by
-binding port 0 when the provisioner is made (so two runs' instances never share a number).
+binding port 0 when the provisioner is made (so two runs' instances never share a number). That port
+is free when chosen and bound by the server a moment later; it lies in the kernel's ephemeral range,
+so an outgoing connection may take it in between (seen under load): a start whose server says
+"Address already in use" is made again on another free port (PORT_CLASH_RETRIES times).
 
 The admin account (credentials.py): `user`@127.0.0.1 with a password random per target, kept in the
 worker's state directory (or the one the settings name); root@localhost locked. A template or kept
@@ -34,6 +37,7 @@ from upgradelab.targets.provisioners.base import (
     Endpoint,
     NotReady,
     ProvisionError,
+    free_port,
     select_version,
     wait_for_select_1,
 )
@@ -41,6 +45,7 @@ from upgradelab.targets.provisioners.local_instance import LocalSettings
 from upgradelab.targets.provisioners.local_template import READY_MARKER, LocalTemplate
 
 log = logging.getLogger(__name__)
+PORT_CLASH_RETRIES = 2
 
 
 class LocalProvisioner(LocalTemplate):
@@ -117,12 +122,33 @@ class LocalProvisioner(LocalTemplate):
             self._key("data")
         self._throwaway = not self._keep_at_end
         self._options = list(options)
-        self._host("error.log").unlink(missing_ok=True)
-        cnf = self._write_option_file("my.cnf", "data", options)
-        self._launch(cnf)
-        self._wait_ready()
+        for attempt in range(PORT_CLASH_RETRIES + 1):
+            self._host("error.log").unlink(missing_ok=True)
+            cnf = self._write_option_file("my.cnf", "data", options)
+            self._launch(cnf)
+            try:
+                self._wait_ready()
+                break
+            except ProvisionError:
+                if self.slot == 0 or attempt == PORT_CLASH_RETRIES or not self._port_clash():
+                    raise
+                # free_port() released the port before the server bound it; an outgoing connection's
+                # ephemeral port (the same kernel range) took it meanwhile: another free port
+                taken, self.port = self.port, free_port(self.cfg.host)
+                log.warning(
+                    "target %s slot %d: port %d taken meanwhile, on %d",
+                    self.target_name,
+                    self.slot,
+                    taken,
+                    self.port,
+                )
         self._served = True
         return self.endpoint
+
+    def _port_clash(self) -> bool:
+        """Whether the server's start failed because its port was in use (both flavors' error log say
+        "Bind on TCP/IP port ... Address already in use")."""
+        return "Address already in use" in self.log_tail(50)
 
     def restart(self) -> Endpoint:
         """Stop and start again on the same datadir and my.cnf (cold caches, persisted state kept)."""
