@@ -4,14 +4,17 @@ TARGET[:PRESET] still accepted; what a variant sets is in force on its own insta
 while the replay runs (read back through the replayed statements' results), and the replay and its
 report say what each variant set."""
 
+import re
+import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.conftest import auth_headers
+from tests.conftest import BIN, auth_headers
 from tests.datasets.conftest import delete_dataset
 
 DATASET = "tiny-variants"
@@ -143,13 +146,26 @@ def test_a_variants_options_and_settings_are_in_force_during_the_replay_and_repo
         assert rows[sql] == {"mariadb-10.11": 0, "10.11 tuned": 1}, (what, rows[sql])
 
 
-def test_a_setting_the_server_does_not_have_fails_the_replay_naming_it(
-    http: httpx.Client, dataset: str
+def test_a_setting_the_server_does_not_have_fails_the_cli_replay_naming_it(
+    http: httpx.Client, dataset: str, api: str, tmp_path: Path
 ) -> None:
-    variant = {"target": "mariadb-10.11", "set_session": {"no_such_variable": "1"}}
-    created = http.post("/api/replays", json=_body([variant]) | {"max_rounds": 1})
-    assert created.status_code == 201, created.text
-    replay = _wait(http, created.json()["id"])
+    """Through `upgradelab replay --variants-file`: the server's refusal ends the replay failed
+    (exit 8) with the setting named, and the replay's error says the same."""
+    queries, variants = tmp_path / "queries.sql", tmp_path / "variants.yaml"
+    queries.write_text("SELECT 1;\n")
+    variants.write_text("- target: mariadb-10.11\n  set_session: {no_such_variable: 1}\n")
+    command = [str(BIN / "upgradelab"), "replay", "--api", api, "--dataset", DATASET]
+    done = subprocess.run(
+        [*command, "--queries", str(queries), "--variants-file", str(variants), "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 8, done.stderr
+    assert (
+        "failed: variant 'mariadb-10.11': the server refuses SET SESSION no_such_variable = 1" in done.stderr
+    )
+    replay_id = int(re.findall(r"^replay (\d+) queued", done.stderr, re.MULTILINE)[0])
+    replay = http.get(f"/api/replays/{replay_id}").json()
     assert replay["status"] == "failed" and replay["report"] is None
-    assert "SET SESSION no_such_variable = 1" in replay["error"], replay["error"]
-    assert "SHOW SESSION VARIABLES has no variable" in replay["error"], replay["error"]
+    assert "SHOW SESSION VARIABLES has no variable 'no_such_variable'" in replay["error"], replay["error"]
