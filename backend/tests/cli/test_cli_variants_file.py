@@ -2,6 +2,7 @@
 strings), read into the API's request shape with scalars spelled as the server reads them."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -70,7 +71,7 @@ def test_the_text_report_says_what_each_variant_set() -> None:
     from upgradelab.cli.replay import settings_lines
     from upgradelab.replay.report import ReplayReport
 
-    server = {"version": "10.11.9-MariaDB", "loaded": None, "tables": []}
+    server: dict[str, Any] = {"version": "10.11.9-MariaDB", "loaded": None, "tables": []}
     report = ReplayReport.model_validate(
         {
             "baseline": "base",
