@@ -54,8 +54,9 @@ class VariantReplay:
 @dataclass(frozen=True)
 class ReplayVariant:
     """One variant to replay on: its name, its own server instance (a provisioner slot), the
-    option-file lines it starts with and what it sets once started (variant_settings.py; its
-    `options` are the variant's own lines, a subset of `options`)."""
+    option-file lines its instance starts with (`options`), and the variant's own settings as it
+    gave them (variant_settings.py: its option lines, reported; the SET GLOBAL, SET SESSION and
+    instance statements applied once started)."""
 
     name: str
     provisioner: Provisioner
