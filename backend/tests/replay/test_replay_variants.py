@@ -13,9 +13,13 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import delete
 
+from tests import ports
 from tests.conftest import BIN, auth_headers
 from tests.datasets.conftest import delete_dataset
+from upgradelab.db import sync_session
+from upgradelab.targets.models import Target
 
 DATASET = "tiny-variants"
 DUMP = b"CREATE TABLE t (id INT PRIMARY KEY);\nINSERT INTO t VALUES (1), (2);\n"
@@ -169,3 +173,26 @@ def test_a_setting_the_server_does_not_have_fails_the_cli_replay_naming_it(
     replay = http.get(f"/api/replays/{replay_id}").json()
     assert replay["status"] == "failed" and replay["report"] is None
     assert "SHOW SESSION VARIABLES has no variable 'no_such_variable'" in replay["error"], replay["error"]
+
+
+def test_an_existing_server_takes_set_session_only(http: httpx.Client, dataset: str) -> None:
+    """A server the lab does not start takes no option file, and SET GLOBAL or an instance statement
+    would change it for every session with nothing put back: refused at creation, naming the field.
+    (The target row is written directly: nothing is asked of its server before a replay runs.)"""
+    name = f"existing-rvariants-t{ports.SESSION}"
+    settings = {"host": "127.0.0.1", "port": ports.EXISTING["mariadb-10.11"], "user": "lab"}
+    with sync_session() as session:
+        session.add(Target(name=name, provisioner="existing", flavor="mariadb", settings=settings))
+        session.commit()
+    try:
+        option = _refused(http, [{"target": name, "options": {"max_connections": "77"}}])
+        assert option[0]["loc"] == ["body", "variants", 0, "options", "max-connections"], option
+        assert "existing server" in option[0]["msg"]
+        global_ = _refused(http, [{"target": name, "set_global": {"max_connect_errors": "4242"}}])
+        assert global_[0]["loc"] == ["body", "variants", 0, "set_global", "max_connect_errors"], global_
+        instance = _refused(http, [{"target": name, "instance": ["ALTER INSTANCE RELOAD TLS"]}])
+        assert instance[0]["loc"] == ["body", "variants", 0, "instance"], instance
+    finally:
+        with sync_session() as session:
+            session.execute(delete(Target).where(Target.name == name))
+            session.commit()
