@@ -96,7 +96,7 @@ def open_variant(
     try:
         version = str(scalar(admin, "SELECT VERSION()"))
         tables = [one for database in loaded.databases for one in table_stats(admin, database)]
-        apply_server_settings(admin, variant.name, variant.settings)
+        apply_server_settings(admin, variant.name, variant.settings, variant.provisioner)
         analyzed_at = analyze_tables(admin, tables)
         definer_access(admin, loaded.databases, writes=writes)
         user, password = replay_account(admin, loaded.databases, writes=writes)

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pydantic import ConfigDict, with_config
 
 from upgradelab.experiments.variants import ResolvedVariant
+from upgradelab.replay.dataset_records import forget_record
 from upgradelab.run_executor.variant_settings import settings_refusal
-from upgradelab.targets.provisioners import ProvisionError
+from upgradelab.targets.provisioners import Provisioner, ProvisionError
 from upgradelab.targets.provisioners.base import ServerConnection
 
 # SET SESSION a replay itself sets on its connection; a variant's value would be overwritten (or
@@ -53,9 +54,16 @@ class SettingRefused(ProvisionError):
     ProvisionError: the variant's server could not be made as asked, and the replay fails with it."""
 
 
-def apply_server_settings(admin: ServerConnection, name: str, settings: VariantSettings) -> None:
+def apply_server_settings(
+    admin: ServerConnection, name: str, settings: VariantSettings, provisioner: Provisioner
+) -> None:
     """Instance statements, then SET GLOBAL, on the admin connection; SettingRefused at the first
-    the server refuses."""
+    the server refuses. SET GLOBAL ends with the server; an instance statement acts on the instance
+    (its redo log, its keys), and whether a restart undoes that is not the lab's to assume, so the
+    instance's dataset record is removed first (dataset_records.py): its next replay loads the dump
+    on a fresh datadir instead of reusing this one."""
+    if settings.instance:
+        forget_record(provisioner)
     _apply(admin, name, VariantSettings(set_global=settings.set_global, instance=settings.instance))
 
 
