@@ -37,8 +37,11 @@ def test_upload_a_dump_replay_and_read_the_plan_change(
     replay = page.get_by_test_id("new-replay")
     replay.locator("select[name=dataset]").select_option("browser-shop")
     replay.locator("input[name=queries-file]").set_input_files(str(queries))
-    replay.locator("input[name=variant-mariadb-10\\.11]").check()
-    replay.locator("input[name=variant-mariadb-11\\.8]").check()
+    rows = replay.get_by_test_id("variant-row")  # the run form's variant rows, the first the baseline
+    rows.nth(0).get_by_test_id("variant-target").select_option("mariadb-10.11")
+    replay.get_by_test_id("add-variant").click()
+    rows.nth(1).get_by_test_id("variant-target").select_option("mariadb-11.8")
+    rows.nth(1).get_by_test_id("variant-set-session").fill("div_precision_increment=6")
     replay.locator("input[name=rounds]").fill("5")
     replay.locator("input[name=passes]").fill("1")
     replay.get_by_role("button", name="Replay").click()
@@ -46,6 +49,9 @@ def test_upload_a_dump_replay_and_read_the_plan_change(
     page.wait_for_url(re.compile(r"/replays/\d+$"))
     expect(page.get_by_test_id("replay-status")).to_have_text("succeeded", timeout=300_000)
     expect(page.get_by_test_id("skipped-writes")).to_contain_text("1 writes skipped")
+    expect(page.get_by_test_id("variant-settings")).to_have_text(
+        "mariadb-11.8: SET SESSION div_precision_increment=6"
+    )
     expect(page.get_by_test_id("summary-mariadb-11.8")).to_be_visible()  # the summary on top
     page.locator("input[name=search]").fill("c.region")
     rows = page.locator("[data-testid=fingerprints] tbody tr[data-group]")

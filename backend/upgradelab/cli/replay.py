@@ -20,6 +20,7 @@ import httpx
 import typer
 
 from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
+from upgradelab.cli.variants import variants_from_file
 from upgradelab.replay.defaults import DEFAULT_PASSES, DEFAULT_ROUNDS
 from upgradelab.replay.groups import GROUPS
 from upgradelab.targets.timeout_bounds import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
@@ -73,6 +74,13 @@ def replay(
     variant: Annotated[
         list[str] | None, typer.Option(help="TARGET[:PRESET]; the first is the baseline.")
     ] = None,
+    variants_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="JSON or YAML list of full variant specs (target, preset, name, options, set_global, "
+            "set_session, instance; or TARGET[:PRESET]), after the --variant ones.",
+        ),
+    ] = None,
     rounds: Annotated[
         int, typer.Option(min=1, help="Interleaved rounds; each times every statement once per variant.")
     ] = DEFAULT_ROUNDS,
@@ -108,22 +116,21 @@ def replay(
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the replay.")] = 3600.0,
     token: TokenOption = None,
 ) -> None:
-    """Replay QUERIES on DATASET on every --variant and report what changes (exit status: bitmask)."""
+    """Replay QUERIES on DATASET on every --variant (then every variant of --variants-file) and report
+    what changes (exit status: bitmask)."""
     if ctx.invoked_subcommand is not None:
         return
-    missing = [
-        name
-        for name, value in (("--dataset", dataset), ("--queries", queries), ("--variant", variant))
-        if not value
-    ]
-    if missing or queries is None or variant is None:
+    variants = [*(variant or []), *(variants_from_file(variants_file) if variants_file else [])]
+    given = (("--dataset", dataset), ("--queries", queries), ("--variant/--variants-file", variants))
+    missing = [name for name, value in given if not value]
+    if missing or queries is None:
         raise typer.BadParameter(
             "required to replay (or give a command: cancel ID)", param_hint=", ".join(missing)
         )
     body = {
         "dataset": dataset,
         "queries": queries.read_text(errors="replace"),
-        "variants": variant,
+        "variants": variants,
         "rounds": repeats or rounds,
         "passes": passes,
         "max_rounds": max_rounds,
@@ -232,6 +239,29 @@ def summary_lines(report: "ReplayReport") -> list[str]:
     return lines
 
 
+def settings_lines(report: "ReplayReport") -> list[str]:
+    """One line per variant that set anything (VariantReport.settings): `name: options a=1, b;
+    SET GLOBAL x=1; SET SESSION y=2; instance ALTER INSTANCE ...`."""
+    lines = []
+    for one in report.variants:
+        own = one.settings
+        if own is None:
+            continue
+        parts = [
+            f"{label} {', '.join(items)}"
+            for label, items in (
+                ("options", own.options),
+                ("SET GLOBAL", [f"{k}={v}" for k, v in own.set_global.items()]),
+                ("SET SESSION", [f"{k}={v}" for k, v in own.set_session.items()]),
+                ("instance", own.instance),
+            )
+            if items
+        ]
+        if parts:
+            lines.append(f"{one.name}: {'; '.join(parts)}")
+    return lines
+
+
 def _print_summary(result: "ReplayRead", report: "ReplayReport") -> None:
     partial = " (partial: cancelled)" if report.partial else ""
     typer.echo(
@@ -239,6 +269,8 @@ def _print_summary(result: "ReplayRead", report: "ReplayReport") -> None:
         f"baseline {report.baseline}{partial}"
     )
     for line in summary_lines(report):
+        typer.echo(f"  {line}")
+    for line in settings_lines(report):
         typer.echo(f"  {line}")
     typer.echo("  " + ", ".join(f"{group}: {report.groups.get(group, 0)}" for group in GROUPS))
     order = {group: number for number, group in enumerate(GROUPS)}

@@ -308,6 +308,7 @@ def report_document(
                 statistics_at=r.statistics_at,
                 analyzed=r.analyzed,
                 clock=r.clock,
+                settings=r.settings,
             )
             for r in replays
         ],

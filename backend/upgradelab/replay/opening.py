@@ -1,5 +1,6 @@
-"""Opening a replay's variant: its server with the dataset loaded or reused, its tables analysed,
-the replay's own account connected, and the clock that times it (one clock for every variant)."""
+"""Opening a replay's variant: its server with the dataset loaded or reused, the variant's settings
+applied (variant_settings.py), its tables analysed, the replay's own account connected, and the clock
+that times it (one clock for every variant)."""
 
 from collections.abc import Callable
 from contextlib import suppress
@@ -14,6 +15,7 @@ from upgradelab.replay.dataset_load import DumpDataset, ensure_dataset
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.settle import analyze_tables
 from upgradelab.replay.timing import Clock, ServerClock, server_clock
+from upgradelab.replay.variant_settings import VariantSettings, apply_server_settings, apply_session_settings
 from upgradelab.targets.provisioners import Provisioner
 from upgradelab.targets.provisioners.base import (
     ADMIN_READ_TIMEOUT_S,
@@ -46,16 +48,20 @@ class VariantReplay:
     analyzed: int = 0
     clock: Clock = "client"
     repeats: list[int] = field(default_factory=list)
+    settings: VariantSettings | None = None
 
 
 @dataclass(frozen=True)
 class ReplayVariant:
-    """One variant to replay on: its name, its own server instance (a provisioner slot) and the
-    option-file lines it starts with."""
+    """One variant to replay on: its name, its own server instance (a provisioner slot), the
+    option-file lines its instance starts with (`options`), and the variant's own settings as it
+    gave them (variant_settings.py: its option lines, reported; the SET GLOBAL, SET SESSION and
+    instance statements applied once started)."""
 
     name: str
     provisioner: Provisioner
     options: list[str]
+    settings: VariantSettings = field(default_factory=VariantSettings)
 
 
 @dataclass
@@ -90,6 +96,7 @@ def open_variant(
     try:
         version = str(scalar(admin, "SELECT VERSION()"))
         tables = [one for database in loaded.databases for one in table_stats(admin, database)]
+        apply_server_settings(admin, variant.name, variant.settings, variant.provisioner)
         analyzed_at = analyze_tables(admin, tables)
         definer_access(admin, loaded.databases, writes=writes)
         user, password = replay_account(admin, loaded.databases, writes=writes)
@@ -97,7 +104,12 @@ def open_variant(
         admin.close()
     account = replace(loaded.endpoint, user=user, password=password)
     connection = account.connect(dataset.database, read_timeout_s=timeout_s + STATEMENT_READ_MARGIN_S)
-    replay = VariantReplay(variant.name, version, loaded.load, tables)
+    try:
+        apply_session_settings(connection, variant.name, variant.settings)
+    except BaseException:
+        connection.close()
+        raise
+    replay = VariantReplay(variant.name, version, loaded.load, tables, settings=variant.settings)
     replay.flavor, replay.statistics_at, replay.analyzed = (
         variant.provisioner.flavor,
         analyzed_at,

@@ -13,6 +13,7 @@ from upgradelab.datasets.loader import LoadResult, TableStats
 from upgradelab.execution.schedule import RunSchedule
 from upgradelab.replay.groups import Group
 from upgradelab.replay.outcomes import Outcome
+from upgradelab.replay.variant_settings import VariantSettings
 from upgradelab.results.stats.verdicts import VerdictRead
 
 ErrorChange = Literal["new", "resolved", "changed", "same"]
@@ -138,7 +139,9 @@ class VariantReport(ReadShape):
     """A variant's server as replayed: SELECT VERSION(), the dump load (None: the kept datadir
     already held the dataset) and its tables after the load; its flavor, when ANALYZE TABLE
     computed the statistics of its `analyzed` tables (UTC; None in reports from before), and the
-    clock that timed it ("server": performance_schema TIMER_WAIT, "client")."""
+    clock that timed it ("server": performance_schema TIMER_WAIT, "client"); `settings`: the
+    variant's own startup options, SET GLOBAL, SET SESSION and instance statements in force while
+    it was replayed (replay/variant_settings.py; None in reports from before them)."""
 
     name: str
     version: str
@@ -148,6 +151,7 @@ class VariantReport(ReadShape):
     statistics_at: datetime | None = None
     analyzed: int | None = None
     clock: str | None = None
+    settings: VariantSettings | None = None
 
 
 class VariantSummary(ReadShape):

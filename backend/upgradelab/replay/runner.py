@@ -58,6 +58,7 @@ from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.schemas import ReplayProgress, ReplayVariantSpec
 from upgradelab.replay.sources import SourceStatement
+from upgradelab.replay.variant_settings import VariantSettings
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import ProvisionError
@@ -113,8 +114,9 @@ def _variants(
     specs: list[ReplayVariantSpec], targets: dict[str, Target], settings: Settings
 ) -> list[ReplayVariant]:
     """One instance per variant (execution/instances.py Slots: slots 0, 1, ... of each target, in
-    variant order). Refuses (MemoryRefused) when their buffer pools and allowances exceed
-    MemAvailable."""
+    variant order), started with the variant's option lines and given its SET GLOBAL, SET SESSION
+    and instance statements (variant_settings.py; applied as it opens, opening.py). Refuses
+    (MemoryRefused) when their buffer pools and allowances exceed MemAvailable."""
     slots = Slots(settings)
     out = []
     for index, spec in enumerate(specs):
@@ -123,7 +125,8 @@ def _variants(
             raise ProvisionError(f"variant {spec.name!r}: target {spec.target!r} does not exist")
         provisioner = slots.provisioner(target)
         slots.keep(target, provisioner, spec.options, index)
-        out.append(ReplayVariant(spec.name, provisioner, spec.options))
+        own = VariantSettings(spec.options, spec.set_global, spec.set_session, spec.instance)
+        out.append(ReplayVariant(spec.name, provisioner, spec.options, own))
     check_memory([v.options for v in out], settings.instance_allowance_mb)
     return out
 

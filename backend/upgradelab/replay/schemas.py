@@ -3,11 +3,13 @@ run as read (ReplayRead, its variants, skipped statements and progress). Its rep
 replay/report.py, the groups table replay/groups.py."""
 
 from datetime import datetime
+from typing import Annotated, Any
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
 
 from upgradelab.execution.schedule import RunSchedule
 from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.schemas import VariantSpec
 from upgradelab.replay.defaults import DEFAULT_PASSES as DEFAULT_PASSES
 from upgradelab.replay.defaults import DEFAULT_ROUNDS as DEFAULT_ROUNDS
 from upgradelab.replay.report import ReadShape, ReplayReport
@@ -22,10 +24,34 @@ EXTENSION_FACTOR = 3
 MAX_ROUNDS = 3000
 
 
+def variant_name(target: str, preset: str) -> str:
+    """A replay variant's default name: TARGET, or TARGET:PRESET for another preset than default
+    (the string form's own text)."""
+    return target if preset.strip() in ("", "default") else f"{target}:{preset.strip()}"
+
+
+def _spec_of_text(value: Any) -> Any:
+    """TARGET[:PRESET] -> {"target", "preset", "name": the text}; anything else as given."""
+    if not isinstance(value, str):
+        return value
+    target, _, preset = value.partition(":")
+    return {"target": target, "preset": preset or "default", "name": value}
+
+
+# A replay variant: the experiment's variant spec (target, preset, name, startup options, SET GLOBAL,
+# SET SESSION, instance statements), or its short form TARGET[:PRESET] (a string).
+ReplayVariantIn = Annotated[
+    VariantSpec, BeforeValidator(_spec_of_text, json_schema_input_type=str | VariantSpec)
+]
+
+
 class ReplayCreate(RequestModel):
     """A replay: `queries` (the text of a plain SQL file, slow log or general log; `format` detected
-    unless given) replayed on dataset `dataset` on every variant (TARGET[:PRESET], the first is the
-    baseline) in `rounds` interleaved rounds (each round times every sampled statement `passes` times
+    unless given) replayed on dataset `dataset` on every variant (the first is the baseline): each
+    the experiment's variant spec (experiments/schemas.py VariantSpec: target, preset, name, startup
+    `options`, `set_global`, `set_session`, `instance` statements; name default TARGET[:PRESET]) or
+    the string TARGET[:PRESET], validated and allow-listed as a run's (replay/service.py) in
+    `rounds` interleaved rounds (each round times every sampled statement `passes` times
     on every variant, the variants taking turns pass by pass, the round's value being the median of
     its passes; a time verdict needs at least 5 rounds), at most `sample` statements per
     fingerprint; writes only with allow_writes, and then only on disposable targets. `repeats`
@@ -44,7 +70,7 @@ class ReplayCreate(RequestModel):
     dataset: str = Field(min_length=1, max_length=64)
     queries: str = Field(min_length=1, max_length=MAX_QUERIES_CHARS)
     format: SourceFormat | None = None
-    variants: list[str] = Field(min_length=1, max_length=8)
+    variants: list[ReplayVariantIn] = Field(min_length=1, max_length=8)
     rounds: int | None = Field(None, ge=1, le=1000)
     # deprecated: the older name of `rounds`, accepted on input only (a replay read has `rounds`)
     repeats: int | None = Field(None, ge=1, le=1000, json_schema_extra={"deprecated": True})
@@ -77,14 +103,20 @@ class ReplayCreate(RequestModel):
 
 
 class ReplayVariantSpec(ReadShape):
-    """One variant as stored (service.py): its name (TARGET[:PRESET]), target, preset (presets
-    joined with '+') and the option-file lines its server starts with; `aa_control`: it is the A/A
-    control (a second instance of the baseline)."""
+    """One variant as stored (service.py): its name (default TARGET[:PRESET]), target, preset
+    (presets joined with '+'), the option-file lines its server starts with (the presets' and its
+    own), its SET GLOBAL and SET SESSION (variable -> value) and instance statements (canonical
+    spelling; a redo-off preset's among them), all applied to its own instance
+    (replay/variant_settings.py); `aa_control`: it is the A/A control (a second instance of the
+    baseline, with the baseline's settings). Rows stored before settings read with none."""
 
     name: str
     target: str
     preset: str
     options: list[str]
+    set_global: dict[str, str] = Field(default_factory=dict)
+    set_session: dict[str, str] = Field(default_factory=dict)
+    instance: list[str] = Field(default_factory=list)
     aa_control: bool = False
 
 

@@ -10,19 +10,23 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.datasets import service as datasets
 from upgradelab.datasets.models import Dataset
+from upgradelab.errors import field_error
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.variants import VariantError, resolve_variant
+from upgradelab.experiments.variants import ResolvedVariant, VariantError, resolve_variant, unsupported_reason
 from upgradelab.pools import routing
 from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.replay.models import ReplayRun
-from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayVariantSpec
+from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayVariantSpec, variant_name
 from upgradelab.replay.sources import SourceError, parse_source
+from upgradelab.replay.variant_settings import REPLAY_SESSION_VARIABLES
 from upgradelab.targets import option_lists
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import OptionError
 from upgradelab.targets.provisioners import ExistingProvisioner
 from upgradelab.worker import EXECUTE_REPLAY, celery_app
+
+REDO_OFF = "ALTER INSTANCE DISABLE INNODB REDO_LOG"  # the redo-off preset's statement (variants.py)
 
 
 def _unprocessable(field: str, message: str) -> HTTPException:
@@ -33,32 +37,68 @@ def _unprocessable(field: str, message: str) -> HTTPException:
 
 
 async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVariantSpec]:
+    """The variants as stored, each checked as a run's (experiments/service.py create): 422 naming
+    variants.N.target for an unknown target, variants.N.preset for a preset its flavor cannot take,
+    variants.N.options.<name> for a startup option refused by category or not listed by the target's
+    binary (its admin-listed `allowed_options` excepted; 503 naming the target when the list cannot
+    be built), variants.N.set_session.<name> for a variable the replay sets itself, and for an
+    existing server (one the lab does not start: a single instance shared with others) its startup
+    options, SET GLOBAL and instance statements; whether the server has each variable and takes its
+    value is checked on the variant's own instance when it starts (variant_settings.py). The spec's
+    own syntax (a value with a newline, a refused variable, an instance statement off the list) is
+    refused before, by the schema (422 at variants.N)."""
     out: list[ReplayVariantSpec] = []
     single_server: set[str] = set()  # targets of a kind that cannot start more instances
-    for index, text in enumerate(spec.variants):
-        target_name, _, preset = text.partition(":")
-        target = await session.scalar(select(Target).where(Target.name == target_name))
+    for index, item in enumerate(spec.variants):
+        field: list[str | int] = ["body", "variants", index]
+        target = await session.scalar(select(Target).where(Target.name == item.target))
         if target is None:
-            raise _unprocessable("variants", f"variants[{index}]: no target named {target_name!r}")
-        if target.provisioner == ExistingProvisioner.kind:
-            single_server.add(target_name)
+            raise field_error([*field, "target"], f"variants[{index}]: no target named {item.target!r}")
+        existing = target.provisioner == ExistingProvisioner.kind
+        if existing:
+            single_server.add(target.name)
         try:
-            variant = resolve_variant(target_name, preset or "default", name=text)
+            variant = resolve_variant(
+                item.target, item.preset, item.name or variant_name(item.target, item.preset),
+                item.options, item.set_global, item.set_session, item.instance,
+            )  # fmt: skip
         except VariantError as error:
-            raise _unprocessable("variants", f"variants[{index}]: {error}") from error
-        if variant.redo_log != "enabled":
-            raise _unprocessable("variants", f"variants[{index}]: replay takes startup-option presets only")
+            raise field_error(field, f"variants[{index}]: {error}") from error
+        reason = unsupported_reason(variant, target.flavor, target.version)
+        if reason:
+            raise field_error([*field, "preset"], f"variant {variant.name!r}: {reason}")
+        instance = list(variant.instance)
+        if variant.redo_log == "disabled" and REDO_OFF not in instance:
+            instance.insert(0, REDO_OFF)  # the preset's statement, applied with the others
+        for name in variant.set_session:
+            if name in REPLAY_SESSION_VARIABLES:
+                raise field_error(
+                    [*field, "set_session", name],
+                    f"variant {variant.name!r}: SET SESSION {name} is refused in a replay: "
+                    f"{REPLAY_SESSION_VARIABLES[name]}",
+                )
+        if existing:
+            _only_session_on_existing(field, variant.name, target.name, variant, instance)
         if spec.allow_writes and not target.disposable:
             raise _unprocessable(
-                "allow_writes", f"writes replay only on disposable targets; {target_name} is not"
+                "allow_writes", f"writes replay only on disposable targets; {target.name} is not"
             )
-        try:  # the target's option list is built first if missing (503 naming the target)
-            await option_lists.check_target_lines(target, variant.option_lines())
-        except OptionError as error:
-            raise _unprocessable("variants", f"variants[{index}]: {error}") from error
+        for option, line in zip(variant.options, variant.option_lines(), strict=True):
+            try:  # the target's option list is built first if missing (503 naming the target)
+                await option_lists.check_target_lines(target, [line])
+            except OptionError as error:
+                raise field_error(
+                    [*field, "options", option[:80]], f"variant {variant.name!r}: {error}"
+                ) from error
         out.append(
             ReplayVariantSpec(
-                name=text, target=target_name, preset=variant.preset, options=variant.option_lines()
+                name=variant.name,
+                target=target.name,
+                preset=variant.preset,
+                options=variant.option_lines(),
+                set_global=variant.set_global,
+                set_session=variant.set_session,
+                instance=instance,
             )
         )
     if spec.aa_control:
@@ -71,13 +111,43 @@ async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVar
         if any(v.name == name for v in out):
             raise _unprocessable("aa_control", f"a variant is already named {name!r}")
         out.append(base.model_copy(update={"name": name, "aa_control": True}))
-    if len({v.name for v in out}) != len(out):
-        raise _unprocessable("variants", "each variant once")
+    names = [v.name for v in out]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise _unprocessable(
+            "variants", f"each variant once; repeated names: {', '.join(repeated)} (give each its own name)"
+        )
     for name in single_server:
         if sum(v.target == name for v in out) > 1:
             # every variant gets its own instance; a server the lab does not run cannot be copied
             raise _unprocessable("variants", f"target {name} is one existing server: one variant only")
     return out
+
+
+def _only_session_on_existing(
+    field: list[str | int], name: str, target: str, variant: ResolvedVariant, instance: list[str]
+) -> None:
+    """422 for what an existing server cannot take in a replay: startup options (the lab writes no
+    option file there), SET GLOBAL and instance statements (they would change a server the lab does
+    not own, for every session on it, and a replay puts nothing back). SET SESSION is the replay's
+    own connection's, and allowed."""
+    why = f"target {target} is an existing server the lab does not start or own"
+    if variant.options:
+        option = next(iter(variant.options))
+        raise field_error(
+            [*field, "options", option[:80]],
+            f"variant {name!r}: startup options need an option file; {why} (use set_session)",
+        )
+    if variant.set_global:
+        setting = next(iter(variant.set_global))
+        raise field_error(
+            [*field, "set_global", setting],
+            f"variant {name!r}: SET GLOBAL would change it for every session; {why} (use set_session)",
+        )
+    if instance:
+        raise field_error(
+            [*field, "instance"], f"variant {name!r}: instance statements would change it; {why}"
+        )
 
 
 async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:

@@ -1796,8 +1796,11 @@ export type RefusedSetting = {
  * ReplayCreate
  *
  * A replay: `queries` (the text of a plain SQL file, slow log or general log; `format` detected
- * unless given) replayed on dataset `dataset` on every variant (TARGET[:PRESET], the first is the
- * baseline) in `rounds` interleaved rounds (each round times every sampled statement `passes` times
+ * unless given) replayed on dataset `dataset` on every variant (the first is the baseline): each
+ * the experiment's variant spec (experiments/schemas.py VariantSpec: target, preset, name, startup
+ * `options`, `set_global`, `set_session`, `instance` statements; name default TARGET[:PRESET]) or
+ * the string TARGET[:PRESET], validated and allow-listed as a run's (replay/service.py) in
+ * `rounds` interleaved rounds (each round times every sampled statement `passes` times
  * on every variant, the variants taking turns pass by pass, the round's value being the median of
  * its passes; a time verdict needs at least 5 rounds), at most `sample` statements per
  * fingerprint; writes only with allow_writes, and then only on disposable targets. `repeats`
@@ -1832,7 +1835,7 @@ export type ReplayCreate = {
     /**
      * Variants
      */
-    variants: Array<string>;
+    variants: Array<string | VariantSpec>;
     /**
      * Rounds
      */
@@ -2178,9 +2181,12 @@ export type ReplayStatement = {
 /**
  * ReplayVariantSpec
  *
- * One variant as stored (service.py): its name (TARGET[:PRESET]), target, preset (presets
- * joined with '+') and the option-file lines its server starts with; `aa_control`: it is the A/A
- * control (a second instance of the baseline).
+ * One variant as stored (service.py): its name (default TARGET[:PRESET]), target, preset
+ * (presets joined with '+'), the option-file lines its server starts with (the presets' and its
+ * own), its SET GLOBAL and SET SESSION (variable -> value) and instance statements (canonical
+ * spelling; a redo-off preset's among them), all applied to its own instance
+ * (replay/variant_settings.py); `aa_control`: it is the A/A control (a second instance of the
+ * baseline, with the baseline's settings). Rows stored before settings read with none.
  */
 export type ReplayVariantSpec = {
     /**
@@ -2199,6 +2205,22 @@ export type ReplayVariantSpec = {
      * Options
      */
     options: Array<string>;
+    /**
+     * Set Global
+     */
+    set_global: {
+        [key: string]: string;
+    };
+    /**
+     * Set Session
+     */
+    set_session: {
+        [key: string]: string;
+    };
+    /**
+     * Instance
+     */
+    instance: Array<string>;
     /**
      * Aa Control
      */
@@ -3508,7 +3530,9 @@ export type VariantProbes = {
  * A variant's server as replayed: SELECT VERSION(), the dump load (None: the kept datadir
  * already held the dataset) and its tables after the load; its flavor, when ANALYZE TABLE
  * computed the statistics of its `analyzed` tables (UTC; None in reports from before), and the
- * clock that timed it ("server": performance_schema TIMER_WAIT, "client").
+ * clock that timed it ("server": performance_schema TIMER_WAIT, "client"); `settings`: the
+ * variant's own startup options, SET GLOBAL, SET SESSION and instance statements in force while
+ * it was replayed (replay/variant_settings.py; None in reports from before them).
  */
 export type VariantReport = {
     /**
@@ -3540,6 +3564,37 @@ export type VariantReport = {
      * Clock
      */
     clock: string | null;
+    settings: VariantSettings | null;
+};
+
+/**
+ * VariantSettings
+ *
+ * What a variant sets: `options` (option-file lines, `name` or `name=value`, as its server
+ * starts), `set_global` and `set_session` (variable -> value), `instance` (allow-listed instance
+ * statements in their canonical spelling, experiments/server_settings.py).
+ */
+export type VariantSettings = {
+    /**
+     * Options
+     */
+    options: Array<string>;
+    /**
+     * Set Global
+     */
+    set_global: {
+        [key: string]: string;
+    };
+    /**
+     * Set Session
+     */
+    set_session: {
+        [key: string]: string;
+    };
+    /**
+     * Instance
+     */
+    instance: Array<string>;
 };
 
 /**

@@ -8,9 +8,9 @@ import { ParameterFields } from './ParameterFields'
 import { initialSchedule, scheduleBody, type ScheduleState } from './schedule'
 import { ScheduleFields } from './ScheduleFields'
 import { defaultTexts, fieldSpecs, parametersFrom } from './parameters'
-import { VariantRow } from './VariantRow'
+import { VariantRow } from '../../components/VariantRow/VariantRow'
 import { WorkloadInfo } from './WorkloadInfo'
-import { presetChoices, toVariantSpec, type VariantRowState } from './variants'
+import { presetChoices, toVariantSpec, type VariantRowState } from '../../components/VariantRow/variants'
 import { RUN_LISTS_KEY } from '../../queries/runs'
 
 interface Props {

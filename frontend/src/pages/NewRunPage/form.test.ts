@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { fieldSpecs, fromText, parametersFrom, type ParametersSchema } from './parameters'
-import { flavorWarning, parseOptions, presetChoices, toVariantSpec } from './variants'
+import { flavorWarning, parseOptions, presetChoices, toVariantSpec } from '../../components/VariantRow/variants'
 
 // pydantic's JSON schema for a template's parameters (count-star's shape).
 const SCHEMA: ParametersSchema = {

@@ -1,20 +1,39 @@
 import { useMutation, useQuery } from '@tanstack/react-query'
-import { useState } from 'react'
+import { useMemo, useRef, useState } from 'react'
 import { useNavigate } from 'react-router-dom'
 import { api } from '../../api/client'
+import type { Target } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { datasetsQuery } from '../../queries/datasets'
 import { targetsQuery } from '../../queries/targets'
+import { workloadsQuery } from '../../queries/workloads'
+import { VariantRow } from '../../components/VariantRow/VariantRow'
+import { presetChoices, toVariantSpec, type VariantRowState } from '../../components/VariantRow/variants'
 
-/** Dataset, query file (plain SQL, slow log or general log), variants in baseline-first order. */
+/** A new variant row: on `target`, else the first server the lab runs itself (an existing server is
+ * chosen on purpose), the default preset, nothing set. */
+function newReplayRow(key: number, targets: Target[], target?: string): VariantRowState {
+  const own = targets.find((t) => t.provisioner !== 'existing') ?? targets[0]
+  return { key, target: target ?? own?.name ?? '', preset: 'default', name: '', optionsText: '' }
+}
+
+/** Dataset, query file (plain SQL, slow log or general log), variants in baseline-first order: the
+ * run form's variant rows (target, preset, name, startup options, SET GLOBAL, SET SESSION, instance
+ * statements), sent as the API's variant specs. */
 export function NewReplayForm() {
   const navigate = useNavigate()
   const datasets = useQuery(datasetsQuery())
   const targets = useQuery(targetsQuery())
+  // the presets are the same for every template (experiments/variants.py PRESETS)
+  const workloads = useQuery(workloadsQuery())
+  const presets = useMemo(() => presetChoices(workloads.data?.[0]?.presets ?? []), [workloads.data])
   const [dataset, setDataset] = useState('')
   const [queries, setQueries] = useState('')
   const [fileName, setFileName] = useState('')
-  const [variants, setVariants] = useState<string[]>([])
+  // null until the targets are known: then one row, the baseline
+  const [rows, setRows] = useState<VariantRowState[] | null>(null)
+  const nextKey = useRef(2)
+  const shown = rows ?? (targets.data ? [newReplayRow(1, targets.data)] : [])
   // the API's defaults (backend/upgradelab/replay/schemas.py DEFAULT_ROUNDS, DEFAULT_PASSES)
   const [rounds, setRounds] = useState(20)
   const [passes, setPasses] = useState(2)
@@ -30,8 +49,13 @@ export function NewReplayForm() {
   })
   const chosen = dataset || datasets.data?.[0]?.name || ''
 
-  function toggle(name: string) {
-    setVariants((prev) => (prev.includes(name) ? prev.filter((v) => v !== name) : [...prev, name]))
+  function updateRow(key: number, patch: Partial<VariantRowState>) {
+    setRows(shown.map((r) => (r.key === key ? { ...r, ...patch } : r)))
+  }
+
+  function addRow() {
+    const last = shown[shown.length - 1]
+    setRows([...shown, newReplayRow(nextKey.current++, targets.data ?? [], last?.target)])
   }
 
   return (
@@ -43,7 +67,7 @@ export function NewReplayForm() {
         create.mutate({
           dataset: chosen,
           queries,
-          variants,
+          variants: shown.map(toVariantSpec),
           rounds,
           passes,
           max_rounds: maxRounds === '' ? null : Number(maxRounds),
@@ -77,14 +101,22 @@ export function NewReplayForm() {
         />
       </label>
       {fileName && <span className="muted"> {queries.length.toLocaleString()} characters read</span>}
-      <fieldset>
-        <legend>Variants (in the order clicked; the first is the baseline)</legend>
-        {(targets.data ?? []).map((t) => (
-          <label key={t.name}>
-            <input type="checkbox" name={`variant-${t.name}`} checked={variants.includes(t.name)} onChange={() => toggle(t.name)} />{' '}
-            {t.name} {variants.includes(t.name) && `(${variants.indexOf(t.name) + 1})`}{' '}
-          </label>
+      <fieldset data-testid="replay-variants">
+        <legend>Variants (the first is the baseline; each on a server instance of its own)</legend>
+        {shown.map((row, index) => (
+          <VariantRow
+            key={row.key}
+            index={index}
+            row={row}
+            targets={targets.data ?? []}
+            presets={presets}
+            onChange={(patch) => updateRow(row.key, patch)}
+            onRemove={() => setRows(shown.filter((r) => r.key !== row.key))}
+          />
         ))}
+        <button type="button" className="btn btn-secondary" data-testid="add-variant" onClick={addRow}>
+          + Add variant
+        </button>
       </fieldset>
       <label>
         Rounds{' '}
@@ -128,7 +160,7 @@ export function NewReplayForm() {
         <input type="checkbox" name="aa-control" checked={aaControl} onChange={(e) => setAaControl(e.target.checked)} /> A/A
         control
       </label>{' '}
-      <button type="submit" className="btn btn-primary" disabled={!chosen || !queries || variants.length === 0 || create.isPending}>
+      <button type="submit" className="btn btn-primary" disabled={!chosen || !queries || shown.length === 0 || shown.some((r) => !r.target) || create.isPending}>
         Replay
       </button>
       <ErrorBox error={create.error} title="Replay refused" testId="replay-error" />

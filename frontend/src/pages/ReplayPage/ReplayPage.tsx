@@ -5,6 +5,7 @@ import { ErrorBox } from '../../components/ErrorBox'
 import { formatDateTime } from '../../format'
 import { CancelReplay } from './CancelReplay'
 import { ReplayReportView } from '../../components/ReplayReport/ReplayReportView'
+import { VariantSettingsList } from '../../components/ReplayReport/VariantSettingsList'
 import { ShareReplay } from './ShareReplay'
 import { ReplayProgress } from './ReplayProgress'
 import { replayQuery } from '../../queries/replays'
@@ -44,6 +45,7 @@ export function ReplayPage() {
           </>
         )}
       </p>
+      <VariantSettingsList variants={data.variants} />
       {data.dataset_deleted_at && (
         <p className="notice" data-testid="dataset-deleted">
           Dataset {data.dataset} was deleted on {formatDateTime(data.dataset_deleted_at)}; this report is kept. To

@@ -6,6 +6,7 @@ import { comparisonSeries } from '../../charts/comparisonSeries'
 import { ComparisonTable } from '../../components/ComparisonTable'
 import { IterationChart } from '../../components/IterationChart'
 import { ReplayReportView } from '../../components/ReplayReport/ReplayReportView'
+import { VariantSettingsList } from '../../components/ReplayReport/VariantSettingsList'
 import { RunHeader } from '../../components/RunHeader/RunHeader'
 import { SummaryTable } from '../../components/SummaryTable'
 import { sharedQuery } from '../../queries/users'
@@ -47,6 +48,7 @@ export function SharePage() {
             Dataset {replay.dataset}, {replay.statements} statements, variants{' '}
             {replay.variants.map((v) => v.name).join(', ')} (baseline first).
           </p>
+          <VariantSettingsList variants={replay.variants} />
           <ReplayReportView report={replayReport} />
         </>
       )}

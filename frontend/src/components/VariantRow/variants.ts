@@ -1,4 +1,4 @@
-// Pure helpers for the experiment form: variant rows, presets, option parsing.
+// Pure helpers for the variant rows of the run and replay forms: rows, presets, option parsing.
 import type { OptionMap, Preset, Target } from '../../api/models'
 import type { VariantSpec } from '../../client'
 
@@ -10,7 +10,7 @@ export interface VariantRowState {
   optionsText: string
   /** SET GLOBAL lines, name=value (optional so rows made elsewhere need not know them). */
   setGlobalText?: string
-  /** SET SESSION lines, name=value, applied to the workload connection. */
+  /** SET SESSION lines, name=value, applied to the connection that runs the workload or the replay. */
   setSessionText?: string
   /** Instance statements, one per line (e.g. ALTER INSTANCE DISABLE INNODB REDO_LOG). */
   instanceText?: string

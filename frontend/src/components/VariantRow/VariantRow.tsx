@@ -117,7 +117,7 @@ export function VariantRow({ index, row, targets, presets, onChange, onRemove }:
         </label>
         <label htmlFor={`${id}-set-session`} className="variant-options">
           <span>
-            SET SESSION <span className="muted">(optional; one name=value per line, on the workload connection)</span>
+            SET SESSION <span className="muted">(optional; one name=value per line, on the connection that runs the workload or the replayed statements)</span>
           </span>
           <textarea
             id={`${id}-set-session`}

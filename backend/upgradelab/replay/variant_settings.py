@@ -1,0 +1,81 @@
+"""A replay variant's own settings, beyond its target and preset: the experiment's variant spec
+(experiments/schemas.py VariantSpec) as a replay applies it.
+
+- startup options: the option-file lines its instance starts with (the presets' and the spec's,
+  validated and allow-listed at creation as a run's: replay/service.py);
+- instance statements and SET GLOBAL: on the started server, by the lab's admin connection, after the
+  dataset is loaded or reused and before its tables are analysed (opening.py), so statistics are
+  computed under them as on the team's server;
+- SET SESSION: on the replay account's connection, before its first statement.
+
+Each is checked on the server as a run's pre-flight checks it (run_executor/variant_settings.py
+`settings_refusal`, the same code): a variable SHOW VARIABLES does not list, a value the server
+refuses or adjusts (a warning) fails the replay with SettingRefused naming the variant and the
+setting. A replay's instance is its own (a slot of the target), so nothing needs putting back.
+"""
+
+from dataclasses import dataclass, field
+
+from pydantic import ConfigDict, with_config
+
+from upgradelab.experiments.variants import ResolvedVariant
+from upgradelab.replay.dataset_records import forget_record
+from upgradelab.run_executor.variant_settings import settings_refusal
+from upgradelab.targets.provisioners import Provisioner, ProvisionError
+from upgradelab.targets.provisioners.base import ServerConnection
+
+# SET SESSION a replay itself sets on its connection; a variant's value would be overwritten (or
+# would undo the replay's guard), so it is refused at creation, naming what sets it.
+REPLAY_SESSION_VARIABLES = {
+    "max_statement_time": "the replay's statement bound sets it (give statement_timeout_s)",
+    "max_execution_time": "the replay's statement bound sets it (give statement_timeout_s)",
+    "transaction_read_only": "a read-only replay sets it before each statement",
+    "tx_read_only": "a read-only replay sets it before each statement",
+}
+
+
+# with_config: the API sends every field, defaults included (the generated client's types say so)
+@with_config(ConfigDict(json_schema_serialization_defaults_required=True))
+@dataclass(frozen=True)
+class VariantSettings:
+    """What a variant sets: `options` (option-file lines, `name` or `name=value`, as its server
+    starts), `set_global` and `set_session` (variable -> value), `instance` (allow-listed instance
+    statements in their canonical spelling, experiments/server_settings.py)."""
+
+    options: list[str] = field(default_factory=list)
+    set_global: dict[str, str] = field(default_factory=dict)
+    set_session: dict[str, str] = field(default_factory=dict)
+    instance: list[str] = field(default_factory=list)
+
+
+class SettingRefused(ProvisionError):
+    """The variant's server refused one of its settings; the message names the variant, the server
+    and the setting ("variant 'x': SET SESSION foo = 1: (1193) Unknown system variable 'foo'"). A
+    ProvisionError: the variant's server could not be made as asked, and the replay fails with it."""
+
+
+def apply_server_settings(
+    admin: ServerConnection, name: str, settings: VariantSettings, provisioner: Provisioner
+) -> None:
+    """Instance statements, then SET GLOBAL, on the admin connection; SettingRefused at the first
+    the server refuses. SET GLOBAL ends with the server; an instance statement acts on the instance
+    (its redo log, its keys), and whether a restart undoes that is not the lab's to assume, so the
+    instance's dataset record is removed first (dataset_records.py): its next replay loads the dump
+    on a fresh datadir instead of reusing this one."""
+    if settings.instance:
+        forget_record(provisioner)
+    _apply(admin, name, VariantSettings(set_global=settings.set_global, instance=settings.instance))
+
+
+def apply_session_settings(connection: ServerConnection, name: str, settings: VariantSettings) -> None:
+    """SET SESSION on the replay account's connection; SettingRefused at the first refused."""
+    _apply(connection, name, VariantSettings(set_session=settings.set_session))
+
+
+def _apply(connection: ServerConnection, name: str, settings: VariantSettings) -> None:
+    variant = ResolvedVariant(
+        name, "", "default", {}, "enabled", settings.set_global, settings.set_session, settings.instance
+    )
+    refusal = settings_refusal(connection, variant)
+    if refusal is not None:
+        raise SettingRefused(f"variant {name!r}: the server refuses {refusal}")
