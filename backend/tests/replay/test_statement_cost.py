@@ -6,6 +6,7 @@ mechanics are in test_statement_cost_on_server.py."""
 
 import numpy as np
 
+from upgradelab.cli.replay import summary_lines
 from upgradelab.replay.compare import compare, report_document
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.outcomes import Outcome
@@ -150,3 +151,18 @@ def test_a_variant_without_the_server_clock_is_compared_on_the_client_clock_of_b
     assert [v.clock for v in document.variants] == ["server", "client"] and document.clock is None
     assert document.per_statement_cost[0].clock == "client"
     assert document.timing is not None and "client's clock of both" in document.timing
+
+
+def test_the_cli_opens_with_the_per_statement_cost_and_its_json_carries_the_fields() -> None:
+    statements = _statements()
+    base = _replay("a", FINGERPRINTS_US, NULL_US, 1)
+    other = _replay("b", _shifted(), NULL_US + SHIFT_US, 2)
+    document = report_document(statements, [base, other], compare(statements, [base, other]))
+    lines = summary_lines(document)
+    assert lines[0] == document.per_statement_cost[0].text and lines[0].startswith("every statement costs +")
+    assert "per-statement cost only 2 slower / 0 faster" in lines[1]
+    dumped = document.model_dump(mode="json")  # what `upgradelab replay --json` prints
+    assert dumped["per_statement_cost"][0]["difference_us"] == document.per_statement_cost[0].difference_us
+    finding = dumped["fingerprints"][0]["variants"]["b"]
+    assert finding["per_statement_cost_only"] is True and finding["clock"] == "server"
+    assert finding["net"]["verdict"] == "no significant difference"
