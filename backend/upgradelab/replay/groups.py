@@ -28,17 +28,18 @@ Group = Literal[
 # In the order the report lists them; "refused" (writes a read-only replay did not run) comes apart,
 # last: not a finding about the variants. compare.py gives the order a fingerprint falls into them.
 # "...: per-statement cost only": slower (faster) with its time "same" net of the per-statement cost
-# (replay/statement_cost.py), after the ones that changed for a reason of their own.
+# (replay/statement_cost.py), after every group that changed for a reason of its own (a fingerprint's
+# overall group is its variants' first: a plan change on one variant names it before the cost).
 GROUPS: tuple[Group, ...] = (
     "breaks",
     "slower, plan changed",
     "slower (timed out)",
     "timed out",
     "slower",
-    "slower: per-statement cost only",
     "plan changed",
     "faster, plan changed",
     "faster",
+    "slower: per-statement cost only",
     "faster: per-statement cost only",
     "same",
     "undecided",
