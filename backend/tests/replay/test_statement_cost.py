@@ -6,10 +6,13 @@ mechanics are in test_statement_cost_on_server.py."""
 
 import numpy as np
 
+from tests.replay.test_report_schema import BEFORE_ROUNDS
+from upgradelab.api.replay import csv_rows
 from upgradelab.cli.replay import summary_lines
 from upgradelab.replay.compare import compare, report_document
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.outcomes import Outcome
+from upgradelab.replay.report import ReplayReport
 from upgradelab.replay.sources import SourceStatement, parse_source
 from upgradelab.replay.statement_cost import net_rounds
 
@@ -166,3 +169,19 @@ def test_the_cli_opens_with_the_per_statement_cost_and_its_json_carries_the_fiel
     finding = dumped["fingerprints"][0]["variants"]["b"]
     assert finding["per_statement_cost_only"] is True and finding["clock"] == "server"
     assert finding["net"]["verdict"] == "no significant difference"
+
+
+def test_the_csv_export_has_the_clock_and_the_net_verdict_and_old_reports_read_without_them() -> None:
+    statements = _statements()
+    base = _replay("a", FINGERPRINTS_US, NULL_US, 1)
+    other = _replay("b", _shifted(), NULL_US + SHIFT_US, 2)
+    document = report_document(statements, [base, other], compare(statements, [base, other]))
+    baseline_row, variant_row = csv_rows(document)[:2]
+    assert variant_row["clock"] == "server" and variant_row["per_statement_cost_only"] is True
+    assert variant_row["net_verdict"] == "no significant difference" and variant_row["net_ratio"] > 0
+    assert baseline_row["per_statement_cost_only"] is None and baseline_row["net_ratio"] is None
+    old = ReplayReport.model_validate(BEFORE_ROUNDS)  # stored before the per-statement cost
+    assert old.per_statement_cost == [] and old.timing is None
+    findings = [f for r in old.fingerprints for f in r.variants.values()]
+    assert all(f.net is None and not f.per_statement_cost_only for f in findings)
+    assert {row["net_verdict"] for row in csv_rows(old)} == {None}
