@@ -14,7 +14,7 @@ from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.report import ReplayReport
 from upgradelab.replay.sources import SourceStatement, parse_source
-from upgradelab.replay.statement_cost import net_rounds
+from upgradelab.replay.statement_cost import net_rounds, timing_text
 
 ROUNDS = 20
 FINGERPRINTS_US = [float(us) for us in np.linspace(100, 3000, 10)]  # 100, 422, ..., 3000 us
@@ -185,3 +185,13 @@ def test_the_csv_export_has_the_clock_and_the_net_verdict_and_old_reports_read_w
     findings = [f for r in old.fingerprints for f in r.variants.values()]
     assert all(f.net is None and not f.per_statement_cost_only for f in findings)
     assert {row["net_verdict"] for row in csv_rows(old)} == {None}
+
+
+def test_the_timing_sentence_says_each_clock_and_where_performance_schema_is_on() -> None:
+    text = timing_text({"a": "server", "b": "server", "c": "client"}, {"a": True, "b": True, "c": False})
+    assert text == (
+        "timed by the server's clock (performance_schema TIMER_WAIT) on a, b; by the client's clock on c "
+        "(no TIMER_WAIT there); a ratio between a variant of each is read on the client's clock of both; "
+        "performance_schema ON on a, b (its own cost is in every time there); performance_schema OFF on c"
+    )
+    assert "OFF" not in timing_text({"a": "server"}, {"a": None})  # not read: nothing said

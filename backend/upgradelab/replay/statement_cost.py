@@ -139,6 +139,7 @@ def timing_text(clocks: dict[str, str], performance_schema: dict[str, bool | Non
     """The report's sentence on how it was timed: each variant's clock (name -> "server" / "client")
     and whether performance_schema was on (name -> @@performance_schema; None: not read)."""
     on = [name for name, value in performance_schema.items() if value]
+    off = [name for name, value in performance_schema.items() if value is False]
     server = [name for name, clock in clocks.items() if clock == "server"]
     client = [name for name, clock in clocks.items() if clock != "server"]
     parts = []
@@ -148,9 +149,8 @@ def timing_text(clocks: dict[str, str], performance_schema: dict[str, bool | Non
         parts.append(f"by the client's clock on {', '.join(client)} (no TIMER_WAIT there)")
     if server and client:
         parts.append("a ratio between a variant of each is read on the client's clock of both")
-    parts.append(
-        f"performance_schema ON on {', '.join(on)} (its own cost is in every time there)"
-        if on
-        else "performance_schema OFF on every variant"
-    )
+    if on:
+        parts.append(f"performance_schema ON on {', '.join(on)} (its own cost is in every time there)")
+    if off:
+        parts.append(f"performance_schema OFF on {', '.join(off)}")
     return "; ".join(parts)
