@@ -4,9 +4,10 @@ servers' own rounds are in test_replay_on_servers.py)."""
 
 import pytest
 
-from upgradelab.replay.compare import compare, pass_values
+from upgradelab.replay.compare import compare
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.outcomes import Outcome
+from upgradelab.replay.pairs import pass_values
 from upgradelab.replay.sources import parse_source
 
 SOURCE = parse_source("SELECT COUNT(*) FROM t WHERE a = 1;\nSELECT COUNT(*) FROM t WHERE a = 2;")

@@ -59,7 +59,7 @@ def test_a_replay_writes_only_what_its_account_may(name: str, writes: bool, data
     variant = ReplayVariant(name, provisioner, [])
     schedule = plan("interleaved", 2, 1, 1, 1)
     (replay,) = replay_rounds([variant], dataset, statements, schedule, read_only=not writes)
-    codes = [outcome.error_code for outcome in replay.outcomes]
+    codes = [outcome.error_code for outcome in replay.outcomes[: len(statements)]]  # DO 0 follows
     print(name, mode, [(o.error_code, o.error_message) for o in replay.outcomes])
 
     if writes:

@@ -168,6 +168,7 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
         "faster, plan changed",
         "breaks",
         "slower",
+        "slower: per-statement cost only",  # replay/statement_cost.py
     )
     # the summary on top: one per variant against the baseline; statistics computed on every variant
     assert [s["variant"] for s in report["summary"]] == VARIANTS[1:]

@@ -11,7 +11,7 @@ from fastapi.responses import Response
 from upgradelab.db import SessionDep
 from upgradelab.replay import service
 from upgradelab.replay.groups import ReplayGroups
-from upgradelab.replay.report import ReplayReport
+from upgradelab.replay.report import ReplayReport, VariantFinding
 from upgradelab.replay.schemas import ReplayCreate, ReplayRead
 from upgradelab.results.stats import verdicts
 from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
@@ -71,7 +71,9 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
     writes on that variant. `partial`: the replay was cancelled (the report holds what it measured).
     `group`: the fingerprint's group on that variant against the baseline (the fingerprint's own on
     the baseline's row; reports from before per-variant groups: the fingerprint's); `causes`: the
-    known causes of its breaks there."""
+    known causes of its breaks there; `clock`: the clock its ratio was read on; `per_statement_cost_only`
+    and `net_ratio` / `net_verdict`: its verdict net of the per-statement cost (replay/statement_cost.py;
+    empty on the baseline's row and in reports from before)."""
     rows = []
     for one in report.fingerprints:
         for variant, median in one.median_s.items():
@@ -98,9 +100,22 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
                     "causes": "; ".join(c.title for c in one.variants[variant].causes)
                     if variant in one.variants
                     else "",
+                    **_net_columns(one.variants.get(variant)),
                 }
             )
     return rows
+
+
+def _net_columns(finding: VariantFinding | None) -> dict[str, Any]:
+    """The clock and the verdict net of the per-statement cost of a fingerprint on a variant (empty:
+    the baseline, or a report from before)."""
+    net = finding.net if finding else None
+    return {
+        "clock": finding.clock if finding else None,
+        "per_statement_cost_only": finding.per_statement_cost_only if finding else None,
+        "net_ratio": net.ratio if net else None,
+        "net_verdict": net.verdict if net else None,
+    }
 
 
 @router.get("/{replay_id}/export")

@@ -207,10 +207,10 @@ def _progress_text(progress: "ReplayProgress") -> str:
 
 
 def summary_lines(report: "ReplayReport") -> list[str]:
-    """The summary the report opens with: one line per variant against the baseline (schemas.
-    VariantSummary), then the clock, when the statistics were computed, and the false-discovery
-    control."""
-    lines = []
+    """The summary the report opens with: the per-statement cost per variant (report.StatementCost),
+    one line per variant against the baseline (schemas.VariantSummary), then the clocks, when the
+    statistics were computed, and the false-discovery control."""
+    lines = [one.text for one in report.per_statement_cost]
     for one in report.summary:
         mde = f" (median smallest detectable change {one.undecided_median_mde:.0%})" if (
             one.undecided and one.undecided_median_mde is not None
@@ -220,11 +220,14 @@ def summary_lines(report: "ReplayReport") -> list[str]:
             f"(new errors {one.new_errors}, resolved {one.resolved_errors}, result changes "
             f"{one.result_changes}), slower {one.slower} (plan changed {one.slower_plan_changed}, "
             f"timed out {one.slower_timed_out}), faster {one.faster} (plan changed "
-            f"{one.faster_plan_changed}), same {one.same}, undecided "
+            f"{one.faster_plan_changed}), per-statement cost only {one.slower_cost_only} slower / "
+            f"{one.faster_cost_only} faster, same {one.same}, undecided "
             f"{one.undecided}{mde}, plan changes {one.plan_changes}, refused writes {one.refused}, "
             f"timeouts {one.timeouts}"
         )
-    if report.clock:
+    if report.timing:
+        lines.append(report.timing)
+    elif report.clock:
         clock = "server (performance_schema TIMER_WAIT)" if report.clock == "server" else "client"
         lines.append(f"timed by the {clock} clock")
     analysed = [

@@ -24,6 +24,12 @@ ratios, at least MIN_ROUNDS rounds, THRESHOLD), never from the timings of one bl
 statement of the fingerprint errored, timed out or was not run is left out (a round without passes
 too).
 
+Clocks: a pair is read on one clock (timing.py `pair_clock`): the server's when both were timed by
+it, else the client's of both (`pass_values`' clock); `median_s` is each variant's own clock's.
+Per-statement cost (statement_cost.py): the null statement's rounds give, per non-baseline variant,
+the report's top line, and every fingerprint a second verdict net of that cost (`net`), which groups a
+change that is the cost's alone apart.
+
 Groups: per variant against the baseline (findings.py, after Benjamini-Hochberg across the
 replay's time comparisons); a fingerprint's `group` is the first of its variants' groups in
 groups.GROUPS order.
@@ -33,22 +39,25 @@ import math
 import statistics
 
 from upgradelab.execution.schedule import EXTENSION_STEP, RunSchedule
-from upgradelab.replay import findings
+from upgradelab.replay import findings, statement_cost
 from upgradelab.replay.causes import Difference, known_cause
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.groups import GROUPS
 from upgradelab.replay.outcomes import Outcome
+from upgradelab.replay.pairs import aa_floor, cost_rounds, paired_rounds, pass_values
 from upgradelab.replay.report import (
     Cause,
     ErrorChange,
     FingerprintResult,
     ReplayReport,
+    StatementCost,
     StatementDiff,
     StatementResult,
     VariantFinding,
     VariantReport,
 )
 from upgradelab.replay.sources import SourceStatement
+from upgradelab.replay.timing import pair_clock
 from upgradelab.results.stats import verdicts
 from upgradelab.results.stats.verdicts import VerdictRead
 
@@ -60,7 +69,7 @@ EXIT_BREAKS, EXIT_REGRESSIONS, EXIT_PLAN_CHANGES = 1, 2, 4
 
 
 def time_ratio(
-    baseline: dict[int, list[float]], variant: dict[int, list[float]], floor: verdicts.Interval | None = None
+    baseline: verdicts.Rounds, variant: verdicts.Rounds, floor: verdicts.Interval | None = None
 ) -> VerdictRead | None:
     """variant / baseline from pass values ({round: [seconds of each pass]}) paired by round, decided
     at THRESHOLD (results/stats/verdicts.py), against the A/A control's interval `floor` when the
@@ -123,17 +132,6 @@ def diff(
     return found
 
 
-def pass_values(replay: VariantReplay, indexes: list[int]) -> dict[int, list[float]]:
-    """round (1-based) -> per pass of that round, the sum of the fingerprint's statements' seconds; a
-    pass where one of them errored, timed out or was not run is left out, a round without passes too."""
-    out: dict[int, list[float]] = {}
-    for k in range(len(replay.times[indexes[0]]) if indexes else 0):
-        values = [replay.times[i][k] for i in indexes]
-        if all(v is not None and v != math.inf for v in values):
-            out.setdefault(k // replay.passes + 1, []).append(sum(v for v in values if v is not None))
-    return out
-
-
 def timed_rounds(replays: list[VariantReplay], indexes: list[int]) -> int:
     """The rounds a fingerprint's statements were timed (the most on any variant): the planned rounds,
     more when the extension (engine.py step 4) timed it again."""
@@ -171,6 +169,28 @@ def _statement(statements: list[SourceStatement], replays: list[VariantReplay], 
     )
 
 
+def statement_costs(replays: list[VariantReplay], aa_control: str | None = None) -> list[StatementCost]:
+    """The per-statement cost per non-baseline variant (statement_cost.py), its ratio read as a
+    fingerprint's (THRESHOLD, the A/A control's floor on the same clock)."""
+    base = replays[0]
+    clocks = {r.name: pair_clock(base.clock, r.clock) for r in replays[1:]}
+    rounds = {
+        r.name: (cost_rounds(base, clocks[r.name]), cost_rounds(r, clocks[r.name])) for r in replays[1:]
+    }
+    floor = verdicts.interval(*rounds[aa_control], paired=True) if aa_control in rounds else None
+    out = []
+    for r in replays[1:]:
+        on_base, on_other = rounds[r.name]
+        same_floor = (
+            None
+            if r.name == aa_control or aa_control not in clocks or clocks[aa_control] != clocks[r.name]
+            else floor
+        )
+        ratio = time_ratio(on_base, on_other, same_floor)
+        out.append(statement_cost.statement_cost(r.name, base.name, clocks[r.name], on_base, on_other, ratio))
+    return out
+
+
 def compare(
     statements: list[SourceStatement], replays: list[VariantReplay], aa_control: str | None = None
 ) -> list[FingerprintResult]:
@@ -178,6 +198,7 @@ def compare(
     aa_control: the name of the A/A control's replay (a second instance of the baseline): its
     interval is each fingerprint's `floor`, and the other variants' verdicts are read against it."""
     base = replays[0]
+    clocks = {r.name: pair_clock(base.clock, r.clock) for r in replays[1:]}
     by_fingerprint: dict[str, list[int]] = {}
     for index, statement in enumerate(statements):
         by_fingerprint.setdefault(statement.fingerprint_id, []).append(index)
@@ -190,18 +211,26 @@ def compare(
             name: statistics.median(verdicts.round_values(values).values()) if values else None
             for name, values in rounds.items()
         }
-        floor = (
-            verdicts.interval(rounds[base.name], rounds[aa_control], paired=True)
-            if aa_control in rounds
-            else None
-        )
+        paired = {r.name: paired_rounds(base, r, indexes, clocks[r.name]) for r in replays[1:]}
+        floor = aa_floor(paired, aa_control, clocks)
         found = {
-            r.name: time_ratio(rounds[base.name], rounds[r.name], None if r.name == aa_control else floor)
+            r.name: time_ratio(*paired[r.name][:2], floor[0] if clocks[r.name] == floor[2] else None)
             for r in replays[1:]
+            if r.name != aa_control
         }
+        if aa_control in paired:
+            found[aa_control] = time_ratio(*paired[aa_control][:2])
         ratios = {name: ratio for name, ratio in found.items() if ratio is not None}
         for r in replays[1:]:
-            logs[(fid, r.name)] = findings.round_logs(rounds[base.name], rounds[r.name])
+            logs[(fid, r.name)] = findings.round_logs(*paired[r.name][:2])
+        net = {
+            r.name: time_ratio(
+                paired[r.name][0], paired[r.name][2], floor[1] if clocks[r.name] == floor[2] else None
+            )
+            if paired[r.name][2] and r.name != aa_control
+            else None
+            for r in replays[1:]
+        }
         reports.append(
             FingerprintResult(
                 fingerprint_id=fid,
@@ -212,6 +241,10 @@ def compare(
                 statements=statement_reports,
                 floor=ratios.get(aa_control) if aa_control else None,
                 rounds=timed_rounds(replays, indexes),
+                variants={
+                    r.name: VariantFinding(group="undecided", clock=clocks[r.name], net=net[r.name])
+                    for r in replays[1:]
+                },
             )
         )
     findings.control_false_discoveries(reports, logs)
@@ -220,6 +253,7 @@ def compare(
             report.floor = report.ratios.get(aa_control)
         for r in replays[1:]:
             finding = report.variants.setdefault(r.name, VariantFinding(group="undecided"))
+            finding.per_statement_cost_only = statement_cost.cost_only(report.ratios.get(r.name), finding.net)
             finding.group = findings.variant_group(report, r.name)
             finding.causes = list(
                 {
@@ -309,11 +343,16 @@ def report_document(
                 analyzed=r.analyzed,
                 clock=r.clock,
                 settings=r.settings,
+                performance_schema=r.performance_schema,
             )
             for r in replays
         ],
         summary=[findings.summarise(reports, r.name, r.version) for r in replays[1:]],
         clock=clocks.pop() if len(clocks) == 1 else None,
+        per_statement_cost=statement_costs(replays, aa_control),
+        timing=statement_cost.timing_text(
+            {r.name: r.clock for r in replays}, {r.name: r.performance_schema for r in replays}
+        ),
         fdr=findings.FDR_TEXT.format(m=tested, q=findings.FDR_Q),
         fdr_q=findings.FDR_Q,
         aa_control=aa_control,

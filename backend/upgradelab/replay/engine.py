@@ -10,13 +10,16 @@
 3. rounds: the schedule's rounds; in each, every sampled statement in source order is timed
    `passes` times on every variant, the variants taking turns pass by pass (turns.py `round_turns`, "pass":
    the round's shuffled order, rotated at each turn), each thawed for its turn and frozen after it;
-   a statement is repeated until enough time was measured (timing.py: the server's clock where every
-   variant has performance_schema, the client's otherwise) and the pass's value is the median of its
-   runs; the round's value is the median of its passes;
+   a statement is repeated until enough time was measured (timing.py: the server's clock where the
+   variant's server gives it, every instance the lab starts having performance_schema ON, the
+   client's otherwise; the client's time is kept too, for a pair on different clocks) and the pass's
+   value is the median of its runs; the round's value is the median of its passes; the null
+   statement `DO 0` (statement_cost.py) is timed after the user's in every round, on every variant,
+   as one more statement (the per-statement cost, measured apart);
 4. extension (`Extension`, replay/extension.py): while some fingerprints are still undecided and
    the replay's max_rounds allows, EXTENSION_STEP more rounds (execution/schedule.py `extensions`,
-   the runs' auto-extension) of the still-undecided statements only, laid out as in step 3; decided
-   statements are not timed again.
+   the runs' auto-extension) of the still-undecided statements only (and the null statement),
+   laid out as in step 3; decided statements are not timed again.
 
 Every statement is bounded (`timeout_s`, targets/statement_timeout.py) and, unless the replay allows
 writes, read-only on the server (outcomes.py `Statements`). A statement that timed out or was
@@ -55,9 +58,17 @@ from upgradelab.execution.schedule import Schedule
 from upgradelab.replay.dataset_load import DumpDataset
 from upgradelab.replay.extension_plan import Extension, extension_steps
 from upgradelab.replay.interrupt import Interrupt, ReplayCancelled, measured
-from upgradelab.replay.opening import OpenVariant, ReplayVariant, VariantReplay, one_clock, open_variant
+from upgradelab.replay.opening import (
+    OpenVariant,
+    ReplayVariant,
+    VariantReplay,
+    open_variant,
+    say_clocks,
+    with_clock_options,
+)
 from upgradelab.replay.passes import StatementRunner, capture_outcomes, statement_passes, statement_runner
 from upgradelab.replay.sources import SourceStatement
+from upgradelab.replay.statement_cost import NULL_STATEMENT
 from upgradelab.replay.turns import Interleave, round_turns
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, StatementInterrupted
 from upgradelab.workloads.base import DatasetProgress
@@ -96,6 +107,9 @@ def replay_rounds(
     exit path.
     """
     interrupt = interrupt or Interrupt()
+    variants = [with_clock_options(variant) for variant in variants]  # the server's clock (timing.py)
+    null = len(statements)  # the null statement's index: timed after the user's (statement_cost.py)
+    user_statements, statements = statements, [*statements, NULL_STATEMENT]
     interrupt.servers = [variant.provisioner for variant in variants]
     opened: dict[int, OpenVariant] = {}
     runs: dict[int, StatementRunner] = {}
@@ -130,11 +144,11 @@ def replay_rounds(
                 failure = next((error for error in fleet.errors if error is not None), None)
                 if failure is not None:
                     raise failure
-                one_clock([opened[index] for index in range(len(variants))])
+                say_clocks([opened[index] for index in range(len(variants))])
                 for index, instance in enumerate(instances):
                     one = opened[index]
-                    one.replay.passes = schedule.block
-                    step(one.variant.name, f"capturing outcomes of {len(statements)} statements")
+                    one.replay.passes, one.replay.null_statement = schedule.block, null
+                    step(one.variant.name, f"capturing outcomes of {len(user_statements)} statements")
                     with fleet.block(instance):
                         capture_outcomes(one, runs[index], dataset, statements)
                         for statement in range(len(statements)):
@@ -164,7 +178,7 @@ def replay_rounds(
                             one_round(
                                 number,
                                 longer.order[number - 1],
-                                chosen,
+                                [*chosen, null],
                                 f"round {number} of at most {extension.max_rounds} (extended): "
                                 f"{len(chosen)} statements still undecided",
                             )

@@ -9,9 +9,12 @@ Group of a fingerprint on a variant, first match (DEA's per-query verdicts, one 
 4. "refused": the server refused a statement as a write on one of the two (not a finding);
 5. "slower, plan changed" / "slower": a regression (after false-discovery control), with or without
    a plan change (access type, chosen index or join order, within one flavor);
+   "slower: per-statement cost only": a regression without a plan change whose time net of the
+   per-statement cost is "same" (VariantFinding.per_statement_cost_only, statement_cost.py);
 6. "plan changed": the plan changed, the time did not decide a change;
 7. "faster, plan changed" / "faster": an improvement, with or without a plan change (a new plan
-   that wins is still a plan a DBA reviews: it may lose on other data);
+   that wins is still a plan a DBA reviews: it may lose on other data); "faster: per-statement
+   cost only" as its slower twin;
 8. "same": the time verdict is "no significant difference" (the whole interval within the threshold);
 9. "undecided": anything else (interval too wide, too few rounds, no time).
 
@@ -100,6 +103,8 @@ def variant_group(report: FingerprintResult, variant: str) -> Group:
     ratio = report.ratios.get(variant)
     verdict = ratio.verdict if ratio else None
     plan = any(d.plan for d in diffs)
+    finding = report.variants.get(variant)
+    cost_only = finding is not None and finding.per_statement_cost_only
     if any(d.breaks for d in diffs):
         return "breaks"
     if timed_out(variant) and not (baseline and timed_out(baseline)):
@@ -114,11 +119,15 @@ def variant_group(report: FingerprintResult, variant: str) -> Group:
     ):
         return "refused"
     if verdict == "regression":
-        return "slower, plan changed" if plan else "slower"
+        return (
+            "slower, plan changed" if plan else "slower: per-statement cost only" if cost_only else "slower"
+        )
     if plan and verdict != "improvement":
         return "plan changed"
     if verdict == "improvement":
-        return "faster, plan changed" if plan else "faster"
+        return (
+            "faster, plan changed" if plan else "faster: per-statement cost only" if cost_only else "faster"
+        )
     return "same" if verdict == "no significant difference" else "undecided"
 
 
@@ -163,6 +172,8 @@ def summarise(reports: list[FingerprintResult], variant: str, version: str) -> V
         slower_timed_out=groups.count("slower (timed out)"),
         faster=sum(g in ("faster", "faster, plan changed") for g in groups),
         faster_plan_changed=groups.count("faster, plan changed"),
+        slower_cost_only=groups.count("slower: per-statement cost only"),
+        faster_cost_only=groups.count("faster: per-statement cost only"),
         same=groups.count("same"),
         undecided=groups.count("undecided"),
         undecided_median_mde=float(statistics.median(finite)) if finite else None,

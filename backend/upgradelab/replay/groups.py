@@ -15,16 +15,21 @@ Group = Literal[
     "slower (timed out)",
     "timed out",
     "slower",
+    "slower: per-statement cost only",
     "plan changed",
     "plan changes",  # reports stored before per-variant groups
     "faster, plan changed",
     "faster",
+    "faster: per-statement cost only",
     "same",
     "undecided",
     "refused",
 ]
 # In the order the report lists them; "refused" (writes a read-only replay did not run) comes apart,
 # last: not a finding about the variants. compare.py gives the order a fingerprint falls into them.
+# "...: per-statement cost only": slower (faster) with its time "same" net of the per-statement cost
+# (replay/statement_cost.py), after every group that changed for a reason of its own (a fingerprint's
+# overall group is its variants' first: a plan change on one variant names it before the cost).
 GROUPS: tuple[Group, ...] = (
     "breaks",
     "slower, plan changed",
@@ -34,6 +39,8 @@ GROUPS: tuple[Group, ...] = (
     "plan changed",
     "faster, plan changed",
     "faster",
+    "slower: per-statement cost only",
+    "faster: per-statement cost only",
     "same",
     "undecided",
     "refused",

@@ -68,4 +68,8 @@ def measured(opened: dict[int, OpenVariant], count: int, rounds: int) -> ReplayC
         replay.outcomes = replay.outcomes[:captured]
         times = replay.times or [[] for _ in range(captured)]
         replay.times = [one[: rounds * replay.passes] for one in times[:captured]]
+        client = replay.client_times or [[] for _ in range(captured)]
+        replay.client_times = [one[: rounds * replay.passes] for one in client[:captured]]
+        if replay.null_statement is not None and replay.null_statement >= captured:
+            replay.null_statement = None  # not captured on every variant: no per-statement cost
     return ReplayCancelled(replays, captured, rounds if captured else 0)

@@ -1,20 +1,17 @@
 """Opening a replay's variant: its server with the dataset loaded or reused, the variant's settings
 applied (variant_settings.py), its tables analysed, the replay's own account connected, and the clock
-that times it (one clock for every variant)."""
+that times it (timing.py: the server's where it gives TIMER_WAIT, said per variant)."""
 
 from collections.abc import Callable
-from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-
-import pymysql
 
 from upgradelab.datasets.accounts import definer_access, replay_account
 from upgradelab.datasets.loader import LoadResult, TableStats, table_stats
 from upgradelab.replay.dataset_load import DumpDataset, ensure_dataset
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.settle import analyze_tables
-from upgradelab.replay.timing import Clock, ServerClock, server_clock
+from upgradelab.replay.timing import Clock, ServerClock, clock_options, server_clock
 from upgradelab.replay.variant_settings import VariantSettings, apply_server_settings, apply_session_settings
 from upgradelab.targets.provisioners import Provisioner
 from upgradelab.targets.provisioners.base import (
@@ -34,7 +31,12 @@ class VariantReplay:
     `passes` per round, so times[statement][k] is from round k // passes + 1; each the median of
     the pass's repeated runs (timing.py), `repeats[statement]` the runs of its last pass.
     flavor: the server's (mysql, mariadb); statistics_at: when ANALYZE TABLE ran on its `analyzed`
-    tables (UTC); clock: which clock timed it ("server": performance_schema TIMER_WAIT, "client")."""
+    tables (UTC); clock: which clock timed it ("server": performance_schema TIMER_WAIT, "client");
+    client_times: as `times`, by the client's clock (the same as `times` when that is its clock: a
+    pair of variants on different clocks is compared on the client's, timing.py `pair_clock`);
+    performance_schema: @@performance_schema at its opening (None: not read); null_statement: the
+    index in `outcomes` / `times` of the null statement the engine times beside the user's
+    (statement_cost.py; None: not timed)."""
 
     name: str
     version: str
@@ -49,6 +51,9 @@ class VariantReplay:
     clock: Clock = "client"
     repeats: list[int] = field(default_factory=list)
     settings: VariantSettings | None = None
+    client_times: list[list[float | None]] = field(default_factory=list)
+    performance_schema: bool | None = None
+    null_statement: int | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,7 @@ def open_variant(
     admin = loaded.admin
     try:
         version = str(scalar(admin, "SELECT VERSION()"))
+        performance_schema = bool(int(scalar(admin, "SELECT @@performance_schema") or 0))
         tables = [one for database in loaded.databases for one in table_stats(admin, database)]
         apply_server_settings(admin, variant.name, variant.settings, variant.provisioner)
         analyzed_at = analyze_tables(admin, tables)
@@ -109,7 +115,14 @@ def open_variant(
     except BaseException:
         connection.close()
         raise
-    replay = VariantReplay(variant.name, version, loaded.load, tables, settings=variant.settings)
+    replay = VariantReplay(
+        variant.name,
+        version,
+        loaded.load,
+        tables,
+        settings=variant.settings,
+        performance_schema=performance_schema,
+    )
     replay.flavor, replay.statistics_at, replay.analyzed = (
         variant.provisioner.flavor,
         analyzed_at,
@@ -122,13 +135,17 @@ def open_variant(
     return OpenVariant(variant, connection, replay, clock)
 
 
-def one_clock(opened: list[OpenVariant]) -> None:
-    """One clock for every variant (a ratio of server time to client time means nothing): the
-    server's when every variant has it, else the client's."""
-    server = all(one.clock is not None for one in opened)
+def with_clock_options(variant: ReplayVariant) -> ReplayVariant:
+    """The variant with timing.py CLOCK_OPTIONS before its own options when the lab starts its server
+    (not on an existing server): its own options come last and win, so a variant may still turn
+    performance_schema off (it is then timed by the client's clock)."""
+    extra = clock_options(variant.provisioner.kind)
+    return replace(variant, options=[*extra, *variant.options]) if extra else variant
+
+
+def say_clocks(opened: list[OpenVariant]) -> None:
+    """Each variant's clock, said in its replay: "server" where it gives TIMER_WAIT, else "client".
+    A pair on different clocks is compared on the client's (timing.py `pair_clock`), so every
+    server clock is kept."""
     for one in opened:
-        if not server and one.clock is not None:
-            with suppress(pymysql.MySQLError, OSError):
-                one.clock.admin.close()
-            one.clock = None
-        one.replay.clock = "server" if server else "client"
+        one.replay.clock = "server" if one.clock is not None else "client"

@@ -81,22 +81,31 @@ def statement_passes(
     warm_up: bool = False,
 ) -> None:
     """`passes` timed passes of statement `index` (each repeated, timing.py, its value kept); None per
-    pass when it is left out. `warm_up`: one run, nothing kept."""
+    pass when it is left out (client_times alike: each pass's value by the client's clock too, timing.py).
+    `warm_up`: one run, nothing kept."""
     one.replay.repeats = one.replay.repeats or [0 for _ in statements]
+    if len(one.replay.client_times) < len(statements):
+        one.replay.client_times = [[] for _ in statements]
     statement = statements[index]
     if index in run.untimed:
         if not warm_up:
             one.replay.times[index].extend([None] * passes)
+            one.replay.client_times[index].extend([None] * passes)
         return
     one.connection.select_db(statement.database or dataset.database)
     for done in range(1, passes + 1):
-        runs = timed_runs(run.statements, statement.sql, one.clock, max_repeats=1 if warm_up else None)
+        client: list[float] = []
+        runs = timed_runs(
+            run.statements, statement.sql, one.clock, max_repeats=1 if warm_up else None, client=client
+        )
         seconds = pass_value(runs)
         if not warm_up:
             one.replay.times[index].append(seconds)
+            one.replay.client_times[index].append(pass_value(client) if runs and client else seconds)
             one.replay.repeats[index] = len(runs or [])
         if seconds == float("inf"):  # timed out: not run again on this variant (the passes left: None)
             run.untimed.add(index)
             if not warm_up:
                 one.replay.times[index].extend([None] * (passes - done))
+                one.replay.client_times[index].extend([None] * (passes - done))
             return

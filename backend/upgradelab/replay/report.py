@@ -83,12 +83,21 @@ class VariantFinding(ReadShape):
     plan changed", "faster, plan changed"], faster, same, undecided), the causes of its breaks, and
     for its time verdict the p-value of the paired rounds and its Benjamini-Hochberg adjusted value
     across the replay's comparisons (None: no test). A regression or improvement whose adjusted
-    value exceeds the replay's `fdr_q` is read "inconclusive"."""
+    value exceeds the replay's `fdr_q` is read "inconclusive".
+    `clock`: the clock its ratio was read on ("server" when both sides had TIMER_WAIT, else
+    "client"; timing.py pair_clock; None in reports from before); `net`: its verdict net of the
+    per-statement cost (statement_cost.py: the variant's time with the change of the null
+    statement's time taken out, against the baseline's; None without the null statement);
+    `per_statement_cost_only`: slower or faster, and "no significant difference" net of that cost
+    (grouped "slower: per-statement cost only" / "faster: ..."; the cause such a change gets)."""
 
     group: Group
     causes: list[Cause] = []
     p_value: float | None = None
     q_value: float | None = None
+    clock: str | None = None
+    net: VerdictRead | None = None
+    per_statement_cost_only: bool = False
 
 
 class FingerprintResult(ReadShape):
@@ -141,7 +150,9 @@ class VariantReport(ReadShape):
     computed the statistics of its `analyzed` tables (UTC; None in reports from before), and the
     clock that timed it ("server": performance_schema TIMER_WAIT, "client"); `settings`: the
     variant's own startup options, SET GLOBAL, SET SESSION and instance statements in force while
-    it was replayed (replay/variant_settings.py; None in reports from before them)."""
+    it was replayed (replay/variant_settings.py; None in reports from before them); `performance_schema`:
+    whether it was ON on that server (every instance the lab starts for a replay has it ON; None in
+    reports from before)."""
 
     name: str
     version: str
@@ -152,6 +163,28 @@ class VariantReport(ReadShape):
     analyzed: int | None = None
     clock: str | None = None
     settings: VariantSettings | None = None
+    performance_schema: bool | None = None
+
+
+class StatementCost(ReadShape):
+    """The per-statement cost on one non-baseline variant (statement_cost.py): the null statement
+    `sql` ("DO 0") timed in every pass on every variant, read on `clock` (the pair's: "server" when
+    both have TIMER_WAIT, else "client"). `median_s` / `baseline_s`: its median round value on the
+    variant / the baseline (seconds; None: not timed); `difference_us`: variant - baseline in
+    microseconds with its 95 % interval [difference_low_us, difference_high_us] (None below 2 paired
+    rounds); `ratio`: variant / baseline with its interval and verdict (None without rounds);
+    `text`: the sentence the report opens with ("every statement costs +45 us [+40, +50] on ...")."""
+
+    variant: str
+    sql: str
+    clock: str
+    median_s: float | None
+    baseline_s: float | None
+    difference_us: float | None
+    difference_low_us: float | None
+    difference_high_us: float | None
+    ratio: VerdictRead | None
+    text: str
 
 
 class VariantSummary(ReadShape):
@@ -159,7 +192,8 @@ class VariantSummary(ReadShape):
     with a result change), slower (of them with a plan change, and timed out on the variant only),
     faster (of them with a plan change), same, undecided (with the median smallest detectable change
     of their intervals, a fraction), plan changes, refused writes and timeouts (a statement timed out
-    on either)."""
+    on either). `slower` and `faster` leave out the fingerprints that changed by the per-statement
+    cost only, counted apart in `slower_cost_only` / `faster_cost_only` (0 in reports from before)."""
 
     variant: str
     version: str
@@ -172,6 +206,8 @@ class VariantSummary(ReadShape):
     slower_timed_out: int
     faster: int
     faster_plan_changed: int = 0  # 0 in reports stored before the group
+    slower_cost_only: int = 0
+    faster_cost_only: int = 0
     same: int
     undecided: int
     undecided_median_mde: float | None
@@ -193,7 +229,10 @@ class ReplayReport(ReadShape):
     the clock every variant was timed by; `fdr`: how false discoveries were controlled (a
     sentence), at `fdr_q`. `rounds` is the most any fingerprint got; `planned_rounds`: the rounds
     every statement got; `max_rounds`: the extension's budget (None: no extension) and `extension`
-    how it went and what it means for the statistics (a sentence; None without an extension)."""
+    how it went and what it means for the statistics (a sentence; None without an extension).
+    `per_statement_cost`: one StatementCost per non-baseline variant, read first (empty in reports
+    from before); `timing`: how it was timed, each variant's clock and performance_schema (a
+    sentence; None in reports from before)."""
 
     baseline: str
     partial: bool = False
@@ -215,3 +254,5 @@ class ReplayReport(ReadShape):
     planned_rounds: int | None = None
     max_rounds: int | None = None
     extension: str | None = None
+    per_statement_cost: list[StatementCost] = []
+    timing: str | None = None

@@ -5,9 +5,14 @@ Clock. performance_schema.events_statements_history holds, per thread, the state
 with TIMER_WAIT in picoseconds: the server's time from parse to the last row sent, without the
 network, the client's parsing of rows or a thread switch on the lab's side. It is read on a second
 (admin) connection right after the statement, by the replay session's THREAD_ID, and checked to be
-that statement (SQL_TEXT). A ratio needs one clock on both sides: the replay uses "server" only when
-every variant's server has performance_schema ON (MySQL's default; MariaDB's is OFF, so a variant
-option `performance_schema=ON` turns it on), "client" (perf_counter around execute + fetch) otherwise.
+that statement (SQL_TEXT). Every instance the lab starts for a replay starts with CLOCK_OPTIONS
+(performance_schema ON, MariaDB's default being OFF, and the statement consumers), before the
+variant's own options: every lab variant is timed by TIMER_WAIT, and performance_schema's own cost is
+the same on every variant. A variant's clock is "server" where its server gives TIMER_WAIT, "client"
+(perf_counter around execute + fetch) where it cannot (an existing server with performance_schema
+OFF, which the lab cannot turn on, or a variant whose own options turn it off). A timed run records
+the client's time too, so a ratio always has one clock on both sides (`pair_clock`): the server's
+when both have it, else the client's of both.
 A timed run reads its rows to the end and drops them one by one (an unbuffered cursor,
 outcomes.Statements.drain): the same work on every variant, and a large result is never held.
 
@@ -15,6 +20,13 @@ Repetition (as Google Benchmark scales its iterations): in each pass a statement
 MIN_MEASURED_S seconds were measured or MAX_REPEATS runs, and the pass's value is the median of
 those runs. A 0.1 ms statement gets ~200 samples per pass, a 50 ms one runs once; one slow run (a
 page fault, a context switch) moves a median of many runs far less than it moves a single run.
+"Measured" is the client's time of the runs whatever the clock: the server's TIMER_WAIT of a fast
+statement is a fraction of it (MariaDB 10.11, loaded host: SELECT 1 37 us of 120, DO 0 13 us of 64),
+so a budget on it ran nearly every fast statement MAX_REPEATS times, each with its clock read: a
+round of 3 statements x 2 passes took 1.5-2.3 s against 0.21-0.27 s on the client's clock. On the
+client's time it takes 0.43-0.71 s (the clock's read after each run is the rest), with 18-50 runs
+per pass of a fast statement (1-2 ms of server time in all; TIMER_WAIT scatters far less than the
+client's time, which holds the network and both sides' scheduling).
 """
 
 import math
@@ -35,6 +47,14 @@ PICOSECONDS = 1e12
 _HISTORY = "events_statements_history"
 # the SQL_TEXT column keeps the statement's first 1024 characters (performance_schema_max_sql_text_length)
 _TEXT_CHECKED = 64
+# Option-file lines every instance the lab starts for a replay gets before the variant's own (as the
+# run's probes do, probes/probe_set.py): the statement events TIMER_WAIT is read from. The names are
+# the same on MySQL 8.0+/9.x and MariaDB 10.5+.
+CLOCK_OPTIONS = (
+    "performance_schema=ON",
+    "performance-schema-consumer-events-statements-current=ON",
+    f"performance-schema-consumer-{_HISTORY.replace('_', '-')}=ON",
+)
 
 
 @dataclass
@@ -93,30 +113,51 @@ def server_clock(admin: ServerConnection, session: ServerConnection) -> ServerCl
     return clock if clock.last("SELECT 1") is not None else None
 
 
+def clock_options(kind: str) -> list[str]:
+    """CLOCK_OPTIONS for an instance of provisioner kind `kind` the lab starts; [] for an existing
+    server (the lab starts nothing there: its clock is the server's only if its own configuration
+    has performance_schema ON)."""
+    return [] if kind == "existing" else list(CLOCK_OPTIONS)
+
+
+def pair_clock(baseline: Clock, variant: Clock) -> Clock:
+    """The clock a ratio variant / baseline is read on: "server" when both were timed by it, else
+    "client" on both sides (every timed run also records the client's time: a ratio of server time
+    to client time would mean nothing)."""
+    return "server" if baseline == variant == "server" else "client"
+
+
 def timed_runs(
     statements: Statements,
     sql: str,
     clock: ServerClock | None,
     min_measured_s: float | None = None,
     max_repeats: int | None = None,
+    client: list[float] | None = None,
 ) -> list[float] | None:
     """Run `sql` until `min_measured_s` seconds were measured or `max_repeats` runs; the seconds of
     each run (server clock when `clock`; a run whose history row is not this statement, which the
     check above makes rare, counts the client's time). None: this module's MIN_MEASURED_S and
     MAX_REPEATS, read at the call (bench/replay_resolution.py sets them to time one run per pass).
-    None when it errors; [math.inf] when a run timed out. StatementInterrupted passes through."""
+    None when it errors; [math.inf] when a run timed out. StatementInterrupted passes through.
+    client: when given, each run's client seconds are appended to it (a pair of variants timed by
+    different clocks is compared on the client's, `pair_clock`)."""
     seconds: list[float] = []
+    spent = 0.0  # the client's seconds of the runs: the budget, whatever the clock (module docstring)
     max_repeats = MAX_REPEATS if max_repeats is None else max_repeats
     min_measured_s = MIN_MEASURED_S if min_measured_s is None else min_measured_s
-    while not seconds or (len(seconds) < max_repeats and sum(seconds) < min_measured_s):
+    while not seconds or (len(seconds) < max_repeats and spent < min_measured_s):
         try:
-            _, client = statements.drain(sql)  # streamed and dropped: one row held at a time
+            _, elapsed = statements.drain(sql)  # streamed and dropped: one row held at a time
         except pymysql.MySQLError:
             return None
         except StatementTimedOut:
             return [math.inf]
+        spent += elapsed
+        if client is not None:
+            client.append(elapsed)
         server = clock.last(sql) if clock is not None else None
-        seconds.append(client if server is None else server)
+        seconds.append(elapsed if server is None else server)
     return seconds
 
 

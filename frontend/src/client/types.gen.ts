@@ -1191,7 +1191,7 @@ export type FingerprintResult = {
     /**
      * Group
      */
-    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'plan changed' | 'plan changes' | 'faster, plan changed' | 'faster' | 'same' | 'undecided' | 'refused';
+    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'slower: per-statement cost only' | 'plan changed' | 'plan changes' | 'faster, plan changed' | 'faster' | 'faster: per-statement cost only' | 'same' | 'undecided' | 'refused';
     /**
      * Median S
      */
@@ -1884,6 +1884,8 @@ export const ReplayGroup = {
     PLAN_CHANGED: 'plan changed',
     'FASTER,_PLAN_CHANGED': 'faster, plan changed',
     FASTER: 'faster',
+    SLOWER_PER_STATEMENT_COST_ONLY: 'slower: per-statement cost only',
+    FASTER_PER_STATEMENT_COST_ONLY: 'faster: per-statement cost only',
     SAME: 'same',
     UNDECIDED: 'undecided',
     REFUSED: 'refused'
@@ -2062,6 +2064,9 @@ export type ReplayRead = {
  * sentence), at `fdr_q`. `rounds` is the most any fingerprint got; `planned_rounds`: the rounds
  * every statement got; `max_rounds`: the extension's budget (None: no extension) and `extension`
  * how it went and what it means for the statistics (a sentence; None without an extension).
+ * `per_statement_cost`: one StatementCost per non-baseline variant, read first (empty in reports
+ * from before); `timing`: how it was timed, each variant's clock and performance_schema (a
+ * sentence; None in reports from before).
  */
 export type ReplayReport = {
     /**
@@ -2143,6 +2148,14 @@ export type ReplayReport = {
      * Extension
      */
     extension: string | null;
+    /**
+     * Per Statement Cost
+     */
+    per_statement_cost: Array<StatementCost>;
+    /**
+     * Timing
+     */
+    timing: string | null;
 };
 
 /**
@@ -2795,6 +2808,57 @@ export type SharedView = {
     run?: RunResults | null;
     comparison?: Comparison | null;
     replay?: ReplayRead | null;
+};
+
+/**
+ * StatementCost
+ *
+ * The per-statement cost on one non-baseline variant (statement_cost.py): the null statement
+ * `sql` ("DO 0") timed in every pass on every variant, read on `clock` (the pair's: "server" when
+ * both have TIMER_WAIT, else "client"). `median_s` / `baseline_s`: its median round value on the
+ * variant / the baseline (seconds; None: not timed); `difference_us`: variant - baseline in
+ * microseconds with its 95 % interval [difference_low_us, difference_high_us] (None below 2 paired
+ * rounds); `ratio`: variant / baseline with its interval and verdict (None without rounds);
+ * `text`: the sentence the report opens with ("every statement costs +45 us [+40, +50] on ...").
+ */
+export type StatementCost = {
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Sql
+     */
+    sql: string;
+    /**
+     * Clock
+     */
+    clock: string;
+    /**
+     * Median S
+     */
+    median_s: number | null;
+    /**
+     * Baseline S
+     */
+    baseline_s: number | null;
+    /**
+     * Difference Us
+     */
+    difference_us: number | null;
+    /**
+     * Difference Low Us
+     */
+    difference_low_us: number | null;
+    /**
+     * Difference High Us
+     */
+    difference_high_us: number | null;
+    ratio: VerdictRead | null;
+    /**
+     * Text
+     */
+    text: string;
 };
 
 /**
@@ -3471,12 +3535,18 @@ export type VariantContext = {
  * for its time verdict the p-value of the paired rounds and its Benjamini-Hochberg adjusted value
  * across the replay's comparisons (None: no test). A regression or improvement whose adjusted
  * value exceeds the replay's `fdr_q` is read "inconclusive".
+ * `clock`: the clock its ratio was read on ("server" when both sides had TIMER_WAIT, else
+ * "client"; timing.py pair_clock; None in reports from before); `net`: its verdict net of the
+ * per-statement cost (statement_cost.py: the variant's time with the change of the null
+ * statement's time taken out, against the baseline's; None without the null statement);
+ * `per_statement_cost_only`: slower or faster, and "no significant difference" net of that cost
+ * (grouped "slower: per-statement cost only" / "faster: ..."; the cause such a change gets).
  */
 export type VariantFinding = {
     /**
      * Group
      */
-    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'plan changed' | 'plan changes' | 'faster, plan changed' | 'faster' | 'same' | 'undecided' | 'refused';
+    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'slower: per-statement cost only' | 'plan changed' | 'plan changes' | 'faster, plan changed' | 'faster' | 'faster: per-statement cost only' | 'same' | 'undecided' | 'refused';
     /**
      * Causes
      */
@@ -3489,6 +3559,15 @@ export type VariantFinding = {
      * Q Value
      */
     q_value: number | null;
+    /**
+     * Clock
+     */
+    clock: string | null;
+    net: VerdictRead | null;
+    /**
+     * Per Statement Cost Only
+     */
+    per_statement_cost_only: boolean;
 };
 
 /**
@@ -3532,7 +3611,9 @@ export type VariantProbes = {
  * computed the statistics of its `analyzed` tables (UTC; None in reports from before), and the
  * clock that timed it ("server": performance_schema TIMER_WAIT, "client"); `settings`: the
  * variant's own startup options, SET GLOBAL, SET SESSION and instance statements in force while
- * it was replayed (replay/variant_settings.py; None in reports from before them).
+ * it was replayed (replay/variant_settings.py; None in reports from before them); `performance_schema`:
+ * whether it was ON on that server (every instance the lab starts for a replay has it ON; None in
+ * reports from before).
  */
 export type VariantReport = {
     /**
@@ -3565,6 +3646,10 @@ export type VariantReport = {
      */
     clock: string | null;
     settings: VariantSettings | null;
+    /**
+     * Performance Schema
+     */
+    performance_schema: boolean | null;
 };
 
 /**
@@ -3708,7 +3793,8 @@ export type VariantStatus = typeof VariantStatus[keyof typeof VariantStatus];
  * with a result change), slower (of them with a plan change, and timed out on the variant only),
  * faster (of them with a plan change), same, undecided (with the median smallest detectable change
  * of their intervals, a fraction), plan changes, refused writes and timeouts (a statement timed out
- * on either).
+ * on either). `slower` and `faster` leave out the fingerprints that changed by the per-statement
+ * cost only, counted apart in `slower_cost_only` / `faster_cost_only` (0 in reports from before).
  */
 export type VariantSummary = {
     /**
@@ -3755,6 +3841,14 @@ export type VariantSummary = {
      * Faster Plan Changed
      */
     faster_plan_changed: number;
+    /**
+     * Slower Cost Only
+     */
+    slower_cost_only: number;
+    /**
+     * Faster Cost Only
+     */
+    faster_cost_only: number;
     /**
      * Same
      */
@@ -4015,7 +4109,7 @@ export type FingerprintResultWritable = {
     /**
      * Group
      */
-    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'plan changed' | 'plan changes' | 'faster, plan changed' | 'faster' | 'same' | 'undecided' | 'refused';
+    group: 'breaks' | 'slower, plan changed' | 'slower (timed out)' | 'timed out' | 'slower' | 'slower: per-statement cost only' | 'plan changed' | 'plan changes' | 'faster, plan changed' | 'faster' | 'faster: per-statement cost only' | 'same' | 'undecided' | 'refused';
     /**
      * Median S
      */
@@ -4153,6 +4247,9 @@ export type ReplayReadWritable = {
  * sentence), at `fdr_q`. `rounds` is the most any fingerprint got; `planned_rounds`: the rounds
  * every statement got; `max_rounds`: the extension's budget (None: no extension) and `extension`
  * how it went and what it means for the statistics (a sentence; None without an extension).
+ * `per_statement_cost`: one StatementCost per non-baseline variant, read first (empty in reports
+ * from before); `timing`: how it was timed, each variant's clock and performance_schema (a
+ * sentence; None in reports from before).
  */
 export type ReplayReportWritable = {
     /**
@@ -4234,6 +4331,14 @@ export type ReplayReportWritable = {
      * Extension
      */
     extension: string | null;
+    /**
+     * Per Statement Cost
+     */
+    per_statement_cost: Array<StatementCost>;
+    /**
+     * Timing
+     */
+    timing: string | null;
 };
 
 /**

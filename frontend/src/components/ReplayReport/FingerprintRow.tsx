@@ -109,6 +109,11 @@ export function FingerprintRow({ report, variants, open, onToggle }: Props) {
                 <Ratio value={report.ratios[v]} withVerdict withRounds />
               </div>
             )}
+            {report.variants[v]?.net && (
+              <div className="muted" data-testid={`variant-net-${v}`} title="net of the per-statement cost (DO 0)">
+                net <Ratio value={report.variants[v].net} withVerdict />
+              </div>
+            )}
           </td>
         ))}
       </tr>

@@ -3,8 +3,9 @@ import { REPLAY_GROUPS, type ReplayGroup } from '../../api/replay'
 import type { ReplayReport } from '../../client'
 import { FingerprintRow } from './FingerprintRow'
 import { ReplaySummary } from './ReplaySummary'
+import { StatementCost } from './StatementCost'
 
-/** The report: the per-variant summary on top, group tabs with counts, a search over fingerprints and statements, expandable rows. */
+/** The report: the per-statement cost per variant and the per-variant summary on top, group tabs with counts, a search over fingerprints and statements, expandable rows. */
 export function ReplayReportView({ report }: { report: ReplayReport }) {
   const [group, setGroup] = useState<ReplayGroup | 'all'>('all')
   const [search, setSearch] = useState('')
@@ -20,6 +21,7 @@ export function ReplayReportView({ report }: { report: ReplayReport }) {
     .sort((a, b) => rank(a.group) - rank(b.group)) // "slower, plan changed" right after breaks
   return (
     <>
+      <StatementCost costs={report.per_statement_cost} baseline={report.baseline} />
       <ReplaySummary report={report} />
       <div className="toolbar" role="tablist">
         <button type="button" className={`btn btn-small ${group === 'all' ? 'btn-primary' : 'btn-secondary'}`} onClick={() => setGroup('all')}>

@@ -3,7 +3,8 @@ import type { ReplayReport } from '../../client'
 const pct = (v: number | null | undefined) => (v == null ? '–' : `${(v * 100).toFixed(0)} %`)
 
 /** The summary the report opens with (replay/report.py VariantSummary): per variant against the baseline,
- * breaks, slower (with a plan change, timed out), faster (with a plan change), same, undecided (with the median smallest
+ * breaks, slower (with a plan change, timed out), faster (with a plan change), changed by the per-statement cost
+ * only (slower / faster), same, undecided (with the median smallest
  * detectable change), refused writes, timeouts; then the clock, when the statistics were computed and the
  * false-discovery control. */
 export function ReplaySummary({ report }: { report: ReplayReport }) {
@@ -18,6 +19,7 @@ export function ReplaySummary({ report }: { report: ReplayReport }) {
             <th>breaks (new errors / result changes)</th>
             <th>slower (plan changed / timed out)</th>
             <th>faster (plan changed)</th>
+            <th>per-statement cost only (slower / faster)</th>
             <th>same</th>
             <th>undecided (median smallest detectable change)</th>
             <th>refused writes</th>
@@ -37,6 +39,9 @@ export function ReplaySummary({ report }: { report: ReplayReport }) {
               <td>
                 {s.faster} ({s.faster_plan_changed})
               </td>
+              <td data-testid="summary-cost-only">
+                {s.slower_cost_only} / {s.faster_cost_only}
+              </td>
               <td>{s.same}</td>
               <td>
                 {s.undecided} ({pct(s.undecided_median_mde)})
@@ -48,7 +53,8 @@ export function ReplaySummary({ report }: { report: ReplayReport }) {
         </tbody>
       </table>
       <p className="muted">
-        {report.clock && <>Timed by the {report.clock === 'server' ? 'server clock (performance_schema TIMER_WAIT)' : 'client clock'}. </>}
+        {report.timing && <span data-testid="replay-timing">{report.timing[0].toUpperCase() + report.timing.slice(1)}. </span>}
+        {!report.timing && report.clock && <>Timed by the {report.clock === 'server' ? 'server clock (performance_schema TIMER_WAIT)' : 'client clock'}. </>}
         {analysed.length > 0 && (
           <>
             Statistics computed (ANALYZE TABLE):{' '}

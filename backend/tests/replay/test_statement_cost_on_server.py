@@ -1,0 +1,103 @@
+"""The server's clock and the null statement on real servers (MariaDB 10.11, whose performance_schema
+is OFF by default): every instance the lab starts for a replay has it ON and is timed by TIMER_WAIT,
+a variant whose own options turn it off is timed by the client's clock and compared on the client's
+clock of both, and `DO 0` is timed on every variant, its per-statement cost in the report. Mechanics
+only: two short rounds, no timing effect judged (tests/replay/test_statement_cost.py decides on
+seeded numbers)."""
+
+import math
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from tests import ports
+from upgradelab.db import sync_session
+from upgradelab.execution.schedule import plan
+from upgradelab.replay.compare import compare, report_document
+from upgradelab.replay.dataset_load import DumpDataset, file_sha256
+from upgradelab.replay.engine import ReplayVariant, VariantReplay, replay_rounds
+from upgradelab.replay.report import ReplayReport
+from upgradelab.replay.sources import SourceStatement, parse_source
+from upgradelab.replay.statement_cost import NULL_SQL
+from upgradelab.settings import get_settings
+from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners.local import LocalProvisioner
+
+QUERIES = "SELECT COUNT(*) FROM customers WHERE id = 3;\nSELECT 1 AS one;\n"
+NAMES = ["mariadb-10.11", "mariadb-10.11 without performance_schema"]
+
+
+def _provisioner(slot: int) -> LocalProvisioner:
+    """Slot `slot` of MariaDB 10.11 as the replay tests' target (slot 0 on its port, others free ports)."""
+    with sync_session() as session:
+        target = session.scalars(select(Target).where(Target.name == "mariadb-10.11")).one()
+    settings = {**target.settings, "port": ports.UNIT_TARGETS["mariadb-10.11"]}
+    return LocalProvisioner("mariadb-10.11-replay", target.flavor, settings, get_settings(), slot)
+
+
+@pytest.fixture(scope="module")
+def replayed(shop_dump: Path, database: None) -> tuple[list[SourceStatement], list[VariantReplay]]:
+    dataset = DumpDataset(shop_dump, file_sha256(shop_dump), "shop")
+    statements = parse_source(QUERIES).statements
+    variants = [
+        ReplayVariant(NAMES[0], _provisioner(0), []),
+        ReplayVariant(NAMES[1], _provisioner(1), ["performance_schema=OFF"]),  # the variant's own wins
+    ]
+    return statements, replay_rounds(variants, dataset, statements, plan("interleaved", 2, 1, 1, 2))
+
+
+def test_lab_instances_are_timed_by_the_servers_clock_unless_a_variant_turns_it_off(
+    replayed: tuple[list[SourceStatement], list[VariantReplay]],
+) -> None:
+    _, replays = replayed
+    assert [r.clock for r in replays] == ["server", "client"]
+    assert [r.performance_schema for r in replays] == [True, False]
+    for replay in replays:  # the client's time of every pass is kept, for a pair on different clocks
+        assert [len(row) for row in replay.client_times] == [len(row) for row in replay.times]
+        assert all(t is not None and 0 < t < 1 for row in replay.client_times for t in row)
+    server = replays[0]  # TIMER_WAIT lies within the client's time of the same run: never above it
+    assert all(
+        s is not None and c is not None and s < c
+        for row, client_row in zip(server.times, server.client_times, strict=True)
+        for s, c in zip(row, client_row, strict=True)
+    )
+
+
+def test_the_null_statement_is_timed_in_every_round_on_every_variant(
+    replayed: tuple[list[SourceStatement], list[VariantReplay]],
+) -> None:
+    statements, replays = replayed
+    for replay in replays:
+        assert replay.null_statement == len(statements)
+        assert len(replay.outcomes) == len(replay.times) == len(statements) + 1
+        assert replay.outcomes[len(statements)].kind == "ran"
+        null = replay.times[len(statements)]
+        assert len(null) == 2 and all(t is not None and 0 < t < 1 and math.isfinite(t) for t in null)
+
+
+def test_the_report_opens_with_the_per_statement_cost_per_variant_on_the_pairs_clock(
+    replayed: tuple[list[SourceStatement], list[VariantReplay]],
+) -> None:
+    statements, replays = replayed
+    reports = compare(statements, replays)
+    assert [r.fingerprint for r in reports] == [s.fingerprint for s in statements]  # DO 0 is not listed
+    document = report_document(statements, replays, reports)
+    again = ReplayReport.model_validate_json(document.model_dump_json())  # as stored and read back
+    assert again == document
+    costs = again.per_statement_cost
+    assert [c.variant for c in costs] == NAMES[1:] and {c.sql for c in costs} == {NULL_SQL}
+    assert [c.clock for c in costs] == ["client"]  # the baseline's server clock, the variant's none
+    for cost in costs:
+        assert isinstance(cost.median_s, float) and isinstance(cost.baseline_s, float)
+        assert isinstance(cost.difference_us, float) and isinstance(cost.difference_low_us, float)
+        assert isinstance(cost.difference_high_us, float) and cost.ratio is not None
+        assert cost.ratio.rounds == 2 and cost.ratio.verdict == "insufficient rounds"
+        assert cost.text.startswith("every statement costs ") and cost.variant in cost.text
+    for report in again.fingerprints:
+        (finding,) = report.variants.values()
+        assert finding.clock == "client" and finding.per_statement_cost_only is False  # 2 rounds: no verdict
+        # None when a round's change of DO 0 exceeds the fingerprint's whole time (statement_cost.py)
+        assert finding.net is None or finding.net.rounds == 2
+    assert [v.performance_schema for v in again.variants] == [True, False]
+    assert again.timing is not None and "performance_schema ON on" in again.timing

@@ -1,0 +1,29 @@
+import { cleanup, render } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { StatementCost as Cost } from '../../client'
+import { StatementCost } from './StatementCost'
+
+const COST: Cost = {
+  variant: 'mariadb-11.8', sql: 'DO 0', clock: 'server', median_s: 0.000095, baseline_s: 0.00005,
+  difference_us: 45.2, difference_low_us: 40.1, difference_high_us: 50.3,
+  ratio: { ratio: 1.9, low: 1.8, high: 2.0, rounds: 20, method: 'paired rounds', mde: 0.05, verdict: 'regression', reason: 'r' },
+  text: 'every statement costs +45 us [+40, +50] on mariadb-11.8',
+}  // prettier-ignore
+
+afterEach(cleanup)
+
+describe('StatementCost', () => {
+  it('shows per variant the difference in microseconds with its interval and the ratio with its verdict', () => {
+    const view = render(<StatementCost costs={[COST]} baseline="mariadb-10.11" />)
+    const row = view.getByTestId('statement-cost-mariadb-11.8')
+    expect(row.getAttribute('title')).toBe(COST.text)
+    expect(view.getByTestId('statement-cost-difference').textContent).toBe('+45 us [+40 us, +50 us]')
+    expect(row.textContent).toContain('1.90x [1.80, 2.00] regression')
+    expect(row.textContent).toContain('50 us')
+  })
+
+  it('shows nothing for a report made before the per-statement cost', () => {
+    const view = render(<StatementCost costs={[]} baseline="mariadb-10.11" />)
+    expect(view.queryByTestId('statement-cost')).toBeNull()
+  })
+})

@@ -1,0 +1,49 @@
+import type { StatementCost as Cost } from '../../client'
+import { Ratio } from '../Ratio/Ratio'
+
+const us = (v: number | null | undefined, signed = false) =>
+  v == null ? '–' : `${signed && v >= 0 ? '+' : ''}${v.toFixed(0)} us`
+
+/** The per-statement cost the report opens with (replay/statement_cost.py, report.py StatementCost): per
+ * variant, the null statement's (DO 0) time beside the baseline's, the difference in microseconds with its
+ * interval and the ratio with its interval and verdict, on the pair's clock. Its sentence is the tooltip. */
+export function StatementCost({ costs, baseline }: { costs: Cost[]; baseline: string }) {
+  if (!costs.length) return null
+  return (
+    <section data-testid="statement-cost">
+      <table className="table">
+        <thead>
+          <tr>
+            <th>per-statement cost ({costs[0].sql}) vs {baseline}</th>
+            <th>{baseline}</th>
+            <th>variant</th>
+            <th>every statement costs</th>
+            <th>ratio</th>
+            <th>clock</th>
+          </tr>
+        </thead>
+        <tbody>
+          {costs.map((c) => (
+            <tr key={c.variant} data-testid={`statement-cost-${c.variant}`} title={c.text}>
+              <td>{c.variant}</td>
+              <td>{us(c.baseline_s == null ? null : c.baseline_s * 1e6)}</td>
+              <td>{us(c.median_s == null ? null : c.median_s * 1e6)}</td>
+              <td data-testid="statement-cost-difference">
+                {us(c.difference_us, true)}{' '}
+                {c.difference_low_us != null && c.difference_high_us != null && (
+                  <span className="muted">
+                    [{us(c.difference_low_us, true)}, {us(c.difference_high_us, true)}]
+                  </span>
+                )}
+              </td>
+              <td>
+                <Ratio value={c.ratio} withVerdict />
+              </td>
+              <td>{c.clock}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  )
+}
