@@ -1,6 +1,11 @@
 """What the cancel tests look at (tests/runs/test_cancel_phases.py, tests/replay/test_cancel_phases.py):
-a target's server processes, found by their command line, and its lock."""
+a target's server processes, found by their command line, held by SIGSTOP, and its lock."""
 
+import contextlib
+import os
+import shutil
+import signal
+import time
 from pathlib import Path
 
 from redis import Redis
@@ -39,6 +44,49 @@ def servers(directory: str, also: str = "") -> list[int]:
         if directory in command and also in command and name in ("mysqld", "mariadbd"):
             found.append(int(proc.name))
     return found
+
+
+def _local(name: str) -> LocalProvisioner:
+    with sync_session() as session:
+        target = session.scalars(select(Target).where(Target.name == name)).one()
+    provisioner = provisioner_for(target)
+    assert isinstance(provisioner, LocalProvisioner)
+    return provisioner
+
+
+def template(name: str, made: bool) -> None:
+    """The local target's template datadir made now (the next start is a server start on it) or
+    removed (the next start first initializes it: `mariadbd --bootstrap`, `mysqld --initialize`)."""
+    provisioner = _local(name)
+    if made:
+        provisioner.ensure_initialized()
+    else:
+        shutil.rmtree(provisioner.root / provisioner.target_dir.lstrip("/") / "template")
+
+
+def _initializing(pid: int) -> bool | None:
+    try:
+        parts = (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    return any(part == b"--bootstrap" or part.startswith(b"--initialize") for part in parts)
+
+
+def hold(directory: str, initializing: bool, timeout_s: float = 60) -> list[int]:
+    """SIGSTOP the target's server processes as soon as one shows (polled every 5 ms): those making a
+    datadir (`--bootstrap`, `--initialize*`) when `initializing`, else those started on an option file
+    (`--defaults-file=`, a server start held before it answers SELECT 1); their pids ([] when none
+    showed within timeout_s)."""
+    stopped: list[int] = []
+    deadline = time.monotonic() + timeout_s
+    while not stopped and time.monotonic() < deadline:
+        for pid in servers(directory, "--defaults-file="):
+            if _initializing(pid) is initializing:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGSTOP)
+                    stopped.append(pid)
+        time.sleep(0.005)
+    return stopped
 
 
 def nothing_left(name: str, directory: str) -> None:

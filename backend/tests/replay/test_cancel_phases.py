@@ -20,7 +20,7 @@ import pytest
 
 from tests.conftest import auth_headers
 from tests.datasets.conftest import delete_dataset
-from tests.execution.cancel_helpers import CANCEL_WITHIN_S, nothing_left, servers, target_dir
+from tests.execution.cancel_helpers import CANCEL_WITHIN_S, hold, nothing_left, target_dir, template
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -49,17 +49,12 @@ def _final(client: httpx.Client, replay_id: int, timeout_s: float) -> dict[str, 
 
 def test_a_replay_is_cancelled_while_its_server_starts(http: httpx.Client) -> None:
     where = target_dir(TARGET)
+    template(TARGET, made=True)  # so the held process is the replay's server start, not the template's
     body = {"dataset": "cancel-phases", "queries": "SELECT COUNT(*) FROM t;", "variants": [TARGET]}
     replay_id = http.post("/api/replays", json=body).json()["id"]
     stopped: list[int] = []
     try:
-        deadline = time.monotonic() + 60
-        while not stopped and time.monotonic() < deadline:
-            for pid in servers(where, "--defaults-file="):  # held before it answers SELECT 1
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGSTOP)
-                    stopped.append(pid)
-            time.sleep(0.005)
+        stopped = hold(where, initializing=False)  # a server start, held before it answers SELECT 1
         assert stopped, "the replay's server never started"
         time.sleep(1.0)
         assert http.get(f"/api/replays/{replay_id}").json()["status"] == "running"
