@@ -56,12 +56,17 @@ def test_lab_instances_are_timed_by_the_servers_clock_unless_a_variant_turns_it_
     for replay in replays:  # the client's time of every pass is kept, for a pair on different clocks
         assert [len(row) for row in replay.client_times] == [len(row) for row in replay.times]
         assert all(t is not None and 0 < t < 1 for row in replay.client_times for t in row)
-    server = replays[0]  # TIMER_WAIT lies within the client's time of the same run: never above it
-    assert all(
-        s is not None and c is not None and s < c
+    # TIMER_WAIT lies within the client's time of the same run: never above it (a pass's value is a
+    # median of runs, and a run whose history row was not its statement counts the client's time, so
+    # equal is possible); below it in some pass, or the server's clock was never read
+    server = replays[0]
+    pairs = [
+        (s, c)
         for row, client_row in zip(server.times, server.client_times, strict=True)
         for s, c in zip(row, client_row, strict=True)
-    )
+    ]
+    assert all(s is not None and c is not None and s <= c for s, c in pairs), pairs
+    assert any(s is not None and c is not None and s < c for s, c in pairs), pairs
 
 
 def test_the_null_statement_is_timed_in_every_round_on_every_variant(
