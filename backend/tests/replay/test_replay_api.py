@@ -21,6 +21,7 @@ from tests.conftest import BIN, STATE, auth_headers
 from tests.datasets.conftest import delete_dataset
 from upgradelab.db import sync_session
 from upgradelab.execution.locks import lock_key
+from upgradelab.replay.counters import columns as work_columns
 from upgradelab.replay.schemas import DEFAULT_PASSES
 from upgradelab.results.stats.verdicts import VERDICT_COLUMNS
 from upgradelab.settings import get_settings
@@ -189,10 +190,13 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
     )
     assert len(csv_export.text.strip().splitlines()) == 1 + 4 * len(VARIANTS)
     # the verdict in the one flat spelling (results/stats/verdicts.py columns), then the diffs
-    assert csv_export.text.splitlines()[0].endswith(
-        ",".join(["median_s", *VERDICT_COLUMNS, "error_diffs", "result_diffs", "ordering_only"])
-        + ",plan_changes,timed_out,refused,partial,causes"
-    )
+    header = csv_export.text.splitlines()[0].split(",")
+    expected = ["median_s", *VERDICT_COLUMNS, "error_diffs", "result_diffs", "ordering_only"]
+    expected += ["plan_changes", "timed_out", "refused", "partial", "causes"]
+    start = header.index("median_s")
+    assert header[start : start + len(expected)] == expected
+    # then the per-statement cost's columns, the cause and the work counters' means (replay/counters.py)
+    assert {"cause_kind", "cause", *work_columns(None)} <= set(header[start + len(expected) :])
     assert "a function this version removed" in csv_export.text  # MD5 on MySQL 9.7: its cause named
 
     link = client_module.post("/api/shares", json={"kind": "replay", "replay_id": replay["id"]})

@@ -170,6 +170,12 @@ def test_writes_are_refused_and_statements_stop_at_their_bound(http: httpx.Clien
         "False",
         "",
     ]
+    assert mysql_sleep[0]["cause"] == ""  # timed out everywhere: no change, no cause
+    fid = only_mysql["fingerprint_id"]
+    only = [r for r in table if r["fingerprint_id"] == fid and r["variant"] == "mysql-9.7"]
+    assert only and only[0]["cause"] == (
+        "time only: work counters unavailable (timed out: no counters of its timed-out run)"
+    )
 
 
 def _no_server_and_no_lock(targets: list[str]) -> None:

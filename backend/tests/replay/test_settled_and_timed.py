@@ -38,3 +38,6 @@ def test_mysql_is_timed_by_its_own_clock_and_analysed_on_every_replay(shop_dump:
     # is 10x, a unit slip (ms, us or ps read as s) is 1000x or more, while a sleep's overrun on this
     # shared 2-core host (a thread waiting for a core) is not bounded by a few ms
     assert all(s is not None and 0.049 < s < 0.5 for s in slow), slow
+    # the work counters from the same history row: MySQL 9.7 has CPU_TIME (8.0.28+), in seconds
+    assert again.work[0].executions > again.repeats[0] and again.work[0].high["rows_examined"] >= 1
+    assert 0 < again.work[1].low["cpu_time_s"] < 0.05  # SLEEP(0.05) waits off the CPU

@@ -9,9 +9,9 @@ from fastapi import APIRouter, Query, status
 from fastapi.responses import Response
 
 from upgradelab.db import SessionDep
-from upgradelab.replay import service
+from upgradelab.replay import counters, service
 from upgradelab.replay.groups import ReplayGroups
-from upgradelab.replay.report import ReplayReport, VariantFinding
+from upgradelab.replay.report import ChangeCause, FingerprintResult, ReplayReport, VariantFinding
 from upgradelab.replay.schemas import ReplayCreate, ReplayRead
 from upgradelab.results.stats import verdicts
 from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
@@ -62,6 +62,11 @@ async def cancel_replay(replay_id: int, session: SessionDep, user: CurrentUser) 
     return await service.to_read(session, replay, with_report=False)
 
 
+def _cause(one: FingerprintResult, variant: str) -> ChangeCause | None:
+    finding = one.variants.get(variant)
+    return finding.cause if finding is not None else None
+
+
 def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
     """One row per fingerprint and variant: group, median seconds, ratio to the baseline with its
     interval, rounds, method, smallest detectable change (a fraction), verdict and reason (the one flat
@@ -73,7 +78,9 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
     the baseline's row; reports from before per-variant groups: the fingerprint's); `causes`: the
     known causes of its breaks there; `clock`: the clock its ratio was read on; `per_statement_cost_only`
     and `net_ratio` / `net_verdict`: its verdict net of the per-statement cost (replay/statement_cost.py;
-    empty on the baseline's row and in reports from before)."""
+    empty on the baseline's row and in reports from before); `cause_kind` / `cause`: why it changed
+    there (change_causes.py; empty when it gets none); `work_<counter>`: its work counters' means per
+    execution (counters.py `columns`; empty without counters)."""
     rows = []
     for one in report.fingerprints:
         for variant, median in one.median_s.items():
@@ -101,6 +108,9 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
                     if variant in one.variants
                     else "",
                     **_net_columns(one.variants.get(variant)),
+                    "cause_kind": cause.kind if (cause := _cause(one, variant)) else "",
+                    "cause": cause.text if cause else "",
+                    **counters.columns(one.work.get(variant)),
                 }
             )
     return rows

@@ -28,7 +28,7 @@ from upgradelab.targets.timeout_bounds import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, 
 # The API's schemas import the statistics (scipy) and the models (sqlalchemy): read inside the
 # commands that parse an answer, so `upgradelab --help` and the other commands start without them.
 if TYPE_CHECKING:
-    from upgradelab.replay.report import ReplayReport
+    from upgradelab.replay.report import CauseKind, ReplayReport
     from upgradelab.replay.schemas import ReplayProgress, ReplayRead
 
 CANNOT_RUN = 8
@@ -225,6 +225,9 @@ def summary_lines(report: "ReplayReport") -> list[str]:
             f"{one.undecided}{mde}, plan changes {one.plan_changes}, refused writes {one.refused}, "
             f"timeouts {one.timeouts}"
         )
+        by_cause = _by_cause(one.slower_causes, one.faster_causes)
+        if by_cause:
+            lines.append(f"{one.variant} by cause: {by_cause}")
     if report.timing:
         lines.append(report.timing)
     elif report.clock:
@@ -239,6 +242,8 @@ def summary_lines(report: "ReplayReport") -> list[str]:
         lines.append(report.fdr)
     if report.extension:
         lines.append(report.extension)
+    if report.work_counters:
+        lines.append(report.work_counters)
     return lines
 
 
@@ -265,6 +270,17 @@ def settings_lines(report: "ReplayReport") -> list[str]:
     return lines
 
 
+def _by_cause(slower: "dict[CauseKind, int]", faster: "dict[CauseKind, int]") -> str:
+    """A variant's counts by cause: "slower 3 (work 2, time only 1), faster 1 (plan change 1)"
+    (replay/change_causes.py kinds)."""
+    parts = [
+        f"{way} {sum(counts.values())} ({', '.join(f'{kind} {n}' for kind, n in counts.items())})"
+        for way, counts in (("slower", slower), ("faster", faster))
+        if counts
+    ]
+    return ", ".join(parts)
+
+
 def _print_summary(result: "ReplayRead", report: "ReplayReport") -> None:
     partial = " (partial: cancelled)" if report.partial else ""
     typer.echo(
@@ -280,7 +296,9 @@ def _print_summary(result: "ReplayRead", report: "ReplayReport") -> None:
     for one in sorted(report.fingerprints, key=lambda f: order.get(f.group, len(order))):
         if one.group != "same":
             per_variant = ", ".join(
-                f"{name}: {finding.group}" + "".join(f" ({c.title})" for c in finding.causes)
+                f"{name}: {finding.group}"
+                + "".join(f" ({c.title})" for c in finding.causes)
+                + (f" ({c.text})" if (c := finding.cause) and c.kind != "known cause" else "")
                 for name, finding in one.variants.items()
             )
             extended = (
@@ -291,6 +309,9 @@ def _print_summary(result: "ReplayRead", report: "ReplayReport") -> None:
                 + (f"  {per_variant}" if per_variant else "")
                 + (extended if report.planned_rounds else "")
             )
+            for name, finding in one.variants.items():  # the work counters that differ from the baseline's
+                if finding.work:
+                    typer.echo(f"    work on {name}: {'; '.join(c.text for c in finding.work)}")
         for statement in one.statements:
             for name, outcome in statement.outcomes.items():
                 runs = statement.timed_out_runs.get(name, 0)

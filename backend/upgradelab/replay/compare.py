@@ -33,14 +33,19 @@ change that is the cost's alone apart.
 Groups: per variant against the baseline (findings.py, after Benjamini-Hochberg across the
 replay's time comparisons); a fingerprint's `group` is the first of its variants' groups in
 groups.GROUPS order.
+
+Work and cause per fingerprint and variant: `work`, its counters per execution summed over its
+statements counted on every variant (counters.py), the ones that differ from the baseline's and the
+cause of a slower or faster finding (change_causes.py `attribute`).
 """
 
 import math
 import statistics
 
 from upgradelab.execution.schedule import EXTENSION_STEP, RunSchedule
-from upgradelab.replay import findings, statement_cost
+from upgradelab.replay import counters, findings, statement_cost
 from upgradelab.replay.causes import Difference, known_cause
+from upgradelab.replay.change_causes import attribute
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.groups import GROUPS
 from upgradelab.replay.outcomes import Outcome
@@ -130,6 +135,11 @@ def diff(
         if cause is not None:
             found.cause = Cause(id=cause.id, title=cause.title, check=cause.check)
     return found
+
+
+def _tallies(replay: VariantReplay, indexes: list[int]) -> list[counters.WorkTally | None]:
+    """The work tallies of a fingerprint's statements on a variant (None: none kept)."""
+    return [replay.work[i] if i < len(replay.work) else None for i in indexes]
 
 
 def timed_rounds(replays: list[VariantReplay], indexes: list[int]) -> int:
@@ -241,6 +251,7 @@ def compare(
                 statements=statement_reports,
                 floor=ratios.get(aa_control) if aa_control else None,
                 rounds=timed_rounds(replays, indexes),
+                work=counters.fingerprint_work({r.name: _tallies(r, indexes) for r in replays}),
                 variants={
                     r.name: VariantFinding(group="undecided", clock=clocks[r.name], net=net[r.name])
                     for r in replays[1:]
@@ -263,6 +274,7 @@ def compare(
                     if d.variant == r.name and d.cause
                 }.values()
             )
+            attribute(report, base.name, r.name, cost_only=finding.per_statement_cost_only)
         report.group = findings.overall_group(report)
     return reports
 
@@ -344,6 +356,7 @@ def report_document(
                 clock=r.clock,
                 settings=r.settings,
                 performance_schema=r.performance_schema,
+                counters=[c.name for c in counters.COUNTERS if any(c.name in t.count for t in r.work)],
             )
             for r in replays
         ],
@@ -367,4 +380,5 @@ def report_document(
         planned_rounds=planned_rounds,
         max_rounds=max_rounds if extended else None,
         extension=extension,
+        work_counters=counters.work_text({r.name: r.clock for r in replays}),
     )

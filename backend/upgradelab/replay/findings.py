@@ -29,8 +29,10 @@ import statistics
 
 import numpy as np
 
+from upgradelab.replay.change_causes import direction
 from upgradelab.replay.groups import GROUPS, Group
 from upgradelab.replay.report import (
+    CauseKind,
     FingerprintResult,
     StatementDiff,
     VariantFinding,
@@ -146,6 +148,17 @@ def overall_group(report: FingerprintResult) -> Group:
     return next((group for group in GROUPS if group in groups), "same")
 
 
+def cause_counts(reports: list[FingerprintResult], variant: str, way: str) -> dict[CauseKind, int]:
+    """How many fingerprints are `way` ("slower", "faster") on `variant`, by the kind of their cause
+    (change_causes.py), most first."""
+    counts: dict[CauseKind, int] = {}
+    for report in reports:
+        finding = report.variants.get(variant)
+        if finding is not None and finding.cause is not None and direction(finding.group) == way:
+            counts[finding.cause.kind] = counts.get(finding.cause.kind, 0) + 1
+    return dict(sorted(counts.items(), key=lambda item: -item[1]))
+
+
 def summarise(reports: list[FingerprintResult], variant: str, version: str) -> VariantSummary:
     """The counts of `variant` against the baseline (report.VariantSummary), in fingerprints."""
     groups = [r.variants[variant].group for r in reports if variant in r.variants]
@@ -180,4 +193,6 @@ def summarise(reports: list[FingerprintResult], variant: str, version: str) -> V
         plan_changes=sum(any(d.plan for d in one) for one in diffs),
         refused=groups.count("refused"),
         timeouts=sum(g in ("timed out", "slower (timed out)") for g in groups),
+        slower_causes=cause_counts(reports, variant, "slower"),
+        faster_causes=cause_counts(reports, variant, "faster"),
     )

@@ -68,6 +68,7 @@ def measured(opened: dict[int, OpenVariant], count: int, rounds: int) -> ReplayC
         replay.outcomes = replay.outcomes[:captured]
         times = replay.times or [[] for _ in range(captured)]
         replay.times = [one[: rounds * replay.passes] for one in times[:captured]]
+        replay.work = replay.work[:captured]  # counters of every timed run, a round cut short too
         client = replay.client_times or [[] for _ in range(captured)]
         replay.client_times = [one[: rounds * replay.passes] for one in client[:captured]]
         if replay.null_statement is not None and replay.null_statement >= captured:

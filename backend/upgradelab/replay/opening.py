@@ -8,6 +8,7 @@ from datetime import datetime
 
 from upgradelab.datasets.accounts import definer_access, replay_account
 from upgradelab.datasets.loader import LoadResult, TableStats, table_stats
+from upgradelab.replay.counters import WorkTally
 from upgradelab.replay.dataset_load import DumpDataset, ensure_dataset
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.settle import analyze_tables
@@ -36,7 +37,8 @@ class VariantReplay:
     pair of variants on different clocks is compared on the client's, timing.py `pair_clock`);
     performance_schema: @@performance_schema at its opening (None: not read); null_statement: the
     index in `outcomes` / `times` of the null statement the engine times beside the user's
-    (statement_cost.py; None: not timed)."""
+    (statement_cost.py; None: not timed); work[statement]: its work counters over its timed runs
+    (replay/counters.py; empty tallies on the client's clock)."""
 
     name: str
     version: str
@@ -54,6 +56,7 @@ class VariantReplay:
     client_times: list[list[float | None]] = field(default_factory=list)
     performance_schema: bool | None = None
     null_statement: int | None = None
+    work: list[WorkTally] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

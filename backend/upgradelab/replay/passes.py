@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 import pymysql
 
+from upgradelab.replay.counters import WorkTally
 from upgradelab.replay.dataset_load import DumpDataset
 from upgradelab.replay.interrupt import Interrupt
 from upgradelab.replay.opening import OpenVariant
@@ -60,6 +61,7 @@ def capture_outcomes(
     """Each statement's outcome once (outcomes.py capture); a statement refused, timed out or
     without its database is left out of the timed passes."""
     one.replay.times = [[] for _ in statements]
+    one.replay.work = [WorkTally() for _ in statements]
     for index, statement in enumerate(statements):
         refused = _use(one.connection, statement.database or dataset.database)
         if refused is not None:
@@ -95,8 +97,14 @@ def statement_passes(
     one.connection.select_db(statement.database or dataset.database)
     for done in range(1, passes + 1):
         client: list[float] = []
+        work = None if warm_up or index >= len(one.replay.work) else one.replay.work[index]
         runs = timed_runs(
-            run.statements, statement.sql, one.clock, max_repeats=1 if warm_up else None, client=client
+            run.statements,
+            statement.sql,
+            one.clock,
+            max_repeats=1 if warm_up else None,
+            client=client,
+            work=work,
         )
         seconds = pass_value(runs)
         if not warm_up:

@@ -35,6 +35,55 @@ class Cause(ReadShape):
     check: str | None
 
 
+CauseKind = Literal["known cause", "plan change", "work", "per-statement cost", "time only"]
+
+
+class CounterRange(ReadShape):
+    """One work counter per execution (replay/counters.py): `mean`, and the smallest (`low`) and
+    largest (`high`) of its executions (equal: every execution did the same work). Rows, tables, scans
+    and passes are counts; CPU time is in seconds."""
+
+    mean: float
+    low: float
+    high: float
+
+
+class WorkCounters(ReadShape):
+    """A fingerprint's work on one variant (replay/counters.py `fingerprint_work`): per counter name
+    (rows_examined, rows_sent, created_tmp_tables, created_tmp_disk_tables, select_full_join,
+    select_scan, sort_rows, sort_merge_passes, no_index_used, cpu_time_s where the server has it) its
+    range per execution of the fingerprint's `statements` counted on every variant, over
+    `executions` timed runs (the sum over those statements)."""
+
+    statements: int
+    executions: int
+    counters: dict[str, CounterRange]
+
+
+class CounterChange(ReadShape):
+    """A counter that differs between the baseline and a variant: its name and label, both ranges,
+    `ratio` variant / baseline (None from 0), `moved` (beyond the threshold, replay/counters.py) and
+    the text ("rows examined 16,049 -> 802,450, 50x")."""
+
+    counter: str
+    label: str
+    base: CounterRange
+    other: CounterRange
+    ratio: float | None
+    moved: bool
+    text: str
+
+
+class ChangeCause(ReadShape):
+    """Why a fingerprint changed on a variant, from what was measured (replay/change_causes.py), the
+    first of: "known cause" (of a break, causes.py), "plan change" (which part), "work" (which counter
+    moved, by how much), "per-statement cost" (its time net of the null statement's is the same), "time
+    only"; `text` says it ("more work: rows examined 16,049 -> 802,450, 50x")."""
+
+    kind: CauseKind
+    text: str
+
+
 class StatementDiff(ReadShape):
     """One statement on one variant against the baseline (compare.py's module docstring): which of
     error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
@@ -83,7 +132,9 @@ class VariantFinding(ReadShape):
     plan changed", "faster, plan changed"], faster, same, undecided), the causes of its breaks, and
     for its time verdict the p-value of the paired rounds and its Benjamini-Hochberg adjusted value
     across the replay's comparisons (None: no test). A regression or improvement whose adjusted
-    value exceeds the replay's `fdr_q` is read "inconclusive".
+    value exceeds the replay's `fdr_q` is read "inconclusive". `work`: the work counters that
+    differ from the baseline's (replay/counters.py; [] without counters); `cause`: why it changed,
+    for a slower or faster fingerprint and a break of a known cause (None otherwise).
     `clock`: the clock its ratio was read on ("server" when both sides had TIMER_WAIT, else
     "client"; timing.py pair_clock; None in reports from before); `net`: its verdict net of the
     per-statement cost (statement_cost.py: the variant's time with the change of the null
@@ -95,6 +146,8 @@ class VariantFinding(ReadShape):
     causes: list[Cause] = []
     p_value: float | None = None
     q_value: float | None = None
+    work: list[CounterChange] = []
+    cause: ChangeCause | None = None
     clock: str | None = None
     net: VerdictRead | None = None
     per_statement_cost_only: bool = False
@@ -107,7 +160,9 @@ class FingerprintResult(ReadShape):
     round values paired by round), and its sampled statements; `variants`: its finding per
     non-baseline variant; `floor`: the A/A control's interval against the baseline (its noise floor;
     None without a control); `rounds`: the rounds its statements were timed (more than the replay's
-    planned rounds when the extension timed it again; None in reports made before)."""
+    planned rounds when the extension timed it again; None in reports made before); `work`: per
+    variant its work counters per execution (replay/counters.py; {} without counters: the client's
+    clock)."""
 
     fingerprint_id: str
     fingerprint: str
@@ -118,6 +173,7 @@ class FingerprintResult(ReadShape):
     variants: dict[str, VariantFinding] = {}
     floor: VerdictRead | None = None
     rounds: int | None = None
+    work: dict[str, WorkCounters] = {}
 
     @field_validator("ratios", mode="before")
     @classmethod
@@ -152,7 +208,8 @@ class VariantReport(ReadShape):
     variant's own startup options, SET GLOBAL, SET SESSION and instance statements in force while
     it was replayed (replay/variant_settings.py; None in reports from before them); `performance_schema`:
     whether it was ON on that server (every instance the lab starts for a replay has it ON; None in
-    reports from before)."""
+    reports from before); `counters`: the work counter columns its statement
+    events have (replay/counters.py; [] on the client's clock)."""
 
     name: str
     version: str
@@ -164,6 +221,7 @@ class VariantReport(ReadShape):
     clock: str | None = None
     settings: VariantSettings | None = None
     performance_schema: bool | None = None
+    counters: list[str] = []
 
 
 class StatementCost(ReadShape):
@@ -193,7 +251,10 @@ class VariantSummary(ReadShape):
     faster (of them with a plan change), same, undecided (with the median smallest detectable change
     of their intervals, a fraction), plan changes, refused writes and timeouts (a statement timed out
     on either). `slower` and `faster` leave out the fingerprints that changed by the per-statement
-    cost only, counted apart in `slower_cost_only` / `faster_cost_only` (0 in reports from before)."""
+    cost only, counted apart in `slower_cost_only` / `faster_cost_only` (0 in reports from before);
+    `slower_causes` / `faster_causes`: the fingerprints of every slower (faster) group, the
+    timed-out and per-statement-cost-only ones included, counted by the kind of their cause
+    (ChangeCause.kind), most first."""
 
     variant: str
     version: str
@@ -214,6 +275,8 @@ class VariantSummary(ReadShape):
     plan_changes: int
     refused: int
     timeouts: int
+    slower_causes: dict[CauseKind, int] = {}
+    faster_causes: dict[CauseKind, int] = {}
 
 
 class ReplayReport(ReadShape):
@@ -232,7 +295,9 @@ class ReplayReport(ReadShape):
     how it went and what it means for the statistics (a sentence; None without an extension).
     `per_statement_cost`: one StatementCost per non-baseline variant, read first (empty in reports
     from before); `timing`: how it was timed, each variant's clock and performance_schema (a
-    sentence; None in reports from before)."""
+    sentence; None in reports from before).
+    `work_counters`: where the work counters come from and when one moved, or why they are
+    unavailable (a sentence; None in reports made before them)."""
 
     baseline: str
     partial: bool = False
@@ -256,3 +321,4 @@ class ReplayReport(ReadShape):
     extension: str | None = None
     per_statement_cost: list[StatementCost] = []
     timing: str | None = None
+    work_counters: str | None = None

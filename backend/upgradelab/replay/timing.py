@@ -31,11 +31,12 @@ client's time, which holds the network and both sides' scheduling).
 
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import pymysql
 
+from upgradelab.replay.counters import COLUMNS_QUERY, WorkTally, event_counters, history_columns
 from upgradelab.replay.outcomes import Statements
 from upgradelab.targets.provisioners.base import ServerConnection
 from upgradelab.targets.statement_timeout import StatementTimedOut
@@ -57,19 +58,47 @@ CLOCK_OPTIONS = (
 )
 
 
+@dataclass(frozen=True)
+class StatementEvent:
+    """A statement's row of the history: its TIMER_WAIT in seconds and its work counters
+    (replay/counters.py event_counters: {name: value})."""
+
+    seconds: float
+    counters: dict[str, float]
+
+
 @dataclass
 class ServerClock:
-    """Reads a session's last statement's TIMER_WAIT (seconds) on an admin connection of its server."""
+    """Reads a session's last statement's TIMER_WAIT (seconds) and work counters on an admin
+    connection of its server. `columns`: the counter columns its history has (replay/counters.py
+    history_columns), asked of the server at the first read."""
 
     admin: ServerConnection
     thread_id: int
+    columns: tuple[str, ...] | None = field(default=None)
 
-    def last(self, sql: str) -> float | None:
-        """Seconds of the session's most recent completed statement, None when that is not `sql`."""
+    def counter_columns(self) -> tuple[str, ...]:
+        """The counter columns of this server's events_statements_history (asked once). Where it has
+        CPU_TIME (MySQL 8.0.28+), its consumer is turned on too: off by default, CPU_TIME reads 0."""
+        if self.columns is None:
+            with self.admin.cursor() as cursor:
+                cursor.execute(COLUMNS_QUERY)
+                self.columns = history_columns([str(row[0]) for row in cursor.fetchall()])
+                if "CPU_TIME" in self.columns:
+                    cursor.execute(
+                        "UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' "
+                        "WHERE NAME = 'events_statements_cpu'"
+                    )
+        return self.columns
+
+    def last(self, sql: str) -> StatementEvent | None:
+        """The session's most recent completed statement's seconds and counters, read in one query;
+        None when that statement is not `sql`."""
+        columns = self.counter_columns()
         with self.admin.cursor() as cursor:
             cursor.execute(
-                f"SELECT TIMER_WAIT, SQL_TEXT FROM performance_schema.{_HISTORY} "
-                "WHERE THREAD_ID = %s ORDER BY EVENT_ID DESC LIMIT 1",
+                f"SELECT TIMER_WAIT, SQL_TEXT{''.join(', ' + c for c in columns)} "
+                f"FROM performance_schema.{_HISTORY} WHERE THREAD_ID = %s ORDER BY EVENT_ID DESC LIMIT 1",
                 (self.thread_id,),
             )
             row = cursor.fetchone()
@@ -79,7 +108,7 @@ class ServerClock:
             or not str(row[1] or "").strip().startswith(sql.strip()[:_TEXT_CHECKED])
         ):
             return None
-        return int(row[0]) / PICOSECONDS
+        return StatementEvent(int(row[0]) / PICOSECONDS, event_counters(columns, tuple(row[2:])))
 
 
 def server_clock(admin: ServerConnection, session: ServerConnection) -> ServerClock | None:
@@ -134,6 +163,7 @@ def timed_runs(
     min_measured_s: float | None = None,
     max_repeats: int | None = None,
     client: list[float] | None = None,
+    work: WorkTally | None = None,
 ) -> list[float] | None:
     """Run `sql` until `min_measured_s` seconds were measured or `max_repeats` runs; the seconds of
     each run (server clock when `clock`; a run whose history row is not this statement, which the
@@ -141,7 +171,8 @@ def timed_runs(
     MAX_REPEATS, read at the call (bench/replay_resolution.py sets them to time one run per pass).
     None when it errors; [math.inf] when a run timed out. StatementInterrupted passes through.
     client: when given, each run's client seconds are appended to it (a pair of variants timed by
-    different clocks is compared on the client's, `pair_clock`)."""
+    different clocks is compared on the client's, `pair_clock`); work: where each run's work counters
+    are tallied (a run read by the client's clock has none)."""
     seconds: list[float] = []
     spent = 0.0  # the client's seconds of the runs: the budget, whatever the clock (module docstring)
     max_repeats = MAX_REPEATS if max_repeats is None else max_repeats
@@ -156,8 +187,10 @@ def timed_runs(
         spent += elapsed
         if client is not None:
             client.append(elapsed)
-        server = clock.last(sql) if clock is not None else None
-        seconds.append(elapsed if server is None else server)
+        event = clock.last(sql) if clock is not None else None
+        seconds.append(elapsed if event is None else event.seconds)
+        if event is not None and work is not None:
+            work.add(event.counters)
     return seconds
 
 

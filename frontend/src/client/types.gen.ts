@@ -539,6 +539,25 @@ export type Cause = {
 };
 
 /**
+ * ChangeCause
+ *
+ * Why a fingerprint changed on a variant, from what was measured (replay/change_causes.py), the
+ * first of: "known cause" (of a break, causes.py), "plan change" (which part), "work" (which counter
+ * moved, by how much), "per-statement cost" (its time net of the null statement's is the same), "time
+ * only"; `text` says it ("more work: rows examined 16,049 -> 802,450, 50x").
+ */
+export type ChangeCause = {
+    /**
+     * Kind
+     */
+    kind: 'known cause' | 'plan change' | 'work' | 'per-statement cost' | 'time only';
+    /**
+     * Text
+     */
+    text: string;
+};
+
+/**
  * ColumnSeries
  *
  * A variant's iterations as two columns of equal length, in iteration order (compact: no object per
@@ -882,6 +901,60 @@ export type ContrastRead = {
 };
 
 /**
+ * CounterChange
+ *
+ * A counter that differs between the baseline and a variant: its name and label, both ranges,
+ * `ratio` variant / baseline (None from 0), `moved` (beyond the threshold, replay/counters.py) and
+ * the text ("rows examined 16,049 -> 802,450, 50x").
+ */
+export type CounterChange = {
+    /**
+     * Counter
+     */
+    counter: string;
+    /**
+     * Label
+     */
+    label: string;
+    base: CounterRange;
+    other: CounterRange;
+    /**
+     * Ratio
+     */
+    ratio: number | null;
+    /**
+     * Moved
+     */
+    moved: boolean;
+    /**
+     * Text
+     */
+    text: string;
+};
+
+/**
+ * CounterRange
+ *
+ * One work counter per execution (replay/counters.py): `mean`, and the smallest (`low`) and
+ * largest (`high`) of its executions (equal: every execution did the same work). Rows, tables, scans
+ * and passes are counts; CPU time is in seconds.
+ */
+export type CounterRange = {
+    /**
+     * Mean
+     */
+    mean: number;
+    /**
+     * Low
+     */
+    low: number;
+    /**
+     * High
+     */
+    high: number;
+};
+
+/**
  * DatasetFromPath
  *
  * A dump already on the lab's machine, inside a directory listed in UPGRADELAB_DATASET_DIRS
@@ -1177,7 +1250,9 @@ export type FinalJobStatus = typeof FinalJobStatus[keyof typeof FinalJobStatus];
  * round values paired by round), and its sampled statements; `variants`: its finding per
  * non-baseline variant; `floor`: the A/A control's interval against the baseline (its noise floor;
  * None without a control); `rounds`: the rounds its statements were timed (more than the replay's
- * planned rounds when the extension timed it again; None in reports made before).
+ * planned rounds when the extension timed it again; None in reports made before); `work`: per
+ * variant its work counters per execution (replay/counters.py; {} without counters: the client's
+ * clock).
  */
 export type FingerprintResult = {
     /**
@@ -1219,6 +1294,12 @@ export type FingerprintResult = {
      * Rounds
      */
     rounds: number | null;
+    /**
+     * Work
+     */
+    work: {
+        [key: string]: WorkCounters;
+    };
 };
 
 /**
@@ -2067,6 +2148,8 @@ export type ReplayRead = {
  * `per_statement_cost`: one StatementCost per non-baseline variant, read first (empty in reports
  * from before); `timing`: how it was timed, each variant's clock and performance_schema (a
  * sentence; None in reports from before).
+ * `work_counters`: where the work counters come from and when one moved, or why they are
+ * unavailable (a sentence; None in reports made before them).
  */
 export type ReplayReport = {
     /**
@@ -2156,6 +2239,10 @@ export type ReplayReport = {
      * Timing
      */
     timing: string | null;
+    /**
+     * Work Counters
+     */
+    work_counters: string | null;
 };
 
 /**
@@ -3534,7 +3621,9 @@ export type VariantContext = {
  * plan changed", "faster, plan changed"], faster, same, undecided), the causes of its breaks, and
  * for its time verdict the p-value of the paired rounds and its Benjamini-Hochberg adjusted value
  * across the replay's comparisons (None: no test). A regression or improvement whose adjusted
- * value exceeds the replay's `fdr_q` is read "inconclusive".
+ * value exceeds the replay's `fdr_q` is read "inconclusive". `work`: the work counters that
+ * differ from the baseline's (replay/counters.py; [] without counters); `cause`: why it changed,
+ * for a slower or faster fingerprint and a break of a known cause (None otherwise).
  * `clock`: the clock its ratio was read on ("server" when both sides had TIMER_WAIT, else
  * "client"; timing.py pair_clock; None in reports from before); `net`: its verdict net of the
  * per-statement cost (statement_cost.py: the variant's time with the change of the null
@@ -3559,6 +3648,11 @@ export type VariantFinding = {
      * Q Value
      */
     q_value: number | null;
+    /**
+     * Work
+     */
+    work: Array<CounterChange>;
+    cause: ChangeCause | null;
     /**
      * Clock
      */
@@ -3613,7 +3707,8 @@ export type VariantProbes = {
  * variant's own startup options, SET GLOBAL, SET SESSION and instance statements in force while
  * it was replayed (replay/variant_settings.py; None in reports from before them); `performance_schema`:
  * whether it was ON on that server (every instance the lab starts for a replay has it ON; None in
- * reports from before).
+ * reports from before); `counters`: the work counter columns its statement
+ * events have (replay/counters.py; [] on the client's clock).
  */
 export type VariantReport = {
     /**
@@ -3650,6 +3745,10 @@ export type VariantReport = {
      * Performance Schema
      */
     performance_schema: boolean | null;
+    /**
+     * Counters
+     */
+    counters: Array<string>;
 };
 
 /**
@@ -3794,7 +3893,10 @@ export type VariantStatus = typeof VariantStatus[keyof typeof VariantStatus];
  * faster (of them with a plan change), same, undecided (with the median smallest detectable change
  * of their intervals, a fraction), plan changes, refused writes and timeouts (a statement timed out
  * on either). `slower` and `faster` leave out the fingerprints that changed by the per-statement
- * cost only, counted apart in `slower_cost_only` / `faster_cost_only` (0 in reports from before).
+ * cost only, counted apart in `slower_cost_only` / `faster_cost_only` (0 in reports from before);
+ * `slower_causes` / `faster_causes`: the fingerprints of every slower (faster) group, the
+ * timed-out and per-statement-cost-only ones included, counted by the kind of their cause
+ * (ChangeCause.kind), most first.
  */
 export type VariantSummary = {
     /**
@@ -3873,6 +3975,18 @@ export type VariantSummary = {
      * Timeouts
      */
     timeouts: number;
+    /**
+     * Slower Causes
+     */
+    slower_causes: {
+        [key: string]: number;
+    };
+    /**
+     * Faster Causes
+     */
+    faster_causes: {
+        [key: string]: number;
+    };
 };
 
 /**
@@ -3936,6 +4050,32 @@ export type WaitingJob = {
      * Id
      */
     id: number;
+};
+
+/**
+ * WorkCounters
+ *
+ * A fingerprint's work on one variant (replay/counters.py `fingerprint_work`): per counter name
+ * (rows_examined, rows_sent, created_tmp_tables, created_tmp_disk_tables, select_full_join,
+ * select_scan, sort_rows, sort_merge_passes, no_index_used, cpu_time_s where the server has it) its
+ * range per execution of the fingerprint's `statements` counted on every variant, over
+ * `executions` timed runs (the sum over those statements).
+ */
+export type WorkCounters = {
+    /**
+     * Statements
+     */
+    statements: number;
+    /**
+     * Executions
+     */
+    executions: number;
+    /**
+     * Counters
+     */
+    counters: {
+        [key: string]: CounterRange;
+    };
 };
 
 /**
@@ -4095,7 +4235,9 @@ export type WorkloadRead = {
  * round values paired by round), and its sampled statements; `variants`: its finding per
  * non-baseline variant; `floor`: the A/A control's interval against the baseline (its noise floor;
  * None without a control); `rounds`: the rounds its statements were timed (more than the replay's
- * planned rounds when the extension timed it again; None in reports made before).
+ * planned rounds when the extension timed it again; None in reports made before); `work`: per
+ * variant its work counters per execution (replay/counters.py; {} without counters: the client's
+ * clock).
  */
 export type FingerprintResultWritable = {
     /**
@@ -4137,6 +4279,12 @@ export type FingerprintResultWritable = {
      * Rounds
      */
     rounds: number | null;
+    /**
+     * Work
+     */
+    work: {
+        [key: string]: WorkCounters;
+    };
 };
 
 /**
@@ -4250,6 +4398,8 @@ export type ReplayReadWritable = {
  * `per_statement_cost`: one StatementCost per non-baseline variant, read first (empty in reports
  * from before); `timing`: how it was timed, each variant's clock and performance_schema (a
  * sentence; None in reports from before).
+ * `work_counters`: where the work counters come from and when one moved, or why they are
+ * unavailable (a sentence; None in reports made before them).
  */
 export type ReplayReportWritable = {
     /**
@@ -4339,6 +4489,10 @@ export type ReplayReportWritable = {
      * Timing
      */
     timing: string | null;
+    /**
+     * Work Counters
+     */
+    work_counters: string | null;
 };
 
 /**

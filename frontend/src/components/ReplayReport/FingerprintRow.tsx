@@ -1,5 +1,6 @@
 import type { FingerprintResult, Outcome } from '../../client'
 import { Ratio } from '../Ratio/Ratio'
+import { CauseAndWork, WorkTable } from './WorkCounters'
 
 interface Props {
   report: FingerprintResult
@@ -104,6 +105,7 @@ export function FingerprintRow({ report, variants, open, onToggle }: Props) {
                 ))}
               </div>
             )}
+            {report.variants[v] && <CauseAndWork finding={report.variants[v]} variant={v} />}
             {report.ratios[v] && (
               <div className="muted" data-testid={`variant-ratio-${v}`}>
                 <Ratio value={report.ratios[v]} withVerdict withRounds />
@@ -147,6 +149,14 @@ export function FingerprintRow({ report, variants, open, onToggle }: Props) {
             ))}
           </tr>
         ))}
+      {open && Object.keys(report.work).length > 0 && (
+        <tr className="work-detail">
+          <td />
+          <td colSpan={variants.length + 1}>
+            <WorkTable report={report} variants={variants} />
+          </td>
+        </tr>
+      )}
     </>
   )
 }

@@ -1,4 +1,5 @@
 import type { ReplayReport } from '../../client'
+import { CauseCounts } from './WorkCounters'
 
 const pct = (v: number | null | undefined) => (v == null ? '–' : `${(v * 100).toFixed(0)} %`)
 
@@ -24,6 +25,7 @@ export function ReplaySummary({ report }: { report: ReplayReport }) {
             <th>undecided (median smallest detectable change)</th>
             <th>refused writes</th>
             <th>timeouts</th>
+            <th>slower / faster by cause</th>
           </tr>
         </thead>
         <tbody>
@@ -48,6 +50,9 @@ export function ReplaySummary({ report }: { report: ReplayReport }) {
               </td>
               <td>{s.refused}</td>
               <td>{s.timeouts}</td>
+              <td>
+                <CauseCounts summary={s} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -63,6 +68,7 @@ export function ReplaySummary({ report }: { report: ReplayReport }) {
         )}
         {report.fdr}
         {report.extension && <span data-testid="replay-extension">. {report.extension}.</span>}
+        {report.work_counters && <span data-testid="replay-work-counters"> {report.work_counters}.</span>}
       </p>
     </section>
   )

@@ -1,0 +1,126 @@
+"""Why a fingerprint changed on a variant: one cause from what the replay measured, the first of
+
+1. "known cause": a break of a known cause (causes.py KNOWN_CAUSES, the statement diffs' `cause`);
+2. "plan change": the plan differs (compare.py `diff`: within one flavor), named by its part: join
+   order, a table's access type ("orders: access ref -> ALL"), a table's index ("orders: index
+   k_customer -> none"), and the work it changed when a counter moved ("...; more work: rows
+   examined 16,049 -> 802,450, 50x": a dropped index is both);
+3. "work": a work counter moved in the time's direction (replay/counters.py threshold: deterministic
+   counters only), named with its change ("more work: rows examined 16,049 -> 802,450, 50x"; a
+   faster fingerprint: "less work: ...");
+4. "per-statement cost": its time net of the per-statement cost (the null statement's, timed in
+   every pass) is the same: the variant costs more (or less) per statement, not for this query;
+5. "time only": none of the above: "time only: no counter moved" (or the counters were unavailable,
+   the client's clock; or they moved against the time, said so).
+
+Which findings get one: every slower or faster group (the groups named "slower..." / "faster...",
+the per-statement cost's too) and a break whose cause is known. A break without a known cause, a
+plan change without a time verdict, same, undecided, refused and timed out get none.
+"""
+
+from typing import Literal
+
+from upgradelab.replay import counters
+from upgradelab.replay.outcomes import PlanStep
+from upgradelab.replay.report import Cause, ChangeCause, CounterChange, FingerprintResult
+
+Direction = Literal["slower", "faster"]
+
+
+def direction(group: str) -> Direction | None:
+    """The way a group changed: "slower" for the slower groups (slower, slower plan changed, slower
+    (timed out), slower: per-statement cost only), "faster" likewise, None for the others."""
+    if group.startswith("slower"):
+        return "slower"
+    if group.startswith("faster"):
+        return "faster"
+    return None
+
+
+def plan_parts(base: list[PlanStep], other: list[PlanStep]) -> list[str]:
+    """What differs between two plans (steps in join order): "join order a, b -> b, a", then per
+    table in the variant's order "t: access ref -> ALL" and "t: index k -> none"; a table on one side
+    only: "t: only in the baseline's plan" / "only in the variant's plan"."""
+    parts = []
+    before, after = [s.table for s in base], [s.table for s in other]
+    if before != after and sorted(before) == sorted(after):
+        parts.append(f"join order {', '.join(before)} -> {', '.join(after)}")
+    old = {s.table: s for s in base}
+    for step in other:
+        was = old.pop(step.table, None)
+        if was is None:
+            parts.append(f"{step.table}: only in the variant's plan")
+            continue
+        if was.access_type != step.access_type:
+            parts.append(f"{step.table}: access {was.access_type} -> {step.access_type}")
+        if was.key != step.key:
+            parts.append(f"{step.table}: index {was.key or 'none'} -> {step.key or 'none'}")
+    parts.extend(f"{table}: only in the baseline's plan" for table in old)
+    return parts
+
+
+def _share(change: CounterChange) -> float:
+    """How much of the larger side the change is (0 to 1): a counter from 0 is 1."""
+    return abs(change.other.mean - change.base.mean) / max(change.base.mean, change.other.mean)
+
+
+def change_cause(
+    group: str,
+    known: list[Cause],
+    plan: list[str] | None,
+    work: list[CounterChange] | None,
+    cost_only: bool = False,
+) -> ChangeCause | None:
+    """The cause (module docstring's order) of a finding in `group`: `known` the known causes of its
+    breaks, `plan` the parts of its plan change (None: the plan did not change; [] changed in a way
+    plan_parts does not name), `work` its counters that differ from the baseline's (None: counters
+    unavailable), `cost_only` its time net of the per-statement cost is the same (fed by the net
+    judgment). None when the group gets no cause."""
+    way = direction(group)
+    if known:
+        return ChangeCause(kind="known cause", text="; ".join(cause.title for cause in known))
+    if way is None:
+        return None
+    along = sorted(  # the largest change first
+        (c for c in work or [] if c.moved and (c.other.mean > c.base.mean) == (way == "slower")),
+        key=_share,
+        reverse=True,
+    )
+    more = f"{'more' if way == 'slower' else 'less'} work: {'; '.join(c.text for c in along)}"
+    if plan is not None:  # the plan is the cause; the work it changed is its evidence
+        text = "plan changed" + (f": {'; '.join(plan)}" if plan else "") + (f"; {more}" if along else "")
+        return ChangeCause(kind="plan change", text=text)
+    if along:
+        return ChangeCause(kind="work", text=more)
+    if cost_only:
+        return ChangeCause(
+            kind="per-statement cost",
+            text=f"per-statement cost only: net of the null statement's time it is the same "
+            f"(the variant is {way} per statement)",
+        )
+    if work is None:  # a slower or faster group's statements ran: the client's clock, or a timeout
+        timed_out = group == "slower (timed out)"
+        why = "timed out: no counters of its timed-out run" if timed_out else "client clock"
+        return ChangeCause(kind="time only", text=f"time only: work counters unavailable ({why})")
+    against = [c.text for c in work if c.moved]
+    if against:
+        text = f"time only: work moved the other way ({'; '.join(against)})"
+        return ChangeCause(kind="time only", text=text)
+    return ChangeCause(kind="time only", text="time only: no counter moved")
+
+
+def attribute(report: FingerprintResult, baseline: str, variant: str, cost_only: bool = False) -> None:
+    """Set the fingerprint's finding on `variant`: its counter changes against `baseline` (`work`,
+    replay/counters.py) and its cause (change_cause); `cost_only`: the net-of-cost judgment's "same"
+    for this fingerprint and variant (default False)."""
+    finding = report.variants[variant]
+    finding.work = counters.changes(report.work, baseline, variant)
+    plan = None
+    for statement in report.statements:
+        if any(d.plan for d in statement.diffs if d.variant == variant):
+            plan = plan_parts(statement.outcomes[baseline].plan, statement.outcomes[variant].plan)
+            break
+    available = baseline in report.work and variant in report.work
+    finding.cause = change_cause(
+        finding.group, finding.causes, plan, finding.work if available else None, cost_only
+    )
