@@ -50,8 +50,9 @@ sys.path.insert(0, str(REPO / "backend"))
 
 from upgradelab.execution.schedule import plan  # noqa: E402
 from upgradelab.replay import timing  # noqa: E402
-from upgradelab.replay.compare import compare, report_document  # noqa: E402
+from upgradelab.replay.compare import compare  # noqa: E402
 from upgradelab.replay.dataset_load import DumpDataset, file_sha256  # noqa: E402
+from upgradelab.replay.document import report_document  # noqa: E402
 from upgradelab.replay.engine import Extension, ReplayVariant, replay_rounds  # noqa: E402
 from upgradelab.replay.extension import still_undecided  # noqa: E402
 from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS, EXTENSION_FACTOR  # noqa: E402

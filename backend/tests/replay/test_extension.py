@@ -10,7 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from upgradelab.execution.schedule import EXTENSION_STEP, plan
-from upgradelab.replay.compare import compare, report_document
+from upgradelab.replay.compare import compare
+from upgradelab.replay.document import report_document
 from upgradelab.replay.engine import Extension, VariantReplay, extension_steps
 from upgradelab.replay.extension import still_undecided, undecided_fingerprints
 from upgradelab.replay.outcomes import Outcome

@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from upgradelab.replay.compare import EXIT_REGRESSIONS, compare, exit_bits, report_document
+from upgradelab.replay.compare import compare
+from upgradelab.replay.document import EXIT_REGRESSIONS, exit_bits, report_document
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.outcomes import Outcome, PlanStep
 from upgradelab.replay.sources import SourceStatement, parse_source

@@ -9,7 +9,8 @@ import numpy as np
 from tests.replay.test_report_schema import BEFORE_ROUNDS
 from upgradelab.api.replay import csv_rows
 from upgradelab.cli.replay import summary_lines
-from upgradelab.replay.compare import compare, report_document
+from upgradelab.replay.compare import compare
+from upgradelab.replay.document import report_document
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.report import ReplayReport

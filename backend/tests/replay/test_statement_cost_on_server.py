@@ -14,8 +14,9 @@ from sqlalchemy import select
 from tests import ports
 from upgradelab.db import sync_session
 from upgradelab.execution.schedule import plan
-from upgradelab.replay.compare import compare, report_document
+from upgradelab.replay.compare import compare
 from upgradelab.replay.dataset_load import DumpDataset, file_sha256
+from upgradelab.replay.document import report_document
 from upgradelab.replay.engine import ReplayVariant, VariantReplay, replay_rounds
 from upgradelab.replay.report import ReplayReport
 from upgradelab.replay.sources import SourceStatement, parse_source

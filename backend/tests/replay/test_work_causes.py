@@ -10,7 +10,7 @@ import pytest
 from upgradelab.api.replay import csv_rows
 from upgradelab.cli.replay import summary_lines
 from upgradelab.replay.change_causes import attribute, change_cause, direction, plan_parts
-from upgradelab.replay.compare import compare, report_document
+from upgradelab.replay.compare import compare
 from upgradelab.replay.counters import (
     MOVED_FACTOR,
     UNAVAILABLE_TEXT,
@@ -22,6 +22,7 @@ from upgradelab.replay.counters import (
     fingerprint_work,
     history_columns,
 )
+from upgradelab.replay.document import report_document
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.outcomes import Outcome, PlanStep
 from upgradelab.replay.report import Cause, CounterChange, CounterRange

@@ -16,7 +16,7 @@ from upgradelab.users.models import User
 class ReplayRun(Base):
     """Row of `replay_run`. status: a JobStatus. `variants`: [{"name",
     "target", "preset", "options"}]; `statements` / `skipped_writes`: the parsed source (sources.py);
-    `report`: replay/compare.report_document() once succeeded; `progress`: the current step. `repeats`:
+    `report`: replay/document.report_document() once succeeded; `progress`: the current step. `repeats`:
     the number of rounds (the column predates rounds); `schedule`: execution/schedule.py
     Schedule.as_json() of the rounds, stored before the first server starts (NULL for replays made
     before rounds).

@@ -280,7 +280,7 @@ class VariantSummary(ReadShape):
 
 
 class ReplayReport(ReadShape):
-    """The stored report (compare.report_document): the baseline's name, the variants, how many
+    """The stored report (document.report_document): the baseline's name, the variants, how many
     fingerprints fell in each group, `exit_bits` (`upgradelab replay`'s exit status: 1 breaks, 2
     regressions, 4 plan changes), statements replayed, rounds and passes per block, the schedule
     (None before rounds), the verdict threshold (a fraction) and every fingerprint in source order.

@@ -43,8 +43,9 @@ from upgradelab.execution.reaper import stop_targets
 from upgradelab.execution.schedule import RunSchedule, Schedule, plan
 from upgradelab.execution.status import JobStatus
 from upgradelab.replay import state
-from upgradelab.replay.compare import compare, report_document
+from upgradelab.replay.compare import compare
 from upgradelab.replay.dataset_load import DumpDataset
+from upgradelab.replay.document import report_document
 from upgradelab.replay.engine import (
     Extension,
     Interrupt,

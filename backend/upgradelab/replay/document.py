@@ -1,0 +1,150 @@
+"""The replay's stored report document (report.ReplayReport) from compare.py's fingerprints: the
+variants as replayed, the summary per variant, the per-statement cost on top, the clocks, the FDR and
+extension sentences, and the pt-upgrade-like exit status bits."""
+
+from upgradelab.execution.schedule import EXTENSION_STEP, RunSchedule
+from upgradelab.replay import counters, findings, statement_cost
+from upgradelab.replay.compare import THRESHOLD, time_ratio
+from upgradelab.replay.engine import VariantReplay
+from upgradelab.replay.groups import GROUPS
+from upgradelab.replay.pairs import cost_rounds
+from upgradelab.replay.report import (
+    FingerprintResult,
+    ReplayReport,
+    StatementCost,
+    StatementResult,
+    VariantReport,
+)
+from upgradelab.replay.sources import SourceStatement
+from upgradelab.replay.timing import pair_clock
+from upgradelab.results.stats import verdicts
+
+# Exit status bits of `upgradelab replay`, as pt-upgrade's: results/errors, regressions, plans.
+EXIT_BREAKS, EXIT_REGRESSIONS, EXIT_PLAN_CHANGES = 1, 2, 4
+
+
+def statement_costs(replays: list[VariantReplay], aa_control: str | None = None) -> list[StatementCost]:
+    """The per-statement cost per non-baseline variant (statement_cost.py), its ratio read as a
+    fingerprint's (THRESHOLD, the A/A control's floor on the same clock)."""
+    base = replays[0]
+    clocks = {r.name: pair_clock(base.clock, r.clock) for r in replays[1:]}
+    rounds = {
+        r.name: (cost_rounds(base, clocks[r.name]), cost_rounds(r, clocks[r.name])) for r in replays[1:]
+    }
+    floor = verdicts.interval(*rounds[aa_control], paired=True) if aa_control in rounds else None
+    out = []
+    for r in replays[1:]:
+        on_base, on_other = rounds[r.name]
+        same_floor = (
+            None
+            if r.name == aa_control or aa_control not in clocks or clocks[aa_control] != clocks[r.name]
+            else floor
+        )
+        ratio = time_ratio(on_base, on_other, same_floor)
+        out.append(statement_cost.statement_cost(r.name, base.name, clocks[r.name], on_base, on_other, ratio))
+    return out
+
+
+def _newly_timed_out(statement: StatementResult) -> bool:
+    """Timed out on a variant and not on the baseline (the first of `outcomes`): a statement that
+    became too slow to finish."""
+
+    def timed_out(name: str) -> bool:
+        return statement.outcomes[name].kind == "timed out" or statement.timed_out_runs.get(name, 0) > 0
+
+    baseline = next(iter(statement.outcomes))
+    return not timed_out(baseline) and any(timed_out(d.variant) for d in statement.diffs)
+
+
+def exit_bits(reports: list[FingerprintResult]) -> int:
+    """pt-upgrade-like exit status: 1 result/error differences, 2 regressions (slower, or timed out on
+    a variant and not on the baseline), 4 plan changes. Refusals set no bit."""
+    bits = 0
+    for report in reports:
+        diffs = [d for s in report.statements for d in s.diffs]
+        if any(d.breaks for d in diffs):
+            bits |= EXIT_BREAKS
+        if any(d.plan for d in diffs):
+            bits |= EXIT_PLAN_CHANGES
+        if any(r.verdict == "regression" for r in report.ratios.values()):
+            bits |= EXIT_REGRESSIONS
+        if any(f.group == "slower (timed out)" for f in report.variants.values()):
+            bits |= EXIT_REGRESSIONS
+        if any(_newly_timed_out(s) for s in report.statements):
+            bits |= EXIT_REGRESSIONS
+    return bits
+
+
+def report_document(
+    statements: list[SourceStatement],
+    replays: list[VariantReplay],
+    reports: list[FingerprintResult],
+    schedule: RunSchedule | None = None,
+    *,
+    statement_timeout_s: float | None = None,
+    partial: bool = False,
+    aa_control: str | None = None,
+    planned_rounds: int | None = None,
+    max_rounds: int | None = None,
+) -> ReplayReport:
+    """The stored report (report.ReplayReport; stored as its JSON). Seconds are each pass's median
+    of its repeated runs by the replay's clock (engine.py, timing.py); `partial`: the replay was
+    cancelled and this is what it measured; planned_rounds / max_rounds: the rounds every statement
+    was to get and the extension's budget (None / <= planned_rounds: no extension)."""
+    tested = sum(1 for r in reports for f in r.variants.values() if f.p_value is not None)
+    clocks = {r.clock for r in replays}
+    extended = planned_rounds is not None and max_rounds is not None and max_rounds > planned_rounds
+    extension = (
+        findings.EXTENSION_TEXT.format(
+            extended=sum(1 for r in reports if (r.rounds or 0) > (planned_rounds or 0)),
+            fingerprints=len(reports),
+            planned=planned_rounds,
+            step=EXTENSION_STEP,
+            max_rounds=max_rounds,
+            most=max((r.rounds or 0 for r in reports), default=0),
+        )
+        if extended
+        else None
+    )
+    return ReplayReport(
+        baseline=replays[0].name,
+        partial=partial,
+        statement_timeout_s=statement_timeout_s,
+        variants=[
+            VariantReport(
+                name=r.name,
+                version=r.version,
+                loaded=r.load,
+                tables=r.tables,
+                flavor=r.flavor or None,
+                statistics_at=r.statistics_at,
+                analyzed=r.analyzed,
+                clock=r.clock,
+                settings=r.settings,
+                performance_schema=r.performance_schema,
+                counters=[c.name for c in counters.COUNTERS if any(c.name in t.count for t in r.work)],
+            )
+            for r in replays
+        ],
+        summary=[findings.summarise(reports, r.name, r.version) for r in replays[1:]],
+        clock=clocks.pop() if len(clocks) == 1 else None,
+        per_statement_cost=statement_costs(replays, aa_control),
+        timing=statement_cost.timing_text(
+            {r.name: r.clock for r in replays}, {r.name: r.performance_schema for r in replays}
+        ),
+        fdr=findings.FDR_TEXT.format(m=tested, q=findings.FDR_Q),
+        fdr_q=findings.FDR_Q,
+        aa_control=aa_control,
+        groups={group: sum(1 for r in reports if r.group == group) for group in GROUPS},
+        exit_bits=exit_bits(reports),
+        statements=len(statements),
+        rounds=max((len(t) // r.passes for r in replays for t in r.times), default=0),
+        passes=replays[0].passes if replays else 1,
+        schedule=schedule,
+        threshold=THRESHOLD,
+        fingerprints=reports,
+        planned_rounds=planned_rounds,
+        max_rounds=max_rounds if extended else None,
+        extension=extension,
+        work_counters=counters.work_text({r.name: r.clock for r in replays}),
+    )
