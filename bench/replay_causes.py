@@ -28,8 +28,8 @@ wall clock (the dump loads excluded: kept datadirs) and the fingerprints decided
 not "undecided" on any variant).
 
 Run by hand (root, the lab installed), from the repository root:
-    .venv/bin/python bench/replay_causes.py --quick            # ~2-4 min: 8 shapes, 6 rounds to 12; 10 generated
-    .venv/bin/python bench/replay_causes.py [--fingerprints 300] [--skip planted|throughput]
+    .venv/bin/python bench/replay_causes.py --quick   # ~2.5 min: 8 shapes, 6 rounds to 12; 10 generated
+    .venv/bin/python bench/replay_causes.py [--fingerprints 300] [--rounds 20] [--skip planted|throughput]
 Servers: /var/lib/upgradelab/bench-servers-replay (as replay_resolution.py), ports 36021-36024.
 """
 
@@ -45,18 +45,19 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "backend"))
-import replay_resolution as base  # sets the server dir (UPGRADELAB_SERVER_DIR)
-from power_checks import Goal, commit, load_average, report
-from upgradelab.execution.schedule import plan
-from upgradelab.replay.compare import compare, report_document
-from upgradelab.replay.dataset_load import DumpDataset, file_sha256
-from upgradelab.replay.engine import Extension, ReplayVariant, replay_rounds
-from upgradelab.replay.extension import still_undecided
-from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS, EXTENSION_FACTOR
-from upgradelab.replay.sources import parse_source
-from upgradelab.replay.variant_settings import VariantSettings
-from upgradelab.settings import get_settings
-from upgradelab.targets.provisioners import LocalProvisioner
+import replay_resolution as base  # noqa: E402  (its import sets the server dir)
+from power_checks import Goal, commit, load_average, report  # noqa: E402
+
+from upgradelab.execution.schedule import plan  # noqa: E402
+from upgradelab.replay.compare import compare, report_document  # noqa: E402
+from upgradelab.replay.dataset_load import DumpDataset, file_sha256  # noqa: E402
+from upgradelab.replay.engine import Extension, ReplayVariant, replay_rounds  # noqa: E402
+from upgradelab.replay.extension import still_undecided  # noqa: E402
+from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS, EXTENSION_FACTOR  # noqa: E402
+from upgradelab.replay.sources import parse_source  # noqa: E402
+from upgradelab.replay.variant_settings import VariantSettings  # noqa: E402
+from upgradelab.settings import get_settings  # noqa: E402
+from upgradelab.targets.provisioners import LocalProvisioner  # noqa: E402
 
 TARGET = base.TARGET
 PORTS = {"a": 36021, "b": 36022, "c": 36023, "d": 36024}
@@ -90,17 +91,13 @@ QUICK = {
 def provisioner(name: str) -> LocalProvisioner:
     target = base.lab_target(TARGET)
     settings = {**target["settings"], "port": PORTS[name]}
-    return LocalProvisioner(
-        f"{TARGET}-causes-{name}", target["flavor"], settings, get_settings()
-    )
+    return LocalProvisioner(f"{TARGET}-causes-{name}", target["flavor"], settings, get_settings())
 
 
 def variant(name: str) -> ReplayVariant:
     """`name`'s variant as a replay gets it: c's startup options in its settings too (the report's)."""
     options = COST_OPTIONS if name == "c" else []
-    return ReplayVariant(
-        name, provisioner(name), list(options), VariantSettings(options=list(options))
-    )
+    return ReplayVariant(name, provisioner(name), list(options), VariantSettings(options=list(options)))
 
 
 def drop_index(one: LocalProvisioner) -> None:
@@ -109,9 +106,7 @@ def drop_index(one: LocalProvisioner) -> None:
     connection = endpoint.connect()
     try:
         with connection.cursor() as cursor:
-            cursor.execute(
-                f"ALTER TABLE {DATABASE}.{DROPPED[0]} DROP INDEX IF EXISTS {DROPPED[1]}"
-            )
+            cursor.execute(f"ALTER TABLE {DATABASE}.{DROPPED[0]} DROP INDEX IF EXISTS {DROPPED[1]}")
     finally:
         connection.close()
         one.stop()
@@ -125,11 +120,7 @@ def generated(count: int) -> str:
     copy = 0
     while len(out) < count:
         for shape in shapes[: count - len(out)]:
-            out.append(
-                ALIAS.sub(lambda m, k=copy: f"AS {m.group(1)}r{k}", shape)
-                if copy
-                else shape
-            )
+            out.append(ALIAS.sub(lambda m, k=copy: f"AS {m.group(1)}r{k}", shape) if copy else shape)
         copy += 1
     return ";\n".join(out) + ";\n"
 
@@ -147,9 +138,7 @@ def replay(
     statements = parse_source(sql).statements
     load = load_average()
     started = time.monotonic()
-    extension = Extension(
-        max_rounds, lambda done: still_undecided(statements, done, aa)
-    )
+    extension = Extension(max_rounds, lambda done: still_undecided(statements, done, aa))
     replays = replay_rounds(
         [variant(name) for name in names],
         dataset,
@@ -187,11 +176,7 @@ def variant_rows(document: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for summary in document["summary"]:
         name = summary["variant"]
-        groups = [
-            f["variants"][name]["group"]
-            for f in document["fingerprints"]
-            if name in f["variants"]
-        ]
+        groups = [f["variants"][name]["group"] for f in document["fingerprints"] if name in f["variants"]]
         cost = costs.get(name)
         rows.append(
             {
@@ -206,12 +191,8 @@ def variant_rows(document: dict[str, Any]) -> list[dict[str, Any]]:
                 "faster_causes": summary.get("faster_causes"),
                 "same_share": groups.count("same") / len(groups) if groups else 0.0,
                 "undecided": groups.count("undecided"),
-                "cost_text": cost["text"]
-                if cost
-                else "no per-statement cost in this version",
-                "cost_verdict": (cost.get("ratio") or {}).get("verdict")
-                if cost
-                else None,
+                "cost_text": cost["text"] if cost else "no per-statement cost in this version",
+                "cost_verdict": (cost.get("ratio") or {}).get("verdict") if cost else None,
             }
         )
     return rows
@@ -225,9 +206,7 @@ def changed(document: dict[str, Any], name: str) -> list[tuple[str, str, str | N
         finding = one["variants"].get(name)
         if finding and finding["group"] not in ("same", "undecided", "refused"):
             cause = finding.get("cause")
-            out.append(
-                (finding["group"], cause["text"] if cause else None, one["fingerprint"])
-            )
+            out.append((finding["group"], cause["text"] if cause else None, one["fingerprint"]))
     return out
 
 
@@ -243,23 +222,14 @@ def reads_dropped_index(fingerprint: dict[str, Any], baseline: str) -> bool:
 def plan_diff(fingerprint: dict[str, Any], name: str) -> bool:
     """Whether a statement of the fingerprint has another plan on `name` (its group may name a
     break first: a result that changed with the plan)."""
-    return any(
-        d["plan"]
-        for s in fingerprint["statements"]
-        for d in s["diffs"]
-        if d["variant"] == name
-    )
+    return any(d["plan"] for s in fingerprint["statements"] for d in s["diffs"] if d["variant"] == name)
 
 
 def goals(document: dict[str, Any]) -> list[Goal]:
     """The planted replay's goals (module docstring); the causes goal only when the report has causes."""
     rows = {row["variant"]: row for row in variant_rows(document)}
     c, b = rows["c"], rows["b"]
-    expected = [
-        f
-        for f in document["fingerprints"]
-        if reads_dropped_index(f, document["baseline"])
-    ]
+    expected = [f for f in document["fingerprints"] if reads_dropped_index(f, document["baseline"])]
     on_d = [f["variants"]["d"] for f in expected]
     plan_changed = sum(plan_diff(f, "d") for f in expected)
     found = [
@@ -287,17 +257,14 @@ def goals(document: dict[str, Any]) -> list[Goal]:
     if has_causes(document):
         slower = [f for f in on_d if f["group"] in SLOWER]
         kinds = [(f.get("cause") or {}).get("kind") for f in slower]
-        rows_examined = sum(
-            "rows examined" in (f.get("cause") or {}).get("text", "") for f in slower
-        )
+        rows_examined = sum("rows examined" in (f.get("cause") or {}).get("text", "") for f in slower)
         found.append(
             Goal(
                 "d: the slower of them caused by a plan change, naming rows examined",
-                f"plan change {kinds.count('plan change')} of {len(slower)}, rows examined in {rows_examined}",
+                f"plan change {kinds.count('plan change')} of {len(slower)}, "
+                f"rows examined in {rows_examined}",
                 "all plan change, rows examined in >= 1",
-                len(slower) > 0
-                and kinds.count("plan change") == len(slower)
-                and rows_examined > 0,
+                len(slower) > 0 and kinds.count("plan change") == len(slower) and rows_examined > 0,
             )
         )
     return found
@@ -311,7 +278,8 @@ def print_planted(run: dict[str, Any]) -> None:
     if not has_causes(document):
         print("  causes: no causes in this version")
     print(
-        f"  {'variant':<48} {'today: slower/faster':>21}  {'now: slower/faster':>18}  cost-only  same  by cause"
+        f"  {'variant':<48} {'today: slower/faster':>21}  {'now: slower/faster':>18}  "
+        "cost-only  same  by cause"
     )
     for row in variant_rows(document):
         causes = (
@@ -326,9 +294,7 @@ def print_planted(run: dict[str, Any]) -> None:
         )
         print(f"      {row['cost_text']}")
         for group, cause, fingerprint in changed(document, row["variant"]):
-            print(
-                f"      {group:<24} {fingerprint[:56]:<56}  {cause or '(no cause in this version)'}"
-            )
+            print(f"      {group:<24} {fingerprint[:56]:<56}  {cause or '(no cause in this version)'}")
 
 
 def planted(dataset: DumpDataset, rounds: int, max_rounds: int, quick: bool) -> bool:
@@ -336,9 +302,7 @@ def planted(dataset: DumpDataset, rounds: int, max_rounds: int, quick: bool) -> 
     drop_index(provisioner("d"))
     shapes = [one for one in base.queries().split(";\n") if one.strip()]
     chosen = [shapes[i] for i in QUICK["shapes"]] if quick else shapes
-    run = replay(
-        list(PORTS), dataset, ";\n".join(chosen) + ";\n", rounds, max_rounds, "b"
-    )
+    run = replay(list(PORTS), dataset, ";\n".join(chosen) + ";\n", rounds, max_rounds, "b")
     print_planted(run)
     return report("replay-causes", goals(run["document"]))
 
@@ -350,9 +314,7 @@ def throughput(dataset: DumpDataset, count: int, rounds: int, max_rounds: int) -
     run = replay(["a", "c", "d"], dataset, sql, rounds, max_rounds, None)
     document = run["document"]
     decided = [
-        f
-        for f in document["fingerprints"]
-        if all(v["group"] != "undecided" for v in f["variants"].values())
+        f for f in document["fingerprints"] if all(v["group"] != "undecided" for v in f["variants"].values())
     ]
     spent = [f.get("rounds") or 0 for f in document["fingerprints"]]
     minutes = run["wall_s"] / 60
@@ -366,9 +328,27 @@ def throughput(dataset: DumpDataset, count: int, rounds: int, max_rounds: int) -
     for row in variant_rows(document):
         print(
             f"  {row['variant']}: today slower/faster {row['today_slower']}/{row['today_faster']}, now "
-            f"{row['slower']}/{row['faster']} + cost-only {row['slower_cost_only']}/{row['faster_cost_only']}, "
+            f"{row['slower']}/{row['faster']} + cost-only "
+            f"{row['slower_cost_only']}/{row['faster_cost_only']}, "
             f"same {row['same_share']:.0%}, undecided {row['undecided']}; {row['cost_text']}"
         )
+
+
+def loaded(scratch: Path) -> DumpDataset:
+    """The bench's dump written in `scratch` and loaded on every instance (or found kept there) by a
+    replay of one round of one statement."""
+    dump = scratch / "bench.sql"
+    base.write_dump(dump)
+    dataset = DumpDataset(dump, file_sha256(dump), DATABASE)
+    one = parse_source("SELECT 1;").statements
+    replay_rounds([variant(name) for name in PORTS], dataset, one, plan("interleaved", 1, 1, 1, len(PORTS)))
+    return dataset
+
+
+def check() -> bool:
+    """power_checks.py replay-causes: the planted replay at the replay's defaults; True: every goal met."""
+    with tempfile.TemporaryDirectory() as scratch:
+        return planted(loaded(Path(scratch)), DEFAULT_ROUNDS, EXTENSION_FACTOR * DEFAULT_ROUNDS, False)
 
 
 def main() -> None:
@@ -378,13 +358,12 @@ def main() -> None:
         action="store_true",
         help="8 shapes, 6 rounds to 12; 10 generated fingerprints",
     )
-    parser.add_argument(
-        "--fingerprints", type=int, default=300, help="the throughput replay's"
-    )
+    parser.add_argument("--fingerprints", type=int, default=300, help="the throughput replay's")
     parser.add_argument("--skip", choices=["planted", "throughput"], default=None)
+    parser.add_argument("--rounds", type=int, default=None, help="planned rounds (default: a replay's)")
     args = parser.parse_args()
-    rounds = QUICK["rounds"] if args.quick else DEFAULT_ROUNDS
-    max_rounds = QUICK["max_rounds"] if args.quick else EXTENSION_FACTOR * rounds
+    rounds = args.rounds or (QUICK["rounds"] if args.quick else DEFAULT_ROUNDS)
+    max_rounds = QUICK["max_rounds"] if args.quick and not args.rounds else EXTENSION_FACTOR * rounds
     count = QUICK["fingerprints"] if args.quick else args.fingerprints
     print(
         f"replay causes, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit()}, "
@@ -393,17 +372,7 @@ def main() -> None:
     )
     passed = True
     with tempfile.TemporaryDirectory() as scratch:
-        dump = Path(scratch) / "bench.sql"
-        base.write_dump(dump)
-        dataset = DumpDataset(dump, file_sha256(dump), DATABASE)
-        # One round of one statement loads the dump on every instance (or finds it kept).
-        one = parse_source("SELECT 1;").statements
-        replay_rounds(
-            [variant(name) for name in PORTS],
-            dataset,
-            one,
-            plan("interleaved", 1, 1, 1, len(PORTS)),
-        )
+        dataset = loaded(Path(scratch))
         if args.skip != "planted":
             passed = planted(dataset, rounds, max_rounds, args.quick)
         if args.skip != "throughput":
