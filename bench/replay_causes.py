@@ -49,8 +49,9 @@ import replay_resolution as base  # noqa: E402  (its import sets the server dir)
 from power_checks import Goal, commit, load_average, report  # noqa: E402
 
 from upgradelab.execution.schedule import plan  # noqa: E402
-from upgradelab.replay.compare import compare, report_document  # noqa: E402
+from upgradelab.replay.compare import compare  # noqa: E402
 from upgradelab.replay.dataset_load import DumpDataset, file_sha256  # noqa: E402
+from upgradelab.replay.document import report_document  # noqa: E402
 from upgradelab.replay.engine import Extension, ReplayVariant, replay_rounds  # noqa: E402
 from upgradelab.replay.extension import still_undecided  # noqa: E402
 from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS, EXTENSION_FACTOR  # noqa: E402
