@@ -23,6 +23,9 @@ bench/README.md ("power_checks.py").
     replay-resolution    bench/replay_resolution.py, mode "after", layout "pass", extension on;
                          goal: A/A "same" >= 90 %, no false slower/faster (A/A and the 32 unchanged
                          shapes), the planted slowdown "slower, plan changed" (issue 20)
+    replay-causes        bench/replay_causes.py's planted replay (A/A, general_log=ON, index dropped);
+                         goal: the per-statement cost one finding, the index drop "plan changed" (with
+                         causes: naming rows examined), A/A "same" >= 90 % (issue 33)
     verdicts-under-load  bench/verdict_robustness.py's cases (A vs A, default vs redo-off) with its
                          load window on the middle third, the product's extension; goal: A/A false
                          verdict <= 5 %, redo-off right >= 95 %, never wrong (issue 12)
@@ -38,7 +41,7 @@ Run by hand (root, the lab installed), one check at a time, from the repository 
 --minutes: no repetition starts after that many minutes (the goals are judged on those done); Ctrl-C
 cancels the job in flight and stops the instance cleanly.
 Ports: BENCH_PORT_OFFSET (default 250, bench/instance.py); replay-resolution uses
-bench/replay_resolution.py's own (36011-36013).
+bench/replay_resolution.py's own (36011-36013), replay-causes bench/replay_causes.py's (36021-36024).
 """
 
 import argparse
@@ -420,6 +423,7 @@ CHECKS = (
     "skip-log-bin",
     "parallel-read",
     "replay-resolution",
+    "replay-causes",
     "verdicts-under-load",
 )
 
@@ -444,6 +448,10 @@ def main() -> None:
     )
     if args.check == "replay-resolution":
         sys.exit(0 if replay_resolution(args) else 1)
+    if args.check == "replay-causes":
+        import replay_causes
+
+        sys.exit(0 if replay_causes.check() else 1)
 
     import httpx
     import instance
