@@ -81,12 +81,8 @@ ALIAS = re.compile(r"\bAS (s\d+)\b")
 # --quick: the mechanics in ~2-4 min (its goals are not expected to pass: too few rounds); the planted
 # replay on 8 of the 33 shapes (queries() order: primary-key lookups of small, mid and big, big's four
 # shapes that read it by k_k, SELECT 1 + 1)
-QUICK = {
-    "rounds": 6,
-    "max_rounds": 12,
-    "fingerprints": 10,
-    "shapes": (1, 10, 19, 20, 21, 24, 31, 32),
-}
+QUICK_ROUNDS, QUICK_MAX_ROUNDS, QUICK_FINGERPRINTS = 6, 12, 10
+QUICK_SHAPES = (1, 10, 19, 20, 21, 24, 31, 32)
 
 
 def provisioner(name: str) -> LocalProvisioner:
@@ -121,7 +117,7 @@ def generated(count: int) -> str:
     copy = 0
     while len(out) < count:
         for shape in shapes[: count - len(out)]:
-            out.append(ALIAS.sub(lambda m, k=copy: f"AS {m.group(1)}r{k}", shape) if copy else shape)
+            out.append(ALIAS.sub(rf"AS \g<1>r{copy}", shape) if copy else shape)
         copy += 1
     return ";\n".join(out) + ";\n"
 
@@ -199,10 +195,10 @@ def variant_rows(document: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def changed(document: dict[str, Any], name: str) -> list[tuple[str, str, str | None]]:
+def changed(document: dict[str, Any], name: str) -> list[tuple[str, str | None, str]]:
     """(group, cause text or None, fingerprint) of every fingerprint changed on `name` (a slower,
     faster or plan-changed group)."""
-    out = []
+    out: list[tuple[str, str | None, str]] = []
     for one in document["fingerprints"]:
         finding = one["variants"].get(name)
         if finding and finding["group"] not in ("same", "undecided", "refused"):
@@ -302,7 +298,7 @@ def planted(dataset: DumpDataset, rounds: int, max_rounds: int, quick: bool) -> 
     """The planted replay: its figures and goals; True when every goal was met."""
     drop_index(provisioner("d"))
     shapes = [one for one in base.queries().split(";\n") if one.strip()]
-    chosen = [shapes[i] for i in QUICK["shapes"]] if quick else shapes
+    chosen = [shapes[i] for i in QUICK_SHAPES] if quick else shapes
     run = replay(list(PORTS), dataset, ";\n".join(chosen) + ";\n", rounds, max_rounds, "b")
     print_planted(run)
     return report("replay-causes", goals(run["document"]))
@@ -363,9 +359,9 @@ def main() -> None:
     parser.add_argument("--skip", choices=["planted", "throughput"], default=None)
     parser.add_argument("--rounds", type=int, default=None, help="planned rounds (default: a replay's)")
     args = parser.parse_args()
-    rounds = args.rounds or (QUICK["rounds"] if args.quick else DEFAULT_ROUNDS)
-    max_rounds = QUICK["max_rounds"] if args.quick and not args.rounds else EXTENSION_FACTOR * rounds
-    count = QUICK["fingerprints"] if args.quick else args.fingerprints
+    rounds = args.rounds or (QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS)
+    max_rounds = QUICK_MAX_ROUNDS if args.quick and not args.rounds else EXTENSION_FACTOR * rounds
+    count = QUICK_FINGERPRINTS if args.quick else args.fingerprints
     print(
         f"replay causes, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit()}, "
         f"{'quick' if args.quick else 'full'}: {rounds} rounds x {DEFAULT_PASSES} passes to {max_rounds}, "
