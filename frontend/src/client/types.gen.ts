@@ -2132,7 +2132,7 @@ export type ReplayRead = {
 /**
  * ReplayReport
  *
- * The stored report (compare.report_document): the baseline's name, the variants, how many
+ * The stored report (document.report_document): the baseline's name, the variants, how many
  * fingerprints fell in each group, `exit_bits` (`upgradelab replay`'s exit status: 1 breaks, 2
  * regressions, 4 plan changes), statements replayed, rounds and passes per block, the schedule
  * (None before rounds), the verdict threshold (a fraction) and every fingerprint in source order.
@@ -4382,7 +4382,7 @@ export type ReplayReadWritable = {
 /**
  * ReplayReport
  *
- * The stored report (compare.report_document): the baseline's name, the variants, how many
+ * The stored report (document.report_document): the baseline's name, the variants, how many
  * fingerprints fell in each group, `exit_bits` (`upgradelab replay`'s exit status: 1 breaks, 2
  * regressions, 4 plan changes), statements replayed, rounds and passes per block, the schedule
  * (None before rounds), the verdict threshold (a fraction) and every fingerprint in source order.
