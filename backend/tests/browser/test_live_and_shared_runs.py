@@ -8,7 +8,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.stream_recorder import record_streams, stream_log
 from tests.conftest import ADMIN_PASSWORD, ADMIN_USER, signed_in
-from tests.runs.helpers import submit, wait_final, wait_status
+from tests.runs.helpers import queue, submit, wait_final, wait_status
 
 # The run must outlast the 3 s drop: 60 iterations of a 0.15 s statement, about 9 s whatever the load
 # (was 600 insert-truncate iterations: each one an event both browsers drew, 84 CPU-s for the test).
@@ -24,12 +24,7 @@ def _paced_run(client: httpx.Client) -> int:
         "parameters": {"iteration_sql": f"DO SLEEP({PACE_S})"},
         "variants": [{"target": "mariadb-10.11"}],
     }
-    created = client.post("/api/experiments", json=body)
-    assert created.status_code == 201, created.text
-    queued = client.post(f"/api/experiments/{created.json()['id']}/runs")
-    assert queued.status_code == 201, queued.text
-    run_id: int = queued.json()["id"]
-    return run_id
+    return queue(client, body)
 
 
 def _wait_received(page: Page, at_least: int, timeout_ms: float = 120_000) -> None:

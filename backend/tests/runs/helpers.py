@@ -15,6 +15,11 @@ def submit(
 ) -> int:
     """POST an insert-truncate experiment and queue a run; the run id."""
     body = {"workload": "insert-truncate", "iterations": iterations, "variants": variants, "name": name}
+    return queue(client, body)
+
+
+def queue(client: httpx.Client, body: dict[str, Any]) -> int:
+    """POST the experiment `body` and queue a run of it; the run id (its status "queued")."""
     created = client.post("/api/experiments", json=body)
     assert created.status_code == 201, created.text
     queued = client.post(f"/api/experiments/{created.json()['id']}/runs")

@@ -24,7 +24,7 @@ from sqlalchemy import select
 
 from tests.execution.cancel_helpers import CANCEL_WITHIN_S, hold, nothing_left, servers, template
 from tests.execution.cancel_helpers import target_dir as cancel_target_dir
-from tests.runs.helpers import wait_final, wait_status
+from tests.runs.helpers import queue, wait_final, wait_status
 from upgradelab.attribution import steps
 from upgradelab.db import sync_session
 from upgradelab.experiments.models import Experiment, Run
@@ -46,12 +46,7 @@ def _custom_sql_run(client: httpx.Client, **parameters: Any) -> int:
         "parameters": {"statement_timeout_s": 120, **parameters},
         "variants": [{"target": TARGET}],
     }
-    created = client.post("/api/experiments", json=body)
-    assert created.status_code == 201, created.text
-    queued = client.post(f"/api/experiments/{created.json()['id']}/runs")
-    assert queued.status_code == 201, queued.text
-    run_id: int = queued.json()["id"]
-    return run_id
+    return queue(client, body)
 
 
 def _cancel(client: httpx.Client, run_id: int) -> tuple[dict[str, Any], float]:
