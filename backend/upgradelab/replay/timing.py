@@ -31,6 +31,7 @@ client's time, which holds the network and both sides' scheduling).
 
 import math
 import statistics
+import time
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -48,6 +49,9 @@ PICOSECONDS = 1e12
 _HISTORY = "events_statements_history"
 # the SQL_TEXT column keeps the statement's first 1024 characters (performance_schema_max_sql_text_length)
 _TEXT_CHECKED = 64
+# How long `last` waits for a statement's history row, and between its reads (seconds)
+EVENT_WAIT_S = 0.2
+EVENT_POLL_S = 0.0005
 # Option-file lines every instance the lab starts for a replay gets before the variant's own (as the
 # run's probes do, probes/probe_set.py): the statement events TIMER_WAIT is read from. The names are
 # the same on MySQL 8.0+/9.x and MariaDB 10.5+.
@@ -76,6 +80,7 @@ class ServerClock:
     admin: ServerConnection
     thread_id: int
     columns: tuple[str, ...] | None = field(default=None)
+    event_id: int = 0  # the EVENT_ID of the last row read (`last`)
 
     def counter_columns(self) -> tuple[str, ...]:
         """The counter columns of this server's events_statements_history (asked once). Where it has
@@ -92,23 +97,34 @@ class ServerClock:
         return self.columns
 
     def last(self, sql: str) -> StatementEvent | None:
-        """The session's most recent completed statement's seconds and counters, read in one query;
-        None when that statement is not `sql`."""
+        """The seconds and counters of the session's statement `sql` that just completed: the
+        history's newest row when it is newer than the last one read here (EVENT_ID) and is `sql`
+        (SQL_TEXT). The server sends the last row to the client before it ends the statement's event,
+        so a read right after can still see the previous statement (on a loaded host, every run of a
+        slow statement did): the read is repeated until that row is there, for at most
+        EVENT_WAIT_S. None when it never is (a statement the history does not keep)."""
         columns = self.counter_columns()
-        with self.admin.cursor() as cursor:
-            cursor.execute(
-                f"SELECT TIMER_WAIT, SQL_TEXT{''.join(', ' + c for c in columns)} "
-                f"FROM performance_schema.{_HISTORY} WHERE THREAD_ID = %s ORDER BY EVENT_ID DESC LIMIT 1",
-                (self.thread_id,),
-            )
-            row = cursor.fetchone()
-        if (
-            row is None
-            or row[0] is None
-            or not str(row[1] or "").strip().startswith(sql.strip()[:_TEXT_CHECKED])
-        ):
-            return None
-        return StatementEvent(int(row[0]) / PICOSECONDS, event_counters(columns, tuple(row[2:])))
+        deadline = time.monotonic() + EVENT_WAIT_S
+        while True:
+            with self.admin.cursor() as cursor:
+                cursor.execute(
+                    f"SELECT EVENT_ID, TIMER_WAIT, SQL_TEXT{''.join(', ' + c for c in columns)} "
+                    f"FROM performance_schema.{_HISTORY} WHERE THREAD_ID = %s "
+                    "ORDER BY EVENT_ID DESC LIMIT 1",
+                    (self.thread_id,),
+                )
+                row = cursor.fetchone()
+            if row is not None and int(row[0]) > self.event_id and _is(row[2], sql) and row[1] is not None:
+                self.event_id = int(row[0])
+                return StatementEvent(int(row[1]) / PICOSECONDS, event_counters(columns, tuple(row[3:])))
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(EVENT_POLL_S)
+
+
+def _is(text: object, sql: str) -> bool:
+    """Whether a history row's SQL_TEXT is the statement `sql` (its first _TEXT_CHECKED characters)."""
+    return str(text or "").strip().startswith(sql.strip()[:_TEXT_CHECKED])
 
 
 def server_clock(admin: ServerConnection, session: ServerConnection) -> ServerClock | None:
@@ -166,8 +182,8 @@ def timed_runs(
     work: WorkTally | None = None,
 ) -> list[float] | None:
     """Run `sql` until `min_measured_s` seconds were measured or `max_repeats` runs; the seconds of
-    each run (server clock when `clock`; a run whose history row is not this statement, which the
-    check above makes rare, counts the client's time). None: this module's MIN_MEASURED_S and
+    each run (server clock when `clock`; a run whose history row never came, ServerClock.last, counts
+    the client's time, and so do the pass's runs after it). None: this module's MIN_MEASURED_S and
     MAX_REPEATS, read at the call (bench/replay_resolution.py sets them to time one run per pass).
     None when it errors; [math.inf] when a run timed out. StatementInterrupted passes through.
     client: when given, each run's client seconds are appended to it (a pair of variants timed by
@@ -188,6 +204,8 @@ def timed_runs(
         if client is not None:
             client.append(elapsed)
         event = clock.last(sql) if clock is not None else None
+        if event is None:
+            clock = None  # not in the history: the pass's other runs are not waited for either
         seconds.append(elapsed if event is None else event.seconds)
         if event is not None and work is not None:
             work.add(event.counters)
