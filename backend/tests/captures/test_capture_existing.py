@@ -3,7 +3,8 @@ the lab with a configuration of its own (max_connections and innodb_change_buffe
 statement history kept), an account on mysql_native_password, an account and a statement carrying
 hostile text, a small workload; then reached only as an existing target with a read-only account.
 The capture marks the values set, lists the accounts without hashes and holds the digests with
-their counts; `upgradelab capture --json` prints the same capture."""
+their counts; `upgradelab capture --json` prints the same capture. Checked against a scratch MariaDB
+11.8, the setting it no longer knows is refused and the one it ignores is warned about, in its words."""
 
 import json
 import time
@@ -17,6 +18,8 @@ from typer.testing import CliRunner
 
 from tests import ports
 from tests.conftest import auth_headers, lab_provisioner
+from upgradelab.captures.configuration import Configuration
+from upgradelab.captures.option_check import check_options
 from upgradelab.cli import app
 from upgradelab.targets.provisioners import LocalProvisioner
 
@@ -34,7 +37,8 @@ TEAM_OPTIONS = [
     "performance-schema-consumer-events-statements-current=ON",
     "performance-schema-consumer-events-statements-history-long=ON",
     "max_connections=77",
-    "innodb_change_buffering=all",
+    "innodb_change_buffering=all",  # MariaDB 11.8 starts with it and warns "was removed"
+    "innodb_change_buffer_max_size=30",  # MariaDB 11.8 does not start: "unknown variable"
 ]
 
 
@@ -191,3 +195,27 @@ def test_the_cli_captures_a_target_as_json(api: str, capture: dict[str, Any]) ->
     flags = ["capture", "--target", TARGET, "--schema-only", "--data-limit", "5"]
     refused = CliRunner().invoke(app, flags, env={"COLUMNS": "200"})
     assert refused.exit_code == 2 and "exclude each other" in refused.output
+
+
+def test_the_settings_the_new_version_refuses_or_warns_about_are_named_in_its_own_words(
+    capture: dict[str, Any],
+) -> None:
+    config = Configuration.model_validate(capture["configuration"])
+    scratch = lab_provisioner("mariadb-11.8", ports.CAPTURE_CHECK, suffix="check")
+    findings = {f.name: f for f in check_options(config, scratch)}
+    removed = findings["innodb_change_buffer_max_size"]
+    assert removed.outcome == "refused" and removed.line == "innodb-change-buffer-max-size=30"
+    assert (
+        "[ERROR]" in removed.words and "unknown variable 'innodb-change-buffer-max-size=30'" in removed.words
+    )
+    warned = findings["innodb_change_buffering"]
+    assert (
+        warned.outcome == "deprecated" and "[Warning] 'innodb-change-buffering' was removed" in warned.words
+    )
+    assert findings["max_connections"].outcome == "accepted"
+    assert (
+        findings["port"].outcome == "not_tried" and "is refused: network exposure" in findings["port"].words
+    )
+    outcomes = [f.outcome for f in findings.values()]
+    assert outcomes.count("refused") == 1, [f for f in findings.values() if f.outcome == "refused"]
+    assert scratch.pid() is None  # the scratch instance is gone

@@ -7,6 +7,7 @@ from typing import Any
 from upgradelab.captures import configuration
 from upgradelab.captures.defaults import BinaryDefaults, parse_defaults, same_value, series
 from upgradelab.captures.digests import Workload, build, query_set
+from upgradelab.captures.option_check import refused, warnings_of
 from upgradelab.replay.sources import parse_source
 
 HELP = """/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)
@@ -153,3 +154,53 @@ def test_defaults_of_another_binary_are_kept_with_where_they_came_from() -> None
         origin,
     )
     assert config.defaults_from == origin and config.variables[0].comparison == "default"
+
+
+def test_numbers_compare_by_value_and_optimizer_switch_by_the_flags_the_default_names() -> None:
+    assert same_value("long_query_time", "10.000000", "10") and not same_value("long_query_time", "2", "10")
+    assert same_value("optimizer_switch", "mrr=off,new_flag=on,index_merge=on", "index_merge=on,mrr=off")
+    assert not same_value("optimizer_switch", "mrr=on,index_merge=on", "index_merge=on,mrr=off")
+    row = "thread-pool-size" + " " * 45 + "2"
+    autosized = parse_defaults(HELP.replace(row, "performance-schema-digests-size" + " " * 30 + "-1"))
+    assert autosized.values["performance_schema_digests_size"] == "-1"
+    config = configuration.build(
+        "mariadb", "10.11.19", "", {"performance_schema_digests_size": "5000"}, autosized, None
+    )
+    assert config.variables[0].comparison == "unknown"  # -1: autosized at start, no default to compare
+
+
+def test_each_refusal_takes_out_the_option_it_names_and_the_rest_are_asked_again() -> None:
+    words = {"max-tmp-tables": "[ERROR] mariadbd: unknown variable 'max-tmp-tables=40'",
+             "old-alter-table": "[ERROR] mariadbd: unknown variable 'old-alter-table=COPY'"}  # fmt: skip
+    asked: list[list[str]] = []
+
+    def ask(lines: list[str]) -> str | None:
+        asked.append(lines)
+        return next((words[line.split("=")[0]] for line in lines if line.split("=")[0] in words), None)
+
+    lines = [("max_tmp_tables", "max-tmp-tables=40"), ("max_connections", "max-connections=77"),
+             ("old_alter_table", "old-alter-table=COPY")]  # fmt: skip
+    found, taken = refused(ask, lines)
+    assert [(f.name, f.outcome, f.words) for f in found] == [
+        ("max_tmp_tables", "refused", words["max-tmp-tables"]),
+        ("old_alter_table", "refused", words["old-alter-table"]),
+    ]
+    assert taken == [("max_connections", "max-connections=77")] and len(asked) == 3
+    # words that name no line: what is left is refused together, never taken
+    found, taken = refused(lambda _: "[ERROR] Aborting: out of memory", lines[:1])
+    assert taken == [] and found[0].words.startswith("refused together")
+
+
+def test_warnings_are_tied_to_the_option_they_name_whole() -> None:
+    log = (
+        "[Warning] 'innodb-change-buffering' was removed. It does nothing now\n"
+        "[Note] InnoDB: innodb_change_buffering_debug is off\n"
+        "[Warning] something else entirely\n"
+    )
+    lines = [
+        ("innodb_change_buffering", "innodb-change-buffering=all"),
+        ("max_connections", "max-connections=77"),
+    ]
+    assert warnings_of(log, lines) == {
+        "innodb_change_buffering": "[Warning] 'innodb-change-buffering' was removed. It does nothing now"
+    }

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from upgradelab.captures.defaults import HOST_DEPENDENT, BinaryDefaults, same_value
+from upgradelab.captures.defaults import HOST_DEPENDENT, BinaryDefaults, comparable, same_value
 
 Comparison = Literal["default", "differs", "unknown"]
 _BYTES_PER_MIB = 1024 * 1024
@@ -67,12 +67,13 @@ class Configuration(BaseModel):
 
 def compare(variables: dict[str, str], defaults: BinaryDefaults | None) -> list[Variable]:
     """Each variable (by name) against `defaults`: "unknown" without defaults, for a variable the
-    binary's table does not list (not an option: version, hostname) or lists without a default."""
+    binary's table does not list (not an option: hostname) or lists without a default to compare
+    (captures/defaults.py `comparable`)."""
     out = []
     for name in sorted(variables):
         value = variables[name]
         default = defaults.values.get(name.lower()) if defaults else None
-        if default is None:
+        if default is None or not comparable(name.lower(), default):
             comparison: Comparison = "unknown"
         else:
             comparison = "default" if same_value(name.lower(), value, default) else "differs"

@@ -4,9 +4,10 @@ with them.
 
 The table and SHOW GLOBAL VARIABLES spell values differently: names with `-` / `_`, booleans
 TRUE/FALSE / ON/OFF, directories with or without their trailing `/`, sets (sql_mode) in any order,
-"(No default value)" for none. `same_value` compares after `normalized`; a value the help has no
-default for, or a variable the help does not list (version, hostname: not options), is "unknown",
-never "differs". Defaults the server computes from its host at start (the help prints the lab host's
+"(No default value)" for none, numbers as 10 / 10.000000. `same_value` compares after `normalized`;
+a value the help has no default for, a variable the help does not list (hostname: not an option) or
+one whose help value is no default (`comparable`: autosized, RESOLVED_AT_START) is "unknown", never
+"differs". Defaults the server computes from its host at start (the help prints the lab host's
 figure) are flagged `HOST_DEPENDENT`: their difference may be the hardware, not the configuration.
 """
 
@@ -46,6 +47,37 @@ HOST_DEPENDENT = frozenset(
         "hostname",
     }
 )
+
+
+# Values the help prints before the server resolves them at start, so its table is no default for
+# them (measured: MariaDB 10.11.19's help against its own server started without an option file):
+# autosized from max_connections or the host (host_cache_size 279 -> 205, thread_cache_size,
+# innodb_open_files 0, innodb_io_capacity_max 4294967295, innodb_buffer_pool_size_auto_min 0),
+# read from the device (innodb_log_write_ahead_size 512 -> 4096, innodb_log_file_mmap), set by the
+# engine's start (aria_checkpoint_interval 0 -> 30, aria_recover_options '' -> BACKUP,QUICK,
+# optimizer_trace '' -> enabled=off, slave_parallel_mode conservative -> optimistic), generated
+# (server_uid) or following another option (report_port: the port). A help default of -1 is
+# "autosized" (performance_schema_*_size) and is not compared either.
+RESOLVED_AT_START = frozenset(
+    {
+        "host_cache_size",
+        "thread_cache_size",
+        "innodb_open_files",
+        "innodb_io_capacity_max",
+        "innodb_buffer_pool_size_auto_min",
+        "innodb_log_write_ahead_size",
+        "innodb_log_file_mmap",
+        "aria_checkpoint_interval",
+        "aria_recover_options",
+        "optimizer_trace",
+        "slave_parallel_mode",
+        "server_uid",
+        "report_port",
+    }
+)
+AUTOSIZED = "-1"
+_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+_FLAGS = {"optimizer_switch"}  # key=value flags: a server lists flags its help does not
 
 
 @dataclass(frozen=True)
@@ -93,8 +125,21 @@ def normalized(name: str, value: str) -> str:
     return text.upper()
 
 
+def comparable(name: str, default: str | None) -> bool:
+    """Whether the help's `default` of `name` is one to compare with (not none, not autosized, not
+    resolved at start: RESOLVED_AT_START)."""
+    return default is not None and default != AUTOSIZED and name not in RESOLVED_AT_START
+
+
 def same_value(name: str, value: str, default: str) -> bool:
-    """Whether a SHOW GLOBAL VARIABLES value is the binary's default (see `normalized`)."""
+    """Whether a SHOW GLOBAL VARIABLES value is the binary's default (see `normalized`): numbers by
+    value (10.000000 is 10), optimizer_switch by the flags the default names."""
+    if _NUMBER.match(value.strip()) and _NUMBER.match(default.strip()):
+        return float(value) == float(default)
+    if name in _FLAGS:
+        flags = dict(part.split("=", 1) for part in value.lower().split(",") if "=" in part)
+        wanted = dict(part.split("=", 1) for part in default.lower().split(",") if "=" in part)
+        return all(flags.get(flag) == state for flag, state in wanted.items())
     return normalized(name, value) == normalized(name, default)
 
 
