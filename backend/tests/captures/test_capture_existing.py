@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import select
 from typer.testing import CliRunner
 
 from tests import ports
@@ -21,7 +22,9 @@ from tests.conftest import auth_headers, lab_provisioner
 from upgradelab.captures.configuration import Configuration
 from upgradelab.captures.option_check import check_options
 from upgradelab.cli import app
-from upgradelab.targets.provisioners import LocalProvisioner
+from upgradelab.db import sync_session
+from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners import LocalProvisioner, provisioner_for
 
 TARGET = f"team-mariadb-t{ports.SESSION}"
 READER, READER_PASSWORD = "capturer", "read only #1"
@@ -102,19 +105,23 @@ def capture(api: str, team_server: LocalProvisioner) -> dict[str, Any]:
         created = client.post("/api/captures", json={"target": TARGET})
         assert created.status_code == 201, created.text
         capture_id = created.json()["id"]
-        deadline = time.monotonic() + 120
-        while True:
-            read = client.get(f"/api/captures/{capture_id}")
-            assert read.status_code == 200, read.text
-            if read.json()["status"] in ("succeeded", "failed", "cancelled") or time.monotonic() > deadline:
-                break
-            time.sleep(0.3)
-        found: dict[str, Any] = read.json()
-        found["_text"] = read.text
+        found = _wait(client, capture_id)
+        found["_text"] = client.get(f"/api/captures/{capture_id}").text
         found["_queries"] = client.get(f"/api/captures/{capture_id}/queries.sql").text
         found["_listed"] = client.get("/api/captures", params={"target": TARGET}).json()
     assert found["status"] == "succeeded", found["error"]
     return found
+
+
+def _wait(client: httpx.Client, capture_id: int) -> dict[str, Any]:
+    deadline = time.monotonic() + 120
+    while True:
+        read = client.get(f"/api/captures/{capture_id}")
+        assert read.status_code == 200, read.text
+        found: dict[str, Any] = read.json()
+        if found["status"] in ("succeeded", "failed", "cancelled") or time.monotonic() > deadline:
+            return found
+        time.sleep(0.3)
 
 
 def _variables(capture: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -219,3 +226,21 @@ def test_the_settings_the_new_version_refuses_or_warns_about_are_named_in_its_ow
     outcomes = [f.outcome for f in findings.values()]
     assert outcomes.count("refused") == 1, [f for f in findings.values() if f.outcome == "refused"]
     assert scratch.pid() is None  # the scratch instance is gone
+
+
+def test_a_lab_target_is_started_for_its_capture_and_stopped_after(api: str) -> None:
+    with httpx.Client(base_url=api, timeout=60, headers=auth_headers()) as client:
+        created = client.post("/api/captures", json={"target": "mariadb-10.11"})
+        assert created.status_code == 201, created.text
+        found = _wait(client, created.json()["id"])
+        unknown = client.post("/api/captures", json={"target": "no-such-target"})
+    assert found["status"] == "succeeded", found["error"]
+    assert found["configuration"]["defaults_from"]["match"] == "exact"
+    variables = _variables(found)
+    assert variables["port"]["value"] == str(ports.WORKER_TARGETS["mariadb-10.11"])  # the worker's slot 0
+    assert variables["local_infile"]["comparison"] == "differs"  # the lab's sandbox sets it (local-infile=0)
+    assert variables["max_connections"]["comparison"] == "default"
+    assert unknown.status_code == 422 and unknown.json()["detail"][0]["loc"] == ["body", "target"]
+    with sync_session() as session:
+        row = session.scalars(select(Target).where(Target.name == "mariadb-10.11")).one()
+        assert provisioner_for(row).pid() is None  # stopped at the capture's end
