@@ -19,8 +19,6 @@ from typer.testing import CliRunner
 
 from tests import ports
 from tests.conftest import auth_headers, lab_provisioner
-from upgradelab.captures.configuration import Configuration
-from upgradelab.captures.option_check import check_options
 from upgradelab.cli import app
 from upgradelab.db import sync_session
 from upgradelab.targets.models import Target
@@ -205,27 +203,34 @@ def test_the_cli_captures_a_target_as_json(api: str, capture: dict[str, Any]) ->
 
 
 def test_the_settings_the_new_version_refuses_or_warns_about_are_named_in_its_own_words(
-    capture: dict[str, Any],
+    api: str, capture: dict[str, Any]
 ) -> None:
-    config = Configuration.model_validate(capture["configuration"])
-    scratch = lab_provisioner("mariadb-11.8", ports.CAPTURE_CHECK, suffix="check")
-    findings = {f.name: f for f in check_options(config, scratch)}
+    done = CliRunner().invoke(
+        app, ["capture", "check", str(capture["id"]), "--target", "mariadb-11.8", "--json", "--api", api]
+    )
+    assert done.exit_code == 1, done.output  # a setting is refused: the server would not start
+    check = json.loads(done.stdout.strip().splitlines()[-1])
+    assert check["status"] == "succeeded" and check["server"].startswith("mariadbd 11.8")
+    findings = {f["name"]: f for f in check["findings"]}
     removed = findings["innodb_change_buffer_max_size"]
-    assert removed.outcome == "refused" and removed.line == "innodb-change-buffer-max-size=30"
-    assert (
-        "[ERROR]" in removed.words and "unknown variable 'innodb-change-buffer-max-size=30'" in removed.words
-    )
+    assert removed["outcome"] == "refused" and removed["line"] == "innodb-change-buffer-max-size=30"
+    assert "[ERROR]" in removed["words"]
+    assert "unknown variable 'innodb-change-buffer-max-size=30'" in removed["words"]
     warned = findings["innodb_change_buffering"]
-    assert (
-        warned.outcome == "deprecated" and "[Warning] 'innodb-change-buffering' was removed" in warned.words
+    assert warned["outcome"] == "deprecated"
+    assert "[Warning] 'innodb-change-buffering' was removed" in warned["words"]
+    assert findings["max_connections"]["outcome"] == "accepted"
+    assert findings["port"]["outcome"] == "not_tried" and "network exposure" in findings["port"]["words"]
+    outcomes = [f["outcome"] for f in check["findings"]]
+    assert outcomes.count("refused") == 1 and outcomes == sorted(
+        outcomes, key=["refused", "deprecated", "accepted", "not_tried"].index
     )
-    assert findings["max_connections"].outcome == "accepted"
-    assert (
-        findings["port"].outcome == "not_tried" and "is refused: network exposure" in findings["port"].words
-    )
-    outcomes = [f.outcome for f in findings.values()]
-    assert outcomes.count("refused") == 1, [f for f in findings.values() if f.outcome == "refused"]
-    assert scratch.pid() is None  # the scratch instance is gone
+    with httpx.Client(base_url=api, timeout=60, headers=auth_headers()) as client:
+        existing = client.post(f"/api/captures/{capture['id']}/checks", json={"target": TARGET})
+    assert existing.status_code == 422 and "scratch instance" in existing.json()["detail"][0]["msg"]
+    with sync_session() as session:
+        row = session.scalars(select(Target).where(Target.name == "mariadb-11.8")).one()
+        assert provisioner_for(row).pid() is None  # the scratch instance is gone
 
 
 def test_a_lab_target_is_started_for_its_capture_and_stopped_after(api: str) -> None:

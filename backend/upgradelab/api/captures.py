@@ -1,11 +1,12 @@
 """/api/captures (signed in): capture a target's configuration, accounts and workload; read, list,
-cancel; its workload as the SQL text a replay takes. Only a capture's owner or an admin may cancel it
+cancel; its workload as the SQL text a replay takes; check its settings against a new version
+(/api/captures/{id}/checks). Only a capture's owner or an admin may cancel it
 (require_owner)."""
 
 from fastapi import APIRouter, Query, Response, status
 
 from upgradelab.captures import service
-from upgradelab.captures.schemas import CaptureCreate, CaptureRead, CaptureSummary
+from upgradelab.captures.schemas import CaptureCreate, CaptureRead, CaptureSummary, CheckCreate, CheckRead
 from upgradelab.db import SessionDep
 from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
 
@@ -53,3 +54,37 @@ async def capture_queries(capture_id: int, session: SessionDep) -> Response:
         media_type="application/sql",
         headers={"Content-Disposition": f'attachment; filename="capture-{capture_id}-queries.sql"'},
     )
+
+
+@router.post("/{capture_id}/checks", response_model=CheckRead, status_code=status.HTTP_201_CREATED)
+async def create_check(
+    capture_id: int, spec: CheckCreate, session: SessionDep, user: CurrentUser
+) -> CheckRead:
+    """Check the capture's settings against target `target`'s binary (queued; the caller's): which it
+    refuses, warns about or takes, in its own words. 404 unknown capture; 409 capture not succeeded;
+    422 naming `target` (unknown, or not a local or tarball target)."""
+    capture = await service.get_or_raise(session, capture_id)
+    row = await service.create_check(session, capture, spec)
+    await stamp_owner(session, row, user)
+    return CheckRead.model_validate(row)
+
+
+@router.get("/{capture_id}/checks", response_model=list[CheckRead])
+async def list_checks(capture_id: int, session: SessionDep) -> list[CheckRead]:
+    """The capture's checks, newest first; 404 unknown capture."""
+    await service.get_or_raise(session, capture_id)
+    return [CheckRead.model_validate(row) for row in await service.list_checks(session, capture_id)]
+
+
+@router.get("/{capture_id}/checks/{check_id}", response_model=CheckRead)
+async def get_check(capture_id: int, check_id: int, session: SessionDep) -> CheckRead:
+    """One check with its findings; 404 when the capture has no such check."""
+    return CheckRead.model_validate(await service.get_check_or_raise(session, capture_id, check_id))
+
+
+@router.post("/{capture_id}/checks/{check_id}/cancel", response_model=CheckRead)
+async def cancel_check(capture_id: int, check_id: int, session: SessionDep, user: CurrentUser) -> CheckRead:
+    """Cancel; 403 unless the caller started it or is an admin; 409 when it already ended."""
+    row = await service.get_check_or_raise(session, capture_id, check_id)
+    require_owner(user, row.created_by, f"check {check_id}", "cancel")
+    return CheckRead.model_validate(await service.cancel_check(session, row))

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from upgradelab.captures.models import Capture
+from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.kinds import Ending, JobKind
 from upgradelab.execution.leases import LeaseKind
@@ -56,5 +56,42 @@ CAPTURE_JOBS = JobKind(
     targets_of=targets_of,
     final_fields=_final_fields,
     published=_published,
+    sweep=True,
+)
+
+
+CHECKS = LeaseKind(
+    "capture_check",
+    CaptureCheck,
+    JobStatus.queued,
+    JobStatus.running,
+    (JobStatus.running,),
+    tuple(FINAL_STATUSES),
+    "started_at",
+)
+
+
+def check_targets_of(check_id: int) -> list[Target]:
+    """The check's target (the new version's binary), detached; none when it was deleted since."""
+    with sync_session() as session:
+        row = session.get(CaptureCheck, check_id)
+        targets = list(session.scalars(select(Target).where(Target.name == (row.target if row else ""))))
+        for target in targets:
+            session.expunge(target)
+    return targets
+
+
+def _check_published(check_id: int, fields: dict[str, Any]) -> None:
+    publish_status(check_id, fields, final=True, kind="capture_check")
+
+
+# A check locks the new version's target: its scratch instance is that target's slot 0.
+CHECK_JOBS = JobKind(
+    CHECKS,
+    succeeded=JobStatus.succeeded,
+    failed=JobStatus.failed,
+    targets_of=check_targets_of,
+    final_fields=_final_fields,
+    published=_check_published,
     sweep=True,
 )

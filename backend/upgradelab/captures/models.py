@@ -50,3 +50,27 @@ class Capture(Base):
     finished_at: Mapped[datetime | None] = mapped_column(default=None)
     lease_owner: Mapped[str | None] = mapped_column(String(200), default=None)
     lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class CaptureCheck(Base):
+    """Row of `capture_check`: a capture's settings checked against a new version's binary (the lab
+    target `target`, a local or tarball one: captures/option_check.py). findings: [{"name", "line",
+    "outcome", "words"}] (refused, deprecated, accepted, not_tried, in that order); server: the
+    binary checked ("mariadbd 11.8.9-MariaDB..."), from its option-name list."""
+
+    __tablename__ = "capture_check"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    capture_id: Mapped[int] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"), index=True)
+    target: Mapped[str] = mapped_column(String(64))
+    status: Mapped[JobStatus] = mapped_column(job_status_column(), default=JobStatus.queued, index=True)
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    cancel_requested: Mapped[bool] = mapped_column(default=False)
+    server: Mapped[str | None] = mapped_column(String(200), default=None)
+    findings: Mapped[list[Any] | None] = mapped_column(default=None)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+    lease_owner: Mapped[str | None] = mapped_column(String(200), default=None)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -1,8 +1,9 @@
-"""Capture API shapes: CaptureCreate in, CaptureRead out (typed to the last field: the configuration,
-accounts and workload the capture stored, captures/configuration.py and captures/digests.py)."""
+"""Capture API shapes: CaptureCreate / CheckCreate in, CaptureRead / CheckRead out (typed to the last
+field: the configuration, accounts and workload the capture stored, captures/configuration.py and
+captures/digests.py; a check's findings, captures/option_check.py)."""
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -108,3 +109,39 @@ class CaptureSummary(BaseModel):
             created_at=row.created_at,
             finished_at=row.finished_at,
         )
+
+
+class CheckCreate(RequestModel):
+    """Check a capture's settings against the binary of lab target `target` (the new version: a
+    local or tarball target)."""
+
+    target: str = Field(min_length=1, max_length=64, description="The new version's lab target.")
+
+
+class OptionFindingRead(BaseModel):
+    """One of the team's settings on the new version (captures/option_check.py): `line` tried (None:
+    not tried), `outcome` refused / deprecated / accepted / not_tried, `words`: the server's (its
+    [ERROR] or [Warning] lines) or the lab's reason for not trying it."""
+
+    name: str
+    line: str | None
+    outcome: Literal["refused", "deprecated", "accepted", "not_tried"]
+    words: str
+
+
+class CheckRead(BaseModel):
+    """A capture check: its capture, the new version's target and binary (`server`), status and
+    findings (refused first)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    capture_id: int
+    target: str
+    status: JobStatus
+    error: str | None
+    server: str | None
+    findings: list[OptionFindingRead] | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None

@@ -1,9 +1,12 @@
 """`upgradelab capture --target NAME [--schema-only | --data-limit MB] [--json]`: capture a target's
 configuration, accounts and workload digests, wait for it, print a summary (or the whole capture as
-JSON); `upgradelab capture cancel ID` cancels one.
+JSON); `upgradelab capture cancel ID` cancels one; `upgradelab capture check ID --target NEW [--json]`
+checks its settings against target NEW's binary.
 
-Exit status: 0 captured, 2 refused (unknown target, bad flags, cancel refused), 8 the capture could
-not run (failed, cancelled, API unreachable, timed out waiting).
+Exit status: 0 captured (a check: the new binary takes every setting tried), 1 a check found settings
+the new binary refuses (a server with them does not start), 2 refused (unknown target, bad flags,
+cancel refused), 8 the capture or check could not run (failed, cancelled, API unreachable, timed out
+waiting).
 """
 
 import json
@@ -16,9 +19,9 @@ import typer
 from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
 
 if TYPE_CHECKING:  # the schemas import sqlalchemy and pydantic models: read inside the commands
-    from upgradelab.captures.schemas import CaptureRead
+    from upgradelab.captures.schemas import CaptureRead, CheckRead
 
-REFUSED, CANNOT_RUN = 2, 8
+NOT_STARTING, REFUSED, CANNOT_RUN = 1, 2, 8
 
 capture_app = typer.Typer(
     help="Capture a target's configuration, accounts and workload (options below), or `cancel ID`.",
@@ -44,6 +47,56 @@ def cancel(
         typer.echo(f"cancel refused ({answer.status_code}): {error_text(answer)}", err=True)
         raise typer.Exit(REFUSED)
     typer.echo(f"capture {capture_id}: {answer.json()['status']}")
+
+
+@capture_app.command("check")
+def check(
+    capture_id: Annotated[int, typer.Argument(help="The capture's id.")],
+    target: Annotated[str, typer.Option(help="The new version's lab target (local or tarball).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole check as JSON.")] = False,
+    api: ApiOption = None,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the check.")] = 600.0,
+    token: TokenOption = None,
+) -> None:
+    """Check capture ID's settings against --target's binary: which it refuses, warns about or takes,
+    in its own words (exit 1 when one is refused)."""
+    from upgradelab.captures.schemas import CheckRead
+    from upgradelab.execution.status import FINAL_STATUSES
+
+    base = api or default_api()
+    try:
+        with httpx.Client(base_url=base, timeout=60, headers=auth_headers(token)) as client:
+            created = client.post(f"/api/captures/{capture_id}/checks", json={"target": target})
+            if created.status_code != 201:
+                typer.echo(f"check refused: {error_text(created)}", err=True)
+                raise typer.Exit(REFUSED)
+            check_id = CheckRead.model_validate(created.json()).id
+            deadline = time.monotonic() + timeout
+            while True:
+                read = client.get(f"/api/captures/{capture_id}/checks/{check_id}")
+                result = CheckRead.model_validate(read.json())
+                if result.status in FINAL_STATUSES or time.monotonic() > deadline:
+                    break
+                time.sleep(0.5)
+    except httpx.TransportError as unreachable:
+        typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
+        raise typer.Exit(CANNOT_RUN) from unreachable
+    if as_json:
+        typer.echo(json.dumps(result.model_dump(mode="json")))
+    if result.status != "succeeded" or result.findings is None:
+        typer.echo(f"check {result.id}: {result.status}: {result.error or 'timed out waiting'}", err=True)
+        raise typer.Exit(CANNOT_RUN)
+    if not as_json:
+        _print_check(result)
+    if any(finding.outcome == "refused" for finding in result.findings):
+        raise typer.Exit(NOT_STARTING)
+
+
+def _print_check(result: "CheckRead") -> None:
+    typer.echo(f"check {result.id}: capture {result.capture_id} on {result.server or result.target}")
+    for finding in result.findings or []:
+        words = finding.words.splitlines()[0][:200] if finding.words else ""
+        typer.echo(f"  {finding.outcome:<10} {finding.line or finding.name}  {words}")
 
 
 @capture_app.callback()

@@ -732,6 +732,67 @@ export type ChangeCause = {
 };
 
 /**
+ * CheckCreate
+ *
+ * Check a capture's settings against the binary of lab target `target` (the new version: a
+ * local or tarball target).
+ */
+export type CheckCreate = {
+    /**
+     * Target
+     *
+     * The new version's lab target.
+     */
+    target: string;
+};
+
+/**
+ * CheckRead
+ *
+ * A capture check: its capture, the new version's target and binary (`server`), status and
+ * findings (refused first).
+ */
+export type CheckRead = {
+    /**
+     * Id
+     */
+    id: number;
+    /**
+     * Capture Id
+     */
+    capture_id: number;
+    /**
+     * Target
+     */
+    target: string;
+    status: JobStatus;
+    /**
+     * Error
+     */
+    error: string | null;
+    /**
+     * Server
+     */
+    server: string | null;
+    /**
+     * Findings
+     */
+    findings: Array<OptionFindingRead> | null;
+    /**
+     * Created At
+     */
+    created_at: string;
+    /**
+     * Started At
+     */
+    started_at: string | null;
+    /**
+     * Finished At
+     */
+    finished_at: string | null;
+};
+
+/**
  * ColumnSeries
  *
  * A variant's iterations as two columns of equal length, in iteration order (compact: no object per
@@ -1922,6 +1983,32 @@ export type MutexWait = {
      * Wait Ms
      */
     wait_ms: number;
+};
+
+/**
+ * OptionFindingRead
+ *
+ * One of the team's settings on the new version (captures/option_check.py): `line` tried (None:
+ * not tried), `outcome` refused / deprecated / accepted / not_tried, `words`: the server's (its
+ * [ERROR] or [Warning] lines) or the lab's reason for not trying it.
+ */
+export type OptionFindingRead = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Line
+     */
+    line: string | null;
+    /**
+     * Outcome
+     */
+    outcome: 'refused' | 'deprecated' | 'accepted' | 'not_tried';
+    /**
+     * Words
+     */
+    words: string;
 };
 
 /**
@@ -6493,6 +6580,136 @@ export type CaptureQueriesResponses = {
      */
     200: unknown;
 };
+
+export type ListChecksData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/checks';
+};
+
+export type ListChecksErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ListChecksError = ListChecksErrors[keyof ListChecksErrors];
+
+export type ListChecksResponses = {
+    /**
+     * Response List Checks
+     *
+     * Successful Response
+     */
+    200: Array<CheckRead>;
+};
+
+export type ListChecksResponse = ListChecksResponses[keyof ListChecksResponses];
+
+export type CreateCheckData = {
+    body: CheckCreate;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/checks';
+};
+
+export type CreateCheckErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CreateCheckError = CreateCheckErrors[keyof CreateCheckErrors];
+
+export type CreateCheckResponses = {
+    /**
+     * Successful Response
+     */
+    201: CheckRead;
+};
+
+export type CreateCheckResponse = CreateCheckResponses[keyof CreateCheckResponses];
+
+export type GetCheckData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+        /**
+         * Check Id
+         */
+        check_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/checks/{check_id}';
+};
+
+export type GetCheckErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type GetCheckError = GetCheckErrors[keyof GetCheckErrors];
+
+export type GetCheckResponses = {
+    /**
+     * Successful Response
+     */
+    200: CheckRead;
+};
+
+export type GetCheckResponse = GetCheckResponses[keyof GetCheckResponses];
+
+export type CancelCheckData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+        /**
+         * Check Id
+         */
+        check_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/checks/{check_id}/cancel';
+};
+
+export type CancelCheckErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CancelCheckError = CancelCheckErrors[keyof CancelCheckErrors];
+
+export type CancelCheckResponses = {
+    /**
+     * Successful Response
+     */
+    200: CheckRead;
+};
+
+export type CancelCheckResponse = CancelCheckResponses[keyof CancelCheckResponses];
 
 export type LoginData = {
     body: Login;

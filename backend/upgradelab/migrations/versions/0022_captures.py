@@ -1,4 +1,5 @@
-"""captures: a team's server read once (configuration, accounts, statement digests), issue 35
+"""captures: a team's server read once (configuration, accounts, statement digests) and its checks
+against a new version's binary (capture_check), issue 35
 
 Revision ID: 0022_captures
 Revises: 0021_owners
@@ -52,9 +53,45 @@ def upgrade() -> None:
     )
     op.create_index("ix_capture_target", "capture", ["target"])
     op.create_index("ix_capture_status", "capture", ["status"])
+    op.create_table(
+        "capture_check",
+        sa.Column("id", sa.Integer(), primary_key=True),
+        sa.Column(
+            "capture_id",
+            sa.Integer(),
+            sa.ForeignKey("capture.id", name="fk_capture_check_capture_id_capture", ondelete="CASCADE"),
+            nullable=False,
+        ),
+        sa.Column("target", sa.String(64), nullable=False),
+        sa.Column(
+            "status",
+            sa.Enum(*_STATUSES, name="capturecheckstatus", native_enum=False, length=16),
+            nullable=False,
+        ),
+        sa.Column("error", sa.Text(), nullable=True),
+        sa.Column("cancel_requested", sa.Boolean(), nullable=False),
+        sa.Column("server", sa.String(200), nullable=True),
+        sa.Column("findings", sa.JSON(), nullable=True),
+        sa.Column(
+            "created_by",
+            sa.Integer(),
+            sa.ForeignKey("app_user.id", name="fk_capture_check_created_by_app_user", ondelete="SET NULL"),
+            nullable=True,
+        ),
+        sa.Column("created_at", sa.DateTime(), nullable=False),
+        sa.Column("started_at", sa.DateTime(), nullable=True),
+        sa.Column("finished_at", sa.DateTime(), nullable=True),
+        sa.Column("lease_owner", sa.String(200), nullable=True),
+        sa.Column("lease_expires_at", sa.DateTime(), nullable=True),
+    )
+    op.create_index("ix_capture_check_capture_id", "capture_check", ["capture_id"])
+    op.create_index("ix_capture_check_status", "capture_check", ["status"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_capture_check_status", "capture_check")
+    op.drop_index("ix_capture_check_capture_id", "capture_check")
+    op.drop_table("capture_check")
     op.drop_index("ix_capture_status", "capture")
     op.drop_index("ix_capture_target", "capture")
     op.drop_table("capture")
