@@ -89,9 +89,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.drop_index("ix_capture_check_status", "capture_check")
-    op.drop_index("ix_capture_check_capture_id", "capture_check")
+    # each table's indexes go with it (MariaDB refuses to drop the index its foreign key needs first)
     op.drop_table("capture_check")
-    op.drop_index("ix_capture_status", "capture")
-    op.drop_index("ix_capture_target", "capture")
     op.drop_table("capture")
