@@ -225,6 +225,9 @@ def test_the_settings_the_new_version_refuses_or_warns_about_are_named_in_its_ow
     assert outcomes.count("refused") == 1 and outcomes == sorted(
         outcomes, key=["refused", "deprecated", "accepted", "not_tried"].index
     )
+    plugins = {f["plugin"]: f for f in check["account_findings"]}
+    native = plugins["mysql_native_password"]
+    assert native["outcome"] == "available" and "'legacy'@'%'" in native["accounts"]  # 11.8 still has it
     with httpx.Client(base_url=api, timeout=60, headers=auth_headers()) as client:
         existing = client.post(f"/api/captures/{capture['id']}/checks", json={"target": TARGET})
     assert existing.status_code == 422 and "scratch instance" in existing.json()["detail"][0]["msg"]

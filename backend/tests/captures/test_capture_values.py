@@ -7,7 +7,7 @@ from typing import Any
 from upgradelab.captures import configuration
 from upgradelab.captures.defaults import BinaryDefaults, parse_defaults, same_value, series
 from upgradelab.captures.digests import Workload, build, query_set
-from upgradelab.captures.option_check import refused, warnings_of
+from upgradelab.captures.option_check import plugin_findings, refused, warnings_of
 from upgradelab.replay.sources import parse_source
 
 HELP = """/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)
@@ -204,3 +204,19 @@ def test_warnings_are_tied_to_the_option_they_name_whole() -> None:
     assert warnings_of(log, lines) == {
         "innodb_change_buffering": "[Warning] 'innodb-change-buffering' was removed. It does nothing now"
     }
+
+
+def test_accounts_are_grouped_by_plugin_and_one_the_new_server_lacks_locks_them_out() -> None:
+    accounts = [
+        {"user": "app", "host": "%", "plugin": "mysql_native_password"},
+        {"user": "ops", "host": "10.%", "plugin": "ed25519"},
+        {"user": "new", "host": "%", "plugin": "caching_sha2_password"},
+        {"user": "old", "host": "localhost", "plugin": "mysql_native_password"},
+    ]
+    found = plugin_findings(accounts, {"caching_sha2_password"}, {"ed25519"}, "mysqld 9.7.0")
+    assert [(f.plugin, f.outcome, f.accounts) for f in found] == [
+        ("mysql_native_password", "missing", ["'app'@'%'", "'old'@'localhost'"]),
+        ("ed25519", "not_loaded", ["'ops'@'10.%'"]),
+        ("caching_sha2_password", "available", ["'new'@'%'"]),
+    ]
+    assert "mysqld 9.7.0 has no authentication plugin 'mysql_native_password'" in found[0].words

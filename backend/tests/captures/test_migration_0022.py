@@ -17,9 +17,9 @@ def test_capture_tables_up_as_the_models_declare_them_and_down(tmp_path: Path) -
     engine = sa.create_engine(url)
     inspector = sa.inspect(engine)
     for model in (Capture, CaptureCheck):
-        table = model.__table__
-        columns = {c["name"]: c["nullable"] for c in inspector.get_columns(table.name)}
-        assert columns == {c.name: c.nullable for c in table.columns}, table.name
+        name = model.__tablename__
+        columns = {c["name"]: c["nullable"] for c in inspector.get_columns(name)}
+        assert columns == {c.name: c.nullable for c in model.__table__.columns}, name
     [key] = [k for k in inspector.get_foreign_keys("capture_check") if k["referred_table"] == "capture"]
     assert key["options"].get("ondelete") == "CASCADE"
     command.downgrade(config, "0021_owners")

@@ -49,17 +49,20 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
         if capture is None or capture.configuration is None:
             return Ending(JobStatus.failed, "its capture holds no configuration")
         config = Configuration.model_validate(capture.configuration)
+        accounts = list(capture.accounts or [])
     lease.check()
     provisioner = provisioner_for(target, settings)
     if not hasattr(provisioner, "server_refusal"):  # the service refuses these; a target changed since
         return Ending(JobStatus.failed, f"target {target.name} ({target.provisioner}): no scratch instance")
     server: ScratchServer = provisioner  # type: ignore[assignment]
-    findings = check_options(config, server)
+    name = server_names(provisioner, settings).server
+    result = check_options(config, server, accounts, name)
     return Ending(
         JobStatus.succeeded,
         completed=True,
         fields={
-            "findings": [asdict(finding) for finding in findings],
-            "server": server_names(provisioner, settings).server,
+            "findings": [asdict(finding) for finding in result.options],
+            "account_findings": [asdict(finding) for finding in result.accounts],
+            "server": name,
         },
     )

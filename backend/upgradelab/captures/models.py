@@ -55,7 +55,8 @@ class Capture(Base):
 class CaptureCheck(Base):
     """Row of `capture_check`: a capture's settings checked against a new version's binary (the lab
     target `target`, a local or tarball one: captures/option_check.py). findings: [{"name", "line",
-    "outcome", "words"}] (refused, deprecated, accepted, not_tried, in that order); server: the
+    "outcome", "words"}] (refused, deprecated, accepted, not_tried, in that order); account_findings:
+    the captured accounts' plugins on the started new version (option_check.AccountFinding); server: the
     binary checked ("mariadbd 11.8.9-MariaDB..."), from its option-name list."""
 
     __tablename__ = "capture_check"
@@ -68,6 +69,8 @@ class CaptureCheck(Base):
     cancel_requested: Mapped[bool] = mapped_column(default=False)
     server: Mapped[str | None] = mapped_column(String(200), default=None)
     findings: Mapped[list[Any] | None] = mapped_column(default=None)
+    # [{"plugin", "accounts", "outcome", "words"}] (missing, not_loaded, available)
+    account_findings: Mapped[list[Any] | None] = mapped_column(default=None)
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(default=None)

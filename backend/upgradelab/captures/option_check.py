@@ -12,6 +12,8 @@ The rest go to the new version's binary (a scratch instance's option file, `serv
 option in the server's words; that line is listed "refused" with them, left out, and the others are
 asked again, until the binary takes what is left. Those are then started on a scratch instance of
 the new version, and its error log's warnings naming an option are listed against it ("deprecated").
+On that started server, the captured accounts' authentication plugins are looked up
+(`plugin_findings`): one it lacks locks its accounts out.
 """
 
 import re
@@ -19,10 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+import pymysql
+
 from upgradelab.captures.configuration import Configuration
 from upgradelab.targets.options import OptionError, render_option
+from upgradelab.targets.provisioners.base import ADMIN_READ_TIMEOUT_S, Endpoint
 
 Outcome = Literal["refused", "deprecated", "accepted", "not_tried"]
+PluginOutcome = Literal["missing", "not_loaded", "available"]
 WARNING_LINES = 400  # the error log's last lines read after the start
 
 
@@ -37,12 +43,32 @@ class OptionFinding:
     words: str
 
 
+@dataclass(frozen=True)
+class AccountFinding:
+    """The captured accounts of one authentication `plugin` on the new version: `outcome` "missing"
+    (the new server has no such plugin: they cannot log in), "not_loaded" (it can load it: MariaDB's
+    INSTALL SONAME, not done by an upgrade) or "available" (active); `accounts` as 'user'@'host'."""
+
+    plugin: str
+    accounts: list[str]
+    outcome: PluginOutcome
+    words: str
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """A check's findings: the team's settings, then its accounts' plugins (missing first)."""
+
+    options: list[OptionFinding]
+    accounts: list[AccountFinding]
+
+
 class ScratchServer(Protocol):
     """What the check needs of the new version's instance (a local or tarball provisioner)."""
 
     def server_refusal(self, options: list[str]) -> str | None: ...
 
-    def start(self, options: list[str], *, keep_data: bool = False) -> object: ...
+    def start(self, options: list[str], *, keep_data: bool = False) -> Endpoint: ...
 
     def log_tail(self, lines: int = 25) -> str: ...
 
@@ -102,19 +128,81 @@ def warnings_of(log: str, lines: list[tuple[str, str]]) -> dict[str, str]:
     return {name: "\n".join(entries) for name, entries in found.items()}
 
 
-def check_options(config: Configuration, server: ScratchServer) -> list[OptionFinding]:
+def plugin_findings(
+    accounts: list[dict[str, str]], active: set[str], loadable: set[str], server: str
+) -> list[AccountFinding]:
+    """AccountFinding per plugin of the captured `accounts`, against the new server's `active`
+    authentication plugins and those it can load (`loadable`); missing first."""
+    by_plugin: dict[str, list[str]] = {}
+    for account in accounts:
+        by_plugin.setdefault(account["plugin"], []).append(f"'{account['user']}'@'{account['host']}'")
+    found = []
+    for plugin, names in sorted(by_plugin.items()):
+        if plugin.lower() in active:
+            found.append(AccountFinding(plugin, names, "available", f"{server}: active"))
+        elif plugin.lower() in loadable:
+            words = (
+                f"{server}: not loaded (its library is there: INSTALL SONAME before these accounts log in)"
+            )
+            found.append(AccountFinding(plugin, names, "not_loaded", words))
+        else:
+            words = f"{server} has no authentication plugin {plugin!r}: these accounts cannot log in"
+            found.append(AccountFinding(plugin, names, "missing", words))
+    order = {"missing": 0, "not_loaded": 1, "available": 2}
+    return sorted(found, key=lambda f: order[f.outcome])
+
+
+def auth_plugins(endpoint: Endpoint) -> tuple[set[str], set[str]]:
+    """(active, loadable) authentication plugin names (lower case) of the server at `endpoint`:
+    information_schema.PLUGINS; MariaDB's ALL_PLUGINS adds those it can load (MySQL has no such table:
+    nothing loadable)."""
+    connection = endpoint.connect(read_timeout_s=ADMIN_READ_TIMEOUT_S)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT PLUGIN_NAME, PLUGIN_STATUS FROM information_schema.PLUGINS "
+                "WHERE PLUGIN_TYPE = 'AUTHENTICATION'"
+            )
+            active = {
+                str(name).lower() for name, state in cursor.fetchall() if str(state).upper() == "ACTIVE"
+            }
+            loadable: set[str] = set()
+            try:
+                cursor.execute(
+                    "SELECT PLUGIN_NAME FROM information_schema.ALL_PLUGINS "
+                    "WHERE PLUGIN_TYPE = 'AUTHENTICATION'"
+                )
+                loadable = {str(name).lower() for (name,) in cursor.fetchall()}
+            except pymysql.MySQLError:
+                pass  # MySQL: no ALL_PLUGINS
+    finally:
+        connection.close()
+    return active, loadable
+
+
+def check_options(
+    config: Configuration,
+    server: ScratchServer,
+    accounts: list[dict[str, str]] | None = None,
+    server_name: str = "",
+) -> CheckResult:
     """The team's settings (team_lines) on the new version's `server` (module docstring), refused
-    first, then deprecated, accepted and not tried. Raises what the start raises when the lines the
-    binary took still keep the server from starting (ProvisionError with its log's tail)."""
+    first, then deprecated, accepted and not tried; the captured `accounts`' plugins against the
+    started server's (plugin_findings; `server_name` names the server in their words). Raises what the
+    start raises when the lines the binary took still keep the server from starting (ProvisionError
+    with its log's tail)."""
     lines, skipped = team_lines(config)
     refusals, taken = refused(server.server_refusal, lines)
     warned: dict[str, str] = {}
-    if taken:
-        try:
-            server.start([line for _, line in taken])
-            warned = warnings_of(server.log_tail(WARNING_LINES), taken)
-        finally:
-            server.discard()
+    plugins: list[AccountFinding] = []
+    try:
+        endpoint = server.start([line for _, line in taken])
+        warned = warnings_of(server.log_tail(WARNING_LINES), taken)
+        if accounts:
+            active, loadable = auth_plugins(endpoint)
+            plugins = plugin_findings(accounts, active, loadable, server_name or "the new version")
+    finally:
+        server.discard()
     kept = [
         OptionFinding(name, line, "deprecated", warned[name])
         if name in warned
@@ -122,4 +210,4 @@ def check_options(config: Configuration, server: ScratchServer) -> list[OptionFi
         for name, line in taken
     ]
     order = {"refused": 0, "deprecated": 1, "accepted": 2, "not_tried": 3}
-    return sorted([*refusals, *kept, *skipped], key=lambda f: order[f.outcome])
+    return CheckResult(sorted([*refusals, *kept, *skipped], key=lambda f: order[f.outcome]), plugins)

@@ -129,9 +129,20 @@ class OptionFindingRead(BaseModel):
     words: str
 
 
+class AccountFindingRead(BaseModel):
+    """The captured accounts of one authentication `plugin` on the new version (`accounts` as
+    'user'@'host'): `outcome` missing (they cannot log in), not_loaded (the plugin can be loaded) or
+    available; `words` say which server and why."""
+
+    plugin: str
+    accounts: list[str]
+    outcome: Literal["missing", "not_loaded", "available"]
+    words: str
+
+
 class CheckRead(BaseModel):
     """A capture check: its capture, the new version's target and binary (`server`), status and
-    findings (refused first)."""
+    findings: the team's settings (refused first), its accounts' plugins (missing first)."""
 
     model_config = ConfigDict(from_attributes=True)
 
@@ -142,6 +153,7 @@ class CheckRead(BaseModel):
     error: str | None
     server: str | None
     findings: list[OptionFindingRead] | None
+    account_findings: list[AccountFindingRead] | None
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None

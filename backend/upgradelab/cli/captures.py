@@ -3,8 +3,9 @@ configuration, accounts and workload digests, wait for it, print a summary (or t
 JSON); `upgradelab capture cancel ID` cancels one; `upgradelab capture check ID --target NEW [--json]`
 checks its settings against target NEW's binary.
 
-Exit status: 0 captured (a check: the new binary takes every setting tried), 1 a check found settings
-the new binary refuses (a server with them does not start), 2 refused (unknown target, bad flags,
+Exit status: 0 captured (a check: the new binary takes every setting tried and has every account's
+plugin); a check's findings as bits: 1 settings the new binary refuses (a server with them does not
+start), 4 accounts whose plugin it lacks (they cannot log in); 2 refused (unknown target, bad flags,
 cancel refused), 8 the capture or check could not run (failed, cancelled, API unreachable, timed out
 waiting).
 """
@@ -21,7 +22,7 @@ from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_
 if TYPE_CHECKING:  # the schemas import sqlalchemy and pydantic models: read inside the commands
     from upgradelab.captures.schemas import CaptureRead, CheckRead
 
-NOT_STARTING, REFUSED, CANNOT_RUN = 1, 2, 8
+NOT_STARTING, REFUSED, LOCKED_OUT, CANNOT_RUN = 1, 2, 4, 8
 
 capture_app = typer.Typer(
     help="Capture a target's configuration, accounts and workload (options below), or `cancel ID`.",
@@ -59,7 +60,7 @@ def check(
     token: TokenOption = None,
 ) -> None:
     """Check capture ID's settings against --target's binary: which it refuses, warns about or takes,
-    in its own words (exit 1 when one is refused)."""
+    in its own words, and its accounts whose plugin it lacks (exit bits 1 and 4)."""
     from upgradelab.captures.schemas import CheckRead
     from upgradelab.execution.status import FINAL_STATUSES
 
@@ -88,8 +89,10 @@ def check(
         raise typer.Exit(CANNOT_RUN)
     if not as_json:
         _print_check(result)
-    if any(finding.outcome == "refused" for finding in result.findings):
-        raise typer.Exit(NOT_STARTING)
+    bits = NOT_STARTING if any(finding.outcome == "refused" for finding in result.findings) else 0
+    if any(finding.outcome == "missing" for finding in result.account_findings or []):
+        bits |= LOCKED_OUT
+    raise typer.Exit(bits)
 
 
 def _print_check(result: "CheckRead") -> None:
@@ -97,6 +100,8 @@ def _print_check(result: "CheckRead") -> None:
     for finding in result.findings or []:
         words = finding.words.splitlines()[0][:200] if finding.words else ""
         typer.echo(f"  {finding.outcome:<10} {finding.line or finding.name}  {words}")
+    for account in result.account_findings or []:
+        typer.echo(f"  {account.outcome:<10} plugin {account.plugin}: {', '.join(account.accounts)[:200]}")
 
 
 @capture_app.callback()

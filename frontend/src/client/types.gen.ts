@@ -25,6 +25,32 @@ export type Account = {
 };
 
 /**
+ * AccountFindingRead
+ *
+ * The captured accounts of one authentication `plugin` on the new version (`accounts` as
+ * 'user'@'host'): `outcome` missing (they cannot log in), not_loaded (the plugin can be loaded) or
+ * available; `words` say which server and why.
+ */
+export type AccountFindingRead = {
+    /**
+     * Plugin
+     */
+    plugin: string;
+    /**
+     * Accounts
+     */
+    accounts: Array<string>;
+    /**
+     * Outcome
+     */
+    outcome: 'missing' | 'not_loaded' | 'available';
+    /**
+     * Words
+     */
+    words: string;
+};
+
+/**
  * AlsoSetting
  *
  * A setting outside the set that moved the time alone, decided beside the set
@@ -750,7 +776,7 @@ export type CheckCreate = {
  * CheckRead
  *
  * A capture check: its capture, the new version's target and binary (`server`), status and
- * findings (refused first).
+ * findings: the team's settings (refused first), its accounts' plugins (missing first).
  */
 export type CheckRead = {
     /**
@@ -778,6 +804,10 @@ export type CheckRead = {
      * Findings
      */
     findings: Array<OptionFindingRead> | null;
+    /**
+     * Account Findings
+     */
+    account_findings: Array<AccountFindingRead> | null;
     /**
      * Created At
      */

@@ -72,6 +72,7 @@ def upgrade() -> None:
         sa.Column("cancel_requested", sa.Boolean(), nullable=False),
         sa.Column("server", sa.String(200), nullable=True),
         sa.Column("findings", sa.JSON(), nullable=True),
+        sa.Column("account_findings", sa.JSON(), nullable=True),
         sa.Column(
             "created_by",
             sa.Integer(),
