@@ -41,6 +41,8 @@ H3_TARGET = _BASE + 50
 # existing servers (issue 11): servers the tests start themselves, then add as `existing` targets
 EXISTING = {"mysql-9.7": _BASE + 70, "mariadb-10.11": _BASE + 71}
 EXISTING_SUPERVISED = _BASE + 72
+# issue 35 (captures): the team's MariaDB 10.11 a capture reads (tests/captures)
+CAPTURE_SOURCE = _BASE + 74
 # issue 9 (datasets and replay): the server the tests make their dump on
 DUMP_SOURCE = _BASE + 82
 # The fault tests' own instance (tests/faults/instance.py): Redis, API and its lab targets.

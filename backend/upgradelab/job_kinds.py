@@ -3,8 +3,9 @@ start, worker_start.py) and what the pools page lists as waiting (api/pools.py).
 JobKind here (docs/architecture.md, "How to add a job kind")."""
 
 from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
+from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
 from upgradelab.execution.kinds import JobKind
 from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.run_executor.jobs import RUN_JOBS
 
-JOB_KINDS: tuple[JobKind, ...] = (RUN_JOBS, REPLAY_JOBS, ATTRIBUTION_JOBS)
+JOB_KINDS: tuple[JobKind, ...] = (RUN_JOBS, REPLAY_JOBS, ATTRIBUTION_JOBS, CAPTURE_JOBS, CHECK_JOBS)

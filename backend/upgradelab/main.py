@@ -11,6 +11,7 @@ from sqlalchemy.exc import DataError
 
 from upgradelab.api.attributions import public_router as public_attributions_router
 from upgradelab.api.attributions import router as attributions_router
+from upgradelab.api.captures import router as captures_router
 from upgradelab.api.datasets import router as datasets_router
 from upgradelab.api.datasets import worker_router as dataset_dumps_router
 from upgradelab.api.experiments import router as experiments_router
@@ -54,6 +55,7 @@ def create_app() -> FastAPI:
         replay_router,
         pools_router,
         attributions_router,
+        captures_router,
     ):
         app.include_router(router, dependencies=[Depends(authorize)])
     # These carry their own dependencies (auth, users, shares, SSE) or none (public share links).

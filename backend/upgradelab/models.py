@@ -1,6 +1,7 @@
 """Every table, imported in one place for Alembic's autogenerate and metadata.create_all."""
 
 from upgradelab.attribution.models import Attribution
+from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.datasets.models import Dataset
 from upgradelab.db import Base
 from upgradelab.execution.status import JobStatus
@@ -17,6 +18,8 @@ __all__ = [
     "ApiToken",
     "Attribution",
     "Base",
+    "Capture",
+    "CaptureCheck",
     "Dataset",
     "Experiment",
     "IterationSeries",

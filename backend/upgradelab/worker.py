@@ -39,6 +39,7 @@ celery_app = Celery(
         "upgradelab.replay.dataset_copy_tasks",
         "upgradelab.pools.heartbeat",
         "upgradelab.attribution.tasks",
+        "upgradelab.captures.tasks",
     ],
 )
 celery_app.add_defaults(_from_settings)
@@ -67,3 +68,5 @@ EXECUTE_RUN = "upgradelab.runs.execute"
 EXECUTE_REPLAY = "upgradelab.replay.execute"
 REMOVE_DATASET_COPIES = "upgradelab.datasets.remove_copies"
 EXECUTE_ATTRIBUTION = "upgradelab.attribution.execute"
+EXECUTE_CAPTURE = "upgradelab.captures.execute"
+EXECUTE_CAPTURE_CHECK = "upgradelab.captures.check"

@@ -3,6 +3,7 @@ one module per topic (runs, targets, datasets, replay, users, server), the HTTP 
 
 import typer
 
+from upgradelab.cli.captures import capture_app
 from upgradelab.cli.datasets import datasets_app
 from upgradelab.cli.explain import explain
 from upgradelab.cli.pools import pools
@@ -26,5 +27,6 @@ app.add_typer(users_app, name="users")
 app.add_typer(targets_app, name="targets")
 app.add_typer(datasets_app, name="datasets")
 app.add_typer(replay_app, name="replay")
+app.add_typer(capture_app, name="capture")
 app.command()(pools)
 app.command()(explain)

@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AttributionEventsData, AttributionEventsErrors, AttributionEventsResponses, CancelAttributionData, CancelAttributionErrors, CancelAttributionResponses, CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CreateAttributionData, CreateAttributionErrors, CreateAttributionResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, DownloadDumpData, DownloadDumpErrors, DownloadDumpResponses, ExportAttributionData, ExportAttributionErrors, ExportAttributionResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, ExportSharedAttributionData, ExportSharedAttributionErrors, ExportSharedAttributionResponses, GetAttributionData, GetAttributionErrors, GetAttributionResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, JobPoolData, JobPoolErrors, JobPoolResponses, ListAttributionsData, ListAttributionsErrors, ListAttributionsResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListPoolsData, ListPoolsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, ReplayEventsData, ReplayEventsErrors, ReplayEventsResponses, ReplayGroupsData, ReplayGroupsResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, ShareAttributionData, ShareAttributionErrors, ShareAttributionResponses, SharedAttributionData, SharedAttributionErrors, SharedAttributionResponses, SharedData, SharedErrors, SharedResponses, StartRunData, StartRunErrors, StartRunResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
+import type { AttributionEventsData, AttributionEventsErrors, AttributionEventsResponses, CancelAttributionData, CancelAttributionErrors, CancelAttributionResponses, CancelCaptureData, CancelCaptureErrors, CancelCaptureResponses, CancelCheckData, CancelCheckErrors, CancelCheckResponses, CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CaptureQueriesData, CaptureQueriesErrors, CaptureQueriesResponses, CreateAttributionData, CreateAttributionErrors, CreateAttributionResponses, CreateCaptureData, CreateCaptureErrors, CreateCaptureResponses, CreateCheckData, CreateCheckErrors, CreateCheckResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, DownloadDumpData, DownloadDumpErrors, DownloadDumpResponses, ExportAttributionData, ExportAttributionErrors, ExportAttributionResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, ExportSharedAttributionData, ExportSharedAttributionErrors, ExportSharedAttributionResponses, GetAttributionData, GetAttributionErrors, GetAttributionResponses, GetCaptureData, GetCaptureErrors, GetCaptureResponses, GetCheckData, GetCheckErrors, GetCheckResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, JobPoolData, JobPoolErrors, JobPoolResponses, ListAttributionsData, ListAttributionsErrors, ListAttributionsResponses, ListCapturesData, ListCapturesErrors, ListCapturesResponses, ListChecksData, ListChecksErrors, ListChecksResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListPoolsData, ListPoolsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, ReplayEventsData, ReplayEventsErrors, ReplayEventsResponses, ReplayGroupsData, ReplayGroupsResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, ShareAttributionData, ShareAttributionErrors, ShareAttributionResponses, SharedAttributionData, SharedAttributionErrors, SharedAttributionResponses, SharedData, SharedErrors, SharedResponses, StartRunData, StartRunErrors, StartRunResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -441,6 +441,87 @@ export const shareAttribution = <ThrowOnError extends boolean = false>(options: 
  * The result as CSV (members, unexplained share, steps) or the whole attribution as JSON.
  */
 export const exportAttribution = <ThrowOnError extends boolean = false>(options: Options<ExportAttributionData, ThrowOnError>) => (options.client ?? client).get<ExportAttributionResponses, ExportAttributionErrors, ThrowOnError>({ url: '/api/attributions/{attribution_id}/export', ...options });
+
+/**
+ * List Captures
+ *
+ * Captures, newest first (summaries); only those of `target` when given.
+ */
+export const listCaptures = <ThrowOnError extends boolean = false>(options?: Options<ListCapturesData, ThrowOnError>) => (options?.client ?? client).get<ListCapturesResponses, ListCapturesErrors, ThrowOnError>({ url: '/api/captures', ...options });
+
+/**
+ * Create Capture
+ *
+ * Capture target `target` (queued; the caller's). 422 naming `target` for an unknown one, or
+ * naming the field refused; 409 when the target's pool cannot be chosen.
+ */
+export const createCapture = <ThrowOnError extends boolean = false>(options: Options<CreateCaptureData, ThrowOnError>) => (options.client ?? client).post<CreateCaptureResponses, CreateCaptureErrors, ThrowOnError>({
+    url: '/api/captures',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get Capture
+ *
+ * One capture with its configuration, accounts and workload; 404 for an unknown id.
+ */
+export const getCapture = <ThrowOnError extends boolean = false>(options: Options<GetCaptureData, ThrowOnError>) => (options.client ?? client).get<GetCaptureResponses, GetCaptureErrors, ThrowOnError>({ url: '/api/captures/{capture_id}', ...options });
+
+/**
+ * Cancel Capture
+ *
+ * Cancel; 403 unless the caller started it or is an admin; 409 when it already ended.
+ */
+export const cancelCapture = <ThrowOnError extends boolean = false>(options: Options<CancelCaptureData, ThrowOnError>) => (options.client ?? client).post<CancelCaptureResponses, CancelCaptureErrors, ThrowOnError>({ url: '/api/captures/{capture_id}/cancel', ...options });
+
+/**
+ * Capture Queries
+ *
+ * The captured digests a replay can execute, as a plain SQL file (most executed first, each with
+ * a `-- digest D executions N weight W` line): the `queries` of a replay. Empty before it succeeded.
+ */
+export const captureQueries = <ThrowOnError extends boolean = false>(options: Options<CaptureQueriesData, ThrowOnError>) => (options.client ?? client).get<CaptureQueriesResponses, CaptureQueriesErrors, ThrowOnError>({ url: '/api/captures/{capture_id}/queries.sql', ...options });
+
+/**
+ * List Checks
+ *
+ * The capture's checks, newest first; 404 unknown capture.
+ */
+export const listChecks = <ThrowOnError extends boolean = false>(options: Options<ListChecksData, ThrowOnError>) => (options.client ?? client).get<ListChecksResponses, ListChecksErrors, ThrowOnError>({ url: '/api/captures/{capture_id}/checks', ...options });
+
+/**
+ * Create Check
+ *
+ * Check the capture's settings against target `target`'s binary (queued; the caller's): which it
+ * refuses, warns about or takes, in its own words. 404 unknown capture; 409 capture not succeeded;
+ * 422 naming `target` (unknown, or not a local or tarball target).
+ */
+export const createCheck = <ThrowOnError extends boolean = false>(options: Options<CreateCheckData, ThrowOnError>) => (options.client ?? client).post<CreateCheckResponses, CreateCheckErrors, ThrowOnError>({
+    url: '/api/captures/{capture_id}/checks',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get Check
+ *
+ * One check with its findings; 404 when the capture has no such check.
+ */
+export const getCheck = <ThrowOnError extends boolean = false>(options: Options<GetCheckData, ThrowOnError>) => (options.client ?? client).get<GetCheckResponses, GetCheckErrors, ThrowOnError>({ url: '/api/captures/{capture_id}/checks/{check_id}', ...options });
+
+/**
+ * Cancel Check
+ *
+ * Cancel; 403 unless the caller started it or is an admin; 409 when it already ended.
+ */
+export const cancelCheck = <ThrowOnError extends boolean = false>(options: Options<CancelCheckData, ThrowOnError>) => (options.client ?? client).post<CancelCheckResponses, CancelCheckErrors, ThrowOnError>({ url: '/api/captures/{capture_id}/checks/{check_id}/cancel', ...options });
 
 /**
  * Login

@@ -5,6 +5,52 @@ export type ClientOptions = {
 };
 
 /**
+ * Account
+ *
+ * An account of the captured server: user, host and authentication plugin (never its hash).
+ */
+export type Account = {
+    /**
+     * User
+     */
+    user: string;
+    /**
+     * Host
+     */
+    host: string;
+    /**
+     * Plugin
+     */
+    plugin: string;
+};
+
+/**
+ * AccountFindingRead
+ *
+ * The captured accounts of one authentication `plugin` on the new version (`accounts` as
+ * 'user'@'host'): `outcome` missing (they cannot log in), not_loaded (the plugin can be loaded) or
+ * available; `words` say which server and why.
+ */
+export type AccountFindingRead = {
+    /**
+     * Plugin
+     */
+    plugin: string;
+    /**
+     * Accounts
+     */
+    accounts: Array<string>;
+    /**
+     * Outcome
+     */
+    outcome: 'missing' | 'not_loaded' | 'available';
+    /**
+     * Words
+     */
+    words: string;
+};
+
+/**
  * AlsoSetting
  *
  * A setting outside the set that moved the time alone, decided beside the set
@@ -518,6 +564,160 @@ export type CapabilityCheck = {
 };
 
 /**
+ * CaptureCreate
+ *
+ * Capture target `target` (an existing server with a read-only account, or a target the lab
+ * runs). `schema_only` / `data_limit_mb`: what its dataset dump is to hold (at most one of them;
+ * the dump itself is not built yet, the request is recorded).
+ */
+export type CaptureCreate = {
+    /**
+     * Target
+     *
+     * The target's name.
+     */
+    target: string;
+    /**
+     * Schema Only
+     *
+     * Dump the schema without data.
+     */
+    schema_only?: boolean;
+    /**
+     * Data Limit Mb
+     *
+     * Dump data up to this many MiB.
+     */
+    data_limit_mb?: number | null;
+};
+
+/**
+ * CaptureProgress
+ *
+ * The step a capture is at: connecting, defaults, accounts, workload, done.
+ */
+export type CaptureProgress = {
+    /**
+     * Phase
+     */
+    phase: string;
+    /**
+     * Message
+     */
+    message?: string;
+};
+
+/**
+ * CaptureRead
+ *
+ * A capture: its target, status, what it stored (configuration with each variable's default and
+ * whether it differs, accounts or why they could not be read, workload digests) and its progress.
+ */
+export type CaptureRead = {
+    /**
+     * Id
+     */
+    id: number;
+    /**
+     * Target
+     */
+    target: string;
+    status: JobStatus;
+    /**
+     * Error
+     */
+    error: string | null;
+    /**
+     * Schema Only
+     */
+    schema_only: boolean;
+    /**
+     * Data Limit Mb
+     */
+    data_limit_mb: number | null;
+    /**
+     * Flavor
+     */
+    flavor: string | null;
+    /**
+     * Version
+     */
+    version: string | null;
+    configuration: Configuration | null;
+    /**
+     * Accounts
+     */
+    accounts: Array<Account> | null;
+    /**
+     * Accounts Error
+     */
+    accounts_error: string | null;
+    workload: Workload | null;
+    progress: CaptureProgress | null;
+    /**
+     * Created At
+     */
+    created_at: string;
+    /**
+     * Started At
+     */
+    started_at: string | null;
+    /**
+     * Finished At
+     */
+    finished_at: string | null;
+};
+
+/**
+ * CaptureSummary
+ *
+ * A capture in a list: what it is and how far it got, without the variables and digests.
+ */
+export type CaptureSummary = {
+    /**
+     * Id
+     */
+    id: number;
+    /**
+     * Target
+     */
+    target: string;
+    status: JobStatus;
+    /**
+     * Error
+     */
+    error: string | null;
+    /**
+     * Flavor
+     */
+    flavor: string | null;
+    /**
+     * Version
+     */
+    version: string | null;
+    /**
+     * Differs
+     */
+    differs: number | null;
+    /**
+     * Accounts
+     */
+    accounts: number | null;
+    /**
+     * Digests
+     */
+    digests: number | null;
+    /**
+     * Created At
+     */
+    created_at: string;
+    /**
+     * Finished At
+     */
+    finished_at: string | null;
+};
+
+/**
  * Cause
  *
  * A known cause of a break (causes.py KNOWN_CAUSES): its id, title and the MySQL Shell upgrade
@@ -555,6 +755,71 @@ export type ChangeCause = {
      * Text
      */
     text: string;
+};
+
+/**
+ * CheckCreate
+ *
+ * Check a capture's settings against the binary of lab target `target` (the new version: a
+ * local or tarball target).
+ */
+export type CheckCreate = {
+    /**
+     * Target
+     *
+     * The new version's lab target.
+     */
+    target: string;
+};
+
+/**
+ * CheckRead
+ *
+ * A capture check: its capture, the new version's target and binary (`server`), status and
+ * findings: the team's settings (refused first), its accounts' plugins (missing first).
+ */
+export type CheckRead = {
+    /**
+     * Id
+     */
+    id: number;
+    /**
+     * Capture Id
+     */
+    capture_id: number;
+    /**
+     * Target
+     */
+    target: string;
+    status: JobStatus;
+    /**
+     * Error
+     */
+    error: string | null;
+    /**
+     * Server
+     */
+    server: string | null;
+    /**
+     * Findings
+     */
+    findings: Array<OptionFindingRead> | null;
+    /**
+     * Account Findings
+     */
+    account_findings: Array<AccountFindingRead> | null;
+    /**
+     * Created At
+     */
+    created_at: string;
+    /**
+     * Started At
+     */
+    started_at: string | null;
+    /**
+     * Finished At
+     */
+    finished_at: string | null;
 };
 
 /**
@@ -780,6 +1045,37 @@ export type ComparisonSeries = {
      * Total Points
      */
     total_points: number;
+};
+
+/**
+ * Configuration
+ *
+ * A server's configuration as captured: version (SELECT VERSION()), flavor, where the defaults
+ * came from, the variables (by name) and the host facts; `differs` counts the variables marked.
+ */
+export type Configuration = {
+    /**
+     * Version
+     */
+    version: string;
+    /**
+     * Version Comment
+     */
+    version_comment: string;
+    /**
+     * Flavor
+     */
+    flavor: string;
+    defaults_from: DefaultsFrom | null;
+    /**
+     * Variables
+     */
+    variables: Array<Variable>;
+    host: HostFacts;
+    /**
+     * Differs
+     */
+    differs: number;
 };
 
 /**
@@ -1065,6 +1361,97 @@ export type DatasetRead = {
      * Copies Pending
      */
     copies_pending: Array<string> | null;
+};
+
+/**
+ * DefaultsFrom
+ *
+ * Where the defaults came from: the lab target whose binary printed them, its `server` ("mariadbd
+ * 10.11.19-MariaDB-0+deb12u1") and `match`: "exact" (same version string) or "series" (same
+ * major.minor). None in a Configuration: the lab has no binary of that series (every default unknown).
+ */
+export type DefaultsFrom = {
+    /**
+     * Target
+     */
+    target: string;
+    /**
+     * Server
+     */
+    server: string;
+    /**
+     * Match
+     */
+    match: 'exact' | 'series';
+};
+
+/**
+ * Digest
+ *
+ * One statement digest as captured (module docstring); `weight` = its executions / all
+ * executions captured; `truncated`: the text was cut at MAX_TEXT_CHARS.
+ */
+export type Digest = {
+    /**
+     * Digest
+     */
+    digest: string | null;
+    /**
+     * Schema Name
+     */
+    schema_name: string | null;
+    /**
+     * Text
+     */
+    text: string;
+    /**
+     * Text Source
+     */
+    text_source: 'sample' | 'history' | 'digest_text';
+    /**
+     * Digest Text
+     */
+    digest_text: string | null;
+    /**
+     * Executions
+     */
+    executions: number;
+    /**
+     * Weight
+     */
+    weight: number;
+    /**
+     * Total S
+     */
+    total_s: number | null;
+    /**
+     * Avg S
+     */
+    avg_s: number | null;
+    /**
+     * Max S
+     */
+    max_s: number | null;
+    /**
+     * P95 S
+     */
+    p95_s: number | null;
+    /**
+     * P99 S
+     */
+    p99_s: number | null;
+    /**
+     * Rows Sent
+     */
+    rows_sent: number | null;
+    /**
+     * Rows Examined
+     */
+    rows_examined: number | null;
+    /**
+     * Truncated
+     */
+    truncated?: boolean;
 };
 
 /**
@@ -1393,6 +1780,40 @@ export type HostContext = {
 };
 
 /**
+ * HostFacts
+ *
+ * What the server says about its host: `hostname`, `os` / `machine` (version_compile_*),
+ * `buffer_pool_mib` (innodb_buffer_pool_size), `cpus` where visible with `cpus_from` (how it was
+ * read, or why it is not visible).
+ */
+export type HostFacts = {
+    /**
+     * Hostname
+     */
+    hostname: string | null;
+    /**
+     * Os
+     */
+    os: string | null;
+    /**
+     * Machine
+     */
+    machine: string | null;
+    /**
+     * Buffer Pool Mib
+     */
+    buffer_pool_mib: number | null;
+    /**
+     * Cpus
+     */
+    cpus: number | null;
+    /**
+     * Cpus From
+     */
+    cpus_from: string;
+};
+
+/**
  * HostStorage
  *
  * The mount holding the servers' directory (run_executor/context.storage_of).
@@ -1592,6 +2013,32 @@ export type MutexWait = {
      * Wait Ms
      */
     wait_ms: number;
+};
+
+/**
+ * OptionFindingRead
+ *
+ * One of the team's settings on the new version (captures/option_check.py): `line` tried (None:
+ * not tried), `outcome` refused / deprecated / accepted / not_tried, `words`: the server's (its
+ * [ERROR] or [Warning] lines) or the lab's reason for not trying it.
+ */
+export type OptionFindingRead = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Line
+     */
+    line: string | null;
+    /**
+     * Outcome
+     */
+    outcome: 'refused' | 'deprecated' | 'accepted' | 'not_tried';
+    /**
+     * Words
+     */
+    words: string;
 };
 
 /**
@@ -3531,6 +3978,36 @@ export type ValidationError = {
 };
 
 /**
+ * Variable
+ *
+ * One global variable: its `value`, its binary's `default` (None: unknown or none), `comparison`
+ * ("differs" only against a known default) and `host_dependent` (its default is computed from the
+ * host at start: a difference may be the hardware, captures/defaults.py HOST_DEPENDENT).
+ */
+export type Variable = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Value
+     */
+    value: string;
+    /**
+     * Default
+     */
+    default: string | null;
+    /**
+     * Comparison
+     */
+    comparison: 'default' | 'differs' | 'unknown';
+    /**
+     * Host Dependent
+     */
+    host_dependent?: boolean;
+};
+
+/**
  * VariableDiff
  *
  * A global variable whose value differs between variants: values in the order of the variants
@@ -4138,6 +4615,41 @@ export type WorkerRead = {
      * Its last heartbeat; a worker silent for 15 s is not listed.
      */
     seen_at: string;
+};
+
+/**
+ * Workload
+ *
+ * The digests, most executed first; `executions` in all; `quantiles`: the server has
+ * QUANTILE_95/99; `samples`: it has QUERY_SAMPLE_TEXT; `error`: why the digests could not be read
+ * (performance_schema off, no privilege), with the server's words; `limit`: at most that many
+ * digests were read (the most executed).
+ */
+export type Workload = {
+    /**
+     * Digests
+     */
+    digests: Array<Digest>;
+    /**
+     * Executions
+     */
+    executions: number;
+    /**
+     * Quantiles
+     */
+    quantiles: boolean;
+    /**
+     * Samples
+     */
+    samples: boolean;
+    /**
+     * Limit
+     */
+    limit: number;
+    /**
+     * Error
+     */
+    error?: string | null;
 };
 
 /**
@@ -5949,6 +6461,285 @@ export type ExportAttributionResponses = {
      */
     200: unknown;
 };
+
+export type ListCapturesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Target
+         */
+        target?: string | null;
+        /**
+         * Limit
+         */
+        limit?: number;
+    };
+    url: '/api/captures';
+};
+
+export type ListCapturesErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ListCapturesError = ListCapturesErrors[keyof ListCapturesErrors];
+
+export type ListCapturesResponses = {
+    /**
+     * Response List Captures
+     *
+     * Successful Response
+     */
+    200: Array<CaptureSummary>;
+};
+
+export type ListCapturesResponse = ListCapturesResponses[keyof ListCapturesResponses];
+
+export type CreateCaptureData = {
+    body: CaptureCreate;
+    path?: never;
+    query?: never;
+    url: '/api/captures';
+};
+
+export type CreateCaptureErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CreateCaptureError = CreateCaptureErrors[keyof CreateCaptureErrors];
+
+export type CreateCaptureResponses = {
+    /**
+     * Successful Response
+     */
+    201: CaptureRead;
+};
+
+export type CreateCaptureResponse = CreateCaptureResponses[keyof CreateCaptureResponses];
+
+export type GetCaptureData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}';
+};
+
+export type GetCaptureErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type GetCaptureError = GetCaptureErrors[keyof GetCaptureErrors];
+
+export type GetCaptureResponses = {
+    /**
+     * Successful Response
+     */
+    200: CaptureRead;
+};
+
+export type GetCaptureResponse = GetCaptureResponses[keyof GetCaptureResponses];
+
+export type CancelCaptureData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/cancel';
+};
+
+export type CancelCaptureErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CancelCaptureError = CancelCaptureErrors[keyof CancelCaptureErrors];
+
+export type CancelCaptureResponses = {
+    /**
+     * Successful Response
+     */
+    200: CaptureRead;
+};
+
+export type CancelCaptureResponse = CancelCaptureResponses[keyof CancelCaptureResponses];
+
+export type CaptureQueriesData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/queries.sql';
+};
+
+export type CaptureQueriesErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CaptureQueriesError = CaptureQueriesErrors[keyof CaptureQueriesErrors];
+
+export type CaptureQueriesResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
+export type ListChecksData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/checks';
+};
+
+export type ListChecksErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ListChecksError = ListChecksErrors[keyof ListChecksErrors];
+
+export type ListChecksResponses = {
+    /**
+     * Response List Checks
+     *
+     * Successful Response
+     */
+    200: Array<CheckRead>;
+};
+
+export type ListChecksResponse = ListChecksResponses[keyof ListChecksResponses];
+
+export type CreateCheckData = {
+    body: CheckCreate;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/checks';
+};
+
+export type CreateCheckErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CreateCheckError = CreateCheckErrors[keyof CreateCheckErrors];
+
+export type CreateCheckResponses = {
+    /**
+     * Successful Response
+     */
+    201: CheckRead;
+};
+
+export type CreateCheckResponse = CreateCheckResponses[keyof CreateCheckResponses];
+
+export type GetCheckData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+        /**
+         * Check Id
+         */
+        check_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/checks/{check_id}';
+};
+
+export type GetCheckErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type GetCheckError = GetCheckErrors[keyof GetCheckErrors];
+
+export type GetCheckResponses = {
+    /**
+     * Successful Response
+     */
+    200: CheckRead;
+};
+
+export type GetCheckResponse = GetCheckResponses[keyof GetCheckResponses];
+
+export type CancelCheckData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+        /**
+         * Check Id
+         */
+        check_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/checks/{check_id}/cancel';
+};
+
+export type CancelCheckErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CancelCheckError = CancelCheckErrors[keyof CancelCheckErrors];
+
+export type CancelCheckResponses = {
+    /**
+     * Successful Response
+     */
+    200: CheckRead;
+};
+
+export type CancelCheckResponse = CancelCheckResponses[keyof CancelCheckResponses];
 
 export type LoginData = {
     body: Login;

@@ -73,6 +73,17 @@ class LocalOptions(LocalInstance):
         key = (self.binary_identity(), self.flavor, *base, "--", *options)
         if key in _ACCEPTED:
             return
+        refusal = self.server_refusal(options)
+        if refusal is not None:
+            raise ProvisionError(refusal)
+        _ACCEPTED.add(key)
+
+    def server_refusal(self, options: list[str]) -> str | None:
+        """The server binary's own words refusing option-file lines (its [ERROR] lines, or its
+        output's end when it exits non-zero without one), None when it takes them. The lines must be
+        validated already (targets/options.py render_option): they are written as they are; their
+        names are not checked against the binary's list, so an unknown or removed name is refused in
+        the server's words (a capture's check, captures/option_check.py)."""
         self._prepare_dir()
         cnf = self._write_option_file("check.cnf", "data", options)
         check = self._check_flags()
@@ -85,10 +96,8 @@ class LocalOptions(LocalInstance):
         )
         errors = [line for line in done.stderr.splitlines() if "[ERROR]" in line and "Aborting" not in line]
         if done.returncode != 0 or errors:
-            raise ProvisionError(
-                "\n".join(errors) or done.stderr.strip()[-2000:] or f"exit {done.returncode}"
-            )
-        _ACCEPTED.add(key)
+            return "\n".join(errors) or done.stderr.strip()[-2000:] or f"exit {done.returncode}"
+        return None
 
     def binary_identity(self) -> str:
         """Root, binary path, size and mtime: changes when the package or tarball changes."""

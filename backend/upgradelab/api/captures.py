@@ -1,0 +1,90 @@
+"""/api/captures (signed in): capture a target's configuration, accounts and workload; read, list,
+cancel; its workload as the SQL text a replay takes; check its settings against a new version
+(/api/captures/{id}/checks). Only a capture's owner or an admin may cancel it
+(require_owner)."""
+
+from fastapi import APIRouter, Query, Response, status
+
+from upgradelab.captures import service
+from upgradelab.captures.schemas import CaptureCreate, CaptureRead, CaptureSummary, CheckCreate, CheckRead
+from upgradelab.db import SessionDep
+from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
+
+router = APIRouter(prefix="/api/captures", tags=["captures"])
+
+
+@router.post("", response_model=CaptureRead, status_code=status.HTTP_201_CREATED)
+async def create_capture(spec: CaptureCreate, session: SessionDep, user: CurrentUser) -> CaptureRead:
+    """Capture target `target` (queued; the caller's). 422 naming `target` for an unknown one, or
+    naming the field refused; 409 when the target's pool cannot be chosen."""
+    row = await service.create(session, spec)
+    await stamp_owner(session, row, user)
+    return CaptureRead.model_validate(row)
+
+
+@router.get("", response_model=list[CaptureSummary])
+async def list_captures(
+    session: SessionDep, target: str | None = None, limit: int = Query(50, ge=1, le=500)
+) -> list[CaptureSummary]:
+    """Captures, newest first (summaries); only those of `target` when given."""
+    return [CaptureSummary.of(row) for row in await service.list_captures(session, target, limit)]
+
+
+@router.get("/{capture_id}", response_model=CaptureRead)
+async def get_capture(capture_id: int, session: SessionDep) -> CaptureRead:
+    """One capture with its configuration, accounts and workload; 404 for an unknown id."""
+    return CaptureRead.model_validate(await service.get_or_raise(session, capture_id))
+
+
+@router.post("/{capture_id}/cancel", response_model=CaptureRead)
+async def cancel_capture(capture_id: int, session: SessionDep, user: CurrentUser) -> CaptureRead:
+    """Cancel; 403 unless the caller started it or is an admin; 409 when it already ended."""
+    row = await service.get_or_raise(session, capture_id)
+    require_owner(user, row.created_by, f"capture {capture_id}", "cancel")
+    return CaptureRead.model_validate(await service.cancel(session, row))
+
+
+@router.get("/{capture_id}/queries.sql")
+async def capture_queries(capture_id: int, session: SessionDep) -> Response:
+    """The captured digests a replay can execute, as a plain SQL file (most executed first, each with
+    a `-- digest D executions N weight W` line): the `queries` of a replay. Empty before it succeeded."""
+    row = await service.get_or_raise(session, capture_id)
+    return Response(
+        service.queries(row),
+        media_type="application/sql",
+        headers={"Content-Disposition": f'attachment; filename="capture-{capture_id}-queries.sql"'},
+    )
+
+
+@router.post("/{capture_id}/checks", response_model=CheckRead, status_code=status.HTTP_201_CREATED)
+async def create_check(
+    capture_id: int, spec: CheckCreate, session: SessionDep, user: CurrentUser
+) -> CheckRead:
+    """Check the capture's settings against target `target`'s binary (queued; the caller's): which it
+    refuses, warns about or takes, in its own words. 404 unknown capture; 409 capture not succeeded;
+    422 naming `target` (unknown, or not a local or tarball target)."""
+    capture = await service.get_or_raise(session, capture_id)
+    row = await service.create_check(session, capture, spec)
+    await stamp_owner(session, row, user)
+    return CheckRead.model_validate(row)
+
+
+@router.get("/{capture_id}/checks", response_model=list[CheckRead])
+async def list_checks(capture_id: int, session: SessionDep) -> list[CheckRead]:
+    """The capture's checks, newest first; 404 unknown capture."""
+    await service.get_or_raise(session, capture_id)
+    return [CheckRead.model_validate(row) for row in await service.list_checks(session, capture_id)]
+
+
+@router.get("/{capture_id}/checks/{check_id}", response_model=CheckRead)
+async def get_check(capture_id: int, check_id: int, session: SessionDep) -> CheckRead:
+    """One check with its findings; 404 when the capture has no such check."""
+    return CheckRead.model_validate(await service.get_check_or_raise(session, capture_id, check_id))
+
+
+@router.post("/{capture_id}/checks/{check_id}/cancel", response_model=CheckRead)
+async def cancel_check(capture_id: int, check_id: int, session: SessionDep, user: CurrentUser) -> CheckRead:
+    """Cancel; 403 unless the caller started it or is an admin; 409 when it already ended."""
+    row = await service.get_check_or_raise(session, capture_id, check_id)
+    require_owner(user, row.created_by, f"check {check_id}", "cancel")
+    return CheckRead.model_validate(await service.cancel_check(session, row))

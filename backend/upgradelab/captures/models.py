@@ -1,0 +1,79 @@
+"""A capture: what a team's server says about itself, read once from a target (captures/runner.py)
+and stored as data: its configuration, accounts and statement digests. Executed as a job like a run's
+(captures/jobs.py): its lease and heartbeat go through execution/, and it holds its target's lock while
+it reads, so no run's SET GLOBAL on a shared server shows in it.
+"""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from upgradelab.db import Base, utcnow
+from upgradelab.execution.status import JobStatus, job_status_column
+from upgradelab.users.models import User
+
+
+class Capture(Base):
+    """Row of `capture`.
+
+    configuration: captures/configuration.py `Configuration` as JSON (version, host facts, every
+    global variable with its default and whether it differs); accounts: [{"user", "host", "plugin"}]
+    (never a hash) or None with `accounts_error`; workload: captures/digests.py `Workload` as JSON
+    (digests, the query set a replay takes). `schema_only` / `data_limit_mb`: what the dataset dump
+    is to hold (the dump is not built yet: NEXT.md).
+    """
+
+    __tablename__ = "capture"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    # the target's name as it was (a capture outlives its target)
+    target: Mapped[str] = mapped_column(String(64), index=True)
+    status: Mapped[JobStatus] = mapped_column(job_status_column(), default=JobStatus.queued, index=True)
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    cancel_requested: Mapped[bool] = mapped_column(default=False)
+    schema_only: Mapped[bool] = mapped_column(default=False)
+    data_limit_mb: Mapped[int | None] = mapped_column(default=None)
+    flavor: Mapped[str | None] = mapped_column(String(16), default=None)
+    version: Mapped[str | None] = mapped_column(String(200), default=None)
+    configuration: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    accounts: Mapped[list[Any] | None] = mapped_column(default=None)
+    accounts_error: Mapped[str | None] = mapped_column(Text, default=None)
+    workload: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    # {"phase", "message"}
+    progress: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    # who created it (app_user.id); only they or an admin may cancel it (users/auth.py require_owner)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+    lease_owner: Mapped[str | None] = mapped_column(String(200), default=None)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class CaptureCheck(Base):
+    """Row of `capture_check`: a capture's settings checked against a new version's binary (the lab
+    target `target`, a local or tarball one: captures/option_check.py). findings: [{"name", "line",
+    "outcome", "words"}] (refused, deprecated, accepted, not_tried, in that order); account_findings:
+    the captured accounts' plugins on the started new version (option_check.AccountFinding); server: the
+    binary checked ("mariadbd 11.8.9-MariaDB..."), from its option-name list."""
+
+    __tablename__ = "capture_check"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    capture_id: Mapped[int] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"), index=True)
+    target: Mapped[str] = mapped_column(String(64))
+    status: Mapped[JobStatus] = mapped_column(job_status_column(), default=JobStatus.queued, index=True)
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    cancel_requested: Mapped[bool] = mapped_column(default=False)
+    server: Mapped[str | None] = mapped_column(String(200), default=None)
+    findings: Mapped[list[Any] | None] = mapped_column(default=None)
+    # [{"plugin", "accounts", "outcome", "words"}] (missing, not_loaded, available)
+    account_findings: Mapped[list[Any] | None] = mapped_column(default=None)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+    lease_owner: Mapped[str | None] = mapped_column(String(200), default=None)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -1,0 +1,126 @@
+"""Executes one capture: the target's server reached (an existing one only read; a local, tarball or
+docker target's server started with its own options for the capture and stopped after it), then read
+on one connection (captures/reading.py): version and variables, compared with the defaults of the
+lab's binary of that version (captures/lab_binaries.py), the accounts, the statement digests.
+
+lifecycle (execution/lifecycle.py) holds the target's lock, the capture's lease and heartbeat, and
+writes its final state on every exit path. A cancel is seen between the reads (each is a few fixed
+statements of under a second).
+"""
+
+import logging
+from typing import Any
+
+import pymysql
+from redis import Redis
+from sqlalchemy import update
+
+from upgradelab.captures import configuration, reading
+from upgradelab.captures.jobs import CAPTURE_JOBS, targets_of
+from upgradelab.captures.lab_binaries import defaults_for
+from upgradelab.captures.models import Capture
+from upgradelab.db import sync_session
+from upgradelab.execution.kinds import Ending
+from upgradelab.execution.leases import Lease
+from upgradelab.execution.lifecycle import execute
+from upgradelab.execution.status import JobStatus
+from upgradelab.settings import Settings
+from upgradelab.streaming.publisher import publish_status
+from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners import ExistingProvisioner, provisioner_for
+from upgradelab.targets.provisioners.base import ADMIN_READ_TIMEOUT_S
+
+log = logging.getLogger(__name__)
+
+
+class _Cancelled(Exception):
+    """The user asked to cancel; the capture ends cancelled with nothing stored."""
+
+
+def execute_capture(capture_id: int, redis: Redis, settings: Settings) -> str | None:
+    """Run capture `capture_id` to a final status and return it; None when it was not queued.
+    Raises TargetsBusy (the capture stays queued) while another job holds its target."""
+    targets = targets_of(capture_id)
+    return execute(
+        CAPTURE_JOBS,
+        capture_id,
+        targets,
+        redis,
+        settings,
+        lambda lease: _body(capture_id, targets, settings, lease),
+    )
+
+
+def _write(capture_id: int, **fields: Any) -> None:
+    with sync_session() as session:
+        session.execute(update(Capture).where(Capture.id == capture_id).values(**fields))
+        session.commit()
+    if "progress" in fields:
+        publish_status(capture_id, {"progress": fields["progress"]}, kind="capture")
+
+
+def _step(capture_id: int, lease: Lease, phase: str, message: str) -> None:
+    """Progress written; LeaseLost / _Cancelled raised when the capture is no longer this worker's."""
+    lease.check()
+    with sync_session() as session:
+        row = session.get(Capture, capture_id)
+        if row is None or row.cancel_requested:
+            raise _Cancelled()
+    _write(capture_id, progress={"phase": phase, "message": message})
+
+
+def _body(capture_id: int, targets: list[Target], settings: Settings, lease: Lease) -> Ending:
+    if not targets:
+        return Ending(JobStatus.failed, "its target no longer exists")
+    [target] = targets
+    provisioner = provisioner_for(target, settings)
+    existing = target.provisioner == ExistingProvisioner.kind
+    try:
+        _step(capture_id, lease, "connecting", f"reaching {target.name}")
+        # an existing server is only checked (SELECT 1, the lab database); the lab's own server is
+        # started with the target's own options, as a run's variant without options would be
+        endpoint = provisioner.start([])
+        connection = endpoint.connect(read_timeout_s=ADMIN_READ_TIMEOUT_S)
+        try:
+            return _read(capture_id, target, connection, settings, lease)
+        finally:
+            connection.close()
+    except _Cancelled:
+        return Ending(JobStatus.cancelled)
+    finally:
+        if existing:
+            provisioner.stop()  # closes the lab's connections; it changed nothing to put back
+        else:
+            provisioner.discard()
+
+
+def _read(capture_id: int, target: Target, connection: Any, settings: Settings, lease: Lease) -> Ending:
+    version, comment, variables = reading.server_identity(connection)
+    flavor = "mariadb" if "mariadb" in version.lower() else target.flavor
+    _step(capture_id, lease, "defaults", f"defaults of the lab's {flavor} {version} binary")
+    with sync_session() as session:
+        found = defaults_for(session, flavor, version, settings)
+    defaults, origin = found if found else (None, None)
+    config = configuration.build(flavor, version, comment, variables, defaults, origin)
+    _step(capture_id, lease, "accounts", "accounts (user, host, plugin)")
+    accounts: list[dict[str, str]] | None = None
+    accounts_error = None
+    try:
+        accounts = reading.accounts(connection)
+    except pymysql.MySQLError as error:
+        accounts_error = f"mysql.user cannot be read by the capture's account: {error}"
+    _step(capture_id, lease, "workload", "statement digests (performance_schema)")
+    workload = reading.read_workload(connection)
+    return Ending(
+        JobStatus.succeeded,
+        completed=True,
+        fields={
+            "flavor": flavor,
+            "version": version,
+            "configuration": config.model_dump(mode="json"),
+            "accounts": accounts,
+            "accounts_error": accounts_error,
+            "workload": workload.model_dump(mode="json"),
+            "progress": {"phase": "done", "message": f"{config.differs} variables differ from defaults"},
+        },
+    )

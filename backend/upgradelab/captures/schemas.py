@@ -1,0 +1,159 @@
+"""Capture API shapes: CaptureCreate / CheckCreate in, CaptureRead / CheckRead out (typed to the last
+field: the configuration, accounts and workload the capture stored, captures/configuration.py and
+captures/digests.py; a check's findings, captures/option_check.py)."""
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from upgradelab.captures.configuration import Configuration
+from upgradelab.captures.digests import Workload
+from upgradelab.execution.status import JobStatus
+from upgradelab.request_model import RequestModel
+
+MAX_DATA_LIMIT_MB = 100_000
+
+
+class CaptureCreate(RequestModel):
+    """Capture target `target` (an existing server with a read-only account, or a target the lab
+    runs). `schema_only` / `data_limit_mb`: what its dataset dump is to hold (at most one of them;
+    the dump itself is not built yet, the request is recorded)."""
+
+    target: str = Field(min_length=1, max_length=64, description="The target's name.")
+    schema_only: bool = Field(False, description="Dump the schema without data.")
+    data_limit_mb: int | None = Field(
+        None, ge=1, le=MAX_DATA_LIMIT_MB, description="Dump data up to this many MiB."
+    )
+
+    @model_validator(mode="after")
+    def _one_of(self) -> "CaptureCreate":
+        if self.schema_only and self.data_limit_mb is not None:
+            raise ValueError(
+                "schema_only and data_limit_mb exclude each other: a schema-only dump holds no data"
+            )
+        return self
+
+
+class Account(BaseModel):
+    """An account of the captured server: user, host and authentication plugin (never its hash)."""
+
+    user: str
+    host: str
+    plugin: str
+
+
+class CaptureProgress(BaseModel):
+    """The step a capture is at: connecting, defaults, accounts, workload, done."""
+
+    phase: str
+    message: str = ""
+
+
+class CaptureRead(BaseModel):
+    """A capture: its target, status, what it stored (configuration with each variable's default and
+    whether it differs, accounts or why they could not be read, workload digests) and its progress."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    target: str
+    status: JobStatus
+    error: str | None
+    schema_only: bool
+    data_limit_mb: int | None
+    flavor: str | None
+    version: str | None
+    configuration: Configuration | None
+    accounts: list[Account] | None
+    accounts_error: str | None
+    workload: Workload | None
+    progress: CaptureProgress | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+class CaptureSummary(BaseModel):
+    """A capture in a list: what it is and how far it got, without the variables and digests."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    target: str
+    status: JobStatus
+    error: str | None
+    flavor: str | None
+    version: str | None
+    differs: int | None
+    accounts: int | None
+    digests: int | None
+    created_at: datetime
+    finished_at: datetime | None
+
+    @classmethod
+    def of(cls, row: Any) -> "CaptureSummary":
+        """The summary of a Capture row."""
+        config = row.configuration or {}
+        workload = row.workload or {}
+        return cls(
+            id=row.id,
+            target=row.target,
+            status=row.status,
+            error=row.error,
+            flavor=row.flavor,
+            version=row.version,
+            differs=config.get("differs"),
+            accounts=None if row.accounts is None else len(row.accounts),
+            digests=len(workload["digests"]) if "digests" in workload else None,
+            created_at=row.created_at,
+            finished_at=row.finished_at,
+        )
+
+
+class CheckCreate(RequestModel):
+    """Check a capture's settings against the binary of lab target `target` (the new version: a
+    local or tarball target)."""
+
+    target: str = Field(min_length=1, max_length=64, description="The new version's lab target.")
+
+
+class OptionFindingRead(BaseModel):
+    """One of the team's settings on the new version (captures/option_check.py): `line` tried (None:
+    not tried), `outcome` refused / deprecated / accepted / not_tried, `words`: the server's (its
+    [ERROR] or [Warning] lines) or the lab's reason for not trying it."""
+
+    name: str
+    line: str | None
+    outcome: Literal["refused", "deprecated", "accepted", "not_tried"]
+    words: str
+
+
+class AccountFindingRead(BaseModel):
+    """The captured accounts of one authentication `plugin` on the new version (`accounts` as
+    'user'@'host'): `outcome` missing (they cannot log in), not_loaded (the plugin can be loaded) or
+    available; `words` say which server and why."""
+
+    plugin: str
+    accounts: list[str]
+    outcome: Literal["missing", "not_loaded", "available"]
+    words: str
+
+
+class CheckRead(BaseModel):
+    """A capture check: its capture, the new version's target and binary (`server`), status and
+    findings: the team's settings (refused first), its accounts' plugins (missing first)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    capture_id: int
+    target: str
+    status: JobStatus
+    error: str | None
+    server: str | None
+    findings: list[OptionFindingRead] | None
+    account_findings: list[AccountFindingRead] | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None

@@ -1,0 +1,123 @@
+"""Capture verbs: create (queued to its target's pool), get_or_raise, list, cancel, queries; a
+check's: create_check, get_check_or_raise, list_checks, cancel_check."""
+
+from anyio import to_thread
+from fastapi import HTTPException, status
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from upgradelab.captures.digests import Workload, query_set
+from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
+from upgradelab.captures.models import Capture, CaptureCheck
+from upgradelab.captures.schemas import CaptureCreate, CheckCreate
+from upgradelab.errors import field_error, not_found
+from upgradelab.execution.cancel_request import request_cancel
+from upgradelab.execution.status import JobStatus
+from upgradelab.pools import routing
+from upgradelab.targets import service as targets
+from upgradelab.targets.provisioners import LocalProvisioner, TarballProvisioner
+from upgradelab.worker import EXECUTE_CAPTURE, EXECUTE_CAPTURE_CHECK, celery_app
+
+
+async def create(session: AsyncSession, spec: CaptureCreate) -> Capture:
+    """Store a queued capture of `spec.target` and send it to the worker of the target's pool
+    (pools/routing.py). 422 naming `target` when there is no such target."""
+    known = await targets.get_by_names(session, {spec.target})
+    if spec.target not in known:
+        raise field_error(["body", "target"], f"no target named {spec.target!r}")
+    queue = await routing.route(session, {spec.target})
+    row = Capture(
+        target=spec.target,
+        schema_only=spec.schema_only,
+        data_limit_mb=spec.data_limit_mb,
+        progress={"phase": "queued", "message": ""},
+    )
+    session.add(row)
+    await session.commit()
+    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_CAPTURE, args=[row.id], queue=queue))
+    return row
+
+
+async def get_or_raise(session: AsyncSession, capture_id: int) -> Capture:
+    """The capture, or 404."""
+    row = await session.get(Capture, capture_id)
+    if row is None:
+        raise not_found("capture", capture_id)
+    return row
+
+
+async def list_captures(session: AsyncSession, target: str | None, limit: int) -> list[Capture]:
+    """Newest first; only those of `target` when given."""
+    query = select(Capture).order_by(Capture.id.desc()).limit(limit)
+    if target is not None:
+        query = query.where(Capture.target == target)
+    return list(await session.scalars(query))
+
+
+async def cancel(session: AsyncSession, row: Capture) -> Capture:
+    """Cancel (execution/cancel_request.py): a queued one at once, a running one between its reads;
+    409 when it already ended."""
+    await request_cancel(session, CAPTURE_JOBS, row.id)
+    await session.refresh(row)
+    return row
+
+
+def queries(row: Capture) -> str:
+    """The captured workload as the plain SQL text a replay takes (captures/digests.py query_set);
+    '' before the capture succeeded."""
+    if row.workload is None:
+        return ""
+    return query_set(Workload.model_validate(row.workload))
+
+
+# the kinds whose binary the lab can run on an option file of its own (LocalOptions.server_refusal)
+SCRATCH_KINDS = (LocalProvisioner.kind, TarballProvisioner.kind)
+
+
+async def create_check(session: AsyncSession, capture: Capture, spec: CheckCreate) -> CaptureCheck:
+    """Store a queued check of `capture` against target `spec.target` and send it to that target's
+    pool. 409 when the capture has not succeeded; 422 naming `target` for an unknown target or one
+    whose binary the lab does not run (an existing or docker target)."""
+    if capture.status != JobStatus.succeeded:
+        raise HTTPException(
+            status.HTTP_409_CONFLICT,
+            f"capture {capture.id} is {capture.status}; a succeeded capture is needed",
+        )
+    known = await targets.get_by_names(session, {spec.target})
+    target = known.get(spec.target)
+    if target is None:
+        raise field_error(["body", "target"], f"no target named {spec.target!r}")
+    if target.provisioner not in SCRATCH_KINDS:
+        raise field_error(
+            ["body", "target"],
+            f"target {spec.target} is a {target.provisioner} target: a check starts a scratch instance "
+            f"of the new version's binary ({' or '.join(SCRATCH_KINDS)} targets)",
+        )
+    queue = await routing.route(session, {spec.target})
+    row = CaptureCheck(capture_id=capture.id, target=spec.target)
+    session.add(row)
+    await session.commit()
+    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_CAPTURE_CHECK, args=[row.id], queue=queue))
+    return row
+
+
+async def get_check_or_raise(session: AsyncSession, capture_id: int, check_id: int) -> CaptureCheck:
+    """Check `check_id` of capture `capture_id`, or 404."""
+    row = await session.get(CaptureCheck, check_id)
+    if row is None or row.capture_id != capture_id:
+        raise not_found("check", check_id)
+    return row
+
+
+async def list_checks(session: AsyncSession, capture_id: int) -> list[CaptureCheck]:
+    """The capture's checks, newest first."""
+    query = select(CaptureCheck).where(CaptureCheck.capture_id == capture_id).order_by(CaptureCheck.id.desc())
+    return list(await session.scalars(query))
+
+
+async def cancel_check(session: AsyncSession, row: CaptureCheck) -> CaptureCheck:
+    """Cancel (execution/cancel_request.py): a queued one at once; a running one is flagged and
+    ends before its binary is asked, or runs to its end (seconds). 409 when it already ended."""
+    await request_cancel(session, CHECK_JOBS, row.id)
+    await session.refresh(row)
+    return row

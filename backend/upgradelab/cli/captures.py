@@ -1,0 +1,189 @@
+"""`upgradelab capture --target NAME [--schema-only | --data-limit MB] [--json]`: capture a target's
+configuration, accounts and workload digests, wait for it, print a summary (or the whole capture as
+JSON); `upgradelab capture cancel ID` cancels one; `upgradelab capture check ID --target NEW [--json]`
+checks its settings against target NEW's binary.
+
+Exit status: 0 captured (a check: the new binary takes every setting tried and has every account's
+plugin); a check's findings as bits: 1 settings the new binary refuses (a server with them does not
+start), 4 accounts whose plugin it lacks (they cannot log in); 2 refused (unknown target, bad flags,
+cancel refused), 8 the capture or check could not run (failed, cancelled, API unreachable, timed out
+waiting).
+"""
+
+import json
+import time
+from typing import TYPE_CHECKING, Annotated
+
+import httpx
+import typer
+
+from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
+
+if TYPE_CHECKING:  # the schemas import sqlalchemy and pydantic models: read inside the commands
+    from upgradelab.captures.schemas import CaptureRead, CheckRead
+
+NOT_STARTING, REFUSED, LOCKED_OUT, CANNOT_RUN = 1, 2, 4, 8
+
+capture_app = typer.Typer(
+    help="Capture a target's configuration, accounts and workload (options below), or `cancel ID`.",
+    invoke_without_command=True,
+)
+
+
+@capture_app.command("cancel")
+def cancel(
+    capture_id: Annotated[int, typer.Argument(help="The capture's id.")],
+    api: ApiOption = None,
+    token: TokenOption = None,
+) -> None:
+    """Cancel capture ID. Exit 0 once asked (status printed), 2 when refused."""
+    base = api or default_api()
+    try:
+        with httpx.Client(base_url=base, timeout=60, headers=auth_headers(token)) as client:
+            answer = client.post(f"/api/captures/{capture_id}/cancel")
+    except httpx.TransportError as unreachable:
+        typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
+        raise typer.Exit(REFUSED) from unreachable
+    if answer.status_code != 200:
+        typer.echo(f"cancel refused ({answer.status_code}): {error_text(answer)}", err=True)
+        raise typer.Exit(REFUSED)
+    typer.echo(f"capture {capture_id}: {answer.json()['status']}")
+
+
+@capture_app.command("check")
+def check(
+    capture_id: Annotated[int, typer.Argument(help="The capture's id.")],
+    target: Annotated[str, typer.Option(help="The new version's lab target (local or tarball).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole check as JSON.")] = False,
+    api: ApiOption = None,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the check.")] = 600.0,
+    token: TokenOption = None,
+) -> None:
+    """Check capture ID's settings against --target's binary: which it refuses, warns about or takes,
+    in its own words, and its accounts whose plugin it lacks (exit bits 1 and 4)."""
+    from upgradelab.captures.schemas import CheckRead
+    from upgradelab.execution.status import FINAL_STATUSES
+
+    base = api or default_api()
+    try:
+        with httpx.Client(base_url=base, timeout=60, headers=auth_headers(token)) as client:
+            created = client.post(f"/api/captures/{capture_id}/checks", json={"target": target})
+            if created.status_code != 201:
+                typer.echo(f"check refused: {error_text(created)}", err=True)
+                raise typer.Exit(REFUSED)
+            check_id = CheckRead.model_validate(created.json()).id
+            deadline = time.monotonic() + timeout
+            while True:
+                read = client.get(f"/api/captures/{capture_id}/checks/{check_id}")
+                result = CheckRead.model_validate(read.json())
+                if result.status in FINAL_STATUSES or time.monotonic() > deadline:
+                    break
+                time.sleep(0.5)
+    except httpx.TransportError as unreachable:
+        typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
+        raise typer.Exit(CANNOT_RUN) from unreachable
+    if as_json:
+        typer.echo(json.dumps(result.model_dump(mode="json")))
+    if result.status != "succeeded" or result.findings is None:
+        typer.echo(f"check {result.id}: {result.status}: {result.error or 'timed out waiting'}", err=True)
+        raise typer.Exit(CANNOT_RUN)
+    if not as_json:
+        _print_check(result)
+    bits = NOT_STARTING if any(finding.outcome == "refused" for finding in result.findings) else 0
+    if any(finding.outcome == "missing" for finding in result.account_findings or []):
+        bits |= LOCKED_OUT
+    raise typer.Exit(bits)
+
+
+def _print_check(result: "CheckRead") -> None:
+    typer.echo(f"check {result.id}: capture {result.capture_id} on {result.server or result.target}")
+    for finding in result.findings or []:
+        words = finding.words.splitlines()[0][:200] if finding.words else ""
+        typer.echo(f"  {finding.outcome:<10} {finding.line or finding.name}  {words}")
+    for account in result.account_findings or []:
+        typer.echo(f"  {account.outcome:<10} plugin {account.plugin}: {', '.join(account.accounts)[:200]}")
+
+
+@capture_app.callback()
+def capture(
+    ctx: typer.Context,
+    target: Annotated[str | None, typer.Option(help="The target to capture.")] = None,
+    schema_only: Annotated[bool, typer.Option("--schema-only", help="Dump the schema, no data.")] = False,
+    data_limit: Annotated[
+        int | None, typer.Option("--data-limit", min=1, help="Dump data up to this many MB.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole capture as JSON.")] = False,
+    api: ApiOption = None,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the capture.")] = 600.0,
+    token: TokenOption = None,
+) -> None:
+    """Capture --target and print what differs from its version's defaults, its accounts and its
+    most executed statements (or --json: the whole capture)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if not target:
+        raise typer.BadParameter("required to capture (or give a command: cancel ID)", param_hint="--target")
+    if schema_only and data_limit is not None:
+        raise typer.BadParameter(
+            "--schema-only and --data-limit exclude each other", param_hint="--data-limit"
+        )
+    body = {"target": target, "schema_only": schema_only, "data_limit_mb": data_limit}
+    base = api or default_api()
+    try:
+        result = _submit_and_wait(base, body, timeout, token)
+    except httpx.TransportError as unreachable:
+        typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
+        raise typer.Exit(CANNOT_RUN) from unreachable
+    if as_json:
+        typer.echo(json.dumps(result.model_dump(mode="json")))
+    if result.status != "succeeded":
+        why = result.error or ("cancelled" if result.status == "cancelled" else "timed out waiting")
+        typer.echo(f"capture {result.id}: {result.status}: {why}", err=True)
+        raise typer.Exit(CANNOT_RUN)
+    if not as_json:
+        _print_summary(result)
+
+
+def _submit_and_wait(base: str, body: dict[str, object], timeout: float, token: str | None) -> "CaptureRead":
+    from upgradelab.captures.schemas import CaptureRead
+    from upgradelab.execution.status import FINAL_STATUSES
+
+    with httpx.Client(base_url=base, timeout=60, headers=auth_headers(token)) as client:
+        created = client.post("/api/captures", json=body)
+        if created.status_code != 201:
+            typer.echo(f"capture refused: {error_text(created)}", err=True)
+            raise typer.Exit(REFUSED)
+        capture_id = CaptureRead.model_validate(created.json()).id
+        typer.echo(f"capture {capture_id} queued: {base}/captures/{capture_id}", err=True)
+        deadline = time.monotonic() + timeout
+        while True:
+            result = CaptureRead.model_validate(client.get(f"/api/captures/{capture_id}").json())
+            if result.status in FINAL_STATUSES or time.monotonic() > deadline:
+                return result
+            time.sleep(0.5)
+
+
+def _print_summary(result: "CaptureRead") -> None:
+    config = result.configuration
+    if config is not None:
+        origin = config.defaults_from
+        where = f"{origin.server} ({origin.match}, target {origin.target})" if origin else "unknown"
+        typer.echo(f"capture {result.id}: {result.target}, {config.flavor} {config.version}")
+        typer.echo(f"defaults from: {where}; {config.differs} variables differ")
+        for variable in config.variables:
+            if variable.comparison == "differs":
+                host = " (host-dependent default)" if variable.host_dependent else ""
+                typer.echo(f"  {variable.name} = {variable.value!r} (default {variable.default!r}){host}")
+    if result.accounts is not None:
+        typer.echo(f"accounts: {len(result.accounts)}")
+        for account in result.accounts:
+            typer.echo(f"  {account.user!r}@{account.host!r} {account.plugin}")
+    elif result.accounts_error:
+        typer.echo(f"accounts: {result.accounts_error}")
+    workload = result.workload
+    if workload is not None:
+        if workload.error:
+            typer.echo(f"workload: {workload.error}")
+        typer.echo(f"workload: {len(workload.digests)} digests, {workload.executions} executions")
+        for digest in workload.digests[:10]:
+            typer.echo(f"  {digest.executions:>8} x [{digest.text_source}] {digest.text[:100]!r}")
