@@ -157,3 +157,15 @@ def test_a_cancel_from_the_oracle_ends_the_search_cancelled_with_its_trials() ->
     outcome = search([_candidate("a"), _candidate("b")], cancelling, rounds=5, budget=BIG)
     assert outcome.outcome == "cancelled" and [t.name for t in outcome.trials] == ["a"]
     assert outcome.not_tried == ["b"]
+
+
+def test_a_remedy_a_little_faster_than_the_baseline_restores_though_neither_same_nor_an_improvement() -> None:
+    oracle = Simulated({"a bit faster": BASELINE_S * 0.91}, sigma=0.03, seed=5)
+    outcome = search([_candidate("a bit faster")], oracle, rounds=5, budget=BIG)
+    trial = outcome.trials[0]
+    assert trial.ratio_to_baseline is not None
+    assert (
+        trial.ratio_to_baseline.verdict == "inconclusive"
+    )  # its interval leaves 1 - 10 %, its ratio does not
+    assert trial.ratio_to_baseline.high <= 1.10 and trial.status == "restores"
+    assert outcome.outcome == "restored"

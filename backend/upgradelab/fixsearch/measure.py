@@ -198,7 +198,7 @@ class PairOracle:
         equal = results_equal(base.replay.outcomes, on_cand.replay.outcomes, self.statements)
         trial = judge(candidate.name, measured[id(on_base)], measured[id(on_var)], measured[id(on_cand)],
                       equal, done)  # fmt: skip
-        trial.statements = [s.sql for s in on_cand.statements]
+        trial.statements, trial.clock = [s.sql for s in on_cand.statements], clock
         return trial
 
     def _rounds(self, arms: list[Arm], rounds: int) -> None:

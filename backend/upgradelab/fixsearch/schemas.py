@@ -56,7 +56,7 @@ class TrialRead(_Read):
     """A candidate measured (fixsearch/search.py Trial): status (restores, does not restore,
     undecided, refused) and reason, its ratio to the baseline and to the variant as it is (the
     variant's to the baseline in the same rounds beside), whether its results equal the baseline's,
-    its rounds, and the statements as rewritten."""
+    its rounds, the statements as rewritten and the ratios' clock (server, client)."""
 
     name: str
     status: str
@@ -67,6 +67,7 @@ class TrialRead(_Read):
     results_equal: bool | None = None
     rounds: int = 0
     statements: list[str] = []
+    clock: str | None = None
 
 
 class FixSearchProgress(_Read):
