@@ -36,7 +36,7 @@ class _Read(BaseModel):
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
 
-class CandidateRead(_Read):
+class FixCandidateRead(_Read):
     """A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever) and note,
     the settings in force for the statement only, scope ("statement"), what to apply (the hint or
     the SET STATEMENT prefix), the baseline's and the variant's values where it sets one back."""
@@ -52,7 +52,7 @@ class CandidateRead(_Read):
     extra: dict[str, Any] = {}
 
 
-class TrialRead(_Read):
+class FixTrialRead(_Read):
     """A candidate measured (fixsearch/search.py Trial): status (restores, does not restore,
     undecided, refused) and reason, its ratio to the baseline and to the variant as it is (the
     variant's to the baseline in the same rounds beside), whether its results equal the baseline's,
@@ -113,8 +113,8 @@ class FixSearchRead(BaseModel):
     budget_minutes: float
     try_all: bool
     statement_timeout_s: float
-    candidates: list[CandidateRead]
-    tried: list[TrialRead]
+    candidates: list[FixCandidateRead]
+    tried: list[FixTrialRead]
     progress: FixSearchProgress | None
     result: FixSearchResult | None
     share_token: str | None
