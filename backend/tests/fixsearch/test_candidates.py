@@ -3,8 +3,9 @@ per flavor (no server: the variables are given as SHOW VARIABLES would)."""
 
 import pytest
 
-from upgradelab.fixsearch.candidates import build
-from upgradelab.fixsearch.rewrite import RewriteError, rewrite
+from upgradelab.fixsearch.candidates import build, plan_candidates
+from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, rewrite
+from upgradelab.replay.outcomes import PlanStep
 
 BASE = {"optimizer_switch": "semijoin=on,materialization=on,rowid_filter=on,index_merge=on",
         "optimizer_prune_level": "1", "optimizer_search_depth": "62", "optimizer_trace": "enabled=off",
@@ -71,3 +72,32 @@ def test_what_cannot_carry_a_remedy_is_refused_with_the_reason() -> None:
         rewrite("WITH x AS (SELECT 1) SELECT * FROM x", "mysql", {"optimizer_switch": "semijoin=on"})
     with pytest.raises(RewriteError, match="not a variable name"):
         rewrite("SELECT 1", "mariadb", {"a=1; DROP": "1"})
+
+
+def _plan(*steps: tuple[str, str | None]) -> list[PlanStep]:
+    return [PlanStep(table, "ref" if key else "ALL", key, 10.0) for table, key in steps]
+
+
+def test_the_baselines_index_becomes_a_plan_hint_where_the_variant_uses_another() -> None:
+    base = _plan(("c", "PRIMARY"), ("o", "k_customer"), ("<subquery2>", "distinct_key"))
+    var = _plan(("o", None), ("c", "PRIMARY"), ("<subquery2>", None))
+    (found,) = plan_candidates("mysql", base, var)
+    assert found.source == "plan" and found.indexes == {"o": "k_customer"}
+    assert found.apply == "/*+ INDEX(o k_customer) */"
+    assert "k_customer on the baseline, none on the variant" in found.note
+    assert plan_candidates("mysql", base, base) == []
+    sql = "SELECT o.id FROM orders AS o JOIN customers c ON c.id = o.customer_id WHERE o.total > 5"
+    assert apply_remedy(sql, "mysql", {}, found.indexes) == (
+        "SELECT /*+ INDEX(o k_customer) */ o.id FROM orders AS o JOIN customers c ON c.id = o.customer_id "
+        "WHERE o.total > 5"
+    )
+    assert apply_remedy(sql, "mariadb", {}, found.indexes) == (
+        "SELECT o.id FROM orders AS o FORCE INDEX (`k_customer`) JOIN customers c ON c.id = o.customer_id "
+        "WHERE o.total > 5"
+    )
+    # a table named, not aliased, and a statement that names the table twice
+    assert apply_remedy("SELECT * FROM o WHERE k = 1", "mariadb", {}, {"o": "k"}) == (
+        "SELECT * FROM o FORCE INDEX (`k`) WHERE k = 1"
+    )
+    with pytest.raises(RewriteError, match="referenced 2 times"):
+        apply_remedy("SELECT * FROM o WHERE k IN (SELECT k FROM o)", "mariadb", {}, {"o": "k"})

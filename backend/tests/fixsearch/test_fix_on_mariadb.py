@@ -6,10 +6,13 @@ statements and variants are needed), then `upgradelab fix --json` on that finger
 reads both servers' variables, tries the differing flags first, and must find a statement-level
 remedy (SET STATEMENT optimizer_switch=... FOR) that restores the baseline's time with equal results.
 
-The restoring decision is a timing verdict on a real server (the one this test exists for): the
-planted gap is 20-100x, and the remedy's plan is the baseline's own, so "same as the baseline"
-decides within the candidate's extended rounds; the mechanics (order, refusals, the rewritten
-statements, equal checksums) are asserted exactly."""
+The restoring decision is a timing verdict on a real server, so the test asks for a large effect
+only (the common rule: no small timing effect decided on a real server): the planted gap is ~20x,
+and the search is given a tolerance of 50 % (a remedy restores when decided at most 1.5x the
+baseline's time; the replay's 10 % needs more rounds than this loaded machine gives: 0.99 [0.83,
+1.18] after 30 rounds was seen), so the remedy that undoes the gap restores and the one that does not
+(semijoin=on alone, ~7x) never does; the mechanics (order, refusals, the rewritten statements, equal
+checksums) are asserted exactly."""
 
 import json
 import subprocess
@@ -75,7 +78,8 @@ def test_the_search_finds_a_statement_level_remedy_that_restores_with_equal_resu
     fingerprint = replay["report"]["fingerprints"][0]["fingerprint_id"]
     done = subprocess.run(
         [str(BIN / "upgradelab"), "fix", "--api", api, "--replay", str(replay["id"]), "--fingerprint",
-         fingerprint, "--variant", "no semijoin", "--json", "--rounds", "10", "--budget-rounds", "200"],
+         fingerprint, "--variant", "no semijoin", "--json", "--rounds", "10", "--budget-rounds", "200",
+         "--tolerance", "0.5"],
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode in (0, 1), (done.returncode, done.stdout[-3000:], done.stderr[-2000:])
@@ -102,7 +106,7 @@ def test_the_search_finds_a_statement_level_remedy_that_restores_with_equal_resu
     assert last["statements"] == [
         f"SET STATEMENT optimizer_switch='{chosen['settings']['optimizer_switch']}' FOR {QUERY}"
     ]
-    assert last["ratio_to_baseline"]["high"] <= 1.10  # same or faster: at most 10 % slower, decided
+    assert last["ratio_to_baseline"]["high"] <= 1.5  # at most the tolerance slower, decided
     assert last["ratio_to_variant"]["verdict"] == "improvement"  # the remedy undoes the planted gap
     assert last["variant_to_baseline"]["verdict"] == "regression"  # the gap, measured in the same rounds
     assert found["result"]["rounds"] == sum(t["rounds"] for t in trials) <= found["budget_rounds"]

@@ -169,3 +169,14 @@ def test_a_remedy_a_little_faster_than_the_baseline_restores_though_neither_same
     )  # its interval leaves 1 - 10 %, its ratio does not
     assert trial.ratio_to_baseline.high <= 1.10 and trial.status == "restores"
     assert outcome.outcome == "restored"
+
+
+def test_a_larger_tolerance_lets_a_remedy_restore_that_is_decided_within_it() -> None:
+    oracle = Simulated({"close": BASELINE_S * 1.25, "far": BASELINE_S * 2})
+    base, var, cand = ({r: [BASELINE_S] for r in range(1, 6)}, {r: [VARIANT_S] for r in range(1, 6)}, {})
+    for number in range(1, 6):
+        cand[number] = [BASELINE_S * 1.25 * (1 + 0.01 * (number % 2))]
+    assert judge("close", base, var, cand, True, 5).status == "does not restore"  # 25 % slower: a regression
+    assert judge("close", base, var, cand, True, 5, tolerance=0.5).status == "restores"
+    outcome = search([_candidate("far"), _candidate("close")], oracle, rounds=5, budget=BIG)
+    assert [t.status for t in outcome.trials] == ["does not restore", "does not restore"]

@@ -29,6 +29,9 @@ def fix(
     budget_rounds: Annotated[int, typer.Option(help="Rounds at most, all candidates.")] = 60,
     budget_minutes: Annotated[float, typer.Option(help="Minutes at most.")] = 30.0,
     try_all: Annotated[bool, typer.Option("--all", help="Measure every candidate.")] = False,
+    tolerance: Annotated[
+        float, typer.Option(help="Restores when at most this much slower (0.10: 10 %).")
+    ] = 0.10,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the result.")] = 6 * 3600,
     api: ApiOption = None,
     token: TokenOption = None,
@@ -39,6 +42,7 @@ def fix(
     body: dict[str, Any] = {
         "replay_id": replay, "fingerprint_id": fingerprint, "variant": variant, "rounds": rounds,
         "budget_rounds": budget_rounds, "budget_minutes": budget_minutes, "try_all": try_all,
+        "tolerance": tolerance,
     }  # fmt: skip
     try:
         with httpx.Client(base_url=base, timeout=60, headers=auth_headers(token)) as client:

@@ -1,5 +1,9 @@
 """The candidates of a fix search, from evidence, in the order they are tried (issue 34, Deliver 2):
 
+0. `plan`: the baseline's plan as a hint, when the variant's plan (both captured by the search) uses
+   another index on a table: the baseline's index on each such table (rewrite.py `index_hint`: MySQL
+   INDEX, MariaDB FORCE INDEX); from the fingerprint's first statement (its sampled statements share
+   one shape). Tables the server makes itself (`<subquery2>`, `<derived3>`) are left out.
 1. `differs`: every optimizer_switch flag and optimizer variable (OPTIMIZER_VARIABLES) whose value on
    the variant differs from the baseline's, read from both servers at the search's start (SHOW
    SESSION VARIABLES on each side's replay connection: defaults, startup options and the variant's
@@ -18,7 +22,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from upgradelab.fixsearch.levers import levers
-from upgradelab.fixsearch.rewrite import remedy_text
+from upgradelab.fixsearch.rewrite import index_text, remedy_text
+from upgradelab.replay.outcomes import PlanStep
 
 Source = Literal["plan", "differs", "lever"]
 SOURCES: tuple[Source, ...] = ("plan", "differs", "lever")  # evidence order: plan hints first
@@ -55,6 +60,7 @@ class Candidate:
     baseline: str | None = None
     variant: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    indexes: dict[str, str] = field(default_factory=dict)  # table -> index: a plan candidate's hint
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -135,3 +141,21 @@ def build(flavor: str, baseline: dict[str, str], variant: dict[str, str]) -> lis
         seen.add(tuple(sorted(settings.items())))
         out.append(_candidate(name, "lever", f"known lever: {lever.note}", settings, flavor, None, before))
     return out
+
+
+def _keys(plan: list[PlanStep]) -> dict[str, str | None]:
+    return {step.table: step.key for step in plan if not step.table.startswith("<")}
+
+
+def plan_candidates(flavor: str, baseline: list[PlanStep], variant: list[PlanStep]) -> list[Candidate]:
+    """The baseline's indexes as a hint where the variant's plan uses another (module docstring, 0)."""
+    before, after = _keys(baseline), _keys(variant)
+    indexes = {t: k for t, k in before.items() if k is not None and t in after and after[t] != k}
+    if not indexes:
+        return []
+    said = ", ".join(
+        f"{t}: {k} on the baseline, {after[t] or 'none'} on the variant" for t, k in indexes.items()
+    )
+    shown = ", ".join(f"{t}.{k}" for t, k in indexes.items())
+    return [Candidate(f"the baseline's index {shown}", "plan", said, {}, index_text(flavor, indexes),
+                      indexes=indexes)]  # fmt: skip

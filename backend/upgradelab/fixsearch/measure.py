@@ -23,9 +23,9 @@ import pymysql
 
 from upgradelab.execution.instances import Fleet, Instance, started
 from upgradelab.fixsearch.candidates import Candidate
-from upgradelab.fixsearch.rewrite import RewriteError, rewrite
+from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy
 from upgradelab.fixsearch.search import SearchCancelled, Trial, judge
-from upgradelab.replay.compare import diff
+from upgradelab.replay.compare import THRESHOLD, diff
 from upgradelab.replay.dataset_load import DumpDataset
 from upgradelab.replay.interrupt import Interrupt
 from upgradelab.replay.opening import (
@@ -138,6 +138,7 @@ class PairOracle:
     passes: int
     seed: int
     interrupt: Interrupt
+    tolerance: float = THRESHOLD
     _start: tuple[Arm, Arm] | None = None
     _arms: dict[str, list[Arm]] = field(default_factory=dict)
     _shuffle: random.Random | None = None
@@ -173,7 +174,9 @@ class PairOracle:
         if arms is None:
             try:
                 rewritten = [
-                    replace(s, sql=rewrite(s.sql, self.variant.flavor, candidate.settings))
+                    replace(
+                        s, sql=apply_remedy(s.sql, self.variant.flavor, candidate.settings, candidate.indexes)
+                    )
                     for s in self.statements
                 ]
             except RewriteError as error:
@@ -197,7 +200,7 @@ class PairOracle:
         done = len(on_cand.replay.times[0]) // self.passes if on_cand.replay.times else 0
         equal = results_equal(base.replay.outcomes, on_cand.replay.outcomes, self.statements)
         trial = judge(candidate.name, measured[id(on_base)], measured[id(on_var)], measured[id(on_cand)],
-                      equal, done)  # fmt: skip
+                      equal, done, self.tolerance)  # fmt: skip
         trial.statements, trial.clock = [s.sql for s in on_cand.statements], clock
         return trial
 

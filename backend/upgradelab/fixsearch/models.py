@@ -53,6 +53,8 @@ class FixSearch(Base):
     budget_rounds: Mapped[int] = mapped_column(default=60)
     budget_minutes: Mapped[float] = mapped_column(default=30.0)
     try_all: Mapped[bool] = mapped_column(default=False)
+    # a remedy restores when at most this much slower than the baseline, decided (search.py)
+    tolerance: Mapped[float] = mapped_column(default=0.10)
     candidates: Mapped[list[Any]] = mapped_column(JSON, default=list)
     tried: Mapped[list[Any]] = mapped_column(JSON, default=list)
     progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)

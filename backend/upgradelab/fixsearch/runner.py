@@ -120,6 +120,9 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
         if interrupt.attached < 2:  # still starting or loading the dump: stop them now
             stop_targets(f"fixsearch {row.id}", list(targets.values()), settings)
 
+    def step(phase: str) -> None:
+        state.write(row.id, progress=progress(phase, phase))
+
     def on_trial(made: list[Trial], spent: int) -> None:
         nonlocal trials, rounds_done
         trials, rounds_done = list(made), spent
@@ -135,19 +138,24 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
             specs = [ReplayVariantSpec.model_validate(v) for v in row.variants]
             baseline, variant = _variants(specs, targets, settings)
             statements = [SourceStatement(**s) for s in row.statements]
-            step = lambda phase: state.write(row.id, progress=progress(phase, phase))  # noqa: E731
             with opened_pair(baseline, variant, dump, timeout_s=row.statement_timeout_s, interrupt=interrupt,
                              step=step) as (fleet, base_side, var_side):  # fmt: skip
                 read = {}
                 for name, side in (("baseline", base_side), ("variant", var_side)):
                     with fleet.block(side.instance):
                         read[name] = side.variables()
-                found = candidate_builder.build(var_side.flavor, read["baseline"], read["variant"])
+                oracle = PairOracle(
+                    fleet, base_side, var_side, dump, statements, row.passes, row.id, interrupt, row.tolerance
+                )
+                step("capturing both plans")
+                base_arm, var_arm = oracle.start()
+                plans = [arm.replay.outcomes[0].plan for arm in (base_arm, var_arm)]
+                found = [
+                    *candidate_builder.plan_candidates(var_side.flavor, *plans),
+                    *candidate_builder.build(var_side.flavor, read["baseline"], read["variant"]),
+                ]
                 state.write(row.id, candidates=[c.as_dict() for c in found],
                             progress=progress("measuring", f"{len(found)} candidates"))  # fmt: skip
-                oracle = PairOracle(
-                    fleet, base_side, var_side, dump, statements, row.passes, row.id, interrupt
-                )
                 outcome = search(
                     found, oracle, rounds=row.rounds, budget=Budget(row.budget_rounds, row.budget_minutes),
                     try_all=row.try_all, on_trial=on_trial,

@@ -25,6 +25,12 @@ class FixSearchCreate(RequestModel):
     passes: int | None = Field(None, ge=1, le=20, description="Passes per round; default the replay's.")
     budget_rounds: int = Field(60, ge=MIN_ROUNDS, le=3000, description="Rounds at most, all candidates.")
     budget_minutes: float = Field(30.0, gt=0, le=24 * 60, description="Minutes at most (none started after).")
+    tolerance: float = Field(
+        0.10,
+        ge=0.01,
+        le=1.0,
+        description="A remedy restores when decided at most this much slower (0.10 = 10 %).",
+    )
     try_all: bool = Field(
         False, description="Measure every candidate; default stop at the first that restores."
     )
@@ -39,7 +45,8 @@ class _Read(BaseModel):
 class FixCandidateRead(_Read):
     """A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever) and note,
     the settings in force for the statement only, scope ("statement"), what to apply (the hint or
-    the SET STATEMENT prefix), the baseline's and the variant's values where it sets one back."""
+    the SET STATEMENT prefix), the baseline's and the variant's values where it sets one back,
+    and a plan candidate's `indexes` (table -> the baseline's index, written as an index hint)."""
 
     name: str
     source: str
@@ -50,6 +57,7 @@ class FixCandidateRead(_Read):
     baseline: str | None = None
     variant: str | None = None
     extra: dict[str, Any] = {}
+    indexes: dict[str, str] = {}
 
 
 class FixTrialRead(_Read):
@@ -112,6 +120,7 @@ class FixSearchRead(BaseModel):
     budget_rounds: int
     budget_minutes: float
     try_all: bool
+    tolerance: float
     statement_timeout_s: float
     candidates: list[FixCandidateRead]
     tried: list[FixTrialRead]

@@ -75,6 +75,7 @@ async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
         budget_rounds=spec.budget_rounds,
         budget_minutes=spec.budget_minutes,
         try_all=spec.try_all,
+        tolerance=spec.tolerance,
         candidates=[],
         tried=[],
         progress={"phase": "queued"},

@@ -44,6 +44,7 @@ def upgrade() -> None:
         sa.Column("budget_rounds", sa.Integer(), nullable=False),
         sa.Column("budget_minutes", sa.Float(), nullable=False),
         sa.Column("try_all", sa.Boolean(), nullable=False),
+        sa.Column("tolerance", sa.Float(), nullable=False),
         sa.Column("candidates", sa.JSON(), nullable=False),
         sa.Column("tried", sa.JSON(), nullable=False),
         sa.Column("progress", sa.JSON(), nullable=True),
