@@ -1,4 +1,4 @@
-"""Migration 0022 adds the fix_search table and takes it away again, from whatever revision it follows."""
+"""Migration 0023 adds the fix_search table and takes it away again, from whatever revision it follows."""
 
 from pathlib import Path
 
@@ -8,7 +8,7 @@ from alembic.script import ScriptDirectory
 
 from upgradelab.migrations import alembic_config
 
-REVISION = "0022_fix_searches"
+REVISION = "0023_fix_searches"
 
 
 def test_fix_search_table_up_and_down(tmp_path: Path) -> None:
