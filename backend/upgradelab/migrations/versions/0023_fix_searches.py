@@ -64,6 +64,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.drop_index("ix_fix_search_status", "fix_search")
-    op.drop_index("ix_fix_search_replay_id", "fix_search")
+    # the table's indexes go with it (MariaDB refuses to drop the index its foreign key needs first)
     op.drop_table("fix_search")
