@@ -5,7 +5,15 @@ JobKind here (docs/architecture.md, "How to add a job kind")."""
 from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
 from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
 from upgradelab.execution.kinds import JobKind
+from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.run_executor.jobs import RUN_JOBS
 
-JOB_KINDS: tuple[JobKind, ...] = (RUN_JOBS, REPLAY_JOBS, ATTRIBUTION_JOBS, CAPTURE_JOBS, CHECK_JOBS)
+JOB_KINDS: tuple[JobKind, ...] = (
+    RUN_JOBS,
+    REPLAY_JOBS,
+    ATTRIBUTION_JOBS,
+    CAPTURE_JOBS,
+    CHECK_JOBS,
+    FIX_SEARCH_JOBS,
+)

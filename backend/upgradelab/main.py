@@ -15,6 +15,8 @@ from upgradelab.api.captures import router as captures_router
 from upgradelab.api.datasets import router as datasets_router
 from upgradelab.api.datasets import worker_router as dataset_dumps_router
 from upgradelab.api.experiments import router as experiments_router
+from upgradelab.api.fixsearch import public_router as public_fixsearch_router
+from upgradelab.api.fixsearch import router as fixsearch_router
 from upgradelab.api.pools import router as pools_router
 from upgradelab.api.probes import router as probes_router
 from upgradelab.api.replay import router as replay_router
@@ -56,6 +58,7 @@ def create_app() -> FastAPI:
         pools_router,
         attributions_router,
         captures_router,
+        fixsearch_router,
     ):
         app.include_router(router, dependencies=[Depends(authorize)])
     # These carry their own dependencies (auth, users, shares, SSE) or none (public share links).
@@ -67,6 +70,7 @@ def create_app() -> FastAPI:
         public_shares_router,
         dataset_dumps_router,
         public_attributions_router,
+        public_fixsearch_router,
     ):
         app.include_router(router)
 

@@ -6,6 +6,7 @@ from upgradelab.datasets.models import Dataset
 from upgradelab.db import Base
 from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Experiment, Run
+from upgradelab.fixsearch.models import FixSearch
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
 from upgradelab.replay.models import ReplayRun
 from upgradelab.results.store.models import IterationSeries, Sample
@@ -22,6 +23,7 @@ __all__ = [
     "CaptureCheck",
     "Dataset",
     "Experiment",
+    "FixSearch",
     "IterationSeries",
     "JobStatus",
     "ProbeSample",

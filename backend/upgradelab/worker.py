@@ -40,6 +40,7 @@ celery_app = Celery(
         "upgradelab.pools.heartbeat",
         "upgradelab.attribution.tasks",
         "upgradelab.captures.tasks",
+        "upgradelab.fixsearch.tasks",
     ],
 )
 celery_app.add_defaults(_from_settings)
@@ -70,3 +71,4 @@ REMOVE_DATASET_COPIES = "upgradelab.datasets.remove_copies"
 EXECUTE_ATTRIBUTION = "upgradelab.attribution.execute"
 EXECUTE_CAPTURE = "upgradelab.captures.execute"
 EXECUTE_CAPTURE_CHECK = "upgradelab.captures.check"
+EXECUTE_FIX_SEARCH = "upgradelab.fixsearch.execute"

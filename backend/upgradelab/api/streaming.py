@@ -1,4 +1,4 @@
-"""GET /api/{runs,replays,attributions}/{id}/events: a job's progress as Server-Sent Events,
+"""GET /api/{runs,replays,attributions,fixsearches}/{id}/events: a job's progress as Server-Sent Events,
 resumable by Last-Event-ID; every kind read from its Redis Stream by streaming/reader.py.
 
 Who may watch: the signed-in users, viewers included (GET needs viewer, users/auth.py); 401 without
@@ -22,6 +22,8 @@ gets its snapshot only). A comment heartbeat every 10 s. Data is JSON:
 - an attribution: snapshot {status, progress}; status {status?, error?, progress?} (attribution
   progress: phase, runs_done, runs_budget, minutes, current_run_id, message); step {step, run_id,
   phase, state: "started" | "finished"} (one step run of the search).
+- a fix search: snapshot {status, progress}; status {status?, error?, progress?} (progress: phase,
+  candidates tried, rounds_done, minutes, message; fixsearch/schemas.py FixSearchProgress).
 """
 
 import json
@@ -39,6 +41,7 @@ from upgradelab.db import SessionDep, async_engine
 from upgradelab.errors import field_error
 from upgradelab.execution.status import FINAL_STATUSES
 from upgradelab.experiments.models import Run
+from upgradelab.fixsearch import service as fixsearches
 from upgradelab.replay import service as replays
 from upgradelab.results.store.models import Iteration
 from upgradelab.runs import service as runs
@@ -98,6 +101,22 @@ async def attribution_events(
     resume = _resume(last_event_id_header, last_event_id)
     state = _Job(attributions.get_or_raise, attribution_id)
     events = _job_events("attribution", attribution_id, resume, FINAL_STATUSES, state)
+    return EventSourceResponse(events, ping=HEARTBEAT_S)
+
+
+@router.get("/api/fixsearches/{search_id}/events")
+async def fix_search_events(
+    search_id: int,
+    session: SessionDep,
+    last_event_id_header: str | None = ResumeHeader,
+    last_event_id: str | None = ResumeQuery,
+) -> EventSourceResponse:
+    """Server-Sent Events of fix search `search_id` (see the module docstring); 404 for an unknown one."""
+    await fixsearches.get_or_raise(session, search_id)
+    await session.close()
+    resume = _resume(last_event_id_header, last_event_id)
+    state = _Job(fixsearches.get_or_raise, search_id)
+    events = _job_events("fixsearch", search_id, resume, FINAL_STATUSES, state)
     return EventSourceResponse(events, ping=HEARTBEAT_S)
 
 

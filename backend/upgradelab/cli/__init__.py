@@ -6,6 +6,7 @@ import typer
 from upgradelab.cli.captures import capture_app
 from upgradelab.cli.datasets import datasets_app
 from upgradelab.cli.explain import explain
+from upgradelab.cli.fix import fix
 from upgradelab.cli.pools import pools
 from upgradelab.cli.replay import replay_app
 from upgradelab.cli.runs import run
@@ -30,3 +31,4 @@ app.add_typer(replay_app, name="replay")
 app.add_typer(capture_app, name="capture")
 app.command()(pools)
 app.command()(explain)
+app.command()(fix)

@@ -85,7 +85,7 @@ def sees_share_tokens(user: User) -> bool:
 
 
 class Owned(Protocol):
-    """A record with an owner: run, replay_run, attribution, dataset, share_link."""
+    """A record with an owner: run, replay_run, attribution, fix_search, dataset, share_link."""
 
     created_by: int | None
 

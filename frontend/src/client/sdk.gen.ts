@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AttributionEventsData, AttributionEventsErrors, AttributionEventsResponses, CancelAttributionData, CancelAttributionErrors, CancelAttributionResponses, CancelCaptureData, CancelCaptureErrors, CancelCaptureResponses, CancelCheckData, CancelCheckErrors, CancelCheckResponses, CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CaptureQueriesData, CaptureQueriesErrors, CaptureQueriesResponses, CreateAttributionData, CreateAttributionErrors, CreateAttributionResponses, CreateCaptureData, CreateCaptureErrors, CreateCaptureResponses, CreateCheckData, CreateCheckErrors, CreateCheckResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, DownloadDumpData, DownloadDumpErrors, DownloadDumpResponses, ExportAttributionData, ExportAttributionErrors, ExportAttributionResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, ExportSharedAttributionData, ExportSharedAttributionErrors, ExportSharedAttributionResponses, GetAttributionData, GetAttributionErrors, GetAttributionResponses, GetCaptureData, GetCaptureErrors, GetCaptureResponses, GetCheckData, GetCheckErrors, GetCheckResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, JobPoolData, JobPoolErrors, JobPoolResponses, ListAttributionsData, ListAttributionsErrors, ListAttributionsResponses, ListCapturesData, ListCapturesErrors, ListCapturesResponses, ListChecksData, ListChecksErrors, ListChecksResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListPoolsData, ListPoolsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, ReplayEventsData, ReplayEventsErrors, ReplayEventsResponses, ReplayGroupsData, ReplayGroupsResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, ShareAttributionData, ShareAttributionErrors, ShareAttributionResponses, SharedAttributionData, SharedAttributionErrors, SharedAttributionResponses, SharedData, SharedErrors, SharedResponses, StartRunData, StartRunErrors, StartRunResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
+import type { AttributionEventsData, AttributionEventsErrors, AttributionEventsResponses, CancelAttributionData, CancelAttributionErrors, CancelAttributionResponses, CancelCaptureData, CancelCaptureErrors, CancelCaptureResponses, CancelCheckData, CancelCheckErrors, CancelCheckResponses, CancelFixSearchData, CancelFixSearchErrors, CancelFixSearchResponses, CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CaptureQueriesData, CaptureQueriesErrors, CaptureQueriesResponses, CreateAttributionData, CreateAttributionErrors, CreateAttributionResponses, CreateCaptureData, CreateCaptureErrors, CreateCaptureResponses, CreateCheckData, CreateCheckErrors, CreateCheckResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateFixSearchData, CreateFixSearchErrors, CreateFixSearchResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, DownloadDumpData, DownloadDumpErrors, DownloadDumpResponses, ExportAttributionData, ExportAttributionErrors, ExportAttributionResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, ExportSharedAttributionData, ExportSharedAttributionErrors, ExportSharedAttributionResponses, FixSearchEventsData, FixSearchEventsErrors, FixSearchEventsResponses, GetAttributionData, GetAttributionErrors, GetAttributionResponses, GetCaptureData, GetCaptureErrors, GetCaptureResponses, GetCheckData, GetCheckErrors, GetCheckResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetFixSearchData, GetFixSearchErrors, GetFixSearchResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, JobPoolData, JobPoolErrors, JobPoolResponses, ListAttributionsData, ListAttributionsErrors, ListAttributionsResponses, ListCapturesData, ListCapturesErrors, ListCapturesResponses, ListChecksData, ListChecksErrors, ListChecksResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListFixSearchesData, ListFixSearchesErrors, ListFixSearchesResponses, ListPoolsData, ListPoolsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, ReplayEventsData, ReplayEventsErrors, ReplayEventsResponses, ReplayGroupsData, ReplayGroupsResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, ShareAttributionData, ShareAttributionErrors, ShareAttributionResponses, SharedAttributionData, SharedAttributionErrors, SharedAttributionResponses, SharedData, SharedErrors, SharedFixSearchData, SharedFixSearchErrors, SharedFixSearchResponses, SharedResponses, ShareFixSearchData, ShareFixSearchErrors, ShareFixSearchResponses, StartRunData, StartRunErrors, StartRunResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -524,6 +524,50 @@ export const getCheck = <ThrowOnError extends boolean = false>(options: Options<
 export const cancelCheck = <ThrowOnError extends boolean = false>(options: Options<CancelCheckData, ThrowOnError>) => (options.client ?? client).post<CancelCheckResponses, CancelCheckErrors, ThrowOnError>({ url: '/api/captures/{capture_id}/checks/{check_id}/cancel', ...options });
 
 /**
+ * List Fix Searches
+ *
+ * Fix searches, newest first; only those of `replay_id` when given.
+ */
+export const listFixSearches = <ThrowOnError extends boolean = false>(options?: Options<ListFixSearchesData, ThrowOnError>) => (options?.client ?? client).get<ListFixSearchesResponses, ListFixSearchesErrors, ThrowOnError>({ url: '/api/fixsearches', ...options });
+
+/**
+ * Create Fix Search
+ *
+ * Start looking for a remedy for a fingerprint of a replay slower on a variant (queued; the
+ * caller's). 404 unknown replay; 409 replay not succeeded or targets across pools; 422 naming
+ * fingerprint_id, variant or an unknown field.
+ */
+export const createFixSearch = <ThrowOnError extends boolean = false>(options: Options<CreateFixSearchData, ThrowOnError>) => (options.client ?? client).post<CreateFixSearchResponses, CreateFixSearchErrors, ThrowOnError>({
+    url: '/api/fixsearches',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get Fix Search
+ *
+ * One fix search with its candidates, trials, progress and result; 404 for an unknown id.
+ */
+export const getFixSearch = <ThrowOnError extends boolean = false>(options: Options<GetFixSearchData, ThrowOnError>) => (options.client ?? client).get<GetFixSearchResponses, GetFixSearchErrors, ThrowOnError>({ url: '/api/fixsearches/{search_id}', ...options });
+
+/**
+ * Cancel Fix Search
+ *
+ * Cancel; 403 unless the caller started it or is an admin; 409 when it already ended.
+ */
+export const cancelFixSearch = <ThrowOnError extends boolean = false>(options: Options<CancelFixSearchData, ThrowOnError>) => (options.client ?? client).post<CancelFixSearchResponses, CancelFixSearchErrors, ThrowOnError>({ url: '/api/fixsearches/{search_id}/cancel', ...options });
+
+/**
+ * Share Fix Search
+ *
+ * Give it a read-only share token (share_token; /api/public/fixsearches/{token}).
+ */
+export const shareFixSearch = <ThrowOnError extends boolean = false>(options: Options<ShareFixSearchData, ThrowOnError>) => (options.client ?? client).post<ShareFixSearchResponses, ShareFixSearchErrors, ThrowOnError>({ url: '/api/fixsearches/{search_id}/share', ...options });
+
+/**
  * Login
  *
  * Check the password; returns a bearer token and sets it as the HttpOnly session cookie. 401 if wrong.
@@ -625,6 +669,13 @@ export const replayEvents = <ThrowOnError extends boolean = false>(options: Opti
 export const attributionEvents = <ThrowOnError extends boolean = false>(options: Options<AttributionEventsData, ThrowOnError>) => (options.client ?? client).get<AttributionEventsResponses, AttributionEventsErrors, ThrowOnError>({ url: '/api/attributions/{attribution_id}/events', ...options });
 
 /**
+ * Fix Search Events
+ *
+ * Server-Sent Events of fix search `search_id` (see the module docstring); 404 for an unknown one.
+ */
+export const fixSearchEvents = <ThrowOnError extends boolean = false>(options: Options<FixSearchEventsData, ThrowOnError>) => (options.client ?? client).get<FixSearchEventsResponses, FixSearchEventsErrors, ThrowOnError>({ url: '/api/fixsearches/{search_id}/events', ...options });
+
+/**
  * Shared
  *
  * What the link shows, without signing in; 404 when unknown or revoked.
@@ -655,6 +706,13 @@ export const sharedAttribution = <ThrowOnError extends boolean = false>(options:
  * (CSV: members, unexplained share, steps; JSON: the whole attribution); 404 for an unknown token.
  */
 export const exportSharedAttribution = <ThrowOnError extends boolean = false>(options: Options<ExportSharedAttributionData, ThrowOnError>) => (options.client ?? client).get<ExportSharedAttributionResponses, ExportSharedAttributionErrors, ThrowOnError>({ url: '/api/public/attributions/{token}/export', ...options });
+
+/**
+ * Shared Fix Search
+ *
+ * A shared fix search, read-only, without sign-in; 404 for an unknown token.
+ */
+export const sharedFixSearch = <ThrowOnError extends boolean = false>(options: Options<SharedFixSearchData, ThrowOnError>) => (options.client ?? client).get<SharedFixSearchResponses, SharedFixSearchErrors, ThrowOnError>({ url: '/api/public/fixsearches/{token}', ...options });
 
 /**
  * Health

@@ -1690,6 +1690,322 @@ export type FingerprintResult = {
 };
 
 /**
+ * FixCandidateRead
+ *
+ * A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever) and note,
+ * the settings in force for the statement only, scope ("statement"), what to apply (the hint or
+ * the SET STATEMENT prefix), the baseline's and the variant's values where it sets one back,
+ * and a plan candidate's `indexes` (table -> the baseline's index, written as an index hint).
+ */
+export type FixCandidateRead = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Source
+     */
+    source: string;
+    /**
+     * Note
+     */
+    note: string;
+    /**
+     * Settings
+     */
+    settings: {
+        [key: string]: string;
+    };
+    /**
+     * Apply
+     */
+    apply: string;
+    /**
+     * Scope
+     */
+    scope: string;
+    /**
+     * Baseline
+     */
+    baseline: string | null;
+    /**
+     * Variant
+     */
+    variant: string | null;
+    /**
+     * Extra
+     */
+    extra: {
+        [key: string]: unknown;
+    };
+    /**
+     * Indexes
+     */
+    indexes: {
+        [key: string]: string;
+    };
+};
+
+/**
+ * FixSearchCreate
+ *
+ * Find a statement-level remedy for fingerprint `fingerprint_id` of replay `replay_id` on its
+ * variant `variant` (against the replay's baseline, its first variant).
+ */
+export type FixSearchCreate = {
+    /**
+     * Replay Id
+     *
+     * The finished replay.
+     */
+    replay_id: number;
+    /**
+     * Fingerprint Id
+     *
+     * The fingerprint's id in it.
+     */
+    fingerprint_id: string;
+    /**
+     * Variant
+     *
+     * The replay variant it is slower on.
+     */
+    variant: string;
+    /**
+     * Rounds
+     *
+     * Rounds per candidate (a verdict needs 5).
+     */
+    rounds?: number;
+    /**
+     * Passes
+     *
+     * Passes per round; default the replay's.
+     */
+    passes?: number | null;
+    /**
+     * Budget Rounds
+     *
+     * Rounds at most, all candidates.
+     */
+    budget_rounds?: number;
+    /**
+     * Budget Minutes
+     *
+     * Minutes at most (none started after).
+     */
+    budget_minutes?: number;
+    /**
+     * Tolerance
+     *
+     * A remedy restores when decided at most this much slower (0.10 = 10 %).
+     */
+    tolerance?: number;
+    /**
+     * Try All
+     *
+     * Measure every candidate; default stop at the first that restores.
+     */
+    try_all?: boolean;
+};
+
+/**
+ * FixSearchProgress
+ *
+ * Where it is: phase (queued, starting the servers, measuring, done), candidates tried, rounds
+ * spent, minutes, a sentence.
+ */
+export type FixSearchProgress = {
+    /**
+     * Phase
+     */
+    phase: string;
+    /**
+     * Tried
+     */
+    tried: number | null;
+    /**
+     * Rounds Done
+     */
+    rounds_done: number | null;
+    /**
+     * Minutes
+     */
+    minutes: number | null;
+    /**
+     * Message
+     */
+    message: string | null;
+};
+
+/**
+ * FixSearchRead
+ *
+ * A fix search: what it fixes, its budget, its candidates in the order tried, every trial, its
+ * progress and result.
+ */
+export type FixSearchRead = {
+    /**
+     * Id
+     */
+    id: number;
+    /**
+     * Replay Id
+     */
+    replay_id: number;
+    /**
+     * Fingerprint Id
+     */
+    fingerprint_id: string;
+    /**
+     * Fingerprint
+     */
+    fingerprint: string;
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Baseline
+     */
+    baseline: string;
+    status: JobStatus;
+    /**
+     * Error
+     */
+    error: string | null;
+    /**
+     * Rounds
+     */
+    rounds: number;
+    /**
+     * Passes
+     */
+    passes: number;
+    /**
+     * Budget Rounds
+     */
+    budget_rounds: number;
+    /**
+     * Budget Minutes
+     */
+    budget_minutes: number;
+    /**
+     * Try All
+     */
+    try_all: boolean;
+    /**
+     * Tolerance
+     */
+    tolerance: number;
+    /**
+     * Statement Timeout S
+     */
+    statement_timeout_s: number;
+    /**
+     * Candidates
+     */
+    candidates: Array<FixCandidateRead>;
+    /**
+     * Tried
+     */
+    tried: Array<FixTrialRead>;
+    progress: FixSearchProgress | null;
+    result: FixSearchResult | null;
+    /**
+     * Share Token
+     */
+    share_token: string | null;
+    /**
+     * Created At
+     */
+    created_at: string;
+    /**
+     * Started At
+     */
+    started_at: string | null;
+    /**
+     * Finished At
+     */
+    finished_at: string | null;
+};
+
+/**
+ * FixSearchResult
+ *
+ * How it ended: outcome ("restored", "no remedy found", "out of budget", "cancelled"), the
+ * remedy that restores (None: none), candidates tried, those not tried, rounds and minutes.
+ */
+export type FixSearchResult = {
+    /**
+     * Outcome
+     */
+    outcome: string;
+    /**
+     * Remedy
+     */
+    remedy: string | null;
+    /**
+     * Tried
+     */
+    tried: number;
+    /**
+     * Not Tried
+     */
+    not_tried: Array<string>;
+    /**
+     * Rounds
+     */
+    rounds: number;
+    /**
+     * Minutes
+     */
+    minutes: number;
+};
+
+/**
+ * FixTrialRead
+ *
+ * A candidate measured (fixsearch/search.py Trial): status (restores, does not restore,
+ * undecided, refused) and reason, its ratio to the baseline and to the variant as it is (the
+ * variant's to the baseline in the same rounds beside), whether its results equal the baseline's,
+ * its rounds, the statements as rewritten and the ratios' clock (server, client).
+ */
+export type FixTrialRead = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Status
+     */
+    status: string;
+    /**
+     * Reason
+     */
+    reason: string;
+    ratio_to_baseline: VerdictRead | null;
+    ratio_to_variant: VerdictRead | null;
+    variant_to_baseline: VerdictRead | null;
+    /**
+     * Results Equal
+     */
+    results_equal: boolean | null;
+    /**
+     * Rounds
+     */
+    rounds: number;
+    /**
+     * Statements
+     */
+    statements: Array<string>;
+    /**
+     * Clock
+     */
+    clock: string | null;
+};
+
+/**
  * GapShare
  *
  * A share of the log-ratio gap (a fraction: 1 closes it all) with its 95 % interval.
@@ -6741,6 +7057,157 @@ export type CancelCheckResponses = {
 
 export type CancelCheckResponse = CancelCheckResponses[keyof CancelCheckResponses];
 
+export type ListFixSearchesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Replay Id
+         */
+        replay_id?: number | null;
+        /**
+         * Limit
+         */
+        limit?: number;
+    };
+    url: '/api/fixsearches';
+};
+
+export type ListFixSearchesErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ListFixSearchesError = ListFixSearchesErrors[keyof ListFixSearchesErrors];
+
+export type ListFixSearchesResponses = {
+    /**
+     * Response List Fix Searches
+     *
+     * Successful Response
+     */
+    200: Array<FixSearchRead>;
+};
+
+export type ListFixSearchesResponse = ListFixSearchesResponses[keyof ListFixSearchesResponses];
+
+export type CreateFixSearchData = {
+    body: FixSearchCreate;
+    path?: never;
+    query?: never;
+    url: '/api/fixsearches';
+};
+
+export type CreateFixSearchErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CreateFixSearchError = CreateFixSearchErrors[keyof CreateFixSearchErrors];
+
+export type CreateFixSearchResponses = {
+    /**
+     * Successful Response
+     */
+    201: FixSearchRead;
+};
+
+export type CreateFixSearchResponse = CreateFixSearchResponses[keyof CreateFixSearchResponses];
+
+export type GetFixSearchData = {
+    body?: never;
+    path: {
+        /**
+         * Search Id
+         */
+        search_id: number;
+    };
+    query?: never;
+    url: '/api/fixsearches/{search_id}';
+};
+
+export type GetFixSearchErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type GetFixSearchError = GetFixSearchErrors[keyof GetFixSearchErrors];
+
+export type GetFixSearchResponses = {
+    /**
+     * Successful Response
+     */
+    200: FixSearchRead;
+};
+
+export type GetFixSearchResponse = GetFixSearchResponses[keyof GetFixSearchResponses];
+
+export type CancelFixSearchData = {
+    body?: never;
+    path: {
+        /**
+         * Search Id
+         */
+        search_id: number;
+    };
+    query?: never;
+    url: '/api/fixsearches/{search_id}/cancel';
+};
+
+export type CancelFixSearchErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CancelFixSearchError = CancelFixSearchErrors[keyof CancelFixSearchErrors];
+
+export type CancelFixSearchResponses = {
+    /**
+     * Successful Response
+     */
+    200: FixSearchRead;
+};
+
+export type CancelFixSearchResponse = CancelFixSearchResponses[keyof CancelFixSearchResponses];
+
+export type ShareFixSearchData = {
+    body?: never;
+    path: {
+        /**
+         * Search Id
+         */
+        search_id: number;
+    };
+    query?: never;
+    url: '/api/fixsearches/{search_id}/share';
+};
+
+export type ShareFixSearchErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ShareFixSearchError = ShareFixSearchErrors[keyof ShareFixSearchErrors];
+
+export type ShareFixSearchResponses = {
+    /**
+     * Successful Response
+     */
+    200: FixSearchRead;
+};
+
+export type ShareFixSearchResponse = ShareFixSearchResponses[keyof ShareFixSearchResponses];
+
 export type LoginData = {
     body: Login;
     path?: never;
@@ -7051,6 +7518,47 @@ export type AttributionEventsResponses = {
     200: unknown;
 };
 
+export type FixSearchEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Last-Event-Id
+         */
+        'Last-Event-ID'?: string | null;
+    };
+    path: {
+        /**
+         * Search Id
+         */
+        search_id: number;
+    };
+    query?: {
+        /**
+         * Last Event Id
+         *
+         * Resume after this entry.
+         */
+        last_event_id?: string | null;
+    };
+    url: '/api/fixsearches/{search_id}/events';
+};
+
+export type FixSearchEventsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type FixSearchEventsError = FixSearchEventsErrors[keyof FixSearchEventsErrors];
+
+export type FixSearchEventsResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
 export type SharedData = {
     body?: never;
     path: {
@@ -7175,6 +7683,36 @@ export type ExportSharedAttributionResponses = {
      */
     200: unknown;
 };
+
+export type SharedFixSearchData = {
+    body?: never;
+    path: {
+        /**
+         * Token
+         */
+        token: string;
+    };
+    query?: never;
+    url: '/api/public/fixsearches/{token}';
+};
+
+export type SharedFixSearchErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type SharedFixSearchError = SharedFixSearchErrors[keyof SharedFixSearchErrors];
+
+export type SharedFixSearchResponses = {
+    /**
+     * Successful Response
+     */
+    200: FixSearchRead;
+};
+
+export type SharedFixSearchResponse = SharedFixSearchResponses[keyof SharedFixSearchResponses];
 
 export type HealthData = {
     body?: never;

@@ -1,0 +1,68 @@
+"""/api/fixsearches (signed in) and /api/public/fixsearches/{token} (a share link, read-only).
+
+Viewers read fix searches without their share_token (users/auth.py sees_share_tokens); only the
+search's owner or an admin may cancel it (require_owner)."""
+
+from fastapi import APIRouter, Query, status
+
+from upgradelab.db import SessionDep
+from upgradelab.fixsearch import service
+from upgradelab.fixsearch.models import FixSearch
+from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchRead
+from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
+from upgradelab.users.models import User
+
+router = APIRouter(prefix="/api/fixsearches", tags=["fix searches"])
+public_router = APIRouter(prefix="/api/public/fixsearches", tags=["fix searches"])
+
+
+@router.post("", response_model=FixSearchRead, status_code=status.HTTP_201_CREATED)
+async def create_fix_search(spec: FixSearchCreate, session: SessionDep, user: CurrentUser) -> FixSearchRead:
+    """Start looking for a remedy for a fingerprint of a replay slower on a variant (queued; the
+    caller's). 404 unknown replay; 409 replay not succeeded or targets across pools; 422 naming
+    fingerprint_id, variant or an unknown field."""
+    row = await service.create(session, spec)
+    await stamp_owner(session, row, user)
+    return service.to_read(row)
+
+
+@router.get("", response_model=list[FixSearchRead])
+async def list_fix_searches(
+    session: SessionDep, user: CurrentUser, replay_id: int | None = None, limit: int = Query(50, ge=1, le=500)
+) -> list[FixSearchRead]:
+    """Fix searches, newest first; only those of `replay_id` when given."""
+    return [_read(row, user) for row in await service.list_searches(session, replay_id, limit)]
+
+
+@router.get("/{search_id}", response_model=FixSearchRead)
+async def get_fix_search(search_id: int, session: SessionDep, user: CurrentUser) -> FixSearchRead:
+    """One fix search with its candidates, trials, progress and result; 404 for an unknown id."""
+    return _read(await service.get_or_raise(session, search_id), user)
+
+
+@router.post("/{search_id}/cancel", response_model=FixSearchRead)
+async def cancel_fix_search(search_id: int, session: SessionDep, user: CurrentUser) -> FixSearchRead:
+    """Cancel; 403 unless the caller started it or is an admin; 409 when it already ended."""
+    row = await service.get_or_raise(session, search_id)
+    require_owner(user, row.created_by, f"fix search {search_id}", "cancel")
+    return service.to_read(await service.cancel(session, row))
+
+
+@router.post("/{search_id}/share", response_model=FixSearchRead)
+async def share_fix_search(search_id: int, session: SessionDep) -> FixSearchRead:
+    """Give it a read-only share token (share_token; /api/public/fixsearches/{token})."""
+    return service.to_read(await service.share(session, await service.get_or_raise(session, search_id)))
+
+
+def _read(row: FixSearch, user: User | None) -> FixSearchRead:
+    """The API shape for `user`: share_token only for whom sees_share_tokens."""
+    read = service.to_read(row)
+    if user is not None and not sees_share_tokens(user):
+        read.share_token = None
+    return read
+
+
+@public_router.get("/{token}", response_model=FixSearchRead)
+async def shared_fix_search(token: str, session: SessionDep) -> FixSearchRead:
+    """A shared fix search, read-only, without sign-in; 404 for an unknown token."""
+    return service.to_read(await service.by_token(session, token))

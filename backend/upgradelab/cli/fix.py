@@ -1,0 +1,99 @@
+"""`upgradelab fix --replay N --fingerprint ID --variant NAME [--json]`: look for a statement-level
+remedy for a fingerprint of a replay that is slower on a variant.
+
+Starts a fix search (POST /api/fixsearches), waits for it and prints each candidate tried (its status,
+ratio to the baseline with its interval, results equal or not) and the outcome: the remedy that
+restores the baseline's time with equal results and what to apply, or "no remedy found" / "out of
+budget" with what was tried. Exit 0 when a remedy restores, 1 when the search ended without one, 2
+when it was refused, failed, was cancelled, or the API could not be reached.
+"""
+
+import json
+import time
+from typing import Annotated, Any
+
+import httpx
+import typer
+
+from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
+
+FINAL = ("succeeded", "failed", "cancelled")
+
+
+def fix(
+    replay: Annotated[int, typer.Option("--replay", help="The finished replay.")],
+    fingerprint: Annotated[str, typer.Option("--fingerprint", help="The fingerprint's id in it.")],
+    variant: Annotated[str, typer.Option("--variant", help="The variant it is slower on.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the fix search as JSON.")] = False,
+    rounds: Annotated[int, typer.Option(help="Rounds per candidate (at least 5).")] = 5,
+    budget_rounds: Annotated[int, typer.Option(help="Rounds at most, all candidates.")] = 60,
+    budget_minutes: Annotated[float, typer.Option(help="Minutes at most.")] = 30.0,
+    try_all: Annotated[bool, typer.Option("--all", help="Measure every candidate.")] = False,
+    tolerance: Annotated[
+        float, typer.Option(help="Restores when at most this much slower (0.10: 10 %).")
+    ] = 0.10,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the result.")] = 6 * 3600,
+    api: ApiOption = None,
+    token: TokenOption = None,
+) -> None:
+    """Find a remedy for fingerprint FINGERPRINT of replay REPLAY on VARIANT (against the replay's
+    baseline): statement-level settings tried and measured, stopping at the first that restores."""
+    base = api or default_api()
+    body: dict[str, Any] = {
+        "replay_id": replay, "fingerprint_id": fingerprint, "variant": variant, "rounds": rounds,
+        "budget_rounds": budget_rounds, "budget_minutes": budget_minutes, "try_all": try_all,
+        "tolerance": tolerance,
+    }  # fmt: skip
+    try:
+        with httpx.Client(base_url=base, timeout=60, headers=auth_headers(token)) as client:
+            created = client.post("/api/fixsearches", json=body)
+            if created.status_code != 201:
+                typer.echo(f"fix refused ({created.status_code}): {error_text(created)}", err=True)
+                raise typer.Exit(2)
+            found = created.json()
+            if not as_json:
+                typer.echo(
+                    f"fix search {found['id']}: fingerprint {fingerprint} of replay {replay} on {variant}"
+                )
+            deadline = time.monotonic() + timeout
+            while found["status"] not in FINAL and time.monotonic() < deadline:
+                time.sleep(1)
+                found = client.get(f"/api/fixsearches/{found['id']}").json()
+    except httpx.TransportError as unreachable:
+        typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
+        raise typer.Exit(2) from unreachable
+    typer.echo(json.dumps(found, indent=2) if as_json else summary(found))
+    if found["status"] != "succeeded":
+        raise typer.Exit(2)
+    if (found.get("result") or {}).get("outcome") != "restored":
+        raise typer.Exit(1)
+
+
+def _ratio(verdict: dict[str, Any] | None) -> str:
+    if not verdict:
+        return "-"
+    return f"{verdict['ratio']:.2f}x [{verdict['low']:.2f}, {verdict['high']:.2f}] ({verdict['verdict']})"
+
+
+def summary(found: dict[str, Any]) -> str:
+    """The outcome and each trial in a few lines."""
+    result = found.get("result") or {}
+    lines = [f"fix search {found['id']}: {found['status']}, {result.get('outcome', 'no result')}"]
+    candidates = {c["name"]: c for c in found.get("candidates", [])}
+    for trial in found.get("tried", []):
+        equal = {True: "results equal", False: "results differ", None: ""}[trial.get("results_equal")]
+        ratio = _ratio(trial.get("ratio_to_baseline"))
+        lines.append(
+            f"  {trial['name']}: {trial['status']}; vs baseline {ratio}{'; ' + equal if equal else ''}"
+        )
+        if trial["status"] == "refused":
+            lines.append(f"    {trial['reason']}")
+    remedy = result.get("remedy")
+    if remedy:
+        lines.append(f"  apply: {candidates.get(remedy, {}).get('apply', remedy)}")
+    if result.get("not_tried"):
+        lines.append(f"  not tried: {', '.join(result['not_tried'])}")
+    lines.append(f"  {result.get('rounds', 0)} rounds, {result.get('minutes', 0)} minutes")
+    if found.get("error"):
+        lines.append(f"  error: {found['error']}")
+    return "\n".join(lines)

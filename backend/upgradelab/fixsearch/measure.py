@@ -1,0 +1,265 @@
+"""The fix search's oracle on real servers: the replay's machinery (replay/opening.py, passes.py,
+turns.py, timing.py) on two instances opened once for the whole search, the baseline and the variant
+as the replay ran them, the replay's dataset loaded (or reused from a kept datadir).
+
+Per candidate, three arms take turns in every round, pass by pass as a replay's variants do
+(turns.py `round_turns`, each round's order a shuffle of random.Random(seed)): the fingerprint's
+sampled statements on the baseline, the same on the variant as it is, and the statements rewritten
+with the candidate's remedy (rewrite.py) on the variant. Each statement is repeated until enough
+time was measured (timing.py), by the server's clock where both sides give it. An arm's outcomes are
+captured once (the candidate's before its rounds: an error or a new warning is the server refusing
+the remedy, `refusal`; its results are compared with the baseline's by compare.diff); the baseline's
+and the variant's are captured at the start and kept for every candidate, whose rounds time all
+three afresh (a candidate's ratios rest on its own rounds only).
+"""
+
+import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field, replace
+from itertools import groupby
+
+import pymysql
+
+from upgradelab.execution.instances import Fleet, Instance, started
+from upgradelab.fixsearch.candidates import Candidate
+from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy
+from upgradelab.fixsearch.search import SearchCancelled, Trial, judge
+from upgradelab.replay.compare import THRESHOLD, diff
+from upgradelab.replay.dataset_load import DumpDataset
+from upgradelab.replay.interrupt import Interrupt
+from upgradelab.replay.opening import (
+    OpenVariant,
+    ReplayVariant,
+    VariantReplay,
+    open_variant,
+    with_clock_options,
+)
+from upgradelab.replay.outcomes import Outcome
+from upgradelab.replay.pairs import pass_values
+from upgradelab.replay.passes import StatementRunner, capture_outcomes, statement_passes, statement_runner
+from upgradelab.replay.sources import SourceStatement
+from upgradelab.replay.timing import pair_clock
+from upgradelab.replay.turns import round_turns
+from upgradelab.targets.statement_timeout import StatementInterrupted
+
+
+@dataclass
+class Side:
+    """One opened server: the replay's connection and clock (`one`), its statement runner, its
+    instance (thawed per turn) and its flavor."""
+
+    one: OpenVariant
+    runner: StatementRunner
+    instance: Instance
+
+    @property
+    def flavor(self) -> str:
+        return self.one.variant.provisioner.flavor
+
+    def variables(self) -> dict[str, str]:
+        """SHOW SESSION VARIABLES on the replay's connection ({lower-case name: value}): what its
+        statements run under (defaults, startup options, the variant's SET SESSION)."""
+        with self.one.connection.cursor() as cursor:
+            cursor.execute("SHOW SESSION VARIABLES")
+            return {
+                str(name).lower(): "" if value is None else str(value) for name, value in cursor.fetchall()
+            }
+
+
+@dataclass
+class Arm:
+    """Statements timed on one side: its own VariantReplay (outcomes, times) and runner."""
+
+    side: Side
+    one: OpenVariant
+    runner: StatementRunner
+    statements: list[SourceStatement]
+
+    @property
+    def replay(self) -> VariantReplay:
+        return self.one.replay
+
+
+def _arm(side: Side, name: str, statements: list[SourceStatement], passes: int) -> Arm:
+    replay = VariantReplay(name, side.one.replay.version, None, [], passes=passes, flavor=side.flavor)
+    replay.clock = "server" if side.one.clock is not None else "client"
+    return Arm(
+        side,
+        replace(side.one, replay=replay, missing={}),
+        StatementRunner(side.runner.statements),
+        statements,
+    )
+
+
+def _fresh(arm: Arm) -> Arm:
+    """The arm with its captured outcomes and no times (a candidate's own rounds)."""
+    fresh = _arm(arm.side, arm.replay.name, arm.statements, arm.replay.passes)
+    fresh.replay.outcomes = list(arm.replay.outcomes)
+    fresh.replay.times = [[] for _ in arm.statements]
+    fresh.runner.untimed = set(arm.runner.untimed)
+    return fresh
+
+
+def refusal(original: Outcome, remedied: Outcome) -> str | None:
+    """Why the server refused a remedy, or None: the rewritten statement errs where the original
+    ran, or carries a warning code the original did not (MySQL warns of a hint it ignores: an
+    unknown variable, one SET_VAR cannot set, a hint's syntax)."""
+    if remedied.kind in ("error", "refused") and original.kind == "ran":
+        return f"{remedied.error_code}: {remedied.error_message}"
+    known = {code for _, code, _ in original.warnings}
+    new = [(code, text) for _, code, text in remedied.warnings if code not in known]
+    if new:
+        return "; ".join(f"warning {code}: {text}" for code, text in new)
+    return None
+
+
+def results_equal(base: list[Outcome], other: list[Outcome], statements: list[SourceStatement]) -> bool:
+    """Every statement's results equal the baseline's (compare.diff: error, row count, unordered
+    checksum, a timeout; an order change only where the statement has no ORDER BY)."""
+    for b, o, statement in zip(base, other, statements, strict=True):
+        found = diff(b, o, statement, "candidate")
+        if found.error or found.result or found.timed_out or found.refused:
+            return False
+        if found.ordering_only and not found.unordered_query:
+            return False
+    return True
+
+
+@dataclass
+class PairOracle:
+    """search.Oracle on the two sides (module docstring). `seed`: the rounds' order stream."""
+
+    fleet: Fleet
+    baseline: Side
+    variant: Side
+    dataset: DumpDataset
+    statements: list[SourceStatement]
+    passes: int
+    seed: int
+    interrupt: Interrupt
+    tolerance: float = THRESHOLD
+    _start: tuple[Arm, Arm] | None = None
+    _arms: dict[str, list[Arm]] = field(default_factory=dict)
+    _shuffle: random.Random | None = None
+
+    def _capture(self, arm: Arm) -> None:
+        with self.fleet.block(arm.side.instance):
+            capture_outcomes(arm.one, arm.runner, self.dataset, arm.statements)
+            for index in range(len(arm.statements)):  # one untimed pass: caches as the rounds find them
+                statement_passes(arm.one, arm.runner, self.dataset, arm.statements, index, 1, warm_up=True)
+
+    def start(self) -> tuple[Arm, Arm]:
+        """The baseline's and the variant's outcomes, captured once."""
+        if self._start is None:
+            base = _arm(self.baseline, "baseline", self.statements, self.passes)
+            var = _arm(self.variant, "variant", self.statements, self.passes)
+            self._capture(base)
+            self._capture(var)
+            self._start = (base, var)
+        return self._start
+
+    def __call__(self, candidate: Candidate, rounds: int) -> Trial:
+        """Measure `candidate` `rounds` more rounds (search.Oracle); SearchCancelled once interrupted."""
+        try:
+            return self._measure(candidate, rounds)
+        except StatementInterrupted as stopped:
+            raise SearchCancelled() from stopped
+
+    def _measure(self, candidate: Candidate, rounds: int) -> Trial:
+        if self.interrupt.is_set:
+            raise SearchCancelled()
+        base, var = self.start()
+        arms = self._arms.get(candidate.name)
+        if arms is None:
+            try:
+                rewritten = [
+                    replace(
+                        s, sql=apply_remedy(s.sql, self.variant.flavor, candidate.settings, candidate.indexes)
+                    )
+                    for s in self.statements
+                ]
+            except RewriteError as error:
+                return Trial(candidate.name, "refused", f"the statement cannot carry it: {error}")
+            remedied = _arm(self.variant, candidate.name, rewritten, self.passes)
+            self._capture(remedied)
+            sqls = [s.sql for s in rewritten]
+            for original, outcome in zip(var.replay.outcomes, remedied.replay.outcomes, strict=True):
+                refused = refusal(original, outcome)
+                if refused:
+                    return Trial(
+                        candidate.name, "refused", f"the server refused it: {refused}", statements=sqls
+                    )
+            arms = [_fresh(base), _fresh(var), remedied]
+            self._arms[candidate.name] = arms
+        self._rounds(arms, rounds)
+        on_base, on_var, on_cand = arms
+        clock = pair_clock(on_base.replay.clock, on_cand.replay.clock)
+        indexes = list(range(len(self.statements)))
+        measured = {id(a): pass_values(a.replay, indexes, clock) for a in arms}
+        done = len(on_cand.replay.times[0]) // self.passes if on_cand.replay.times else 0
+        equal = results_equal(base.replay.outcomes, on_cand.replay.outcomes, self.statements)
+        trial = judge(candidate.name, measured[id(on_base)], measured[id(on_var)], measured[id(on_cand)],
+                      equal, done, self.tolerance)  # fmt: skip
+        trial.statements, trial.clock = [s.sql for s in on_cand.statements], clock
+        return trial
+
+    def _rounds(self, arms: list[Arm], rounds: int) -> None:
+        """`rounds` rounds of the three arms, pass by pass (module docstring)."""
+        if self._shuffle is None:
+            self._shuffle = random.Random(self.seed)
+        for _ in range(rounds):
+            order = [0, 1, 2]
+            self._shuffle.shuffle(order)
+            turns = round_turns(order, len(self.statements), self.passes, "pass")
+            for index, block in groupby(turns, key=lambda turn: turn[0]):
+                arm = arms[index]
+                with self.fleet.block(arm.side.instance):
+                    for _, statement, count in block:
+                        statement_passes(arm.one, arm.runner, self.dataset, arm.statements, statement, count)
+
+
+@contextmanager
+def opened_pair(
+    baseline: ReplayVariant,
+    variant: ReplayVariant,
+    dataset: DumpDataset,
+    *,
+    timeout_s: float,
+    interrupt: Interrupt,
+    step: Callable[[str], object] = lambda phase: None,
+) -> Iterator[tuple[Fleet, Side, Side]]:
+    """Both servers started at once (execution/instances.py `started`), the dataset loaded or reused,
+    each opened as a replay opens a variant (read-only, its settings applied, its clock), frozen
+    between turns; every instance ended on every exit path. Raises the first start failure;
+    SearchCancelled when interrupted while they started."""
+    variants = [with_clock_options(baseline), with_clock_options(variant)]
+    interrupt.servers = [v.provisioner for v in variants]
+    instances = [Instance(v.provisioner, v.options, [index]) for index, v in enumerate(variants)]
+    sides: dict[int, Side] = {}
+
+    def start(instance: Instance) -> bool:
+        index = instance.variants[0]
+        one = open_variant(variants[index], dataset, lambda progress: None, writes=False, timeout_s=timeout_s,
+                           cancelled=lambda: interrupt.is_set)  # fmt: skip
+        sides[index] = Side(one, statement_runner(one, timeout_s, True, interrupt), instance)
+        return True
+
+    step("starting the servers")
+    with started(instances, start, "fix search") as fleet:
+        try:
+            if interrupt.is_set:
+                raise SearchCancelled()
+            failure = next((error for error in fleet.errors if error is not None), None)
+            if failure is not None:
+                raise failure
+            for side in sides.values():
+                side.one.replay.clock = "server" if side.one.clock is not None else "client"
+            yield fleet, sides[0], sides[1]
+        finally:
+            for side in sides.values():
+                with suppress(pymysql.MySQLError, OSError):
+                    side.one.connection.close()
+                if side.one.clock is not None:
+                    with suppress(pymysql.MySQLError, OSError):
+                        side.one.clock.admin.close()

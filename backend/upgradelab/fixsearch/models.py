@@ -1,0 +1,69 @@
+"""A fix search: for one fingerprint of a replay that is slower on a variant, statement-level remedies
+tried on the variant's server, each measured against the baseline and the variant as it is, until one
+restores the baseline's time with equal results (docs/architecture.md, "Fix searches").
+
+Executed by fixsearch/runner.py on two server instances of its own (the replay's baseline and the
+variant, the replay's dataset loaded); its lease and heartbeat go through execution/ like a replay's
+(fixsearch/jobs.py).
+"""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from upgradelab.db import Base, utcnow
+from upgradelab.execution.status import JobStatus, job_status_column
+from upgradelab.users.models import User
+
+
+class FixSearch(Base):
+    """Row of `fix_search`.
+
+    replay_id / fingerprint_id / variant: what is fixed (the baseline is the replay's first variant,
+    `baseline`); `variants`: the two replay variant specs as stored in the replay ([baseline,
+    variant], replay/schemas.py ReplayVariantSpec JSON), so the search and its reaper need no replay
+    row. statements: the fingerprint's sampled statements (replay/sources.py SourceStatement dicts).
+    rounds: rounds per candidate; passes: passes per round; budget_rounds / budget_minutes: the
+    whole search's; try_all: measure every candidate (else stop at the first that restores).
+    candidates: fixsearch/candidates.py Candidate dicts in the order tried (built at the search's
+    start, from both servers' variables); tried: fixsearch/search.py Trial dicts; result:
+    fixsearch/search.py Outcome dict; progress: {"phase", "tried", "rounds_done", "minutes", "message"}.
+    """
+
+    __tablename__ = "fix_search"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    # a fix search belongs to its replay: deleted with it
+    replay_id: Mapped[int] = mapped_column(ForeignKey("replay_run.id", ondelete="CASCADE"), index=True)
+    fingerprint_id: Mapped[str] = mapped_column(String(64))
+    fingerprint: Mapped[str] = mapped_column(Text, default="")
+    variant: Mapped[str] = mapped_column(String(200))
+    baseline: Mapped[str] = mapped_column(String(200))
+    status: Mapped[JobStatus] = mapped_column(job_status_column(), default=JobStatus.queued, index=True)
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    cancel_requested: Mapped[bool] = mapped_column(default=False)
+    variants: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    statements: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    dataset_id: Mapped[int] = mapped_column(ForeignKey("dataset.id", ondelete="RESTRICT"))
+    statement_timeout_s: Mapped[float] = mapped_column(default=30.0)
+    rounds: Mapped[int] = mapped_column(default=5)
+    passes: Mapped[int] = mapped_column(default=1)
+    budget_rounds: Mapped[int] = mapped_column(default=60)
+    budget_minutes: Mapped[float] = mapped_column(default=30.0)
+    try_all: Mapped[bool] = mapped_column(default=False)
+    # a remedy restores when at most this much slower than the baseline, decided (search.py)
+    tolerance: Mapped[float] = mapped_column(default=0.10)
+    candidates: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    tried: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    # who created it (app_user.id): only they or an admin may cancel it (users/auth.py require_owner)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+    lease_owner: Mapped[str | None] = mapped_column(String(200), default=None)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -1,0 +1,182 @@
+"""A fix search on the worker, through the lifecycle every job shares (execution/lifecycle.py): the
+locks of its two variants' targets (values `fixsearch:<id>:`), its lease and heartbeat (jobs.py), the
+final state on every exit path. The body: the two servers opened (measure.py `opened_pair`), both
+sides' variables read and the candidates built (candidates.py, stored), the search (search.py) with
+the real oracle (measure.py PairOracle), each trial stored as it ends, the outcome stored last.
+
+Cancel (service.cancel sets `cancel_requested`): a watch reads the flag every CANCEL_POLL_S seconds
+and interrupts the search (the statement running is killed, none other starts; servers still
+starting are stopped); it ends `cancelled` with the trials made so far.
+"""
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from redis import Redis
+from sqlalchemy import select
+
+from upgradelab.datasets.fetch import local_dump
+from upgradelab.datasets.loader import LoadFailed
+from upgradelab.datasets.models import Dataset
+from upgradelab.datasets.service import database_of
+from upgradelab.db import sync_session
+from upgradelab.execution.instances import MemoryRefused, Slots, check_memory
+from upgradelab.execution.kinds import Ending
+from upgradelab.execution.leases import Lease
+from upgradelab.execution.lifecycle import execute
+from upgradelab.execution.periodic import Periodic
+from upgradelab.execution.reaper import stop_targets
+from upgradelab.execution.status import JobStatus
+from upgradelab.fixsearch import candidates as candidate_builder
+from upgradelab.fixsearch import state
+from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
+from upgradelab.fixsearch.measure import PairOracle, opened_pair
+from upgradelab.fixsearch.models import FixSearch
+from upgradelab.fixsearch.search import Budget, SearchCancelled, Trial, search
+from upgradelab.replay.dataset_load import DumpDataset
+from upgradelab.replay.interrupt import Interrupt
+from upgradelab.replay.opening import ReplayVariant
+from upgradelab.replay.schemas import ReplayVariantSpec
+from upgradelab.replay.sources import SourceStatement
+from upgradelab.replay.variant_settings import VariantSettings
+from upgradelab.settings import Settings, get_settings
+from upgradelab.targets.models import Target
+from upgradelab.targets.provisioners import ProvisionError
+
+log = logging.getLogger(__name__)
+CANCEL_POLL_S = 1.0
+
+
+def execute_fix_search(search_id: int, redis: Redis, settings: Settings | None = None) -> str | None:
+    """Run a queued fix search to its final status and return it; None when it was not queued (or its
+    lease was lost and someone else ended it). TargetsBusy while a target is locked."""
+    settings = settings or get_settings()
+    row, targets, dataset = _load(search_id)
+    if row is None:
+        return None
+    body = lambda lease: _body(row, targets, dataset, settings, lease)  # noqa: E731
+    return execute(FIX_SEARCH_JOBS, search_id, list(targets.values()), redis, settings, body)
+
+
+def _load(search_id: int) -> tuple[FixSearch | None, dict[str, Target], Dataset | None]:
+    with sync_session() as session:
+        row = session.get(FixSearch, search_id)
+        if row is None or row.status != JobStatus.queued:
+            return None, {}, None
+        names = {str(v["target"]) for v in row.variants}
+        targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
+        dataset = session.get(Dataset, row.dataset_id)
+        session.expunge_all()
+        return row, targets, dataset
+
+
+def _variants(
+    specs: list[ReplayVariantSpec], targets: dict[str, Target], settings: Settings
+) -> list[ReplayVariant]:
+    """Each variant on its own instance (slots of its target, as a replay gives them); memory checked."""
+    slots = Slots(settings)
+    out = []
+    for index, spec in enumerate(specs):
+        target = targets.get(spec.target)
+        if target is None:
+            raise ProvisionError(f"variant {spec.name!r}: target {spec.target!r} does not exist")
+        provisioner = slots.provisioner(target)
+        slots.keep(target, provisioner, spec.options, index)
+        own = VariantSettings(spec.options, spec.set_global, spec.set_session, spec.instance)
+        out.append(ReplayVariant(spec.name, provisioner, spec.options, own))
+    check_memory([v.options for v in out], settings.instance_allowance_mb)
+    return out
+
+
+class _CancelWatch(Periodic):
+    """While entered: reads cancel_requested every CANCEL_POLL_S s; once set, calls `on_cancel` then
+    and at every later tick (a server still starting has its pid file by a later one)."""
+
+    def __init__(self, search_id: int, on_cancel: Callable[[], None]) -> None:
+        self._search_id, self._on_cancel, self._requested = search_id, on_cancel, False
+        super().__init__(f"cancel-fixsearch-{search_id}", CANCEL_POLL_S, self._poll)
+
+    def _poll(self) -> None:
+        self._requested = self._requested or state.cancel_requested(self._search_id)
+        if self._requested:
+            self._on_cancel()
+
+
+def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, settings: Settings,
+          lease: Lease) -> Ending:  # fmt: skip
+    interrupt = Interrupt()
+    started = time.monotonic()
+    trials: list[Trial] = []
+    rounds_done = 0
+
+    def progress(phase: str, message: str) -> dict[str, Any]:
+        return {"phase": phase, "tried": len(trials), "rounds_done": rounds_done,
+                "minutes": round((time.monotonic() - started) / 60, 2), "message": message}  # fmt: skip
+
+    def cancel() -> None:
+        interrupt.set()
+        if interrupt.attached < 2:  # still starting or loading the dump: stop them now
+            stop_targets(f"fixsearch {row.id}", list(targets.values()), settings)
+
+    def step(phase: str) -> None:
+        state.write(row.id, progress=progress(phase, phase))
+
+    def on_trial(made: list[Trial], spent: int) -> None:
+        nonlocal trials, rounds_done
+        trials, rounds_done = list(made), spent
+        last = made[-1]
+        state.write(row.id, tried=[t.as_dict() for t in made],
+                    progress=progress("measuring", f"{last.name}: {last.status}"))  # fmt: skip
+
+    try:
+        with _CancelWatch(row.id, cancel):
+            if dataset is None or dataset.deleted_at is not None:
+                raise LoadFailed("the dataset was deleted", line=None, code=None)
+            dump = DumpDataset(local_dump(dataset, settings), dataset.sha256, database_of(dataset.name))
+            specs = [ReplayVariantSpec.model_validate(v) for v in row.variants]
+            baseline, variant = _variants(specs, targets, settings)
+            statements = [SourceStatement(**s) for s in row.statements]
+            with opened_pair(baseline, variant, dump, timeout_s=row.statement_timeout_s, interrupt=interrupt,
+                             step=step) as (fleet, base_side, var_side):  # fmt: skip
+                read = {}
+                for name, side in (("baseline", base_side), ("variant", var_side)):
+                    with fleet.block(side.instance):
+                        read[name] = side.variables()
+                oracle = PairOracle(
+                    fleet, base_side, var_side, dump, statements, row.passes, row.id, interrupt, row.tolerance
+                )
+                step("capturing both plans")
+                base_arm, var_arm = oracle.start()
+                plans = [arm.replay.outcomes[0].plan for arm in (base_arm, var_arm)]
+                found = [
+                    *candidate_builder.plan_candidates(var_side.flavor, *plans),
+                    *candidate_builder.build(var_side.flavor, read["baseline"], read["variant"]),
+                ]
+                state.write(row.id, candidates=[c.as_dict() for c in found],
+                            progress=progress("measuring", f"{len(found)} candidates"))  # fmt: skip
+                outcome = search(
+                    found, oracle, rounds=row.rounds, budget=Budget(row.budget_rounds, row.budget_minutes),
+                    try_all=row.try_all, on_trial=on_trial,
+                )  # fmt: skip
+    except SearchCancelled:
+        return Ending(JobStatus.cancelled, fields={"progress": progress("done", "cancelled")})
+    except (LoadFailed, ProvisionError, MemoryRefused) as failure:
+        status = JobStatus.cancelled if interrupt.is_set else JobStatus.failed
+        return Ending(status, None if interrupt.is_set else str(failure))
+    except Exception as failure:  # the search must not stay running: any error is the user's to see
+        if interrupt.is_set:
+            return Ending(JobStatus.cancelled, fields={"progress": progress("done", "cancelled")})
+        log.exception("fix search %s failed", row.id)
+        return Ending(JobStatus.failed, f"{type(failure).__name__}: {failure}")
+    status = JobStatus.cancelled if outcome.outcome == "cancelled" else JobStatus.succeeded
+    return Ending(
+        status,
+        completed=True,
+        fields={
+            "tried": [t.as_dict() for t in outcome.trials],
+            "result": outcome.as_dict(),
+            "progress": progress("done", outcome.outcome),
+        },
+    )

@@ -1,0 +1,132 @@
+"""Fix search verbs: create (the replay's fingerprint and variants checked, queued), get_or_raise,
+list, cancel, share."""
+
+import secrets
+
+from anyio import to_thread
+from fastapi import HTTPException, status
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from upgradelab.errors import field_error, not_found
+from upgradelab.execution.cancel_request import request_cancel
+from upgradelab.execution.status import JobStatus
+from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
+from upgradelab.fixsearch.models import FixSearch
+from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchRead
+from upgradelab.pools import routing
+from upgradelab.replay.models import ReplayRun
+from upgradelab.targets import service as targets
+from upgradelab.worker import EXECUTE_FIX_SEARCH, celery_app
+
+
+async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
+    """Store a queued fix search and send it to the worker. 404 for an unknown replay; 409 when the
+    replay has not succeeded or its targets span worker pools; 422 naming `fingerprint_id` when the
+    replay sampled no statement of it, `variant` for a name the replay lacks, its baseline, a
+    variant of another flavor than the baseline (a statement-level setting names one flavor's
+    variables) or a target gone. Queued to its targets' pool (pools/routing.py)."""
+    replay = await session.get(ReplayRun, spec.replay_id)
+    if replay is None:
+        raise not_found("replay", spec.replay_id)
+    if replay.status != JobStatus.succeeded:
+        raise HTTPException(
+            status.HTTP_409_CONFLICT, f"replay {replay.id} is {replay.status}; a finished replay is needed"
+        )
+    variants = {v["name"]: v for v in replay.variants if not v.get("aa_control")}
+    baseline = replay.variants[0]
+    if spec.variant not in variants:
+        raise field_error(
+            ["body", "variant"],
+            f"replay {replay.id} has no variant {spec.variant!r}; it has {', '.join(variants)}",
+        )
+    if spec.variant == baseline["name"]:
+        raise field_error(["body", "variant"], "the variant is the replay's baseline; pick another variant")
+    variant = variants[spec.variant]
+    statements = [s for s in replay.statements if s["fingerprint_id"] == spec.fingerprint_id]
+    if not statements:
+        raise field_error(
+            ["body", "fingerprint_id"],
+            f"replay {replay.id} sampled no statement of fingerprint {spec.fingerprint_id!r}",
+        )
+    known = await targets.get_by_names(session, {baseline["target"], variant["target"]})
+    base_target, var_target = known.get(baseline["target"]), known.get(variant["target"])
+    if base_target is None or var_target is None:
+        raise field_error(["body", "variant"], "a target of the replay no longer exists")
+    if base_target.flavor != var_target.flavor:
+        raise field_error(
+            ["body", "variant"],
+            f"{var_target.name} ({var_target.flavor}) and {base_target.name} ({base_target.flavor}) are of "
+            "different flavors: a statement-level setting names one flavor's variables",
+        )
+    queue = await routing.route(session, {base_target.name, var_target.name})  # 409 across pools
+    row = FixSearch(
+        replay_id=replay.id,
+        fingerprint_id=spec.fingerprint_id,
+        fingerprint=statements[0].get("fingerprint", ""),
+        variant=spec.variant,
+        baseline=baseline["name"],
+        variants=[baseline, variant],
+        statements=statements,
+        dataset_id=replay.dataset_id,
+        statement_timeout_s=replay.statement_timeout_s,
+        rounds=spec.rounds,
+        passes=spec.passes or replay.passes,
+        budget_rounds=spec.budget_rounds,
+        budget_minutes=spec.budget_minutes,
+        try_all=spec.try_all,
+        tolerance=spec.tolerance,
+        candidates=[],
+        tried=[],
+        progress={"phase": "queued"},
+    )
+    session.add(row)
+    await session.commit()
+    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_FIX_SEARCH, args=[row.id], queue=queue))
+    return row
+
+
+async def get_or_raise(session: AsyncSession, search_id: int) -> FixSearch:
+    """The fix search, or 404."""
+    row = await session.get(FixSearch, search_id)
+    if row is None:
+        raise not_found("fix search", search_id)
+    return row
+
+
+async def by_token(session: AsyncSession, token: str) -> FixSearch:
+    """The fix search shared under `token`, or 404."""
+    row = await session.scalar(select(FixSearch).where(FixSearch.share_token == token))
+    if row is None:
+        raise not_found("shared fix search", "link")
+    return row
+
+
+async def list_searches(session: AsyncSession, replay_id: int | None, limit: int) -> list[FixSearch]:
+    """Newest first; only those of `replay_id` when given."""
+    query = select(FixSearch).order_by(FixSearch.id.desc()).limit(limit)
+    if replay_id is not None:
+        query = query.where(FixSearch.replay_id == replay_id)
+    return list(await session.scalars(query))
+
+
+async def cancel(session: AsyncSession, row: FixSearch) -> FixSearch:
+    """Cancel (execution/cancel_request.py, the same for every kind): a queued one at once; a running
+    one is flagged and its worker's cancel watch ends it within seconds; one whose worker is gone is
+    ended by the reaper's path at once. 409 when it already ended."""
+    await request_cancel(session, FIX_SEARCH_JOBS, row.id)
+    await session.refresh(row)
+    return row
+
+
+async def share(session: AsyncSession, row: FixSearch) -> FixSearch:
+    """Give the search a read-only share token (192 random bits), once."""
+    if row.share_token is None:
+        row.share_token = secrets.token_urlsafe(24)
+        await session.commit()
+    return row
+
+
+def to_read(row: FixSearch) -> FixSearchRead:
+    """API shape."""
+    return FixSearchRead.model_validate(row)

@@ -1,0 +1,40 @@
+"""The one writer of a fix search's row while it executes (fixsearch/runner.py): candidates, trials,
+progress; each write published to its stream after its commit (streaming/publisher.py). A search
+already final (cancelled while queued, reaped) is left as it is."""
+
+from typing import Any
+
+from sqlalchemy import select
+
+from upgradelab.db import sync_session
+from upgradelab.fixsearch.models import FixSearch
+from upgradelab.streaming.publisher import publish_status
+
+
+def write(search_id: int, **fields: Any) -> bool:
+    """Set columns of the search in one commit; False (nothing written) when it is gone or final."""
+    with sync_session() as session:
+        row = session.get(FixSearch, search_id)
+        if row is None or row.status.is_final:
+            return False
+        for key, value in fields.items():
+            setattr(row, key, value)
+        session.commit()
+    if "progress" in fields:
+        publish_status(search_id, {"progress": fields["progress"]}, kind="fixsearch")
+    return True
+
+
+def read(search_id: int) -> FixSearch | None:
+    """The row, detached (its columns loaded)."""
+    with sync_session() as session:
+        row = session.get(FixSearch, search_id)
+        if row is not None:
+            session.expunge(row)
+        return row
+
+
+def cancel_requested(search_id: int) -> bool:
+    """Whether a user asked to cancel (read by the search's cancel watch)."""
+    with sync_session() as session:
+        return bool(session.scalar(select(FixSearch.cancel_requested).where(FixSearch.id == search_id)))
