@@ -11,6 +11,10 @@ bench/README.md ("power_checks.py").
                          settings that do not matter to article 001's loop (origin run 6 rounds,
                          no A/A control; step runs 10 rounds); goal: the attribution names exactly
                          the two (issue 21) within 14 step runs, in every one of K
+    unexplained-gap      bench/unexplained_gap.py: mysql-9.7 against a copy of itself whose servers get a
+                         tenth of a CPU (a cgroup quota) and three settings that do not matter;
+                         goal: every attribution ends "unexplained" (>= 70 %), naming no setting,
+                         within 3 step runs (issue 21 (c))
     redo-off             default, redo-off and the A/A control, interleaved, K runs; goal: redo-off
                          "improvement" in >= 95 %, never "regression"; the A/A control decided
                          (regression/improvement) in <= 5 % (issue 12)
@@ -419,6 +423,7 @@ def verdicts_under_load(client: Any, args: argparse.Namespace) -> bool:
 
 CHECKS = (
     "constructed-gap",
+    "unexplained-gap",
     "redo-off",
     "skip-log-bin",
     "parallel-read",
@@ -434,14 +439,14 @@ def main() -> None:
     )
     parser.add_argument("check", choices=CHECKS)
     parser.add_argument(
-        "--k", type=int, default=None, help="repetitions (default: 1 for constructed-gap, 4 else)"
+        "--k", type=int, default=None, help="repetitions (default: 1 for the two gap checks, 4 else)"
     )
     parser.add_argument("--max-rounds", type=int, default=30, help="a run's extension budget (rounds)")
     parser.add_argument("--max-minutes", type=float, default=4, help="a run's extension budget (minutes)")
     parser.add_argument("--minutes", type=float, help="no repetition starts after this many minutes")
     args = parser.parse_args()
     args.started = time.monotonic()
-    args.k = args.k or (1 if args.check == "constructed-gap" else 4)
+    args.k = args.k or (1 if args.check in ("constructed-gap", "unexplained-gap") else 4)
     print(
         f"power check {args.check}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
         f"{os.cpu_count()} cores, commit {commit()}"
@@ -462,6 +467,10 @@ def main() -> None:
     ):
         if args.check == "constructed-gap":
             passed = constructed_gap(client, args)
+        elif args.check == "unexplained-gap":
+            import unexplained_gap
+
+            passed = unexplained_gap.check(client, args, 34400 + instance.OFFSET)
         elif args.check == "redo-off":
             passed = verdict_check(
                 client, args, "redo-off", {"target": "mysql-9.7", "preset": "redo-off"}, 0.95

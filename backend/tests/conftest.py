@@ -268,7 +268,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 # A file named here that no longer exists is simply not found; a new long file belongs in this list.
 LONGEST_FIRST = [
     "faults/test_worker_killed.py",  # 179 s
-    "attribution/test_unexplained_gap.py",  # 143 s
     "targets/test_docker_compose.py",  # 142 s
     "faults/test_redis_restart.py",  # 103 s
     "pools/test_two_pools.py",  # 73 s

@@ -50,8 +50,6 @@ FAULT_REDIS = _BASE + 60
 FAULT_API = _BASE + 61
 FAULT_MARIADB = _BASE + 62
 FAULT_MYSQL = _BASE + 63
-# issue 21 (attribution): a copy of the mysql-9.7 target, slowed from outside (tests/attribution)
-ATTRIBUTION_SLOW_TARGET = _BASE + 40
 INSTANCES = _BASE + 30  # slot 0 of the instance tests' own target (other slots: free ports)
 # issue 22 (worker pools): the MariaDB 10.11 server holding a metadata database (tests/pools)
 METADATA_DB = _BASE + 90
