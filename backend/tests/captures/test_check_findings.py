@@ -31,6 +31,7 @@ OLD = BinaryDefaults(
         "max_connections": "151",
         "innodb_purge_threads": "4",
         "thread_cache_size": "0",
+        "general_log_file": "old-host.log",
     },
 )
 NEW = BinaryDefaults(
@@ -44,6 +45,7 @@ NEW = BinaryDefaults(
         "max_connections": "151",
         "innodb_purge_threads": "8",
         "thread_cache_size": "9",
+        "general_log_file": "/var/lib/mysql/new-host.log",
     },
 )
 
@@ -57,6 +59,7 @@ def _config(**values: str) -> configuration.Configuration:
         "max_connections": "151",
         "innodb_purge_threads": "4",
         "thread_cache_size": "0",
+        "general_log_file": "old-host.log",
         **values,
     }
     return configuration.build("mariadb", "10.11.19", "", captured, OLD, None)
@@ -123,7 +126,8 @@ def test_defaults_changed_under_settings_left_unset_results_first_host_dependent
     assert [(f.name, f.affects) for f in found] == [
         ("innodb_snapshot_isolation", "results"),
         ("innodb_purge_threads", "performance"),
-    ]  # histogram_type set by the team, thread_cache_size resolved at start, character set: its own kind
+    ]  # histogram_type set by the team, thread_cache_size resolved at start, character set: its own
+    # kind, general_log_file a path of the host
     purge = found[1]
     assert purge.host_dependent and purge.lab_host_value == "2" and purge.new_default == "8"
 

@@ -11,7 +11,7 @@ with the team's settings the binary takes: captures/option_check.py) and of its 
 - defaults changed under settings the team leaves unset: the captured value is its binary's default
   (comparison "default") and the new binary's help table gives another (captures/defaults.py
   `same_value`); host-dependent ones are marked and shown with the value the new server took on the
-  lab's host.
+  lab's host; paths (log files, directories, sockets: the host's, not the version's) are left out.
 """
 
 import pymysql
@@ -53,8 +53,11 @@ RESULT_VARIABLES = frozenset(
         "default_storage_engine",
         "block_encryption_mode",
         "updatable_views_with_limit",
+        "event_scheduler",  # events start running
     }
 )
+# A path's default is the host's (its name, the datadir): no change of version, not compared.
+_PATH_SUFFIXES = ("_file", "_dir", "_path", "dir", "socket")
 MAX_SQL_MODE_ROUNDS = 40
 
 
@@ -204,6 +207,8 @@ def default_findings(
         name = variable.name.lower()
         if variable.comparison != "default" or variable.default is None or name in CHARSET_VARIABLES:
             continue  # the character set ones are charset_findings
+        if name.endswith(_PATH_SUFFIXES):
+            continue
         new_default = new_defaults.values.get(name)
         if new_default is None or not comparable(name, new_default):
             continue
