@@ -9,6 +9,7 @@ import pytest
 
 from tests import ports
 from tests.captures.team import (
+    BIG_TABLE,
     HOSTILE_COMMENT,
     LEGACY_PASSWORD,
     QUOTED_HOSTILE_USER,
@@ -43,6 +44,10 @@ def team_server(database: None) -> Iterator[LocalProvisioner]:
             f"INSERT INTO app.{RESERVED_TABLE} VALUES (1, 2)",
             f"CREATE FUNCTION app.{RESERVED_ROUTINE}() RETURNS INT DETERMINISTIC RETURN 1",
             f"CREATE TABLE app.`{QUOTED_ODD_TABLE}` (a INT)",
+            # ~3 MiB of rows: past a 1 MiB --data-limit (DATA_LENGTH read after ANALYZE)
+            f"CREATE TABLE app.{BIG_TABLE} (id INT PRIMARY KEY, pad CHAR(255))",
+            f"INSERT INTO app.{BIG_TABLE} SELECT seq, REPEAT('x', 255) FROM app.seq_1_to_10000",
+            f"ANALYZE TABLE app.{BIG_TABLE}",
             "CREATE DATABASE `-evil`",  # the dump client would read it as an option: left out
             "CREATE USER 'legacy'@'%' IDENTIFIED VIA mysql_native_password "
             f"USING PASSWORD('{LEGACY_PASSWORD}')",

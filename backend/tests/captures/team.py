@@ -36,6 +36,7 @@ TEAM_OPTIONS = [
 RESERVED_TABLE, RESERVED_COLUMN, RESERVED_ROUTINE = "qualify", "vector", "library"
 ODD_TABLE = "odd name`; DROP TABLE app.orders; --"  # a name needing backticks: never sent unquoted
 QUOTED_ODD_TABLE = ODD_TABLE.replace("`", "``")
+BIG_TABLE = "history"  # its rows pass a 1 MiB data limit
 
 
 def sql(provisioner: LocalProvisioner, *statements: str) -> list[tuple[Any, ...]]:

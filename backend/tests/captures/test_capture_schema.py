@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from tests.captures.team import (
+    BIG_TABLE,
     ODD_TABLE,
     PWNED,
     RESERVED_COLUMN,
@@ -25,6 +26,7 @@ from tests.captures.team import (
 from tests.conftest import auth_headers
 from upgradelab.captures.findings import SEVERITIES
 from upgradelab.datasets.models import Dataset
+from upgradelab.datasets.scan import scan_dump
 from upgradelab.db import sync_session
 from upgradelab.targets.provisioners import LocalProvisioner
 
@@ -44,7 +46,7 @@ def test_the_schema_and_rows_are_a_dataset_dumped_by_the_servers_own_client(
     assert dump["databases"] == ["app"] and dump["data_limit_mb"] == 100  # neither flag: 100 MiB
     left = {one["name"]: one["reason"] for one in dump["left_out"]}
     assert "would read it as an option" in left["-evil"] and "lab's own" in left["labdb"]
-    assert dump["tables_with_data"] == 3 and dump["data_left_out"] == []
+    assert dump["tables_with_data"] == 4 and dump["data_left_out"] == []
     with httpx.Client(base_url=api, timeout=30, headers=auth_headers()) as client:
         stored = client.get(f"/api/datasets/capture-{capture['id']}")
         unsigned = httpx.put(f"{api}/api/captures/{capture['id']}/dataset", content=b"SELECT 1;")
@@ -58,17 +60,35 @@ def test_the_schema_and_rows_are_a_dataset_dumped_by_the_servers_own_client(
     assert f"CREATE TABLE `{RESERVED_TABLE}`" in text and f"FUNCTION `{RESERVED_ROUTINE}`" in text
     assert "INSERT INTO `orders` VALUES" in text and "`-evil`" not in text and "labdb" not in text
     assert f"CREATE TABLE `{ODD_TABLE.replace('`', '``')}`" in text  # the client's quoting
+    for client in ("mariadb", "mysql"):  # what the loader reads first: the dump passes its scan
+        assert set(scan_dump([text.encode()], client).databases) == {"app"}
 
 
-def test_a_schema_only_capture_dumps_no_rows(api: str, capture: dict[str, Any]) -> None:
+def _captured(api: str, body: dict[str, Any]) -> dict[str, Any]:
     with httpx.Client(base_url=api, timeout=60, headers=auth_headers()) as client:
-        created = client.post("/api/captures", json={"target": TARGET, "schema_only": True})
+        created = client.post("/api/captures", json={"target": TARGET, **body})
         assert created.status_code == 201, created.text
         found = wait(client, created.json()["id"])
     assert found["status"] == "succeeded", found["error"]
+    return found
+
+
+def test_a_schema_only_capture_dumps_no_rows(api: str, capture: dict[str, Any]) -> None:
+    found = _captured(api, {"schema_only": True})
     assert found["dump"]["data_limit_mb"] is None and found["dump"]["tables_with_data"] == 0
     text = _dump_text(found["dataset_id"])
     assert f"CREATE TABLE `{RESERVED_TABLE}`" in text and "INSERT INTO" not in text
+
+
+def test_a_table_whose_rows_pass_the_data_limit_is_dumped_without_them_and_listed(
+    api: str, capture: dict[str, Any]
+) -> None:
+    found = _captured(api, {"data_limit_mb": 1})
+    [left] = found["dump"]["data_left_out"]
+    assert left["name"] == f"app.{BIG_TABLE}" and "past the 1 MiB limit" in left["reason"]
+    text = _dump_text(found["dataset_id"])
+    assert f"CREATE TABLE `{BIG_TABLE}`" in text and f"INSERT INTO `{BIG_TABLE}`" not in text
+    assert "INSERT INTO `orders`" in text  # the tables that fit keep their rows
 
 
 def test_the_schemas_names_are_kept_with_how_the_captured_server_parses_them(
