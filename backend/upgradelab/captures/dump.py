@@ -127,27 +127,35 @@ def data_tables(
     return fit, left
 
 
-def _mysql_ids(passwd: Path) -> tuple[int, int] | None:
+def _mysql_ids(passwd: Path) -> tuple[int, int]:
     for line in passwd.read_text().splitlines():
         fields = line.split(":")
         if fields[0] == "mysql" and len(fields) > 3:
             return int(fields[2]), int(fields[3])
-    return None
+    raise DumpFailed(f"no 'mysql' user in {passwd}: the dump client must not run as root")
 
 
 def dump_command(lab_client: tuple[str, ...], flavor: str) -> list[str]:
     """The dump client's argv prefix beside the lab target's client (`lab_client`, its
-    Endpoint.client): in its chroot as the chroot's `mysql` user. DumpFailed for a docker target's
-    client (it runs inside its container, which does not reach the captured server) or none."""
+    Endpoint.client): as the `mysql` user of its chroot (chroot --userspec) or of the host (setpriv,
+    no supplementary groups) when the worker runs as root, as the loader's client runs. DumpFailed for
+    a docker target's client (it runs inside its container, which does not reach the captured
+    server) or none."""
     if not lab_client or lab_client[0] == "docker":
         raise DumpFailed("the lab's binary of this version is not a local or tarball one: no dump client")
     name = "mariadb-dump" if flavor == "mariadb" else "mysqldump"
     if lab_client[0] == "chroot":
         root, client = lab_client[1], lab_client[2]
-        ids = _mysql_ids(Path(root) / "etc/passwd")
-        user = [f"--userspec={ids[0]}:{ids[1]}"] if ids and os.geteuid() == 0 else []
-        return ["chroot", *user, root, f"{os.path.dirname(client)}/{name}"]
-    return [f"{os.path.dirname(lab_client[0])}/{name}"]
+        path = f"{os.path.dirname(client)}/{name}"
+        if os.geteuid() != 0:
+            return ["chroot", root, path]
+        uid, gid = _mysql_ids(Path(root) / "etc/passwd")
+        return ["chroot", f"--userspec={uid}:{gid}", root, path]
+    path = f"{os.path.dirname(lab_client[0])}/{name}"
+    if os.geteuid() != 0:
+        return [path]
+    uid, gid = _mysql_ids(Path("/etc/passwd"))
+    return ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", path]
 
 
 def _run(argv: list[str], password: str, out: Path, cap: int, cancelled: Callable[[], bool]) -> None:
