@@ -60,8 +60,9 @@ def test_the_schema_and_rows_are_a_dataset_dumped_by_the_servers_own_client(
     assert f"CREATE TABLE `{RESERVED_TABLE}`" in text and f"FUNCTION `{RESERVED_ROUTINE}`" in text
     assert "INSERT INTO `orders` VALUES" in text and "`-evil`" not in text and "labdb" not in text
     assert f"CREATE TABLE `{ODD_TABLE.replace('`', '``')}`" in text  # the client's quoting
-    for client in ("mariadb", "mysql"):  # what the loader reads first: the dump passes its scan
-        assert set(scan_dump([text.encode()], client).databases) == {"app"}
+    # what the loader reads first: the dump passes its scan for either client
+    assert set(scan_dump([text.encode()], "mariadb").databases) == {"app"}
+    assert set(scan_dump([text.encode()], "mysql").databases) == {"app"}
 
 
 def _captured(api: str, body: dict[str, Any]) -> dict[str, Any]:
