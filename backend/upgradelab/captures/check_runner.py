@@ -6,6 +6,7 @@ path. A cancel is seen before the binary is asked (a check takes seconds: one bi
 refusal and one start).
 """
 
+import logging
 from dataclasses import asdict
 from typing import Any
 
@@ -13,6 +14,7 @@ from redis import Redis
 
 from upgradelab.captures import schema_check
 from upgradelab.captures.configuration import Configuration
+from upgradelab.captures.defaults import BinaryDefaults
 from upgradelab.captures.identifiers import Identifier
 from upgradelab.captures.jobs import CHECK_JOBS, check_targets_of
 from upgradelab.captures.lab_binaries import binary_defaults
@@ -28,6 +30,8 @@ from upgradelab.targets.models import Target
 from upgradelab.targets.option_names import server_names
 from upgradelab.targets.provisioners import provisioner_for
 from upgradelab.targets.provisioners.base import ADMIN_READ_TIMEOUT_S, Endpoint
+
+log = logging.getLogger(__name__)
 
 
 def execute_check(check_id: int, redis: Redis, settings: Settings) -> str | None:
@@ -64,7 +68,11 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
         return Ending(JobStatus.failed, f"target {target.name} ({target.provisioner}): no scratch instance")
     server: ScratchServer = provisioner  # type: ignore[assignment]
     name = server_names(provisioner, settings).server
-    new_defaults = binary_defaults(target, settings)
+    try:
+        new_defaults: BinaryDefaults | None = binary_defaults(target, settings)
+    except Exception as error:  # its help unreadable: the other findings still stand
+        log.warning("check %s: the defaults of %s: %s", check_id, target.name, error)
+        new_defaults = None
     found: dict[str, list[Any]] = {}
 
     def schema(endpoint: Endpoint) -> None:
@@ -74,7 +82,8 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
             found["identifier_findings"] = schema_check.identifier_findings(connection, names)
             found["sql_mode_findings"] = schema_check.sql_mode_findings(connection, config)
             found["charset_findings"] = schema_check.charset_findings(config, new, name)
-            found["default_findings"] = schema_check.default_findings(config, new_defaults, new)
+            if new_defaults is not None:  # else default_findings stays None: not known
+                found["default_findings"] = schema_check.default_findings(config, new_defaults, new)
         finally:
             connection.close()
 

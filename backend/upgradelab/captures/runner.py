@@ -135,7 +135,11 @@ def _read(
     _step(capture_id, lease, "workload", "statement digests (performance_schema)")
     workload = reading.read_workload(connection)
     _step(capture_id, lease, "identifiers", "the schema's names, asked of the server's parser")
-    names = read_identifiers(connection)
+    try:
+        names = read_identifiers(connection)
+    except pymysql.MySQLError as error:  # information_schema unreadable: no names, the rest stands
+        log.warning("capture %s: the schema's names: %s", capture_id, error)
+        names = []
     with sync_session() as session:
         row = session.get(Capture, capture_id)
         schema_only, limit_mb = (row.schema_only, row.data_limit_mb) if row else (True, None)
