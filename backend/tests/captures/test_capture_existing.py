@@ -152,6 +152,7 @@ def test_the_settings_the_new_version_refuses_or_warns_about_are_named_in_its_ow
         "latin1",
         "utf8mb4",
     )  # the two binaries' defaults (10.11.19 and 11.8.9, measured): new tables get utf8mb4
+    assert "binaries' defaults: old latin1, new utf8mb4" in charsets["character_set_server"]["words"]
     changed = {f["name"]: f for f in check["default_findings"]}
     assert changed["innodb_snapshot_isolation"]["new_default"] in ("ON", "TRUE")
     assert changed["innodb_snapshot_isolation"]["affects"] == "results"

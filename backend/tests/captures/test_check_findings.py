@@ -133,13 +133,14 @@ def test_defaults_changed_under_settings_left_unset_results_first_host_dependent
 
 
 def test_a_character_set_default_that_changes_is_named_with_both_values() -> None:
-    [found] = charset_findings(_config(), {"character_set_server": "utf8mb4"}, "mariadbd 11.8.9")
+    [found] = charset_findings(_config(), {"character_set_server": "utf8mb4"}, "mariadbd 11.8.9", NEW)
     assert (found.name, found.old, found.new, found.team_sets) == (
         "character_set_server",
         "latin1",
         "utf8mb4",
         False,
     )
+    assert "binaries' defaults: old latin1, new utf8mb4" in found.words
     assert charset_findings(_config(), {"character_set_server": "latin1"}, "x") == []
 
 

@@ -81,7 +81,7 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
             new = schema_check.server_variables(connection)
             found["identifier_findings"] = schema_check.identifier_findings(connection, names)
             found["sql_mode_findings"] = schema_check.sql_mode_findings(connection, config)
-            found["charset_findings"] = schema_check.charset_findings(config, new, name)
+            found["charset_findings"] = schema_check.charset_findings(config, new, name, new_defaults)
             if new_defaults is not None:  # else default_findings stays None: not known
                 found["default_findings"] = schema_check.default_findings(config, new_defaults, new)
         finally:

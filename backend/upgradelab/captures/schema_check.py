@@ -170,8 +170,11 @@ def server_variables(connection: ServerConnection) -> dict[str, str]:
         return {str(name).lower(): "" if value is None else str(value) for name, value in cursor.fetchall()}
 
 
-def charset_findings(config: Configuration, new: dict[str, str], server: str) -> list[CharsetFinding]:
-    """CHARSET_VARIABLES whose captured value is not the started new server's."""
+def charset_findings(
+    config: Configuration, new: dict[str, str], server: str, new_defaults: BinaryDefaults | None = None
+) -> list[CharsetFinding]:
+    """CHARSET_VARIABLES whose captured value is not the started new server's; the words give the two
+    binaries' defaults too (the captured variable's, `new_defaults`' when known)."""
     captured = {v.name.lower(): v for v in config.variables}
     found = []
     for name in CHARSET_VARIABLES:
@@ -185,6 +188,10 @@ def charset_findings(config: Configuration, new: dict[str, str], server: str) ->
             f"captured {name}={old_value or '(none: no such variable)'}; {server} with the team's settings "
             f"gives {new.get(name) or '(no such variable)'}: tables created without their own charset get it"
         )
+        old_default = old.default if old else None
+        new_default = new_defaults.values.get(name) if new_defaults else None
+        if old_default or new_default:
+            words += f" (binaries' defaults: old {old_default or 'unknown'}, new {new_default or 'unknown'})"
         found.append(
             CharsetFinding(
                 name=name,
