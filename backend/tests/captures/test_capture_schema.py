@@ -1,12 +1,14 @@
 """The team's schema through a capture and a check, on real servers (the package's team server and
 capture, tests/captures/conftest.py): the schema and rows dumped by MariaDB 10.11's own dump client
-and stored as a dataset through the upload's path, the databases it must not hold left out; the
+and stored as a dataset through the upload's path, the databases it must not hold left out, loaded
+on MariaDB 11.8 by the dataset loader; the
 schema's names as 10.11's parser takes them; checked against MySQL 9.7, the names it no longer
 parses, the sql_mode value it refuses, the account it locks out and the setting it will not start
 with are each named, in one severity order, also as CSV."""
 
 import csv
 import io
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,8 +25,9 @@ from tests.captures.team import (
     sql,
     wait,
 )
-from tests.conftest import auth_headers
+from tests.conftest import auth_headers, lab_provisioner
 from upgradelab.captures.findings import SEVERITIES
+from upgradelab.datasets.loader import load_dump
 from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.scan import scan_dump
 from upgradelab.db import sync_session
@@ -63,6 +66,24 @@ def test_the_schema_and_rows_are_a_dataset_dumped_by_the_servers_own_client(
     # what the loader reads first: the dump passes its scan for either client
     assert set(scan_dump([text.encode()], "mariadb").databases) == {"app"}
     assert set(scan_dump([text.encode()], "mysql").databases) == {"app"}
+
+
+def test_the_dataset_loads_on_the_new_version_through_the_loader(capture: dict[str, Any]) -> None:
+    with sync_session() as session:
+        dataset = session.get(Dataset, capture["dataset_id"])
+        assert dataset is not None
+        path = Path(dataset.path)
+    new = lab_provisioner("mariadb-11.8")
+    try:
+        new.start([])
+        default = f"capture_{capture['id']}"  # the dataset's own database, made first as a replay does
+        sql(new, f"CREATE DATABASE {default}")
+        result = load_dump(new.endpoint, new.flavor, path, default)  # the scan, the client's commands off
+        assert result.rows_seen >= 3 + 1 + 10_000
+        assert sql(new, f"SELECT COUNT(*) FROM app.{BIG_TABLE}") == [(10_000,)]
+        assert sql(new, f"SELECT app.{RESERVED_ROUTINE}()") == [(1,)]
+    finally:
+        new.stop()
 
 
 def _captured(api: str, body: dict[str, Any]) -> dict[str, Any]:
