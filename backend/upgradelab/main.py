@@ -12,6 +12,7 @@ from sqlalchemy.exc import DataError
 from upgradelab.api.attributions import public_router as public_attributions_router
 from upgradelab.api.attributions import router as attributions_router
 from upgradelab.api.captures import router as captures_router
+from upgradelab.api.captures import worker_router as capture_dumps_router
 from upgradelab.api.datasets import router as datasets_router
 from upgradelab.api.datasets import worker_router as dataset_dumps_router
 from upgradelab.api.experiments import router as experiments_router
@@ -69,6 +70,7 @@ def create_app() -> FastAPI:
         streaming_router,
         public_shares_router,
         dataset_dumps_router,
+        capture_dumps_router,
         public_attributions_router,
         public_fixsearch_router,
     ):

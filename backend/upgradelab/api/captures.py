@@ -3,11 +3,16 @@ cancel; its workload as the SQL text a replay takes; check its settings against 
 (/api/captures/{id}/checks). Only a capture's owner or an admin may cancel it
 (require_owner)."""
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response, status
 
+from upgradelab.api.datasets import worker_only
 from upgradelab.captures import service
+from upgradelab.captures.findings import csv_text
 from upgradelab.captures.schemas import CaptureCreate, CaptureRead, CaptureSummary, CheckCreate, CheckRead
+from upgradelab.datasets import service as datasets
+from upgradelab.datasets.schemas import DatasetRead
 from upgradelab.db import SessionDep
+from upgradelab.execution.status import JobStatus
 from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
 
 router = APIRouter(prefix="/api/captures", tags=["captures"])
@@ -82,9 +87,40 @@ async def get_check(capture_id: int, check_id: int, session: SessionDep) -> Chec
     return CheckRead.model_validate(await service.get_check_or_raise(session, capture_id, check_id))
 
 
+@router.get("/{capture_id}/checks/{check_id}/findings.csv")
+async def check_findings_csv(capture_id: int, check_id: int, session: SessionDep) -> Response:
+    """The check's findings in one severity order (CheckRead.ordered) as CSV: severity, kind,
+    subject, outcome, evidence; 404 when the capture has no such check."""
+    row = CheckRead.model_validate(await service.get_check_or_raise(session, capture_id, check_id))
+    return Response(
+        csv_text(row.ordered),
+        media_type="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="capture-{capture_id}-check-{check_id}.csv"'},
+    )
+
+
 @router.post("/{capture_id}/checks/{check_id}/cancel", response_model=CheckRead)
 async def cancel_check(capture_id: int, check_id: int, session: SessionDep, user: CurrentUser) -> CheckRead:
     """Cancel; 403 unless the caller started it or is an admin; 409 when it already ended."""
     row = await service.get_check_or_raise(session, capture_id, check_id)
     require_owner(user, row.created_by, f"check {check_id}", "cancel")
     return CheckRead.model_validate(await service.cancel_check(session, row))
+
+
+# Written by workers, not users: the capture's dump (captures/dump.py upload), worker credential only.
+worker_router = APIRouter(prefix="/api/captures", tags=["captures"], dependencies=[Depends(worker_only)])
+
+
+@worker_router.put("/{capture_id}/dataset", response_model=DatasetRead, status_code=status.HTTP_201_CREATED)
+async def store_capture_dump(capture_id: int, request: Request, session: SessionDep) -> DatasetRead:
+    """The running capture's dump (the raw body) stored as dataset `capture-<id>` through the upload's
+    path (datasets/service.py create_from_stream: streamed, sha256, 413 past its size bound, 422
+    empty, 409 when the name is taken), owned by the capture's owner. Needs the worker credential
+    (401 otherwise); 404 unknown capture, 409 unless it is running."""
+    row = await service.get_or_raise(session, capture_id)
+    if row.status != JobStatus.running:
+        raise HTTPException(status.HTTP_409_CONFLICT, f"capture {capture_id} is {row.status}, not running")
+    dataset = await datasets.create_from_stream(session, f"capture-{capture_id}", request.stream())
+    dataset.created_by = row.created_by
+    await session.commit()
+    return datasets.to_read(dataset)

@@ -83,7 +83,8 @@ async def _read_one(session: SessionDep, dataset: Dataset) -> DatasetRead:
     return service.to_read(dataset, counts.get(dataset.id, 0))
 
 
-def _worker_only(request: Request) -> None:
+def worker_only(request: Request) -> None:
+    """Router dependency: 401 unless the request shows the worker credential (pools/credential.py)."""
     if not is_worker_token(request_token(request)):
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED,
@@ -93,7 +94,7 @@ def _worker_only(request: Request) -> None:
 
 
 # Read by workers, not users: its own router with the worker credential (pools/credential.py).
-worker_router = APIRouter(prefix="/api/datasets", tags=["datasets"], dependencies=[Depends(_worker_only)])
+worker_router = APIRouter(prefix="/api/datasets", tags=["datasets"], dependencies=[Depends(worker_only)])
 
 
 @worker_router.get(

@@ -1,15 +1,23 @@
 """Executes one capture check: the capture's settings on a scratch instance of the new version
-(captures/option_check.py), the check's target locked (its slot 0 is the scratch instance) by the
-shared lifecycle, its final state written on every exit path. A cancel is seen before the binary is
-asked (a check takes seconds: one binary run per refusal and one start).
+(captures/option_check.py) and, while it runs, the schema's names, the team's sql_mode, the character
+set defaults and the changed defaults (captures/schema_check.py), the check's target locked (its
+slot 0 is the scratch instance) by the shared lifecycle, its final state written on every exit
+path. A cancel is seen before the binary is asked (a check takes seconds: one binary run per
+refusal and one start).
 """
 
+import logging
 from dataclasses import asdict
+from typing import Any
 
 from redis import Redis
 
+from upgradelab.captures import schema_check
 from upgradelab.captures.configuration import Configuration
+from upgradelab.captures.defaults import BinaryDefaults
+from upgradelab.captures.identifiers import Identifier
 from upgradelab.captures.jobs import CHECK_JOBS, check_targets_of
+from upgradelab.captures.lab_binaries import binary_defaults
 from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.captures.option_check import ScratchServer, check_options
 from upgradelab.db import sync_session
@@ -21,6 +29,9 @@ from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.option_names import server_names
 from upgradelab.targets.provisioners import provisioner_for
+from upgradelab.targets.provisioners.base import ADMIN_READ_TIMEOUT_S, Endpoint
+
+log = logging.getLogger(__name__)
 
 
 def execute_check(check_id: int, redis: Redis, settings: Settings) -> str | None:
@@ -50,13 +61,33 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
             return Ending(JobStatus.failed, "its capture holds no configuration")
         config = Configuration.model_validate(capture.configuration)
         accounts = list(capture.accounts or [])
+        names = [Identifier.model_validate(one) for one in capture.identifiers or []]
     lease.check()
     provisioner = provisioner_for(target, settings)
     if not hasattr(provisioner, "server_refusal"):  # the service refuses these; a target changed since
         return Ending(JobStatus.failed, f"target {target.name} ({target.provisioner}): no scratch instance")
     server: ScratchServer = provisioner  # type: ignore[assignment]
     name = server_names(provisioner, settings).server
-    result = check_options(config, server, accounts, name)
+    try:
+        new_defaults: BinaryDefaults | None = binary_defaults(target, settings)
+    except Exception as error:  # its help unreadable: the other findings still stand
+        log.warning("check %s: the defaults of %s: %s", check_id, target.name, error)
+        new_defaults = None
+    found: dict[str, list[Any]] = {}
+
+    def schema(endpoint: Endpoint) -> None:
+        connection = endpoint.connect(read_timeout_s=ADMIN_READ_TIMEOUT_S)
+        try:
+            new = schema_check.server_variables(connection)
+            found["identifier_findings"] = schema_check.identifier_findings(connection, names)
+            found["sql_mode_findings"] = schema_check.sql_mode_findings(connection, config)
+            found["charset_findings"] = schema_check.charset_findings(config, new, name, new_defaults)
+            if new_defaults is not None:  # else default_findings stays None: not known
+                found["default_findings"] = schema_check.default_findings(config, new_defaults, new)
+        finally:
+            connection.close()
+
+    result = check_options(config, server, accounts, name, schema)
     return Ending(
         JobStatus.succeeded,
         completed=True,
@@ -64,5 +95,6 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
             "findings": [asdict(finding) for finding in result.options],
             "account_findings": [asdict(finding) for finding in result.accounts],
             "server": name,
+            **{key: [one.model_dump(mode="json") for one in rows] for key, rows in found.items()},
         },
     )

@@ -22,7 +22,9 @@ class Capture(Base):
     global variable with its default and whether it differs); accounts: [{"user", "host", "plugin"}]
     (never a hash) or None with `accounts_error`; workload: captures/digests.py `Workload` as JSON
     (digests, the query set a replay takes). `schema_only` / `data_limit_mb`: what the dataset dump
-    is to hold (the dump is not built yet: NEXT.md).
+    holds; `dataset_id`: the dataset it was stored as (None: no dump, `dump["error"]` says why);
+    `dump`: captures/dump.py `DumpRecord` as JSON; `identifiers`: the schema's names as the captured
+    server parses them unquoted (captures/identifiers.py `Identifier` as JSON).
     """
 
     __tablename__ = "capture"
@@ -41,6 +43,10 @@ class Capture(Base):
     accounts: Mapped[list[Any] | None] = mapped_column(default=None)
     accounts_error: Mapped[str | None] = mapped_column(Text, default=None)
     workload: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    # a dataset row is never deleted (a record): no foreign key needed (migration 0024)
+    dataset_id: Mapped[int | None] = mapped_column(default=None)
+    dump: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    identifiers: Mapped[list[Any] | None] = mapped_column(default=None)
     # {"phase", "message"}
     progress: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     # who created it (app_user.id); only they or an admin may cancel it (users/auth.py require_owner)
@@ -71,6 +77,12 @@ class CaptureCheck(Base):
     findings: Mapped[list[Any] | None] = mapped_column(default=None)
     # [{"plugin", "accounts", "outcome", "words"}] (missing, not_loaded, available)
     account_findings: Mapped[list[Any] | None] = mapped_column(default=None)
+    # captures/schema_check.py: names that no longer parse, sql_mode values refused, character set
+    # defaults that change, defaults changed under settings the team leaves unset (migration 0024)
+    identifier_findings: Mapped[list[Any] | None] = mapped_column(default=None)
+    sql_mode_findings: Mapped[list[Any] | None] = mapped_column(default=None)
+    charset_findings: Mapped[list[Any] | None] = mapped_column(default=None)
+    default_findings: Mapped[list[Any] | None] = mapped_column(default=None)
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -185,12 +185,14 @@ def check_options(
     server: ScratchServer,
     accounts: list[dict[str, str]] | None = None,
     server_name: str = "",
+    while_started: Callable[[Endpoint], None] | None = None,
 ) -> CheckResult:
     """The team's settings (team_lines) on the new version's `server` (module docstring), refused
-    first, then deprecated, accepted and not tried; the captured `accounts`' plugins against the
-    started server's (plugin_findings; `server_name` names the server in their words). Raises what the
-    start raises when the lines the binary took still keep the server from starting (ProvisionError
-    with its log's tail)."""
+        first, then deprecated, accepted and not tried; the captured `accounts`' plugins against the
+        started server's (plugin_findings; `server_name` names the server in their words); `while_started`
+    is given the started server's endpoint before it is discarded (captures/schema_check.py). Raises what the
+        start raises when the lines the binary took still keep the server from starting (ProvisionError
+        with its log's tail)."""
     lines, skipped = team_lines(config)
     refusals, taken = refused(server.server_refusal, lines)
     warned: dict[str, str] = {}
@@ -201,6 +203,8 @@ def check_options(
         if accounts:
             active, loadable = auth_plugins(endpoint)
             plugins = plugin_findings(accounts, active, loadable, server_name or "the new version")
+        if while_started is not None:
+            while_started(endpoint)
     finally:
         server.discard()
     kept = [

@@ -1,11 +1,13 @@
 """Executes one capture: the target's server reached (an existing one only read; a local, tarball or
 docker target's server started with its own options for the capture and stopped after it), then read
 on one connection (captures/reading.py): version and variables, compared with the defaults of the
-lab's binary of that version (captures/lab_binaries.py), the accounts, the statement digests.
+lab's binary of that version (captures/lab_binaries.py), the accounts, the statement digests, the
+schema's names as the server parses them (captures/identifiers.py); then the schema (and data up to
+the limit) dumped by the lab's dump client of that version and stored as a dataset (captures/dump.py).
 
 lifecycle (execution/lifecycle.py) holds the target's lock, the capture's lease and heartbeat, and
 writes its final state on every exit path. A cancel is seen between the reads (each is a few fixed
-statements of under a second).
+statements of under a second) and while the dump client runs.
 """
 
 import logging
@@ -13,9 +15,10 @@ from typing import Any
 
 import pymysql
 from redis import Redis
-from sqlalchemy import update
+from sqlalchemy import select, update
 
-from upgradelab.captures import configuration, reading
+from upgradelab.captures import configuration, dump, reading
+from upgradelab.captures.identifiers import read_identifiers
 from upgradelab.captures.jobs import CAPTURE_JOBS, targets_of
 from upgradelab.captures.lab_binaries import defaults_for
 from upgradelab.captures.models import Capture
@@ -28,7 +31,7 @@ from upgradelab.settings import Settings
 from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import ExistingProvisioner, provisioner_for
-from upgradelab.targets.provisioners.base import ADMIN_READ_TIMEOUT_S
+from upgradelab.targets.provisioners.base import ADMIN_READ_TIMEOUT_S, Endpoint
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +85,7 @@ def _body(capture_id: int, targets: list[Target], settings: Settings, lease: Lea
         endpoint = provisioner.start([])
         connection = endpoint.connect(read_timeout_s=ADMIN_READ_TIMEOUT_S)
         try:
-            return _read(capture_id, target, connection, settings, lease)
+            return _read(capture_id, target, connection, endpoint, settings, lease)
         finally:
             connection.close()
     except _Cancelled:
@@ -94,7 +97,27 @@ def _body(capture_id: int, targets: list[Target], settings: Settings, lease: Lea
             provisioner.discard()
 
 
-def _read(capture_id: int, target: Target, connection: Any, settings: Settings, lease: Lease) -> Ending:
+def _cancel_asked(capture_id: int) -> bool:
+    with sync_session() as session:
+        row = session.get(Capture, capture_id)
+        return row is None or row.cancel_requested
+
+
+def _lab_client(origin_target: str | None, settings: Settings) -> tuple[str, ...] | None:
+    """The client argv of the lab target whose binary gave the defaults (its dump client is beside)."""
+    if origin_target is None:
+        return None
+    with sync_session() as session:
+        lab = session.scalars(select(Target).where(Target.name == origin_target)).first()
+        if lab is None:
+            return None
+        session.expunge(lab)
+    return provisioner_for(lab, settings).endpoint.client
+
+
+def _read(
+    capture_id: int, target: Target, connection: Any, endpoint: Endpoint, settings: Settings, lease: Lease
+) -> Ending:
     version, comment, variables = reading.server_identity(connection)
     flavor = "mariadb" if "mariadb" in version.lower() else target.flavor
     _step(capture_id, lease, "defaults", f"defaults of the lab's {flavor} {version} binary")
@@ -111,6 +134,30 @@ def _read(capture_id: int, target: Target, connection: Any, settings: Settings, 
         accounts_error = f"mysql.user cannot be read by the capture's account: {error}"
     _step(capture_id, lease, "workload", "statement digests (performance_schema)")
     workload = reading.read_workload(connection)
+    _step(capture_id, lease, "identifiers", "the schema's names, asked of the server's parser")
+    try:
+        names = read_identifiers(connection)
+    except pymysql.MySQLError as error:  # information_schema unreadable: no names, the rest stands
+        log.warning("capture %s: the schema's names: %s", capture_id, error)
+        names = []
+    with sync_session() as session:
+        row = session.get(Capture, capture_id)
+        schema_only, limit_mb = (row.schema_only, row.data_limit_mb) if row else (True, None)
+    _step(
+        capture_id, lease, "dump", "the schema" + ("" if schema_only else " and data") + " by the dump client"
+    )
+    record, dataset_id = dump.take(
+        connection,
+        endpoint,
+        _lab_client(origin.target if origin else None, settings),
+        flavor,
+        capture_id=capture_id,
+        schema_only=schema_only,
+        limit_mb=limit_mb,
+        settings=settings,
+        cancelled=lambda: _cancel_asked(capture_id),
+    )
+    _step(capture_id, lease, "stored", record.error or f"dataset {record.dataset}")
     return Ending(
         JobStatus.succeeded,
         completed=True,
@@ -121,6 +168,9 @@ def _read(capture_id: int, target: Target, connection: Any, settings: Settings, 
             "accounts": accounts,
             "accounts_error": accounts_error,
             "workload": workload.model_dump(mode="json"),
+            "identifiers": [name.model_dump(mode="json") for name in names],
+            "dump": record.model_dump(mode="json"),
+            "dataset_id": dataset_id,
             "progress": {"phase": "done", "message": f"{config.differs} variables differ from defaults"},
         },
     )

@@ -9,6 +9,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from upgradelab.captures.configuration import Configuration
 from upgradelab.captures.digests import Workload
+from upgradelab.captures.dump import DumpRecord
+from upgradelab.captures.findings import Finding, ordered
+from upgradelab.captures.identifiers import Identifier
+from upgradelab.captures.schema_check import CharsetFinding, DefaultFinding, IdentifierFinding, SqlModeFinding
 from upgradelab.execution.status import JobStatus
 from upgradelab.request_model import RequestModel
 
@@ -23,7 +27,7 @@ class CaptureCreate(RequestModel):
     target: str = Field(min_length=1, max_length=64, description="The target's name.")
     schema_only: bool = Field(False, description="Dump the schema without data.")
     data_limit_mb: int | None = Field(
-        None, ge=1, le=MAX_DATA_LIMIT_MB, description="Dump data up to this many MiB."
+        None, ge=1, le=MAX_DATA_LIMIT_MB, description="Dump data up to this many MiB (default 100)."
     )
 
     @model_validator(mode="after")
@@ -52,7 +56,9 @@ class CaptureProgress(BaseModel):
 
 class CaptureRead(BaseModel):
     """A capture: its target, status, what it stored (configuration with each variable's default and
-    whether it differs, accounts or why they could not be read, workload digests) and its progress."""
+    whether it differs, accounts or why they could not be read, workload digests, the schema's names
+    as the server parses them), the dataset its dump was stored as (`dataset_id`, `dump`: what it
+    holds, or why there is none) and its progress."""
 
     model_config = ConfigDict(from_attributes=True)
 
@@ -68,6 +74,9 @@ class CaptureRead(BaseModel):
     accounts: list[Account] | None
     accounts_error: str | None
     workload: Workload | None
+    identifiers: list[Identifier] | None
+    dataset_id: int | None
+    dump: DumpRecord | None
     progress: CaptureProgress | None
     created_at: datetime
     started_at: datetime | None
@@ -142,7 +151,10 @@ class AccountFindingRead(BaseModel):
 
 class CheckRead(BaseModel):
     """A capture check: its capture, the new version's target and binary (`server`), status and
-    findings: the team's settings (refused first), its accounts' plugins (missing first)."""
+    findings: the team's settings (refused first), its accounts' plugins (missing first), the
+    schema's names that no longer parse, sql_mode values refused, character set defaults that
+    change, defaults changed under settings left unset; `ordered`: all of them in one severity order
+    (does_not_start, locks_out, changes_results, changes_performance: captures/findings.py)."""
 
     model_config = ConfigDict(from_attributes=True)
 
@@ -154,6 +166,26 @@ class CheckRead(BaseModel):
     server: str | None
     findings: list[OptionFindingRead] | None
     account_findings: list[AccountFindingRead] | None
+    identifier_findings: list[IdentifierFinding] | None
+    sql_mode_findings: list[SqlModeFinding] | None
+    charset_findings: list[CharsetFinding] | None
+    default_findings: list[DefaultFinding] | None
+    ordered: list[Finding] = []
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "CheckRead":
+        def rows(items: list[Any] | None) -> list[dict[str, Any]]:
+            return [item.model_dump(mode="json") for item in items or []]
+
+        self.ordered = ordered(
+            rows(self.findings),
+            rows(self.account_findings),
+            rows(self.identifier_findings),
+            rows(self.sql_mode_findings),
+            rows(self.charset_findings),
+            rows(self.default_findings),
+        )
+        return self

@@ -1,13 +1,15 @@
 """`upgradelab capture --target NAME [--schema-only | --data-limit MB] [--json]`: capture a target's
 configuration, accounts and workload digests, wait for it, print a summary (or the whole capture as
 JSON); `upgradelab capture cancel ID` cancels one; `upgradelab capture check ID --target NEW [--json]`
-checks its settings against target NEW's binary.
+checks its settings, accounts and schema against target NEW's binary (`--csv`: its findings in one
+severity order as CSV).
 
 Exit status: 0 captured (a check: the new binary takes every setting tried and has every account's
 plugin); a check's findings as bits: 1 settings the new binary refuses (a server with them does not
-start), 4 accounts whose plugin it lacks (they cannot log in); 2 refused (unknown target, bad flags,
-cancel refused), 8 the capture or check could not run (failed, cancelled, API unreachable, timed out
-waiting).
+start), 4 accounts whose plugin it lacks (they cannot log in), 16 findings that change results
+(names that no longer parse, sql_mode values refused, character set defaults, result settings'
+defaults); 2 refused (unknown target, bad flags, cancel refused), 8 the capture or check could not
+run (failed, cancelled, API unreachable, timed out waiting).
 """
 
 import json
@@ -22,7 +24,7 @@ from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_
 if TYPE_CHECKING:  # the schemas import sqlalchemy and pydantic models: read inside the commands
     from upgradelab.captures.schemas import CaptureRead, CheckRead
 
-NOT_STARTING, REFUSED, LOCKED_OUT, CANNOT_RUN = 1, 2, 4, 8
+NOT_STARTING, REFUSED, LOCKED_OUT, CANNOT_RUN, CHANGES_RESULTS = 1, 2, 4, 8, 16
 
 capture_app = typer.Typer(
     help="Capture a target's configuration, accounts and workload (options below), or `cancel ID`.",
@@ -55,12 +57,17 @@ def check(
     capture_id: Annotated[int, typer.Argument(help="The capture's id.")],
     target: Annotated[str, typer.Option(help="The new version's lab target (local or tarball).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole check as JSON.")] = False,
+    as_csv: Annotated[
+        bool, typer.Option("--csv", help="Print the findings in severity order as CSV.")
+    ] = False,
     api: ApiOption = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the check.")] = 600.0,
     token: TokenOption = None,
 ) -> None:
-    """Check capture ID's settings against --target's binary: which it refuses, warns about or takes,
-    in its own words, and its accounts whose plugin it lacks (exit bits 1 and 4)."""
+    """Check capture ID against --target's binary: the settings it refuses, warns about or takes, in
+    its own words, the accounts whose plugin it lacks, the names it no longer parses, the sql_mode
+    values it refuses, the defaults that change (exit bits 1, 4 and 16)."""
+    from upgradelab.captures.findings import csv_text
     from upgradelab.captures.schemas import CheckRead
     from upgradelab.execution.status import FINAL_STATUSES
 
@@ -87,11 +94,15 @@ def check(
     if result.status != "succeeded" or result.findings is None:
         typer.echo(f"check {result.id}: {result.status}: {result.error or 'timed out waiting'}", err=True)
         raise typer.Exit(CANNOT_RUN)
-    if not as_json:
+    if as_csv:
+        typer.echo(csv_text(result.ordered), nl=False)
+    elif not as_json:
         _print_check(result)
     bits = NOT_STARTING if any(finding.outcome == "refused" for finding in result.findings) else 0
     if any(finding.outcome == "missing" for finding in result.account_findings or []):
         bits |= LOCKED_OUT
+    if any(finding.severity == "changes_results" for finding in result.ordered):
+        bits |= CHANGES_RESULTS
     raise typer.Exit(bits)
 
 
@@ -102,6 +113,10 @@ def _print_check(result: "CheckRead") -> None:
         typer.echo(f"  {finding.outcome:<10} {finding.line or finding.name}  {words}")
     for account in result.account_findings or []:
         typer.echo(f"  {account.outcome:<10} plugin {account.plugin}: {', '.join(account.accounts)[:200]}")
+    typer.echo(f"findings by severity: {len(result.ordered)}")
+    for one in result.ordered:
+        evidence = one.evidence.splitlines()[0][:160] if one.evidence else ""
+        typer.echo(f"  {one.severity:<20} {one.kind:<10} {one.subject[:80]}  {one.outcome}  {evidence}")
 
 
 @capture_app.callback()
@@ -180,6 +195,11 @@ def _print_summary(result: "CaptureRead") -> None:
             typer.echo(f"  {account.user!r}@{account.host!r} {account.plugin}")
     elif result.accounts_error:
         typer.echo(f"accounts: {result.accounts_error}")
+    if result.dump is not None:
+        dump = result.dump
+        held = "schema only" if dump.data_limit_mb is None else f"rows up to {dump.data_limit_mb} MiB"
+        stored = f"dataset {dump.dataset} ({dump.bytes} bytes)" if dump.dataset else f"none: {dump.error}"
+        typer.echo(f"dump ({held}) of {', '.join(dump.databases) or 'no database'}: {stored}")
     workload = result.workload
     if workload is not None:
         if workload.error:

@@ -586,7 +586,7 @@ export type CaptureCreate = {
     /**
      * Data Limit Mb
      *
-     * Dump data up to this many MiB.
+     * Dump data up to this many MiB (default 100).
      */
     data_limit_mb?: number | null;
 };
@@ -611,7 +611,9 @@ export type CaptureProgress = {
  * CaptureRead
  *
  * A capture: its target, status, what it stored (configuration with each variable's default and
- * whether it differs, accounts or why they could not be read, workload digests) and its progress.
+ * whether it differs, accounts or why they could not be read, workload digests, the schema's names
+ * as the server parses them), the dataset its dump was stored as (`dataset_id`, `dump`: what it
+ * holds, or why there is none) and its progress.
  */
 export type CaptureRead = {
     /**
@@ -653,6 +655,15 @@ export type CaptureRead = {
      */
     accounts_error: string | null;
     workload: Workload | null;
+    /**
+     * Identifiers
+     */
+    identifiers: Array<Identifier> | null;
+    /**
+     * Dataset Id
+     */
+    dataset_id: number | null;
+    dump: DumpRecord | null;
     progress: CaptureProgress | null;
     /**
      * Created At
@@ -758,6 +769,35 @@ export type ChangeCause = {
 };
 
 /**
+ * CharsetFinding
+ *
+ * A character set / collation default the new server gives new tables (`new`) where the
+ * captured one gave `old`; `team_sets`: the team's configuration sets it (and it still changed).
+ */
+export type CharsetFinding = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Old
+     */
+    old: string;
+    /**
+     * New
+     */
+    new: string;
+    /**
+     * Team Sets
+     */
+    team_sets: boolean;
+    /**
+     * Words
+     */
+    words: string;
+};
+
+/**
  * CheckCreate
  *
  * Check a capture's settings against the binary of lab target `target` (the new version: a
@@ -776,7 +816,10 @@ export type CheckCreate = {
  * CheckRead
  *
  * A capture check: its capture, the new version's target and binary (`server`), status and
- * findings: the team's settings (refused first), its accounts' plugins (missing first).
+ * findings: the team's settings (refused first), its accounts' plugins (missing first), the
+ * schema's names that no longer parse, sql_mode values refused, character set defaults that
+ * change, defaults changed under settings left unset; `ordered`: all of them in one severity order
+ * (does_not_start, locks_out, changes_results, changes_performance: captures/findings.py).
  */
 export type CheckRead = {
     /**
@@ -808,6 +851,26 @@ export type CheckRead = {
      * Account Findings
      */
     account_findings: Array<AccountFindingRead> | null;
+    /**
+     * Identifier Findings
+     */
+    identifier_findings: Array<IdentifierFinding> | null;
+    /**
+     * Sql Mode Findings
+     */
+    sql_mode_findings: Array<SqlModeFinding> | null;
+    /**
+     * Charset Findings
+     */
+    charset_findings: Array<CharsetFinding> | null;
+    /**
+     * Default Findings
+     */
+    default_findings: Array<DefaultFinding> | null;
+    /**
+     * Ordered
+     */
+    ordered?: Array<Finding>;
     /**
      * Created At
      */
@@ -1364,6 +1427,41 @@ export type DatasetRead = {
 };
 
 /**
+ * DefaultFinding
+ *
+ * A default changed between the two binaries under a setting the team leaves unset:
+ * `old_default` (the captured value) -> `new_default` (the new binary's help table),
+ * `lab_host_value` what the new server took on the lab's host, `host_dependent` (computed from
+ * CPUs / memory: the team's host may resolve it otherwise), `affects` results or performance.
+ */
+export type DefaultFinding = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Old Default
+     */
+    old_default: string;
+    /**
+     * New Default
+     */
+    new_default: string;
+    /**
+     * Lab Host Value
+     */
+    lab_host_value: string | null;
+    /**
+     * Host Dependent
+     */
+    host_dependent: boolean;
+    /**
+     * Affects
+     */
+    affects: string;
+};
+
+/**
  * DefaultsFrom
  *
  * Where the defaults came from: the lab target whose binary printed them, its `server` ("mariadbd
@@ -1452,6 +1550,53 @@ export type Digest = {
      * Truncated
      */
     truncated?: boolean;
+};
+
+/**
+ * DumpRecord
+ *
+ * What the capture's dump holds: the `client` that wrote it ("mariadb-dump of mariadb-10.11"),
+ * the `databases`, those `left_out`, the tables whose rows it holds (`tables_with_data`) and those
+ * whose rows did not fit (`data_left_out`), `data_limit_mb` (None: schema only), its `bytes`, the
+ * `dataset` it was stored as, or the `error` (the client's or the API's words) when none was.
+ */
+export type DumpRecord = {
+    /**
+     * Client
+     */
+    client?: string | null;
+    /**
+     * Databases
+     */
+    databases?: Array<string>;
+    /**
+     * Left Out
+     */
+    left_out?: Array<LeftOut>;
+    /**
+     * Tables With Data
+     */
+    tables_with_data?: number;
+    /**
+     * Data Left Out
+     */
+    data_left_out?: Array<LeftOut>;
+    /**
+     * Data Limit Mb
+     */
+    data_limit_mb?: number | null;
+    /**
+     * Bytes
+     */
+    bytes?: number;
+    /**
+     * Dataset
+     */
+    dataset?: string | null;
+    /**
+     * Error
+     */
+    error?: string | null;
 };
 
 /**
@@ -1627,6 +1772,36 @@ export const FinalJobStatus = {
  * CLI and UI read (the UI through the OpenAPI component `FinalJobStatus`).
  */
 export type FinalJobStatus = typeof FinalJobStatus[keyof typeof FinalJobStatus];
+
+/**
+ * Finding
+ *
+ * One finding: its `severity`, `kind` (option, account, identifier, sql_mode, charset,
+ * default), `subject` (what it is about), `outcome` and `evidence` (the server's words, or the two
+ * binaries' values).
+ */
+export type Finding = {
+    /**
+     * Severity
+     */
+    severity: 'does_not_start' | 'locks_out' | 'changes_results' | 'changes_performance';
+    /**
+     * Kind
+     */
+    kind: string;
+    /**
+     * Subject
+     */
+    subject: string;
+    /**
+     * Outcome
+     */
+    outcome: string;
+    /**
+     * Evidence
+     */
+    evidence: string;
+};
 
 /**
  * FingerprintResult
@@ -2154,6 +2329,72 @@ export type HostStorage = {
 };
 
 /**
+ * Identifier
+ *
+ * A name of the captured schema: its `kind`, `schema`, `table` (a column's), `name`, and `old`:
+ * whether the captured server parses it unquoted where it stands (`words`: its error when not).
+ */
+export type Identifier = {
+    /**
+     * Kind
+     */
+    kind: 'table' | 'column' | 'routine';
+    /**
+     * Schema Name
+     */
+    schema_name: string;
+    /**
+     * Table
+     */
+    table?: string | null;
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Old
+     */
+    old: 'parses' | 'fails' | 'quoted' | 'not_probed';
+    /**
+     * Words
+     */
+    words?: string;
+};
+
+/**
+ * IdentifierFinding
+ *
+ * A name of the schema that parsed unquoted on the captured server and not on the new one:
+ * `probe` the statement sent, `words` the new server's parse error.
+ */
+export type IdentifierFinding = {
+    /**
+     * Kind
+     */
+    kind: string;
+    /**
+     * Schema Name
+     */
+    schema_name: string;
+    /**
+     * Table
+     */
+    table: string | null;
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Probe
+     */
+    probe: string;
+    /**
+     * Words
+     */
+    words: string;
+};
+
+/**
  * IterationRow
  *
  * One iteration: its group ("threads=16"), round (1-based), seconds (sum of statements) and
@@ -2259,6 +2500,22 @@ export type JobStatuses = {
      * Final
      */
     final?: Array<FinalJobStatus>;
+};
+
+/**
+ * LeftOut
+ *
+ * A database or table the dump does not hold (`name`), and why.
+ */
+export type LeftOut = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Reason
+     */
+    reason: string;
 };
 
 /**
@@ -3658,6 +3915,27 @@ export type SharedView = {
     run?: RunResults | null;
     comparison?: Comparison | null;
     replay?: ReplayRead | null;
+};
+
+/**
+ * SqlModeFinding
+ *
+ * A value of the team's sql_mode the new server refuses (`words`: its error); `team_sets`:
+ * the team's configuration sets sql_mode (else it is the old version's default).
+ */
+export type SqlModeFinding = {
+    /**
+     * Mode
+     */
+    mode: string;
+    /**
+     * Team Sets
+     */
+    team_sets: boolean;
+    /**
+     * Words
+     */
+    words: string;
 };
 
 /**
@@ -7023,6 +7301,38 @@ export type GetCheckResponses = {
 
 export type GetCheckResponse = GetCheckResponses[keyof GetCheckResponses];
 
+export type CheckFindingsCsvData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+        /**
+         * Check Id
+         */
+        check_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/checks/{check_id}/findings.csv';
+};
+
+export type CheckFindingsCsvErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CheckFindingsCsvError = CheckFindingsCsvErrors[keyof CheckFindingsCsvErrors];
+
+export type CheckFindingsCsvResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
 export type CancelCheckData = {
     body?: never;
     path: {
@@ -7620,6 +7930,36 @@ export type DownloadDumpResponses = {
 };
 
 export type DownloadDumpResponse = DownloadDumpResponses[keyof DownloadDumpResponses];
+
+export type StoreCaptureDumpData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/dataset';
+};
+
+export type StoreCaptureDumpErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type StoreCaptureDumpError = StoreCaptureDumpErrors[keyof StoreCaptureDumpErrors];
+
+export type StoreCaptureDumpResponses = {
+    /**
+     * Successful Response
+     */
+    201: DatasetRead;
+};
+
+export type StoreCaptureDumpResponse = StoreCaptureDumpResponses[keyof StoreCaptureDumpResponses];
 
 export type SharedAttributionData = {
     body?: never;

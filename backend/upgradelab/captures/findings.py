@@ -1,0 +1,162 @@
+"""One severity order across a check's findings, and its CSV export.
+
+    does_not_start        a setting the new binary refuses (the server stops at start)
+    locks_out             accounts whose authentication plugin the new version lacks or has not loaded
+    changes_results       names that no longer parse, sql_mode values refused, character set and
+                          collation defaults that change, changed defaults of result settings
+                          (captures/schema_check.py RESULT_VARIABLES)
+    changes_performance   changed defaults of the other settings; settings the new version takes
+                          with a warning that they were removed or deprecated (they do nothing now)
+
+Settings taken as they are, plugins available and lines not tried are no findings (the check's
+`findings` still lists them).
+"""
+
+import csv
+import io
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+Severity = Literal["does_not_start", "locks_out", "changes_results", "changes_performance"]
+SEVERITIES: tuple[Severity, ...] = ("does_not_start", "locks_out", "changes_results", "changes_performance")
+CSV_COLUMNS = ("severity", "kind", "subject", "outcome", "evidence")
+
+
+class Finding(BaseModel):
+    """One finding: its `severity`, `kind` (option, account, identifier, sql_mode, charset,
+    default), `subject` (what it is about), `outcome` and `evidence` (the server's words, or the two
+    binaries' values)."""
+
+    severity: Severity
+    kind: str
+    subject: str
+    outcome: str
+    evidence: str
+
+
+def _options(rows: list[dict[str, Any]]) -> list[Finding]:
+    severity: dict[str, Severity] = {"refused": "does_not_start", "deprecated": "changes_performance"}
+    return [
+        Finding(
+            severity=severity[row["outcome"]],
+            kind="option",
+            subject=row["line"] or row["name"],
+            outcome=row["outcome"],
+            evidence=row["words"],
+        )
+        for row in rows
+        if row["outcome"] in severity
+    ]
+
+
+def _accounts(rows: list[dict[str, Any]]) -> list[Finding]:
+    return [
+        Finding(
+            severity="locks_out",
+            kind="account",
+            subject=f"{row['plugin']}: {', '.join(row['accounts'])}",
+            outcome=row["outcome"],
+            evidence=row["words"],
+        )
+        for row in rows
+        if row["outcome"] in ("missing", "not_loaded")
+    ]
+
+
+def _identifiers(rows: list[dict[str, Any]]) -> list[Finding]:
+    out = []
+    for row in rows:
+        where = f"{row['schema_name']}.{row['table']}" if row.get("table") else row["schema_name"]
+        out.append(
+            Finding(
+                severity="changes_results",
+                kind="identifier",
+                subject=f"{row['kind']} {row['name']} ({where})",
+                outcome="no_longer_parses",
+                evidence=f"{row['probe']} -> {row['words']}",
+            )
+        )
+    return out
+
+
+def _sql_modes(rows: list[dict[str, Any]]) -> list[Finding]:
+    return [
+        Finding(
+            severity="changes_results",
+            kind="sql_mode",
+            subject=row["mode"],
+            outcome="refused",
+            evidence=("the team sets it: " if row["team_sets"] else "the old default: ") + row["words"],
+        )
+        for row in rows
+    ]
+
+
+def _charsets(rows: list[dict[str, Any]]) -> list[Finding]:
+    return [
+        Finding(
+            severity="changes_results",
+            kind="charset",
+            subject=row["name"],
+            outcome=f"{row['old'] or '(none)'} -> {row['new'] or '(none)'}",
+            evidence=row["words"],
+        )
+        for row in rows
+    ]
+
+
+def _defaults(rows: list[dict[str, Any]]) -> list[Finding]:
+    out = []
+    for row in rows:
+        evidence = f"old binary's default {row['old_default']}, new binary's {row['new_default']}"
+        if row["host_dependent"]:
+            evidence += f"; computed from the host: {row['lab_host_value']} on the lab's host"
+        severity: Severity = "changes_results" if row["affects"] == "results" else "changes_performance"
+        out.append(
+            Finding(
+                severity=severity,
+                kind="default",
+                subject=row["name"],
+                outcome="host_dependent" if row["host_dependent"] else "changed",
+                evidence=evidence,
+            )
+        )
+    return out
+
+
+def ordered(
+    options: list[dict[str, Any]] | None,
+    accounts: list[dict[str, Any]] | None,
+    identifiers: list[dict[str, Any]] | None,
+    sql_modes: list[dict[str, Any]] | None,
+    charsets: list[dict[str, Any]] | None,
+    defaults: list[dict[str, Any]] | None,
+) -> list[Finding]:
+    """Every finding of a check (its stored lists, as JSON) in SEVERITIES order; within one severity
+    in the order above (option, account, identifier, sql_mode, charset, default), each kind's own
+    order kept (a stable sort)."""
+    found = [
+        *_options(options or []),
+        *_accounts(accounts or []),
+        *_identifiers(identifiers or []),
+        *_sql_modes(sql_modes or []),
+        *_charsets(charsets or []),
+        *_defaults(defaults or []),
+    ]
+    return sorted(found, key=lambda finding: SEVERITIES.index(finding.severity))
+
+
+def csv_text(findings: list[Finding]) -> str:
+    """The findings as CSV (CSV_COLUMNS header; a value is text, never a formula: a leading = + - @
+    is prefixed with ', as spreadsheet injection advice says)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    for finding in findings:
+        writer.writerow([_cell(getattr(finding, column)) for column in CSV_COLUMNS])
+    return out.getvalue()
+
+
+def _cell(value: str) -> str:
+    return f"'{value}" if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
