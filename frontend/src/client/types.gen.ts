@@ -7869,6 +7869,47 @@ export type FixSearchEventsResponses = {
     200: unknown;
 };
 
+export type CaptureEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Last-Event-Id
+         */
+        'Last-Event-ID'?: string | null;
+    };
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+    };
+    query?: {
+        /**
+         * Last Event Id
+         *
+         * Resume after this entry.
+         */
+        last_event_id?: string | null;
+    };
+    url: '/api/captures/{capture_id}/events';
+};
+
+export type CaptureEventsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CaptureEventsError = CaptureEventsErrors[keyof CaptureEventsErrors];
+
+export type CaptureEventsResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
 export type SharedData = {
     body?: never;
     path: {
