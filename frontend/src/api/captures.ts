@@ -16,6 +16,12 @@ export const capturesApi = {
   createCheck: (id: number, target: string) => unwrap(sdk.createCheck({ path: { capture_id: id }, body: { target } })),
   cancelCheck: (id: number, checkId: number) =>
     unwrap(sdk.cancelCheck({ path: { capture_id: id, check_id: checkId } })),
+  /** The capture's settings as a variant's startup options on `target` (dropped and scaled listed),
+   * for a job of `instances` server instances. */
+  variant: (id: number, target: string, instances: number) =>
+    unwrap(sdk.captureVariant({ path: { capture_id: id }, query: { target, instances } })),
+  /** The replayable statements (queries.sql) as text. */
+  queries: async (id: number) => (await unwrap(sdk.captureQueries({ path: { capture_id: id }, parseAs: 'text' }))) as string,
 }
 
 /** The captured digests as the SQL file a replay takes (GET /api/captures/{id}/queries.sql). */

@@ -10,6 +10,7 @@ import { useJobStream } from '../../streams/useJobStream'
 import { AccountsTable } from './AccountsTable'
 import { ChecksSection } from './ChecksSection'
 import { ConfigurationSection } from './ConfigurationSection'
+import { TeamReplaySection } from './TeamReplaySection'
 import { WorkloadTable } from './WorkloadTable'
 
 /** /captures/:id: a team's server as captured (status and step while it runs, then its
@@ -87,6 +88,7 @@ export function CapturePage() {
       {(data.status === 'succeeded' || mayAct) && (
         <ChecksSection captureId={data.id} canCheck={data.status === 'succeeded' && mayAct} />
       )}
+      {data.status === 'succeeded' && data.configuration && mayAct && <TeamReplaySection capture={data} />}
     </div>
   )
 }
