@@ -41,11 +41,20 @@ def test_a_capture_started_from_the_target_page_shows_its_configuration(page: Pa
     page.get_by_test_id("check-target").select_option("mariadb-11.8")
     page.get_by_test_id("check-start").click()
     check = page.get_by_test_id("capture-check").first
+    check_id = int((check.get_attribute("id") or "").removeprefix("check-"))
     expect(check.get_by_test_id("check-status")).to_have_text("succeeded", timeout=120_000)
     # the lab's own paths and ports are never tried on the new binary; the server's account plugin is kept
     expect(check.get_by_test_id("check-headline")).to_contain_text("not tried")
     expect(check.get_by_test_id("finding-port")).to_contain_text("network exposure")
     expect(check.get_by_test_id("account-finding-mysql_native_password")).to_contain_text("available")
+
+    # the team's settings for a replay on 10.11 vs 11.8: 11.8's from that check, the port dropped
+    page.get_by_test_id("team-new-target").select_option("mariadb-11.8")
+    new = page.get_by_test_id("team-settings-mariadb-11.8")
+    expect(new).to_contain_text(f"refusals from check #{check_id} dropped")
+    new.get_by_test_id("team-dropped").locator("summary").click()
+    expect(new.get_by_test_id("team-dropped")).to_contain_text("network exposure")
+    expect(page.get_by_test_id("team-settings-mariadb-10.11")).to_contain_text("no check of this capture")
 
     # the target page lists it
     page.goto(f"/targets/{TARGET}")
