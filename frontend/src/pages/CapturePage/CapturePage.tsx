@@ -10,6 +10,7 @@ import { useJobStream } from '../../streams/useJobStream'
 import { AccountsTable } from './AccountsTable'
 import { ChecksSection } from './ChecksSection'
 import { ConfigurationSection } from './ConfigurationSection'
+import { DumpSection } from './DumpSection'
 import { TeamReplaySection } from './TeamReplaySection'
 import { WorkloadTable } from './WorkloadTable'
 
@@ -85,6 +86,7 @@ export function CapturePage() {
       {data.configuration && <ConfigurationSection configuration={data.configuration} />}
       {(data.accounts || data.accounts_error) && <AccountsTable accounts={data.accounts} error={data.accounts_error} />}
       {data.workload && <WorkloadTable captureId={data.id} workload={data.workload} />}
+      <DumpSection capture={data} />
       {(data.status === 'succeeded' || mayAct) && (
         <ChecksSection captureId={data.id} canCheck={data.status === 'succeeded' && mayAct} />
       )}

@@ -39,4 +39,32 @@ describe('CheckView', () => {
     expect(extra.textContent).toContain('character_set_server')
     expect(extra.textContent).toContain('utf8mb4')
   })
+
+  it('puts the API’s one severity order first when it sends one, then what was not tried or taken', () => {
+    const ordered = {
+      ...CHECK,
+      findings: [...(CHECK.findings ?? []), { name: 'port', line: null, outcome: 'not_tried', words: 'network exposure' }],
+      identifier_findings: [{ kind: 'table', schema_name: 'shop', table: null, name: 'vector', probe: 'CREATE TABLE vector', words: 'syntax' }],
+      ordered: [
+        { severity: 'does_not_start', kind: 'option', subject: 'innodb-change-buffer-max-size=30', outcome: 'refused', evidence: 'unknown variable' },
+        { severity: 'changes_results', kind: 'identifier', subject: 'table vector (shop)', outcome: 'no_longer_parses', evidence: 'syntax' },
+        { severity: 'changes_results', kind: 'charset', subject: 'character_set_server', outcome: 'latin1 -> utf8mb4', evidence: '' },
+        { severity: 'changes_performance', kind: 'option', subject: 'innodb-change-buffering=all', outcome: 'deprecated', evidence: 'removed' },
+      ],
+    } as unknown as CheckRead // prettier-ignore
+    render(<CheckView check={ordered} />)
+    const groups = screen.getAllByTestId(/^check-(severity|group)-/).map((g) => g.dataset.testid)
+    expect(groups).toEqual([
+      'check-severity-does_not_start',
+      'check-severity-changes_results',
+      'check-severity-changes_performance',
+      'check-group-not-tried',
+      'check-group-same',
+    ])
+    expect(screen.getByTestId('check-headline').textContent).toBe(
+      'Does not start: 1 · Changes results: 2 · Changes performance: 1',
+    )
+    expect(screen.queryByTestId('check-extra-identifier_findings')).toBeNull() // `ordered` holds them
+    expect(screen.getByTestId('check-extra-changed_defaults')).toBeTruthy() // a list of another name
+  })
 })

@@ -2,11 +2,12 @@ import type { CheckRead } from '../../client'
 import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { formatDateTime } from '../../format'
-import { checkHeadline, findingGroups, type Finding } from './findings'
+import { checkHeadline, findingGroups, orderedGroups, orderedHeadline, type Finding, type FindingGroup } from './findings'
+import { orderedOf, type OrderedFinding } from './newer'
 
 /** Fields of CheckRead this view shows itself; any other list of objects the check carries (its
- * findings grow: changed defaults, identifiers, sql_mode) is shown as a plain table. */
-const SHOWN = new Set(['findings', 'account_findings'])
+ * findings grow) is shown as a plain table, but for the lists `ordered` already holds. */
+const SHOWN = new Set(['findings', 'account_findings', 'ordered'])
 
 function FindingRow({ finding }: { finding: Finding }) {
   if (finding.kind === 'option') {
@@ -35,11 +36,14 @@ function FindingRow({ finding }: { finding: Finding }) {
   )
 }
 
-/** Lists of objects on the check this view does not know (rendered as they come). */
-function OtherFindings({ check }: { check: CheckRead }) {
+/** Lists of objects on the check this view does not know (rendered as they come); with `ordered`
+ * (which holds every *_findings list in one order) only lists of another name. */
+function OtherFindings({ check, withOrdered }: { check: CheckRead; withOrdered: boolean }) {
   const extra = Object.entries(check as unknown as Record<string, unknown>).filter(
     ([key, value]) =>
-      !SHOWN.has(key) && Array.isArray(value) && value.length > 0 && value.every((row) => typeof row === 'object' && row !== null),
+      !SHOWN.has(key) &&
+      !(withOrdered && key.endsWith('_findings')) &&
+      Array.isArray(value) && value.length > 0 && value.every((row) => typeof row === 'object' && row !== null),
   ) as [string, Record<string, unknown>[]][]
   return extra.map(([key, rows]) => {
     const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))]
@@ -71,10 +75,55 @@ function OtherFindings({ check }: { check: CheckRead }) {
   })
 }
 
+function OrderedRow({ finding }: { finding: OrderedFinding }) {
+  return (
+    <tr data-testid={`ordered-${finding.kind}`}>
+      <td>{finding.kind}</td>
+      <td className="mono">{finding.subject}</td>
+      <td>{finding.outcome.replaceAll('_', ' ')}</td>
+      <td>
+        <pre className="mono small" style={{ whiteSpace: 'pre-wrap', margin: 0 }}>
+          {finding.evidence}
+        </pre>
+      </td>
+    </tr>
+  )
+}
+
+/** A group of the page's own grouping (settings and accounts). */
+function Group({ group }: { group: FindingGroup }) {
+  return (
+    <details open={group.key !== 'same'} data-testid={`check-group-${group.key}`}>
+      <summary>
+        <strong>{group.title}</strong> ({group.findings.length}) <span className="muted small">{group.meaning}</span>
+      </summary>
+      <table className="data-table">
+        <thead>
+          <tr>
+            <th>Setting or plugin</th>
+            <th>Outcome</th>
+            <th>The server's words</th>
+          </tr>
+        </thead>
+        <tbody>
+          {group.findings.map((f) => (
+            <FindingRow key={`${f.kind}-${f.kind === 'option' ? f.finding.name : f.finding.plugin}`} finding={f} />
+          ))}
+        </tbody>
+      </table>
+    </details>
+  )
+}
+
 /** One check of the capture against a new version: its status, the new binary, then the findings
- * most severe first, each with the server's words (or the lab's reason for not trying it). */
+ * most severe first, each with the server's words (or the lab's reason for not trying it). With the
+ * API's `ordered` findings (every kind in one severity order) those come first, then the settings
+ * not tried and what the new version takes as it is. */
 export function CheckView({ check, onCancel }: { check: CheckRead; onCancel?: () => void }) {
   const groups = findingGroups(check)
+  const ordered = orderedOf(check)
+  const byOrder = ordered ? orderedGroups(ordered) : null
+  const shownGroups = byOrder ? groups.filter((g) => g.key === 'not-tried' || g.key === 'same') : groups
   const final = isFinal(check.status)
   return (
     <div className="card" id={`check-${check.id}`} data-testid="capture-check">
@@ -96,31 +145,35 @@ export function CheckView({ check, onCancel }: { check: CheckRead; onCancel?: ()
       <ErrorBox error={check.error} title="Check failed" testId="check-error" />
       {check.status === 'succeeded' && (
         <p data-testid="check-headline">
-          <strong>{checkHeadline(groups)}</strong>
+          <strong>{byOrder ? orderedHeadline(byOrder) : checkHeadline(groups)}</strong>
         </p>
       )}
-      {groups.map((group) => (
-        <details key={group.key} open={group.key !== 'same'} data-testid={`check-group-${group.key}`}>
+      {byOrder?.map((group) => (
+        <details key={group.key} open data-testid={`check-severity-${group.key}`}>
           <summary>
             <strong>{group.title}</strong> ({group.findings.length}) <span className="muted small">{group.meaning}</span>
           </summary>
           <table className="data-table">
             <thead>
               <tr>
-                <th>Setting or plugin</th>
+                <th>Kind</th>
+                <th>What</th>
                 <th>Outcome</th>
-                <th>The server's words</th>
+                <th>Evidence</th>
               </tr>
             </thead>
             <tbody>
-              {group.findings.map((f) => (
-                <FindingRow key={`${f.kind}-${f.kind === 'option' ? f.finding.name : f.finding.plugin}`} finding={f} />
+              {group.findings.map((f, i) => (
+                <OrderedRow key={i} finding={f} />
               ))}
             </tbody>
           </table>
         </details>
       ))}
-      <OtherFindings check={check} />
+      {shownGroups.map((group) => (
+        <Group key={group.key} group={group} />
+      ))}
+      <OtherFindings check={check} withOrdered={byOrder !== null} />
     </div>
   )
 }

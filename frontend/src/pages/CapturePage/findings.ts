@@ -3,6 +3,7 @@
 // authentication plugins (CheckRead.account_findings). Outcomes this UI does not know yet (the check
 // grows new ones) are shown in a group of their own, never dropped.
 import type { AccountFindingRead, CheckRead, OptionFindingRead } from '../../client'
+import type { OrderedFinding } from './newer'
 
 export type Finding =
   | { kind: 'option'; finding: OptionFindingRead }
@@ -106,4 +107,40 @@ export function checkHeadline(groups: readonly FindingGroup[]): string {
     : 'Nothing refused, no account locked out'
   const notTried = groups.find((g) => g.key === 'not-tried')
   return notTried ? `${head} (${plural(notTried.findings.length, 'setting')} not tried)` : head
+}
+
+/** The backend's severities (captures/findings.py), most severe first, with the page's words. */
+const ORDERED_TITLES: [string, string, string][] = [
+  ['does_not_start', 'Does not start', 'The new version refuses these settings: a server with this option file does not start.'],
+  ['locks_out', 'Locks users out', 'These accounts cannot log in on the new version (plugin missing or not loaded).'],
+  ['changes_results', 'Changes results', 'Names that no longer parse, sql_mode values refused, character set and result defaults that change.'],
+  ['changes_performance', 'Changes performance', 'Defaults that change under settings left unset; settings that do nothing now.'],
+] // prettier-ignore
+
+export interface OrderedGroup {
+  key: string
+  title: string
+  meaning: string
+  findings: OrderedFinding[]
+}
+
+/** A check's `ordered` findings (already in the backend's one severity order) grouped by severity,
+ * empty groups left out; a severity this page does not know gets a group of its own, last. */
+export function orderedGroups(ordered: readonly OrderedFinding[]): OrderedGroup[] {
+  const known = ORDERED_TITLES.map(([key, title, meaning]) => ({
+    key,
+    title,
+    meaning,
+    findings: ordered.filter((f) => f.severity === key),
+  }))
+  const others = [...new Set(ordered.map((f) => f.severity))]
+    .filter((s) => !ORDERED_TITLES.some(([key]) => key === s))
+    .map((s) => ({ key: s, title: s.replaceAll('_', ' '), meaning: '', findings: ordered.filter((f) => f.severity === s) }))
+  return [...known, ...others].filter((g) => g.findings.length > 0)
+}
+
+/** The headline of ordered groups: "Does not start: 1 · Changes results: 3"; none: nothing found. */
+export function orderedHeadline(groups: readonly OrderedGroup[]): string {
+  if (groups.length === 0) return 'Nothing refused, no account locked out, no result or default change found'
+  return groups.map((g) => `${g.title}: ${g.findings.length}`).join(' · ')
 }
