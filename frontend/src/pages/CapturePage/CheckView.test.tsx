@@ -62,7 +62,7 @@ describe('CheckView', () => {
       'check-group-same',
     ])
     expect(screen.getByTestId('check-headline').textContent).toBe(
-      'Does not start: 1 · Changes results: 2 · Changes performance: 1',
+      'Does not start: 1 · Changes results: 2 · Changes performance: 1 (1 setting not tried)',
     )
     expect(screen.queryByTestId('check-extra-identifier_findings')).toBeNull() // `ordered` holds them
     expect(screen.getByTestId('check-extra-changed_defaults')).toBeTruthy() // a list of another name

@@ -123,6 +123,7 @@ export function CheckView({ check, onCancel }: { check: CheckRead; onCancel?: ()
   const groups = findingGroups(check)
   const ordered = orderedOf(check)
   const byOrder = ordered ? orderedGroups(ordered) : null
+  const notTried = groups.find((g) => g.key === 'not-tried')?.findings.length ?? 0
   const shownGroups = byOrder ? groups.filter((g) => g.key === 'not-tried' || g.key === 'same') : groups
   const final = isFinal(check.status)
   return (
@@ -145,7 +146,7 @@ export function CheckView({ check, onCancel }: { check: CheckRead; onCancel?: ()
       <ErrorBox error={check.error} title="Check failed" testId="check-error" />
       {check.status === 'succeeded' && (
         <p data-testid="check-headline">
-          <strong>{byOrder ? orderedHeadline(byOrder) : checkHeadline(groups)}</strong>
+          <strong>{byOrder ? orderedHeadline(byOrder, notTried) : checkHeadline(groups)}</strong>
         </p>
       )}
       {byOrder?.map((group) => (

@@ -139,8 +139,11 @@ export function orderedGroups(ordered: readonly OrderedFinding[]): OrderedGroup[
   return [...known, ...others].filter((g) => g.findings.length > 0)
 }
 
-/** The headline of ordered groups: "Does not start: 1 · Changes results: 3"; none: nothing found. */
-export function orderedHeadline(groups: readonly OrderedGroup[]): string {
-  if (groups.length === 0) return 'Nothing refused, no account locked out, no result or default change found'
-  return groups.map((g) => `${g.title}: ${g.findings.length}`).join(' · ')
+/** The headline of ordered groups: "Does not start: 1 · Changes results: 3", the `notTried`
+ * settings counted after it as checkHeadline does; none: nothing found. */
+export function orderedHeadline(groups: readonly OrderedGroup[], notTried = 0): string {
+  const head = groups.length
+    ? groups.map((g) => `${g.title}: ${g.findings.length}`).join(' · ')
+    : 'Nothing refused, no account locked out, no result or default change found'
+  return notTried ? `${head} (${plural(notTried, 'setting')} not tried)` : head
 }
