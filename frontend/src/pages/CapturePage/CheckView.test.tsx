@@ -64,6 +64,7 @@ describe('CheckView', () => {
     expect(screen.getByTestId('check-headline').textContent).toBe(
       'Does not start: 1 · Changes results: 2 · Changes performance: 1 (1 setting not tried)',
     )
+    expect(screen.getAllByTestId('ordered-charset')[0].textContent).toContain('latin1 -> utf8mb4') // as sent
     expect(screen.queryByTestId('check-extra-identifier_findings')).toBeNull() // `ordered` holds them
     expect(screen.getByTestId('check-extra-changed_defaults')).toBeTruthy() // a list of another name
   })

@@ -17,7 +17,7 @@ function FindingRow({ finding }: { finding: Finding }) {
         <td className="mono">{f.line ?? f.name}</td>
         <td>{f.outcome}</td>
         <td>
-          <pre className="mono small" style={{ whiteSpace: 'pre-wrap', margin: 0 }}>
+          <pre className="mono small" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', margin: 0 }}>
             {f.words}
           </pre>
         </td>
@@ -79,10 +79,14 @@ function OrderedRow({ finding }: { finding: OrderedFinding }) {
   return (
     <tr data-testid={`ordered-${finding.kind}`}>
       <td>{finding.kind}</td>
-      <td className="mono">{finding.subject}</td>
-      <td>{finding.outcome.replaceAll('_', ' ')}</td>
+      <td className="mono" style={{ wordBreak: 'break-all' }}>
+        {finding.subject}
+      </td>
+      <td className="mono small" style={{ wordBreak: 'break-all' }}>
+        {finding.outcome}
+      </td>
       <td>
-        <pre className="mono small" style={{ whiteSpace: 'pre-wrap', margin: 0 }}>
+        <pre className="mono small" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', margin: 0 }}>
           {finding.evidence}
         </pre>
       </td>
