@@ -48,7 +48,7 @@ describe('CheckView', () => {
       ordered: [
         { severity: 'does_not_start', kind: 'option', subject: 'innodb-change-buffer-max-size=30', outcome: 'refused', evidence: 'unknown variable' },
         { severity: 'changes_results', kind: 'identifier', subject: 'table vector (shop)', outcome: 'no_longer_parses', evidence: 'syntax' },
-        { severity: 'changes_results', kind: 'charset', subject: 'character_set_server', outcome: 'latin1 -> utf8mb4', evidence: '' },
+        { severity: 'changes_results', kind: 'charset', subject: 'collation_server', outcome: 'latin1_swedish_ci -> utf8mb4_uca1400_ai_ci', evidence: '' },
         { severity: 'changes_performance', kind: 'option', subject: 'innodb-change-buffering=all', outcome: 'deprecated', evidence: 'removed' },
       ],
     } as unknown as CheckRead // prettier-ignore
@@ -64,7 +64,7 @@ describe('CheckView', () => {
     expect(screen.getByTestId('check-headline').textContent).toBe(
       'Does not start: 1 · Changes results: 2 · Changes performance: 1 (1 setting not tried)',
     )
-    expect(screen.getAllByTestId('ordered-charset')[0].textContent).toContain('latin1 -> utf8mb4') // as sent
+    expect(screen.getAllByTestId('ordered-charset')[0].textContent).toContain('latin1_swedish_ci -> utf8mb4_uca1400_ai_ci') // as sent
     expect(screen.queryByTestId('check-extra-identifier_findings')).toBeNull() // `ordered` holds them
     expect(screen.getByTestId('check-extra-changed_defaults')).toBeTruthy() // a list of another name
   })
