@@ -8,6 +8,8 @@ from typing import Any
 
 from upgradelab.captures.configuration import Configuration, HostFacts, Variable
 from upgradelab.captures.team_variant import MemoryShare, team_variant
+from upgradelab.execution.instances import check_memory
+from upgradelab.experiments.schemas import VariantSpec
 
 GIB = 1024**3
 MIB = 1024**2
@@ -61,6 +63,10 @@ def test_the_teams_settings_become_options_without_what_the_check_refused_each_d
     assert refused.reason.startswith("refused by mariadbd 11.8.9: [ERROR]")
     assert dropped["port"].line is None and dropped["port"].reason.startswith("not tried: ")
     assert "network exposure" in dropped["port"].reason
+    # a variant spec takes the options as they are, and two such instances pass the memory check
+    lines = VariantSpec(target="mariadb-11.8", options=found.options).resolve().option_lines()
+    assert lines == ["max-connections=77", f"innodb-buffer-pool-size={1648 * MIB}"]
+    check_memory([lines, lines], 400, available_bytes=4 * GIB)
 
 
 def test_a_buffer_pool_above_the_memory_checks_share_is_scaled_to_it_and_listed_with_the_numbers() -> None:
