@@ -37,6 +37,8 @@ def test_a_capture_started_from_the_target_page_shows_its_configuration(page: Pa
     href = page.get_by_test_id("capture-queries-sql").get_attribute("href")
     assert href == f"/api/captures/{capture_id}/queries.sql"
     expect(page.get_by_test_id("capture-cancel")).to_have_count(0)  # a finished capture cannot be
+    # the lab's own server holds no database of a team's: the page says why there is no dataset
+    expect(page.get_by_test_id("capture-dump-error")).to_contain_text("no database")
 
     page.get_by_test_id("check-target").select_option("mariadb-11.8")
     page.get_by_test_id("check-start").click()

@@ -2,8 +2,8 @@ import type { CheckRead } from '../../client'
 import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { formatDateTime } from '../../format'
-import { checkHeadline, findingGroups, orderedGroups, orderedHeadline, type Finding, type FindingGroup } from './findings'
-import { orderedOf, type OrderedFinding } from './newer'
+import type { Finding as OrderedFinding } from '../../client'
+import { checkHeadline, findingGroups, orderedGroups, orderedHeadline, orderedOf, type Finding, type FindingGroup } from './findings'
 
 /** Fields of CheckRead this view shows itself; any other list of objects the check carries (its
  * findings grow) is shown as a plain table, but for the lists `ordered` already holds. */

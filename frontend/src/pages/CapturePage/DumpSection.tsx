@@ -1,13 +1,12 @@
 import { Link } from 'react-router-dom'
 import type { CaptureRead } from '../../client'
-import { dumpOf, identifierCount } from './newer'
 
 /** The capture's schema (and data up to its limit) as a dataset, when the API reports a dump: the
  * dataset's name, the client that wrote it, the databases, what was left out and why, or why there is
  * none; and how many of the schema's names were read. Nothing when the API sends neither. */
 export function DumpSection({ capture }: { capture: CaptureRead }) {
-  const dump = dumpOf(capture)
-  const names = identifierCount(capture)
+  const dump = capture.dump
+  const names = capture.identifiers?.length ?? null
   if (!dump && names === null) return null
   const leftOut = [...(dump?.left_out ?? []), ...(dump?.data_left_out ?? [])]
   return (
@@ -32,7 +31,7 @@ export function DumpSection({ capture }: { capture: CaptureRead }) {
           <ul className="small">
             {leftOut.map((l, i) => (
               <li key={i}>
-                <code>{l.name ?? '?'}</code>: {l.reason ?? ''}
+                <code>{l.name}</code>: {l.reason}
               </li>
             ))}
           </ul>

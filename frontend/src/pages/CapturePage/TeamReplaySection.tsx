@@ -8,7 +8,6 @@ import { ErrorBox } from '../../components/ErrorBox'
 import { checksQuery } from '../../queries/captures'
 import { datasetsQuery } from '../../queries/datasets'
 import { targetsQuery } from '../../queries/targets'
-import { dumpOf } from './newer'
 import { defaultOldTarget, optionTargets, teamReplayBody } from './teamReplay'
 
 /** The capture's settings on one target: the options a variant starts with, what was dropped (and
@@ -63,7 +62,7 @@ export function TeamReplaySection({ capture }: { capture: CaptureRead }) {
   const oldTarget = oldChosen || defaultOldTarget(capture, choices)
   const newTarget = newChosen || choices.find((t) => t.name !== oldTarget)?.name || ''
   // the capture's own dump first, when it was stored as a dataset
-  const dataset = datasetChosen || dumpOf(capture)?.dataset || datasets.data?.[0]?.name || ''
+  const dataset = datasetChosen || capture.dump?.dataset || datasets.data?.[0]?.name || ''
   const chosen = [oldTarget, newTarget].filter(Boolean)
   // a check that succeeds since changes what is dropped: asked again then
   const checks = useQuery(checksQuery(capture.id))

@@ -2,8 +2,7 @@
 // out / ... ): the team's settings (CheckRead.findings, captures/option_check.py) and its accounts'
 // authentication plugins (CheckRead.account_findings). Outcomes this UI does not know yet (the check
 // grows new ones) are shown in a group of their own, never dropped.
-import type { AccountFindingRead, CheckRead, OptionFindingRead } from '../../client'
-import type { OrderedFinding } from './newer'
+import type { AccountFindingRead, CheckRead, Finding as OrderedFinding, OptionFindingRead } from '../../client'
 
 export type Finding =
   | { kind: 'option'; finding: OptionFindingRead }
@@ -124,6 +123,12 @@ export interface OrderedGroup {
   findings: OrderedFinding[]
 }
 
+/** The check's `ordered` findings (captures/findings.py, built when the check is read); null when
+ * absent (the page then groups the settings' and accounts' findings itself). */
+export function orderedOf(check: Pick<CheckRead, 'ordered'>): OrderedFinding[] | null {
+  return check.ordered ?? null
+}
+
 /** A check's `ordered` findings (already in the backend's one severity order) grouped by severity,
  * empty groups left out; a severity this page does not know gets a group of its own, last. */
 export function orderedGroups(ordered: readonly OrderedFinding[]): OrderedGroup[] {
@@ -133,9 +138,10 @@ export function orderedGroups(ordered: readonly OrderedFinding[]): OrderedGroup[
     meaning,
     findings: ordered.filter((f) => f.severity === key),
   }))
-  const others = [...new Set(ordered.map((f) => f.severity))]
+  // a severity a newer API adds: shown after the known ones
+  const others = [...new Set(ordered.map((f) => f.severity as string))]
     .filter((s) => !ORDERED_TITLES.some(([key]) => key === s))
-    .map((s) => ({ key: s, title: s.replaceAll('_', ' '), meaning: '', findings: ordered.filter((f) => f.severity === s) }))
+    .map((s) => ({ key: s, title: s.replaceAll('_', ' '), meaning: '', findings: ordered.filter((f) => (f.severity as string) === s) }))
   return [...known, ...others].filter((g) => g.findings.length > 0)
 }
 
