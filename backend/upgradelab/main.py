@@ -11,6 +11,7 @@ from sqlalchemy.exc import DataError
 
 from upgradelab.api.attributions import public_router as public_attributions_router
 from upgradelab.api.attributions import router as attributions_router
+from upgradelab.api.capture_variants import router as capture_variants_router
 from upgradelab.api.captures import router as captures_router
 from upgradelab.api.captures import worker_router as capture_dumps_router
 from upgradelab.api.datasets import router as datasets_router
@@ -59,6 +60,7 @@ def create_app() -> FastAPI:
         pools_router,
         attributions_router,
         captures_router,
+        capture_variants_router,
         fixsearch_router,
     ):
         app.include_router(router, dependencies=[Depends(authorize)])

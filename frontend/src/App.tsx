@@ -21,6 +21,8 @@ const WorkloadPage = page(() => import('./pages/WorkloadPage/WorkloadPage'), 'Wo
 const SharePage = page(() => import('./pages/SharePage/SharePage'), 'SharePage')
 const TargetPage = page(() => import('./pages/TargetPage/TargetPage'), 'TargetPage')
 const TargetsPage = page(() => import('./pages/TargetsPage/TargetsPage'), 'TargetsPage')
+const CapturePage = page(() => import('./pages/CapturePage/CapturePage'), 'CapturePage')
+const CapturesPage = page(() => import('./pages/CapturePage/CapturesPage'), 'CapturesPage')
 const PoolsPage = page(() => import('./pages/PoolsPage/PoolsPage'), 'PoolsPage')
 const AttributionPage = page(() => import('./pages/AttributionPage/AttributionPage'), 'AttributionPage')
 const AttributionSharePage = page(
@@ -102,6 +104,9 @@ function SignedInApp({ pathname }: { pathname: string }) {
           <NavLink to="/replays" className={({ isActive }) => (isActive ? 'active' : undefined)}>
             Replays
           </NavLink>
+          <NavLink to="/captures" className={({ isActive }) => (isActive ? 'active' : undefined)}>
+            Captures
+          </NavLink>
           <NavLink to="/pools" className={({ isActive }) => (isActive ? 'active' : undefined)}>
             Pools
           </NavLink>
@@ -132,6 +137,8 @@ function SignedInApp({ pathname }: { pathname: string }) {
             <Route path="/replays" element={<ReplaysPage />} />
             <Route path="/replays/:id" element={<ReplayPage />} />
             <Route path="/pools" element={<PoolsPage />} />
+            <Route path="/captures" element={<CapturesPage />} />
+            <Route path="/captures/:id" element={<CapturePage />} />
             <Route path="/attributions/:id" element={<AttributionPage />} />
             <Route path="*" element={<NotFound />} />
           </Routes>

@@ -1,5 +1,6 @@
-"""GET /api/{runs,replays,attributions,fixsearches}/{id}/events: a job's progress as Server-Sent Events,
-resumable by Last-Event-ID; every kind read from its Redis Stream by streaming/reader.py.
+"""GET /api/{runs,replays,attributions,fixsearches,captures}/{id}/events: a job's progress as
+Server-Sent Events, resumable by Last-Event-ID; every kind read from its Redis Stream by
+streaming/reader.py.
 
 Who may watch: the signed-in users, viewers included (GET needs viewer, users/auth.py); 401 without
 a session or token. A share link's token opens no stream (share pages read the stored result).
@@ -24,6 +25,8 @@ gets its snapshot only). A comment heartbeat every 10 s. Data is JSON:
   phase, state: "started" | "finished"} (one step run of the search).
 - a fix search: snapshot {status, progress}; status {status?, error?, progress?} (progress: phase,
   candidates tried, rounds_done, minutes, message; fixsearch/schemas.py FixSearchProgress).
+- a capture: snapshot {status, progress}; status {status?, error?, progress?} (progress: phase
+  connecting, defaults, accounts, workload, done, and a message; captures/schemas.py CaptureProgress).
 """
 
 import json
@@ -37,6 +40,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sse_starlette import EventSourceResponse
 
 from upgradelab.attribution import service as attributions
+from upgradelab.captures import service as captures
 from upgradelab.db import SessionDep, async_engine
 from upgradelab.errors import field_error
 from upgradelab.execution.status import FINAL_STATUSES
@@ -117,6 +121,22 @@ async def fix_search_events(
     resume = _resume(last_event_id_header, last_event_id)
     state = _Job(fixsearches.get_or_raise, search_id)
     events = _job_events("fixsearch", search_id, resume, FINAL_STATUSES, state)
+    return EventSourceResponse(events, ping=HEARTBEAT_S)
+
+
+@router.get("/api/captures/{capture_id}/events")
+async def capture_events(
+    capture_id: int,
+    session: SessionDep,
+    last_event_id_header: str | None = ResumeHeader,
+    last_event_id: str | None = ResumeQuery,
+) -> EventSourceResponse:
+    """Server-Sent Events of capture `capture_id` (see the module docstring); 404 for an unknown one."""
+    await captures.get_or_raise(session, capture_id)
+    await session.close()
+    resume = _resume(last_event_id_header, last_event_id)
+    state = _Job(captures.get_or_raise, capture_id)
+    events = _job_events("capture", capture_id, resume, FINAL_STATUSES, state)
     return EventSourceResponse(events, ping=HEARTBEAT_S)
 
 

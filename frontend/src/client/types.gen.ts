@@ -1553,6 +1553,27 @@ export type Digest = {
 };
 
 /**
+ * DroppedSetting
+ *
+ * A team setting left out of the variant: `name`, the `line` (None: the lab never rendered it),
+ * `reason` ("not tried: ..." in the lab's words, or "refused by <server>: ..." in the server's).
+ */
+export type DroppedSetting = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Line
+     */
+    line: string | null;
+    /**
+     * Reason
+     */
+    reason: string;
+};
+
+/**
  * DumpRecord
  *
  * What the capture's dump holds: the `client` that wrote it ("mariadb-dump of mariadb-10.11"),
@@ -3797,6 +3818,31 @@ export type RunUpdate = {
 };
 
 /**
+ * ScaledSetting
+ *
+ * A memory size changed to fit the lab: `name`, the team's `captured` and the `used` value
+ * (bytes, as option values), and `reason` naming the numbers (MiB).
+ */
+export type ScaledSetting = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Captured
+     */
+    captured: string;
+    /**
+     * Used
+     */
+    used: string;
+    /**
+     * Reason
+     */
+    reason: string;
+};
+
+/**
  * SetMember
  *
  * One setting of the found set: its values, note and lines, its share `alone`, and its own
@@ -4453,6 +4499,42 @@ export type TargetRead = {
      * Existing servers: what the lab may do there (targets/capabilities.py).
      */
     capabilities?: Capabilities | null;
+};
+
+/**
+ * TeamVariantRead
+ *
+ * A capture's settings on `target`: `options` (name -> value; None a bare flag), `dropped`
+ * (name, line, reason), `scaled` (name, captured, used, reason) and `checked_by`: the check whose
+ * refusals were dropped (None: none succeeded against `target`; the server's start will say).
+ */
+export type TeamVariantRead = {
+    /**
+     * Capture Id
+     */
+    capture_id: number;
+    /**
+     * Target
+     */
+    target: string;
+    /**
+     * Options
+     */
+    options: {
+        [key: string]: string | null;
+    };
+    /**
+     * Dropped
+     */
+    dropped: Array<DroppedSetting>;
+    /**
+     * Scaled
+     */
+    scaled: Array<ScaledSetting>;
+    /**
+     * Checked By
+     */
+    checked_by: number | null;
 };
 
 /**
@@ -7367,6 +7449,49 @@ export type CancelCheckResponses = {
 
 export type CancelCheckResponse = CancelCheckResponses[keyof CancelCheckResponses];
 
+export type CaptureVariantData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+    };
+    query: {
+        /**
+         * Target
+         *
+         * The variant's lab target.
+         */
+        target: string;
+        /**
+         * Instances
+         *
+         * Server instances of the job sharing the memory.
+         */
+        instances?: number;
+    };
+    url: '/api/captures/{capture_id}/variant';
+};
+
+export type CaptureVariantErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CaptureVariantError = CaptureVariantErrors[keyof CaptureVariantErrors];
+
+export type CaptureVariantResponses = {
+    /**
+     * Successful Response
+     */
+    200: TeamVariantRead;
+};
+
+export type CaptureVariantResponse = CaptureVariantResponses[keyof CaptureVariantResponses];
+
 export type ListFixSearchesData = {
     body?: never;
     path?: never;
@@ -7863,6 +7988,47 @@ export type FixSearchEventsErrors = {
 export type FixSearchEventsError = FixSearchEventsErrors[keyof FixSearchEventsErrors];
 
 export type FixSearchEventsResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
+export type CaptureEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Last-Event-Id
+         */
+        'Last-Event-ID'?: string | null;
+    };
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+    };
+    query?: {
+        /**
+         * Last Event Id
+         *
+         * Resume after this entry.
+         */
+        last_event_id?: string | null;
+    };
+    url: '/api/captures/{capture_id}/events';
+};
+
+export type CaptureEventsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CaptureEventsError = CaptureEventsErrors[keyof CaptureEventsErrors];
+
+export type CaptureEventsResponses = {
     /**
      * Successful Response
      */

@@ -5,6 +5,7 @@ import { api } from '../../api/client'
 import type { Capabilities } from '../../client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { CapabilityTable } from './CapabilityTable'
+import { CaptureAction } from './CaptureAction'
 import { targetQuery, targetsQuery } from '../../queries/targets'
 import { meQuery } from '../../queries/users'
 
@@ -109,6 +110,7 @@ export function TargetPage() {
           The lab runs this server itself ({t.provisioner}): every capability, startup options included.
         </p>
       )}
+      <CaptureAction target={t.name} mayAct={me.data !== undefined && me.data.role !== 'viewer'} />
     </div>
   )
 }

@@ -1,0 +1,31 @@
+// Captures (a team's server: configuration, accounts, workload) and their checks against a new
+// version: the calls, over the generated client. Every shape is the generated client's
+// (src/client/types.gen.ts: CaptureRead, CaptureSummary, CheckRead and their parts).
+import * as sdk from '../client/sdk.gen'
+import type { CaptureCreate } from '../client'
+import { unwrap } from './client'
+
+export const capturesApi = {
+  create: (body: CaptureCreate) => unwrap(sdk.createCapture({ body })),
+  get: (id: number) => unwrap(sdk.getCapture({ path: { capture_id: id } })),
+  /** Newest first; only `target`'s when given. */
+  list: (target?: string) => unwrap(sdk.listCaptures({ query: { target } })),
+  cancel: (id: number) => unwrap(sdk.cancelCapture({ path: { capture_id: id } })),
+  checks: (id: number) => unwrap(sdk.listChecks({ path: { capture_id: id } })),
+  /** Check capture `id`'s settings against lab target `target`'s binary (a local or tarball target). */
+  createCheck: (id: number, target: string) => unwrap(sdk.createCheck({ path: { capture_id: id }, body: { target } })),
+  cancelCheck: (id: number, checkId: number) =>
+    unwrap(sdk.cancelCheck({ path: { capture_id: id, check_id: checkId } })),
+  /** The capture's settings as a variant's startup options on `target` (dropped and scaled listed),
+   * for a job of `instances` server instances. */
+  variant: (id: number, target: string, instances: number) =>
+    unwrap(sdk.captureVariant({ path: { capture_id: id }, query: { target, instances } })),
+  /** The replayable statements (queries.sql) as text. */
+  queries: async (id: number) => (await unwrap(sdk.captureQueries({ path: { capture_id: id }, parseAs: 'text' }))) as string,
+}
+
+/** The captured digests as the SQL file a replay takes (GET /api/captures/{id}/queries.sql). */
+export const captureQueriesPath = (id: number) => `/api/captures/${id}/queries.sql`
+
+/** The capture's Server-Sent Events (api/streaming.py): its status and progress. */
+export const captureEventsPath = (id: number) => `/api/captures/${id}/events`

@@ -1,0 +1,43 @@
+import type { Account } from '../../client'
+
+/** The captured accounts: user, host and authentication plugin (the capture never reads a hash);
+ * `error`: why the account the lab connects with could not read them (the server's words). */
+export function AccountsTable({ accounts, error }: { accounts: Account[] | null; error: string | null }) {
+  return (
+    <section data-testid="capture-accounts">
+      <h2>Accounts</h2>
+      {error && (
+        <p className="notice" data-testid="capture-accounts-error">
+          Accounts not read: {error}
+        </p>
+      )}
+      {accounts && (
+        <table className="data-table">
+          <thead>
+            <tr>
+              <th>User</th>
+              <th>Host</th>
+              <th>Authentication plugin</th>
+            </tr>
+          </thead>
+          <tbody>
+            {accounts.map((a) => (
+              <tr key={`${a.user}@${a.host}`} data-testid="capture-account">
+                <td className="mono">{a.user}</td>
+                <td className="mono">{a.host}</td>
+                <td className="mono">{a.plugin}</td>
+              </tr>
+            ))}
+            {accounts.length === 0 && (
+              <tr>
+                <td colSpan={3} className="empty">
+                  No account.
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,71 @@
+import { cleanup, render, screen, within } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { CheckRead } from '../../client'
+import { CheckView } from './CheckView'
+
+afterEach(cleanup)
+
+// A succeeded check as GET /api/captures/{id}/checks answers it, with a list of findings this page
+// does not know yet (a newer backend's `changed_defaults`).
+const CHECK = {
+  id: 4, capture_id: 2, target: 'mariadb-11.8', status: 'succeeded', error: null, server: 'mariadbd 11.8.9',
+  created_at: '2026-11-27T10:00:00Z', started_at: '2026-11-27T10:00:01Z', finished_at: '2026-11-27T10:00:04Z',
+  findings: [
+    { name: 'max_connections', line: 'max-connections=77', outcome: 'accepted', words: '' },
+    { name: 'innodb_change_buffering', line: 'innodb-change-buffering=all', outcome: 'deprecated',
+      words: "[Warning] 'innodb-change-buffering' was removed. It does nothing now" },
+    { name: 'innodb_change_buffer_max_size', line: 'innodb-change-buffer-max-size=30', outcome: 'refused',
+      words: "[ERROR] mariadbd: unknown variable 'innodb-change-buffer-max-size=30'" },
+  ],
+  account_findings: [{ plugin: 'sha256_password', accounts: ["'old'@'%'"], outcome: 'missing', words: 'not in PLUGINS' }],
+  changed_defaults: [{ name: 'character_set_server', old: 'latin1', new: 'utf8mb4' }],
+} as unknown as CheckRead // prettier-ignore
+
+describe('CheckView', () => {
+  it('shows the findings most severe first, each with the server’s words', () => {
+    render(<CheckView check={CHECK} />)
+    const groups = screen.getAllByTestId(/^check-group-/).map((g) => g.dataset.testid)
+    expect(groups).toEqual(['check-group-does-not-start', 'check-group-locks-out', 'check-group-warns', 'check-group-same'])
+    expect(within(screen.getByTestId('finding-innodb_change_buffer_max_size')).getByText(/unknown variable/)).toBeTruthy()
+    expect(screen.getByTestId('check-headline').textContent).toBe(
+      'Does not start: 1 setting · Locks users out: 1 account · Starts with a warning: 1 setting',
+    )
+    expect(screen.queryByTestId('check-cancel')).toBeNull() // a finished check
+  })
+
+  it('shows a list of findings it does not know as a plain table rather than dropping it', () => {
+    render(<CheckView check={CHECK} />)
+    const extra = screen.getByTestId('check-extra-changed_defaults')
+    expect(extra.textContent).toContain('character_set_server')
+    expect(extra.textContent).toContain('utf8mb4')
+  })
+
+  it('puts the API’s one severity order first when it sends one, then what was not tried or taken', () => {
+    const ordered = {
+      ...CHECK,
+      findings: [...(CHECK.findings ?? []), { name: 'port', line: null, outcome: 'not_tried', words: 'network exposure' }],
+      identifier_findings: [{ kind: 'table', schema_name: 'shop', table: null, name: 'vector', probe: 'CREATE TABLE vector', words: 'syntax' }],
+      ordered: [
+        { severity: 'does_not_start', kind: 'option', subject: 'innodb-change-buffer-max-size=30', outcome: 'refused', evidence: 'unknown variable' },
+        { severity: 'changes_results', kind: 'identifier', subject: 'table vector (shop)', outcome: 'no_longer_parses', evidence: 'syntax' },
+        { severity: 'changes_results', kind: 'charset', subject: 'collation_server', outcome: 'latin1_swedish_ci -> utf8mb4_uca1400_ai_ci', evidence: '' },
+        { severity: 'changes_performance', kind: 'option', subject: 'innodb-change-buffering=all', outcome: 'deprecated', evidence: 'removed' },
+      ],
+    } as unknown as CheckRead // prettier-ignore
+    render(<CheckView check={ordered} />)
+    const groups = screen.getAllByTestId(/^check-(severity|group)-/).map((g) => g.dataset.testid)
+    expect(groups).toEqual([
+      'check-severity-does_not_start',
+      'check-severity-changes_results',
+      'check-severity-changes_performance',
+      'check-group-not-tried',
+      'check-group-same',
+    ])
+    expect(screen.getByTestId('check-headline').textContent).toBe(
+      'Does not start: 1 · Changes results: 2 · Changes performance: 1 (1 setting not tried)',
+    )
+    expect(screen.getAllByTestId('ordered-charset')[0].textContent).toContain('latin1_swedish_ci -> utf8mb4_uca1400_ai_ci') // as sent
+    expect(screen.queryByTestId('check-extra-identifier_findings')).toBeNull() // `ordered` holds them
+    expect(screen.getByTestId('check-extra-changed_defaults')).toBeTruthy() // a list of another name
+  })
+})

@@ -1,0 +1,184 @@
+import type { CheckRead } from '../../client'
+import { isFinal } from '../../api/models'
+import { ErrorBox } from '../../components/ErrorBox'
+import { formatDateTime } from '../../format'
+import type { Finding as OrderedFinding } from '../../client'
+import { checkHeadline, findingGroups, orderedGroups, orderedHeadline, orderedOf, type Finding, type FindingGroup } from './findings'
+
+/** Fields of CheckRead this view shows itself; any other list of objects the check carries (its
+ * findings grow) is shown as a plain table, but for the lists `ordered` already holds. */
+const SHOWN = new Set(['findings', 'account_findings', 'ordered'])
+
+function FindingRow({ finding }: { finding: Finding }) {
+  if (finding.kind === 'option') {
+    const f = finding.finding
+    return (
+      <tr data-testid={`finding-${f.name}`}>
+        <td className="mono">{f.line ?? f.name}</td>
+        <td>{f.outcome}</td>
+        <td>
+          <pre className="mono small" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', margin: 0 }}>
+            {f.words}
+          </pre>
+        </td>
+      </tr>
+    )
+  }
+  const f = finding.finding
+  return (
+    <tr data-testid={`account-finding-${f.plugin}`}>
+      <td className="mono">
+        {f.plugin}: {f.accounts.join(', ')}
+      </td>
+      <td>{f.outcome}</td>
+      <td>{f.words}</td>
+    </tr>
+  )
+}
+
+/** Lists of objects on the check this view does not know (rendered as they come); with `ordered`
+ * (which holds every *_findings list in one order) only lists of another name. */
+function OtherFindings({ check, withOrdered }: { check: CheckRead; withOrdered: boolean }) {
+  const extra = Object.entries(check as unknown as Record<string, unknown>).filter(
+    ([key, value]) =>
+      !SHOWN.has(key) &&
+      !(withOrdered && key.endsWith('_findings')) &&
+      Array.isArray(value) && value.length > 0 && value.every((row) => typeof row === 'object' && row !== null),
+  ) as [string, Record<string, unknown>[]][]
+  return extra.map(([key, rows]) => {
+    const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))]
+    return (
+      <div key={key} data-testid={`check-extra-${key}`}>
+        <h4>{key.replaceAll('_', ' ')}</h4>
+        <table className="data-table">
+          <thead>
+            <tr>
+              {columns.map((c) => (
+                <th key={c}>{c.replaceAll('_', ' ')}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row, i) => (
+              <tr key={i}>
+                {columns.map((c) => (
+                  <td key={c} className="small">
+                    {typeof row[c] === 'object' && row[c] !== null ? JSON.stringify(row[c]) : String(row[c] ?? '')}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    )
+  })
+}
+
+function OrderedRow({ finding }: { finding: OrderedFinding }) {
+  return (
+    <tr data-testid={`ordered-${finding.kind}`}>
+      <td>{finding.kind}</td>
+      <td className="mono" style={{ wordBreak: 'break-all' }}>
+        {finding.subject}
+      </td>
+      <td className="mono small" style={{ wordBreak: 'break-all' }}>
+        {finding.outcome}
+      </td>
+      <td>
+        <pre className="mono small" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', margin: 0 }}>
+          {finding.evidence}
+        </pre>
+      </td>
+    </tr>
+  )
+}
+
+/** A group of the page's own grouping (settings and accounts). */
+function Group({ group }: { group: FindingGroup }) {
+  return (
+    <details open={group.key !== 'same'} data-testid={`check-group-${group.key}`}>
+      <summary>
+        <strong>{group.title}</strong> ({group.findings.length}) <span className="muted small">{group.meaning}</span>
+      </summary>
+      <table className="data-table">
+        <thead>
+          <tr>
+            <th>Setting or plugin</th>
+            <th>Outcome</th>
+            <th>The server's words</th>
+          </tr>
+        </thead>
+        <tbody>
+          {group.findings.map((f) => (
+            <FindingRow key={`${f.kind}-${f.kind === 'option' ? f.finding.name : f.finding.plugin}`} finding={f} />
+          ))}
+        </tbody>
+      </table>
+    </details>
+  )
+}
+
+/** One check of the capture against a new version: its status, the new binary, then the findings
+ * most severe first, each with the server's words (or the lab's reason for not trying it). With the
+ * API's `ordered` findings (every kind in one severity order) those come first, then the settings
+ * not tried and what the new version takes as it is. */
+export function CheckView({ check, onCancel }: { check: CheckRead; onCancel?: () => void }) {
+  const groups = findingGroups(check)
+  const ordered = orderedOf(check)
+  const byOrder = ordered ? orderedGroups(ordered) : null
+  const notTried = groups.find((g) => g.key === 'not-tried')?.findings.length ?? 0
+  const shownGroups = byOrder ? groups.filter((g) => g.key === 'not-tried' || g.key === 'same') : groups
+  const final = isFinal(check.status)
+  return (
+    <div className="card" id={`check-${check.id}`} data-testid="capture-check">
+      <h3>
+        Check #{check.id} against {check.target}{' '}
+        <span className={`badge badge-${check.status}`} data-testid="check-status">
+          {check.status}
+        </span>{' '}
+        {!final && onCancel && (
+          <button type="button" className="btn btn-danger btn-small" data-testid="check-cancel" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </h3>
+      <p className="muted small">
+        {check.server ? `Binary ${check.server}. ` : ''}Started {formatDateTime(check.started_at)}, finished{' '}
+        {formatDateTime(check.finished_at)}.
+      </p>
+      <ErrorBox error={check.error} title="Check failed" testId="check-error" />
+      {check.status === 'succeeded' && (
+        <p data-testid="check-headline">
+          <strong>{byOrder ? orderedHeadline(byOrder, notTried) : checkHeadline(groups)}</strong>
+        </p>
+      )}
+      {byOrder?.map((group) => (
+        <details key={group.key} open data-testid={`check-severity-${group.key}`}>
+          <summary>
+            <strong>{group.title}</strong> ({group.findings.length}) <span className="muted small">{group.meaning}</span>
+          </summary>
+          <table className="data-table">
+            <thead>
+              <tr>
+                <th>Kind</th>
+                <th>What</th>
+                <th>Outcome</th>
+                <th>Evidence</th>
+              </tr>
+            </thead>
+            <tbody>
+              {group.findings.map((f, i) => (
+                <OrderedRow key={i} finding={f} />
+              ))}
+            </tbody>
+          </table>
+        </details>
+      ))}
+      {shownGroups.map((group) => (
+        <Group key={group.key} group={group} />
+      ))}
+      <OtherFindings check={check} withOrdered={byOrder !== null} />
+    </div>
+  )
+}

@@ -1,0 +1,62 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { capturesApi } from '../../api/captures'
+import { ErrorBox } from '../../components/ErrorBox'
+import { checksQuery } from '../../queries/captures'
+import { targetsQuery } from '../../queries/targets'
+import { CheckView } from './CheckView'
+
+/** The lab's own servers a check can start its scratch instance on (api/captures.py: local or tarball). */
+const CHECKABLE = new Set(['local', 'tarball'])
+
+/** "Check against a version": pick a lab target (the new version), start the check, and every
+ * check of this capture, newest first. */
+export function ChecksSection({ captureId, canCheck }: { captureId: number; canCheck: boolean }) {
+  const queryClient = useQueryClient()
+  const targets = useQuery(targetsQuery())
+  const checks = useQuery(checksQuery(captureId))
+  const choices = (targets.data ?? []).filter((t) => CHECKABLE.has(t.provisioner))
+  const [chosen, setChosen] = useState('')
+  const target = chosen || choices[0]?.name || ''
+  const refresh = () => void queryClient.invalidateQueries(checksQuery(captureId))
+  const create = useMutation({ mutationFn: () => capturesApi.createCheck(captureId, target), onSuccess: refresh })
+  const cancel = useMutation({
+    mutationFn: (checkId: number) => capturesApi.cancelCheck(captureId, checkId),
+    onSettled: refresh,
+  })
+  return (
+    <section data-testid="capture-checks">
+      <h2>Check against a version</h2>
+      <p className="muted">
+        The team's settings (the variables that differ) started on a scratch instance of the new version's binary:
+        which it refuses, which it warns about, and whether its accounts' plugins are there.
+      </p>
+      {canCheck ? (
+        <div className="toolbar">
+          <select value={target} onChange={(e) => setChosen(e.target.value)} data-testid="check-target">
+            {choices.map((t) => (
+              <option key={t.name} value={t.name}>
+                {t.name} ({t.flavor}{t.version ? ` ${t.version}` : ''})
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            className="btn btn-primary"
+            data-testid="check-start"
+            disabled={!target || create.isPending}
+            onClick={() => create.mutate()}
+          >
+            Check
+          </button>
+        </div>
+      ) : (
+        <p className="muted small">A check needs a succeeded capture.</p>
+      )}
+      <ErrorBox error={create.error ?? cancel.error ?? checks.error} title="Check" testId="check-request-error" />
+      {(checks.data ?? []).map((check) => (
+        <CheckView key={check.id} check={check} onCancel={() => cancel.mutate(check.id)} />
+      ))}
+    </section>
+  )
+}

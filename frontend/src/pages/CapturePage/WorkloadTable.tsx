@@ -1,0 +1,77 @@
+import { captureQueriesPath } from '../../api/captures'
+import type { Workload } from '../../client'
+import { formatMs } from '../../format'
+
+const SOURCES: Record<string, string> = {
+  sample: 'sample text',
+  history: 'from statement history',
+  digest_text: 'digest text only (not replayable)',
+}
+
+/** The captured statement digests, most executed first: text (and where it came from), executions
+ * and weight, latency (ms: avg, p95/p99 where the server has them, max), rows; the queries.sql a
+ * replay takes. */
+export function WorkloadTable({ captureId, workload }: { captureId: number; workload: Workload }) {
+  return (
+    <section data-testid="capture-workload">
+      <h2>Workload</h2>
+      <p className="muted">
+        {workload.digests.length} digests (at most {workload.limit}), {workload.executions.toLocaleString()} executions
+        {workload.quantiles ? ', p95/p99 from the server' : ', no quantiles on this server'}
+        {workload.samples ? '' : ', no sample texts on this server (history or digest text instead)'}.{' '}
+        <a href={captureQueriesPath(captureId)} data-testid="capture-queries-sql" download>
+          queries.sql
+        </a>{' '}
+        (the replayable texts, most executed first, each with its weight: the queries of a replay).
+      </p>
+      {workload.error && (
+        <p className="notice" data-testid="capture-workload-error">
+          Workload not fully read: {workload.error}
+        </p>
+      )}
+      <table className="data-table" data-testid="workload-table">
+        <thead>
+          <tr>
+            <th>Statement</th>
+            <th>Schema</th>
+            <th className="num">Executions</th>
+            <th className="num">Weight</th>
+            <th className="num">Avg ms</th>
+            <th className="num">p95 ms</th>
+            <th className="num">p99 ms</th>
+            <th className="num">Max ms</th>
+            <th className="num">Rows sent</th>
+          </tr>
+        </thead>
+        <tbody>
+          {workload.digests.map((d, i) => (
+            <tr key={d.digest ?? i} data-testid="capture-digest">
+              <td>
+                <code style={{ wordBreak: 'break-all' }}>{d.text}</code>
+                <div className="muted small">
+                  {SOURCES[d.text_source] ?? d.text_source}
+                  {d.truncated && ', cut short'}
+                </div>
+              </td>
+              <td className="mono">{d.schema_name ?? '-'}</td>
+              <td className="num">{d.executions.toLocaleString()}</td>
+              <td className="num">{(d.weight * 100).toFixed(1)}%</td>
+              <td className="num">{formatMs(d.avg_s)}</td>
+              <td className="num">{formatMs(d.p95_s)}</td>
+              <td className="num">{formatMs(d.p99_s)}</td>
+              <td className="num">{formatMs(d.max_s)}</td>
+              <td className="num">{d.rows_sent?.toLocaleString() ?? '-'}</td>
+            </tr>
+          ))}
+          {workload.digests.length === 0 && (
+            <tr>
+              <td colSpan={9} className="empty">
+                No statement digest captured.
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </section>
+  )
+}
