@@ -32,6 +32,8 @@ OLD = BinaryDefaults(
         "innodb_purge_threads": "4",
         "thread_cache_size": "0",
         "general_log_file": "old-host.log",
+        "version": "10.11.19-MariaDB",
+        "performance_schema_max_statement_classes": "222",
     },
 )
 NEW = BinaryDefaults(
@@ -46,6 +48,8 @@ NEW = BinaryDefaults(
         "innodb_purge_threads": "8",
         "thread_cache_size": "9",
         "general_log_file": "/var/lib/mysql/new-host.log",
+        "version": "11.8.9-MariaDB",
+        "performance_schema_max_statement_classes": "231",
     },
 )
 
@@ -60,6 +64,8 @@ def _config(**values: str) -> configuration.Configuration:
         "innodb_purge_threads": "4",
         "thread_cache_size": "0",
         "general_log_file": "old-host.log",
+        "version": "10.11.19-MariaDB",
+        "performance_schema_max_statement_classes": "222",
         **values,
     }
     return configuration.build("mariadb", "10.11.19", "", captured, OLD, None)
@@ -127,7 +133,7 @@ def test_defaults_changed_under_settings_left_unset_results_first_host_dependent
         ("innodb_snapshot_isolation", "results"),
         ("innodb_purge_threads", "performance"),
     ]  # histogram_type set by the team, thread_cache_size resolved at start, character set: its own
-    # kind, general_log_file a path of the host
+    # kind, general_log_file a path of the host, version and the instrument class count the binary's own
     purge = found[1]
     assert purge.host_dependent and purge.lab_host_value == "2" and purge.new_default == "8"
 

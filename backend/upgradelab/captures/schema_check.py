@@ -58,6 +58,19 @@ RESULT_VARIABLES = frozenset(
 )
 # A path's default is the host's (its name, the datadir): no change of version, not compared.
 _PATH_SUFFIXES = ("_file", "_dir", "_path", "dir", "socket")
+# The server's identity (version, version_comment, version_source_revision, version_ssl_library) and
+# performance_schema's instrument class counts (sized from the binary's own list of instruments): they
+# differ on every new binary and are no default a team leaves unset (seen on 10.11 -> 11.8: 5 of 11
+# "changes performance" findings were these).
+_IDENTITY_PREFIXES = ("version",)
+
+
+def _binary_own(name: str) -> bool:
+    return name.startswith(_IDENTITY_PREFIXES) or (
+        name.startswith("performance_schema_max_") and name.endswith("_classes")
+    )
+
+
 MAX_SQL_MODE_ROUNDS = 40
 
 
@@ -214,7 +227,7 @@ def default_findings(
         name = variable.name.lower()
         if variable.comparison != "default" or variable.default is None or name in CHARSET_VARIABLES:
             continue  # the character set ones are charset_findings
-        if name.endswith(_PATH_SUFFIXES):
+        if name.endswith(_PATH_SUFFIXES) or _binary_own(name):
             continue
         new_default = new_defaults.values.get(name)
         if new_default is None or not comparable(name, new_default):
