@@ -115,7 +115,7 @@ def summary(found: dict[str, Any]) -> str:
         name = result.get(key)
         if name:
             chosen: dict[str, Any] = next((t for t in found.get("tried", []) if t["name"] == name), {})
-            apply = candidates.get(name, {}).get("apply", name)
+            apply = chosen.get("apply") or candidates.get(name, {}).get("apply", name)
             lines.append(f"  {key.replace('_', ' ')}: {name}; apply: {apply}")
             if chosen.get("plan_before") is not None:
                 lines.append(f"    plan before: {_plan(chosen.get('plan_before'))}")

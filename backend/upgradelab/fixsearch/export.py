@@ -19,7 +19,7 @@ def plan_text(plan: list[FixPlanStep] | None) -> str:
 
 
 def _trial(read: FixSearchRead, trial: FixTrialRead) -> dict[str, Any]:
-    candidate = next((c for c in read.candidates if c.name == trial.name), None)
+    candidate = next((c for c in read.candidates if trial.name in (c.name, f"{c.name} (global)")), None)
     effects = trial.side_effects
     return {
         "kind": "trial",
@@ -33,8 +33,8 @@ def _trial(read: FixSearchRead, trial: FixTrialRead) -> dict[str, Any]:
         "clock": trial.clock,
         **verdicts.columns(trial.ratio_to_baseline, "to_baseline_"),
         **verdicts.columns(trial.ratio_to_variant, "to_variant_"),
-        "apply": candidate.apply if candidate else None,
-        "set_global": candidate.extra.get("set_global") if candidate else None,
+        "apply": trial.apply or (candidate.apply if candidate else None),
+        "set_global": trial.set_global,
         "plan_before": plan_text(trial.plan_before),
         "plan_after": plan_text(trial.plan_after),
         "plan_error": trial.plan_error,

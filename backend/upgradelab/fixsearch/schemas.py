@@ -123,7 +123,7 @@ class FixTrialRead(_Read):
     its rounds, the statements as rewritten and the ratios' clock (server, client); its scope
     (statement, global), a global one's side effects on the whole replay (None: not checked), the
     variant's plan of the first statement before and after the remedy (plan_error: EXPLAIN with
-    it failed)."""
+    it failed); what to apply (hint, SET STATEMENT prefix, option lines) and a global one's SET GLOBAL."""
 
     name: str
     status: str
@@ -140,6 +140,8 @@ class FixTrialRead(_Read):
     plan_before: list[FixPlanStep] | None = None
     plan_after: list[FixPlanStep] | None = None
     plan_error: str | None = None
+    apply: str | None = None
+    set_global: str | None = None
 
 
 class FixSearchProgress(_Read):

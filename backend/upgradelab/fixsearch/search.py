@@ -76,6 +76,8 @@ class Trial:
     plan_before: list[dict[str, Any]] | None = None
     plan_after: list[dict[str, Any]] | None = None
     plan_error: str | None = None
+    apply: str | None = None
+    set_global: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -222,7 +224,8 @@ def search(
             before = trial.rounds
             trial = oracle(candidate, min(EXTENSION_STEP, limit - trial.rounds))
             spent += trial.rounds - before
-        trial.scope = candidate.scope
+        trial.scope, trial.apply = candidate.scope, candidate.apply
+        trial.set_global = candidate.extra.get("set_global")
         if candidate.scope == "global":
             verify_global(candidate, trial)
         return trial
