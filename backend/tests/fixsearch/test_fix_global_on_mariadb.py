@@ -48,12 +48,12 @@ Q1 = "SELECT COUNT(*), SUM(o.id) FROM o WHERE o.k IN (SELECT i.c FROM i)"
 Q2 = "SELECT o.id, o.id IN (SELECT i.id FROM i) FROM o"
 IDS = ", ".join(str(n) for n in range(1, 3 * OUTER + 1, 3))
 Q3 = f"SELECT COUNT(*) FROM o WHERE o.id IN ({IDS})"
-BASELINE = {
+BASELINE: dict[str, Any] = {
     "target": TARGET,
     "name": "materialized",
     "options": {"optimizer_switch": "semijoin=off,in_to_exists=off"},
 }
-VARIANT = {
+VARIANT: dict[str, Any] = {
     "target": TARGET,
     "name": "per row",
     "options": {"optimizer_switch": "semijoin=off,materialization=off", "optimizer_trace": "enabled=on"},
@@ -88,9 +88,8 @@ def replay(http: httpx.Client) -> Iterator[dict[str, Any]]:
 
 
 def _fingerprint(replay: dict[str, Any], sql: str) -> str:
-    return next(
-        f["fingerprint_id"] for f in replay["report"]["fingerprints"] if f["statements"][0]["sql"] == sql
-    )
+    rows = replay["report"]["fingerprints"]
+    return str(next(f["fingerprint_id"] for f in rows if f["statements"][0]["sql"] == sql))
 
 
 def _fix(api: str, replay: dict[str, Any], sql: str, *extra: str) -> tuple[int, dict[str, Any]]:
