@@ -157,3 +157,12 @@ def test_judge_effect_reads_with_over_without() -> None:
     effect = judge_effect("f", "SELECT 1", without, with_it, True, rounds)
     assert effect.ratio is not None and effect.ratio.ratio > 2.9 and effect.is_side_effect
     assert not judge_effect("f", "SELECT 1", with_it, without, True, rounds).is_side_effect
+
+
+def test_a_fingerprint_measured_without_the_setting_and_not_with_it_is_a_side_effect() -> None:
+    # its statements timed out (or failed) with the setting in every round: no ratio, said
+    without = {r: [0.010] for r in range(1, 6)}
+    effect = judge_effect("f", "SELECT 1", without, {}, True, 5)
+    assert effect.ratio is None and effect.is_side_effect
+    assert effect.error == "no round measured with the setting (timed out or failed)"
+    assert not judge_effect("f", "SELECT 1", {}, {}, True, 5).is_side_effect  # not measured either way

@@ -80,8 +80,10 @@ class FingerprintEffect:
 
     @property
     def is_side_effect(self) -> bool:
-        """Made slower (decided: the verdict "regression") or its results changed."""
-        return not self.results_equal or (self.ratio is not None and self.ratio.verdict == "regression")
+        """Made slower (decided: the verdict "regression"), its results changed (an error or a timeout
+        included: compare.diff), or not measured with the setting where it was without (`error`)."""
+        slower = self.ratio is not None and self.ratio.verdict == "regression"
+        return not self.results_equal or slower or self.error is not None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -98,8 +100,12 @@ class FingerprintEffect:
 
 def judge_effect(fingerprint_id: str, fingerprint: str, as_is: Rounds, remedied: Rounds,
                  results_equal: bool, rounds: int) -> FingerprintEffect:  # fmt: skip
-    """A fingerprint's effect from its rounds ({round: [seconds per pass]}) without and with the setting."""
-    return FingerprintEffect(fingerprint_id, fingerprint, time_ratio(as_is, remedied), results_equal, rounds)
+    """A fingerprint's effect from its rounds ({round: [seconds per pass]}) without and with the setting;
+    rounds measured without it and none with it (its statements timed out or failed with the
+    setting: the worst side effect, a query that no longer ends) is said in `error`."""
+    lost = "no round measured with the setting (timed out or failed)" if as_is and not remedied else None
+    ratio = time_ratio(as_is, remedied)
+    return FingerprintEffect(fingerprint_id, fingerprint, ratio, results_equal, rounds, lost)
 
 
 @dataclass

@@ -82,17 +82,22 @@ class Side:
         if self.own is None:  # the connection's own values: read once, they change only here
             self.own = self.variables()
         own = self.own
+        back = ", ".join(f"{name}={literal(own[name.lower()])}" for name in settings if name.lower() in own)
+
+        def restore() -> None:
+            if back:
+                with self.one.connection.cursor() as cursor:
+                    cursor.execute(f"SET SESSION {back}")
+
         with self.one.connection.cursor() as cursor:
             cursor.execute("SET SESSION " + ", ".join(f"{n}={literal(v)}" for n, v in settings.items()))
         try:
             yield
-        finally:
-            back = ", ".join(
-                f"{name}={literal(own[name.lower()])}" for name in settings if name.lower() in own
-            )
-            if back:
-                with self.one.connection.cursor() as cursor:
-                    cursor.execute(f"SET SESSION {back}")
+        except BaseException:  # interrupted (a cancel kills the statement): the search is ending
+            with suppress(pymysql.MySQLError, OSError):
+                restore()
+            raise
+        restore()
 
     def variables(self) -> dict[str, str]:
         """SHOW SESSION VARIABLES on the replay's connection ({lower-case name: value}): what its
