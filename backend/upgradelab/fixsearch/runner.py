@@ -36,7 +36,7 @@ from upgradelab.execution.status import JobStatus
 from upgradelab.fixsearch import candidates as candidate_builder
 from upgradelab.fixsearch import state
 from upgradelab.fixsearch.candidates import Candidate
-from upgradelab.fixsearch.effects import global_twin
+from upgradelab.fixsearch.effects import SideEffects, global_twin
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.fixsearch.measure import PairOracle, opened_pair
 from upgradelab.fixsearch.models import FixSearch
@@ -176,6 +176,14 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                     with fleet.block(side.instance):
                         read[name] = side.variables()
                 checks = row.scope != "statement"  # a global remedy is checked on the whole replay
+
+                def check(candidate: Candidate) -> SideEffects:
+                    state.write(row.id, progress=progress(
+                        "checking side effects",
+                        f"{candidate.name} on the replay's {len(oracle.others)} other fingerprints",
+                    ))  # fmt: skip
+                    return side_effects(oracle, candidate)
+
                 oracle = PairOracle(
                     fleet, base_side, var_side, dump, statements, row.passes, row.id, interrupt,
                     row.tolerance, others=other_fingerprints(row.id) if checks else [],
@@ -194,7 +202,7 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                     found, oracle, rounds=row.rounds, budget=Budget(row.budget_rounds, row.budget_minutes),
                     try_all=row.try_all, on_trial=on_trial,
                     globalize=global_twin if row.scope == "both" else None,
-                    check=(lambda candidate: side_effects(oracle, candidate)) if checks else None,
+                    check=check if checks else None,
                 )  # fmt: skip
     except SearchCancelled:
         return Ending(JobStatus.cancelled, fields={"progress": progress("done", "cancelled")})
