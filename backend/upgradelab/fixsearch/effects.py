@@ -137,10 +137,12 @@ class SideEffects:
                 f"side effects checked on {len(self.checked)} of {total} other fingerprints before the "
                 f"check's budget ({self.budget_minutes:g} min) ended"
             )
+        each = f"{self.rounds_per_fingerprint} rounds each"
         if not self.slower:
-            return f"no side effect: checked on all {total} other fingerprints of the replay"
+            return f"no side effect: checked on all {total} other fingerprints of the replay ({each})"
         names = ", ".join(e.fingerprint_id for e in self.slower)
-        return f"{len(self.slower)} side effects on the {total} other fingerprints of the replay: {names}"
+        found = f"{len(self.slower)} side effects on the {total} other fingerprints of the replay"
+        return f"{found} ({each}): {names}"
 
     def as_dict(self) -> dict[str, Any]:
         return {
