@@ -2,8 +2,8 @@
 
 Existing searches read as scope "statement" (they checked no global remedy), 5 rounds and 10 minutes.
 
-Revision ID: 0024_fix_global
-Revises: 0023_fix_searches
+Revision ID: 0025_fix_global
+Revises: 0024_capture_findings
 """
 
 from collections.abc import Sequence
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0024_fix_global"
-down_revision: str | None = "0023_fix_searches"
+revision: str = "0025_fix_global"
+down_revision: str | None = "0024_capture_findings"
 branch_labels: Sequence[str] | None = None
 depends_on: Sequence[str] | None = None
 

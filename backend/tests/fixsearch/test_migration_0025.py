@@ -1,4 +1,4 @@
-"""Migration 0024 adds the fix search's global-remedy columns (existing rows read scope "statement")
+"""Migration 0025 adds the fix search's global-remedy columns (existing rows read scope "statement")
 and takes them away again."""
 
 from pathlib import Path
@@ -9,7 +9,7 @@ from alembic.script import ScriptDirectory
 
 from upgradelab.migrations import alembic_config
 
-REVISION = "0024_fix_global"
+REVISION = "0025_fix_global"
 NEW = {"scope", "side_rounds", "side_minutes"}
 
 
