@@ -97,11 +97,13 @@ def test_the_search_finds_a_statement_level_remedy_that_restores_with_equal_resu
     assert {c["source"] for c in found["candidates"][3:]} == {"lever"}
     trials = found["tried"]
     remedy = found["result"]["remedy"]
-    assert trials[-1]["name"] == remedy and trials[-1]["status"] == "restores"  # stopped at it
-    assert all(t["status"] != "restores" for t in trials[:-1])
+    # stopped at it; under the default scope ("both") its global twin measured right after it
+    assert [t["name"] for t in trials[-2:]] == [remedy, f"{remedy} (global)"]
+    assert trials[-2]["status"] == "restores" and trials[-2]["scope"] == "statement"
+    assert all(t["status"] != "restores" for t in trials[:-2])
     chosen = next(c for c in found["candidates"] if c["name"] == remedy)
     assert chosen["scope"] == "statement" and chosen["source"] == "differs"
-    last = trials[-1]
+    last = trials[-2]
     assert last["results_equal"] is True
     assert last["statements"] == [
         f"SET STATEMENT optimizer_switch='{chosen['settings']['optimizer_switch']}' FOR {QUERY}"
@@ -109,6 +111,23 @@ def test_the_search_finds_a_statement_level_remedy_that_restores_with_equal_resu
     assert last["ratio_to_baseline"]["high"] <= 1.5  # at most the tolerance slower, decided
     assert last["ratio_to_variant"]["verdict"] == "improvement"  # the remedy undoes the planted gap
     assert last["variant_to_baseline"]["verdict"] == "regression"  # the gap, measured in the same rounds
+    # the plan before and after, both read (MariaDB refuses EXPLAIN of a SET STATEMENT statement: the
+    # plan is read under its settings instead); the steps (table, access, key) are the same here: the
+    # dependent subquery and the materialization both read o and i whole
+    assert last["plan_error"] is None
+    assert [s["table"] for s in last["plan_before"]] == [s["table"] for s in last["plan_after"]] == ["o", "i"]
+    # the same setting as a global one: an option line, checked on the replay's other fingerprints
+    # (none: the replay has one), said so
+    twin = trials[-1]
+    assert twin["scope"] == "global" and twin["statements"] == [QUERY]  # the statement unchanged
+    if twin["status"] == "restores":
+        assert twin["side_effects"]["complete"] is True and twin["side_effects"]["side_effects"] == []
+        assert "checked on all 0 other fingerprints" in twin["reason"]
+        assert found["result"]["global_remedy"] == twin["name"]
+    setting = chosen["settings"]["optimizer_switch"]
+    assert twin["apply"] == f"optimizer_switch='{setting}'"  # the option line
+    assert twin["set_global"] == f"SET GLOBAL optimizer_switch='{setting}'"
+    assert last["apply"] == chosen["apply"]
     assert found["result"]["rounds"] == sum(t["rounds"] for t in trials) <= found["budget_rounds"]
     # the API serves the same search, and a final one cannot be cancelled
     again = http.get(f"/api/fixsearches/{found['id']}").json()

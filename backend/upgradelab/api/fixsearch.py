@@ -3,10 +3,14 @@
 Viewers read fix searches without their share_token (users/auth.py sees_share_tokens); only the
 search's owner or an admin may cancel it (require_owner)."""
 
+from typing import Literal
+
 from fastapi import APIRouter, Query, status
+from fastapi.responses import Response
 
 from upgradelab.db import SessionDep
 from upgradelab.fixsearch import service
+from upgradelab.fixsearch.export import export_csv
 from upgradelab.fixsearch.models import FixSearch
 from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchRead
 from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
@@ -54,6 +58,23 @@ async def share_fix_search(search_id: int, session: SessionDep) -> FixSearchRead
     return service.to_read(await service.share(session, await service.get_or_raise(session, search_id)))
 
 
+@router.get("/{search_id}/export")
+async def export_fix_search(
+    search_id: int, session: SessionDep, user: CurrentUser, format: Literal["csv", "json"] = "json"
+) -> Response:
+    """The search as CSV (fixsearch/export.py: a row per trial, a row per side effect) or JSON
+    (FixSearchRead), as an attachment named fixsearch-<id>; 404 for an unknown id."""
+    return _export(await service.get_or_raise(session, search_id), format, user)
+
+
+def _export(row: FixSearch, format: Literal["csv", "json"], user: User | None = None) -> Response:
+    read = _read(row, user) if user is not None else service.to_read(row)
+    headers = {"Content-Disposition": f'attachment; filename="fixsearch-{row.id}.{format}"'}
+    if format == "csv":
+        return Response(export_csv(read), media_type="text/csv", headers=headers)
+    return Response(read.model_dump_json(indent=2), media_type="application/json", headers=headers)
+
+
 def _read(row: FixSearch, user: User | None) -> FixSearchRead:
     """The API shape for `user`: share_token only for whom sees_share_tokens."""
     read = service.to_read(row)
@@ -66,3 +87,12 @@ def _read(row: FixSearch, user: User | None) -> FixSearchRead:
 async def shared_fix_search(token: str, session: SessionDep) -> FixSearchRead:
     """A shared fix search, read-only, without sign-in; 404 for an unknown token."""
     return service.to_read(await service.by_token(session, token))
+
+
+@public_router.get("/{token}/export")
+async def export_shared_fix_search(
+    token: str, session: SessionDep, format: Literal["csv", "json"] = "json"
+) -> Response:
+    """A shared fix search's export without sign-in (as /api/fixsearches/{id}/export); 404 for an
+    unknown token."""
+    return _export(await service.by_token(session, token), format)

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, status
 from fastapi.responses import Response
 
 from upgradelab.db import SessionDep
+from upgradelab.fixsearch import service as fix_searches
 from upgradelab.replay import counters, service
 from upgradelab.replay.groups import ReplayGroups
 from upgradelab.replay.report import ChangeCause, FingerprintResult, ReplayReport, VariantFinding
@@ -46,8 +47,13 @@ async def list_replays(session: SessionDep) -> list[ReplayRead]:
 @router.get("/{replay_id}", response_model=ReplayRead)
 async def get_replay(replay_id: int, session: SessionDep) -> ReplayRead:
     """A replay run with its report once succeeded (fingerprints by group, both plans, both errors;
-    partial after a cancel)."""
-    return await service.to_read(session, await service.get_or_raise(session, replay_id), with_report=True)
+    partial after a cancel); each fingerprint's row with its fix searches (id, status, outcome, remedy)."""
+    read = await service.to_read(session, await service.get_or_raise(session, replay_id), with_report=True)
+    if read.report is not None:
+        found = await fix_searches.briefs(session, replay_id)
+        for row in read.report.fingerprints:
+            row.fix_searches = found.get(row.fingerprint_id, [])
+    return read
 
 
 @router.post("/{replay_id}/cancel", response_model=ReplayRead)

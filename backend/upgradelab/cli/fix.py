@@ -1,10 +1,13 @@
-"""`upgradelab fix --replay N --fingerprint ID --variant NAME [--json]`: look for a statement-level
-remedy for a fingerprint of a replay that is slower on a variant.
+"""`upgradelab fix --replay N --fingerprint ID --variant NAME [--json] [--scope both]`: look for a
+remedy for a fingerprint of a replay that is slower on a variant: statement-level, and (scope "both",
+the default) a restoring setting re-verified as a global one (an option line) with its side effects
+on every other fingerprint of the replay; `--scope global` tries the settings as global remedies only.
 
 Starts a fix search (POST /api/fixsearches), waits for it and prints each candidate tried (its status,
-ratio to the baseline with its interval, results equal or not) and the outcome: the remedy that
-restores the baseline's time with equal results and what to apply, or "no remedy found" / "out of
-budget" with what was tried. Exit 0 when a remedy restores, 1 when the search ended without one, 2
+ratio to the baseline and to the variant with their intervals, results equal or not, the plan before
+and after, a global remedy's side effects) and the outcome: the remedy that restores the baseline's
+time with equal results and what to apply, or "no remedy found" / "out of budget" with what was
+tried. Exit 0 when a remedy restores, 1 when the search ended without one, 2
 when it was refused, failed, was cancelled, or the API could not be reached.
 """
 
@@ -32,17 +35,23 @@ def fix(
     tolerance: Annotated[
         float, typer.Option(help="Restores when at most this much slower (0.10: 10 %).")
     ] = 0.10,
+    scope: Annotated[
+        str, typer.Option(help="statement, both (a restoring setting re-verified as global) or global.")
+    ] = "both",
+    side_rounds: Annotated[int, typer.Option(help="A global remedy's check: rounds per fingerprint.")] = 5,
+    side_minutes: Annotated[float, typer.Option(help="A global remedy's check: minutes at most.")] = 10.0,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the result.")] = 6 * 3600,
     api: ApiOption = None,
     token: TokenOption = None,
 ) -> None:
     """Find a remedy for fingerprint FINGERPRINT of replay REPLAY on VARIANT (against the replay's
-    baseline): statement-level settings tried and measured, stopping at the first that restores."""
+    baseline): remedies tried and measured, stopping at the first that restores; a global one checked
+    on the whole replay for side effects."""
     base = api or default_api()
     body: dict[str, Any] = {
         "replay_id": replay, "fingerprint_id": fingerprint, "variant": variant, "rounds": rounds,
         "budget_rounds": budget_rounds, "budget_minutes": budget_minutes, "try_all": try_all,
-        "tolerance": tolerance,
+        "tolerance": tolerance, "scope": scope, "side_rounds": side_rounds, "side_minutes": side_minutes,
     }  # fmt: skip
     try:
         with httpx.Client(base_url=base, timeout=60, headers=auth_headers(token)) as client:
@@ -75,6 +84,13 @@ def _ratio(verdict: dict[str, Any] | None) -> str:
     return f"{verdict['ratio']:.2f}x [{verdict['low']:.2f}, {verdict['high']:.2f}] ({verdict['verdict']})"
 
 
+def _plan(steps: list[dict[str, Any]] | None) -> str:
+    """A plan on one line: `table:access/key` per step in join order."""
+    return " > ".join(
+        f"{s['table']}:{s.get('access_type') or '-'}/{s.get('key') or '-'}" for s in steps or []
+    )
+
+
 def summary(found: dict[str, Any]) -> str:
     """The outcome and each trial in a few lines."""
     result = found.get("result") or {}
@@ -84,13 +100,26 @@ def summary(found: dict[str, Any]) -> str:
         equal = {True: "results equal", False: "results differ", None: ""}[trial.get("results_equal")]
         ratio = _ratio(trial.get("ratio_to_baseline"))
         lines.append(
-            f"  {trial['name']}: {trial['status']}; vs baseline {ratio}{'; ' + equal if equal else ''}"
+            f"  {trial['name']} [{trial.get('scope', 'statement')}]: {trial['status']}; vs baseline {ratio}; "
+            f"vs variant {_ratio(trial.get('ratio_to_variant'))}{'; ' + equal if equal else ''}"
         )
-        if trial["status"] == "refused":
+        if trial["status"] in ("refused", "undecided"):
             lines.append(f"    {trial['reason']}")
-    remedy = result.get("remedy")
-    if remedy:
-        lines.append(f"  apply: {candidates.get(remedy, {}).get('apply', remedy)}")
+        effects = trial.get("side_effects")
+        if effects:
+            lines.append(f"    {effects['said']}")
+            for effect in effects["side_effects"]:
+                changed = "" if effect["results_equal"] else "; results differ"
+                lines.append(f"      {effect['fingerprint_id']}: {_ratio(effect.get('ratio'))}{changed}")
+    for key in ("remedy", "global_remedy"):
+        name = result.get(key)
+        if name:
+            chosen: dict[str, Any] = next((t for t in found.get("tried", []) if t["name"] == name), {})
+            apply = chosen.get("apply") or candidates.get(name, {}).get("apply", name)
+            lines.append(f"  {key.replace('_', ' ')}: {name}; apply: {apply}")
+            if chosen.get("plan_before") is not None:
+                lines.append(f"    plan before: {_plan(chosen.get('plan_before'))}")
+                lines.append(f"    plan after:  {_plan(chosen.get('plan_after'))}")
     if result.get("not_tried"):
         lines.append(f"  not tried: {', '.join(result['not_tried'])}")
     lines.append(f"  {result.get('rounds', 0)} rounds, {result.get('minutes', 0)} minutes")

@@ -13,9 +13,10 @@
 2. `lever`: the flavor's documented known levers (levers.py), relative to the variant's own values;
    one that repeats a `differs` candidate's setting is left out (the earlier keeps the evidence).
 
-Every candidate is statement-level: its settings are written into the statement (rewrite.py), so
-its scope is "statement" and it needs no side-effect check on the rest of the replay (a global
-remedy, which would, is not built by this slice).
+Every candidate built here is statement-level: its settings are written into the statement
+(rewrite.py), so its scope is "statement" and it needs no side-effect check on the rest of the
+replay. A setting's global twin (effects.py, scope "global": an option line or SET GLOBAL) does, and
+gets it (search.py, whole.py).
 """
 
 from dataclasses import asdict, dataclass, field
@@ -48,8 +49,9 @@ OPTIMIZER_VARIABLES = frozenset(
 class Candidate:
     """A remedy to try: `name` as shown, `source` (plan, differs, lever) and `note` (where it came
     from, in words), `settings` (variable -> value, an optimizer_switch value naming only the flags
-    it changes) in force for the statement only, `scope` "statement", and `apply` (the hint or the
-    SET STATEMENT prefix to write into the statement)."""
+    it changes) in force for the statement only (`scope` "statement") or for the whole server
+    ("global", effects.py), and `apply` (the hint or the SET STATEMENT prefix to write into the
+    statement; a global one's option lines)."""
 
     name: str
     source: Source

@@ -11,19 +11,33 @@ captured once (the candidate's before its rounds: an error or a new warning is t
 the remedy, `refusal`; its results are compared with the baseline's by compare.diff); the baseline's
 and the variant's are captured at the start and kept for every candidate, whose rounds time all
 three afresh (a candidate's ratios rest on its own rounds only).
+
+A global remedy (scope "global", effects.py) is measured as the session value it gives every new
+connection: SET GLOBAL and an option line set the default each session starts with, and the settings
+it names (optimizer_switch flags, optimizer variables) are session variables the optimizer reads from
+the statement's own session. So its arm runs the statements unchanged on the variant's replay
+connection with SET SESSION of its settings for the arm's turns only, the connection's own values
+(the variant's, read before) set back after each turn: the server is left as the replay made it for
+the other arms. `side_effects` times every other fingerprint of the replay the same way, two arms
+(the variant as it is, with the setting) interleaved round by round (effects.py).
+
+Plans: the variant's plan of the first statement without and with the remedy (`plans`); a MariaDB
+statement-level remedy is explained as SET STATEMENT makes it run, under its settings for the
+session (EXPLAIN of a `SET STATEMENT ... FOR` statement is refused).
 """
 
 import random
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from itertools import groupby
+from typing import Any
 
 import pymysql
 
 from upgradelab.execution.instances import Fleet, Instance, started
 from upgradelab.fixsearch.candidates import Candidate
-from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy
+from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, index_hint, literal
 from upgradelab.fixsearch.search import SearchCancelled, Trial, judge
 from upgradelab.replay.compare import THRESHOLD, diff
 from upgradelab.replay.dataset_load import DumpDataset
@@ -35,7 +49,7 @@ from upgradelab.replay.opening import (
     open_variant,
     with_clock_options,
 )
-from upgradelab.replay.outcomes import Outcome
+from upgradelab.replay.outcomes import Outcome, explain
 from upgradelab.replay.pairs import pass_values
 from upgradelab.replay.passes import StatementRunner, capture_outcomes, statement_passes, statement_runner
 from upgradelab.replay.sources import SourceStatement
@@ -52,10 +66,38 @@ class Side:
     one: OpenVariant
     runner: StatementRunner
     instance: Instance
+    own: dict[str, str] | None = None
 
     @property
     def flavor(self) -> str:
         return self.one.variant.provisioner.flavor
+
+    @contextmanager
+    def session(self, settings: dict[str, str]) -> Iterator[None]:
+        """`settings` in force on the replay connection while entered (SET SESSION), its own values
+        set back after (module docstring); pymysql.MySQLError when the server refuses one."""
+        if not settings:
+            yield
+            return
+        if self.own is None:  # the connection's own values: read once, they change only here
+            self.own = self.variables()
+        own = self.own
+        back = ", ".join(f"{name}={literal(own[name.lower()])}" for name in settings if name.lower() in own)
+
+        def restore() -> None:
+            if back:
+                with self.one.connection.cursor() as cursor:
+                    cursor.execute(f"SET SESSION {back}")
+
+        with self.one.connection.cursor() as cursor:
+            cursor.execute("SET SESSION " + ", ".join(f"{n}={literal(v)}" for n, v in settings.items()))
+        try:
+            yield
+        except BaseException:  # interrupted (a cancel kills the statement): the search is ending
+            with suppress(pymysql.MySQLError, OSError):
+                restore()
+            raise
+        restore()
 
     def variables(self) -> dict[str, str]:
         """SHOW SESSION VARIABLES on the replay's connection ({lower-case name: value}): what its
@@ -75,13 +117,15 @@ class Arm:
     one: OpenVariant
     runner: StatementRunner
     statements: list[SourceStatement]
+    session: dict[str, str] = field(default_factory=dict)  # a global remedy's, for its turns only
 
     @property
     def replay(self) -> VariantReplay:
         return self.one.replay
 
 
-def _arm(side: Side, name: str, statements: list[SourceStatement], passes: int) -> Arm:
+def new_arm(side: Side, name: str, statements: list[SourceStatement], passes: int,
+         session: dict[str, str] | None = None) -> Arm:  # fmt: skip
     replay = VariantReplay(name, side.one.replay.version, None, [], passes=passes, flavor=side.flavor)
     replay.clock = "server" if side.one.clock is not None else "client"
     return Arm(
@@ -89,12 +133,13 @@ def _arm(side: Side, name: str, statements: list[SourceStatement], passes: int) 
         replace(side.one, replay=replay, missing={}),
         StatementRunner(side.runner.statements),
         statements,
+        dict(session or {}),
     )
 
 
 def _fresh(arm: Arm) -> Arm:
     """The arm with its captured outcomes and no times (a candidate's own rounds)."""
-    fresh = _arm(arm.side, arm.replay.name, arm.statements, arm.replay.passes)
+    fresh = new_arm(arm.side, arm.replay.name, arm.statements, arm.replay.passes, arm.session)
     fresh.replay.outcomes = list(arm.replay.outcomes)
     fresh.replay.times = [[] for _ in arm.statements]
     fresh.runner.untimed = set(arm.runner.untimed)
@@ -139,12 +184,17 @@ class PairOracle:
     seed: int
     interrupt: Interrupt
     tolerance: float = THRESHOLD
+    # the replay's other fingerprints (id, text, sampled statements) and the side-effect check's budget
+    others: list[tuple[str, str, list[SourceStatement]]] = field(default_factory=list)
+    side_rounds: int = 5
+    side_minutes: float = 10.0
     _start: tuple[Arm, Arm] | None = None
     _arms: dict[str, list[Arm]] = field(default_factory=dict)
     _shuffle: random.Random | None = None
 
-    def _capture(self, arm: Arm) -> None:
-        with self.fleet.block(arm.side.instance):
+    def capture_arm(self, arm: Arm) -> None:
+        """The arm's outcomes captured once, then one untimed pass (on its server, under its session)."""
+        with self.fleet.block(arm.side.instance), arm.side.session(arm.session):
             capture_outcomes(arm.one, arm.runner, self.dataset, arm.statements)
             for index in range(len(arm.statements)):  # one untimed pass: caches as the rounds find them
                 statement_passes(arm.one, arm.runner, self.dataset, arm.statements, index, 1, warm_up=True)
@@ -152,10 +202,10 @@ class PairOracle:
     def start(self) -> tuple[Arm, Arm]:
         """The baseline's and the variant's outcomes, captured once."""
         if self._start is None:
-            base = _arm(self.baseline, "baseline", self.statements, self.passes)
-            var = _arm(self.variant, "variant", self.statements, self.passes)
-            self._capture(base)
-            self._capture(var)
+            base = new_arm(self.baseline, "baseline", self.statements, self.passes)
+            var = new_arm(self.variant, "variant", self.statements, self.passes)
+            self.capture_arm(base)
+            self.capture_arm(var)
             self._start = (base, var)
         return self._start
 
@@ -172,18 +222,11 @@ class PairOracle:
         base, var = self.start()
         arms = self._arms.get(candidate.name)
         if arms is None:
-            try:
-                rewritten = [
-                    replace(
-                        s, sql=apply_remedy(s.sql, self.variant.flavor, candidate.settings, candidate.indexes)
-                    )
-                    for s in self.statements
-                ]
-            except RewriteError as error:
-                return Trial(candidate.name, "refused", f"the statement cannot carry it: {error}")
-            remedied = _arm(self.variant, candidate.name, rewritten, self.passes)
-            self._capture(remedied)
-            sqls = [s.sql for s in rewritten]
+            made = self._remedied(candidate)
+            if isinstance(made, Trial):
+                return made
+            remedied = made
+            sqls = [s.sql for s in remedied.statements]
             for original, outcome in zip(var.replay.outcomes, remedied.replay.outcomes, strict=True):
                 refused = refusal(original, outcome)
                 if refused:
@@ -192,7 +235,7 @@ class PairOracle:
                     )
             arms = [_fresh(base), _fresh(var), remedied]
             self._arms[candidate.name] = arms
-        self._rounds(arms, rounds)
+        self.run_rounds(arms, rounds)
         on_base, on_var, on_cand = arms
         clock = pair_clock(on_base.replay.clock, on_cand.replay.clock)
         indexes = list(range(len(self.statements)))
@@ -202,19 +245,61 @@ class PairOracle:
         trial = judge(candidate.name, measured[id(on_base)], measured[id(on_var)], measured[id(on_cand)],
                       equal, done, self.tolerance)  # fmt: skip
         trial.statements, trial.clock = [s.sql for s in on_cand.statements], clock
+        trial.plan_before, trial.plan_after, trial.plan_error = self._plans(candidate, var, on_cand)
         return trial
 
-    def _rounds(self, arms: list[Arm], rounds: int) -> None:
-        """`rounds` rounds of the three arms, pass by pass (module docstring)."""
+    def _remedied(self, candidate: Candidate) -> "Arm | Trial":
+        """The candidate's arm, its outcomes captured: the statements rewritten (statement-level) or
+        run under its settings (global); a refused Trial when the statement cannot carry it or the
+        server refuses the setting."""
+        if candidate.scope == "global":
+            arm = new_arm(self.variant, candidate.name, self.statements, self.passes, candidate.settings)
+        else:
+            try:
+                rewritten = [
+                    replace(
+                        s, sql=apply_remedy(s.sql, self.variant.flavor, candidate.settings, candidate.indexes)
+                    )
+                    for s in self.statements
+                ]
+            except RewriteError as error:
+                return Trial(candidate.name, "refused", f"the statement cannot carry it: {error}")
+            arm = new_arm(self.variant, candidate.name, rewritten, self.passes)
+        try:
+            self.capture_arm(arm)
+        except pymysql.MySQLError as error:  # SET SESSION of a global remedy's setting
+            said = f"{error.args[0]}: {error.args[1]}" if len(error.args) > 1 else str(error)
+            return Trial(candidate.name, "refused", f"the server refused it: {said}")
+        return arm
+
+    def _plans(
+        self, candidate: Candidate, var: Arm, remedied: Arm
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str | None]:
+        """The first statement's plan on the variant without and with the remedy (module docstring)."""
+        before = [asdict(step) for step in var.replay.outcomes[0].plan] if var.replay.outcomes else []
+        outcome = remedied.replay.outcomes[0] if remedied.replay.outcomes else None
+        if outcome is None:
+            return before, [], None
+        steps, error = outcome.plan, outcome.plan_error
+        if self.variant.flavor == "mariadb" and candidate.scope == "statement" and candidate.settings:
+            sql = self.statements[0].sql
+            with suppress(RewriteError):
+                sql = index_hint(sql, "mariadb", candidate.indexes) if candidate.indexes else sql
+                with self.fleet.block(self.variant.instance), self.variant.session(candidate.settings):
+                    steps, _, error = explain(remedied.runner.statements, sql)
+        return before, [asdict(step) for step in steps], error
+
+    def run_rounds(self, arms: list[Arm], rounds: int) -> None:
+        """`rounds` rounds of the arms, pass by pass (module docstring)."""
         if self._shuffle is None:
             self._shuffle = random.Random(self.seed)
         for _ in range(rounds):
-            order = [0, 1, 2]
+            order = list(range(len(arms)))
             self._shuffle.shuffle(order)
-            turns = round_turns(order, len(self.statements), self.passes, "pass")
+            turns = round_turns(order, len(arms[0].statements), self.passes, "pass")
             for index, block in groupby(turns, key=lambda turn: turn[0]):
                 arm = arms[index]
-                with self.fleet.block(arm.side.instance):
+                with self.fleet.block(arm.side.instance), arm.side.session(arm.session):
                     for _, statement, count in block:
                         statement_passes(arm.one, arm.runner, self.dataset, arm.statements, statement, count)
 

@@ -28,7 +28,9 @@ class FixSearch(Base):
     rounds: rounds per candidate; passes: passes per round; budget_rounds / budget_minutes: the
     whole search's; try_all: measure every candidate (else stop at the first that restores).
     candidates: fixsearch/candidates.py Candidate dicts in the order tried (built at the search's
-    start, from both servers' variables); tried: fixsearch/search.py Trial dicts; result:
+    start, from both servers' variables); tried: fixsearch/search.py Trial dicts (a global one with
+    its side effects on the whole replay: effects.py); scope, side_rounds, side_minutes: which
+    remedies and the side-effect check's budget (effects.py); result:
     fixsearch/search.py Outcome dict; progress: {"phase", "tried", "rounds_done", "minutes", "message"}.
     """
 
@@ -55,6 +57,11 @@ class FixSearch(Base):
     try_all: Mapped[bool] = mapped_column(default=False)
     # a remedy restores when at most this much slower than the baseline, decided (search.py)
     tolerance: Mapped[float] = mapped_column(default=0.10)
+    # statement (statement-level only), both (a restoring setting re-verified as global), global
+    # (fixsearch/effects.py); the side-effect check's rounds per fingerprint and minutes (its budget)
+    scope: Mapped[str] = mapped_column(String(20), default="both", server_default="statement")
+    side_rounds: Mapped[int] = mapped_column(default=5, server_default="5")
+    side_minutes: Mapped[float] = mapped_column(default=10.0, server_default="10")
     candidates: Mapped[list[Any]] = mapped_column(JSON, default=list)
     tried: Mapped[list[Any]] = mapped_column(JSON, default=list)
     progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)

@@ -3,6 +3,10 @@ locks of its two variants' targets (values `fixsearch:<id>:`), its lease and hea
 final state on every exit path. The body: the two servers opened (measure.py `opened_pair`), both
 sides' variables read and the candidates built (candidates.py, stored), the search (search.py) with
 the real oracle (measure.py PairOracle), each trial stored as it ends, the outcome stored last.
+Global remedies (effects.py) by the search's `scope`: "both" gives the search effects.global_twin to
+re-verify a restoring setting as a global one, "global" tries the setting candidates as global
+remedies only (an index hint cannot be global: left out); either checks a restoring global remedy
+on the replay's other fingerprints (whole.py; their sampled statements read from the replay's row).
 
 Cancel (service.cancel sets `cancel_requested`): a watch reads the flag every CANCEL_POLL_S seconds
 and interrupts the search (the statement running is killed, none other starts; servers still
@@ -31,12 +35,16 @@ from upgradelab.execution.reaper import stop_targets
 from upgradelab.execution.status import JobStatus
 from upgradelab.fixsearch import candidates as candidate_builder
 from upgradelab.fixsearch import state
+from upgradelab.fixsearch.candidates import Candidate
+from upgradelab.fixsearch.effects import SideEffects, global_twin
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.fixsearch.measure import PairOracle, opened_pair
 from upgradelab.fixsearch.models import FixSearch
 from upgradelab.fixsearch.search import Budget, SearchCancelled, Trial, search
+from upgradelab.fixsearch.whole import side_effects
 from upgradelab.replay.dataset_load import DumpDataset
 from upgradelab.replay.interrupt import Interrupt
+from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.opening import ReplayVariant
 from upgradelab.replay.schemas import ReplayVariantSpec
 from upgradelab.replay.sources import SourceStatement
@@ -70,6 +78,29 @@ def _load(search_id: int) -> tuple[FixSearch | None, dict[str, Target], Dataset 
         dataset = session.get(Dataset, row.dataset_id)
         session.expunge_all()
         return row, targets, dataset
+
+
+def other_fingerprints(search_id: int) -> list[tuple[str, str, list[SourceStatement]]]:
+    """The replay's fingerprints other than the search's, in the replay's order: (id, text, its
+    sampled statements) (a global remedy's side-effect check; [] when the replay is gone)."""
+    with sync_session() as session:
+        row = session.get(FixSearch, search_id)
+        replay = session.get(ReplayRun, row.replay_id) if row is not None else None
+        if row is None or replay is None:
+            return []
+        grouped: dict[str, tuple[str, list[SourceStatement]]] = {}
+        for one in replay.statements:
+            if one["fingerprint_id"] != row.fingerprint_id:
+                fingerprint = grouped.setdefault(one["fingerprint_id"], (one.get("fingerprint", ""), []))
+                fingerprint[1].append(SourceStatement(**one))
+        return [(fingerprint_id, text, statements) for fingerprint_id, (text, statements) in grouped.items()]
+
+
+def scoped(candidates: list[Candidate], scope: str) -> list[Candidate]:
+    """The candidates a search of `scope` tries (module docstring): as built, or their global twins."""
+    if scope != "global":
+        return candidates
+    return [twin for twin in map(global_twin, candidates) if twin is not None]
 
 
 def _variants(
@@ -144,21 +175,34 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                 for name, side in (("baseline", base_side), ("variant", var_side)):
                     with fleet.block(side.instance):
                         read[name] = side.variables()
+                checks = row.scope != "statement"  # a global remedy is checked on the whole replay
+
+                def check(candidate: Candidate) -> SideEffects:
+                    state.write(row.id, progress=progress(
+                        "checking side effects",
+                        f"{candidate.name} on the replay's {len(oracle.others)} other fingerprints",
+                    ))  # fmt: skip
+                    return side_effects(oracle, candidate)
+
                 oracle = PairOracle(
-                    fleet, base_side, var_side, dump, statements, row.passes, row.id, interrupt, row.tolerance
-                )
+                    fleet, base_side, var_side, dump, statements, row.passes, row.id, interrupt,
+                    row.tolerance, others=other_fingerprints(row.id) if checks else [],
+                    side_rounds=row.side_rounds, side_minutes=row.side_minutes,
+                )  # fmt: skip
                 step("capturing both plans")
                 base_arm, var_arm = oracle.start()
                 plans = [arm.replay.outcomes[0].plan for arm in (base_arm, var_arm)]
-                found = [
+                found = scoped([
                     *candidate_builder.plan_candidates(var_side.flavor, *plans),
                     *candidate_builder.build(var_side.flavor, read["baseline"], read["variant"]),
-                ]
+                ], row.scope)  # fmt: skip
                 state.write(row.id, candidates=[c.as_dict() for c in found],
                             progress=progress("measuring", f"{len(found)} candidates"))  # fmt: skip
                 outcome = search(
                     found, oracle, rounds=row.rounds, budget=Budget(row.budget_rounds, row.budget_minutes),
                     try_all=row.try_all, on_trial=on_trial,
+                    globalize=global_twin if row.scope == "both" else None,
+                    check=check if checks else None,
                 )  # fmt: skip
     except SearchCancelled:
         return Ending(JobStatus.cancelled, fields={"progress": progress("done", "cancelled")})

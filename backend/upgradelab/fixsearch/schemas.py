@@ -3,7 +3,7 @@ columns of `fix_search`: candidates, trials, progress, result), so the UI's type
 generated client. Ratios are VerdictRead, as everywhere (candidate time / baseline's, / variant's)."""
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,6 +34,19 @@ class FixSearchCreate(RequestModel):
     try_all: bool = Field(
         False, description="Measure every candidate; default stop at the first that restores."
     )
+    scope: Literal["statement", "both", "global"] = Field(
+        "both",
+        description=(
+            "statement: statement-level remedies only; both: and a restoring one that is a setting "
+            "re-verified as a global setting on the whole replay; global: settings as global remedies only."
+        ),
+    )
+    side_rounds: int = Field(
+        MIN_ROUNDS, ge=MIN_ROUNDS, le=50, description="A global remedy's check: rounds per other fingerprint."
+    )
+    side_minutes: float = Field(
+        10.0, gt=0, le=24 * 60, description="A global remedy's check: minutes at most (none started after)."
+    )
 
 
 class _Read(BaseModel):
@@ -44,9 +57,11 @@ class _Read(BaseModel):
 
 class FixCandidateRead(_Read):
     """A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever) and note,
-    the settings in force for the statement only, scope ("statement"), what to apply (the hint or
-    the SET STATEMENT prefix), the baseline's and the variant's values where it sets one back,
-    and a plan candidate's `indexes` (table -> the baseline's index, written as an index hint)."""
+    the settings, scope ("statement": in force for the statement only; "global": for the whole
+    server, effects.py), what to apply (the hint, the SET STATEMENT prefix, or the option lines;
+    a global one's SET GLOBAL in extra.set_global), the baseline's and the variant's values where
+    it sets one back, and a plan candidate's `indexes` (table -> the baseline's index, written as
+    an index hint)."""
 
     name: str
     source: str
@@ -60,11 +75,55 @@ class FixCandidateRead(_Read):
     indexes: dict[str, str] = {}
 
 
+class FixPlanStep(_Read):
+    """One table access of a plan (replay/outcomes.py PlanStep)."""
+
+    table: str
+    access_type: str | None = None
+    key: str | None = None
+    rows: float | None = None
+
+
+class FixFingerprintEffect(_Read):
+    """Another fingerprint of the replay with a global remedy against the variant as it is
+    (fixsearch/effects.py): ratio (with / without, its interval) and verdict, results equal,
+    rounds, an error when its statements could not be run, and whether it is a side effect
+    (decided slower, or its results changed)."""
+
+    fingerprint_id: str
+    fingerprint: str
+    ratio: VerdictRead | None = None
+    verdict: str | None = None
+    results_equal: bool
+    rounds: int
+    error: str | None = None
+    side_effect: bool
+
+
+class FixSideEffects(_Read):
+    """A global remedy's check on the whole replay: complete (every other fingerprint checked),
+    the sentence said, the side effects (slower or results changed), every fingerprint checked,
+    those the budget left, rounds per fingerprint, rounds and minutes spent, the budget's minutes."""
+
+    complete: bool
+    said: str
+    side_effects: list[FixFingerprintEffect]
+    checked: list[FixFingerprintEffect]
+    not_checked: list[str]
+    rounds_per_fingerprint: int
+    rounds: int
+    minutes: float
+    budget_minutes: float
+
+
 class FixTrialRead(_Read):
     """A candidate measured (fixsearch/search.py Trial): status (restores, does not restore,
     undecided, refused) and reason, its ratio to the baseline and to the variant as it is (the
     variant's to the baseline in the same rounds beside), whether its results equal the baseline's,
-    its rounds, the statements as rewritten and the ratios' clock (server, client)."""
+    its rounds, the statements as rewritten and the ratios' clock (server, client); its scope
+    (statement, global), a global one's side effects on the whole replay (None: not checked), the
+    variant's plan of the first statement before and after the remedy (plan_error: EXPLAIN with
+    it failed); what to apply (hint, SET STATEMENT prefix, option lines) and a global one's SET GLOBAL."""
 
     name: str
     status: str
@@ -76,6 +135,13 @@ class FixTrialRead(_Read):
     rounds: int = 0
     statements: list[str] = []
     clock: str | None = None
+    scope: str = "statement"
+    side_effects: FixSideEffects | None = None
+    plan_before: list[FixPlanStep] | None = None
+    plan_after: list[FixPlanStep] | None = None
+    plan_error: str | None = None
+    apply: str | None = None
+    set_global: str | None = None
 
 
 class FixSearchProgress(_Read):
@@ -91,10 +157,13 @@ class FixSearchProgress(_Read):
 
 class FixSearchResult(_Read):
     """How it ended: outcome ("restored", "no remedy found", "out of budget", "cancelled"), the
-    remedy that restores (None: none), candidates tried, those not tried, rounds and minutes."""
+    remedy that restores (None: none; under scope "both" the statement-level one), the first
+    global remedy that restores (its side effects checked), candidates tried, those not tried,
+    rounds and minutes."""
 
     outcome: str
     remedy: str | None
+    global_remedy: str | None = None
     tried: int
     not_tried: list[str]
     rounds: int
@@ -121,6 +190,9 @@ class FixSearchRead(BaseModel):
     budget_minutes: float
     try_all: bool
     tolerance: float
+    scope: str
+    side_rounds: int
+    side_minutes: float
     statement_timeout_s: float
     candidates: list[FixCandidateRead]
     tried: list[FixTrialRead]

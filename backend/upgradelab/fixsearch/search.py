@@ -22,8 +22,15 @@ tests give a simulated one, seeded).
 - it stops at the first that restores unless `try_all`; before a candidate (or more rounds of one)
   that the budget cannot hold: at most `budget.rounds` rounds in all, nothing started once
   `budget.minutes` have passed. A refused candidate costs no round.
+- global remedies (effects.py): with `globalize` (scope "both"), a statement-level remedy that
+  restores and is a setting is measured again as a global one (its twin, right after it, within the
+  same budget); a global candidate (scope "global", or such a twin) that restores its fingerprint is
+  then checked on the whole replay by `check` (its side effects). A global remedy is never said to
+  restore without a complete check: without one (no `check`, or the check's budget ended first) it
+  is "undecided", its reason says why; with one its trial carries the list (empty: checked, none).
 - the outcome: "restored" (a remedy found), "no remedy found" (every candidate tried, none restores),
-  "out of budget" (some not tried: listed), "cancelled".
+  "out of budget" (some not tried: listed), "cancelled"; `remedy` the first that restores (the
+  statement-level one under scope "both"), `global_remedy` the first global one that restores.
 """
 
 import time
@@ -32,6 +39,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from upgradelab.fixsearch.candidates import SOURCES, Candidate
+from upgradelab.fixsearch.effects import Checker
 from upgradelab.replay.compare import THRESHOLD, time_ratio
 from upgradelab.results.stats.verdicts import MIN_ROUNDS, Rounds, VerdictRead
 
@@ -63,6 +71,13 @@ class Trial:
     rounds: int = 0
     statements: list[str] = field(default_factory=list)
     clock: str | None = None
+    scope: str = "statement"
+    side_effects: dict[str, Any] | None = None
+    plan_before: list[dict[str, Any]] | None = None
+    plan_after: list[dict[str, Any]] | None = None
+    plan_error: str | None = None
+    apply: str | None = None
+    set_global: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -91,11 +106,13 @@ class Outcome:
     not_tried: list[str]
     rounds: int
     minutes: float
+    global_remedy: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "outcome": self.outcome,
             "remedy": self.remedy,
+            "global_remedy": self.global_remedy,
             "tried": len(self.trials),
             "not_tried": self.not_tried,
             "rounds": self.rounds,
@@ -154,11 +171,14 @@ def search(
     max_rounds: int | None = None,
     clock: Callable[[], float] = time.monotonic,
     on_trial: Callable[[list[Trial], int], None] = lambda trials, rounds: None,
+    globalize: Callable[[Candidate], Candidate | None] | None = None,
+    check: Checker | None = None,
 ) -> Outcome:
     """The search (module docstring). oracle(candidate, rounds): the candidate measured `rounds` more
     rounds (a second call for one candidate adds to its first), its Trial so far; it raises
     SearchCancelled to stop. max_rounds: a candidate's rounds at most (default 3 x `rounds`).
-    on_trial(trials, rounds spent): after every measurement (progress)."""
+    on_trial(trials, rounds spent): after every measurement (progress). globalize(candidate): its
+    global twin or None (effects.global_twin); check(global candidate): its side effects."""
     started = clock()
     limit = max_rounds if max_rounds is not None else 3 * rounds
     trials: list[Trial] = []
@@ -173,23 +193,59 @@ def search(
 
     def end(outcome: OutcomeName, remaining: list[Candidate]) -> Outcome:
         restoring = next((t.name for t in trials if t.status == "restores"), None)
+        restoring_global = next(
+            (t.name for t in trials if t.status == "restores" and t.scope == "global"), None
+        )
         name: OutcomeName = "restored" if restoring and outcome != "cancelled" else outcome
-        return Outcome(name, restoring, trials, [c.name for c in remaining], spent, minutes())
+        return Outcome(name, restoring, trials, [c.name for c in remaining], spent, minutes(),
+                       restoring_global)  # fmt: skip
+
+    def verify_global(candidate: Candidate, trial: Trial) -> None:
+        # a global remedy restores only with its side effects checked on the whole replay
+        if trial.status != "restores":
+            return
+        if check is None:
+            trial.status = "undecided"
+            trial.reason = f"restores its fingerprint, but its side effects were not checked: {trial.reason}"
+            return
+        effects = check(candidate)
+        trial.side_effects = effects.as_dict()
+        if effects.complete:
+            trial.reason = f"{trial.reason}; {effects.said()}"
+        else:
+            trial.status = "undecided"
+            trial.reason = f"restores its fingerprint, but {effects.said()}: not offered as a remedy"
+
+    def measure(candidate: Candidate) -> Trial:
+        nonlocal spent
+        trial = oracle(candidate, rounds)
+        spent += trial.rounds
+        while trial.status == "undecided" and trial.rounds < limit and affordable(EXTENSION_STEP):
+            before = trial.rounds
+            trial = oracle(candidate, min(EXTENSION_STEP, limit - trial.rounds))
+            spent += trial.rounds - before
+        trial.scope, trial.apply = candidate.scope, candidate.apply
+        trial.set_global = candidate.extra.get("set_global")
+        if candidate.scope == "global":
+            verify_global(candidate, trial)
+        return trial
 
     for position, candidate in enumerate(queue):
         if not affordable(rounds):
             return end("out of budget", queue[position:])
         try:
-            trial = oracle(candidate, rounds)
-            spent += trial.rounds
-            while trial.status == "undecided" and trial.rounds < limit and affordable(EXTENSION_STEP):
-                before = trial.rounds
-                trial = oracle(candidate, min(EXTENSION_STEP, limit - trial.rounds))
-                spent += trial.rounds - before
-        except SearchCancelled:
-            return end("cancelled", queue[position:])
-        trials.append(trial)
-        on_trial(trials, spent)
+            trial = measure(candidate)
+            trials.append(trial)
+            on_trial(trials, spent)
+            twin = globalize(candidate) if globalize and trial.status == "restores" else None
+            if twin is not None:
+                if not affordable(rounds):
+                    return end("out of budget", [twin, *queue[position + 1 :]])
+                trials.append(measure(twin))
+                on_trial(trials, spent)
+        except SearchCancelled:  # the candidate measured already is not listed again (its twin was cut)
+            measured = bool(trials) and trials[-1].name == candidate.name
+            return end("cancelled", queue[position + 1 :] if measured else queue[position:])
         if trial.status == "restores" and not try_all:
             return end("restored", queue[position + 1 :])
     return end("no remedy found", [])

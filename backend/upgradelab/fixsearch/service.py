@@ -16,6 +16,7 @@ from upgradelab.fixsearch.models import FixSearch
 from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchRead
 from upgradelab.pools import routing
 from upgradelab.replay.models import ReplayRun
+from upgradelab.replay.report import FixSearchBrief
 from upgradelab.targets import service as targets
 from upgradelab.worker import EXECUTE_FIX_SEARCH, celery_app
 
@@ -76,6 +77,9 @@ async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
         budget_minutes=spec.budget_minutes,
         try_all=spec.try_all,
         tolerance=spec.tolerance,
+        scope=spec.scope,
+        side_rounds=spec.side_rounds,
+        side_minutes=spec.side_minutes,
         candidates=[],
         tried=[],
         progress={"phase": "queued"},
@@ -125,6 +129,25 @@ async def share(session: AsyncSession, row: FixSearch) -> FixSearch:
         row.share_token = secrets.token_urlsafe(24)
         await session.commit()
     return row
+
+
+async def briefs(session: AsyncSession, replay_id: int) -> dict[str, list[FixSearchBrief]]:
+    """The replay's fix searches by fingerprint id, newest first, as its report rows show them."""
+    out: dict[str, list[FixSearchBrief]] = {}
+    for row in await session.scalars(
+        select(FixSearch).where(FixSearch.replay_id == replay_id).order_by(FixSearch.id.desc())
+    ):
+        result = row.result or {}
+        brief = FixSearchBrief(
+            id=row.id,
+            variant=row.variant,
+            status=str(row.status.value),
+            outcome=result.get("outcome"),
+            remedy=result.get("remedy"),
+            global_remedy=result.get("global_remedy"),
+        )
+        out.setdefault(row.fingerprint_id, []).append(brief)
+    return out
 
 
 def to_read(row: FixSearch) -> FixSearchRead:

@@ -153,6 +153,20 @@ class VariantFinding(ReadShape):
     per_statement_cost_only: bool = False
 
 
+class FixSearchBrief(ReadShape):
+    """A fix search of a fingerprint (fixsearch/, issue 34), as its report row shows it: its id, the
+    variant it fixes, its status, its outcome ("restored", "no remedy found", ...; None until it
+    ends) and the remedy that restores (None: none), the global one beside. Not stored in the
+    report: the API adds the replay's fix searches when it reads the replay (api/replay.py)."""
+
+    id: int
+    variant: str
+    status: str
+    outcome: str | None = None
+    remedy: str | None = None
+    global_remedy: str | None = None
+
+
 class FingerprintResult(ReadShape):
     """A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
     faster, same), median seconds per variant (median of its round values; None: no round),
@@ -162,7 +176,7 @@ class FingerprintResult(ReadShape):
     None without a control); `rounds`: the rounds its statements were timed (more than the replay's
     planned rounds when the extension timed it again; None in reports made before); `work`: per
     variant its work counters per execution (replay/counters.py; {} without counters: the client's
-    clock)."""
+    clock); `fix_searches`: its fix searches, newest first (FixSearchBrief; added when read)."""
 
     fingerprint_id: str
     fingerprint: str
@@ -174,6 +188,7 @@ class FingerprintResult(ReadShape):
     floor: VerdictRead | None = None
     rounds: int | None = None
     work: dict[str, WorkCounters] = {}
+    fix_searches: list[FixSearchBrief] = []
 
     @field_validator("ratios", mode="before")
     @classmethod

@@ -1835,7 +1835,7 @@ export type Finding = {
  * None without a control); `rounds`: the rounds its statements were timed (more than the replay's
  * planned rounds when the extension timed it again; None in reports made before); `work`: per
  * variant its work counters per execution (replay/counters.py; {} without counters: the client's
- * clock).
+ * clock); `fix_searches`: its fix searches, newest first (FixSearchBrief; added when read).
  */
 export type FingerprintResult = {
     /**
@@ -1883,15 +1883,21 @@ export type FingerprintResult = {
     work: {
         [key: string]: WorkCounters;
     };
+    /**
+     * Fix Searches
+     */
+    fix_searches: Array<FixSearchBrief>;
 };
 
 /**
  * FixCandidateRead
  *
  * A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever) and note,
- * the settings in force for the statement only, scope ("statement"), what to apply (the hint or
- * the SET STATEMENT prefix), the baseline's and the variant's values where it sets one back,
- * and a plan candidate's `indexes` (table -> the baseline's index, written as an index hint).
+ * the settings, scope ("statement": in force for the statement only; "global": for the whole
+ * server, effects.py), what to apply (the hint, the SET STATEMENT prefix, or the option lines;
+ * a global one's SET GLOBAL in extra.set_global), the baseline's and the variant's values where
+ * it sets one back, and a plan candidate's `indexes` (table -> the baseline's index, written as
+ * an index hint).
  */
 export type FixCandidateRead = {
     /**
@@ -1940,6 +1946,105 @@ export type FixCandidateRead = {
     indexes: {
         [key: string]: string;
     };
+};
+
+/**
+ * FixFingerprintEffect
+ *
+ * Another fingerprint of the replay with a global remedy against the variant as it is
+ * (fixsearch/effects.py): ratio (with / without, its interval) and verdict, results equal,
+ * rounds, an error when its statements could not be run, and whether it is a side effect
+ * (decided slower, or its results changed).
+ */
+export type FixFingerprintEffect = {
+    /**
+     * Fingerprint Id
+     */
+    fingerprint_id: string;
+    /**
+     * Fingerprint
+     */
+    fingerprint: string;
+    ratio: VerdictRead | null;
+    /**
+     * Verdict
+     */
+    verdict: string | null;
+    /**
+     * Results Equal
+     */
+    results_equal: boolean;
+    /**
+     * Rounds
+     */
+    rounds: number;
+    /**
+     * Error
+     */
+    error: string | null;
+    /**
+     * Side Effect
+     */
+    side_effect: boolean;
+};
+
+/**
+ * FixPlanStep
+ *
+ * One table access of a plan (replay/outcomes.py PlanStep).
+ */
+export type FixPlanStep = {
+    /**
+     * Table
+     */
+    table: string;
+    /**
+     * Access Type
+     */
+    access_type: string | null;
+    /**
+     * Key
+     */
+    key: string | null;
+    /**
+     * Rows
+     */
+    rows: number | null;
+};
+
+/**
+ * FixSearchBrief
+ *
+ * A fix search of a fingerprint (fixsearch/, issue 34), as its report row shows it: its id, the
+ * variant it fixes, its status, its outcome ("restored", "no remedy found", ...; None until it
+ * ends) and the remedy that restores (None: none), the global one beside. Not stored in the
+ * report: the API adds the replay's fix searches when it reads the replay (api/replay.py).
+ */
+export type FixSearchBrief = {
+    /**
+     * Id
+     */
+    id: number;
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Status
+     */
+    status: string;
+    /**
+     * Outcome
+     */
+    outcome: string | null;
+    /**
+     * Remedy
+     */
+    remedy: string | null;
+    /**
+     * Global Remedy
+     */
+    global_remedy: string | null;
 };
 
 /**
@@ -2003,6 +2108,24 @@ export type FixSearchCreate = {
      * Measure every candidate; default stop at the first that restores.
      */
     try_all?: boolean;
+    /**
+     * Scope
+     *
+     * statement: statement-level remedies only; both: and a restoring one that is a setting re-verified as a global setting on the whole replay; global: settings as global remedies only.
+     */
+    scope?: 'statement' | 'both' | 'global';
+    /**
+     * Side Rounds
+     *
+     * A global remedy's check: rounds per other fingerprint.
+     */
+    side_rounds?: number;
+    /**
+     * Side Minutes
+     *
+     * A global remedy's check: minutes at most (none started after).
+     */
+    side_minutes?: number;
 };
 
 /**
@@ -2095,6 +2218,18 @@ export type FixSearchRead = {
      */
     tolerance: number;
     /**
+     * Scope
+     */
+    scope: string;
+    /**
+     * Side Rounds
+     */
+    side_rounds: number;
+    /**
+     * Side Minutes
+     */
+    side_minutes: number;
+    /**
      * Statement Timeout S
      */
     statement_timeout_s: number;
@@ -2130,7 +2265,9 @@ export type FixSearchRead = {
  * FixSearchResult
  *
  * How it ended: outcome ("restored", "no remedy found", "out of budget", "cancelled"), the
- * remedy that restores (None: none), candidates tried, those not tried, rounds and minutes.
+ * remedy that restores (None: none; under scope "both" the statement-level one), the first
+ * global remedy that restores (its side effects checked), candidates tried, those not tried,
+ * rounds and minutes.
  */
 export type FixSearchResult = {
     /**
@@ -2141,6 +2278,10 @@ export type FixSearchResult = {
      * Remedy
      */
     remedy: string | null;
+    /**
+     * Global Remedy
+     */
+    global_remedy: string | null;
     /**
      * Tried
      */
@@ -2160,12 +2301,61 @@ export type FixSearchResult = {
 };
 
 /**
+ * FixSideEffects
+ *
+ * A global remedy's check on the whole replay: complete (every other fingerprint checked),
+ * the sentence said, the side effects (slower or results changed), every fingerprint checked,
+ * those the budget left, rounds per fingerprint, rounds and minutes spent, the budget's minutes.
+ */
+export type FixSideEffects = {
+    /**
+     * Complete
+     */
+    complete: boolean;
+    /**
+     * Said
+     */
+    said: string;
+    /**
+     * Side Effects
+     */
+    side_effects: Array<FixFingerprintEffect>;
+    /**
+     * Checked
+     */
+    checked: Array<FixFingerprintEffect>;
+    /**
+     * Not Checked
+     */
+    not_checked: Array<string>;
+    /**
+     * Rounds Per Fingerprint
+     */
+    rounds_per_fingerprint: number;
+    /**
+     * Rounds
+     */
+    rounds: number;
+    /**
+     * Minutes
+     */
+    minutes: number;
+    /**
+     * Budget Minutes
+     */
+    budget_minutes: number;
+};
+
+/**
  * FixTrialRead
  *
  * A candidate measured (fixsearch/search.py Trial): status (restores, does not restore,
  * undecided, refused) and reason, its ratio to the baseline and to the variant as it is (the
  * variant's to the baseline in the same rounds beside), whether its results equal the baseline's,
- * its rounds, the statements as rewritten and the ratios' clock (server, client).
+ * its rounds, the statements as rewritten and the ratios' clock (server, client); its scope
+ * (statement, global), a global one's side effects on the whole replay (None: not checked), the
+ * variant's plan of the first statement before and after the remedy (plan_error: EXPLAIN with
+ * it failed); what to apply (hint, SET STATEMENT prefix, option lines) and a global one's SET GLOBAL.
  */
 export type FixTrialRead = {
     /**
@@ -2199,6 +2389,31 @@ export type FixTrialRead = {
      * Clock
      */
     clock: string | null;
+    /**
+     * Scope
+     */
+    scope: string;
+    side_effects: FixSideEffects | null;
+    /**
+     * Plan Before
+     */
+    plan_before: Array<FixPlanStep> | null;
+    /**
+     * Plan After
+     */
+    plan_after: Array<FixPlanStep> | null;
+    /**
+     * Plan Error
+     */
+    plan_error: string | null;
+    /**
+     * Apply
+     */
+    apply: string | null;
+    /**
+     * Set Global
+     */
+    set_global: string | null;
 };
 
 /**
@@ -5425,7 +5640,7 @@ export type WorkloadRead = {
  * None without a control); `rounds`: the rounds its statements were timed (more than the replay's
  * planned rounds when the extension timed it again; None in reports made before); `work`: per
  * variant its work counters per execution (replay/counters.py; {} without counters: the client's
- * clock).
+ * clock); `fix_searches`: its fix searches, newest first (FixSearchBrief; added when read).
  */
 export type FingerprintResultWritable = {
     /**
@@ -5473,6 +5688,10 @@ export type FingerprintResultWritable = {
     work: {
         [key: string]: WorkCounters;
     };
+    /**
+     * Fix Searches
+     */
+    fix_searches: Array<FixSearchBrief>;
 };
 
 /**
@@ -7643,6 +7862,39 @@ export type ShareFixSearchResponses = {
 
 export type ShareFixSearchResponse = ShareFixSearchResponses[keyof ShareFixSearchResponses];
 
+export type ExportFixSearchData = {
+    body?: never;
+    path: {
+        /**
+         * Search Id
+         */
+        search_id: number;
+    };
+    query?: {
+        /**
+         * Format
+         */
+        format?: 'csv' | 'json';
+    };
+    url: '/api/fixsearches/{search_id}/export';
+};
+
+export type ExportFixSearchErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ExportFixSearchError = ExportFixSearchErrors[keyof ExportFixSearchErrors];
+
+export type ExportFixSearchResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
 export type LoginData = {
     body: Login;
     path?: never;
@@ -8219,6 +8471,39 @@ export type SharedFixSearchResponses = {
 };
 
 export type SharedFixSearchResponse = SharedFixSearchResponses[keyof SharedFixSearchResponses];
+
+export type ExportSharedFixSearchData = {
+    body?: never;
+    path: {
+        /**
+         * Token
+         */
+        token: string;
+    };
+    query?: {
+        /**
+         * Format
+         */
+        format?: 'csv' | 'json';
+    };
+    url: '/api/public/fixsearches/{token}/export';
+};
+
+export type ExportSharedFixSearchErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ExportSharedFixSearchError = ExportSharedFixSearchErrors[keyof ExportSharedFixSearchErrors];
+
+export type ExportSharedFixSearchResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
 
 export type HealthData = {
     body?: never;
