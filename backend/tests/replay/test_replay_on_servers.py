@@ -189,6 +189,18 @@ def test_a_plan_changes_between_mariadb_1011_and_118(replayed: Replayed) -> None
     assert exit_bits(reports) & EXIT_PLAN_CHANGES and exit_bits(reports) & EXIT_BREAKS
 
 
+def test_every_server_names_the_tables_a_statement_reads_in_its_plan(replayed: Replayed) -> None:
+    # MySQL 9.7 answers EXPLAIN FORMAT=JSON in format 2 (tests/replay/test_plan_formats.py)
+    for report in replayed.reports:
+        if " from " not in report.fingerprint:
+            continue
+        for name, outcome in report.statements[0].outcomes.items():
+            if outcome.error_code is None:
+                assert outcome.plan, (name, report.fingerprint, outcome.plan_error)
+                tables = {step.table for step in outcome.plan}
+                assert tables & {"customers", "orders", "c", "o"}, (name, report.fingerprint, tables)
+
+
 def test_rounds_follow_the_seeded_interleaved_schedule_with_the_others_frozen(replayed: Replayed) -> None:
     order = replayed.schedule.order
     assert len(order) == ROUNDS and all(sorted(one) == [0, 1, 2] for one in order)

@@ -178,7 +178,10 @@ def result_note(limit_bytes: int) -> str:
 
 
 def _steps(node: Any, out: list[PlanStep]) -> None:
-    """Table accesses in document order, which is join order in both MySQL's and MariaDB's JSON."""
+    """Table accesses in document order, which is join order in both MySQL's and MariaDB's JSON:
+    format 1 (MariaDB, MySQL up to 8.x: a "table" object per access) and format 2 (MySQL 8.3+ with
+    explain_json_format_version=2, 9.x's default: iterator nodes naming "table_name" themselves,
+    their access spelled as format 1's by `_v2_access`, so 8.0 against 9.x compares like with like)."""
     if isinstance(node, dict):
         table = node.get("table")
         if isinstance(table, dict) and "table_name" in table:
@@ -191,11 +194,40 @@ def _steps(node: Any, out: list[PlanStep]) -> None:
                     float(rows) if isinstance(rows, int | float) else None,
                 )
             )
+        elif "table_name" in node and "operation" in node:  # format 2
+            rows = node.get("estimated_rows")
+            out.append(
+                PlanStep(
+                    str(node["table_name"]),
+                    _v2_access(node),
+                    node.get("index_name"),
+                    float(rows) if isinstance(rows, int | float) else None,
+                )
+            )
         for value in node.values():
             _steps(value, out)
     elif isinstance(node, list):
         for value in node:
             _steps(value, out)
+
+
+def _v2_access(node: dict[str, Any]) -> str | None:
+    """A format-2 node's access in format 1's words (ALL, index, range, eq_ref, ref, const), from its
+    access_type, index_access_type and operation ("Single-row index lookup on u using PRIMARY");
+    another access as format 2 names it."""
+    access, index_access = node.get("access_type"), node.get("index_access_type")
+    operation = str(node.get("operation", ""))
+    if access == "table":
+        return "ALL"
+    if index_access == "index_scan":
+        return "index"
+    if index_access == "index_range_scan":
+        return "range"
+    if index_access == "index_lookup":
+        return "eq_ref" if operation.startswith("Single-row") else "ref"
+    if access == "constant_row" or operation.startswith("Constant row"):
+        return "const"
+    return str(index_access or access) if (index_access or access) else None
 
 
 def _error_text(error: pymysql.MySQLError) -> str:
