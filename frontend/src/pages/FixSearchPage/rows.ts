@@ -1,0 +1,122 @@
+// What the fix search's page shows, apart from React: its candidates in the order tried, beside each
+// its trial (fixsearch/search.py Trial), then those not tried; the outcome in words; the remedy that
+// restores with what to apply. Pure, so tested without a browser (rows.test.ts).
+import { isFinal } from '../../api/models'
+import type { FixCandidateRead, FixSearchRead, FixSearchResult, FixTrialRead } from '../../client'
+
+/** A trial's status, or where an untried candidate stands: still to come while the search runs, "not
+ * tried" once it ended (the budget ran out, a remedy restored first, or it was cancelled). */
+export type RowState = FixTrialRead['status'] | 'waiting' | 'not tried'
+
+export interface CandidateRow {
+  /** 1-based place in the order tried; null when not tried. */
+  order: number | null
+  name: string
+  /** Null only for a trial whose candidate the record no longer lists (kept, not hidden). */
+  candidate: FixCandidateRead | null
+  trial: FixTrialRead | null
+  state: RowState
+  /** This row's candidate is the remedy the search found. */
+  remedy: boolean
+}
+
+/** Every candidate once: the trials in the order measured (the server's order: evidence first), then
+ * the candidates not measured, in their evidence order. */
+export function candidateRows(search: Pick<FixSearchRead, 'candidates' | 'tried' | 'status' | 'result'>): CandidateRow[] {
+  const byName = new Map(search.candidates.map((c) => [c.name, c]))
+  const remedy = search.result?.remedy ?? null
+  const measured = new Set(search.tried.map((t) => t.name))
+  const tried: CandidateRow[] = search.tried.map((trial, i) => ({
+    order: i + 1,
+    name: trial.name,
+    candidate: byName.get(trial.name) ?? null,
+    trial,
+    state: trial.status,
+    remedy: trial.name === remedy,
+  }))
+  const left: RowState = isFinal(search.status) ? 'not tried' : 'waiting'
+  const rest: CandidateRow[] = search.candidates
+    .filter((c) => !measured.has(c.name))
+    .map((candidate) => ({ order: null, name: candidate.name, candidate, trial: null, state: left, remedy: false }))
+  return [...tried, ...rest]
+}
+
+/** How many rows are in each state ("3 does not restore, 1 restores"), in the order first met. */
+export function stateCounts(rows: CandidateRow[]): [RowState, number][] {
+  const counts = new Map<RowState, number>()
+  for (const row of rows) counts.set(row.state, (counts.get(row.state) ?? 0) + 1)
+  return [...counts]
+}
+
+/** The outcome in one sentence (fixsearch/search.py OutcomeName), with the rounds and minutes it took. */
+export function outcomeSentence(result: FixSearchResult): string {
+  const spent = `${result.tried} candidate${result.tried === 1 ? '' : 's'} tried, ${result.rounds} rounds, ${result.minutes.toFixed(1)} min`
+  switch (result.outcome) {
+    case 'restored':
+      return `Restored by ${result.remedy ?? 'a remedy'} (${spent}).`
+    case 'no remedy found':
+      return `No remedy found: none of the candidates tried restores the baseline's time with equal results (${spent}).`
+    case 'out of budget':
+      return `Out of budget before a remedy restored: ${result.not_tried.length} candidate${result.not_tried.length === 1 ? '' : 's'} not tried (${spent}).`
+    case 'cancelled':
+      return `Cancelled (${spent}).`
+    default:
+      return `${result.outcome} (${spent}).`
+  }
+}
+
+/** The remedy that restores, with what to apply: its candidate (the hint or SET STATEMENT prefix, the
+ * settings, its scope) and its trial (the statements as rewritten); null when none restored. */
+export function restoringRemedy(search: Pick<FixSearchRead, 'candidates' | 'tried' | 'result'>): CandidateRow | null {
+  const name = search.result?.remedy
+  if (!name) return null
+  const trial = search.tried.find((t) => t.name === name) ?? null
+  const candidate = search.candidates.find((c) => c.name === name) ?? null
+  if (!trial && !candidate) return null
+  return { order: null, name, candidate, trial, state: trial?.status ?? 'restores', remedy: true }
+}
+
+/** The candidate's fields this page does not show by name (a newer API's: side effects, plans, a
+ * global option line...), as [key, value] for a plain "more" list; empty values left out. Known
+ * fields are shown in their own columns. */
+const KNOWN_CANDIDATE = new Set(['name', 'source', 'note', 'settings', 'apply', 'scope', 'baseline', 'variant', 'indexes', 'extra'])
+const KNOWN_TRIAL = new Set([
+  'name', 'status', 'reason', 'ratio_to_baseline', 'ratio_to_variant', 'variant_to_baseline', 'results_equal', 'rounds',
+  'statements', 'clock',
+])
+
+export function otherFields(row: Pick<CandidateRow, 'candidate' | 'trial'>): [string, unknown][] {
+  const out: [string, unknown][] = []
+  const add = (record: object | null, known: Set<string>) => {
+    for (const [key, value] of Object.entries(record ?? {})) {
+      if (known.has(key) || isEmpty(value)) continue
+      out.push([key, value])
+    }
+  }
+  add(row.candidate, KNOWN_CANDIDATE)
+  add(row.candidate?.extra ?? null, new Set())
+  add(row.trial, KNOWN_TRIAL)
+  return out
+}
+
+function isEmpty(value: unknown): boolean {
+  if (value == null || value === '') return true
+  if (Array.isArray(value)) return value.length === 0
+  if (typeof value === 'object') return Object.keys(value).length === 0
+  return false
+}
+
+/** A value of otherFields as text: strings as they are, anything else as compact JSON. */
+export function fieldText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value)
+}
+
+/** Whether the page's copy lags what its stream's progress says: a `status` event carries progress
+ * only (written into the cached copy, api/streaming.py), while the worker wrote new trials or the
+ * candidates with it; then the page asks for the search again. */
+export function lagsProgress(search: Pick<FixSearchRead, 'progress' | 'tried' | 'candidates'>): boolean {
+  const progress = search.progress
+  if (!progress) return false
+  if (progress.tried != null && progress.tried !== search.tried.length) return true
+  return progress.phase === 'measuring' && search.candidates.length === 0
+}
