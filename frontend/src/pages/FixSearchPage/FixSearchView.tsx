@@ -49,7 +49,7 @@ export function FixSearchView({ search, linkReplay, actions, tools }: Props) {
         )}
         . A remedy restores when its time is decided at most {Math.round(search.tolerance * 100)} % slower than the
         baseline&apos;s (the upper end of its interval) and its results equal the baseline&apos;s. Each candidate: {search.rounds}{' '}
-        rounds of {search.passes} passes, interleaved with the baseline and the variant as it is
+        rounds of {search.passes} pass{search.passes === 1 ? '' : 'es'}, interleaved with the baseline and the variant as it is
         {search.try_all ? '; every candidate measured' : '; it stops at the first that restores'}. Budget:{' '}
         {search.budget_rounds} rounds, {search.budget_minutes} minutes.
       </p>

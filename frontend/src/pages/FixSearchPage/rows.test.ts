@@ -104,6 +104,7 @@ describe('outcomeSentence', () => {
     expect(outcomeSentence(result('restored', { remedy: 'semijoin=on' }))).toBe(
       'Restored by semijoin=on (2 candidates tried, 10 rounds, 1.3 min).',
     )
+    expect(outcomeSentence(result('cancelled', { minutes: 0.5 }))).toBe('Cancelled (2 candidates tried, 10 rounds, 30 s).')
   })
 
   it('says no remedy was found, and how many an out-of-budget search left', () => {

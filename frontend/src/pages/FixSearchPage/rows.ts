@@ -50,7 +50,9 @@ export function stateCounts(rows: CandidateRow[]): [RowState, number][] {
 
 /** The outcome in one sentence (fixsearch/search.py OutcomeName), with the rounds and minutes it took. */
 export function outcomeSentence(result: FixSearchResult): string {
-  const spent = `${result.tried} candidate${result.tried === 1 ? '' : 's'} tried, ${result.rounds} rounds, ${result.minutes.toFixed(1)} min`
+  // under a minute in seconds: a small search's "0.0 min" says nothing
+  const took = result.minutes < 1 ? `${Math.round(result.minutes * 60)} s` : `${result.minutes.toFixed(1)} min`
+  const spent = `${result.tried} candidate${result.tried === 1 ? '' : 's'} tried, ${result.rounds} rounds, ${took}`
   switch (result.outcome) {
     case 'restored':
       return `Restored by ${result.remedy ?? 'a remedy'} (${spent}).`

@@ -70,60 +70,63 @@ export function FindFix({ replayId, fingerprint, variants, baseline, searches, c
             })
           }}
         >
-          <label>
-            Slower on{' '}
-            <select name="fix-variant" value={variant} onChange={(e) => setVariant(e.target.value)}>
-              {choices.map((c) => (
-                <option key={c.name} value={c.name}>
-                  {c.name}
-                  {c.slower ? ' (slower)' : ''}
-                </option>
-              ))}
-            </select>
-          </label>{' '}
-          <label title="Rounds each candidate is measured, interleaved with the baseline and the variant as it is (a verdict needs 5); an undecided one gets more, 5 at a time.">
-            Rounds per candidate{' '}
-            <input name="fix-rounds" type="number" min={5} max={100} value={rounds} onChange={(e) => setRounds(Number(e.target.value))} />
-          </label>{' '}
-          <label title="Rounds at most, all candidates together.">
-            Budget rounds{' '}
-            <input
-              name="fix-budget-rounds"
-              type="number"
-              min={5}
-              max={3000}
-              value={budgetRounds}
-              onChange={(e) => setBudgetRounds(Number(e.target.value))}
-            />
-          </label>{' '}
-          <label title="No candidate is started after this many minutes.">
-            Budget minutes{' '}
-            <input
-              name="fix-budget-minutes"
-              type="number"
-              min={0.1}
-              max={1440}
-              step="any"
-              value={budgetMinutes}
-              onChange={(e) => setBudgetMinutes(Number(e.target.value))}
-            />
-          </label>{' '}
-          <label title="A remedy restores when its time is decided at most this much slower than the baseline's, with equal results.">
-            Tolerance (%){' '}
-            <input
-              name="fix-tolerance"
-              type="number"
-              min={1}
-              max={100}
-              step="any"
-              value={tolerancePct}
-              onChange={(e) => setTolerancePct(Number(e.target.value))}
-            />
-          </label>{' '}
-          <label>
-            <input type="checkbox" name="fix-try-all" checked={tryAll} onChange={(e) => setTryAll(e.target.checked)} /> Try
-            every candidate (else stop at the first that restores)
-          </label>{' '}
+          {/* the new-run form's grid of fields (styles.css .schedule-fields): a few columns, the switch on its own line */}
+          <div className="schedule-fields">
+            <label>
+              Slower on{' '}
+              <select name="fix-variant" value={variant} onChange={(e) => setVariant(e.target.value)}>
+                {choices.map((c) => (
+                  <option key={c.name} value={c.name}>
+                    {c.name}
+                    {c.slower ? ' (slower)' : ''}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label title="Rounds each candidate is measured, interleaved with the baseline and the variant as it is (a verdict needs 5); an undecided one gets more, 5 at a time.">
+              Rounds per candidate{' '}
+              <input name="fix-rounds" type="number" min={5} max={100} value={rounds} onChange={(e) => setRounds(Number(e.target.value))} />
+            </label>
+            <label title="Rounds at most, all candidates together.">
+              Budget rounds{' '}
+              <input
+                name="fix-budget-rounds"
+                type="number"
+                min={5}
+                max={3000}
+                value={budgetRounds}
+                onChange={(e) => setBudgetRounds(Number(e.target.value))}
+              />
+            </label>
+            <label title="No candidate is started after this many minutes.">
+              Budget minutes{' '}
+              <input
+                name="fix-budget-minutes"
+                type="number"
+                min={0.1}
+                max={1440}
+                step="any"
+                value={budgetMinutes}
+                onChange={(e) => setBudgetMinutes(Number(e.target.value))}
+              />
+            </label>
+            <label title="A remedy restores when its time is decided at most this much slower than the baseline's, with equal results.">
+              Tolerance (%){' '}
+              <input
+                name="fix-tolerance"
+                type="number"
+                min={1}
+                max={100}
+                step="any"
+                value={tolerancePct}
+                onChange={(e) => setTolerancePct(Number(e.target.value))}
+              />
+            </label>
+            <label className="whole-row">
+              <input type="checkbox" name="fix-try-all" checked={tryAll} onChange={(e) => setTryAll(e.target.checked)} /> Try
+              every candidate (else stop at the first that restores)
+            </label>
+          </div>
           <button type="submit" className="btn btn-primary" data-testid="find-fix-start" disabled={!variant || create.isPending}>
             Start
           </button>{' '}
