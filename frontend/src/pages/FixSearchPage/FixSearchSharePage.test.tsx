@@ -1,0 +1,122 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { cleanup, render, waitFor } from '@testing-library/react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import type { FixCandidateRead, FixSearchRead, FixTrialRead, VerdictRead } from '../../client'
+import { atRoute } from '../../test/router'
+import { FixSearchSharePage } from './FixSearchSharePage'
+
+const QUERY = 'SELECT COUNT(*) FROM o WHERE o.k IN (SELECT i.c FROM i)'
+const REFUSAL = "ERROR 1064: You have an error in your SQL syntax near 'FORCE INDEX (k)'"
+
+const ratio = (value: number, verdict: VerdictRead['verdict']): VerdictRead => ({
+  ratio: value, low: value * 0.9, high: value * 1.1, rounds: 5, method: 'paired rounds', mde: 0.05, verdict,
+  reason: `${verdict} reason`,
+})  // prettier-ignore
+
+const candidate = (name: string, source: string, apply: string): FixCandidateRead => ({
+  name, source, note: `${name} note`, settings: {}, apply, scope: 'statement', baseline: null, variant: null,
+  extra: {}, indexes: {},
+})  // prettier-ignore
+
+const trial = (name: string, status: string, more: Partial<FixTrialRead>): FixTrialRead => ({
+  name, status, reason: `${status} reason`, ratio_to_baseline: null, ratio_to_variant: null, variant_to_baseline: null,
+  results_equal: null, rounds: 0, statements: [], clock: 'server', ...more,
+})  // prettier-ignore
+
+// A finished search as GET /api/public/fixsearches/{token} answers it: a refused plan hint, a flag
+// that does not restore, the one that does; a lever left untried.
+const SHARED: FixSearchRead = {
+  id: 7, replay_id: 12, fingerprint_id: 'abc', fingerprint: 'select count (*) from o where o.k in (select i.c from i)',
+  variant: 'no semijoin', baseline: 'mariadb-11.8', status: 'succeeded', error: null, rounds: 5, passes: 1,
+  budget_rounds: 60, budget_minutes: 30, try_all: false, tolerance: 0.1, statement_timeout_s: 30,
+  candidates: [
+    candidate('index k', 'plan', 'FORCE INDEX (k)'),
+    candidate('semijoin=on', 'differs', "SET STATEMENT optimizer_switch='semijoin=on' FOR"),
+    candidate('materialization=on,semijoin=on', 'differs', "SET STATEMENT optimizer_switch='materialization=on,semijoin=on' FOR"),
+    candidate('optimizer_prune_level=1', 'lever', 'SET STATEMENT optimizer_prune_level=1 FOR'),
+  ],
+  tried: [
+    trial('index k', 'refused', { reason: REFUSAL }),
+    trial('semijoin=on', 'does not restore', { ratio_to_baseline: ratio(7, 'regression'), results_equal: true, rounds: 5 }),
+    trial('materialization=on,semijoin=on', 'restores', {
+      ratio_to_baseline: ratio(1.01, 'no significant difference'), ratio_to_variant: ratio(0.05, 'improvement'),
+      variant_to_baseline: ratio(20, 'regression'), results_equal: true, rounds: 5,
+      statements: [`SET STATEMENT optimizer_switch='materialization=on,semijoin=on' FOR ${QUERY}`],
+    }),
+  ],
+  progress: { phase: 'done', tried: 3, rounds_done: 10, minutes: 0.5, message: 'restored' },
+  result: { outcome: 'restored', remedy: 'materialization=on,semijoin=on', tried: 3, not_tried: [], rounds: 10, minutes: 0.5 },
+  share_token: 'good', created_at: '2026-11-27T10:00:00Z', started_at: null, finished_at: null,
+}  // prettier-ignore
+
+const EXHAUSTED: FixSearchRead = {
+  ...SHARED,
+  share_token: 'none',
+  tried: SHARED.tried.slice(0, 2),
+  candidates: SHARED.candidates.slice(0, 2),
+  result: { outcome: 'no remedy found', remedy: null, tried: 2, not_tried: [], rounds: 5, minutes: 0.2 },
+}
+
+function answer(request: Request): Response {
+  const token = new URL(request.url).pathname.split('/').pop()
+  const found = token === 'good' ? SHARED : token === 'none' ? EXHAUSTED : null
+  return new Response(JSON.stringify(found ?? { detail: 'shared fix search link not found' }), {
+    status: found ? 200 : 404,
+    headers: { 'Content-Type': 'application/json' },
+  })
+}
+
+function open(token: string) {
+  vi.stubGlobal('fetch', vi.fn(async (request: Request) => answer(request)))
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
+  return render(
+    <QueryClientProvider client={client}>
+      {atRoute(<FixSearchSharePage />, `/share/fixsearches/${token}`, '/share/fixsearches/:token')}
+    </QueryClientProvider>,
+  )
+}
+
+afterEach(() => {
+  cleanup()
+  vi.unstubAllGlobals()
+})
+
+describe('FixSearchSharePage', () => {
+  it('shows the remedy with what to apply, every candidate in the order tried, a refusal in the server’s words', async () => {
+    const view = open('good')
+    await waitFor(() => expect(view.getByTestId('fix-status').textContent).toBe('succeeded'))
+    expect(view.getByTestId('fix-outcome').textContent).toBe(
+      'Restored by materialization=on,semijoin=on (3 candidates tried, 10 rounds, 30 s).',
+    )
+    expect(view.getByTestId('fix-apply').textContent).toBe("SET STATEMENT optimizer_switch='materialization=on,semijoin=on' FOR")
+    expect(view.getByTestId('fix-rewritten').textContent).toBe(SHARED.tried[2].statements[0])
+    expect(view.getByTestId('fix-remedy').textContent).toContain('1.01x [0.91, 1.11] no significant difference (5 rounds)')
+    const rows = view.getAllByTestId('fix-candidate')
+    expect(rows.map((r) => [r.dataset.state, r.dataset.remedy ?? ''])).toEqual([
+      ['refused', ''],
+      ['does not restore', ''],
+      ['restores', 'true'],
+      ['not tried', ''],
+    ])
+    expect(view.getAllByTestId('fix-trial-reason')[0].textContent).toBe(REFUSAL)
+    expect(rows[1].textContent).toContain('7.00x [6.30, 7.70] regression')
+    // read-only: no cancel, no share, the replay named but not linked (its page needs a sign-in)
+    expect(view.queryByTestId('fix-cancel')).toBeNull()
+    expect(view.queryByTestId('fix-share-button')).toBeNull()
+    expect(view.getByTestId('fix-replay').tagName).toBe('SPAN')
+    expect(view.container.querySelectorAll('a')).toHaveLength(0)
+  })
+
+  it('says no remedy was found, with what was tried and no remedy section', async () => {
+    const view = open('none')
+    await waitFor(() => expect(view.getByTestId('fix-outcome').dataset.outcome).toBe('no remedy found'))
+    expect(view.queryByTestId('fix-remedy')).toBeNull()
+    expect(view.getAllByTestId('fix-candidate').map((r) => r.dataset.state)).toEqual(['refused', 'does not restore'])
+  })
+
+  it('says the link does not work for an unknown token', async () => {
+    const view = open('made-up')
+    await waitFor(() => expect(view.getByTestId('share-error').textContent).toContain('not found'))
+    expect(view.queryByTestId('fix-status')).toBeNull()
+  })
+})
