@@ -1,7 +1,8 @@
 """Issue 34, the fix search in a browser: "Find a fix" on a replay report's row starts a fix search
 with the options the form holds and lands on its page, which follows the search to a final status
 (over its event stream) and shows its outcome and every candidate tried; the replay's row then names
-the search; its share link opens read-only without signing in.
+the search; its share link opens read-only without signing in. A queued search (its target held
+busy, so no server starts) is cancelled from its page.
 
 The case is tests/fixsearch/test_fix_on_mariadb.py's planted regression made small (the decision is
 that test's, not this one's): a variant of MariaDB 11.8 without semijoin and materialization runs an
@@ -17,9 +18,12 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
+from redis import Redis
 
 from tests.conftest import auth_headers
 from tests.datasets.conftest import delete_dataset
+from upgradelab.execution.locks import TargetLocks
+from upgradelab.settings import get_settings
 
 DATASET = "fix-ui"
 TARGET = "mariadb-11.8"
@@ -70,6 +74,11 @@ def test_find_a_fix_on_a_report_row_starts_a_search_whose_page_reaches_its_outco
     expect(form.locator("select[name=fix-variant]")).to_have_value("no semijoin")
     form.locator("input[name=fix-budget-rounds]").fill("5")
     form.locator("input[name=fix-tolerance]").fill("50")
+    streams: list[str] = []
+    page.on(
+        "request",
+        lambda r: streams.append(r.url) if re.search(r"/api/fixsearches/\d+/events", r.url) else None,
+    )
     form.get_by_test_id("find-fix-start").click()
 
     expect(page).to_have_url(re.compile(r"/fixsearches/\d+$"))
@@ -90,6 +99,9 @@ def test_find_a_fix_on_a_report_row_starts_a_search_whose_page_reaches_its_outco
     expect(page.get_by_test_id("fix-fingerprint")).to_have_text(stored["fingerprint"])
 
     expect(page.get_by_test_id("fix-status")).to_have_text("succeeded", timeout=240_000)
+    assert any(f"/api/fixsearches/{search_id}/events" in url for url in streams), (
+        "it followed the search's stream"
+    )
     ended = client.get(f"/api/fixsearches/{search_id}").json()
     outcome = ended["result"]["outcome"]
     assert outcome in ("restored", "out of budget"), ended["result"]
@@ -131,3 +143,30 @@ def test_find_a_fix_on_a_report_row_starts_a_search_whose_page_reaches_its_outco
         expect(shared.get_by_test_id("fix-replay")).not_to_have_attribute("href", re.compile("."))
     finally:
         context.close()
+
+
+def test_a_queued_fix_search_is_cancelled_from_its_page(
+    page: Page, client: httpx.Client, replay: dict[str, Any]
+) -> None:
+    fingerprint = replay["report"]["fingerprints"][0]["fingerprint_id"]
+    busy = TargetLocks(
+        Redis.from_url(get_settings().redis_url), [TARGET], 90, 999_999
+    )  # a run holds the target
+    assert busy.acquire()
+    try:  # the search stays queued (its task retries while the target is busy): no server starts
+        page.goto(f"/replays/{replay['id']}")
+        row = page.get_by_test_id(f"fingerprint-{fingerprint}")
+        row.get_by_test_id("find-fix-button").click()
+        row.get_by_test_id("find-fix-start").click()
+        expect(page).to_have_url(re.compile(r"/fixsearches/\d+$"))
+        search_id = int(page.url.rsplit("/", 1)[1])
+        expect(page.get_by_test_id("fix-status")).to_have_text("queued")
+        expect(page.get_by_test_id("fix-progress")).to_contain_text("queued")
+
+        page.get_by_test_id("fix-cancel").click()
+        expect(page.get_by_test_id("fix-status")).to_have_text("cancelled")
+        expect(page.get_by_test_id("fix-cancel")).to_have_count(0)
+        expect(page.get_by_test_id("fix-progress")).to_have_count(0)
+        assert client.get(f"/api/fixsearches/{search_id}").json()["status"] == "cancelled"
+    finally:
+        busy.release()
