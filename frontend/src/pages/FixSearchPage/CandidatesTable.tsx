@@ -1,6 +1,7 @@
 import type { FixSearchRead } from '../../client'
 import { Ratio } from '../../components/Ratio/Ratio'
-import { candidateRows, fieldText, otherFields, stateCounts, type CandidateRow } from './rows'
+import { Fields } from './FieldValue'
+import { candidateRows, otherFields, stateCounts, type CandidateRow } from './rows'
 
 const badge = (state: string) => `badge badge-${state.replace(/[^a-z]+/g, '-')}`
 
@@ -27,16 +28,7 @@ function Row({ row }: { row: CandidateRow }) {
         {more.length > 0 && (
           <details>
             <summary className="muted">more</summary>
-            <dl>
-              {more.map(([key, value]) => (
-                <div key={key}>
-                  <dt>{key}</dt>
-                  <dd>
-                    <code>{fieldText(value)}</code>
-                  </dd>
-                </div>
-              ))}
-            </dl>
+            <Fields fields={more} />
           </details>
         )}
       </td>

@@ -23,6 +23,21 @@ const trial = (name: string, status: string, more: Partial<FixTrialRead>): FixTr
   results_equal: null, rounds: 0, statements: [], clock: 'server', ...more,
 })  // prettier-ignore
 
+// A field a newer API adds to a trial (a plan after the remedy, a global check's side effects): shown
+// as it comes, without this page knowing its shape.
+const NEWER = {
+  plan_after: [{ table: 'i', access_type: 'ALL', key: null, rows: 500 }],
+  side_effects: { said: 'no side effect', checked: [{ fingerprint: 'select 1', ratio: ratio(1.02, 'no significant difference') }] },
+}
+const RESTORES: FixTrialRead = {
+  ...trial('materialization=on,semijoin=on', 'restores', {
+    ratio_to_baseline: ratio(1.01, 'no significant difference'), ratio_to_variant: ratio(0.05, 'improvement'),
+    variant_to_baseline: ratio(20, 'regression'), results_equal: true, rounds: 5,
+    statements: [`SET STATEMENT optimizer_switch='materialization=on,semijoin=on' FOR ${QUERY}`],
+  }),
+  ...NEWER,
+}  // prettier-ignore
+
 // A finished search as GET /api/public/fixsearches/{token} answers it: a refused plan hint, a flag
 // that does not restore, the one that does; a lever left untried.
 const SHARED: FixSearchRead = {
@@ -38,11 +53,7 @@ const SHARED: FixSearchRead = {
   tried: [
     trial('index k', 'refused', { reason: REFUSAL }),
     trial('semijoin=on', 'does not restore', { ratio_to_baseline: ratio(7, 'regression'), results_equal: true, rounds: 5 }),
-    trial('materialization=on,semijoin=on', 'restores', {
-      ratio_to_baseline: ratio(1.01, 'no significant difference'), ratio_to_variant: ratio(0.05, 'improvement'),
-      variant_to_baseline: ratio(20, 'regression'), results_equal: true, rounds: 5,
-      statements: [`SET STATEMENT optimizer_switch='materialization=on,semijoin=on' FOR ${QUERY}`],
-    }),
+    RESTORES,
   ],
   progress: { phase: 'done', tried: 3, rounds_done: 10, minutes: 0.5, message: 'restored' },
   result: { outcome: 'restored', remedy: 'materialization=on,semijoin=on', tried: 3, not_tried: [], rounds: 10, minutes: 0.5 },
@@ -99,6 +110,15 @@ describe('FixSearchSharePage', () => {
       ['not tried', ''],
     ])
     expect(view.getAllByTestId('fix-trial-reason')[0].textContent).toBe(REFUSAL)
+    const more = view.getByTestId('fix-remedy-more')
+    expect([...more.querySelectorAll('[data-field] > dt')].map((dt) => dt.textContent)).toEqual([
+      'plan after',
+      'side effects',
+      'said',
+      'checked',
+    ])
+    expect([...more.querySelectorAll('[data-field=plan_after] td')].map((td) => td.textContent)).toEqual(['i', 'ALL', '-', '500'])
+    expect(more.querySelector('[data-field=checked]')?.textContent).toContain('select 1' + '1.02x [0.92, 1.12] no significant difference')
     expect(rows[1].textContent).toContain('7.00x [6.30, 7.70] regression')
     // read-only: no cancel, no share, the replay named but not linked (its page needs a sign-in)
     expect(view.queryByTestId('fix-cancel')).toBeNull()

@@ -4,7 +4,8 @@ import { isFinal } from '../../api/models'
 import type { FixSearchRead } from '../../client'
 import { Ratio } from '../../components/Ratio/Ratio'
 import { CandidatesTable } from './CandidatesTable'
-import { outcomeSentence, restoringRemedy } from './rows'
+import { Fields } from './FieldValue'
+import { otherFields, outcomeSentence, restoringRemedy } from './rows'
 
 interface Props {
   search: FixSearchRead
@@ -104,6 +105,8 @@ export function FixSearchView({ search, linkReplay, actions, tools }: Props) {
               <pre data-testid="fix-rewritten">{remedy.trial.statements.join(';\n')}</pre>
             </>
           )}
+          {/* what a newer API adds to a remedy (a global one's side effects, the plans): shown open */}
+          {otherFields(remedy).length > 0 && <Fields fields={otherFields(remedy)} testId="fix-remedy-more" />}
         </section>
       )}
       <h2>Candidates</h2>

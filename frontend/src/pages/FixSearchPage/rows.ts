@@ -78,15 +78,16 @@ export function restoringRemedy(search: Pick<FixSearchRead, 'candidates' | 'trie
   return { order: null, name, candidate, trial, state: trial?.status ?? 'restores', remedy: true }
 }
 
-/** The candidate's fields this page does not show by name (a newer API's: side effects, plans, a
- * global option line...), as [key, value] for a plain "more" list; empty values left out. Known
- * fields are shown in their own columns. */
+// the fields the page shows in their own columns
 const KNOWN_CANDIDATE = new Set(['name', 'source', 'note', 'settings', 'apply', 'scope', 'baseline', 'variant', 'indexes', 'extra'])
 const KNOWN_TRIAL = new Set([
   'name', 'status', 'reason', 'ratio_to_baseline', 'ratio_to_variant', 'variant_to_baseline', 'results_equal', 'rounds',
   'statements', 'clock',
 ])
 
+/** A candidate's and its trial's fields this page does not show by name (what a newer API adds: a
+ * global remedy's side effects, the plans before and after, its option line...), as [key, value] for
+ * FieldValue.tsx to show as they come; the candidate's `extra` opened; empty values left out. */
 export function otherFields(row: Pick<CandidateRow, 'candidate' | 'trial'>): [string, unknown][] {
   const out: [string, unknown][] = []
   const add = (record: object | null, known: Set<string>) => {
@@ -106,11 +107,6 @@ function isEmpty(value: unknown): boolean {
   if (Array.isArray(value)) return value.length === 0
   if (typeof value === 'object') return Object.keys(value).length === 0
   return false
-}
-
-/** A value of otherFields as text: strings as they are, anything else as compact JSON. */
-export function fieldText(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
 /** Whether the page's copy lags what its stream's progress says: a `status` event carries progress
