@@ -25,9 +25,10 @@ export function FixSearchPage() {
   const lags = found.data !== undefined && lagsProgress(found.data)
   const progressKey = JSON.stringify(found.data?.progress ?? null)
   useEffect(() => {
-    if (lags) void queryClient.invalidateQueries({ queryKey: query.queryKey })
-    // once per progress the stream brings: a refetch that still lags does not ask again
-  }, [lags, progressKey, queryClient, query.queryKey])
+    // once per progress the stream brings (the key by value, not a new array each render): a refetch
+    // that still lags does not ask again
+    if (lags) void queryClient.invalidateQueries({ queryKey: fixSearchQuery(Number(id)).queryKey })
+  }, [lags, progressKey, queryClient, id])
   const cancel = useMutation({
     mutationFn: () => fixSearchesApi.cancel(Number(id)),
     onSettled: () => void queryClient.invalidateQueries({ queryKey: query.queryKey }),
