@@ -1,32 +1,21 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { act, cleanup, render, waitFor } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { FixCandidateRead, FixSearchRead } from '../../client'
+import type { FixSearchRead } from '../../client'
 import { FakeEventSource } from '../../test/fakeEventSource'
 import { atRoute } from '../../test/router'
 import { FixSearchPage } from './FixSearchPage'
-
-const candidate = (name: string): FixCandidateRead => ({
-  name, source: 'differs', note: '', settings: {}, apply: `SET STATEMENT ${name} FOR`, scope: 'statement',
-  baseline: null, variant: null, extra: {}, indexes: {},
-})  // prettier-ignore
+import { fixCandidate, fixResult, fixSearch, fixTrial } from '../../test/fixSearches'
 
 const progress = (tried: number, message: string) => ({ phase: 'measuring', tried, rounds_done: tried * 5, minutes: 0.1, message })
 
 // A search measuring its first of two candidates, as GET /api/fixsearches/7 answers it.
-const RUNNING: FixSearchRead = {
-  id: 7, replay_id: 12, fingerprint_id: 'abc', fingerprint: 'select 1', variant: 'new', baseline: 'old',
-  status: 'running', error: null, rounds: 5, passes: 1, budget_rounds: 60, budget_minutes: 30, try_all: false,
-  tolerance: 0.1, statement_timeout_s: 30, candidates: [candidate('a=on'), candidate('b=on')], tried: [],
-  progress: progress(0, '2 candidates'), result: null, share_token: null,
-  created_at: '2026-11-27T10:00:00Z', started_at: null, finished_at: null,
-}  // prettier-ignore
-const FIRST_TRIED: FixSearchRead = {
+const RUNNING = fixSearch({ candidates: [fixCandidate('a=on'), fixCandidate('b=on')], progress: progress(0, '2 candidates') })
+const FIRST_TRIED = fixSearch({
   ...RUNNING,
-  tried: [{ name: 'a=on', status: 'does not restore', reason: 'slower', ratio_to_baseline: null, ratio_to_variant: null,
-    variant_to_baseline: null, results_equal: true, rounds: 5, statements: [], clock: 'server' }],
+  tried: [fixTrial('a=on', 'does not restore', { results_equal: true, rounds: 5 })],
   progress: progress(1, 'a=on: does not restore'),
-}  // prettier-ignore
+})
 
 let answer: FixSearchRead = RUNNING
 const gets = vi.fn()
@@ -82,7 +71,7 @@ describe('FixSearchPage', () => {
       ...FIRST_TRIED,
       status: 'succeeded',
       progress: { ...progress(1, 'out of budget'), phase: 'done' },
-      result: { outcome: 'out of budget', remedy: null, tried: 1, not_tried: ['b=on'], rounds: 5, minutes: 0.1 },
+      result: fixResult('out of budget', { tried: 1, not_tried: ['b=on'], rounds: 5, minutes: 0.1 }),
     }
     act(() => source.emit('status', '3-0', { status: 'succeeded' }))
     await waitFor(() => expect(view.getByTestId('fix-status').textContent).toBe('succeeded'))

@@ -1,49 +1,37 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { cleanup, render, waitFor } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { FixCandidateRead, FixSearchRead, FixTrialRead, VerdictRead } from '../../client'
+import type { VerdictRead } from '../../client'
 import { atRoute } from '../../test/router'
 import { FixSearchSharePage } from './FixSearchSharePage'
+import { fixCandidate, fixResult, fixSearch, fixTrial, fixVerdict } from '../../test/fixSearches'
 
 const QUERY = 'SELECT COUNT(*) FROM o WHERE o.k IN (SELECT i.c FROM i)'
 const REFUSAL = "ERROR 1064: You have an error in your SQL syntax near 'FORCE INDEX (k)'"
 
-const ratio = (value: number, verdict: VerdictRead['verdict']): VerdictRead => ({
-  ratio: value, low: value * 0.9, high: value * 1.1, rounds: 5, method: 'paired rounds', mde: 0.05, verdict,
-  reason: `${verdict} reason`,
-})  // prettier-ignore
+const ratio = (value: number, verdict: VerdictRead['verdict']) => fixVerdict(value, verdict)
+const candidate = (name: string, source: string, apply: string) => fixCandidate(name, { source, apply })
 
-const candidate = (name: string, source: string, apply: string): FixCandidateRead => ({
-  name, source, note: `${name} note`, settings: {}, apply, scope: 'statement', baseline: null, variant: null,
-  extra: {}, indexes: {},
-})  // prettier-ignore
-
-const trial = (name: string, status: string, more: Partial<FixTrialRead>): FixTrialRead => ({
-  name, status, reason: `${status} reason`, ratio_to_baseline: null, ratio_to_variant: null, variant_to_baseline: null,
-  results_equal: null, rounds: 0, statements: [], clock: 'server', ...more,
-})  // prettier-ignore
-
-// A field a newer API adds to a trial (a plan after the remedy, a global check's side effects): shown
-// as it comes, without this page knowing its shape.
+// Fields a newer API adds to a trial (a plan after the remedy, a global check's side effects): shown
+// as they come, without this page knowing their shape.
 const NEWER = {
   plan_after: [{ table: 'i', access_type: 'ALL', key: null, rows: 500 }],
   side_effects: { said: 'no side effect', checked: [{ fingerprint: 'select 1', ratio: ratio(1.02, 'no significant difference') }] },
 }
-const RESTORES: FixTrialRead = {
-  ...trial('materialization=on,semijoin=on', 'restores', {
+const RESTORES = Object.assign(
+  fixTrial('materialization=on,semijoin=on', 'restores', {
     ratio_to_baseline: ratio(1.01, 'no significant difference'), ratio_to_variant: ratio(0.05, 'improvement'),
     variant_to_baseline: ratio(20, 'regression'), results_equal: true, rounds: 5,
     statements: [`SET STATEMENT optimizer_switch='materialization=on,semijoin=on' FOR ${QUERY}`],
   }),
-  ...NEWER,
-}  // prettier-ignore
+  NEWER,
+)  // prettier-ignore
 
 // A finished search as GET /api/public/fixsearches/{token} answers it: a refused plan hint, a flag
 // that does not restore, the one that does; a lever left untried.
-const SHARED: FixSearchRead = {
-  id: 7, replay_id: 12, fingerprint_id: 'abc', fingerprint: 'select count (*) from o where o.k in (select i.c from i)',
-  variant: 'no semijoin', baseline: 'mariadb-11.8', status: 'succeeded', error: null, rounds: 5, passes: 1,
-  budget_rounds: 60, budget_minutes: 30, try_all: false, tolerance: 0.1, statement_timeout_s: 30,
+const SHARED = fixSearch({
+  fingerprint: 'select count (*) from o where o.k in (select i.c from i)', variant: 'no semijoin', baseline: 'mariadb-11.8',
+  status: 'succeeded',
   candidates: [
     candidate('index k', 'plan', 'FORCE INDEX (k)'),
     candidate('semijoin=on', 'differs', "SET STATEMENT optimizer_switch='semijoin=on' FOR"),
@@ -51,22 +39,22 @@ const SHARED: FixSearchRead = {
     candidate('optimizer_prune_level=1', 'lever', 'SET STATEMENT optimizer_prune_level=1 FOR'),
   ],
   tried: [
-    trial('index k', 'refused', { reason: REFUSAL }),
-    trial('semijoin=on', 'does not restore', { ratio_to_baseline: ratio(7, 'regression'), results_equal: true, rounds: 5 }),
+    fixTrial('index k', 'refused', { reason: REFUSAL }),
+    fixTrial('semijoin=on', 'does not restore', { ratio_to_baseline: ratio(7, 'regression'), results_equal: true, rounds: 5 }),
     RESTORES,
   ],
   progress: { phase: 'done', tried: 3, rounds_done: 10, minutes: 0.5, message: 'restored' },
-  result: { outcome: 'restored', remedy: 'materialization=on,semijoin=on', tried: 3, not_tried: [], rounds: 10, minutes: 0.5 },
-  share_token: 'good', created_at: '2026-11-27T10:00:00Z', started_at: null, finished_at: null,
-}  // prettier-ignore
+  result: fixResult('restored', { remedy: 'materialization=on,semijoin=on', tried: 3, rounds: 10, minutes: 0.5 }),
+  share_token: 'good',
+})  // prettier-ignore
 
-const EXHAUSTED: FixSearchRead = {
+const EXHAUSTED = fixSearch({
   ...SHARED,
   share_token: 'none',
   tried: SHARED.tried.slice(0, 2),
   candidates: SHARED.candidates.slice(0, 2),
-  result: { outcome: 'no remedy found', remedy: null, tried: 2, not_tried: [], rounds: 5, minutes: 0.2 },
-}
+  result: fixResult('no remedy found', { tried: 2, rounds: 5, minutes: 0.2 }),
+})
 
 function answer(request: Request): Response {
   const token = new URL(request.url).pathname.split('/').pop()

@@ -1,55 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import type { FixCandidateRead, FixSearchRead, FixSearchResult, FixTrialRead, VerdictRead } from '../../client'
+import type { FixSearchRead, FixSearchResult, FixTrialRead } from '../../client'
+import { fixCandidate, fixResult, fixTrial, fixVerdict } from '../../test/fixSearches'
 import { candidateRows, lagsProgress, otherFields, outcomeSentence, restoringRemedy, stateCounts } from './rows'
 
-const candidate = (name: string, source = 'differs', more: Partial<FixCandidateRead> = {}): FixCandidateRead => ({
-  name,
-  source,
-  note: `${name}'s note`,
-  settings: {},
-  apply: `SET STATEMENT ${name} FOR`,
-  scope: 'statement',
-  baseline: null,
-  variant: null,
-  extra: {},
-  indexes: {},
-  ...more,
-})
-
-const verdict = (ratio: number): VerdictRead => ({
-  ratio,
-  low: ratio * 0.9,
-  high: ratio * 1.1,
-  rounds: 5,
-  method: 'paired rounds',
-  mde: 0.05,
-  verdict: 'no significant difference',
-  reason: '',
-})
-
-const trial = (name: string, status: FixTrialRead['status'], more: Partial<FixTrialRead> = {}): FixTrialRead => ({
-  name,
-  status,
-  reason: `${status} because`,
-  ratio_to_baseline: status === 'refused' ? null : verdict(1),
-  ratio_to_variant: null,
-  variant_to_baseline: null,
-  results_equal: status === 'refused' ? null : true,
-  rounds: status === 'refused' ? 0 : 5,
-  statements: [],
-  clock: null,
-  ...more,
-})
-
-const result = (outcome: string, more: Partial<FixSearchResult> = {}): FixSearchResult => ({
-  outcome,
-  remedy: null,
-  tried: 2,
-  not_tried: [],
-  rounds: 10,
-  minutes: 1.25,
-  ...more,
-})
+const candidate = (name: string, source = 'differs') => fixCandidate(name, { source })
+const verdict = (ratio: number) => fixVerdict(ratio)
+// a measured trial: equal results in 5 rounds; a refused one: nothing measured
+const trial = (name: string, status: string, more: Partial<FixTrialRead> = {}) =>
+  fixTrial(name, status, status === 'refused' ? more : { ratio_to_baseline: verdict(1), results_equal: true, rounds: 5, ...more })
+const result = (outcome: string, more: Partial<FixSearchResult> = {}) =>
+  fixResult(outcome, { tried: 2, rounds: 10, minutes: 1.25, ...more })
 
 type Search = Pick<FixSearchRead, 'candidates' | 'tried' | 'status' | 'result' | 'progress'>
 
@@ -138,7 +98,7 @@ describe('restoringRemedy', () => {
 describe('otherFields', () => {
   it('lists the fields a newer API adds, not the known ones nor empty ones', () => {
     const row = {
-      candidate: { ...candidate('g', 'lever', { scope: 'global', extra: { line: 'semijoin=on' } }), side_effects: ['fp2'] },
+      candidate: { ...fixCandidate('g', { scope: 'global', extra: { line: 'semijoin=on' } }), side_effects: ['fp2'] },
       trial: { ...trial('g', 'restores'), plan_after: [], verified: 'whole replay' },
     }
     expect(otherFields(row)).toEqual([

@@ -2,7 +2,8 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { cleanup, fireEvent, render, waitFor } from '@testing-library/react'
 import { MemoryRouter, Route, Routes } from 'react-router-dom'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { FingerprintResult, FixSearchRead, VerdictRead } from '../../client'
+import type { FingerprintResult, VerdictRead } from '../../client'
+import { fixResult, fixSearch } from '../../test/fixSearches'
 import { FindFix } from './FindFix'
 
 const ratio = (verdict: VerdictRead['verdict']): VerdictRead => ({
@@ -15,10 +16,7 @@ const ROW = {
   ratios: { a: ratio('no significant difference'), b: ratio('regression') },
 } as unknown as FingerprintResult
 
-const DONE = {
-  id: 4, fingerprint_id: 'abc', variant: 'b', status: 'succeeded',
-  result: { outcome: 'no remedy found', remedy: null, tried: 3, not_tried: [], rounds: 15, minutes: 1 },
-} as unknown as FixSearchRead  // prettier-ignore
+const DONE = fixSearch({ id: 4, fingerprint_id: 'abc', variant: 'b', status: 'succeeded', result: fixResult('no remedy found') })
 
 function show(canStart: boolean) {
   const posted: unknown[] = []

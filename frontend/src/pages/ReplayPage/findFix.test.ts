@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { FixSearchRead, VerdictRead } from '../../client'
+import { fixResult } from '../../test/fixSearches'
 import { defaultFixVariant, fixVariants, searchesByFingerprint, searchState } from './findFix'
 
 const ratio = (verdict: VerdictRead['verdict']): VerdictRead => ({
@@ -44,9 +45,8 @@ describe('searchesByFingerprint and searchState', () => {
   })
 
   it('says the outcome once there is one, else the status', () => {
-    const done = { outcome: 'restored', remedy: 'semijoin=on', tried: 1, not_tried: [], rounds: 5, minutes: 1 }
-    expect(searchState(search(1, 'f', done))).toBe('restored by semijoin=on')
-    expect(searchState(search(1, 'f', { ...done, outcome: 'no remedy found', remedy: null }))).toBe('no remedy found')
+    expect(searchState(search(1, 'f', fixResult('restored', { remedy: 'semijoin=on' })))).toBe('restored by semijoin=on')
+    expect(searchState(search(1, 'f', fixResult('no remedy found')))).toBe('no remedy found')
     expect(searchState(search(1, 'f'))).toBe('running')
   })
 })
