@@ -1,7 +1,7 @@
 import type { FixSearchRead } from '../../client'
 import { Ratio } from '../../components/Ratio/Ratio'
 import { Fields } from './FieldValue'
-import { candidateRows, otherFields, stateCounts, type CandidateRow } from './rows'
+import { applyOf, candidateRows, otherFields, scopeOf, stateCounts, type CandidateRow } from './rows'
 
 const badge = (state: string) => `badge badge-${state.replace(/[^a-z]+/g, '-')}`
 
@@ -18,13 +18,20 @@ function Row({ row }: { row: CandidateRow }) {
       <td className="num">{row.order ?? ''}</td>
       <td>
         <strong>{row.name}</strong>
+        {scopeOf(row) !== 'statement' && (
+          <>
+            {' '}
+            <span className="badge" data-testid="fix-scope">
+              {scopeOf(row)}
+            </span>
+          </>
+        )}
         {candidate && (
           <div className="muted">
-            {candidate.source}
-            {candidate.scope !== 'statement' && ` · ${candidate.scope}`}: {candidate.note}
+            {candidate.source}: {candidate.note}
           </div>
         )}
-        {candidate?.apply && <code className="muted">{candidate.apply}</code>}
+        {applyOf(row) && <code className="muted">{applyOf(row)}</code>}
         {more.length > 0 && (
           <details>
             <summary className="muted">more</summary>
@@ -40,6 +47,12 @@ function Row({ row }: { row: CandidateRow }) {
           // a refusal is the server's own words: kept as they are
           <div className={row.state === 'refused' ? undefined : 'muted'} data-testid="fix-trial-reason">
             {row.state === 'refused' ? <code>{trial.reason}</code> : trial.reason}
+          </div>
+        )}
+        {trial?.side_effects && (
+          <div data-testid="fix-trial-side-effects">
+            side effects: {trial.side_effects.said}
+            {trial.side_effects.side_effects.length > 0 && ` (${trial.side_effects.side_effects.map((e) => e.fingerprint).join('; ')})`}
           </div>
         )}
       </td>

@@ -65,6 +65,8 @@ export function FixSearchPage() {
         tools={
           <>
             <p className="muted">
+              Export <a href={`/api/fixsearches/${data.id}/export?format=csv`} data-testid="fix-csv">CSV</a> ·{' '}
+              <a href={`/api/fixsearches/${data.id}/export?format=json`} data-testid="fix-json">JSON</a> ·{' '}
               <button type="button" className="btn btn-secondary btn-small" data-testid="fix-share-button" onClick={() => share.mutate()}>
                 Share
               </button>{' '}

@@ -9,6 +9,7 @@ import { FixSearchView } from './FixSearchView'
 export function FixSearchSharePage() {
   const { token = '' } = useParams()
   const shared = useQuery(sharedFixSearchQuery(token))
+  const exportPath = `/api/public/fixsearches/${encodeURIComponent(token)}/export`
   if (!shared.data) {
     return (
       <div className="page" data-testid="share-page">
@@ -23,7 +24,16 @@ export function FixSearchSharePage() {
   return (
     <div className="page" data-testid="share-page">
       <div className="shared-banner">Shared read-only view</div>
-      <FixSearchView search={shared.data} linkReplay={false} />
+      <FixSearchView
+        search={shared.data}
+        linkReplay={false}
+        tools={
+          <p className="muted">
+            Export <a href={`${exportPath}?format=csv`} data-testid="fix-csv">CSV</a> ·{' '}
+            <a href={`${exportPath}?format=json`} data-testid="fix-json">JSON</a>
+          </p>
+        }
+      />
     </div>
   )
 }

@@ -2,10 +2,15 @@ import type { ReactNode } from 'react'
 import { Link } from 'react-router-dom'
 import { isFinal } from '../../api/models'
 import type { FixSearchRead } from '../../client'
-import { Ratio } from '../../components/Ratio/Ratio'
 import { CandidatesTable } from './CandidatesTable'
-import { Fields } from './FieldValue'
-import { otherFields, outcomeSentence, restoringRemedy } from './rows'
+import { RemedyCard } from './RemedyCard'
+import { outcomeSentence, restoringRemedy } from './rows'
+
+const SCOPES: Record<string, string> = {
+  statement: 'statement-level only',
+  both: 'statement-level, and a restoring setting again as a global one',
+  global: 'settings as global remedies only',
+}
 
 interface Props {
   search: FixSearchRead
@@ -24,6 +29,7 @@ export function FixSearchView({ search, linkReplay, actions, tools }: Props) {
   const { progress, result } = search
   const final = isFinal(search.status)
   const remedy = restoringRemedy(search)
+  const globalRemedy = restoringRemedy(search, 'global_remedy')
   const replay = `replay ${search.replay_id}`
   return (
     <>
@@ -51,7 +57,9 @@ export function FixSearchView({ search, linkReplay, actions, tools }: Props) {
         . A remedy restores when its time is decided at most {Math.round(search.tolerance * 100)} % slower than the
         baseline&apos;s (the upper end of its interval) and its results equal the baseline&apos;s. Each candidate: {search.rounds}{' '}
         rounds of {search.passes} pass{search.passes === 1 ? '' : 'es'}, interleaved with the baseline and the variant as it is
-        {search.try_all ? '; every candidate measured' : '; it stops at the first that restores'}. Budget:{' '}
+        {search.try_all ? '; every candidate measured' : '; it stops at the first that restores'}. Remedies:{' '}
+        {SCOPES[search.scope] ?? search.scope}; a global one restores only with its side effects checked on the whole
+        replay ({search.side_rounds} rounds per other fingerprint, at most {search.side_minutes} minutes). Budget:{' '}
         {search.budget_rounds} rounds, {search.budget_minutes} minutes.
       </p>
       {tools}
@@ -81,33 +89,9 @@ export function FixSearchView({ search, linkReplay, actions, tools }: Props) {
           )}
         </section>
       )}
-      {remedy && (
-        <section className="card" data-testid="fix-remedy">
-          <h3>
-            Remedy: {remedy.name}
-            {remedy.candidate && <span className="muted"> ({remedy.candidate.scope === 'statement' ? 'this statement only' : remedy.candidate.scope})</span>}
-          </h3>
-          {remedy.trial && (
-            <p>
-              Against the baseline <Ratio value={remedy.trial.ratio_to_baseline} withVerdict withRounds />; against the
-              variant as it is <Ratio value={remedy.trial.ratio_to_variant} withVerdict />; results{' '}
-              {remedy.trial.results_equal ? 'equal' : 'differ'}.
-            </p>
-          )}
-          {remedy.candidate?.apply && (
-            <p>
-              Apply: <code data-testid="fix-apply">{remedy.candidate.apply}</code>
-            </p>
-          )}
-          {remedy.trial && remedy.trial.statements.length > 0 && (
-            <>
-              <p>The statement{remedy.trial.statements.length > 1 ? 's' : ''} as rewritten:</p>
-              <pre data-testid="fix-rewritten">{remedy.trial.statements.join(';\n')}</pre>
-            </>
-          )}
-          {/* what a newer API adds to a remedy (a global one's side effects, the plans): shown open */}
-          {otherFields(remedy).length > 0 && <Fields fields={otherFields(remedy)} testId="fix-remedy-more" />}
-        </section>
+      {remedy && <RemedyCard remedy={remedy} title="Remedy" testId="fix-remedy" />}
+      {globalRemedy && globalRemedy.name !== remedy?.name && (
+        <RemedyCard remedy={globalRemedy} title="Global remedy" testId="fix-global-remedy" />
       )}
       <h2>Candidates</h2>
       <CandidatesTable search={search} />

@@ -54,8 +54,10 @@ export function outcomeSentence(result: FixSearchResult): string {
   const took = result.minutes < 1 ? `${Math.round(result.minutes * 60)} s` : `${result.minutes.toFixed(1)} min`
   const spent = `${result.tried} candidate${result.tried === 1 ? '' : 's'} tried, ${result.rounds} rounds, ${took}`
   switch (result.outcome) {
-    case 'restored':
-      return `Restored by ${result.remedy ?? 'a remedy'} (${spent}).`
+    case 'restored': {
+      const global = result.global_remedy && result.global_remedy !== result.remedy ? `; as a global setting by ${result.global_remedy}` : ''
+      return `Restored by ${result.remedy ?? result.global_remedy ?? 'a remedy'}${global} (${spent}).`
+    }
     case 'no remedy found':
       return `No remedy found: none of the candidates tried restores the baseline's time with equal results (${spent}).`
     case 'out of budget':
@@ -67,10 +69,16 @@ export function outcomeSentence(result: FixSearchResult): string {
   }
 }
 
-/** The remedy that restores, with what to apply: its candidate (the hint or SET STATEMENT prefix, the
- * settings, its scope) and its trial (the statements as rewritten); null when none restored. */
-export function restoringRemedy(search: Pick<FixSearchRead, 'candidates' | 'tried' | 'result'>): CandidateRow | null {
-  const name = search.result?.remedy
+/** A remedy that restores, with what to apply: its candidate (the settings, its note) and its trial
+ * (scope, the hint / SET STATEMENT prefix / option line, the statements as rewritten, plans before and
+ * after, a global one's side effects). `which`: the result's `remedy` (the first that restores; under
+ * scope "both" the statement-level one) or `global_remedy` (the first global one, its side effects
+ * checked on the whole replay). Null when none restored. */
+export function restoringRemedy(
+  search: Pick<FixSearchRead, 'candidates' | 'tried' | 'result'>,
+  which: 'remedy' | 'global_remedy' = 'remedy',
+): CandidateRow | null {
+  const name = search.result?.[which]
   if (!name) return null
   const trial = search.tried.find((t) => t.name === name) ?? null
   const candidate = search.candidates.find((c) => c.name === name) ?? null
@@ -78,11 +86,23 @@ export function restoringRemedy(search: Pick<FixSearchRead, 'candidates' | 'trie
   return { order: null, name, candidate, trial, state: trial?.status ?? 'restores', remedy: true }
 }
 
+/** What to apply for a row: the trial's (what was measured; a global twin has no candidate of its
+ * own), else the candidate's. */
+export function applyOf(row: Pick<CandidateRow, 'candidate' | 'trial'>): string | null {
+  return row.trial?.apply || row.candidate?.apply || null
+}
+
+/** A row's scope: "statement" (a hint or SET STATEMENT, this statement only) or "global" (an option
+ * line or SET GLOBAL, its side effects checked on the whole replay). */
+export function scopeOf(row: Pick<CandidateRow, 'candidate' | 'trial'>): string {
+  return row.trial?.scope ?? row.candidate?.scope ?? 'statement'
+}
+
 // the fields the page shows in their own columns
 const KNOWN_CANDIDATE = new Set(['name', 'source', 'note', 'settings', 'apply', 'scope', 'baseline', 'variant', 'indexes', 'extra'])
 const KNOWN_TRIAL = new Set([
   'name', 'status', 'reason', 'ratio_to_baseline', 'ratio_to_variant', 'variant_to_baseline', 'results_equal', 'rounds',
-  'statements', 'clock',
+  'statements', 'clock', 'scope', 'apply', 'set_global', 'side_effects', 'plan_before', 'plan_after', 'plan_error',
 ])
 
 /** A candidate's and its trial's fields this page does not show by name (what a newer API adds: a

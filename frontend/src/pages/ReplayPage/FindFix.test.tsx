@@ -57,14 +57,15 @@ describe('FindFix', () => {
     const form = view.getByTestId('find-fix-form')
     const field = (name: string) => form.querySelector<HTMLInputElement>(`[name=${name}]`)!
     expect(field('fix-variant').value).toBe('b')
-    expect([...form.querySelectorAll('option')].map((o) => o.textContent)).toEqual(['a', 'b (slower)'])
+    expect([...form.querySelectorAll('[name=fix-variant] option')].map((o) => o.textContent)).toEqual(['a', 'b (slower)'])
     fireEvent.change(field('fix-budget-rounds'), { target: { value: '20' } })
     fireEvent.change(field('fix-tolerance'), { target: { value: '25' } })
     fireEvent.click(field('fix-try-all'))
+    fireEvent.change(field('fix-scope'), { target: { value: 'statement' } })
     fireEvent.click(view.getByTestId('find-fix-start'))
     await waitFor(() => expect(view.getByTestId('landed')).toBeTruthy())
     expect(posted).toEqual([
-      { replay_id: 12, fingerprint_id: 'abc', variant: 'b', rounds: 5, budget_rounds: 20, budget_minutes: 30, tolerance: 0.25, try_all: true },
+      { replay_id: 12, fingerprint_id: 'abc', variant: 'b', rounds: 5, budget_rounds: 20, budget_minutes: 30, tolerance: 0.25, try_all: true, scope: 'statement' },
     ])
   })
 

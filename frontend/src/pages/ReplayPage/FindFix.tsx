@@ -4,7 +4,7 @@ import { Link, useNavigate } from 'react-router-dom'
 import { fixSearchesApi } from '../../api/fixsearches'
 import type { FingerprintResult, FixSearchRead } from '../../client'
 import { ErrorBox } from '../../components/ErrorBox'
-import { defaultFixVariant, FIX_DEFAULTS, fixVariants, searchState } from './findFix'
+import { defaultFixVariant, FIX_DEFAULTS, FIX_SCOPES, fixVariants, searchState, type FixScope } from './findFix'
 
 interface Props {
   replayId: number
@@ -32,6 +32,7 @@ export function FindFix({ replayId, fingerprint, variants, baseline, searches, c
   const [budgetMinutes, setBudgetMinutes] = useState(FIX_DEFAULTS.budgetMinutes)
   const [tolerancePct, setTolerancePct] = useState(FIX_DEFAULTS.tolerancePct)
   const [tryAll, setTryAll] = useState(FIX_DEFAULTS.tryAll)
+  const [scope, setScope] = useState<FixScope>(FIX_DEFAULTS.scope)
   const create = useMutation({
     mutationFn: fixSearchesApi.create,
     onSuccess: (search) => {
@@ -67,6 +68,7 @@ export function FindFix({ replayId, fingerprint, variants, baseline, searches, c
               budget_minutes: budgetMinutes,
               tolerance: tolerancePct / 100,
               try_all: tryAll,
+              scope,
             })
           }}
         >
@@ -79,6 +81,16 @@ export function FindFix({ replayId, fingerprint, variants, baseline, searches, c
                   <option key={c.name} value={c.name}>
                     {c.name}
                     {c.slower ? ' (slower)' : ''}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Remedies{' '}
+              <select name="fix-scope" value={scope} onChange={(e) => setScope(e.target.value as FixScope)}>
+                {FIX_SCOPES.map(([value, words]) => (
+                  <option key={value} value={value}>
+                    {words}
                   </option>
                 ))}
               </select>

@@ -1,7 +1,7 @@
 // The replay report's "Find a fix", apart from React: which variants a fingerprint can be fixed on
 // (every variant but the baseline; those decided slower first) and each fingerprint's fix searches.
 // Pure, so tested without a browser (findFix.test.ts).
-import type { FingerprintResult, FixSearchRead } from '../../client'
+import type { FingerprintResult, FixSearchCreate, FixSearchRead } from '../../client'
 
 export interface FixVariant {
   name: string
@@ -41,4 +41,13 @@ export function searchState(search: Pick<FixSearchRead, 'status' | 'result'>): s
 }
 
 /** The API's defaults (backend fixsearch/schemas.py FixSearchCreate), the form's first values. */
-export const FIX_DEFAULTS = { rounds: 5, budgetRounds: 60, budgetMinutes: 30, tolerancePct: 10, tryAll: false }
+export const FIX_DEFAULTS = { rounds: 5, budgetRounds: 60, budgetMinutes: 30, tolerancePct: 10, tryAll: false, scope: 'both' as FixScope }
+
+export type FixScope = NonNullable<FixSearchCreate['scope']>
+
+/** The scopes a search may take (FixSearchCreate.scope), in words for the form. */
+export const FIX_SCOPES: [FixScope, string][] = [
+  ['both', 'statement-level, and a restoring setting as a global one too (its side effects checked)'],
+  ['statement', 'statement-level only (hints, SET_VAR / SET STATEMENT)'],
+  ['global', 'settings as global remedies only (side effects checked on the whole replay)'],
+]
