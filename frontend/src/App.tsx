@@ -29,6 +29,8 @@ const AttributionSharePage = page(
   () => import('./pages/AttributionSharePage/AttributionSharePage'),
   'AttributionSharePage',
 )
+const FixSearchPage = page(() => import('./pages/FixSearchPage/FixSearchPage'), 'FixSearchPage')
+const FixSearchSharePage = page(() => import('./pages/FixSearchPage/FixSearchSharePage'), 'FixSearchSharePage')
 
 const loading = <p className="muted page">Loading…</p>
 
@@ -53,6 +55,7 @@ export function App() {
           <Routes>
             <Route path="/share/:token" element={<SharePage />} />
             <Route path="/share/attributions/:token" element={<AttributionSharePage />} />
+            <Route path="/share/fixsearches/:token" element={<FixSearchSharePage />} />
           </Routes>
         </Suspense>
       </main>
@@ -140,6 +143,7 @@ function SignedInApp({ pathname }: { pathname: string }) {
             <Route path="/captures" element={<CapturesPage />} />
             <Route path="/captures/:id" element={<CapturePage />} />
             <Route path="/attributions/:id" element={<AttributionPage />} />
+            <Route path="/fixsearches/:id" element={<FixSearchPage />} />
             <Route path="*" element={<NotFound />} />
           </Routes>
         </Suspense>

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react'
 import type { FingerprintResult, Outcome } from '../../client'
 import { Ratio } from '../Ratio/Ratio'
 import { CauseAndWork, WorkTable } from './WorkCounters'
@@ -7,6 +8,8 @@ interface Props {
   variants: string[]
   open: boolean
   onToggle: () => void
+  /** Under the fingerprint (the signed-in replay page's fix searches and "Find a fix"). */
+  extra?: ReactNode
 }
 
 function ms(seconds: number | null | undefined): string {
@@ -73,7 +76,7 @@ function OutcomeCell({ outcome, timedOutRuns }: { outcome: Outcome; timedOutRuns
 }
 
 /** A fingerprint's medians and ratios; opened, each statement's outcome on every variant side by side. */
-export function FingerprintRow({ report, variants, open, onToggle }: Props) {
+export function FingerprintRow({ report, variants, open, onToggle, extra }: Props) {
   return (
     <>
       <tr data-testid={`fingerprint-${report.fingerprint_id}`} data-group={report.group}>
@@ -90,6 +93,7 @@ export function FingerprintRow({ report, variants, open, onToggle }: Props) {
               A/A floor <Ratio value={report.floor} />
             </div>
           )}
+          {extra}
         </td>
         {variants.map((v) => (
           <td key={v}>

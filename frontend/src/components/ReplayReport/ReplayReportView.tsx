@@ -1,12 +1,13 @@
-import { useState } from 'react'
+import { useState, type ReactNode } from 'react'
 import { REPLAY_GROUPS, type ReplayGroup } from '../../api/replay'
-import type { ReplayReport } from '../../client'
+import type { FingerprintResult, ReplayReport } from '../../client'
 import { FingerprintRow } from './FingerprintRow'
 import { ReplaySummary } from './ReplaySummary'
 import { StatementCost } from './StatementCost'
 
-/** The report: the per-statement cost per variant and the per-variant summary on top, group tabs with counts, a search over fingerprints and statements, expandable rows. */
-export function ReplayReportView({ report }: { report: ReplayReport }) {
+/** The report: the per-statement cost per variant and the per-variant summary on top, group tabs with counts, a search over fingerprints and statements, expandable rows.
+ * `rowExtra`: shown under a row's fingerprint (the signed-in page's "Find a fix"; none on a share link). */
+export function ReplayReportView({ report, rowExtra }: { report: ReplayReport; rowExtra?: (fingerprint: FingerprintResult) => ReactNode }) {
   const [group, setGroup] = useState<ReplayGroup | 'all'>('all')
   const [search, setSearch] = useState('')
   const [open, setOpen] = useState<string | null>(null)
@@ -60,6 +61,7 @@ export function ReplayReportView({ report }: { report: ReplayReport }) {
               variants={report.variants.map((v) => v.name)}
               open={open === f.fingerprint_id}
               onToggle={() => setOpen(open === f.fingerprint_id ? null : f.fingerprint_id)}
+              extra={rowExtra?.(f)}
             />
           ))}
         </tbody>

@@ -10,6 +10,11 @@ import { ShareReplay } from './ShareReplay'
 import { ReplayProgress } from './ReplayProgress'
 import { replayQuery } from '../../queries/replays'
 import { useJobStream } from '../../streams/useJobStream'
+import { replayFixSearchesQuery } from '../../queries/fixsearches'
+import { meQuery } from '../../queries/users'
+import { FindFix } from './FindFix'
+import { searchesByFingerprint } from './findFix'
+import { FixSearches } from './FixSearches'
 
 /** /replays/:id: the summary per variant, then what changes per fingerprint, grouped (breaks, slower, faster, same, ...).
  * While the replay runs, its events (GET /api/replays/{id}/events) move the progress and refetch the rest. */
@@ -19,6 +24,11 @@ export function ReplayPage() {
   const replay = useQuery(query)
   const live = replay.data !== undefined && !isFinal(replay.data.status)
   useJobStream(`/api/replays/${id}/events`, live, query.queryKey, isFinal)
+  const me = useQuery({ ...meQuery(), retry: false })
+  // a fix search needs a succeeded replay (the API's 409 otherwise): asked for only then
+  const fixable = replay.data?.status === 'succeeded' && replay.data.report != null
+  const fixSearches = useQuery({ ...replayFixSearchesQuery(Number(id)), enabled: fixable })
+  const searchesOf = searchesByFingerprint(fixSearches.data ?? [])
   const data = replay.data
   if (!data) return <div className="page"><ErrorBox error={replay.error} /></div>
   const report = data.report
@@ -79,7 +89,26 @@ export function ReplayPage() {
           </ul>
         </details>
       )}
-      {report && <ReplayReportView report={report} />}
+      {fixSearches.data && <FixSearches searches={fixSearches.data} />}
+      {report && (
+        <ReplayReportView
+          report={report}
+          rowExtra={
+            fixable
+              ? (f) => (
+                  <FindFix
+                    replayId={data.id}
+                    fingerprint={f}
+                    variants={report.variants.map((v) => v.name)}
+                    baseline={report.baseline}
+                    searches={searchesOf.get(f.fingerprint_id) ?? []}
+                    canStart={me.data?.role !== 'viewer'}
+                  />
+                )
+              : undefined
+          }
+        />
+      )}
     </div>
   )
 }

@@ -1,0 +1,115 @@
+import type { FixSearchRead } from '../../client'
+import { Ratio } from '../../components/Ratio/Ratio'
+import { Fields } from './FieldValue'
+import { applyOf, candidateRows, otherFields, scopeOf, stateCounts, type CandidateRow } from './rows'
+
+const badge = (state: string) => `badge badge-${state.replace(/[^a-z]+/g, '-')}`
+
+function Equal({ value }: { value: boolean | null | undefined }) {
+  if (value == null) return <span className="muted">-</span>
+  return <span className={value ? undefined : 'badge badge-breaks'}>{value ? 'equal' : 'differ'}</span>
+}
+
+function Row({ row }: { row: CandidateRow }) {
+  const { candidate, trial } = row
+  const more = otherFields(row)
+  return (
+    <tr data-testid="fix-candidate" data-state={row.state} data-remedy={row.remedy || undefined}>
+      <td className="num">{row.order ?? ''}</td>
+      <td>
+        <strong>{row.name}</strong>
+        {scopeOf(row) !== 'statement' && (
+          <>
+            {' '}
+            <span className="badge" data-testid="fix-scope">
+              {scopeOf(row)}
+            </span>
+          </>
+        )}
+        {candidate && (
+          <div className="muted">
+            {candidate.source}: {candidate.note}
+          </div>
+        )}
+        {applyOf(row) && <code className="muted">{applyOf(row)}</code>}
+        {more.length > 0 && (
+          <details>
+            <summary className="muted">more</summary>
+            <Fields fields={more} />
+          </details>
+        )}
+      </td>
+      <td>
+        <span className={badge(row.state)} data-testid="fix-trial-state">
+          {row.state}
+        </span>
+        {trial?.reason && (
+          // a refusal is the server's own words: kept as they are
+          <div className={row.state === 'refused' ? undefined : 'muted'} data-testid="fix-trial-reason">
+            {row.state === 'refused' ? <code>{trial.reason}</code> : trial.reason}
+          </div>
+        )}
+        {trial?.side_effects && (
+          <div data-testid="fix-trial-side-effects">
+            side effects: {trial.side_effects.said}
+            {trial.side_effects.side_effects.length > 0 && ` (${trial.side_effects.side_effects.map((e) => e.fingerprint).join('; ')})`}
+          </div>
+        )}
+      </td>
+      <td>
+        <Ratio value={trial?.ratio_to_baseline} withVerdict />
+      </td>
+      <td>
+        <Ratio value={trial?.ratio_to_variant} withVerdict />
+        {trial?.variant_to_baseline && (
+          <div className="muted" title="the variant as it is against the baseline, in the same rounds">
+            gap <Ratio value={trial.variant_to_baseline} />
+          </div>
+        )}
+      </td>
+      <td>
+        <Equal value={trial?.results_equal} />
+      </td>
+      <td className="num">
+        {trial ? trial.rounds : ''}
+        {trial?.clock && <div className="muted">{trial.clock} clock</div>}
+      </td>
+    </tr>
+  )
+}
+
+/** Every candidate: those measured in the order tried (status, the server's words for a refusal,
+ * ratios with intervals to the baseline and to the variant as it is, results equal, rounds), then
+ * those not measured. Fields a newer API adds to a candidate or trial are listed under "more". */
+export function CandidatesTable({ search }: { search: FixSearchRead }) {
+  const rows = candidateRows(search)
+  if (rows.length === 0)
+    return <p className="muted">No candidate yet: they are built once both servers have run the statement.</p>
+  return (
+    <>
+      <p className="muted" data-testid="fix-state-counts">
+        {stateCounts(rows)
+          .map(([state, n]) => `${n} ${state}`)
+          .join(', ')}
+      </p>
+      <table className="table" data-testid="fix-candidates">
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>Candidate (source: note; what to apply)</th>
+            <th>Status</th>
+            <th title="candidate's time / the baseline's">Against the baseline</th>
+            <th title="candidate's time / the variant's as it is">Against the variant</th>
+            <th>Results</th>
+            <th>Rounds</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <Row key={row.name} row={row} />
+          ))}
+        </tbody>
+      </table>
+    </>
+  )
+}
