@@ -270,6 +270,9 @@ LONGEST_FIRST = [
     "faults/test_worker_killed.py",  # 179 s
     "targets/test_docker_compose.py",  # 142 s
     "faults/test_redis_restart.py",  # 103 s
+    "fixsearch/test_fix_on_mariadb.py",  # ~90 s (its helper's runs, loaded host)
+    "fixsearch/test_fix_on_mysql.py",  # ~90 s
+    "fixsearch/test_fix_global_on_mariadb.py",  # ~85 s
     "pools/test_two_pools.py",  # 73 s
     "targets/test_docker_provisioner.py",  # 72 s
     "faults/test_concurrent_submissions.py",  # 64 s
@@ -281,6 +284,7 @@ LONGEST_FIRST = [
     "datasets/test_hostile_dumps.py",  # 55 s
     "results/test_contrasts_on_servers.py",  # 53 s
     "browser/test_new_run_form.py",  # 50 s
+    "browser/test_fix_search_page.py",  # 37-60 s
 ]
 
 
