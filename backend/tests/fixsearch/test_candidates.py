@@ -4,6 +4,7 @@ per flavor (no server: the variables are given as SHOW VARIABLES would)."""
 import pytest
 
 from upgradelab.fixsearch.candidates import build, plan_candidates
+from upgradelab.fixsearch.effects import global_twin
 from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, rewrite
 from upgradelab.replay.outcomes import PlanStep
 
@@ -81,8 +82,8 @@ def _plan(*steps: tuple[str, str | None]) -> list[PlanStep]:
 def test_the_baselines_index_becomes_a_plan_hint_where_the_variant_uses_another() -> None:
     base = _plan(("c", "PRIMARY"), ("o", "k_customer"), ("<subquery2>", "distinct_key"))
     var = _plan(("o", None), ("c", "PRIMARY"), ("<subquery2>", None))
-    (found,) = plan_candidates("mysql", base, var)
-    assert found.source == "plan" and found.indexes == {"o": "k_customer"}
+    found, order = plan_candidates("mysql", base, var)  # the variant joins in another order too: after it
+    assert found.source == "plan" and found.indexes == {"o": "k_customer"} and order.join_order == ["c", "o"]
     assert found.apply == "/*+ INDEX(o k_customer) */"
     assert "k_customer on the baseline, none on the variant" in found.note
     assert plan_candidates("mysql", base, base) == []
@@ -101,3 +102,58 @@ def test_the_baselines_index_becomes_a_plan_hint_where_the_variant_uses_another(
     )
     with pytest.raises(RewriteError, match="referenced 2 times"):
         apply_remedy("SELECT * FROM o WHERE k IN (SELECT k FROM o)", "mariadb", {}, {"o": "k"})
+
+
+def test_the_baselines_join_order_becomes_a_plan_hint_where_the_variant_joins_in_another() -> None:
+    base = _plan(("c", "PRIMARY"), ("o", "k_customer"), ("<subquery2>", None))
+    var = _plan(("o", "k_customer"), ("<subquery2>", None), ("c", "PRIMARY"))
+    (mysql,) = plan_candidates("mysql", base, var)
+    assert mysql.source == "plan" and mysql.join_order == ["c", "o"] and mysql.settings == {}
+    assert mysql.apply == "/*+ JOIN_ORDER(c, o) */" and mysql.extra == {"join_order": ["c", "o"]}
+    assert mysql.note == "the baseline joins c, o; the variant o, c"
+    (mariadb,) = plan_candidates("mariadb", base, var)
+    assert mariadb.apply == "SELECT STRAIGHT_JOIN ... FROM c, o (the FROM list in this order)"
+    # the same order, other tables, one table, a self-join under one name: nothing to write
+    assert plan_candidates("mysql", base, base) == []
+    assert plan_candidates("mysql", base, _plan(("o", "k_customer"), ("x", None))) == []
+    assert plan_candidates("mysql", _plan(("o", None)), _plan(("o", None))) == []
+    assert plan_candidates("mysql", _plan(("o", None), ("o", None)), _plan(("o", None), ("o", None))) == []
+    # another index and another order: both candidates, the index first
+    both = plan_candidates("mysql", base, _plan(("o", None), ("c", "PRIMARY")))
+    assert [c.name for c in both] == ["the baseline's index o.k_customer", "the baseline's join order c, o"]
+    # it is not a setting: no global twin
+    assert global_twin(mysql) is None
+
+
+def test_a_join_order_is_written_as_the_flavors_hint_or_refused_where_unsafe() -> None:
+    sql = "SELECT o.id FROM orders AS o, customers c WHERE c.id = o.customer_id ORDER BY o.id LIMIT 5"
+    assert apply_remedy(sql, "mysql", {}, {}, ["c", "o"]) == (
+        "SELECT /*+ JOIN_ORDER(c, o) */ o.id FROM orders AS o, customers c WHERE c.id = o.customer_id "
+        "ORDER BY o.id LIMIT 5"
+    )
+    assert apply_remedy(sql, "mariadb", {}, {}, ["c", "o"]) == (
+        "SELECT STRAIGHT_JOIN o.id FROM customers c, orders AS o WHERE c.id = o.customer_id "
+        "ORDER BY o.id LIMIT 5"
+    )
+    # with settings too: the hint and SET_VAR in one comment; SET STATEMENT around the reordered SELECT
+    assert apply_remedy("SELECT * FROM a, b", "mysql", {"x": "1"}, {}, ["b", "a"]) == (
+        "SELECT /*+ SET_VAR(x=1) JOIN_ORDER(b, a) */ * FROM a, b"
+    )
+    assert apply_remedy("SELECT * FROM db.a, b;", "mariadb", {"x": "1"}, {}, ["b", "a"]) == (
+        "SET STATEMENT x=1 FOR SELECT STRAIGHT_JOIN * FROM b, db.a;"
+    )
+    # MariaDB: where moving a reference is not safe, the statement cannot carry it, saying why
+    refused = {
+        "SELECT * FROM a JOIN b ON a.id = b.id": "joins with JOIN",
+        "SELECT * FROM a LEFT JOIN b USING (id)": "joins with JOIN",
+        "SELECT * FROM a, b WHERE a.k IN (SELECT k FROM c)": "subquery",
+        "SELECT * FROM a, b UNION SELECT * FROM a, b": "subquery or a UNION",
+        "SELECT * FROM a FORCE INDEX (k), b": "not a plain table reference",
+        "SELECT * FROM a, b, c": "the plan joins",
+        "UPDATE a, b SET a.x = b.x": "not one",
+    }
+    for statement, reason in refused.items():
+        with pytest.raises(RewriteError, match=reason):
+            apply_remedy(statement, "mariadb", {}, {}, ["b", "a"])
+    with pytest.raises(RewriteError, match="not a table name"):
+        apply_remedy("SELECT * FROM a, b", "mysql", {}, {}, ["b", "a) */ DROP"])

@@ -3,7 +3,10 @@
 0. `plan`: the baseline's plan as a hint, when the variant's plan (both captured by the search) uses
    another index on a table: the baseline's index on each such table (rewrite.py `index_hint`: MySQL
    INDEX, MariaDB FORCE INDEX); from the fingerprint's first statement (its sampled statements share
-   one shape). Tables the server makes itself (`<subquery2>`, `<derived3>`) are left out.
+   one shape). Tables the server makes itself (`<subquery2>`, `<derived3>`) are left out. Then the
+   baseline's join order, when both plans join the same tables (two or more) in another order
+   (rewrite.py `join_order_hint`: MySQL JOIN_ORDER, MariaDB STRAIGHT_JOIN with the FROM list
+   reordered where that is safe; a statement that cannot carry it is tried and refused, saying why).
 1. `differs`: every optimizer_switch flag and optimizer variable (OPTIMIZER_VARIABLES) whose value on
    the variant differs from the baseline's, read from both servers at the search's start (SHOW
    SESSION VARIABLES on each side's replay connection: defaults, startup options and the variant's
@@ -23,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from upgradelab.fixsearch.levers import levers
-from upgradelab.fixsearch.rewrite import index_text, remedy_text
+from upgradelab.fixsearch.rewrite import index_text, join_order_text, remedy_text
 from upgradelab.replay.outcomes import PlanStep
 
 Source = Literal["plan", "differs", "lever"]
@@ -63,6 +66,7 @@ class Candidate:
     variant: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     indexes: dict[str, str] = field(default_factory=dict)  # table -> index: a plan candidate's hint
+    join_order: list[str] = field(default_factory=list)  # tables in the baseline's order: a plan candidate's
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -149,15 +153,34 @@ def _keys(plan: list[PlanStep]) -> dict[str, str | None]:
     return {step.table: step.key for step in plan if not step.table.startswith("<")}
 
 
+def join_order_candidate(flavor: str, baseline: list[PlanStep], variant: list[PlanStep]) -> Candidate | None:
+    """The baseline's join order as a hint when the variant joins the same tables in another order
+    (module docstring, 0); None otherwise. A table twice in a plan (a self-join under one name) gives
+    no order to write: None."""
+    before, after = (list(_keys(plan)) for plan in (baseline, variant))
+    named = [s.table for s in baseline if not s.table.startswith("<")]
+    if len(before) < 2 or len(named) != len(before) or sorted(before) != sorted(after) or before == after:
+        return None
+    said = f"the baseline joins {', '.join(before)}; the variant {', '.join(after)}"
+    return Candidate(f"the baseline's join order {', '.join(before)}", "plan", said, {},
+                     join_order_text(flavor, before), join_order=before,
+                     extra={"join_order": before})  # fmt: skip
+
+
 def plan_candidates(flavor: str, baseline: list[PlanStep], variant: list[PlanStep]) -> list[Candidate]:
-    """The baseline's indexes as a hint where the variant's plan uses another (module docstring, 0)."""
+    """The baseline's indexes as a hint where the variant's plan uses another, then its join order
+    where the variant joins in another (module docstring, 0)."""
+    out: list[Candidate] = []
     before, after = _keys(baseline), _keys(variant)
     indexes = {t: k for t, k in before.items() if k is not None and t in after and after[t] != k}
-    if not indexes:
-        return []
-    said = ", ".join(
-        f"{t}: {k} on the baseline, {after[t] or 'none'} on the variant" for t, k in indexes.items()
-    )
-    shown = ", ".join(f"{t}.{k}" for t, k in indexes.items())
-    return [Candidate(f"the baseline's index {shown}", "plan", said, {}, index_text(flavor, indexes),
-                      indexes=indexes)]  # fmt: skip
+    if indexes:
+        said = ", ".join(
+            f"{t}: {k} on the baseline, {after[t] or 'none'} on the variant" for t, k in indexes.items()
+        )
+        shown = ", ".join(f"{t}.{k}" for t, k in indexes.items())
+        out.append(Candidate(f"the baseline's index {shown}", "plan", said, {}, index_text(flavor, indexes),
+                             indexes=indexes))  # fmt: skip
+    order = join_order_candidate(flavor, baseline, variant)
+    if order is not None:
+        out.append(order)
+    return out

@@ -258,7 +258,14 @@ class PairOracle:
             try:
                 rewritten = [
                     replace(
-                        s, sql=apply_remedy(s.sql, self.variant.flavor, candidate.settings, candidate.indexes)
+                        s,
+                        sql=apply_remedy(
+                            s.sql,
+                            self.variant.flavor,
+                            candidate.settings,
+                            candidate.indexes,
+                            candidate.join_order,
+                        ),
                     )
                     for s in self.statements
                 ]

@@ -14,6 +14,15 @@ The baseline's index as a plan hint (`index_hint`): MySQL `/*+ INDEX(t k) */` (8
 or its alias as the plan names it); MariaDB `FORCE INDEX (k)` after the table's one reference in a
 FROM or JOIN clause (a statement that names it in none, or more than once, cannot carry it).
 
+The baseline's join order as a plan hint (`join_order_hint`): MySQL `/*+ JOIN_ORDER(a, b) */` (8.0+,
+the tables as the plan names them); MariaDB has no join-order hint: `SELECT STRAIGHT_JOIN` joins the
+FROM list in its written order, so the FROM list is rewritten in the baseline's order. That is safe
+only for one SELECT (no subquery, no UNION) whose FROM list is comma-separated plain references
+(`t`, `db.t`, `t [AS] a`: no JOIN ... ON, no index hint, no derived table) naming exactly the plan's
+tables: with an explicit JOIN, an outer join or a subquery, moving a reference can change the result
+or leave the order unforced; such a statement cannot carry it (RewriteError). The test is on the
+text, literals included: a literal holding a keyword is refused too (the safe side).
+
 Values: digits (with a sign) are written bare, anything else quoted with '' and \\ escaped; a
 variable name is letters, digits and `_` only (RewriteError otherwise): the names come from the
 servers' own variable lists, and the values from them or the lever list, never from a user.
@@ -158,8 +167,86 @@ def index_text(flavor: str, indexes: dict[str, str]) -> str:
     return "; ".join(f"FORCE INDEX (`{k}`) after {t}" for t, k in indexes.items())
 
 
-def apply_remedy(sql: str, flavor: str, settings: dict[str, str], indexes: dict[str, str]) -> str:
-    """`sql` with a candidate's remedy: its index hint, then its settings (either may be empty)."""
+_CLAUSE_END = re.compile(
+    r"\b(?:WHERE|GROUP|HAVING|ORDER|LIMIT|WINDOW|FOR|LOCK|INTO|PROCEDURE|UNION)\b|;", re.IGNORECASE
+)
+_FROM_ITEM = re.compile(
+    r"^\s*(?P<name>(?:`[^`]+`|\w+)(?:\.(?:`[^`]+`|\w+))?)(?:\s+(?:AS\s+)?(?P<alias>`[^`]+`|\w+))?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _count(word: str, sql: str) -> int:
+    return len(re.findall(rf"\b{word}\b", sql, re.IGNORECASE))
+
+
+def straight_join(sql: str, order: list[str]) -> str:
+    """MariaDB: `SELECT STRAIGHT_JOIN ... FROM <the references in `order`> ...` (module docstring:
+    where it is safe; RewriteError otherwise, naming why)."""
+    select = _FIRST_WORD.match(sql)
+    if select is None or select[1].lower() != "select":
+        raise RewriteError("STRAIGHT_JOIN is written into a SELECT; this statement is not one")
+    if _count("SELECT", sql) != 1 or _count("FROM", sql) != 1:
+        raise RewriteError(
+            "the statement has a subquery or a UNION: its FROM list cannot be reordered safely"
+        )
+    for word in ("JOIN", "STRAIGHT_JOIN", "ON", "USING"):
+        if _count(word, sql):
+            raise RewriteError(
+                f"the statement joins with {word}: only a comma-separated FROM list is reordered"
+            )
+    start = re.search(r"\bFROM\b", sql, re.IGNORECASE)
+    assert start is not None  # counted above
+    end_match = _CLAUSE_END.search(sql, start.end())
+    end = end_match.start() if end_match else len(sql)
+    references: dict[str, str] = {}
+    for item in sql[start.end() : end].split(","):
+        found = _FROM_ITEM.match(item)
+        if found is None:
+            raise RewriteError(f"{item.strip()!r} in the FROM list is not a plain table reference")
+        named = (found["alias"] or _bare(found["name"])).strip("`")
+        references[named] = item.strip()
+    if sorted(references) != sorted(order):
+        raise RewriteError(f"the FROM list names {sorted(references)}, the plan joins {sorted(order)}")
+    tail = sql[end:]
+    return (
+        f"{sql[: select.end()]} STRAIGHT_JOIN{sql[select.end() : start.end()]} "
+        f"{', '.join(references[t] for t in order)}{' ' if tail and not tail.startswith(';') else ''}{tail}"
+    )
+
+
+def join_order_hint(sql: str, flavor: str, order: list[str]) -> str:
+    """`sql` made to join its tables in `order` (module docstring)."""
+    if len(order) < 2:
+        raise RewriteError("a join order needs two tables")
+    for name in order:
+        if not _NAME.match(name):
+            raise RewriteError(f"{name!r} is not a table name the lab writes into a statement")
+    if flavor == "mysql":
+        return with_hint(sql, f"JOIN_ORDER({', '.join(order)})")
+    if flavor == "mariadb":
+        return straight_join(sql, order)
+    raise RewriteError(f"no join order hint for flavor {flavor!r}")
+
+
+def join_order_text(flavor: str, order: list[str]) -> str:
+    """What to apply for a join order candidate, as the report shows it."""
+    if flavor == "mysql":
+        return f"/*+ JOIN_ORDER({', '.join(order)}) */"
+    return f"SELECT STRAIGHT_JOIN ... FROM {', '.join(order)} (the FROM list in this order)"
+
+
+def apply_remedy(
+    sql: str,
+    flavor: str,
+    settings: dict[str, str],
+    indexes: dict[str, str],
+    join_order: list[str] | None = None,
+) -> str:
+    """`sql` with a candidate's remedy: its index hint, its join order, then its settings (any may be
+    empty)."""
     if indexes:
         sql = index_hint(sql, flavor, indexes)
+    if join_order:
+        sql = join_order_hint(sql, flavor, join_order)
     return rewrite(sql, flavor, settings) if settings else sql
