@@ -1,4 +1,5 @@
-"""/api/captures (signed in): capture a target's configuration, accounts and workload; read, list,
+"""/api/captures (signed in): capture a target's configuration, accounts and workload (or upload an
+option file as one: /api/captures/my-cnf); read, list,
 cancel; its workload as the SQL text a replay takes; check its settings against a new version
 (/api/captures/{id}/checks). Only a capture's owner or an admin may cancel it
 (require_owner)."""
@@ -8,7 +9,14 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response,
 from upgradelab.api.datasets import worker_only
 from upgradelab.captures import service
 from upgradelab.captures.findings import csv_text
-from upgradelab.captures.schemas import CaptureCreate, CaptureRead, CaptureSummary, CheckCreate, CheckRead
+from upgradelab.captures.schemas import (
+    CaptureCreate,
+    CaptureRead,
+    CaptureSummary,
+    CheckCreate,
+    CheckRead,
+    MyCnfCreate,
+)
 from upgradelab.datasets import service as datasets
 from upgradelab.datasets.schemas import DatasetRead
 from upgradelab.db import SessionDep
@@ -23,6 +31,17 @@ async def create_capture(spec: CaptureCreate, session: SessionDep, user: Current
     """Capture target `target` (queued; the caller's). 422 naming `target` for an unknown one, or
     naming the field refused; 409 when the target's pool cannot be chosen."""
     row = await service.create(session, spec)
+    await stamp_owner(session, row, user)
+    return CaptureRead.model_validate(row)
+
+
+@router.post("/my-cnf", response_model=CaptureRead, status_code=status.HTTP_201_CREATED)
+async def create_from_my_cnf(spec: MyCnfCreate, session: SessionDep, user: CurrentUser) -> CaptureRead:
+    """An uploaded option file as a capture (succeeded at once; the caller's): its server groups'
+    options are the settings its checks try (POST /api/captures/{id}/checks) and its variant's
+    options. 422 naming `text` and each refused line: `!include`, a control character or backslash,
+    an option the lab never writes (targets/options.py: init-file, datadir, a value injecting a line)."""
+    row = await service.create_from_my_cnf(session, spec)
     await stamp_owner(session, row, user)
     return CaptureRead.model_validate(row)
 

@@ -1,5 +1,5 @@
-"""Capture verbs: create (queued to its target's pool), get_or_raise, list, cancel, queries; a
-check's: create_check, get_check_or_raise, list_checks, cancel_check."""
+"""Capture verbs: create (queued to its target's pool), create_from_my_cnf, get_or_raise, list,
+cancel, queries; a check's: create_check, get_check_or_raise, list_checks, cancel_check."""
 
 from anyio import to_thread
 from fastapi import HTTPException, status
@@ -9,7 +9,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.captures.digests import Workload, query_set
 from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
 from upgradelab.captures.models import Capture, CaptureCheck
-from upgradelab.captures.schemas import CaptureCreate, CheckCreate
+from upgradelab.captures.my_cnf import MyCnfError, configuration, parse
+from upgradelab.captures.schemas import CaptureCreate, CheckCreate, MyCnfCreate
+from upgradelab.db import utcnow
 from upgradelab.errors import field_error, not_found
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
@@ -35,6 +37,38 @@ async def create(session: AsyncSession, spec: CaptureCreate) -> Capture:
     session.add(row)
     await session.commit()
     await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_CAPTURE, args=[row.id], queue=queue))
+    return row
+
+
+MY_CNF_TARGET = "my.cnf"  # an uploaded option file's capture names no target
+
+
+async def create_from_my_cnf(session: AsyncSession, spec: MyCnfCreate) -> Capture:
+    """Store option file `spec.text` as a succeeded capture (target "my.cnf", flavor "my.cnf"): its
+    server groups' options as the configuration a check tries (captures/my_cnf.py), no accounts, no
+    workload, no dump. 422 naming `text` and every refused line (an include, a control character or
+    backslash, a line the lab never writes)."""
+    try:
+        options = parse(spec.text)
+    except MyCnfError as refused:
+        raise field_error(["body", "text"], f"option file {spec.name!r} refused: {refused}") from refused
+    if not options:
+        raise field_error(["body", "text"], f"option file {spec.name!r} holds no option of a server group")
+    now = utcnow()
+    row = Capture(
+        target=MY_CNF_TARGET,
+        status=JobStatus.succeeded,
+        schema_only=True,
+        flavor="my.cnf",
+        configuration=configuration(options, spec.name).model_dump(mode="json"),
+        accounts=[],
+        identifiers=[],
+        progress={"phase": "done", "message": f"option file {spec.name}: {len(options)} options"},
+        started_at=now,
+        finished_at=now,
+    )
+    session.add(row)
+    await session.commit()
     return row
 
 

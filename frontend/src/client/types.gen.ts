@@ -2825,6 +2825,26 @@ export type MutexWait = {
 };
 
 /**
+ * MyCnfCreate
+ *
+ * An option file to check as a capture (captures/my_cnf.py): its `name` (shown) and `text`.
+ */
+export type MyCnfCreate = {
+    /**
+     * Name
+     *
+     * The file's name, as shown.
+     */
+    name?: string;
+    /**
+     * Text
+     *
+     * The option file's text.
+     */
+    text: string;
+};
+
+/**
  * OptionFindingRead
  *
  * One of the team's settings on the new version (captures/option_check.py): `line` tried (None:
@@ -7417,6 +7437,31 @@ export type CreateCaptureResponses = {
 };
 
 export type CreateCaptureResponse = CreateCaptureResponses[keyof CreateCaptureResponses];
+
+export type CreateFromMyCnfData = {
+    body: MyCnfCreate;
+    path?: never;
+    query?: never;
+    url: '/api/captures/my-cnf';
+};
+
+export type CreateFromMyCnfErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CreateFromMyCnfError = CreateFromMyCnfErrors[keyof CreateFromMyCnfErrors];
+
+export type CreateFromMyCnfResponses = {
+    /**
+     * Successful Response
+     */
+    201: CaptureRead;
+};
+
+export type CreateFromMyCnfResponse = CreateFromMyCnfResponses[keyof CreateFromMyCnfResponses];
 
 export type GetCaptureData = {
     body?: never;
