@@ -86,6 +86,8 @@ class CaptureRead(BaseModel):
     dataset_id: int | None
     dump: DumpRecord | None
     progress: CaptureProgress | None
+    # its read-only link's token (/api/public/captures/{token}); hidden from viewers; None: not shared
+    share_token: str | None = None
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
@@ -179,6 +181,8 @@ class CheckRead(BaseModel):
     charset_findings: list[CharsetFinding] | None
     default_findings: list[DefaultFinding] | None
     ordered: list[Finding] = []
+    # its read-only link's token (/api/public/captures/checks/{token}); hidden from viewers
+    share_token: str | None = None
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None

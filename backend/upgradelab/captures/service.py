@@ -1,5 +1,9 @@
 """Capture verbs: create (queued to its target's pool), create_from_my_cnf, get_or_raise, list,
-cancel, queries; a check's: create_check, get_check_or_raise, list_checks, cancel_check."""
+cancel, queries; a check's: create_check, get_check_or_raise, list_checks, cancel_check; either's
+share link: share, revoke_share, capture_by_token, check_by_token."""
+
+import secrets
+from typing import TypeVar
 
 from anyio import to_thread
 from fastapi import HTTPException, status
@@ -154,4 +158,39 @@ async def cancel_check(session: AsyncSession, row: CaptureCheck) -> CaptureCheck
     ends before its binary is asked, or runs to its end (seconds). 409 when it already ended."""
     await request_cancel(session, CHECK_JOBS, row.id)
     await session.refresh(row)
+    return row
+
+
+Shared = TypeVar("Shared", Capture, CaptureCheck)
+
+
+async def share(session: AsyncSession, row: Shared) -> Shared:
+    """Give a capture or a check a read-only share token (192 random bits), once."""
+    if row.share_token is None:
+        row.share_token = secrets.token_urlsafe(24)
+        await session.commit()
+    return row
+
+
+async def revoke_share(session: AsyncSession, row: Shared) -> Shared:
+    """Forget its token: the link stops working at once (a new share gives a new token)."""
+    if row.share_token is not None:
+        row.share_token = None
+        await session.commit()
+    return row
+
+
+async def capture_by_token(session: AsyncSession, token: str) -> Capture:
+    """The capture shared under `token`, or 404 (the same for an unknown and a revoked one)."""
+    row = await session.scalar(select(Capture).where(Capture.share_token == token))
+    if row is None:
+        raise not_found("shared capture", "link")
+    return row
+
+
+async def check_by_token(session: AsyncSession, token: str) -> CaptureCheck:
+    """The check shared under `token`, or 404 (the same for an unknown and a revoked one)."""
+    row = await session.scalar(select(CaptureCheck).where(CaptureCheck.share_token == token))
+    if row is None:
+        raise not_found("shared check", "link")
     return row
