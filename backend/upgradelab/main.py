@@ -12,6 +12,7 @@ from sqlalchemy.exc import DataError
 from upgradelab.api.attributions import public_router as public_attributions_router
 from upgradelab.api.attributions import router as attributions_router
 from upgradelab.api.capture_variants import router as capture_variants_router
+from upgradelab.api.captures import public_router as public_captures_router
 from upgradelab.api.captures import router as captures_router
 from upgradelab.api.captures import worker_router as capture_dumps_router
 from upgradelab.api.datasets import router as datasets_router
@@ -75,6 +76,7 @@ def create_app() -> FastAPI:
         capture_dumps_router,
         public_attributions_router,
         public_fixsearch_router,
+        public_captures_router,
     ):
         app.include_router(router)
 

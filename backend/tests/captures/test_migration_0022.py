@@ -1,5 +1,6 @@
 """Migration 0022 adds the capture and capture_check tables as the models declare them (but for the
-columns 0024 adds), and takes them away again; 0024 adds those columns and takes them away again."""
+columns 0024 and 0026 add), and takes them away again; 0024 and 0026 add theirs and take them away
+again."""
 
 from pathlib import Path
 
@@ -9,11 +10,15 @@ from alembic import command
 from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.migrations import alembic_config
 
-# the columns migration 0024_capture_findings adds
+# the columns migration 0026_capture_shares adds
+SHARES = {"capture": {"share_token"}, "capture_check": {"share_token"}}
+# the columns migration 0024_capture_findings adds (and 0026's)
 LATER = {
-    "capture": {"dataset_id", "dump", "identifiers"},
-    "capture_check": {"identifier_findings", "sql_mode_findings", "charset_findings", "default_findings"},
-}
+    "capture": {"dataset_id", "dump", "identifiers", "share_token"},
+    "capture_check": {
+        "identifier_findings", "sql_mode_findings", "charset_findings", "default_findings", "share_token"
+    },
+}  # fmt: skip
 
 
 def test_capture_tables_up_as_the_models_declare_them_and_down(tmp_path: Path) -> None:
@@ -41,8 +46,26 @@ def test_capture_findings_columns_up_as_the_models_declare_them_and_down(tmp_pat
     engine = sa.create_engine(url)
     for model in (Capture, CaptureCheck):
         columns = {c["name"]: c["nullable"] for c in sa.inspect(engine).get_columns(model.__tablename__)}
-        assert columns == {c.name: c.nullable for c in model.__table__.columns}, model.__tablename__
+        declared = {c.name: c.nullable for c in model.__table__.columns}
+        assert columns == {k: v for k, v in declared.items() if k not in SHARES[model.__tablename__]}
     command.downgrade(config, "0023_fix_searches")
     for name, added in LATER.items():
         assert not added & {c["name"] for c in sa.inspect(engine).get_columns(name)}
+    engine.dispose()
+
+
+def test_share_tokens_up_as_the_models_declare_them_unique_and_down(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'meta.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, "0026_capture_shares")
+    engine = sa.create_engine(url)
+    for model in (Capture, CaptureCheck):
+        inspector = sa.inspect(engine)
+        columns = {c["name"]: c["nullable"] for c in inspector.get_columns(model.__tablename__)}
+        assert columns == {c.name: c.nullable for c in model.__table__.columns}, model.__tablename__
+        uniques = [u["column_names"] for u in inspector.get_unique_constraints(model.__tablename__)]
+        assert ["share_token"] in uniques, uniques
+    command.downgrade(config, "0025_fix_global")
+    for name in SHARES:
+        assert "share_token" not in {c["name"] for c in sa.inspect(engine).get_columns(name)}
     engine.dispose()

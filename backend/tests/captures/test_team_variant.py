@@ -10,6 +10,7 @@ from upgradelab.captures.configuration import Configuration, HostFacts, Variable
 from upgradelab.captures.team_variant import MemoryShare, team_variant
 from upgradelab.execution.instances import check_memory
 from upgradelab.experiments.schemas import VariantSpec
+from upgradelab.targets.option_names import ServerNames
 
 GIB = 1024**3
 MIB = 1024**2
@@ -93,3 +94,32 @@ def test_without_a_check_nothing_is_dropped_for_a_refusal_and_an_existing_target
     assert {d.name for d in existing.dropped} == {"port", "max_connections", "innodb_change_buffer_max_size",
                                                   "innodb_buffer_pool_size"}  # fmt: skip
     assert all("no option file" in d.reason for d in existing.dropped if d.name != "port")
+
+
+def test_a_line_the_labs_option_check_refuses_for_the_target_is_dropped_in_its_words() -> None:
+    # MariaDB 11.8 starts with innodb-change-buffering and warns "was removed": the check says
+    # "deprecated", but the name is no option of its binary, so a variant with it would be refused
+    config = CONFIG.model_copy(
+        update={"variables": [*CONFIG.variables, _variable("innodb_change_buffering", "all", "none")]}
+    )
+    names = ServerNames(
+        "mariadbd 11.8.9", frozenset({"max-connections", "innodb-buffer-pool-size"}), frozenset()
+    )
+    found = team_variant(1, "mariadb-11.8", config, FOUR_GIB_FREE, CHECK, names=names)
+    assert found.options == {"max-connections": "77", "innodb-buffer-pool-size": str(1648 * MIB)}
+    dropped = {d.name: d for d in found.dropped}
+    assert dropped["innodb_change_buffering"].line == "innodb-change-buffering=all"
+    assert dropped["innodb_change_buffering"].reason == (
+        "refused by the lab's option check: option 'innodb-change-buffering': not an option name of "
+        "mariadbd 11.8.9; exact names only (the server would expand a prefix or an abbreviation to "
+        "another option)"
+    )
+    assert dropped["innodb_change_buffer_max_size"].reason.startswith("refused by mariadbd 11.8.9")
+    # the same check keeps every line a binary lists
+    known = ServerNames("mariadbd 10.11.19", names.options | {"innodb-change-buffering"}, frozenset())
+    assert (
+        team_variant(1, "mariadb-10.11", config, FOUR_GIB_FREE, names=known).options[
+            "innodb-change-buffering"
+        ]
+        == "all"
+    )

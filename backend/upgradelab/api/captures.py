@@ -1,21 +1,47 @@
-"""/api/captures (signed in): capture a target's configuration, accounts and workload; read, list,
-cancel; its workload as the SQL text a replay takes; check its settings against a new version
-(/api/captures/{id}/checks). Only a capture's owner or an admin may cancel it
-(require_owner)."""
+"""/api/captures (signed in): capture a target's configuration, accounts and workload (or upload an
+option file as one); read, list, cancel; its workload as the SQL text a replay takes; check its
+settings against a new version (/api/captures/{id}/checks); share a capture or a check read-only
+(/api/public/captures/{token}, /api/public/captures/checks/{token}) and revoke the link. Only the
+owner or an admin may cancel or revoke (require_owner); viewers read no share_token
+(users/auth.py sees_share_tokens)."""
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response, status
 
 from upgradelab.api.datasets import worker_only
 from upgradelab.captures import service
 from upgradelab.captures.findings import csv_text
-from upgradelab.captures.schemas import CaptureCreate, CaptureRead, CaptureSummary, CheckCreate, CheckRead
+from upgradelab.captures.schemas import (
+    CaptureCreate,
+    CaptureRead,
+    CaptureSummary,
+    CheckCreate,
+    CheckRead,
+    MyCnfCreate,
+)
 from upgradelab.datasets import service as datasets
 from upgradelab.datasets.schemas import DatasetRead
 from upgradelab.db import SessionDep
 from upgradelab.execution.status import JobStatus
-from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
+from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
+from upgradelab.users.models import User
 
 router = APIRouter(prefix="/api/captures", tags=["captures"])
+public_router = APIRouter(prefix="/api/public/captures", tags=["captures"])
+
+
+def _capture(row: object, user: User | None) -> CaptureRead:
+    """The API shape for `user` (None: a share link's holder): share_token only for whom sees it."""
+    read = CaptureRead.model_validate(row)
+    if user is None or not sees_share_tokens(user):
+        read.share_token = None
+    return read
+
+
+def _check(row: object, user: User | None) -> CheckRead:
+    read = CheckRead.model_validate(row)
+    if user is None or not sees_share_tokens(user):
+        read.share_token = None
+    return read
 
 
 @router.post("", response_model=CaptureRead, status_code=status.HTTP_201_CREATED)
@@ -23,6 +49,17 @@ async def create_capture(spec: CaptureCreate, session: SessionDep, user: Current
     """Capture target `target` (queued; the caller's). 422 naming `target` for an unknown one, or
     naming the field refused; 409 when the target's pool cannot be chosen."""
     row = await service.create(session, spec)
+    await stamp_owner(session, row, user)
+    return CaptureRead.model_validate(row)
+
+
+@router.post("/my-cnf", response_model=CaptureRead, status_code=status.HTTP_201_CREATED)
+async def create_from_my_cnf(spec: MyCnfCreate, session: SessionDep, user: CurrentUser) -> CaptureRead:
+    """An uploaded option file as a capture (succeeded at once; the caller's): its server groups'
+    options are the settings its checks try (POST /api/captures/{id}/checks) and its variant's
+    options. 422 naming `text` and each refused line: `!include`, a control character or backslash,
+    an option the lab never writes (targets/options.py: init-file, datadir, a value injecting a line)."""
+    row = await service.create_from_my_cnf(session, spec)
     await stamp_owner(session, row, user)
     return CaptureRead.model_validate(row)
 
@@ -36,9 +73,23 @@ async def list_captures(
 
 
 @router.get("/{capture_id}", response_model=CaptureRead)
-async def get_capture(capture_id: int, session: SessionDep) -> CaptureRead:
+async def get_capture(capture_id: int, session: SessionDep, user: CurrentUser) -> CaptureRead:
     """One capture with its configuration, accounts and workload; 404 for an unknown id."""
-    return CaptureRead.model_validate(await service.get_or_raise(session, capture_id))
+    return _capture(await service.get_or_raise(session, capture_id), user)
+
+
+@router.post("/{capture_id}/share", response_model=CaptureRead)
+async def share_capture(capture_id: int, session: SessionDep, user: CurrentUser) -> CaptureRead:
+    """Give it a read-only share token (share_token; GET /api/public/captures/{token}), once."""
+    return _capture(await service.share(session, await service.get_or_raise(session, capture_id)), user)
+
+
+@router.delete("/{capture_id}/share", response_model=CaptureRead)
+async def revoke_capture_share(capture_id: int, session: SessionDep, user: CurrentUser) -> CaptureRead:
+    """Revoke its share link (it stops working at once); 403 unless the caller owns it or is an admin."""
+    row = await service.get_or_raise(session, capture_id)
+    require_owner(user, row.created_by, f"capture {capture_id}", "revoke the share link of")
+    return _capture(await service.revoke_share(session, row), user)
 
 
 @router.post("/{capture_id}/cancel", response_model=CaptureRead)
@@ -75,27 +126,49 @@ async def create_check(
 
 
 @router.get("/{capture_id}/checks", response_model=list[CheckRead])
-async def list_checks(capture_id: int, session: SessionDep) -> list[CheckRead]:
+async def list_checks(capture_id: int, session: SessionDep, user: CurrentUser) -> list[CheckRead]:
     """The capture's checks, newest first; 404 unknown capture."""
     await service.get_or_raise(session, capture_id)
-    return [CheckRead.model_validate(row) for row in await service.list_checks(session, capture_id)]
+    return [_check(row, user) for row in await service.list_checks(session, capture_id)]
 
 
 @router.get("/{capture_id}/checks/{check_id}", response_model=CheckRead)
-async def get_check(capture_id: int, check_id: int, session: SessionDep) -> CheckRead:
+async def get_check(capture_id: int, check_id: int, session: SessionDep, user: CurrentUser) -> CheckRead:
     """One check with its findings; 404 when the capture has no such check."""
-    return CheckRead.model_validate(await service.get_check_or_raise(session, capture_id, check_id))
+    return _check(await service.get_check_or_raise(session, capture_id, check_id), user)
+
+
+@router.post("/{capture_id}/checks/{check_id}/share", response_model=CheckRead)
+async def share_check(capture_id: int, check_id: int, session: SessionDep, user: CurrentUser) -> CheckRead:
+    """Give it a read-only share token (share_token; GET /api/public/captures/checks/{token}), once."""
+    row = await service.get_check_or_raise(session, capture_id, check_id)
+    return _check(await service.share(session, row), user)
+
+
+@router.delete("/{capture_id}/checks/{check_id}/share", response_model=CheckRead)
+async def revoke_check_share(
+    capture_id: int, check_id: int, session: SessionDep, user: CurrentUser
+) -> CheckRead:
+    """Revoke its share link (it stops working at once); 403 unless the caller owns it or is an admin."""
+    row = await service.get_check_or_raise(session, capture_id, check_id)
+    require_owner(user, row.created_by, f"check {check_id}", "revoke the share link of")
+    return _check(await service.revoke_share(session, row), user)
 
 
 @router.get("/{capture_id}/checks/{check_id}/findings.csv")
 async def check_findings_csv(capture_id: int, check_id: int, session: SessionDep) -> Response:
     """The check's findings in one severity order (CheckRead.ordered) as CSV: severity, kind,
     subject, outcome, evidence; 404 when the capture has no such check."""
-    row = CheckRead.model_validate(await service.get_check_or_raise(session, capture_id, check_id))
+    return _csv(CheckRead.model_validate(await service.get_check_or_raise(session, capture_id, check_id)))
+
+
+def _csv(row: CheckRead) -> Response:
     return Response(
         csv_text(row.ordered),
         media_type="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="capture-{capture_id}-check-{check_id}.csv"'},
+        headers={
+            "Content-Disposition": f'attachment; filename="capture-{row.capture_id}-check-{row.id}.csv"'
+        },
     )
 
 
@@ -105,6 +178,24 @@ async def cancel_check(capture_id: int, check_id: int, session: SessionDep, user
     row = await service.get_check_or_raise(session, capture_id, check_id)
     require_owner(user, row.created_by, f"check {check_id}", "cancel")
     return CheckRead.model_validate(await service.cancel_check(session, row))
+
+
+@public_router.get("/checks/{token}", response_model=CheckRead)
+async def shared_check(token: str, session: SessionDep) -> CheckRead:
+    """A shared check with its findings, read-only, without sign-in; 404 for an unknown or revoked token."""
+    return _check(await service.check_by_token(session, token), None)
+
+
+@public_router.get("/checks/{token}/findings.csv")
+async def shared_check_csv(token: str, session: SessionDep) -> Response:
+    """A shared check's findings as CSV (as GET .../checks/{id}/findings.csv); 404 unknown or revoked."""
+    return _csv(CheckRead.model_validate(await service.check_by_token(session, token)))
+
+
+@public_router.get("/{token}", response_model=CaptureRead)
+async def shared_capture(token: str, session: SessionDep) -> CaptureRead:
+    """A shared capture, read-only, without sign-in; 404 for an unknown or revoked token."""
+    return _capture(await service.capture_by_token(session, token), None)
 
 
 # Written by workers, not users: the capture's dump (captures/dump.py upload), worker credential only.

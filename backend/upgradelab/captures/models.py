@@ -47,6 +47,8 @@ class Capture(Base):
     dataset_id: Mapped[int | None] = mapped_column(default=None)
     dump: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     identifiers: Mapped[list[Any] | None] = mapped_column(default=None)
+    # a read-only link's token (secrets.token_urlsafe(24)); None: not shared or revoked (0026)
+    share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
     # {"phase", "message"}
     progress: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     # who created it (app_user.id); only they or an admin may cancel it (users/auth.py require_owner)
@@ -83,6 +85,8 @@ class CaptureCheck(Base):
     sql_mode_findings: Mapped[list[Any] | None] = mapped_column(default=None)
     charset_findings: Mapped[list[Any] | None] = mapped_column(default=None)
     default_findings: Mapped[list[Any] | None] = mapped_column(default=None)
+    # a read-only link's token; None: not shared or revoked (migration 0026)
+    share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(default=None)

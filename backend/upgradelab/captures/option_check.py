@@ -83,7 +83,9 @@ def team_lines(config: Configuration) -> tuple[list[tuple[str, str]], list[Optio
         if variable.comparison != "differs" or variable.host_dependent:
             continue
         try:
-            lines.append((variable.name, render_option(variable.name, variable.value)))
+            # a bare flag of an uploaded option file (captures/my_cnf.py): "" against no default
+            bare = variable.value == "" and variable.default is None
+            lines.append((variable.name, render_option(variable.name, None if bare else variable.value)))
         except OptionError as refused:
             skipped.append(OptionFinding(variable.name, None, "not_tried", str(refused)))
     return lines, skipped

@@ -17,6 +17,7 @@ from upgradelab.execution.status import JobStatus
 from upgradelab.request_model import RequestModel
 
 MAX_DATA_LIMIT_MB = 100_000
+MAX_MY_CNF_CHARS = 1_000_000
 
 
 class CaptureCreate(RequestModel):
@@ -37,6 +38,13 @@ class CaptureCreate(RequestModel):
                 "schema_only and data_limit_mb exclude each other: a schema-only dump holds no data"
             )
         return self
+
+
+class MyCnfCreate(RequestModel):
+    """An option file to check as a capture (captures/my_cnf.py): its `name` (shown) and `text`."""
+
+    name: str = Field("my.cnf", min_length=1, max_length=200, description="The file's name, as shown.")
+    text: str = Field(min_length=1, max_length=MAX_MY_CNF_CHARS, description="The option file's text.")
 
 
 class Account(BaseModel):
@@ -78,6 +86,8 @@ class CaptureRead(BaseModel):
     dataset_id: int | None
     dump: DumpRecord | None
     progress: CaptureProgress | None
+    # its read-only link's token (/api/public/captures/{token}); hidden from viewers; None: not shared
+    share_token: str | None = None
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
@@ -171,6 +181,8 @@ class CheckRead(BaseModel):
     charset_findings: list[CharsetFinding] | None
     default_findings: list[DefaultFinding] | None
     ordered: list[Finding] = []
+    # its read-only link's token (/api/public/captures/checks/{token}); hidden from viewers
+    share_token: str | None = None
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None

@@ -1,5 +1,9 @@
-"""Capture verbs: create (queued to its target's pool), get_or_raise, list, cancel, queries; a
-check's: create_check, get_check_or_raise, list_checks, cancel_check."""
+"""Capture verbs: create (queued to its target's pool), create_from_my_cnf, get_or_raise, list,
+cancel, queries; a check's: create_check, get_check_or_raise, list_checks, cancel_check; either's
+share link: share, revoke_share, capture_by_token, check_by_token."""
+
+import secrets
+from typing import TypeVar
 
 from anyio import to_thread
 from fastapi import HTTPException, status
@@ -9,7 +13,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.captures.digests import Workload, query_set
 from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
 from upgradelab.captures.models import Capture, CaptureCheck
-from upgradelab.captures.schemas import CaptureCreate, CheckCreate
+from upgradelab.captures.my_cnf import MyCnfError, configuration, parse
+from upgradelab.captures.schemas import CaptureCreate, CheckCreate, MyCnfCreate
+from upgradelab.db import utcnow
 from upgradelab.errors import field_error, not_found
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
@@ -35,6 +41,38 @@ async def create(session: AsyncSession, spec: CaptureCreate) -> Capture:
     session.add(row)
     await session.commit()
     await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_CAPTURE, args=[row.id], queue=queue))
+    return row
+
+
+MY_CNF_TARGET = "my.cnf"  # an uploaded option file's capture names no target
+
+
+async def create_from_my_cnf(session: AsyncSession, spec: MyCnfCreate) -> Capture:
+    """Store option file `spec.text` as a succeeded capture (target "my.cnf", flavor "my.cnf"): its
+    server groups' options as the configuration a check tries (captures/my_cnf.py), no accounts, no
+    workload, no dump. 422 naming `text` and every refused line (an include, a control character or
+    backslash, a line the lab never writes)."""
+    try:
+        options = parse(spec.text)
+    except MyCnfError as refused:
+        raise field_error(["body", "text"], f"option file {spec.name!r} refused: {refused}") from refused
+    if not options:
+        raise field_error(["body", "text"], f"option file {spec.name!r} holds no option of a server group")
+    now = utcnow()
+    row = Capture(
+        target=MY_CNF_TARGET,
+        status=JobStatus.succeeded,
+        schema_only=True,
+        flavor="my.cnf",
+        configuration=configuration(options, spec.name).model_dump(mode="json"),
+        accounts=[],
+        identifiers=[],
+        progress={"phase": "done", "message": f"option file {spec.name}: {len(options)} options"},
+        started_at=now,
+        finished_at=now,
+    )
+    session.add(row)
+    await session.commit()
     return row
 
 
@@ -120,4 +158,39 @@ async def cancel_check(session: AsyncSession, row: CaptureCheck) -> CaptureCheck
     ends before its binary is asked, or runs to its end (seconds). 409 when it already ended."""
     await request_cancel(session, CHECK_JOBS, row.id)
     await session.refresh(row)
+    return row
+
+
+Shared = TypeVar("Shared", Capture, CaptureCheck)
+
+
+async def share(session: AsyncSession, row: Shared) -> Shared:
+    """Give a capture or a check a read-only share token (192 random bits), once."""
+    if row.share_token is None:
+        row.share_token = secrets.token_urlsafe(24)
+        await session.commit()
+    return row
+
+
+async def revoke_share(session: AsyncSession, row: Shared) -> Shared:
+    """Forget its token: the link stops working at once (a new share gives a new token)."""
+    if row.share_token is not None:
+        row.share_token = None
+        await session.commit()
+    return row
+
+
+async def capture_by_token(session: AsyncSession, token: str) -> Capture:
+    """The capture shared under `token`, or 404 (the same for an unknown and a revoked one)."""
+    row = await session.scalar(select(Capture).where(Capture.share_token == token))
+    if row is None:
+        raise not_found("shared capture", "link")
+    return row
+
+
+async def check_by_token(session: AsyncSession, token: str) -> CaptureCheck:
+    """The check shared under `token`, or 404 (the same for an unknown and a revoked one)."""
+    row = await session.scalar(select(CaptureCheck).where(CaptureCheck.share_token == token))
+    if row is None:
+        raise not_found("shared check", "link")
     return row

@@ -14,6 +14,11 @@ settings rather than the lab's defaults.
   instance within MemAvailable) is set to that share, rounded down to a MiB, never below the
   servers' 128 MiB default; listed with both sizes and the numbers it came from. The memory check
   counts only the buffer pool, so other sizes are kept as captured.
+- Dropped too: a line the lab's own option check refuses for T (targets/option_names.py check_lines,
+  what a replay or a run checks its variants' options with: the exact name against T's binary's
+  list, the refused categories): a removed option the new server still starts with and only warns
+  about (MariaDB 11.8's `innodb-change-buffering`, "was removed") is no option name of its binary,
+  so a variant carrying it would be refused (422) before it ran; its reason in the check's words.
 - An existing target takes no option file (experiments/preflight.py): every line is dropped, saying so.
 """
 
@@ -29,6 +34,9 @@ from upgradelab.captures.option_check import team_lines
 from upgradelab.execution.instances import DEFAULT_BUFFER_POOL_BYTES, buffer_pool_bytes, mem_available_bytes
 from upgradelab.execution.status import JobStatus
 from upgradelab.targets.models import Target
+from upgradelab.targets.option_lists import names_or_503
+from upgradelab.targets.option_names import ServerNames, check_lines
+from upgradelab.targets.options import OptionError
 
 _MIB = 1024**2
 BUFFER_POOL = "innodb_buffer_pool_size"
@@ -93,10 +101,13 @@ def team_variant(
     check: tuple[int, str, list[dict[str, Any]]] | None = None,
     *,
     takes_options: bool = True,
+    names: ServerNames | None = None,
+    allowed: list[str] | None = None,
 ) -> TeamVariant:
     """The TeamVariant of a capture's `config` on `target` (the module docstring); `check`: the
     newest succeeded check against `target` as (id, its server, its findings as stored), or None;
-    `takes_options` False for an existing target (every line dropped)."""
+    `takes_options` False for an existing target (every line dropped); `names`: the option names of
+    `target`'s binary (None: not checked here) with its admin-listed `allowed` options."""
     lines, skipped = team_lines(config)
     dropped = [DroppedSetting(f.name, None, f"not tried: {f.words}") for f in skipped]
     if not takes_options:
@@ -110,6 +121,12 @@ def team_variant(
         if name in refused:
             dropped.append(DroppedSetting(name, line, f"refused by {server}: {refused[name]}"))
             continue
+        if names is not None:
+            try:
+                check_lines(names, [line], allowed or [])
+            except OptionError as error:
+                dropped.append(DroppedSetting(name, line, f"refused by the lab's option check: {error}"))
+                continue
         option, equals, value = line.partition("=")
         if name.lower() == BUFFER_POOL:
             fitted = _fit_buffer_pool(name, line, memory)
@@ -142,7 +159,8 @@ async def team_variant_of(
 ) -> TeamVariant:
     """team_variant of a stored capture (its configuration; ValueError when it holds none) on
     `target`, with the newest succeeded check of it against `target` and this machine's
-    MemAvailable shared by `instances` instances."""
+    MemAvailable shared by `instances` instances, its lines checked against `target`'s option names
+    (HTTP 503 naming the target when they cannot be read: targets/option_lists.py)."""
     if capture.configuration is None:
         raise ValueError(f"capture {capture.id} holds no configuration ({capture.status})")
     query = (
@@ -156,6 +174,16 @@ async def team_variant_of(
     check = None if newest is None else (newest.id, newest.server or target.name, list(newest.findings or []))
     memory = MemoryShare(mem_available_bytes(), instances, allowance_mb)
     config = Configuration.model_validate(capture.configuration)
+    takes_options = target.provisioner != "existing"
+    names = await names_or_503(target) if takes_options else None
+    allowed = list(target.settings.get("allowed_options") or [])
     return team_variant(
-        capture.id, target.name, config, memory, check, takes_options=target.provisioner != "existing"
+        capture.id,
+        target.name,
+        config,
+        memory,
+        check,
+        takes_options=takes_options,
+        names=names,
+        allowed=allowed,
     )

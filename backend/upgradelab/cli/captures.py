@@ -2,7 +2,8 @@
 configuration, accounts and workload digests, wait for it, print a summary (or the whole capture as
 JSON); `upgradelab capture cancel ID` cancels one; `upgradelab capture check ID --target NEW [--json]`
 checks its settings, accounts and schema against target NEW's binary (`--csv`: its findings in one
-severity order as CSV).
+severity order as CSV); `upgradelab capture check --my-cnf FILE --target NEW` checks an option file
+(uploaded as a capture first: POST /api/captures/my-cnf, refused naming its lines).
 
 Exit status: 0 captured (a check: the new binary takes every setting tried and has every account's
 plugin); a check's findings as bits: 1 settings the new binary refuses (a server with them does not
@@ -14,6 +15,7 @@ run (failed, cancelled, API unreachable, timed out waiting).
 
 import json
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import httpx
@@ -54,8 +56,11 @@ def cancel(
 
 @capture_app.command("check")
 def check(
-    capture_id: Annotated[int, typer.Argument(help="The capture's id.")],
-    target: Annotated[str, typer.Option(help="The new version's lab target (local or tarball).")],
+    capture_id: Annotated[int | None, typer.Argument(help="The capture's id (or --my-cnf).")] = None,
+    target: Annotated[str, typer.Option(help="The new version's lab target (local or tarball).")] = "",
+    my_cnf: Annotated[
+        Path | None, typer.Option("--my-cnf", help="An option file to check instead of a capture.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole check as JSON.")] = False,
     as_csv: Annotated[
         bool, typer.Option("--csv", help="Print the findings in severity order as CSV.")
@@ -66,14 +71,21 @@ def check(
 ) -> None:
     """Check capture ID against --target's binary: the settings it refuses, warns about or takes, in
     its own words, the accounts whose plugin it lacks, the names it no longer parses, the sql_mode
-    values it refuses, the defaults that change (exit bits 1, 4 and 16)."""
+    values it refuses, the defaults that change (exit bits 1, 4 and 16). --my-cnf FILE: the option
+    file's server groups instead (exit 2 when the file is refused, its lines named)."""
     from upgradelab.captures.findings import csv_text
     from upgradelab.captures.schemas import CheckRead
     from upgradelab.execution.status import FINAL_STATUSES
 
+    if (capture_id is None) == (my_cnf is None):
+        raise typer.BadParameter("give a capture's ID or --my-cnf FILE (one of them)", param_hint="--my-cnf")
+    if not target:
+        raise typer.BadParameter("the new version's target is required", param_hint="--target")
     base = api or default_api()
     try:
         with httpx.Client(base_url=base, timeout=60, headers=auth_headers(token)) as client:
+            if my_cnf is not None:
+                capture_id = _upload_my_cnf(client, my_cnf)
             created = client.post(f"/api/captures/{capture_id}/checks", json={"target": target})
             if created.status_code != 201:
                 typer.echo(f"check refused: {error_text(created)}", err=True)
@@ -104,6 +116,23 @@ def check(
     if any(finding.severity == "changes_results" for finding in result.ordered):
         bits |= CHANGES_RESULTS
     raise typer.Exit(bits)
+
+
+def _upload_my_cnf(client: httpx.Client, path: Path) -> int:
+    """The capture id of option file `path` uploaded (POST /api/captures/my-cnf); exit 2 when it is
+    unreadable or refused (the API's words: each refused line)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as unreadable:
+        typer.echo(f"cannot read {path}: {unreadable}", err=True)
+        raise typer.Exit(REFUSED) from unreadable
+    uploaded = client.post("/api/captures/my-cnf", json={"name": path.name, "text": text})
+    if uploaded.status_code != 201:
+        typer.echo(f"option file refused: {error_text(uploaded)}", err=True)
+        raise typer.Exit(REFUSED)
+    capture_id = int(uploaded.json()["id"])
+    typer.echo(f"option file {path.name}: capture {capture_id}", err=True)
+    return capture_id
 
 
 def _print_check(result: "CheckRead") -> None:

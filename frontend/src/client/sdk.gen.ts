@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AttributionEventsData, AttributionEventsErrors, AttributionEventsResponses, CancelAttributionData, CancelAttributionErrors, CancelAttributionResponses, CancelCaptureData, CancelCaptureErrors, CancelCaptureResponses, CancelCheckData, CancelCheckErrors, CancelCheckResponses, CancelFixSearchData, CancelFixSearchErrors, CancelFixSearchResponses, CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CaptureEventsData, CaptureEventsErrors, CaptureEventsResponses, CaptureQueriesData, CaptureQueriesErrors, CaptureQueriesResponses, CaptureVariantData, CaptureVariantErrors, CaptureVariantResponses, CheckFindingsCsvData, CheckFindingsCsvErrors, CheckFindingsCsvResponses, CreateAttributionData, CreateAttributionErrors, CreateAttributionResponses, CreateCaptureData, CreateCaptureErrors, CreateCaptureResponses, CreateCheckData, CreateCheckErrors, CreateCheckResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateFixSearchData, CreateFixSearchErrors, CreateFixSearchResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, DownloadDumpData, DownloadDumpErrors, DownloadDumpResponses, ExportAttributionData, ExportAttributionErrors, ExportAttributionResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportFixSearchData, ExportFixSearchErrors, ExportFixSearchResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, ExportSharedAttributionData, ExportSharedAttributionErrors, ExportSharedAttributionResponses, ExportSharedFixSearchData, ExportSharedFixSearchErrors, ExportSharedFixSearchResponses, FixSearchEventsData, FixSearchEventsErrors, FixSearchEventsResponses, GetAttributionData, GetAttributionErrors, GetAttributionResponses, GetCaptureData, GetCaptureErrors, GetCaptureResponses, GetCheckData, GetCheckErrors, GetCheckResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetFixSearchData, GetFixSearchErrors, GetFixSearchResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, JobPoolData, JobPoolErrors, JobPoolResponses, ListAttributionsData, ListAttributionsErrors, ListAttributionsResponses, ListCapturesData, ListCapturesErrors, ListCapturesResponses, ListChecksData, ListChecksErrors, ListChecksResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListFixSearchesData, ListFixSearchesErrors, ListFixSearchesResponses, ListPoolsData, ListPoolsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, ReplayEventsData, ReplayEventsErrors, ReplayEventsResponses, ReplayGroupsData, ReplayGroupsResponses, RerunData, RerunErrors, RerunResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, ShareAttributionData, ShareAttributionErrors, ShareAttributionResponses, SharedAttributionData, SharedAttributionErrors, SharedAttributionResponses, SharedData, SharedErrors, SharedFixSearchData, SharedFixSearchErrors, SharedFixSearchResponses, SharedResponses, ShareFixSearchData, ShareFixSearchErrors, ShareFixSearchResponses, StartRunData, StartRunErrors, StartRunResponses, StoreCaptureDumpData, StoreCaptureDumpErrors, StoreCaptureDumpResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
+import type { AttributionEventsData, AttributionEventsErrors, AttributionEventsResponses, CancelAttributionData, CancelAttributionErrors, CancelAttributionResponses, CancelCaptureData, CancelCaptureErrors, CancelCaptureResponses, CancelCheckData, CancelCheckErrors, CancelCheckResponses, CancelFixSearchData, CancelFixSearchErrors, CancelFixSearchResponses, CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CaptureEventsData, CaptureEventsErrors, CaptureEventsResponses, CaptureQueriesData, CaptureQueriesErrors, CaptureQueriesResponses, CaptureVariantData, CaptureVariantErrors, CaptureVariantResponses, CheckFindingsCsvData, CheckFindingsCsvErrors, CheckFindingsCsvResponses, CreateAttributionData, CreateAttributionErrors, CreateAttributionResponses, CreateCaptureData, CreateCaptureErrors, CreateCaptureResponses, CreateCheckData, CreateCheckErrors, CreateCheckResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateFixSearchData, CreateFixSearchErrors, CreateFixSearchResponses, CreateFromMyCnfData, CreateFromMyCnfErrors, CreateFromMyCnfResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, DownloadDumpData, DownloadDumpErrors, DownloadDumpResponses, ExportAttributionData, ExportAttributionErrors, ExportAttributionResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportFixSearchData, ExportFixSearchErrors, ExportFixSearchResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, ExportSharedAttributionData, ExportSharedAttributionErrors, ExportSharedAttributionResponses, ExportSharedFixSearchData, ExportSharedFixSearchErrors, ExportSharedFixSearchResponses, FixSearchEventsData, FixSearchEventsErrors, FixSearchEventsResponses, GetAttributionData, GetAttributionErrors, GetAttributionResponses, GetCaptureData, GetCaptureErrors, GetCaptureResponses, GetCheckData, GetCheckErrors, GetCheckResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetFixSearchData, GetFixSearchErrors, GetFixSearchResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, JobPoolData, JobPoolErrors, JobPoolResponses, ListAttributionsData, ListAttributionsErrors, ListAttributionsResponses, ListCapturesData, ListCapturesErrors, ListCapturesResponses, ListChecksData, ListChecksErrors, ListChecksResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListFixSearchesData, ListFixSearchesErrors, ListFixSearchesResponses, ListPoolsData, ListPoolsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, ReplayEventsData, ReplayEventsErrors, ReplayEventsResponses, ReplayGroupsData, ReplayGroupsResponses, RerunData, RerunErrors, RerunResponses, RevokeCaptureShareData, RevokeCaptureShareErrors, RevokeCaptureShareResponses, RevokeCheckShareData, RevokeCheckShareErrors, RevokeCheckShareResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, ShareAttributionData, ShareAttributionErrors, ShareAttributionResponses, ShareCaptureData, ShareCaptureErrors, ShareCaptureResponses, ShareCheckData, ShareCheckErrors, ShareCheckResponses, SharedAttributionData, SharedAttributionErrors, SharedAttributionResponses, SharedCaptureData, SharedCaptureErrors, SharedCaptureResponses, SharedCheckCsvData, SharedCheckCsvErrors, SharedCheckCsvResponses, SharedCheckData, SharedCheckErrors, SharedCheckResponses, SharedData, SharedErrors, SharedFixSearchData, SharedFixSearchErrors, SharedFixSearchResponses, SharedResponses, ShareFixSearchData, ShareFixSearchErrors, ShareFixSearchResponses, StartRunData, StartRunErrors, StartRunResponses, StoreCaptureDumpData, StoreCaptureDumpErrors, StoreCaptureDumpResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -465,11 +465,42 @@ export const createCapture = <ThrowOnError extends boolean = false>(options: Opt
 });
 
 /**
+ * Create From My Cnf
+ *
+ * An uploaded option file as a capture (succeeded at once; the caller's): its server groups'
+ * options are the settings its checks try (POST /api/captures/{id}/checks) and its variant's
+ * options. 422 naming `text` and each refused line: `!include`, a control character or backslash,
+ * an option the lab never writes (targets/options.py: init-file, datadir, a value injecting a line).
+ */
+export const createFromMyCnf = <ThrowOnError extends boolean = false>(options: Options<CreateFromMyCnfData, ThrowOnError>) => (options.client ?? client).post<CreateFromMyCnfResponses, CreateFromMyCnfErrors, ThrowOnError>({
+    url: '/api/captures/my-cnf',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * Get Capture
  *
  * One capture with its configuration, accounts and workload; 404 for an unknown id.
  */
 export const getCapture = <ThrowOnError extends boolean = false>(options: Options<GetCaptureData, ThrowOnError>) => (options.client ?? client).get<GetCaptureResponses, GetCaptureErrors, ThrowOnError>({ url: '/api/captures/{capture_id}', ...options });
+
+/**
+ * Revoke Capture Share
+ *
+ * Revoke its share link (it stops working at once); 403 unless the caller owns it or is an admin.
+ */
+export const revokeCaptureShare = <ThrowOnError extends boolean = false>(options: Options<RevokeCaptureShareData, ThrowOnError>) => (options.client ?? client).delete<RevokeCaptureShareResponses, RevokeCaptureShareErrors, ThrowOnError>({ url: '/api/captures/{capture_id}/share', ...options });
+
+/**
+ * Share Capture
+ *
+ * Give it a read-only share token (share_token; GET /api/public/captures/{token}), once.
+ */
+export const shareCapture = <ThrowOnError extends boolean = false>(options: Options<ShareCaptureData, ThrowOnError>) => (options.client ?? client).post<ShareCaptureResponses, ShareCaptureErrors, ThrowOnError>({ url: '/api/captures/{capture_id}/share', ...options });
 
 /**
  * Cancel Capture
@@ -515,6 +546,20 @@ export const createCheck = <ThrowOnError extends boolean = false>(options: Optio
  * One check with its findings; 404 when the capture has no such check.
  */
 export const getCheck = <ThrowOnError extends boolean = false>(options: Options<GetCheckData, ThrowOnError>) => (options.client ?? client).get<GetCheckResponses, GetCheckErrors, ThrowOnError>({ url: '/api/captures/{capture_id}/checks/{check_id}', ...options });
+
+/**
+ * Revoke Check Share
+ *
+ * Revoke its share link (it stops working at once); 403 unless the caller owns it or is an admin.
+ */
+export const revokeCheckShare = <ThrowOnError extends boolean = false>(options: Options<RevokeCheckShareData, ThrowOnError>) => (options.client ?? client).delete<RevokeCheckShareResponses, RevokeCheckShareErrors, ThrowOnError>({ url: '/api/captures/{capture_id}/checks/{check_id}/share', ...options });
+
+/**
+ * Share Check
+ *
+ * Give it a read-only share token (share_token; GET /api/public/captures/checks/{token}), once.
+ */
+export const shareCheck = <ThrowOnError extends boolean = false>(options: Options<ShareCheckData, ThrowOnError>) => (options.client ?? client).post<ShareCheckResponses, ShareCheckErrors, ThrowOnError>({ url: '/api/captures/{capture_id}/checks/{check_id}/share', ...options });
 
 /**
  * Check Findings Csv
@@ -761,6 +806,27 @@ export const sharedFixSearch = <ThrowOnError extends boolean = false>(options: O
  * unknown token.
  */
 export const exportSharedFixSearch = <ThrowOnError extends boolean = false>(options: Options<ExportSharedFixSearchData, ThrowOnError>) => (options.client ?? client).get<ExportSharedFixSearchResponses, ExportSharedFixSearchErrors, ThrowOnError>({ url: '/api/public/fixsearches/{token}/export', ...options });
+
+/**
+ * Shared Check
+ *
+ * A shared check with its findings, read-only, without sign-in; 404 for an unknown or revoked token.
+ */
+export const sharedCheck = <ThrowOnError extends boolean = false>(options: Options<SharedCheckData, ThrowOnError>) => (options.client ?? client).get<SharedCheckResponses, SharedCheckErrors, ThrowOnError>({ url: '/api/public/captures/checks/{token}', ...options });
+
+/**
+ * Shared Check Csv
+ *
+ * A shared check's findings as CSV (as GET .../checks/{id}/findings.csv); 404 unknown or revoked.
+ */
+export const sharedCheckCsv = <ThrowOnError extends boolean = false>(options: Options<SharedCheckCsvData, ThrowOnError>) => (options.client ?? client).get<SharedCheckCsvResponses, SharedCheckCsvErrors, ThrowOnError>({ url: '/api/public/captures/checks/{token}/findings.csv', ...options });
+
+/**
+ * Shared Capture
+ *
+ * A shared capture, read-only, without sign-in; 404 for an unknown or revoked token.
+ */
+export const sharedCapture = <ThrowOnError extends boolean = false>(options: Options<SharedCaptureData, ThrowOnError>) => (options.client ?? client).get<SharedCaptureResponses, SharedCaptureErrors, ThrowOnError>({ url: '/api/public/captures/{token}', ...options });
 
 /**
  * Health

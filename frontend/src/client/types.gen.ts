@@ -666,6 +666,10 @@ export type CaptureRead = {
     dump: DumpRecord | null;
     progress: CaptureProgress | null;
     /**
+     * Share Token
+     */
+    share_token?: string | null;
+    /**
      * Created At
      */
     created_at: string;
@@ -871,6 +875,10 @@ export type CheckRead = {
      * Ordered
      */
     ordered?: Array<Finding>;
+    /**
+     * Share Token
+     */
+    share_token?: string | null;
     /**
      * Created At
      */
@@ -2822,6 +2830,26 @@ export type MutexWait = {
      * Wait Ms
      */
     wait_ms: number;
+};
+
+/**
+ * MyCnfCreate
+ *
+ * An option file to check as a capture (captures/my_cnf.py): its `name` (shown) and `text`.
+ */
+export type MyCnfCreate = {
+    /**
+     * Name
+     *
+     * The file's name, as shown.
+     */
+    name?: string;
+    /**
+     * Text
+     *
+     * The option file's text.
+     */
+    text: string;
 };
 
 /**
@@ -7418,6 +7446,31 @@ export type CreateCaptureResponses = {
 
 export type CreateCaptureResponse = CreateCaptureResponses[keyof CreateCaptureResponses];
 
+export type CreateFromMyCnfData = {
+    body: MyCnfCreate;
+    path?: never;
+    query?: never;
+    url: '/api/captures/my-cnf';
+};
+
+export type CreateFromMyCnfErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CreateFromMyCnfError = CreateFromMyCnfErrors[keyof CreateFromMyCnfErrors];
+
+export type CreateFromMyCnfResponses = {
+    /**
+     * Successful Response
+     */
+    201: CaptureRead;
+};
+
+export type CreateFromMyCnfResponse = CreateFromMyCnfResponses[keyof CreateFromMyCnfResponses];
+
 export type GetCaptureData = {
     body?: never;
     path: {
@@ -7447,6 +7500,66 @@ export type GetCaptureResponses = {
 };
 
 export type GetCaptureResponse = GetCaptureResponses[keyof GetCaptureResponses];
+
+export type RevokeCaptureShareData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/share';
+};
+
+export type RevokeCaptureShareErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type RevokeCaptureShareError = RevokeCaptureShareErrors[keyof RevokeCaptureShareErrors];
+
+export type RevokeCaptureShareResponses = {
+    /**
+     * Successful Response
+     */
+    200: CaptureRead;
+};
+
+export type RevokeCaptureShareResponse = RevokeCaptureShareResponses[keyof RevokeCaptureShareResponses];
+
+export type ShareCaptureData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/share';
+};
+
+export type ShareCaptureErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ShareCaptureError = ShareCaptureErrors[keyof ShareCaptureErrors];
+
+export type ShareCaptureResponses = {
+    /**
+     * Successful Response
+     */
+    200: CaptureRead;
+};
+
+export type ShareCaptureResponse = ShareCaptureResponses[keyof ShareCaptureResponses];
 
 export type CancelCaptureData = {
     body?: never;
@@ -7601,6 +7714,74 @@ export type GetCheckResponses = {
 };
 
 export type GetCheckResponse = GetCheckResponses[keyof GetCheckResponses];
+
+export type RevokeCheckShareData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+        /**
+         * Check Id
+         */
+        check_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/checks/{check_id}/share';
+};
+
+export type RevokeCheckShareErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type RevokeCheckShareError = RevokeCheckShareErrors[keyof RevokeCheckShareErrors];
+
+export type RevokeCheckShareResponses = {
+    /**
+     * Successful Response
+     */
+    200: CheckRead;
+};
+
+export type RevokeCheckShareResponse = RevokeCheckShareResponses[keyof RevokeCheckShareResponses];
+
+export type ShareCheckData = {
+    body?: never;
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+        /**
+         * Check Id
+         */
+        check_id: number;
+    };
+    query?: never;
+    url: '/api/captures/{capture_id}/checks/{check_id}/share';
+};
+
+export type ShareCheckErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ShareCheckError = ShareCheckErrors[keyof ShareCheckErrors];
+
+export type ShareCheckResponses = {
+    /**
+     * Successful Response
+     */
+    200: CheckRead;
+};
+
+export type ShareCheckResponse = ShareCheckResponses[keyof ShareCheckResponses];
 
 export type CheckFindingsCsvData = {
     body?: never;
@@ -8504,6 +8685,94 @@ export type ExportSharedFixSearchResponses = {
      */
     200: unknown;
 };
+
+export type SharedCheckData = {
+    body?: never;
+    path: {
+        /**
+         * Token
+         */
+        token: string;
+    };
+    query?: never;
+    url: '/api/public/captures/checks/{token}';
+};
+
+export type SharedCheckErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type SharedCheckError = SharedCheckErrors[keyof SharedCheckErrors];
+
+export type SharedCheckResponses = {
+    /**
+     * Successful Response
+     */
+    200: CheckRead;
+};
+
+export type SharedCheckResponse = SharedCheckResponses[keyof SharedCheckResponses];
+
+export type SharedCheckCsvData = {
+    body?: never;
+    path: {
+        /**
+         * Token
+         */
+        token: string;
+    };
+    query?: never;
+    url: '/api/public/captures/checks/{token}/findings.csv';
+};
+
+export type SharedCheckCsvErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type SharedCheckCsvError = SharedCheckCsvErrors[keyof SharedCheckCsvErrors];
+
+export type SharedCheckCsvResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
+export type SharedCaptureData = {
+    body?: never;
+    path: {
+        /**
+         * Token
+         */
+        token: string;
+    };
+    query?: never;
+    url: '/api/public/captures/{token}';
+};
+
+export type SharedCaptureErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type SharedCaptureError = SharedCaptureErrors[keyof SharedCaptureErrors];
+
+export type SharedCaptureResponses = {
+    /**
+     * Successful Response
+     */
+    200: CaptureRead;
+};
+
+export type SharedCaptureResponse = SharedCaptureResponses[keyof SharedCaptureResponses];
 
 export type HealthData = {
     body?: never;
