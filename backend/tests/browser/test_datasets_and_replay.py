@@ -59,7 +59,7 @@ def test_upload_a_dump_replay_and_read_the_plan_change(
     expect(rows.first).to_contain_text("select c.region")
     # "plan changed", or "slower, plan changed" / "faster, plan changed" when the rounds decide it
     expect(rows.first).to_have_attribute("data-group", re.compile(r"plan changed$"))
-    rows.first.get_by_role("button").click()
+    rows.first.locator("button[aria-expanded]").click()  # the row's detail toggle
     detail = page.locator("tr.statement-detail")
     expect(detail).to_contain_text("mariadb-11.8: plan changed")
     expect(detail.locator("table.plan")).to_have_count(2)  # both plans, side by side
@@ -110,7 +110,7 @@ def test_cancel_a_running_replay_from_its_page(page: Page, api: str) -> None:
         page.get_by_test_id("group-refused").click()
         refused = page.locator("[data-testid=fingerprints] tbody tr[data-group]")
         expect(refused).to_have_count(1)
-        refused.first.get_by_role("button").click()
+        refused.first.locator("button[aria-expanded]").click()
         note = page.get_by_test_id(
             "outcome-note"
         )  # the kind as the report says it, the server's words beside
