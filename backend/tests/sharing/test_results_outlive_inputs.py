@@ -29,6 +29,8 @@ RESULT_ROOTS = {"run", "replay_run"}  # what a measurement is; everything hangin
 ROUTE_TABLES = {
     "/api/datasets/{name}": "dataset",  # datasets/service.py delete: marks the row deleted
     "/api/shares/{link_id}": "share_link",  # sharing/service.py revoke: marks the link revoked
+    "/api/captures/{capture_id}/share": "capture",  # captures' revoke: clears its share_token
+    "/api/captures/{capture_id}/checks/{check_id}/share": "capture_check",  # likewise
 }
 # `session.delete(row)` calls, whose table the source does not name: module.function -> table.
 SESSION_DELETES = {

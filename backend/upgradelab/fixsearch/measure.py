@@ -24,6 +24,9 @@ the other arms. `side_effects` times every other fingerprint of the replay the s
 Plans: the variant's plan of the first statement without and with the remedy (`plans`); a MariaDB
 statement-level remedy is explained as SET STATEMENT makes it run, under its settings for the
 session (EXPLAIN of a `SET STATEMENT ... FOR` statement is refused).
+
+One concept: the arms of one search on its two open instances; the statement, global and plan
+readings are the same turns on the same connections, apart only in what the arm sets.
 """
 
 import random
