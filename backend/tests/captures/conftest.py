@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import delete
 
 from tests import ports
 from tests.captures.team import (
@@ -25,6 +26,8 @@ from tests.captures.team import (
     wait,
 )
 from tests.conftest import auth_headers, lab_provisioner
+from upgradelab.db import sync_session
+from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import LocalProvisioner
 
 
@@ -83,6 +86,11 @@ def capture(api: str, team_server: LocalProvisioner) -> dict[str, Any]:
             "database": "labdb",
         }
         body = {"name": TARGET, "flavor": "mariadb", "provisioner": "existing", "settings": settings}
+        # a worker that ran this package's files apart makes the package's fixtures twice: the
+        # target row of the first is still there (no DELETE route for targets)
+        with sync_session() as session:
+            session.execute(delete(Target).where(Target.name == TARGET))
+            session.commit()
         added = client.post("/api/targets", json=body)
         assert added.status_code == 201, added.text
         created = client.post("/api/captures", json={"target": TARGET})
