@@ -27,15 +27,14 @@ import csv
 import io
 import json
 import subprocess
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.conftest import BIN, auth_headers
-from tests.datasets.conftest import delete_dataset
+from tests.conftest import BIN
+from tests.fixsearch.planted import planted_replay
 
 DATASET = "fix-global"
 TARGET = "mariadb-11.8"
@@ -64,29 +63,9 @@ TOGETHER = "optimizer_switch in_to_exists=off,materialization=on (global)"
 
 
 @pytest.fixture(scope="module")
-def http(api: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=api, timeout=120, headers=auth_headers()) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
 def replay(http: httpx.Client) -> Iterator[dict[str, Any]]:
-    created = http.put(f"/api/datasets/{DATASET}", content=DUMP)
-    assert created.status_code == 201, created.text
-    try:
-        body = {"dataset": DATASET, "queries": f"{Q1};\n{Q2};\n{Q3};\n", "variants": [BASELINE, VARIANT],
-                "rounds": 1, "max_rounds": 1, "passes": 1}  # fmt: skip
-        started = http.post("/api/replays", json=body)
-        assert started.status_code == 201, started.text
-        deadline = time.monotonic() + 300
-        found: dict[str, Any] = started.json()
-        while found["status"] not in ("succeeded", "failed", "cancelled") and time.monotonic() < deadline:
-            time.sleep(0.5)
-            found = http.get(f"/api/replays/{found['id']}").json()
-        assert found["status"] == "succeeded", found["error"]
+    with planted_replay(http, DATASET, DUMP, f"{Q1};\n{Q2};\n{Q3};\n", [BASELINE, VARIANT]) as found:
         yield found
-    finally:
-        delete_dataset(http, DATASET)
 
 
 def _fingerprint(replay: dict[str, Any], sql: str) -> str:

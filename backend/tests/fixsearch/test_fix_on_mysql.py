@@ -10,15 +10,14 @@ timing decision asks a large effect only (tolerance 50 % of a planted many-fold 
 
 import json
 import subprocess
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.conftest import BIN, auth_headers
-from tests.datasets.conftest import delete_dataset
+from tests.conftest import BIN
+from tests.fixsearch.planted import planted_replay
 from tests.fixsearch.test_fix_on_mariadb import DUMP, QUERY
 
 DATASET = "fix-semijoin-mysql"
@@ -31,29 +30,9 @@ SLOWED = {
 
 
 @pytest.fixture(scope="module")
-def http(api: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=api, timeout=120, headers=auth_headers()) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
 def replay(http: httpx.Client) -> Iterator[dict[str, Any]]:
-    created = http.put(f"/api/datasets/{DATASET}", content=DUMP)
-    assert created.status_code == 201, created.text
-    try:
-        body = {"dataset": DATASET, "queries": f"{QUERY};\n", "variants": [TARGET, SLOWED],
-                "rounds": 1, "max_rounds": 1, "passes": 1}  # fmt: skip
-        started = http.post("/api/replays", json=body)
-        assert started.status_code == 201, started.text
-        deadline = time.monotonic() + 300
-        found: dict[str, Any] = started.json()
-        while found["status"] not in ("succeeded", "failed", "cancelled") and time.monotonic() < deadline:
-            time.sleep(0.5)
-            found = http.get(f"/api/replays/{found['id']}").json()
-        assert found["status"] == "succeeded", found["error"]
+    with planted_replay(http, DATASET, DUMP, f"{QUERY};\n", [TARGET, SLOWED]) as found:
         yield found
-    finally:
-        delete_dataset(http, DATASET)
 
 
 def test_the_search_finds_a_set_var_hint_that_restores_and_its_global_twin_has_no_side_effect(
