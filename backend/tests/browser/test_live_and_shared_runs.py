@@ -2,29 +2,72 @@
 A share link opens in a fresh browser without signing in and stops working when revoked."""
 
 import time
+from collections.abc import Iterator
 
 import httpx
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests import ports
 from tests.browser.stream_recorder import record_streams, stream_log
-from tests.conftest import ADMIN_PASSWORD, ADMIN_USER, signed_in
+from tests.conftest import ADMIN_PASSWORD, ADMIN_USER, auth_headers, signed_in
 from tests.runs.helpers import queue, submit, wait_final, wait_status
+from tests.targets.existing_servers import ExistingServer, mariadb_existing
 
-# The run must outlast the 3 s drop: 60 iterations of a 0.15 s statement, about 9 s whatever the load
-# (was 600 insert-truncate iterations: each one an event both browsers drew, 84 CPU-s for the test).
-LIVE_ITERATIONS, PACE_S = 60, 0.15
+__all__ = ["mariadb_existing"]  # fixtures
+
+# The run is held by the test, not raced against the browsers' start (a paced 9 s run ended before
+# two loaded pages got their fifth iteration once in CI): each iteration takes the user lock
+# `live-<iterations done>` (MariaDB GET_LOCK, no privilege needed), and the test holds `live-5` and
+# `live-10` on the existing server it started. So the run stops after iteration 5 until the drop, runs
+# iterations 6-10 while the browser is offline, stops again until it is back, then ends.
+LIVE_ITERATIONS, FIRST_HOLD, SECOND_HOLD = 20, 5, 10
+LIVE_TARGET = f"existing-live-t{ports.SESSION}"
+TICK_SQL = "INSERT INTO live_ticks (got) SELECT GET_LOCK(CONCAT('live-', COUNT(*)), 60) FROM live_ticks"
 
 
-def _paced_run(client: httpx.Client) -> int:
-    """A custom-sql run on MariaDB 10.11 whose iterations each take PACE_S seconds; its id."""
+@pytest.fixture(scope="module")
+def live_target(api: str, mariadb_existing: ExistingServer) -> Iterator[ExistingServer]:
+    """The test's MariaDB 10.11, added as the disposable existing target LIVE_TARGET."""
+    body = {
+        "name": LIVE_TARGET,
+        "flavor": "mariadb",
+        "provisioner": "existing",
+        "settings": mariadb_existing.settings,
+        "disposable": True,
+    }
+    with httpx.Client(base_url=api, timeout=60, headers=auth_headers()) as client:
+        created = client.post("/api/targets", json=body)
+        assert created.status_code == 201, created.text
+        yield mariadb_existing
+        client.delete(f"/api/targets/{LIVE_TARGET}")
+
+
+def _held_run(client: httpx.Client) -> int:
+    """A custom-sql run on LIVE_TARGET whose iterations wait on the user locks (TICK_SQL); its id."""
     body = {
         "workload": "custom-sql",
         "iterations": LIVE_ITERATIONS,
         "name": "live twice",
-        "parameters": {"iteration_sql": f"DO SLEEP({PACE_S})"},
-        "variants": [{"target": "mariadb-10.11"}],
+        "parameters": {
+            "setup_sql": "CREATE TABLE live_ticks (got INT)",
+            "iteration_sql": TICK_SQL,
+            "teardown_sql": "DROP TABLE live_ticks",
+            "statement_timeout_s": 120,
+        },
+        "variants": [{"target": LIVE_TARGET}],
     }
     return queue(client, body)
+
+
+def _wait_ticks(server: ExistingServer, count: int, timeout_s: float = 120) -> None:
+    """Until the run's table holds `count` rows: iterations done on the server."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.admin_sql("SELECT COUNT(*) FROM labdb.live_ticks") == [(count,)]:
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"the run never did {count} iterations")
 
 
 def _wait_received(page: Page, at_least: int, timeout_ms: float = 120_000) -> None:
@@ -34,25 +77,34 @@ def _wait_received(page: Page, at_least: int, timeout_ms: float = 120_000) -> No
 
 
 def test_two_browsers_see_every_iteration_once_even_after_a_dropped_connection(
-    browser: Browser, api: str, client: httpx.Client
+    browser: Browser, api: str, client: httpx.Client, live_target: ExistingServer
 ) -> None:
-    run_id = _paced_run(client)
-    wait_status(client, run_id, {"running"})
+    holder = live_target.provisioner.endpoint.connect()
     contexts = [record_streams(signed_in(browser.new_context(base_url=api), api)) for _ in range(2)]
     try:
+        with holder.cursor() as cursor:
+            for count in (FIRST_HOLD, SECOND_HOLD):
+                cursor.execute(f"SELECT GET_LOCK('live-{count}', 0)")
+                assert cursor.fetchall() == ((1,),)
+        run_id = _held_run(client)
+        wait_status(client, run_id, {"running"})
         steady, dropping = (context.new_page() for context in contexts)
         for page in (steady, dropping):
             page.goto(f"/runs/{run_id}")
             expect(page.get_by_test_id("run-page")).to_have_attribute("data-live", "true")
-        _wait_received(dropping, 5)
-        # The drop: the network goes away and the stream is cut; it comes back 3 s later.
+            _wait_received(page, FIRST_HOLD)
+        assert len(stream_log(dropping)["received"]) == FIRST_HOLD  # held at iteration 6
+        # The drop: the network goes away and the stream is cut; five iterations happen meanwhile.
         dropping.context.set_offline(True)
         dropping.evaluate("() => window.__dropStream()")
-        time.sleep(3)
-        assert wait_status(client, run_id, {"running"}), (
-            "the run ended during the drop: raise LIVE_ITERATIONS or PACE_S"
-        )
+        with holder.cursor() as cursor:
+            cursor.execute(f"DO RELEASE_LOCK('live-{FIRST_HOLD}')")
+        _wait_ticks(live_target, SECOND_HOLD)
+        _wait_received(steady, SECOND_HOLD)
+        assert len(stream_log(dropping)["received"]) == FIRST_HOLD  # nothing reached it offline
         dropping.context.set_offline(False)
+        with holder.cursor() as cursor:
+            cursor.execute(f"DO RELEASE_LOCK('live-{SECOND_HOLD}')")
         for page in (steady, dropping):
             expect(page.get_by_test_id("run-status")).to_have_text("succeeded", timeout=300_000)
         expected = [f"0:{i}" for i in range(1, LIVE_ITERATIONS + 1)]
@@ -71,6 +123,7 @@ def test_two_browsers_see_every_iteration_once_even_after_a_dropped_connection(
             "data-points", str(LIVE_ITERATIONS)
         )
     finally:
+        holder.close()
         for context in contexts:
             context.close()
 
