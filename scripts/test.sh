@@ -64,8 +64,10 @@ session=${UPGRADELAB_TEST_SESSION:-0}
 fuzz_pid=$!
 started=$SECONDS
 tests_rc=0
+# Every test's time is kept in backend/.test-times.xml (JUnit XML, not committed) for
+# `python scripts/test_times.py`: seconds per test file, the slowest first.
 ../.venv/bin/python -m pytest -ra -p no:cacheprovider -n "${UPGRADELAB_TEST_WORKERS:-3}" --dist loadfile \
-  --durations=25 --ignore=tests/fuzzing || tests_rc=$?
+  --durations=25 --junitxml=.test-times.xml --ignore=tests/fuzzing || tests_rc=$?
 suite_s=$((SECONDS - started))
 wait "$fuzz_pid" || tests_rc=$?
 echo "== the fuzzer (run beside the tests)" >&2
