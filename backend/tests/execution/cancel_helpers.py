@@ -60,8 +60,8 @@ def template(name: str, made: bool) -> None:
     provisioner = _local(name)
     if made:
         provisioner.ensure_initialized()
-    else:
-        shutil.rmtree(provisioner.root / provisioner.target_dir.lstrip("/") / "template")
+    else:  # none yet when the session's first run has not made it
+        shutil.rmtree(provisioner.root / provisioner.target_dir.lstrip("/") / "template", ignore_errors=True)
 
 
 def _initializing(pid: int) -> bool | None:
