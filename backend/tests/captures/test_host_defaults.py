@@ -172,7 +172,12 @@ def test_unknown_cpus_leave_it_host_dependent_and_not_resolved() -> None:
     assert "the host's CPU count is not known" in purge.team_host_default.words
     assert purge.lab_host_default is not None and purge.lab_host_default.value == "1"
     [finding] = [f for f in ordered(None, None, None, None, None, [purge.model_dump(mode="json")])]
-    assert finding.outcome == "host_dependent" and "not resolved" in finding.evidence
+    assert finding.outcome == "host_dependent"
+    assert (
+        "the team's host: depends on the host: not resolved (the host's CPU count is not known)"
+        in finding.evidence
+    )
+    assert "the lab's host: 1 if logical CPUs <= 16, else 4: 2 CPUs -> 1" in finding.evidence
 
 
 MARIADB_1011 = BinaryDefaults(
@@ -194,6 +199,11 @@ def test_mariadbs_thread_pool_follows_the_teams_cpus_on_both_versions_and_is_no_
         back_log.team_host_default.value is None
         and "no formula for mariadb" in back_log.team_host_default.words
     )
+    [row] = ordered(None, None, None, None, None, [back_log.model_dump(mode="json")])
+    assert row.outcome == "host_dependent" and row.evidence == (
+        "old binary's default 80, new binary's 90; depends on the host: not resolved (no formula for "
+        "mariadb 11.8.9-MariaDB); the lab's server took None"
+    )  # one reason for both hosts (this check's new server was not asked)
 
 
 def test_the_severity_order_and_the_csv_carry_both_hosts_values() -> None:

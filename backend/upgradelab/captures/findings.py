@@ -134,6 +134,8 @@ def _hosts(team: dict[str, Any] | None, lab: dict[str, Any] | None, took: str | 
     """Both hosts' resolutions in words (a check made before they were resolved: the lab's value)."""
     if team is None or lab is None:
         return f"; computed from the host: {took} on the lab's host"
+    if team["value"] is None and team["words"] == lab["words"]:  # no formula: one reason for both
+        return f"; {team['words']}; the lab's server took {took}"
     return (
         f"; computed from the host: the team's host: {team['words']}; the lab's host: {lab['words']}"
         f" (its server took {took})"
