@@ -15,14 +15,16 @@ with --no-defaults, then with --innodb-buffer-pool-size=2G): innodb_read_io_thre
 innodb_parallel_read_threads 4, innodb_purge_threads 1 (its help prints 4: resolved at start),
 innodb_log_writer_threads OFF, innodb_buffer_pool_instances 1 with a 128 MiB and with a 2 GiB pool
 (the CPU hint: 2 / 4 -> 1; 8.0's rule would give 8), innodb_page_cleaners 1, temptable_max_ram
-1 GiB (3 % of 24 GiB is under the 1 GiB floor); MariaDB 10.11.19's and 11.8.9's help: thread_pool_size
-2. (MariaDB's InnoDB I/O and purge threads are a fixed 4 in both helps: no formula, the help's table
-is their default.) Only the low end of each
-range can be seen on a 2-CPU host: the upper branches (CPUs / 2 above 8 CPUs, purge 4 above 16 CPUs,
-log writers ON from 32 CPUs, temptable_max_ram between 1 and 4 GiB, the pool hint) and every MySQL
-8.0 value come from the documentation only (the lab has no 8.0 binary). Formulas for back_log,
-open_files_limit, the table caches and innodb_redo_log_capacity are not given: they stay "depends on
-the host: not resolved".
+1 GiB (3 % of 24 GiB is under the 1 GiB floor); MariaDB 10.11.19's and 11.8.9's help:
+thread_pool_size 2 (MariaDB's InnoDB I/O and purge threads are a fixed 4 in both helps: no formula,
+the help's table is their default). A check against the lab's 9.7 also compares the formula for the
+lab host with what its started server took (tests/captures/test_capture_schema.py).
+
+Only the low end of each range shows on a 2-CPU host: the upper branches (CPUs / 2 above 8 CPUs,
+purge 4 above 16 CPUs, log writers ON from 32 CPUs, temptable_max_ram between 1 and 4 GiB and its
+rounding, the pool hint) and every MySQL 8.0 value come from the documentation only (the lab has no
+8.0 binary). No formula is given for back_log, open_files_limit, the table caches,
+innodb_write_io_threads or innodb_redo_log_capacity: each stays "depends on the host: not resolved".
 """
 
 import os
