@@ -8,6 +8,7 @@ with are each named, in one severity order, also as CSV."""
 
 import csv
 import io
+import os
 from pathlib import Path
 from typing import Any
 
@@ -124,12 +125,16 @@ def test_the_schemas_names_are_kept_with_how_the_captured_server_parses_them(
     assert not PWNED.exists() and sql(team_server, "SELECT COUNT(*) FROM app.orders") == [(3,)]
 
 
+TEAM_HOST = {"cpus": 64, "memory_mib": 256 * 1024}
+
+
 @pytest.fixture(scope="module")
 def mysql_check(api: str, capture: dict[str, Any]) -> dict[str, Any]:
     """The capture checked against the lab's MySQL 9.7 (another flavor: every MariaDB-only setting
-    is refused in its words)."""
+    is refused in its words) for a team server of 64 CPUs and 256 GiB (TEAM_HOST)."""
     with httpx.Client(base_url=api, timeout=60, headers=auth_headers()) as client:
-        created = client.post(f"/api/captures/{capture['id']}/checks", json={"target": "mysql-9.7"})
+        body = {"target": "mysql-9.7", "team_host": TEAM_HOST}
+        created = client.post(f"/api/captures/{capture['id']}/checks", json=body)
         assert created.status_code == 201, created.text
         check_id = created.json()["id"]
         found = wait(client, capture["id"], f"/checks/{check_id}")
@@ -164,3 +169,23 @@ def test_every_finding_is_in_one_severity_order_and_in_the_csv(mysql_check: dict
     assert [(r["severity"], r["kind"], r["subject"]) for r in rows] == [
         (f["severity"], f["kind"], f["subject"]) for f in ordered
     ]
+
+
+def test_host_dependent_defaults_are_resolved_for_the_teams_host_and_the_labs(
+    mysql_check: dict[str, Any],
+) -> None:
+    assert mysql_check["team_host"] == TEAM_HOST
+    team, lab = mysql_check["hosts"]["team"], mysql_check["hosts"]["lab"]
+    assert (team["cpus"], team["memory_mib"]) == (64, 256 * 1024) and "given" in team["cpus_from"]
+    assert lab["cpus"] == os.cpu_count()
+    changed = {f["name"]: f for f in mysql_check["default_findings"]}
+    # MariaDB's fixed 4 read threads left unset; 9.7's are CPUs / 2: 32 on the team's 64 CPUs
+    read_io = changed["innodb_read_io_threads"]
+    assert read_io["old_default"] == "4" and read_io["team_host_default"]["value"] == "32"
+    assert read_io["team_host_default"]["words"] == "logical CPUs / 2, min 4: 64 CPUs -> 32"
+    # the formula for the lab's host is what the lab's 9.7 server took with the team's settings
+    assert read_io["lab_host_default"]["value"] == read_io["lab_host_value"]
+    assert "innodb_purge_threads" not in changed  # 4 on 10.11 and on 9.7 for 64 CPUs: same for its hardware
+    row = next(f for f in mysql_check["ordered"] if f["subject"] == "innodb_read_io_threads")
+    assert "the team's host: logical CPUs / 2" in row["evidence"] and "the lab's host:" in row["evidence"]
+    assert "the team's host: logical CPUs / 2" in mysql_check["_csv"]

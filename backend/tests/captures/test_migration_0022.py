@@ -1,6 +1,6 @@
 """Migration 0022 adds the capture and capture_check tables as the models declare them (but for the
-columns 0024 and 0026 add), and takes them away again; 0024 and 0026 add theirs and take them away
-again."""
+columns 0024, 0026 and 0027 add), and takes them away again; 0024, 0026 and 0027 add theirs and take
+them away again."""
 
 from pathlib import Path
 
@@ -10,13 +10,16 @@ from alembic import command
 from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.migrations import alembic_config
 
-# the columns migration 0026_capture_shares adds
-SHARES = {"capture": {"share_token"}, "capture_check": {"share_token"}}
-# the columns migration 0024_capture_findings adds (and 0026's)
+# the columns migration 0027_capture_host adds
+HOSTS = {"capture": set(), "capture_check": {"team_host", "hosts"}}
+# the columns migration 0026_capture_shares adds (and 0027's)
+SHARES = {"capture": {"share_token"}, "capture_check": {"share_token", *HOSTS["capture_check"]}}
+# the columns migration 0024_capture_findings adds (and 0026's and 0027's)
 LATER = {
     "capture": {"dataset_id", "dump", "identifiers", "share_token"},
     "capture_check": {
-        "identifier_findings", "sql_mode_findings", "charset_findings", "default_findings", "share_token"
+        "identifier_findings", "sql_mode_findings", "charset_findings", "default_findings", "share_token",
+        *HOSTS["capture_check"],
     },
 }  # fmt: skip
 
@@ -62,10 +65,26 @@ def test_share_tokens_up_as_the_models_declare_them_unique_and_down(tmp_path: Pa
     for model in (Capture, CaptureCheck):
         inspector = sa.inspect(engine)
         columns = {c["name"]: c["nullable"] for c in inspector.get_columns(model.__tablename__)}
-        assert columns == {c.name: c.nullable for c in model.__table__.columns}, model.__tablename__
+        declared = {
+            c.name: c.nullable for c in model.__table__.columns if c.name not in HOSTS[model.__tablename__]
+        }
+        assert columns == declared, model.__tablename__
         uniques = [u["column_names"] for u in inspector.get_unique_constraints(model.__tablename__)]
         assert ["share_token"] in uniques, uniques
     command.downgrade(config, "0025_fix_global")
     for name in SHARES:
         assert "share_token" not in {c["name"] for c in sa.inspect(engine).get_columns(name)}
+    engine.dispose()
+
+
+def test_the_team_host_columns_up_as_the_model_declares_them_and_down(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'meta.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, "0027_capture_host")
+    engine = sa.create_engine(url)
+    columns = {c["name"]: c["nullable"] for c in sa.inspect(engine).get_columns("capture_check")}
+    assert columns == {c.name: c.nullable for c in CaptureCheck.__table__.columns}
+    assert columns["team_host"] and columns["hosts"]  # None on every check made before
+    command.downgrade(config, "0026_capture_shares")
+    assert not HOSTS["capture_check"] & {c["name"] for c in sa.inspect(engine).get_columns("capture_check")}
     engine.dispose()

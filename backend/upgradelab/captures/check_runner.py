@@ -1,6 +1,7 @@
 """Executes one capture check: the capture's settings on a scratch instance of the new version
 (captures/option_check.py) and, while it runs, the schema's names, the team's sql_mode, the character
-set defaults and the changed defaults (captures/schema_check.py), the check's target locked (its
+set defaults and the changed defaults (captures/schema_check.py; host-dependent ones resolved for the
+team's host, given on the check or seen in the capture, and the lab's), the check's target locked (its
 slot 0 is the scratch instance) by the shared lifecycle, its final state written on every exit
 path. A cancel is seen before the binary is asked (a check takes seconds: one binary run per
 refusal and one start).
@@ -15,6 +16,7 @@ from redis import Redis
 from upgradelab.captures import schema_check
 from upgradelab.captures.configuration import Configuration
 from upgradelab.captures.defaults import BinaryDefaults
+from upgradelab.captures.host_defaults import CheckHosts, lab_host, team_host
 from upgradelab.captures.identifiers import Identifier
 from upgradelab.captures.jobs import CHECK_JOBS, check_targets_of
 from upgradelab.captures.lab_binaries import binary_defaults
@@ -60,6 +62,7 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
         if capture is None or capture.configuration is None:
             return Ending(JobStatus.failed, "its capture holds no configuration")
         config = Configuration.model_validate(capture.configuration)
+        given = check.team_host or {}
         accounts = list(capture.accounts or [])
         names = [Identifier.model_validate(one) for one in capture.identifiers or []]
     lease.check()
@@ -74,6 +77,10 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
         log.warning("check %s: the defaults of %s: %s", check_id, target.name, error)
         new_defaults = None
     found: dict[str, list[Any]] = {}
+    # host-dependent defaults resolved for both (captures/host_defaults.py)
+    hosts = CheckHosts(
+        team=team_host(config.host, given.get("cpus"), given.get("memory_mib")), lab=lab_host()
+    )
 
     def schema(endpoint: Endpoint) -> None:
         connection = endpoint.connect(read_timeout_s=ADMIN_READ_TIMEOUT_S)
@@ -83,7 +90,7 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
             found["sql_mode_findings"] = schema_check.sql_mode_findings(connection, config)
             found["charset_findings"] = schema_check.charset_findings(config, new, name, new_defaults)
             if new_defaults is not None:  # else default_findings stays None: not known
-                found["default_findings"] = schema_check.default_findings(config, new_defaults, new)
+                found["default_findings"] = schema_check.default_findings(config, new_defaults, new, hosts)
         finally:
             connection.close()
 
@@ -95,6 +102,7 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
             "findings": [asdict(finding) for finding in result.options],
             "account_findings": [asdict(finding) for finding in result.accounts],
             "server": name,
+            "hosts": hosts.model_dump(mode="json"),
             **{key: [one.model_dump(mode="json") for one in rows] for key, rows in found.items()},
         },
     )

@@ -109,20 +109,37 @@ def _charsets(rows: list[dict[str, Any]]) -> list[Finding]:
 def _defaults(rows: list[dict[str, Any]]) -> list[Finding]:
     out = []
     for row in rows:
-        evidence = f"old binary's default {row['old_default']}, new binary's {row['new_default']}"
+        team, lab = row.get("team_host_default"), row.get("lab_host_default")
+        if team is not None and team["value"] is not None:
+            evidence = f"the team runs with {row['old_default']}; new default for its host {team['value']}"
+        else:
+            evidence = f"old binary's default {row['old_default']}, new binary's {row['new_default']}"
         if row["host_dependent"]:
-            evidence += f"; computed from the host: {row['lab_host_value']} on the lab's host"
+            evidence += _hosts(team, lab, row["lab_host_value"])
         severity: Severity = "changes_results" if row["affects"] == "results" else "changes_performance"
+        resolved = not row["host_dependent"] or (team is not None and team["value"] is not None)
         out.append(
             Finding(
                 severity=severity,
                 kind="default",
                 subject=row["name"],
-                outcome="host_dependent" if row["host_dependent"] else "changed",
+                outcome="changed" if resolved else "host_dependent",
                 evidence=evidence,
             )
         )
     return out
+
+
+def _hosts(team: dict[str, Any] | None, lab: dict[str, Any] | None, took: str | None) -> str:
+    """Both hosts' resolutions in words (a check made before they were resolved: the lab's value)."""
+    if team is None or lab is None:
+        return f"; computed from the host: {took} on the lab's host"
+    if team["value"] is None and team["words"] == lab["words"]:  # no formula: one reason for both
+        return f"; {team['words']}; the lab's server took {took}"
+    return (
+        f"; computed from the host: the team's host: {team['words']}; the lab's host: {lab['words']}"
+        f" (its server took {took})"
+    )
 
 
 def ordered(

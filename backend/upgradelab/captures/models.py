@@ -85,6 +85,10 @@ class CaptureCheck(Base):
     sql_mode_findings: Mapped[list[Any] | None] = mapped_column(default=None)
     charset_findings: Mapped[list[Any] | None] = mapped_column(default=None)
     default_findings: Mapped[list[Any] | None] = mapped_column(default=None)
+    # the team's server's {"cpus", "memory_mib"} as given on the check (None: not given), and the
+    # two hosts its defaults were resolved for (host_defaults.CheckHosts; migration 0027)
+    team_host: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    hosts: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     # a read-only link's token; None: not shared or revoked (migration 0026)
     share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)

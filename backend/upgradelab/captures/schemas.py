@@ -11,6 +11,7 @@ from upgradelab.captures.configuration import Configuration
 from upgradelab.captures.digests import Workload
 from upgradelab.captures.dump import DumpRecord
 from upgradelab.captures.findings import Finding, ordered
+from upgradelab.captures.host_defaults import CheckHosts
 from upgradelab.captures.identifiers import Identifier
 from upgradelab.captures.schema_check import CharsetFinding, DefaultFinding, IdentifierFinding, SqlModeFinding
 from upgradelab.execution.status import JobStatus
@@ -18,6 +19,9 @@ from upgradelab.request_model import RequestModel
 
 MAX_DATA_LIMIT_MB = 100_000
 MAX_MY_CNF_CHARS = 1_000_000
+# bounds of a team host the user gives: a server of up to 4096 logical CPUs and 64 TiB of RAM
+MAX_TEAM_CPUS = 4096
+MIN_TEAM_MEMORY_MIB, MAX_TEAM_MEMORY_MIB = 256, 64 * 1024 * 1024
 
 
 class CaptureCreate(RequestModel):
@@ -130,11 +134,24 @@ class CaptureSummary(BaseModel):
         )
 
 
+class TeamHost(RequestModel):
+    """The team's server's hardware, for the defaults the new version computes from it (captures/
+    host_defaults.py): `cpus` logical CPUs and `memory_mib` RAM in MiB; either may be left out (a
+    capture shows MariaDB's CPU count; the memory it never shows)."""
+
+    cpus: int | None = Field(None, ge=1, le=MAX_TEAM_CPUS, description="The team's server's logical CPUs.")
+    memory_mib: int | None = Field(
+        None, ge=MIN_TEAM_MEMORY_MIB, le=MAX_TEAM_MEMORY_MIB, description="The team's server's RAM in MiB."
+    )
+
+
 class CheckCreate(RequestModel):
     """Check a capture's settings against the binary of lab target `target` (the new version: a
-    local or tarball target)."""
+    local or tarball target); `team_host`: the team's server's CPUs and memory, where the capture
+    does not show them (given ones win over the capture's)."""
 
     target: str = Field(min_length=1, max_length=64, description="The new version's lab target.")
+    team_host: TeamHost | None = Field(None, description="The team's server's CPUs and memory.")
 
 
 class OptionFindingRead(BaseModel):
@@ -163,7 +180,8 @@ class CheckRead(BaseModel):
     """A capture check: its capture, the new version's target and binary (`server`), status and
     findings: the team's settings (refused first), its accounts' plugins (missing first), the
     schema's names that no longer parse, sql_mode values refused, character set defaults that
-    change, defaults changed under settings left unset; `ordered`: all of them in one severity order
+    change, defaults changed under settings left unset (host-dependent ones resolved for `hosts`:
+    the team's and the lab's); `ordered`: all of them in one severity order
     (does_not_start, locks_out, changes_results, changes_performance: captures/findings.py)."""
 
     model_config = ConfigDict(from_attributes=True)
@@ -180,6 +198,9 @@ class CheckRead(BaseModel):
     sql_mode_findings: list[SqlModeFinding] | None
     charset_findings: list[CharsetFinding] | None
     default_findings: list[DefaultFinding] | None
+    # what the user gave (CheckCreate.team_host) and the two hosts the defaults were resolved for
+    team_host: TeamHost | None = None
+    hosts: CheckHosts | None = None
     ordered: list[Finding] = []
     # its read-only link's token (/api/public/captures/checks/{token}); hidden from viewers
     share_token: str | None = None

@@ -113,9 +113,10 @@ SCRATCH_KINDS = (LocalProvisioner.kind, TarballProvisioner.kind)
 
 
 async def create_check(session: AsyncSession, capture: Capture, spec: CheckCreate) -> CaptureCheck:
-    """Store a queued check of `capture` against target `spec.target` and send it to that target's
-    pool. 409 when the capture has not succeeded; 422 naming `target` for an unknown target or one
-    whose binary the lab does not run (an existing or docker target)."""
+    """Store a queued check of `capture` against target `spec.target` (the team's host as given:
+    `spec.team_host`) and send it to that target's pool. 409 when the capture has not succeeded;
+    422 naming `target` for an unknown target or one whose binary the lab does not run (an existing
+    or docker target)."""
     if capture.status != JobStatus.succeeded:
         raise HTTPException(
             status.HTTP_409_CONFLICT,
@@ -132,7 +133,8 @@ async def create_check(session: AsyncSession, capture: Capture, spec: CheckCreat
             f"of the new version's binary ({' or '.join(SCRATCH_KINDS)} targets)",
         )
     queue = await routing.route(session, {spec.target})
-    row = CaptureCheck(capture_id=capture.id, target=spec.target)
+    given = spec.team_host.model_dump(mode="json") if spec.team_host is not None else None
+    row = CaptureCheck(capture_id=capture.id, target=spec.target, team_host=given)
     session.add(row)
     await session.commit()
     await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_CAPTURE_CHECK, args=[row.id], queue=queue))

@@ -2,8 +2,10 @@
 configuration, accounts and workload digests, wait for it, print a summary (or the whole capture as
 JSON); `upgradelab capture cancel ID` cancels one; `upgradelab capture check ID --target NEW [--json]`
 checks its settings, accounts and schema against target NEW's binary (`--csv`: its findings in one
-severity order as CSV); `upgradelab capture check --my-cnf FILE --target NEW` checks an option file
-(uploaded as a capture first: POST /api/captures/my-cnf, refused naming its lines).
+severity order as CSV; `--team-cpus N --team-memory-mib M`: the team's server's hardware, for the
+defaults the new version computes from it); `upgradelab capture check --my-cnf FILE --target NEW`
+checks an option file (uploaded as a capture first: POST /api/captures/my-cnf, refused naming its
+lines).
 
 Exit status: 0 captured (a check: the new binary takes every setting tried and has every account's
 plugin); a check's findings as bits: 1 settings the new binary refuses (a server with them does not
@@ -65,14 +67,23 @@ def check(
     as_csv: Annotated[
         bool, typer.Option("--csv", help="Print the findings in severity order as CSV.")
     ] = False,
+    team_cpus: Annotated[
+        int | None, typer.Option("--team-cpus", help="The team's server's logical CPUs (team_host.cpus).")
+    ] = None,
+    team_memory_mib: Annotated[
+        int | None,
+        typer.Option("--team-memory-mib", help="The team's server's RAM in MiB (team_host.memory_mib)."),
+    ] = None,
     api: ApiOption = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the check.")] = 600.0,
     token: TokenOption = None,
 ) -> None:
     """Check capture ID against --target's binary: the settings it refuses, warns about or takes, in
     its own words, the accounts whose plugin it lacks, the names it no longer parses, the sql_mode
-    values it refuses, the defaults that change (exit bits 1, 4 and 16). --my-cnf FILE: the option
-    file's server groups instead (exit 2 when the file is refused, its lines named)."""
+    values it refuses, the defaults that change (exit bits 1, 4 and 16), host-dependent ones resolved
+    for the team's server (--team-cpus, --team-memory-mib where the capture does not show them) and
+    the lab's. --my-cnf FILE: the option file's server groups instead (exit 2 when the file is
+    refused, its lines named)."""
     from upgradelab.captures.findings import csv_text
     from upgradelab.captures.schemas import CheckRead
     from upgradelab.execution.status import FINAL_STATUSES
@@ -86,7 +97,10 @@ def check(
         with httpx.Client(base_url=base, timeout=60, headers=auth_headers(token)) as client:
             if my_cnf is not None:
                 capture_id = _upload_my_cnf(client, my_cnf)
-            created = client.post(f"/api/captures/{capture_id}/checks", json={"target": target})
+            body: dict[str, object] = {"target": target}
+            if team_cpus is not None or team_memory_mib is not None:
+                body["team_host"] = {"cpus": team_cpus, "memory_mib": team_memory_mib}
+            created = client.post(f"/api/captures/{capture_id}/checks", json=body)
             if created.status_code != 201:
                 typer.echo(f"check refused: {error_text(created)}", err=True)
                 raise typer.Exit(REFUSED)
@@ -142,6 +156,11 @@ def _print_check(result: "CheckRead") -> None:
         typer.echo(f"  {finding.outcome:<10} {finding.line or finding.name}  {words}")
     for account in result.account_findings or []:
         typer.echo(f"  {account.outcome:<10} plugin {account.plugin}: {', '.join(account.accounts)[:200]}")
+    if result.hosts is not None:
+        for who, host in (("team's host", result.hosts.team), ("lab's host", result.hosts.lab)):
+            cpus = host.cpus if host.cpus is not None else "?"
+            memory = f"{host.memory_mib} MiB" if host.memory_mib is not None else "? MiB"
+            typer.echo(f"{who}: {cpus} CPUs ({host.cpus_from}), {memory} ({host.memory_from})")
     typer.echo(f"findings by severity: {len(result.ordered)}")
     for one in result.ordered:
         evidence = one.evidence.splitlines()[0][:160] if one.evidence else ""

@@ -2,7 +2,7 @@
 // version: the calls, over the generated client. Every shape is the generated client's
 // (src/client/types.gen.ts: CaptureRead, CaptureSummary, CheckRead and their parts).
 import * as sdk from '../client/sdk.gen'
-import type { CaptureCreate } from '../client'
+import type { CaptureCreate, TeamHost } from '../client'
 import { unwrap } from './client'
 
 export const capturesApi = {
@@ -13,7 +13,10 @@ export const capturesApi = {
   cancel: (id: number) => unwrap(sdk.cancelCapture({ path: { capture_id: id } })),
   checks: (id: number) => unwrap(sdk.listChecks({ path: { capture_id: id } })),
   /** Check capture `id`'s settings against lab target `target`'s binary (a local or tarball target). */
-  createCheck: (id: number, target: string) => unwrap(sdk.createCheck({ path: { capture_id: id }, body: { target } })),
+  /** A check against `target`; `teamHost`: the team's server's CPUs and memory where the capture
+   * does not show them (host-dependent defaults are resolved for it). */
+  createCheck: (id: number, target: string, teamHost?: TeamHost | null) =>
+    unwrap(sdk.createCheck({ path: { capture_id: id }, body: { target, team_host: teamHost ?? null } })),
   cancelCheck: (id: number, checkId: number) =>
     unwrap(sdk.cancelCheck({ path: { capture_id: id, check_id: checkId } })),
   /** The capture's settings as a variant's startup options on `target` (dropped and scaled listed),

@@ -805,7 +805,8 @@ export type CharsetFinding = {
  * CheckCreate
  *
  * Check a capture's settings against the binary of lab target `target` (the new version: a
- * local or tarball target).
+ * local or tarball target); `team_host`: the team's server's CPUs and memory, where the capture
+ * does not show them (given ones win over the capture's).
  */
 export type CheckCreate = {
     /**
@@ -814,6 +815,20 @@ export type CheckCreate = {
      * The new version's lab target.
      */
     target: string;
+    /**
+     * The team's server's CPUs and memory.
+     */
+    team_host?: TeamHost | null;
+};
+
+/**
+ * CheckHosts
+ *
+ * The two hosts a check resolves host-dependent defaults for: the team's server and the lab's.
+ */
+export type CheckHosts = {
+    team: Host;
+    lab: Host;
 };
 
 /**
@@ -822,7 +837,8 @@ export type CheckCreate = {
  * A capture check: its capture, the new version's target and binary (`server`), status and
  * findings: the team's settings (refused first), its accounts' plugins (missing first), the
  * schema's names that no longer parse, sql_mode values refused, character set defaults that
- * change, defaults changed under settings left unset; `ordered`: all of them in one severity order
+ * change, defaults changed under settings left unset (host-dependent ones resolved for `hosts`:
+ * the team's and the lab's); `ordered`: all of them in one severity order
  * (does_not_start, locks_out, changes_results, changes_performance: captures/findings.py).
  */
 export type CheckRead = {
@@ -871,6 +887,8 @@ export type CheckRead = {
      * Default Findings
      */
     default_findings: Array<DefaultFinding> | null;
+    team_host?: TeamHost | null;
+    hosts?: CheckHosts | null;
     /**
      * Ordered
      */
@@ -1438,9 +1456,12 @@ export type DatasetRead = {
  * DefaultFinding
  *
  * A default changed between the two binaries under a setting the team leaves unset:
- * `old_default` (the captured value) -> `new_default` (the new binary's help table),
- * `lab_host_value` what the new server took on the lab's host, `host_dependent` (computed from
- * CPUs / memory: the team's host may resolve it otherwise), `affects` results or performance.
+ * `old_default` (the captured value) -> `new_default` (the new binary's help table, the lab host's
+ * figure for a host-dependent one), `lab_host_value` what the new server took on the lab's host,
+ * `host_dependent` (computed from CPUs / memory), `affects` results or performance. A
+ * host-dependent one carries the new default resolved by its formula for the team's host
+ * (`team_host_default`) and for the lab's (`lab_host_default`): value and words, value None when
+ * not resolved (captures/host_defaults.py); None on other variables and on checks made before.
  */
 export type DefaultFinding = {
     /**
@@ -1467,6 +1488,8 @@ export type DefaultFinding = {
      * Affects
      */
     affects: string;
+    team_host_default?: Resolution | null;
+    lab_host_default?: Resolution | null;
 };
 
 /**
@@ -2486,6 +2509,31 @@ export type HttpValidationError = {
      * Detail
      */
     detail?: Array<ValidationError>;
+};
+
+/**
+ * Host
+ *
+ * A host's figures: `cpus` logical CPUs and `memory_mib` RAM in MiB (None: not known), each with
+ * where it came from (`cpus_from`, `memory_from`).
+ */
+export type Host = {
+    /**
+     * Cpus
+     */
+    cpus: number | null;
+    /**
+     * Memory Mib
+     */
+    memory_mib: number | null;
+    /**
+     * Cpus From
+     */
+    cpus_from?: string;
+    /**
+     * Memory From
+     */
+    memory_from?: string;
 };
 
 /**
@@ -3609,6 +3657,23 @@ export type ReplayVariantSpec = {
      * Aa Control
      */
     aa_control: boolean;
+};
+
+/**
+ * Resolution
+ *
+ * A host-dependent default resolved for one host: `value` (SHOW GLOBAL VARIABLES spelling; None:
+ * not resolved) and `words`: the formula and its figures, or why it is not resolved.
+ */
+export type Resolution = {
+    /**
+     * Value
+     */
+    value: string | null;
+    /**
+     * Words
+     */
+    words: string;
 };
 
 /**
@@ -4742,6 +4807,28 @@ export type TargetRead = {
      * Existing servers: what the lab may do there (targets/capabilities.py).
      */
     capabilities?: Capabilities | null;
+};
+
+/**
+ * TeamHost
+ *
+ * The team's server's hardware, for the defaults the new version computes from it (captures/
+ * host_defaults.py): `cpus` logical CPUs and `memory_mib` RAM in MiB; either may be left out (a
+ * capture shows MariaDB's CPU count; the memory it never shows).
+ */
+export type TeamHost = {
+    /**
+     * Cpus
+     *
+     * The team's server's logical CPUs.
+     */
+    cpus?: number | null;
+    /**
+     * Memory Mib
+     *
+     * The team's server's RAM in MiB.
+     */
+    memory_mib?: number | null;
 };
 
 /**

@@ -68,4 +68,16 @@ describe('CheckView', () => {
     expect(screen.queryByTestId('check-extra-identifier_findings')).toBeNull() // `ordered` holds them
     expect(screen.getByTestId('check-extra-changed_defaults')).toBeTruthy() // a list of another name
   })
+
+  it('names the two hosts the defaults were resolved for, and no hosts line on an older check', () => {
+    const hosts = {
+      team: { cpus: 64, memory_mib: 262144, cpus_from: 'given on the check', memory_from: 'given on the check' },
+      lab: { cpus: 2, memory_mib: 24105, cpus_from: 'the lab host', memory_from: 'the lab host' },
+    }
+    render(<CheckView check={{ ...CHECK, hosts } as CheckRead} />)
+    expect(screen.getByTestId('check-hosts').textContent).toContain("team's host: 64 CPUs, 256 GiB · lab's host: 2 CPUs, 23.5 GiB")
+    cleanup()
+    render(<CheckView check={CHECK} />)
+    expect(screen.queryByTestId('check-hosts')).toBeNull()
+  })
 })

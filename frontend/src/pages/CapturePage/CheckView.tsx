@@ -4,6 +4,7 @@ import { ErrorBox } from '../../components/ErrorBox'
 import { formatDateTime } from '../../format'
 import type { Finding as OrderedFinding } from '../../client'
 import { checkHeadline, findingGroups, orderedGroups, orderedHeadline, orderedOf, type Finding, type FindingGroup } from './findings'
+import { hostsLine } from './teamHost'
 
 /** Fields of CheckRead this view shows itself; any other list of objects the check carries (its
  * findings grow) is shown as a plain table, but for the lists `ordered` already holds. */
@@ -147,6 +148,12 @@ export function CheckView({ check, onCancel }: { check: CheckRead; onCancel?: ()
         {check.server ? `Binary ${check.server}. ` : ''}Started {formatDateTime(check.started_at)}, finished{' '}
         {formatDateTime(check.finished_at)}.
       </p>
+      {check.hosts && (
+        <p className="muted small" data-testid="check-hosts"
+          title={`team's CPUs: ${check.hosts.team.cpus_from}; memory: ${check.hosts.team.memory_from}`}>
+          Defaults computed from the host, resolved for the {hostsLine(check.hosts)} (each in the evidence below).
+        </p>
+      )}
       <ErrorBox error={check.error} title="Check failed" testId="check-error" />
       {check.status === 'succeeded' && (
         <p data-testid="check-headline">

@@ -5,6 +5,7 @@ import { ErrorBox } from '../../components/ErrorBox'
 import { checksQuery } from '../../queries/captures'
 import { targetsQuery } from '../../queries/targets'
 import { CheckView } from './CheckView'
+import { teamHostOf } from './teamHost'
 
 /** The lab's own servers a check can start its scratch instance on (api/captures.py: local or tarball). */
 const CHECKABLE = new Set(['local', 'tarball'])
@@ -17,9 +18,14 @@ export function ChecksSection({ captureId, canCheck }: { captureId: number; canC
   const checks = useQuery(checksQuery(captureId))
   const choices = (targets.data ?? []).filter((t) => CHECKABLE.has(t.provisioner))
   const [chosen, setChosen] = useState('')
+  const [cpus, setCpus] = useState('')
+  const [memoryGib, setMemoryGib] = useState('')
   const target = chosen || choices[0]?.name || ''
   const refresh = () => void queryClient.invalidateQueries(checksQuery(captureId))
-  const create = useMutation({ mutationFn: () => capturesApi.createCheck(captureId, target), onSuccess: refresh })
+  const create = useMutation({
+    mutationFn: () => capturesApi.createCheck(captureId, target, teamHostOf(cpus, memoryGib)),
+    onSuccess: refresh,
+  })
   const cancel = useMutation({
     mutationFn: (checkId: number) => capturesApi.cancelCheck(captureId, checkId),
     onSettled: refresh,
@@ -29,7 +35,9 @@ export function ChecksSection({ captureId, canCheck }: { captureId: number; canC
       <h2>Check against a version</h2>
       <p className="muted">
         The team's settings (the variables that differ) started on a scratch instance of the new version's binary:
-        which it refuses, which it warns about, and whether its accounts' plugins are there.
+        which it refuses, which it warns about, and whether its accounts' plugins are there. Defaults computed from
+        the host are resolved for the team's server (its CPUs and memory, where the capture does not show them) and
+        for the lab's.
       </p>
       {canCheck ? (
         <div className="toolbar">
@@ -40,6 +48,16 @@ export function ChecksSection({ captureId, canCheck }: { captureId: number; canC
               </option>
             ))}
           </select>
+          <label className="small">
+            Team's CPUs{' '}
+            <input type="number" min={1} value={cpus} onChange={(e) => setCpus(e.target.value)}
+              style={{ width: '5em' }} data-testid="check-team-cpus" />
+          </label>
+          <label className="small">
+            memory (GiB){' '}
+            <input type="number" min={1} value={memoryGib} onChange={(e) => setMemoryGib(e.target.value)}
+              style={{ width: '6em' }} data-testid="check-team-memory" />
+          </label>
           <button
             type="button"
             className="btn btn-primary"
