@@ -110,7 +110,7 @@ def strategy_candidate(
         hint = mysql_hint(wanted)
         return Candidate(f"the baseline's subquery strategy {shown}", "plan", said, {},
                          f"/*+ {hint} */ in each IN / EXISTS subquery", subquery_hint=hint,
-                         extra={"strategies": sorted(missing)})  # fmt: skip
+                         extra={"strategies": sorted(missing), "subquery_hint": hint})  # fmt: skip
     if flavor == "mariadb":
         own = switch_flags(variant_vars.get("optimizer_switch"))
         flags = sorted({f for s in wanted for f in MARIADB_FLAGS[s] if own.get(f) == "off"})
