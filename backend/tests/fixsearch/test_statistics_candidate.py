@@ -2,6 +2,7 @@
 sqlparse), resolved to the dataset's tables; the ANALYZE TABLE per flavor; scope "global"; and the
 search lists it "not measured" (it needs a second instance of the variant), costing no round."""
 
+from upgradelab.cli.fix import summary
 from upgradelab.fixsearch.candidates import Candidate
 from upgradelab.fixsearch.histograms import (
     NOT_MEASURED,
@@ -77,3 +78,19 @@ def test_the_search_lists_it_not_measured_at_no_cost_and_goes_on() -> None:
     assert trial.status == "not measured" and trial.scope == "global"
     assert trial.reason.startswith("not measured: needs a second instance of the variant")
     assert trial.apply == statistics.apply and trial.side_effects is None
+
+
+def test_the_cli_summary_says_why_it_was_not_measured_and_what_to_apply_by_hand() -> None:
+    statistics = statistics_candidate("mysql", JOINED, COLUMNS)
+    assert statistics is not None
+    trial = Trial(statistics.name, "not measured", NOT_MEASURED, scope="global", apply=statistics.apply)
+    found = {"id": 9, "status": "succeeded", "candidates": [statistics.as_dict()], "tried": [trial.as_dict()],
+             "result": {"outcome": "no remedy found", "remedy": None, "not_tried": []}}  # fmt: skip
+    text = summary(found).splitlines()
+    assert text[1].startswith(f"  {statistics.name} [global]: not measured")
+    assert text[2] == f"    {NOT_MEASURED}"
+    assert text[3:6] == [
+        "    to try by hand:",
+        "      ANALYZE TABLE `customers` UPDATE HISTOGRAM ON `id`, `country`;",
+        "      ANALYZE TABLE `orders` UPDATE HISTOGRAM ON `customer_id`, `status`, `placed`;",
+    ]
