@@ -19,8 +19,10 @@ once it restores. It is NOT MEASURED: statistics live in the server's tables, so
 variant instance they would change the "variant as it is" arm too (and every later candidate);
 applying them before each of the candidate's turns and removing them after is an ANALYZE of each
 table per turn (its own time, InnoDB's sampled index statistics recomputed beside the histograms) on
-a replay connection that is read-only. An honest measurement needs a second instance of the variant
-for the candidate's arm; the search lists the candidate "not measured" with that reason (measure.py).
+a replay connection that is read-only; and a search that ended between the two (a cancel, a lost
+worker) would leave the histograms in a kept datadir that later replays reuse as the dataset as loaded.
+An honest measurement needs a second instance of the variant for the candidate's arm; the search
+lists the candidate "not measured" with that reason (measure.py).
 """
 
 import re
