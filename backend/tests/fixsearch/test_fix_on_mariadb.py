@@ -66,14 +66,19 @@ def test_the_search_finds_a_statement_level_remedy_that_restores_with_equal_resu
     said = [(t["name"], t["status"], t["reason"], t["results_equal"]) for t in found["tried"]]
     assert done.returncode == 0, (found["result"], found["error"], said)
     assert found["status"] == "succeeded" and found["result"]["outcome"] == "restored", found["result"]
-    # the candidates: the two flags that differ, then both, then MariaDB's known levers
+    # the candidates: the two flags that differ, then both (the baseline's semijoin strategy needs
+    # those flags: no plan candidate repeats them), then MariaDB's known levers, then the statistics
     names = [c["name"] for c in found["candidates"]]
     assert names[:3] == [
         "optimizer_switch materialization=on",
         "optimizer_switch semijoin=on",
         "optimizer_switch materialization=on,semijoin=on",
     ]
-    assert {c["source"] for c in found["candidates"][3:]} == {"lever"}
+    assert {c["source"] for c in found["candidates"][3:-1]} == {"lever"}
+    statistics = found["candidates"][-1]
+    assert statistics["source"] == "statistics" and statistics["scope"] == "global"
+    # o.k is in the WHERE; i.c is the subquery's select list
+    assert statistics["extra"]["columns"] == {"o": ["k"]}
     trials = found["tried"]
     remedy = found["result"]["remedy"]
     # stopped at it; under the default scope ("both") its global twin measured right after it

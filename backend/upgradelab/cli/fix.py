@@ -103,8 +103,11 @@ def summary(found: dict[str, Any]) -> str:
             f"  {trial['name']} [{trial.get('scope', 'statement')}]: {trial['status']}; vs baseline {ratio}; "
             f"vs variant {_ratio(trial.get('ratio_to_variant'))}{'; ' + equal if equal else ''}"
         )
-        if trial["status"] in ("refused", "undecided"):
+        if trial["status"] in ("refused", "undecided", "not measured"):
             lines.append(f"    {trial['reason']}")
+        if trial["status"] == "not measured" and trial.get("apply"):  # statistics: what one would apply
+            lines.append("    to try by hand:")
+            lines.extend(f"      {line}" for line in trial["apply"].splitlines())
         effects = trial.get("side_effects")
         if effects:
             lines.append(f"    {effects['said']}")

@@ -7,6 +7,9 @@
    baseline's join order, when both plans join the same tables (two or more) in another order
    (rewrite.py `join_order_hint`: MySQL JOIN_ORDER, MariaDB STRAIGHT_JOIN with the FROM list
    reordered where that is safe; a statement that cannot carry it is tried and refused, saying why).
+   Then the baseline's semijoin / subquery strategy where the variant's plan lacks it (strategies.py:
+   MySQL a SEMIJOIN / SUBQUERY hint in the subquery, MariaDB its optimizer_switch flags, left out
+   when a `differs` candidate sets the same).
 1. `differs`: every optimizer_switch flag and optimizer variable (OPTIMIZER_VARIABLES) whose value on
    the variant differs from the baseline's, read from both servers at the search's start (SHOW
    SESSION VARIABLES on each side's replay connection: defaults, startup options and the variant's
@@ -15,8 +18,10 @@
    (new in one version) cannot be set back and is left out.
 2. `lever`: the flavor's documented known levers (levers.py), relative to the variant's own values;
    one that repeats a `differs` candidate's setting is left out (the earlier keeps the evidence).
+3. `statistics`: histograms on the columns the statement filters on (histograms.py), scope "global"
+   (a maintenance step on the variant's tables); listed "not measured" (it needs a second instance).
 
-Every candidate built here is statement-level: its settings are written into the statement
+Every candidate of sources 0-2 is statement-level: its settings are written into the statement
 (rewrite.py), so its scope is "statement" and it needs no side-effect check on the rest of the
 replay. A setting's global twin (effects.py, scope "global": an option line or SET GLOBAL) does, and
 gets it (search.py, whole.py).
@@ -29,8 +34,9 @@ from upgradelab.fixsearch.levers import levers
 from upgradelab.fixsearch.rewrite import index_text, join_order_text, remedy_text
 from upgradelab.replay.outcomes import PlanStep
 
-Source = Literal["plan", "differs", "lever"]
-SOURCES: tuple[Source, ...] = ("plan", "differs", "lever")  # evidence order: plan hints first
+Source = Literal["plan", "differs", "lever", "statistics"]
+# evidence order: plan hints first; statistics (histograms.py, a global maintenance step) last
+SOURCES: tuple[Source, ...] = ("plan", "differs", "lever", "statistics")
 # Optimizer variables compared besides every `optimizer_*` one (the optimizer_trace* ones excepted:
 # they change what is recorded, not the plan).
 OPTIMIZER_VARIABLES = frozenset(
@@ -67,6 +73,7 @@ class Candidate:
     extra: dict[str, Any] = field(default_factory=dict)
     indexes: dict[str, str] = field(default_factory=dict)  # table -> index: a plan candidate's hint
     join_order: list[str] = field(default_factory=list)  # tables in the baseline's order: a plan candidate's
+    subquery_hint: str = ""  # MySQL: a hint for each IN / EXISTS subquery's block (strategies.py)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

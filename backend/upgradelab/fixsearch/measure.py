@@ -40,6 +40,7 @@ import pymysql
 
 from upgradelab.execution.instances import Fleet, Instance, started
 from upgradelab.fixsearch.candidates import Candidate
+from upgradelab.fixsearch.histograms import NOT_MEASURED
 from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, index_hint, literal
 from upgradelab.fixsearch.search import SearchCancelled, Trial, judge
 from upgradelab.replay.compare import THRESHOLD, diff
@@ -187,6 +188,7 @@ class PairOracle:
     seed: int
     interrupt: Interrupt
     tolerance: float = THRESHOLD
+    looks: int = 1  # how many times a candidate may be judged (search.py `search_looks`)
     # the replay's other fingerprints (id, text, sampled statements) and the side-effect check's budget
     others: list[tuple[str, str, list[SourceStatement]]] = field(default_factory=list)
     side_rounds: int = 5
@@ -222,6 +224,8 @@ class PairOracle:
     def _measure(self, candidate: Candidate, rounds: int) -> Trial:
         if self.interrupt.is_set:
             raise SearchCancelled()
+        if candidate.source == "statistics":
+            return Trial(candidate.name, "not measured", NOT_MEASURED)
         base, var = self.start()
         arms = self._arms.get(candidate.name)
         if arms is None:
@@ -246,7 +250,7 @@ class PairOracle:
         done = len(on_cand.replay.times[0]) // self.passes if on_cand.replay.times else 0
         equal = results_equal(base.replay.outcomes, on_cand.replay.outcomes, self.statements)
         trial = judge(candidate.name, measured[id(on_base)], measured[id(on_var)], measured[id(on_cand)],
-                      equal, done, self.tolerance)  # fmt: skip
+                      equal, done, self.tolerance, self.looks)  # fmt: skip
         trial.statements, trial.clock = [s.sql for s in on_cand.statements], clock
         trial.plan_before, trial.plan_after, trial.plan_error = self._plans(candidate, var, on_cand)
         return trial
@@ -268,6 +272,7 @@ class PairOracle:
                             candidate.settings,
                             candidate.indexes,
                             candidate.join_order,
+                            candidate.subquery_hint,
                         ),
                     )
                     for s in self.statements

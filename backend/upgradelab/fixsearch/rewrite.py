@@ -23,6 +23,9 @@ tables: with an explicit JOIN, an outer join or a subquery, moving a reference c
 or leave the order unforced; such a statement cannot carry it (RewriteError). The test is on the
 text, literals included: a literal holding a keyword is refused too (the safe side).
 
+The baseline's subquery strategy as a plan hint (`subquery_hint`, MySQL only: strategies.py): the
+hint written after the SELECT of every IN / EXISTS subquery, in that query block's own hint comment.
+
 Values: digits (with a sign) are written bare, anything else quoted with '' and \\ escaped; a
 variable name is letters, digits and `_` only (RewriteError otherwise): the names come from the
 servers' own variable lists, and the values from them or the lever list, never from a user.
@@ -236,17 +239,47 @@ def join_order_text(flavor: str, order: list[str]) -> str:
     return f"SELECT STRAIGHT_JOIN ... FROM {', '.join(order)} (the FROM list in this order)"
 
 
+_SUBQUERY = re.compile(r"\b(?:IN|EXISTS)\s*\(\s*SELECT\b", re.IGNORECASE)
+
+
+def subquery_hint(sql: str, hint: str) -> str:
+    """MySQL: `hint` in the query block of every IN / EXISTS subquery, after its SELECT (inside the
+    hint comment it has there, if any): `... IN (SELECT /*+ SEMIJOIN(MATERIALIZATION) */ c FROM i)`.
+    The test is on the text: a literal holding `IN (SELECT` would get one too, and is refused by the
+    server's hint parser as a warning at worst. RewriteError when the statement has no such subquery."""
+    found = list(_SUBQUERY.finditer(sql))
+    if not found:
+        raise RewriteError("the statement has no IN or EXISTS subquery to carry a strategy hint")
+    out, last = [], 0
+    for match in found:
+        out.append(sql[last : match.end()])
+        existing = _HINT_OPEN.match(sql, match.end())
+        if existing:
+            out.append(sql[match.end() : existing.end()] + f" {hint}")
+            last = existing.end()
+        else:
+            out.append(f" /*+ {hint} */")
+            last = match.end()
+    out.append(sql[last:])
+    return "".join(out)
+
+
 def apply_remedy(
     sql: str,
     flavor: str,
     settings: dict[str, str],
     indexes: dict[str, str],
     join_order: list[str] | None = None,
+    subquery: str = "",
 ) -> str:
-    """`sql` with a candidate's remedy: its index hint, its join order, then its settings (any may be
-    empty)."""
+    """`sql` with a candidate's remedy: its index hint, its join order, its subquery hint (MySQL), then
+    its settings (any may be empty)."""
     if indexes:
         sql = index_hint(sql, flavor, indexes)
     if join_order:
         sql = join_order_hint(sql, flavor, join_order)
+    if subquery:
+        if flavor != "mysql":
+            raise RewriteError(f"no subquery strategy hint for flavor {flavor!r}")
+        sql = subquery_hint(sql, subquery)
     return rewrite(sql, flavor, settings) if settings else sql

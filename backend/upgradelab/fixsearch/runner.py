@@ -5,8 +5,9 @@ sides' variables read and the candidates built (candidates.py, stored), the sear
 the real oracle (measure.py PairOracle), each trial stored as it ends, the outcome stored last.
 Global remedies (effects.py) by the search's `scope`: "both" gives the search effects.global_twin to
 re-verify a restoring setting as a global one, "global" tries the setting candidates as global
-remedies only (an index hint cannot be global: left out); either checks a restoring global remedy
-on the replay's other fingerprints (whole.py; their sampled statements read from the replay's row).
+remedies only (an index hint cannot be global: left out; evidence.py `scoped`); either checks a
+restoring global remedy on the replay's other fingerprints (whole.py; their sampled statements read
+from the replay's row).
 
 Cancel (service.cancel sets `cancel_requested`): a watch reads the flag every CANCEL_POLL_S seconds
 and interrupts the search (the statement running is killed, none other starts; servers still
@@ -33,14 +34,14 @@ from upgradelab.execution.lifecycle import execute
 from upgradelab.execution.periodic import Periodic
 from upgradelab.execution.reaper import stop_targets
 from upgradelab.execution.status import JobStatus
-from upgradelab.fixsearch import candidates as candidate_builder
 from upgradelab.fixsearch import state
 from upgradelab.fixsearch.candidates import Candidate
 from upgradelab.fixsearch.effects import SideEffects, global_twin
+from upgradelab.fixsearch.evidence import gathered, scoped
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
-from upgradelab.fixsearch.measure import PairOracle, opened_pair
+from upgradelab.fixsearch.measure import PairOracle, Side, opened_pair
 from upgradelab.fixsearch.models import FixSearch
-from upgradelab.fixsearch.search import Budget, SearchCancelled, Trial, search
+from upgradelab.fixsearch.search import Budget, SearchCancelled, Trial, search, search_looks
 from upgradelab.fixsearch.whole import side_effects
 from upgradelab.replay.dataset_load import DumpDataset
 from upgradelab.replay.interrupt import Interrupt
@@ -96,11 +97,18 @@ def other_fingerprints(search_id: int) -> list[tuple[str, str, list[SourceStatem
         return [(fingerprint_id, text, statements) for fingerprint_id, (text, statements) in grouped.items()]
 
 
-def scoped(candidates: list[Candidate], scope: str) -> list[Candidate]:
-    """The candidates a search of `scope` tries (module docstring): as built, or their global twins."""
-    if scope != "global":
-        return candidates
-    return [twin for twin in map(global_twin, candidates) if twin is not None]
+def dataset_columns(side: Side, database: str) -> dict[str, set[str]]:
+    """{table: its columns} of `database` on the side's server (information_schema.COLUMNS): what a
+    statistics candidate's columns are resolved to (histograms.py)."""
+    with side.one.connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s",
+            (database,),
+        )
+        out: dict[str, set[str]] = {}
+        for table, column in cursor.fetchall():
+            out.setdefault(str(table), set()).add(str(column))
+        return out
 
 
 def _variants(
@@ -188,14 +196,17 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                     fleet, base_side, var_side, dump, statements, row.passes, row.id, interrupt,
                     row.tolerance, others=other_fingerprints(row.id) if checks else [],
                     side_rounds=row.side_rounds, side_minutes=row.side_minutes,
+                    looks=search_looks(row.rounds),
                 )  # fmt: skip
                 step("capturing both plans")
                 base_arm, var_arm = oracle.start()
-                plans = [arm.replay.outcomes[0].plan for arm in (base_arm, var_arm)]
-                found = scoped([
-                    *candidate_builder.plan_candidates(var_side.flavor, *plans),
-                    *candidate_builder.build(var_side.flavor, read["baseline"], read["variant"]),
-                ], row.scope)  # fmt: skip
+                with fleet.block(var_side.instance):
+                    columns = dataset_columns(var_side, statements[0].database or dump.database)
+                found = scoped(gathered(
+                    var_side.flavor, statements[0].sql,
+                    (base_arm.replay.outcomes[0], var_arm.replay.outcomes[0]),
+                    (read["baseline"], read["variant"]), columns,
+                ), row.scope)  # fmt: skip
                 state.write(row.id, candidates=[c.as_dict() for c in found],
                             progress=progress("measuring", f"{len(found)} candidates"))  # fmt: skip
                 outcome = search(

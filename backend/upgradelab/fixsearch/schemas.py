@@ -56,12 +56,13 @@ class _Read(BaseModel):
 
 
 class FixCandidateRead(_Read):
-    """A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever) and note,
+    """A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever, statistics) and note,
     the settings, scope ("statement": in force for the statement only; "global": for the whole
     server, effects.py), what to apply (the hint, the SET STATEMENT prefix, or the option lines;
     a global one's SET GLOBAL in extra.set_global), the baseline's and the variant's values where
     it sets one back, and a plan candidate's `indexes` (table -> the baseline's index, written as
-    an index hint)."""
+    an index hint); extra: a subquery strategy's `strategies` and MySQL `subquery_hint`, a statistics
+    candidate's `analyze` and `undo` statements and `columns` (table -> columns)."""
 
     name: str
     source: str
@@ -118,8 +119,9 @@ class FixSideEffects(_Read):
 
 class FixTrialRead(_Read):
     """A candidate measured (fixsearch/search.py Trial): status (restores, does not restore,
-    undecided, refused) and reason, its ratio to the baseline and to the variant as it is (the
-    variant's to the baseline in the same rounds beside), whether its results equal the baseline's,
+    undecided, refused, not measured: statistics, which need a second instance) and reason, its
+    ratio to the baseline and to the variant as it is (the variant's to the baseline in the same
+    rounds beside), whether its results equal the baseline's,
     its rounds, the statements as rewritten and the ratios' clock (server, client); its scope
     (statement, global), a global one's side effects on the whole replay (None: not checked), the
     variant's plan of the first statement before and after the remedy (plan_error: EXPLAIN with

@@ -19,9 +19,19 @@ tests give a simulated one, seeded).
   leaving 1 - 10 %, nor an improvement, its ratio within it), which the verdicts alone would never
   let restore. A team that accepts more (or a test deciding a planted 20x gap on a loaded machine)
   gives a larger tolerance;
+- the extension's looks: a candidate is judged after its `rounds` and again after each extension step,
+  and the search stops at the first look that decides it, so each look is one more chance of a false
+  "restores" (or "does not restore"). The replay's own extension does not correct its looks (its
+  verdicts rest on a ratio beyond the threshold and Benjamini-Hochberg over many comparisons,
+  replay/extension.py); the fix search's "restores" rests on one interval's upper end alone, so it
+  takes the runs' procedure: the intervals at verdicts.confidence_for(looks) (Bonferroni over the
+  looks, experiments/schedule.py `looks`: 5 looks for 10 -> 30 rounds, each interval 99 %), `looks`
+  from the search's rounds and max_rounds (`search_looks`), given to `judge` by the oracle. The
+  simulated oracle measures the rate of false restores with and without it
+  (tests/fixsearch/test_search_looks.py);
 - it stops at the first that restores unless `try_all`; before a candidate (or more rounds of one)
   that the budget cannot hold: at most `budget.rounds` rounds in all, nothing started once
-  `budget.minutes` have passed. A refused candidate costs no round.
+  `budget.minutes` have passed. A refused candidate costs no round, nor one not measured.
 - global remedies (effects.py): with `globalize` (scope "both"), a statement-level remedy that
   restores and is a setting is measured again as a global one (its twin, right after it, within the
   same budget); a global candidate (scope "global", or such a twin) that restores its fingerprint is
@@ -38,13 +48,16 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from upgradelab.execution.schedule import EXTENSION_STEP
+from upgradelab.experiments.schedule import looks
 from upgradelab.fixsearch.candidates import SOURCES, Candidate
 from upgradelab.fixsearch.effects import Checker
-from upgradelab.replay.compare import THRESHOLD, time_ratio
+from upgradelab.replay.compare import THRESHOLD
+from upgradelab.results.stats import verdicts
 from upgradelab.results.stats.verdicts import MIN_ROUNDS, Rounds, VerdictRead
 
-EXTENSION_STEP = 5
-TrialStatus = Literal["restores", "does not restore", "undecided", "refused"]
+TrialStatus = Literal["restores", "does not restore", "undecided", "refused", "not measured"]
+# "not measured": a remedy the search's two instances cannot measure honestly (statistics.py)
 OutcomeName = Literal["restored", "no remedy found", "out of budget", "cancelled"]
 
 
@@ -120,6 +133,19 @@ class Outcome:
         }
 
 
+def search_looks(rounds: int, max_rounds: int | None = None) -> int:
+    """How many times a candidate may be judged: after its `rounds`, then after every EXTENSION_STEP
+    up to `max_rounds` (default 3 x rounds, as `search`), experiments/schedule.py `looks`."""
+    return looks(rounds, max_rounds if max_rounds is not None else 3 * rounds)
+
+
+def ratio(baseline: Rounds, other: Rounds, confidence: float = verdicts.CONFIDENCE) -> VerdictRead | None:
+    """other / baseline paired by round, its interval at `confidence`, decided at the replay's
+    THRESHOLD (compare.time_ratio with a confidence)."""
+    found = verdicts.interval(baseline, other, paired=True, confidence=confidence)
+    return verdicts.read(found, THRESHOLD)
+
+
 def judge(
     name: str,
     baseline: Rounds,
@@ -128,12 +154,16 @@ def judge(
     results_equal: bool,
     rounds: int,
     tolerance: float = THRESHOLD,
+    looks: int = 1,
 ) -> Trial:
     """A measured candidate's trial from its rounds ({round: [seconds per pass]}, the fingerprint's
-    statements summed per pass) on the baseline, the variant as it is and the candidate."""
-    to_base = time_ratio(baseline, candidate)
-    to_variant = time_ratio(variant, candidate)
-    variant_gap = time_ratio(baseline, variant)
+    statements summed per pass) on the baseline, the variant as it is and the candidate; `looks`:
+    how many times the search may judge it (module docstring), its intervals at
+    verdicts.confidence_for(looks)."""
+    confidence = verdicts.confidence_for(looks)
+    to_base = ratio(baseline, candidate, confidence)
+    to_variant = ratio(variant, candidate, confidence)
+    variant_gap = ratio(baseline, variant, confidence)
     if not results_equal:
         status: TrialStatus = "does not restore"
         reason = "its results differ from the baseline's"
