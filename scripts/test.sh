@@ -10,10 +10,14 @@ install_s=$((SECONDS - started))
 
 # Lint, format, types, the client drift check and Vitest: CPU for about two minutes, run beside pytest
 # (whose first minute is mostly its sessions starting servers), their output printed when both ended.
+# mypy's cache is the machine's, like pip's: a fresh clone is checked in ~4 s instead of ~32 CPU-s (the
+# cache is keyed by each file's hash, so a changed file is checked again).
+mypy_cache=${UPGRADELAB_MYPY_CACHE:-/var/cache/upgradelab/mypy}
+mkdir -p "$mypy_cache"
 static_checks() {
 echo "== lint, format, types" >&2
 (cd backend && ../.venv/bin/ruff check . ../bench && ../.venv/bin/ruff format --check . ../bench &&
-  ../.venv/bin/mypy upgradelab tests ../bench)
+  ../.venv/bin/mypy --cache-dir "$mypy_cache" upgradelab tests ../bench)
 # the package layers and no import cycle (backend/pyproject.toml [tool.importlinter];
 # docs/architecture.md, "Packages and layers")
 (cd backend && PYTHONPATH=. ../.venv/bin/lint-imports --no-cache)
