@@ -19,8 +19,10 @@ left out and their digest texts (captures/digests.py Workload.lab_digests, lab_e
 
 The shapes: the lab's code's statements (its connector's `SET NAMES`, every fixed text those modules
 send); the dump client's, measured on MariaDB 10.11's mariadb-dump (a capture after a capture of the
-team's server in tests/captures); mysqldump's extra reads (SHOW TABLE STATUS, SHOW FIELDS, SHOW
-TRIGGERS, information_schema.FILES and COLUMN_STATISTICS) from its source, not measured here.
+team's server in tests/captures) and on MySQL 9.7's mysqldump (the lab's reads and a dump, twice, on
+the lab's mysql-9.7: every statement but the test's own matched; its `USE db`, `SHOW TABLES` and
+`FLUSH LOCAL TABLES` are common words a team's client may send too, left out with them);
+information_schema.FILES and COLUMN_STATISTICS reads of older mysqldumps from its source.
 """
 
 import re
@@ -79,6 +81,16 @@ _SHAPES = [
     r"SELECT COLUMN_NAME , EXTRA , GENERATION_EXPRESSION , DATA_TYPE FROM INFORMATION_SCHEMA \. COLUMNS .*",
     r"SELECT TRIGGER_NAME FROM INFORMATION_SCHEMA \. TRIGGERS WHERE EVENT_OBJECT_SCHEMA = .*",
     r"SHOW (VARIABLES|TABLE STATUS|TRIGGERS) LIKE \?",
+    # MySQL 9.7's mysqldump (measured)
+    r"FLUSH LOCAL TABLES( WITH READ LOCK)?",
+    r"SET SESSION NET_READ_TIMEOUT = \? , SESSION NET_WRITE_TIMEOUT = \?",
+    r"SET SESSION INFORMATION_SCHEMA_STATS_EXPIRY = \?",
+    r"SET @@SESSION \. TERMINOLOGY_USE_PREVIOUS = NONE",
+    r"SELECT @@GLOBAL \. GTID_EXECUTED",
+    r"SELECT POLICY_NAME FROM PERFORMANCE_SCHEMA \. COLUMN_MASKING_POLICY",
+    r"SELECT LIBRARY_NAME FROM INFORMATION_SCHEMA \. LIBRARIES WHERE .*",
+    r"SHOW TABLES",
+    rf"USE {_ID}",
     r"SHOW (FULL )?FIELDS FROM .*",
     r"SELECT .* FROM INFORMATION_SCHEMA \. (FILES|COLUMN_STATISTICS) .*",
 ]
