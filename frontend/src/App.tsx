@@ -30,6 +30,8 @@ const AttributionSharePage = page(
   'AttributionSharePage',
 )
 const FixSearchPage = page(() => import('./pages/FixSearchPage/FixSearchPage'), 'FixSearchPage')
+const CaptureSharePage = page(() => import('./pages/CapturePage/CaptureSharePage'), 'CaptureSharePage')
+const CheckSharePage = page(() => import('./pages/CapturePage/CaptureSharePage'), 'CheckSharePage')
 const FixSearchSharePage = page(() => import('./pages/FixSearchPage/FixSearchSharePage'), 'FixSearchSharePage')
 
 const loading = <p className="muted page">Loading…</p>
@@ -56,6 +58,8 @@ export function App() {
             <Route path="/share/:token" element={<SharePage />} />
             <Route path="/share/attributions/:token" element={<AttributionSharePage />} />
             <Route path="/share/fixsearches/:token" element={<FixSearchSharePage />} />
+            <Route path="/share/captures/:token" element={<CaptureSharePage />} />
+            <Route path="/share/captures/checks/:token" element={<CheckSharePage />} />
           </Routes>
         </Suspense>
       </main>

@@ -108,6 +108,18 @@ def test_the_cli_captures_a_target_as_json(api: str, capture: dict[str, Any]) ->
     printed = json.loads(done.stdout.strip().splitlines()[-1])
     assert printed["target"] == TARGET and printed["status"] == "succeeded"
     assert variables_of(printed)["max_connections"]["comparison"] == "differs"
+    # this capture follows the package's: the lab's statements of both (capability check, reads,
+    # name probes, the dump client) are in the server's digests, and none in the workload
+    workload = printed["workload"]
+    assert workload["lab_digests"] >= 20 and workload["lab_executions"] >= workload["lab_digests"]
+    with httpx.Client(base_url=api, timeout=30, headers=auth_headers()) as client:
+        queries = client.get(f"/api/captures/{printed['id']}/queries.sql").text
+    # (the fixture's TRUNCATE of the digests ran as the team's admin: it stays)
+    lab_words = ["VERSION()", "GLOBAL VARIABLES", "ORDER BY COUNT_STAR", "statements_history", "setup_",
+                 "information_schema", "mysql.user", "SET NAMES", "SQL_NO_CACHE", "SAVEPOINT", "show create",
+                 "WHERE 1 = 0", "capability_check"]  # fmt: skip
+    assert [word for word in lab_words if word.lower() in queries.lower()] == []
+    assert "SELECT total FROM app.orders WHERE id = 2;" in queries  # the team's stay
     flags = ["capture", "--target", TARGET, "--schema-only", "--data-limit", "5"]
     refused = CliRunner().invoke(app, flags, env={"COLUMNS": "200"})
     assert refused.exit_code == 2 and "exclude each other" in refused.output

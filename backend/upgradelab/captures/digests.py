@@ -24,6 +24,7 @@ TextSource = Literal["sample", "history", "digest_text"]
 PICOSECONDS = 1e12
 # a text longer than this is cut (and marked); the servers cut theirs at 1024 bytes by default
 MAX_TEXT_CHARS = 65_536
+MAX_LAB_TEXTS = 200  # digest texts kept of the lab's own statements left out (their count is whole)
 
 
 class Digest(BaseModel):
@@ -51,7 +52,9 @@ class Workload(BaseModel):
     """The digests, most executed first; `executions` in all; `quantiles`: the server has
     QUANTILE_95/99; `samples`: it has QUERY_SAMPLE_TEXT; `error`: why the digests could not be read
     (performance_schema off, no privilege), with the server's words; `limit`: at most that many
-    digests were read (the most executed)."""
+    digests were read (the most executed); `lab_digests` / `lab_executions`: the lab's own
+    statements among those read, left out of `digests` (captures/own_statements.py), `lab_texts`
+    their digest texts (most executed first, at most MAX_LAB_TEXTS)."""
 
     digests: list[Digest]
     executions: int
@@ -59,6 +62,9 @@ class Workload(BaseModel):
     samples: bool
     limit: int
     error: str | None = None
+    lab_digests: int = 0
+    lab_executions: int = 0
+    lab_texts: list[str] = []
 
 
 def _seconds(row: dict[str, Any], column: str) -> float | None:
@@ -77,10 +83,14 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def build(rows: list[dict[str, Any]], history: dict[str, str], limit: int) -> Workload:
+def build(
+    rows: list[dict[str, Any]], history: dict[str, str], limit: int, lab: list[dict[str, Any]] | None = None
+) -> Workload:
     """The Workload of digest-summary rows (dicts by column name, as the server named them) and
-    `history` {digest: SQL_TEXT}: texts chosen as the module docstring says, weights by executions."""
-    columns = set(rows[0]) if rows else set()
+    `history` {digest: SQL_TEXT}: texts chosen as the module docstring says, weights by executions
+    (of these rows only); `lab`: the rows of the lab's own statements, counted and listed apart."""
+    lab = lab or []
+    columns = set(rows[0]) if rows else set(lab[0]) if lab else set()
     total = sum(int(row.get("COUNT_STAR") or 0) for row in rows)
     digests = []
     for row in rows:
@@ -121,6 +131,9 @@ def build(rows: list[dict[str, Any]], history: dict[str, str], limit: int) -> Wo
         quantiles="QUANTILE_95" in columns,
         samples="QUERY_SAMPLE_TEXT" in columns,
         limit=limit,
+        lab_digests=len(lab),
+        lab_executions=sum(int(row.get("COUNT_STAR") or 0) for row in lab),
+        lab_texts=[_text(row.get("DIGEST_TEXT")) for row in lab][:MAX_LAB_TEXTS],
     )
 
 

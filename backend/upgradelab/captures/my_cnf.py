@@ -13,18 +13,25 @@ number) for `!include` / `!includedir` (a path on the lab's host), an option out
 control character (a tab aside) or a backslash (the server turns `\\n` into a newline), and any line
 the lab would not write into an option file (targets/options.py validate_option: a name that is not
 an option name, a value that is not one plain line, an option of a refused category such as
-`init-file`, `datadir`, `plugin-load`). Lines of other groups ([client], [mysqldump]) are skipped
-unread but for the include and control-character rules.
+`init-file`, `plugin-load`, `skip-grant-tables`). Lines of other groups ([client], [mysqldump]) are
+skipped unread but for the include and control-character rules.
+
+A team's real file always names its server's own paths, sockets, ports and logs (`datadir`,
+`socket`, `log-error`, `pid-file`, `port`, `bind-address`, ...): the lab sets those itself for every
+server it starts (targets/option_categories.py MANAGED, LOGS, NETWORK, PATH, SYMLINKS), so such a
+line is kept and listed "not tried" with the reason (`lab_sets`, as a live capture's check lists its
+port), never written; its value must still pass the value syntax (one plain line), as any line's.
 
 Each option becomes a Variable "differs" from an unknown default (default None: the lab does not
-know what the file's own server had), so captures/option_check.py team_lines tries every one; a bare
-flag is value "" (rendered bare).
+know what the file's own server had), so captures/option_check.py team_lines tries every one it may
+(a bare flag is value "", rendered bare) and lists the others "not tried".
 """
 
 import re
 from dataclasses import dataclass
 
 from upgradelab.captures.configuration import Configuration, HostFacts, Variable
+from upgradelab.targets import option_categories as categories
 from upgradelab.targets.options import OptionError, normalize_name, validate_option
 
 SERVER_GROUPS = ("mysqld", "server", "mariadb", "mariadbd", "client-server")
@@ -32,6 +39,9 @@ _VERSIONED = re.compile(r"^(mysqld|mariadb|mariadbd)-\d+(\.\d+)*$")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 MAX_LINES = 5000
 MAX_ERRORS = 20
+# the categories of options the lab sets itself on every server it starts: a team's line of one is
+# its own server's, listed not tried (the other categories load code, skip grants, run SQL: refused)
+_LAB_SETS = {categories.MANAGED, categories.LOGS, categories.NETWORK, categories.PATH, categories.SYMLINKS}
 
 
 class MyCnfError(ValueError):
@@ -51,6 +61,19 @@ class MyCnfOption:
     group: str
     name: str
     value: str | None
+
+
+def lab_sets(name: str, value: str | None) -> str | None:
+    """Why option `name` (either spelling, loose-/skip- prefixes allowed) with `value` is not tried:
+    "the lab sets <name> itself (<category's reason>)" for the categories the lab sets on every
+    server it starts (_LAB_SETS), None for any other option (allowed, or refused as hostile)."""
+    bare = normalize_name(name).removeprefix("loose-")
+    for prefix in ("skip-", "enable-", "disable-"):
+        bare = bare.removeprefix(prefix)
+    refusal = categories.option_refusal(bare, value)
+    if refusal is None or refusal.reason not in _LAB_SETS:
+        return None
+    return f"the lab sets {bare} itself ({refusal.reason})"
 
 
 def _value(raw: str) -> str:
@@ -100,7 +123,9 @@ def parse(text: str) -> list[MyCnfOption]:
             errors.append(f"line {number}: a backslash (the server reads escapes such as \\n in a value)")
             continue
         try:
-            dashed, value = validate_option(name.strip(), value)
+            dashed, value = validate_option(name.strip(), value, categories=False)
+            if lab_sets(dashed, value) is None:
+                validate_option(dashed, value)  # the refused categories: hostile, the file refused
         except OptionError as refused:
             errors.append(f"line {number}: {refused}")
             continue

@@ -24,6 +24,7 @@ from typing import Literal, Protocol
 import pymysql
 
 from upgradelab.captures.configuration import Configuration
+from upgradelab.captures.my_cnf import lab_sets
 from upgradelab.targets.options import OptionError, render_option
 from upgradelab.targets.provisioners.base import ADMIN_READ_TIMEOUT_S, Endpoint
 
@@ -82,10 +83,14 @@ def team_lines(config: Configuration) -> tuple[list[tuple[str, str]], list[Optio
     for variable in config.variables:
         if variable.comparison != "differs" or variable.host_dependent:
             continue
+        # a bare flag of an uploaded option file (captures/my_cnf.py): "" against no default
+        value = None if variable.value == "" and variable.default is None else variable.value
+        itself = lab_sets(variable.name, value)
+        if itself is not None:  # its path, port, socket or log: the lab's own on a server it starts
+            skipped.append(OptionFinding(variable.name, None, "not_tried", itself))
+            continue
         try:
-            # a bare flag of an uploaded option file (captures/my_cnf.py): "" against no default
-            bare = variable.value == "" and variable.default is None
-            lines.append((variable.name, render_option(variable.name, None if bare else variable.value)))
+            lines.append((variable.name, render_option(variable.name, value)))
         except OptionError as refused:
             skipped.append(OptionFinding(variable.name, None, "not_tried", str(refused)))
     return lines, skipped

@@ -10,6 +10,7 @@ import pymysql
 from pymysql.cursors import DictCursor
 
 from upgradelab.captures import digests as workload
+from upgradelab.captures import own_statements
 from upgradelab.targets.provisioners.base import ServerConnection
 
 DIGEST_LIMIT = 1000  # the most executed digests read (performance_schema keeps 5000 by default in 8.0)
@@ -37,8 +38,9 @@ def accounts(connection: ServerConnection) -> list[dict[str, str]]:
 
 
 def read_workload(connection: ServerConnection, limit: int = DIGEST_LIMIT) -> workload.Workload:
-    """The digests (captures/digests.py) of the `limit` most executed statements; a Workload with
-    `error` (the server's words) when performance_schema is off or may not be read."""
+    """The digests (captures/digests.py) of the `limit` most executed statements, the lab's own
+    (captures/own_statements.py) counted apart and left out; a Workload with `error` (the server's
+    words) when performance_schema is off or may not be read."""
     try:
         with connection.cursor(DictCursor) as cursor:
             cursor.execute(
@@ -52,8 +54,9 @@ def read_workload(connection: ServerConnection, limit: int = DIGEST_LIMIT) -> wo
             digests=[], executions=0, quantiles=False, samples=False, limit=limit,
             error=f"performance_schema digests cannot be read: {error}",
         )  # fmt: skip
+    rows, lab = own_statements.split(rows)  # the lab's own statements are not the team's workload
     needing = [_text(r["DIGEST"]) for r in rows if r.get("DIGEST") and not r.get("QUERY_SAMPLE_TEXT")]
-    return workload.build(rows, _history(connection, needing), limit)
+    return workload.build(rows, _history(connection, needing), limit, lab)
 
 
 def _history(connection: ServerConnection, wanted: list[str]) -> dict[str, str]:

@@ -23,6 +23,16 @@ export const capturesApi = {
    * for a job of `instances` server instances. */
   variant: (id: number, target: string, instances: number) =>
     unwrap(sdk.captureVariant({ path: { capture_id: id }, query: { target, instances } })),
+  /** Give it a read-only share link (once: the same token after); revoke it (it stops at once). */
+  share: (id: number) => unwrap(sdk.shareCapture({ path: { capture_id: id } })),
+  revokeShare: (id: number) => unwrap(sdk.revokeCaptureShare({ path: { capture_id: id } })),
+  shareCheck: (id: number, checkId: number) =>
+    unwrap(sdk.shareCheck({ path: { capture_id: id, check_id: checkId } })),
+  revokeCheckShare: (id: number, checkId: number) =>
+    unwrap(sdk.revokeCheckShare({ path: { capture_id: id, check_id: checkId } })),
+  /** Read-only, without sign-in (a share link); 404 for an unknown or revoked token. */
+  shared: (token: string) => unwrap(sdk.sharedCapture({ path: { token } })),
+  sharedCheck: (token: string) => unwrap(sdk.sharedCheck({ path: { token } })),
   /** The replayable statements (queries.sql) as text. */
   queries: async (id: number) => (await unwrap(sdk.captureQueries({ path: { capture_id: id }, parseAs: 'text' }))) as string,
 }
@@ -32,3 +42,11 @@ export const captureQueriesPath = (id: number) => `/api/captures/${id}/queries.s
 
 /** The capture's Server-Sent Events (api/streaming.py): its status and progress. */
 export const captureEventsPath = (id: number) => `/api/captures/${id}/events`
+
+/** The UI addresses of share links (App.tsx's public routes): what a team lead is sent. */
+export const captureSharePath = (token: string) => `/share/captures/${token}`
+export const checkSharePath = (token: string) => `/share/captures/checks/${token}`
+
+/** A shared check's findings as CSV, without sign-in (GET /api/public/captures/checks/{token}/findings.csv). */
+export const sharedCheckCsvPath = (token: string) =>
+  `/api/public/captures/checks/${encodeURIComponent(token)}/findings.csv`

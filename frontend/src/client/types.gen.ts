@@ -5631,7 +5631,9 @@ export type WorkerRead = {
  * The digests, most executed first; `executions` in all; `quantiles`: the server has
  * QUANTILE_95/99; `samples`: it has QUERY_SAMPLE_TEXT; `error`: why the digests could not be read
  * (performance_schema off, no privilege), with the server's words; `limit`: at most that many
- * digests were read (the most executed).
+ * digests were read (the most executed); `lab_digests` / `lab_executions`: the lab's own
+ * statements among those read, left out of `digests` (captures/own_statements.py), `lab_texts`
+ * their digest texts (most executed first, at most MAX_LAB_TEXTS).
  */
 export type Workload = {
     /**
@@ -5658,6 +5660,18 @@ export type Workload = {
      * Error
      */
     error?: string | null;
+    /**
+     * Lab Digests
+     */
+    lab_digests?: number;
+    /**
+     * Lab Executions
+     */
+    lab_executions?: number;
+    /**
+     * Lab Texts
+     */
+    lab_texts?: Array<string>;
 };
 
 /**

@@ -3,6 +3,7 @@
 // seconds and has no stream of its own).
 import { queryOptions } from '@tanstack/react-query'
 import { capturesApi } from '../api/captures'
+import { ApiError } from '../api/client'
 import { isFinal } from '../api/models'
 import type { CaptureSummary, CheckRead } from '../client'
 
@@ -34,5 +35,31 @@ export function checksQuery(id: number) {
     queryKey: ['capture', id, 'checks'] as const,
     queryFn: () => capturesApi.checks(id),
     refetchInterval: (query) => whileRunning(query.state.data as CheckRead[] | undefined),
+  })
+}
+
+/** Poll a shared record while it runs; stop once final, or on a 4xx (an unknown or revoked link does
+ * not appear by asking again; a network error or 5xx may pass). */
+function sharedUntilFinal(query: { state: { data?: { status: CaptureSummary['status'] }; error: unknown } }) {
+  const { data, error } = query.state
+  if (!data) return error instanceof ApiError && error.status < 500 ? false : POLL_MS
+  return isFinal(data.status) ? false : POLL_MS
+}
+
+/** The capture shared under `token`, read-only (GET /api/public/captures/{token}; 404 unknown or revoked). */
+export function sharedCaptureQuery(token: string) {
+  return queryOptions({
+    queryKey: ['shared-capture', token] as const,
+    queryFn: () => capturesApi.shared(token),
+    refetchInterval: sharedUntilFinal,
+  })
+}
+
+/** The check shared under `token`, read-only (GET /api/public/captures/checks/{token}). */
+export function sharedCheckQuery(token: string) {
+  return queryOptions({
+    queryKey: ['shared-check', token] as const,
+    queryFn: () => capturesApi.sharedCheck(token),
+    refetchInterval: sharedUntilFinal,
   })
 }

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useParams } from 'react-router-dom'
-import { captureEventsPath, capturesApi } from '../../api/captures'
+import { captureEventsPath, captureSharePath, capturesApi } from '../../api/captures'
 import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { formatDateTime } from '../../format'
@@ -11,12 +11,14 @@ import { AccountsTable } from './AccountsTable'
 import { ChecksSection } from './ChecksSection'
 import { ConfigurationSection } from './ConfigurationSection'
 import { DumpSection } from './DumpSection'
+import { ShareControl } from './ShareControl'
 import { TeamReplaySection } from './TeamReplaySection'
 import { WorkloadTable } from './WorkloadTable'
 
 /** /captures/:id: a team's server as captured (status and step while it runs, then its
  * configuration against its version's defaults with the host facts, its accounts, its workload
- * digests and their queries.sql), and its checks against a new version. While it runs, its events
+ * digests and their queries.sql), and its checks against a new version; a share link of it (and of
+ * each check) for the operator (not a viewer). While it runs, its events
  * (GET /api/captures/{id}/events) move the step and refetch it at its end. */
 export function CapturePage() {
   const { id = '' } = useParams()
@@ -81,6 +83,16 @@ export function CapturePage() {
           {data.progress.message && `: ${data.progress.message}`}
         </p>
       )}
+      {mayAct && (
+        <ShareControl
+          testId="capture-share"
+          token={data.share_token}
+          pathOf={captureSharePath}
+          share={() => capturesApi.share(captureId)}
+          revoke={() => capturesApi.revokeShare(captureId)}
+          onChanged={() => void queryClient.invalidateQueries({ queryKey: query.queryKey })}
+        />
+      )}
       <ErrorBox error={cancel.error} title="Cancel failed" />
       <ErrorBox error={data.error} title="Capture failed" testId="capture-error" />
       {data.configuration && <ConfigurationSection configuration={data.configuration} />}
@@ -88,7 +100,7 @@ export function CapturePage() {
       {data.workload && <WorkloadTable captureId={data.id} workload={data.workload} />}
       <DumpSection capture={data} />
       {(data.status === 'succeeded' || mayAct) && (
-        <ChecksSection captureId={data.id} canCheck={data.status === 'succeeded' && mayAct} />
+        <ChecksSection captureId={data.id} canCheck={data.status === 'succeeded' && mayAct} canShare={mayAct} />
       )}
       {data.status === 'succeeded' && data.configuration && mayAct && <TeamReplaySection capture={data} />}
     </div>

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react'
 import type { CheckRead } from '../../client'
 import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
@@ -123,8 +124,17 @@ function Group({ group }: { group: FindingGroup }) {
 /** One check of the capture against a new version: its status, the new binary, then the findings
  * most severe first, each with the server's words (or the lab's reason for not trying it). With the
  * API's `ordered` findings (every kind in one severity order) those come first, then the settings
- * not tried and what the new version takes as it is. */
-export function CheckView({ check, onCancel }: { check: CheckRead; onCancel?: () => void }) {
+ * not tried and what the new version takes as it is. `share`: its share control (none on a shared
+ * page). */
+export function CheckView({
+  check,
+  onCancel,
+  share,
+}: {
+  check: CheckRead
+  onCancel?: () => void
+  share?: ReactNode
+}) {
   const groups = findingGroups(check)
   const ordered = orderedOf(check)
   const byOrder = ordered ? orderedGroups(ordered) : null
@@ -154,6 +164,7 @@ export function CheckView({ check, onCancel }: { check: CheckRead; onCancel?: ()
           Defaults computed from the host, resolved for the {hostsLine(check.hosts)} (each in the evidence below).
         </p>
       )}
+      {share}
       <ErrorBox error={check.error} title="Check failed" testId="check-error" />
       {check.status === 'succeeded' && (
         <p data-testid="check-headline">

@@ -1,18 +1,27 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { capturesApi } from '../../api/captures'
+import { capturesApi, checkSharePath } from '../../api/captures'
 import { ErrorBox } from '../../components/ErrorBox'
 import { checksQuery } from '../../queries/captures'
 import { targetsQuery } from '../../queries/targets'
 import { CheckView } from './CheckView'
+import { ShareControl } from './ShareControl'
 import { teamHostOf } from './teamHost'
 
 /** The lab's own servers a check can start its scratch instance on (api/captures.py: local or tarball). */
 const CHECKABLE = new Set(['local', 'tarball'])
 
 /** "Check against a version": pick a lab target (the new version), start the check, and every
- * check of this capture, newest first. */
-export function ChecksSection({ captureId, canCheck }: { captureId: number; canCheck: boolean }) {
+ * check of this capture, newest first, each with its share link when `canShare` (not a viewer's). */
+export function ChecksSection({
+  captureId,
+  canCheck,
+  canShare,
+}: {
+  captureId: number
+  canCheck: boolean
+  canShare: boolean
+}) {
   const queryClient = useQueryClient()
   const targets = useQuery(targetsQuery())
   const checks = useQuery(checksQuery(captureId))
@@ -73,7 +82,23 @@ export function ChecksSection({ captureId, canCheck }: { captureId: number; canC
       )}
       <ErrorBox error={create.error ?? cancel.error ?? checks.error} title="Check" testId="check-request-error" />
       {(checks.data ?? []).map((check) => (
-        <CheckView key={check.id} check={check} onCancel={() => cancel.mutate(check.id)} />
+        <CheckView
+          key={check.id}
+          check={check}
+          onCancel={() => cancel.mutate(check.id)}
+          share={
+            canShare && (
+              <ShareControl
+                testId="check-share"
+                token={check.share_token}
+                pathOf={checkSharePath}
+                share={() => capturesApi.shareCheck(captureId, check.id)}
+                revoke={() => capturesApi.revokeCheckShare(captureId, check.id)}
+                onChanged={refresh}
+              />
+            )
+          }
+        />
       ))}
     </section>
   )

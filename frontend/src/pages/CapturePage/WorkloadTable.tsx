@@ -10,8 +10,17 @@ const SOURCES: Record<string, string> = {
 
 /** The captured statement digests, most executed first: text (and where it came from), executions
  * and weight, latency (ms: avg, p95/p99 where the server has them, max), rows; the queries.sql a
- * replay takes. */
-export function WorkloadTable({ captureId, workload }: { captureId: number; workload: Workload }) {
+ * replay takes (not on a shared page: `queriesLink` false); how many of the lab's own statements
+ * were left out, with their digest texts. */
+export function WorkloadTable({
+  captureId,
+  workload,
+  queriesLink = true,
+}: {
+  captureId: number
+  workload: Workload
+  queriesLink?: boolean
+}) {
   return (
     <section data-testid="capture-workload">
       <h2>Workload</h2>
@@ -19,11 +28,28 @@ export function WorkloadTable({ captureId, workload }: { captureId: number; work
         {workload.digests.length} digests (at most {workload.limit}), {workload.executions.toLocaleString()} executions
         {workload.quantiles ? ', p95/p99 from the server' : ', no quantiles on this server'}
         {workload.samples ? '' : ', no sample texts on this server (history or digest text instead)'}.{' '}
-        <a href={captureQueriesPath(captureId)} data-testid="capture-queries-sql" download>
-          queries.sql
-        </a>{' '}
-        (the replayable texts, most executed first, each with its weight: the queries of a replay).
+        {queriesLink && (
+          <>
+            <a href={captureQueriesPath(captureId)} data-testid="capture-queries-sql" download>
+              queries.sql
+            </a>{' '}
+            (the replayable texts, most executed first, each with its weight: the queries of a replay).
+          </>
+        )}
       </p>
+      {(workload.lab_digests ?? 0) > 0 && (
+        <details className="small" data-testid="capture-lab-statements">
+          <summary>
+            {workload.lab_digests} digests ({(workload.lab_executions ?? 0).toLocaleString()} executions) of the lab's
+            own statements left out (its reads, probes and dump client; matched by their digest text)
+          </summary>
+          <ul className="mono">
+            {(workload.lab_texts ?? []).map((text, i) => (
+              <li key={i}>{text}</li>
+            ))}
+          </ul>
+        </details>
+      )}
       {workload.error && (
         <p className="notice" data-testid="capture-workload-error">
           Workload not fully read: {workload.error}
