@@ -85,6 +85,11 @@ class DockerProvisioner(DockerVolumes):
         if exit_code != 0 or errors:
             raise ProvisionError("\n".join(errors) or stderr.strip()[-2000:] or f"exit {exit_code}")
 
+    def image_id(self) -> str:
+        """The target's image id (pulled when missing, `pull: missing`): what a throw-away client
+        container of the image runs (captures/docker_dump.py). ProvisionError."""
+        return self._image_id()
+
     def binary_identity(self) -> str:
         """The image id and server command: changes when the tag points to another image."""
         return f"{self._image_id()}:{self._server}"
