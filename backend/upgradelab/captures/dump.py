@@ -5,7 +5,10 @@ The client is the lab's binary of the captured server's flavor and series (`mari
 `mysqldump` beside the `mariadb` / `mysql` client of that lab target, in its chroot), run by the
 worker as the chroot's `mysql` user with a bare environment, `--no-defaults` (no option file on the
 lab's host changes it) and the capture's own account (read-only: `--single-transaction`, no locks),
-its password in MYSQL_PWD, never on a command line. Two passes into one file: every database's
+its password in MYSQL_PWD, never on a command line. A docker target's client runs in a throw-away
+container of its image (captures/docker_dump.py: host network, its mysql user, the password in an
+option file on its standard input, the container removed on a cancel or the timeout). Either is
+bounded by DUMP_TIMEOUT_S and stopped on a cancel. Two passes into one file: every database's
 schema (tables, views, routines, triggers, events), then the data of the tables that fit in
 `--data-limit` MiB by information_schema.TABLES.DATA_LENGTH (whole tables, smallest first: a cut
 table would load as half a table; those left out are listed). `--schema-only`: the first pass only.
@@ -22,6 +25,7 @@ import os
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -30,7 +34,7 @@ from pydantic import BaseModel
 from upgradelab.datasets.reserved import refusal
 from upgradelab.pools.credential import worker_token
 from upgradelab.settings import Settings
-from upgradelab.targets.provisioners.base import Endpoint, ServerConnection, client_flags
+from upgradelab.targets.provisioners.base import Endpoint, ProvisionError, ServerConnection, client_flags
 
 DEFAULT_DATA_LIMIT_MB = 100  # neither --schema-only nor --data-limit: data up to 100 MiB
 _MIB = 1024 * 1024
@@ -39,6 +43,10 @@ _MIB = 1024 * 1024
 TEXT_FACTOR = 4
 SCHEMA_ROOM = 256 * _MIB
 POLL_S = 0.2
+# a dump client has no read timeout: a captured server that stops answering mid-dump would hold the
+# capture (and its target's lock) for ever. 30 min: a 100 MiB data limit (the default) dumps in
+# seconds on the lab's 2-core machine; a team's larger --data-limit may take minutes
+DUMP_TIMEOUT_S = 1800.0
 _PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 _TIMEOUT = httpx.Timeout(30.0, read=600.0)
 # a read-only account's dump: one snapshot, no locks, no tablespaces (those need PROCESS)
@@ -77,6 +85,22 @@ class DumpRecord(BaseModel):
 
 class DumpFailed(RuntimeError):
     """The dump client stopped (its words), the dump passed its cap, or the API refused the file."""
+
+
+@dataclass(frozen=True)
+class DumpClient:
+    """How the dump client runs: `argv` the command before the client's own options, `name` what the
+    DumpRecord calls it, `defaults` its first option (`--no-defaults`, or `--defaults-file=/dev/stdin`
+    when `stdin` makes the option file holding the password; None `stdin`: the password in MYSQL_PWD),
+    `env` added to its bare environment, `remove` what stops what the argv started outside the
+    client's process (a container), called after the process was killed."""
+
+    argv: list[str]
+    name: str
+    defaults: str = "--no-defaults"
+    stdin: Callable[[str], bytes] | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    remove: Callable[[], None] | None = None
 
 
 def databases_to_dump(
@@ -139,8 +163,8 @@ def dump_command(lab_client: tuple[str, ...], flavor: str) -> list[str]:
     """The dump client's argv prefix beside the lab target's client (`lab_client`, its
     Endpoint.client): as the `mysql` user of its chroot (chroot --userspec) or of the host (setpriv,
     no supplementary groups) when the worker runs as root, as the loader's client runs. DumpFailed for
-    a docker target's client (it runs inside its container, which does not reach the captured
-    server) or none."""
+    a docker target's client (an exec into its server container: a docker target's dump client runs
+    in a container of its own, captures/docker_dump.py) or none."""
     if not lab_client or lab_client[0] == "docker":
         raise DumpFailed("the lab's binary of this version is not a local or tarball one: no dump client")
     name = "mariadb-dump" if flavor == "mariadb" else "mysqldump"
@@ -158,48 +182,86 @@ def dump_command(lab_client: tuple[str, ...], flavor: str) -> list[str]:
     return ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", path]
 
 
-def _run(argv: list[str], password: str, out: Path, cap: int, cancelled: Callable[[], bool]) -> None:
-    """One client run appending to `out`; DumpFailed with its words, past `cap` bytes, or cancelled."""
-    env = {"PATH": _PATH, "HOME": "/", "MYSQL_PWD": password}
+def local_client(lab_client: tuple[str, ...], flavor: str) -> DumpClient:
+    """The dump client beside a local or tarball lab target's client (dump_command)."""
+    command = dump_command(lab_client, flavor)
+    return DumpClient(argv=command, name=os.path.basename(command[-1]))
+
+
+def _run(
+    client: DumpClient,
+    options: list[str],
+    password: str,
+    out: Path,
+    cap: int,
+    cancelled: Callable[[], bool],
+    deadline: tuple[float, float],
+) -> None:
+    """One client run appending to `out`; DumpFailed with its words, past `cap` bytes, past the
+    `deadline` (time.monotonic(), and the timeout it ends), or cancelled; then the client is killed
+    and `client.remove` run."""
+    env = {"PATH": _PATH, "HOME": "/", **client.env}
+    secret = client.stdin(password) if client.stdin is not None else None
+    if secret is None:
+        env["MYSQL_PWD"] = password
+    argv = [*client.argv, client.defaults, *options]
+    stdin = subprocess.PIPE if secret is not None else subprocess.DEVNULL
     with out.open("ab") as sink:
-        process = subprocess.Popen(argv, stdout=sink, stderr=subprocess.PIPE, env=env, cwd="/")
+        process = subprocess.Popen(argv, stdin=stdin, stdout=sink, stderr=subprocess.PIPE, env=env, cwd="/")
+        killed = False
         try:
+            if secret is not None and process.stdin is not None:
+                pipe, process.stdin = process.stdin, None  # communicate() below has none to flush
+                try:  # a few bytes: the pipe takes them at once; closed so the client reads to its end
+                    pipe.write(secret)
+                    pipe.close()
+                except BrokenPipeError:
+                    pass  # the client ended first: its exit status and words say why
             while process.poll() is None:
                 time.sleep(POLL_S)
                 if cancelled():
                     raise DumpFailed("cancelled")
                 if out.stat().st_size > cap:
                     raise DumpFailed(f"the dump passed {cap // _MIB} MiB (the data limit's cap): stopped")
+                if time.monotonic() > deadline[0]:
+                    raise DumpFailed(f"the dump ran past its {deadline[1]:g} s timeout: stopped")
         finally:
             if process.poll() is None:
                 process.kill()
+                killed = True
             stderr = process.communicate()[1].decode("utf-8", "replace")
+            if killed and client.remove is not None:
+                client.remove()
     if process.returncode != 0:
         words = " / ".join(line for line in stderr.splitlines() if line.strip())[-2000:]
         raise DumpFailed(f"the dump client ended with exit status {process.returncode}: {words}")
 
 
 def write_dump(
-    command: list[str],
+    client: DumpClient,
     endpoint: Endpoint,
     out: Path,
     databases: list[str],
     data_left_out: list[LeftOut] | None,
     cancelled: Callable[[], bool],
     limit_mb: int | None,
+    timeout_s: float = DUMP_TIMEOUT_S,
 ) -> None:
     """Dump `databases` from `endpoint` into `out` (module docstring): the schema, then unless
-    `data_left_out` is None (schema only) the rows of every table but those. DumpFailed."""
-    connect = client_flags(endpoint.host, endpoint.port, endpoint.user, connect_timeout=False)
+    `data_left_out` is None (schema only) the rows of every table but those; both passes within
+    `timeout_s` seconds. DumpFailed."""
+    # client_flags' first, --no-defaults, is the client's own choice (DumpClient.defaults)
+    connect = client_flags(endpoint.host, endpoint.port, endpoint.user, connect_timeout=False)[1:]
     cap = SCHEMA_ROOM + TEXT_FACTOR * (limit_mb or 0) * _MIB
+    deadline = (time.monotonic() + timeout_s, timeout_s)
     out.unlink(missing_ok=True)
-    schema = [*command, *connect, *_ENOUGH, "--no-data", "--routines", "--events", "--triggers"]
-    _run([*schema, "--databases", *databases], endpoint.password, out, cap, cancelled)
+    schema = [*connect, *_ENOUGH, "--no-data", "--routines", "--events", "--triggers"]
+    _run(client, [*schema, "--databases", *databases], endpoint.password, out, cap, cancelled, deadline)
     if data_left_out is None:
         return
     ignored = [f"--ignore-table={table.name}" for table in data_left_out]
-    rows = [*command, *connect, *_ENOUGH, "--no-create-info", "--no-create-db", "--skip-triggers", *ignored]
-    _run([*rows, "--databases", *databases], endpoint.password, out, cap, cancelled)
+    rows = [*connect, *_ENOUGH, "--no-create-info", "--no-create-db", "--skip-triggers", *ignored]
+    _run(client, [*rows, "--databases", *databases], endpoint.password, out, cap, cancelled, deadline)
 
 
 def upload(path: Path, capture_id: int, settings: Settings) -> tuple[int, str]:
@@ -235,7 +297,7 @@ def _text(value: object) -> str:
 def take(
     connection: ServerConnection,
     endpoint: Endpoint,
-    lab_client: tuple[str, ...] | None,
+    make_client: Callable[[], DumpClient] | None,
     flavor: str,
     *,
     capture_id: int,
@@ -244,17 +306,18 @@ def take(
     settings: Settings,
     cancelled: Callable[[], bool],
 ) -> tuple[DumpRecord, int | None]:
-    """The capture's dump made and stored (module docstring): its DumpRecord and the dataset's id
-    (None, with the record's `error`, when the lab has no client of that version, the client or
-    the API refused; the capture itself goes on)."""
+    """The capture's dump made and stored (module docstring) by the client `make_client` gives (None:
+    the lab has no binary of that version): its DumpRecord and the dataset's id (None, with the
+    record's `error`, when the lab has no client of that version, the client, its image or the API
+    refused; the capture itself goes on)."""
     limit = None if schema_only else (limit_mb or DEFAULT_DATA_LIMIT_MB)
     record = DumpRecord(data_limit_mb=limit)
     out = settings.state_dir / "capture-dumps" / f"capture-{capture_id}.sql"
     try:
-        if lab_client is None:
+        if make_client is None:
             raise DumpFailed(f"the lab has no {flavor} binary of this version: no dump client to run")
-        command = dump_command(lab_client, flavor)
-        record.client = os.path.basename(command[-1])
+        client = make_client()
+        record.client = client.name
         record.databases, record.left_out = databases_to_dump(connection, endpoint.database)
         if not record.databases:
             raise DumpFailed("no database of the team's to dump (only the server's and the lab's own)")
@@ -263,11 +326,11 @@ def take(
             record.tables_with_data, left = data_tables(connection, record.databases, limit)
             record.data_left_out = left
         out.parent.mkdir(parents=True, exist_ok=True)
-        write_dump(command, endpoint, out, record.databases, left, cancelled, limit)
+        write_dump(client, endpoint, out, record.databases, left, cancelled, limit)
         record.bytes = out.stat().st_size
         dataset_id, record.dataset = upload(out, capture_id, settings)
         return record, dataset_id
-    except (DumpFailed, OSError) as error:
+    except (DumpFailed, OSError, ProvisionError) as error:
         record.error = str(error)
         return record, None
     finally:

@@ -65,7 +65,7 @@ class CheckResult:
 
 
 class ScratchServer(Protocol):
-    """What the check needs of the new version's instance (a local or tarball provisioner)."""
+    """What the check needs of the new version's instance (a local, tarball or docker provisioner)."""
 
     def server_refusal(self, options: list[str]) -> str | None: ...
 

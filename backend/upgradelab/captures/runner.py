@@ -3,7 +3,9 @@ docker target's server started with its own options for the capture and stopped 
 on one connection (captures/reading.py): version and variables, compared with the defaults of the
 lab's binary of that version (captures/lab_binaries.py), the accounts, the statement digests, the
 schema's names as the server parses them (captures/identifiers.py); then the schema (and data up to
-the limit) dumped by the lab's dump client of that version and stored as a dataset (captures/dump.py).
+the limit) dumped by the lab's dump client of that version (beside a local or tarball target's
+client, or in a container of a docker target's image: captures/docker_dump.py) and stored as a
+dataset (captures/dump.py).
 
 lifecycle (execution/lifecycle.py) holds the target's lock, the capture's lease and heartbeat, and
 writes its final state on every exit path. A cancel is seen between the reads (each is a few fixed
@@ -11,6 +13,7 @@ statements of under a second) and while the dump client runs.
 """
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import pymysql
@@ -18,6 +21,7 @@ from redis import Redis
 from sqlalchemy import select, update
 
 from upgradelab.captures import configuration, dump, reading
+from upgradelab.captures.docker_dump import docker_client
 from upgradelab.captures.identifiers import read_identifiers
 from upgradelab.captures.jobs import CAPTURE_JOBS, targets_of
 from upgradelab.captures.lab_binaries import defaults_for
@@ -30,7 +34,7 @@ from upgradelab.execution.status import JobStatus
 from upgradelab.settings import Settings
 from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
-from upgradelab.targets.provisioners import ExistingProvisioner, provisioner_for
+from upgradelab.targets.provisioners import DockerProvisioner, ExistingProvisioner, provisioner_for
 from upgradelab.targets.provisioners.base import ADMIN_READ_TIMEOUT_S, Endpoint
 
 log = logging.getLogger(__name__)
@@ -103,8 +107,11 @@ def _cancel_asked(capture_id: int) -> bool:
         return row is None or row.cancel_requested
 
 
-def _lab_client(origin_target: str | None, settings: Settings) -> tuple[str, ...] | None:
-    """The client argv of the lab target whose binary gave the defaults (its dump client is beside)."""
+def lab_dump_client(
+    origin_target: str | None, flavor: str, settings: Settings
+) -> Callable[[], dump.DumpClient] | None:
+    """The dump client of the lab target whose binary gave the defaults, made when the dump starts:
+    beside its client (local, tarball) or in a container of its image (docker); None without one."""
     if origin_target is None:
         return None
     with sync_session() as session:
@@ -112,7 +119,10 @@ def _lab_client(origin_target: str | None, settings: Settings) -> tuple[str, ...
         if lab is None:
             return None
         session.expunge(lab)
-    return provisioner_for(lab, settings).endpoint.client
+    provisioner = provisioner_for(lab, settings)
+    if isinstance(provisioner, DockerProvisioner):
+        return lambda: docker_client(provisioner, flavor)
+    return lambda: dump.local_client(provisioner.endpoint.client, flavor)
 
 
 def _read(
@@ -149,7 +159,7 @@ def _read(
     record, dataset_id = dump.take(
         connection,
         endpoint,
-        _lab_client(origin.target if origin else None, settings),
+        lab_dump_client(origin.target if origin else None, flavor, settings),
         flavor,
         capture_id=capture_id,
         schema_only=schema_only,

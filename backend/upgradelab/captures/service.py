@@ -21,7 +21,7 @@ from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
 from upgradelab.pools import routing
 from upgradelab.targets import service as targets
-from upgradelab.targets.provisioners import LocalProvisioner, TarballProvisioner
+from upgradelab.targets.provisioners import DockerProvisioner, LocalProvisioner, TarballProvisioner
 from upgradelab.worker import EXECUTE_CAPTURE, EXECUTE_CAPTURE_CHECK, celery_app
 
 
@@ -108,15 +108,16 @@ def queries(row: Capture) -> str:
     return query_set(Workload.model_validate(row.workload))
 
 
-# the kinds whose binary the lab can run on an option file of its own (LocalOptions.server_refusal)
-SCRATCH_KINDS = (LocalProvisioner.kind, TarballProvisioner.kind)
+# the kinds whose binary the lab can run with options of its own (server_refusal: LocalOptions', on an
+# option file; DockerProvisioner's, as the flags of a throw-away container of the image)
+SCRATCH_KINDS = (LocalProvisioner.kind, TarballProvisioner.kind, DockerProvisioner.kind)
 
 
 async def create_check(session: AsyncSession, capture: Capture, spec: CheckCreate) -> CaptureCheck:
     """Store a queued check of `capture` against target `spec.target` (the team's host as given:
     `spec.team_host`) and send it to that target's pool. 409 when the capture has not succeeded;
     422 naming `target` for an unknown target or one whose binary the lab does not run (an existing
-    or docker target)."""
+    target)."""
     if capture.status != JobStatus.succeeded:
         raise HTTPException(
             status.HTTP_409_CONFLICT,

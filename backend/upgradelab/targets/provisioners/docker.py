@@ -64,6 +64,16 @@ class DockerProvisioner(DockerVolumes):
             check_lines(server_names(self, self.app), options, self.cfg.allowed_options)
         except OptionError as refused:
             raise ProvisionError(str(refused)) from None
+        refusal = self.server_refusal(options)
+        if refusal is not None:
+            raise ProvisionError(refusal)
+
+    def server_refusal(self, options: list[str]) -> str | None:
+        """The image's server binary's own words refusing these option lines as its flags (its
+        [ERROR] lines, or its output's end when it exits non-zero without one), None when it takes
+        them (check_options' second half, the names not checked against the binary's list: a
+        capture's check, captures/option_check.py, wants an unknown or removed name refused in the
+        server's words). The lines must be validated already (targets/options.py render_option)."""
         if self._version is None:  # the version decides the check; recorded with the template
             self.ensure_initialized()
         old_mysql = (self._version or "").startswith("5.")
@@ -83,7 +93,13 @@ class DockerProvisioner(DockerVolumes):
             container.remove(v=True, force=True)
         errors = [line for line in stderr.splitlines() if "[ERROR]" in line and "Aborting" not in line]
         if exit_code != 0 or errors:
-            raise ProvisionError("\n".join(errors) or stderr.strip()[-2000:] or f"exit {exit_code}")
+            return "\n".join(errors) or stderr.strip()[-2000:] or f"exit {exit_code}"
+        return None
+
+    def image_id(self) -> str:
+        """The target's image id (pulled when missing, `pull: missing`): what a throw-away client
+        container of the image runs (captures/docker_dump.py). ProvisionError."""
+        return self._image_id()
 
     def binary_identity(self) -> str:
         """The image id and server command: changes when the tag points to another image."""
