@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field, replace
 from itertools import groupby
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pymysql
 
@@ -60,9 +60,6 @@ from upgradelab.replay.sources import SourceStatement
 from upgradelab.replay.timing import pair_clock
 from upgradelab.replay.turns import round_turns
 from upgradelab.targets.statement_timeout import StatementInterrupted
-
-if TYPE_CHECKING:
-    from upgradelab.fixsearch.second import SecondInstance
 
 
 @dataclass
@@ -114,6 +111,14 @@ class Side:
             return {
                 str(name).lower(): "" if value is None else str(value) for name, value in cursor.fetchall()
             }
+
+
+class StatisticsInstance(Protocol):
+    """Where a statistics candidate's arm runs (second.py SecondInstance: the variant's second instance)."""
+
+    def with_statistics(self, name: str, analyze: list[str], database: str) -> Side:
+        """The instance with the candidate's ANALYZE applied; histograms.Unavailable, Refused."""
+        ...
 
 
 @dataclass
@@ -198,7 +203,7 @@ class PairOracle:
     side_minutes: float = 10.0
     # the statistics candidate's arm (second.py; None: no second instance, "not measured") and what
     # the trial says of it (the instance difference, the replay's A/A interval)
-    second: "SecondInstance | None" = None
+    second: "StatisticsInstance | None" = None
     second_note: str = ""
     _start: tuple[Arm, Arm] | None = None
     _arms: dict[str, list[Arm]] = field(default_factory=dict)
