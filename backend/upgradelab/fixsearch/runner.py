@@ -7,7 +7,8 @@ Global remedies (effects.py) by the search's `scope`: "both" gives the search ef
 re-verify a restoring setting as a global one, "global" tries the setting candidates as global
 remedies only (an index hint cannot be global: left out; evidence.py `scoped`); either checks a
 restoring global remedy on the replay's other fingerprints (whole.py; their sampled statements read
-from the replay's row).
+from the replay's row). A statistics candidate's arm runs on a second instance of the variant
+(second.py: the variant's target's next slot, opened when the search reaches it, ended with the search).
 
 Cancel (service.cancel sets `cancel_requested`): a watch reads the flag every CANCEL_POLL_S seconds
 and interrupts the search (the statement running is killed, none other starts; servers still
