@@ -40,7 +40,7 @@ from upgradelab.execution.status import JobStatus
 from upgradelab.fixsearch import state
 from upgradelab.fixsearch.candidates import Candidate
 from upgradelab.fixsearch.effects import SideEffects, global_twin
-from upgradelab.fixsearch.evidence import gathered, scoped
+from upgradelab.fixsearch.evidence import gathered, only, scoped
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.fixsearch.measure import PairOracle, Side, opened_pair
 from upgradelab.fixsearch.models import FixSearch
@@ -238,11 +238,11 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                 base_arm, var_arm = oracle.start()
                 with fleet.block(var_side.instance):
                     columns = dataset_columns(var_side, statements[0].database or dump.database)
-                found = scoped(gathered(
+                found = only(scoped(gathered(
                     var_side.flavor, statements[0].sql,
                     (base_arm.replay.outcomes[0], var_arm.replay.outcomes[0]),
                     (read["baseline"], read["variant"]), columns,
-                ), row.scope)  # fmt: skip
+                ), row.scope), row.sources)  # fmt: skip
                 state.write(row.id, candidates=[c.as_dict() for c in found],
                             progress=progress("measuring", f"{len(found)} candidates"))  # fmt: skip
                 outcome = search(
