@@ -7,8 +7,13 @@ Planted cheap, no regression: the baseline and the variant are the same server w
 (statements of milliseconds), so no timing effect is judged (the common rule) and the tolerance is
 the largest the API takes; the replay has an A/A control (a second instance of the baseline, on the
 target's third slot, which the search's second instance then reuses: the dataset's kept datadir) and
-two fingerprints, so a restoring global candidate has one other fingerprint to check. The search
-(`--scope global --all`) measures every candidate; only the statistics one is asserted."""
+two fingerprints, so a restoring global candidate has one other fingerprint to check. The search is
+asked for the statistics source only (`--scope global --only statistics`: the levers and settings,
+measured by the package's other real-server tests, are left out: issue 31's gate time).
+
+The replay is this module's own: the package's other planted replays have one fingerprint or no A/A
+control; deleting the dataset after starts the slots it was loaded on (replay/dataset_copies.py:
+the dump's copies removed from the kept datadirs, product behaviour kept)."""
 
 import json
 import subprocess
@@ -61,13 +66,16 @@ def test_the_statistics_candidate_is_measured_on_a_second_instance_of_the_varian
     done = subprocess.run(
         [str(BIN / "upgradelab"), "fix", "--api", api, "--replay", str(replay["id"]), "--fingerprint",
          fingerprint, "--variant", "as is", "--json", "--rounds", "5", "--budget-rounds", "400",
-         "--tolerance", "1.0", "--scope", "global", "--all"],
+         "--tolerance", "1.0", "--scope", "global", "--only", "statistics"],
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode in (0, 1), (done.returncode, done.stdout[-3000:], done.stderr[-2000:])
     found = json.loads(done.stdout)
     assert found["status"] == "succeeded", (found["error"], found["result"])
-    statistics = next(c for c in found["candidates"] if c["source"] == "statistics")
+    assert found["sources"] == ["statistics"]  # stored with the search, and nothing else tried
+    assert [c["source"] for c in found["candidates"]] == ["statistics"]
+    statistics = found["candidates"][0]
+    assert [t["name"] for t in found["tried"]] == [statistics["name"]]
     assert statistics["extra"]["columns"] == {"o": ["k"]} and statistics["scope"] == "global"
     trial = next(t for t in found["tried"] if t["name"] == statistics["name"])
     # measured: three arms timed in the same rounds (the candidate's on the second instance)
