@@ -14,14 +14,15 @@ from tests.datasets.conftest import delete_dataset
 
 @contextmanager
 def planted_replay(
-    http: httpx.Client, dataset: str, dump: bytes, queries: str, variants: list[Any]
+    http: httpx.Client, dataset: str, dump: bytes, queries: str, variants: list[Any], **extra: Any
 ) -> Iterator[dict[str, Any]]:
-    """The succeeded replay's JSON (GET /api/replays/{id}) while inside."""
+    """The succeeded replay's JSON (GET /api/replays/{id}) while inside; `extra`: more of the replay's
+    fields (aa_control=True)."""
     created = http.put(f"/api/datasets/{dataset}", content=dump)
     assert created.status_code == 201, created.text
     try:
         body = {"dataset": dataset, "queries": queries, "variants": variants,
-                "rounds": 1, "max_rounds": 1, "passes": 1}  # fmt: skip
+                "rounds": 1, "max_rounds": 1, "passes": 1, **extra}  # fmt: skip
         started = http.post("/api/replays", json=body)
         assert started.status_code == 201, started.text
         deadline = time.monotonic() + 300

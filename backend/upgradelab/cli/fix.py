@@ -1,7 +1,8 @@
-"""`upgradelab fix --replay N --fingerprint ID --variant NAME [--json] [--scope both]`: look for a
-remedy for a fingerprint of a replay that is slower on a variant: statement-level, and (scope "both",
+"""`upgradelab fix --replay N --fingerprint ID --variant NAME [--json] [--scope both] [--only S]`: look
+for a remedy for a fingerprint of a replay that is slower on a variant: statement-level, and (scope "both",
 the default) a restoring setting re-verified as a global one (an option line) with its side effects
-on every other fingerprint of the replay; `--scope global` tries the settings as global remedies only.
+on every other fingerprint of the replay; `--scope global` tries the settings as global remedies only;
+`--only statistics` (repeatable) tries the candidates of those sources only.
 
 Starts a fix search (POST /api/fixsearches), waits for it and prints each candidate tried (its status,
 ratio to the baseline and to the variant with their intervals, results equal or not, the plan before
@@ -38,6 +39,12 @@ def fix(
     scope: Annotated[
         str, typer.Option(help="statement, both (a restoring setting re-verified as global) or global.")
     ] = "both",
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--only", help="Try only this candidate source (plan, differs, lever, statistics); repeatable."
+        ),
+    ] = None,
     side_rounds: Annotated[int, typer.Option(help="A global remedy's check: rounds per fingerprint.")] = 5,
     side_minutes: Annotated[float, typer.Option(help="A global remedy's check: minutes at most.")] = 10.0,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the result.")] = 6 * 3600,
@@ -53,6 +60,8 @@ def fix(
         "budget_rounds": budget_rounds, "budget_minutes": budget_minutes, "try_all": try_all,
         "tolerance": tolerance, "scope": scope, "side_rounds": side_rounds, "side_minutes": side_minutes,
     }  # fmt: skip
+    if only:  # default: every source (the API's)
+        body["sources"] = only
     try:
         with httpx.Client(base_url=base, timeout=60, headers=auth_headers(token)) as client:
             created = client.post("/api/fixsearches", json=body)

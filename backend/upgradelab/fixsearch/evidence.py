@@ -35,6 +35,11 @@ def gathered(
     return out
 
 
+def only(candidates: list[Candidate], sources: list[str]) -> list[Candidate]:
+    """The candidates of `sources` (candidates.SOURCES: the search's `sources`), in their order."""
+    return [c for c in candidates if c.source in sources]
+
+
 def scoped(candidates: list[Candidate], scope: str) -> list[Candidate]:
     """The candidates a search of `scope` tries: "statement" the statement-level ones, "global" the
     global ones and the global twins of the rest (an index hint has none: left out), "both" all."""

@@ -14,15 +14,17 @@ COMPLEMENTARY (11.x's default preferably_for_queries) and optimizer_use_conditio
 least 3; undone by deleting the rows from mysql.column_stats).
 
 Scope "global": it changes the variant's data dictionary for every statement on those tables, not one
-statement, so it would go through the global remedies' whole-replay side-effect check (effects.py)
-once it restores. It is NOT MEASURED: statistics live in the server's tables, so on the search's one
-variant instance they would change the "variant as it is" arm too (and every later candidate);
-applying them before each of the candidate's turns and removing them after is an ANALYZE of each
-table per turn (its own time, InnoDB's sampled index statistics recomputed beside the histograms) on
-a replay connection that is read-only; and a search that ended between the two (a cancel, a lost
-worker) would leave the histograms in a kept datadir that later replays reuse as the dataset as loaded.
-An honest measurement needs a second instance of the variant for the candidate's arm; the search
-lists the candidate "not measured" with that reason (measure.py).
+statement, so once it restores it goes through the global remedies' whole-replay side-effect check
+(effects.py, whole.py). Statistics live in the server's tables: applied on the search's one variant
+instance they would change the "variant as it is" arm too (and every later candidate); applying and
+removing them around each turn would be an ANALYZE per table per turn on a read-only replay
+connection, and a search ending between the two would leave them in a kept datadir. So the
+candidate's arm is a SECOND INSTANCE of the variant (second.py: same target, options and settings,
+the dataset's kept datadir; the ANALYZE applied there as the lab's admin), timed against the baseline
+and the variant as it is (measure.py); an instance difference is part of its ratios (its reason says
+so, with the replay's A/A control's interval when the replay had one). Where no second instance can
+be opened (an existing server, no memory for a third), it is listed "not measured" with the reason
+(NOT_MEASURED and why).
 """
 
 import re
@@ -39,6 +41,17 @@ NOT_MEASURED = (
     "not measured: needs a second instance of the variant (statistics are per table on the server: "
     "applied on the search's variant instance they would change the variant-as-is arm too)"
 )
+
+
+class Unavailable(Exception):
+    """The statistics candidate cannot be measured: no second instance of the variant (the message
+    says why; fixsearch/second.py)."""
+
+
+class Refused(Exception):
+    """The server refused the statistics candidate's ANALYZE (the message is the server's)."""
+
+
 # a FROM / JOIN reference and its alias; a keyword after the name is no alias (and stays for the next match)
 _REFERENCE = re.compile(
     r"\b(?:FROM|JOIN)\s+(?P<name>(?:`[^`]+`|\w+)(?:\.(?:`[^`]+`|\w+))?)"

@@ -34,13 +34,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field, replace
 from itertools import groupby
-from typing import Any
+from typing import Any, Protocol
 
 import pymysql
 
 from upgradelab.execution.instances import Fleet, Instance, started
 from upgradelab.fixsearch.candidates import Candidate
-from upgradelab.fixsearch.histograms import NOT_MEASURED
+from upgradelab.fixsearch.histograms import NOT_MEASURED, Refused, Unavailable
 from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, index_hint, literal
 from upgradelab.fixsearch.search import SearchCancelled, Trial, judge
 from upgradelab.replay.compare import THRESHOLD, diff
@@ -111,6 +111,14 @@ class Side:
             return {
                 str(name).lower(): "" if value is None else str(value) for name, value in cursor.fetchall()
             }
+
+
+class StatisticsInstance(Protocol):
+    """Where a statistics candidate's arm runs (second.py SecondInstance: the variant's second instance)."""
+
+    def with_statistics(self, name: str, analyze: list[str], database: str) -> Side:
+        """The instance with the candidate's ANALYZE applied; histograms.Unavailable, Refused."""
+        ...
 
 
 @dataclass
@@ -193,6 +201,10 @@ class PairOracle:
     others: list[tuple[str, str, list[SourceStatement]]] = field(default_factory=list)
     side_rounds: int = 5
     side_minutes: float = 10.0
+    # the statistics candidate's arm (second.py; None: no second instance, "not measured") and what
+    # the trial says of it (the instance difference, the replay's A/A interval)
+    second: "StatisticsInstance | None" = None
+    second_note: str = ""
     _start: tuple[Arm, Arm] | None = None
     _arms: dict[str, list[Arm]] = field(default_factory=dict)
     _shuffle: random.Random | None = None
@@ -224,7 +236,7 @@ class PairOracle:
     def _measure(self, candidate: Candidate, rounds: int) -> Trial:
         if self.interrupt.is_set:
             raise SearchCancelled()
-        if candidate.source == "statistics":
+        if candidate.source == "statistics" and self.second is None:
             return Trial(candidate.name, "not measured", NOT_MEASURED)
         base, var = self.start()
         arms = self._arms.get(candidate.name)
@@ -252,6 +264,8 @@ class PairOracle:
         trial = judge(candidate.name, measured[id(on_base)], measured[id(on_var)], measured[id(on_cand)],
                       equal, done, self.tolerance, self.looks)  # fmt: skip
         trial.statements, trial.clock = [s.sql for s in on_cand.statements], clock
+        if candidate.source == "statistics":
+            trial.reason = f"{trial.reason}; {self.second_note}"
         trial.plan_before, trial.plan_after, trial.plan_error = self._plans(candidate, var, on_cand)
         return trial
 
@@ -259,7 +273,20 @@ class PairOracle:
         """The candidate's arm, its outcomes captured: the statements rewritten (statement-level) or
         run under its settings (global); a refused Trial when the statement cannot carry it or the
         server refuses the setting."""
-        if candidate.scope == "global":
+        if candidate.source == "statistics":
+            try:
+                side = self.statistics_side(candidate)
+            except Unavailable as why:
+                return Trial(candidate.name, "not measured", f"{NOT_MEASURED}: {why}")
+            except Refused as refused:
+                return Trial(candidate.name, "refused", f"the server refused it: {refused}")
+            except SearchCancelled:
+                raise
+            except Exception as failure:  # its start failed: the other candidates are still measured
+                said = f"{NOT_MEASURED}: the second instance failed: {type(failure).__name__}: {failure}"
+                return Trial(candidate.name, "not measured", said)
+            arm = new_arm(side, candidate.name, self.statements, self.passes)
+        elif candidate.scope == "global":
             arm = new_arm(self.variant, candidate.name, self.statements, self.passes, candidate.settings)
         else:
             try:
@@ -286,6 +313,14 @@ class PairOracle:
             said = f"{error.args[0]}: {error.args[1]}" if len(error.args) > 1 else str(error)
             return Trial(candidate.name, "refused", f"the server refused it: {said}")
         return arm
+
+    def statistics_side(self, candidate: Candidate) -> Side:
+        """The second instance with the candidate's statistics applied (second.py), in the
+        statement's database; Unavailable, Refused."""
+        if self.second is None:
+            raise Unavailable("no second instance")
+        database = self.statements[0].database or self.dataset.database
+        return self.second.with_statistics(candidate.name, list(candidate.extra["analyze"]), database)
 
     def _plans(
         self, candidate: Candidate, var: Arm, remedied: Arm

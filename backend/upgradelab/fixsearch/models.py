@@ -7,6 +7,7 @@ variant, the replay's dataset loaded); its lease and heartbeat go through execut
 (fixsearch/jobs.py).
 """
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -15,6 +16,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from upgradelab.db import Base, utcnow
 from upgradelab.execution.status import JobStatus, job_status_column
+from upgradelab.fixsearch.candidates import SOURCES
 from upgradelab.users.models import User
 
 
@@ -30,7 +32,8 @@ class FixSearch(Base):
     candidates: fixsearch/candidates.py Candidate dicts in the order tried (built at the search's
     start, from both servers' variables); tried: fixsearch/search.py Trial dicts (a global one with
     its side effects on the whole replay: effects.py); scope, side_rounds, side_minutes: which
-    remedies and the side-effect check's budget (effects.py); result:
+    remedies and the side-effect check's budget (effects.py); sources: the candidate sources tried
+    (candidates.SOURCES, the others left out: evidence.py `only`); result:
     fixsearch/search.py Outcome dict; progress: {"phase", "tried", "rounds_done", "minutes", "message"}.
     """
 
@@ -60,6 +63,10 @@ class FixSearch(Base):
     # statement (statement-level only), both (a restoring setting re-verified as global), global
     # (fixsearch/effects.py); the side-effect check's rounds per fingerprint and minutes (its budget)
     scope: Mapped[str] = mapped_column(String(20), default="both", server_default="statement")
+    # the candidate sources tried (candidates.SOURCES; every existing search: all of them)
+    sources: Mapped[list[str]] = mapped_column(
+        JSON, default=lambda: list(SOURCES), server_default=json.dumps(SOURCES)
+    )
     side_rounds: Mapped[int] = mapped_column(default=5, server_default="5")
     side_minutes: Mapped[float] = mapped_column(default=10.0, server_default="10")
     candidates: Mapped[list[Any]] = mapped_column(JSON, default=list)

@@ -7,7 +7,8 @@ Global remedies (effects.py) by the search's `scope`: "both" gives the search ef
 re-verify a restoring setting as a global one, "global" tries the setting candidates as global
 remedies only (an index hint cannot be global: left out; evidence.py `scoped`); either checks a
 restoring global remedy on the replay's other fingerprints (whole.py; their sampled statements read
-from the replay's row).
+from the replay's row). A statistics candidate's arm runs on a second instance of the variant
+(second.py: the variant's target's next slot, opened when the search reaches it, ended with the search).
 
 Cancel (service.cancel sets `cancel_requested`): a watch reads the flag every CANCEL_POLL_S seconds
 and interrupts the search (the statement running is killed, none other starts; servers still
@@ -17,6 +18,8 @@ starting are stopped); it ends `cancelled` with the trials made so far.
 import logging
 import time
 from collections.abc import Callable
+from contextlib import closing
+from dataclasses import replace
 from typing import Any
 
 from redis import Redis
@@ -37,11 +40,12 @@ from upgradelab.execution.status import JobStatus
 from upgradelab.fixsearch import state
 from upgradelab.fixsearch.candidates import Candidate
 from upgradelab.fixsearch.effects import SideEffects, global_twin
-from upgradelab.fixsearch.evidence import gathered, scoped
+from upgradelab.fixsearch.evidence import gathered, only, scoped
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.fixsearch.measure import PairOracle, Side, opened_pair
 from upgradelab.fixsearch.models import FixSearch
 from upgradelab.fixsearch.search import Budget, SearchCancelled, Trial, search, search_looks
+from upgradelab.fixsearch.second import SECOND, SecondInstance
 from upgradelab.fixsearch.whole import side_effects
 from upgradelab.replay.dataset_load import DumpDataset
 from upgradelab.replay.interrupt import Interrupt
@@ -113,8 +117,10 @@ def dataset_columns(side: Side, database: str) -> dict[str, set[str]]:
 
 def _variants(
     specs: list[ReplayVariantSpec], targets: dict[str, Target], settings: Settings
-) -> list[ReplayVariant]:
-    """Each variant on its own instance (slots of its target, as a replay gives them); memory checked."""
+) -> tuple[list[ReplayVariant], ReplayVariant | None]:
+    """Each variant on its own instance (slots of its target, as a replay gives them); memory checked.
+    Also the variant's second instance (the statistics candidate's, second.py): the variant's target's
+    next slot, its options and settings; None when the target's kind has one server only."""
     slots = Slots(settings)
     out = []
     for index, spec in enumerate(specs):
@@ -126,7 +132,32 @@ def _variants(
         own = VariantSettings(spec.options, spec.set_global, spec.set_session, spec.instance)
         out.append(ReplayVariant(spec.name, provisioner, spec.options, own))
     check_memory([v.options for v in out], settings.instance_allowance_mb)
-    return out
+    variant, spec = out[-1], specs[-1]
+    provisioner = slots.provisioner(targets[spec.target])
+    if not provisioner.instances:
+        return out, None
+    slots.keep(targets[spec.target], provisioner, spec.options, len(out))
+    return out, replace(variant, name=f"{variant.name} (second instance)", provisioner=provisioner)
+
+
+def second_note(search_id: int) -> str:
+    """What a statistics candidate's ratios rest on (second.py): its arm is a second instance of the
+    variant, so an instance difference is part of them; the replay's A/A control's interval for the
+    fingerprint (a second instance of the baseline against the baseline) when the replay had one."""
+    note = f"its arm ran on {SECOND} (an instance difference is part of its ratios"
+    with sync_session() as session:
+        row = session.get(FixSearch, search_id)
+        replay = session.get(ReplayRun, row.replay_id) if row is not None else None
+        report = (replay.report if replay is not None else None) or {}
+        wanted = row.fingerprint_id if row is not None else None
+        found = next((f for f in report.get("fingerprints", []) if f.get("fingerprint_id") == wanted), None)
+    floor = found.get("floor") if found else None
+    if report.get("aa_control") and floor:
+        note += (
+            f"; the replay's A/A control, {report['aa_control']}, measured {floor['ratio']:.3f} "
+            f"[{floor['low']:.3f}, {floor['high']:.3f}] against the baseline on this fingerprint"
+        )
+    return note + ")"
 
 
 class _CancelWatch(Periodic):
@@ -156,7 +187,7 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
 
     def cancel() -> None:
         interrupt.set()
-        if interrupt.attached < 2:  # still starting or loading the dump: stop them now
+        if interrupt.attached < max(2, len(interrupt.servers)):  # one still starting or loading: stop it
             stop_targets(f"fixsearch {row.id}", list(targets.values()), settings)
 
     def step(phase: str) -> None:
@@ -175,10 +206,15 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                 raise LoadFailed("the dataset was deleted", line=None, code=None)
             dump = DumpDataset(local_dump(dataset, settings), dataset.sha256, database_of(dataset.name))
             specs = [ReplayVariantSpec.model_validate(v) for v in row.variants]
-            baseline, variant = _variants(specs, targets, settings)
+            (baseline, variant), twin = _variants(specs, targets, settings)
             statements = [SourceStatement(**s) for s in row.statements]
+            second = SecondInstance(
+                twin, dump, timeout_s=row.statement_timeout_s, interrupt=interrupt,
+                others=[baseline.options, variant.options], allowance_mb=settings.instance_allowance_mb,
+                what=f"fix search {row.id}", why_not=f"target {specs[-1].target} is one server only",
+            )  # fmt: skip
             with opened_pair(baseline, variant, dump, timeout_s=row.statement_timeout_s, interrupt=interrupt,
-                             step=step) as (fleet, base_side, var_side):  # fmt: skip
+                             step=step) as (fleet, base_side, var_side), closing(second):  # fmt: skip
                 read = {}
                 for name, side in (("baseline", base_side), ("variant", var_side)):
                     with fleet.block(side.instance):
@@ -196,17 +232,17 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                     fleet, base_side, var_side, dump, statements, row.passes, row.id, interrupt,
                     row.tolerance, others=other_fingerprints(row.id) if checks else [],
                     side_rounds=row.side_rounds, side_minutes=row.side_minutes,
-                    looks=search_looks(row.rounds),
+                    looks=search_looks(row.rounds), second=second, second_note=second_note(row.id),
                 )  # fmt: skip
                 step("capturing both plans")
                 base_arm, var_arm = oracle.start()
                 with fleet.block(var_side.instance):
                     columns = dataset_columns(var_side, statements[0].database or dump.database)
-                found = scoped(gathered(
+                found = only(scoped(gathered(
                     var_side.flavor, statements[0].sql,
                     (base_arm.replay.outcomes[0], var_arm.replay.outcomes[0]),
                     (read["baseline"], read["variant"]), columns,
-                ), row.scope)  # fmt: skip
+                ), row.scope), row.sources)  # fmt: skip
                 state.write(row.id, candidates=[c.as_dict() for c in found],
                             progress=progress("measuring", f"{len(found)} candidates"))  # fmt: skip
                 outcome = search(

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from upgradelab.execution.status import JobStatus
+from upgradelab.fixsearch.candidates import SOURCES, Source
 from upgradelab.request_model import RequestModel
 from upgradelab.results.stats.verdicts import MIN_ROUNDS, VerdictRead
 
@@ -39,6 +40,14 @@ class FixSearchCreate(RequestModel):
         description=(
             "statement: statement-level remedies only; both: and a restoring one that is a setting "
             "re-verified as a global setting on the whole replay; global: settings as global remedies only."
+        ),
+    )
+    sources: list[Source] = Field(
+        default_factory=lambda: list(SOURCES),
+        min_length=1,
+        description=(
+            "The candidate sources to try (plan, differs, lever, statistics; default all): the others "
+            "are gathered but neither listed nor measured."
         ),
     )
     side_rounds: int = Field(
@@ -193,6 +202,7 @@ class FixSearchRead(BaseModel):
     try_all: bool
     tolerance: float
     scope: str
+    sources: list[str]
     side_rounds: int
     side_minutes: float
     statement_timeout_s: float

@@ -57,7 +57,7 @@ from upgradelab.results.stats import verdicts
 from upgradelab.results.stats.verdicts import MIN_ROUNDS, Rounds, VerdictRead
 
 TrialStatus = Literal["restores", "does not restore", "undecided", "refused", "not measured"]
-# "not measured": a remedy the search's two instances cannot measure honestly (statistics.py)
+# "not measured": a statistics remedy with no second instance of the variant to measure it on (second.py)
 OutcomeName = Literal["restored", "no remedy found", "out of budget", "cancelled"]
 
 

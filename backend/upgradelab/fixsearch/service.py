@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.errors import field_error, not_found
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
+from upgradelab.fixsearch.candidates import SOURCES
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.fixsearch.models import FixSearch
 from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchRead
@@ -78,6 +79,7 @@ async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
         try_all=spec.try_all,
         tolerance=spec.tolerance,
         scope=spec.scope,
+        sources=[s for s in SOURCES if s in spec.sources],  # each once, in the search's order
         side_rounds=spec.side_rounds,
         side_minutes=spec.side_minutes,
         candidates=[],

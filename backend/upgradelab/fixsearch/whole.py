@@ -2,7 +2,9 @@
 is checked and why; measure.py how a global remedy's arm runs): per other fingerprint of the replay,
 its sampled statements on the variant as it is and with the setting (SET SESSION for the arm's turns),
 both captured (results compared), then `side_rounds` rounds of the two arms interleaved pass by pass
-(the replay's round_turns), read on the pair's clock and decided by the replay's verdict."""
+(the replay's round_turns), read on the pair's clock and decided by the replay's verdict. A
+statistics candidate's arm runs on the second instance of the variant that holds its statistics
+(second.py), against the variant as it is on the first, as its own measurement did."""
 
 import pymysql
 
@@ -27,7 +29,10 @@ def side_effects(oracle: PairOracle, candidate: Candidate) -> SideEffects:
             raise SearchCancelled()
         text, statements = by_id[fingerprint_id]
         as_is = new_arm(variant, "variant", statements, passes)
-        remedied = new_arm(variant, candidate.name, statements, passes, candidate.settings)
+        if candidate.source == "statistics":
+            remedied = new_arm(oracle.statistics_side(candidate), candidate.name, statements, passes)
+        else:
+            remedied = new_arm(variant, candidate.name, statements, passes, candidate.settings)
         try:
             oracle.capture_arm(as_is)
             oracle.capture_arm(remedied)

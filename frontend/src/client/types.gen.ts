@@ -2147,6 +2147,12 @@ export type FixSearchCreate = {
      */
     scope?: 'statement' | 'both' | 'global';
     /**
+     * Sources
+     *
+     * The candidate sources to try (plan, differs, lever, statistics; default all): the others are gathered but neither listed nor measured.
+     */
+    sources?: Array<'plan' | 'differs' | 'lever' | 'statistics'>;
+    /**
      * Side Rounds
      *
      * A global remedy's check: rounds per other fingerprint.
@@ -2253,6 +2259,10 @@ export type FixSearchRead = {
      * Scope
      */
     scope: string;
+    /**
+     * Sources
+     */
+    sources: Array<string>;
     /**
      * Side Rounds
      */

@@ -1,0 +1,132 @@
+"""A second instance of the variant, for the statistics candidate's arm (histograms.py says why the
+search's one variant instance cannot carry it): the same target (its next slot, as a replay gives
+each variant and its A/A control their instances), the same option lines and settings, the dataset
+loaded or reused from that slot's kept datadir (replay/dataset_load.py), opened as the replay opens a
+variant (read-only account, its settings, its clock) and frozen between turns.
+
+Opened lazily, when the search reaches a statistics candidate (a search that stops before pays for no
+third server); refused as "not measured" with the reason when the target's kind has one server only
+(an existing server: no second instance) or the machine's memory cannot hold a third instance
+(execution/instances.py check_memory).
+
+The ANALYZE statements (the candidate's `extra["analyze"]`, built by the lab from identifiers read
+from information_schema and quoted: never user text) run there as the lab's admin, in the
+statement's database. Before they run, the slot's dataset record is forgotten and its datadir marked
+to be thrown away (Provisioner.forget_data): its statistics are no longer the dataset's as loaded, so
+no later replay may reuse it, even when the search ends in a cancel or a lost worker between the two
+(the next use of the slot loads the dump afresh). A server error, or an error row in ANALYZE's result
+(MySQL reports a refused histogram there), is the server refusing the candidate (`Refused`).
+
+Ended with the search (`close`, every exit path: execution/instances.py `started` discards it); its
+provisioner is a slot of the variant's target, so a search that does not succeed also has it stopped
+by the lifecycle's sweep (execution/lifecycle.py stop_targets), and a cancel while it starts stops it
+through the Interrupt (its provisioner is one of `interrupt.servers` from its start on).
+"""
+
+from contextlib import ExitStack, suppress
+
+import pymysql
+
+from upgradelab.execution.instances import Fleet, Instance, MemoryRefused, check_memory, started
+from upgradelab.fixsearch.histograms import Refused, Unavailable
+from upgradelab.fixsearch.measure import Side
+from upgradelab.fixsearch.search import SearchCancelled
+from upgradelab.replay.dataset_load import DumpDataset
+from upgradelab.replay.dataset_records import forget_record
+from upgradelab.replay.interrupt import Interrupt
+from upgradelab.replay.opening import ReplayVariant, open_variant, with_clock_options
+from upgradelab.replay.passes import statement_runner
+
+SECOND = "a second instance of the variant"
+
+
+class SecondInstance:
+    """The variant's second instance (module docstring). `variant`: the variant on its next slot
+    (None: the kind has one server only, `why_not` says so); `others`: the option lines of the
+    instances already running (the memory check)."""
+
+    def __init__(self, variant: ReplayVariant | None, dataset: DumpDataset, *, timeout_s: float,
+                 interrupt: Interrupt, others: list[list[str]], allowance_mb: int, what: str,
+                 why_not: str = "") -> None:  # fmt: skip
+        self.variant = with_clock_options(variant) if variant is not None else None
+        self.dataset, self.timeout_s, self.interrupt = dataset, timeout_s, interrupt
+        self.others, self.allowance_mb, self.what, self.why_not = others, allowance_mb, what, why_not
+        self.side: Side | None = None
+        self.fleet: Fleet | None = None
+        self.applied: str | None = None  # the candidate whose statistics it holds
+        self._stack = ExitStack()
+
+    def open(self) -> Side:
+        """The instance, started and opened on the first call; Unavailable (with why: also every call
+        after a start that failed), SearchCancelled, or what its start raised."""
+        if self.side is not None:
+            return self.side
+        if self.variant is None or self.fleet is not None:
+            raise Unavailable(self.why_not)
+        try:
+            check_memory([*self.others, self.variant.options], self.allowance_mb)
+        except MemoryRefused as refused:
+            raise Unavailable(f"no memory for {SECOND}: {refused}") from None
+        variant, interrupt = self.variant, self.interrupt
+        opened: list[Side] = []
+
+        def start(instance: Instance) -> bool:
+            one = open_variant(variant, self.dataset, lambda progress: None, writes=False,
+                               timeout_s=self.timeout_s, cancelled=lambda: interrupt.is_set)  # fmt: skip
+            opened.append(Side(one, statement_runner(one, self.timeout_s, True, interrupt), instance))
+            return True
+
+        interrupt.servers = [*interrupt.servers, variant.provisioner]  # a cancel stops it while it starts
+        instance = Instance(variant.provisioner, variant.options, [len(interrupt.servers) - 1])
+        self.fleet = self._stack.enter_context(started([instance], start, self.what))
+        self._stack.callback(self._close_connections, opened)
+        if interrupt.is_set:
+            raise SearchCancelled()
+        failure = next((error for error in self.fleet.errors if error is not None), None)
+        if failure is not None:
+            self.why_not = f"{SECOND} did not start: {type(failure).__name__}: {failure}"
+            raise failure
+        self.side = opened[0]
+        self.side.one.replay.clock = "server" if self.side.one.clock is not None else "client"
+        return self.side
+
+    def with_statistics(self, name: str, analyze: list[str], database: str) -> Side:
+        """The instance with the candidate `name`'s ANALYZE statements applied once (module docstring);
+        Unavailable when it holds another candidate's statistics, Refused when the server refuses."""
+        side = self.open()
+        if self.applied == name:
+            return side
+        if self.applied is not None:
+            raise Unavailable(f"{SECOND} holds another candidate's statistics ({self.applied})")
+        provisioner = side.one.variant.provisioner
+        forget_record(provisioner)  # from here on its datadir is not the dataset as loaded
+        provisioner.forget_data()
+        self.applied = name
+        assert self.fleet is not None
+        with self.fleet.block(side.instance):
+            admin = provisioner.endpoint.connect(database)
+            try:
+                with admin.cursor() as cursor:
+                    for statement in analyze:
+                        cursor.execute(statement)
+                        errors = [row for row in cursor.fetchall() if str(row[2]).lower() == "error"]
+                        if errors:
+                            raise Refused(f"{statement}: {errors[0][3]}")
+            except pymysql.MySQLError as error:
+                said = f"{error.args[0]}: {error.args[1]}" if len(error.args) > 1 else str(error)
+                raise Refused(f"{statement}: {said}") from None
+            finally:
+                admin.close()
+        return side
+
+    @staticmethod
+    def _close_connections(opened: list[Side]) -> None:
+        for side in opened:
+            for connection in (side.one.connection, side.one.clock.admin if side.one.clock else None):
+                if connection is not None:
+                    with suppress(pymysql.MySQLError, OSError):
+                        connection.close()
+
+    def close(self) -> None:
+        """Its connections closed and the instance discarded (a no-op when it never started)."""
+        self._stack.close()
