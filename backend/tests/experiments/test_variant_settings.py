@@ -91,11 +91,11 @@ def test_run_with_accepted_settings_succeeds(client: httpx.Client) -> None:
                 "set_global": {"innodb_flush_log_at_trx_commit": "0"},
             },
         ],
-        iterations=2,
+        iterations=1,  # the claim is that the settings are accepted, applied and the run ends well
     )
     run = wait_final(client, run_id)
     assert run["status"] == "succeeded", run["error"]
-    assert run["iterations_done"] == 4
+    assert run["iterations_done"] == 2  # one per variant
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from tests import ports
 from tests.conftest import lab_provisioner
 from tests.faults.helpers import submit, wait_final
-from tests.faults.instance import LabInstance
+from tests.pools.metadata_lab import MetadataLab
 from upgradelab.migrations import alembic_config, upgrade_head
 
 pytestmark = pytest.mark.timeout(600)
@@ -58,22 +58,17 @@ def test_every_migration_runs_up_and_down_on_mariadb(mariadb: str) -> None:
     engine.dispose()
 
 
-class MariaDBLab(LabInstance):
+def _mariadb_lab(address: str) -> MetadataLab:
     """The fault tests' throw-away instance with its metadata database on MariaDB."""
-
-    def __init__(self, address: str) -> None:
-        super().__init__()
-        self.env["UPGRADELAB_DATABASE_URL"] = f"mysql+aiomysql://{address}"
-        self.engine = sa.create_engine(f"mysql+pymysql://{address}")
+    move = "UPDATE target SET settings = JSON_SET(settings, '$.port', :port) WHERE name = :name"
+    return MetadataLab(f"mysql+aiomysql://{address}", f"mysql+pymysql://{address}", move)
 
 
 def test_an_instance_with_its_metadata_on_mariadb_runs_an_experiment(mariadb: str) -> None:
-    lab = MariaDBLab(_database(mariadb, "flow"))
+    lab = _mariadb_lab(_database(mariadb, "flow"))
     try:
         lab.prepare()
-        lab.start_redis()
-        lab.start_worker()
-        lab.start_api()
+        lab.start()
         with lab.client() as client:
             run_id = submit(client, "mariadb-10.11", iterations=3)
             run = wait_final(client, run_id, timeout_s=180)

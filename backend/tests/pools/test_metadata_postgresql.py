@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from tests import ports
 from tests.faults.helpers import submit, wait_final
-from tests.faults.instance import TARGET_PORTS, LabInstance
+from tests.pools.metadata_lab import MetadataLab
 from upgradelab.migrations import alembic_config, upgrade_head
 
 pytestmark = pytest.mark.timeout(600)
@@ -94,37 +94,22 @@ def test_every_migration_runs_up_and_down_on_postgresql(postgresql: str) -> None
     engine.dispose()
 
 
-class PostgreSQLLab(LabInstance):
-    """The fault tests' throw-away instance with its metadata database on PostgreSQL."""
-
-    def __init__(self, address: str) -> None:
-        super().__init__()
-        self.env["UPGRADELAB_DATABASE_URL"] = f"postgresql+psycopg://{address}"
-        self.engine = sa.create_engine(f"postgresql+psycopg://{address}")
-
-    def prepare(self) -> None:
-        """As LabInstance.prepare, with PostgreSQL's JSON functions to move the seeded targets."""
-        move = (
-            "UPDATE target SET settings = jsonb_set(settings::jsonb, '{port}', to_jsonb(:port))::json"
-            " WHERE name = :name"
-        )
-        self._cli("db", "upgrade")
-        with Session(self.engine) as session:
-            for name, port in TARGET_PORTS.items():
-                session.execute(sa.text(move), {"port": port, "name": name})
-            session.commit()
-        password = {"UPGRADELAB_ADMIN_PASSWORD": "faults-admin"}
-        self._cli("users", "create-admin", "--username", "admin", extra=password)
-        self.token = self._cli("users", "token", "--username", "admin", "--label", "faults").strip()
+def _postgresql_lab(address: str) -> MetadataLab:
+    """The fault tests' throw-away instance with its metadata database on PostgreSQL (its JSON
+    functions move the seeded targets)."""
+    move = (
+        "UPDATE target SET settings = jsonb_set(settings::jsonb, '{port}', to_jsonb(:port))::json"
+        " WHERE name = :name"
+    )
+    url = f"postgresql+psycopg://{address}"
+    return MetadataLab(url, url, move)
 
 
 def test_an_instance_with_its_metadata_on_postgresql_runs_an_experiment(postgresql: str) -> None:
-    lab = PostgreSQLLab(_database(postgresql, "flow"))
+    lab = _postgresql_lab(_database(postgresql, "flow"))
     try:
         lab.prepare()
-        lab.start_redis()
-        lab.start_worker()
-        lab.start_api()
+        lab.start()
         with lab.client() as client:
             run_id = submit(client, "mariadb-10.11", iterations=3)
             run = wait_final(client, run_id, timeout_s=180)

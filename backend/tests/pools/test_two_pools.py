@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from redis import Redis
+from typer.testing import CliRunner, Result
 
 from tests.conftest import BIN, STATE
 from tests.datasets.conftest import delete_dataset
@@ -23,6 +24,7 @@ from tests.pools.second_pool import (
     start_worker,
     wait_for_pool_worker,
 )
+from upgradelab.cli import app
 from upgradelab.settings import get_settings
 
 pytestmark = pytest.mark.timeout(600)
@@ -99,9 +101,16 @@ def test_a_pool_without_a_live_worker_says_so_and_lists_the_run_waiting(
 
 
 def _cli(api: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI as a user starts it: its entry point, a process of its own."""
     return subprocess.run(
         [str(BIN / "upgradelab"), *args, "--api", api], capture_output=True, text=True, timeout=120
     )
+
+
+def _cli_in_process(api: str, *args: str) -> Result:
+    """The CLI's parsing and printing in this process (typer's CliRunner): `upgradelab run` spends
+    ~2.8 CPU-s on start-up as a subprocess; its entry point is run as one in tests/cli/."""
+    return CliRunner().invoke(app, [*args, "--api", api])
 
 
 def test_the_cli_lists_the_pools_and_says_when_a_run_waits_without_a_worker(
@@ -113,13 +122,14 @@ def test_the_cli_lists_the_pools_and_says_when_a_run_waits_without_a_worker(
     assert "1 live worker(s)" in lines["east"] and "targets: mysql-9.7" in lines["east"]
     assert "NO LIVE WORKER" in lines["west"]
 
-    waited = _cli(api, "run", "--variant", WEST, "--iterations", "2", "--timeout", "4")
+    # --timeout 2: the note is printed after the first poll (1 s); the run stays queued
+    waited = _cli_in_process(api, "run", "--variant", WEST, "--iterations", "2", "--timeout", "2")
     assert "queued for pool west: no live worker" in waited.stderr, waited.stderr
     run_id = int(re.search(r"run (\d+) queued", waited.stderr)[1])  # type: ignore[index]
     assert client.post(f"/api/runs/{run_id}/cancel").json()["status"] == "cancelled"
 
-    refused = _cli(api, "run", "--variant", LOCAL, "--variant", EAST, "--iterations", "2")
-    assert refused.returncode == 2 and "run refused:" in refused.stderr
+    refused = _cli_in_process(api, "run", "--variant", LOCAL, "--variant", EAST, "--iterations", "2")
+    assert refused.exit_code == 2 and "run refused:" in refused.stderr
     assert "different worker pools" in refused.stderr
 
 

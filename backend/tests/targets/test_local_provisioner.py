@@ -27,12 +27,6 @@ def test_variant_option_shows_in_show_variables(provisioner: LocalProvisioner) -
     assert _variable(provisioner, "max_connections") == "78"
 
 
-def test_base_options_of_the_target_reach_the_server(provisioner: LocalProvisioner) -> None:
-    provisioner.start([])
-    assert _variable(provisioner, "innodb_buffer_pool_size") == str(128 * 1024 * 1024)
-    assert _variable(provisioner, "port") == str(provisioner.cfg.port)
-
-
 def test_restart_keeps_data_and_starts_a_new_server_process(provisioner: LocalProvisioner) -> None:
     provisioner.start([])
     connection = provisioner.endpoint.connect()
@@ -51,8 +45,13 @@ def test_restart_keeps_data_and_starts_a_new_server_process(provisioner: LocalPr
     assert row is not None and int(row[1]) < 30
 
 
-def test_start_from_template_does_not_keep_the_previous_variants_data(provisioner: LocalProvisioner) -> None:
+def test_start_from_template_has_the_base_options_and_not_the_previous_variants_data(
+    provisioner: LocalProvisioner,
+) -> None:
     provisioner.start([])
+    # the target's base options reach the server
+    assert _variable(provisioner, "innodb_buffer_pool_size") == str(128 * 1024 * 1024)
+    assert _variable(provisioner, "port") == str(provisioner.cfg.port)
     connection = provisioner.endpoint.connect()
     with connection.cursor() as cursor:
         cursor.execute("CREATE DATABASE leftover")
@@ -83,20 +82,14 @@ def test_check_options_refuses_unknown_option_with_the_servers_words(provisioner
         provisioner.check_options(["binlog-format=NOPE"])
 
 
-def test_stop_leaves_nothing_listening(provisioner: LocalProvisioner) -> None:
-    provisioner.start([])
-    provisioner.stop()
-    with pytest.raises(pymysql.err.OperationalError):
-        provisioner.endpoint.connect(timeout_s=2)
-    provisioner.stop()  # idempotent
-
-
 def test_server_version_is_read_from_the_server(provisioner: LocalProvisioner) -> None:
     version = provisioner.server_version()
     assert version.startswith("9.7." if provisioner.flavor == "mysql" else "10.11.")
 
 
-def test_discard_kills_a_throwaway_server_and_removes_its_datadir(provisioner: LocalProvisioner) -> None:
+def test_discard_kills_a_throwaway_server_and_removes_its_datadir_and_stop_leaves_nothing_listening(
+    provisioner: LocalProvisioner,
+) -> None:
     provisioner.start([])
     pid = provisioner.pid()
     assert pid is not None
@@ -109,6 +102,10 @@ def test_discard_kills_a_throwaway_server_and_removes_its_datadir(provisioner: L
     assert "hutdown complete" not in log
     provisioner.start([])  # the next start copies the template again
     assert _variable(provisioner, "port") == str(provisioner.cfg.port)
+    provisioner.stop()  # a plain stop: nothing listens on its port afterwards
+    with pytest.raises(pymysql.err.OperationalError):
+        provisioner.endpoint.connect(timeout_s=2)
+    provisioner.stop()  # idempotent
 
 
 def test_discard_keeps_a_datadir_a_start_asked_to_keep(provisioner: LocalProvisioner) -> None:
