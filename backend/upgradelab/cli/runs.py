@@ -168,12 +168,9 @@ def _submit_and_wait(
     """POST the experiment and its run, poll the run until final; the last RunRead, the verdict
     table (GET /api/compare, stored once when the run ended; None when the API gives none) and the
     contrasts (GET /api/runs/{id}/results, empty when it gives none). Responses
-    are parsed into the API's own schemas, so a changed shape fails here, naming the field."""
-    from upgradelab.experiments.schemas import ExperimentRead
-    from upgradelab.results.views.comparison_schemas import Comparison
-    from upgradelab.results.views.contrasts import RunContrasts
-    from upgradelab.runs.schemas import RunRead
-
+    are parsed into the API's own schemas, so a changed shape fails here, naming the field. The
+    schemas (scipy, sqlalchemy: ~1-2.5 CPU-s each to import) are imported once the experiment is
+    accepted: an unreachable API or a refusal exits without them."""
     with httpx.Client(base_url=base, timeout=30, headers=auth_headers(token)) as client:
         created = client.post("/api/experiments", json=body)
         if created.status_code in (401, 403):
@@ -182,6 +179,11 @@ def _submit_and_wait(
         if created.status_code != 201:
             typer.echo(f"experiment refused: {error_text(created)}", err=True)
             raise typer.Exit(2)
+        from upgradelab.experiments.schemas import ExperimentRead
+        from upgradelab.results.views.comparison_schemas import Comparison
+        from upgradelab.results.views.contrasts import RunContrasts
+        from upgradelab.runs.schemas import RunRead
+
         experiment = ExperimentRead.model_validate_json(created.content)
         queued = client.post(f"/api/experiments/{experiment.id}/runs")
         if queued.status_code == 409:  # e.g. its variants' targets are in different worker pools
