@@ -266,25 +266,32 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 # two ahead. A long file handed out last ends the suite with one worker busy and the others idle, so the
 # longest files (measured: `--durations` of the gate run, seconds per file with its set-up) go first.
 # A file named here that no longer exists is simply not found; a new long file belongs in this list.
-LONGEST_FIRST = [
-    "faults/test_worker_killed.py",  # 179 s
-    "targets/test_docker_compose.py",  # 142 s
-    "faults/test_redis_restart.py",  # 103 s
-    "fixsearch/test_fix_on_mariadb.py",  # ~90 s (its helper's runs, loaded host)
-    "fixsearch/test_fix_on_mysql.py",  # ~90 s
-    "fixsearch/test_fix_global_on_mariadb.py",  # ~85 s
-    "pools/test_two_pools.py",  # 73 s
-    "targets/test_docker_provisioner.py",  # 72 s
-    "faults/test_concurrent_submissions.py",  # 64 s
-    "cli/test_cli_run.py",  # 64 s
-    "workloads/test_count_star.py",  # 61 s
-    "faults/test_replay_worker_killed.py",  # 60 s
-    "replay/test_replay_bounds_and_cancel.py",  # 59 s
-    "replay/test_replay_api.py",  # 57 s
-    "datasets/test_hostile_dumps.py",  # 55 s
-    "results/test_contrasts_on_servers.py",  # 53 s
-    "browser/test_new_run_form.py",  # 50 s
-    "browser/test_fix_search_page.py",  # 37-60 s
+LONGEST_FIRST = [  # seconds per file in a loaded gate run (ci19, scripts/test_times.py), then cut
+    "targets/test_docker_compose.py",  # 279 s
+    "faults/test_worker_killed.py",  # 282 s, two tests merged since
+    "cli/test_cli_run.py",  # 360 s, in-process since: ~110 s
+    "pools/test_two_pools.py",  # 180 s
+    "runs/test_existing_runs.py",  # 168 s
+    "faults/test_redis_restart.py",  # 167 s
+    "replay/test_replay_api.py",  # 157 s
+    "replay/test_replay_on_servers.py",  # 145 s
+    "results/test_contrasts_on_servers.py",  # 134 s
+    "replay/test_replay_bounds_and_cancel.py",  # 131 s
+    "workloads/test_count_star.py",  # 126 s
+    "targets/test_docker_provisioner.py",  # 124 s
+    "captures/test_capture_docker_target.py",  # ~60 s alone (new)
+    "probes/test_probes_on_servers.py",  # 112 s
+    "fixsearch/test_fix_global_on_mariadb.py",  # 109 s
+    "targets/test_local_provisioner.py",  # 109 s
+    "replay/test_results_streamed.py",  # 108 s
+    "datasets/test_hostile_dumps.py",  # 103 s
+    "pools/test_metadata_mariadb.py",  # 100 s
+    "faults/test_concurrent_submissions.py",  # 99 s
+    "fixsearch/test_fix_statistics_on_mariadb.py",  # ~50-100 s alone (new)
+    "fixsearch/test_fix_on_mariadb.py",  # 83 s
+    "fixsearch/test_fix_on_mysql.py",  # 71 s, plus a global search since
+    "faults/test_replay_worker_killed.py",  # 95 s
+    "browser/test_fix_search_page.py",  # 42 s
 ]
 
 
