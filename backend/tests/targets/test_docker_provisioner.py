@@ -1,6 +1,7 @@
 """The docker provisioner on a real Docker engine, with the lab's locally built images
 (upgradelab/mysql:9.7 from Debian's MySQL 9.7, upgradelab/mariadb:10.11 from bookworm's MariaDB)."""
 
+import re
 from collections.abc import Iterator
 
 import docker
@@ -114,8 +115,16 @@ def _databases(endpoint: Endpoint) -> set[str]:
     return names
 
 
+# a named volume of another test session: its target name ends -tN (tests/ports.py), N not ours
+_OTHER_SESSION = re.compile(rf"-t(?!{ports.SESSION}-)\d+-")
+
+
 def _volumes() -> set[str]:
-    return {str(volume.name) for volume in docker.from_env().volumes.list()}
+    """The engine's volumes but other test sessions' named ones (`...-tN-...`, N not this session's):
+    another checkout's tests on the machine make and remove theirs meanwhile (a capture check's volume
+    came into the set once); anonymous volumes, which the tests look for, are always counted."""
+    names = {str(volume.name) for volume in docker.from_env().volumes.list()}
+    return {name for name in names if not _OTHER_SESSION.search(name)}
 
 
 def test_check_options_refuses_an_unknown_option_in_the_servers_words(provisioner: DockerProvisioner) -> None:
