@@ -1,12 +1,10 @@
 """Article 000's COUNT(*) template: its SQL on both servers, and the buffer-pool cliff end to end.
 
-The end-to-end run uses a ~85 MB test_long (10,240 rows of 100..10,000-byte str1) under two
-buffer pools: 16M (data five times larger: the counts never warm) and 512M (data fits: only the
-first count after the restart is cold). A quarter of the 40,960 rows it once used: the same cliff
-for a quarter of the dataset writes and scans of its four instances (the gate's time, issue 31).
-The disk reads per uncached count of test_long at 10,240 rows (measured here, session 56): MySQL
-9.7 ~2,000 (16M) and ~3,100 (512M, cold), MariaDB 10.11 ~3,300 and ~2,000: ten times the 200
-asserted, where the warm counts read none.
+The end-to-end run uses a ~175 MB test_long (20,480 rows of 100..10,000-byte str1) under two
+buffer pools: 16M (data ten times larger: the counts never warm) and 512M (data fits: only the
+first count after the restart is cold). Half the 40,960 rows it once used: the same cliff for half
+the dataset writes of its four instances (the disk reads below scale with the pages: about half of
+the ~1,200 per count MySQL made at 40,960 rows, still several times the 200 asserted).
 """
 
 from collections.abc import Iterator
@@ -78,10 +76,6 @@ def test_cold_start_options_are_taken_by_both_servers(provisioner: LocalProvisio
     provisioner.check_options([f"{k}={v}" for k, v in options.items()])
 
 
-# disk reads a count of test_long must show when its pages are not cached (see the module docstring)
-READS = 200
-
-
 def _test_long_points(result: dict[str, object], variant: str) -> list[dict[str, object]]:
     groups = result["groups"]
     assert isinstance(groups, dict)
@@ -101,7 +95,7 @@ def test_counts_warm_up_only_when_the_table_fits_the_buffer_pool(client: httpx.C
         "workload": "count-star",
         "iterations": 3,
         "policy": "cold_first",
-        "parameters": {"rows": 10_240, "tables": ["test_short", "test_long"], "buffer_pool_size": None},
+        "parameters": {"rows": 20_480, "tables": ["test_short", "test_long"], "buffer_pool_size": None},
         "variants": variants,
     }
     result = run_experiment(client, body, timeout_s=500)
@@ -117,12 +111,13 @@ def test_counts_warm_up_only_when_the_table_fits_the_buffer_pool(client: httpx.C
     for target in ("mysql-9.7", "mariadb-10.11"):
         fits = _test_long_points(result, f"{target} pool 512M")
         cold, warm = fits[0], fits[1:]
-        assert cold["metrics"]["buffer_pool_reads"] > READS, fits  # type: ignore[index]
+        assert cold["metrics"]["buffer_pool_reads"] > 200, fits  # type: ignore[index]
         assert all(p["metrics"]["buffer_pool_reads"] == 0 for p in warm), fits  # type: ignore[index]
         too_big = _test_long_points(result, f"{target} pool 16M")
-        # disk reads on every iteration (see the module docstring), where the warm iterations above
-        # have none
-        assert all(p["metrics"]["buffer_pool_reads"] > READS for p in too_big), too_big  # type: ignore[index]
+        # disk reads on every iteration (MySQL's linear read-ahead brings most pages: ~1,200 of
+        # ~10,000 at 40,960 rows, so about half that here; MariaDB ~15,000 there), where the warm
+        # iterations above have none
+        assert all(p["metrics"]["buffer_pool_reads"] > 200 for p in too_big), too_big  # type: ignore[index]
     # the probes (a second connection, around each iteration) see the same cliff as hit rates
     probes = client.get(f"/api/runs/{result['run']['id']}/probes").json()
     hit_rates: dict[str, dict[int, float]] = {
