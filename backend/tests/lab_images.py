@@ -32,7 +32,7 @@ def labelled_containers(target: str) -> list[str]:
     """Names of the containers (running or not) labelled as created for this target."""
     client = docker.from_env()
     found = client.containers.list(
-        all=True, filters={"label": [f"{MANAGED_LABEL}=1", f"{TARGET_LABEL}={target}"]}
+        all=True, filters={"label": [f"{MANAGED_LABEL}=1", f"{TARGET_LABEL}={target}"]}, ignore_removed=True
     )
     return [str(container.name) for container in found]
 

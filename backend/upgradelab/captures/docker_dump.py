@@ -69,7 +69,11 @@ def docker_client(lab: DockerProvisioner, flavor: str) -> DumpClient:
 
     def remove() -> None:
         client = engine_client()
-        for container in client.containers.list(all=True, filters={"label": f"{DUMP_LABEL}={mark}"}):
+        # ignore_removed: the `--rm` container may remove itself between the list and its inspect (ci23)
+        found = client.containers.list(
+            all=True, filters={"label": f"{DUMP_LABEL}={mark}"}, ignore_removed=True
+        )
+        for container in found:
             with contextlib.suppress(APIError, NotFound):
                 container.remove(force=True, v=True)
 

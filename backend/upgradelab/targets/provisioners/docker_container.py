@@ -250,7 +250,9 @@ class DockerContainer:
         returns their host pids (0 for one that was not running)."""
         filters = [f"{MANAGED_LABEL}=1", f"{TARGET_LABEL}={self.target_name}", f"{ROLE_LABEL}=server"]
         stopped = []
-        for container in self.docker.containers.list(all=True, filters={"label": filters}):
+        for container in self.docker.containers.list(
+            all=True, filters={"label": filters}, ignore_removed=True
+        ):
             stopped.append(int(container.attrs["State"].get("Pid") or 0))
             with contextlib.suppress(APIError, NotFound):
                 if container.status == "paused":

@@ -1,11 +1,12 @@
 """The Docker engine as docker targets use it: the client, the labels on everything a docker
 target creates, the clean-up of what a killed worker left behind, and the archives put into containers."""
 
+import contextlib
 import io
 import tarfile
 
 import docker
-from docker.errors import DockerException
+from docker.errors import DockerException, NotFound
 
 from upgradelab.targets.provisioners.base import ProvisionError
 
@@ -43,8 +44,10 @@ def cleanup(target: str | None = None, *, templates: bool = False) -> list[str]:
     client = engine_client()
     filters = [f"{MANAGED_LABEL}=1", *([f"{TARGET_LABEL}={target}"] if target else [])]
     removed: list[str] = []
-    for container in client.containers.list(all=True, filters={"label": filters}):
-        container.remove(v=True, force=True)
+    # ignore_removed: a `--rm` container (a dump client) may be gone between the list and its inspect
+    for container in client.containers.list(all=True, filters={"label": filters}, ignore_removed=True):
+        with contextlib.suppress(NotFound):
+            container.remove(v=True, force=True)
         removed.append(str(container.name))
     for volume in client.volumes.list(filters={"label": filters}):
         role = (volume.attrs.get("Labels") or {}).get(ROLE_LABEL)
