@@ -124,6 +124,21 @@ def test_wrong_password_is_a_provision_error_naming_the_server(mysql_existing: E
         detect(_provisioner(mysql_existing, password="wrong").endpoint)
 
 
+def test_without_a_ca_the_lab_connects_without_tls_to_a_server_that_offers_it(
+    mysql_existing: ExistingServer,
+) -> None:
+    """MySQL 9.7 makes its certificates at start and offers TLS; the lab's connection without ssl_ca
+    stays plain TCP (base.Endpoint.connect), caching_sha2_password included."""
+    assert (mysql_existing.provisioner._host("data/ca.pem")).exists()  # the server offers TLS
+    with mysql_existing.provisioner.endpoint.connect() as connection, connection.cursor() as cursor:
+        cursor.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+        assert cursor.fetchone() == ("Ssl_cipher", "")
+        cursor.execute(
+            "SELECT plugin FROM mysql.user WHERE user = SUBSTRING_INDEX(CURRENT_USER(), '@', 1) LIMIT 1"
+        )
+        assert cursor.fetchone() == ("caching_sha2_password",)
+
+
 def test_tls_with_the_servers_ca_and_identity_verification(mysql_existing: ExistingServer) -> None:
     local = mysql_existing.provisioner
     ca = str(local._host("data/ca.pem"))  # MySQL's auto-generated CA, as this process sees it

@@ -87,8 +87,14 @@ class Endpoint:
         naming host:port after about timeout_s, not never); after sign-in each read waits at most
         `read_timeout_s` (ADMIN_READ_TIMEOUT_S for the lab's own statements, a statement's bound plus
         STATEMENT_READ_MARGIN_S where user statements run, WORK_READ_TIMEOUT_S by default) and each
-        write WRITE_TIMEOUT_S."""
-        tls: dict[str, Any] = {}
+        write WRITE_TIMEOUT_S.
+
+        TLS only with `ssl_ca` (verified against it). Without it the connection is plain TCP
+        (`ssl_disabled`): PyMySQL 1.2 made TLS "preferred" by default, which loaded the CA bundle for
+        every connection (~40 ms of CPU: a third of the gate's test-process CPU, issue 31) and encrypted
+        only on servers that make certificates at start (MySQL 8.0+, MariaDB 11.4+), so two variants'
+        statement times carried different client costs."""
+        tls: dict[str, Any] = {"ssl_disabled": True}
         if self.ssl_ca:
             verify = self.ssl_verify_identity
             tls = {"ssl_ca": self.ssl_ca, "ssl_verify_cert": True, "ssl_verify_identity": verify}
