@@ -3,7 +3,7 @@
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from tests.conftest import FRONTEND_DIST, signed_in
 
@@ -33,10 +33,24 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
-@pytest.fixture
-def page(browser: Browser, api: str) -> Iterator[Page]:
-    """A fresh browser context on the test API, which serves the built UI, signed in as the admin."""
+@pytest.fixture(scope="session")
+def signed_in_context(browser: Browser, api: str) -> Iterator[BrowserContext]:
+    """One browser context for the session's `page`s, signed in as the admin, with a keeper page open
+    on the API's origin: chromium then puts each test's new page in the keeper's renderer process
+    instead of starting one (measured: ~0.6 CPU-s per test page instead of ~1.5 with a context or
+    renderer of its own). The UI keeps nothing in storage, the admin's cookie is the same for every
+    test, and the API's answers carry no caching headers, so a test page starts as a fresh context's."""
     context = signed_in(browser.new_context(base_url=api, viewport={"width": 1280, "height": 900}), api)
-    one = context.new_page()
-    yield one
+    keeper = context.new_page()
+    keeper.goto("/api/health")  # same origin, no app running in it (no polling between tests)
+    yield context
     context.close()
+
+
+@pytest.fixture
+def page(signed_in_context: BrowserContext) -> Iterator[Page]:
+    """A new page on the test API, which serves the built UI, signed in as the admin; closed after the
+    test (its listeners and open streams with it)."""
+    one = signed_in_context.new_page()
+    yield one
+    one.close()
