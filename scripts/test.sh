@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # --tests: also what only the tests use (PostgreSQL, the Docker engine and the lab's images)
+# Python writes its bytecode caches here (an environment with PYTHONDONTWRITEBYTECODE=1 had every worker,
+# API, Celery and CLI process compile the backend, and pytest rewrite every test module, again and again)
+unset PYTHONDONTWRITEBYTECODE
 started=$SECONDS
 bash scripts/install.sh --tests
 install_s=$((SECONDS - started))
