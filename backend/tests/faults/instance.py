@@ -111,8 +111,9 @@ class LabInstance:
         self.start_redis()
         _, seen = self._spawn_worker()
         self._spawn_api()
-        self._wait_log("worker.log", " ready.", seen, timeout_s=60)
-        _wait_port(self.api_port, timeout_s=60)
+        # bounds, not judged: a worker's start took over 60 s once at load 20 (ci24)
+        self._wait_log("worker.log", " ready.", seen, timeout_s=120)
+        _wait_port(self.api_port, timeout_s=120)
 
     # ---- Redis -------------------------------------------------------------------------------------
     def start_redis(self) -> None:
@@ -142,7 +143,7 @@ class LabInstance:
         """A Celery worker as scripts/up.sh starts it (INFO log appended to worker.log); returns once
         it is ready."""
         worker, seen = self._spawn_worker()
-        self._wait_log("worker.log", " ready.", seen, timeout_s=60)
+        self._wait_log("worker.log", " ready.", seen, timeout_s=120)
         return worker
 
     def _spawn_worker(self) -> tuple[subprocess.Popen[bytes], int]:
@@ -179,7 +180,7 @@ class LabInstance:
     def start_api(self) -> None:
         """`upgradelab serve` on this instance's port."""
         self._spawn_api()
-        _wait_port(self.api_port, timeout_s=60)
+        _wait_port(self.api_port, timeout_s=120)
 
     def _spawn_api(self) -> None:
         self.api_process = subprocess.Popen(
