@@ -9,6 +9,8 @@ worker's import path fails here, named, with the chain that loaded it.
 
 What each start may not load, and why it is not needed at start:
 - scipy (stats, ~1 CPU-s): only computing an interval or a p-value (results/stats/).
+- fastapi, starlette (the worker; ~0.4 CPU-s): the worker serves no request; the services it shares
+  with the API import HTTPException where they raise it (errors.py), db.py makes SessionDep on first use.
 The command line (`upgradelab`) has its own, stricter check: tests/cli/test_cli_start.py.
 """
 
@@ -25,7 +27,7 @@ STARTS: dict[str, tuple[str, tuple[str, ...]]] = {
     # the worker imports them at start-up (Celery's loader.import_default_modules)
     "worker": (
         "from upgradelab.worker import celery_app; celery_app.loader.import_default_modules()",
-        ("scipy",),
+        ("scipy", "fastapi", "starlette"),
     ),
 }
 

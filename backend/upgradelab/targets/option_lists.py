@@ -13,7 +13,6 @@ import tarfile
 
 from anyio import to_thread
 from docker.errors import DockerException
-from fastapi import HTTPException, status
 
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
@@ -49,6 +48,8 @@ async def names_or_503(target: Target) -> ServerNames | None:
     try:
         return await to_thread.run_sync(build, target)
     except OptionListUnavailable as error:
+        from fastapi import HTTPException, status  # the worker imports this module too (issue 31)
+
         raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, str(error)) from error
 
 
