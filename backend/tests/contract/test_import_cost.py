@@ -9,6 +9,7 @@ worker's import path fails here, named, with the chain that loaded it.
 
 What each start may not load, and why it is not needed at start:
 - scipy (stats, ~1 CPU-s): only computing an interval or a p-value (results/stats/).
+- docker, requests (~0.15 CPU-s): only a docker target's first use (targets/provisioners/docker_*.py).
 - fastapi, starlette (the worker; ~0.4 CPU-s): the worker serves no request; the services it shares
   with the API import HTTPException where they raise it (errors.py), db.py makes SessionDep on first use.
 The command line (`upgradelab`) has its own, stricter check: tests/cli/test_cli_start.py.
@@ -16,18 +17,20 @@ The command line (`upgradelab`) has its own, stricter check: tests/cli/test_cli_
 
 import subprocess
 import sys
+from collections.abc import Callable
+from typing import NoReturn
 
 import pytest
 
 # the import a start does -> the modules it must leave unloaded
 STARTS: dict[str, tuple[str, tuple[str, ...]]] = {
     # uvicorn upgradelab.main:app, `upgradelab serve`, and the tests that build the app in-process
-    "api": ("import upgradelab.main", ("scipy",)),
+    "api": ("import upgradelab.main", ("scipy", "docker", "requests")),
     # `celery -A upgradelab.worker worker`: the app, then its `include` modules (the task modules) as
     # the worker imports them at start-up (Celery's loader.import_default_modules)
     "worker": (
         "from upgradelab.worker import celery_app; celery_app.loader.import_default_modules()",
-        ("scipy", "fastapi", "starlette"),
+        ("scipy", "docker", "requests", "fastapi", "starlette"),
     ),
 }
 
@@ -76,3 +79,31 @@ def test_the_check_names_a_library_the_start_loads_and_who_loaded_it() -> None:
     fails when a module-level import comes back)."""
     found = loaded_at_start("import upgradelab.results.stats.bootstrap", ("numpy", "scipy"))
     assert found == ["numpy <- upgradelab.results.stats.bootstrap"]
+
+
+def _raising(error: Exception) -> Callable[..., NoReturn]:
+    def call(*_: object) -> NoReturn:
+        raise error
+
+    return call
+
+
+def test_a_docker_client_error_while_building_an_option_list_is_still_an_unreadable_list(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """targets/option_lists.py names the Docker client's errors without importing docker at start:
+    one raised by the build (the client's first use, here) is OptionListUnavailable as before, and
+    any other error still propagates."""
+    from docker.errors import APIError
+
+    from upgradelab.targets import option_lists
+    from upgradelab.targets.models import Target
+
+    target = Target(name="t-docker", flavor="mysql", provisioner="docker", settings={})
+    monkeypatch.setattr(option_lists, "provisioner_for", lambda *_: None)
+    monkeypatch.setattr(option_lists, "server_names", _raising(APIError("no engine")))
+    with pytest.raises(option_lists.OptionListUnavailable, match=r"t-docker: .* cannot be read.*no engine"):
+        option_lists.build(target)
+    monkeypatch.setattr(option_lists, "server_names", _raising(KeyError("bug")))
+    with pytest.raises(KeyError, match="bug"):
+        option_lists.build(target)

@@ -9,10 +9,10 @@ as a name such as `init-fil` or `datadi` would be expanded by the server to `ini
 """
 
 import subprocess
+import sys
 import tarfile
 
 from anyio import to_thread
-from docker.errors import DockerException
 
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
@@ -23,6 +23,23 @@ from upgradelab.targets.provisioners import ExistingProvisioner, ProvisionError,
 
 class OptionListUnavailable(RuntimeError):
     """The target's option names could not be read; the message names the target and the cause."""
+
+
+# what makes a list unreadable (OptionListUnavailable), with _docker_errors()
+_UNREADABLE: tuple[type[Exception], ...] = (
+    ProvisionError,
+    OSError,
+    subprocess.SubprocessError,
+    tarfile.TarError,
+)
+
+
+def _docker_errors() -> tuple[type[Exception], ...]:
+    # The Docker client's DockerException, when a docker target loaded the client (the build itself
+    # may be its first use): only then can one be raised, and no start imports docker (~0.15 CPU-s)
+    # for this check (issue 31). Read after the error, so a client loaded by the build counts.
+    errors = sys.modules.get("docker.errors")
+    return (errors.DockerException,) if errors is not None else ()
 
 
 def build(target: Target, settings: Settings | None = None) -> ServerNames | None:
@@ -36,7 +53,9 @@ def build(target: Target, settings: Settings | None = None) -> ServerNames | Non
         return None
     try:
         return server_names(provisioner_for(target, settings), settings)
-    except (ProvisionError, OSError, subprocess.SubprocessError, tarfile.TarError, DockerException) as error:
+    except Exception as error:
+        if not isinstance(error, _UNREADABLE + _docker_errors()):
+            raise
         raise OptionListUnavailable(
             f"target {target.name}: the option names of its server cannot be read, so no option can "
             f"be checked: {str(error)[:300]}"
