@@ -4,9 +4,8 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Annotated, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
-from fastapi import Depends
 from pydantic import BaseModel
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
@@ -121,7 +120,22 @@ async def get_session() -> AsyncIterator[AsyncSession]:
         yield session
 
 
-SessionDep = Annotated[AsyncSession, Depends(get_session)]
+if TYPE_CHECKING:
+    from fastapi import Depends
+
+    SessionDep = Annotated[AsyncSession, Depends(get_session)]
+
+
+def __getattr__(name: str) -> Any:
+    # SessionDep (the routes' session parameter) is made on first use: the Celery worker imports this
+    # module too, and FastAPI costs it ~0.4 CPU-s per start for nothing (issue 31).
+    if name == "SessionDep":
+        from fastapi import Depends
+
+        alias = Annotated[AsyncSession, Depends(get_session)]
+        globals()[name] = alias  # one alias, as the module-level one was: later reads skip this
+        return alias
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @contextmanager

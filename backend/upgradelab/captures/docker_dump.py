@@ -25,8 +25,6 @@ import contextlib
 import os
 import uuid
 
-from docker.errors import APIError, NotFound
-
 from upgradelab.captures.dump import DumpClient, DumpFailed
 from upgradelab.targets.provisioners.docker import DockerProvisioner
 from upgradelab.targets.provisioners.docker_engine import (
@@ -68,6 +66,8 @@ def docker_client(lab: DockerProvisioner, flavor: str) -> DumpClient:
     env = {key: os.environ[key] for key in _ENGINE_ENV if key in os.environ}
 
     def remove() -> None:
+        from docker.errors import APIError, NotFound  # at first use, not at import (issue 31)
+
         client = engine_client()
         # ignore_removed: the `--rm` container may remove itself between the list and its inspect (ci23)
         found = client.containers.list(

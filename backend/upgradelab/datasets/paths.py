@@ -21,8 +21,6 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from fastapi import HTTPException, status
-
 REFUSED = "path: not a readable file in UPGRADELAB_DATASET_DIRS"
 DISABLED = (
     "path: taking a dataset from a path is off; an admin turns it on by listing the allowed "
@@ -83,6 +81,8 @@ def open_allowed(text: str, directories: list[Path]) -> BinaryIO:
 def open_or_refuse(text: str, directories: list[Path]) -> BinaryIO:
     """open_allowed for the API: 422 DISABLED when no directory is listed, 422 REFUSED (the same
     bytes whatever the reason) when the path is refused."""
+    from fastapi import HTTPException, status  # for the API only: the worker imports this module too
+
     if not directories:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, DISABLED)
     try:

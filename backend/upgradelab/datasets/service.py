@@ -19,7 +19,6 @@ from pathlib import Path
 
 import anyio
 import anyio.to_thread
-from fastapi import HTTPException, status
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
@@ -34,6 +33,8 @@ from upgradelab.settings import get_settings
 from upgradelab.worker import REMOVE_DATASET_COPIES, celery_app
 
 MAX_BYTES = 20 * 1024**3  # 20 GiB: beyond that a dump belongs on the worker (from a path)
+# The API's functions import FastAPI's HTTPException where they raise it: the worker imports this
+# module (record_load) and FastAPI costs each worker start ~0.4 CPU-s (issue 31).
 
 
 def database_of(name: str) -> str:
@@ -82,6 +83,8 @@ def gone_message(dataset: Dataset) -> str:
 async def get_or_raise(session: AsyncSession, name: str) -> Dataset:
     """The live dataset called `name`; 410 saying how to upload it again when the newest dataset of
     that name was deleted (gone_message), 404 naming it when there never was one."""
+    from fastapi import HTTPException, status
+
     dataset = await session.scalar(select(Dataset).where(Dataset.live_name == name))
     if dataset is not None:
         return dataset
@@ -105,6 +108,8 @@ async def list_datasets(session: AsyncSession, *, deleted: bool = False) -> list
 async def _refuse_existing(session: AsyncSession, name: str) -> None:
     """409 when a live dataset is called `name` or loads into its database (database_of); 422 when
     that database is the server's or the lab's own."""
+    from fastapi import HTTPException, status
+
     database = database_of(name)
     reserved = refusal(database)
     if reserved is not None:
@@ -128,6 +133,8 @@ async def create_from_stream(session: AsyncSession, name: str, chunks: AsyncIter
     """Write the request body to the dataset's file as it arrives (sha256 on the fly); 413 past
     MAX_BYTES, 422 for an empty body, 409 when the name or its database is taken (checked before
     and after the upload), 422 when its database is reserved (_refuse_existing)."""
+    from fastapi import HTTPException, status
+
     await _refuse_existing(session, name)
     final = anyio.Path(await anyio.to_thread.run_sync(_directory)) / f"{name}.dump"
     partial = final.with_suffix(".partial")
@@ -189,6 +196,8 @@ async def delete(
     deleted_by) and every replay report measured on it is kept. `unfinished`: ids of the replays on it
     that have not ended (409 naming them when any); `loaded_on`: the targets its replays loaded it on
     (replay/dataset_use.py), beside the targets of its recorded loads."""
+    from fastapi import HTTPException, status
+
     if unfinished:
         raise HTTPException(
             status.HTTP_409_CONFLICT,

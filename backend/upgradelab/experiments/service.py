@@ -3,7 +3,6 @@
 from dataclasses import asdict
 from typing import Any
 
-from fastapi import HTTPException, status
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -136,6 +135,8 @@ async def check_runnable(session: AsyncSession, experiment: Experiment) -> None:
             continue
         refused = _refused_option(options, target, await _names(lists, target))
         if refused is not None:
+            from fastapi import HTTPException, status  # the worker imports this module too (issue 31)
+
             raise HTTPException(
                 status.HTTP_409_CONFLICT,
                 f"experiment {experiment.id}, variant {variant['name']!r}: {refused[1]}; "
@@ -164,6 +165,8 @@ def validate_parameters(slug: str, raw: dict[str, Any]) -> BaseModel:
     try:
         return WORKLOADS[slug].Parameters.model_validate(raw)
     except ValidationError as error:
+        from fastapi import HTTPException
+
         raise HTTPException(
             422,
             [

@@ -9,11 +9,10 @@ as a name such as `init-fil` or `datadi` would be expanded by the server to `ini
 """
 
 import subprocess
+import sys
 import tarfile
 
 from anyio import to_thread
-from docker.errors import DockerException
-from fastapi import HTTPException, status
 
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
@@ -24,6 +23,23 @@ from upgradelab.targets.provisioners import ExistingProvisioner, ProvisionError,
 
 class OptionListUnavailable(RuntimeError):
     """The target's option names could not be read; the message names the target and the cause."""
+
+
+# what makes a list unreadable (OptionListUnavailable), with _docker_errors()
+_UNREADABLE: tuple[type[Exception], ...] = (
+    ProvisionError,
+    OSError,
+    subprocess.SubprocessError,
+    tarfile.TarError,
+)
+
+
+def _docker_errors() -> tuple[type[Exception], ...]:
+    # The Docker client's DockerException, when a docker target loaded the client (the build itself
+    # may be its first use): only then can one be raised, and no start imports docker (~0.15 CPU-s)
+    # for this check (issue 31). Read after the error, so a client loaded by the build counts.
+    errors = sys.modules.get("docker.errors")
+    return (errors.DockerException,) if errors is not None else ()
 
 
 def build(target: Target, settings: Settings | None = None) -> ServerNames | None:
@@ -37,7 +53,9 @@ def build(target: Target, settings: Settings | None = None) -> ServerNames | Non
         return None
     try:
         return server_names(provisioner_for(target, settings), settings)
-    except (ProvisionError, OSError, subprocess.SubprocessError, tarfile.TarError, DockerException) as error:
+    except Exception as error:
+        if not isinstance(error, _UNREADABLE + _docker_errors()):
+            raise
         raise OptionListUnavailable(
             f"target {target.name}: the option names of its server cannot be read, so no option can "
             f"be checked: {str(error)[:300]}"
@@ -49,6 +67,8 @@ async def names_or_503(target: Target) -> ServerNames | None:
     try:
         return await to_thread.run_sync(build, target)
     except OptionListUnavailable as error:
+        from fastapi import HTTPException, status  # the worker imports this module too (issue 31)
+
         raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, str(error)) from error
 
 

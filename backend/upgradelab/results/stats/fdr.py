@@ -15,8 +15,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
-from scipy.stats import mstats
 
 from upgradelab.results.stats import paired
 
@@ -27,6 +25,9 @@ def paired_p_value(logs: Sequence[float]) -> float | None:
     """Two-sided p-value that the paired per-round log ratios `logs` centre on 0 (no change), by the
     trimmed-mean statistic of paired.py ("trimmed"). None below 3 rounds. Identical values: 1.0
     when they are 0, else 0.0 (no spread: the shift is exact)."""
+    from scipy import stats  # ~1 CPU-s: imported by the first p-value, not by every importer
+    from scipy.stats import mstats
+
     values = np.asarray(logs, dtype=float)
     if len(values) < 3:
         return None
@@ -45,6 +46,8 @@ def adjusted(p_values: Sequence[float]) -> list[float]:
     [] for no input. A comparison is a discovery at rate q when its adjusted p-value is <= q."""
     if not len(p_values):
         return []
+    from scipy import stats
+
     return [float(v) for v in stats.false_discovery_control(np.asarray(p_values, dtype=float), method="bh")]
 
 

@@ -21,8 +21,6 @@ them). Output: (point, low, high) in the same log units; the caller back-transfo
 from typing import Literal
 
 import numpy as np
-from scipy import stats
-from scipy.stats import mstats
 
 Estimator = Literal["t", "hodges-lehmann", "trimmed"]
 ESTIMATORS: tuple[Estimator, ...] = ("t", "hodges-lehmann", "trimmed")
@@ -43,6 +41,8 @@ def shift(
         value = float(logs[0])
         return value, value, value
     if estimator == "t":
+        from scipy import stats  # ~1 CPU-s: imported by the first interval, not by every importer
+
         ci = stats.ttest_1samp(logs, 0.0).confidence_interval(confidence)
         return float(np.mean(logs)), float(ci.low), float(ci.high)
     if estimator == "trimmed":
@@ -55,6 +55,9 @@ def _trimmed(logs: np.ndarray, confidence: float) -> tuple[float, float, float]:
     # n - 2g - 1: measured on normal rounds, the standard interval misses a true null in 6.4 % of runs
     # at 10 rounds and 6.1 % at 20 (a false verdict above the 5 % the A/A control promises); with
     # n - 2g - 2 it is 5.4 % and 5.2 %, and under load bursts only ~10 % wider (bench/README.md).
+    from scipy import stats
+    from scipy.stats import mstats
+
     kept = len(logs) - 2 * int(TRIM * len(logs))
     point = float(stats.trim_mean(logs, TRIM))
     half = float(stats.t.ppf((1 + confidence) / 2, max(1, kept - 2))) * float(

@@ -8,11 +8,7 @@ DockerProvisioner (docker.py) option checks and starts.
 
 import contextlib
 import uuid
-from typing import Any
-
-import docker
-from docker.errors import APIError, ImageNotFound, NotFound
-from docker.models.containers import Container
+from typing import TYPE_CHECKING, Any
 
 from upgradelab.settings import Settings
 from upgradelab.targets.options import render_option
@@ -35,6 +31,12 @@ from upgradelab.targets.provisioners.docker_engine import (
     tar_of,
 )
 from upgradelab.targets.provisioners.docker_settings import docker_settings
+
+# the Docker client (~0.15 CPU-s with requests) is imported by a docker target's first use, not by
+# every start that imports the provisioners (issue 31)
+if TYPE_CHECKING:
+    import docker
+    from docker.models.containers import Container
 
 _SLOT_LABEL = "upgradelab.slot"
 DATADIR = "/var/lib/mysql"
@@ -81,7 +83,7 @@ class DockerContainer:
         return self._password
 
     @property
-    def docker(self) -> docker.DockerClient:
+    def docker(self) -> "docker.DockerClient":
         """The engine client, connected on first use (ProvisionError when the engine is down)."""
         if self._docker is None:
             self._docker = engine_client()
@@ -104,6 +106,8 @@ class DockerContainer:
     # ---- images ----------------------------------------------------------------------------------
     def _image_id(self) -> str:
         """The local image's id, pulling it when missing (pull: missing); ProvisionError if neither works."""
+        from docker.errors import APIError, ImageNotFound
+
         try:
             return str(self.docker.images.get(self.cfg.image).id)
         except ImageNotFound:
@@ -162,6 +166,8 @@ class DockerContainer:
     def log_tail(self, lines: int = 25) -> str:
         """The last lines of the container's output (the server's error log goes to stderr)."""
         if self._container is not None:
+            from docker.errors import APIError, NotFound
+
             with contextlib.suppress(APIError, NotFound):
                 self._last_log = self._container.logs(tail=lines).decode(errors="replace").rstrip()
         return "\n".join(self._last_log.splitlines()[-lines:])
@@ -216,6 +222,8 @@ class DockerContainer:
         if self._container is None:
             return
         self.log_tail(200)  # kept for a later log_tail()
+        from docker.errors import NotFound
+
         try:
             self.thaw()  # a paused container does not take the stop signal
             self._container.stop(timeout=int(timeout_s))
@@ -248,6 +256,8 @@ class DockerContainer:
     def stop_all(self, timeout_s: float = 120.0) -> list[int]:
         """Stop and remove every server container of this target (all slots), found by its labels;
         returns their host pids (0 for one that was not running)."""
+        from docker.errors import APIError, NotFound
+
         filters = [f"{MANAGED_LABEL}=1", f"{TARGET_LABEL}={self.target_name}", f"{ROLE_LABEL}=server"]
         stopped = []
         for container in self.docker.containers.list(

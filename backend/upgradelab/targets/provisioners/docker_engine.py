@@ -4,11 +4,14 @@ target creates, the clean-up of what a killed worker left behind, and the archiv
 import contextlib
 import io
 import tarfile
-
-import docker
-from docker.errors import DockerException, NotFound
+from typing import TYPE_CHECKING
 
 from upgradelab.targets.provisioners.base import ProvisionError
+
+# the Docker client (~0.15 CPU-s with requests) is imported by a docker target's first use, not by
+# every start that imports the provisioners (issue 31)
+if TYPE_CHECKING:
+    import docker
 
 MANAGED_LABEL = "upgradelab.managed"
 TARGET_LABEL = "upgradelab.target"
@@ -21,11 +24,14 @@ INSTALL_COMMAND = (
 )
 
 
-def engine_client(timeout_s: int = 300) -> docker.DockerClient:
+def engine_client(timeout_s: int = 300) -> "docker.DockerClient":
     """A client of the engine DOCKER_HOST names (default: /var/run/docker.sock), checked with a ping.
 
     Raises ProvisionError when the engine does not answer, naming INSTALL_COMMAND.
     """
+    import docker
+    from docker.errors import DockerException
+
     try:
         client = docker.from_env(timeout=timeout_s)
         client.ping()
@@ -41,6 +47,8 @@ def cleanup(target: str | None = None, *, templates: bool = False) -> list[str]:
     Returns the removed containers' and volumes' names. ProvisionError when the engine is down.
     Source: the labels every DockerProvisioner puts on what it creates.
     """
+    from docker.errors import NotFound
+
     client = engine_client()
     filters = [f"{MANAGED_LABEL}=1", *([f"{TARGET_LABEL}={target}"] if target else [])]
     removed: list[str] = []

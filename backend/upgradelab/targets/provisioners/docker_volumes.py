@@ -5,8 +5,6 @@ import contextlib
 import uuid
 from typing import Any
 
-from docker.errors import NotFound
-
 from upgradelab.targets.provisioners import credentials
 from upgradelab.targets.provisioners.base import ProvisionError, select_version
 from upgradelab.targets.provisioners.docker_container import DATADIR, DockerContainer
@@ -31,6 +29,8 @@ class DockerVolumes(DockerContainer):
 
     def _volume_key(self, name: str) -> str | None:
         """The admin key a volume is labelled with; None when it has none or does not exist."""
+        from docker.errors import NotFound  # at first use, not at import (docker_container.py)
+
         try:
             volume = self.docker.volumes.get(name)
         except NotFound:
@@ -38,11 +38,15 @@ class DockerVolumes(DockerContainer):
         return (volume.attrs.get("Labels") or {}).get(KEY_LABEL)
 
     def _remove_volume(self, name: str) -> None:
+        from docker.errors import NotFound
+
         with contextlib.suppress(NotFound):
             self.docker.volumes.get(name).remove(force=True)
 
     # ---- initialization --------------------------------------------------------------------------
     def _template(self) -> Any:
+        from docker.errors import NotFound
+
         try:
             return self.docker.volumes.get(self.template_volume)
         except NotFound:
