@@ -42,6 +42,10 @@ def start_worker(**_: Any) -> None:
     other signal handlers connected."""
     get_settings()  # a bad setting fails the worker's start, not its first job
     prepare_process()
+    # scipy (~1 CPU-s) once here, where the prefork pool processes inherit it, rather than in each of
+    # them at its first interval (results/stats import it lazily, for the API's and CLI's starts)
+    import scipy.stats  # noqa: F401
+
     worker_ready.connect(_start_reaper, weak=False)
     worker_process_init.connect(_forget_parent_connections, weak=False)
     worker_shutdown.connect(_stop_reaper, weak=False)
