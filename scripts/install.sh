@@ -112,9 +112,28 @@ venv() {
 
 ui() {
   if [ ! -d frontend/node_modules ] || [ frontend/package-lock.json -nt frontend/node_modules/.package-lock.json ]; then
-    # --prefer-offline: the lock file names every tarball with its hash, so a cached one is the same
-    # bytes; it spares the registry's revalidations (~25 s instead of ~35 s here); a fresh machine fetches
-    (cd frontend && npm ci --no-audit --no-fund --prefer-offline)
+    # The machine keeps one copy of node_modules per package-lock.json (its sha256): a fresh clone copies
+    # it (~2 s) instead of npm ci (~25 s, ~20 CPU-s of extraction). A plain copy, not hard links: a
+    # build writing into node_modules must not change the machine's copy.
+    local lock_sum cache_root cached
+    lock_sum=$(sha256sum frontend/package-lock.json | cut -c1-16)
+    cache_root=${UPGRADELAB_NODE_CACHE:-/var/cache/upgradelab/node_modules}
+    cached="$cache_root/$lock_sum"
+    if [ -f "$cached/.complete" ]; then
+      rm -rf frontend/node_modules
+      cp -a "$cached/node_modules" frontend/node_modules
+      touch frontend/node_modules/.package-lock.json
+    else
+      # --prefer-offline: the lock file names every tarball with its hash, so a cached one is the same
+      # bytes; it spares the registry's revalidations (~25 s instead of ~35 s here); a fresh machine fetches
+      (cd frontend && npm ci --no-audit --no-fund --prefer-offline)
+      # kept for the next clone: made aside, then renamed (two clones installing at once both succeed)
+      mkdir -p "$cache_root"
+      local staging
+      staging=$(mktemp -d "$cache_root/.staging.XXXXXX")
+      if cp -a frontend/node_modules "$staging/node_modules" && touch "$staging/.complete" &&
+        mv -T "$staging" "$cached" 2>/dev/null; then :; else rm -rf "$staging"; fi
+    fi
   fi
   local stamp=frontend/dist/.upgradelab-built changed=""
   if [ -f "$stamp" ]; then
