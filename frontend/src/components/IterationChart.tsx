@@ -1,4 +1,4 @@
-import { useMemo } from 'react'
+import { memo, useMemo } from 'react'
 import type { ColumnSeries } from '../client'
 import { downsampleColumns } from '../charts/downsample'
 import { pointBudget } from '../charts/width'
@@ -20,8 +20,9 @@ interface Props {
 const keyOf = (variantIndex: number) => `v${variantIndex}`
 
 /** Seconds per iteration (drawn in ms), one line per variant from its own columns, drawn as one SVG path
- * each (LineSpec.columns): no merged table of every x position, no element or layout object per point. */
-export function IterationChart({ series, iterations, pngName }: Props) {
+ * each (LineSpec.columns): no merged table of every x position, no element or layout object per point.
+ * Memoised: a page's other updates (a clock, refetches) do not redraw it while its props stay the same. */
+export const IterationChart = memo(function IterationChart({ series, iterations, pngName }: Props) {
   const drawn = useMemo(() => downsampleColumns(series, pointBudget()), [series])
   const lines = useMemo(
     () =>
@@ -54,4 +55,4 @@ export function IterationChart({ series, iterations, pngName }: Props) {
       />
     </div>
   )
-}
+})
