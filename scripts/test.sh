@@ -17,6 +17,25 @@ install_s=$((SECONDS - started))
 # cache is keyed by each file's hash, so a changed file is checked again).
 mypy_cache=${UPGRADELAB_MYPY_CACHE:-/var/cache/upgradelab/mypy}
 mkdir -p "$mypy_cache"
+# The same for tsc (its incremental build info: relative paths, a file's hash per entry) and ESLint (its
+# cache, content hashes; its keys are absolute paths, so the clone's path is written in): a fresh clone
+# is type-checked and linted in ~8 CPU-s instead of ~37.
+ui_cache=${UPGRADELAB_UI_CHECK_CACHE:-/var/cache/upgradelab/ui-checks}
+mkdir -p "$ui_cache"
+ui_checks() {
+  local here
+  here=$(pwd -P)
+  cp "$ui_cache/tsc.tsbuildinfo" .tsc.tsbuildinfo 2>/dev/null || true
+  if [ -f "$ui_cache/eslintcache" ] && [ -f "$ui_cache/eslint-root" ]; then
+    sed "s#$(cat "$ui_cache/eslint-root")/#$here/#g" "$ui_cache/eslintcache" > .eslintcache
+  fi
+  npx tsc --noEmit --incremental --tsBuildInfoFile .tsc.tsbuildinfo
+  npx eslint --cache --cache-strategy content --cache-location .eslintcache .
+  cp .tsc.tsbuildinfo "$ui_cache/tsc.tsbuildinfo.$$" && mv "$ui_cache/tsc.tsbuildinfo.$$" "$ui_cache/tsc.tsbuildinfo"
+  cp .eslintcache "$ui_cache/eslintcache.$$" && mv "$ui_cache/eslintcache.$$" "$ui_cache/eslintcache"
+  echo "$here" > "$ui_cache/eslint-root"
+  npm run --silent test
+}
 static_checks() {
 echo "== lint, format, types" >&2
 (cd backend && ../.venv/bin/ruff check . ../bench && ../.venv/bin/ruff format --check . ../bench &&
@@ -28,7 +47,7 @@ echo "== lint, format, types" >&2
 .venv/bin/python scripts/docs_check.py
 # the committed API client must be what the backend's schemas generate (scripts/client.sh)
 bash scripts/client.sh --check
-(cd frontend && npm run --silent typecheck && npm run --silent lint && npm run --silent test)
+(cd frontend && ui_checks)
 # the first page's JavaScript (entry + /runs or sign-in chunks of the build install.sh made) at most 120 kB gzip
 (cd frontend && node scripts/first-page-size.mjs)
 }

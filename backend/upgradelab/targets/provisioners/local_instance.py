@@ -154,7 +154,22 @@ class LocalInstance:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
 
     def _fail(self, what: str, detail: str = "") -> ProvisionError:
+        """ProvisionError naming the target: `detail`, else the error log's tail, else (a server that
+        exited before it opened its error log: a bad option file, the chroot, the binary) the tail of
+        what the server process printed (stdio.log, kept across starts of this slot)."""
         tail = detail or self.log_tail()
+        if tail:
+            return ProvisionError(f"target {self.target_name}: {what}\n--- log tail ---\n{tail}")
+        printed = self._printed_tail()
         return ProvisionError(
-            f"target {self.target_name}: {what}" + (f"\n--- log tail ---\n{tail}" if tail else "")
+            f"target {self.target_name}: {what}"
+            + (f"\n--- server output (stdio.log) ---\n{printed}" if printed else "")
         )
+
+    def _printed_tail(self, lines: int = 15) -> str:
+        """The last lines the server processes of this slot printed on stdout/stderr ('' when none)."""
+        try:
+            text = self._host("stdio.log").read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
