@@ -268,34 +268,45 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 # ---- the longest test files first --------------------------------------------------------------------
 # pytest-xdist (`--dist loadfile`) hands out whole files in collection order, each worker holding at most
 # two ahead. A long file handed out last ends the suite with one worker busy and the others idle, so the
-# longest files (measured: `--durations` of the gate run, seconds per file with its set-up) go first.
+# longest files (measured: each file's wall clock from its first test to the next file, in a gate run) go first.
 # A file named here that no longer exists is simply not found; a new long file belongs in this list.
-LONGEST_FIRST = [  # seconds per file in a loaded gate run (ci19, scripts/test_times.py), then cut
-    "targets/test_docker_compose.py",  # 279 s
-    "faults/test_worker_killed.py",  # 282 s, two tests merged since
-    "cli/test_cli_run.py",  # 360 s, in-process since: ~110 s
-    "pools/test_two_pools.py",  # 180 s
-    "runs/test_existing_runs.py",  # 168 s
-    "faults/test_redis_restart.py",  # 167 s
-    "replay/test_replay_api.py",  # 157 s
-    "replay/test_replay_on_servers.py",  # 145 s
-    "results/test_contrasts_on_servers.py",  # 134 s
-    "replay/test_replay_bounds_and_cancel.py",  # 131 s
-    "workloads/test_count_star.py",  # 126 s
-    "targets/test_docker_provisioner.py",  # 124 s
-    "captures/test_capture_docker_target.py",  # ~60 s alone (new)
-    "probes/test_probes_on_servers.py",  # 112 s
-    "fixsearch/test_fix_global_on_mariadb.py",  # 109 s
-    "targets/test_local_provisioner.py",  # 109 s
-    "replay/test_results_streamed.py",  # 108 s
-    "datasets/test_hostile_dumps.py",  # 103 s
-    "pools/test_metadata_mariadb.py",  # 100 s
-    "faults/test_concurrent_submissions.py",  # 99 s
-    "fixsearch/test_fix_statistics_on_mariadb.py",  # ~50-100 s alone (new)
-    "fixsearch/test_fix_on_mariadb.py",  # 83 s
-    "fixsearch/test_fix_on_mysql.py",  # 71 s, plus a global search since
-    "faults/test_replay_worker_killed.py",  # 95 s
-    "browser/test_fix_search_page.py",  # 42 s
+LONGEST_FIRST = [  # seconds per file in a gate run on 4 workers (ci28, main a8a041b; a file's own wall clock)
+    "faults/test_worker_killed.py",  # 172 s
+    "targets/test_docker_compose.py",  # 140 s
+    "pools/test_two_pools.py",  # 113 s
+    "targets/test_docker_provisioner.py",  # 110 s
+    "probes/test_probes_on_servers.py",  # 107 s
+    "replay/test_replay_api.py",  # 107 s
+    "faults/test_redis_restart.py",  # 106 s
+    "fixsearch/test_fix_global_on_mariadb.py",  # 100 s
+    "workloads/test_count_star.py",  # 93 s
+    "datasets/test_hostile_dumps.py",  # 93 s
+    "runs/test_existing_runs.py",  # 93 s
+    "targets/test_local_provisioner.py",  # 84 s
+    "experiments/test_variant_settings.py",  # 83 s
+    "replay/test_replay_on_servers.py",  # 76 s
+    "replay/test_replay_bounds_and_cancel.py",  # 73 s
+    "faults/test_replay_worker_killed.py",  # 70 s
+    "fixsearch/test_fix_on_mysql.py",  # 67 s
+    "browser/test_template_form.py",  # 66 s
+    "pools/test_metadata_postgresql.py",  # 66 s
+    "targets/test_statement_timeout.py",  # 64 s
+    "pools/test_metadata_mariadb.py",  # 62 s
+    "faults/test_concurrent_submissions.py",  # 62 s
+    "targets/test_spares.py",  # 61 s
+    "targets/test_server_credentials.py",  # 61 s
+    "replay/test_replay_accounts.py",  # 60 s
+    "cli/test_cli_run.py",  # 60 s
+    "browser/test_contrast_cases.py",  # 57 s
+    "runs/test_interleaved.py",  # 56 s
+    "fixsearch/test_fix_on_mariadb.py",  # 55 s
+    "results/test_contrasts_on_servers.py",  # 55 s
+    "replay/test_results_streamed.py",  # 55 s
+    "datasets/test_dataset_records.py",  # 54 s
+    "workloads/test_hostile_custom_sql.py",  # 53 s
+    "browser/test_fix_search_page.py",  # 52 s
+    "runs/test_mixed_targets.py",  # 52 s
+    "workloads/test_charset_oltp.py",  # 51 s
 ]
 
 
