@@ -268,7 +268,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 # ---- the longest test files first --------------------------------------------------------------------
 # pytest-xdist (`--dist loadfile`) hands out whole files in collection order, each worker holding at most
 # two ahead. A long file handed out last ends the suite with one worker busy and the others idle, so the
-# longest files (measured: each file's wall clock from its first test to the next file, in a gate run) go first.
+# longest files (measured: each file's wall clock, its first test to the next file's, in a gate run) go first.
 # A file named here that no longer exists is simply not found; a new long file belongs in this list.
 LONGEST_FIRST = [  # seconds per file in a gate run on 4 workers (ci28, main a8a041b; a file's own wall clock)
     "faults/test_worker_killed.py",  # 172 s
