@@ -8,7 +8,6 @@ running killed, no server left, its locks free and what it measured kept, marked
 import csv
 import io
 import re
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ from redis import Redis
 from sqlalchemy import select
 from typer.testing import CliRunner, Result
 
-from tests.conftest import BIN, STATE, auth_headers
+from tests.conftest import STATE, auth_headers
 from tests.datasets.conftest import delete_dataset
 from upgradelab.cli import app
 from upgradelab.db import sync_session
@@ -78,19 +77,10 @@ def http(api: str) -> Iterator[httpx.Client]:
         delete_dataset(one, "hostile")  # waits until its copies are gone from the targets
 
 
-def _cli(api: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """The installed `upgradelab replay ARGS` script in its own process (the entry point itself)."""
-    return subprocess.run(
-        [str(BIN / "upgradelab"), "replay", *args, "--api", api],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
 def _cli_here(api: str, *args: str) -> Result:
     """`upgradelab replay ARGS` through the same Typer app in this process: the same requests to the
-    API, without an interpreter start and the CLI's imports (about 3 s of CPU on this host)."""
+    API, without an interpreter start and the CLI's imports (about 3 s of CPU on this host). The
+    installed entry point in its own process: tests/replay/test_replay_api.py."""
     return CliRunner().invoke(app, ["replay", *args, "--api", api])
 
 
@@ -99,12 +89,12 @@ def test_writes_are_refused_and_statements_stop_at_their_bound(http: httpx.Clien
     queries.write_text(HOSTILE)
     variants = [arg for name in VARIANTS for arg in ("--variant", name)]
     started = time.monotonic()
-    done = _cli(
+    done = _cli_here(
         api, "--dataset", "hostile", "--queries", str(queries), *variants,
         "--rounds", "2", "--passes", "1", "--statement-timeout", "2",
     )  # fmt: skip
     elapsed = time.monotonic() - started
-    assert done.returncode & 2 and not done.returncode & 8, done.stderr  # a regression: timed out on MySQL
+    assert done.exit_code & 2 and not done.exit_code & 8, done.stderr  # a regression: timed out on MySQL
     replay_id = int(re.search(r"replay (\d+) queued", done.stderr)[1])  # type: ignore[index]
     # the summary names both kinds of outcome, per variant and statement
     assert f"mariadb-11.8: {REFUSED_TEXT}: SELECT f()" in done.stdout, done.stdout
