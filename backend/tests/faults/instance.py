@@ -5,10 +5,12 @@ server directory and target ports (tests/ports.py FAULT_*), so killing or restar
 leaves the session's fixtures (tests/conftest.py) alone. Processes are started with their own
 environment; the test process reads the instance's database through its own engine.
 
-The metadata database is set up once per test process by the CLI, as `make up` does (migrations, the
-targets moved to the fault ports, an admin and a token: `Template`), and each instance starts from a
-copy of that file: the same rows as its own `db upgrade` would give, without three CLI starts
-(~3.5 s of CPU each) per test.
+The metadata database is set up once per test process (`Template`): the migrations, the targets
+moved to the fault ports, an admin and a token, written by the functions `make up`'s CLI commands
+call (`db upgrade`, `users create-admin`, `users token`) in this process, which spares three CLI
+starts (~3.5 s of CPU each; those entry points run as processes in tests/pools/test_metadata_*.py,
+tests/users/test_auth.py and tests/targets/test_docker_compose.py). Each instance starts from a copy
+of that file: the same rows as its own `db upgrade` would give.
 """
 
 import json
@@ -32,9 +34,12 @@ from sqlalchemy.orm import Session
 from tests import ports
 from tests.conftest import BIN, _wait_port
 from upgradelab.execution.status import FINAL_STATUSES
+from upgradelab.migrations import upgrade_head
 from upgradelab.results.store.models import Sample
 from upgradelab.settings import Settings
 from upgradelab.streaming.keys import stream_key
+from upgradelab.users.models import Role
+from upgradelab.users.service import create_user_sync, issue_token_sync
 
 FINAL: frozenset[str] = FINAL_STATUSES
 SERVER_DIR = f"/var/lib/upgradelab/test-servers-{ports.SESSION}-faults"
@@ -49,8 +54,8 @@ DEFAULT_HEARTBEAT_S: float = Settings.model_fields["job_heartbeat_s"].default
 class LabInstance:
     """Redis, worker and API of one throw-away instance; every method is bounded in time.
 
-    `template`: a prepared database to copy (the fault tests'); without one, `prepare` runs the CLI
-    (an instance whose metadata database is elsewhere: tests/pools/test_metadata_*.py).
+    `template`: a prepared database to copy (the fault tests'); without one, `prepare` migrates a new
+    one and signs in an admin (`Template`; tests/pools/metadata_lab.py's for a database elsewhere).
     `lease_s`, `heartbeat_s`: the workers' job lease and heartbeat (s, UPGRADELAB_JOB_LEASE_TTL_S /
     _HEARTBEAT_S); the product's defaults unless a test that waits out a lease asks for less."""
 
@@ -83,15 +88,14 @@ class LabInstance:
             shutil.copyfile(self.template.database, self.state / _DATABASE)
             self.token = self.template.token
             return
-        self._cli("db", "upgrade")
+        upgrade_head(f"sqlite+pysqlite:///{self.state / _DATABASE}")
         with Session(self.engine) as session:
             for name, port in TARGET_PORTS.items():
                 move = "UPDATE target SET settings = json_set(settings, '$.port', :port) WHERE name = :name"
                 session.execute(text(move), {"port": port, "name": name})
             session.commit()
-        password = {"UPGRADELAB_ADMIN_PASSWORD": "faults-admin"}
-        self._cli("users", "create-admin", "--username", "admin", extra=password)
-        self.token = self._cli("users", "token", "--username", "admin", "--label", "faults").strip()
+            admin = create_user_sync(session, "admin", "faults-admin", Role.admin)
+            self.token = issue_token_sync(session, admin, "faults")
 
     def _cli(self, *args: str, extra: dict[str, str] | None = None) -> str:
         done = subprocess.run(
@@ -290,15 +294,15 @@ def _instance_env(state: Path) -> dict[str, str]:
 
 
 class Template:
-    """A metadata database prepared once by the CLI (`LabInstance.prepare` without a template): its
-    `database` file, which instances copy, and the admin's bearer `token`."""
+    """A metadata database prepared once (`LabInstance.prepare` without a template): its `database`
+    file, which instances copy, and the admin's bearer `token`."""
 
     def __init__(self) -> None:
         seed = LabInstance()
         seed.prepare()
         seed.engine.dispose()
         self.state, self.database, self.token = seed.state, seed.state / _DATABASE, seed.token
-        assert not list(self.state.glob(f"{_DATABASE}-*")), "the CLI left a WAL behind: copy it too"
+        assert not list(self.state.glob(f"{_DATABASE}-*")), "the set-up left a WAL behind: copy it too"
 
     def remove(self) -> None:
         shutil.rmtree(self.state, ignore_errors=True)

@@ -13,7 +13,7 @@ import pytest
 from redis import Redis
 from typer.testing import CliRunner, Result
 
-from tests.conftest import BIN, STATE
+from tests.conftest import STATE
 from tests.datasets.conftest import delete_dataset
 from tests.faults.helpers import submit, wait_final, wait_until
 from tests.faults.instance import parent_of
@@ -96,28 +96,20 @@ def test_a_pool_without_a_live_worker_says_so_and_lists_the_run_waiting(
     assert client.post(f"/api/runs/{run_id}/cancel").json()["status"] == "cancelled"
     assert client.get("/api/pools/jobs/run/999999").status_code == 404
     assert client.get("/api/pools/jobs/attribution/1").status_code == 422
-    local = client.get(f"/api/pools/jobs/run/{submit(client, LOCAL, iterations=1)}").json()
-    assert local["pool"] == "local" and local["live_workers"] >= 1 and local["message"] is None
-
-
-def _cli(api: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """The CLI as a user starts it: its entry point, a process of its own."""
-    return subprocess.run(
-        [str(BIN / "upgradelab"), *args, "--api", api], capture_output=True, text=True, timeout=120
-    )
+    # a job of a pool with a live worker: the last test's run on pool local (one run and server fewer)
 
 
 def _cli_in_process(api: str, *args: str) -> Result:
-    """The CLI's parsing and printing in this process (typer's CliRunner): `upgradelab run` spends
-    ~2.8 CPU-s on start-up as a subprocess; its entry point is run as one in tests/cli/."""
+    """The CLI's parsing and printing in this process (typer's CliRunner): a CLI process spends
+    ~2.8 CPU-s on start-up; its entry point is run as one in tests/cli/."""
     return CliRunner().invoke(app, [*args, "--api", api])
 
 
 def test_the_cli_lists_the_pools_and_says_when_a_run_waits_without_a_worker(
     east: subprocess.Popen[bytes], client: httpx.Client, api: str
 ) -> None:
-    listed = _cli(api, "pools")
-    assert listed.returncode == 0, listed.stderr
+    listed = _cli_in_process(api, "pools")
+    assert listed.exit_code == 0, listed.stderr
     lines = {line.split()[0]: line for line in listed.stdout.splitlines() if not line.startswith(" ")}
     assert "1 live worker(s)" in lines["east"] and "targets: mysql-9.7" in lines["east"]
     assert "NO LIVE WORKER" in lines["west"]
@@ -163,6 +155,8 @@ def test_each_run_goes_to_its_pools_worker_and_a_killed_pool_loses_only_its_run(
 ) -> None:
     on_local = submit(client, LOCAL, iterations=150)
     on_east = submit(client, EAST, iterations=5000)
+    local = client.get(f"/api/pools/jobs/run/{on_local}").json()
+    assert local["pool"] == "local" and local["live_workers"] >= 1 and local["message"] is None
     assert _worker_of(on_local, client) == worker.pid
     assert _worker_of(on_east, client) == east.pid
 
