@@ -98,35 +98,41 @@ def test_run_with_accepted_settings_succeeds(client: httpx.Client) -> None:
     assert run["iterations_done"] == 2  # one per variant
 
 
-@pytest.mark.parametrize(
-    ("variant", "answer"),
-    [
-        (
-            {"target": "mysql-9.7", "set_global": {"innodb_no_such_thing": "1"}},
-            "SET GLOBAL innodb_no_such_thing = 1: "
-            "SHOW GLOBAL VARIABLES has no variable 'innodb_no_such_thing'",
-        ),
-        (
-            {"target": "mysql-9.7", "set_global": {"innodb_log_writer_threads": "maybe"}},
-            "SET GLOBAL innodb_log_writer_threads = maybe: (1231) Variable 'innodb_log_writer_threads' "
-            "can't be set to the value of 'maybe'",
-        ),
-        (
-            {"target": "mysql-9.7", "set_session": {"innodb_buffer_pool_size": "1"}},
-            "SET SESSION innodb_buffer_pool_size = 1: (1229)",
-        ),
-        (
-            {"target": "mariadb-10.11", "instance": ["ALTER INSTANCE DISABLE INNODB REDO_LOG"]},
-            "instance statement 'ALTER INSTANCE DISABLE INNODB REDO_LOG': (1064)",
-        ),
-    ],
-)
-def test_run_with_a_setting_the_server_refuses_fails_before_any_iteration_naming_it(
-    client: httpx.Client, variant: dict[str, object], answer: str
+# Each refused setting as its own variant of one run: the pre-flight tries every variant's settings on
+# a scratch start of its own instance and fails each that the server refuses, so one run checks them all.
+REFUSED: list[tuple[dict[str, object], str]] = [
+    (
+        {"target": "mysql-9.7", "set_global": {"innodb_no_such_thing": "1"}},
+        "SET GLOBAL innodb_no_such_thing = 1: SHOW GLOBAL VARIABLES has no variable 'innodb_no_such_thing'",
+    ),
+    (
+        {"target": "mysql-9.7", "set_global": {"innodb_log_writer_threads": "maybe"}},
+        "SET GLOBAL innodb_log_writer_threads = maybe: (1231) Variable 'innodb_log_writer_threads' "
+        "can't be set to the value of 'maybe'",
+    ),
+    (
+        {"target": "mysql-9.7", "set_session": {"innodb_buffer_pool_size": "1"}},
+        "SET SESSION innodb_buffer_pool_size = 1: (1229)",
+    ),
+    (
+        {"target": "mariadb-10.11", "instance": ["ALTER INSTANCE DISABLE INNODB REDO_LOG"]},
+        "instance statement 'ALTER INSTANCE DISABLE INNODB REDO_LOG': (1064)",
+    ),
+]
+
+
+def test_run_with_settings_the_server_refuses_fails_before_any_iteration_naming_each(
+    client: httpx.Client,
 ) -> None:
-    run_id = submit(client, [{**variant, "name": "refused one"}], iterations=2)
+    variants = [{**variant, "name": f"refused {n}"} for n, (variant, _) in enumerate(REFUSED)]
+    run_id = submit(client, variants, iterations=2)
     run = wait_final(client, run_id)
     assert run["status"] == "failed"
-    assert run["error"].startswith("variant 'refused one': ")
-    assert answer in run["error"]
     assert run["iterations_done"] == 0
+    states = {v["name"]: v for v in run["variant_states"]}
+    for n, (_, answer) in enumerate(REFUSED):
+        state = states[f"refused {n}"]
+        assert state["status"] == "failed", state
+        assert state["error"].startswith(f"variant 'refused {n}': "), state["error"]
+        assert answer in state["error"]
+        assert answer in run["error"]  # the run's error joins its variants' errors

@@ -64,7 +64,9 @@ def test_interleaved_run_executes_its_stored_schedule_on_one_frozen_instance_per
     client: httpx.Client,
 ) -> None:
     variants = [{"target": MYSQL}, {"target": MYSQL, "preset": "redo-off"}, {"target": MARIADB}]
-    run_id = _start(client, variants, rounds=5, block=4, seed=7, aa_control=True)
+    # 3 rounds of 2-iteration blocks: the schedule, the blocks and the freezing need no more (24
+    # iterations where 5 x 4 made 80 of the same insert-truncate)
+    run_id = _start(client, variants, rounds=3, block=2, seed=7, aa_control=True)
     watched = _watch_states(client, run_id)
     run = wait_final(client, run_id)
     assert run["status"] == "succeeded", run["error"]
@@ -85,23 +87,23 @@ def test_interleaved_run_executes_its_stored_schedule_on_one_frozen_instance_per
 
     # the schedule stored is the seed's, and it is the order the iterations ran in
     schedule = run["schedule"]
-    assert schedule == plan("interleaved", 5, 4, 7, 4).as_json()
+    assert schedule == plan("interleaved", 3, 2, 7, 4).as_json()
     rows = _iterations(run_id)
-    assert len(rows) == 4 * 5 * 4
+    assert len(rows) == 4 * 3 * 2
     executed: dict[int, list[int]] = defaultdict(list)
     per_block: dict[int, list[Iteration]] = defaultdict(list)
     for row in rows:
         per_block[row.block].append(row)
-    assert sorted(per_block) == list(range(1, 21))
+    assert sorted(per_block) == list(range(1, 13))
     for block in sorted(per_block):
         members = per_block[block]
-        assert len(members) == 4 and len({(m.variant_index, m.round, m.position) for m in members}) == 1
+        assert len(members) == 2 and len({(m.variant_index, m.round, m.position) for m in members}) == 1
         first = members[0]
         assert schedule["order"][first.round - 1][first.position] == first.variant_index
         executed[first.round].append(first.variant_index)
-    assert [executed[r] for r in range(1, 6)] == schedule["order"]  # every variant once per round
+    assert [executed[r] for r in range(1, 4)] == schedule["order"]  # every variant once per round
     for index in range(4):
-        assert [r.iteration for r in rows if r.variant_index == index] == list(range(1, 21))
+        assert [r.iteration for r in rows if r.variant_index == index] == list(range(1, 7))
     # the stream's iteration events carry their round, as stored
     redis = Redis.from_url(get_settings().redis_url)
     try:

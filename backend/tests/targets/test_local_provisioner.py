@@ -19,14 +19,6 @@ def _variable(provisioner: LocalProvisioner, name: str) -> str:
     return str(row[1])
 
 
-def test_variant_option_shows_in_show_variables(provisioner: LocalProvisioner) -> None:
-    provisioner.start(["max-connections=77", "skip-log-bin"])
-    assert _variable(provisioner, "max_connections") == "77"
-    assert _variable(provisioner, "log_bin") == "OFF"
-    provisioner.start(["max-connections=78"])  # the next variant: fresh datadir, new options
-    assert _variable(provisioner, "max_connections") == "78"
-
-
 def test_restart_keeps_data_and_starts_a_new_server_process(provisioner: LocalProvisioner) -> None:
     provisioner.start([])
     connection = provisioner.endpoint.connect()
@@ -45,18 +37,21 @@ def test_restart_keeps_data_and_starts_a_new_server_process(provisioner: LocalPr
     assert row is not None and int(row[1]) < 30
 
 
-def test_start_from_template_has_the_base_options_and_not_the_previous_variants_data(
+def test_each_start_is_a_fresh_template_copy_with_the_base_and_the_variants_options(
     provisioner: LocalProvisioner,
 ) -> None:
-    provisioner.start([])
-    # the target's base options reach the server
+    provisioner.start(["max-connections=77", "skip-log-bin"])
+    # the variant's options and the target's base options reach the server
+    assert _variable(provisioner, "max_connections") == "77"
+    assert _variable(provisioner, "log_bin") == "OFF"
     assert _variable(provisioner, "innodb_buffer_pool_size") == str(128 * 1024 * 1024)
     assert _variable(provisioner, "port") == str(provisioner.cfg.port)
     connection = provisioner.endpoint.connect()
     with connection.cursor() as cursor:
         cursor.execute("CREATE DATABASE leftover")
     connection.close()
-    provisioner.start([])
+    provisioner.start(["max-connections=78"])  # the next variant: fresh datadir, new options
+    assert _variable(provisioner, "max_connections") == "78"
     connection = provisioner.endpoint.connect()
     with connection.cursor() as cursor:
         cursor.execute("SHOW DATABASES LIKE 'leftover'")
