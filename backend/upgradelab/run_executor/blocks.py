@@ -94,7 +94,8 @@ def start_with_dataset(
 
     With a dataset spec the server starts on the kept datadir of its slot; if
     `upgradelab_meta.datasets` holds the spec's hash the dataset is reused, otherwise the server
-    starts again from a fresh copy of the template and the dataset is prepared (progress in
+    starts again from a fresh copy of the template (not again when that start was one already:
+    Provisioner.fresh_data, a slot's first dataset) and the dataset is prepared (progress in
     run.progress) and recorded.
     """
     spec_wanted = _has_dataset(job.workload)
@@ -109,10 +110,11 @@ def start_with_dataset(
         _redo_log_as_wanted(server, job.redo_log)
         set_progress({"phase": "dataset reused", "spec_hash": digest})
         return server
-    server.connection.close()
-    endpoint = provisioner.start(job.options, keep_data=False)
-    server.connection = endpoint.connect()
-    job.apply(server)
+    if not provisioner.fresh_data:
+        server.connection.close()
+        endpoint = provisioner.start(job.options, keep_data=False)
+        server.connection = endpoint.connect()
+        job.apply(server)
     try:
         job.workload.prepare(server)
     except (pymysql.MySQLError, RuntimeError) as error:

@@ -231,6 +231,10 @@ class Provisioner(Protocol):
     target_name: str
     flavor: str
     slot: int
+    # True after a start that began on a fresh copy of the template (no kept datadir was there, or
+    # keep_data was not asked); False when it may hold a kept datadir, or the kind cannot tell (docker,
+    # existing). A dataset's start reads it: a fresh copy need not be started again to be fresh.
+    fresh_data: bool
 
     @property
     def endpoint(self) -> Endpoint:

@@ -48,6 +48,7 @@ class DockerProvisioner(DockerVolumes):
     DockerVolumes (template and data volumes); this one checks options and starts instances."""
 
     kind = "docker"
+    fresh_data = False  # a kept volume or a fresh one: not told apart (Provisioner.fresh_data)
     instances = True  # one container and data volume per slot
 
     # ---- option checks ---------------------------------------------------------------------------

@@ -126,6 +126,7 @@ class ExistingProvisioner:
     """A server the lab connects to but does not run (see module docstring)."""
 
     kind = "existing"
+    fresh_data = False  # the team's server: never a copy of a template
     instances = False  # one server for every variant of the target: it cannot make another
 
     def __init__(

@@ -56,6 +56,7 @@ class LocalProvisioner(LocalTemplate):
     (the initialized template); this one starts instances, with spares, and discards them."""
 
     kind = "local"
+    fresh_data = False  # set by each start (Provisioner.fresh_data)
     instances = True  # any number of servers of this target can run at once (one per slot)
 
     def start(self, options: list[str], *, keep_data: bool = False) -> Endpoint:
@@ -107,6 +108,7 @@ class LocalProvisioner(LocalTemplate):
             raise self._fail(str(not_ready)) from None
         owner._process, owner._throwaway = None, False
         self._served = True
+        self.fresh_data = True  # a spare is started on a fresh copy and has served nothing
         return self.endpoint
 
     def _start(self, options: list[str], keep_data: bool) -> Endpoint:
@@ -114,7 +116,8 @@ class LocalProvisioner(LocalTemplate):
         self._prepare_dir()  # this slot's directory (the template may have been made by another slot)
         data = self._host("data")
         self._keep_at_end = self._keep_at_end or keep_data
-        if not (keep_data and (data / "mysql").is_dir()):
+        self.fresh_data = not (keep_data and (data / "mysql").is_dir())
+        if self.fresh_data:
             shutil.rmtree(data, ignore_errors=True)
             subprocess.run(["cp", "-a", str(self._template_host()), str(data)], check=True)
             (data / READY_MARKER).unlink(missing_ok=True)
