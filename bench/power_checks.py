@@ -27,7 +27,7 @@ bench/README.md ("power_checks.py").
     replay-resolution    bench/replay_resolution.py, mode "after", layout "pass", extension on;
                          goal: A/A "same" >= 90 %, no false slower/faster (A/A and the 32 unchanged
                          shapes), the planted slowdown "slower, plan changed" (issue 20)
-    replay-causes        bench/replay_causes.py's planted replay (A/A, general_log=ON, index dropped);
+    replay-causes        bench/replay_causes.py's planted replay (A/A, general + slow log, index dropped);
                          goal: the per-statement cost one finding, the index drop "plan changed" (with
                          causes: naming rows examined), A/A "same" >= 90 % (issue 33)
     verdicts-under-load  bench/verdict_robustness.py's cases (A vs A, default vs redo-off) with its
