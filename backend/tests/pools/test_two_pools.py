@@ -96,7 +96,8 @@ def test_a_pool_without_a_live_worker_says_so_and_lists_the_run_waiting(
     assert client.post(f"/api/runs/{run_id}/cancel").json()["status"] == "cancelled"
     assert client.get("/api/pools/jobs/run/999999").status_code == 404
     assert client.get("/api/pools/jobs/attribution/1").status_code == 422
-    # a job of a pool with a live worker: the last test's run on pool local (one run and server fewer)
+    # A job of a pool with a live worker is asked of the local run in
+    # test_each_run_goes_to_its_pools_worker_and_a_killed_pool_loses_only_its_run (one run fewer).
 
 
 def _cli_in_process(api: str, *args: str) -> Result:
