@@ -78,7 +78,10 @@ class LocalTemplate(LocalProcess):
         """Start the server on `datadir` ("template" or "data") once with the keying init file
         (credentials.keying_sql: the admin at 127.0.0.1 with this target's password, no `localhost`
         twin, root locked), await SELECT 1 as the admin, stop it, record the key in the datadir.
-        The init file is 0600, owned by the server's user, and removed whatever happens."""
+        The init file is 0600, owned by the server's user, and removed whatever happens. The slot's
+        directory is made the server's first: a template made by another slot (or copied in) keyed
+        again here had the server refused its error log in a directory root made for the option file."""
+        self._prepare_dir()
         cnf = self._write_option_file(f"{datadir}.cnf", datadir, [])
         init_file = self._host("admin.sql")
         init_file.unlink(missing_ok=True)
