@@ -50,7 +50,8 @@ from upgradelab.db import sync_session  # noqa: E402
 from upgradelab.migrations import upgrade_head  # noqa: E402
 from upgradelab.settings import REPO_ROOT, get_settings  # noqa: E402
 from upgradelab.targets.models import Target  # noqa: E402
-from upgradelab.targets.provisioners import LocalProvisioner, provisioner_for  # noqa: E402
+from upgradelab.targets.provisioners import LocalProvisioner, credentials, provisioner_for  # noqa: E402
+from upgradelab.targets.provisioners.local_template import READY_MARKER  # noqa: E402
 from upgradelab.users.models import Role  # noqa: E402
 from upgradelab.users.service import create_user_sync, issue_token_sync  # noqa: E402
 
@@ -186,13 +187,48 @@ def client(api: str) -> Iterator[httpx.Client]:
         yield http
 
 
-def lab_provisioner(name: str, port: int | None = None, suffix: str = "unit") -> LocalProvisioner:
+def lab_provisioner(
+    name: str, port: int | None = None, suffix: str = "unit", *, seeded: bool = True
+) -> LocalProvisioner:
     """A provisioner for a seeded lab target as `<name>-<suffix>` on its own port (default
-    ports.UNIT_TARGETS[name]) and server directory, apart from the worker's."""
+    ports.UNIT_TARGETS[name]) and server directory, apart from the worker's.
+
+    `seeded`: its template is a copy of the session's template of `name` (_seed_template), not
+    initialized again; False for a test of the initialization or keying itself."""
     with sync_session() as session:
         target = session.scalars(select(Target).where(Target.name == name)).one()
     settings = {**target.settings, "port": port or ports.UNIT_TARGETS[name]}
-    return LocalProvisioner(f"{name}-{suffix}", target.flavor, settings, get_settings())
+    provisioner = LocalProvisioner(f"{name}-{suffix}", target.flavor, settings, get_settings())
+    if seeded:
+        seed = {**target.settings, "port": TEST_PORTS[name]}
+        _seed_template(provisioner, LocalProvisioner(name, target.flavor, seed, get_settings()))
+    return provisioner
+
+
+def _seed_template(provisioner: LocalProvisioner, seed: LocalProvisioner) -> None:
+    """Give `provisioner` (a test's `<name>-<suffix>`) a copy of `seed`'s template (the session's
+    worker's target `<name>`: made once per session anyway) and the seed's admin password, unless
+    its template is made already.
+
+    A template costs a `mysqld --initialize-insecure` or `mariadb-install-db` and a keying start:
+    ~2.5 CPU-s for MySQL 9.7, on a gate that made one per suffix and server (about 30 per session).
+    The copy is what every start does with a template anyway (data/ is a `cp -a` of it): the same
+    server, the same settings (only the port differs, which a datadir does not record), the same key,
+    since the password is the seed's. Paths in the template are relative to its datadir."""
+    if (provisioner._template_host() / READY_MARKER).exists():
+        return
+    seed.ensure_initialized()
+    password = credentials.password_file(provisioner.target_name, provisioner.app)
+    if not password.exists():
+        password.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        shutil.copy2(credentials.password_file(seed.target_name, seed.app), password)
+    with provisioner._template_lock():
+        template = provisioner._template_host()
+        if (template / READY_MARKER).exists():
+            return
+        shutil.rmtree(template, ignore_errors=True)  # (its directory: made by the lock; a start owns it)
+        with seed._template_lock():
+            subprocess.run(["cp", "-a", str(seed._template_host()), str(template)], check=True)
 
 
 # The templates' unit tests run on the two original lab targets; mariadb-11.8 is used by the
