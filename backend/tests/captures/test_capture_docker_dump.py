@@ -4,8 +4,10 @@ the lab's upgradelab/mariadb:10.11 image dumps a local MariaDB 10.11 (the captur
 in an option file on its standard input; the dump loads back; a cancelled or timed-out dump leaves
 no container behind."""
 
+import re
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -78,6 +80,20 @@ def _volumes() -> set[str]:
     return {str(volume.name) for volume in docker.from_env().volumes.list()}
 
 
+def _left_behind(before: set[str], target: str) -> set[str]:
+    """Anonymous volumes, and volumes named for `target`, made since `before` that stay. The engine is
+    shared with the other sessions: their docker targets make and remove named volumes of their own
+    (the compose test's template volume removed meanwhile once failed an equality of all volumes),
+    and their `--rm` containers of an image declaring VOLUME hold an anonymous one for their few
+    seconds; one this client left stays (30 s here)."""
+    deadline = time.monotonic() + 30
+    while True:
+        left = {v for v in _volumes() - before if re.fullmatch("[0-9a-f]{64}", v) or target in v}
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(1)
+
+
 @pytest.mark.docker
 def test_the_images_client_dumps_the_server_on_the_host_and_the_dump_loads(
     source: LocalProvisioner, lab: DockerProvisioner, tmp_path: Path
@@ -92,7 +108,7 @@ def test_the_images_client_dumps_the_server_on_the_host_and_the_dump_loads(
     write_dump(client, _dumper(source), out, ["shop"], [], lambda: False, 1)
     text = out.read_text()
     assert "CREATE TABLE `items`" in text and "'cake'" in text and "FUNCTION `twice`" in text
-    assert labelled_containers(lab.target_name) == [] and _volumes() == volumes
+    assert labelled_containers(lab.target_name) == [] and _left_behind(volumes, lab.target_name) == set()
     # the dump loads: the database dropped, then read back by the server's own client
     sql(source, "DROP DATABASE shop")
     endpoint = source.endpoint
