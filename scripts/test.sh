@@ -61,14 +61,14 @@ if [ "$free_mib" -lt 10240 ]; then
 fi
 cd backend
 # Three worker processes (pytest-xdist, a test file at a time, the longest files first: tests/conftest.py
-# LONGEST_FIRST), each a test session of its own: its own Redis, Celery worker, API, ports and server
+# LONGEST_FIRST, which --no-loadscope-reorder keeps: xdist sorts files by their test count otherwise), each a test session of its own: its own Redis, Celery worker, API, ports and server
 # directories (tests/ports.py), so they share nothing. Three, on two cores: a third of the suite's time is
 # waiting (servers starting, leases running out, outages, slowed servers), which a third worker fills
 # (measured: 1488 s with two workers, 1241 s with three). UPGRADELAB_TEST_WORKERS=0 runs in this process alone.
 if [ $# -gt 0 ]; then
   (cd .. && static_checks)
   exec ../.venv/bin/python -m pytest -ra -p no:cacheprovider -n "${UPGRADELAB_TEST_WORKERS:-3}" \
-    --dist loadfile "$@"
+    --dist loadfile --no-loadscope-reorder "$@"
 fi
 static_log=$(mktemp)
 (cd .. && static_checks) >"$static_log" 2>&1 &
@@ -92,7 +92,7 @@ started=$SECONDS
 tests_rc=0
 # Every test's time is kept in backend/.test-times.xml (JUnit XML, not committed) for
 # `python scripts/test_times.py`: seconds per test file, the slowest first.
-../.venv/bin/python -m pytest -ra -p no:cacheprovider -n "${UPGRADELAB_TEST_WORKERS:-3}" --dist loadfile \
+../.venv/bin/python -m pytest -ra -p no:cacheprovider -n "${UPGRADELAB_TEST_WORKERS:-3}" --dist loadfile --no-loadscope-reorder \
   --durations=25 --junitxml=.test-times.xml --ignore=tests/fuzzing || tests_rc=$?
 suite_s=$((SECONDS - started))
 wait "$fuzz_pid" || tests_rc=$?

@@ -306,43 +306,55 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 # two ahead. A long file handed out last ends the suite with one worker busy and the others idle, so the
 # longest files (measured: each file's wall clock, its first test to the next file's, in a gate run) go first.
 # A file named here that no longer exists is simply not found; a new long file belongs in this list.
-LONGEST_FIRST = [  # seconds per file in a gate run on 4 workers (ci28, main a8a041b; a file's own wall clock)
-    "faults/test_worker_killed.py",  # 172 s
-    "targets/test_docker_compose.py",  # 140 s
-    "pools/test_two_pools.py",  # 113 s
-    "targets/test_docker_provisioner.py",  # 110 s
-    "probes/test_probes_on_servers.py",  # 107 s
-    "replay/test_replay_api.py",  # 107 s
-    "faults/test_redis_restart.py",  # 106 s
-    "fixsearch/test_fix_global_on_mariadb.py",  # 100 s
-    "workloads/test_count_star.py",  # 93 s
-    "datasets/test_hostile_dumps.py",  # 93 s
-    "runs/test_existing_runs.py",  # 93 s
-    "targets/test_local_provisioner.py",  # 84 s
-    "experiments/test_variant_settings.py",  # 83 s
-    "replay/test_replay_on_servers.py",  # 76 s
-    "replay/test_replay_bounds_and_cancel.py",  # 73 s
-    "faults/test_replay_worker_killed.py",  # 70 s
-    "fixsearch/test_fix_on_mysql.py",  # 67 s
-    "browser/test_template_form.py",  # 66 s
-    "pools/test_metadata_postgresql.py",  # 66 s
-    "targets/test_statement_timeout.py",  # 64 s
-    "pools/test_metadata_mariadb.py",  # 62 s
-    "faults/test_concurrent_submissions.py",  # 62 s
-    "targets/test_spares.py",  # 61 s
-    "targets/test_server_credentials.py",  # 61 s
-    "replay/test_replay_accounts.py",  # 60 s
-    "cli/test_cli_run.py",  # 60 s
-    "browser/test_contrast_cases.py",  # 57 s
-    "runs/test_interleaved.py",  # 56 s
-    "fixsearch/test_fix_on_mariadb.py",  # 55 s
-    "results/test_contrasts_on_servers.py",  # 55 s
-    "replay/test_results_streamed.py",  # 55 s
-    "datasets/test_dataset_records.py",  # 54 s
-    "workloads/test_hostile_custom_sql.py",  # 53 s
-    "browser/test_fix_search_page.py",  # 52 s
-    "runs/test_mixed_targets.py",  # 52 s
-    "workloads/test_charset_oltp.py",  # 51 s
+LONGEST_FIRST = [  # seconds per file in a gate run on 3 workers (session 9, main cc37307; a file's tests
+    # summed, setup and teardown included). scripts/test.sh passes --no-loadscope-reorder: without it,
+    # pytest-xdist (3.x) sorts the files by their number of tests and this order was never used (the
+    # longest file started at 404 s of 760).
+    "faults/test_worker_killed.py",  # 105 s
+    "faults/test_redis_restart.py",  # 90 s
+    "targets/test_docker_compose.py",  # 86 s
+    "replay/test_replay_api.py",  # 78 s
+    "targets/test_docker_provisioner.py",  # 68 s
+    "datasets/test_hostile_dumps.py",  # 65 s
+    "pools/test_two_pools.py",  # 65 s
+    "faults/test_concurrent_submissions.py",  # 50 s
+    "faults/test_replay_worker_killed.py",  # 48 s
+    "probes/test_probes_on_servers.py",  # 47 s
+    "fixsearch/test_fix_on_mysql.py",  # 45 s
+    "replay/test_replay_bounds_and_cancel.py",  # 44 s
+    "replay/test_replay_on_servers.py",  # 39 s
+    "replay/test_replay_accounts.py",  # 36 s
+    "targets/test_spares.py",  # 35 s
+    "fixsearch/test_fix_global_on_mariadb.py",  # 34 s
+    "targets/test_local_provisioner.py",  # 34 s
+    "fixsearch/test_fix_on_mariadb.py",  # 31 s
+    "runs/test_mixed_targets.py",  # 30 s
+    "datasets/test_docker_loading.py",  # 30 s
+    "workloads/test_count_star.py",  # 28 s
+    "browser/test_new_run_form.py",  # 28 s
+    "datasets/test_dataset_records.py",  # 27 s
+    "pools/test_metadata_mariadb.py",  # 25 s
+    "browser/test_contrast_cases.py",  # 25 s
+    "pools/test_metadata_postgresql.py",  # 24 s
+    "workloads/test_hostile_custom_sql.py",  # 24 s
+    "experiments/test_variant_settings.py",  # 24 s
+    "runs/test_existing_runs.py",  # 24 s
+    "results/test_contrasts_on_servers.py",  # 24 s
+    "browser/test_datasets_and_replay.py",  # 23 s
+    "workloads/test_custom_sql_timeout.py",  # 23 s
+    "results/test_charset_verdicts_on_servers.py",  # 23 s
+    "sharing/test_no_secret_in_reports.py",  # 23 s
+    "runs/test_cancel_phases.py",  # 23 s
+    "browser/test_template_form.py",  # 23 s
+    "faults/test_api_restart.py",  # 22 s
+    "targets/test_port_clash.py",  # 22 s
+    "replay/test_results_streamed.py",  # 21 s
+    "targets/test_statement_timeout.py",  # 20 s
+    "targets/test_server_credentials.py",  # 20 s
+    "fixsearch/test_fix_statistics_on_mariadb.py",  # 19 s
+    "runs/test_interleaved.py",  # 19 s
+    "attribution/test_mariadb_pair.py",  # 19 s
+    "targets/test_tarball_provisioner.py",  # 18 s
 ]
 
 
