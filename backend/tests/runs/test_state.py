@@ -11,6 +11,10 @@ from upgradelab.run_executor import state
 from upgradelab.run_executor.state import Change
 from upgradelab.targets.models import Target
 
+# A whole stored schedule (execution/schedule.py RunSchedule): the run stays in the session's database,
+# where a partial one (`{"kind": "sequential"}`) made every later GET /api/runs of the session fail
+# its response model (500; ci: test_auth's viewer listing runs after this file).
+SCHEDULE = {"kind": "sequential", "seed": 1, "rounds": 1, "block": 1, "order": [[0, 1]]}
 
 def _new_run() -> int:
     with sync_session() as session:
@@ -39,7 +43,7 @@ def test_one_step_writes_run_variants_and_version_together_and_reads_the_cancel_
         seen = state.write(
             run_id,
             Change()
-            .run(schedule={"kind": "sequential"}, current_variant=1)
+            .run(schedule=SCHEDULE, current_variant=1)
             .add_variants([("a", name, False), ("b", name, True)])
             .variant(1, status=VariantStatus.running, started_at=utcnow())
             .version(name, "9.9.9-test"),
@@ -47,7 +51,7 @@ def test_one_step_writes_run_variants_and_version_together_and_reads_the_cancel_
         assert not seen.final and not seen.cancel_requested
         with sync_session() as session:
             run = session.get(Run, run_id)
-            assert run is not None and run.current_variant == 1 and run.schedule == {"kind": "sequential"}
+            assert run is not None and run.current_variant == 1 and run.schedule == SCHEDULE
             assert session.scalars(select(Target.version).where(Target.name == name)).one() == "9.9.9-test"
             run.cancel_requested = True
             session.commit()
