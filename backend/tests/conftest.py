@@ -187,48 +187,45 @@ def client(api: str) -> Iterator[httpx.Client]:
         yield http
 
 
-def lab_provisioner(
-    name: str, port: int | None = None, suffix: str = "unit", *, seeded: bool = True
-) -> LocalProvisioner:
+def lab_provisioner(name: str, port: int | None = None, suffix: str = "unit") -> LocalProvisioner:
     """A provisioner for a seeded lab target as `<name>-<suffix>` on its own port (default
-    ports.UNIT_TARGETS[name]) and server directory, apart from the worker's.
-
-    `seeded`: its template is a copy of the session's template of `name` (_seed_template), not
-    initialized again; False for a test of the initialization or keying itself."""
+    ports.UNIT_TARGETS[name]) and server directory, apart from the worker's; its template a copy of
+    the worker's one of `name` when that is made (_seed_template)."""
     with sync_session() as session:
         target = session.scalars(select(Target).where(Target.name == name)).one()
     settings = {**target.settings, "port": port or ports.UNIT_TARGETS[name]}
     provisioner = LocalProvisioner(f"{name}-{suffix}", target.flavor, settings, get_settings())
-    if seeded:
-        seed = {**target.settings, "port": TEST_PORTS[name]}
-        _seed_template(provisioner, LocalProvisioner(name, target.flavor, seed, get_settings()))
+    _seed_template(provisioner, LocalProvisioner(name, target.flavor, dict(target.settings), get_settings()))
     return provisioner
 
 
 def _seed_template(provisioner: LocalProvisioner, seed: LocalProvisioner) -> None:
     """Give `provisioner` (a test's `<name>-<suffix>`) a copy of `seed`'s template (the session's
-    worker's target `<name>`: made once per session anyway) and the seed's admin password, unless
-    its template is made already.
+    worker's target `<name>`, made by its first run there) and the seed's admin password, unless its
+    template is made already or the seed's is not made and keyed yet (then it initializes its own).
 
     A template costs a `mysqld --initialize-insecure` or `mariadb-install-db` and a keying start:
     ~2.5 CPU-s for MySQL 9.7, on a gate that made one per suffix and server (about 30 per session).
     The copy is what every start does with a template anyway (data/ is a `cp -a` of it): the same
     server, the same settings (only the port differs, which a datadir does not record), the same key,
-    since the password is the seed's. Paths in the template are relative to its datadir."""
-    if (provisioner._template_host() / READY_MARKER).exists():
+    since the password is the seed's. Paths in the template are relative to its datadir. This process
+    never starts a server for the worker's target (its slot 0 and port are the worker's, and a spare
+    may be up there): it only copies under the template's lock, which the worker takes to make it."""
+    template = provisioner._template_host()
+    if (template / READY_MARKER).exists():
         return
-    seed.ensure_initialized()
-    password = credentials.password_file(provisioner.target_name, provisioner.app)
-    if not password.exists():
-        password.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        shutil.copy2(credentials.password_file(seed.target_name, seed.app), password)
     with provisioner._template_lock():
-        template = provisioner._template_host()
         if (template / READY_MARKER).exists():
             return
-        shutil.rmtree(template, ignore_errors=True)  # (its directory: made by the lock; a start owns it)
         with seed._template_lock():
-            subprocess.run(["cp", "-a", str(seed._template_host()), str(template)], check=True)
+            source = seed._template_host()
+            if not ((source / READY_MARKER).exists() and seed._keyed(source)):
+                return
+            password = credentials.password_file(provisioner.target_name, provisioner.app)
+            if not password.exists():
+                shutil.copy2(credentials.password_file(seed.target_name, seed.app), password)
+            shutil.rmtree(template, ignore_errors=True)  # (its directory: made by the lock; a start owns it)
+            subprocess.run(["cp", "-a", str(source), str(template)], check=True)
 
 
 # The templates' unit tests run on the two original lab targets; mariadb-11.8 is used by the
