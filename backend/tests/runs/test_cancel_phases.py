@@ -151,7 +151,7 @@ def test_a_run_is_cancelled_while_its_rounds_are_extended(client: httpx.Client, 
             break
         time.sleep(0.1)
         run = client.get(f"/api/runs/{run_id}").json()
-    assert run["status"] == "running" and len(run["schedule"]["order"]) > 2, run
+    assert run["status"] == "running" and len(run["schedule"]["order"]) > 2, (run["status"], run["error"])
     ended, took = _cancel(client, run_id)
     print(f"cancel while extended: {took:.1f} s")
     assert ended["status"] == "cancelled" and ended["error"] is None, ended

@@ -44,7 +44,8 @@ def test_a_viewer_browses_but_cannot_start_experiments(client: httpx.Client, api
     assert "password" not in created.text
     token = _login(api, "vera", "viewer-pass").json()["token"]
     viewer = {"Authorization": f"Bearer {token}"}
-    assert httpx.get(f"{api}/api/runs", headers=viewer).status_code == 200
+    listed = httpx.get(f"{api}/api/runs", headers=viewer)
+    assert listed.status_code == 200, listed.text
     refused = httpx.post(f"{api}/api/experiments", json=BODY, headers=viewer)
     assert refused.status_code == 403 and "operator" in refused.json()["detail"]
     assert httpx.get(f"{api}/api/users", headers=viewer).status_code == 403
