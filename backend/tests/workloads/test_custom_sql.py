@@ -44,6 +44,28 @@ def test_setup_iteration_teardown_run_the_users_sql(server: ServerSession) -> No
         assert cursor.fetchone() is None
 
 
+def test_one_workload_keeps_each_variants_connection_across_set_ups_and_blocks(server: ServerSession) -> None:
+    """A run's one workload object serves every variant: their set-ups (in parallel threads at start)
+    and interleaved blocks must not drop or reopen each other's connection. Two sessions on the
+    module's server stand for two variants; each keeps its own workload connection."""
+    other = ServerSession(server.endpoint.connect(), server.endpoint, server.target)
+    params = PARAMS.model_copy(update={"setup_sql": "", "iteration_sql": "SELECT 1", "teardown_sql": ""})
+    workload = CustomSql(params)
+    try:
+        workload.setup(server)
+        workload.setup(other)  # before: dropped the connection `server`'s set-up had opened
+        first = {id(s): workload._workload(s) for s in (server, other)}
+        for _ in range(2):  # interleaved blocks: before, each switch closed the other's connection
+            for session in (server, other):
+                workload.iteration(session, 1, "")
+                assert workload._workload(session) is first[id(session)]
+        assert first[id(server)] is not first[id(other)] and first[id(server)].open
+    finally:
+        workload.teardown(server)
+        workload.teardown(other)
+        other.connection.close()
+
+
 def test_a_target_not_marked_disposable_is_refused(client: httpx.Client) -> None:
     def mark(disposable: bool) -> None:
         with sync_session() as session:

@@ -101,9 +101,14 @@ class CustomSql(Workload):
 
     def __init__(self, parameters: BaseModel | None = None) -> None:
         super().__init__(parameters)
-        self._connection: ServerConnection | None = None
-        self._for: ServerConnection | None = None
-        self._bound: StatementBound | None = None
+        # Per server session (id of the ServerSession): one workload object serves every variant of a
+        # run, whose instances start in parallel threads and whose blocks interleave. Kept on the
+        # object alone, one variant's set-up dropped the connection another was opening ("'NoneType'
+        # object has no attribute 'select_db'", a variant failed at start) and every block switch
+        # closed the other variant's connection and opened a new one.
+        # (harness connection it was opened for, the workload user's connection)
+        self._connections: dict[int, tuple[ServerConnection, ServerConnection]] = {}
+        self._bounds: dict[int, StatementBound] = {}
 
     @property
     def p(self) -> CustomSqlParameters:
@@ -133,32 +138,37 @@ class CustomSql(Workload):
         if server.endpoint.database:
             server.connection.select_db(server.endpoint.database)
             return server.connection
-        if self._connection is None or self._for is not server.connection:
-            if self._connection is not None:
-                self._connection.close()
-            self._connection = server.workload_connect()
-            self._for = server.connection
-            execute(self._connection, f"CREATE DATABASE IF NOT EXISTS {self.p.database}")
-            self._connection.select_db(self.p.database)
-        return self._connection
+        opened = self._connections.get(id(server))
+        if opened is None or opened[0] is not server.connection:
+            if opened is not None:
+                opened[1].close()
+            connection = server.workload_connect()
+            execute(connection, f"CREATE DATABASE IF NOT EXISTS {self.p.database}")
+            connection.select_db(self.p.database)
+            opened = (server.connection, connection)
+            self._connections[id(server)] = opened
+        return opened[1]
 
     def _bounded(self, server: ServerSession) -> StatementBound:
         """The workload connection's statement bound, made again with the connection; the kill comes
         from a connection of the harness's (admin) endpoint."""
         connection = self._workload(server)
-        if self._bound is None or self._bound.connection is not connection:
+        bound = self._bounds.get(id(server))
+        if bound is None or bound.connection is not connection:
             endpoint = server.endpoint
-            self._bound = StatementBound(
+            bound = StatementBound(
                 connection,
                 self.p.statement_timeout_s,
                 server.target.flavor,
                 lambda: endpoint.connect(timeout_s=5),
             )
-            self._bound.apply()
-        return self._bound
+            bound.apply()
+            self._bounds[id(server)] = bound
+        return bound
 
     def setup(self, server: ServerSession) -> None:
-        self._connection, self._bound = None, None
+        self._connections.pop(id(server), None)
+        self._bounds.pop(id(server), None)
         self._bounded(server).execute(*split_statements(self.p.setup_sql))
 
     def iteration(self, server: ServerSession, number: int, group: str) -> list[StatementTiming]:
@@ -177,6 +187,7 @@ class CustomSql(Workload):
             connection.select_db(self._database(server))
             bound.execute(*split_statements(self.p.teardown_sql))
         finally:
-            if connection is self._connection:
+            opened = self._connections.pop(id(server), None)
+            self._bounds.pop(id(server), None)
+            if opened is not None and connection is opened[1]:
                 connection.close()
-            self._connection, self._bound = None, None
