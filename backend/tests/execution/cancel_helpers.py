@@ -89,6 +89,22 @@ def hold(directory: str, initializing: bool, timeout_s: float = 60) -> list[int]
     return stopped
 
 
+def settled(name: str, directory: str, timeout_s: float = 120) -> None:
+    """Wait until the target's lock is free and none of its servers is making a datadir: what an
+    earlier test of the session left running on it has ended (a dataset delete's copy removal, a
+    Celery task, holds the lock and may initialize the template). `hold` freezes any server process
+    of the directory: run beside such a job, it froze the job's `mariadbd --bootstrap` (which held the
+    template lock the test then waited for) and the gate hung."""
+    redis = Redis.from_url(get_settings().redis_url)
+    deadline = time.monotonic() + timeout_s
+    try:
+        while redis.exists(lock_key(name)) or any(_initializing(pid) for pid in servers(directory)):
+            assert time.monotonic() < deadline, f"target {name} still busy after {timeout_s} s"
+            time.sleep(0.2)
+    finally:
+        redis.close()
+
+
 def nothing_left(name: str, directory: str) -> None:
     """No server of the target runs and its lock is free."""
     assert servers(directory) == []

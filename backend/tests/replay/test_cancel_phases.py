@@ -20,7 +20,7 @@ import pytest
 
 from tests.conftest import auth_headers
 from tests.datasets.conftest import delete_dataset
-from tests.execution.cancel_helpers import CANCEL_WITHIN_S, hold, nothing_left, target_dir, template
+from tests.execution.cancel_helpers import CANCEL_WITHIN_S, hold, nothing_left, settled, target_dir, template
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -49,6 +49,7 @@ def _final(client: httpx.Client, replay_id: int, timeout_s: float) -> dict[str, 
 
 def test_a_replay_is_cancelled_while_its_server_starts(http: httpx.Client) -> None:
     where = target_dir(TARGET)
+    settled(TARGET, where)
     template(TARGET, made=True)  # so the held process is the replay's server start, not the template's
     body = {"dataset": "cancel-phases", "queries": "SELECT COUNT(*) FROM t;", "variants": [TARGET]}
     replay_id = http.post("/api/replays", json=body).json()["id"]

@@ -22,7 +22,7 @@ import pytest
 from redis import Redis
 from sqlalchemy import select
 
-from tests.execution.cancel_helpers import CANCEL_WITHIN_S, hold, nothing_left, servers, template
+from tests.execution.cancel_helpers import CANCEL_WITHIN_S, hold, nothing_left, servers, settled, template
 from tests.execution.cancel_helpers import target_dir as cancel_target_dir
 from tests.runs.helpers import queue, wait_final, wait_status
 from upgradelab.attribution import steps
@@ -61,6 +61,7 @@ def _cancel(client: httpx.Client, run_id: int) -> tuple[dict[str, Any], float]:
 @pytest.fixture(scope="module")
 def target_dir(api: str) -> Iterator[str]:
     where = cancel_target_dir(TARGET)
+    settled(TARGET, where)
     yield where
     for pid in servers(where):  # a failed test must not leave a stopped server behind
         with contextlib.suppress(ProcessLookupError):
