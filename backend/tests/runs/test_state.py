@@ -16,6 +16,7 @@ from upgradelab.targets.models import Target
 # its response model (500; ci: test_auth's viewer listing runs after this file).
 SCHEDULE = {"kind": "sequential", "seed": 1, "rounds": 1, "block": 1, "order": [[0, 1]]}
 
+
 def _new_run() -> int:
     with sync_session() as session:
         experiment = Experiment(name="state", workload="insert-truncate", variants=[], iterations=1)
