@@ -23,6 +23,7 @@ local client's is):
 
 import contextlib
 import os
+import time
 import uuid
 
 from upgradelab.captures.dump import DumpClient, DumpFailed
@@ -35,6 +36,7 @@ from upgradelab.targets.provisioners.docker_engine import (
 )
 
 DUMP_LABEL = "upgradelab.dump"
+REMOVE_WAIT_S = 10.0  # seconds remove() waits for the engine to list no container of the dump
 # what the docker CLI needs of the worker's environment to reach the same engine as the provisioner
 _ENGINE_ENV = ("DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY", "DOCKER_CONFIG")
 # the option file's escapes (mysys my_default: \\ \" \n \t \r \b inside a double-quoted value)
@@ -69,13 +71,20 @@ def docker_client(lab: DockerProvisioner, flavor: str) -> DumpClient:
         from docker.errors import APIError, NotFound  # at first use, not at import (issue 31)
 
         client = engine_client()
-        # ignore_removed: the `--rm` container may remove itself between the list and its inspect (ci23)
-        found = client.containers.list(
+        # ignore_removed: the `--rm` container may remove itself between the list and its inspect (ci23).
+        # A container whose `--rm` removal is under way refuses another (409, suppressed) and is still
+        # listed for a moment: wait until the engine lists none (REMOVE_WAIT_S), so "no container left"
+        # holds when this returns (a gate run listed one right after).
+        deadline = time.monotonic() + REMOVE_WAIT_S
+        while found := client.containers.list(
             all=True, filters={"label": f"{DUMP_LABEL}={mark}"}, ignore_removed=True
-        )
-        for container in found:
-            with contextlib.suppress(APIError, NotFound):
-                container.remove(force=True, v=True)
+        ):
+            for container in found:
+                with contextlib.suppress(APIError, NotFound):
+                    container.remove(force=True, v=True)
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.2)
 
     return DumpClient(
         argv=argv,
