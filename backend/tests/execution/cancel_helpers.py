@@ -7,6 +7,7 @@ import shutil
 import signal
 import time
 from pathlib import Path
+from typing import Any, cast
 
 from redis import Redis
 from sqlalchemy import select
@@ -16,6 +17,7 @@ from upgradelab.execution.locks import lock_key
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import LocalProvisioner, provisioner_for
+from upgradelab.worker import celery_app, queue_of
 
 CANCEL_WITHIN_S = 5.0  # issue 30, Deliver 5
 
@@ -89,18 +91,48 @@ def hold(directory: str, initializing: bool, timeout_s: float = 60) -> list[int]
     return stopped
 
 
+def _jobs_left(redis: Redis) -> list[str]:
+    """What the session's worker still has: messages in its queue (not yet taken) and the names of the
+    tasks it runs, holds or waits to retry (Celery's inspect: active, reserved, scheduled); "no reply"
+    when the worker did not answer within the inspect's timeout (unknown is not idle)."""
+    queued = redis.llen(queue_of(get_settings().pool))
+    inspect = celery_app.control.inspect(timeout=2.0, limit=1)  # the session has one worker
+    listings: list[dict[str, list[dict[str, Any]]] | None] = [
+        cast(Any, inspect.active()),
+        cast(Any, inspect.reserved()),
+        cast(Any, inspect.scheduled()),  # each {"request": {...}, "eta": ...}
+    ]
+    if any(not listing for listing in listings):
+        return ["no reply"]
+    held = [
+        (task.get("request") or task).get("name", "?")
+        for listing in listings
+        for tasks in (listing or {}).values()
+        for task in tasks
+    ]
+    return [f"{queued} queued"] * bool(queued) + held
+
+
 def settled(name: str, directory: str, timeout_s: float = 120) -> None:
-    """Wait until the target's lock is free and none of its servers is making a datadir: what an
-    earlier test of the session left running on it has ended (a dataset delete's copy removal, a
-    Celery task, holds the lock and may initialize the template). `hold` freezes any server process
-    of the directory: run beside such a job, it froze the job's `mariadbd --bootstrap` (which held the
-    template lock the test then waited for) and the gate hung."""
+    """Wait until the session's worker has no task left (queued, running, or waiting to retry), the
+    target's lock is free and none of its servers is making a datadir: what an earlier test of the
+    session left running on it has ended (a dataset delete's copy removal, a Celery task, holds the
+    lock and may initialize the template). `hold` freezes any server process of the directory: run
+    beside such a job, it froze the job's `mariadbd --bootstrap` (which held the template lock the test
+    then waited for) and the gate hung. The lock and the servers alone were not enough: a browser
+    test's dataset delete had queued its copy removal, which the worker took a moment after this wait
+    had seen the target idle (a gate run, the same hang)."""
     redis = Redis.from_url(get_settings().redis_url)
     deadline = time.monotonic() + timeout_s
+    idle = 0  # idle seen twice in a row, 0.5 s apart: a message being taken is in no listing for a moment
     try:
-        while redis.exists(lock_key(name)) or any(_initializing(pid) for pid in servers(directory)):
-            assert time.monotonic() < deadline, f"target {name} still busy after {timeout_s} s"
-            time.sleep(0.2)
+        while idle < 2:
+            left = _jobs_left(redis)
+            making = any(_initializing(pid) for pid in servers(directory))
+            busy = left or redis.exists(lock_key(name)) or making
+            idle = 0 if busy else idle + 1
+            assert time.monotonic() < deadline, f"target {name} still busy after {timeout_s} s: {left}"
+            time.sleep(0.5)
     finally:
         redis.close()
 
