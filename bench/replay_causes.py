@@ -37,6 +37,7 @@ Servers: /var/lib/upgradelab/bench-servers-replay (as replay_resolution.py), por
 """
 
 import argparse
+import json
 import re
 import statistics
 import sys
@@ -81,6 +82,7 @@ COST_PLANTS = {
     "general-log-table": ["general_log=ON", "log_output=TABLE"],
 }
 COST_OPTIONS = list(COST_PLANTS["both-logs"])
+SAVE_TO: list[str] = []  # --json DIR
 DATABASE = "bench"
 DROPPED = ("big", "k_k")
 BIG = {
@@ -165,11 +167,16 @@ def replay(
         planned_rounds=rounds,
         max_rounds=max_rounds,
     )
-    return {
+    found = {
         "document": document.model_dump(mode="json"),
         "wall_s": wall,
         "load": (load, load_average()),
     }
+    if SAVE_TO:  # --json DIR: the whole report, every ratio and net verdict, for a reading afterwards
+        path = Path(SAVE_TO[0]) / f"replay-causes-{'-'.join(names)}-{len(statements)}.json"
+        path.write_text(json.dumps(found, indent=1))
+        print(f"report saved: {path}")
+    return found
 
 
 def has_causes(document: dict[str, Any]) -> bool:
@@ -371,8 +378,10 @@ def main() -> None:
     parser.add_argument("--skip", choices=["planted", "throughput"], default=None)
     parser.add_argument("--rounds", type=int, default=None, help="planned rounds (default: a replay's)")
     parser.add_argument("--cost", choices=list(COST_PLANTS), default="both-logs", help="c's plant")
+    parser.add_argument("--json", metavar="DIR", default=None, help="save each replay's report there")
     args = parser.parse_args()
     COST_OPTIONS[:] = COST_PLANTS[args.cost]
+    SAVE_TO[:] = [args.json] if args.json else []
     rounds = args.rounds or (QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS)
     max_rounds = QUICK_MAX_ROUNDS if args.quick and not args.rounds else EXTENSION_FACTOR * rounds
     count = QUICK_FINGERPRINTS if args.quick else args.fingerprints
