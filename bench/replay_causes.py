@@ -150,11 +150,20 @@ def replay(
     load = load_average()
     started = time.monotonic()
     extension = Extension(max_rounds, lambda done: still_undecided(statements, done, aa))
+    shown: set[str] = set()
+
+    def progress(name: str, phase: str) -> None:
+        """One line per phase (a round's phase is stepped once per variant): the long runs show life."""
+        if phase not in shown:
+            shown.add(phase)
+            print(f"  {time.monotonic() - started:6.0f} s  {phase}", flush=True)
+
     replays = replay_rounds(
         [variant(name) for name in names],
         dataset,
         statements,
         plan("interleaved", rounds, DEFAULT_PASSES, 7, len(names)),
+        step=progress,
         extension=extension,
     )
     wall = time.monotonic() - started
