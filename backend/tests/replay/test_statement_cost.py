@@ -30,13 +30,17 @@ def _statements(count: int = len(FINGERPRINTS_US)) -> list[SourceStatement]:
     return parse_source("".join(f"SELECT c{i} FROM t;\n" for i in range(count))).statements
 
 
-def _replay(name: str, fingerprints_us: list[float], null_us: float, seed: int) -> VariantReplay:
+def _replay(
+    name: str, fingerprints_us: list[float], null_us: float, seed: int, noise: dict[int, float] | None = None
+) -> VariantReplay:
     """A variant whose statement i took fingerprints_us[i] microseconds in every round (the round's
-    drift times 1 % of its own noise), the null statement last, at null_us."""
+    drift times its own noise: 1 %, or noise[i] for statement i, the null statement's index the
+    number of fingerprints), the null statement last, at null_us."""
     rng = np.random.default_rng(seed)
+    sigma = [(noise or {}).get(i, 0.01) for i in range(len(fingerprints_us) + 1)]
     times: list[list[float | None]] = [
-        [us * 1e-6 * DRIFT[r] * float(np.exp(rng.normal(0, 0.01))) for r in range(ROUNDS)]
-        for us in [*fingerprints_us, null_us]
+        [us * 1e-6 * DRIFT[r] * float(np.exp(rng.normal(0, sigma[i]))) for r in range(ROUNDS)]
+        for i, us in enumerate([*fingerprints_us, null_us])
     ]
     replay = VariantReplay(name, "1", None, [], [SAME] * len(times), times, clock="server")
     replay.null_statement = len(fingerprints_us)
@@ -138,6 +142,91 @@ def test_net_rounds_take_out_k_times_the_change_of_the_null_statement_round_by_r
     # a fingerprint of 3 statements: each pays the change of the per-statement cost once
     net = net_rounds({1: [0.010], 2: [0.012]}, {1: [0.0002], 2: [0.0003]}, {1: [0.0001], 2: [0.0001]}, 3)
     assert net == {1: [0.010 - 3 * 0.0001], 2: [0.012 - 3 * 0.0002]}
+
+
+def test_a_round_whose_null_statement_change_exceeds_the_fingerprint_is_left_out_not_the_net() -> None:
+    # round 2: the null statement was disturbed on the variant (9 ms): its net would be negative
+    fingerprint, null_base = {1: [0.004], 2: [0.004], 3: [0.004]}, {1: [0.001], 2: [0.001], 3: [0.001]}
+    net = net_rounds(fingerprint, {1: [0.002], 2: [0.009], 3: [0.002]}, null_base, 1)
+    assert net == {1: [0.003], 3: [0.003]}
+
+
+CHEAP_US = [40.0, 60.0, 80.0, 100.0, 3000.0]
+
+
+def _cheap_statements() -> list[SourceStatement]:
+    return _statements(len(CHEAP_US))
+
+
+def test_a_cheap_fingerprint_whose_net_is_undecided_is_the_per_statement_cost_said_undecided() -> None:
+    """The bench's case (3 of 33 fingerprints "slower, time only"): a 40 us statement 2x slower by the
+    shift, its own noise 25 % a round, so net of the cost its interval cannot fit within 10 %."""
+    noisy = {0: 0.25}
+    base = _replay("a", CHEAP_US, NULL_US, 11, noisy)
+    other = _replay("b", [us + SHIFT_US for us in CHEAP_US], NULL_US + SHIFT_US, 12, noisy)
+    reports = compare(_cheap_statements(), [base, other])
+    finding = reports[0].variants["b"]
+    assert reports[0].ratios["b"].verdict == "regression"
+    assert finding.net is not None and finding.net.verdict == "inconclusive", finding.net
+    assert finding.group == "slower: per-statement cost only" and finding.cause is not None
+    assert finding.cause.kind == "per-statement cost"
+    assert "no change of its own is decided" in finding.cause.text and "inconclusive" in finding.cause.text
+
+
+def test_a_fingerprint_paying_less_than_the_null_statement_is_the_per_statement_cost_over_explained() -> None:
+    """The general log costs a SELECT less than `DO 0` (bench: net 0.8-0.9x): each statement pays
+    a third of the null statement's change; gross slower, net faster: still the cost, said so."""
+    base = _replay("a", CHEAP_US, NULL_US, 13)
+    other = _replay("b", [us + SHIFT_US / 3 for us in CHEAP_US], NULL_US + SHIFT_US, 14)
+    reports = compare(_cheap_statements(), [base, other])
+    finding = reports[0].variants["b"]
+    assert reports[0].ratios["b"].verdict == "regression"  # 40 -> 55 us
+    assert finding.net is not None and finding.net.verdict == "improvement"  # 55 - 45 = 10 us
+    assert finding.group == "slower: per-statement cost only" and finding.cause is not None
+    assert "it is faster" in finding.cause.text and "less of the change" in finding.cause.text
+
+
+def test_a_change_of_its_own_beyond_the_threshold_stays_slower_even_when_its_net_is_undecided() -> None:
+    noisy = {3: 0.25}
+    base = _replay("a", CHEAP_US, NULL_US, 15, noisy)
+    mine = [us + SHIFT_US for us in CHEAP_US]
+    mine[3] = 100.0 * 1.6 + SHIFT_US  # 60 % slower of its own, on top of the cost
+    other = _replay("b", mine, NULL_US + SHIFT_US, 16, noisy)
+    reports = compare(_cheap_statements(), [base, other])
+    finding = reports[3].variants["b"]
+    assert finding.net is not None and finding.net.ratio > 1.1
+    assert finding.group == "slower" and not finding.per_statement_cost_only
+
+
+def test_without_the_per_statement_cost_decided_nothing_is_put_down_to_it() -> None:
+    """The null statement too noisy to decide its change (60 % a round): the change taken out would
+    be noise, so a slower fingerprint stays slower, whatever its net reads."""
+    noisy, shift = {len(CHEAP_US): 0.6}, 10.0  # 40 -> 50 us is 1.25x; 50 -> 60 us hidden in 60 %
+    base = _replay("a", CHEAP_US, NULL_US, 1, noisy)
+    other = _replay("b", [us + shift for us in CHEAP_US], NULL_US + shift, 2, noisy)
+    statements = _cheap_statements()
+    reports = compare(statements, [base, other])
+    (cost,) = report_document(statements, [base, other], reports).per_statement_cost
+    assert cost.ratio is not None and cost.ratio.verdict == "inconclusive", cost.ratio
+    slower = [r.variants["b"] for r in reports if r.ratios["b"].verdict == "regression"]
+    assert len(slower) == 4 and all(f.group == "slower" and not f.per_statement_cost_only for f in slower)
+    # their net alone would have read as the cost's: within the threshold, undecided
+    assert all(f.net is not None and f.net.verdict == "inconclusive" and f.net.ratio < 1.1 for f in slower)
+
+
+def test_the_aa_controls_own_line_is_the_floor_not_a_finding() -> None:
+    statements = _cheap_statements()
+    base = _replay("a", CHEAP_US, NULL_US, 19)
+    control = _replay("b", CHEAP_US, NULL_US * 1.15, 20)  # another instance: its DO 0 15 % slower
+    other = _replay("c", [us + SHIFT_US for us in CHEAP_US], NULL_US + SHIFT_US, 21)
+    reports = compare(statements, [base, control, other], aa_control="b")
+    aa, cost = report_document(statements, [base, control, other], reports, aa_control="b").per_statement_cost
+    assert aa.aa_control and not cost.aa_control
+    assert aa.text.startswith("the A/A control b: the null statement differs by +")
+    assert "noise floor" in aa.text
+    assert "regression" not in aa.text  # its ratio is kept (the floor), its verdict not shown as a change
+    assert cost.text.startswith("every statement costs +") and cost.ratio is not None
+    assert cost.ratio.verdict == "regression"  # 95 us against 50 us, clear of the control's 1.15x
 
 
 def test_a_variant_without_the_server_clock_is_compared_on_the_client_clock_of_both() -> None:

@@ -8,8 +8,9 @@
 3. "work": a work counter moved in the time's direction (replay/counters.py threshold: deterministic
    counters only), named with its change ("more work: rows examined 16,049 -> 802,450, 50x"; a
    faster fingerprint: "less work: ...");
-4. "per-statement cost": its time net of the per-statement cost (the null statement's, timed in
-   every pass) is the same: the variant costs more (or less) per statement, not for this query;
+4. "per-statement cost": the variant's per-statement cost (the null statement's, timed in every
+   pass) changed the same way, and net of it no change of this query's own is measured (the same,
+   undecided, or the other way: statement_cost.py `cost_only`; the sentence says which);
 5. "time only": none of the above: "time only: no counter moved" (or the counters were unavailable,
    the client's clock; or they moved against the time, said so).
 
@@ -23,6 +24,7 @@ from typing import Literal
 from upgradelab.replay import counters
 from upgradelab.replay.outcomes import PlanStep
 from upgradelab.replay.report import Cause, ChangeCause, CounterChange, FingerprintResult
+from upgradelab.results.stats.verdicts import VerdictRead
 
 Direction = Literal["slower", "faster"]
 
@@ -70,12 +72,13 @@ def change_cause(
     plan: list[str] | None,
     work: list[CounterChange] | None,
     cost_only: bool = False,
+    net: VerdictRead | None = None,
 ) -> ChangeCause | None:
     """The cause (module docstring's order) of a finding in `group`: `known` the known causes of its
     breaks, `plan` the parts of its plan change (None: the plan did not change; [] changed in a way
     plan_parts does not name), `work` its counters that differ from the baseline's (None: counters
     unavailable), `cost_only` its time net of the per-statement cost is the same (fed by the net
-    judgment). None when the group gets no cause."""
+    judgment; `net` that verdict, for the sentence). None when the group gets no cause."""
     way = direction(group)
     if known:
         return ChangeCause(kind="known cause", text="; ".join(cause.title for cause in known))
@@ -93,11 +96,7 @@ def change_cause(
     if along:
         return ChangeCause(kind="work", text=more)
     if cost_only:
-        return ChangeCause(
-            kind="per-statement cost",
-            text=f"per-statement cost only: net of the null statement's time it is the same "
-            f"(the variant is {way} per statement)",
-        )
+        return ChangeCause(kind="per-statement cost", text=_cost_text(way, net))
     if work is None:  # a slower or faster group's statements ran: the client's clock, or a timeout
         timed_out = group == "slower (timed out)"
         why = "timed out: no counters of its timed-out run" if timed_out else "client clock"
@@ -107,6 +106,25 @@ def change_cause(
         text = f"time only: work moved the other way ({'; '.join(against)})"
         return ChangeCause(kind="time only", text=text)
     return ChangeCause(kind="time only", text="time only: no counter moved")
+
+
+def _cost_text(way: Direction, net: VerdictRead | None) -> str:
+    """The per-statement cost's sentence: what the fingerprint's net verdict was."""
+    per = f"the variant is {way} per statement"
+    if net is None or net.verdict == "no significant difference":
+        shown = "" if net is None else f" ({net.ratio:.2f}x [{net.low:.2f}, {net.high:.2f}])"
+        return f"per-statement cost only: net of the null statement's time it is the same{shown} ({per})"
+    interval = f"{net.ratio:.2f}x [{net.low:.2f}, {net.high:.2f}]"
+    if net.verdict == "inconclusive":
+        return (
+            f"per-statement cost: net of the null statement's time no change of its own is decided "
+            f"({interval}, inconclusive; {per})"
+        )
+    other = "faster" if way == "slower" else "slower"
+    return (
+        f"per-statement cost: net of the null statement's time it is {other} ({interval}): it pays "
+        f"less of the change than the null statement ({per})"
+    )
 
 
 def attribute(report: FingerprintResult, baseline: str, variant: str, cost_only: bool = False) -> None:
@@ -122,5 +140,5 @@ def attribute(report: FingerprintResult, baseline: str, variant: str, cost_only:
             break
     available = baseline in report.work and variant in report.work
     finding.cause = change_cause(
-        finding.group, finding.causes, plan, finding.work if available else None, cost_only
+        finding.group, finding.causes, plan, finding.work if available else None, cost_only, finding.net
     )

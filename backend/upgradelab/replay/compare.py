@@ -47,7 +47,7 @@ from upgradelab.replay.causes import Difference, known_cause
 from upgradelab.replay.change_causes import attribute
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.outcomes import Outcome
-from upgradelab.replay.pairs import aa_floor, paired_rounds, pass_values
+from upgradelab.replay.pairs import aa_floor, cost_rounds, paired_rounds, pass_values
 from upgradelab.replay.report import (
     Cause,
     ErrorChange,
@@ -172,6 +172,28 @@ def _statement(statements: list[SourceStatement], replays: list[VariantReplay], 
     )
 
 
+def cost_ratios(replays: list[VariantReplay], aa_control: str | None = None) -> dict[str, VerdictRead | None]:
+    """Per non-baseline variant name, the per-statement cost's ratio to the baseline (the null
+    statement's pass values, statement_cost.py, on the pair's clock), read as a fingerprint's
+    (time_ratio: THRESHOLD, the A/A control's floor on the same clock; the control's own read against
+    none); None where the null statement was not timed on both sides."""
+    base = replays[0]
+    clocks = {r.name: pair_clock(base.clock, r.clock) for r in replays[1:]}
+    rounds = {
+        r.name: (cost_rounds(base, clocks[r.name]), cost_rounds(r, clocks[r.name])) for r in replays[1:]
+    }
+    floor = verdicts.interval(*rounds[aa_control], paired=True) if aa_control in rounds else None
+    out = {}
+    for r in replays[1:]:
+        same_floor = (
+            None
+            if r.name == aa_control or aa_control not in clocks or clocks[aa_control] != clocks[r.name]
+            else floor
+        )
+        out[r.name] = time_ratio(*rounds[r.name], same_floor)
+    return out
+
+
 def compare(
     statements: list[SourceStatement], replays: list[VariantReplay], aa_control: str | None = None
 ) -> list[FingerprintResult]:
@@ -183,6 +205,7 @@ def compare(
     by_fingerprint: dict[str, list[int]] = {}
     for index, statement in enumerate(statements):
         by_fingerprint.setdefault(statement.fingerprint_id, []).append(index)
+    costs = cost_ratios(replays, aa_control)
     reports = []
     logs: dict[tuple[str, str], list[float]] = {}
     for fid, indexes in by_fingerprint.items():
@@ -235,7 +258,9 @@ def compare(
             report.floor = report.ratios.get(aa_control)
         for r in replays[1:]:
             finding = report.variants.setdefault(r.name, VariantFinding(group="undecided"))
-            finding.per_statement_cost_only = statement_cost.cost_only(report.ratios.get(r.name), finding.net)
+            finding.per_statement_cost_only = statement_cost.cost_only(
+                report.ratios.get(r.name), finding.net, costs.get(r.name), THRESHOLD
+            )
             finding.group = findings.variant_group(report, r.name)
             finding.causes = list(
                 {

@@ -4,7 +4,7 @@ extension sentences, and the pt-upgrade-like exit status bits."""
 
 from upgradelab.execution.schedule import EXTENSION_STEP, RunSchedule
 from upgradelab.replay import counters, findings, statement_cost
-from upgradelab.replay.compare import THRESHOLD, time_ratio
+from upgradelab.replay.compare import THRESHOLD, cost_ratios
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.groups import GROUPS
 from upgradelab.replay.pairs import cost_rounds
@@ -17,7 +17,6 @@ from upgradelab.replay.report import (
 )
 from upgradelab.replay.sources import SourceStatement
 from upgradelab.replay.timing import pair_clock
-from upgradelab.results.stats import verdicts
 
 # Exit status bits of `upgradelab replay`, as pt-upgrade's: results/errors, regressions, plans.
 EXIT_BREAKS, EXIT_REGRESSIONS, EXIT_PLAN_CHANGES = 1, 2, 4
@@ -25,23 +24,19 @@ EXIT_BREAKS, EXIT_REGRESSIONS, EXIT_PLAN_CHANGES = 1, 2, 4
 
 def statement_costs(replays: list[VariantReplay], aa_control: str | None = None) -> list[StatementCost]:
     """The per-statement cost per non-baseline variant (statement_cost.py), its ratio read as a
-    fingerprint's (THRESHOLD, the A/A control's floor on the same clock)."""
+    fingerprint's (compare.cost_ratios: THRESHOLD, the A/A control's floor on the same clock); the A/A
+    control's own line is that floor (StatementCost.aa_control)."""
     base = replays[0]
-    clocks = {r.name: pair_clock(base.clock, r.clock) for r in replays[1:]}
-    rounds = {
-        r.name: (cost_rounds(base, clocks[r.name]), cost_rounds(r, clocks[r.name])) for r in replays[1:]
-    }
-    floor = verdicts.interval(*rounds[aa_control], paired=True) if aa_control in rounds else None
+    ratios = cost_ratios(replays, aa_control)
     out = []
     for r in replays[1:]:
-        on_base, on_other = rounds[r.name]
-        same_floor = (
-            None
-            if r.name == aa_control or aa_control not in clocks or clocks[aa_control] != clocks[r.name]
-            else floor
+        clock = pair_clock(base.clock, r.clock)
+        on_base, on_other = cost_rounds(base, clock), cost_rounds(r, clock)
+        out.append(
+            statement_cost.statement_cost(
+                r.name, base.name, clock, on_base, on_other, ratios[r.name], aa_control=r.name == aa_control
+            )
         )
-        ratio = time_ratio(on_base, on_other, same_floor)
-        out.append(statement_cost.statement_cost(r.name, base.name, clocks[r.name], on_base, on_other, ratio))
     return out
 
 

@@ -246,6 +246,8 @@ class StatementCost(ReadShape):
     variant / the baseline (seconds; None: not timed); `difference_us`: variant - baseline in
     microseconds with its 95 % interval [difference_low_us, difference_high_us] (None below 2 paired
     rounds); `ratio`: variant / baseline with its interval and verdict (None without rounds);
+    `aa_control`: `variant` is the replay's A/A control: its line is the noise floor the others'
+    ratios are read against, its verdict no finding (False in reports from before);
     `text`: the sentence the report opens with ("every statement costs +45 us [+40, +50] on ...")."""
 
     variant: str
@@ -257,6 +259,7 @@ class StatementCost(ReadShape):
     difference_low_us: float | None
     difference_high_us: float | None
     ratio: VerdictRead | None
+    aa_control: bool = False
     text: str
 
 

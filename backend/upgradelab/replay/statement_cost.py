@@ -24,12 +24,26 @@ client's clock beside a round trip of about 100 us) that ratio divides by a diff
 below it in a noisy round, where it means nothing; taking out the change keeps the ratio relative to
 the fingerprint's whole time, as its gross verdict is. A round where the change of the null
 statement exceeds the fingerprint's whole time on the variant (a disturbed round: its net is not
-positive) leaves no net ratio (verdicts.interval: None); the fingerprint then keeps its gross group.
+positive) is left out of the net rounds (the null statement's time was disturbed there, not the
+fingerprint's); the net keeps the other rounds (fewer than verdicts.MIN_ROUNDS: no net verdict, the
+fingerprint keeps its gross group).
 
-A fingerprint slower (faster) on a variant whose net verdict is "no significant difference" changed
-by the per-statement cost only (`cost_only`, VariantFinding.per_statement_cost_only): findings.py
-groups it "slower: per-statement cost only" ("faster: ..."), apart from the fingerprints that changed
-for a reason of their own.
+A fingerprint slower (faster) on a variant changed by the per-statement cost only (`cost_only`,
+VariantFinding.per_statement_cost_only; findings.py groups it "slower: per-statement cost only",
+"faster: ...", apart from the fingerprints that changed for a reason of their own) when
+  - the variant's per-statement cost was itself decided the same way (its line's verdict, against the
+    A/A floor when the replay has one: the change taken out is measured, not noise), and
+  - net of it the fingerprint is not decided that way: its net verdict is "no significant difference",
+    "inconclusive" or the other way, and the net ratio itself is within the threshold on the gross
+    side (net ratio < 1 + t for a slower one): no change of its own is measured.
+Why not "no significant difference" net only (the first rule): the gross verdict of a 30-100 us
+statement is decided on a change of 20-40 %, but its net interval, which carries the null statement's
+noise as well, rarely fits within +/- 10 % at 60 rounds; such a fingerprint then read "slower, time
+only: no counter moved", a change of its own that nothing measured (bench/README.md replay_causes.py:
+3 of 33 fingerprints on a variant with the general log). And the general log costs a SELECT less than
+`DO 0` (the null statement's change over-explains a cheap SELECT's: net 0.8-0.9x): the cost is not
+exactly uniform, but the change is no larger than it. The cause's sentence says which of the three the
+net verdict is (change_causes.py); a net ratio beyond the threshold stays "slower" with its own cause.
 """
 
 import numpy as np
@@ -55,6 +69,12 @@ COST_TEXT = (
     "({ratio:.2f}x [{ratio_low:.2f}, {ratio_high:.2f}] of {baseline}'s {baseline_us:.0f} us: {verdict}; "
     "{clock} clock)"
 )
+AA_TEXT = (
+    "the A/A control {variant}: the null statement differs by {difference:+.0f} us "
+    "[{low:+.0f}, {high:+.0f}] ({ratio:.2f}x [{ratio_low:.2f}, {ratio_high:.2f}] of {baseline}'s "
+    "{baseline_us:.0f} us), the noise floor the other variants' per-statement cost is read against, "
+    "not a change ({clock} clock)"
+)
 UNTIMED_TEXT = "the per-statement cost on {variant}: {sql} not timed on both sides ({clock} clock)"
 
 
@@ -64,22 +84,26 @@ def net_rounds(variant: Rounds, cost_variant: Rounds, cost_baseline: Rounds, sta
     left out (module docstring)."""
     values = verdicts.round_values(variant)
     on_variant, on_baseline = verdicts.round_values(cost_variant), verdicts.round_values(cost_baseline)
-    return {
-        number: [value - statements * (on_variant[number] - on_baseline[number])]
+    net = {
+        number: value - statements * (on_variant[number] - on_baseline[number])
         for number, value in values.items()
         if number in on_variant and number in on_baseline
     }
+    return {number: [value] for number, value in net.items() if value > 0}
 
 
-def cost_only(gross: VerdictRead | None, net: VerdictRead | None) -> bool:
-    """Slower or faster (`gross`, after false-discovery control) and "no significant difference" net
-    of the per-statement cost (`net`)."""
-    return (
-        gross is not None
-        and net is not None
-        and gross.verdict in ("regression", "improvement")
-        and net.verdict == "no significant difference"
-    )
+def cost_only(
+    gross: VerdictRead | None, net: VerdictRead | None, cost: VerdictRead | None, threshold: float
+) -> bool:
+    """Changed by the per-statement cost only (module docstring): `gross` the fingerprint's verdict
+    (after false-discovery control) slower or faster, `cost` the variant's per-statement cost decided
+    the same way, and `net` (its verdict net of that cost) neither decided that way nor beyond
+    `threshold` (a fraction, compare.THRESHOLD) on that side. False when any of them is None."""
+    if gross is None or net is None or cost is None or gross.verdict not in ("regression", "improvement"):
+        return False
+    slower = gross.verdict == "regression"
+    within = net.ratio < 1 + threshold if slower else net.ratio > 1 - threshold
+    return cost.verdict == gross.verdict and net.verdict != gross.verdict and within
 
 
 def difference_us(baseline: Rounds, variant: Rounds) -> tuple[float, float, float] | None:
@@ -106,9 +130,13 @@ def statement_cost(
     on_baseline: Rounds,
     on_variant: Rounds,
     ratio: VerdictRead | None,
+    aa_control: bool = False,
 ) -> StatementCost:
     """The report's line for `variant`: the null statement's rounds on both sides (seconds, on the
-    pair's `clock`) and its ratio read (compare.time_ratio: threshold and A/A floor as a fingerprint's)."""
+    pair's `clock`) and its ratio read (compare.cost_ratios: threshold and A/A floor as a fingerprint's).
+    aa_control: `variant` is the replay's A/A control: its line is the floor the others are read
+    against (AA_TEXT), its verdict not a finding (a control's null statement may differ by a few
+    microseconds: another instance of the baseline, not another version)."""
     base, var = verdicts.round_values(on_baseline), verdicts.round_values(on_variant)
     found = difference_us(on_baseline, on_variant)
     base_s = float(np.median(list(base.values()))) if base else None
@@ -116,7 +144,7 @@ def statement_cost(
     if found is None or ratio is None or base_s is None:
         text = UNTIMED_TEXT.format(variant=variant, sql=NULL_SQL, clock=clock)
     else:
-        text = COST_TEXT.format(
+        text = (AA_TEXT if aa_control else COST_TEXT).format(
             difference=found[0], low=found[1], high=found[2], variant=variant, ratio=ratio.ratio,
             ratio_low=ratio.low, ratio_high=ratio.high, baseline=baseline,
             baseline_us=base_s * MICROSECONDS, verdict=ratio.verdict, clock=clock,
@@ -131,6 +159,7 @@ def statement_cost(
         difference_low_us=found[1] if found else None,
         difference_high_us=found[2] if found else None,
         ratio=ratio,
+        aa_control=aa_control,
         text=text,
     )
 

@@ -4313,6 +4313,8 @@ export type SqlModeFinding = {
  * variant / the baseline (seconds; None: not timed); `difference_us`: variant - baseline in
  * microseconds with its 95 % interval [difference_low_us, difference_high_us] (None below 2 paired
  * rounds); `ratio`: variant / baseline with its interval and verdict (None without rounds);
+ * `aa_control`: `variant` is the replay's A/A control: its line is the noise floor the others'
+ * ratios are read against, its verdict no finding (False in reports from before);
  * `text`: the sentence the report opens with ("every statement costs +45 us [+40, +50] on ...").
  */
 export type StatementCost = {
@@ -4349,6 +4351,10 @@ export type StatementCost = {
      */
     difference_high_us: number | null;
     ratio: VerdictRead | null;
+    /**
+     * Aa Control
+     */
+    aa_control: boolean;
     /**
      * Text
      */

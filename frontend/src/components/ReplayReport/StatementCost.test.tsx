@@ -7,7 +7,7 @@ const COST: Cost = {
   variant: 'mariadb-11.8', sql: 'DO 0', clock: 'server', median_s: 0.000095, baseline_s: 0.00005,
   difference_us: 45.2, difference_low_us: 40.1, difference_high_us: 50.3,
   ratio: { ratio: 1.9, low: 1.8, high: 2.0, rounds: 20, method: 'paired rounds', mde: 0.05, verdict: 'regression', reason: 'r' },
-  text: 'every statement costs +45 us [+40, +50] on mariadb-11.8',
+  aa_control: false, text: 'every statement costs +45 us [+40, +50] on mariadb-11.8',
 }  // prettier-ignore
 
 afterEach(cleanup)
@@ -20,6 +20,19 @@ describe('StatementCost', () => {
     expect(view.getByTestId('statement-cost-difference').textContent).toBe('+45 us [+40 us, +50 us]')
     expect(row.textContent).toContain('1.90x [1.80, 2.00] regression')
     expect(row.textContent).toContain('50 us')
+  })
+
+  it("marks the A/A control's row as the noise floor and shows its ratio without a verdict", () => {
+    const control: Cost = {
+      ...COST, variant: 'b', aa_control: true, text: 'the A/A control b: ...',
+      ratio: { ...COST.ratio!, ratio: 1.1, low: 1.01, high: 1.21, verdict: 'regression' },
+    }  // prettier-ignore
+    const view = render(<StatementCost costs={[control, COST]} baseline="a" />)
+    const row = view.getByTestId('statement-cost-b')
+    expect(row.textContent).toContain('(A/A control: the noise floor)')
+    expect(row.textContent).toContain('1.10x [1.01, 1.21]')
+    expect(row.textContent).not.toContain('regression')
+    expect(view.getByTestId('statement-cost-mariadb-11.8').textContent).toContain('regression')
   })
 
   it('shows nothing for a report made before the per-statement cost', () => {

@@ -6,7 +6,8 @@ const us = (v: number | null | undefined, signed = false) =>
 
 /** The per-statement cost the report opens with (replay/statement_cost.py, report.py StatementCost): per
  * variant, the null statement's (DO 0) time beside the baseline's, the difference in microseconds with its
- * interval and the ratio with its interval and verdict, on the pair's clock. Its sentence is the tooltip. */
+ * interval and the ratio with its interval and verdict, on the pair's clock. Its sentence is the tooltip.
+ * The A/A control's row is the noise floor the others are read against: marked so, its ratio without a verdict. */
 export function StatementCost({ costs, baseline }: { costs: Cost[]; baseline: string }) {
   if (!costs.length) return null
   return (
@@ -25,7 +26,10 @@ export function StatementCost({ costs, baseline }: { costs: Cost[]; baseline: st
         <tbody>
           {costs.map((c) => (
             <tr key={c.variant} data-testid={`statement-cost-${c.variant}`} title={c.text}>
-              <td>{c.variant}</td>
+              <td>
+                {c.variant}
+                {c.aa_control && <span className="muted"> (A/A control: the noise floor)</span>}
+              </td>
               <td>{us(c.baseline_s == null ? null : c.baseline_s * 1e6)}</td>
               <td>{us(c.median_s == null ? null : c.median_s * 1e6)}</td>
               <td data-testid="statement-cost-difference">
@@ -37,7 +41,7 @@ export function StatementCost({ costs, baseline }: { costs: Cost[]; baseline: st
                 )}
               </td>
               <td>
-                <Ratio value={c.ratio} withVerdict />
+                <Ratio value={c.ratio} withVerdict={!c.aa_control} />
               </td>
               <td>{c.clock}</td>
             </tr>
