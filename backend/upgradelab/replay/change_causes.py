@@ -77,8 +77,8 @@ def change_cause(
     """The cause (module docstring's order) of a finding in `group`: `known` the known causes of its
     breaks, `plan` the parts of its plan change (None: the plan did not change; [] changed in a way
     plan_parts does not name), `work` its counters that differ from the baseline's (None: counters
-    unavailable), `cost_only` its time net of the per-statement cost is the same (fed by the net
-    judgment; `net` that verdict, for the sentence). None when the group gets no cause."""
+    unavailable), `cost_only` changed by the per-statement cost only (statement_cost.cost_only; `net`
+    the fingerprint's verdict net of that cost, for the sentence). None when the group gets no cause."""
     way = direction(group)
     if known:
         return ChangeCause(kind="known cause", text="; ".join(cause.title for cause in known))
@@ -129,8 +129,8 @@ def _cost_text(way: Direction, net: VerdictRead | None) -> str:
 
 def attribute(report: FingerprintResult, baseline: str, variant: str, cost_only: bool = False) -> None:
     """Set the fingerprint's finding on `variant`: its counter changes against `baseline` (`work`,
-    replay/counters.py) and its cause (change_cause); `cost_only`: the net-of-cost judgment's "same"
-    for this fingerprint and variant (default False)."""
+    replay/counters.py) and its cause (change_cause); `cost_only`: statement_cost.cost_only for this
+    fingerprint and variant (default False); the finding's `net` gives the cause's sentence."""
     finding = report.variants[variant]
     finding.work = counters.changes(report.work, baseline, variant)
     plan = None

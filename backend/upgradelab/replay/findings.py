@@ -9,8 +9,8 @@ Group of a fingerprint on a variant, first match (DEA's per-query verdicts, one 
 4. "refused": the server refused a statement as a write on one of the two (not a finding);
 5. "slower, plan changed" / "slower": a regression (after false-discovery control), with or without
    a plan change (access type, chosen index or join order, within one flavor);
-   "slower: per-statement cost only": a regression without a plan change whose time net of the
-   per-statement cost is "same" (VariantFinding.per_statement_cost_only, statement_cost.py);
+   "slower: per-statement cost only": a regression without a plan change that the variant's
+   per-statement cost explains (VariantFinding.per_statement_cost_only, statement_cost.py cost_only);
 6. "plan changed": the plan changed, the time did not decide a change;
 7. "faster, plan changed" / "faster": an improvement, with or without a plan change (a new plan
    that wins is still a plan a DBA reviews: it may lose on other data); "faster: per-statement

@@ -5129,8 +5129,9 @@ export type VariantContext = {
  * "client"; timing.py pair_clock; None in reports from before); `net`: its verdict net of the
  * per-statement cost (statement_cost.py: the variant's time with the change of the null
  * statement's time taken out, against the baseline's; None without the null statement);
- * `per_statement_cost_only`: slower or faster, and "no significant difference" net of that cost
- * (grouped "slower: per-statement cost only" / "faster: ..."; the cause such a change gets).
+ * `per_statement_cost_only`: slower or faster by the variant's per-statement cost, with no change
+ * of its own decided net of it (statement_cost.py cost_only; grouped "slower: per-statement cost
+ * only" / "faster: ..."; the cause such a change gets).
  */
 export type VariantFinding = {
     /**
