@@ -41,6 +41,7 @@ cause of a slower or faster finding (change_causes.py `attribute`).
 
 import math
 import statistics
+from typing import NamedTuple
 
 from upgradelab.replay import counters, findings, statement_cost
 from upgradelab.replay.causes import Difference, known_cause
@@ -57,7 +58,7 @@ from upgradelab.replay.report import (
     VariantFinding,
 )
 from upgradelab.replay.sources import SourceStatement
-from upgradelab.replay.timing import pair_clock
+from upgradelab.replay.timing import Clock, pair_clock
 from upgradelab.results.stats import verdicts
 from upgradelab.results.stats.verdicts import VerdictRead
 
@@ -172,11 +173,21 @@ def _statement(statements: list[SourceStatement], replays: list[VariantReplay], 
     )
 
 
-def cost_ratios(replays: list[VariantReplay], aa_control: str | None = None) -> dict[str, VerdictRead | None]:
-    """Per non-baseline variant name, the per-statement cost's ratio to the baseline (the null
-    statement's pass values, statement_cost.py, on the pair's clock), read as a fingerprint's
-    (time_ratio: THRESHOLD, the A/A control's floor on the same clock; the control's own read against
-    none); None where the null statement was not timed on both sides."""
+class CostPair(NamedTuple):
+    """The null statement on one pair (statement_cost.py): the pair's clock, its pass values on the
+    baseline and on the variant (seconds), and the variant / baseline ratio read as a fingerprint's."""
+
+    clock: Clock
+    baseline: verdicts.Rounds
+    variant: verdicts.Rounds
+    ratio: VerdictRead | None
+
+
+def cost_pairs(replays: list[VariantReplay], aa_control: str | None = None) -> dict[str, CostPair]:
+    """Per non-baseline variant name, the per-statement cost against the baseline (CostPair): the
+    null statement's pass values on the pair's clock, its ratio read by time_ratio (THRESHOLD, the A/A
+    control's floor on the same clock; the control's own read against none; None where the null
+    statement was not timed on both sides)."""
     base = replays[0]
     clocks = {r.name: pair_clock(base.clock, r.clock) for r in replays[1:]}
     rounds = {
@@ -190,7 +201,7 @@ def cost_ratios(replays: list[VariantReplay], aa_control: str | None = None) -> 
             if r.name == aa_control or aa_control not in clocks or clocks[aa_control] != clocks[r.name]
             else floor
         )
-        out[r.name] = time_ratio(*rounds[r.name], same_floor)
+        out[r.name] = CostPair(clocks[r.name], *rounds[r.name], time_ratio(*rounds[r.name], same_floor))
     return out
 
 
@@ -205,7 +216,7 @@ def compare(
     by_fingerprint: dict[str, list[int]] = {}
     for index, statement in enumerate(statements):
         by_fingerprint.setdefault(statement.fingerprint_id, []).append(index)
-    costs = cost_ratios(replays, aa_control)
+    costs = cost_pairs(replays, aa_control)
     reports = []
     logs: dict[tuple[str, str], list[float]] = {}
     for fid, indexes in by_fingerprint.items():
@@ -259,7 +270,7 @@ def compare(
         for r in replays[1:]:
             finding = report.variants.setdefault(r.name, VariantFinding(group="undecided"))
             finding.per_statement_cost_only = statement_cost.cost_only(
-                report.ratios.get(r.name), finding.net, costs.get(r.name), THRESHOLD
+                report.ratios.get(r.name), finding.net, costs[r.name].ratio, THRESHOLD
             )
             finding.group = findings.variant_group(report, r.name)
             finding.causes = list(

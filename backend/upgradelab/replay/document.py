@@ -4,10 +4,9 @@ extension sentences, and the pt-upgrade-like exit status bits."""
 
 from upgradelab.execution.schedule import EXTENSION_STEP, RunSchedule
 from upgradelab.replay import counters, findings, statement_cost
-from upgradelab.replay.compare import THRESHOLD, cost_ratios
+from upgradelab.replay.compare import THRESHOLD, cost_pairs
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.groups import GROUPS
-from upgradelab.replay.pairs import cost_rounds
 from upgradelab.replay.report import (
     FingerprintResult,
     ReplayReport,
@@ -16,7 +15,6 @@ from upgradelab.replay.report import (
     VariantReport,
 )
 from upgradelab.replay.sources import SourceStatement
-from upgradelab.replay.timing import pair_clock
 
 # Exit status bits of `upgradelab replay`, as pt-upgrade's: results/errors, regressions, plans.
 EXIT_BREAKS, EXIT_REGRESSIONS, EXIT_PLAN_CHANGES = 1, 2, 4
@@ -24,20 +22,13 @@ EXIT_BREAKS, EXIT_REGRESSIONS, EXIT_PLAN_CHANGES = 1, 2, 4
 
 def statement_costs(replays: list[VariantReplay], aa_control: str | None = None) -> list[StatementCost]:
     """The per-statement cost per non-baseline variant (statement_cost.py), its ratio read as a
-    fingerprint's (compare.cost_ratios: THRESHOLD, the A/A control's floor on the same clock); the A/A
+    fingerprint's (compare.cost_pairs: THRESHOLD, the A/A control's floor on the same clock); the A/A
     control's own line is that floor (StatementCost.aa_control)."""
     base = replays[0]
-    ratios = cost_ratios(replays, aa_control)
-    out = []
-    for r in replays[1:]:
-        clock = pair_clock(base.clock, r.clock)
-        on_base, on_other = cost_rounds(base, clock), cost_rounds(r, clock)
-        out.append(
-            statement_cost.statement_cost(
-                r.name, base.name, clock, on_base, on_other, ratios[r.name], aa_control=r.name == aa_control
-            )
-        )
-    return out
+    return [
+        statement_cost.statement_cost(name, base.name, *pair, aa_control=name == aa_control)
+        for name, pair in cost_pairs(replays, aa_control).items()
+    ]
 
 
 def _newly_timed_out(statement: StatementResult) -> bool:

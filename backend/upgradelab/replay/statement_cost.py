@@ -133,7 +133,7 @@ def statement_cost(
     aa_control: bool = False,
 ) -> StatementCost:
     """The report's line for `variant`: the null statement's rounds on both sides (seconds, on the
-    pair's `clock`) and its ratio read (compare.cost_ratios: threshold and A/A floor as a fingerprint's).
+    pair's `clock`) and its ratio read (compare.cost_pairs: threshold and A/A floor as a fingerprint's).
     aa_control: `variant` is the replay's A/A control: its line is the floor the others are read
     against (AA_TEXT), its verdict not a finding (a control's null statement may differ by a few
     microseconds: another instance of the baseline, not another version)."""
