@@ -1,13 +1,16 @@
 """Each probe against each lab server (MariaDB 10.11, MySQL 9.7), started with a tiny buffer pool."""
 
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
 
 from upgradelab.probes import ProbeSet, startup_options
+from upgradelab.probes.base import fetch_all
 from upgradelab.probes.buffer_pool import BufferPoolProbe, hit_rate
-from upgradelab.probes.probe_set import Measured
-from upgradelab.probes.statement_time import StatementTimeProbe
+from upgradelab.probes.probe_set import Measured, workload_thread_id
+from upgradelab.probes.statement_time import THREAD_STATE, StatementTimeProbe, idle
 from upgradelab.targets.options import render_option
 from upgradelab.targets.provisioners import LocalProvisioner
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
@@ -168,6 +171,38 @@ def test_statement_time_counts_each_iterations_last_statement_in_that_iteration(
             for table in range(5):
                 cursor.execute(f"DROP TABLE probes.settle{table}")
     assert over == []
+
+
+def test_an_idle_workload_thread_reads_idle_and_a_running_one_does_not(
+    server: tuple[Endpoint, ServerConnection],
+) -> None:
+    """The settle rule (probes/statement_time.py `idle`) on the real server: a thread between
+    statements shows 'Sleep' and no text (otherwise every reading would wait out SETTLE_TIMEOUT_S),
+    one running a statement does not."""
+    endpoint, connection = server
+    probe_connection = endpoint.connect()
+    busy = endpoint.connect()
+    try:
+        timed(connection, "select", "SELECT 1")
+        thread_id = workload_thread_id(probe_connection, connection)
+        busy_id = workload_thread_id(probe_connection, busy)
+        rows = fetch_all(probe_connection, THREAD_STATE, (thread_id,))
+        assert idle(rows), rows
+        running = threading.Thread(target=timed, args=(busy, "sleep", "SELECT SLEEP(2)"))
+        running.start()
+        try:
+            deadline = time.monotonic() + 1.5
+            seen: list[list[tuple[object, ...]]] = []
+            while time.monotonic() < deadline and not any(row and row[0][0] == "Query" for row in seen):
+                seen.append(fetch_all(probe_connection, THREAD_STATE, (busy_id,)))
+                time.sleep(0.01)
+            assert seen and seen[-1] and seen[-1][0][0] == "Query", seen[-1:]
+            assert not idle(seen[-1]), seen[-1]
+        finally:
+            running.join()
+    finally:
+        probe_connection.close()
+        busy.close()
 
 
 def test_probes_are_unavailable_with_the_reason_when_performance_schema_is_off(
