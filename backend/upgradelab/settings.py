@@ -5,7 +5,7 @@ Every value has an embedded default, so `make up` on a fresh machine needs no co
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -141,6 +141,12 @@ class Settings(BaseSettings):
         description="Statements a replay's query log may hold (UPGRADELAB_REPLAY_MAX_STATEMENTS): a log with "
         "more is refused (422 naming `queries` and this limit) as soon as its statement past the limit is "
         "read, before any is fingerprinted.",
+    )
+    replay_timing_cpu: Literal["auto", "off"] | Annotated[int, Field(ge=0)] = Field(
+        "auto",
+        description="The CPU a replay's client thread and every variant's server process share while its "
+        "statements are timed (UPGRADELAB_REPLAY_TIMING_CPU): `auto`, the highest CPU the worker may use "
+        "when it may use two or more; `off`; or a CPU number. Why: execution/timing_cpu.py.",
     )
     replay_result_max_bytes: int = Field(
         64 * 1024 * 1024,

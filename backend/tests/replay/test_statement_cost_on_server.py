@@ -6,6 +6,7 @@ only: two short rounds, no timing effect judged (tests/replay/test_statement_cos
 seeded numbers)."""
 
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,28 @@ def replayed(shop_dump: Path, database: None) -> tuple[list[SourceStatement], li
         ReplayVariant(NAMES[0], _provisioner(0), []),
         ReplayVariant(NAMES[1], _provisioner(1), ["performance_schema=OFF"]),  # the variant's own wins
     ]
-    return statements, replay_rounds(variants, dataset, statements, plan("interleaved", 2, 1, 1, 2))
+
+    def sample(name: str, phase: str) -> None:
+        """At each round's first step: the CPUs of this thread and of every thread of each server."""
+        if phase.startswith("round "):
+            servers = [variant.provisioner.pid() for variant in variants]
+            threads = [
+                os.sched_getaffinity(int(task.name))
+                for pid in servers
+                if pid is not None
+                for task in Path(f"/proc/{pid}/task").iterdir()
+            ]
+            CPUS.append((os.sched_getaffinity(0), threads, [pid for pid in servers if pid is not None]))
+        del name
+
+    BEFORE.update(os.sched_getaffinity(0))
+    return statements, replay_rounds(
+        variants, dataset, statements, plan("interleaved", 2, 1, 1, 2), step=sample
+    )
+
+
+CPUS: list[tuple[set[int], list[set[int]], list[int]]] = []  # sampled in the rounds (replayed's `sample`)
+BEFORE: set[int] = set()  # this thread's CPUs before the replay
 
 
 def test_lab_instances_are_timed_by_the_servers_clock_unless_a_variant_turns_it_off(
@@ -107,3 +129,24 @@ def test_the_report_opens_with_the_per_statement_cost_per_variant_on_the_pairs_c
         assert finding.net is None or finding.net.rounds == 2
     assert [v.performance_schema for v in again.variants] == [True, False]
     assert again.timing is not None and "performance_schema ON on" in again.timing
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="this machine gives one CPU")
+def test_the_client_and_every_server_share_one_cpu_while_timed_and_the_client_gets_every_cpu_back(
+    replayed: tuple[list[SourceStatement], list[VariantReplay]],
+) -> None:
+    """execution/timing_cpu.py in a replay: in every round this thread and every thread of both
+    servers were on the one CPU the report names; after the replay this thread has its CPUs back (the
+    servers are stopped by then: `unpin` is tested in tests/execution/test_timing_cpu.py)."""
+    _, replays = replayed
+    assert os.sched_getaffinity(0) == BEFORE and len(BEFORE) >= 2
+    assert CPUS, "no round was sampled"
+    cpu = max(BEFORE)
+    for client, threads, servers in CPUS:
+        assert len(servers) == 2 and client == {cpu}
+        assert threads and all(one == {cpu} for one in threads), threads
+    assert {r.timing_cpu for r in replays} == {
+        f"the client and every variant's server on CPU {cpu} while timed (UPGRADELAB_REPLAY_TIMING_CPU)"
+    }
+    document = report_document(*replayed, compare(*replayed))
+    assert document.timing is not None and f"on CPU {cpu} while timed" in document.timing

@@ -116,7 +116,9 @@ def report_document(
         clock=clocks.pop() if len(clocks) == 1 else None,
         per_statement_cost=statement_costs(replays, aa_control),
         timing=statement_cost.timing_text(
-            {r.name: r.clock for r in replays}, {r.name: r.performance_schema for r in replays}
+            {r.name: r.clock for r in replays},
+            {r.name: r.performance_schema for r in replays},
+            replays[0].timing_cpu if replays else None,
         ),
         fdr=findings.FDR_TEXT.format(m=tested, q=findings.FDR_Q),
         fdr_q=findings.FDR_Q,

@@ -15,7 +15,10 @@
    client's otherwise; the client's time is kept too, for a pair on different clocks) and the pass's
    value is the median of its runs; the round's value is the median of its passes; the null
    statement `DO 0` (statement_cost.py) is timed after the user's in every round, on every variant,
-   as one more statement (the per-statement cost, measured apart);
+   as one more statement (the per-statement cost, measured apart); from step 2 on, the replay's
+   thread and every variant's server process share one CPU (execution/timing_cpu.py: a fast
+   statement's server time otherwise depends on where the scheduler put them, pass by pass), put
+   back on every CPU when the rounds end;
 4. extension (`Extension`, replay/extension.py): while some fingerprints are still undecided and
    the replay's max_rounds allows, EXTENSION_STEP more rounds (execution/schedule.py `extensions`,
    the runs' auto-extension) of the still-undecided statements only (and the null statement),
@@ -48,11 +51,12 @@ public names are importable from here too, as the code has imported them.
 """
 
 from collections.abc import Callable
-from contextlib import suppress
+from contextlib import ExitStack, suppress
 from itertools import groupby
 
 import pymysql
 
+from upgradelab.execution import timing_cpu
 from upgradelab.execution.instances import Instance, started
 from upgradelab.execution.schedule import Schedule
 from upgradelab.replay.dataset_load import DumpDataset
@@ -70,6 +74,7 @@ from upgradelab.replay.passes import StatementRunner, capture_outcomes, statemen
 from upgradelab.replay.sources import SourceStatement
 from upgradelab.replay.statement_cost import NULL_STATEMENT
 from upgradelab.replay.turns import Interleave, round_turns
+from upgradelab.settings import get_settings
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, StatementInterrupted
 from upgradelab.workloads.base import DatasetProgress
 
@@ -137,7 +142,7 @@ def replay_rounds(
         statement_passes(opened[index], runs[index], dataset, statements, statement, count, warm_up=warm_up)
 
     try:
-        with started(instances, start, "replay") as fleet:
+        with started(instances, start, "replay") as fleet, ExitStack() as pinned:
             try:
                 if interrupt.is_set:
                     raise StatementInterrupted("interrupted while the servers started")
@@ -145,6 +150,15 @@ def replay_rounds(
                 if failure is not None:
                     raise failure
                 say_clocks([opened[index] for index in range(len(variants))])
+                # the client and every server on one CPU while timed (execution/timing_cpu.py), back
+                # on every CPU when the rounds end (a server may be kept as a spare)
+                settings = get_settings()
+                servers = [(variant.name, variant.provisioner.pid()) for variant in variants]
+                timing = pinned.enter_context(
+                    timing_cpu.one_cpu(settings.replay_timing_cpu, servers, settings.lab_dir / "timing-cpus")
+                )
+                for one in opened.values():
+                    one.replay.timing_cpu = timing.text
                 for index, instance in enumerate(instances):
                     one = opened[index]
                     one.replay.passes, one.replay.null_statement = schedule.block, null

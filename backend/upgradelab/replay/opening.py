@@ -38,7 +38,8 @@ class VariantReplay:
     performance_schema: @@performance_schema at its opening (None: not read); null_statement: the
     index in `outcomes` / `times` of the null statement the engine times beside the user's
     (statement_cost.py; None: not timed); work[statement]: its work counters over its timed runs
-    (replay/counters.py; empty tallies on the client's clock)."""
+    (replay/counters.py; empty tallies on the client's clock); timing_cpu: how the timing was placed
+    on the CPUs, the same sentence on every variant (execution/timing_cpu.py `plan`; None: not said)."""
 
     name: str
     version: str
@@ -57,6 +58,7 @@ class VariantReplay:
     performance_schema: bool | None = None
     null_statement: int | None = None
     work: list[WorkTally] = field(default_factory=list)
+    timing_cpu: str | None = None
 
 
 @dataclass(frozen=True)

@@ -164,9 +164,12 @@ def statement_cost(
     )
 
 
-def timing_text(clocks: dict[str, str], performance_schema: dict[str, bool | None]) -> str:
-    """The report's sentence on how it was timed: each variant's clock (name -> "server" / "client")
-    and whether performance_schema was on (name -> @@performance_schema; None: not read)."""
+def timing_text(
+    clocks: dict[str, str], performance_schema: dict[str, bool | None], cpu: str | None = None
+) -> str:
+    """The report's sentence on how it was timed: each variant's clock (name -> "server" / "client"),
+    whether performance_schema was on (name -> @@performance_schema; None: not read) and where the
+    timing ran (`cpu`: execution/timing_cpu.py's sentence; None: not said, a report from before)."""
     on = [name for name, value in performance_schema.items() if value]
     off = [name for name, value in performance_schema.items() if value is False]
     server = [name for name, clock in clocks.items() if clock == "server"]
@@ -182,4 +185,6 @@ def timing_text(clocks: dict[str, str], performance_schema: dict[str, bool | Non
         parts.append(f"performance_schema ON on {', '.join(on)} (its own cost is in every time there)")
     if off:
         parts.append(f"performance_schema OFF on {', '.join(off)}")
+    if cpu:
+        parts.append(cpu)
     return "; ".join(parts)
