@@ -33,11 +33,15 @@ not "undecided" on any variant).
 Run by hand (root, the lab installed), from the repository root:
     .venv/bin/python bench/replay_causes.py --quick   # ~2.5 min: 8 shapes, 6 rounds to 12; 10 generated
     .venv/bin/python bench/replay_causes.py [--fingerprints 300] [--rounds 20] [--skip planted|throughput]
+    .venv/bin/python bench/replay_causes.py --skip throughput --timing-cpu off,auto   # unpinned, then pinned
+--timing-cpu: UPGRADELAB_REPLAY_TIMING_CPU of the replays (execution/timing_cpu.py; default auto); a
+comma list replays each in turn in this run, the planted figures and goals of each printed.
 Servers: /var/lib/upgradelab/bench-servers-replay (as replay_resolution.py), ports 36021-36024.
 """
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
@@ -83,6 +87,7 @@ COST_PLANTS = {
 }
 COST_OPTIONS = list(COST_PLANTS["both-logs"])
 SAVE_TO: list[str] = []  # --json DIR
+TIMING_CPU: list[str] = []  # the --timing-cpu value of the replays running
 DATABASE = "bench"
 DROPPED = ("big", "k_k")
 BIG = {
@@ -181,8 +186,21 @@ def replay(
         "wall_s": wall,
         "load": (load, load_average()),
     }
+    if SAVE_TO:  # beside the report, each variant's timed runs: per statement, a value per pass
+        found["timed"] = {
+            one.name: {
+                "statements": [statement.sql for statement in statements],
+                "passes": one.passes,
+                "clock": one.clock,
+                "times": one.times,
+                "client_times": one.client_times,
+                "null_statement": one.null_statement,
+            }
+            for one in replays
+        }
     if SAVE_TO:  # --json DIR: the whole report, every ratio and net verdict, for a reading afterwards
-        path = Path(SAVE_TO[0]) / f"replay-causes-{'-'.join(names)}-{len(statements)}.json"
+        cpu = f"-cpu-{TIMING_CPU[0]}" if TIMING_CPU else ""
+        path = Path(SAVE_TO[0]) / f"replay-causes-{'-'.join(names)}-{len(statements)}{cpu}.json"
         path.write_text(json.dumps(found, indent=1))
         print(f"report saved: {path}")
     return found
@@ -388,6 +406,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=None, help="planned rounds (default: a replay's)")
     parser.add_argument("--cost", choices=list(COST_PLANTS), default="both-logs", help="c's plant")
     parser.add_argument("--json", metavar="DIR", default=None, help="save each replay's report there")
+    parser.add_argument(
+        "--timing-cpu",
+        default="auto",
+        help="UPGRADELAB_REPLAY_TIMING_CPU for the replays; a comma list runs each in turn (off,auto)",
+    )
     args = parser.parse_args()
     COST_OPTIONS[:] = COST_PLANTS[args.cost]
     SAVE_TO[:] = [args.json] if args.json else []
@@ -402,10 +425,15 @@ def main() -> None:
     passed = True
     with tempfile.TemporaryDirectory() as scratch:
         dataset = loaded(Path(scratch))
-        if args.skip != "planted":
-            passed = planted(dataset, rounds, max_rounds, args.quick)
-        if args.skip != "throughput":
-            throughput(dataset, count, rounds, max_rounds)
+        for value in args.timing_cpu.split(","):  # one after the other in this run: side by side
+            os.environ["UPGRADELAB_REPLAY_TIMING_CPU"] = value
+            get_settings.cache_clear()
+            TIMING_CPU[:] = [value]
+            print(f"\n== UPGRADELAB_REPLAY_TIMING_CPU={value}", flush=True)
+            if args.skip != "planted":
+                passed = planted(dataset, rounds, max_rounds, args.quick) and passed
+            if args.skip != "throughput":
+                throughput(dataset, count, rounds, max_rounds)
     sys.exit(0 if passed else 1)
 
 
