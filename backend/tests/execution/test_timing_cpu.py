@@ -14,7 +14,14 @@ from pathlib import Path
 import pytest
 
 from upgradelab.execution import timing_cpu
-from upgradelab.execution.timing_cpu import candidates, one_cpu, pin_process, pinned_thread, unpin
+from upgradelab.execution.timing_cpu import (
+    candidates,
+    one_cpu,
+    pin_process,
+    pinned_thread,
+    server_here,
+    unpin,
+)
 
 TWO = {0, 1}
 SERVERS = [("a", 101), ("b", 102)]
@@ -67,6 +74,13 @@ def affinities(pid: int) -> list[set[int]]:
 
 
 EVERY = os.sched_getaffinity(0)
+
+
+def stand_in(pid: int) -> bool:  # the stand-in child is a server here
+    del pid
+    return True
+
+
 needs_two = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="this machine gives one CPU")
 
 
@@ -84,7 +98,7 @@ def test_one_cpu_pins_the_thread_and_every_process_inside_and_puts_them_back(
     child: int, tmp_path: Path
 ) -> None:
     every = os.sched_getaffinity(0)
-    with one_cpu("auto", [("a", child)], tmp_path) as timing:
+    with one_cpu("auto", [("a", child)], tmp_path, stand_in) as timing:
         assert timing.cpu == max(every) and f"CPU {timing.cpu}" in timing.text
         assert affinities(child) == [{timing.cpu}] * 4
         assert os.sched_getaffinity(0) == {timing.cpu}
@@ -122,7 +136,7 @@ def ask(claims: Path, setting: str) -> list[str]:
 @needs_two
 def test_a_second_job_takes_the_next_free_cpu_and_none_when_all_are_taken(child: int, tmp_path: Path) -> None:
     every = os.sched_getaffinity(0)
-    with one_cpu("auto", [("a", child)], tmp_path) as first:
+    with one_cpu("auto", [("a", child)], tmp_path, stand_in) as first:
         assert ask(tmp_path, str(first.cpu)) == ["none", "True"]
         assert ask(tmp_path, "auto") == [str(sorted(every)[-2]), "False"]
         if len(every) == 2:  # a third while another process holds the other CPU: none left
@@ -162,7 +176,7 @@ def test_a_process_that_may_not_be_pinned_leaves_none_pinned(
         return real(pid, cpus)
 
     monkeypatch.setattr(timing_cpu, "pin_process", refused)
-    with one_cpu("auto", [("a", child), ("b", 999_999)], tmp_path) as timing:
+    with one_cpu("auto", [("a", child), ("b", 999_999)], tmp_path, stand_in) as timing:
         assert timing.cpu is None and "could not be" in timing.text
         assert affinities(child) == [every] * 4  # the one pinned first is put back
         assert os.sched_getaffinity(0) == every
@@ -192,3 +206,23 @@ def test_the_calling_thread_is_pinned_inside_the_block_only() -> None:
     assert os.sched_getaffinity(0) == before
     with pinned_thread(None):
         assert os.sched_getaffinity(0) == before
+
+
+def test_only_a_mysql_or_mariadb_process_counts_as_a_server_here(child: int) -> None:
+    """A docker target's host pid seen from a worker in its own container is another process or none:
+    neither is pinned, and so no variant is."""
+    assert not server_here(child)  # python, not mysqld
+    assert not server_here(2**22 + 1)  # beyond pid_max's default: no such process
+    tried, why = candidates("auto", [("a", None)], allowed=TWO)
+    assert tried == [] and "a is not a server process on this host" in why
+
+
+@needs_two
+def test_a_claims_directory_that_cannot_be_made_leaves_the_replay_unpinned(
+    child: int, tmp_path: Path
+) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    with one_cpu("auto", [("a", child)], blocked / "claims", stand_in) as timing:
+        assert timing.cpu is None and "no claim could be made" in timing.text
+        assert affinities(child) == [EVERY] * 4

@@ -22,7 +22,7 @@ parallelism.
 
 import fcntl
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,17 +65,41 @@ def candidates(
     return [setting], ""
 
 
+SERVER_COMMANDS = ("mysqld", "mariadbd")
+
+
+def server_here(pid: int) -> bool:
+    """Whether `pid` is a MySQL or MariaDB server process as this process sees it (/proc/PID/comm). A
+    docker target's pid is the host's: a worker in a container of its own sees another process, or
+    none, under that number, and must pin neither."""
+    try:
+        return (PROC / str(pid) / "comm").read_text().strip() in SERVER_COMMANDS
+    except OSError:
+        return False
+
+
 @contextmanager
-def one_cpu(setting: Setting, pids: Sequence[tuple[str, int | None]], claims: Path) -> Iterator[TimingCpu]:
+def one_cpu(
+    setting: Setting,
+    pids: Sequence[tuple[str, int | None]],
+    claims: Path,
+    is_server: Callable[[int], bool] = server_here,
+) -> Iterator[TimingCpu]:
     """Inside the block, the calling thread and every thread of each process in `pids` on one CPU
     (module docstring), claimed under directory `claims`; after it, the processes on every CPU this
     process may use (a server kept as a spare must not stay pinned), the thread as before, the claim
-    released. Never raises for a CPU it cannot have: the TimingCpu says "not pinned" and why (every
-    candidate claimed by other jobs; a process this one may not pin, PermissionError: none stays pinned).
+    released. A pid that `is_server` denies counts as no process here. Never raises for a CPU it
+    cannot have: the TimingCpu says "not pinned" and why (every candidate claimed by other jobs; the
+    claims directory not writable; a process this one may not pin, PermissionError: none stays pinned).
     """
+    pids = [(name, pid if pid is not None and is_server(pid) else None) for name, pid in pids]
     tried, why = candidates(setting, pids)
     with ExitStack() as stack:
-        cpu = _claim(tried, claims, stack)
+        try:
+            cpu = _claim(tried, claims, stack)
+        except OSError as error:
+            yield TimingCpu(None, f"not pinned to a CPU: no claim could be made under {claims} ({error})")
+            return
         if cpu is None:
             yield TimingCpu(
                 None,
