@@ -434,6 +434,8 @@ def main() -> None:
                 passed = planted(dataset, rounds, max_rounds, args.quick) and passed
             if args.skip != "throughput":
                 throughput(dataset, count, rounds, max_rounds)
+            for name in PORTS:  # a replay keeps its instances as spares: the next one drops d's index
+                provisioner(name).stop_all()
     sys.exit(0 if passed else 1)
 
 
