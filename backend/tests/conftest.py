@@ -42,6 +42,10 @@ os.environ.update(
     UPGRADELAB_API_PORT=str(API_PORT),
     UPGRADELAB_SERVER_DIR=SERVER_DIR,
     UPGRADELAB_DATASET_DIRS=",".join(str(d) for d in DATASET_DIRS),
+    # each session a lab of its own: its replays always find a CPU to time on (execution/timing_cpu.py;
+    # on the machine's directory the gate's other sessions held both CPUs at times, and an unpinned
+    # replay's TIMER_WAIT can exceed the client's time: tests/replay/test_statement_cost_on_server.py)
+    UPGRADELAB_TIMING_CPU_CLAIMS_DIR=str(STATE / "timing-cpus"),
 )
 
 from sqlalchemy import select  # noqa: E402

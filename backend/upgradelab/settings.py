@@ -148,6 +148,12 @@ class Settings(BaseSettings):
         "statements are timed (UPGRADELAB_REPLAY_TIMING_CPU): `auto`, the highest CPU the worker may use "
         "when it may use two or more; `off`; or a CPU number. Why: execution/timing_cpu.py.",
     )
+    timing_cpu_claims_dir: Path = Field(
+        Path("/var/lib/upgradelab/timing-cpus"),
+        description="Where jobs claim the CPU they time on (UPGRADELAB_TIMING_CPU_CLAIMS_DIR; a lock file a "
+        "CPU, execution/timing_cpu.py): one directory for every worker of the machine, so two jobs timing at "
+        "once take different CPUs.",
+    )
     replay_result_max_bytes: int = Field(
         64 * 1024 * 1024,
         ge=1,

@@ -10,7 +10,7 @@ from upgradelab.probes import ProbeSet, startup_options
 from upgradelab.probes.base import fetch_all
 from upgradelab.probes.buffer_pool import BufferPoolProbe, hit_rate
 from upgradelab.probes.probe_set import Measured, workload_thread_id
-from upgradelab.probes.statement_time import THREAD_STATE, StatementTimeProbe, idle
+from upgradelab.probes.statement_time import SETTLE_TIMEOUT_S, THREAD_STATE, StatementTimeProbe, idle
 from upgradelab.targets.options import render_option
 from upgradelab.targets.provisioners import LocalProvisioner
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
@@ -177,8 +177,8 @@ def test_an_idle_workload_thread_reads_idle_and_a_running_one_does_not(
     server: tuple[Endpoint, ServerConnection],
 ) -> None:
     """The settle rule (probes/statement_time.py `idle`) on the real server: a thread between
-    statements shows 'Sleep' and no text (otherwise every reading would wait out SETTLE_TIMEOUT_S),
-    one running a statement does not."""
+    statements shows 'Sleep' and no text once its last statement's event ended (otherwise every
+    reading would wait out SETTLE_TIMEOUT_S), one running a statement does not."""
     endpoint, connection = server
     probe_connection = endpoint.connect()
     busy = endpoint.connect()
@@ -186,8 +186,14 @@ def test_an_idle_workload_thread_reads_idle_and_a_running_one_does_not(
         timed(connection, "select", "SELECT 1")
         thread_id = workload_thread_id(probe_connection, connection)
         busy_id = workload_thread_id(probe_connection, busy)
+        # idle within the bound once the statement's event ended (right after the OK it may not be yet:
+        # MariaDB shows 'Query' until then), and stays idle while nothing is sent
+        deadline = time.monotonic() + SETTLE_TIMEOUT_S
         rows = fetch_all(probe_connection, THREAD_STATE, (thread_id,))
+        while not idle(rows) and time.monotonic() < deadline:
+            rows = fetch_all(probe_connection, THREAD_STATE, (thread_id,))
         assert idle(rows), rows
+        assert all(idle(fetch_all(probe_connection, THREAD_STATE, (thread_id,))) for _ in range(20))
         running = threading.Thread(target=timed, args=(busy, "sleep", "SELECT SLEEP(2)"))
         running.start()
         try:

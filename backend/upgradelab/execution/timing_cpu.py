@@ -11,13 +11,13 @@ of a replay did not call most 100 us fingerprints "same" within 10 % at 60 round
 replay_causes.py). With the replay's thread and every variant's server process on one CPU, every
 pass runs under the same placement.
 
-The CPU is claimed for the job (an exclusive flock on `<claims>/cpu-N.lock`, released when the
-rounds end or the process dies): a second job timing at the same time takes the next free CPU, or
-none. Every variant is pinned or none is: a variant that is not a server process on this host (an
-existing server) leaves all of them unpinned, as a pinned variant beside an unpinned one would be
-timed two ways. A statement the server runs on several threads (MySQL's parallel clustered-index
-reads for COUNT(*)) gets one CPU on every variant: UPGRADELAB_REPLAY_TIMING_CPU=off compares that
-parallelism.
+The CPU is claimed for the job (an exclusive flock on `<claims>/cpu-N.lock`, the claims directory
+UPGRADELAB_TIMING_CPU_CLAIMS_DIR, released when the rounds end or the process dies): a second job
+timing at the same time takes the next free CPU, or none. Every variant is pinned or none is: a
+variant that is not a server process on this host (an existing server) leaves all of them unpinned,
+as a pinned variant beside an unpinned one would be timed two ways. A statement the server runs on
+several threads (MySQL's parallel clustered-index reads for COUNT(*)) gets one CPU on every variant:
+UPGRADELAB_REPLAY_TIMING_CPU=off compares that parallelism.
 """
 
 import fcntl

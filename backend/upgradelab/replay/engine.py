@@ -155,7 +155,7 @@ def replay_rounds(
                 settings = get_settings()
                 servers = [(variant.name, variant.provisioner.pid()) for variant in variants]
                 timing = pinned.enter_context(
-                    timing_cpu.one_cpu(settings.replay_timing_cpu, servers, settings.lab_dir / "timing-cpus")
+                    timing_cpu.one_cpu(settings.replay_timing_cpu, servers, settings.timing_cpu_claims_dir)
                 )
                 for one in opened.values():
                     one.replay.timing_cpu = timing.text
