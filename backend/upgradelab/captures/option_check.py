@@ -116,7 +116,9 @@ def _implied_words(variable: Variable) -> str:
             f"implied by the team's {', '.join(variable.implied_by)} (its help names it; origin "
             f"{variable.origin}): not a setting of the team's own, not tried"
         )
-    return f"not set by the team: the server computed it at start (origin {variable.origin}), not tried"
+    if (variable.origin or "").upper() == "AUTO":
+        return "not set by the team: the server computed it at start (origin AUTO), not tried"
+    return f"not set by the team: it follows another setting (origin {variable.origin}), not tried"
 
 
 def team_lines(
