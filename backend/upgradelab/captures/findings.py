@@ -23,7 +23,7 @@ one are no findings (the check's `findings` and `account_findings` still list th
 
 import csv
 import io
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel
 
@@ -36,15 +36,7 @@ Severity = Literal[
     "changes_performance",
     "note",
 ]
-SEVERITIES: tuple[Severity, ...] = (
-    "does_not_start",
-    "locks_out",
-    "does_not_load",
-    "changes_results",
-    "changes_behaviour",
-    "changes_performance",
-    "note",
-)
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)  # most severe first
 CSV_COLUMNS = ("severity", "kind", "subject", "outcome", "evidence")
 
 
