@@ -34,7 +34,7 @@ from typing import Literal, Protocol
 from upgradelab.captures.account_check import AccountFinding, auth_plugins, default_plugin, plugin_findings
 from upgradelab.captures.configuration import Configuration, Variable
 from upgradelab.captures.defaults import BinaryDefaults
-from upgradelab.captures.my_cnf import lab_sets
+from upgradelab.captures.my_cnf import MY_CNF_FLAVOR, lab_sets
 from upgradelab.captures.option_help import as_taken, no_effect
 from upgradelab.targets.options import OptionError, render_option
 from upgradelab.targets.provisioners.base import Endpoint
@@ -142,7 +142,7 @@ def team_lines(
             continue
         name = variable.name.lower()
         taken = value
-        if value is not None and new is not None:
+        if value is not None and new is not None and config.flavor != MY_CNF_FLAVOR:  # a file: as written
             taken = as_taken(value, (old.options if old else {}).get(name), new.options.get(name))
         try:
             line = render_option(variable.name, taken)

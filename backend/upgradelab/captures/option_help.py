@@ -89,25 +89,17 @@ def as_taken(value: str, old: OptionHelp | None, new: OptionHelp | None) -> str:
     """`value` as the option of `new` takes it, from how the option of `old` displays it (SHOW
     GLOBAL VARIABLES): an enum member shown where the new option is a flag becomes its position
     (0 OFF, 1 ON: MariaDB's enums take their position as a number, which is how old_alter_table's
-    legacy 0/1 became DEFAULT/COPY); a boolean shown where the new option is an enum without ON/OFF
-    members becomes that position (1, 0); a boolean spelling for a flag ON/OFF. Anything else, or
-    an option either help does not describe, stays as shown."""
-    text = value.strip()
-    if new is None:
+    legacy 0/1 became DEFAULT/COPY); a flag's boolean shown where the new option is an enum without
+    such a member becomes that position (1, 0). Anything else, or an option either help does not
+    describe, stays as shown (a flag takes ON, TRUE and 1 alike)."""
+    if new is None or old is None:
         return value
-    upper = text.upper()
-    if new.kind == "flag":
-        if upper in BOOLEAN_WORDS:
-            return "ON" if BOOLEAN_WORDS[upper] else "OFF"
-        enum = old is not None and old.kind == "enum"
-        positions = [member.upper() for member in old.members] if old is not None and enum else []
+    upper = value.strip().upper()
+    if new.kind == "flag" and old.kind == "enum":
+        positions = [member.upper() for member in old.members]
         if upper in positions[:2]:
             return "ON" if positions.index(upper) == 1 else "OFF"
-        return value
-    if new.kind == "enum":
-        members = {member.upper(): member for member in new.members}
-        if upper in members:
-            return members[upper]
-        if upper in BOOLEAN_WORDS and (old is None or old.kind == "flag"):
-            return "1" if BOOLEAN_WORDS[upper] else "0"
+    members = {member.upper() for member in new.members}
+    if new.kind == "enum" and old.kind == "flag" and upper in BOOLEAN_WORDS and upper not in members:
+        return "1" if BOOLEAN_WORDS[upper] else "0"
     return value
