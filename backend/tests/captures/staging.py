@@ -1,9 +1,10 @@
 """A staging MariaDB 10.11 configured by hand as a team would leave it (issue 45): settings the newer
 versions removed, ignore or spell otherwise, accounts of every kind (native password, ed25519, an
 empty plugin, anonymous, roles), read as an existing target through the API and captured once for a
-module (tests/captures/test_check_staging.py checks it against MariaDB 11.8 and MySQL 9.7)."""
+module (tests/captures/test_check_staging.py checks it against MariaDB 11.8 and MySQL 9.7, and against
+its own version); a staging MySQL 9.7 the same way, with settings whose origin the server does not
+keep (transaction_isolation) and a role."""
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -27,13 +28,22 @@ OPTIONS = [
     "sql_mode=STRICT_TRANS_TABLES,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION",  # 9.7 refuses one value
     "max_connections=200",
 ]
+# character_set_server and collation_server set here show origin COMPILE-TIME (measured on 10.11.19)
+CHARSET = ["character-set-server=utf8mb4", "collation-server=utf8mb4_unicode_ci"]
 EMPTY_PLUGIN = "bare"  # an account whose plugin the server holds empty: its default
+MYSQL_STAGING = f"staging-mysql-t{ports.SESSION}"
+MYSQL_OPTIONS = [
+    "transaction_isolation=READ-COMMITTED",  # shown as COMPILED by performance_schema.variables_info
+    "innodb_flush_log_at_trx_commit=2",
+    "sql_mode=ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES",
+    "optimizer_switch=hash_join=off",
+]
 
 
 def start_staging() -> LocalProvisioner:
     """The staging server started with OPTIONS, its accounts made (module docstring)."""
     server = lab_provisioner("mariadb-10.11", ports.CHECK_STAGING, suffix="staging")
-    server.start(OPTIONS)
+    server.start([*OPTIONS, *CHARSET])
     sql(
         server,
         "INSTALL SONAME 'auth_ed25519'",
@@ -56,23 +66,44 @@ def start_staging() -> LocalProvisioner:
     return server
 
 
-def capture_staging(api: str) -> dict[str, Any]:
-    """The staging server added as an existing target (its read-only account) and captured."""
+def start_mysql_staging() -> LocalProvisioner:
+    """The staging MySQL 9.7 started with MYSQL_OPTIONS, a role, a locked account and the reader."""
+    server = lab_provisioner("mysql-9.7", ports.CHECK_STAGING_MYSQL, suffix="staging")
+    server.start(MYSQL_OPTIONS)
+    sql(
+        server,
+        "CREATE ROLE app_reader",
+        "CREATE USER 'app'@'%' IDENTIFIED BY 'a1'",
+        "CREATE USER 'retired'@'%' IDENTIFIED BY 'r1' ACCOUNT LOCK",
+        "CREATE DATABASE labdb",
+        f"CREATE USER '{READER}'@'127.0.0.1' IDENTIFIED BY '{READER_PASSWORD}'",
+        f"GRANT SELECT ON performance_schema.* TO '{READER}'@'127.0.0.1'",
+        f"GRANT SELECT ON mysql.user TO '{READER}'@'127.0.0.1'",
+        f"GRANT SELECT ON labdb.* TO '{READER}'@'127.0.0.1'",
+    )
+    return server
+
+
+def capture_staging(
+    api: str, name: str = STAGING, port: int = ports.CHECK_STAGING, flavor: str = "mariadb"
+) -> dict[str, Any]:
+    """A staging server (default: the MariaDB one) added as an existing target (its read-only account)
+    and captured."""
     settings = {
         "host": "127.0.0.1",
-        "port": ports.CHECK_STAGING,
+        "port": port,
         "user": READER,
         "password": READER_PASSWORD,
         "database": "labdb",
     }
     with sync_session() as session:  # a worker that ran this module before left its row
-        session.execute(delete(Target).where(Target.name == STAGING))
+        session.execute(delete(Target).where(Target.name == name))
         session.commit()
     with httpx.Client(base_url=api, timeout=60, headers=auth_headers()) as client:
-        body = {"name": STAGING, "flavor": "mariadb", "provisioner": "existing", "settings": settings}
+        body = {"name": name, "flavor": flavor, "provisioner": "existing", "settings": settings}
         added = client.post("/api/targets", json=body)
         assert added.status_code == 201, added.text
-        created = client.post("/api/captures", json={"target": STAGING, "schema_only": True})
+        created = client.post("/api/captures", json={"target": name, "schema_only": True})
         assert created.status_code == 201, created.text
         found = wait(client, created.json()["id"])
     assert found["status"] == "succeeded", found["error"]
@@ -92,12 +123,3 @@ def check(api: str, capture_id: int, target: str, team_host: dict[str, int] | No
     assert variant.status_code == 200, variant.text
     found["_variant"] = variant.json()
     return found
-
-
-def staging(api: str) -> Iterator[dict[str, Any]]:
-    """The staging server's capture while the server runs (stopped afterwards)."""
-    server = start_staging()
-    try:
-        yield capture_staging(api)
-    finally:
-        server.stop()

@@ -11,15 +11,23 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from tests.captures.staging import EMPTY_PLUGIN, capture_staging, check, start_staging
+from tests import ports
+from tests.captures.staging import (
+    EMPTY_PLUGIN,
+    MYSQL_STAGING,
+    capture_staging,
+    check,
+    start_mysql_staging,
+    start_staging,
+)
 from tests.captures.team import sql
 from upgradelab.cli import app
 
 
 @pytest.fixture(scope="module")
 def staged(api: str) -> Iterator[dict[str, Any]]:
-    """The staging capture and its checks: {"capture", "11.8", "9.7", "server"} (9.7 for a team host of
-    16 CPUs and 64 GiB, where the capture shows the lab host's 2 CPUs)."""
+    """The staging capture and its checks: {"capture", "11.8", "9.7", "10.11", "server"} (9.7 for a team
+    host of 16 CPUs and 64 GiB, where the capture shows the lab host's 2 CPUs; 10.11 its own version)."""
     server = start_staging()
     try:
         capture = capture_staging(api)
@@ -27,8 +35,20 @@ def staged(api: str) -> Iterator[dict[str, Any]]:
             "capture": capture,
             "11.8": check(api, capture["id"], "mariadb-11.8"),
             "9.7": check(api, capture["id"], "mysql-9.7", {"cpus": 16, "memory_mib": 64 * 1024}),
+            "10.11": check(api, capture["id"], "mariadb-10.11"),
             "server": server,
         }
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def mysql_staged(api: str) -> Iterator[dict[str, Any]]:
+    """The staging MySQL 9.7's capture and its check against the lab's own 9.7: {"capture", "9.7"}."""
+    server = start_mysql_staging()
+    try:
+        capture = capture_staging(api, MYSQL_STAGING, ports.CHECK_STAGING_MYSQL, "mysql")
+        yield {"capture": capture, "9.7": check(api, capture["id"], "mysql-9.7")}
     finally:
         server.stop()
 
@@ -183,6 +203,34 @@ def test_the_teams_cpus_given_are_said_to_replace_the_captures_and_where_each_fi
         "the old version gives the lab's host 2000 as the team's host"
         in caches["table_open_cache"]["evidence"]
     )
+
+
+def test_a_check_against_its_own_version_changes_nothing(
+    staged: dict[str, Any], mysql_staged: dict[str, Any]
+) -> None:
+    for found in (staged["10.11"], mysql_staged["9.7"]):
+        # what stays: the anonymous accounts (a note) and a plugin the lab's fresh server has not loaded
+        severe = [f for f in _ordered(found) if f["severity"] != "note" and f["outcome"] != "not_loaded"]
+        assert severe == [], severe
+        assert found["default_findings"] == [] and found["charset_findings"] == []
+    # set in the option file, shown with origin COMPILE-TIME / COMPILED: still the team's, tried as such
+    for found, name in (
+        (staged["10.11"], "character_set_server"),
+        (mysql_staged["9.7"], "transaction_isolation"),
+    ):
+        assert _options(found)[name]["outcome"] == "accepted"
+
+
+def test_mysqls_roles_and_locked_accounts_log_in_as_no_one(mysql_staged: dict[str, Any]) -> None:
+    accounts = {(a["user"], a["host"]): a for a in mysql_staged["capture"]["accounts"]}
+    assert accounts[("app_reader", "%")]["locked"] and accounts[("retired", "%")]["locked"]
+    [no_login] = [f for f in mysql_staged["9.7"]["account_findings"] if f["outcome"] == "no_login"]
+    assert {"'app_reader'@'%'", "'retired'@'%'", "'mysql.sys'@'localhost'"} <= set(no_login["accounts"])
+    session = {v["name"]: v for v in mysql_staged["capture"]["configuration"]["variables"]}[
+        "foreign_key_checks"
+    ]
+    assert session["origin"] == "DYNAMIC"  # a session variable MySQL shows as set at run time: not the team's
+    assert "foreign_key_checks" not in _options(mysql_staged["9.7"])
 
 
 def test_the_clis_check_prints_a_queued_line_on_stderr(api: str, staged: dict[str, Any]) -> None:

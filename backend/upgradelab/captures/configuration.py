@@ -9,9 +9,11 @@ information_schema.SYSTEM_VARIABLES.GLOBAL_VALUE_ORIGIN (COMPILE-TIME, AUTO, CON
 SQL, ENVIRONMENT), MySQL's performance_schema.variables_info.VARIABLE_SOURCE (COMPILED, EXPLICIT,
 GLOBAL, SERVER, EXTRA, USER, LOGIN, COMMAND_LINE, PERSISTED, DYNAMIC). A value that differs from its
 default but that the team did not set (the server computed it, AUTO, or another setting implies it:
-MariaDB's old_alter_table=1 shows alter_algorithm=COPY with origin COMPILE-TIME) is "implied", never
-the team's; `implied_by` names the team's settings whose help mentions it. A capture made before
-origins were read (or a server that hides them) has `origin` None: the value alone decides.
+MariaDB's old_alter_table=1 shows alter_algorithm=COPY with origin COMPILE-TIME, and old_alter_table's
+help names alter_algorithm) is "implied", never the team's; `implied_by` names the team's settings
+whose help mentions it. "Compiled in" is not always true of a value that differs (COMPILED_ORIGINS):
+without such a setting naming it, the value decides, as it does on a capture made before origins were
+read (or a server that hides them: `origin` None).
 
 Values are the server's text, kept as data: nothing captured is ever executed or written into SQL,
 a file or a command line on the lab's host.
@@ -29,8 +31,16 @@ _BYTES_PER_MIB = 1024 * 1024
 # origins that say the value is the binary's own (compiled in, computed at start, from the
 # environment): the team did not set it
 NOT_SET_ORIGINS = frozenset({"COMPILE-TIME", "AUTO", "ENVIRONMENT", "COMPILED"})
-# set at run time (SET GLOBAL): a value set back to its default this way is no setting (the lab's own
-# capability check sets max_connect_errors to itself)
+# computed at start from the host or other settings
+COMPUTED_ORIGINS = frozenset({"AUTO", "ENVIRONMENT"})
+# "compiled in": but a server keeps it for some values set in its option file (measured: MariaDB
+# 10.11's character_set_server / collation_server, MySQL 9.7's transaction_isolation, all set in the
+# option file, show COMPILE-TIME / COMPILED), so a value that differs with this origin is the team's
+# unless another setting of the team's names it (old_alter_table=1 shows alter_algorithm=COPY)
+COMPILED_ORIGINS = frozenset({"COMPILE-TIME", "COMPILED"})
+# set at run time (SET GLOBAL, or a session variable's own): one that does not differ from its default
+# is no setting (the lab's own capability check sets max_connect_errors to itself; MySQL shows the
+# session-only foreign_key_checks as DYNAMIC)
 RUNTIME_ORIGINS = frozenset({"SQL", "DYNAMIC"})
 
 
@@ -60,13 +70,16 @@ class Variable(BaseModel):
     implied_by: list[str] = []
 
     def set_by_team(self) -> bool | None:
-        """Whether the team set it, by its origin (None: no origin read); set at run time to its
-        default value, it is not."""
+        """Whether the team set it, by its origin (module docstring); None where the origin does not
+        tell (none read, or "compiled in" for a value that differs: the value decides)."""
         if self.origin is None:
             return None
-        if self.origin.upper() in RUNTIME_ORIGINS and self.comparison == "default":
-            return False
-        return self.origin.upper() not in NOT_SET_ORIGINS
+        origin = self.origin.upper()
+        if origin in RUNTIME_ORIGINS:
+            return self.comparison == "differs"
+        if origin in COMPILED_ORIGINS and self.comparison == "differs":
+            return None
+        return origin not in NOT_SET_ORIGINS
 
 
 class HostFacts(BaseModel):
@@ -101,7 +114,7 @@ def compare(
     """Each variable (by name) against `defaults`: "unknown" without defaults, for a variable the
     binary's table does not list (not an option: hostname) or lists without a default to compare
     (captures/defaults.py `comparable`); "implied" when it differs and its origin (`origins`, lower-case
-    names) says the team did not set it, with the team's settings whose help names it."""
+    names) says the server computed it, or says compiled in while a team setting's help names it."""
     origins = origins or {}
     out = []
     for name in sorted(variables):
@@ -112,7 +125,7 @@ def compare(
         else:
             comparison = "default" if same_value(name.lower(), value, default) else "differs"
         origin = origins.get(name.lower())
-        if comparison == "differs" and origin is not None and origin.upper() in NOT_SET_ORIGINS:
+        if comparison == "differs" and origin is not None and origin.upper() in COMPUTED_ORIGINS:
             comparison = "implied"
         out.append(Variable(name=name, value=value, default=default, comparison=comparison,
                             host_dependent=name.lower() in HOST_DEPENDENT, origin=origin))  # fmt: skip
@@ -120,19 +133,23 @@ def compare(
 
 
 def _implying(variables: list[Variable], defaults: BinaryDefaults | None) -> list[Variable]:
-    """Each implied variable with `implied_by`: the team's settings whose help description names it
-    as a whole word (old_alter_table's "Alias for alter_algorithm")."""
+    """Each variable that differs with an origin that says the team did not set it, with
+    `implied_by`: the team's settings whose help description names it as a whole word
+    (old_alter_table's "Alias for alter_algorithm"); one compiled in that none names stays the team's
+    ("differs": module docstring)."""
     if defaults is None:
         return variables
     team = [v.name.lower() for v in variables if v.set_by_team()]
     out = []
     for variable in variables:
-        if variable.comparison == "implied":
+        origin = (variable.origin or "").upper()
+        if variable.comparison in ("implied", "differs") and origin in NOT_SET_ORIGINS:
             name = variable.name.lower()
             pattern = re.compile(rf"(?<![a-z0-9_-]){re.escape(name)}(?![a-z0-9_-])", re.IGNORECASE)
             by = [other for other in team if other in defaults.options
                   and pattern.search(defaults.options[other].description.replace("-", "_"))]  # fmt: skip
-            variable = variable.model_copy(update={"implied_by": by})
+            if by:
+                variable = variable.model_copy(update={"implied_by": by, "comparison": "implied"})
         out.append(variable)
     return out
 

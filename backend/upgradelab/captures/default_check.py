@@ -25,17 +25,21 @@ show them: the team's own server (the capture) and the check's scratch instance 
 - Host-dependent ones (captures/defaults.py HOST_DEPENDENT) are resolved by their documented formula
   (captures/host_defaults.py) for the team's host and for the lab's, both shown: it is no finding when
   the new formula gives the team's host what it runs with ("same for your hardware"). One without a
-  formula compares the lab's two versions on the lab's host: when the old binary's default there is
-  the team's value, the team's host sizes it as the lab's does and the new version's value on the lab's
-  host stands for it (`resolved_on_lab`); otherwise it depends on the host and is not resolved (a note).
+  formula, or whose formula needs a figure of the team's host not known (and the old version's formula
+  reads it too), compares the lab's two versions on the lab's host: when the old binary's default (or
+  formula) there is the team's value, the
+  team's host sizes it as the lab's does and the new version's value on the lab's host stands for it
+  (`resolved_on_lab`; no finding when it is the same); otherwise it depends on the host and is not
+  resolved (a note).
 """
 
 import re
 
 from pydantic import BaseModel
 
-from upgradelab.captures.configuration import NOT_SET_ORIGINS, Configuration, Variable
+from upgradelab.captures.configuration import COMPUTED_ORIGINS, NOT_SET_ORIGINS, Configuration, Variable
 from upgradelab.captures.defaults import (
+    AUTOSIZED,
     HOST_DEPENDENT,
     RESOLVED_AT_START,
     BinaryDefaults,
@@ -45,7 +49,7 @@ from upgradelab.captures.defaults import (
     same_value,
 )
 from upgradelab.captures.host_defaults import CheckHosts, Resolution, flavor_of, formula_of, resolve
-from upgradelab.captures.option_help import no_effect
+from upgradelab.captures.option_help import as_taken, no_effect
 from upgradelab.captures.schema_check import CHARSET_VARIABLES
 
 # Settings whose value changes what a statement returns or whether it succeeds (the rest change how
@@ -83,7 +87,6 @@ _PATH_SUFFIXES = ("_file", "_dir", "_path", "dir", "socket")
 # differ on every new binary and are no default a team leaves unset (seen on 10.11 -> 11.8: 5 of 11
 # "changes performance" findings were these).
 _IDENTITY_PREFIXES = ("version",)
-_COMPUTED = frozenset({"AUTO", "ENVIRONMENT"})
 # a file name the server makes up (MySQL's ca.pem, binlog.index, <host>-relay-bin)
 _FILE_NAME = re.compile(r"^[\w.-]+\.(?:pem|index|log|pid|sock|cnf)$|^[\w.-]+-(?:relay-)?bin$", re.IGNORECASE)
 
@@ -138,7 +141,7 @@ def _left_unset(variable: Variable) -> bool:
     """The team left it at its binary's own value (module docstring)."""
     if variable.origin is None:
         return variable.comparison == "default" and variable.default is not None
-    computed = variable.origin.upper() in _COMPUTED  # from the host or other settings: no default
+    computed = variable.origin.upper() in COMPUTED_ORIGINS  # from the host or other settings: no default
     return variable.set_by_team() is False and not computed and variable.comparison != "implied"
 
 
@@ -153,6 +156,17 @@ def _new_value(
     if help_default is not None and comparable(name, help_default):
         return help_default, "help"
     return None, ""
+
+
+def _autosized(name: str, variable: Variable, new_defaults: BinaryDefaults) -> bool:
+    """Either binary's help says it sizes `name` itself (-1: performance_schema_*_size)."""
+    return AUTOSIZED in (variable.default, new_defaults.values.get(name))
+
+
+def _as_new_takes(name: str, value: str, old: BinaryDefaults | None, new: BinaryDefaults) -> str:
+    """The captured `value` in the form the new option takes (10.11's old_alter_table DEFAULT is
+    MySQL's OFF: captures/option_help.py as_taken)."""
+    return as_taken(value, old.options.get(name) if old else None, new.options.get(name))
 
 
 def _ignored_by(name: str, *helps: BinaryDefaults | None) -> bool:
@@ -186,11 +200,14 @@ def default_findings(
             one = _host_finding(name, variable, config, new_defaults, new, new_origins, hosts, settings)
             found += [one] if one else []
             continue
-        if not _left_unset(variable) or name in RESOLVED_AT_START:
-            continue  # set, implied, or resolved at start (RESOLVED_AT_START)
+        if not _left_unset(variable) or name in RESOLVED_AT_START or _autosized(name, variable, new_defaults):
+            continue  # set, implied, resolved at start (RESOLVED_AT_START) or autosized
+        if (new_origins or {}).get(name, "").upper() in COMPUTED_ORIGINS:
+            continue  # the new server computed it from the host or other settings: no default
         new_value, new_from = _new_value(name, new, new_origins, new_defaults)
         if new_value is None or _a_path(variable.value) or _a_path(new_value):
             continue
+        old_value = _as_new_takes(name, variable.value, old_defaults, new_defaults)
         flags: list[FlagChange] = []
         only_old: list[str] = []
         only_new: list[str] = []
@@ -199,9 +216,7 @@ def default_findings(
             if not changed:
                 continue
             flags = [FlagChange(flag=flag, old=old, new=now) for flag, old, now in changed]
-        elif (
-            not variable.value.strip() or not new_value.strip() or same_value(name, variable.value, new_value)
-        ):
+        elif not old_value.strip() or not new_value.strip() or same_value(name, old_value, new_value):
             continue  # an empty value: the server chooses, no value to compare
         found.append(
             DefaultFinding(
@@ -248,12 +263,27 @@ def _host_finding(
     if team.value is not None and same_value(name, value, team.value):
         return None  # same for your hardware
     resolved_on_lab = False
+    lab = resolve(flavor_of(version), version, name, hosts.lab, settings)
     if team.value is None and formula_of(flavor_of(version), version, name) is None:
         # no formula: the new version on the lab's host, standing for the team's when the old one
         # gives the lab's host what the team runs with
         if new_value is None or same_value(name, value, new_value):
             return None
         resolved_on_lab = variable.default is not None and same_value(name, value, variable.default)
+    elif team.value is None:
+        # a formula, a figure of the team's host not known: the lab's host stands for it when the old
+        # version's formula reads that figure too and gives the lab's host what the team runs with
+        old_lab = resolve(config.flavor, config.version, name, hosts.lab, settings)
+        reads_it = set(team.uses) <= set(old_lab.uses)
+        if (
+            reads_it
+            and old_lab.value is not None
+            and lab.value is not None
+            and same_value(name, value, old_lab.value)
+        ):
+            if same_value(name, value, lab.value):
+                return None
+            resolved_on_lab = True
     return DefaultFinding(
         name=name,
         old_default=value,
@@ -262,7 +292,7 @@ def _host_finding(
         host_dependent=True,
         affects="results" if name in RESULT_VARIABLES else "performance",
         team_host_default=team,
-        lab_host_default=resolve(flavor_of(version), version, name, hosts.lab, settings),
+        lab_host_default=lab,
         new_from=new_from or "help",
         resolved_on_lab=resolved_on_lab,
     )

@@ -72,10 +72,18 @@ HOST_DEPENDENT = frozenset(
 # read from the device (innodb_log_write_ahead_size 512 -> 4096, innodb_log_file_mmap), set by the
 # engine's start (aria_checkpoint_interval 0 -> 30, aria_recover_options '' -> BACKUP,QUICK,
 # optimizer_trace '' -> enabled=off, slave_parallel_mode conservative -> optimistic), generated
-# (server_uid) or following another option (report_port: the port). A help default of -1 is
+# (server_uid) or following another option (report_port: the port). Measured the same way on
+# MySQL 9.7.4 and MariaDB 11.8.9 (issue 45): the flush method the file system takes
+# (innodb_flush_method fsync -> O_DIRECT on 9.7), the log's buffering as the device allows
+# (innodb_log_file_buffering FALSE -> ON on 10.11), innodb_adaptive_hash_index_cells (sized from the
+# buffer pool: 16381 -> 34679 on 11.8), log_error_verbosity (1 -> 2 on 9.7). A help default of -1 is
 # "autosized" (performance_schema_*_size) and is not compared either.
 RESOLVED_AT_START = frozenset(
     {
+        "innodb_flush_method",
+        "innodb_log_file_buffering",
+        "innodb_adaptive_hash_index_cells",
+        "log_error_verbosity",
         "host_cache_size",
         "thread_cache_size",
         "innodb_open_files",
