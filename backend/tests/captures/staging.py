@@ -31,6 +31,14 @@ OPTIONS = [
 # character_set_server and collation_server set here show origin COMPILE-TIME (measured on 10.11.19)
 CHARSET = ["character-set-server=utf8mb4", "collation-server=utf8mb4_unicode_ci"]
 EMPTY_PLUGIN = "bare"  # an account whose plugin the server holds empty: its default
+# the capture's read-only account and the lab's database on either server
+READER_STATEMENTS = (
+    "CREATE DATABASE labdb",
+    f"CREATE USER '{READER}'@'127.0.0.1' IDENTIFIED BY '{READER_PASSWORD}'",
+    f"GRANT SELECT ON performance_schema.* TO '{READER}'@'127.0.0.1'",
+    f"GRANT SELECT ON mysql.user TO '{READER}'@'127.0.0.1'",
+    f"GRANT SELECT ON labdb.* TO '{READER}'@'127.0.0.1'",
+)
 MYSQL_STAGING = f"staging-mysql-t{ports.SESSION}"
 MYSQL_OPTIONS = [
     "transaction_isolation=READ-COMMITTED",  # shown as COMPILED by performance_schema.variables_info
@@ -57,11 +65,7 @@ def start_staging() -> LocalProvisioner:
         "CREATE USER ''@'%'",
         "CREATE ROLE app_reader",
         "GRANT SELECT ON mysql.user TO PUBLIC",  # makes the PUBLIC role's row
-        "CREATE DATABASE labdb",
-        f"CREATE USER '{READER}'@'127.0.0.1' IDENTIFIED BY '{READER_PASSWORD}'",
-        f"GRANT SELECT ON performance_schema.* TO '{READER}'@'127.0.0.1'",
-        f"GRANT SELECT ON mysql.user TO '{READER}'@'127.0.0.1'",
-        f"GRANT SELECT ON labdb.* TO '{READER}'@'127.0.0.1'",
+        *READER_STATEMENTS,
     )
     return server
 
@@ -75,11 +79,7 @@ def start_mysql_staging() -> LocalProvisioner:
         "CREATE ROLE app_reader",
         "CREATE USER 'app'@'%' IDENTIFIED BY 'a1'",
         "CREATE USER 'retired'@'%' IDENTIFIED BY 'r1' ACCOUNT LOCK",
-        "CREATE DATABASE labdb",
-        f"CREATE USER '{READER}'@'127.0.0.1' IDENTIFIED BY '{READER_PASSWORD}'",
-        f"GRANT SELECT ON performance_schema.* TO '{READER}'@'127.0.0.1'",
-        f"GRANT SELECT ON mysql.user TO '{READER}'@'127.0.0.1'",
-        f"GRANT SELECT ON labdb.* TO '{READER}'@'127.0.0.1'",
+        *READER_STATEMENTS,
     )
     return server
 
