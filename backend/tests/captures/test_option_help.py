@@ -60,7 +60,7 @@ def test_old_alter_tables_copy_is_on_for_mysqls_flag_and_stays_an_enum_member_on
 
 
 def test_roles_locked_and_anonymous_accounts_never_lock_out_and_an_empty_plugin_is_the_old_default() -> None:
-    accounts = [
+    accounts: list[dict[str, object]] = [
         {"user": "app", "host": "%", "plugin": "", "role": False, "locked": False},
         {"user": "PUBLIC", "host": "", "plugin": "", "role": True, "locked": False},
         {"user": "r_app", "host": "%", "plugin": "caching_sha2_password", "role": False, "locked": True},
