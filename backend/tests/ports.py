@@ -43,6 +43,9 @@ EXISTING = {"mysql-9.7": _BASE + 70, "mariadb-10.11": _BASE + 71}
 EXISTING_SUPERVISED = _BASE + 72
 # issue 35 (captures): the team's MariaDB 10.11 a capture reads (tests/captures)
 CAPTURE_SOURCE = _BASE + 74
+# issue 45: the hand-configured staging MariaDB 10.11 a check reads (tests/captures/staging.py)
+CHECK_STAGING = _BASE + 76
+CHECK_STAGING_MYSQL = _BASE + 77
 # issue 9 (datasets and replay): the server the tests make their dump on
 DUMP_SOURCE = _BASE + 82
 # The fault tests' own instance (tests/faults/instance.py): Redis, API and its lab targets.

@@ -4,8 +4,8 @@ import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { formatDateTime } from '../../format'
 import type { Finding as OrderedFinding } from '../../client'
-import { checkHeadline, findingGroups, orderedGroups, orderedHeadline, orderedOf, type Finding, type FindingGroup } from './findings'
-import { hostsLine } from './teamHost'
+import { checkHeadline, findingGroups, orderedGroups, orderedHeadline, orderedOf, QUIET, type Finding, type FindingGroup } from './findings'
+import { hostsLine, hostsUse } from './teamHost'
 
 /** Fields of CheckRead this view shows itself; any other list of objects the check carries (its
  * findings grow) is shown as a plain table, but for the lists `ordered` already holds. */
@@ -16,7 +16,10 @@ function FindingRow({ finding }: { finding: Finding }) {
     const f = finding.finding
     return (
       <tr data-testid={`finding-${f.name}`}>
-        <td className="mono">{f.line ?? f.name}</td>
+        <td className="mono">
+          {f.line ?? f.name}
+          {f.shown && <div className="muted small">the team's server shows {f.shown}</div>}
+        </td>
         <td>{f.outcome}</td>
         <td>
           <pre className="mono small" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', margin: 0 }}>
@@ -99,7 +102,7 @@ function OrderedRow({ finding }: { finding: OrderedFinding }) {
 /** A group of the page's own grouping (settings and accounts). */
 function Group({ group }: { group: FindingGroup }) {
   return (
-    <details open={group.key !== 'same'} data-testid={`check-group-${group.key}`}>
+    <details open={!QUIET.has(group.key) || group.key === 'not-tried'} data-testid={`check-group-${group.key}`}>
       <summary>
         <strong>{group.title}</strong> ({group.findings.length}) <span className="muted small">{group.meaning}</span>
       </summary>
@@ -139,7 +142,7 @@ export function CheckView({
   const ordered = orderedOf(check)
   const byOrder = ordered ? orderedGroups(ordered) : null
   const notTried = groups.find((g) => g.key === 'not-tried')?.findings.length ?? 0
-  const shownGroups = byOrder ? groups.filter((g) => g.key === 'not-tried' || g.key === 'same') : groups
+  const shownGroups = byOrder ? groups.filter((g) => QUIET.has(g.key)) : groups
   const final = isFinal(check.status)
   return (
     <div className="card" id={`check-${check.id}`} data-testid="capture-check">
@@ -161,7 +164,8 @@ export function CheckView({
       {check.hosts && (
         <p className="muted small" data-testid="check-hosts"
           title={`team's CPUs: ${check.hosts.team.cpus_from}; memory: ${check.hosts.team.memory_from}`}>
-          Defaults computed from the host, resolved for the {hostsLine(check.hosts)} (each in the evidence below).
+          Defaults computed from the host, resolved for the {hostsLine(check.hosts)} (each in the evidence below).{' '}
+          <span data-testid="check-hosts-use">{hostsUse(check.hosts)}</span>
         </p>
       )}
       {share}
