@@ -80,8 +80,11 @@ async def get_capture(capture_id: int, session: SessionDep, user: CurrentUser) -
 
 @router.post("/{capture_id}/share", response_model=CaptureRead)
 async def share_capture(capture_id: int, session: SessionDep, user: CurrentUser) -> CaptureRead:
-    """Give it a read-only share token (share_token; GET /api/public/captures/{token}), once."""
-    return _capture(await service.share(session, await service.get_or_raise(session, capture_id)), user)
+    """Give it a read-only share token (share_token; GET /api/public/captures/{token}), once; 403
+    unless the caller owns it or is an admin."""
+    row = await service.get_or_raise(session, capture_id)
+    require_owner(user, row.created_by, f"capture {capture_id}", "share")
+    return _capture(await service.share(session, row), user)
 
 
 @router.delete("/{capture_id}/share", response_model=CaptureRead)
@@ -140,8 +143,10 @@ async def get_check(capture_id: int, check_id: int, session: SessionDep, user: C
 
 @router.post("/{capture_id}/checks/{check_id}/share", response_model=CheckRead)
 async def share_check(capture_id: int, check_id: int, session: SessionDep, user: CurrentUser) -> CheckRead:
-    """Give it a read-only share token (share_token; GET /api/public/captures/checks/{token}), once."""
+    """Give it a read-only share token (share_token; GET /api/public/captures/checks/{token}), once;
+    403 unless the caller owns it or is an admin."""
     row = await service.get_check_or_raise(session, capture_id, check_id)
+    require_owner(user, row.created_by, f"check {check_id}", "share")
     return _check(await service.share(session, row), user)
 
 

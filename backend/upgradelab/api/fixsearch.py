@@ -53,9 +53,12 @@ async def cancel_fix_search(search_id: int, session: SessionDep, user: CurrentUs
 
 
 @router.post("/{search_id}/share", response_model=FixSearchRead)
-async def share_fix_search(search_id: int, session: SessionDep) -> FixSearchRead:
-    """Give it a read-only share token (share_token; /api/public/fixsearches/{token})."""
-    return service.to_read(await service.share(session, await service.get_or_raise(session, search_id)))
+async def share_fix_search(search_id: int, session: SessionDep, user: CurrentUser) -> FixSearchRead:
+    """Give it a read-only share token (share_token; /api/public/fixsearches/{token}); 403 unless the
+    caller started it or is an admin."""
+    row = await service.get_or_raise(session, search_id)
+    require_owner(user, row.created_by, f"fix search {search_id}", "share")
+    return service.to_read(await service.share(session, row))
 
 
 @router.get("/{search_id}/export")
