@@ -75,6 +75,12 @@ class Settings(BaseSettings):
     reaper_interval_s: float = Field(
         5.0, description="How often a worker looks for jobs whose lease expired (s)."
     )
+    api_reaper_grace_s: float = Field(
+        5.0,
+        ge=0,
+        description="The API reaps a job whose lease expired more than this long ago (s): a live worker's "
+        "reaper goes first; with no worker left the job still ends (execution/reaper.py).",
+    )
     redis_outage_s: float = Field(
         90.0, description="How long the worker retries a Redis write (stream events) before dropping it (s)."
     )

@@ -21,7 +21,7 @@ from celery.signals import (
 
 from upgradelab.db import sync_engine
 from upgradelab.execution import reaper
-from upgradelab.job_kinds import JOB_KINDS
+from upgradelab.job_kinds import register_with_reaper
 from upgradelab.probes.hooks import register as register_probe_hooks
 from upgradelab.settings import get_settings
 from upgradelab.targets.provisioners import spares
@@ -33,8 +33,7 @@ def prepare_process() -> None:
     """What executing a job needs in this process: the probe hooks and every job kind registered with
     the reaper (both idempotent). Also for a test that executes a job in its own process."""
     register_probe_hooks()
-    for kind in JOB_KINDS:
-        reaper.register(kind)
+    register_with_reaper()
 
 
 def start_worker(**_: Any) -> None:
