@@ -13,6 +13,7 @@ from sqlalchemy.exc import DataError
 
 from upgradelab.api.attributions import public_router as public_attributions_router
 from upgradelab.api.attributions import router as attributions_router
+from upgradelab.api.body_limits import BodyLimits
 from upgradelab.api.capture_variants import router as capture_variants_router
 from upgradelab.api.captures import public_router as public_captures_router
 from upgradelab.api.captures import router as captures_router
@@ -90,6 +91,10 @@ def create_app() -> FastAPI:
     async def health() -> dict[str, str]:
         """Liveness: {"status": "ok"}."""
         return {"status": "ok"}
+
+    # outermost (but for Starlette's error handler): a body is bounded and its sender signed in
+    # before any of the app reads it
+    app.add_middleware(BodyLimits)
 
     dist = get_settings().frontend_dist
     if (dist / "index.html").exists():

@@ -148,6 +148,24 @@ class Settings(BaseSettings):
         "more is refused (422 naming `queries` and this limit) as soon as its statement past the limit is "
         "read, before any is fingerprinted.",
     )
+    body_max_bytes: int = Field(
+        1024 * 1024,
+        gt=0,
+        description="A request body's bound (bytes) on every route not named below "
+        "(UPGRADELAB_BODY_MAX_BYTES; 1 MiB): past it 413 before it is read (api/body_limits.py).",
+    )
+    body_replay_max_bytes: int = Field(
+        128 * 1024 * 1024,
+        gt=0,
+        description="POST /api/replays' body bound (bytes; UPGRADELAB_BODY_REPLAY_MAX_BYTES, 128 MiB): its "
+        "query log, at most replay_max_statements statements (a 100,000-statement slow log is ~30 MB).",
+    )
+    body_sign_in_max_bytes: int = Field(
+        16 * 1024,
+        gt=0,
+        description="Sign-in's and logout's body bound (bytes; UPGRADELAB_BODY_SIGN_IN_MAX_BYTES, 16 KiB): "
+        "the only bodies read without signing in.",
+    )
     replay_timing_cpu: Literal["auto", "off"] | Annotated[int, Field(ge=0)] = Field(
         "auto",
         description="The CPU a replay's client thread and every variant's server process share while its "
