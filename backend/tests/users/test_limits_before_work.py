@@ -11,6 +11,7 @@ import re
 import socket
 import subprocess
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -39,9 +40,7 @@ def _rss_mib(pid: int) -> float:
     raise AssertionError(f"no VmRSS for {pid}")
 
 
-def _offer(
-    path: str, headers: dict[str, str], chunked: bool = False, length: int = BODY
-) -> tuple[str, int]:
+def _offer(path: str, headers: dict[str, str], chunked: bool = False, length: int = BODY) -> tuple[str, int]:
     """Send a request's headers announcing a body of `length` bytes (or a chunked one of 200 MB),
     wait up to 5 s for the answer before sending any of the body, then offer the body until the API
     closes the connection. (the answer's first bytes, '' when none came before the body; the body
@@ -106,7 +105,7 @@ def test_a_signed_in_body_past_its_routes_limit_is_refused_unread(api: str) -> N
 
 
 def test_a_chunked_body_is_counted_as_it_streams(api: str) -> None:
-    def chunks():  # type: ignore[no-untyped-def]
+    def chunks() -> Iterator[bytes]:
         for _ in range(4):
             yield b" " * (MIB // 2)
 
@@ -129,7 +128,8 @@ def test_the_largest_legitimate_body_fits(api: str) -> None:
     entry = (
         "# Time: 2026-12-06T01:00:00.000000Z\n# User@Host: app[app] @ localhost []  Id:    12\n"
         "# Query_time: 0.000210  Lock_time: 0.000002 Rows_sent: 1  Rows_examined: 1\n"
-        "SET timestamp=1796518800;\nSELECT id, name, price FROM products WHERE id = {} AND status = 'active';\n"
+        "SET timestamp=1796518800;\n"
+        "SELECT id, name, price FROM products WHERE id = {} AND status = 'active';\n"
     )
     log = "".join(entry.format(i) for i in range(100_000))
     body = {"dataset": "no-such-dataset", "queries": log, "variants": ["mariadb-10.11"]}

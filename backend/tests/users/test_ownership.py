@@ -165,7 +165,9 @@ def test_an_uploaded_dataset_is_deleted_by_its_uploader_or_an_admin_only(
 
 
 def _share(api: str, run_id: int, headers: Headers) -> dict[str, object]:
-    created = httpx.post(f"{api}/api/shares", json={"kind": "run", "run_id": run_id}, headers=headers, timeout=30)
+    created = httpx.post(
+        f"{api}/api/shares", json={"kind": "run", "run_id": run_id}, headers=headers, timeout=30
+    )
     assert created.status_code == 201, created.text
     link: dict[str, object] = created.json()
     return link
@@ -308,11 +310,15 @@ SHARED_KINDS = ["run", "comparison", "replay", "attribution", "fix search", "cap
 
 
 @pytest.mark.parametrize("kind", SHARED_KINDS)
-def test_only_the_owner_or_an_admin_makes_a_share_link(kind: str, api: str, alice: Person, bob: Person) -> None:
+def test_only_the_owner_or_an_admin_makes_a_share_link(
+    kind: str, api: str, alice: Person, bob: Person
+) -> None:
     what, path, body = _share_request(kind, alice.id)
     refused = httpx.post(f"{api}{path}", json=body, headers=bob.headers, timeout=30)
     assert refused.status_code == 403, refused.text
-    assert refused.json()["detail"] == f"{what} belongs to another user; only its owner or an admin may share it"
+    assert (
+        refused.json()["detail"] == f"{what} belongs to another user; only its owner or an admin may share it"
+    )
     assert httpx.post(f"{api}{path}", json=body, headers=alice.headers, timeout=30).status_code in {200, 201}
     assert httpx.post(f"{api}{path}", json=body, headers=_admin(), timeout=30).status_code in {200, 201}
 

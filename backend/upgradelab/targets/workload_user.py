@@ -38,4 +38,6 @@ def ensure_workload_user(admin: ServerConnection) -> str:
 
 def workload_endpoint(admin: ServerConnection, endpoint: Endpoint) -> Endpoint:
     """Where the workload user connects: the admin endpoint's host and port, the workload account."""
-    return Endpoint(endpoint.host, endpoint.port, WORKLOAD_USER, ensure_workload_user(admin))
+    return Endpoint(
+        endpoint.host, endpoint.port, WORKLOAD_USER, ensure_workload_user(admin), auth=endpoint.auth
+    )

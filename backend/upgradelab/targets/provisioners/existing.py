@@ -19,12 +19,13 @@ import logging
 import re
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any
 
 import pymysql
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
 
 from upgradelab.settings import Settings, get_settings
+from upgradelab.targets.client_auth import CLEARTEXT_PLUGINS, DEFAULT_PLUGINS, PLUGIN_PATTERN, AuthPolicy
 from upgradelab.targets.existing_hosts import host_refusal
 from upgradelab.targets.provisioners.base import (
     ADMIN_READ_TIMEOUT_S,
@@ -107,6 +108,28 @@ class ExistingSettings(BaseModel):
     database: str = Field(pattern=_IDENTIFIER, description="The lab's own database: workloads stay in it.")
     ssl_ca: str | None = Field(None, pattern=r"^/[A-Za-z0-9_./+-]+$", description="CA file: TLS on.")
     ssl_verify_identity: bool = Field(False, description="Check the server's name against its certificate.")
+    auth_plugins: list[Annotated[str, StringConstraints(pattern=PLUGIN_PATTERN)]] = Field(
+        default_factory=lambda: list(DEFAULT_PLUGINS),
+        max_length=16,
+        description="Authentication plugins the lab's clients answer there (targets/client_auth.py); a "
+        "server asking for another is refused. The cleartext ones need allow_cleartext.",
+    )
+    allow_cleartext: bool = Field(
+        False,
+        description="LDAP/PAM accounts: answer mysql_clear_password and dialog, which send the password "
+        "as it is; only with ssl_ca, and only over TLS verified against it.",
+    )
+
+    @model_validator(mode="after")
+    def _cleartext_over_tls_only(self) -> "ExistingSettings":
+        if self.allow_cleartext and not self.ssl_ca:
+            raise ValueError("allow_cleartext needs ssl_ca: a cleartext password goes only over verified TLS")
+        listed = sorted(CLEARTEXT_PLUGINS & set(self.auth_plugins))
+        if listed and not self.allow_cleartext:
+            raise ValueError(
+                f"auth_plugins lists {', '.join(listed)}: a password sent in cleartext needs allow_cleartext"
+            )
+        return self
 
     @field_validator("host")
     @classmethod
@@ -154,6 +177,7 @@ class ExistingProvisioner:
             database=self.cfg.database,
             ssl_ca=self.cfg.ssl_ca,
             ssl_verify_identity=self.cfg.ssl_verify_identity,
+            auth=AuthPolicy(self.target_name, tuple(self.cfg.auth_plugins), self.cfg.allow_cleartext),
         )
 
     def _fail(self, what: str) -> ProvisionError:

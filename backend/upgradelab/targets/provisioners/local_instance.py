@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from upgradelab.settings import Settings
+from upgradelab.targets.client_auth import AuthPolicy
 from upgradelab.targets.options import PlainCredential, ServerOptions
 from upgradelab.targets.provisioners import credentials, spares
 from upgradelab.targets.provisioners.base import (
@@ -100,7 +101,10 @@ class LocalInstance:
     def endpoint(self) -> Endpoint:
         flags = client_flags(self.cfg.host, self.port, self.cfg.user)
         client = self._command(self._client_path(), *flags)
-        return Endpoint(self.cfg.host, self.port, self.cfg.user, self.admin_password, client=tuple(client))
+        auth = AuthPolicy(target=self.target_name)
+        return Endpoint(
+            self.cfg.host, self.port, self.cfg.user, self.admin_password, client=tuple(client), auth=auth
+        )
 
     @property
     def admin_password(self) -> str:
