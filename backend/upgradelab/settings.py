@@ -148,6 +148,15 @@ class Settings(BaseSettings):
         "more is refused (422 naming `queries` and this limit) as soon as its statement past the limit is "
         "read, before any is fingerprinted.",
     )
+    sign_in_user_limit: str = Field(
+        "5/minute;30/hour",
+        description="Failed sign-ins allowed per user name (UPGRADELAB_SIGN_IN_USER_LIMIT; the `limits` "
+        "library's notation, windows separated by ';'): past it 429 with Retry-After (users/sign_in.py).",
+    )
+    sign_in_address_limit: str = Field(
+        "30/minute;300/hour",
+        description="Failed sign-ins allowed per client address (UPGRADELAB_SIGN_IN_ADDRESS_LIMIT).",
+    )
     body_max_bytes: int = Field(
         1024 * 1024,
         gt=0,
@@ -185,6 +194,14 @@ class Settings(BaseSettings):
         "by checksum and row count (UPGRADELAB_REPLAY_RESULT_MAX_BYTES; 64 MiB). Every result is streamed "
         "into its checksums, one row held at a time, whatever its size (replay/outcomes.py).",
     )
+
+    @field_validator("sign_in_user_limit", "sign_in_address_limit")
+    @classmethod
+    def _rate_limit(cls, value: str) -> str:
+        from limits import parse_many
+
+        parse_many(value)  # ValueError naming what it could not read
+        return value
 
     @field_validator("dataset_dirs", mode="before")
     @classmethod
