@@ -134,6 +134,20 @@ class Settings(BaseSettings):
         description="Decompressed bytes before the ratio is checked (UPGRADELAB_DUMP_RATIO_AFTER_BYTES): a "
         "small dump of repetitive rows may compress far better than a large one.",
     )
+    dump_min_scan_mib_s: float = Field(
+        10.0,
+        ge=0,
+        description="The slowest a dump's scan may go (UPGRADELAB_DUMP_MIN_SCAN_MIB_S): MiB of dump per CPU "
+        "second of the loading thread over each dump_scan_window_s of scanning; below it the load is "
+        "refused with the rate measured (a dump built to be slow to read). Legitimate dumps scan at "
+        "30-550 MiB/s on the lab's host (bench/dump_scan.py). 0: no bound.",
+    )
+    dump_scan_window_s: float = Field(
+        20.0,
+        gt=0,
+        description="CPU seconds of scanning each rate of UPGRADELAB_DUMP_MIN_SCAN_MIB_S is measured over "
+        "(UPGRADELAB_DUMP_SCAN_WINDOW_S).",
+    )
     dump_max_statement_bytes: int = Field(
         2**30,
         gt=0,
