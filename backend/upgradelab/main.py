@@ -11,6 +11,7 @@ from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DataError
 
+from upgradelab.api import access_log
 from upgradelab.api.attributions import public_router as public_attributions_router
 from upgradelab.api.attributions import router as attributions_router
 from upgradelab.api.body_limits import BodyLimits
@@ -38,6 +39,7 @@ from upgradelab.errors import id_out_of_range, validation_error
 from upgradelab.execution.reaper import start_reaper_thread
 from upgradelab.job_kinds import register_with_reaper
 from upgradelab.probes.hooks import register as register_probe_hooks
+from upgradelab.secret_files import protect_state_dir
 from upgradelab.settings import get_settings
 from upgradelab.users.auth import authorize
 
@@ -104,8 +106,12 @@ def create_app() -> FastAPI:
 
 @asynccontextmanager
 async def _reaper(_: FastAPI) -> AsyncIterator[None]:
-    """The API reaps expired leases as a worker does (execution/reaper.py), `api_reaper_grace_s` after
-    they expired: a job whose only worker died ends "worker lost" with no worker left."""
+    """The API's start: share tokens kept out of its access log (api/access_log.py), its state directory
+    made its owner's alone (secret_files.protect_state_dir), and leases reaped as a worker does
+    (execution/reaper.py), `api_reaper_grace_s` after they expired: a job whose only worker died ends
+    "worker lost" with no worker left."""
+    access_log.install()  # no share token in the access log
+    protect_state_dir(get_settings())
     register_with_reaper()
     settings = get_settings()
     stop = start_reaper_thread(settings, grace_s=settings.api_reaper_grace_s)

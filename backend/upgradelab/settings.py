@@ -100,6 +100,12 @@ class Settings(BaseSettings):
         description="The worker credential for GET /api/datasets/{name}/dump; default: a random token kept "
         "in {state_dir}/worker.token (one host). A second host's worker sets the API's value.",
     )
+    secret_key: str = Field(
+        "",
+        description="The key target passwords are sealed with in the metadata database (targets/sealed.py); "
+        "default: a random key kept in {state_dir}/secrets/targets.key. A second host's worker sets the "
+        "API's value.",
+    )
     instance_allowance_mb: int = Field(
         400,
         ge=0,

@@ -25,7 +25,7 @@ from upgradelab.experiments.models import Experiment, Run
 from upgradelab.fixsearch.models import FixSearch
 from upgradelab.replay.models import ReplayRun
 from upgradelab.users.models import Role
-from upgradelab.users.service import create_user_sync, issue_token_sync
+from upgradelab.users.service import create_user_sync, issue_token_sync, token_digest
 
 Headers = dict[str, str]
 DUMP = b"CREATE TABLE t (id INT PRIMARY KEY);\nINSERT INTO t VALUES (1);\n"
@@ -207,15 +207,24 @@ def test_share_links_are_revoked_by_their_creator_or_an_admin_and_listed_by_role
     assert str(kept["token"]) not in listing.text
 
 
-def test_a_viewer_reads_an_attribution_without_its_share_token(api: str, alice: Person, vera: Person) -> None:
+def test_a_share_token_is_shown_once_to_its_maker_and_never_read_back(
+    api: str, alice: Person, vera: Person
+) -> None:
+    """Issue 44: the database keeps a share token's sha256; the token is in the answer that made the
+    link only, read back by nobody (the owner neither: a viewer never could), and opens the link."""
     row = _attribution(alice.id)
     shared = httpx.post(f"{api}/api/attributions/{row}/share", headers=alice.headers, timeout=30)
     assert shared.status_code == 200 and shared.json()["share_token"]
     token = shared.json()["share_token"]
     for path in (f"/api/attributions/{row}", f"/api/attributions/{row}/export?format=json"):
-        as_viewer = httpx.get(f"{api}{path}", headers=vera.headers, timeout=30)
-        assert as_viewer.status_code == 200 and token not in as_viewer.text, path
-        assert token in httpx.get(f"{api}{path}", headers=alice.headers, timeout=30).text, path
+        for person in (vera, alice):
+            read = httpx.get(f"{api}{path}", headers=person.headers, timeout=30)
+            assert read.status_code == 200 and token not in read.text, path
+            assert '"shared": true' in read.text or '"shared":true' in read.text, path
+    with sync_session() as session:
+        stored = session.get_one(Attribution, row).share_token
+    assert stored == token_digest(token)
+    assert httpx.get(f"{api}/api/public/attributions/{token}", timeout=30).status_code == 200
     listed = httpx.get(f"{api}/api/attributions", headers=vera.headers, timeout=30)
     assert listed.status_code == 200 and token not in listed.text
 

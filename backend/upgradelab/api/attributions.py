@@ -55,11 +55,14 @@ async def cancel_attribution(attribution_id: int, session: SessionDep, user: Cur
 
 @router.post("/{attribution_id}/share", response_model=AttributionRead)
 async def share_attribution(attribution_id: int, session: SessionDep, user: CurrentUser) -> AttributionRead:
-    """Give it a read-only share token (share_token; /api/public/attributions/{token}); 403 unless
-    the caller started it or is an admin."""
+    """Give it a new read-only share token (share_token, in this answer only; /api/public/attributions/
+    {token}; an earlier link stops working); 403 unless the caller started it or is an admin."""
     row = await service.get_or_raise(session, attribution_id)
     require_owner(user, row.created_by, f"attribution {attribution_id}", "share")
-    return service.to_read(await service.share(session, row))
+    token = await service.share(session, row)
+    read = service.to_read(row)
+    read.share_token = token  # shown this once: only its sha256 is kept
+    return read
 
 
 @router.get("/{attribution_id}/export")

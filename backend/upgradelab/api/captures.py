@@ -80,11 +80,15 @@ async def get_capture(capture_id: int, session: SessionDep, user: CurrentUser) -
 
 @router.post("/{capture_id}/share", response_model=CaptureRead)
 async def share_capture(capture_id: int, session: SessionDep, user: CurrentUser) -> CaptureRead:
-    """Give it a read-only share token (share_token; GET /api/public/captures/{token}), once; 403
-    unless the caller owns it or is an admin."""
+    """Give it a new read-only share token (share_token, in this answer only; GET
+    /api/public/captures/{token}; an earlier link stops working); 403 unless the caller owns it or is
+    an admin."""
     row = await service.get_or_raise(session, capture_id)
     require_owner(user, row.created_by, f"capture {capture_id}", "share")
-    return _capture(await service.share(session, row), user)
+    token = await service.share(session, row)
+    read = _capture(row, user)
+    read.share_token = token  # shown this once: only its sha256 is kept
+    return read
 
 
 @router.delete("/{capture_id}/share", response_model=CaptureRead)
@@ -143,11 +147,15 @@ async def get_check(capture_id: int, check_id: int, session: SessionDep, user: C
 
 @router.post("/{capture_id}/checks/{check_id}/share", response_model=CheckRead)
 async def share_check(capture_id: int, check_id: int, session: SessionDep, user: CurrentUser) -> CheckRead:
-    """Give it a read-only share token (share_token; GET /api/public/captures/checks/{token}), once;
-    403 unless the caller owns it or is an admin."""
+    """Give it a new read-only share token (share_token, in this answer only; GET
+    /api/public/captures/checks/{token}; an earlier link stops working); 403 unless the caller owns it
+    or is an admin."""
     row = await service.get_check_or_raise(session, capture_id, check_id)
     require_owner(user, row.created_by, f"check {check_id}", "share")
-    return _check(await service.share(session, row), user)
+    token = await service.share(session, row)
+    read = _check(row, user)
+    read.share_token = token  # shown this once: only its sha256 is kept
+    return read
 
 
 @router.delete("/{capture_id}/checks/{check_id}/share", response_model=CheckRead)

@@ -54,11 +54,14 @@ async def cancel_fix_search(search_id: int, session: SessionDep, user: CurrentUs
 
 @router.post("/{search_id}/share", response_model=FixSearchRead)
 async def share_fix_search(search_id: int, session: SessionDep, user: CurrentUser) -> FixSearchRead:
-    """Give it a read-only share token (share_token; /api/public/fixsearches/{token}); 403 unless the
-    caller started it or is an admin."""
+    """Give it a new read-only share token (share_token, in this answer only; /api/public/fixsearches/
+    {token}; an earlier link stops working); 403 unless the caller started it or is an admin."""
     row = await service.get_or_raise(session, search_id)
     require_owner(user, row.created_by, f"fix search {search_id}", "share")
-    return service.to_read(await service.share(session, row))
+    token = await service.share(session, row)
+    read = service.to_read(row)
+    read.share_token = token  # shown this once: only its sha256 is kept
+    return read
 
 
 @router.get("/{search_id}/export")

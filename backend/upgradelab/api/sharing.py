@@ -49,7 +49,8 @@ async def create_share(spec: ShareCreate, session: SessionDep, user: CurrentUser
         for run_id in spec.comparison.runs:
             run = await runs.get_or_raise(session, run_id)
             require_owner(user, run.created_by, f"run {run_id}", "share")
-    return service.to_read(await service.create(session, spec, user.id))
+    link, token = await service.create(session, spec, user.id)
+    return service.to_read(link, token)
 
 
 @router.get("", response_model=list[ShareRead])

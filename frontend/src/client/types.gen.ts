@@ -295,8 +295,16 @@ export type AttributionRead = {
     result: AttributionResult | null;
     /**
      * Share Token
+     *
+     * The link's token: in the answer that made it only (stored as its sha256).
      */
-    share_token: string | null;
+    share_token?: string | null;
+    /**
+     * Shared
+     *
+     * Whether a read-only link is live (its token was shown once, when made).
+     */
+    shared?: boolean;
     /**
      * Created At
      */
@@ -667,8 +675,16 @@ export type CaptureRead = {
     progress: CaptureProgress | null;
     /**
      * Share Token
+     *
+     * The link's token: in the answer that made it only (stored as its sha256).
      */
     share_token?: string | null;
+    /**
+     * Shared
+     *
+     * Whether a read-only link is live (its token was shown once, when made).
+     */
+    shared?: boolean;
     /**
      * Created At
      */
@@ -895,8 +911,16 @@ export type CheckRead = {
     ordered?: Array<Finding>;
     /**
      * Share Token
+     *
+     * The link's token: in the answer that made it only (stored as its sha256).
      */
     share_token?: string | null;
+    /**
+     * Shared
+     *
+     * Whether a read-only link is live (its token was shown once, when made).
+     */
+    shared?: boolean;
     /**
      * Created At
      */
@@ -2287,8 +2311,16 @@ export type FixSearchRead = {
     result: FixSearchResult | null;
     /**
      * Share Token
+     *
+     * The link's token: in the answer that made it only (stored as its sha256).
      */
-    share_token: string | null;
+    share_token?: string | null;
+    /**
+     * Shared
+     *
+     * Whether a read-only link is live (its token was shown once, when made).
+     */
+    shared?: boolean;
     /**
      * Created At
      */
@@ -4229,7 +4261,8 @@ export type ShareCreate = {
 /**
  * ShareRead
  *
- * A share link; path is the UI address (/share/<token>) that opens without signing in.
+ * A share link; `token` and `path` (the UI address, /share/<token>, that opens without signing
+ * in) only in the answer that made it: the database keeps the token's sha256 alone.
  */
 export type ShareRead = {
     /**
@@ -4238,8 +4271,10 @@ export type ShareRead = {
     id: number;
     /**
      * Token
+     *
+     * The link's token: in the answer that made it only (stored as its sha256).
      */
-    token: string;
+    token?: string | null;
     /**
      * Kind
      */
@@ -4264,7 +4299,7 @@ export type ShareRead = {
     /**
      * Path
      */
-    path?: string;
+    path?: string | null;
 };
 
 /**

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Annotated, Any
 
 import pymysql
-from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
+from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.client_auth import CLEARTEXT_PLUGINS, DEFAULT_PLUGINS, PLUGIN_PATTERN, AuthPolicy
@@ -33,6 +33,7 @@ from upgradelab.targets.provisioners.base import (
     ProvisionError,
     ServerConnection,
 )
+from upgradelab.targets.sealed import SealedSettings
 
 log = logging.getLogger(__name__)
 _IDENTIFIER = r"^[A-Za-z0-9_]{1,64}$"
@@ -95,11 +96,9 @@ def restart_and_wait(endpoint: Endpoint, timeout_s: float = 60.0) -> str | None:
     return f"the server did not come back within {timeout_s:.0f} s after RESTART"
 
 
-class ExistingSettings(BaseModel):
+class ExistingSettings(SealedSettings):
     """`target.settings` of an existing target (validated; unknown keys refused; the password is
     never part of an API response)."""
-
-    model_config = {"extra": "forbid"}
 
     host: str = Field(description="Server host: loopback, or listed in UPGRADELAB_EXISTING_HOSTS.")
     port: int = Field(3306, ge=1, le=65535)
