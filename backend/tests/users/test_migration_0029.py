@@ -50,9 +50,11 @@ def test_passwords_sealed_and_share_tokens_hashed_up_and_back(tmp_path: Path) ->
     assert "password" not in sealed and sealed["password_sealed"]
     assert ExistingSettings.model_validate(sealed).password == PASSWORD
     assert token == token_digest("link-token-of-before")
+    assert "copies_failed" in {c["name"] for c in sa.inspect(engine).get_columns("dataset")}
 
     command.downgrade(config, "0028_fix_sources")
     with engine.connect() as connection:
         stored = connection.execute(sa.text("SELECT settings FROM target WHERE id = 100")).scalar_one()
     assert (json.loads(stored) if isinstance(stored, str) else stored) == SETTINGS
+    assert "copies_failed" not in {c["name"] for c in sa.inspect(engine).get_columns("dataset")}
     engine.dispose()

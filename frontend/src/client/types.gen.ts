@@ -1421,7 +1421,9 @@ export type DatasetLoad = {
  *
  * A deleted dataset is a record: `deleted_at` (UTC) and `deleted_by` (username) set, its dump gone,
  * and `copies_pending` the targets whose kept datadirs may still hold it ([] once all are removed;
- * None while live). A new upload is the same dump when its sha256 is this one's.
+ * None while live); `copies_failed` the copies whose removal failed after its tries, per target
+ * ("slot N: the error"): still there, to remove by hand. A new upload is the same dump when its
+ * sha256 is this one's.
  */
 export type DatasetRead = {
     /**
@@ -1474,6 +1476,12 @@ export type DatasetRead = {
      * Copies Pending
      */
     copies_pending: Array<string> | null;
+    /**
+     * Copies Failed
+     */
+    copies_failed?: {
+        [key: string]: Array<string>;
+    } | null;
 };
 
 /**

@@ -1,8 +1,10 @@
-"""secrets out of the metadata database (issue 44, item 4): a target's `password` setting sealed
-(`password_sealed`, targets/sealed.py: encrypted with the key in {state_dir}/secrets/targets.key or
-UPGRADELAB_SECRET_KEY), and every share token stored as its sha256 (users/tokens.py): share_link.token,
-attribution/fix_search/capture/capture_check.share_token. Links made before keep working (they are
-looked up by the digest of the token presented).
+"""secrets out of the metadata database (issue 44, item 4), and dataset.copies_failed (item 7: the
+copies of a deleted dataset whose removal failed after its tries, per target).
+
+A target's `password` setting is sealed (`password_sealed`, targets/sealed.py: encrypted with the key
+in {state_dir}/secrets/targets.key or UPGRADELAB_SECRET_KEY), and every share token is stored as its
+sha256 (users/tokens.py): share_link.token, attribution/fix_search/capture/capture_check.share_token.
+Links made before keep working (they are looked up by the digest of the token presented).
 
 Down: the passwords unsealed back into `password`; the share tokens cannot be: their links stop
 working (make them again).
@@ -45,6 +47,8 @@ def _settings(change: object) -> None:
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("dataset", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("copies_failed", sa.JSON(), nullable=True))
     _settings(lambda settings: seal(settings) if settings.get("password") else settings)
     connection = op.get_bind()
     for table_name, column in TOKENS.items():
@@ -59,3 +63,5 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     _settings(lambda settings: unseal(settings) if SEALED in settings else settings)
+    with op.batch_alter_table("dataset", schema=None) as batch_op:
+        batch_op.drop_column("copies_failed")
