@@ -8,7 +8,6 @@ once, and the API's resident memory stays where it was while three 200 MB bodies
 """
 
 import re
-import socket
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -18,9 +17,7 @@ import httpx
 
 from tests import ports
 from tests.conftest import auth_headers
-
-MIB = 1 << 20
-BODY = 200 * MIB
+from tests.hostile_http import BODY, MIB, offer
 
 
 def _api_pid() -> int:
@@ -40,32 +37,6 @@ def _rss_mib(pid: int) -> float:
     raise AssertionError(f"no VmRSS for {pid}")
 
 
-def _offer(path: str, headers: dict[str, str], chunked: bool = False, length: int = BODY) -> tuple[str, int]:
-    """Send a request's headers announcing a body of `length` bytes (or a chunked one of 200 MB),
-    wait up to 5 s for the answer before sending any of the body, then offer the body until the API
-    closes the connection. (the answer's first bytes, '' when none came before the body; the body
-    bytes the socket took)."""
-    head = [f"POST {path} HTTP/1.1", f"Host: 127.0.0.1:{ports.API}", "Content-Type: application/json"]
-    head += ["Transfer-Encoding: chunked"] if chunked else [f"Content-Length: {length}"]
-    head += [f"{name}: {value}" for name, value in headers.items()]
-    with socket.create_connection(("127.0.0.1", ports.API), timeout=5) as sock:
-        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
-        try:
-            answer = sock.recv(4096).decode(errors="replace")
-        except TimeoutError:
-            answer = ""
-        sent, chunk = 0, b'{"x": "' + b"a" * (MIB - 7)
-        frame = f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n" if chunked else chunk
-        sock.settimeout(2)
-        try:
-            while sent < length:
-                sock.sendall(frame)
-                sent += len(chunk)
-        except OSError:  # closed by the API, or its buffers full and nobody reading
-            pass
-        return answer, sent
-
-
 def test_anonymous_200_mb_bodies_are_refused_before_they_are_read(api: str) -> None:
     pid = _api_pid()
     before = _rss_mib(pid)
@@ -78,11 +49,11 @@ def test_anonymous_200_mb_bodies_are_refused_before_they_are_read(api: str) -> N
         "200 MB experiment": ("/api/experiments", False, BODY, "HTTP/1.1 413"),
     }
 
-    def offer(name: str) -> None:
+    def send(name: str) -> None:
         path, chunked, length, _ = offers[name]
-        results[name] = _offer(path, {}, chunked, length)
+        results[name] = offer(path, {}, chunked, length)
 
-    threads = [threading.Thread(target=offer, args=(name,)) for name in offers]
+    threads = [threading.Thread(target=send, args=(name,)) for name in offers]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -98,7 +69,7 @@ def test_anonymous_200_mb_bodies_are_refused_before_they_are_read(api: str) -> N
 
 
 def test_a_signed_in_body_past_its_routes_limit_is_refused_unread(api: str) -> None:
-    answer, _ = _offer("/api/experiments", auth_headers(), length=2 * MIB)
+    answer, _ = offer("/api/experiments", auth_headers(), length=2 * MIB)
     assert answer.startswith("HTTP/1.1 413"), answer
     # the answer names the limit and its setting
     assert "over 1048576 bytes, the limit of POST /api/experiments (UPGRADELAB_BODY_MAX_BYTES)" in answer
