@@ -247,20 +247,21 @@ INSERT INTO seen SELECT 'end', @@GLOBAL.event_scheduler, NOW(6);
 """
 
 
-@pytest.fixture(scope="module")
-def mysql(database: None) -> Iterator[LocalProvisioner]:
-    provisioner = lab_provisioner("mysql-9.7", ports.UNIT_TARGETS["mysql-9.7"], suffix="events")
+def _events_server(name: str) -> Iterator[LocalProvisioner]:
+    provisioner = lab_provisioner(name, ports.UNIT_TARGETS[name], suffix="events")
     yield provisioner
     provisioner.discard()
     provisioner.stop()
+
+
+@pytest.fixture(scope="module")
+def mysql(database: None) -> Iterator[LocalProvisioner]:
+    yield from _events_server("mysql-9.7")
 
 
 @pytest.fixture(scope="module")
 def mariadb_events(database: None) -> Iterator[LocalProvisioner]:
-    provisioner = lab_provisioner("mariadb-11.8", ports.UNIT_TARGETS["mariadb-11.8"], suffix="events")
-    yield provisioner
-    provisioner.discard()
-    provisioner.stop()
+    yield from _events_server("mariadb-11.8")
 
 
 # MySQL 9.7 starts its scheduler ON; MariaDB's is OFF unless a variant turns it on (issue 44: both flavors)

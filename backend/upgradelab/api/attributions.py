@@ -13,6 +13,7 @@ from upgradelab.attribution.schemas import AttributionCreate, AttributionRead
 from upgradelab.db import SessionDep
 from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
 from upgradelab.users.models import User
+from upgradelab.users.tokens import shown_once
 
 router = APIRouter(prefix="/api/attributions", tags=["attributions"])
 public_router = APIRouter(prefix="/api/public/attributions", tags=["attributions"])
@@ -59,10 +60,8 @@ async def share_attribution(attribution_id: int, session: SessionDep, user: Curr
     {token}; an earlier link stops working); 403 unless the caller started it or is an admin."""
     row = await service.get_or_raise(session, attribution_id)
     require_owner(user, row.created_by, f"attribution {attribution_id}", "share")
-    token = await service.share(session, row)
-    read = service.to_read(row)
-    read.share_token = token  # shown this once: only its sha256 is kept
-    return read
+    token = await service.share(session, row)  # only its sha256 is kept
+    return shown_once(service.to_read(row), token)
 
 
 @router.get("/{attribution_id}/export")

@@ -24,6 +24,7 @@ from upgradelab.db import SessionDep
 from upgradelab.execution.status import JobStatus
 from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
 from upgradelab.users.models import User
+from upgradelab.users.tokens import shown_once
 
 router = APIRouter(prefix="/api/captures", tags=["captures"])
 public_router = APIRouter(prefix="/api/public/captures", tags=["captures"])
@@ -85,10 +86,8 @@ async def share_capture(capture_id: int, session: SessionDep, user: CurrentUser)
     an admin."""
     row = await service.get_or_raise(session, capture_id)
     require_owner(user, row.created_by, f"capture {capture_id}", "share")
-    token = await service.share(session, row)
-    read = _capture(row, user)
-    read.share_token = token  # shown this once: only its sha256 is kept
-    return read
+    token = await service.share(session, row)  # only its sha256 is kept
+    return shown_once(_capture(row, user), token)
 
 
 @router.delete("/{capture_id}/share", response_model=CaptureRead)
@@ -152,10 +151,8 @@ async def share_check(capture_id: int, check_id: int, session: SessionDep, user:
     or is an admin."""
     row = await service.get_check_or_raise(session, capture_id, check_id)
     require_owner(user, row.created_by, f"check {check_id}", "share")
-    token = await service.share(session, row)
-    read = _check(row, user)
-    read.share_token = token  # shown this once: only its sha256 is kept
-    return read
+    token = await service.share(session, row)  # only its sha256 is kept
+    return shown_once(_check(row, user), token)
 
 
 @router.delete("/{capture_id}/checks/{check_id}/share", response_model=CheckRead)

@@ -43,7 +43,7 @@ def require_current_password(admin: ServerConnection, account: str) -> None:
     """On MySQL 8.0.13+, `account` (quoted, as `'user'@'host'`) needs its current password to change
     its own (PASSWORD REQUIRE CURRENT); nothing on MariaDB, which has no such clause (account_change
     there), nor on an older MySQL (5.7 tarballs)."""
-    info = admin.get_server_info()
+    info = str(getattr(admin, "server_version", ""))  # the greeting's version string
     numbers = [int(part) for part in re.findall(r"\d+", info.split("-")[0])[:3]]
     if "mariadb" in info.lower() or numbers < [8, 0, 13]:
         return

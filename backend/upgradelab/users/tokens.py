@@ -11,7 +11,7 @@ holds; the share endpoint sets the new token on its own answer).
 """
 
 import secrets
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol, TypeVar
 
 from pydantic import AliasChoices, BeforeValidator, Field
 
@@ -41,3 +41,17 @@ SharedFlag = Annotated[
         description="Whether a read-only link is live (its token was shown once, when made).",
     ),
 ]
+
+
+class _Shareable(Protocol):
+    share_token: str | None
+
+
+Read = TypeVar("Read", bound=_Shareable)
+
+
+def shown_once(read: Read, token: str) -> Read:
+    """`read` (the shared job's API shape, made after the share was stored) with the new `token` set:
+    the one answer that shows it."""
+    read.share_token = token
+    return read
