@@ -4733,6 +4733,18 @@ export type TargetConnection = {
      * Ssl Verify Identity
      */
     ssl_verify_identity: boolean;
+    /**
+     * Auth Plugins
+     *
+     * Authentication plugins the lab's clients answer there.
+     */
+    auth_plugins?: Array<string>;
+    /**
+     * Allow Cleartext
+     *
+     * Cleartext passwords (LDAP/PAM) over verified TLS.
+     */
+    allow_cleartext?: boolean;
 };
 
 /**
