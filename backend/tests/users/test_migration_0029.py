@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import command
 
 from upgradelab.migrations import alembic_config
-from upgradelab.targets.provisioners.existing import ExistingSettings
+from upgradelab.targets.provisioners.existing_settings import ExistingSettings
 from upgradelab.users.service import token_digest
 
 REVISION = "0029_secrets"
