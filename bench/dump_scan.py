@@ -65,6 +65,12 @@ INPUTS: dict[str, Callable[[int], bytes]] = {
     "/* */ comment lines": lambda size: _repeat(b"/* a block comment */\n", size),
     "SELECT 1; lines": lambda size: _repeat(b"SELECT 1;\n", size),
     "mysqldump-like": _mysqldump_like,
+    # mysqldump --skip-extended-insert: a statement per row, the slowest legitimate dump here
+    "single-row INSERTs": lambda size: _repeat(
+        b"INSERT INTO `orders` VALUES (1,'customer 1','it\\'s','2024-01-02 10:00',3.25,NULL);\n", size
+    ),
+    # issue 44: a 2 MB zstd of these (707:1) scanned at 2-3.5 MiB/s; a 150 MB one held a worker 10-14 h
+    "/*!99999 */ blocks": lambda size: _repeat(b"/*!99999 */", size),
 }
 
 

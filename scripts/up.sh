@@ -12,6 +12,14 @@ mkdir -p "$state/logs" "$state/redis"
 UPGRADELAB_INSTALL_TIMINGS="$state/install-timings" bash scripts/install.sh
 started=$SECONDS
 
+# Secrets on disk (issue 44): the state directory is its owner's alone. Its database (users' password
+# hashes, token digests, sealed target passwords), logs and Redis data are made under umask 077 from
+# here on (the install above keeps the default umask); files of an older state directory are made
+# 0600 (directories 0700). The worker alone runs under the default umask: it makes server directories
+# that the servers' own `mysql` user must read; its log is opened here, 0600, before it starts.
+chmod -R go-rwx "$state"
+umask 077
+
 redis_port=${UPGRADELAB_REDIS_PORT:-6380}
 export UPGRADELAB_REDIS_URL=${UPGRADELAB_REDIS_URL:-redis://127.0.0.1:$redis_port/0}
 api_port=${UPGRADELAB_API_PORT:-8700}
@@ -22,8 +30,8 @@ redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$state/redis" --daemon
 .venv/bin/upgradelab db upgrade
 
 # The API and the worker import for seconds: start them first, make the admin and token meanwhile.
-nohup .venv/bin/celery -A upgradelab.worker worker --loglevel=INFO --concurrency=2 -Q upgradelab \
-  >"$state/logs/worker.log" 2>&1 &
+(umask 022 && exec nohup .venv/bin/celery -A upgradelab.worker worker --loglevel=INFO --concurrency=2 \
+  -Q upgradelab) >"$state/logs/worker.log" 2>&1 &
 echo $! >"$state/worker.pid"
 nohup .venv/bin/upgradelab serve --port "$api_port" >"$state/logs/api.log" 2>&1 &
 echo $! >"$state/api.pid"

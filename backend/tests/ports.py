@@ -38,6 +38,8 @@ MIXED_TARBALL = _BASE + 16
 COMPOSE_TARGET = _BASE + 17
 # issue 10 (hostile input): offsets 50-59
 H3_TARGET = _BASE + 50
+# issue 44: the fake server asking every client for its password in cleartext (tests/targets)
+CLEARTEXT = _BASE + 56
 # existing servers (issue 11): servers the tests start themselves, then add as `existing` targets
 EXISTING = {"mysql-9.7": _BASE + 70, "mariadb-10.11": _BASE + 71}
 EXISTING_SUPERVISED = _BASE + 72

@@ -1,5 +1,6 @@
 """Database engines and sessions: async for the API, sync for the Celery worker (same schema)."""
 
+import contextlib
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -81,12 +82,19 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def prepare_sqlite_dir(url: str) -> None:
+    """A SQLite database's directory made (0700 when new) and the file itself created 0600 before
+    SQLite opens it: SQLite gives its -wal and -shm files the database file's mode, so none of the
+    three is ever readable by another local user (issue 44; the database holds users' password
+    hashes, API token digests and sealed target passwords)."""
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
+            import os
             from pathlib import Path
 
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def _configured(engine: Engine, url: str) -> Engine:

@@ -4,6 +4,7 @@ JobKind here (docs/architecture.md, "How to add a job kind")."""
 
 from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
 from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
+from upgradelab.execution import reaper
 from upgradelab.execution.kinds import JobKind
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.replay.jobs import REPLAY_JOBS
@@ -17,3 +18,9 @@ JOB_KINDS: tuple[JobKind, ...] = (
     CHECK_JOBS,
     FIX_SEARCH_JOBS,
 )
+
+
+def register_with_reaper() -> None:
+    """Every kind registered with the reaper of this process (a worker's, the API's); idempotent."""
+    for kind in JOB_KINDS:
+        reaper.register(kind)

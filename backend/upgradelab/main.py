@@ -1,5 +1,7 @@
 """The FastAPI app: API routers under /api, and the built UI (frontend/dist) at every other path."""
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import Depends, FastAPI, HTTPException
@@ -9,8 +11,10 @@ from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DataError
 
+from upgradelab.api import access_log
 from upgradelab.api.attributions import public_router as public_attributions_router
 from upgradelab.api.attributions import router as attributions_router
+from upgradelab.api.body_limits import BodyLimits
 from upgradelab.api.capture_variants import router as capture_variants_router
 from upgradelab.api.captures import public_router as public_captures_router
 from upgradelab.api.captures import router as captures_router
@@ -32,7 +36,10 @@ from upgradelab.api.targets import router as targets_router
 from upgradelab.api.users import auth_router, users_router
 from upgradelab.api.workloads import router as workloads_router
 from upgradelab.errors import id_out_of_range, validation_error
+from upgradelab.execution.reaper import start_reaper_thread
+from upgradelab.job_kinds import register_with_reaper
 from upgradelab.probes.hooks import register as register_probe_hooks
+from upgradelab.secret_files import protect_state_dir
 from upgradelab.settings import get_settings
 from upgradelab.users.auth import authorize
 
@@ -41,7 +48,9 @@ def create_app() -> FastAPI:
     """Build the app; the UI is served when frontend/dist exists (`npm run build`)."""
     # Operation ids are the route functions' names (list_runs, get_run): the generated TypeScript
     # client (scripts/client.sh) names its functions after them (listRuns, getRun).
-    app = FastAPI(title="Upgrade Lab", version="0.1.0", generate_unique_id_function=_operation_id)
+    app = FastAPI(
+        title="Upgrade Lab", version="0.1.0", generate_unique_id_function=_operation_id, lifespan=_reaper
+    )
     # a run's summary computed on first read stores its probe columns too (probes/hooks.py)
     register_probe_hooks()
     # 422s never echo the request's values (passwords, huge inputs): errors.validation_error.
@@ -85,10 +94,31 @@ def create_app() -> FastAPI:
         """Liveness: {"status": "ok"}."""
         return {"status": "ok"}
 
+    # outermost (but for Starlette's error handler): a body is bounded and its sender signed in
+    # before any of the app reads it
+    app.add_middleware(BodyLimits)
+
     dist = get_settings().frontend_dist
     if (dist / "index.html").exists():
         _serve_ui(app, dist)
     return app
+
+
+@asynccontextmanager
+async def _reaper(_: FastAPI) -> AsyncIterator[None]:
+    """The API's start: share tokens kept out of its access log (api/access_log.py), its state directory
+    made its owner's alone (secret_files.protect_state_dir), and leases reaped as a worker does
+    (execution/reaper.py), `api_reaper_grace_s` after they expired: a job whose only worker died ends
+    "worker lost" with no worker left."""
+    access_log.install()  # no share token in the access log
+    protect_state_dir(get_settings())
+    register_with_reaper()
+    settings = get_settings()
+    stop = start_reaper_thread(settings, grace_s=settings.api_reaper_grace_s)
+    try:
+        yield
+    finally:
+        stop.set()
 
 
 def _operation_id(route: APIRoute) -> str:

@@ -8,7 +8,10 @@ into place, so neither ever reads a half-written file and the loser reads the wi
 
 import os
 import secrets
+import stat
 from pathlib import Path
+
+from upgradelab.settings import Settings
 
 
 def read_or_make(path: Path) -> str:
@@ -30,3 +33,25 @@ def read_or_make(path: Path) -> str:
     if path.stat().st_mode & 0o077:
         path.chmod(0o600)
     return path.read_text(encoding="ascii", errors="replace").strip()
+
+
+def protect_state_dir(settings: Settings) -> list[Path]:
+    """The state directory and what other local users could read in it made the owner's alone
+    (issue 44: upgradelab.db and its WAL were 0644 under a 0755 directory): the directory and its
+    subdirectories 0700, every file 0600 (the SQLite database, -wal and -shm, logs, secrets). Run at
+    the API's and the worker's start; a state directory made by `make up` under umask 077 needs
+    nothing. The paths changed."""
+    root = Path(settings.state_dir)
+    if not root.is_dir():
+        return []
+    changed = []
+    for path in [root, *root.rglob("*")]:
+        try:
+            mode = path.lstat().st_mode
+        except OSError:  # removed meanwhile
+            continue
+        if stat.S_ISLNK(mode) or not mode & 0o077:
+            continue
+        path.chmod(0o700 if stat.S_ISDIR(mode) else stat.S_IMODE(mode) & 0o700)
+        changed.append(path)
+    return changed

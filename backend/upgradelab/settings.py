@@ -75,6 +75,12 @@ class Settings(BaseSettings):
     reaper_interval_s: float = Field(
         5.0, description="How often a worker looks for jobs whose lease expired (s)."
     )
+    api_reaper_grace_s: float = Field(
+        5.0,
+        ge=0,
+        description="The API reaps a job whose lease expired more than this long ago (s): a live worker's "
+        "reaper goes first; with no worker left the job still ends (execution/reaper.py).",
+    )
     redis_outage_s: float = Field(
         90.0, description="How long the worker retries a Redis write (stream events) before dropping it (s)."
     )
@@ -93,6 +99,12 @@ class Settings(BaseSettings):
         "",
         description="The worker credential for GET /api/datasets/{name}/dump; default: a random token kept "
         "in {state_dir}/worker.token (one host). A second host's worker sets the API's value.",
+    )
+    secret_key: str = Field(
+        "",
+        description="The key target passwords are sealed with in the metadata database (targets/sealed.py); "
+        "default: a random key kept in {state_dir}/secrets/targets.key. A second host's worker sets the "
+        "API's value.",
     )
     instance_allowance_mb: int = Field(
         400,
@@ -128,6 +140,20 @@ class Settings(BaseSettings):
         description="Decompressed bytes before the ratio is checked (UPGRADELAB_DUMP_RATIO_AFTER_BYTES): a "
         "small dump of repetitive rows may compress far better than a large one.",
     )
+    dump_min_scan_mib_s: float = Field(
+        10.0,
+        ge=0,
+        description="The slowest a dump's scan may go (UPGRADELAB_DUMP_MIN_SCAN_MIB_S): MiB of dump per CPU "
+        "second of the loading thread over each dump_scan_window_s of scanning; below it the load is "
+        "refused with the rate measured (a dump built to be slow to read). Legitimate dumps scan at "
+        "30-550 MiB/s on the lab's host (bench/dump_scan.py). 0: no bound.",
+    )
+    dump_scan_window_s: float = Field(
+        20.0,
+        gt=0,
+        description="CPU seconds of scanning each rate of UPGRADELAB_DUMP_MIN_SCAN_MIB_S is measured over "
+        "(UPGRADELAB_DUMP_SCAN_WINDOW_S).",
+    )
     dump_max_statement_bytes: int = Field(
         2**30,
         gt=0,
@@ -141,6 +167,33 @@ class Settings(BaseSettings):
         description="Statements a replay's query log may hold (UPGRADELAB_REPLAY_MAX_STATEMENTS): a log with "
         "more is refused (422 naming `queries` and this limit) as soon as its statement past the limit is "
         "read, before any is fingerprinted.",
+    )
+    sign_in_user_limit: str = Field(
+        "5/minute;30/hour",
+        description="Failed sign-ins allowed per user name (UPGRADELAB_SIGN_IN_USER_LIMIT; the `limits` "
+        "library's notation, windows separated by ';'): past it 429 with Retry-After (users/sign_in.py).",
+    )
+    sign_in_address_limit: str = Field(
+        "30/minute;300/hour",
+        description="Failed sign-ins allowed per client address (UPGRADELAB_SIGN_IN_ADDRESS_LIMIT).",
+    )
+    body_max_bytes: int = Field(
+        1024 * 1024,
+        gt=0,
+        description="A request body's bound (bytes) on every route not named below "
+        "(UPGRADELAB_BODY_MAX_BYTES; 1 MiB): past it 413 before it is read (api/body_limits.py).",
+    )
+    body_replay_max_bytes: int = Field(
+        128 * 1024 * 1024,
+        gt=0,
+        description="POST /api/replays' body bound (bytes; UPGRADELAB_BODY_REPLAY_MAX_BYTES, 128 MiB): its "
+        "query log, at most replay_max_statements statements (a 100,000-statement slow log is ~30 MB).",
+    )
+    body_sign_in_max_bytes: int = Field(
+        16 * 1024,
+        gt=0,
+        description="Sign-in's and logout's body bound (bytes; UPGRADELAB_BODY_SIGN_IN_MAX_BYTES, 16 KiB): "
+        "the only bodies read without signing in.",
     )
     replay_timing_cpu: Literal["auto", "off"] | Annotated[int, Field(ge=0)] = Field(
         "auto",
@@ -161,6 +214,14 @@ class Settings(BaseSettings):
         "by checksum and row count (UPGRADELAB_REPLAY_RESULT_MAX_BYTES; 64 MiB). Every result is streamed "
         "into its checksums, one row held at a time, whatever its size (replay/outcomes.py).",
     )
+
+    @field_validator("sign_in_user_limit", "sign_in_address_limit")
+    @classmethod
+    def _rate_limit(cls, value: str) -> str:
+        from limits import parse_many
+
+        parse_many(value)  # ValueError naming what it could not read
+        return value
 
     @field_validator("dataset_dirs", mode="before")
     @classmethod

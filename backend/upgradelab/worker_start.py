@@ -21,8 +21,9 @@ from celery.signals import (
 
 from upgradelab.db import sync_engine
 from upgradelab.execution import reaper
-from upgradelab.job_kinds import JOB_KINDS
+from upgradelab.job_kinds import register_with_reaper
 from upgradelab.probes.hooks import register as register_probe_hooks
+from upgradelab.secret_files import protect_state_dir
 from upgradelab.settings import get_settings
 from upgradelab.targets.provisioners import spares
 
@@ -33,14 +34,14 @@ def prepare_process() -> None:
     """What executing a job needs in this process: the probe hooks and every job kind registered with
     the reaper (both idempotent). Also for a test that executes a job in its own process."""
     register_probe_hooks()
-    for kind in JOB_KINDS:
-        reaper.register(kind)
+    register_with_reaper()
 
 
 def start_worker(**_: Any) -> None:
     """The worker's start-up (Celery `worker_init`): settings read now, the process prepared, the
     other signal handlers connected."""
-    get_settings()  # a bad setting fails the worker's start, not its first job
+    settings = get_settings()  # a bad setting fails the worker's start, not its first job
+    protect_state_dir(settings)  # nothing in it readable by another local user (issue 44)
     prepare_process()
     # scipy (~1 CPU-s) once here, where the prefork pool processes inherit it, rather than in each of
     # them at its first interval (results/stats import it lazily, for the API's and CLI's starts)

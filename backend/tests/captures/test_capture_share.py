@@ -1,6 +1,7 @@
 """Share links of a capture and of a check (issue 35, Deliver 2): a token opens the record read-only
-without signing in (the check's CSV too), the signed-in read shows the token to whom may hand it on,
-revoking stops the link at once and a new share gives a new token. An uploaded option file is the
+without signing in (the check's CSV too); the token is in the answer that made it only (issue 44: the
+database keeps its sha256; the signed-in read says `shared`), sharing again gives a new token and
+stops the old one, revoking stops the link at once. An uploaded option file is the
 capture (no team server needed) and its check runs on MariaDB 11.8's binary."""
 
 from collections.abc import Iterator
@@ -24,11 +25,14 @@ def test_a_shared_capture_and_check_read_without_sign_in_until_revoked(http: htt
     uploaded = http.post("/api/captures/my-cnf", json={"name": "shared.cnf", "text": MY_CNF})
     assert uploaded.status_code == 201, uploaded.text
     capture_id = uploaded.json()["id"]
-    assert uploaded.json()["share_token"] is None
+    assert uploaded.json()["share_token"] is None and uploaded.json()["shared"] is False
+    first = http.post(f"/api/captures/{capture_id}/share").json()["share_token"]
     token = http.post(f"/api/captures/{capture_id}/share").json()["share_token"]
-    assert token and http.post(f"/api/captures/{capture_id}/share").json()["share_token"] == token  # once
-    assert http.get(f"/api/captures/{capture_id}").json()["share_token"] == token
+    assert first and token and token != first  # a new one each time: the first was shown once
+    read = http.get(f"/api/captures/{capture_id}").json()
+    assert read["share_token"] is None and read["shared"] is True
     with httpx.Client(base_url=api, timeout=60) as public:  # no credentials
+        assert public.get(f"/api/public/captures/{first}").status_code == 404  # replaced
         assert public.get(f"/api/captures/{capture_id}").status_code == 401
         shared = public.get(f"/api/public/captures/{token}")
         assert shared.status_code == 200 and shared.json()["id"] == capture_id

@@ -1,10 +1,12 @@
 """What the hostile-dump tests look at around a load: marker files on the host and in the chroots,
 the server's accounts, client processes left, and a sample-like dump with its own schema."""
 
+import os
 import uuid
 from pathlib import Path
 
 import psutil
+import zstandard
 
 from upgradelab.targets.provisioners.base import ServerConnection
 
@@ -107,3 +109,20 @@ ON COMPLETION NOT PRESERVE DISABLE DO DELETE FROM payment WHERE amount < 0 */ ;;
 DELIMITER ;
 /*!40014 SET FOREIGN_KEY_CHECKS=@OLD_FOREIGN_KEY_CHECKS */;
 """
+
+
+def slow_scan_dump(path: Path, mib: int = 64, every: int = 512) -> Path:
+    """A zstd dump of `mib` MiB of `/*!99999 */` version comments (issue 44: each read byte by byte,
+    ~5 MiB per CPU second), one in `every` holding 6 random hex digits so it compresses about 700:1,
+    under the ratio bound of 1000:1 as the issue's 2 MB file did."""
+    unit, size = b"/*!99999 */", mib << 20
+    with path.open("wb") as out, zstandard.ZstdCompressor(level=3).stream_writer(out) as writer:
+        written, count = 0, 0
+        while written < size:
+            block = bytearray()
+            while len(block) < 1 << 20:
+                count += 1
+                block += b"/*!99999 " + os.urandom(3).hex().encode() + b"*/" if count % every == 0 else unit
+            writer.write(bytes(block))
+            written += len(block)
+    return path

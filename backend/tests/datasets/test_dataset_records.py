@@ -247,16 +247,30 @@ INSERT INTO seen SELECT 'end', @@GLOBAL.event_scheduler, NOW(6);
 """
 
 
-@pytest.fixture(scope="module")
-def mysql(database: None) -> Iterator[LocalProvisioner]:
-    provisioner = lab_provisioner("mysql-9.7", ports.UNIT_TARGETS["mysql-9.7"], suffix="events")
+def _events_server(name: str) -> Iterator[LocalProvisioner]:
+    provisioner = lab_provisioner(name, ports.UNIT_TARGETS[name], suffix="events")
     yield provisioner
     provisioner.discard()
     provisioner.stop()
 
 
-def test_no_event_runs_while_a_dump_loads_and_the_scheduler_is_back_after(mysql: LocalProvisioner) -> None:
-    loaded = ensure_dataset(mysql, [], _dataset(EVENTS, "ev_ds"))
+@pytest.fixture(scope="module")
+def mysql(database: None) -> Iterator[LocalProvisioner]:
+    yield from _events_server("mysql-9.7")
+
+
+@pytest.fixture(scope="module")
+def mariadb_events(database: None) -> Iterator[LocalProvisioner]:
+    yield from _events_server("mariadb-11.8")
+
+
+# MySQL 9.7 starts its scheduler ON; MariaDB's is OFF unless a variant turns it on (issue 44: both flavors)
+@pytest.mark.parametrize(("flavor", "options"), [("mysql", []), ("mariadb", ["event_scheduler=ON"])])
+def test_no_event_runs_while_a_dump_loads_and_the_scheduler_is_back_after(
+    flavor: str, options: list[str], request: pytest.FixtureRequest
+) -> None:
+    server: LocalProvisioner = request.getfixturevalue("mysql" if flavor == "mysql" else "mariadb_events")
+    loaded = ensure_dataset(server, options, _dataset(EVENTS, "ev_ds"))
     admin = loaded.admin
     try:
         assert scalar(admin, "SELECT @@GLOBAL.event_scheduler") == "ON"

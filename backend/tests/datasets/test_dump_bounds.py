@@ -18,8 +18,11 @@ import zstandard
 
 from tests import ports
 from tests.conftest import STATE, lab_provisioner
-from tests.datasets.hostile import clients_left
+from tests.datasets.hostile import clients_left, slow_scan_dump
+from upgradelab.datasets.dump import DumpBounds, DumpTooSlow, ScanClock
 from upgradelab.datasets.loader import LoadCancelled, LoadFailed, load_dataset
+from upgradelab.datasets.scan import DumpReader
+from upgradelab.settings import get_settings
 from upgradelab.targets.provisioners import LocalProvisioner
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
 from upgradelab.workloads.base import scalar
@@ -159,3 +162,64 @@ def test_a_cancel_while_the_feed_waits_on_a_busy_client_ends_the_load_within_5_s
         canceller.join()
     assert asked and ended - asked[0] < 5.0, ended - asked[0]
     assert clients_left(server.provisioner.port) == []
+
+
+# ---- issue 44, item 5: a dump's scan is bounded in time too --------------------------------------------
+SLOW_UNIT = b"/*!99999 */"  # each one a version comment the scanner reads byte by byte (~5 MiB/CPU-s)
+
+
+def _scan_rate_test_bounds(window_s: float) -> DumpBounds:
+    settings = get_settings()
+    return DumpBounds(
+        settings.dump_max_bytes, settings.dump_max_ratio, settings.dump_ratio_after_bytes, 10.0, window_s
+    )
+
+
+@pytest.mark.parametrize(
+    ("unit", "slow"),
+    [
+        (SLOW_UNIT, True),
+        (b"INSERT INTO `orders` VALUES (1,'customer 1','it\\'s','2024-01-02 10:00',3.25,NULL);\n", False),
+        (b"SELECT 1;\n", False),
+    ],
+    ids=["version-comment blocks", "single-row INSERTs", "SELECT 1 lines"],
+)
+def test_the_scan_clock_refuses_a_dump_below_its_minimum_rate_only(unit: bytes, slow: bool) -> None:
+    """The slowest legitimate inputs of bench/dump_scan.py (30-80 MiB per CPU second) pass 10 MiB/s
+    windows of 0.3 CPU-s; the issue's `/*!99999 */` blocks (~5) are refused naming their rate."""
+    reader = DumpReader("mysql", max_statement=2**30, limit="test")
+    clock = ScanClock(_scan_rate_test_bounds(0.3))
+    data = unit * (64 * MiB // len(unit))
+
+    def scan(blocks: int) -> None:
+        for at in range(0, blocks * MiB, MiB):
+            clock.timed(reader.feed, data[at : at + MiB])
+
+    if slow:
+        with pytest.raises(
+            DumpTooSlow, match=r"scans at \d+\.\d MiB per CPU second .*DUMP_MIN_SCAN_MIB_S=10"
+        ):
+            scan(64)
+    else:
+        scan(64)
+
+
+def test_a_dump_built_to_scan_slowly_is_refused_naming_its_rate(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The issue's 707:1 zstd of `/*!99999 */` blocks, under the ratio bound: refused once a window of
+    scanning (2 CPU-s here, 20 by default) ran below UPGRADELAB_DUMP_MIN_SCAN_MIB_S."""
+    monkeypatch.setenv("UPGRADELAB_DUMP_SCAN_WINDOW_S", "2")
+    get_settings.cache_clear()
+    path = slow_scan_dump(tmp_path / "slow.sql.zst", mib=64)
+    ratio = 64 * MiB / path.stat().st_size
+    assert 300 < ratio < 1000, ratio  # under the ratio bound: not a compression bomb
+    try:
+        started = time.monotonic()
+        with pytest.raises(LoadFailed, match=r"the dump scans at \d+\.\d MiB per CPU second"):
+            server.load(path, "slow")
+        assert time.monotonic() - started < 60
+    finally:
+        monkeypatch.delenv("UPGRADELAB_DUMP_SCAN_WINDOW_S")
+        get_settings.cache_clear()
+    assert clients_left(server.endpoint.port) == []

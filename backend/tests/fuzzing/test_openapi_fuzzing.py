@@ -32,6 +32,8 @@ from sqlalchemy import delete, select, update
 from tests import ports
 from tests.conftest import auth_headers
 from tests.fuzzing import hostile_inputs
+from tests.hostile_http import MIB, offer
+from tests.targets.cleartext_server import CleartextServer
 from upgradelab.db import sync_session, utcnow
 from upgradelab.main import app
 from upgradelab.replay.models import ReplayRun
@@ -201,3 +203,53 @@ def test_an_existing_target_that_does_not_speak_mysql_is_answered_in_time(api: s
         f"POST /api/targets (existing, 127.0.0.1:{port})",
         lambda: httpx.post(f"{api}/api/targets", json=body, headers=auth_headers(), timeout=LIMIT_S),
     )
+
+
+# ---- issue 44: each of its cases, judged as the fuzzer judges (in time, no 5xx) -------------------------
+EARLY = ("HTTP/1.1 401", "HTTP/1.1 413")
+
+
+@pytest.mark.parametrize(
+    ("path", "length"),
+    [("/api/replays", 100 * MIB), ("/api/experiments", 200 * MIB), ("/api/auth/login", 200 * MIB)],
+)
+def test_anonymous_bodies_are_answered_before_they_are_read(api: str, path: str, length: int) -> None:
+    """Limits before work (api/body_limits.py): the answer comes before a byte of the body is sent."""
+    started = time.monotonic()
+    answer, _ = offer(path, {}, length=length)
+    TALLY["4xx" if answer.startswith(EARLY) else "5xx"] += 1
+    print(f"\nhostile: anonymous {length // MIB} MB to {path}: {answer[:40]!r}")
+    assert answer.startswith(EARLY), answer
+    assert time.monotonic() - started < LIMIT_S
+
+
+def test_an_existing_target_asking_for_cleartext_gets_no_password(api: str) -> None:
+    """Cleartext refused (targets/client_auth.py): adding a target whose address asks for it."""
+    password = "fuzz-canary-password-44"
+    settings = {"host": "127.0.0.1", "port": ports.CLEARTEXT, "user": "lab", "password": password}
+    body = {
+        "name": "fuzz-cleartext", "flavor": "mysql", "provisioner": "existing",
+        "settings": {**settings, "database": "lab"},
+    }  # fmt: skip
+    with CleartextServer(ports.CLEARTEXT) as fake:
+        answer = _judged(
+            "POST /api/targets (existing, a server asking for cleartext)",
+            lambda: httpx.post(f"{api}/api/targets", json=body, headers=auth_headers(), timeout=LIMIT_S),
+        )
+        time.sleep(0.3)
+        assert answer.status_code == 422 and "mysql_clear_password" in answer.text
+        assert password.encode() not in fake.received()
+
+
+def test_sign_in_past_its_limit_is_answered_429_in_time(api: str) -> None:
+    """Sign-in (users/sign_in.py): a name's failed sign-ins past its limit, then 429 with Retry-After."""
+    wrong = {"username": f"fuzz-nobody-{time.monotonic_ns()}", "password": "x"}
+
+    def sign_in() -> httpx.Response:
+        return httpx.post(f"{api}/api/auth/login", json=wrong, timeout=LIMIT_S)
+
+    statuses = [_judged("POST /api/auth/login (a wrong password)", sign_in).status_code for _ in range(6)]
+    # the name's limit is 5; the fuzzer's own wrong sign-ins from this address may have spent the
+    # address's limit (30 a minute) first: then 429 from the start
+    refused = statuses.index(429) if 429 in statuses else len(statuses)
+    assert statuses == [401] * refused + [429] * (6 - refused) and refused <= 5, statuses

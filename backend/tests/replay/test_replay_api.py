@@ -89,6 +89,16 @@ def test_bad_replay_requests_name_the_field(client_module: httpx.Client, uploade
     refused = client_module.post("/api/replays", json=only_writes)
     assert refused.status_code == 422 and "queries" in refused.text and "1 writes skipped" in refused.text
     assert client_module.post("/api/replays", json={**body, "dataset": "none"}).status_code == 404
+    # issue 44: a writing replay's statement that would change its account's password (MariaDB lets
+    # any account change its own: the lab refuses it before it runs; MySQL's accounts need the current one)
+    writer = {**body, "variants": ["mariadb-10.11"], "allow_writes": True}
+    for sql in (
+        "SELECT 1;\nSET PASSWORD = 'chosen';",
+        "SELECT 1;\nALTER USER CURRENT_USER() IDENTIFIED BY 'x';",
+    ):
+        refused = client_module.post("/api/replays", json={**writer, "queries": sql})
+        assert refused.status_code == 422, refused.text
+        assert "queries" in refused.text and "statement 2" in refused.text and "could change" in refused.text
 
 
 def test_a_dump_a_server_refuses_fails_the_replay_naming_the_line(client_module: httpx.Client) -> None:

@@ -17,13 +17,15 @@ from sqlalchemy import select
 
 from tests.conftest import BIN, STATE, auth_headers
 from upgradelab.attribution.models import Attribution
+from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.datasets.models import Dataset
 from upgradelab.db import sync_session
 from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Experiment, Run
+from upgradelab.fixsearch.models import FixSearch
 from upgradelab.replay.models import ReplayRun
 from upgradelab.users.models import Role
-from upgradelab.users.service import create_user_sync, issue_token_sync
+from upgradelab.users.service import create_user_sync, issue_token_sync, token_digest
 
 Headers = dict[str, str]
 DUMP = b"CREATE TABLE t (id INT PRIMARY KEY);\nINSERT INTO t VALUES (1);\n"
@@ -162,9 +164,9 @@ def test_an_uploaded_dataset_is_deleted_by_its_uploader_or_an_admin_only(
     assert httpx.delete(f"{api}/api/datasets/{theirs}", headers=_admin(), timeout=30).status_code == 200
 
 
-def _share(api: str, run_id: int, person: Person) -> dict[str, object]:
+def _share(api: str, run_id: int, headers: Headers) -> dict[str, object]:
     created = httpx.post(
-        f"{api}/api/shares", json={"kind": "run", "run_id": run_id}, headers=person.headers, timeout=30
+        f"{api}/api/shares", json={"kind": "run", "run_id": run_id}, headers=headers, timeout=30
     )
     assert created.status_code == 201, created.text
     link: dict[str, object] = created.json()
@@ -181,7 +183,9 @@ def test_share_links_are_revoked_by_their_creator_or_an_admin_and_listed_by_role
     api: str, alice: Person, bob: Person, vera: Person
 ) -> None:
     run_id = _run(alice.id, JobStatus.succeeded)
-    kept, revoked, bobs = _share(api, run_id, alice), _share(api, run_id, alice), _share(api, run_id, bob)
+    # the third link is an admin's: only the run's owner or an admin may share it (issue 44)
+    kept, revoked = _share(api, run_id, alice.headers), _share(api, run_id, alice.headers)
+    admins = _share(api, run_id, _admin())
 
     refused = httpx.delete(f"{api}/api/shares/{kept['id']}", headers=bob.headers)
     assert refused.status_code == 403
@@ -190,12 +194,12 @@ def test_share_links_are_revoked_by_their_creator_or_an_admin_and_listed_by_role
     )
     assert httpx.get(f"{api}/api/public/shares/{kept['token']}").status_code == 200
     assert httpx.delete(f"{api}/api/shares/{revoked['id']}", headers=alice.headers).status_code == 200
-    assert httpx.delete(f"{api}/api/shares/{bobs['id']}", headers=_admin()).status_code == 200
+    assert httpx.delete(f"{api}/api/shares/{admins['id']}", headers=_admin()).status_code == 200
 
     # a revoked link is listed to its creator and to admins only
     assert _listed(api, run_id, alice.headers) == {kept["id"], revoked["id"]}
-    assert _listed(api, run_id, bob.headers) == {kept["id"], bobs["id"]}
-    assert _listed(api, run_id, _admin()) == {kept["id"], revoked["id"], bobs["id"]}
+    assert _listed(api, run_id, bob.headers) == {kept["id"]}
+    assert _listed(api, run_id, _admin()) == {kept["id"], revoked["id"], admins["id"]}
 
     # a viewer is listed no link: a token opens the result to anyone without signing in
     listing = httpx.get(f"{api}/api/shares", params={"run_id": run_id}, headers=vera.headers)
@@ -203,15 +207,24 @@ def test_share_links_are_revoked_by_their_creator_or_an_admin_and_listed_by_role
     assert str(kept["token"]) not in listing.text
 
 
-def test_a_viewer_reads_an_attribution_without_its_share_token(api: str, alice: Person, vera: Person) -> None:
+def test_a_share_token_is_shown_once_to_its_maker_and_never_read_back(
+    api: str, alice: Person, vera: Person
+) -> None:
+    """Issue 44: the database keeps a share token's sha256; the token is in the answer that made the
+    link only, read back by nobody (the owner neither: a viewer never could), and opens the link."""
     row = _attribution(alice.id)
     shared = httpx.post(f"{api}/api/attributions/{row}/share", headers=alice.headers, timeout=30)
     assert shared.status_code == 200 and shared.json()["share_token"]
     token = shared.json()["share_token"]
     for path in (f"/api/attributions/{row}", f"/api/attributions/{row}/export?format=json"):
-        as_viewer = httpx.get(f"{api}{path}", headers=vera.headers, timeout=30)
-        assert as_viewer.status_code == 200 and token not in as_viewer.text, path
-        assert token in httpx.get(f"{api}{path}", headers=alice.headers, timeout=30).text, path
+        for person in (vera, alice):
+            read = httpx.get(f"{api}{path}", headers=person.headers, timeout=30)
+            assert read.status_code == 200 and token not in read.text, path
+            assert '"shared": true' in read.text or '"shared":true' in read.text, path
+    with sync_session() as session:
+        stored = session.get_one(Attribution, row).share_token
+    assert stored == token_digest(token)
+    assert httpx.get(f"{api}/api/public/attributions/{token}", timeout=30).status_code == 200
     listed = httpx.get(f"{api}/api/attributions", headers=vera.headers, timeout=30)
     assert listed.status_code == 200 and token not in listed.text
 
@@ -245,3 +258,101 @@ def test_the_cli_says_why_a_cancel_was_refused(api: str, alice: Person, bob: Per
         "only its owner or an admin may cancel it"
     )
     assert "Traceback" not in done.stderr
+
+
+# ---- issue 44, item 3: a share link or an edit needs the owner (or an admin), for every kind ----------
+def _fix_search(owner: int | None) -> int:
+    replay = _replay(None)
+    with sync_session() as session:
+        dataset_id = session.get_one(ReplayRun, replay).dataset_id
+        row = FixSearch(
+            replay_id=replay, fingerprint_id="f", variant="b", baseline="a", dataset_id=dataset_id,
+            created_by=owner,
+        )  # fmt: skip
+        session.add(row)
+        session.commit()
+        return row.id
+
+
+def _capture(owner: int | None) -> int:
+    with sync_session() as session:
+        row = Capture(target="mariadb-10.11", status=JobStatus.succeeded, created_by=owner)
+        session.add(row)
+        session.commit()
+        return row.id
+
+
+def _check(owner: int | None) -> tuple[int, int]:
+    capture = _capture(None)
+    with sync_session() as session:
+        row = CaptureCheck(capture_id=capture, target="mariadb-10.11", created_by=owner)
+        session.add(row)
+        session.commit()
+        return capture, row.id
+
+
+# kind -> (make one owned by the given user, the request sharing it), each answering what it shares
+def _share_request(kind: str, owner: int) -> tuple[str, str, dict[str, object] | None]:
+    if kind == "run":
+        run = _run(owner, JobStatus.succeeded)
+        return f"run {run}", "/api/shares", {"kind": "run", "run_id": run}
+    if kind == "comparison":
+        first, second = _run(owner, JobStatus.succeeded), _run(owner, JobStatus.succeeded)
+        return f"run {first}", "/api/shares", {"kind": "comparison", "comparison": {"runs": [first, second]}}
+    if kind == "replay":
+        replay = _replay(owner)
+        return f"replay {replay}", "/api/shares", {"kind": "replay", "replay_id": replay}
+    if kind == "attribution":
+        row = _attribution(owner)
+        return f"attribution {row}", f"/api/attributions/{row}/share", None
+    if kind == "fix search":
+        row = _fix_search(owner)
+        return f"fix search {row}", f"/api/fixsearches/{row}/share", None
+    if kind == "capture":
+        row = _capture(owner)
+        return f"capture {row}", f"/api/captures/{row}/share", None
+    capture, check = _check(owner)
+    return f"check {check}", f"/api/captures/{capture}/checks/{check}/share", None
+
+
+SHARED_KINDS = ["run", "comparison", "replay", "attribution", "fix search", "capture", "check"]
+
+
+@pytest.mark.parametrize("kind", SHARED_KINDS)
+def test_only_the_owner_or_an_admin_makes_a_share_link(
+    kind: str, api: str, alice: Person, bob: Person
+) -> None:
+    what, path, body = _share_request(kind, alice.id)
+    refused = httpx.post(f"{api}{path}", json=body, headers=bob.headers, timeout=30)
+    assert refused.status_code == 403, refused.text
+    assert (
+        refused.json()["detail"] == f"{what} belongs to another user; only its owner or an admin may share it"
+    )
+    assert httpx.post(f"{api}{path}", json=body, headers=alice.headers, timeout=30).status_code in {200, 201}
+    assert httpx.post(f"{api}{path}", json=body, headers=_admin(), timeout=30).status_code in {200, 201}
+
+
+def test_a_comparison_is_shared_only_by_whom_owns_every_run_in_it(api: str, alice: Person) -> None:
+    mine, nobodys = _run(alice.id, JobStatus.succeeded), _run(None, JobStatus.succeeded)
+    body = {"kind": "comparison", "comparison": {"runs": [mine, nobodys]}}
+    refused = httpx.post(f"{api}/api/shares", json=body, headers=alice.headers, timeout=30)
+    assert refused.status_code == 403
+    assert refused.json()["detail"] == (
+        f"run {nobodys} has no recorded owner; only its owner or an admin may share it"
+    )
+
+
+def test_a_runs_name_and_notes_are_edited_by_its_owner_or_an_admin_only(
+    api: str, alice: Person, bob: Person
+) -> None:
+    run = _run(alice.id, JobStatus.succeeded)
+    refused = httpx.patch(f"{api}/api/runs/{run}", json={"notes": "bob was here"}, headers=bob.headers)
+    assert refused.status_code == 403
+    assert refused.json()["detail"] == (
+        f"run {run} belongs to another user; only its owner or an admin may edit it"
+    )
+    assert httpx.get(f"{api}/api/runs/{run}", headers=bob.headers).json()["notes"] != "bob was here"
+    mine = httpx.patch(f"{api}/api/runs/{run}", json={"notes": "alice's"}, headers=alice.headers)
+    assert mine.status_code == 200 and mine.json()["notes"] == "alice's"
+    admin = httpx.patch(f"{api}/api/runs/{run}", json={"name": "renamed"}, headers=_admin())
+    assert admin.status_code == 200 and admin.json()["name"] == "renamed"

@@ -3,13 +3,16 @@ directory of the lab's: file access, SET GLOBAL, SHUTDOWN and account changes ar
 and MariaDB 10.11, while the template's own SQL still works."""
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pymysql
 import pytest
+from pydantic import ValidationError
 
 from tests.workloads.helpers import start_for
+from upgradelab.datasets.accounts import replay_account
 from upgradelab.targets.provisioners import LocalProvisioner
-from upgradelab.targets.workload_user import WORKLOAD_USER
+from upgradelab.targets.workload_user import WORKLOAD_USER, workload_endpoint
 from upgradelab.workloads import ServerSession
 from upgradelab.workloads.custom_sql import CustomSql, CustomSqlParameters
 
@@ -107,3 +110,46 @@ def test_the_templates_own_sql_still_runs_as_the_workload_user(server: ServerSes
         cursor.execute("SELECT CURRENT_USER()")
         assert str((cursor.fetchone() or ("",))[0]).startswith(WORKLOAD_USER + "@")
     workload.teardown(server)
+
+
+# ---- issue 44, item 7: no lab account changes its own password ---------------------------------------
+SELF_CHANGES = [
+    "SET PASSWORD = 'chosen-by-the-sql'",
+    "ALTER USER CURRENT_USER() IDENTIFIED BY 'chosen-by-the-sql'",
+]
+
+
+@pytest.mark.parametrize("sql", SELF_CHANGES)
+def test_custom_sql_that_changes_an_accounts_password_is_refused_before_it_runs(sql: str) -> None:
+    with pytest.raises(ValidationError, match=r"statement 2 \((SET PASSWORD|ALTER USER)\) could change"):
+        CustomSqlParameters(iteration_sql=f"SELECT 1; {sql}")
+    with pytest.raises(ValidationError, match="PREPARE of an expression"):
+        CustomSqlParameters(setup_sql="SET @q = 'SELECT 1'; PREPARE s FROM @q")
+
+
+@pytest.mark.parametrize("user", ["workload", "replay writer"])
+def test_a_lab_account_cannot_change_its_own_password_on_mysql(
+    server: ServerSession, provisioner: LocalProvisioner, user: str
+) -> None:
+    """MySQL: every lab account needs its current password to change its own (PASSWORD REQUIRE
+    CURRENT), which only the lab had; MariaDB has no such clause: there the server lets it, which is
+    why the SQL is refused before it runs (the test above, and tests/replay's API test)."""
+    admin = server.connection
+    if user == "workload":
+        endpoint = workload_endpoint(admin, server.endpoint)
+    else:
+        name, password = replay_account(admin, ["own_password_db"], writes=True)
+        endpoint = replace(server.endpoint, user=name, password=password)
+    connection = endpoint.connect()
+    try:
+        with connection.cursor() as cursor:
+            if provisioner.flavor == "mariadb":
+                cursor.execute("SET PASSWORD = PASSWORD('chosen-by-the-sql')")  # the server lets any account
+                return
+            with pytest.raises(pymysql.MySQLError) as refused:
+                cursor.execute(SELF_CHANGES[0])
+            assert refused.value.args[0] == 3892, refused.value  # the current password is needed
+            with pytest.raises(pymysql.MySQLError):
+                cursor.execute(SELF_CHANGES[1])
+    finally:
+        connection.close()

@@ -13,6 +13,7 @@ from upgradelab.attribution.schemas import AttributionCreate, AttributionRead
 from upgradelab.db import SessionDep
 from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
 from upgradelab.users.models import User
+from upgradelab.users.tokens import shown_once
 
 router = APIRouter(prefix="/api/attributions", tags=["attributions"])
 public_router = APIRouter(prefix="/api/public/attributions", tags=["attributions"])
@@ -54,9 +55,13 @@ async def cancel_attribution(attribution_id: int, session: SessionDep, user: Cur
 
 
 @router.post("/{attribution_id}/share", response_model=AttributionRead)
-async def share_attribution(attribution_id: int, session: SessionDep) -> AttributionRead:
-    """Give it a read-only share token (share_token; /api/public/attributions/{token})."""
-    return service.to_read(await service.share(session, await service.get_or_raise(session, attribution_id)))
+async def share_attribution(attribution_id: int, session: SessionDep, user: CurrentUser) -> AttributionRead:
+    """Give it a new read-only share token (share_token, in this answer only; /api/public/attributions/
+    {token}; an earlier link stops working); 403 unless the caller started it or is an admin."""
+    row = await service.get_or_raise(session, attribution_id)
+    require_owner(user, row.created_by, f"attribution {attribution_id}", "share")
+    token = await service.share(session, row)  # only its sha256 is kept
+    return shown_once(service.to_read(row), token)
 
 
 @router.get("/{attribution_id}/export")

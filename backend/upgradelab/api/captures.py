@@ -24,6 +24,7 @@ from upgradelab.db import SessionDep
 from upgradelab.execution.status import JobStatus
 from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
 from upgradelab.users.models import User
+from upgradelab.users.tokens import shown_once
 
 router = APIRouter(prefix="/api/captures", tags=["captures"])
 public_router = APIRouter(prefix="/api/public/captures", tags=["captures"])
@@ -80,8 +81,13 @@ async def get_capture(capture_id: int, session: SessionDep, user: CurrentUser) -
 
 @router.post("/{capture_id}/share", response_model=CaptureRead)
 async def share_capture(capture_id: int, session: SessionDep, user: CurrentUser) -> CaptureRead:
-    """Give it a read-only share token (share_token; GET /api/public/captures/{token}), once."""
-    return _capture(await service.share(session, await service.get_or_raise(session, capture_id)), user)
+    """Give it a new read-only share token (share_token, in this answer only; GET
+    /api/public/captures/{token}; an earlier link stops working); 403 unless the caller owns it or is
+    an admin."""
+    row = await service.get_or_raise(session, capture_id)
+    require_owner(user, row.created_by, f"capture {capture_id}", "share")
+    token = await service.share(session, row)  # only its sha256 is kept
+    return shown_once(_capture(row, user), token)
 
 
 @router.delete("/{capture_id}/share", response_model=CaptureRead)
@@ -140,9 +146,13 @@ async def get_check(capture_id: int, check_id: int, session: SessionDep, user: C
 
 @router.post("/{capture_id}/checks/{check_id}/share", response_model=CheckRead)
 async def share_check(capture_id: int, check_id: int, session: SessionDep, user: CurrentUser) -> CheckRead:
-    """Give it a read-only share token (share_token; GET /api/public/captures/checks/{token}), once."""
+    """Give it a new read-only share token (share_token, in this answer only; GET
+    /api/public/captures/checks/{token}; an earlier link stops working); 403 unless the caller owns it
+    or is an admin."""
     row = await service.get_check_or_raise(session, capture_id, check_id)
-    return _check(await service.share(session, row), user)
+    require_owner(user, row.created_by, f"check {check_id}", "share")
+    token = await service.share(session, row)  # only its sha256 is kept
+    return shown_once(_check(row, user), token)
 
 
 @router.delete("/{capture_id}/checks/{check_id}/share", response_model=CheckRead)

@@ -15,6 +15,7 @@ from upgradelab.fixsearch.models import FixSearch
 from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchRead
 from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
 from upgradelab.users.models import User
+from upgradelab.users.tokens import shown_once
 
 router = APIRouter(prefix="/api/fixsearches", tags=["fix searches"])
 public_router = APIRouter(prefix="/api/public/fixsearches", tags=["fix searches"])
@@ -53,9 +54,13 @@ async def cancel_fix_search(search_id: int, session: SessionDep, user: CurrentUs
 
 
 @router.post("/{search_id}/share", response_model=FixSearchRead)
-async def share_fix_search(search_id: int, session: SessionDep) -> FixSearchRead:
-    """Give it a read-only share token (share_token; /api/public/fixsearches/{token})."""
-    return service.to_read(await service.share(session, await service.get_or_raise(session, search_id)))
+async def share_fix_search(search_id: int, session: SessionDep, user: CurrentUser) -> FixSearchRead:
+    """Give it a new read-only share token (share_token, in this answer only; /api/public/fixsearches/
+    {token}; an earlier link stops working); 403 unless the caller started it or is an admin."""
+    row = await service.get_or_raise(session, search_id)
+    require_owner(user, row.created_by, f"fix search {search_id}", "share")
+    token = await service.share(session, row)  # only its sha256 is kept
+    return shown_once(service.to_read(row), token)
 
 
 @router.get("/{search_id}/export")

@@ -66,10 +66,11 @@ async def get_run_context(run_id: int, session: SessionDep) -> RunContext:
 
 
 @router.patch("/{run_id}", response_model=RunRead)
-async def update_run(run_id: int, change: RunUpdate, session: SessionDep) -> RunRead:
-    """Rename or annotate a run (any operator: a run's name and notes are the team's, like a shared
-    lab notebook; nothing is lost or stopped by an edit)."""
-    run = await service.update(session, await service.get_or_raise(session, run_id), change)
+async def update_run(run_id: int, change: RunUpdate, session: SessionDep, user: CurrentUser) -> RunRead:
+    """Rename or annotate a run; 403 unless the caller started it or is an admin (as cancel)."""
+    run = await service.get_or_raise(session, run_id)
+    require_owner(user, run.created_by, f"run {run_id}", "edit")
+    run = await service.update(session, run, change)
     [read] = await service.to_read(session, [run])
     return read
 

@@ -37,12 +37,20 @@ class SharedView(BaseModel):
 
 @router.post("", response_model=ShareRead, status_code=status.HTTP_201_CREATED)
 async def create_share(spec: ShareCreate, session: SessionDep, user: CurrentUser) -> ShareRead:
-    """A read-only link for a run or a comparison; 404 for an unknown run."""
+    """A read-only link for a run, a comparison or a replay; 404 for an unknown run or replay; 403
+    unless the caller owns what the link opens (a comparison: every run in it) or is an admin."""
     if spec.run_id is not None:
-        await runs.get_or_raise(session, spec.run_id)
+        run = await runs.get_or_raise(session, spec.run_id)
+        require_owner(user, run.created_by, f"run {run.id}", "share")
     if spec.kind == "replay" and spec.replay_id is not None:
-        await replays.get_or_raise(session, spec.replay_id)
-    return service.to_read(await service.create(session, spec, user.id))
+        replay = await replays.get_or_raise(session, spec.replay_id)
+        require_owner(user, replay.created_by, f"replay {replay.id}", "share")
+    if spec.kind == "comparison" and spec.comparison is not None:
+        for run_id in spec.comparison.runs:
+            run = await runs.get_or_raise(session, run_id)
+            require_owner(user, run.created_by, f"run {run_id}", "share")
+    link, token = await service.create(session, spec, user.id)
+    return service.to_read(link, token)
 
 
 @router.get("", response_model=list[ShareRead])

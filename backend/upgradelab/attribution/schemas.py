@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from upgradelab.execution.status import JobStatus
 from upgradelab.request_model import RequestModel
 from upgradelab.results.stats.verdicts import VerdictRead
+from upgradelab.users.tokens import SharedFlag, ShownOnce
 
 
 class AttributionCreate(RequestModel):
@@ -247,7 +248,8 @@ class AttributionRead(BaseModel):
     steps: list[StepRead]
     progress: AttributionProgress | None
     result: AttributionResult | None
-    share_token: str | None
+    share_token: ShownOnce = None
+    shared: SharedFlag = False
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None

@@ -3,7 +3,6 @@
 import contextlib
 import csv
 import io
-import secrets
 from dataclasses import asdict
 
 from anyio import to_thread
@@ -27,6 +26,8 @@ from upgradelab.run_executor.jobs import RUN_JOBS
 from upgradelab.targets import option_lists
 from upgradelab.targets import service as targets
 from upgradelab.targets.options import OptionError, validate_option
+from upgradelab.users.service import token_digest
+from upgradelab.users.tokens import new_share_token
 from upgradelab.worker import EXECUTE_ATTRIBUTION, celery_app
 
 DECIDED = ("regression", "improvement")
@@ -155,7 +156,7 @@ async def get_or_raise(session: AsyncSession, attribution_id: int) -> Attributio
 
 async def by_token(session: AsyncSession, token: str) -> Attribution:
     """The attribution shared under `token`, or 404."""
-    row = await session.scalar(select(Attribution).where(Attribution.share_token == token))
+    row = await session.scalar(select(Attribution).where(Attribution.share_token == token_digest(token)))
     if row is None:
         raise not_found("shared attribution", "link")
     return row
@@ -183,12 +184,12 @@ async def cancel(session: AsyncSession, row: Attribution) -> Attribution:
     return row
 
 
-async def share(session: AsyncSession, row: Attribution) -> Attribution:
-    """Give the attribution a read-only share token (192 random bits), once."""
-    if row.share_token is None:
-        row.share_token = secrets.token_urlsafe(24)
-        await session.commit()
-    return row
+async def share(session: AsyncSession, row: Attribution) -> str:
+    """Give the attribution a new read-only share token (192 random bits), stored as its sha256: the
+    token, shown this once (an earlier link of it stops working)."""
+    token, row.share_token = new_share_token()
+    await session.commit()
+    return token
 
 
 def to_read(row: Attribution) -> AttributionRead:

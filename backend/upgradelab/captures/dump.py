@@ -34,6 +34,7 @@ from pydantic import BaseModel
 from upgradelab.datasets.reserved import refusal
 from upgradelab.pools.credential import worker_token
 from upgradelab.settings import Settings
+from upgradelab.targets.client_auth import plugin_dir_flag
 from upgradelab.targets.provisioners.base import Endpoint, ProvisionError, ServerConnection, client_flags
 
 DEFAULT_DATA_LIMIT_MB = 100  # neither --schema-only nor --data-limit: data up to 100 MiB
@@ -250,8 +251,10 @@ def write_dump(
     """Dump `databases` from `endpoint` into `out` (module docstring): the schema, then unless
     `data_left_out` is None (schema only) the rows of every table but those; both passes within
     `timeout_s` seconds. DumpFailed."""
-    # client_flags' first, --no-defaults, is the client's own choice (DumpClient.defaults)
+    # client_flags' first, --no-defaults, is the client's own choice (DumpClient.defaults); only the
+    # target's allowed authentication plugins can load (targets/client_auth.py)
     connect = client_flags(endpoint.host, endpoint.port, endpoint.user, connect_timeout=False)[1:]
+    connect.append(plugin_dir_flag(client.argv, endpoint.auth))
     cap = SCHEMA_ROOM + TEXT_FACTOR * (limit_mb or 0) * _MIB
     deadline = (time.monotonic() + timeout_s, timeout_s)
     out.unlink(missing_ok=True)

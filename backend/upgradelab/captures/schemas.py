@@ -17,6 +17,7 @@ from upgradelab.captures.identifiers import Identifier
 from upgradelab.captures.schema_check import CharsetFinding, IdentifierFinding, SqlModeFinding
 from upgradelab.execution.status import JobStatus
 from upgradelab.request_model import RequestModel
+from upgradelab.users.tokens import SharedFlag, ShownOnce
 
 MAX_DATA_LIMIT_MB = 100_000
 MAX_MY_CNF_CHARS = 1_000_000
@@ -95,8 +96,9 @@ class CaptureRead(BaseModel):
     dataset_id: int | None
     dump: DumpRecord | None
     progress: CaptureProgress | None
-    # its read-only link's token (/api/public/captures/{token}); hidden from viewers; None: not shared
-    share_token: str | None = None
+    # its read-only link's token (/api/public/captures/{token}): in the share answer only
+    share_token: ShownOnce = None
+    shared: SharedFlag = False
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
@@ -216,8 +218,9 @@ class CheckRead(BaseModel):
     team_host: TeamHost | None = None
     hosts: CheckHosts | None = None
     ordered: list[Finding] = []
-    # its read-only link's token (/api/public/captures/checks/{token}); hidden from viewers
-    share_token: str | None = None
+    # its read-only link's token (/api/public/captures/checks/{token}): in the share answer only
+    share_token: ShownOnce = None
+    shared: SharedFlag = False
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None

@@ -2,7 +2,6 @@
 cancel, queries; a check's: create_check, get_check_or_raise, list_checks, cancel_check; either's
 share link: share, revoke_share, capture_by_token, check_by_token."""
 
-import secrets
 from typing import TypeVar
 
 from anyio import to_thread
@@ -22,6 +21,8 @@ from upgradelab.execution.status import JobStatus
 from upgradelab.pools import routing
 from upgradelab.targets import service as targets
 from upgradelab.targets.provisioners import DockerProvisioner, LocalProvisioner, TarballProvisioner
+from upgradelab.users.service import token_digest
+from upgradelab.users.tokens import new_share_token
 from upgradelab.worker import EXECUTE_CAPTURE, EXECUTE_CAPTURE_CHECK, celery_app
 
 
@@ -167,12 +168,12 @@ async def cancel_check(session: AsyncSession, row: CaptureCheck) -> CaptureCheck
 Shared = TypeVar("Shared", Capture, CaptureCheck)
 
 
-async def share(session: AsyncSession, row: Shared) -> Shared:
-    """Give a capture or a check a read-only share token (192 random bits), once."""
-    if row.share_token is None:
-        row.share_token = secrets.token_urlsafe(24)
-        await session.commit()
-    return row
+async def share(session: AsyncSession, row: Shared) -> str:
+    """Give a capture or a check a new read-only share token (192 random bits), stored as its sha256:
+    the token, shown this once (an earlier link of it stops working)."""
+    token, row.share_token = new_share_token()
+    await session.commit()
+    return token
 
 
 async def revoke_share(session: AsyncSession, row: Shared) -> Shared:
@@ -185,7 +186,7 @@ async def revoke_share(session: AsyncSession, row: Shared) -> Shared:
 
 async def capture_by_token(session: AsyncSession, token: str) -> Capture:
     """The capture shared under `token`, or 404 (the same for an unknown and a revoked one)."""
-    row = await session.scalar(select(Capture).where(Capture.share_token == token))
+    row = await session.scalar(select(Capture).where(Capture.share_token == token_digest(token)))
     if row is None:
         raise not_found("shared capture", "link")
     return row
@@ -193,7 +194,7 @@ async def capture_by_token(session: AsyncSession, token: str) -> Capture:
 
 async def check_by_token(session: AsyncSession, token: str) -> CaptureCheck:
     """The check shared under `token`, or 404 (the same for an unknown and a revoked one)."""
-    row = await session.scalar(select(CaptureCheck).where(CaptureCheck.share_token == token))
+    row = await session.scalar(select(CaptureCheck).where(CaptureCheck.share_token == token_digest(token)))
     if row is None:
         raise not_found("shared check", "link")
     return row

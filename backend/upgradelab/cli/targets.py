@@ -42,6 +42,12 @@ def targets_add(
     database: Annotated[str | None, typer.Option(help="Existing: the lab's own database there.")] = None,
     ssl_ca: Annotated[str | None, typer.Option(help="Existing: CA file; turns TLS on.")] = None,
     ssl_verify_identity: Annotated[bool, typer.Option(help="Existing: check the server's name.")] = False,
+    auth_plugin: Annotated[
+        list[str], typer.Option(help="Existing: an authentication plugin the lab may answer, repeatable.")
+    ] = [],  # noqa: B006
+    allow_cleartext: Annotated[
+        bool, typer.Option(help="Existing: LDAP/PAM accounts' cleartext password, over verified TLS only.")
+    ] = False,
     disposable: Annotated[bool, typer.Option(help="Its data may be destroyed.")] = False,
     restart_test: Annotated[bool, typer.Option(help="Existing: try a real RESTART (cold runs).")] = False,
     flavor: Annotated[str, typer.Option(help="mysql or mariadb (existing: detected).")] = "mysql",
@@ -67,6 +73,8 @@ def targets_add(
         settings: dict[str, Any] = {"host": host, "port": port or 3306, "user": user, "password": password}
         settings |= {"database": database, "ssl_verify_identity": ssl_verify_identity}
         settings |= {"ssl_ca": ssl_ca} if ssl_ca else {}
+        settings |= {"auth_plugins": auth_plugin} if auth_plugin else {}
+        settings |= {"allow_cleartext": True} if allow_cleartext else {}
         body |= {"provisioner": "existing", "settings": settings, "restart_test": restart_test}
     else:
         if port is None:

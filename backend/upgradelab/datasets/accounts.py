@@ -29,6 +29,7 @@ from contextlib import contextmanager, suppress
 import pymysql
 
 from upgradelab.datasets.reserved import check
+from upgradelab.targets.own_password import require_current_password
 from upgradelab.targets.provisioners.base import ServerConnection
 from upgradelab.workloads.sql import execute, scalar
 
@@ -68,6 +69,7 @@ def ensure_account(admin: ServerConnection, user: str, privileges: str, database
             escaped = account.replace("%", "%%")  # the host '%' in a statement with parameters
             cursor.execute(f"CREATE USER IF NOT EXISTS {escaped} IDENTIFIED BY %s", (password,))
             cursor.execute(f"ALTER USER {escaped} IDENTIFIED BY %s", (password,))
+            require_current_password(admin, account)  # not its own to change (targets/own_password.py)
             cursor.execute(f"REVOKE ALL PRIVILEGES, GRANT OPTION FROM {account}")
             for database in names:
                 cursor.execute(f"GRANT {privileges} ON {grant_name(database)}.* TO {account}")

@@ -10,7 +10,8 @@ size for progress.
 import gzip
 import io
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,15 +108,55 @@ class DumpTooLarge(ValueError):
     """The dump passed a bound on its decompressed size or ratio; the message names the setting."""
 
 
+class DumpTooSlow(DumpTooLarge):
+    """The scan of the dump ran below its minimum rate; the message gives the rate and the setting."""
+
+
 @dataclass(frozen=True)
 class DumpBounds:
     """What a dump may inflate to: `max_bytes` decompressed in all, and at most `max_ratio`
     decompressed bytes per file byte consumed once `ratio_after` bytes are decompressed (a dump of
-    text compresses 3-20:1; gzip cannot pass ~1030:1, zstd reaches 30,000:1 on newlines)."""
+    text compresses 3-20:1; gzip cannot pass ~1030:1, zstd reaches 30,000:1 on newlines); and how
+    fast its scan must go: at least `min_scan_mib_s` MiB per CPU second of the scanning thread over
+    each `scan_window_s` CPU seconds of scanning (0: unbounded)."""
 
     max_bytes: int
     max_ratio: float
     ratio_after: int
+    min_scan_mib_s: float = 0.0
+    scan_window_s: float = 20.0
+
+
+class ScanClock:
+    """The scan's own speed (issue 44: a 2 MB zstd of `/*!99999 */` blocks, 707:1 and under the ratio
+    bound, scanned at 2-3.5 MiB/s and would have held a worker and a target for hours): `timed(feed,
+    block)` runs one block's scan and counts its bytes and the calling thread's CPU seconds
+    (time.thread_time: the host's other load does not slow it); each time a window of
+    `bounds.scan_window_s` CPU seconds is full, its rate is compared with `bounds.min_scan_mib_s`
+    and DumpTooSlow raised below it, naming the rate measured. Legitimate dumps scan at 30-550 MiB
+    per CPU second on the lab's host (bench/dump_scan.py, bench/README.md)."""
+
+    def __init__(self, bounds: DumpBounds) -> None:
+        self.bounds = bounds
+        self.window_bytes, self.window_s = 0, 0.0
+
+    def timed(self, feed: Callable[[bytes], bytes], block: bytes) -> bytes:
+        """feed(block), timed and counted; DumpTooSlow when a full window ran below the minimum."""
+        started = time.thread_time()
+        out = feed(block)
+        self.window_s += time.thread_time() - started
+        self.window_bytes += len(block)
+        bounds = self.bounds
+        if bounds.min_scan_mib_s > 0 and self.window_s >= bounds.scan_window_s:
+            rate = self.window_bytes / 2**20 / self.window_s
+            if rate < bounds.min_scan_mib_s:
+                raise DumpTooSlow(
+                    f"the dump scans at {rate:.1f} MiB per CPU second over {self.window_s:.0f} s of "
+                    f"scanning, below UPGRADELAB_DUMP_MIN_SCAN_MIB_S={bounds.min_scan_mib_s:g} (legitimate "
+                    "dumps scan at 30 MiB/s and more): built to be slow to read, not a dump"
+                )
+            self.window_bytes, self.window_s = 0, 0.0
+        return out
 
 
 class DumpStream:

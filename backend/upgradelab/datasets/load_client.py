@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from upgradelab.datasets.scan import ClientKind
+from upgradelab.targets.client_auth import plugin_dir_flag
 from upgradelab.targets.provisioners.base import Endpoint
 
 # the server's errors (ERROR 1064 (42000) at line 12: ...) and the client's own (ERROR at line 3: ...)
@@ -75,6 +76,7 @@ def client_launch(endpoint: Endpoint, flavor: str, database: str) -> ClientLaunc
     the chroot, container or host it runs in. LoadFailed when there is no `mysql` user to run as."""
     args = [f"--user={endpoint.user}" if arg.startswith("--user=") else arg for arg in endpoint.client]
     flags = [*_SWITCHES[client_kind(flavor)], "--default-character-set=utf8mb4", f"--database={database}"]
+    flags.append(plugin_dir_flag(args, endpoint.auth))  # the target's allowed plugins only
     env = {"PATH": _PATH, "HOME": "/", "MYSQL_PWD": endpoint.password}
     if args[0] == "chroot":  # chroot <root> <client> ...: the ids are the chroot's own
         uid, gid = _mysql_ids(Path(args[1]) / "etc/passwd")

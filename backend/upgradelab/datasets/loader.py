@@ -38,7 +38,7 @@ from pathlib import Path
 import pymysql
 
 from upgradelab.datasets.accounts import LOAD_USER, grant_load, load_account, routines_allowed
-from upgradelab.datasets.dump import DumpBounds, DumpStream, DumpTooLarge, RowCounter
+from upgradelab.datasets.dump import DumpBounds, DumpStream, DumpTooLarge, RowCounter, ScanClock
 from upgradelab.datasets.load_client import (
     CANCEL_POLL_S,
     ClientLaunch,
@@ -81,7 +81,13 @@ class LoadResult:
 
 def dump_bounds(settings: Settings) -> DumpBounds:
     """The decompressed size and ratio bounds of the settings."""
-    return DumpBounds(settings.dump_max_bytes, settings.dump_max_ratio, settings.dump_ratio_after_bytes)
+    return DumpBounds(
+        settings.dump_max_bytes,
+        settings.dump_max_ratio,
+        settings.dump_ratio_after_bytes,
+        settings.dump_min_scan_mib_s,
+        settings.dump_scan_window_s,
+    )
 
 
 def load_dump(
@@ -124,6 +130,7 @@ def load_dump(
     )
     started = time.monotonic()
     rows = RowCounter()
+    clock = ScanClock(stream.bounds)
     granted, last = 0, 0.0
     sent = False  # everything written, or the client gone by itself: wait for it, never kill it
 
@@ -144,7 +151,7 @@ def load_dump(
         for block in stream.blocks():
             if cancelled():
                 raise LoadCancelled()
-            send(dump.feed(block))
+            send(clock.timed(dump.feed, block))
             now = time.monotonic()
             if now - last >= 1.0:
                 last = now

@@ -42,6 +42,9 @@ class Dataset(Base):
     deleted_at: Mapped[datetime | None] = mapped_column(default=None)
     deleted_by: Mapped[str | None] = mapped_column(String(64), default=None)
     copies_pending: Mapped[list[str] | None] = mapped_column(JSON, default=None)
+    # the copies whose removal failed after its tries: target -> ["slot N: the error", ...] (issue 44,
+    # migration 0029); their slots' records still name the dump, as their datadirs may still hold it
+    copies_failed: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     # who created it (app_user.id; NULL: from before owners were recorded, or made by the lab): only
     # they or an admin may delete it (users/auth.py require_owner, migration 0021_owners)
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)

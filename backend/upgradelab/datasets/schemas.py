@@ -42,7 +42,9 @@ class DatasetRead(BaseModel):
 
     A deleted dataset is a record: `deleted_at` (UTC) and `deleted_by` (username) set, its dump gone,
     and `copies_pending` the targets whose kept datadirs may still hold it ([] once all are removed;
-    None while live). A new upload is the same dump when its sha256 is this one's."""
+    None while live); `copies_failed` the copies whose removal failed after its tries, per target
+    ("slot N: the error"): still there, to remove by hand. A new upload is the same dump when its
+    sha256 is this one's."""
 
     id: int
     name: str
@@ -56,3 +58,4 @@ class DatasetRead(BaseModel):
     deleted_at: datetime | None
     deleted_by: str | None
     copies_pending: list[str] | None
+    copies_failed: dict[str, list[str]] | None = None

@@ -60,6 +60,7 @@ def to_read(dataset: Dataset, replay_count: int = 0) -> DatasetRead:
             "deleted_at": dataset.deleted_at,
             "deleted_by": dataset.deleted_by,
             "copies_pending": dataset.copies_pending,
+            "copies_failed": dataset.copies_failed,
         }
     )
 

@@ -114,14 +114,17 @@ def finish(job_id: int, owner: str, kind: LeaseKind, **fields: Any) -> bool:
     return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
-def take_over_expired(job_id: int | None, owner: str, ttl_s: float, kind: LeaseKind) -> list[int]:
-    """Give `owner` the lease of every started row (or only `job_id`) whose lease expired or that
-    has none; the ids taken. A conditional UPDATE per row, so two reapers never take the same one."""
+def take_over_expired(
+    job_id: int | None, owner: str, ttl_s: float, kind: LeaseKind, grace_s: float = 0.0
+) -> list[int]:
+    """Give `owner` the lease of every started row (or only `job_id`) whose lease expired more than
+    `grace_s` seconds ago or that has none; the ids taken. A conditional UPDATE per row, so two
+    reapers never take the same one."""
     now = utcnow()
     model = kind.model
     expired = and_(
         model.status.in_(kind.started),
-        or_(model.lease_expires_at.is_(None), model.lease_expires_at < now),
+        or_(model.lease_expires_at.is_(None), model.lease_expires_at < now - timedelta(seconds=grace_s)),
     )
     with sync_session() as session:
         query = select(model.id).where(expired)

@@ -14,9 +14,13 @@ targets, its run-end hook and its final fields.
 Where it runs: a daemon thread in every Celery worker's main process (`start_reaper_thread`,
 started from the `worker_ready` signal, connected by worker_start.py): once at start-up, so a new worker ends
 what a dead one left, then every `reaper_interval_s` seconds. With the 15 s lease and a 5 s
-period a dead worker's job is final within ~20 s while any worker is up. The API needs no reaper:
-cancelling a job without a live lease ends it at once through `end_abandoned`
-(execution/cancel_request.py).
+period a dead worker's job is final within ~20 s while any worker is up. The API runs the same
+thread (main.py's lifespan), where the metadata database is, so a job whose only worker is gone
+ends too (issue 44): it takes a lease only `api_reaper_grace_s` after it expired, leaving a live
+worker's reaper the first go, and within ~25 s of the kill. Either stops the servers of the targets
+of its own pool (its host); a target of another pool is left to that host's worker
+(execution/servers_left.py). Cancelling a job without a live lease ends it at once through
+`end_abandoned` (execution/cancel_request.py).
 """
 
 import logging
@@ -27,7 +31,7 @@ from collections.abc import Callable
 from redis import Redis, RedisError
 from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_exponential
 
-from upgradelab.execution import leases
+from upgradelab.execution import leases, servers_left
 from upgradelab.execution.kinds import Ending, JobKind
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.locks import free_run_locks, lock_names
@@ -62,16 +66,18 @@ def registered() -> list[JobKind]:
     return list(_REGISTRY.values())
 
 
-def reap_expired(settings: Settings | None = None, kind: str | None = None) -> list[int]:
-    """End every started job (of every registered kind, or only `kind`) whose lease expired as failed
-    ("worker lost"); the ids ended."""
+def reap_expired(
+    settings: Settings | None = None, kind: str | None = None, grace_s: float = 0.0
+) -> list[int]:
+    """End every started job (of every registered kind, or only `kind`) whose lease expired more than
+    `grace_s` seconds ago as failed ("worker lost"); the ids ended."""
     settings = settings or get_settings()
     owner = "reaper:" + leases.new_owner()
     ended = []
     for job in registered():
         if kind is not None and job.name != kind:
             continue
-        for job_id in leases.take_over_expired(None, owner, _REAPING_TTL_S, job.lease):
+        for job_id in leases.take_over_expired(None, owner, _REAPING_TTL_S, job.lease, grace_s):
             log.warning("%s %s: lease expired (worker lost); ending it", job.name, job_id)
             _end(
                 job, job_id, owner, Ending(job.failed, WORKER_LOST, reason=WORKER_LOST, reaped=True), settings
@@ -98,9 +104,12 @@ def end_abandoned(
 def _end(job: JobKind, job_id: int, owner: str, ending: Ending, settings: Settings) -> None:
     what = f"{job.name} {job_id}"
     targets = job.targets_of(job_id)
-    stop_targets(what, targets, settings)
-    # Freed before the final status: whoever sees the job ended finds its targets free.
-    _free_locks(what, job_id, job.lease, lock_names(targets), settings)
+    mine = [target for target in targets if servers_left.here(target, settings)]
+    stop_targets(what, mine, settings)
+    # Freed before the final status: whoever sees the job ended finds its targets free. Another
+    # host's targets keep their locks until that host's worker stopped their servers.
+    _free_locks(what, job_id, job.lease, lock_names(mine), settings)
+    _leave(what, job_id, job.lease, [target for target in targets if target not in mine], settings)
     job.on_end(job_id, ending)
     fields = job.final_fields(ending)
     if leases.finish(job_id, owner, job.lease, **fields):
@@ -144,9 +153,31 @@ def _free_locks(what: str, job_id: int, kind: LeaseKind, targets: list[str], set
         log.exception("%s: freeing its target locks; they expire by themselves", what)
 
 
-def start_reaper_thread(settings: Settings | None = None) -> threading.Event:
-    """Reap every registered kind now and then every `reaper_interval_s` seconds in a daemon thread;
-    set the returned event to stop it."""
+def _leave(what: str, job_id: int, kind: LeaseKind, targets: list[Target], settings: Settings) -> None:
+    if not targets:
+        return
+    redis = Redis.from_url(settings.redis_url, socket_timeout=5, socket_connect_timeout=5)
+    try:
+        servers_left.leave(redis, kind.name, job_id, targets)
+        log.warning("%s: servers of %s left to their host's worker", what, ", ".join(t.name for t in targets))
+    except RedisError:
+        log.exception("%s: recording the servers of another host; they stay until stopped by hand", what)
+    finally:
+        redis.close()
+
+
+def _stop_left(settings: Settings) -> None:
+    redis = Redis.from_url(settings.redis_url, socket_timeout=5, socket_connect_timeout=5)
+    try:
+        servers_left.stop_left(redis, settings, stop_targets)
+    finally:
+        redis.close()
+
+
+def start_reaper_thread(settings: Settings | None = None, grace_s: float = 0.0) -> threading.Event:
+    """Reap every registered kind (leases expired more than `grace_s` seconds ago) and stop the servers
+    other reapers left to this host (execution/servers_left.py) now and then every
+    `reaper_interval_s` seconds in a daemon thread; set the returned event to stop it."""
     settings = settings or get_settings()
     stop = threading.Event()
 
@@ -155,9 +186,14 @@ def start_reaper_thread(settings: Settings | None = None) -> threading.Event:
             for job in registered():
                 try:
                     with _PASS:
-                        reap_expired(settings, job.name)
+                        reap_expired(settings, job.name, grace_s)
                 except Exception:  # the database may be briefly unavailable: try again next period
                     log.exception("reaping %ss with expired leases", job.name)
+            try:
+                with _PASS:
+                    _stop_left(settings)
+            except Exception:  # Redis or the database briefly unavailable: next period
+                log.exception("stopping the servers other reapers left to this host")
             if stop.wait(settings.reaper_interval_s):
                 return
 

@@ -11,6 +11,7 @@ from upgradelab.execution.status import JobStatus
 from upgradelab.fixsearch.candidates import SOURCES, Source
 from upgradelab.request_model import RequestModel
 from upgradelab.results.stats.verdicts import MIN_ROUNDS, VerdictRead
+from upgradelab.users.tokens import SharedFlag, ShownOnce
 
 
 class FixSearchCreate(RequestModel):
@@ -210,7 +211,8 @@ class FixSearchRead(BaseModel):
     tried: list[FixTrialRead]
     progress: FixSearchProgress | None
     result: FixSearchResult | None
-    share_token: str | None
+    share_token: ShownOnce = None
+    shared: SharedFlag = False
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None

@@ -1,8 +1,6 @@
 """Fix search verbs: create (the replay's fingerprint and variants checked, queued), get_or_raise,
 list, cancel, share."""
 
-import secrets
-
 from anyio import to_thread
 from fastapi import HTTPException, status
 from sqlalchemy import select
@@ -19,6 +17,8 @@ from upgradelab.pools import routing
 from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.report import FixSearchBrief
 from upgradelab.targets import service as targets
+from upgradelab.users.service import token_digest
+from upgradelab.users.tokens import new_share_token
 from upgradelab.worker import EXECUTE_FIX_SEARCH, celery_app
 
 
@@ -102,7 +102,7 @@ async def get_or_raise(session: AsyncSession, search_id: int) -> FixSearch:
 
 async def by_token(session: AsyncSession, token: str) -> FixSearch:
     """The fix search shared under `token`, or 404."""
-    row = await session.scalar(select(FixSearch).where(FixSearch.share_token == token))
+    row = await session.scalar(select(FixSearch).where(FixSearch.share_token == token_digest(token)))
     if row is None:
         raise not_found("shared fix search", "link")
     return row
@@ -125,12 +125,12 @@ async def cancel(session: AsyncSession, row: FixSearch) -> FixSearch:
     return row
 
 
-async def share(session: AsyncSession, row: FixSearch) -> FixSearch:
-    """Give the search a read-only share token (192 random bits), once."""
-    if row.share_token is None:
-        row.share_token = secrets.token_urlsafe(24)
-        await session.commit()
-    return row
+async def share(session: AsyncSession, row: FixSearch) -> str:
+    """Give the search a new read-only share token (192 random bits), stored as its sha256: the
+    token, shown this once (an earlier link of it stops working)."""
+    token, row.share_token = new_share_token()
+    await session.commit()
+    return token
 
 
 async def briefs(session: AsyncSession, replay_id: int) -> dict[str, list[FixSearchBrief]]:

@@ -13,6 +13,12 @@ with; when its marker names the dump, it is started once more without keep_data 
 template: the dump's schemas go, whatever their names), then stopped. Why not drop the databases:
 which ones a dump creates is the dump's business (`CREATE SCHEMA` of its own), the template is not.
 
+A removal that fails (a start refused: "Address already in use" when another process took the
+slot's port) is tried COPY_REMOVAL_TRIES times, COPY_RETRY_S apart; one that still fails is recorded
+in the dataset's `copies_failed` ("slot N: the error") and the slot's record (dataset_records.py) is
+kept, since the datadir may still hold the dump; a copy removed has its record forgotten (issue 44:
+a removal that failed twice was reported as done and its record still named the deleted dataset).
+
 Not removed: a copy on an `existing` server (the lab does not own it: left as it is, logged), and a
 copy whose sha256 is also a live dataset's (the same dump uploaded again: the copy is that
 dataset's too, and its next replay reuses it).
@@ -20,6 +26,7 @@ dataset's too, and its next replay reuses it).
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
@@ -30,6 +37,7 @@ from sqlalchemy import select
 from upgradelab.datasets.models import Dataset
 from upgradelab.db import sync_session
 from upgradelab.execution.locks import TargetLocks, lock_names
+from upgradelab.replay.dataset_records import forget_record, read_record
 from upgradelab.replay.models import ReplayRun
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
@@ -38,6 +46,8 @@ from upgradelab.workloads.datasets import is_prepared
 
 log = logging.getLogger(__name__)
 HOLDER = "dataset"  # lock values `dataset:<id>:<uuid>` (execution/locks.py)
+COPY_REMOVAL_TRIES = 3
+COPY_RETRY_S = 5.0  # a port another process held a moment ago is usually free again by then
 
 
 def discard_copy(provisioner: Provisioner, options: list[str], sha256: str) -> bool:
@@ -98,22 +108,42 @@ def _renewed(locks: TargetLocks, every_s: float) -> Iterator[None]:
         thread.join()
 
 
-def _set_pending(dataset_id: int, pending: list[str]) -> None:
+def _set_pending(dataset_id: int, pending: list[str], failed: dict[str, list[str]] | None = None) -> None:
     with sync_session() as session:
         dataset = session.get(Dataset, dataset_id)
         if dataset is not None:
             dataset.copies_pending = list(pending)
+            if failed:
+                dataset.copies_failed = {**(dataset.copies_failed or {}), **failed}
             session.commit()
 
 
-def _remove_on(target: Target, slots: list[list[str]], sha256: str, settings: Settings) -> None:
+def _remove_on(target: Target, slots: list[list[str]], sha256: str, settings: Settings) -> list[str]:
+    """Remove the copy from every slot (discard_copy), each tried COPY_REMOVAL_TRIES times; a slot's
+    record is forgotten once its copy is gone. The failures left, one "slot N: error" a slot."""
+    failures: list[str] = []
     for slot, options in enumerate(slots):
         provisioner = provisioner_for(target, settings, slot=slot)
-        try:
-            if discard_copy(provisioner, options, sha256):
-                log.info("dataset copy removed from %s slot %s", target.name, slot)
-        except Exception:  # one instance that cannot start must not keep the others' copies
-            log.exception("removing a dataset copy from %s slot %s", target.name, slot)
+        error: str | None = None
+        for attempt in range(1, COPY_REMOVAL_TRIES + 1):
+            try:
+                if discard_copy(provisioner, options, sha256):
+                    log.info("dataset copy removed from %s slot %s", target.name, slot)
+                record = read_record(provisioner)
+                if record is not None and record.sha256 == sha256:
+                    forget_record(provisioner)  # the slot no longer holds it
+                error = None
+                break
+            except Exception as failed:  # one instance that cannot start must not keep the others' copies
+                error = f"slot {slot}: {failed}"[:1000]
+                log.warning(
+                    "removing a dataset copy from %s slot %s (try %s): %s", target.name, slot, attempt, failed
+                )
+                if attempt < COPY_REMOVAL_TRIES:
+                    time.sleep(COPY_RETRY_S)
+        if error is not None:
+            failures.append(error)
+    return failures
 
 
 def remove_copies(dataset_id: int, redis: Redis, settings: Settings) -> list[str]:
@@ -137,6 +167,7 @@ def remove_copies(dataset_id: int, redis: Redis, settings: Settings) -> list[str
         log.info("dataset %s: its dump is also dataset %s's; its copies are kept", dataset_id, shared)
         _set_pending(dataset_id, [])
         return []
+    failed: dict[str, list[str]] = {}
     for name in list(pending):
         target = targets.get(name)
         if target is not None and target.provisioner == ExistingProvisioner.kind:
@@ -147,9 +178,18 @@ def remove_copies(dataset_id: int, redis: Redis, settings: Settings) -> list[str
                 continue
             try:
                 with _renewed(locks, settings.job_heartbeat_s):
-                    _remove_on(target, slots.get(name) or [[]], sha256, settings)
+                    failures = _remove_on(target, slots.get(name) or [[]], sha256, settings)
             finally:
                 locks.release()
+            if failures:
+                log.error(
+                    "dataset %s: copies left on %s after %s tries: %s",
+                    dataset_id,
+                    name,
+                    COPY_REMOVAL_TRIES,
+                    failures,
+                )
+                failed[name] = failures
         pending.remove(name)
-        _set_pending(dataset_id, pending)
+        _set_pending(dataset_id, pending, failed)
     return pending

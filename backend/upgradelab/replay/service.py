@@ -23,6 +23,7 @@ from upgradelab.replay.variant_settings import REPLAY_SESSION_VARIABLES
 from upgradelab.targets import option_lists
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import OptionError
+from upgradelab.targets.own_password import account_change
 from upgradelab.targets.provisioners import ExistingProvisioner
 from upgradelab.worker import EXECUTE_REPLAY, celery_app
 
@@ -163,6 +164,14 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
         )
     except SourceError as error:
         raise _unprocessable("queries", str(error)) from error
+    for statement in parsed.statements:  # a writing replay's statements run as the writer
+        change = account_change(statement.sql)
+        if change is not None:
+            raise _unprocessable(
+                "queries",
+                f"statement {statement.position + 1} ({change}) could change a lab account's password: "
+                "refused (the lab's accounts keep the passwords it gives them)",
+            )
     dataset = await datasets.get_or_raise(session, spec.dataset)
     variants = await _variants(session, spec)
     queue = await routing.route(session, {v.target for v in variants})  # 409 across worker pools

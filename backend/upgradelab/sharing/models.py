@@ -10,7 +10,8 @@ from upgradelab.db import Base, utcnow
 
 
 class ShareLink(Base):
-    """Row of `share_link`. `token` is secrets.token_urlsafe(24) (192 random bits).
+    """Row of `share_link`. `token` is the sha256 hex of the link's token (secrets.token_urlsafe(24),
+    192 random bits; users/tokens.py): the token itself is shown once, when the link is made.
 
     kind "run": run_id is set; kind "comparison": `comparison` holds the ComparisonQuery fields;
     kind "replay": replay_id is set (migration 0007_datasets).

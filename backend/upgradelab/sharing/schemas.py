@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from upgradelab.request_model import RequestModel
 from upgradelab.results.views.comparison_schemas import ComparisonQuery
+from upgradelab.users.tokens import ShownOnce
 
 
 class ShareCreate(RequestModel):
@@ -29,16 +30,17 @@ class ShareCreate(RequestModel):
 
 
 class ShareRead(BaseModel):
-    """A share link; path is the UI address (/share/<token>) that opens without signing in."""
+    """A share link; `token` and `path` (the UI address, /share/<token>, that opens without signing
+    in) only in the answer that made it: the database keeps the token's sha256 alone."""
 
     model_config = ConfigDict(from_attributes=True)
 
     id: int
-    token: str
+    token: ShownOnce = None
     kind: str
     run_id: int | None
     comparison: ComparisonQuery | None
     replay_id: int | None = None
     created_at: datetime
     revoked_at: datetime | None
-    path: str = ""
+    path: str | None = None

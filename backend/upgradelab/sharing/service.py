@@ -1,7 +1,5 @@
 """Share link verbs: create, list, revoke, resolve (public)."""
 
-import secrets
-
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -9,18 +7,25 @@ from upgradelab.db import utcnow
 from upgradelab.errors import not_found
 from upgradelab.sharing.models import ShareLink
 from upgradelab.sharing.schemas import ShareCreate, ShareRead
+from upgradelab.users.service import token_digest
+from upgradelab.users.tokens import new_share_token
 
 
-def to_read(link: ShareLink) -> ShareRead:
+def to_read(link: ShareLink, token: str | None = None) -> ShareRead:
+    """API shape; `token` and its `path` only in the answer that made the link (`token`: the one
+    create gave): the database keeps the token's sha256 alone."""
     read = ShareRead.model_validate(link)
-    read.path = f"/share/{link.token}"
+    read.token = token
+    read.path = f"/share/{token}" if token else None
     return read
 
 
-async def create(session: AsyncSession, spec: ShareCreate, user_id: int) -> ShareLink:
-    """A new link with an unguessable token (secrets.token_urlsafe(24): 192 random bits)."""
+async def create(session: AsyncSession, spec: ShareCreate, user_id: int) -> tuple[ShareLink, str]:
+    """A new link with an unguessable token (192 random bits), stored as its sha256: (the link, the
+    token, to be shown this once)."""
+    token, digest = new_share_token()
     link = ShareLink(
-        token=secrets.token_urlsafe(24),
+        token=digest,
         kind=spec.kind,
         run_id=spec.run_id,
         comparison=spec.comparison.model_dump() if spec.comparison else None,
@@ -29,7 +34,7 @@ async def create(session: AsyncSession, spec: ShareCreate, user_id: int) -> Shar
     )
     session.add(link)
     await session.commit()
-    return link
+    return link, token
 
 
 async def list_links(
@@ -64,7 +69,7 @@ async def revoke(session: AsyncSession, link: ShareLink) -> ShareLink:
 
 async def resolve(session: AsyncSession, token: str) -> ShareLink:
     """The live link for `token`; 404 (same message) when unknown or revoked."""
-    link = (await session.scalars(select(ShareLink).where(ShareLink.token == token))).first()
+    link = (await session.scalars(select(ShareLink).where(ShareLink.token == token_digest(token)))).first()
     if link is None or link.revoked_at is not None:
         raise not_found("share link", "(unknown or revoked)")
     return link

@@ -12,7 +12,16 @@ from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import ExistingProvisioner, ExistingSettings, ProvisionError
 from upgradelab.targets.schemas import TargetConnection, TargetDetail
 
-PUBLIC_SETTINGS = ("host", "port", "user", "database", "ssl_ca", "ssl_verify_identity")
+PUBLIC_SETTINGS = (
+    "host",
+    "port",
+    "user",
+    "database",
+    "ssl_ca",
+    "ssl_verify_identity",
+    "auth_plugins",
+    "allow_cleartext",
+)
 
 
 async def detect_into(target: Target, *, restart_test: bool = False) -> None:
@@ -47,6 +56,9 @@ def detail(target: Target) -> TargetDetail:
     read = TargetDetail.model_validate(target)
     if target.provisioner == ExistingProvisioner.kind:
         fields = ExistingSettings.model_fields
-        public = {key: target.settings.get(key, fields[key].default) for key in PUBLIC_SETTINGS}
+        public = {
+            key: target.settings.get(key, fields[key].get_default(call_default_factory=True))
+            for key in PUBLIC_SETTINGS
+        }
         read.connection = TargetConnection.model_validate(public)
     return read

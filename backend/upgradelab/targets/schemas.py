@@ -41,6 +41,10 @@ class TargetConnection(BaseModel):
     database: str
     ssl_ca: str | None
     ssl_verify_identity: bool
+    auth_plugins: list[str] = Field(
+        default_factory=list, description="Authentication plugins the lab's clients answer there."
+    )
+    allow_cleartext: bool = Field(False, description="Cleartext passwords (LDAP/PAM) over verified TLS.")
 
 
 class TargetDetail(TargetRead):

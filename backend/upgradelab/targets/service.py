@@ -14,6 +14,7 @@ from upgradelab.targets.existing_service import detect_into
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import SETTINGS_MODELS, ExistingProvisioner
 from upgradelab.targets.schemas import TargetCreate
+from upgradelab.targets.sealed import seal
 
 
 async def list_targets(session: AsyncSession) -> Sequence[Target]:
@@ -78,7 +79,7 @@ async def create(session: AsyncSession, spec: TargetCreate) -> Target:
         name=spec.name,
         flavor=spec.flavor,
         provisioner=spec.provisioner,
-        settings=validated.model_dump(exclude_unset=True),
+        settings=seal(validated.model_dump(exclude_unset=True)),  # no plaintext password stored
         disposable=spec.disposable,
         pools=pools,
     )

@@ -10,6 +10,7 @@ has to be initialized again and no password is stored anywhere.
 
 import secrets
 
+from upgradelab.targets.own_password import require_current_password
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
 
 WORKLOAD_USER = "upgradelab_workload"
@@ -32,10 +33,13 @@ def ensure_workload_user(admin: ServerConnection) -> str:
             escaped = account.replace("%", "%%")  # the host '%' in a statement with parameters
             cursor.execute(f"CREATE USER IF NOT EXISTS {escaped} IDENTIFIED BY %s", (password,))
             cursor.execute(f"ALTER USER {escaped} IDENTIFIED BY %s", (password,))
+            require_current_password(admin, account)  # not its own to change (targets/own_password.py)
             cursor.execute(f"GRANT ALL PRIVILEGES ON `{WORKLOAD_DATABASES}`.* TO {account}")
     return password
 
 
 def workload_endpoint(admin: ServerConnection, endpoint: Endpoint) -> Endpoint:
     """Where the workload user connects: the admin endpoint's host and port, the workload account."""
-    return Endpoint(endpoint.host, endpoint.port, WORKLOAD_USER, ensure_workload_user(admin))
+    return Endpoint(
+        endpoint.host, endpoint.port, WORKLOAD_USER, ensure_workload_user(admin), auth=endpoint.auth
+    )

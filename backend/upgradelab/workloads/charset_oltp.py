@@ -200,7 +200,7 @@ class CharsetOltp(Workload):
             "prepare",
             {"tables": self.p.tables, "table-size": self.p.table_size},
         )
-        sysbench.run(args, timeout_s=max(600.0, rows_total / 2_000))
+        sysbench.run(args, timeout_s=max(600.0, rows_total / 2_000), auth=server.endpoint.auth)
         meter.update(rows_total, rows_total * 190, force=True)
 
     def iteration(self, server: ServerSession, number: int, group: str) -> list[StatementTiming]:
@@ -222,5 +222,7 @@ class CharsetOltp(Workload):
                 "db-ps-mode": "auto",
             },
         )
-        report = sysbench.parse_report(sysbench.run(args, timeout_s=self.p.duration_s + 120))
+        report = sysbench.parse_report(
+            sysbench.run(args, timeout_s=self.p.duration_s + 120, auth=server.endpoint.auth)
+        )
         return [StatementTiming(f"sysbench {self.p.script}", report.total_time_s, report.metrics())]

@@ -19,6 +19,7 @@ from typing import ClassVar
 import sqlparse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from upgradelab.targets.own_password import account_change
 from upgradelab.targets.provisioners.base import ServerConnection
 from upgradelab.targets.statement_timeout import (
     DEFAULT_TIMEOUT_S,
@@ -65,6 +66,18 @@ class CustomSqlParameters(BaseModel):
         le=MAX_TIMEOUT_S,
         description="Seconds each statement may run; one that runs longer is ended and fails the variant.",
     )
+
+    @field_validator("setup_sql", "iteration_sql", "teardown_sql")
+    @classmethod
+    def _no_account_change(cls, value: str) -> str:
+        for number, sql in enumerate(split_statements(value), 1):
+            change = account_change(sql)
+            if change is not None:
+                raise ValueError(
+                    f"statement {number} ({change}) could change a lab account's password: refused "
+                    "(the lab's accounts keep the passwords it gives them; targets/own_password.py)"
+                )
+        return value
 
     @field_validator("iteration_sql")
     @classmethod

@@ -6,12 +6,15 @@ bucket's upper latency, count = events), the reported single percentile line is 
 """
 
 import math
+import os
 import re
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
+from upgradelab.targets.client_auth import AuthPolicy, plugin_dir
 from upgradelab.targets.provisioners.base import Endpoint
 
 SYSBENCH = "/usr/bin/sysbench"
@@ -141,11 +144,14 @@ def command(
     return [*args, action]
 
 
-def run(args: list[str], timeout_s: float) -> str:
+def run(args: list[str], timeout_s: float, auth: AuthPolicy | None = None) -> str:
     """Run sysbench; its stdout. Raises SysbenchError with the output tail when it fails.
 
     `--mysql-password=` goes into a 0600 `--config-file` for the run's length instead of the
-    command line, which every local user can read (/proc/<pid>/cmdline): it is the lab admin's."""
+    command line, which every local user can read (/proc/<pid>/cmdline): it is the lab admin's.
+    Its client library (libmariadb) loads only the plugins `auth` (the target's policy) allows:
+    MARIADB_PLUGIN_DIR names a directory of those (targets/client_auth.py), so a server asking for
+    mysql_clear_password gets no password."""
     if shutil.which(args[0]) is None:
         raise SysbenchError(f"{args[0]} is not installed (Debian package sysbench)")
     secret = [arg for arg in args if arg.startswith("--mysql-password=")]
@@ -155,7 +161,10 @@ def run(args: list[str], timeout_s: float) -> str:
         config.flush()
         argv = [public[0], f"--config-file={config.name}", *public[1:]]
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+            env = {**os.environ, "MARIADB_PLUGIN_DIR": plugin_dir(Path("/"), auth or AuthPolicy())}
+            done = subprocess.run(
+                argv, capture_output=True, text=True, timeout=timeout_s, check=False, env=env
+            )
         except subprocess.TimeoutExpired as error:
             raise SysbenchError(f"sysbench did not finish within {timeout_s:.0f} s") from error
     if done.returncode != 0:

@@ -140,8 +140,7 @@ export const getRun = <ThrowOnError extends boolean = false>(options: Options<Ge
 /**
  * Update Run
  *
- * Rename or annotate a run (any operator: a run's name and notes are the team's, like a shared
- * lab notebook; nothing is lost or stopped by an edit).
+ * Rename or annotate a run; 403 unless the caller started it or is an admin (as cancel).
  */
 export const updateRun = <ThrowOnError extends boolean = false>(options: Options<UpdateRunData, ThrowOnError>) => (options.client ?? client).patch<UpdateRunResponses, UpdateRunErrors, ThrowOnError>({
     url: '/api/runs/{run_id}',
@@ -431,7 +430,8 @@ export const cancelAttribution = <ThrowOnError extends boolean = false>(options:
 /**
  * Share Attribution
  *
- * Give it a read-only share token (share_token; /api/public/attributions/{token}).
+ * Give it a new read-only share token (share_token, in this answer only; /api/public/attributions/
+ * {token}; an earlier link stops working); 403 unless the caller started it or is an admin.
  */
 export const shareAttribution = <ThrowOnError extends boolean = false>(options: Options<ShareAttributionData, ThrowOnError>) => (options.client ?? client).post<ShareAttributionResponses, ShareAttributionErrors, ThrowOnError>({ url: '/api/attributions/{attribution_id}/share', ...options });
 
@@ -498,7 +498,9 @@ export const revokeCaptureShare = <ThrowOnError extends boolean = false>(options
 /**
  * Share Capture
  *
- * Give it a read-only share token (share_token; GET /api/public/captures/{token}), once.
+ * Give it a new read-only share token (share_token, in this answer only; GET
+ * /api/public/captures/{token}; an earlier link stops working); 403 unless the caller owns it or is
+ * an admin.
  */
 export const shareCapture = <ThrowOnError extends boolean = false>(options: Options<ShareCaptureData, ThrowOnError>) => (options.client ?? client).post<ShareCaptureResponses, ShareCaptureErrors, ThrowOnError>({ url: '/api/captures/{capture_id}/share', ...options });
 
@@ -557,7 +559,9 @@ export const revokeCheckShare = <ThrowOnError extends boolean = false>(options: 
 /**
  * Share Check
  *
- * Give it a read-only share token (share_token; GET /api/public/captures/checks/{token}), once.
+ * Give it a new read-only share token (share_token, in this answer only; GET
+ * /api/public/captures/checks/{token}; an earlier link stops working); 403 unless the caller owns it
+ * or is an admin.
  */
 export const shareCheck = <ThrowOnError extends boolean = false>(options: Options<ShareCheckData, ThrowOnError>) => (options.client ?? client).post<ShareCheckResponses, ShareCheckErrors, ThrowOnError>({ url: '/api/captures/{capture_id}/checks/{check_id}/share', ...options });
 
@@ -623,7 +627,8 @@ export const cancelFixSearch = <ThrowOnError extends boolean = false>(options: O
 /**
  * Share Fix Search
  *
- * Give it a read-only share token (share_token; /api/public/fixsearches/{token}).
+ * Give it a new read-only share token (share_token, in this answer only; /api/public/fixsearches/
+ * {token}; an earlier link stops working); 403 unless the caller started it or is an admin.
  */
 export const shareFixSearch = <ThrowOnError extends boolean = false>(options: Options<ShareFixSearchData, ThrowOnError>) => (options.client ?? client).post<ShareFixSearchResponses, ShareFixSearchErrors, ThrowOnError>({ url: '/api/fixsearches/{search_id}/share', ...options });
 
@@ -638,7 +643,9 @@ export const exportFixSearch = <ThrowOnError extends boolean = false>(options: O
 /**
  * Login
  *
- * Check the password; returns a bearer token and sets it as the HttpOnly session cookie. 401 if wrong.
+ * Check the password; returns a bearer token and sets it as the HttpOnly session cookie. 401 if
+ * wrong; 429 with Retry-After after too many failed sign-ins of the name or from the address
+ * (users/sign_in.py: UPGRADELAB_SIGN_IN_USER_LIMIT, _ADDRESS_LIMIT), the right password too.
  */
 export const login = <ThrowOnError extends boolean = false>(options: Options<LoginData, ThrowOnError>) => (options.client ?? client).post<LoginResponses, LoginErrors, ThrowOnError>({
     url: '/api/auth/login',
@@ -695,7 +702,8 @@ export const listShares = <ThrowOnError extends boolean = false>(options?: Optio
 /**
  * Create Share
  *
- * A read-only link for a run or a comparison; 404 for an unknown run.
+ * A read-only link for a run, a comparison or a replay; 404 for an unknown run or replay; 403
+ * unless the caller owns what the link opens (a comparison: every run in it) or is an admin.
  */
 export const createShare = <ThrowOnError extends boolean = false>(options: Options<CreateShareData, ThrowOnError>) => (options.client ?? client).post<CreateShareResponses, CreateShareErrors, ThrowOnError>({
     url: '/api/shares',

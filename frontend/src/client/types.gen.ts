@@ -311,8 +311,16 @@ export type AttributionRead = {
     result: AttributionResult | null;
     /**
      * Share Token
+     *
+     * The link's token: in the answer that made it only (stored as its sha256).
      */
-    share_token: string | null;
+    share_token?: string | null;
+    /**
+     * Shared
+     *
+     * Whether a read-only link is live (its token was shown once, when made).
+     */
+    shared?: boolean;
     /**
      * Created At
      */
@@ -683,8 +691,16 @@ export type CaptureRead = {
     progress: CaptureProgress | null;
     /**
      * Share Token
+     *
+     * The link's token: in the answer that made it only (stored as its sha256).
      */
     share_token?: string | null;
+    /**
+     * Shared
+     *
+     * Whether a read-only link is live (its token was shown once, when made).
+     */
+    shared?: boolean;
     /**
      * Created At
      */
@@ -921,8 +937,16 @@ export type CheckRead = {
     ordered?: Array<Finding>;
     /**
      * Share Token
+     *
+     * The link's token: in the answer that made it only (stored as its sha256).
      */
     share_token?: string | null;
+    /**
+     * Shared
+     *
+     * Whether a read-only link is live (its token was shown once, when made).
+     */
+    shared?: boolean;
     /**
      * Created At
      */
@@ -1423,7 +1447,9 @@ export type DatasetLoad = {
  *
  * A deleted dataset is a record: `deleted_at` (UTC) and `deleted_by` (username) set, its dump gone,
  * and `copies_pending` the targets whose kept datadirs may still hold it ([] once all are removed;
- * None while live). A new upload is the same dump when its sha256 is this one's.
+ * None while live); `copies_failed` the copies whose removal failed after its tries, per target
+ * ("slot N: the error"): still there, to remove by hand. A new upload is the same dump when its
+ * sha256 is this one's.
  */
 export type DatasetRead = {
     /**
@@ -1476,6 +1502,12 @@ export type DatasetRead = {
      * Copies Pending
      */
     copies_pending: Array<string> | null;
+    /**
+     * Copies Failed
+     */
+    copies_failed?: {
+        [key: string]: Array<string>;
+    } | null;
 };
 
 /**
@@ -2340,8 +2372,16 @@ export type FixSearchRead = {
     result: FixSearchResult | null;
     /**
      * Share Token
+     *
+     * The link's token: in the answer that made it only (stored as its sha256).
      */
-    share_token: string | null;
+    share_token?: string | null;
+    /**
+     * Shared
+     *
+     * Whether a read-only link is live (its token was shown once, when made).
+     */
+    shared?: boolean;
     /**
      * Created At
      */
@@ -4323,7 +4363,8 @@ export type ShareCreate = {
 /**
  * ShareRead
  *
- * A share link; path is the UI address (/share/<token>) that opens without signing in.
+ * A share link; `token` and `path` (the UI address, /share/<token>, that opens without signing
+ * in) only in the answer that made it: the database keeps the token's sha256 alone.
  */
 export type ShareRead = {
     /**
@@ -4332,8 +4373,10 @@ export type ShareRead = {
     id: number;
     /**
      * Token
+     *
+     * The link's token: in the answer that made it only (stored as its sha256).
      */
-    token: string;
+    token?: string | null;
     /**
      * Kind
      */
@@ -4358,7 +4401,7 @@ export type ShareRead = {
     /**
      * Path
      */
-    path?: string;
+    path?: string | null;
 };
 
 /**
@@ -4784,6 +4827,18 @@ export type TargetConnection = {
      * Ssl Verify Identity
      */
     ssl_verify_identity: boolean;
+    /**
+     * Auth Plugins
+     *
+     * Authentication plugins the lab's clients answer there.
+     */
+    auth_plugins?: Array<string>;
+    /**
+     * Allow Cleartext
+     *
+     * Cleartext passwords (LDAP/PAM) over verified TLS.
+     */
+    allow_cleartext?: boolean;
 };
 
 /**

@@ -9,7 +9,8 @@ from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners.base import Endpoint, Provisioner, ProvisionError, ServerConnection
 from upgradelab.targets.provisioners.docker import DockerProvisioner, DockerSettings
-from upgradelab.targets.provisioners.existing import ExistingProvisioner, ExistingSettings
+from upgradelab.targets.provisioners.existing import ExistingProvisioner
+from upgradelab.targets.provisioners.existing_settings import ExistingSettings
 from upgradelab.targets.provisioners.local import LocalProvisioner, LocalSettings
 from upgradelab.targets.provisioners.tarball import TarballProvisioner, TarballSettings
 

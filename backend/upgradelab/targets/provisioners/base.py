@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pymysql
 from pymysql.connections import Connection
 
+from upgradelab.targets.client_auth import AuthPolicy
+from upgradelab.targets.provisioners.guarded import GuardedConnection
+
 if TYPE_CHECKING:
     ServerConnection = Connection[Any]
 else:  # pymysql's Connection is generic only in its stubs
@@ -59,6 +62,8 @@ class Endpoint:
     `client` is the argv of the server's own command-line client connected to it (`mysql` or
     `mariadb`, in the chroot / container the server runs in), without the password: run it with
     client_env() so the password travels in MYSQL_PWD, never on a command line. () when unknown.
+    `auth` is the target's authentication policy (targets/client_auth.py): the plugins a client of the
+    lab's may answer there, and the target's name for a refusal.
     """
 
     host: str
@@ -69,6 +74,7 @@ class Endpoint:
     ssl_ca: str | None = None
     ssl_verify_identity: bool = False
     client: tuple[str, ...] = ()
+    auth: AuthPolicy = field(default_factory=AuthPolicy)
 
     def client_env(self) -> dict[str, str]:
         """The environment for `client`: this process's, plus MYSQL_PWD."""
@@ -93,14 +99,18 @@ class Endpoint:
         (`ssl_disabled`): PyMySQL 1.2 made TLS "preferred" by default, which loaded the CA bundle for
         every connection (~40 ms of CPU: a third of the gate's test-process CPU, issue 31) and encrypted
         only on servers that make certificates at start (MySQL 8.0+, MariaDB 11.4+), so two variants'
-        statement times carried different client costs."""
+        statement times carried different client costs.
+
+        Only the authentication plugins `auth` allows are answered (GuardedConnection): a server asking
+        for another, or for cleartext without the target's opt-in and verified TLS, is refused with an
+        OperationalError 2059 naming the target and the plugin, before any password byte is sent."""
         tls: dict[str, Any] = {"ssl_disabled": True}
         if self.ssl_ca:
             verify = self.ssl_verify_identity
             tls = {"ssl_ca": self.ssl_ca, "ssl_verify_cert": True, "ssl_verify_identity": verify}
         handshake_s = max(1.0, timeout_s)
         try:
-            connection = pymysql.connect(
+            connection = GuardedConnection(
                 host=self.host,
                 port=self.port,
                 user=self.user,
@@ -111,8 +121,9 @@ class Endpoint:
                 read_timeout=handshake_s,
                 write_timeout=WRITE_TIMEOUT_S,
                 charset="utf8mb4",
+                defer_connect=True,
                 **tls,
-            )
+            ).connect_under(self.auth, tls_verified=bool(self.ssl_ca))
         except pymysql.OperationalError as error:
             if error.args[:1] != (CR_SERVER_LOST,):
                 raise

@@ -11,6 +11,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from upgradelab.settings import Settings
+from upgradelab.targets.client_auth import AuthPolicy
 from upgradelab.targets.options import render_option
 from upgradelab.targets.provisioners import credentials
 from upgradelab.targets.provisioners.base import (
@@ -98,7 +99,8 @@ class DockerContainer:
                 "docker", "exec", "-i", "-e", "MYSQL_PWD", str(self._container.name),
                 client_name(self.flavor), *client_flags("127.0.0.1", self.port, self.cfg.user),
             )  # fmt: skip
-        return Endpoint("127.0.0.1", self.port, self.cfg.user, self.admin_password, client=client)
+        auth = AuthPolicy(target=self.target_name)
+        return Endpoint("127.0.0.1", self.port, self.cfg.user, self.admin_password, client=client, auth=auth)
 
     def _labels(self, role: str, **extra: str) -> dict[str, str]:
         return {MANAGED_LABEL: "1", TARGET_LABEL: self.target_name, ROLE_LABEL: role, **extra}

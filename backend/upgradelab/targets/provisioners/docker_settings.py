@@ -3,10 +3,11 @@
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from upgradelab.targets.options import PlainCredential, ServerOptions
 from upgradelab.targets.provisioners.base import ProvisionError
+from upgradelab.targets.sealed import SealedSettings
 
 _IMAGE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-/:@")
 _ENV_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -15,10 +16,8 @@ _ENV_NAMES = frozenset({"TZ"})
 _SERVER_COMMAND = re.compile(r"^(/[A-Za-z0-9_.-]+)*/?(mysqld|mariadbd)(-[A-Za-z0-9.]+)?$")
 
 
-class DockerSettings(BaseModel):
+class DockerSettings(SealedSettings):
     """`target.settings` of a docker target (validated; unknown keys refused)."""
-
-    model_config = {"extra": "forbid"}
 
     image: str = Field(description="Image reference, e.g. mysql:8.0.40 or upgradelab/mysql:9.7.")
     port: int = Field(ge=1024, le=65535, description="Port on 127.0.0.1 where the server answers.")

@@ -22,32 +22,23 @@ from collections.abc import Iterator
 from typing import Any
 
 import pymysql
-from pydantic import BaseModel, Field, field_validator
 
-from upgradelab.settings import Settings, get_settings
-from upgradelab.targets.existing_hosts import host_refusal
+from upgradelab.settings import Settings
+from upgradelab.targets.client_auth import AuthPolicy
 from upgradelab.targets.provisioners.base import (
     ADMIN_READ_TIMEOUT_S,
     Endpoint,
     ProvisionError,
     ServerConnection,
 )
+from upgradelab.targets.provisioners.existing_settings import ExistingSettings
 
 log = logging.getLogger(__name__)
-_IDENTIFIER = r"^[A-Za-z0-9_]{1,64}$"
 _INTEGER = re.compile(r"^-?[0-9]+$")
 # The TCP connect and the greeting of a server the lab does not run: a port where something other
 # than MySQL listens (Redis, an HTTP server) is refused after this, within the 10 s an API request
 # that adds or checks the target may take (issue 30).
 EXISTING_CONNECT_S = 5.0
-
-
-def _printable(value: str) -> str:
-    # Credentials go to the client protocol only (never into SQL, files or command lines), so any
-    # printable text is fine; control characters are refused so nothing can split a line anywhere.
-    if any(ord(char) < 32 or ord(char) == 127 for char in value):
-        raise ValueError("no control characters")
-    return value
 
 
 def _uptime(connection: ServerConnection) -> int:
@@ -94,34 +85,6 @@ def restart_and_wait(endpoint: Endpoint, timeout_s: float = 60.0) -> str | None:
     return f"the server did not come back within {timeout_s:.0f} s after RESTART"
 
 
-class ExistingSettings(BaseModel):
-    """`target.settings` of an existing target (validated; unknown keys refused; the password is
-    never part of an API response)."""
-
-    model_config = {"extra": "forbid"}
-
-    host: str = Field(description="Server host: loopback, or listed in UPGRADELAB_EXISTING_HOSTS.")
-    port: int = Field(3306, ge=1, le=65535)
-    user: str = Field(min_length=1, max_length=80, description="The lab's account on that server.")
-    password: str = Field("", max_length=256)
-    database: str = Field(pattern=_IDENTIFIER, description="The lab's own database: workloads stay in it.")
-    ssl_ca: str | None = Field(None, pattern=r"^/[A-Za-z0-9_./+-]+$", description="CA file: TLS on.")
-    ssl_verify_identity: bool = Field(False, description="Check the server's name against its certificate.")
-
-    @field_validator("host")
-    @classmethod
-    def _allowed_host(cls, value: str) -> str:
-        refusal = host_refusal(value, get_settings().existing_hosts)
-        if refusal:
-            raise ValueError(refusal)
-        return value.strip()
-
-    @field_validator("user", "password")
-    @classmethod
-    def _no_control_characters(cls, value: str) -> str:
-        return _printable(value)
-
-
 class ExistingProvisioner:
     """A server the lab connects to but does not run (see module docstring)."""
 
@@ -154,6 +117,7 @@ class ExistingProvisioner:
             database=self.cfg.database,
             ssl_ca=self.cfg.ssl_ca,
             ssl_verify_identity=self.cfg.ssl_verify_identity,
+            auth=AuthPolicy(self.target_name, tuple(self.cfg.auth_plugins), self.cfg.allow_cleartext),
         )
 
     def _fail(self, what: str) -> ProvisionError:

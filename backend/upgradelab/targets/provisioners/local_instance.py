@@ -11,9 +11,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from upgradelab.settings import Settings
+from upgradelab.targets.client_auth import AuthPolicy
 from upgradelab.targets.options import PlainCredential, ServerOptions
 from upgradelab.targets.provisioners import credentials, spares
 from upgradelab.targets.provisioners.base import (
@@ -23,14 +24,13 @@ from upgradelab.targets.provisioners.base import (
     client_name,
     free_port,
 )
+from upgradelab.targets.sealed import SealedSettings
 
 
-class LocalSettings(BaseModel):
+class LocalSettings(SealedSettings):
     """`target.settings` of a local target. `root` may contain `{lab_dir}`."""
 
-    # a misspelt key (`passwrd`) must be refused, not silently dropped for a default (issue 30)
-    model_config = {"extra": "forbid"}
-
+    # a misspelt key (`passwrd`) is refused, not silently dropped for a default (issue 30): SealedSettings
     root: str = Field("/", description="Filesystem root the server runs in: / or a chroot directory.")
     mysqld: str = Field("/usr/sbin/mysqld", description="Server binary, as seen from inside root.")
     install_db: str | None = Field(None, description="mariadb-install-db path; None: mysqld --initialize.")
@@ -100,7 +100,10 @@ class LocalInstance:
     def endpoint(self) -> Endpoint:
         flags = client_flags(self.cfg.host, self.port, self.cfg.user)
         client = self._command(self._client_path(), *flags)
-        return Endpoint(self.cfg.host, self.port, self.cfg.user, self.admin_password, client=tuple(client))
+        auth = AuthPolicy(target=self.target_name)
+        return Endpoint(
+            self.cfg.host, self.port, self.cfg.user, self.admin_password, client=tuple(client), auth=auth
+        )
 
     @property
     def admin_password(self) -> str:

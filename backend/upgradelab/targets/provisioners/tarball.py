@@ -21,20 +21,19 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from upgradelab.settings import Settings
 from upgradelab.targets.options import PlainCredential, ServerOptions
 from upgradelab.targets.provisioners.base import ProvisionError
 from upgradelab.targets.provisioners.local import LocalProvisioner, LocalSettings
+from upgradelab.targets.sealed import SealedSettings
 
 _VERSION = re.compile(r"Ver (\d+)\.(\d+)\.(\d+)")
 
 
-class TarballSettings(BaseModel):
+class TarballSettings(SealedSettings):
     """`target.settings` of a tarball target. `root` may contain `{lab_dir}`."""
-
-    model_config = {"extra": "forbid"}
 
     basedir: str = Field(pattern=r"^/[A-Za-z0-9_./+-]+$", description="Unpacked tarball, as seen from root.")
     tarball: str | None = Field(None, pattern=r"^/[A-Za-z0-9_./+-]+$", description="Archive to unpack.")

@@ -4,6 +4,7 @@ import { attributionSharePath, attributionsApi } from '../../api/attributions'
 import { isFinal } from '../../api/models'
 import { AttributionView } from '../../components/attribution/AttributionView'
 import { ErrorBox } from '../../components/ErrorBox'
+import { ShareLinkOnce } from '../../components/ShareLinkOnce'
 import { attributionQuery } from '../../queries/attributions'
 import { useJobStream } from '../../streams/useJobStream'
 
@@ -30,7 +31,7 @@ export function AttributionPage() {
       </div>
     )
   const final = isFinal(data.status)
-  const token = share.data?.share_token ?? data.share_token
+  const token = share.data?.share_token
   const sharePath = token ? attributionSharePath(token) : null
   return (
     <div className="page">
@@ -52,13 +53,7 @@ export function AttributionPage() {
               <button type="button" className="btn btn-secondary btn-small" data-testid="attribution-share-button" onClick={() => share.mutate()}>
                 Share
               </button>{' '}
-              {sharePath && (
-                // A plain anchor, not a router Link: the share view lives outside the signed-in layout.
-                <a href={sharePath} data-testid="attribution-share">
-                  {window.location.origin}
-                  {sharePath}
-                </a>
-              )}
+              <ShareLinkOnce path={sharePath} shared={data.shared ?? false} testId="attribution-share" />
             </p>
             <ErrorBox error={cancel.error ?? share.error} />
           </>

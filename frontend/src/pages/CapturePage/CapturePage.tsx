@@ -86,7 +86,7 @@ export function CapturePage() {
       {mayAct && (
         <ShareControl
           testId="capture-share"
-          token={data.share_token}
+          shared={data.shared ?? false}
           pathOf={captureSharePath}
           share={() => capturesApi.share(captureId)}
           revoke={() => capturesApi.revokeShare(captureId)}

@@ -90,7 +90,7 @@ export function ChecksSection({
             canShare && (
               <ShareControl
                 testId="check-share"
-                token={check.share_token}
+                shared={check.shared ?? false}
                 pathOf={checkSharePath}
                 share={() => capturesApi.shareCheck(captureId, check.id)}
                 revoke={() => capturesApi.revokeCheckShare(captureId, check.id)}

@@ -6,29 +6,35 @@ import { ShareControl } from './ShareControl'
 
 afterEach(cleanup)
 
-function shown(token: string | null, share = vi.fn(async () => ({})), revoke = vi.fn(async () => ({}))) {
+function shown(
+  shared: boolean,
+  share = vi.fn(async (): Promise<{ share_token?: string | null }> => ({ share_token: 'tok_en' })),
+  revoke = vi.fn(async () => ({})),
+) {
   const onChanged = vi.fn()
   render(
     <QueryClientProvider client={new QueryClient()}>
-      <ShareControl token={token} pathOf={captureSharePath} share={share} revoke={revoke} onChanged={onChanged} testId="capture-share" />
+      <ShareControl shared={shared} pathOf={captureSharePath} share={share} revoke={revoke} onChanged={onChanged} testId="capture-share" />
     </QueryClientProvider>,
   )
   return { share, revoke, onChanged }
 }
 
 describe('ShareControl', () => {
-  it('offers a link where there is none, and asks for it once pressed', async () => {
-    const { share, onChanged } = shown(null)
+  it('offers a link where there is none, and shows its whole address once made', async () => {
+    const { share, onChanged } = shown(false)
     expect(screen.queryByTestId('capture-share-url')).toBeNull()
     fireEvent.click(screen.getByTestId('capture-share-create'))
     await waitFor(() => expect(onChanged).toHaveBeenCalled())
     expect(share).toHaveBeenCalledTimes(1)
+    const url = (await screen.findByTestId('capture-share-url')) as HTMLInputElement
+    expect(url.value).toBe(`${window.location.origin}/share/captures/tok_en`)
   })
 
-  it('shows the whole address of a link and revokes it', async () => {
-    const { revoke, onChanged } = shown('tok_en')
-    const url = screen.getByTestId('capture-share-url') as HTMLInputElement
-    expect(url.value).toBe(`${window.location.origin}/share/captures/tok_en`)
+  it('says a live link is shared without its address (shown once, when made) and revokes it', async () => {
+    const { revoke, onChanged } = shown(true)
+    expect(screen.queryByTestId('capture-share-url')).toBeNull()
+    expect(screen.getByTestId('capture-share-shared').textContent).toContain('shown once')
     expect(screen.queryByTestId('capture-share-create')).toBeNull()
     fireEvent.click(screen.getByTestId('capture-share-revoke'))
     await waitFor(() => expect(onChanged).toHaveBeenCalled())

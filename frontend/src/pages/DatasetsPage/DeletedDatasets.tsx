@@ -50,6 +50,14 @@ export function DeletedDatasets({ datasets }: { datasets: Dataset[] }) {
               <td>
                 {dataset.copies_pending?.length ? (
                   <span className="muted">being removed from {dataset.copies_pending.join(', ')}</span>
+                ) : dataset.copies_failed && Object.keys(dataset.copies_failed).length ? (
+                  // its removal failed after its tries: the copies are still there (issue 44)
+                  <span className="error" data-testid="copies-failed">
+                    not removed:{' '}
+                    {Object.entries(dataset.copies_failed)
+                      .map(([target, errors]) => `${target} (${errors.join('; ')})`)
+                      .join(', ')}
+                  </span>
                 ) : (
                   'removed'
                 )}

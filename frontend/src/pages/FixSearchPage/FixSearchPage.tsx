@@ -4,6 +4,7 @@ import { useParams } from 'react-router-dom'
 import { fixSearchesApi, fixSearchSharePath } from '../../api/fixsearches'
 import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
+import { ShareLinkOnce } from '../../components/ShareLinkOnce'
 import { fixSearchQuery } from '../../queries/fixsearches'
 import { meQuery } from '../../queries/users'
 import { useJobStream } from '../../streams/useJobStream'
@@ -41,7 +42,7 @@ export function FixSearchPage() {
         <ErrorBox error={found.error} />
       </div>
     )
-  const token = share.data?.share_token ?? data.share_token
+  const token = share.data?.share_token
   const sharePath = token ? fixSearchSharePath(token) : null
   return (
     <div className="page">
@@ -70,13 +71,7 @@ export function FixSearchPage() {
               <button type="button" className="btn btn-secondary btn-small" data-testid="fix-share-button" onClick={() => share.mutate()}>
                 Share
               </button>{' '}
-              {sharePath && (
-                // A plain anchor, not a router Link: the share view lives outside the signed-in layout.
-                <a href={sharePath} data-testid="fix-share">
-                  {window.location.origin}
-                  {sharePath}
-                </a>
-              )}
+              <ShareLinkOnce path={sharePath} shared={data.shared ?? false} testId="fix-share" />
             </p>
             <ErrorBox error={cancel.error ?? share.error} />
           </>

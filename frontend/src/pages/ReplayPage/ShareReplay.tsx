@@ -1,6 +1,7 @@
 import { useMutation } from '@tanstack/react-query'
 import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
+import { ShareLinkOnce } from '../../components/ShareLinkOnce'
 
 /** A read-only link to this replay's report (revocable like run and comparison links). */
 export function ShareReplay({ replayId }: { replayId: number }) {
@@ -11,12 +12,7 @@ export function ShareReplay({ replayId }: { replayId: number }) {
       <button type="button" className="btn btn-secondary btn-small" onClick={() => share.mutate()}>
         Share
       </button>
-      {share.data && (
-        <a href={share.data.path} data-testid="replay-share-link">
-          {window.location.origin}
-          {share.data.path}
-        </a>
-      )}
+      <ShareLinkOnce path={share.data?.path} shared={false} testId="replay-share-link" />
       <ErrorBox error={share.error} />
     </>
   )

@@ -53,7 +53,14 @@ export function RunActions({ run }: { run: Run }) {
         <ul className="share-list" data-testid="share-list">
           {active.map((s) => (
             <li key={s.id}>
-              <input readOnly size={60} value={`${window.location.origin}${s.path}`} data-testid="share-url" />
+              {/* the address is in the answer that made the link only: the API keeps the token's sha256 */}
+              {share.data?.id === s.id && share.data.path ? (
+                <input readOnly size={60} value={`${window.location.origin}${share.data.path}`} data-testid="share-url" />
+              ) : (
+                <span className="muted small" data-testid="share-made">
+                  link {s.id}, made {new Date(s.created_at).toLocaleString()} (its address was shown once)
+                </span>
+              )}
               <button type="button" className="btn btn-danger btn-small" data-testid="share-revoke" onClick={() => revoke.mutate(s.id)}>
                 Revoke
               </button>

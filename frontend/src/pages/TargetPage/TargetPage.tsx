@@ -72,6 +72,9 @@ export function TargetPage() {
         <p className="mono" data-testid="target-connection">
           {t.connection.user}@{t.connection.host}:{t.connection.port}/{t.connection.database}
           {t.connection.ssl_ca ? ` TLS (CA ${t.connection.ssl_ca}${t.connection.ssl_verify_identity ? ', identity verified' : ''})` : ' no TLS'}
+          {/* the plugins the lab's clients answer there; cleartext (LDAP/PAM) only when opted in, over TLS */}
+          {t.connection.auth_plugins?.length ? ` · auth ${t.connection.auth_plugins.join(', ')}` : ''}
+          {t.connection.allow_cleartext ? ' · cleartext allowed over TLS' : ''}
         </p>
       )}
       {c ? (

@@ -1,0 +1,70 @@
+"""Settings of an existing target (`target.settings`): where the team's server answers, the lab's
+account there and what its clients may answer (targets/client_auth.py); validated before anything
+connects, the password never part of an API response."""
+
+from typing import Annotated
+
+from pydantic import Field, StringConstraints, field_validator, model_validator
+
+from upgradelab.settings import get_settings
+from upgradelab.targets.client_auth import CLEARTEXT_PLUGINS, DEFAULT_PLUGINS, PLUGIN_PATTERN
+from upgradelab.targets.existing_hosts import host_refusal
+from upgradelab.targets.sealed import SealedSettings
+
+_IDENTIFIER = r"^[A-Za-z0-9_]{1,64}$"
+
+
+def _printable(value: str) -> str:
+    # Credentials go to the client protocol only (never into SQL, files or command lines), so any
+    # printable text is fine; control characters are refused so nothing can split a line anywhere.
+    if any(ord(char) < 32 or ord(char) == 127 for char in value):
+        raise ValueError("no control characters")
+    return value
+
+
+class ExistingSettings(SealedSettings):
+    """`target.settings` of an existing target (validated; unknown keys refused; the password is
+    never part of an API response)."""
+
+    host: str = Field(description="Server host: loopback, or listed in UPGRADELAB_EXISTING_HOSTS.")
+    port: int = Field(3306, ge=1, le=65535)
+    user: str = Field(min_length=1, max_length=80, description="The lab's account on that server.")
+    password: str = Field("", max_length=256)
+    database: str = Field(pattern=_IDENTIFIER, description="The lab's own database: workloads stay in it.")
+    ssl_ca: str | None = Field(None, pattern=r"^/[A-Za-z0-9_./+-]+$", description="CA file: TLS on.")
+    ssl_verify_identity: bool = Field(False, description="Check the server's name against its certificate.")
+    auth_plugins: list[Annotated[str, StringConstraints(pattern=PLUGIN_PATTERN)]] = Field(
+        default_factory=lambda: list(DEFAULT_PLUGINS),
+        max_length=16,
+        description="Authentication plugins the lab's clients answer there (targets/client_auth.py); a "
+        "server asking for another is refused. The cleartext ones need allow_cleartext.",
+    )
+    allow_cleartext: bool = Field(
+        False,
+        description="LDAP/PAM accounts: answer mysql_clear_password and dialog, which send the password "
+        "as it is; only with ssl_ca, and only over TLS verified against it.",
+    )
+
+    @model_validator(mode="after")
+    def _cleartext_over_tls_only(self) -> "ExistingSettings":
+        if self.allow_cleartext and not self.ssl_ca:
+            raise ValueError("allow_cleartext needs ssl_ca: a cleartext password goes only over verified TLS")
+        listed = sorted(CLEARTEXT_PLUGINS & set(self.auth_plugins))
+        if listed and not self.allow_cleartext:
+            raise ValueError(
+                f"auth_plugins lists {', '.join(listed)}: a password sent in cleartext needs allow_cleartext"
+            )
+        return self
+
+    @field_validator("host")
+    @classmethod
+    def _allowed_host(cls, value: str) -> str:
+        refusal = host_refusal(value, get_settings().existing_hosts)
+        if refusal:
+            raise ValueError(refusal)
+        return value.strip()
+
+    @field_validator("user", "password")
+    @classmethod
+    def _no_control_characters(cls, value: str) -> str:
+        return _printable(value)
