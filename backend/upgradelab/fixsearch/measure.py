@@ -34,16 +34,20 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field, replace
 from itertools import groupby
-from typing import Any, Protocol
+from typing import Protocol
 
 import pymysql
 
+from upgradelab.execution import timing_cpu
 from upgradelab.execution.instances import Fleet, Instance, started
 from upgradelab.fixsearch.candidates import Candidate
 from upgradelab.fixsearch.histograms import NOT_MEASURED, Refused, Unavailable
-from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, index_hint, literal
-from upgradelab.fixsearch.search import SearchCancelled, Trial, judge
+from upgradelab.fixsearch.identity import plan_identity
+from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, index_hint, literal, rewrite
+from upgradelab.fixsearch.search import SearchCancelled, Trial, arm_roles, judge_arms
+from upgradelab.fixsearch.wrappers import Wrapper, wrapper_for
 from upgradelab.replay.compare import THRESHOLD, diff
+from upgradelab.replay.counters import WorkTally
 from upgradelab.replay.dataset_load import DumpDataset
 from upgradelab.replay.interrupt import Interrupt
 from upgradelab.replay.opening import (
@@ -53,12 +57,13 @@ from upgradelab.replay.opening import (
     open_variant,
     with_clock_options,
 )
-from upgradelab.replay.outcomes import Outcome, explain
+from upgradelab.replay.outcomes import Outcome, PlanStep, explain
 from upgradelab.replay.pairs import pass_values
 from upgradelab.replay.passes import StatementRunner, capture_outcomes, statement_passes, statement_runner
 from upgradelab.replay.sources import SourceStatement
 from upgradelab.replay.timing import pair_clock
 from upgradelab.replay.turns import round_turns
+from upgradelab.settings import get_settings
 from upgradelab.targets.statement_timeout import StatementInterrupted
 
 
@@ -71,6 +76,7 @@ class Side:
     runner: StatementRunner
     instance: Instance
     own: dict[str, str] | None = None
+    cpu: int | None = None  # the CPU its server and the search's thread are timed on (None: not pinned)
 
     @property
     def flavor(self) -> str:
@@ -150,10 +156,11 @@ def new_arm(side: Side, name: str, statements: list[SourceStatement], passes: in
 
 
 def _fresh(arm: Arm) -> Arm:
-    """The arm with its captured outcomes and no times (a candidate's own rounds)."""
+    """The arm with its captured outcomes and no times nor work (a candidate's own rounds)."""
     fresh = new_arm(arm.side, arm.replay.name, arm.statements, arm.replay.passes, arm.session)
     fresh.replay.outcomes = list(arm.replay.outcomes)
     fresh.replay.times = [[] for _ in arm.statements]
+    fresh.replay.work = [WorkTally() for _ in arm.statements]
     fresh.runner.untimed = set(arm.runner.untimed)
     return fresh
 
@@ -207,6 +214,7 @@ class PairOracle:
     second_note: str = ""
     _start: tuple[Arm, Arm] | None = None
     _arms: dict[str, list[Arm]] = field(default_factory=dict)
+    _wrappers: dict[str, Wrapper | None] = field(default_factory=dict)
     _shuffle: random.Random | None = None
 
     def capture_arm(self, arm: Arm) -> None:
@@ -252,22 +260,64 @@ class PairOracle:
                     return Trial(
                         candidate.name, "refused", f"the server refused it: {refused}", statements=sqls
                     )
-            arms = [_fresh(base), _fresh(var), remedied]
+            wrapper = wrapper_for(candidate, self.own(self.baseline), self.own(self.variant))
+            wrapped = self._wrapped(wrapper) if wrapper is not None else None
+            if wrapped is not None:
+                arms = [*wrapped, remedied, _fresh(var)]
+            else:
+                arms = [_fresh(base), _fresh(var), remedied]
             self._arms[candidate.name] = arms
+            self._wrappers[candidate.name] = wrapper if wrapped is not None else None
         self.run_rounds(arms, rounds)
-        on_base, on_var, on_cand = arms
+        wrapper = self._wrappers.get(candidate.name)
+        on_base, on_cand = arms[0], arms[2]
         clock = pair_clock(on_base.replay.clock, on_cand.replay.clock)
         indexes = list(range(len(self.statements)))
-        measured = {id(a): pass_values(a.replay, indexes, clock) for a in arms}
         done = len(on_cand.replay.times[0]) // self.passes if on_cand.replay.times else 0
         equal = results_equal(base.replay.outcomes, on_cand.replay.outcomes, self.statements)
-        trial = judge(candidate.name, measured[id(on_base)], measured[id(on_var)], measured[id(on_cand)],
-                      equal, done, self.tolerance, self.looks)  # fmt: skip
+        trial = judge_arms(candidate.name, arm_roles(wrapper is not None),
+                           [pass_values(a.replay, indexes, clock) for a in arms], equal, done,
+                           self.tolerance, self.looks, len(self.statements))  # fmt: skip
         trial.statements, trial.clock = [s.sql for s in on_cand.statements], clock
+        if wrapper is not None:
+            trial.wrapper = {**wrapper.texts(self.variant.flavor), "note": wrapper.note}
         if candidate.source == "statistics":
             trial.reason = f"{trial.reason}; {self.second_note}"
-        trial.plan_before, trial.plan_after, trial.plan_error = self._plans(candidate, var, on_cand)
+        after = self._plans_after(candidate, on_cand)
+        before = var.replay.outcomes[0].plan if var.replay.outcomes else []
+        trial.plan_before = [asdict(step) for step in before]
+        trial.plan_after = [asdict(step) for step in after[0][0]] if after else []
+        trial.plan_error = after[0][1] if after else None
+        if candidate.scope == "statement" and candidate.settings and trial.status != "restores":
+            said, _ = plan_identity([o.plan for o in base.replay.outcomes], [steps for steps, _ in after],
+                                    equal, on_base.replay.work, on_cand.replay.work)  # fmt: skip
+            trial.plan_identity = said
         return trial
+
+    def own(self, side: Side) -> dict[str, str]:
+        """The side's replay connection's own variables (SHOW SESSION VARIABLES), read once."""
+        if side.own is None:
+            with self.fleet.block(side.instance):
+                side.own = side.variables()
+        return side.own
+
+    def _wrapped(self, wrapper: Wrapper) -> tuple[Arm, Arm] | None:
+        """The baseline's and the variant's statements under the no-op wrapper (wrappers.py), captured;
+        None when a side cannot carry it (a rewrite refused, or the server refused it: then the arms
+        stay bare, as the trial's missing `wrapper` says)."""
+        out = []
+        for side, settings, bare in ((self.baseline, wrapper.baseline, self.start()[0]),
+                                     (self.variant, wrapper.variant, self.start()[1])):  # fmt: skip
+            try:
+                statements = [replace(s, sql=rewrite(s.sql, side.flavor, settings)) for s in self.statements]
+            except RewriteError:
+                return None
+            arm = new_arm(side, bare.replay.name, statements, self.passes)
+            self.capture_arm(arm)
+            if any(refusal(b, o) for b, o in zip(bare.replay.outcomes, arm.replay.outcomes, strict=True)):
+                return None
+            out.append(arm)
+        return out[0], out[1]
 
     def _remedied(self, candidate: Candidate) -> "Arm | Trial":
         """The candidate's arm, its outcomes captured: the statements rewritten (statement-level) or
@@ -322,22 +372,19 @@ class PairOracle:
         database = self.statements[0].database or self.dataset.database
         return self.second.with_statistics(candidate.name, list(candidate.extra["analyze"]), database)
 
-    def _plans(
-        self, candidate: Candidate, var: Arm, remedied: Arm
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str | None]:
-        """The first statement's plan on the variant without and with the remedy (module docstring)."""
-        before = [asdict(step) for step in var.replay.outcomes[0].plan] if var.replay.outcomes else []
-        outcome = remedied.replay.outcomes[0] if remedied.replay.outcomes else None
-        if outcome is None:
-            return before, [], None
-        steps, error = outcome.plan, outcome.plan_error
+    def _plans_after(self, candidate: Candidate, remedied: Arm) -> list[tuple[list[PlanStep], str | None]]:
+        """Each statement's plan on the variant with the remedy, and EXPLAIN's error (module
+        docstring: MariaDB's SET STATEMENT explained under its settings for the session)."""
+        out = [(o.plan, o.plan_error) for o in remedied.replay.outcomes]
         if self.variant.flavor == "mariadb" and candidate.scope == "statement" and candidate.settings:
-            sql = self.statements[0].sql
-            with suppress(RewriteError):
-                sql = index_hint(sql, "mariadb", candidate.indexes) if candidate.indexes else sql
-                with self.fleet.block(self.variant.instance), self.variant.session(candidate.settings):
-                    steps, _, error = explain(remedied.runner.statements, sql)
-        return before, [asdict(step) for step in steps], error
+            with self.fleet.block(self.variant.instance), self.variant.session(candidate.settings):
+                for index, statement in enumerate(self.statements):
+                    with suppress(RewriteError):
+                        sql = statement.sql
+                        sql = index_hint(sql, "mariadb", candidate.indexes) if candidate.indexes else sql
+                        steps, _, error = explain(remedied.runner.statements, sql)
+                        out[index] = (steps, error)
+        return out
 
     def run_rounds(self, arms: list[Arm], rounds: int) -> None:
         """`rounds` rounds of the arms, pass by pass (module docstring)."""
@@ -390,7 +437,16 @@ def opened_pair(
                 raise failure
             for side in sides.values():
                 side.one.replay.clock = "server" if side.one.clock is not None else "client"
-            yield fleet, sides[0], sides[1]
+            # the search's thread and both servers on one CPU while it measures (execution/timing_cpu.py,
+            # as a replay's rounds): a microsecond statement's time otherwise follows the scheduler
+            settings = get_settings()
+            servers = [(v.name, v.provisioner.pid()) for v in variants]
+            with timing_cpu.one_cpu(
+                settings.replay_timing_cpu, servers, settings.timing_cpu_claims_dir
+            ) as cpu:
+                for side in sides.values():
+                    side.one.replay.timing_cpu, side.cpu = cpu.text, cpu.cpu
+                yield fleet, sides[0], sides[1]
         finally:
             for side in sides.values():
                 with suppress(pymysql.MySQLError, OSError):

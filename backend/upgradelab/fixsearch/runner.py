@@ -44,7 +44,7 @@ from upgradelab.fixsearch.evidence import gathered, only, scoped
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.fixsearch.measure import PairOracle, Side, opened_pair
 from upgradelab.fixsearch.models import FixSearch
-from upgradelab.fixsearch.search import Budget, SearchCancelled, Trial, search, search_looks
+from upgradelab.fixsearch.search import Budget, SearchCancelled, Trial, scaled_budget, search, search_looks
 from upgradelab.fixsearch.second import SECOND, SecondInstance
 from upgradelab.fixsearch.whole import side_effects
 from upgradelab.replay.dataset_load import DumpDataset
@@ -215,10 +215,11 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
             )  # fmt: skip
             with opened_pair(baseline, variant, dump, timeout_s=row.statement_timeout_s, interrupt=interrupt,
                              step=step) as (fleet, base_side, var_side), closing(second):  # fmt: skip
+                second.cpu = var_side.cpu
                 read = {}
                 for name, side in (("baseline", base_side), ("variant", var_side)):
                     with fleet.block(side.instance):
-                        read[name] = side.variables()
+                        read[name] = side.own = side.variables()
                 checks = row.scope != "statement"  # a global remedy is checked on the whole replay
 
                 def check(candidate: Candidate) -> SideEffects:
@@ -243,10 +244,14 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                     (base_arm.replay.outcomes[0], var_arm.replay.outcomes[0]),
                     (read["baseline"], read["variant"]), columns,
                 ), row.scope), row.sources)  # fmt: skip
-                state.write(row.id, candidates=[c.as_dict() for c in found],
+                budget_rounds = (
+                    scaled_budget(len(found), row.rounds) if row.budget_scaled else row.budget_rounds
+                )
+                state.write(row.id, candidates=[c.as_dict() for c in found], budget_rounds=budget_rounds,
                             progress=progress("measuring", f"{len(found)} candidates"))  # fmt: skip
+                timing = var_side.one.replay.timing_cpu
                 outcome = search(
-                    found, oracle, rounds=row.rounds, budget=Budget(row.budget_rounds, row.budget_minutes),
+                    found, oracle, rounds=row.rounds, budget=Budget(budget_rounds, row.budget_minutes),
                     try_all=row.try_all, on_trial=on_trial,
                     globalize=global_twin if row.scope == "both" else None,
                     check=check if checks else None,
@@ -267,7 +272,7 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
         completed=True,
         fields={
             "tried": [t.as_dict() for t in outcome.trials],
-            "result": outcome.as_dict(),
+            "result": {**outcome.as_dict(), "timing_cpu": timing},
             "progress": progress("done", outcome.outcome),
         },
     )

@@ -27,6 +27,7 @@ from contextlib import ExitStack, suppress
 
 import pymysql
 
+from upgradelab.execution import timing_cpu
 from upgradelab.execution.instances import Fleet, Instance, MemoryRefused, check_memory, started
 from upgradelab.fixsearch.histograms import Refused, Unavailable
 from upgradelab.fixsearch.measure import Side
@@ -53,6 +54,7 @@ class SecondInstance:
         self.others, self.allowance_mb, self.what, self.why_not = others, allowance_mb, what, why_not
         self.side: Side | None = None
         self.fleet: Fleet | None = None
+        self.cpu: int | None = None  # the CPU the search times on (measure.py Side.cpu): set once opened
         self.applied: str | None = None  # the candidate whose statistics it holds
         self._stack = ExitStack()
 
@@ -88,6 +90,13 @@ class SecondInstance:
             raise failure
         self.side = opened[0]
         self.side.one.replay.clock = "server" if self.side.one.clock is not None else "client"
+        pid = variant.provisioner.pid()
+        if self.cpu is not None and pid is not None and timing_cpu.server_here(pid):
+            # timed on the CPU the search's other servers share (measure.py opened_pair); back after
+            with suppress(OSError):
+                timing_cpu.pin_process(pid, self.cpu)
+                self.side.cpu = self.cpu
+            self._stack.callback(timing_cpu.unpin, [pid])
         return self.side
 
     def with_statistics(self, name: str, analyze: list[str], database: str) -> Side:
