@@ -215,7 +215,7 @@ class FixSearchResult(_Read):
     minutes: float
     more_rounds: int = Field(0, description="Out of budget: rounds more that would have tried the rest.")
     timing_cpu: str | None = Field(
-        None, description="How the timing was placed on the CPUs (execution/timing_cpu.py), as a replay says it."
+        None, description="How the timing was placed on the CPUs (execution/timing_cpu.py), as in a replay."
     )
     more_minutes: float = Field(
         0.0, description="Out of budget: minutes more, at the search's pace, that would have tried the rest."
