@@ -17,11 +17,13 @@ def gathered(
     plans: tuple[Outcome, Outcome],
     variables: tuple[dict[str, str], dict[str, str]],
     columns_of: dict[str, set[str]],
+    unused: frozenset[str] = frozenset(),
 ) -> list[Candidate]:
     """The candidates from the first statement `sql`, its outcome on (the baseline, the variant) (their
-    plans), both servers' variables and the dataset's columns ({table: columns}, the variant's)."""
+    plans), both servers' variables, the dataset's columns ({table: columns}, the variant's) and the
+    variables the variant's binary no longer uses (never candidates)."""
     base, var = plans
-    settings = build(flavor, *variables)
+    settings = build(flavor, *variables, unused)
     out = plan_candidates(flavor, base.plan, var.plan)
     strategy = strategy_candidate(flavor, base.plan_json, var.plan_json, variables[1])
     if strategy is not None and not (

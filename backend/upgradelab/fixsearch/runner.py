@@ -16,6 +16,7 @@ starting are stopped); it ends `cancelled` with the trials made so far.
 """
 
 import logging
+import subprocess
 import time
 from collections.abc import Callable
 from contextlib import closing
@@ -38,7 +39,7 @@ from upgradelab.execution.periodic import Periodic
 from upgradelab.execution.reaper import stop_targets
 from upgradelab.execution.status import JobStatus
 from upgradelab.fixsearch import state
-from upgradelab.fixsearch.candidates import Candidate
+from upgradelab.fixsearch.candidates import Candidate, is_optimizer_variable
 from upgradelab.fixsearch.effects import SideEffects, global_twin
 from upgradelab.fixsearch.evidence import gathered, only, scoped
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
@@ -56,6 +57,7 @@ from upgradelab.replay.sources import SourceStatement
 from upgradelab.replay.variant_settings import VariantSettings
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.models import Target
+from upgradelab.targets.option_names import unused_variables
 from upgradelab.targets.provisioners import ProvisionError
 
 log = logging.getLogger(__name__)
@@ -99,6 +101,17 @@ def other_fingerprints(search_id: int) -> list[tuple[str, str, list[SourceStatem
                 fingerprint = grouped.setdefault(one["fingerprint_id"], (one.get("fingerprint", ""), []))
                 fingerprint[1].append(SourceStatement(**one))
         return [(fingerprint_id, text, statements) for fingerprint_id, (text, statements) in grouped.items()]
+
+
+def unused_of(variant: ReplayVariant) -> frozenset[str]:
+    """The variables the variant's server binary calls unused in its own `--verbose --help`
+    (targets/option_names.py unused_variables: never candidates); none when it cannot be read (an
+    existing server has no binary here), which leaves every variable a candidate."""
+    try:
+        return unused_variables(variant.provisioner.option_help())
+    except (ProvisionError, OSError, subprocess.SubprocessError) as error:
+        log.info("fix search: %s --verbose --help not read: %s", variant.name, error)
+        return frozenset()
 
 
 def dataset_columns(side: Side, database: str) -> dict[str, set[str]]:
@@ -239,11 +252,13 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                 base_arm, var_arm = oracle.start()
                 with fleet.block(var_side.instance):
                     columns = dataset_columns(var_side, statements[0].database or dump.database)
+                unused = unused_of(variant)
                 found = only(scoped(gathered(
                     var_side.flavor, statements[0].sql,
                     (base_arm.replay.outcomes[0], var_arm.replay.outcomes[0]),
-                    (read["baseline"], read["variant"]), columns,
+                    (read["baseline"], read["variant"]), columns, unused,
                 ), row.scope), row.sources)  # fmt: skip
+                left_out = sorted(n for n in unused if is_optimizer_variable(n) and n in read["variant"])
                 budget_rounds = (
                     scaled_budget(len(found), row.rounds) if row.budget_scaled else row.budget_rounds
                 )
@@ -272,7 +287,7 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
         completed=True,
         fields={
             "tried": [t.as_dict() for t in outcome.trials],
-            "result": {**outcome.as_dict(), "timing_cpu": timing},
+            "result": {**outcome.as_dict(), "timing_cpu": timing, "unused": left_out},
             "progress": progress("done", outcome.outcome),
         },
     )

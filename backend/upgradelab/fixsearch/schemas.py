@@ -221,6 +221,13 @@ class FixSearchResult(_Read):
         0.0, description="Out of budget: minutes more, at the search's pace, that would have tried the rest."
     )
     said: str | None = Field(None, description="The outcome in a sentence (out of budget: what more).")
+    unused: list[str] = Field(
+        [],
+        description=(
+            "Optimizer variables the variant's own `--verbose --help` calls unused: never candidates "
+            "(targets/option_names.py unused_variables)."
+        ),
+    )
 
 
 class FixSearchRead(BaseModel):

@@ -342,7 +342,7 @@ def search(
             (t.name for t in trials if t.status == "restores" and t.scope == "global"), None
         )
         name: OutcomeName = "restored" if restoring and outcome != "cancelled" else outcome
-        more = rounds * len(remaining)
+        more = rounds * len(remaining) if outcome == "out of budget" else 0
         pace = minutes() / spent if spent else 0.0  # minutes per round so far
         return Outcome(name, restoring, trials, [c.name for c in remaining], spent, minutes(),
                        restoring_global, more, more * pace)  # fmt: skip
