@@ -38,9 +38,10 @@ from upgradelab.fixsearch.levers import levers, version_levers
 from upgradelab.fixsearch.rewrite import index_text, join_order_text, remedy_text
 from upgradelab.replay.outcomes import PlanStep
 
-Source = Literal["plan", "differs", "lever", "statistics"]
-# evidence order: plan hints first; statistics (histograms.py, a global maintenance step) last
-SOURCES: tuple[Source, ...] = ("plan", "differs", "lever", "statistics")
+Source = Literal["plan", "differs", "lever", "view", "index", "statistics"]
+# evidence order: plan hints first; the schema changes measured on a second instance of the variant
+# (a view rewritten, views.py; an index, indexes.py; statistics, histograms.py) last
+SOURCES: tuple[Source, ...] = ("plan", "differs", "lever", "view", "index", "statistics")
 # Optimizer variables compared besides every `optimizer_*` one (the optimizer_trace* ones excepted:
 # they change what is recorded, not the plan).
 OPTIMIZER_VARIABLES = frozenset(

@@ -1,8 +1,8 @@
 """The fix search's oracle on real servers: the replay's machinery (replay/opening.py, passes.py,
-turns.py, timing.py) on two instances opened once for the whole search, the baseline and the variant
-as the replay ran them, the replay's dataset loaded (or reused from a kept datadir).
+turns.py, timing.py) on two instances opened once for the whole search (sides.py), the baseline and
+the variant as the replay ran them, the replay's dataset loaded (or reused from a kept datadir).
 
-Per candidate, three arms take turns in every round, pass by pass as a replay's variants do
+Per candidate, three arms (search.py `arm_roles`) take turns in every round, pass by pass as a replay's variants do
 (turns.py `round_turns`, each round's order a shuffle of random.Random(seed)): the fingerprint's
 sampled statements on the baseline, the same on the variant as it is, and the statements rewritten
 with the candidate's remedy (rewrite.py) on the variant. Each statement is repeated until enough
@@ -10,7 +10,16 @@ time was measured (timing.py), by the server's clock where both sides give it. A
 captured once (the candidate's before its rounds: an error or a new warning is the server refusing
 the remedy, `refusal`; its results are compared with the baseline's by compare.diff); the baseline's
 and the variant's are captured at the start and kept for every candidate, whose rounds time all
-three afresh (a candidate's ratios rest on its own rounds only).
+three afresh (a candidate's ratios rest on its own rounds only). Like with like (wrappers.py): a
+statement-level setting's baseline and variant arms are its statements under a no-op wrapper of the
+same variables at each side's own values, captured per candidate, and a fourth arm, the variant bare,
+measures the wrapper's own cost; each arm's work counters are tallied (replay/counters.py), so a
+setting that does not restore but gives the baseline's plans, results and work is said so
+(identity.py `plan_identity`, search.py sends it to the global check).
+
+A schema change (a view rewritten, an index, the statistics: `ON_SECOND`) runs its arm on the
+variant's second instance with the change applied there (second.py); its trial carries what to
+apply and how to undo it, and an index's size read there (catalog.py `index_size`).
 
 A global remedy (scope "global", effects.py) is measured as the session value it gives every new
 connection: SET GLOBAL and an option line set the default each session starts with, and the settings
@@ -21,30 +30,31 @@ connection with SET SESSION of its settings for the arm's turns only, the connec
 the other arms. `side_effects` times every other fingerprint of the replay the same way, two arms
 (the variant as it is, with the setting) interleaved round by round (effects.py).
 
-Plans: the variant's plan of the first statement without and with the remedy (`plans`); a MariaDB
-statement-level remedy is explained as SET STATEMENT makes it run, under its settings for the
-session (EXPLAIN of a `SET STATEMENT ... FOR` statement is refused).
+Plans: the variant's plan of each statement with the remedy (`_plans_after`; the trial shows the
+first's, before and after); a MariaDB statement-level remedy is explained as SET STATEMENT makes it
+run, under its settings for the session (EXPLAIN of a `SET STATEMENT ... FOR` statement is refused).
 
 One concept: the arms of one search on its two open instances; the statement, global and plan
 readings are the same turns on the same connections, apart only in what the arm sets.
 """
 
 import random
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import closing, suppress
 from dataclasses import asdict, dataclass, field, replace
 from itertools import groupby
-from typing import Protocol
+from typing import Any, Protocol
 
 import pymysql
 
-from upgradelab.execution import timing_cpu
-from upgradelab.execution.instances import Fleet, Instance, started
+from upgradelab.execution.instances import Fleet
 from upgradelab.fixsearch.candidates import Candidate
+from upgradelab.fixsearch.catalog import index_size
 from upgradelab.fixsearch.histograms import NOT_MEASURED, Refused, Unavailable
 from upgradelab.fixsearch.identity import plan_identity
-from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, index_hint, literal, rewrite
+from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, index_hint, rewrite
 from upgradelab.fixsearch.search import SearchCancelled, Trial, arm_roles, judge_arms
+from upgradelab.fixsearch.sides import Side
+from upgradelab.fixsearch.views import inline
 from upgradelab.fixsearch.wrappers import Wrapper, wrapper_for
 from upgradelab.replay.compare import THRESHOLD, diff
 from upgradelab.replay.counters import WorkTally
@@ -52,79 +62,39 @@ from upgradelab.replay.dataset_load import DumpDataset
 from upgradelab.replay.interrupt import Interrupt
 from upgradelab.replay.opening import (
     OpenVariant,
-    ReplayVariant,
     VariantReplay,
-    open_variant,
-    with_clock_options,
 )
 from upgradelab.replay.outcomes import Outcome, PlanStep, explain
 from upgradelab.replay.pairs import pass_values
-from upgradelab.replay.passes import StatementRunner, capture_outcomes, statement_passes, statement_runner
+from upgradelab.replay.passes import StatementRunner, capture_outcomes, statement_passes
 from upgradelab.replay.sources import SourceStatement
 from upgradelab.replay.timing import pair_clock
 from upgradelab.replay.turns import round_turns
-from upgradelab.settings import get_settings
 from upgradelab.targets.statement_timeout import StatementInterrupted
 
 
-@dataclass
-class Side:
-    """One opened server: the replay's connection and clock (`one`), its statement runner, its
-    instance (thawed per turn) and its flavor."""
-
-    one: OpenVariant
-    runner: StatementRunner
-    instance: Instance
-    own: dict[str, str] | None = None
-    cpu: int | None = None  # the CPU its server and the search's thread are timed on (None: not pinned)
-
-    @property
-    def flavor(self) -> str:
-        return self.one.variant.provisioner.flavor
-
-    @contextmanager
-    def session(self, settings: dict[str, str]) -> Iterator[None]:
-        """`settings` in force on the replay connection while entered (SET SESSION), its own values
-        set back after (module docstring); pymysql.MySQLError when the server refuses one."""
-        if not settings:
-            yield
-            return
-        if self.own is None:  # the connection's own values: read once, they change only here
-            self.own = self.variables()
-        own = self.own
-        back = ", ".join(f"{name}={literal(own[name.lower()])}" for name in settings if name.lower() in own)
-
-        def restore() -> None:
-            if back:
-                with self.one.connection.cursor() as cursor:
-                    cursor.execute(f"SET SESSION {back}")
-
-        with self.one.connection.cursor() as cursor:
-            cursor.execute("SET SESSION " + ", ".join(f"{n}={literal(v)}" for n, v in settings.items()))
-        try:
-            yield
-        except BaseException:  # interrupted (a cancel kills the statement): the search is ending
-            with suppress(pymysql.MySQLError, OSError):
-                restore()
-            raise
-        restore()
-
-    def variables(self) -> dict[str, str]:
-        """SHOW SESSION VARIABLES on the replay's connection ({lower-case name: value}): what its
-        statements run under (defaults, startup options, the variant's SET SESSION)."""
-        with self.one.connection.cursor() as cursor:
-            cursor.execute("SHOW SESSION VARIABLES")
-            return {
-                str(name).lower(): "" if value is None else str(value) for name, value in cursor.fetchall()
-            }
-
-
-class StatisticsInstance(Protocol):
+class SecondSide(Protocol):
     """Where a statistics candidate's arm runs (second.py SecondInstance: the variant's second instance)."""
 
-    def with_statistics(self, name: str, analyze: list[str], database: str) -> Side:
-        """The instance with the candidate's ANALYZE applied; histograms.Unavailable, Refused."""
+    side: "Side | None"
+
+    def with_change(self, name: str, apply: list[str], undo: list[str], database: str) -> Side:
+        """The instance with the candidate's change applied; histograms.Unavailable, Refused."""
         ...
+
+
+# the candidate sources measured on the variant's second instance (second.py): schema changes
+ON_SECOND = ("view", "index", "statistics")
+
+
+def not_measured(candidate: Candidate) -> str:
+    """Why a schema change has no arm without a second instance of the variant."""
+    if candidate.source == "statistics":
+        return NOT_MEASURED
+    return (
+        "not measured: needs a second instance of the variant (a schema change on the search's variant "
+        "instance would change the variant-as-is arm too)"
+    )
 
 
 @dataclass
@@ -210,8 +180,9 @@ class PairOracle:
     side_minutes: float = 10.0
     # the statistics candidate's arm (second.py; None: no second instance, "not measured") and what
     # the trial says of it (the instance difference, the replay's A/A interval)
-    second: "StatisticsInstance | None" = None
+    second: "SecondSide | None" = None
     second_note: str = ""
+    writes: int = 0  # the replay's write statements (an index's cost on them is not measured)
     _start: tuple[Arm, Arm] | None = None
     _arms: dict[str, list[Arm]] = field(default_factory=dict)
     _wrappers: dict[str, Wrapper | None] = field(default_factory=dict)
@@ -244,8 +215,10 @@ class PairOracle:
     def _measure(self, candidate: Candidate, rounds: int) -> Trial:
         if self.interrupt.is_set:
             raise SearchCancelled()
-        if candidate.source == "statistics" and self.second is None:
-            return Trial(candidate.name, "not measured", NOT_MEASURED)
+        if candidate.extra.get("refused"):  # a view whose body cannot carry the baseline's plan
+            return Trial(candidate.name, "refused", candidate.note)
+        if candidate.source in ON_SECOND and self.second is None:
+            return Trial(candidate.name, "not measured", not_measured(candidate))
         base, var = self.start()
         arms = self._arms.get(candidate.name)
         if arms is None:
@@ -281,8 +254,9 @@ class PairOracle:
         trial.statements, trial.clock = [s.sql for s in on_cand.statements], clock
         if wrapper is not None:
             trial.wrapper = {**wrapper.texts(self.variant.flavor), "note": wrapper.note}
-        if candidate.source == "statistics":
+        if candidate.source in ON_SECOND:
             trial.reason = f"{trial.reason}; {self.second_note}"
+            trial.change = self._change(candidate)
         after = self._plans_after(candidate, on_cand)
         before = var.replay.outcomes[0].plan if var.replay.outcomes else []
         trial.plan_before = [asdict(step) for step in before]
@@ -323,37 +297,25 @@ class PairOracle:
         """The candidate's arm, its outcomes captured: the statements rewritten (statement-level) or
         run under its settings (global); a refused Trial when the statement cannot carry it or the
         server refuses the setting."""
-        if candidate.source == "statistics":
+        if candidate.source in ON_SECOND:
             try:
-                side = self.statistics_side(candidate)
+                side = self.second_side(candidate)
             except Unavailable as why:
-                return Trial(candidate.name, "not measured", f"{NOT_MEASURED}: {why}")
+                return Trial(candidate.name, "not measured", f"{not_measured(candidate)}: {why}")
             except Refused as refused:
                 return Trial(candidate.name, "refused", f"the server refused it: {refused}")
             except SearchCancelled:
                 raise
             except Exception as failure:  # its start failed: the other candidates are still measured
-                said = f"{NOT_MEASURED}: the second instance failed: {type(failure).__name__}: {failure}"
+                failed = f"{type(failure).__name__}: {failure}"
+                said = f"{not_measured(candidate)}: the second instance failed: {failed}"
                 return Trial(candidate.name, "not measured", said)
             arm = new_arm(side, candidate.name, self.statements, self.passes)
         elif candidate.scope == "global":
             arm = new_arm(self.variant, candidate.name, self.statements, self.passes, candidate.settings)
         else:
             try:
-                rewritten = [
-                    replace(
-                        s,
-                        sql=apply_remedy(
-                            s.sql,
-                            self.variant.flavor,
-                            candidate.settings,
-                            candidate.indexes,
-                            candidate.join_order,
-                            candidate.subquery_hint,
-                        ),
-                    )
-                    for s in self.statements
-                ]
+                rewritten = [replace(s, sql=self._rewritten(candidate, s.sql)) for s in self.statements]
             except RewriteError as error:
                 return Trial(candidate.name, "refused", f"the statement cannot carry it: {error}")
             arm = new_arm(self.variant, candidate.name, rewritten, self.passes)
@@ -364,13 +326,56 @@ class PairOracle:
             return Trial(candidate.name, "refused", f"the server refused it: {said}")
         return arm
 
-    def statistics_side(self, candidate: Candidate) -> Side:
-        """The second instance with the candidate's statistics applied (second.py), in the
-        statement's database; Unavailable, Refused."""
+    def _rewritten(self, candidate: Candidate, sql: str) -> str:
+        """`sql` with a statement-level candidate's remedy (rewrite.py; a view's body inlined, views.py);
+        RewriteError when it cannot carry it."""
+        inlined = candidate.extra.get("inline")
+        if inlined:
+            sql = inline(sql, str(inlined["view"]), str(inlined["body"]))
+        flavor = self.variant.flavor
+        settings, indexes, order, hint = (
+            candidate.settings,
+            candidate.indexes,
+            candidate.join_order,
+            candidate.subquery_hint,
+        )
+        return (
+            apply_remedy(sql, flavor, settings, indexes, order, hint)
+            if (settings or indexes or order or hint)
+            else sql
+        )
+
+    def _change(self, candidate: Candidate) -> dict[str, Any]:
+        """A schema change's apply and undo, an index's size on the second instance (catalog.py), and
+        the replay's write statements its cost was not measured on (module docstring)."""
+        apply = candidate.extra.get("statements") or candidate.extra.get("analyze", [])
+        out: dict[str, Any] = {"apply": list(apply), "undo": list(candidate.extra.get("undo", []))}
+        index = candidate.extra.get("index")
+        if index and self.second is not None and self.second.side is not None:
+            side = self.second.side
+            database = self.statements[0].database or self.dataset.database
+            with (
+                self.fleet.block(side.instance),
+                closing(side.one.variant.provisioner.endpoint.connect(database)) as admin,
+            ):
+                out["size_bytes"] = index_size(admin, database, str(index["table"]), str(index["name"]))
+        if index and self.writes:
+            out["writes"] = (
+                f"the workload's {self.writes} write statements were not timed with it (the search's "
+                "connections are read-only): the index's cost on them is not measured"
+            )
+        return out
+
+    def second_side(self, candidate: Candidate) -> Side:
+        """The second instance with the candidate's change applied (second.py), in the statement's
+        database; Unavailable, Refused."""
         if self.second is None:
             raise Unavailable("no second instance")
         database = self.statements[0].database or self.dataset.database
-        return self.second.with_statistics(candidate.name, list(candidate.extra["analyze"]), database)
+        apply = candidate.extra.get("statements") or candidate.extra["analyze"]
+        return self.second.with_change(
+            candidate.name, list(apply), list(candidate.extra.get("undo", [])), database
+        )
 
     def _plans_after(self, candidate: Candidate, remedied: Arm) -> list[tuple[list[PlanStep], str | None]]:
         """Each statement's plan on the variant with the remedy, and EXPLAIN's error (module
@@ -399,58 +404,3 @@ class PairOracle:
                 with self.fleet.block(arm.side.instance), arm.side.session(arm.session):
                     for _, statement, count in block:
                         statement_passes(arm.one, arm.runner, self.dataset, arm.statements, statement, count)
-
-
-@contextmanager
-def opened_pair(
-    baseline: ReplayVariant,
-    variant: ReplayVariant,
-    dataset: DumpDataset,
-    *,
-    timeout_s: float,
-    interrupt: Interrupt,
-    step: Callable[[str], object] = lambda phase: None,
-) -> Iterator[tuple[Fleet, Side, Side]]:
-    """Both servers started at once (execution/instances.py `started`), the dataset loaded or reused,
-    each opened as a replay opens a variant (read-only, its settings applied, its clock), frozen
-    between turns; every instance ended on every exit path. Raises the first start failure;
-    SearchCancelled when interrupted while they started."""
-    variants = [with_clock_options(baseline), with_clock_options(variant)]
-    interrupt.servers = [v.provisioner for v in variants]
-    instances = [Instance(v.provisioner, v.options, [index]) for index, v in enumerate(variants)]
-    sides: dict[int, Side] = {}
-
-    def start(instance: Instance) -> bool:
-        index = instance.variants[0]
-        one = open_variant(variants[index], dataset, lambda progress: None, writes=False, timeout_s=timeout_s,
-                           cancelled=lambda: interrupt.is_set)  # fmt: skip
-        sides[index] = Side(one, statement_runner(one, timeout_s, True, interrupt), instance)
-        return True
-
-    step("starting the servers")
-    with started(instances, start, "fix search") as fleet:
-        try:
-            if interrupt.is_set:
-                raise SearchCancelled()
-            failure = next((error for error in fleet.errors if error is not None), None)
-            if failure is not None:
-                raise failure
-            for side in sides.values():
-                side.one.replay.clock = "server" if side.one.clock is not None else "client"
-            # the search's thread and both servers on one CPU while it measures (execution/timing_cpu.py,
-            # as a replay's rounds): a microsecond statement's time otherwise follows the scheduler
-            settings = get_settings()
-            servers = [(v.name, v.provisioner.pid()) for v in variants]
-            with timing_cpu.one_cpu(
-                settings.replay_timing_cpu, servers, settings.timing_cpu_claims_dir
-            ) as cpu:
-                for side in sides.values():
-                    side.one.replay.timing_cpu, side.cpu = cpu.text, cpu.cpu
-                yield fleet, sides[0], sides[1]
-        finally:
-            for side in sides.values():
-                with suppress(pymysql.MySQLError, OSError):
-                    side.one.connection.close()
-                if side.one.clock is not None:
-                    with suppress(pymysql.MySQLError, OSError):
-                        side.one.clock.admin.close()

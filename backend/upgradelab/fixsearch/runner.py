@@ -40,13 +40,16 @@ from upgradelab.execution.reaper import stop_targets
 from upgradelab.execution.status import JobStatus
 from upgradelab.fixsearch import state
 from upgradelab.fixsearch.candidates import Candidate, is_optimizer_variable
+from upgradelab.fixsearch.catalog import read_schema
 from upgradelab.fixsearch.effects import SideEffects, global_twin
 from upgradelab.fixsearch.evidence import gathered, only, scoped
+from upgradelab.fixsearch.indexes import Schema
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
-from upgradelab.fixsearch.measure import PairOracle, Side, opened_pair
+from upgradelab.fixsearch.measure import PairOracle
 from upgradelab.fixsearch.models import FixSearch
 from upgradelab.fixsearch.search import Budget, SearchCancelled, Trial, scaled_budget, search, search_looks
 from upgradelab.fixsearch.second import SECOND, SecondInstance
+from upgradelab.fixsearch.sides import Side, opened_pair
 from upgradelab.fixsearch.whole import side_effects
 from upgradelab.replay.dataset_load import DumpDataset
 from upgradelab.replay.interrupt import Interrupt
@@ -103,6 +106,22 @@ def other_fingerprints(search_id: int) -> list[tuple[str, str, list[SourceStatem
         return [(fingerprint_id, text, statements) for fingerprint_id, (text, statements) in grouped.items()]
 
 
+WRITE_KINDS = ("insert", "update", "delete", "replace")
+
+
+def write_count(search_id: int) -> int:
+    """The replay's write statements: those a read-only replay left out (skipped_writes) and those
+    it replayed with allow_writes (0 when the replay is gone): an index's cost on them is not
+    measured by the search (measure.py `_change`)."""
+    with sync_session() as session:
+        row = session.get(FixSearch, search_id)
+        replay = session.get(ReplayRun, row.replay_id) if row is not None else None
+        if replay is None:
+            return 0
+        replayed = [s for s in replay.statements if str(s.get("kind", "")).lower() in WRITE_KINDS]
+        return len(replay.skipped_writes or []) + (len(replayed) if replay.allow_writes else 0)
+
+
 def unused_of(variant: ReplayVariant) -> frozenset[str]:
     """The variables the variant's server binary calls unused in its own `--verbose --help`
     (targets/option_names.py unused_variables: never candidates); none when it cannot be read (an
@@ -114,18 +133,11 @@ def unused_of(variant: ReplayVariant) -> frozenset[str]:
         return frozenset()
 
 
-def dataset_columns(side: Side, database: str) -> dict[str, set[str]]:
-    """{table: its columns} of `database` on the side's server (information_schema.COLUMNS): what a
-    statistics candidate's columns are resolved to (histograms.py)."""
-    with side.one.connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s",
-            (database,),
-        )
-        out: dict[str, set[str]] = {}
-        for table, column in cursor.fetchall():
-            out.setdefault(str(table), set()).add(str(column))
-        return out
+def variant_schema(side: Side, database: str, sql: str) -> Schema:
+    """The variant's information_schema of `database` for statement `sql` (catalog.py), read as the
+    lab's admin on the side's server (thawed by the caller)."""
+    with closing(side.one.variant.provisioner.endpoint.connect(database)) as admin:
+        return read_schema(admin, database, sql)
 
 
 def _variants(
@@ -247,16 +259,18 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                     row.tolerance, others=other_fingerprints(row.id) if checks else [],
                     side_rounds=row.side_rounds, side_minutes=row.side_minutes,
                     looks=search_looks(row.rounds), second=second, second_note=second_note(row.id),
+                    writes=write_count(row.id),
                 )  # fmt: skip
                 step("capturing both plans")
                 base_arm, var_arm = oracle.start()
+                database = statements[0].database or dump.database
                 with fleet.block(var_side.instance):
-                    columns = dataset_columns(var_side, statements[0].database or dump.database)
+                    schema = variant_schema(var_side, database, statements[0].sql)
                 unused = unused_of(variant)
                 found = only(scoped(gathered(
                     var_side.flavor, statements[0].sql,
                     (base_arm.replay.outcomes[0], var_arm.replay.outcomes[0]),
-                    (read["baseline"], read["variant"]), columns, unused,
+                    (read["baseline"], read["variant"]), schema, database, unused,
                 ), row.scope), row.sources)  # fmt: skip
                 left_out = sorted(n for n in unused if is_optimizer_variable(n) and n in read["variant"])
                 budget_rounds = (
