@@ -64,7 +64,7 @@ def restored(seed: int, restoring: bool, roles: list[ArmRole] | None = None) -> 
     seconds = rng.uniform(10e-6, 50e-6)
     wrapper = seconds * rng.uniform(0.02, 0.20)
     truth = seconds if restoring else seconds * SLOWER
-    oracle = WrappedOracle(seconds, wrapper, truth, rng, *([roles] if roles else []))
+    oracle = WrappedOracle(seconds, wrapper, truth, rng, roles or arm_roles(True))
     outcome = search([CANDIDATE], oracle, rounds=ROUNDS, budget=BUDGET)
     return outcome.outcome == "restored", outcome.trials[0]
 

@@ -2,9 +2,9 @@
 turns.py, timing.py) on two instances opened once for the whole search (sides.py), the baseline and
 the variant as the replay ran them, the replay's dataset loaded (or reused from a kept datadir).
 
-Per candidate, three arms (search.py `arm_roles`) take turns in every round, pass by pass as a replay's variants do
-(turns.py `round_turns`, each round's order a shuffle of random.Random(seed)): the fingerprint's
-sampled statements on the baseline, the same on the variant as it is, and the statements rewritten
+Per candidate, three arms (search.py `arm_roles`) take turns in every round, pass by pass as a
+replay's variants do (turns.py `round_turns`, each round's order a shuffle of random.Random(seed)):
+the fingerprint's sampled statements on the baseline, the same on the variant as it is, and the statements rewritten
 with the candidate's remedy (rewrite.py) on the variant. Each statement is repeated until enough
 time was measured (timing.py), by the server's clock where both sides give it. An arm's outcomes are
 captured once (the candidate's before its rounds: an error or a new warning is the server refusing

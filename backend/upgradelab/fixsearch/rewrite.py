@@ -27,9 +27,9 @@ The baseline's subquery strategy as a plan hint (`subquery_hint`, MySQL only: st
 hint written after the SELECT of every IN / EXISTS subquery, in that query block's own hint comment.
 
 Values: numbers (digits, a sign, a decimal point: MariaDB 11's cost variables are doubles, and refuse
-a quoted '10.000000' with "Incorrect argument type") are written bare, anything else quoted with '' and \\ escaped; a
-variable name is letters, digits and `_` only (RewriteError otherwise): the names come from the
-servers' own variable lists, and the values from them or the lever list, never from a user.
+a quoted '10.000000' with "Incorrect argument type") are written bare, anything else quoted with ''
+and \\ escaped; a variable name is letters, digits and `_` only (RewriteError otherwise): the names
+come from the servers' own variable lists, and the values from them or the lever list, never from a user.
 """
 
 import re

@@ -57,7 +57,7 @@ tests give a simulated one, seeded).
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -261,7 +261,7 @@ def _per_statement_us(wrapped: Rounds, bare: Rounds, statements: int) -> float |
 def judge_arms(
     name: str,
     roles: list[ArmRole],
-    measured: list[Rounds],
+    measured: Sequence[Rounds],
     results_equal: bool,
     rounds: int,
     tolerance: float = THRESHOLD,
