@@ -4,18 +4,19 @@ the variant as the replay ran them, the replay's dataset loaded (or reused from 
 
 Per candidate, three arms (search.py `arm_roles`) take turns in every round, pass by pass as a
 replay's variants do (turns.py `round_turns`, each round's order a shuffle of random.Random(seed)):
-the fingerprint's sampled statements on the baseline, the same on the variant as it is, and the statements rewritten
-with the candidate's remedy (rewrite.py) on the variant. Each statement is repeated until enough
-time was measured (timing.py), by the server's clock where both sides give it. An arm's outcomes are
-captured once (the candidate's before its rounds: an error or a new warning is the server refusing
-the remedy, `refusal`; its results are compared with the baseline's by compare.diff); the baseline's
-and the variant's are captured at the start and kept for every candidate, whose rounds time all
-three afresh (a candidate's ratios rest on its own rounds only). Like with like (wrappers.py): a
-statement-level setting's baseline and variant arms are its statements under a no-op wrapper of the
-same variables at each side's own values, captured per candidate, and a fourth arm, the variant bare,
-measures the wrapper's own cost; each arm's work counters are tallied (replay/counters.py), so a
-setting that does not restore but gives the baseline's plans, results and work is said so
-(identity.py `plan_identity`, search.py sends it to the global check).
+the fingerprint's sampled statements on the baseline, the same on the variant as it is, and the
+statements rewritten with the candidate's remedy (rewrite.py) on the variant. Each statement is
+repeated until enough time was measured (timing.py), by the server's clock where both sides give it.
+An arm's outcomes are captured once (the candidate's before its rounds: an error or a new warning is
+the server refusing the remedy, `refusal`; its results are compared with the baseline's by
+compare.diff); the baseline's and the variant's are captured at the start and kept for every
+candidate, whose rounds time all three afresh (a candidate's ratios rest on its own rounds only).
+Like with like (wrappers.py): a statement-level setting's baseline and variant arms are its
+statements under a no-op wrapper of the same variables at each side's own values, captured per
+candidate, and a fourth arm, the variant bare, measures the wrapper's own cost; each arm's work
+counters are tallied (replay/counters.py), so a setting that does not restore but gives the
+baseline's plans, results and work is said so (identity.py `plan_identity`, search.py sends it to
+the global check).
 
 A schema change (a view rewritten, an index, the statistics: `ON_SECOND`) runs its arm on the
 variant's second instance with the change applied there (second.py); its trial carries what to
