@@ -78,7 +78,7 @@ def test_a_view_query_gets_the_baseline_order_inlined_rewritten_and_an_index(
     done = subprocess.run(
         [str(BIN / "upgradelab"), "fix", "--api", api, "--replay", str(replay["id"]), "--fingerprint",
          fingerprint, "--variant", VARIANT, "--json", "--rounds", "5", "--tolerance", "0.5", "--all",
-         "--scope", "statement", "--only", "plan", "--only", "view", "--only", "index"],
+         "--only", "plan", "--only", "view", "--only", "index"],
         capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert done.returncode in (0, 1), (done.returncode, done.stdout[-3000:], done.stderr[-2000:])

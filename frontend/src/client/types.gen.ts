@@ -2119,9 +2119,9 @@ export type FixSearchCreate = {
     /**
      * Budget Rounds
      *
-     * Rounds at most, all candidates.
+     * Rounds at most, all candidates; default (None) scaled to the candidates once they are built (each its first look and extensions, and the global twins'), so the minutes end the search.
      */
-    budget_rounds?: number;
+    budget_rounds?: number | null;
     /**
      * Budget Minutes
      *
@@ -2151,7 +2151,7 @@ export type FixSearchCreate = {
      *
      * The candidate sources to try (plan, differs, lever, statistics; default all): the others are gathered but neither listed nor measured.
      */
-    sources?: Array<'plan' | 'differs' | 'lever' | 'statistics'>;
+    sources?: Array<'plan' | 'differs' | 'lever' | 'view' | 'index' | 'statistics'>;
     /**
      * Side Rounds
      *
@@ -2244,6 +2244,10 @@ export type FixSearchRead = {
      */
     budget_rounds: number;
     /**
+     * Budget Scaled
+     */
+    budget_scaled: boolean;
+    /**
      * Budget Minutes
      */
     budget_minutes: number;
@@ -2309,7 +2313,7 @@ export type FixSearchRead = {
  * How it ended: outcome ("restored", "no remedy found", "out of budget", "cancelled"), the
  * remedy that restores (None: none; under scope "both" the statement-level one), the first
  * global remedy that restores (its side effects checked), candidates tried, those not tried,
- * rounds and minutes.
+ * rounds and minutes; out of budget, the rounds and minutes more that would have tried the rest.
  */
 export type FixSearchResult = {
     /**
@@ -2340,6 +2344,36 @@ export type FixSearchResult = {
      * Minutes
      */
     minutes: number;
+    /**
+     * More Rounds
+     *
+     * Out of budget: rounds more that would have tried the rest.
+     */
+    more_rounds: number;
+    /**
+     * Timing Cpu
+     *
+     * How the timing was placed on the CPUs (execution/timing_cpu.py), as in a replay.
+     */
+    timing_cpu: string | null;
+    /**
+     * More Minutes
+     *
+     * Out of budget: minutes more, at the search's pace, that would have tried the rest.
+     */
+    more_minutes: number;
+    /**
+     * Said
+     *
+     * The outcome in a sentence (out of budget: what more).
+     */
+    said: string | null;
+    /**
+     * Unused
+     *
+     * Optimizer variables the variant's own `--verbose --help` calls unused: never candidates (targets/option_names.py unused_variables).
+     */
+    unused: Array<string>;
 };
 
 /**
@@ -2457,6 +2491,38 @@ export type FixTrialRead = {
      * Set Global
      */
     set_global: string | null;
+    /**
+     * Wrapper
+     *
+     * Like with like (fixsearch/wrappers.py): the no-op wrapper the baseline's and the variant's statements carried (`baseline`, `variant`: SET STATEMENT prefix or SET_VAR hint) and `note`; None: the arms ran bare.
+     */
+    wrapper: {
+        [key: string]: string;
+    } | null;
+    /**
+     * The wrapper's own cost: the variant under it / bare, with its interval.
+     */
+    wrapper_cost: VerdictRead | null;
+    /**
+     * Wrapper Us
+     *
+     * The wrapper's own cost per statement, microseconds.
+     */
+    wrapper_us: number | null;
+    /**
+     * Plan Identity
+     *
+     * Why a setting that did not restore was measured as a global remedy: with it the variant's plans are the baseline's, its results and work counters equal (fixsearch/identity.py).
+     */
+    plan_identity: string | null;
+    /**
+     * Change
+     *
+     * A schema change measured on the variant's second instance (a rewritten view, an index): `apply` and `undo` statements, an index's `size_bytes`.
+     */
+    change: {
+        [key: string]: unknown;
+    } | null;
 };
 
 /**
