@@ -30,8 +30,9 @@ a restoring global remedy's check is complete within its 10 minutes and lists ex
 effects: none for materialization=on alone (the optimizer still picks per statement), Q2 for the
 flags set back together.
 
-Run by hand (root, the lab installed), from the repository root (~4-5 min on the 2-core host):
-    .venv/bin/python bench/fix_search_cost.py [--case statement|global]
+Run by hand (root, the lab installed), from the repository root (~4-5 min on the 2-core host for the
+first two, as much again for issue 46's three):
+    .venv/bin/python bench/fix_search_cost.py [--case statement|global|derived|view|index]
 Ports: BENCH_PORT_OFFSET (default here 1913: mariadb-11.8 on 36031, Redis 8304, API 10704).
 """
 
@@ -49,6 +50,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backend"))
 import httpx
 import instance
 from power_checks import Goal, commit, load_average, report
+
+from tests.fixsearch.test_fix_like_with_like_on_mariadb import DUMP as DERIVED_DUMP
+from tests.fixsearch.test_fix_views_on_mariadb import QUERY as VIEW_QUERY
+from tests.fixsearch.test_fix_views_on_mariadb import sakila_like
 
 TARGET = "mariadb-11.8"
 OUTER, INNER = 100, 30_000
@@ -80,6 +85,30 @@ CASES: dict[str, dict[str, Any]] = {
         ],
         "scope": "global",
     },
+}  # fmt: skip
+DERIVED = [
+    "SELECT d.id, d.v FROM (SELECT id, v FROM t WHERE g = 3) AS d WHERE d.v > 10",
+    "SELECT COUNT(*) FROM (SELECT t.id FROM t WHERE t.g < 4) AS d",
+    "SELECT d.g, MAX(d.v) FROM (SELECT g, v FROM t WHERE id BETWEEN 10 AND 60) AS d GROUP BY d.g",
+    "SELECT COUNT(*) FROM t WHERE g = 5",
+]
+INDEX_DUMP = (
+    "CREATE TABLE t (id INT PRIMARY KEY, x INT NOT NULL, v INT NOT NULL);\n"
+    f"INSERT INTO t VALUES {', '.join(f'({n}, {n * 7919 % 5000}, {n % 97})' for n in range(1, 20001))};\n"
+).encode()
+INDEX_QUERY = "SELECT COUNT(*), SUM(v) FROM t WHERE x = 17"
+# issue 46's cases: (dump, queries, variants, the searched query, what a fix is, the search's fields)
+PLANTED: dict[str, dict[str, Any]] = {
+    "derived": {"dump": DERIVED_DUMP, "queries": DERIVED, "searched": DERIVED[0],
+                "variants": [TARGET, {"target": TARGET, "name": "no derived_merge",
+                                      "options": {"optimizer_switch": "derived_merge=off"}}],
+                "fixes": ("optimizer_switch derived_merge=on",)},
+    "view": {"dump": sakila_like(), "queries": [VIEW_QUERY], "searched": VIEW_QUERY,
+             "variants": ["mariadb-10.11", TARGET],
+             "fixes": ("view customer_list inlined", "view customer_list rewritten",
+                       "index fix_country_country")},
+    "index": {"dump": INDEX_DUMP, "queries": [INDEX_QUERY], "searched": INDEX_QUERY,
+              "variants": ["mariadb-10.11", TARGET], "fixes": ("index fix_t_x",)},
 }  # fmt: skip
 SEARCH = {
     "rounds": 10,
@@ -123,6 +152,79 @@ def searched(client: httpx.Client, replay: dict[str, Any], scope: str, try_all: 
     assert posted.status_code == 201, posted.text
     found = wait(client, f"/api/fixsearches/{posted.json()['id']}")
     return {"search": found, "search_s": seconds(found)}
+
+
+def run_planted(client: httpx.Client, name: str) -> list[tuple[str, dict[str, Any]]]:
+    """Issue 46's case `name` (PLANTED): its dataset and one-round replay, then one fix search of its
+    searched query with the API's defaults: (name, {"replay", "replay_s", "search", "search_s"})."""
+    case = PLANTED[name]
+    dataset = f"fix-cost-{name}"
+    created = client.put(f"/api/datasets/{dataset}", content=case["dump"])
+    assert created.status_code == 201, created.text
+    body = {"dataset": dataset, "queries": "".join(f"{q};\n" for q in case["queries"]),
+            "variants": case["variants"], "rounds": 1, "max_rounds": 1, "passes": 1}  # fmt: skip
+    started = client.post("/api/replays", json=body)
+    assert started.status_code == 201, started.text
+    replay = wait(client, f"/api/replays/{started.json()['id']}")
+    assert replay["status"] == "succeeded", replay["error"]
+    fingerprint = next(
+        f["fingerprint_id"]
+        for f in replay["report"]["fingerprints"]
+        if f["statements"][0]["sql"] == case["searched"]
+    )
+    variant = case["variants"][1]
+    search = {"replay_id": replay["id"], "fingerprint_id": fingerprint,
+              "variant": variant if isinstance(variant, str) else variant["name"]}  # fmt: skip
+    posted = client.post("/api/fixsearches", json=search)
+    assert posted.status_code == 201, posted.text
+    found = wait(client, f"/api/fixsearches/{posted.json()['id']}")
+    return [(name, {"replay": replay, "replay_s": seconds(replay, "created_at", "ended_at"), "search": found,
+                    "search_s": seconds(found)})]  # fmt: skip
+
+
+def summarize_planted(name: str, run: dict[str, Any]) -> list[Goal]:
+    """Print issue 46's case: candidates, tried, rounds, wall clock, each trial (with its wrapper cost,
+    plan identity, change); the goal: a fix of the case's kind found and proved (it restores, results
+    equal, a global one's check complete) within the minutes budget."""
+    found = run["search"]
+    result = found.get("result") or {}
+    tried = found["tried"]
+    print(f"\n{name}: replay {run['replay_s']:.0f} s; fix search {found['status']} {result.get('outcome')}: "
+          f"{len(found['candidates'])} candidates, {len(tried)} tried, {result.get('rounds')} rounds of "
+          f"{found['budget_rounds']} (scaled {found['budget_scaled']}), wall {run['search_s']:.0f} s; "
+          f"unused {result.get('unused')}; {result.get('timing_cpu')}")  # fmt: skip
+    for t in tried:
+        ratio = t["ratio_to_baseline"] or {}
+        extra = []
+        if t.get("wrapper_cost"):
+            extra.append(f"wrapper {t['wrapper_cost']['ratio']:.3f} ({t.get('wrapper_us') or 0:+.1f} us)")
+        if t.get("plan_identity"):
+            extra.append("plan identity")
+        if (t.get("change") or {}).get("size_bytes"):
+            extra.append(f"index {t['change']['size_bytes']} bytes")
+        after = " > ".join(
+            f"{s['table']}:{s['access_type']}/{s['key'] or '-'}" for s in t.get("plan_after") or []
+        )
+        print(f"  {t['status']:<16} {t['rounds']:>3} rounds  to baseline {ratio.get('ratio') or 0:.3f} "
+              f"[{ratio.get('low') or 0:.3f}, {ratio.get('high') or 0:.3f}]  {t['name']}  "
+              f"{'; '.join(extra)}  plan after: {after}")  # fmt: skip
+    fixes = PLANTED[name]["fixes"]
+    proved = [
+        t for t in tried if t["status"] == "restores" and t["results_equal"] and t["name"].startswith(fixes)
+    ]
+    complete = all((t.get("side_effects") or {}).get("complete", True) for t in proved)
+    minutes = run["search_s"] / 60
+    first = proved[0]["name"] if proved else None
+    return [
+        Goal(f"{name}: a fix ({', '.join(fixes)}) found and proved within the minutes budget",
+             f"{result.get('outcome')}, {first}, {len(tried)} tried, {result.get('rounds')} rounds, "
+             f"{minutes:.1f} min",
+             "restored by it, results equal, its check complete, <= 30 min",
+             bool(proved) and complete and minutes <= 30),
+        Goal(f"{name}: every listed candidate tried or the search restored before it",
+             f"{result.get('outcome')}, not tried {len(result.get('not_tried', []))}",
+             "not 'out of budget'", result.get("outcome") != "out of budget"),
+    ]  # fmt: skip
 
 
 def run_case(client: httpx.Client, name: str) -> list[tuple[str, dict[str, Any]]]:
@@ -214,9 +316,9 @@ def summarize(label: str, run: dict[str, Any]) -> list[Goal]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--case", choices=list(CASES), default=None, help="one case only")
+    parser.add_argument("--case", choices=[*CASES, *PLANTED], default=None, help="one case only")
     args = parser.parse_args()
-    names = [args.case] if args.case else list(CASES)
+    names = [args.case] if args.case else [*CASES, *PLANTED]
     print(f"fix search cost, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit()}, "
           f"{TARGET} on port {instance.PORTS[TARGET]}, search {SEARCH}, "
           f"load average {load_average()}")  # fmt: skip
@@ -226,6 +328,10 @@ def main() -> None:
         httpx.Client(base_url=api, timeout=120, headers=instance.auth_headers()) as client,
     ):
         for name in names:
+            if name in PLANTED:
+                for label, run in run_planted(client, name):
+                    goals += summarize_planted(label, run)
+                continue
             for label, run in run_case(client, name):
                 goals += summarize(label, run)
     sys.exit(0 if report("fix-search-cost", goals) else 1)
