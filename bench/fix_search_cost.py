@@ -132,6 +132,21 @@ def wait(client: httpx.Client, path: str, timeout_s: float = 3600) -> dict[str, 
     return found
 
 
+def post_replay(client: httpx.Client, body: dict[str, Any]) -> httpx.Response:
+    """POST /api/replays; an answer 500 (seen twice right after the instance's start on a loaded host,
+    and not again in the same hour) prints the instance's log tail and is tried once more after 10 s."""
+    started = client.post("/api/replays", json=body)
+    if started.status_code >= 500:
+        log = instance.STATE / "processes.log"
+        tail = log.read_text(errors="replace")[-3000:] if log.exists() else "(no log)"
+        said = f"POST /api/replays answered {started.status_code}; the instance's log ends:\n{tail}"
+        print(said, file=sys.stderr)
+        time.sleep(10)
+        started = client.post("/api/replays", json=body)
+    assert started.status_code == 201, started.text
+    return started
+
+
 def seconds(record: dict[str, Any], start: str = "started_at", end: str = "finished_at") -> float:
     """A job's `start` -> `end` in seconds (ISO 8601 timestamps)."""
     started, finished = (datetime.fromisoformat(record[k]) for k in (start, end))
@@ -163,8 +178,7 @@ def run_planted(client: httpx.Client, name: str) -> list[tuple[str, dict[str, An
     assert created.status_code == 201, created.text
     body = {"dataset": dataset, "queries": "".join(f"{q};\n" for q in case["queries"]),
             "variants": case["variants"], "rounds": 1, "max_rounds": 1, "passes": 1}  # fmt: skip
-    started = client.post("/api/replays", json=body)
-    assert started.status_code == 201, started.text
+    started = post_replay(client, body)
     replay = wait(client, f"/api/replays/{started.json()['id']}")
     assert replay["status"] == "succeeded", replay["error"]
     fingerprint = next(
@@ -236,8 +250,7 @@ def run_case(client: httpx.Client, name: str) -> list[tuple[str, dict[str, Any]]
     assert created.status_code == 201, created.text
     body = {"dataset": dataset, "queries": "".join(f"{q};\n" for q in case["queries"]),
             "variants": case["variants"], "rounds": 1, "max_rounds": 1, "passes": 1}  # fmt: skip
-    started = client.post("/api/replays", json=body)
-    assert started.status_code == 201, started.text
+    started = post_replay(client, body)
     replay = wait(client, f"/api/replays/{started.json()['id']}")
     assert replay["status"] == "succeeded", replay["error"]
     replay["variants"] = [v if isinstance(v, str) else v["name"] for v in case["variants"]]
