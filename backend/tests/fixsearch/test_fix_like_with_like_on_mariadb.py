@@ -13,16 +13,13 @@ setting to its global form; the assertions are on what ran (wrapped statements, 
 the twin measured and checked), never on which way a ratio fell. The timing claim is the seeded
 oracle's (test_like_with_like.py) and the bench's (bench/fix_search_cost.py, case "derived")."""
 
-import json
-import subprocess
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.conftest import BIN
-from tests.fixsearch.planted import planted_replay
+from tests.fixsearch.planted import fix_json, planted_replay
 
 DATASET = "fix-derived"
 TARGET = "mariadb-11.8"
@@ -47,15 +44,8 @@ def test_a_plan_identical_setting_is_measured_like_with_like_and_offered_as_a_gl
 ) -> None:
     fingerprints = replay["report"]["fingerprints"]
     fingerprint = next(f for f in fingerprints if f["statements"][0]["sql"] == QUERY)["fingerprint_id"]
-    done = subprocess.run(
-        [str(BIN / "upgradelab"), "fix", "--api", api, "--replay", str(replay["id"]), "--fingerprint",
-         fingerprint, "--variant", "no derived_merge", "--json", "--rounds", "5", "--tolerance", "0.01",
-         "--only", "differs"],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert done.returncode in (0, 1), (done.returncode, done.stdout[-3000:], done.stderr[-2000:])
-    found = json.loads(done.stdout)
-    assert found["status"] == "succeeded", (found["error"], found["result"])
+    options = ("--rounds", "5", "--tolerance", "0.01", "--only", "differs")
+    found = fix_json(api, replay["id"], fingerprint, "no derived_merge", *options)
     assert found["budget_scaled"] is True and found["budget_rounds"] >= 5 * len(found["candidates"])
     tried = {t["name"]: t for t in found["tried"]}
     trial = tried[REMEDY]

@@ -10,17 +10,14 @@ mechanical. The gap is large (several x), so the search's tolerance is 50 % (the
 rule for a planted large effect) and whether each restores is read, not required: the plans are the
 claim."""
 
-import json
-import subprocess
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.conftest import BIN
 from tests.execution.cancel_helpers import servers, target_dir
-from tests.fixsearch.planted import planted_replay
+from tests.fixsearch.planted import fix_json, planted_replay
 
 DATASET = "fix-views"
 BASELINE, VARIANT = "mariadb-10.11", "mariadb-11.8"
@@ -75,15 +72,20 @@ def test_a_view_query_gets_the_baseline_order_inlined_rewritten_and_an_index(
     api: str, replay: dict[str, Any]
 ) -> None:
     fingerprint = replay["report"]["fingerprints"][0]["fingerprint_id"]
-    done = subprocess.run(
-        [str(BIN / "upgradelab"), "fix", "--api", api, "--replay", str(replay["id"]), "--fingerprint",
-         fingerprint, "--variant", VARIANT, "--json", "--rounds", "5", "--tolerance", "0.5", "--all",
-         "--only", "plan", "--only", "view", "--only", "index"],
-        capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    assert done.returncode in (0, 1), (done.returncode, done.stdout[-3000:], done.stderr[-2000:])
-    found = json.loads(done.stdout)
-    assert found["status"] == "succeeded", (found["error"], found["result"])
+    options = (
+        "--rounds",
+        "5",
+        "--tolerance",
+        "0.5",
+        "--all",
+        "--only",
+        "plan",
+        "--only",
+        "view",
+        "--only",
+        "index",
+    )
+    found = fix_json(api, replay["id"], fingerprint, VARIANT, *options)
     names = [c["name"] for c in found["candidates"]]
     assert names == [
         "view customer_list inlined in the baseline's join order",
