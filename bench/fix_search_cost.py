@@ -51,9 +51,9 @@ import httpx
 import instance
 from power_checks import Goal, commit, load_average, report
 
-from tests.fixsearch.test_fix_like_with_like_on_mariadb import DUMP as DERIVED_DUMP
-from tests.fixsearch.test_fix_views_on_mariadb import QUERY as VIEW_QUERY
-from tests.fixsearch.test_fix_views_on_mariadb import sakila_like
+# the real-server tests' planted data, from a module that imports no test session (tests/conftest.py
+# sets the session's UPGRADELAB_* variables: importing it sent this instance's worker to session 0)
+from tests.fixsearch.planted_data import DERIVED_DUMP, VIEW_QUERY, sakila_like
 
 TARGET = "mariadb-11.8"
 OUTER, INNER = 100, 30_000

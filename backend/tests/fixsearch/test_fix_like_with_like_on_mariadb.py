@@ -20,13 +20,10 @@ import httpx
 import pytest
 
 from tests.fixsearch.planted import fix_json, planted_replay
+from tests.fixsearch.planted_data import DERIVED_DUMP as DUMP
 
 DATASET = "fix-derived"
 TARGET = "mariadb-11.8"
-DUMP = (
-    "CREATE TABLE t (id INT PRIMARY KEY, g INT NOT NULL, v INT NOT NULL, KEY g (g));\n"
-    f"INSERT INTO t VALUES {', '.join(f'({n}, {n % 20}, {n * 7 % 100})' for n in range(1, 401))};\n"
-).encode()
 QUERY = "SELECT d.id, d.v FROM (SELECT id, v FROM t WHERE g = 3) AS d WHERE d.v > 10"
 OTHER = "SELECT COUNT(*) FROM t WHERE g = 5"
 SLOWED = {"target": TARGET, "name": "no derived_merge", "options": {"optimizer_switch": "derived_merge=off"}}

@@ -18,44 +18,11 @@ import pytest
 
 from tests.execution.cancel_helpers import servers, target_dir
 from tests.fixsearch.planted import fix_json, planted_replay
+from tests.fixsearch.planted_data import VIEW_QUERY as QUERY
+from tests.fixsearch.planted_data import sakila_like
 
 DATASET = "fix-views"
 BASELINE, VARIANT = "mariadb-10.11", "mariadb-11.8"
-
-
-def sakila_like() -> bytes:
-    """customer, address, city, country as Sakila has them (its foreign-key indexes, no index on
-    country.country) and its customer_list view, with generated rows (109 countries, 600 cities)."""
-    countries = ", ".join(f"({n}, 'Country{n:03d}')" for n in range(1, 110))
-    cities = ", ".join(f"({n}, 'City{n:03d}', {n * 37 % 109 + 1})" for n in range(1, 601))
-    addresses = ", ".join(f"({n}, '{n} Main St', {n * 53 % 600 + 1}, '555{n:07d}')" for n in range(1, 604))
-    customers = ", ".join(
-        f"({n}, 'F{n}', 'L{n}', {n % 603 + 1}, {1 if n % 40 else 0})" for n in range(1, 600)
-    )
-    small = "SMALLINT UNSIGNED NOT NULL"
-    lines = [
-        f"CREATE TABLE country (country_id {small} PRIMARY KEY, country VARCHAR(50) NOT NULL);",
-        f"CREATE TABLE city (city_id {small} PRIMARY KEY, city VARCHAR(50) NOT NULL, country_id {small}, "
-        "KEY idx_fk_country_id (country_id));",
-        f"CREATE TABLE address (address_id {small} PRIMARY KEY, address VARCHAR(50) NOT NULL, "
-        f"city_id {small}, phone VARCHAR(20) NOT NULL, KEY idx_fk_city_id (city_id));",
-        f"CREATE TABLE customer (customer_id {small} PRIMARY KEY, first_name VARCHAR(45) NOT NULL, "
-        f"last_name VARCHAR(45) NOT NULL, address_id {small}, active BOOLEAN NOT NULL, "
-        "KEY idx_fk_address_id (address_id));",
-        f"INSERT INTO country VALUES {countries};",
-        f"INSERT INTO city VALUES {cities};",
-        f"INSERT INTO address VALUES {addresses};",
-        f"INSERT INTO customer VALUES {customers};",
-        "CREATE VIEW customer_list AS SELECT cu.customer_id AS ID, CONCAT(cu.first_name, ' ', cu.last_name) "
-        "AS name, a.address AS address, a.phone AS phone, city.city AS city, country.country AS country, "
-        "IF(cu.active, 'active', '') AS notes FROM customer AS cu JOIN address AS a ON cu.address_id = "
-        "a.address_id JOIN city ON a.city_id = city.city_id JOIN country "
-        "ON city.country_id = country.country_id;",
-    ]
-    return ("\n".join(lines) + "\n").encode()
-
-
-QUERY = "SELECT * FROM customer_list WHERE country = 'Country007'"
 
 
 @pytest.fixture(scope="module")
