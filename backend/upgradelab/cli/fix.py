@@ -118,6 +118,19 @@ def summary(found: dict[str, Any]) -> str:
         )
         if trial["status"] in ("refused", "undecided", "not measured"):
             lines.append(f"    {trial['reason']}")
+        if trial.get("wrapper_cost"):  # like with like: every arm under the same wrapper
+            us = trial.get("wrapper_us")
+            per = f", {us:+.1f} us per statement" if us is not None else ""
+            lines.append(f"    the wrapper's own cost (in every arm): {_ratio(trial['wrapper_cost'])}{per}")
+        if trial.get("plan_identity"):
+            lines.append(f"    plan identity: {trial['plan_identity']}")
+        change = trial.get("change") or {}
+        if change.get("size_bytes"):
+            lines.append(
+                f"    the index: {change['size_bytes']:,} bytes; undo: {'; '.join(change.get('undo', []))}"
+            )
+        if change.get("writes"):
+            lines.append(f"    {change['writes']}")
         if trial["status"] == "not measured" and trial.get("apply"):  # statistics: what one would apply
             lines.append("    to try by hand:")
             lines.extend(f"      {line}" for line in trial["apply"].splitlines())
@@ -140,6 +153,10 @@ def summary(found: dict[str, Any]) -> str:
         lines.append(f"  not tried: {', '.join(result['not_tried'])}")
     if result.get("outcome") == "out of budget" and result.get("said"):
         lines.append(f"  {result['said']}")
+    if result.get("unused"):
+        lines.append(
+            f"  never candidates (the variant's own help calls them unused): {', '.join(result['unused'])}"
+        )
     lines.append(f"  {result.get('rounds', 0)} rounds, {result.get('minutes', 0)} minutes")
     if found.get("error"):
         lines.append(f"  error: {found['error']}")
