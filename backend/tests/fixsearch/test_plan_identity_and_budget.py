@@ -81,6 +81,10 @@ def test_plan_identity_needs_every_plan_the_results_and_the_work() -> None:
     assert none is None and "rows examined moved" in why
     none, why = plan_identity(base, same, True, [WorkTally()], [WorkTally()])
     assert none is None and "client's clock" in why
+    # the variant ran the baseline's plan already: a setting that leaves it so is no evidence
+    none, why = plan_identity(base, same, True, [_tally(20)], [_tally(20)], variant_plans=same)
+    assert none is None and "no plan change" in why
+    assert plan_identity(base, same, True, [_tally(20)], [_tally(20)], variant_plans=derived)[0] is not None
 
 
 def test_an_extension_never_takes_the_rounds_a_listed_candidate_needs_for_its_first_look() -> None:

@@ -6,6 +6,8 @@ twin, which carries no wrapper, with the whole-replay side-effect check); this m
 the evidence holds, and in words.
 
 The evidence, all of it on the fingerprint's sampled statements:
+- the variant's own plan differs from the baseline's on some statement (else a setting that changes
+  nothing would pass: seen on a planted scan that both versions run the same way);
 - every statement's plan with the remedy (table, access type, key per step in join order, as
   replay/outcomes.py PlanStep reads EXPLAIN FORMAT=JSON; rows estimates aside, they differ between
   servers) equals the baseline's;
@@ -53,13 +55,20 @@ def plan_identity(
     results_equal: bool,
     baseline_work: list[WorkTally],
     candidate_work: list[WorkTally],
+    variant_plans: list[list[PlanStep]] | None = None,
 ) -> tuple[str | None, str]:
     """(the sentence the report gives when the evidence holds, else None; why it does not hold, or the
-    same sentence). Plans are per statement, in the fingerprint's order."""
+    same sentence). Plans are per statement, in the fingerprint's order; `variant_plans`, the variant's
+    own: where they are the baseline's already, a setting that leaves them so undoes no plan change
+    and is no evidence."""
     if not results_equal:
         return None, "its results differ from the baseline's"
     if not plans_after or len(plans_after) != len(baseline_plans):
         return None, "its plans were not read"
+    if variant_plans is not None and all(
+        same_plan(a, b) for a, b in zip(baseline_plans, variant_plans, strict=False)
+    ):
+        return None, "the variant's plans are the baseline's already: no plan change for it to undo"
     pairs = enumerate(zip(baseline_plans, plans_after, strict=True))
     differing = [i for i, (a, b) in pairs if not same_plan(a, b)]
     if differing:

@@ -265,7 +265,8 @@ class PairOracle:
         trial.plan_error = after[0][1] if after else None
         if candidate.scope == "statement" and candidate.settings and trial.status != "restores":
             said, _ = plan_identity([o.plan for o in base.replay.outcomes], [steps for steps, _ in after],
-                                    equal, on_base.replay.work, on_cand.replay.work)  # fmt: skip
+                                    equal, on_base.replay.work, on_cand.replay.work,
+                                    [o.plan for o in var.replay.outcomes])  # fmt: skip
             trial.plan_identity = said
         return trial
 
