@@ -51,7 +51,7 @@ flags set back together.
 
 Run by hand (root, the lab installed), from the repository root (~4-5 min on the 2-core host for the
 first two, as much again for issue 46's three):
-    .venv/bin/python bench/fix_search_cost.py [--case statement|global|derived|view|index]
+    .venv/bin/python bench/fix_search_cost.py [--case statement|global|derived|view|index ...]
 Ports: BENCH_PORT_OFFSET (default here 1913: mariadb-11.8 on 36031, Redis 8304, API 10704).
 """
 
@@ -348,9 +348,9 @@ def summarize(label: str, run: dict[str, Any]) -> list[Goal]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--case", choices=[*CASES, *PLANTED], default=None, help="one case only")
+    parser.add_argument("--case", choices=[*CASES, *PLANTED], action="append", help="these cases only (repeatable)")
     args = parser.parse_args()
-    names = [args.case] if args.case else [*CASES, *PLANTED]
+    names = args.case or [*CASES, *PLANTED]
     print(f"fix search cost, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit()}, "
           f"{TARGET} on port {instance.PORTS[TARGET]}, search {SEARCH}, "
           f"load average {load_average()}")  # fmt: skip
