@@ -348,7 +348,9 @@ def summarize(label: str, run: dict[str, Any]) -> list[Goal]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--case", choices=[*CASES, *PLANTED], action="append", help="these cases only (repeatable)")
+    parser.add_argument(
+        "--case", choices=[*CASES, *PLANTED], action="append", help="these cases only (repeatable)"
+    )
     args = parser.parse_args()
     names = args.case or [*CASES, *PLANTED]
     print(f"fix search cost, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit()}, "
