@@ -54,6 +54,12 @@ def test_a_plan_identical_setting_that_does_not_restore_is_measured_as_a_global_
     assert twin.scope == "global" and twin.status == "restores"
     assert twin.reason.startswith(f"measured as a global remedy: {SAID}")
     assert outcome.outcome == "restored" and outcome.remedy == twin.name == outcome.global_remedy
+    # a setting that restores stops the search, whatever its global twin says (undecided here)
+    script = {SETTING.name: [("restores", None)], f"{SETTING.name} (global)": [("undecided", None)] * 3,
+              OTHER.name: [("restores", None)]}  # fmt: skip
+    stopped = search([SETTING, OTHER], Scripted(script), rounds=5, budget=budget, globalize=global_twin)
+    assert [t.name for t in stopped.trials] == [SETTING.name, f"{SETTING.name} (global)"]
+    assert stopped.outcome == "restored" and stopped.remedy == SETTING.name
     # without the evidence, a setting that does not restore gets no global twin
     plain = Scripted({SETTING.name: [("does not restore", None)], OTHER.name: [("does not restore", None)]})
     ended = search(

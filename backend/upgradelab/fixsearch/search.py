@@ -398,6 +398,7 @@ def search(
         except SearchCancelled:  # the candidate measured already is not listed again (its twin was cut)
             done = any(t.name == candidate.name for t in trials)
             return end("cancelled", queue[position + 1 :] if done else queue[position:])
-        if trials[-1].status == "restores" and not try_all:  # the candidate, or its global twin
+        restored = trial.status == "restores" or trials[-1].status == "restores"  # or its global twin
+        if restored and not try_all:
             return end("restored", queue[position + 1 :])
     return end("no remedy found", [])
