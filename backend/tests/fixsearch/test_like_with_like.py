@@ -1,6 +1,6 @@
 """Issue 46, Deliver 3 and 9: a statement-level setting's wrapper (`SET STATEMENT ... FOR`, `SET_VAR`)
 costs the candidate microseconds of its own; with the baseline and the variant under a no-op wrapper
-of the same variables (search.py `arm_roles`, `judge_arms`) that cost cancels. Decided against a
+of the same variables (wrappers.py `arm_roles`, `judge_arms`) that cost cancels. Decided against a
 seeded simulated oracle: per trial a statement of 10-50 us, a wrapper costing 2-20 % of it, the
 variant 12 % slower (the issue's derived_merge=off case, 1.11-1.13x), every arm timed with log-normal
 noise per round (shared by the round's arms, as a busy machine gives them) and per arm, and the real
@@ -14,8 +14,8 @@ import random
 from dataclasses import dataclass, field
 
 from upgradelab.fixsearch.candidates import Candidate
-from upgradelab.fixsearch.search import ArmRole, Budget, Trial, arm_roles, judge_arms, search, search_looks
-from upgradelab.fixsearch.wrappers import wrapper_for
+from upgradelab.fixsearch.search import Budget, Trial, search, search_looks
+from upgradelab.fixsearch.wrappers import ArmRole, arm_roles, judge_arms, wrapper_for
 
 TRIALS = 200
 ROUNDS = 5

@@ -2,7 +2,7 @@
 turns.py, timing.py) on two instances opened once for the whole search (sides.py), the baseline and
 the variant as the replay ran them, the replay's dataset loaded (or reused from a kept datadir).
 
-Per candidate, three arms (search.py `arm_roles`) take turns in every round, pass by pass as a
+Per candidate, three arms (wrappers.py `arm_roles`) take turns in every round, pass by pass as a
 replay's variants do (turns.py `round_turns`, each round's order a shuffle of random.Random(seed)):
 the fingerprint's sampled statements on the baseline, the same on the variant as it is, and the
 statements rewritten with the candidate's remedy (rewrite.py) on the variant. Each statement is
@@ -53,10 +53,10 @@ from upgradelab.fixsearch.catalog import index_size
 from upgradelab.fixsearch.histograms import NOT_MEASURED, Refused, Unavailable
 from upgradelab.fixsearch.identity import plan_identity
 from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, index_hint, rewrite
-from upgradelab.fixsearch.search import SearchCancelled, Trial, arm_roles, judge_arms
+from upgradelab.fixsearch.search import SearchCancelled, Trial
 from upgradelab.fixsearch.sides import Side
 from upgradelab.fixsearch.views import inline
-from upgradelab.fixsearch.wrappers import Wrapper, wrapper_for
+from upgradelab.fixsearch.wrappers import Wrapper, arm_roles, judge_arms, wrapper_for
 from upgradelab.replay.compare import THRESHOLD, diff
 from upgradelab.replay.counters import WorkTally
 from upgradelab.replay.dataset_load import DumpDataset

@@ -31,8 +31,8 @@ tests give a simulated one, seeded).
   (tests/fixsearch/test_search_looks.py);
 - like with like (wrappers.py): a statement-level setting's candidate runs under its own
   `SET STATEMENT` / `SET_VAR` wrapper, so the baseline's and the variant's arms carry a no-op wrapper
-  of the same variables (`arm_roles`, `judge_arms`): the wrapper's cost cancels, and is measured
-  apart (the variant bare, a fourth arm: `wrapper_cost`, `wrapper_us`);
+  of the same variables (wrappers.py `arm_roles`, `judge_arms`): the wrapper's cost cancels, and is
+  measured apart (the variant bare, a fourth arm: `wrapper_cost`, `wrapper_us`);
 - it stops at the first that restores unless `try_all`; before a candidate (or more rounds of one)
   that the budget cannot hold: at most `budget.rounds` rounds in all, nothing started once
   `budget.minutes` have passed. A refused candidate costs no round, nor one not measured. An
@@ -55,9 +55,8 @@ tests give a simulated one, seeded).
   statement-level one under scope "both"), `global_remedy` the first global one that restores.
 """
 
-import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -220,70 +219,6 @@ def judge(
     else:
         status, reason = "undecided", f"{to_base.verdict} against the baseline: {to_base.reason}"
     return Trial(name, status, reason, to_base, to_variant, variant_gap, results_equal, rounds)
-
-
-ArmSide = Literal["baseline", "variant", "candidate"]
-
-
-@dataclass(frozen=True)
-class ArmRole:
-    """One arm of a candidate's rounds: whose statements (the baseline's server, the variant as it is,
-    the candidate on the variant) and whether they carry the no-op wrapper (wrappers.py)."""
-
-    side: ArmSide
-    wrapped: bool
-
-
-def arm_roles(wrapped: bool) -> list[ArmRole]:
-    """The arms a candidate is timed in, in this order (the oracle's and `judge_arms`'): the
-    baseline, the variant as it is, the candidate; with a statement-level setting (`wrapped`), the
-    baseline and the variant under the no-op wrapper, and the variant bare last (the wrapper's own
-    cost, shown apart)."""
-    if not wrapped:
-        return [ArmRole("baseline", False), ArmRole("variant", False), ArmRole("candidate", False)]
-    return [ArmRole("baseline", True), ArmRole("variant", True), ArmRole("candidate", True),
-            ArmRole("variant", False)]  # fmt: skip
-
-
-def _per_statement_us(wrapped: Rounds, bare: Rounds, statements: int) -> float | None:
-    """The median over rounds of (wrapped - bare) per pass, per statement, in microseconds."""
-    differences = []
-    for number in sorted(set(wrapped) & set(bare)):
-        over, under = list(wrapped[number]), list(bare[number])
-        if over and under:
-            differences.append(sum(over) / len(over) - sum(under) / len(under))
-    if not differences:
-        return None
-    median = statistics.median(differences)
-    return median / max(statements, 1) * 1e6
-
-
-def judge_arms(
-    name: str,
-    roles: list[ArmRole],
-    measured: Sequence[Rounds],
-    results_equal: bool,
-    rounds: int,
-    tolerance: float = THRESHOLD,
-    looks: int = 1,
-    statements: int = 1,
-) -> Trial:
-    """`judge` on the arms of `arm_roles` ({round: [seconds per pass]} each, in that order): the
-    candidate against the baseline and the variant as they ran (under the same wrapper when the roles
-    carry one, so its cost cancels); the wrapper's own cost (the variant under it / bare) in
-    `wrapper_cost`, per statement in `wrapper_us`, and said in the reason."""
-    trial = judge(name, measured[0], measured[1], measured[2], results_equal, rounds, tolerance, looks)
-    if len(roles) > 3 and roles[1].wrapped and not roles[3].wrapped:
-        cost = ratio(measured[3], measured[1], verdicts.confidence_for(looks))
-        trial.wrapper_cost = cost
-        trial.wrapper_us = _per_statement_us(measured[1], measured[3], statements)
-        if cost is not None:
-            us = f", {trial.wrapper_us:+.1f} us per statement" if trial.wrapper_us is not None else ""
-            trial.reason = (
-                f"{trial.reason}; like with like: every arm carried the wrapper, whose own cost "
-                f"{cost.ratio:.3f} [{cost.low:.3f}, {cost.high:.3f}]{us} cancels"
-            )
-    return trial
 
 
 Oracle = Callable[[Candidate, int], Trial]

@@ -27,6 +27,9 @@ Two candidates come of it (candidates.py, evidence.py):
   derived table, statement-level, measured like any hint.
 The select items keep the view's column names (information_schema.COLUMNS, in order), so a view made
 with a column list reads the same.
+
+One concept: a view's body read and written back in the baseline's plan; the reader (a small
+tokenizer and join-tree walk over the servers' normalised text) exists only for the two candidates.
 """
 
 import re

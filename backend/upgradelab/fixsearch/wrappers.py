@@ -17,10 +17,17 @@ more assignment) and the note says so. Global remedies, index and view candidate
 statistics carry no statement wrapper: their arms are bare, as before.
 """
 
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from upgradelab.fixsearch.candidates import Candidate, switch_flags
 from upgradelab.fixsearch.rewrite import remedy_text
+from upgradelab.fixsearch.search import Trial, judge, ratio
+from upgradelab.replay.compare import THRESHOLD
+from upgradelab.results.stats import verdicts
+from upgradelab.results.stats.verdicts import Rounds
 
 # a variable every MySQL and MariaDB server has, set to its own value where a side lacks the candidate's
 STAND_IN = "optimizer_search_depth"
@@ -83,3 +90,67 @@ def wrapper_for(candidate: Candidate, baseline: dict[str, str], variant: dict[st
         "values, so the wrapper's own cost is in every arm"
     )
     return Wrapper(on_base, on_var, "; ".join([said, *notes]))
+
+
+ArmSide = Literal["baseline", "variant", "candidate"]
+
+
+@dataclass(frozen=True)
+class ArmRole:
+    """One arm of a candidate's rounds: whose statements (the baseline's server, the variant as it is,
+    the candidate on the variant) and whether they carry the no-op wrapper (wrappers.py)."""
+
+    side: ArmSide
+    wrapped: bool
+
+
+def arm_roles(wrapped: bool) -> list[ArmRole]:
+    """The arms a candidate is timed in, in this order (the oracle's and `judge_arms`'): the
+    baseline, the variant as it is, the candidate; with a statement-level setting (`wrapped`), the
+    baseline and the variant under the no-op wrapper, and the variant bare last (the wrapper's own
+    cost, shown apart)."""
+    if not wrapped:
+        return [ArmRole("baseline", False), ArmRole("variant", False), ArmRole("candidate", False)]
+    return [ArmRole("baseline", True), ArmRole("variant", True), ArmRole("candidate", True),
+            ArmRole("variant", False)]  # fmt: skip
+
+
+def _per_statement_us(wrapped: Rounds, bare: Rounds, statements: int) -> float | None:
+    """The median over rounds of (wrapped - bare) per pass, per statement, in microseconds."""
+    differences = []
+    for number in sorted(set(wrapped) & set(bare)):
+        over, under = list(wrapped[number]), list(bare[number])
+        if over and under:
+            differences.append(sum(over) / len(over) - sum(under) / len(under))
+    if not differences:
+        return None
+    median = statistics.median(differences)
+    return median / max(statements, 1) * 1e6
+
+
+def judge_arms(
+    name: str,
+    roles: list[ArmRole],
+    measured: Sequence[Rounds],
+    results_equal: bool,
+    rounds: int,
+    tolerance: float = THRESHOLD,
+    looks: int = 1,
+    statements: int = 1,
+) -> Trial:
+    """`judge` on the arms of `arm_roles` ({round: [seconds per pass]} each, in that order): the
+    candidate against the baseline and the variant as they ran (under the same wrapper when the roles
+    carry one, so its cost cancels); the wrapper's own cost (the variant under it / bare) in
+    `wrapper_cost`, per statement in `wrapper_us`, and said in the reason."""
+    trial = judge(name, measured[0], measured[1], measured[2], results_equal, rounds, tolerance, looks)
+    if len(roles) > 3 and roles[1].wrapped and not roles[3].wrapped:
+        cost = ratio(measured[3], measured[1], verdicts.confidence_for(looks))
+        trial.wrapper_cost = cost
+        trial.wrapper_us = _per_statement_us(measured[1], measured[3], statements)
+        if cost is not None:
+            us = f", {trial.wrapper_us:+.1f} us per statement" if trial.wrapper_us is not None else ""
+            trial.reason = (
+                f"{trial.reason}; like with like: every arm carried the wrapper, whose own cost "
+                f"{cost.ratio:.3f} [{cost.low:.3f}, {cost.high:.3f}]{us} cancels"
+            )
+    return trial
