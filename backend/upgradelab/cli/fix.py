@@ -44,7 +44,8 @@ def fix(
     only: Annotated[
         list[str] | None,
         typer.Option(
-            "--only", help="Try only this candidate source (plan, differs, lever, statistics); repeatable."
+            "--only",
+            help="Try only this candidate source (plan, differs, lever, view, index, statistics); repeatable",
         ),
     ] = None,
     side_rounds: Annotated[int, typer.Option(help="A global remedy's check: rounds per fingerprint.")] = 5,

@@ -54,8 +54,8 @@ class FixSearchCreate(RequestModel):
         default_factory=lambda: list(SOURCES),
         min_length=1,
         description=(
-            "The candidate sources to try (plan, differs, lever, statistics; default all): the others "
-            "are gathered but neither listed nor measured."
+            "The candidate sources to try (plan, differs, lever, view, index, statistics; default all): "
+            "the others are gathered but neither listed nor measured."
         ),
     )
     side_rounds: int = Field(
@@ -73,13 +73,14 @@ class _Read(BaseModel):
 
 
 class FixCandidateRead(_Read):
-    """A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever, statistics) and note,
-    the settings, scope ("statement": in force for the statement only; "global": for the whole
-    server, effects.py), what to apply (the hint, the SET STATEMENT prefix, or the option lines;
-    a global one's SET GLOBAL in extra.set_global), the baseline's and the variant's values where
-    it sets one back, and a plan candidate's `indexes` (table -> the baseline's index, written as
-    an index hint); extra: a subquery strategy's `strategies` and MySQL `subquery_hint`, a statistics
-    candidate's `analyze` and `undo` statements and `columns` (table -> columns)."""
+    """A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever, view, index,
+    statistics) and note, the settings, scope ("statement": in force for the statement only;
+    "global": for the whole server, effects.py), what to apply (the hint, the SET STATEMENT prefix,
+    or the option lines; a global one's SET GLOBAL in extra.set_global), the baseline's and the
+    variant's values where it sets one back, and a plan candidate's `indexes` (table -> the
+    baseline's index, written as an index hint); extra: a subquery strategy's `strategies` and MySQL
+    `subquery_hint`, a statistics candidate's `analyze` and `undo` statements and `columns` (table
+    -> columns)."""
 
     name: str
     source: str

@@ -1923,13 +1923,14 @@ export type FingerprintResult = {
 /**
  * FixCandidateRead
  *
- * A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever, statistics) and note,
- * the settings, scope ("statement": in force for the statement only; "global": for the whole
- * server, effects.py), what to apply (the hint, the SET STATEMENT prefix, or the option lines;
- * a global one's SET GLOBAL in extra.set_global), the baseline's and the variant's values where
- * it sets one back, and a plan candidate's `indexes` (table -> the baseline's index, written as
- * an index hint); extra: a subquery strategy's `strategies` and MySQL `subquery_hint`, a statistics
- * candidate's `analyze` and `undo` statements and `columns` (table -> columns).
+ * A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever, view, index,
+ * statistics) and note, the settings, scope ("statement": in force for the statement only;
+ * "global": for the whole server, effects.py), what to apply (the hint, the SET STATEMENT prefix,
+ * or the option lines; a global one's SET GLOBAL in extra.set_global), the baseline's and the
+ * variant's values where it sets one back, and a plan candidate's `indexes` (table -> the
+ * baseline's index, written as an index hint); extra: a subquery strategy's `strategies` and MySQL
+ * `subquery_hint`, a statistics candidate's `analyze` and `undo` statements and `columns` (table
+ * -> columns).
  */
 export type FixCandidateRead = {
     /**
@@ -2149,7 +2150,7 @@ export type FixSearchCreate = {
     /**
      * Sources
      *
-     * The candidate sources to try (plan, differs, lever, statistics; default all): the others are gathered but neither listed nor measured.
+     * The candidate sources to try (plan, differs, lever, view, index, statistics; default all): the others are gathered but neither listed nor measured.
      */
     sources?: Array<'plan' | 'differs' | 'lever' | 'view' | 'index' | 'statistics'>;
     /**
