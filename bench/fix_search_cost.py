@@ -158,11 +158,21 @@ def wait(client: httpx.Client, path: str, timeout_s: float = 3600) -> dict[str, 
     return found
 
 
-def post_replay(client: httpx.Client, body: dict[str, Any]) -> httpx.Response:
-    """POST /api/replays, asserted created."""
+def replayed(
+    client: httpx.Client, name: str, dump: bytes, queries: list[str], variants: list[Any]
+) -> dict[str, Any]:
+    """Case `name`'s dataset (`dump`, as fix-cost-<name>) and a succeeded one-round replay of `queries`
+    on `variants`: the replay's JSON."""
+    dataset = f"fix-cost-{name}"
+    created = client.put(f"/api/datasets/{dataset}", content=dump)
+    assert created.status_code == 201, created.text
+    body = {"dataset": dataset, "queries": "".join(f"{q};\n" for q in queries), "variants": variants,
+            "rounds": 1, "max_rounds": 1, "passes": 1}  # fmt: skip
     started = client.post("/api/replays", json=body)
     assert started.status_code == 201, started.text
-    return started
+    replay = wait(client, f"/api/replays/{started.json()['id']}")
+    assert replay["status"] == "succeeded", replay["error"]
+    return replay
 
 
 def seconds(record: dict[str, Any], start: str = "started_at", end: str = "finished_at") -> float:
@@ -191,14 +201,7 @@ def run_planted(client: httpx.Client, name: str) -> list[tuple[str, dict[str, An
     """Issue 46's case `name` (PLANTED): its dataset and one-round replay, then one fix search of its
     searched query with the API's defaults: (name, {"replay", "replay_s", "search", "search_s"})."""
     case = PLANTED[name]
-    dataset = f"fix-cost-{name}"
-    created = client.put(f"/api/datasets/{dataset}", content=case["dump"])
-    assert created.status_code == 201, created.text
-    body = {"dataset": dataset, "queries": "".join(f"{q};\n" for q in case["queries"]),
-            "variants": case["variants"], "rounds": 1, "max_rounds": 1, "passes": 1}  # fmt: skip
-    started = post_replay(client, body)
-    replay = wait(client, f"/api/replays/{started.json()['id']}")
-    assert replay["status"] == "succeeded", replay["error"]
+    replay = replayed(client, name, case["dump"], case["queries"], case["variants"])
     fingerprint = next(
         f["fingerprint_id"]
         for f in replay["report"]["fingerprints"]
@@ -264,14 +267,7 @@ def run_case(client: httpx.Client, name: str) -> list[tuple[str, dict[str, Any]]
     """The case's dataset and one-round replay, then its searches: (label, {"replay", "replay_s",
     "search", "search_s"}) each ("global": stopping at the first restoring remedy, then --all)."""
     case = CASES[name]
-    dataset = f"fix-cost-{name}"
-    created = client.put(f"/api/datasets/{dataset}", content=DUMP)
-    assert created.status_code == 201, created.text
-    body = {"dataset": dataset, "queries": "".join(f"{q};\n" for q in case["queries"]),
-            "variants": case["variants"], "rounds": 1, "max_rounds": 1, "passes": 1}  # fmt: skip
-    started = post_replay(client, body)
-    replay = wait(client, f"/api/replays/{started.json()['id']}")
-    assert replay["status"] == "succeeded", replay["error"]
+    replay = replayed(client, name, DUMP, case["queries"], case["variants"])
     replay["variants"] = [v if isinstance(v, str) else v["name"] for v in case["variants"]]
     common = {"replay": replay, "replay_s": seconds(replay, "created_at", "ended_at")}
     out = [(name, {**common, **searched(client, replay, case["scope"], False)})]
