@@ -22,7 +22,11 @@ from redis import Redis
 
 from tests.conftest import auth_headers
 from tests.datasets.conftest import delete_dataset
+from upgradelab.db import sync_session
 from upgradelab.execution.locks import TargetLocks
+from upgradelab.execution.status import JobStatus
+from upgradelab.fixsearch.models import FixSearch
+from upgradelab.replay.models import ReplayRun
 from upgradelab.settings import get_settings
 
 DATASET = "fix-ui"
@@ -170,3 +174,151 @@ def test_a_queued_fix_search_is_cancelled_from_its_page(
         assert client.get(f"/api/fixsearches/{search_id}").json()["status"] == "cancelled"
     finally:
         busy.release()
+
+
+# a search as issue 46's view case ends: a rewritten view's CREATE OR REPLACE VIEW, long reasons, the
+# wrapper and plan identity, an index's change; written into a search row of the module's replay
+LONG_VIEW = (
+    "CREATE OR REPLACE ALGORITHM=UNDEFINED DEFINER=`upgradelab_load`@`127.0.0.1` SQL SECURITY DEFINER VIEW "
+    "`customer_list` AS select "
+    + ", ".join(f"`cu`.`column_{n}` AS `column_{n}`" for n in range(40))
+    + " from `db`.`country` straight_join `db`.`city` FORCE INDEX (`idx_fk_country_id`) straight_join "
+    "`db`.`address` `a` FORCE INDEX (`idx_fk_city_id`) straight_join `db`.`customer` `cu`"
+)
+
+
+def _wide_search(replay_id: int) -> int:
+    """A finished fix search of the replay whose candidates and trials carry issue 46's longest texts."""
+    ratio = {
+        "ratio": 1.104,
+        "low": 1.016,
+        "high": 1.199,
+        "rounds": 10,
+        "method": "paired rounds",
+        "mde": 0.08,
+        "verdict": "inconclusive",
+        "reason": "too wide: " + "x" * 200,
+    }
+    reason = "still slower than the baseline: interval [1.016, 1.199] beyond 10%; " + "its arm ran on " * 30
+    steps = [
+        {
+            "table": f"table_with_a_long_name_{n}",
+            "access_type": "ref",
+            "key": f"idx_fk_{'k' * 40}_{n}",
+            "rows": 5.0,
+        }
+        for n in range(4)
+    ]
+    candidates = [
+        {
+            "name": "view customer_list rewritten in the baseline's join order",
+            "source": "view",
+            "note": "the statement reads view customer_list: " + "its body rewritten " * 20,
+            "settings": {},
+            "apply": LONG_VIEW + ";",
+            "scope": "global",
+            "extra": {"statements": [LONG_VIEW], "undo": [LONG_VIEW]},
+        },
+        {
+            "name": "optimizer_switch derived_merge=on",
+            "source": "differs",
+            "note": "derived_merge is on",
+            "settings": {"optimizer_switch": "derived_merge=on"},
+            "scope": "statement",
+            "apply": "SET STATEMENT optimizer_switch='derived_merge=on' FOR <statement>",
+        },
+    ]
+    tried = [
+        {
+            "name": candidates[0]["name"],
+            "status": "does not restore",
+            "reason": reason,
+            "ratio_to_baseline": ratio,
+            "ratio_to_variant": ratio,
+            "variant_to_baseline": ratio,
+            "results_equal": True,
+            "rounds": 10,
+            "statements": ["SELECT * FROM customer_list WHERE country = '" + "C" * 300 + "'"],
+            "clock": "server",
+            "scope": "global",
+            "plan_before": steps,
+            "plan_after": steps,
+            "apply": LONG_VIEW + ";",
+            "change": {"apply": [LONG_VIEW], "undo": [LONG_VIEW], "size_bytes": 16384},
+        },
+        {
+            "name": candidates[1]["name"],
+            "status": "undecided",
+            "reason": reason,
+            "ratio_to_baseline": ratio,
+            "results_equal": True,
+            "rounds": 15,
+            "scope": "statement",
+            "wrapper_cost": ratio,
+            "wrapper_us": 12.8,
+            "wrapper": {
+                "baseline": "SET STATEMENT optimizer_switch='derived_merge=on' FOR <statement>",
+                "variant": "SET STATEMENT optimizer_switch='derived_merge=off' FOR <statement>",
+                "note": "x",
+            },
+            "plan_identity": "with it the variant's plan of its statement is the baseline's "
+            + "(t:ref/g) " * 20,
+            "statements": [
+                "SET STATEMENT optimizer_switch='derived_merge=on' FOR SELECT " + "d.c, " * 80 + "1"
+            ],
+        },
+    ]
+    with sync_session() as session:
+        replay = session.get(ReplayRun, replay_id)
+        assert replay is not None
+        row = FixSearch(
+            replay_id=replay_id,
+            fingerprint_id="wide",
+            fingerprint="SELECT " + "?, " * 200 + "?",
+            variant="no semijoin",
+            baseline=TARGET,
+            variants=replay.variants[:2],
+            statements=[],
+            dataset_id=replay.dataset_id,
+            status=JobStatus.succeeded,
+            candidates=candidates,
+            tried=tried,
+            budget_rounds=360,
+            budget_scaled=True,
+            progress={"phase": "done"},
+            result={
+                "outcome": "out of budget",
+                "remedy": None,
+                "tried": 2,
+                "not_tried": ["index fix_" + "c" * 60],
+                "rounds": 25,
+                "minutes": 2.4,
+                "more_rounds": 5,
+                "more_minutes": 0.4,
+                "unused": ["optimizer_adjust_secondary_key_costs"],
+                "timing_cpu": "the client on CPU 1",
+            },
+        )
+        session.add(row)
+        session.commit()
+        return row.id
+
+
+def test_the_fix_search_page_fits_a_1280_px_window_with_issue_46s_longest_texts(
+    page: Page, replay: dict[str, Any]
+) -> None:
+    search_id = _wide_search(replay["id"])
+    page.goto(f"/fixsearches/{search_id}")
+    expect(page.get_by_test_id("fix-outcome")).to_have_attribute("data-outcome", "out of budget")
+    expect(page.get_by_test_id("fix-outcome")).to_contain_text("about 5 more rounds")
+    expect(page.get_by_test_id("fix-unused")).to_contain_text("optimizer_adjust_secondary_key_costs")
+    expect(page.get_by_test_id("fix-wrapper")).to_contain_text("12.8 us per statement")
+    expect(page.get_by_test_id("fix-plan-identity")).to_contain_text("plan identity")
+    assert page.viewport_size is not None and page.viewport_size["width"] == 1280
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 1280, width  # nothing cut off at the right: no horizontal scroll
+    page.locator("[data-testid=fix-candidate] details summary").first.click()  # the whole CREATE VIEW
+    expect(page.locator("[data-testid=fix-candidate] details").first).to_contain_text(
+        "straight_join `db`.`customer`"
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280

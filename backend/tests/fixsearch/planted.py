@@ -2,6 +2,8 @@
 dataset, one round of `queries` on `variants`, waited for (asserts it succeeded); the dataset deleted
 after."""
 
+import json
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -9,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from tests.conftest import BIN
 from tests.datasets.conftest import delete_dataset
 
 
@@ -34,3 +37,17 @@ def planted_replay(
         yield found
     finally:
         delete_dataset(http, dataset)
+
+
+def fix_json(api: str, replay_id: int, fingerprint: str, variant: str, *options: str) -> dict[str, Any]:
+    """`upgradelab fix --json` of the fingerprint on the variant with `options`, its JSON (asserts it
+    exited 0 or 1 and the search succeeded)."""
+    done = subprocess.run(
+        [str(BIN / "upgradelab"), "fix", "--api", api, "--replay", str(replay_id), "--fingerprint",
+         fingerprint, "--variant", variant, "--json", *options],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), (done.returncode, done.stdout[-3000:], done.stderr[-2000:])
+    found: dict[str, Any] = json.loads(done.stdout)
+    assert found["status"] == "succeeded", (found["error"], found["result"])
+    return found

@@ -42,3 +42,41 @@ def test_the_summary_lists_side_effects_and_what_to_apply() -> None:
     assert "  remedy: sj; apply: /*+ SET_VAR(optimizer_switch='semijoin=on') */" in text
     assert "    plan before: o:ALL/-" in text and "    plan after:  i:ref/c" in text
     assert "  global remedy: sj (global); apply: optimizer_switch='semijoin=on'" in text
+
+
+def test_the_summary_says_the_wrapper_plan_identity_an_index_and_what_more_a_budget_needed() -> None:
+    identity = "with it the variant's plan of its statement is the baseline's"
+    writes = "the workload's 2 write statements were not timed with it"
+    more = "out of budget after 20 rounds and 0.5 min: 1 candidate not tried; about 5 more rounds"
+    change = {
+        "apply": ["CREATE INDEX ..."],
+        "undo": ["DROP INDEX `i` ON `t`"],
+        "size_bytes": 16384,
+        "writes": writes,
+    }
+    found = {
+        "id": 5,
+        "status": "succeeded",
+        "candidates": [],
+        "tried": [
+            {"name": "dm", "status": "undecided", "scope": "statement", "results_equal": True, "reason": "-",
+             "ratio_to_baseline": _ratio(1.0, "inconclusive"), "wrapper_cost": _ratio(1.14, "regression"),
+             "wrapper_us": 12.8, "plan_identity": identity},
+            {"name": "index i on t (x)", "status": "restores", "scope": "global", "results_equal": True,
+             "change": change},
+        ],
+        "result": {"outcome": "out of budget", "remedy": None, "rounds": 20, "minutes": 1, "not_tried": ["a"],
+                   "said": more, "unused": ["optimizer_adjust_secondary_key_costs"]},
+    }  # fmt: skip
+    text = summary(found).splitlines()
+    assert (
+        "    the wrapper's own cost (in every arm): 1.14x [1.03, 1.25] (regression), +12.8 us per statement"
+        in text
+    )
+    assert f"    plan identity: {identity}" in text
+    assert "    the index: 16,384 bytes; undo: DROP INDEX `i` ON `t`" in text
+    assert f"    {writes}" in text and f"  {more}" in text
+    assert (
+        "  never candidates (the variant's own help calls them unused): optimizer_adjust_secondary_key_costs"
+        in text
+    )

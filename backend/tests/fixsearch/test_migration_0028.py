@@ -1,5 +1,5 @@
-"""Migration 0028 adds the fix search's candidate sources (existing rows read all of them: the
-search's SOURCES) and takes the column away again."""
+"""Migration 0028 adds the fix search's candidate sources (existing rows read all four there were then)
+and takes the column away again."""
 
 import json
 from pathlib import Path
@@ -22,7 +22,14 @@ def test_candidate_sources_column_up_and_down(tmp_path: Path) -> None:
     command.upgrade(config, REVISION)
     engine = sa.create_engine(url)
     columns = {c["name"]: c for c in sa.inspect(engine).get_columns("fix_search")}
-    assert json.loads(str(columns["sources"]["default"]).strip("'")) == list(SOURCES)
+    # the four sources there were then (later ones, issue 46's view and index, are new searches' only)
+    assert json.loads(str(columns["sources"]["default"]).strip("'")) == [
+        "plan",
+        "differs",
+        "lever",
+        "statistics",
+    ]
+    assert set(SOURCES) >= {"plan", "differs", "lever", "statistics"}
     command.downgrade(config, previous)
     assert "sources" not in {c["name"] for c in sa.inspect(engine).get_columns("fix_search")}
     engine.dispose()

@@ -114,12 +114,31 @@ def test_a_search_that_never_reaches_the_statistics_candidate_starts_nothing(ope
     assert opened == [] and server.events == []
 
 
+def test_a_later_change_first_undoes_the_one_before_and_a_failed_undo_leaves_it_unavailable(
+    opened: list[Server],
+) -> None:
+    server = Server(2)
+    second = _second(server)
+    create, drop = "CREATE INDEX `fix_o_k` ON `db`.`o` (`k`)", "DROP INDEX `fix_o_k` ON `db`.`o`"
+    second.with_change("index fix_o_k on o (k)", [create], [drop], "db")
+    second.with_change("statistics: histograms on o.k", ANALYZE, [], "db")
+    executed = [e for e in server.events if e.startswith("execute")]
+    # the index dropped before the statistics are made: each arm sees its own change only
+    assert executed == [f"execute {create}", f"execute {drop}", f"execute {ANALYZE[0]}"]
+    assert server.events.count("forget data") == 1  # forgotten once, before the first change
+    second.with_change("index again", [create], ["ANALYZE TABLE o DROP HISTOGRAM ON k"], "db")
+    server.analyze_rows = [("db.o", "analyze", "error", "no such histogram")]  # its undo refused
+    with pytest.raises(Unavailable, match="whose undo failed"):
+        second.with_change("statistics once more", ANALYZE, [], "db")
+    second.close()
+
+
 def test_the_analyze_runs_as_the_admin_on_the_second_instance_once_after_its_datadir_is_forgotten(
     opened: list[Server],
 ) -> None:
     variant_own, server = Server(1), Server(2)
     second = _second(server)
-    side = second.with_statistics("statistics: histograms on o.k", ANALYZE, "db")
+    side = second.with_change("statistics: histograms on o.k", ANALYZE, [], "db")
     assert opened == [server] and variant_own.events == []  # the variant's own instance untouched
     assert side.one.variant.provisioner is server  # type: ignore[comparison-overlap]
     # forgotten first (a search ending after the ANALYZE leaves no reusable datadir), then the
@@ -127,11 +146,9 @@ def test_the_analyze_runs_as_the_admin_on_the_second_instance_once_after_its_dat
     after_start = server.events[server.events.index("freeze") + 1 :]  # frozen once started
     assert after_start == ["forget record", "forget data", "thaw", "admin db", f"execute {ANALYZE[0]}",
                            "close db", "freeze"]  # fmt: skip
-    # the same candidate again: no second ANALYZE; another candidate: its statistics would mix
-    assert second.with_statistics("statistics: histograms on o.k", ANALYZE, "db") is side
+    # the same candidate again: no second ANALYZE
+    assert second.with_change("statistics: histograms on o.k", ANALYZE, [], "db") is side
     assert server.events.count(f"execute {ANALYZE[0]}") == 1
-    with pytest.raises(Unavailable, match="holds another candidate's statistics"):
-        second.with_statistics("statistics: histograms on o.id", ANALYZE, "db")
     second.close()
     assert server.events[-2:] == ["close replay", "discard"]  # its connection closed, then ended
     second.close()
@@ -143,7 +160,7 @@ def test_an_error_row_of_analyze_is_the_server_refusing_the_candidate(opened: li
     server.analyze_rows = [("db.o", "analyze", "Error", "Unknown column 'k'")]
     second = _second(server)
     with pytest.raises(Refused, match="Unknown column 'k'"):
-        second.with_statistics("statistics", ANALYZE, "db")
+        second.with_change("statistics", ANALYZE, [], "db")
     second.close()
     assert "discard" in server.events
 
@@ -167,7 +184,7 @@ def test_a_cancel_while_it_starts_ends_it_and_the_search(
 
     monkeypatch.setattr(second_module, "open_variant", open_then_cancel)
     with pytest.raises(SearchCancelled):
-        second.with_statistics("statistics", ANALYZE, "db")
+        second.with_change("statistics", ANALYZE, [], "db")
     assert stopped == [[server]]  # no statement bound attached yet: its server stopped
     assert not any(e.startswith("execute") for e in server.events)
     second.close()
@@ -176,8 +193,8 @@ def test_a_cancel_while_it_starts_ends_it_and_the_search(
 
 def test_none_where_the_target_has_one_server_or_the_memory_no_room(opened: list[Server]) -> None:
     with pytest.raises(Unavailable, match="target t is one server only"):
-        _second(None).with_statistics("statistics", ANALYZE, "db")
+        _second(None).with_change("statistics", ANALYZE, [], "db")
     huge = [["innodb_buffer_pool_size=1000T"], []]
     with pytest.raises(Unavailable, match="no memory for a second instance of the variant"):
-        _second(Server(2), others=huge).with_statistics("statistics", ANALYZE, "db")
+        _second(Server(2), others=huge).with_change("statistics", ANALYZE, [], "db")
     assert opened == []

@@ -13,6 +13,7 @@ import pytest
 
 from upgradelab.fixsearch.candidates import build
 from upgradelab.fixsearch.evidence import gathered, scoped
+from upgradelab.fixsearch.indexes import Schema
 from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, subquery_hint
 from upgradelab.fixsearch.strategies import SUBQUERY_MATERIALIZATION, strategies, strategy_candidate
 from upgradelab.replay.outcomes import Outcome
@@ -81,26 +82,36 @@ def test_mariadb_sets_back_only_the_strategys_flags_the_variant_has_off() -> Non
     )
 
 
+def _schema(columns: dict[str, set[str]]) -> Schema:
+    """The dataset's columns, with no view, no index and no type known."""
+    return Schema(columns, {}, {}, {})
+
+
 def _outcome(name: str) -> Outcome:
     return Outcome(None, None, plan_json=plan(name))
 
 
 def test_the_strategy_is_tried_with_the_plan_hints_before_the_settings_and_not_twice() -> None:
     mysql = gathered(
-        "mysql", QUERY, (_outcome("mysql-materialization"), _outcome("mysql-none")), (ON, OFF), {}
+        "mysql",
+        QUERY,
+        (_outcome("mysql-materialization"), _outcome("mysql-none")),
+        (ON, OFF),
+        _schema({}),
+        "db",
     )
     assert [c.source for c in mysql][:2] == ["plan", "differs"]
     assert mysql[0].subquery_hint == "SEMIJOIN(MATERIALIZATION)"
     # MariaDB: both flags differ, so "materialization=on,semijoin=on" is a differs candidate already
     mariadb = gathered("mariadb", QUERY, (_outcome("mariadb-materialization"), _outcome("mariadb-none")),
-                       (ON, OFF), {})  # fmt: skip
+                       (ON, OFF), _schema({}), "db")  # fmt: skip
     assert [c for c in mariadb if c.source == "plan"] == []
     assert mariadb == build("mariadb", ON, OFF)
     # a third flag differs too: the strategy's two flags together are new evidence, tried first
     more = {"optimizer_switch": OFF["optimizer_switch"] + ",rowid_filter=off"}
     base = {"optimizer_switch": ON["optimizer_switch"] + ",rowid_filter=on"}
     outcomes = (_outcome("mariadb-materialization"), _outcome("mariadb-none"))
-    first = gathered("mariadb", QUERY, outcomes, (base, more), {})
+    first = gathered("mariadb", QUERY, outcomes, (base, more), _schema({}), "db")
     assert first[0].source == "plan"
     assert first[0].settings == {"optimizer_switch": "materialization=on,semijoin=on"}
     assert [c.settings for c in first if c.source == "differs"][-1] == {
@@ -122,7 +133,7 @@ def test_the_strategy_hint_goes_into_every_in_or_exists_subquery_and_joins_an_ex
 
 def test_a_scope_takes_its_candidates() -> None:
     found = gathered("mysql", QUERY, (_outcome("mysql-materialization"), _outcome("mysql-none")), (ON, OFF),
-                     {"o": {"id", "k"}, "i": {"id", "c", "d"}})  # fmt: skip
+                     _schema({"o": {"id", "k"}, "i": {"id", "c", "d"}}), "db")  # fmt: skip
     assert found[-1].source == "statistics" and found[-1].scope == "global"
     assert "statistics" not in {c.source for c in scoped(found, "statement")}
     global_only = scoped(found, "global")

@@ -30,7 +30,9 @@ def fix(
     variant: Annotated[str, typer.Option("--variant", help="The variant it is slower on.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the fix search as JSON.")] = False,
     rounds: Annotated[int, typer.Option(help="Rounds per candidate (at least 5).")] = 5,
-    budget_rounds: Annotated[int, typer.Option(help="Rounds at most, all candidates.")] = 60,
+    budget_rounds: Annotated[
+        int | None, typer.Option(help="Rounds at most, all candidates (default: scaled to the candidates).")
+    ] = None,
     budget_minutes: Annotated[float, typer.Option(help="Minutes at most.")] = 30.0,
     try_all: Annotated[bool, typer.Option("--all", help="Measure every candidate.")] = False,
     tolerance: Annotated[
@@ -42,7 +44,8 @@ def fix(
     only: Annotated[
         list[str] | None,
         typer.Option(
-            "--only", help="Try only this candidate source (plan, differs, lever, statistics); repeatable."
+            "--only",
+            help="Try only this candidate source (plan, differs, lever, view, index, statistics); repeatable",
         ),
     ] = None,
     side_rounds: Annotated[int, typer.Option(help="A global remedy's check: rounds per fingerprint.")] = 5,
@@ -57,11 +60,13 @@ def fix(
     base = api or default_api()
     body: dict[str, Any] = {
         "replay_id": replay, "fingerprint_id": fingerprint, "variant": variant, "rounds": rounds,
-        "budget_rounds": budget_rounds, "budget_minutes": budget_minutes, "try_all": try_all,
+        "budget_minutes": budget_minutes, "try_all": try_all,
         "tolerance": tolerance, "scope": scope, "side_rounds": side_rounds, "side_minutes": side_minutes,
     }  # fmt: skip
     if only:  # default: every source (the API's)
         body["sources"] = only
+    if budget_rounds is not None:  # default: scaled to the candidates (the API's)
+        body["budget_rounds"] = budget_rounds
     try:
         with httpx.Client(base_url=base, timeout=60, headers=auth_headers(token)) as client:
             created = client.post("/api/fixsearches", json=body)
@@ -114,6 +119,19 @@ def summary(found: dict[str, Any]) -> str:
         )
         if trial["status"] in ("refused", "undecided", "not measured"):
             lines.append(f"    {trial['reason']}")
+        if trial.get("wrapper_cost"):  # like with like: every arm under the same wrapper
+            us = trial.get("wrapper_us")
+            per = f", {us:+.1f} us per statement" if us is not None else ""
+            lines.append(f"    the wrapper's own cost (in every arm): {_ratio(trial['wrapper_cost'])}{per}")
+        if trial.get("plan_identity"):
+            lines.append(f"    plan identity: {trial['plan_identity']}")
+        change = trial.get("change") or {}
+        if change.get("size_bytes"):
+            lines.append(
+                f"    the index: {change['size_bytes']:,} bytes; undo: {'; '.join(change.get('undo', []))}"
+            )
+        if change.get("writes"):
+            lines.append(f"    {change['writes']}")
         if trial["status"] == "not measured" and trial.get("apply"):  # statistics: what one would apply
             lines.append("    to try by hand:")
             lines.extend(f"      {line}" for line in trial["apply"].splitlines())
@@ -134,6 +152,12 @@ def summary(found: dict[str, Any]) -> str:
                 lines.append(f"    plan after:  {_plan(chosen.get('plan_after'))}")
     if result.get("not_tried"):
         lines.append(f"  not tried: {', '.join(result['not_tried'])}")
+    if result.get("outcome") == "out of budget" and result.get("said"):
+        lines.append(f"  {result['said']}")
+    if result.get("unused"):
+        lines.append(
+            f"  never candidates (the variant's own help calls them unused): {', '.join(result['unused'])}"
+        )
     lines.append(f"  {result.get('rounds', 0)} rounds, {result.get('minutes', 0)} minutes")
     if found.get("error"):
         lines.append(f"  error: {found['error']}")

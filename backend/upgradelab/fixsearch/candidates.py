@@ -16,8 +16,12 @@
    own SET SESSION alike), set back to the baseline's value for the statement only: flags one by
    one, then all differing flags together; then the variables one by one. A variable one side lacks
    (new in one version) cannot be set back and is left out.
-2. `lever`: the flavor's documented known levers (levers.py), relative to the variant's own values;
-   one that repeats a `differs` candidate's setting is left out (the earlier keeps the evidence).
+2. `lever`: the new version's own knobs first (levers.py `version_levers`: MariaDB 11's cost
+   variables the baseline lacks, at what the 10.x cost model assumed), then the flavor's documented
+   known levers (levers.py), relative to the variant's own values; one that repeats a `differs`
+   candidate's setting is left out (the earlier keeps the evidence). A variable the variant's own
+   `--verbose --help` calls unused (MariaDB 11's optimizer_adjust_secondary_key_costs: "Unused") is
+   never a candidate, whatever its source (`build`'s `unused`).
 3. `statistics`: histograms on the columns the statement filters on (histograms.py), scope "global"
    (a maintenance step on the variant's tables); listed "not measured" (it needs a second instance).
 
@@ -30,13 +34,14 @@ gets it (search.py, whole.py).
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from upgradelab.fixsearch.levers import levers
+from upgradelab.fixsearch.levers import levers, version_levers
 from upgradelab.fixsearch.rewrite import index_text, join_order_text, remedy_text
 from upgradelab.replay.outcomes import PlanStep
 
-Source = Literal["plan", "differs", "lever", "statistics"]
-# evidence order: plan hints first; statistics (histograms.py, a global maintenance step) last
-SOURCES: tuple[Source, ...] = ("plan", "differs", "lever", "statistics")
+Source = Literal["plan", "differs", "lever", "view", "index", "statistics"]
+# evidence order: plan hints first; the schema changes measured on a second instance of the variant
+# (a view rewritten, views.py; an index, indexes.py; statistics, histograms.py) last
+SOURCES: tuple[Source, ...] = ("plan", "differs", "lever", "view", "index", "statistics")
 # Optimizer variables compared besides every `optimizer_*` one (the optimizer_trace* ones excepted:
 # they change what is recorded, not the plan).
 OPTIMIZER_VARIABLES = frozenset(
@@ -102,9 +107,17 @@ def _candidate(name: str, source: Source, note: str, settings: dict[str, str], f
                      variant=variant)  # fmt: skip
 
 
-def build(flavor: str, baseline: dict[str, str], variant: dict[str, str]) -> list[Candidate]:
+def build(
+    flavor: str, baseline: dict[str, str], variant: dict[str, str], unused: frozenset[str] = frozenset()
+) -> list[Candidate]:
     """Candidates in the order tried (module docstring) from both servers' variables
-    ({name: value}, lower-case names)."""
+    ({name: value}, lower-case names); `unused`: the variables the variant's binary says it no longer
+    uses (targets/option_names.py unused_variables), never a candidate."""
+    out = [c for c in _build(flavor, baseline, variant) if not set(c.settings) & unused]
+    return out
+
+
+def _build(flavor: str, baseline: dict[str, str], variant: dict[str, str]) -> list[Candidate]:
     out: list[Candidate] = []
     base_flags = switch_flags(baseline.get("optimizer_switch"))
     var_flags = switch_flags(variant.get("optimizer_switch"))
@@ -132,6 +145,11 @@ def build(flavor: str, baseline: dict[str, str], variant: dict[str, str]) -> lis
                 {name: baseline[name]}, flavor, baseline[name], variant[name],
             ))  # fmt: skip
     seen = {tuple(sorted(c.settings.items())) for c in out}
+    for name, value, note in version_levers(flavor, baseline, variant):
+        said = f"the new version's own knob: {note}"
+        own = variant.get(name)
+        out.append(_candidate(f"{name}={value}", "lever", said, {name: value}, flavor, None, own))
+        seen.add(((name, value),))
     for lever in levers(flavor):
         if lever.flag is not None:
             current = var_flags.get(lever.flag)

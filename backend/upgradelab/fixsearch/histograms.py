@@ -159,10 +159,13 @@ def analyze_statements(flavor: str, columns: dict[str, list[str]]) -> tuple[list
     return apply, undo
 
 
-def statistics_candidate(flavor: str, sql: str, columns_of: dict[str, set[str]]) -> Candidate | None:
-    """Histograms on the columns the statement filters on (module docstring); None when it filters on
-    no column of the dataset."""
-    columns = resolved(sql, columns_of)
+def statistics_candidate(
+    flavor: str, sql: str, columns_of: dict[str, set[str]], filtered: dict[str, list[str]] | None = None
+) -> Candidate | None:
+    """Histograms on the columns the statement filters on (module docstring; `filtered`: those
+    columns already resolved, through the statement's views, fixsearch/indexes.py); None when it
+    filters on no column of the dataset."""
+    columns = resolved(sql, columns_of) if filtered is None else filtered
     if not columns:
         return None
     apply, undo = analyze_statements(flavor, columns)

@@ -16,6 +16,7 @@ non-indexed columns), optimizer_prune_level (1: the heuristic pruning before 11.
 rowid_filter and condition_pushdown_* flags.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -59,3 +60,54 @@ MARIADB_LEVERS: tuple[Lever, ...] = (
 def levers(flavor: str) -> tuple[Lever, ...]:
     """The known levers of `flavor` ("mysql", "mariadb"); () for another."""
     return {"mysql": MYSQL_LEVERS, "mariadb": MARIADB_LEVERS}.get(flavor, ())
+
+
+# MariaDB 11.0's cost model (its knowledge base, "The Optimizer Cost Model from MariaDB 11.0", and
+# sql/optimizer_defaults.h): costs in microseconds per engine operation, where 10.x costed one disk
+# access, one key fetch and one row fetch alike at 1 and, beside them, a WHERE check at 0.20, with no
+# setup cost for a scan. Each lever sets one of 11.x's knobs back to
+# what the 10.x model assumed, relative to the variant's own key lookup cost where 10.x gave a ratio.
+# (variable, how the value is made, the note); a value None is left out.
+COST_MODEL_NOTE = "the 10.x cost model (MariaDB's 'The Optimizer Cost Model from MariaDB 11.0')"
+
+
+def _relative(factor: float) -> Callable[[dict[str, str]], str | None]:
+    def value(variant: dict[str, str]) -> str | None:
+        try:
+            lookup = float(variant["optimizer_key_lookup_cost"])
+        except (KeyError, ValueError):
+            return None
+        return f"{factor * lookup:.6f}"
+
+    return value
+
+
+# Only the session-scoped ones: the engine costs (optimizer_disk_read_ratio, optimizer_key_compare_cost,
+# the row and key costs) are GLOBAL (information_schema.SYSTEM_VARIABLES; SET STATEMENT refused them
+# with 1229 on 11.8, and a SET GLOBAL left an open session's plan as it was), so neither a statement
+# nor a session can carry them.
+MARIADB_COST_LEVERS: tuple[tuple[str, Callable[[dict[str, str]], str | None], str], ...] = (
+    ("optimizer_scan_setup_cost", lambda variant: "0",
+     "no setup cost for a table or index scan, as in 10.x (11.x adds 10 us to prefer lookups)"),
+    ("optimizer_where_cost", _relative(0.20),
+     "a WHERE check at a fifth of a key lookup, 10.x's 0.20 to 1 (a higher cost prefers fewer row "
+     "combinations)"),
+)  # fmt: skip
+
+
+def version_levers(
+    flavor: str, baseline: dict[str, str], variant: dict[str, str]
+) -> list[tuple[str, str, str]]:
+    """The new version's own knobs as levers (issue 46, Deliver 7): (variable, value, note) for each
+    of MariaDB 11's cost variables (MARIADB_COST_LEVERS) the variant has and the baseline lacks (new in
+    its version), at what the earlier cost model assumed, unless the variant has that value already.
+    MySQL's own new knob, the hypergraph optimizer (an optimizer_switch flag of 9.x builds), is a
+    known lever (MYSQL_LEVERS) already; [] for MySQL."""
+    if flavor != "mariadb":
+        return []
+    out = []
+    for name, value_of, note in MARIADB_COST_LEVERS:
+        value = value_of(variant)
+        if name in variant and name not in baseline and value is not None and variant[name] != value:
+            out.append((name, value, f"{COST_MODEL_NOTE}: {note}"))
+    return out

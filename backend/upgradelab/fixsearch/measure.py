@@ -1,16 +1,26 @@
 """The fix search's oracle on real servers: the replay's machinery (replay/opening.py, passes.py,
-turns.py, timing.py) on two instances opened once for the whole search, the baseline and the variant
-as the replay ran them, the replay's dataset loaded (or reused from a kept datadir).
+turns.py, timing.py) on two instances opened once for the whole search (sides.py), the baseline and
+the variant as the replay ran them, the replay's dataset loaded (or reused from a kept datadir).
 
-Per candidate, three arms take turns in every round, pass by pass as a replay's variants do
-(turns.py `round_turns`, each round's order a shuffle of random.Random(seed)): the fingerprint's
-sampled statements on the baseline, the same on the variant as it is, and the statements rewritten
-with the candidate's remedy (rewrite.py) on the variant. Each statement is repeated until enough
-time was measured (timing.py), by the server's clock where both sides give it. An arm's outcomes are
-captured once (the candidate's before its rounds: an error or a new warning is the server refusing
-the remedy, `refusal`; its results are compared with the baseline's by compare.diff); the baseline's
-and the variant's are captured at the start and kept for every candidate, whose rounds time all
-three afresh (a candidate's ratios rest on its own rounds only).
+Per candidate, three arms (wrappers.py `arm_roles`) take turns in every round, pass by pass as a
+replay's variants do (turns.py `round_turns`, each round's order a shuffle of random.Random(seed)):
+the fingerprint's sampled statements on the baseline, the same on the variant as it is, and the
+statements rewritten with the candidate's remedy (rewrite.py) on the variant. Each statement is
+repeated until enough time was measured (timing.py), by the server's clock where both sides give it.
+An arm's outcomes are captured once (the candidate's before its rounds: an error or a new warning is
+the server refusing the remedy, `refusal`; its results are compared with the baseline's by
+compare.diff); the baseline's and the variant's are captured at the start and kept for every
+candidate, whose rounds time all three afresh (a candidate's ratios rest on its own rounds only).
+Like with like (wrappers.py): a statement-level setting's baseline and variant arms are its
+statements under a no-op wrapper of the same variables at each side's own values, captured per
+candidate, and a fourth arm, the variant bare, measures the wrapper's own cost; each arm's work
+counters are tallied (replay/counters.py), so a setting that does not restore but gives the
+baseline's plans, results and work is said so (identity.py `plan_identity`, search.py sends it to
+the global check).
+
+A schema change (a view rewritten, an index, the statistics: `ON_SECOND`) runs its arm on the
+variant's second instance with the change applied there (second.py); its trial carries what to
+apply and how to undo it, and an index's size read there (catalog.py `index_size`).
 
 A global remedy (scope "global", effects.py) is measured as the session value it gives every new
 connection: SET GLOBAL and an option line set the default each session starts with, and the settings
@@ -21,104 +31,71 @@ connection with SET SESSION of its settings for the arm's turns only, the connec
 the other arms. `side_effects` times every other fingerprint of the replay the same way, two arms
 (the variant as it is, with the setting) interleaved round by round (effects.py).
 
-Plans: the variant's plan of the first statement without and with the remedy (`plans`); a MariaDB
-statement-level remedy is explained as SET STATEMENT makes it run, under its settings for the
-session (EXPLAIN of a `SET STATEMENT ... FOR` statement is refused).
+Plans: the variant's plan of each statement with the remedy (`_plans_after`; the trial shows the
+first's, before and after); a MariaDB statement-level remedy is explained as SET STATEMENT makes it
+run, under its settings for the session (EXPLAIN of a `SET STATEMENT ... FOR` statement is refused).
 
 One concept: the arms of one search on its two open instances; the statement, global and plan
 readings are the same turns on the same connections, apart only in what the arm sets.
 """
 
 import random
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import closing, suppress
 from dataclasses import asdict, dataclass, field, replace
 from itertools import groupby
 from typing import Any, Protocol
 
 import pymysql
 
-from upgradelab.execution.instances import Fleet, Instance, started
+from upgradelab.execution.instances import Fleet
 from upgradelab.fixsearch.candidates import Candidate
+from upgradelab.fixsearch.catalog import index_size
 from upgradelab.fixsearch.histograms import NOT_MEASURED, Refused, Unavailable
-from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, index_hint, literal
-from upgradelab.fixsearch.search import SearchCancelled, Trial, judge
+from upgradelab.fixsearch.identity import plan_identity
+from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, index_hint, rewrite
+from upgradelab.fixsearch.search import SearchCancelled, Trial
+from upgradelab.fixsearch.sides import Side
+from upgradelab.fixsearch.views import inline
+from upgradelab.fixsearch.wrappers import Wrapper, arm_roles, judge_arms, wrapper_for
 from upgradelab.replay.compare import THRESHOLD, diff
+from upgradelab.replay.counters import WorkTally
 from upgradelab.replay.dataset_load import DumpDataset
 from upgradelab.replay.interrupt import Interrupt
 from upgradelab.replay.opening import (
     OpenVariant,
-    ReplayVariant,
     VariantReplay,
-    open_variant,
-    with_clock_options,
 )
-from upgradelab.replay.outcomes import Outcome, explain
+from upgradelab.replay.outcomes import Outcome, PlanStep, explain
 from upgradelab.replay.pairs import pass_values
-from upgradelab.replay.passes import StatementRunner, capture_outcomes, statement_passes, statement_runner
+from upgradelab.replay.passes import StatementRunner, capture_outcomes, statement_passes
 from upgradelab.replay.sources import SourceStatement
 from upgradelab.replay.timing import pair_clock
 from upgradelab.replay.turns import round_turns
 from upgradelab.targets.statement_timeout import StatementInterrupted
 
 
-@dataclass
-class Side:
-    """One opened server: the replay's connection and clock (`one`), its statement runner, its
-    instance (thawed per turn) and its flavor."""
-
-    one: OpenVariant
-    runner: StatementRunner
-    instance: Instance
-    own: dict[str, str] | None = None
-
-    @property
-    def flavor(self) -> str:
-        return self.one.variant.provisioner.flavor
-
-    @contextmanager
-    def session(self, settings: dict[str, str]) -> Iterator[None]:
-        """`settings` in force on the replay connection while entered (SET SESSION), its own values
-        set back after (module docstring); pymysql.MySQLError when the server refuses one."""
-        if not settings:
-            yield
-            return
-        if self.own is None:  # the connection's own values: read once, they change only here
-            self.own = self.variables()
-        own = self.own
-        back = ", ".join(f"{name}={literal(own[name.lower()])}" for name in settings if name.lower() in own)
-
-        def restore() -> None:
-            if back:
-                with self.one.connection.cursor() as cursor:
-                    cursor.execute(f"SET SESSION {back}")
-
-        with self.one.connection.cursor() as cursor:
-            cursor.execute("SET SESSION " + ", ".join(f"{n}={literal(v)}" for n, v in settings.items()))
-        try:
-            yield
-        except BaseException:  # interrupted (a cancel kills the statement): the search is ending
-            with suppress(pymysql.MySQLError, OSError):
-                restore()
-            raise
-        restore()
-
-    def variables(self) -> dict[str, str]:
-        """SHOW SESSION VARIABLES on the replay's connection ({lower-case name: value}): what its
-        statements run under (defaults, startup options, the variant's SET SESSION)."""
-        with self.one.connection.cursor() as cursor:
-            cursor.execute("SHOW SESSION VARIABLES")
-            return {
-                str(name).lower(): "" if value is None else str(value) for name, value in cursor.fetchall()
-            }
-
-
-class StatisticsInstance(Protocol):
+class SecondSide(Protocol):
     """Where a statistics candidate's arm runs (second.py SecondInstance: the variant's second instance)."""
 
-    def with_statistics(self, name: str, analyze: list[str], database: str) -> Side:
-        """The instance with the candidate's ANALYZE applied; histograms.Unavailable, Refused."""
+    side: "Side | None"
+
+    def with_change(self, name: str, apply: list[str], undo: list[str], database: str) -> Side:
+        """The instance with the candidate's change applied; histograms.Unavailable, Refused."""
         ...
+
+
+# the candidate sources measured on the variant's second instance (second.py): schema changes
+ON_SECOND = ("view", "index", "statistics")
+
+
+def not_measured(candidate: Candidate) -> str:
+    """Why a schema change has no arm without a second instance of the variant."""
+    if candidate.source == "statistics":
+        return NOT_MEASURED
+    return (
+        "not measured: needs a second instance of the variant (a schema change on the search's variant "
+        "instance would change the variant-as-is arm too)"
+    )
 
 
 @dataclass
@@ -150,10 +127,11 @@ def new_arm(side: Side, name: str, statements: list[SourceStatement], passes: in
 
 
 def _fresh(arm: Arm) -> Arm:
-    """The arm with its captured outcomes and no times (a candidate's own rounds)."""
+    """The arm with its captured outcomes and no times nor work (a candidate's own rounds)."""
     fresh = new_arm(arm.side, arm.replay.name, arm.statements, arm.replay.passes, arm.session)
     fresh.replay.outcomes = list(arm.replay.outcomes)
     fresh.replay.times = [[] for _ in arm.statements]
+    fresh.replay.work = [WorkTally() for _ in arm.statements]
     fresh.runner.untimed = set(arm.runner.untimed)
     return fresh
 
@@ -203,10 +181,12 @@ class PairOracle:
     side_minutes: float = 10.0
     # the statistics candidate's arm (second.py; None: no second instance, "not measured") and what
     # the trial says of it (the instance difference, the replay's A/A interval)
-    second: "StatisticsInstance | None" = None
+    second: "SecondSide | None" = None
     second_note: str = ""
+    writes: int = 0  # the replay's write statements (an index's cost on them is not measured)
     _start: tuple[Arm, Arm] | None = None
     _arms: dict[str, list[Arm]] = field(default_factory=dict)
+    _wrappers: dict[str, Wrapper | None] = field(default_factory=dict)
     _shuffle: random.Random | None = None
 
     def capture_arm(self, arm: Arm) -> None:
@@ -236,8 +216,10 @@ class PairOracle:
     def _measure(self, candidate: Candidate, rounds: int) -> Trial:
         if self.interrupt.is_set:
             raise SearchCancelled()
-        if candidate.source == "statistics" and self.second is None:
-            return Trial(candidate.name, "not measured", NOT_MEASURED)
+        if candidate.extra.get("refused"):  # a view whose body cannot carry the baseline's plan
+            return Trial(candidate.name, "refused", candidate.note)
+        if candidate.source in ON_SECOND and self.second is None:
+            return Trial(candidate.name, "not measured", not_measured(candidate))
         base, var = self.start()
         arms = self._arms.get(candidate.name)
         if arms is None:
@@ -252,58 +234,90 @@ class PairOracle:
                     return Trial(
                         candidate.name, "refused", f"the server refused it: {refused}", statements=sqls
                     )
-            arms = [_fresh(base), _fresh(var), remedied]
+            wrapper = wrapper_for(candidate, self.own(self.baseline), self.own(self.variant))
+            wrapped = self._wrapped(wrapper) if wrapper is not None else None
+            if wrapped is not None:
+                arms = [*wrapped, remedied, _fresh(var)]
+            else:
+                arms = [_fresh(base), _fresh(var), remedied]
             self._arms[candidate.name] = arms
+            self._wrappers[candidate.name] = wrapper if wrapped is not None else None
         self.run_rounds(arms, rounds)
-        on_base, on_var, on_cand = arms
+        wrapper = self._wrappers.get(candidate.name)
+        on_base, on_cand = arms[0], arms[2]
         clock = pair_clock(on_base.replay.clock, on_cand.replay.clock)
         indexes = list(range(len(self.statements)))
-        measured = {id(a): pass_values(a.replay, indexes, clock) for a in arms}
         done = len(on_cand.replay.times[0]) // self.passes if on_cand.replay.times else 0
         equal = results_equal(base.replay.outcomes, on_cand.replay.outcomes, self.statements)
-        trial = judge(candidate.name, measured[id(on_base)], measured[id(on_var)], measured[id(on_cand)],
-                      equal, done, self.tolerance, self.looks)  # fmt: skip
+        trial = judge_arms(candidate.name, arm_roles(wrapper is not None),
+                           [pass_values(a.replay, indexes, clock) for a in arms], equal, done,
+                           self.tolerance, self.looks, len(self.statements))  # fmt: skip
         trial.statements, trial.clock = [s.sql for s in on_cand.statements], clock
-        if candidate.source == "statistics":
+        if wrapper is not None:
+            trial.wrapper = {**wrapper.texts(self.variant.flavor), "note": wrapper.note}
+        if candidate.source in ON_SECOND:
             trial.reason = f"{trial.reason}; {self.second_note}"
-        trial.plan_before, trial.plan_after, trial.plan_error = self._plans(candidate, var, on_cand)
+            trial.change = self._change(candidate)
+        after = self._plans_after(candidate, on_cand)
+        before = var.replay.outcomes[0].plan if var.replay.outcomes else []
+        trial.plan_before = [asdict(step) for step in before]
+        trial.plan_after = [asdict(step) for step in after[0][0]] if after else []
+        trial.plan_error = after[0][1] if after else None
+        if candidate.scope == "statement" and candidate.settings and trial.status != "restores":
+            said, _ = plan_identity([o.plan for o in base.replay.outcomes], [steps for steps, _ in after],
+                                    equal, on_base.replay.work, on_cand.replay.work,
+                                    [o.plan for o in var.replay.outcomes])  # fmt: skip
+            trial.plan_identity = said
         return trial
+
+    def own(self, side: Side) -> dict[str, str]:
+        """The side's replay connection's own variables (SHOW SESSION VARIABLES), read once."""
+        if side.own is None:
+            with self.fleet.block(side.instance):
+                side.own = side.variables()
+        return side.own
+
+    def _wrapped(self, wrapper: Wrapper) -> tuple[Arm, Arm] | None:
+        """The baseline's and the variant's statements under the no-op wrapper (wrappers.py), captured;
+        None when a side cannot carry it (a rewrite refused, or the server refused it: then the arms
+        stay bare, as the trial's missing `wrapper` says)."""
+        out = []
+        for side, settings, bare in ((self.baseline, wrapper.baseline, self.start()[0]),
+                                     (self.variant, wrapper.variant, self.start()[1])):  # fmt: skip
+            try:
+                statements = [replace(s, sql=rewrite(s.sql, side.flavor, settings)) for s in self.statements]
+            except RewriteError:
+                return None
+            arm = new_arm(side, bare.replay.name, statements, self.passes)
+            self.capture_arm(arm)
+            if any(refusal(b, o) for b, o in zip(bare.replay.outcomes, arm.replay.outcomes, strict=True)):
+                return None
+            out.append(arm)
+        return out[0], out[1]
 
     def _remedied(self, candidate: Candidate) -> "Arm | Trial":
         """The candidate's arm, its outcomes captured: the statements rewritten (statement-level) or
         run under its settings (global); a refused Trial when the statement cannot carry it or the
         server refuses the setting."""
-        if candidate.source == "statistics":
+        if candidate.source in ON_SECOND:
             try:
-                side = self.statistics_side(candidate)
+                side = self.second_side(candidate)
             except Unavailable as why:
-                return Trial(candidate.name, "not measured", f"{NOT_MEASURED}: {why}")
+                return Trial(candidate.name, "not measured", f"{not_measured(candidate)}: {why}")
             except Refused as refused:
                 return Trial(candidate.name, "refused", f"the server refused it: {refused}")
             except SearchCancelled:
                 raise
             except Exception as failure:  # its start failed: the other candidates are still measured
-                said = f"{NOT_MEASURED}: the second instance failed: {type(failure).__name__}: {failure}"
+                failed = f"{type(failure).__name__}: {failure}"
+                said = f"{not_measured(candidate)}: the second instance failed: {failed}"
                 return Trial(candidate.name, "not measured", said)
             arm = new_arm(side, candidate.name, self.statements, self.passes)
         elif candidate.scope == "global":
             arm = new_arm(self.variant, candidate.name, self.statements, self.passes, candidate.settings)
         else:
             try:
-                rewritten = [
-                    replace(
-                        s,
-                        sql=apply_remedy(
-                            s.sql,
-                            self.variant.flavor,
-                            candidate.settings,
-                            candidate.indexes,
-                            candidate.join_order,
-                            candidate.subquery_hint,
-                        ),
-                    )
-                    for s in self.statements
-                ]
+                rewritten = [replace(s, sql=self._rewritten(candidate, s.sql)) for s in self.statements]
             except RewriteError as error:
                 return Trial(candidate.name, "refused", f"the statement cannot carry it: {error}")
             arm = new_arm(self.variant, candidate.name, rewritten, self.passes)
@@ -314,30 +328,70 @@ class PairOracle:
             return Trial(candidate.name, "refused", f"the server refused it: {said}")
         return arm
 
-    def statistics_side(self, candidate: Candidate) -> Side:
-        """The second instance with the candidate's statistics applied (second.py), in the
-        statement's database; Unavailable, Refused."""
+    def _rewritten(self, candidate: Candidate, sql: str) -> str:
+        """`sql` with a statement-level candidate's remedy (rewrite.py; a view's body inlined, views.py);
+        RewriteError when it cannot carry it."""
+        inlined = candidate.extra.get("inline")
+        if inlined:
+            sql = inline(sql, str(inlined["view"]), str(inlined["body"]))
+        flavor = self.variant.flavor
+        settings, indexes, order, hint = (
+            candidate.settings,
+            candidate.indexes,
+            candidate.join_order,
+            candidate.subquery_hint,
+        )
+        return (
+            apply_remedy(sql, flavor, settings, indexes, order, hint)
+            if (settings or indexes or order or hint)
+            else sql
+        )
+
+    def _change(self, candidate: Candidate) -> dict[str, Any]:
+        """A schema change's apply and undo, an index's size on the second instance (catalog.py), and
+        the replay's write statements its cost was not measured on (module docstring)."""
+        apply = candidate.extra.get("statements") or candidate.extra.get("analyze", [])
+        out: dict[str, Any] = {"apply": list(apply), "undo": list(candidate.extra.get("undo", []))}
+        index = candidate.extra.get("index")
+        if index and self.second is not None and self.second.side is not None:
+            side = self.second.side
+            database = self.statements[0].database or self.dataset.database
+            with (
+                self.fleet.block(side.instance),
+                closing(side.one.variant.provisioner.endpoint.connect(database)) as admin,
+            ):
+                out["size_bytes"] = index_size(admin, database, str(index["table"]), str(index["name"]))
+        if index and self.writes:
+            out["writes"] = (
+                f"the workload's {self.writes} write statements were not timed with it (the search's "
+                "connections are read-only): the index's cost on them is not measured"
+            )
+        return out
+
+    def second_side(self, candidate: Candidate) -> Side:
+        """The second instance with the candidate's change applied (second.py), in the statement's
+        database; Unavailable, Refused."""
         if self.second is None:
             raise Unavailable("no second instance")
         database = self.statements[0].database or self.dataset.database
-        return self.second.with_statistics(candidate.name, list(candidate.extra["analyze"]), database)
+        apply = candidate.extra.get("statements") or candidate.extra["analyze"]
+        return self.second.with_change(
+            candidate.name, list(apply), list(candidate.extra.get("undo", [])), database
+        )
 
-    def _plans(
-        self, candidate: Candidate, var: Arm, remedied: Arm
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str | None]:
-        """The first statement's plan on the variant without and with the remedy (module docstring)."""
-        before = [asdict(step) for step in var.replay.outcomes[0].plan] if var.replay.outcomes else []
-        outcome = remedied.replay.outcomes[0] if remedied.replay.outcomes else None
-        if outcome is None:
-            return before, [], None
-        steps, error = outcome.plan, outcome.plan_error
+    def _plans_after(self, candidate: Candidate, remedied: Arm) -> list[tuple[list[PlanStep], str | None]]:
+        """Each statement's plan on the variant with the remedy, and EXPLAIN's error (module
+        docstring: MariaDB's SET STATEMENT explained under its settings for the session)."""
+        out = [(o.plan, o.plan_error) for o in remedied.replay.outcomes]
         if self.variant.flavor == "mariadb" and candidate.scope == "statement" and candidate.settings:
-            sql = self.statements[0].sql
-            with suppress(RewriteError):
-                sql = index_hint(sql, "mariadb", candidate.indexes) if candidate.indexes else sql
-                with self.fleet.block(self.variant.instance), self.variant.session(candidate.settings):
-                    steps, _, error = explain(remedied.runner.statements, sql)
-        return before, [asdict(step) for step in steps], error
+            with self.fleet.block(self.variant.instance), self.variant.session(candidate.settings):
+                for index, statement in enumerate(self.statements):
+                    with suppress(RewriteError):
+                        sql = statement.sql
+                        sql = index_hint(sql, "mariadb", candidate.indexes) if candidate.indexes else sql
+                        steps, _, error = explain(remedied.runner.statements, sql)
+                        out[index] = (steps, error)
+        return out
 
     def run_rounds(self, arms: list[Arm], rounds: int) -> None:
         """`rounds` rounds of the arms, pass by pass (module docstring)."""
@@ -352,49 +406,3 @@ class PairOracle:
                 with self.fleet.block(arm.side.instance), arm.side.session(arm.session):
                     for _, statement, count in block:
                         statement_passes(arm.one, arm.runner, self.dataset, arm.statements, statement, count)
-
-
-@contextmanager
-def opened_pair(
-    baseline: ReplayVariant,
-    variant: ReplayVariant,
-    dataset: DumpDataset,
-    *,
-    timeout_s: float,
-    interrupt: Interrupt,
-    step: Callable[[str], object] = lambda phase: None,
-) -> Iterator[tuple[Fleet, Side, Side]]:
-    """Both servers started at once (execution/instances.py `started`), the dataset loaded or reused,
-    each opened as a replay opens a variant (read-only, its settings applied, its clock), frozen
-    between turns; every instance ended on every exit path. Raises the first start failure;
-    SearchCancelled when interrupted while they started."""
-    variants = [with_clock_options(baseline), with_clock_options(variant)]
-    interrupt.servers = [v.provisioner for v in variants]
-    instances = [Instance(v.provisioner, v.options, [index]) for index, v in enumerate(variants)]
-    sides: dict[int, Side] = {}
-
-    def start(instance: Instance) -> bool:
-        index = instance.variants[0]
-        one = open_variant(variants[index], dataset, lambda progress: None, writes=False, timeout_s=timeout_s,
-                           cancelled=lambda: interrupt.is_set)  # fmt: skip
-        sides[index] = Side(one, statement_runner(one, timeout_s, True, interrupt), instance)
-        return True
-
-    step("starting the servers")
-    with started(instances, start, "fix search") as fleet:
-        try:
-            if interrupt.is_set:
-                raise SearchCancelled()
-            failure = next((error for error in fleet.errors if error is not None), None)
-            if failure is not None:
-                raise failure
-            for side in sides.values():
-                side.one.replay.clock = "server" if side.one.clock is not None else "client"
-            yield fleet, sides[0], sides[1]
-        finally:
-            for side in sides.values():
-                with suppress(pymysql.MySQLError, OSError):
-                    side.one.connection.close()
-                if side.one.clock is not None:
-                    with suppress(pymysql.MySQLError, OSError):
-                        side.one.clock.admin.close()

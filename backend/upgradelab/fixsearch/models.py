@@ -11,6 +11,7 @@ import json
 from datetime import datetime
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy import JSON, ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -28,7 +29,9 @@ class FixSearch(Base):
     variant], replay/schemas.py ReplayVariantSpec JSON), so the search and its reaper need no replay
     row. statements: the fingerprint's sampled statements (replay/sources.py SourceStatement dicts).
     rounds: rounds per candidate; passes: passes per round; budget_rounds / budget_minutes: the
-    whole search's; try_all: measure every candidate (else stop at the first that restores).
+    whole search's (budget_scaled: no rounds budget was given, budget_rounds is the one scaled to the
+    candidates, 0 until they are built); try_all: measure every candidate (else stop at the first
+    that restores).
     candidates: fixsearch/candidates.py Candidate dicts in the order tried (built at the search's
     start, from both servers' variables); tried: fixsearch/search.py Trial dicts (a global one with
     its side effects on the whole replay: effects.py); scope, side_rounds, side_minutes: which
@@ -56,6 +59,9 @@ class FixSearch(Base):
     rounds: Mapped[int] = mapped_column(default=5)
     passes: Mapped[int] = mapped_column(default=1)
     budget_rounds: Mapped[int] = mapped_column(default=60)
+    # created without a rounds budget: budget_rounds is scaled to the candidates once they are built
+    # (0 until then; search.py scaled_budget, runner.py)
+    budget_scaled: Mapped[bool] = mapped_column(default=False, server_default=sa.false())
     budget_minutes: Mapped[float] = mapped_column(default=30.0)
     try_all: Mapped[bool] = mapped_column(default=False)
     # a remedy restores when at most this much slower than the baseline, decided (search.py)

@@ -26,16 +26,17 @@ text, literals included: a literal holding a keyword is refused too (the safe si
 The baseline's subquery strategy as a plan hint (`subquery_hint`, MySQL only: strategies.py): the
 hint written after the SELECT of every IN / EXISTS subquery, in that query block's own hint comment.
 
-Values: digits (with a sign) are written bare, anything else quoted with '' and \\ escaped; a
-variable name is letters, digits and `_` only (RewriteError otherwise): the names come from the
-servers' own variable lists, and the values from them or the lever list, never from a user.
+Values: numbers (digits, a sign, a decimal point: MariaDB 11's cost variables are doubles, and refuse
+a quoted '10.000000' with "Incorrect argument type") are written bare, anything else quoted with ''
+and \\ escaped; a variable name is letters, digits and `_` only (RewriteError otherwise): the names
+come from the servers' own variable lists, and the values from them or the lever list, never from a user.
 """
 
 import re
 
 HINTED = ("select", "insert", "replace", "update", "delete")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_NUMBER = re.compile(r"^-?[0-9]+$")
+_NUMBER = re.compile(r"^-?[0-9]+(?:\.[0-9]+)?$")
 _FIRST_WORD = re.compile(r"^\s*([A-Za-z]+)")
 _HINT_OPEN = re.compile(r"\s*/\*\+")
 
@@ -45,7 +46,7 @@ class RewriteError(ValueError):
 
 
 def literal(value: str) -> str:
-    """A setting's value as SQL: bare digits, else a quoted string."""
+    """A setting's value as SQL: a bare number, else a quoted string."""
     if _NUMBER.match(value):
         return value
     return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'"

@@ -16,6 +16,7 @@ starting are stopped); it ends `cancelled` with the trials made so far.
 """
 
 import logging
+import subprocess
 import time
 from collections.abc import Callable
 from contextlib import closing
@@ -38,14 +39,17 @@ from upgradelab.execution.periodic import Periodic
 from upgradelab.execution.reaper import stop_targets
 from upgradelab.execution.status import JobStatus
 from upgradelab.fixsearch import state
-from upgradelab.fixsearch.candidates import Candidate
+from upgradelab.fixsearch.candidates import Candidate, is_optimizer_variable
+from upgradelab.fixsearch.catalog import read_schema
 from upgradelab.fixsearch.effects import SideEffects, global_twin
 from upgradelab.fixsearch.evidence import gathered, only, scoped
+from upgradelab.fixsearch.indexes import Schema
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
-from upgradelab.fixsearch.measure import PairOracle, Side, opened_pair
+from upgradelab.fixsearch.measure import PairOracle
 from upgradelab.fixsearch.models import FixSearch
-from upgradelab.fixsearch.search import Budget, SearchCancelled, Trial, search, search_looks
+from upgradelab.fixsearch.search import Budget, SearchCancelled, Trial, scaled_budget, search, search_looks
 from upgradelab.fixsearch.second import SECOND, SecondInstance
+from upgradelab.fixsearch.sides import Side, opened_pair
 from upgradelab.fixsearch.whole import side_effects
 from upgradelab.replay.dataset_load import DumpDataset
 from upgradelab.replay.interrupt import Interrupt
@@ -56,6 +60,7 @@ from upgradelab.replay.sources import SourceStatement
 from upgradelab.replay.variant_settings import VariantSettings
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.models import Target
+from upgradelab.targets.option_names import unused_variables
 from upgradelab.targets.provisioners import ProvisionError
 
 log = logging.getLogger(__name__)
@@ -101,18 +106,38 @@ def other_fingerprints(search_id: int) -> list[tuple[str, str, list[SourceStatem
         return [(fingerprint_id, text, statements) for fingerprint_id, (text, statements) in grouped.items()]
 
 
-def dataset_columns(side: Side, database: str) -> dict[str, set[str]]:
-    """{table: its columns} of `database` on the side's server (information_schema.COLUMNS): what a
-    statistics candidate's columns are resolved to (histograms.py)."""
-    with side.one.connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s",
-            (database,),
-        )
-        out: dict[str, set[str]] = {}
-        for table, column in cursor.fetchall():
-            out.setdefault(str(table), set()).add(str(column))
-        return out
+WRITE_KINDS = ("insert", "update", "delete", "replace")
+
+
+def write_count(search_id: int) -> int:
+    """The replay's write statements: those a read-only replay left out (skipped_writes) and those
+    it replayed with allow_writes (0 when the replay is gone): an index's cost on them is not
+    measured by the search (measure.py `_change`)."""
+    with sync_session() as session:
+        row = session.get(FixSearch, search_id)
+        replay = session.get(ReplayRun, row.replay_id) if row is not None else None
+        if replay is None:
+            return 0
+        replayed = [s for s in replay.statements if str(s.get("kind", "")).lower() in WRITE_KINDS]
+        return len(replay.skipped_writes or []) + (len(replayed) if replay.allow_writes else 0)
+
+
+def unused_of(variant: ReplayVariant) -> frozenset[str]:
+    """The variables the variant's server binary calls unused in its own `--verbose --help`
+    (targets/option_names.py unused_variables: never candidates); none when it cannot be read (an
+    existing server has no binary here), which leaves every variable a candidate."""
+    try:
+        return unused_variables(variant.provisioner.option_help())
+    except (ProvisionError, OSError, subprocess.SubprocessError) as error:
+        log.info("fix search: %s --verbose --help not read: %s", variant.name, error)
+        return frozenset()
+
+
+def variant_schema(side: Side, database: str, sql: str) -> Schema:
+    """The variant's information_schema of `database` for statement `sql` (catalog.py), read as the
+    lab's admin on the side's server (thawed by the caller)."""
+    with closing(side.one.variant.provisioner.endpoint.connect(database)) as admin:
+        return read_schema(admin, database, sql)
 
 
 def _variants(
@@ -215,10 +240,11 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
             )  # fmt: skip
             with opened_pair(baseline, variant, dump, timeout_s=row.statement_timeout_s, interrupt=interrupt,
                              step=step) as (fleet, base_side, var_side), closing(second):  # fmt: skip
+                second.cpu = var_side.cpu
                 read = {}
                 for name, side in (("baseline", base_side), ("variant", var_side)):
                     with fleet.block(side.instance):
-                        read[name] = side.variables()
+                        read[name] = side.own = side.variables()
                 checks = row.scope != "statement"  # a global remedy is checked on the whole replay
 
                 def check(candidate: Candidate) -> SideEffects:
@@ -233,20 +259,28 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                     row.tolerance, others=other_fingerprints(row.id) if checks else [],
                     side_rounds=row.side_rounds, side_minutes=row.side_minutes,
                     looks=search_looks(row.rounds), second=second, second_note=second_note(row.id),
+                    writes=write_count(row.id),
                 )  # fmt: skip
                 step("capturing both plans")
                 base_arm, var_arm = oracle.start()
+                database = statements[0].database or dump.database
                 with fleet.block(var_side.instance):
-                    columns = dataset_columns(var_side, statements[0].database or dump.database)
+                    schema = variant_schema(var_side, database, statements[0].sql)
+                unused = unused_of(variant)
                 found = only(scoped(gathered(
                     var_side.flavor, statements[0].sql,
                     (base_arm.replay.outcomes[0], var_arm.replay.outcomes[0]),
-                    (read["baseline"], read["variant"]), columns,
+                    (read["baseline"], read["variant"]), schema, database, unused,
                 ), row.scope), row.sources)  # fmt: skip
-                state.write(row.id, candidates=[c.as_dict() for c in found],
+                left_out = sorted(n for n in unused if is_optimizer_variable(n) and n in read["variant"])
+                budget_rounds = (
+                    scaled_budget(len(found), row.rounds) if row.budget_scaled else row.budget_rounds
+                )
+                state.write(row.id, candidates=[c.as_dict() for c in found], budget_rounds=budget_rounds,
                             progress=progress("measuring", f"{len(found)} candidates"))  # fmt: skip
+                timing = var_side.one.replay.timing_cpu
                 outcome = search(
-                    found, oracle, rounds=row.rounds, budget=Budget(row.budget_rounds, row.budget_minutes),
+                    found, oracle, rounds=row.rounds, budget=Budget(budget_rounds, row.budget_minutes),
                     try_all=row.try_all, on_trial=on_trial,
                     globalize=global_twin if row.scope == "both" else None,
                     check=check if checks else None,
@@ -267,7 +301,7 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
         completed=True,
         fields={
             "tried": [t.as_dict() for t in outcome.trials],
-            "result": outcome.as_dict(),
+            "result": {**outcome.as_dict(), "timing_cpu": timing, "unused": left_out},
             "progress": progress("done", outcome.outcome),
         },
     )

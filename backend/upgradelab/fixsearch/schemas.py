@@ -25,7 +25,15 @@ class FixSearchCreate(RequestModel):
         MIN_ROUNDS, ge=MIN_ROUNDS, le=100, description="Rounds per candidate (a verdict needs 5)."
     )
     passes: int | None = Field(None, ge=1, le=20, description="Passes per round; default the replay's.")
-    budget_rounds: int = Field(60, ge=MIN_ROUNDS, le=3000, description="Rounds at most, all candidates.")
+    budget_rounds: int | None = Field(
+        None,
+        ge=MIN_ROUNDS,
+        le=3000,
+        description=(
+            "Rounds at most, all candidates; default (None) scaled to the candidates once they are built "
+            "(each its first look and extensions, and the global twins'), so the minutes end the search."
+        ),
+    )
     budget_minutes: float = Field(30.0, gt=0, le=24 * 60, description="Minutes at most (none started after).")
     tolerance: float = Field(
         0.10,
@@ -47,8 +55,8 @@ class FixSearchCreate(RequestModel):
         default_factory=lambda: list(SOURCES),
         min_length=1,
         description=(
-            "The candidate sources to try (plan, differs, lever, statistics; default all): the others "
-            "are gathered but neither listed nor measured."
+            "The candidate sources to try (plan, differs, lever, view, index, statistics; default all): "
+            "the others are gathered but neither listed nor measured."
         ),
     )
     side_rounds: int = Field(
@@ -66,13 +74,14 @@ class _Read(BaseModel):
 
 
 class FixCandidateRead(_Read):
-    """A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever, statistics) and note,
-    the settings, scope ("statement": in force for the statement only; "global": for the whole
-    server, effects.py), what to apply (the hint, the SET STATEMENT prefix, or the option lines;
-    a global one's SET GLOBAL in extra.set_global), the baseline's and the variant's values where
-    it sets one back, and a plan candidate's `indexes` (table -> the baseline's index, written as
-    an index hint); extra: a subquery strategy's `strategies` and MySQL `subquery_hint`, a statistics
-    candidate's `analyze` and `undo` statements and `columns` (table -> columns)."""
+    """A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever, view, index,
+    statistics) and note, the settings, scope ("statement": in force for the statement only;
+    "global": for the whole server, effects.py), what to apply (the hint, the SET STATEMENT prefix,
+    or the option lines; a global one's SET GLOBAL in extra.set_global), the baseline's and the
+    variant's values where it sets one back, and a plan candidate's `indexes` (table -> the
+    baseline's index, written as an index hint); extra: a subquery strategy's `strategies` and MySQL
+    `subquery_hint`, a statistics candidate's `analyze` and `undo` statements and `columns` (table
+    -> columns)."""
 
     name: str
     source: str
@@ -154,6 +163,32 @@ class FixTrialRead(_Read):
     plan_error: str | None = None
     apply: str | None = None
     set_global: str | None = None
+    wrapper: dict[str, str] | None = Field(
+        None,
+        description=(
+            "Like with like (fixsearch/wrappers.py): the no-op wrapper the baseline's and the variant's "
+            "statements carried (`baseline`, `variant`: SET STATEMENT prefix or SET_VAR hint) and `note`; "
+            "None: the arms ran bare."
+        ),
+    )
+    wrapper_cost: VerdictRead | None = Field(
+        None, description="The wrapper's own cost: the variant under it / bare, with its interval."
+    )
+    wrapper_us: float | None = Field(None, description="The wrapper's own cost per statement, microseconds.")
+    plan_identity: str | None = Field(
+        None,
+        description=(
+            "Why a setting that did not restore was measured as a global remedy: with it the variant's "
+            "plans are the baseline's, its results and work counters equal (fixsearch/identity.py)."
+        ),
+    )
+    change: dict[str, Any] | None = Field(
+        None,
+        description=(
+            "A schema change measured on the variant's second instance (a rewritten view, an index): "
+            "`apply` and `undo` statements, an index's `size_bytes`."
+        ),
+    )
 
 
 class FixSearchProgress(_Read):
@@ -171,7 +206,7 @@ class FixSearchResult(_Read):
     """How it ended: outcome ("restored", "no remedy found", "out of budget", "cancelled"), the
     remedy that restores (None: none; under scope "both" the statement-level one), the first
     global remedy that restores (its side effects checked), candidates tried, those not tried,
-    rounds and minutes."""
+    rounds and minutes; out of budget, the rounds and minutes more that would have tried the rest."""
 
     outcome: str
     remedy: str | None
@@ -180,6 +215,21 @@ class FixSearchResult(_Read):
     not_tried: list[str]
     rounds: int
     minutes: float
+    more_rounds: int = Field(0, description="Out of budget: rounds more that would have tried the rest.")
+    timing_cpu: str | None = Field(
+        None, description="How the timing was placed on the CPUs (execution/timing_cpu.py), as in a replay."
+    )
+    more_minutes: float = Field(
+        0.0, description="Out of budget: minutes more, at the search's pace, that would have tried the rest."
+    )
+    said: str | None = Field(None, description="The outcome in a sentence (out of budget: what more).")
+    unused: list[str] = Field(
+        [],
+        description=(
+            "Optimizer variables the variant's own `--verbose --help` calls unused: never candidates "
+            "(targets/option_names.py unused_variables)."
+        ),
+    )
 
 
 class FixSearchRead(BaseModel):
@@ -199,6 +249,7 @@ class FixSearchRead(BaseModel):
     rounds: int
     passes: int
     budget_rounds: int
+    budget_scaled: bool
     budget_minutes: float
     try_all: bool
     tolerance: float

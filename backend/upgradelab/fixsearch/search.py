@@ -29,15 +29,27 @@ tests give a simulated one, seeded).
   from the search's rounds and max_rounds (`search_looks`), given to `judge` by the oracle. The
   simulated oracle measures the rate of false restores with and without it
   (tests/fixsearch/test_search_looks.py);
+- like with like (wrappers.py): a statement-level setting's candidate runs under its own
+  `SET STATEMENT` / `SET_VAR` wrapper, so the baseline's and the variant's arms carry a no-op wrapper
+  of the same variables (wrappers.py `arm_roles`, `judge_arms`): the wrapper's cost cancels, and is
+  measured apart (the variant bare, a fourth arm: `wrapper_cost`, `wrapper_us`);
 - it stops at the first that restores unless `try_all`; before a candidate (or more rounds of one)
   that the budget cannot hold: at most `budget.rounds` rounds in all, nothing started once
-  `budget.minutes` have passed. A refused candidate costs no round, nor one not measured.
+  `budget.minutes` have passed. A refused candidate costs no round, nor one not measured. An
+  extension never takes the rounds the candidates not yet measured need for their first look (a
+  budget that lists a candidate tries it); the default rounds budget scales with the candidates
+  (`scaled_budget`), so the minutes end a search. "Out of budget" says how many rounds, and at the
+  search's pace how many minutes, more would have given every candidate left its first look;
 - global remedies (effects.py): with `globalize` (scope "both"), a statement-level remedy that
   restores and is a setting is measured again as a global one (its twin, right after it, within the
-  same budget); a global candidate (scope "global", or such a twin) that restores its fingerprint is
-  then checked on the whole replay by `check` (its side effects). A global remedy is never said to
-  restore without a complete check: without one (no `check`, or the check's budget ended first) it
-  is "undecided", its reason says why; with one its trial carries the list (empty: checked, none).
+  same budget). So is a setting that does not restore but whose plan is evidence (`plan_identity`,
+  set by the oracle: with it the variant's plan of every statement is the baseline's, its results
+  and work counters equal the baseline's): the global form carries no wrapper at all, and its trial
+  says why it was measured. A global candidate (scope "global", or such a twin) that restores its
+  fingerprint is then checked on the whole replay by `check` (its side effects). A global remedy is
+  never said to restore without a complete check: without one (no `check`, or the check's budget
+  ended first) it is "undecided", its reason says why; with one its trial carries the list (empty:
+  checked, none).
 - the outcome: "restored" (a remedy found), "no remedy found" (every candidate tried, none restores),
   "out of budget" (some not tried: listed), "cancelled"; `remedy` the first that restores (the
   statement-level one under scope "both"), `global_remedy` the first global one that restores.
@@ -91,10 +103,19 @@ class Trial:
     plan_error: str | None = None
     apply: str | None = None
     set_global: str | None = None
+    # like with like (wrappers.py): what the baseline's and the variant's statements carried, the
+    # wrapper's own cost (variant under it / bare, interval) and per statement in microseconds
+    wrapper: dict[str, str] | None = None
+    wrapper_cost: VerdictRead | None = None
+    wrapper_us: float | None = None
+    # plan identity (module docstring): why a setting that did not restore was measured as a global one
+    plan_identity: str | None = None
+    # a schema change on the variant's second instance (views.py, indexes.py): apply, undo, size
+    change: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
-        for key in ("ratio_to_baseline", "ratio_to_variant", "variant_to_baseline"):
+        for key in ("ratio_to_baseline", "ratio_to_variant", "variant_to_baseline", "wrapper_cost"):
             value = getattr(self, key)
             out[key] = value.model_dump(mode="json") if value is not None else None
         return out
@@ -120,6 +141,20 @@ class Outcome:
     rounds: int
     minutes: float
     global_remedy: str | None = None
+    more_rounds: int = 0
+    more_minutes: float = 0.0
+
+    def said(self) -> str:
+        """The outcome in a sentence; "out of budget" says what more would have tried the rest."""
+        if self.outcome != "out of budget":
+            return self.outcome
+        rest = len(self.not_tried)
+        return (
+            f"out of budget after {self.rounds} rounds and {self.minutes:.1f} min: {rest} candidate"
+            f"{'' if rest == 1 else 's'} not tried; about {self.more_rounds} more rounds and "
+            f"{self.more_minutes:.1f} more minutes (at this search's pace) would have given each its "
+            "first look"
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -130,6 +165,9 @@ class Outcome:
             "not_tried": self.not_tried,
             "rounds": self.rounds,
             "minutes": round(self.minutes, 3),
+            "more_rounds": self.more_rounds,
+            "more_minutes": round(self.more_minutes, 2),
+            "said": self.said(),
         }
 
 
@@ -186,6 +224,14 @@ def judge(
 Oracle = Callable[[Candidate, int], Trial]
 
 
+def scaled_budget(candidates: int, rounds: int, max_rounds: int | None = None) -> int:
+    """The default rounds budget: every candidate its first look and its extensions (`max_rounds`,
+    default 3 x `rounds`), and as much again for the global twins a restoring or plan-identical
+    setting gets, so the minutes budget is what ends a search, not the rounds."""
+    most = max_rounds if max_rounds is not None else 3 * rounds
+    return max(rounds, 2 * candidates * most)
+
+
 def ordered(candidates: list[Candidate]) -> list[Candidate]:
     """By evidence (candidates.SOURCES), stable within a source."""
     return sorted(candidates, key=lambda c: SOURCES.index(c.source))
@@ -221,14 +267,20 @@ def search(
     def affordable(more: int) -> bool:
         return spent + more <= budget.rounds and minutes() < budget.minutes
 
+    def extendable(after: int) -> bool:
+        # an extension never takes the rounds a candidate not yet measured needs for its first look
+        return affordable(EXTENSION_STEP + rounds * max(len(queue) - after, 0))
+
     def end(outcome: OutcomeName, remaining: list[Candidate]) -> Outcome:
         restoring = next((t.name for t in trials if t.status == "restores"), None)
         restoring_global = next(
             (t.name for t in trials if t.status == "restores" and t.scope == "global"), None
         )
         name: OutcomeName = "restored" if restoring and outcome != "cancelled" else outcome
+        more = rounds * len(remaining) if outcome == "out of budget" else 0
+        pace = minutes() / spent if spent else 0.0  # minutes per round so far
         return Outcome(name, restoring, trials, [c.name for c in remaining], spent, minutes(),
-                       restoring_global)  # fmt: skip
+                       restoring_global, more, more * pace)  # fmt: skip
 
     def verify_global(candidate: Candidate, trial: Trial) -> None:
         # a global remedy restores only with its side effects checked on the whole replay
@@ -246,11 +298,11 @@ def search(
             trial.status = "undecided"
             trial.reason = f"restores its fingerprint, but {effects.said()}: not offered as a remedy"
 
-    def measure(candidate: Candidate) -> Trial:
+    def measure(candidate: Candidate, after: int) -> Trial:
         nonlocal spent
         trial = oracle(candidate, rounds)
         spent += trial.rounds
-        while trial.status == "undecided" and trial.rounds < limit and affordable(EXTENSION_STEP):
+        while trial.status == "undecided" and trial.rounds < limit and extendable(after):
             before = trial.rounds
             trial = oracle(candidate, min(EXTENSION_STEP, limit - trial.rounds))
             spent += trial.rounds - before
@@ -264,18 +316,24 @@ def search(
         if not affordable(rounds):
             return end("out of budget", queue[position:])
         try:
-            trial = measure(candidate)
+            trial = measure(candidate, position + 1)
             trials.append(trial)
             on_trial(trials, spent)
-            twin = globalize(candidate) if globalize and trial.status == "restores" else None
+            wanted = trial.status == "restores" or trial.plan_identity is not None
+            twin = globalize(candidate) if globalize and wanted else None
             if twin is not None:
                 if not affordable(rounds):
                     return end("out of budget", [twin, *queue[position + 1 :]])
-                trials.append(measure(twin))
+                measured = measure(twin, position + 1)
+                if trial.status != "restores" and trial.plan_identity:
+                    measured.plan_identity = trial.plan_identity
+                    measured.reason = f"measured as a global remedy: {trial.plan_identity}; {measured.reason}"
+                trials.append(measured)
                 on_trial(trials, spent)
         except SearchCancelled:  # the candidate measured already is not listed again (its twin was cut)
-            measured = bool(trials) and trials[-1].name == candidate.name
-            return end("cancelled", queue[position + 1 :] if measured else queue[position:])
-        if trial.status == "restores" and not try_all:
+            done = any(t.name == candidate.name for t in trials)
+            return end("cancelled", queue[position + 1 :] if done else queue[position:])
+        restored = trial.status == "restores" or trials[-1].status == "restores"  # or its global twin
+        if restored and not try_all:
             return end("restored", queue[position + 1 :])
     return end("no remedy found", [])

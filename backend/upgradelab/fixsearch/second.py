@@ -1,21 +1,26 @@
-"""A second instance of the variant, for the statistics candidate's arm (histograms.py says why the
-search's one variant instance cannot carry it): the same target (its next slot, as a replay gives
+"""A second instance of the variant, for the arms of the candidates that change the variant's schema:
+the statistics (histograms.py says why the search's one variant instance cannot carry them), a view
+rewritten (views.py), an index (indexes.py). The same target (its next slot, as a replay gives
 each variant and its A/A control their instances), the same option lines and settings, the dataset
 loaded or reused from that slot's kept datadir (replay/dataset_load.py), opened as the replay opens a
 variant (read-only account, its settings, its clock) and frozen between turns.
 
-Opened lazily, when the search reaches a statistics candidate (a search that stops before pays for no
+Opened lazily, when the search reaches such a candidate (a search that stops before pays for no
 third server); refused as "not measured" with the reason when the target's kind has one server only
 (an existing server: no second instance) or the machine's memory cannot hold a third instance
 (execution/instances.py check_memory).
 
-The ANALYZE statements (the candidate's `extra["analyze"]`, built by the lab from identifiers read
-from information_schema and quoted: never user text) run there as the lab's admin, in the
-statement's database. Before they run, the slot's dataset record is forgotten and its datadir marked
-to be thrown away (Provisioner.forget_data): its statistics are no longer the dataset's as loaded, so
-no later replay may reuse it, even when the search ends in a cancel or a lost worker between the two
-(the next use of the slot loads the dump afresh). A server error, or an error row in ANALYZE's result
-(MySQL reports a refused histogram there), is the server refusing the candidate (`Refused`).
+The change's statements (a candidate's `extra["statements"]`, the statistics' `extra["analyze"]`:
+ANALYZE, CREATE OR REPLACE VIEW, CREATE INDEX, built by the lab from identifiers read from
+information_schema and quoted, or from the server's own view definition: never user text) run there
+as the lab's admin, in the statement's database; the next such candidate first undoes it (its
+`extra["undo"]`: DROP INDEX, the view's original definition, the histograms removed), so each
+candidate's arm sees the dataset with its own change only. Before the first change, the slot's
+dataset record is forgotten and its datadir marked to be thrown away (Provisioner.forget_data): it is
+no longer the dataset as loaded, so no later replay may reuse it, even when the search ends in a
+cancel or a lost worker between the two (the next use of the slot loads the dump afresh). A server
+error, or an error row in ANALYZE's result (MySQL reports a refused histogram there), is the server
+refusing the candidate (`Refused`).
 
 Ended with the search (`close`, every exit path: execution/instances.py `started` discards it); its
 provisioner is a slot of the variant's target, so a search that does not succeed also has it stopped
@@ -27,10 +32,11 @@ from contextlib import ExitStack, suppress
 
 import pymysql
 
+from upgradelab.execution import timing_cpu
 from upgradelab.execution.instances import Fleet, Instance, MemoryRefused, check_memory, started
 from upgradelab.fixsearch.histograms import Refused, Unavailable
-from upgradelab.fixsearch.measure import Side
 from upgradelab.fixsearch.search import SearchCancelled
+from upgradelab.fixsearch.sides import Side
 from upgradelab.replay.dataset_load import DumpDataset
 from upgradelab.replay.dataset_records import forget_record
 from upgradelab.replay.interrupt import Interrupt
@@ -53,7 +59,9 @@ class SecondInstance:
         self.others, self.allowance_mb, self.what, self.why_not = others, allowance_mb, what, why_not
         self.side: Side | None = None
         self.fleet: Fleet | None = None
-        self.applied: str | None = None  # the candidate whose statistics it holds
+        self.cpu: int | None = None  # the CPU the search times on (measure.py Side.cpu): set once opened
+        self.applied: str | None = None  # the candidate whose change it holds
+        self._undo: list[str] = []  # how that change is undone
         self._stack = ExitStack()
 
     def open(self) -> Side:
@@ -88,28 +96,52 @@ class SecondInstance:
             raise failure
         self.side = opened[0]
         self.side.one.replay.clock = "server" if self.side.one.clock is not None else "client"
+        pid = variant.provisioner.pid() if self.cpu is not None else None
+        if self.cpu is not None and pid is not None and timing_cpu.server_here(pid):
+            # timed on the CPU the search's other servers share (measure.py opened_pair); back after
+            with suppress(OSError):
+                timing_cpu.pin_process(pid, self.cpu)
+                self.side.cpu = self.cpu
+            self._stack.callback(timing_cpu.unpin, [pid])
         return self.side
 
-    def with_statistics(self, name: str, analyze: list[str], database: str) -> Side:
-        """The instance with the candidate `name`'s ANALYZE statements applied once (module docstring);
-        Unavailable when it holds another candidate's statistics, Refused when the server refuses."""
+    def with_change(self, name: str, apply: list[str], undo: list[str], database: str) -> Side:
+        """The instance with candidate `name`'s change applied once (module docstring): its statements
+        run as the admin in `database` (ANALYZE, CREATE OR REPLACE VIEW, CREATE INDEX); the change of
+        the candidate before it undone first (its `undo`, as applied). Unavailable when that undo
+        fails, Refused when the server refuses this change."""
         side = self.open()
         if self.applied == name:
             return side
-        if self.applied is not None:
-            raise Unavailable(f"{SECOND} holds another candidate's statistics ({self.applied})")
         provisioner = side.one.variant.provisioner
-        forget_record(provisioner)  # from here on its datadir is not the dataset as loaded
-        provisioner.forget_data()
-        self.applied = name
+        if self.applied is None:
+            forget_record(provisioner)  # from here on its datadir is not the dataset as loaded
+            provisioner.forget_data()
+        else:
+            try:
+                self._run(side, self._undo, database)
+            except Refused as failed:
+                raise Unavailable(f"{SECOND} holds {self.applied}, whose undo failed: {failed}") from None
+        self.applied, self._undo = name, list(undo)
+        self._run(side, apply, database)
+        return side
+
+    def _run(self, side: Side, statements: list[str], database: str) -> None:
+        """`statements` as the admin; a server error, or an error row in a result (MySQL reports a
+        refused histogram there), is Refused with the statement."""
         assert self.fleet is not None
         with self.fleet.block(side.instance):
-            admin = provisioner.endpoint.connect(database)
+            admin = side.one.variant.provisioner.endpoint.connect(database)
+            statement = ""
             try:
                 with admin.cursor() as cursor:
-                    for statement in analyze:
+                    for statement in statements:
                         cursor.execute(statement)
-                        errors = [row for row in cursor.fetchall() if str(row[2]).lower() == "error"]
+                        errors = [
+                            row
+                            for row in cursor.fetchall() or ()
+                            if len(row) > 3 and str(row[2]).lower() == "error"
+                        ]
                         if errors:
                             raise Refused(f"{statement}: {errors[0][3]}")
             except pymysql.MySQLError as error:
@@ -117,7 +149,6 @@ class SecondInstance:
                 raise Refused(f"{statement}: {said}") from None
             finally:
                 admin.close()
-        return side
 
     @staticmethod
     def _close_connections(opened: list[Side]) -> None:

@@ -10,7 +10,7 @@ import pymysql
 
 from upgradelab.fixsearch.candidates import Candidate
 from upgradelab.fixsearch.effects import FingerprintEffect, SideEffects, check_all, judge_effect
-from upgradelab.fixsearch.measure import PairOracle, new_arm, results_equal
+from upgradelab.fixsearch.measure import ON_SECOND, PairOracle, new_arm, results_equal
 from upgradelab.fixsearch.search import SearchCancelled
 from upgradelab.replay.pairs import pass_values
 from upgradelab.replay.timing import pair_clock
@@ -29,8 +29,8 @@ def side_effects(oracle: PairOracle, candidate: Candidate) -> SideEffects:
             raise SearchCancelled()
         text, statements = by_id[fingerprint_id]
         as_is = new_arm(variant, "variant", statements, passes)
-        if candidate.source == "statistics":
-            remedied = new_arm(oracle.statistics_side(candidate), candidate.name, statements, passes)
+        if candidate.source in ON_SECOND:
+            remedied = new_arm(oracle.second_side(candidate), candidate.name, statements, passes)
         else:
             remedied = new_arm(variant, candidate.name, statements, passes, candidate.settings)
         try:

@@ -92,6 +92,43 @@ def parse_help(text: str) -> ServerNames:
     return ServerNames(server, frozenset(options), frozenset(flags))
 
 
+# an option's description that says the server no longer uses it ("Unused.", MariaDB 11.x's
+# optimizer_adjust_secondary_key_costs; "Deprecated parameter with no effect"; "(deprecated, has no effect)")
+_UNUSED = re.compile(r"^Unused\b|parameter with no effect|\(deprecated, has no effect\)", re.IGNORECASE)
+_DESCRIPTION = re.compile(r"^ {10,}(\S.*)$")
+_ANY_OPTION_LINE = re.compile(r"^  (?:-[A-Za-z#?], )?--([A-Za-z0-9][A-Za-z0-9_-]*)(\[?=[^\s\]]+\]?)?")
+
+
+def unused_variables(text: str) -> frozenset[str]:
+    """The variables (underscored, as SHOW VARIABLES names them) whose option the binary's own
+    `--verbose --help` describes as unused or without effect (`_UNUSED`), read from the description
+    lines under each `  --name` line; an option whose description only says it is deprecated is in
+    use still and not listed."""
+    found: set[str] = set()
+    name: str | None = None
+    description: list[str] = []
+
+    def close() -> None:
+        if name is not None and _UNUSED.search(" ".join(description)):
+            found.add(name.replace("-", "_"))
+
+    for line in text.splitlines():
+        option = _ANY_OPTION_LINE.match(line)
+        if option:
+            close()
+            name, description = option[1].lower(), []
+            rest = line[option.end() :].strip()
+            if rest:
+                description.append(rest)
+        elif name is not None and (more := _DESCRIPTION.match(line)):
+            description.append(more[1])
+        elif name is not None:
+            close()
+            name, description = None, []
+    close()
+    return frozenset(found)
+
+
 class HasOptionHelp(Protocol):
     """What the name list needs from a provisioner."""
 

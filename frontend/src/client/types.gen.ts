@@ -2008,13 +2008,14 @@ export type FingerprintResult = {
 /**
  * FixCandidateRead
  *
- * A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever, statistics) and note,
- * the settings, scope ("statement": in force for the statement only; "global": for the whole
- * server, effects.py), what to apply (the hint, the SET STATEMENT prefix, or the option lines;
- * a global one's SET GLOBAL in extra.set_global), the baseline's and the variant's values where
- * it sets one back, and a plan candidate's `indexes` (table -> the baseline's index, written as
- * an index hint); extra: a subquery strategy's `strategies` and MySQL `subquery_hint`, a statistics
- * candidate's `analyze` and `undo` statements and `columns` (table -> columns).
+ * A remedy to try (fixsearch/candidates.py): name, source (plan, differs, lever, view, index,
+ * statistics) and note, the settings, scope ("statement": in force for the statement only;
+ * "global": for the whole server, effects.py), what to apply (the hint, the SET STATEMENT prefix,
+ * or the option lines; a global one's SET GLOBAL in extra.set_global), the baseline's and the
+ * variant's values where it sets one back, and a plan candidate's `indexes` (table -> the
+ * baseline's index, written as an index hint); extra: a subquery strategy's `strategies` and MySQL
+ * `subquery_hint`, a statistics candidate's `analyze` and `undo` statements and `columns` (table
+ * -> columns).
  */
 export type FixCandidateRead = {
     /**
@@ -2204,9 +2205,9 @@ export type FixSearchCreate = {
     /**
      * Budget Rounds
      *
-     * Rounds at most, all candidates.
+     * Rounds at most, all candidates; default (None) scaled to the candidates once they are built (each its first look and extensions, and the global twins'), so the minutes end the search.
      */
-    budget_rounds?: number;
+    budget_rounds?: number | null;
     /**
      * Budget Minutes
      *
@@ -2234,9 +2235,9 @@ export type FixSearchCreate = {
     /**
      * Sources
      *
-     * The candidate sources to try (plan, differs, lever, statistics; default all): the others are gathered but neither listed nor measured.
+     * The candidate sources to try (plan, differs, lever, view, index, statistics; default all): the others are gathered but neither listed nor measured.
      */
-    sources?: Array<'plan' | 'differs' | 'lever' | 'statistics'>;
+    sources?: Array<'plan' | 'differs' | 'lever' | 'view' | 'index' | 'statistics'>;
     /**
      * Side Rounds
      *
@@ -2329,6 +2330,10 @@ export type FixSearchRead = {
      */
     budget_rounds: number;
     /**
+     * Budget Scaled
+     */
+    budget_scaled: boolean;
+    /**
      * Budget Minutes
      */
     budget_minutes: number;
@@ -2402,7 +2407,7 @@ export type FixSearchRead = {
  * How it ended: outcome ("restored", "no remedy found", "out of budget", "cancelled"), the
  * remedy that restores (None: none; under scope "both" the statement-level one), the first
  * global remedy that restores (its side effects checked), candidates tried, those not tried,
- * rounds and minutes.
+ * rounds and minutes; out of budget, the rounds and minutes more that would have tried the rest.
  */
 export type FixSearchResult = {
     /**
@@ -2433,6 +2438,36 @@ export type FixSearchResult = {
      * Minutes
      */
     minutes: number;
+    /**
+     * More Rounds
+     *
+     * Out of budget: rounds more that would have tried the rest.
+     */
+    more_rounds: number;
+    /**
+     * Timing Cpu
+     *
+     * How the timing was placed on the CPUs (execution/timing_cpu.py), as in a replay.
+     */
+    timing_cpu: string | null;
+    /**
+     * More Minutes
+     *
+     * Out of budget: minutes more, at the search's pace, that would have tried the rest.
+     */
+    more_minutes: number;
+    /**
+     * Said
+     *
+     * The outcome in a sentence (out of budget: what more).
+     */
+    said: string | null;
+    /**
+     * Unused
+     *
+     * Optimizer variables the variant's own `--verbose --help` calls unused: never candidates (targets/option_names.py unused_variables).
+     */
+    unused: Array<string>;
 };
 
 /**
@@ -2550,6 +2585,38 @@ export type FixTrialRead = {
      * Set Global
      */
     set_global: string | null;
+    /**
+     * Wrapper
+     *
+     * Like with like (fixsearch/wrappers.py): the no-op wrapper the baseline's and the variant's statements carried (`baseline`, `variant`: SET STATEMENT prefix or SET_VAR hint) and `note`; None: the arms ran bare.
+     */
+    wrapper: {
+        [key: string]: string;
+    } | null;
+    /**
+     * The wrapper's own cost: the variant under it / bare, with its interval.
+     */
+    wrapper_cost: VerdictRead | null;
+    /**
+     * Wrapper Us
+     *
+     * The wrapper's own cost per statement, microseconds.
+     */
+    wrapper_us: number | null;
+    /**
+     * Plan Identity
+     *
+     * Why a setting that did not restore was measured as a global remedy: with it the variant's plans are the baseline's, its results and work counters equal (fixsearch/identity.py).
+     */
+    plan_identity: string | null;
+    /**
+     * Change
+     *
+     * A schema change measured on the variant's second instance (a rewritten view, an index): `apply` and `undo` statements, an index's `size_bytes`.
+     */
+    change: {
+        [key: string]: unknown;
+    } | null;
 };
 
 /**

@@ -5,6 +5,10 @@ import { applyOf, candidateRows, otherFields, scopeOf, stateCounts, type Candida
 
 const badge = (state: string) => `badge badge-${state.replace(/[^a-z]+/g, '-')}`
 
+// what to apply, shortened in the row (a rewritten view is a whole CREATE VIEW): whole in its details
+const SHORT = 160
+const short = (text: string) => (text.length > SHORT ? `${text.slice(0, SHORT)}...` : text)
+
 function Equal({ value }: { value: boolean | null | undefined }) {
   if (value == null) return <span className="muted">-</span>
   return <span className={value ? undefined : 'badge badge-breaks'}>{value ? 'equal' : 'differ'}</span>
@@ -31,7 +35,7 @@ function Row({ row }: { row: CandidateRow }) {
             {candidate.source}: {candidate.note}
           </div>
         )}
-        {applyOf(row) && <code className="muted">{applyOf(row)}</code>}
+        {applyOf(row) && <code className="muted fix-apply-short">{short(applyOf(row) ?? '')}</code>}
         {more.length > 0 && (
           <details>
             <summary className="muted">more</summary>
@@ -47,6 +51,17 @@ function Row({ row }: { row: CandidateRow }) {
           // a refusal is the server's own words: kept as they are
           <div className={row.state === 'refused' ? undefined : 'muted'} data-testid="fix-trial-reason">
             {row.state === 'refused' ? <code>{trial.reason}</code> : trial.reason}
+          </div>
+        )}
+        {trial?.wrapper_cost && (
+          <div className="muted" data-testid="fix-wrapper" title={trial.wrapper?.note}>
+            like with like: every arm under the wrapper, whose own cost <Ratio value={trial.wrapper_cost} />
+            {trial.wrapper_us != null && ` (${trial.wrapper_us >= 0 ? '+' : ''}${trial.wrapper_us.toFixed(1)} us per statement)`}
+          </div>
+        )}
+        {trial?.plan_identity && (
+          <div data-testid="fix-plan-identity">
+            plan identity: {trial.plan_identity}
           </div>
         )}
         {trial?.side_effects && (
@@ -92,12 +107,12 @@ export function CandidatesTable({ search }: { search: FixSearchRead }) {
           .map(([state, n]) => `${n} ${state}`)
           .join(', ')}
       </p>
-      <table className="table" data-testid="fix-candidates">
+      <table className="table fix-candidates" data-testid="fix-candidates">
         <thead>
           <tr>
-            <th>#</th>
-            <th>Candidate (source: note; what to apply)</th>
-            <th>Status</th>
+            <th className="fix-col-order">#</th>
+            <th className="fix-col-candidate">Candidate (source: note; what to apply)</th>
+            <th className="fix-col-status">Status</th>
             <th title="candidate's time / the baseline's">Against the baseline</th>
             <th title="candidate's time / the variant's as it is">Against the variant</th>
             <th>Results</th>

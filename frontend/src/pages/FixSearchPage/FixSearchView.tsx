@@ -32,7 +32,7 @@ export function FixSearchView({ search, linkReplay, actions, tools }: Props) {
   const globalRemedy = restoringRemedy(search, 'global_remedy')
   const replay = `replay ${search.replay_id}`
   return (
-    <>
+    <div className="fix-search">
       <div className="page-header">
         <h1>
           Find a fix: {search.variant} against {search.baseline}
@@ -60,7 +60,8 @@ export function FixSearchView({ search, linkReplay, actions, tools }: Props) {
         {search.try_all ? '; every candidate measured' : '; it stops at the first that restores'}. Remedies:{' '}
         {SCOPES[search.scope] ?? search.scope}; a global one restores only with its side effects checked on the whole
         replay ({search.side_rounds} rounds per other fingerprint, at most {search.side_minutes} minutes). Budget:{' '}
-        {search.budget_rounds} rounds, {search.budget_minutes} minutes.
+        {search.budget_scaled && !search.budget_rounds ? 'rounds scaled to the candidates' : `${search.budget_rounds} rounds`}
+        {search.budget_scaled && search.budget_rounds ? ' (scaled to the candidates)' : ''}, {search.budget_minutes} minutes.
       </p>
       {tools}
       {progress && !final && (
@@ -87,6 +88,12 @@ export function FixSearchView({ search, linkReplay, actions, tools }: Props) {
               Not tried: {result.not_tried.join(', ')}.
             </p>
           )}
+          {(result.unused ?? []).length > 0 && (
+            <p className="muted" data-testid="fix-unused">
+              Never candidates, the variant&apos;s own help calls them unused: {(result.unused ?? []).join(', ')}.
+            </p>
+          )}
+          {result.timing_cpu && <p className="muted">Timing: {result.timing_cpu}.</p>}
         </section>
       )}
       {remedy && <RemedyCard remedy={remedy} title="Remedy" testId="fix-remedy" />}
@@ -95,6 +102,6 @@ export function FixSearchView({ search, linkReplay, actions, tools }: Props) {
       )}
       <h2>Candidates</h2>
       <CandidatesTable search={search} />
-    </>
+    </div>
   )
 }

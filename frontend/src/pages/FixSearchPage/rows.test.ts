@@ -72,6 +72,11 @@ describe('outcomeSentence', () => {
     expect(outcomeSentence(result('out of budget', { not_tried: ['a', 'b'] }))).toMatch(/2 candidates not tried/)
   })
 
+  it('says how many rounds and minutes more would have tried what an out-of-budget search left', () => {
+    const sentence = outcomeSentence(result('out of budget', { not_tried: ['a', 'b'], more_rounds: 10, more_minutes: 0.42 }))
+    expect(sentence).toMatch(/about 10 more rounds and 0.4 more minutes would have tried them\.$/)
+  })
+
   it('shows an outcome it does not know as the server wrote it', () => {
     expect(outcomeSentence(result('side effects found'))).toMatch(/^side effects found \(/)
   })
@@ -106,6 +111,15 @@ describe('otherFields', () => {
       ['line', 'semijoin=on'],
       ['verified', 'whole replay'],
     ])
+  })
+})
+
+describe('otherFields of a long remedy', () => {
+  it('gives a rewritten view whole in the row\'s details (the row shows its start)', () => {
+    const view = `CREATE OR REPLACE VIEW v AS select ${'`c`, '.repeat(60)}1`
+    const row = { candidate: fixCandidate('view v rewritten', { source: 'view', apply: view }), trial: null }
+    expect(otherFields(row)[0]).toEqual(['apply (whole)', view])
+    expect(otherFields({ candidate: fixCandidate('short', { apply: 'SET STATEMENT a=1 FOR' }), trial: null })).toEqual([])
   })
 })
 

@@ -60,8 +60,11 @@ export function outcomeSentence(result: FixSearchResult): string {
     }
     case 'no remedy found':
       return `No remedy found: none of the candidates tried restores the baseline's time with equal results (${spent}).`
-    case 'out of budget':
-      return `Out of budget before a remedy restored: ${result.not_tried.length} candidate${result.not_tried.length === 1 ? '' : 's'} not tried (${spent}).`
+    case 'out of budget': {
+      // what more would have given each candidate left its first look (search.py Outcome.said)
+      const more = result.more_rounds ? `; about ${result.more_rounds} more rounds and ${result.more_minutes.toFixed(1)} more minutes would have tried them` : ''
+      return `Out of budget before a remedy restored: ${result.not_tried.length} candidate${result.not_tried.length === 1 ? '' : 's'} not tried (${spent})${more}.`
+    }
     case 'cancelled':
       return `Cancelled (${spent}).`
     default:
@@ -87,7 +90,8 @@ export function restoringRemedy(
 }
 
 /** What to apply for a row: the trial's (what was measured; a global twin has no candidate of its
- * own), else the candidate's. */
+ * own), else the candidate's. The row shows its start; the whole of it is in the row's details when
+ * longer (rowDetails). */
 export function applyOf(row: Pick<CandidateRow, 'candidate' | 'trial'>): string | null {
   return row.trial?.apply || row.candidate?.apply || null
 }
@@ -103,6 +107,7 @@ const KNOWN_CANDIDATE = new Set(['name', 'source', 'note', 'settings', 'apply', 
 const KNOWN_TRIAL = new Set([
   'name', 'status', 'reason', 'ratio_to_baseline', 'ratio_to_variant', 'variant_to_baseline', 'results_equal', 'rounds',
   'statements', 'clock', 'scope', 'apply', 'set_global', 'side_effects', 'plan_before', 'plan_after', 'plan_error',
+  'wrapper_cost', 'wrapper_us', 'plan_identity',
 ])
 
 /** A candidate's and its trial's fields this page does not show by name (what a newer API adds: a
@@ -116,6 +121,8 @@ export function otherFields(row: Pick<CandidateRow, 'candidate' | 'trial'>): [st
       out.push([key, value])
     }
   }
+  const apply = applyOf(row)
+  if (apply && apply.length > 160) out.push(['apply (whole)', apply])
   add(row.candidate, KNOWN_CANDIDATE)
   add(row.candidate?.extra ?? null, new Set())
   add(row.trial, KNOWN_TRIAL)
