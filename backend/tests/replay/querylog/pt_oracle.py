@@ -19,11 +19,12 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from upgradelab.replay.pt_fingerprint import pt_fingerprint
+from upgradelab.replay.pt_fingerprint import checksum, pt_fingerprint
 from upgradelab.replay.querylog.events import LogEvent
 
 PT_QUERY_DIGEST = shutil.which("pt-query-digest") or "/usr/bin/pt-query-digest"
@@ -97,6 +98,20 @@ def pt_classes(log: Path, fmt: str) -> dict[str, dict[str, Any]]:
     }
 
 
+def lab_classes(events: Iterable[LogEvent], fmt: str) -> dict[str, int]:
+    """The lab's classes of `events` as pt_classes reports them: per checksum, its events; a slow
+    log's class only when one of its events has a Query_time (pt's report leaves out a class
+    without the attribute it orders by)."""
+    counts: Counter[str] = Counter()
+    timed: set[str] = set()
+    for event in events:
+        key = checksum(pt_fingerprint(event.pt_text()))
+        counts[key] += 1
+        if fmt == "general" or "Query_time" in event.headers:
+            timed.add(key)
+    return {key: count for key, count in counts.items() if key in timed}
+
+
 def pt_fingerprints(statements: Iterable[str]) -> list[str]:
     """pt-query-digest's own fingerprint of each statement (its QueryRewriter, as installed)."""
     items = list(statements)
@@ -164,9 +179,10 @@ def _general_databases(pt: Sequence[dict[str, Any]], log: bytes) -> list[tuple[b
     """Per pt event of a general log: whether its database is comparable, and the database the
     lab should give it. pt's is the thread's when its last Connect or Init DB named one (read from
     the log: pt's Connect and Init DB events are its entries in order); a thread without one gets
-    the previous event's (any thread's) from pt, None from the lab; after a `USE` query of the
-    thread the lab follows it and pt does not (not compared here: the tests assert those
-    explicitly)."""
+    the previous event's (any thread's) from pt, None from the lab. Not compared: a query after a
+    `USE` query of its thread (the lab follows it, pt does not) and the other admin events (Quit,
+    Prepare, Execute, ...: pt gives each the previous event's database); the tests assert those
+    explicitly."""
     named = iter(_named_databases(log))
     known: dict[str, bool] = {}
     used: set[str] = set()
@@ -179,7 +195,8 @@ def _general_databases(pt: Sequence[dict[str, Any]], log: bytes) -> list[tuple[b
             used.discard(thread)
         if event.get("cmd") == "Query" and _USE.match(arg):
             used.add(thread)
-        if thread in used:
+        session = event.get("cmd") == "Query" or arg.endswith(("command: Connect", "command: Init DB"))
+        if thread in used or not session:
             out.append((False, None))
         else:
             out.append((True, event.get("db") if known.get(thread) else None))

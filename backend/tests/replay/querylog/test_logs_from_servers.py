@@ -9,7 +9,6 @@ log_slow_extra OFF and ON, log_timestamps UTC and SYSTEM, log_slow_admin_stateme
 log_queries_not_using_indexes ON; each server's general log. A mismatch fails naming the log and
 the statement."""
 
-from collections import Counter
 from pathlib import Path
 from typing import Literal
 
@@ -17,9 +16,8 @@ import pytest
 
 from tests import ports
 from tests.conftest import lab_provisioner
-from tests.replay.querylog.pt_oracle import event_mismatches, pt_classes, pt_events
+from tests.replay.querylog.pt_oracle import event_mismatches, lab_classes, pt_classes, pt_events
 from tests.replay.querylog.workload import SENTINEL, SETUP, as_logged, run_session
-from upgradelab.replay.pt_fingerprint import checksum, pt_fingerprint
 from upgradelab.replay.querylog.events import LogEvent
 from upgradelab.replay.querylog.formats import open_log, read_events
 from upgradelab.replay.sources import parse_source
@@ -109,11 +107,10 @@ def _mismatches(
     with open_log(log) as stream:
         events = list(read_events(stream, fmt))
     failures = event_mismatches(events, pt_events(log, fmt), fmt, log)
-    timed = [e for e in events if fmt == "general" or "Query_time" in e.headers]
-    classes = Counter(checksum(pt_fingerprint(e.pt_text())) for e in timed)
+    classes = lab_classes(events, fmt)
     theirs = {key: one["query_count"] for key, one in pt_classes(log, fmt).items()}
-    if dict(classes) != theirs:
-        failures.append(f"classes {dict(classes)}, pt-query-digest: {theirs}")
+    if classes != theirs:
+        failures.append(f"classes {classes}, pt-query-digest: {theirs}")
     failures += _differences(
         "the session's statements", _session(events, thread), as_logged(ran, fmt, flavor)
     )
