@@ -27,7 +27,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Literal, TextIO
 
 import sqlparse
 
@@ -94,10 +94,9 @@ class ParsedSource:
     classes: int = 0
 
 
-def _log_statements(stream: TextIO, fmt: SourceFormat) -> Iterator[tuple[str, str | None]]:
+def _log_statements(stream: TextIO, fmt: Literal["slow", "general"]) -> Iterator[tuple[str, str | None]]:
     """A log's statements as logged (pt's `arg`) with their default database: a slow log's queries,
     a general log's queries and executed prepared statements."""
-    assert fmt != "sql"
     for event in read_events(stream, fmt):
         if event.is_statement:
             yield event.text, event.database
