@@ -186,7 +186,7 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
 
     csv_export = client_module.get(f"/api/replays/{replay['id']}/export", params={"format": "csv"})
     assert csv_export.status_code == 200 and csv_export.text.startswith(
-        "fingerprint_id,fingerprint,group,variant"
+        "fingerprint_id,class_id,fingerprint,group,variant"
     )
     assert len(csv_export.text.strip().splitlines()) == 1 + 4 * len(VARIANTS)
     # the verdict in the one flat spelling (results/stats/verdicts.py columns), then the diffs
