@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterator
 from typing import TextIO
 
+from upgradelab.replay.querylog.banner import BANNER_LINE
 from upgradelab.replay.querylog.events import LogEvent
 
 _A = re.ASCII
@@ -32,11 +33,6 @@ _ENTRY = re.compile(
     r"(?:(\d{6}\s+\d{1,2}:\d\d:\d\d|\d{4}-\d{1,2}-\d{1,2}T\d\d:\d\d:\d\d\.\d+(?:Z|[-+]?\d\d:\d\d)?))?"
     r"\s+(?:\s*(\d+))\s(\w+)\s+(.*)\Z",
     _A | re.DOTALL,
-)
-_BANNER = re.compile(
-    r"(?:T[cC][pP]\s[pP]ort:\s+\d+|[/A-Z].*(?:mysqld|mariadbd),\sVersion.*(?:started\swith:|embedded\slibrary)"
-    r"|Time\s+Id\s+Command)",
-    _A,
 )
 _CONNECT_DB = re.compile(r"on (\S+)", _A)
 _FIRST_WORD = re.compile(r"\S+", _A)
@@ -78,7 +74,7 @@ def read_general(stream: TextIO) -> Iterator[LogEvent]:
         line = next(lines, None)
         while line is not None and _entry(line) is None:
             number += 1
-            if not _BANNER.match(line):
+            if not BANNER_LINE.match(line):
                 argument += line
             line = next(lines, None)
         argument = argument.removesuffix("\n")

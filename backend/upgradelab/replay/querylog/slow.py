@@ -38,16 +38,12 @@ from collections.abc import Iterator
 from types import MappingProxyType
 from typing import TextIO
 
+from upgradelab.replay.querylog.banner import BANNER_LINES
 from upgradelab.replay.querylog.events import LogEvent
 from upgradelab.replay.querylog.records import Records
 
 _SEPARATOR = ";\n#"
 _A = re.ASCII
-_BANNER = re.compile(
-    r"^(?:T[cC][pP]\s[pP]ort:\s+\d+|[/A-Z].*(?:mysqld|mariadbd),\sVersion.*(?:started\swith:|embedded\slibrary)"
-    r"|Time\s+Id\s+Command).*\n",
-    _A | re.MULTILINE,
-)
 _HEADER_START = ("#", "use ", "SET last_insert_id", "SET insert_id", "SET timestamp")
 # pt keeps the first 15 or 19 characters; the fraction and zone that follow are kept here too
 _TIME = re.compile(r"# Time: ((?:[0-9: ]{15})|(?:[-0-9: T]{19}))((?:\.\d+)?(?:Z|[-+]\d\d:\d\d)?)", _A)
@@ -146,7 +142,7 @@ class SlowLog:
     def _split_banner(self, record: str, line: int) -> str:
         """The record without banner lines; when that joins two events, the second and later
         ones wait in the pending queue (pt re-splits the record)."""
-        cleaned = _BANNER.sub("", record)
+        cleaned = BANNER_LINES.sub("", record)
         if cleaned == record:
             return record
         pieces = cleaned.split(_SEPARATOR)
@@ -163,7 +159,7 @@ class SlowLog:
         return pieces[0]
 
     def _parse(self, record: str, line: int) -> _Event | None:
-        if "ersion" in record or "ort:" in record or "Command" in record:
+        if "ersion" in record or "ort:" in record or "Command" in record:  # banner.py's lines (fast test)
             record = self._split_banner(record, line)
         if not record.startswith("#"):
             record = "#" + record
