@@ -157,6 +157,12 @@ test_packages() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends postgresql
     [ "$created_policy" -eq 0 ] || rm -f "$policy"
   fi
+  # the query-log oracle (tests/replay/querylog/): pt-fingerprint and pt-query-digest read the same
+  # logs and statements as replay/querylog does, and the tests assert the same events and classes
+  if ! command -v pt-query-digest >/dev/null || ! command -v pt-fingerprint >/dev/null; then
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends percona-toolkit
+  fi
 }
 
 phase "host packages" bash infra/lab/install.sh host-packages

@@ -13,7 +13,8 @@ import pytest
 
 from tests.conftest import auth_headers
 from upgradelab.replay import sources
-from upgradelab.replay.fingerprint import Shape, fingerprint, shape
+from upgradelab.replay.fingerprint import fingerprint
+from upgradelab.replay.pt_fingerprint import pt_fingerprint
 from upgradelab.replay.sources import SourceError, parse_source
 from upgradelab.settings import get_settings
 
@@ -30,11 +31,11 @@ def test_a_log_past_the_limit_is_refused_naming_it_before_the_rest_is_fingerprin
 ) -> None:
     seen: list[str] = []
 
-    def counted(sql: str) -> Shape:
+    def counted(sql: str) -> str:
         seen.append(sql)
-        return shape(sql)
+        return pt_fingerprint(sql)
 
-    monkeypatch.setattr(sources, "shape", counted)
+    monkeypatch.setattr(sources, "pt_fingerprint", counted)
     with pytest.raises(SourceError, match=r"more than 1,000 statements.*UPGRADELAB_REPLAY_MAX_STATEMENTS"):
         parse_source(_log(200_000), max_statements=1_000)
     assert len(seen) == 1_000  # the statement past the limit ended the reading

@@ -27,7 +27,10 @@ DRIFT = [float(d) for d in np.exp(np.random.default_rng(7).normal(0, 0.12, ROUND
 
 
 def _statements(count: int = len(FINGERPRINTS_US)) -> list[SourceStatement]:
-    return parse_source("".join(f"SELECT c{i} FROM t;\n" for i in range(count))).statements
+    """`count` statements, each its own class (columns named by letters: pt's fingerprint, the
+    replay's classes, makes a name's digits `?`)."""
+    names = [f"c_{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(count)]
+    return parse_source("".join(f"SELECT {name} FROM t;\n" for name in names)).statements
 
 
 def _replay(

@@ -74,7 +74,8 @@ def _cause(one: FingerprintResult, variant: str) -> ChangeCause | None:
 
 
 def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
-    """One row per fingerprint and variant: group, median seconds, ratio to the baseline with its
+    """One row per fingerprint and variant: its pt-query-digest class ID (`class_id`; empty in
+    reports from before issue 47), group, median seconds, ratio to the baseline with its
     interval, rounds, method, smallest detectable change (a fraction), verdict and reason (the one flat
     spelling, results/stats/verdicts.py `columns`; empty without an interval), how many of its
     statements differ in errors, results, order, plan,
@@ -95,6 +96,7 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
             rows.append(
                 {
                     "fingerprint_id": one.fingerprint_id,
+                    "class_id": one.class_id or "",
                     "fingerprint": one.fingerprint,
                     "group": one.variants[variant].group if variant in one.variants else one.group,
                     "variant": variant,

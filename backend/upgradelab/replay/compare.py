@@ -250,6 +250,7 @@ def compare(
             FingerprintResult(
                 fingerprint_id=fid,
                 fingerprint=statements[indexes[0]].fingerprint,
+                class_id=statements[indexes[0]].class_id,
                 group="same",
                 median_s=medians,
                 ratios=ratios,

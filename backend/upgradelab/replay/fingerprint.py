@@ -1,10 +1,12 @@
-"""Statement fingerprints: one query class per shape, as pt-fingerprint and performance_schema's
-statement digest group them.
+"""The lab's own normalization of a statement, read as a server reads it: its kind (first keyword)
+and whether it only reads (`shape`). Since issue 47 a replay groups statements by
+pt-query-digest's class instead (replay/pt_fingerprint.py); this text stays in replays stored
+before, as their `fingerprint`, with `fingerprint_id` (the first 16 hex digits of its sha256).
 
-As pt-fingerprint does: comments dropped, string and number literals -> `?`, keywords and names
-lower-cased, whitespace collapsed, `IN (?, ?, ...)` -> `in(?+)` and a multi-row `VALUES (...), (...)`
--> `values(?+)`; no space inside parentheses or before commas, one space between other tokens
-("count (*)", "a >= ?"). The id is the first 16 hex digits of the fingerprint's sha256.
+Comments dropped (version comments too: `is_read_only` reads the statement the server runs),
+string and number literals -> `?`, keywords and names lower-cased, whitespace collapsed,
+`IN (?, ?, ...)` -> `in(?+)` and a multi-row `VALUES (...), (...)` -> `values(?+)`; no space inside
+parentheses or before commas, one space between other tokens ("count (*)", "a >= ?").
 
 How: one lexing pass over the text (`_LITERALS`: comments, quoted strings, quoted names and numbers,
 leftmost first, so a quote inside a comment or a `--` inside a string is what a server reads it as),
@@ -120,7 +122,8 @@ def fingerprint(sql: str) -> str:
 
 
 def fingerprint_id(text: str) -> str:
-    """16 hex digits identifying a fingerprint."""
+    """16 hex digits identifying a lab normalization (the replay's id before issue 47; the null
+    statement's id)."""
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -177,7 +177,11 @@ class FingerprintResult(ReadShape):
     None without a control); `rounds`: the rounds its statements were timed (more than the replay's
     planned rounds when the extension timed it again; None in reports made before); `work`: per
     variant its work counters per execution (replay/counters.py; {} without counters: the client's
-    clock); `fix_searches`: its fix searches, newest first (FixSearchBrief; added when read)."""
+    clock); `fix_searches`: its fix searches, newest first (FixSearchBrief; added when read);
+    `class_id`: its pt-query-digest class ID (the last 16 hex digits of its fingerprint's MD5: the
+    team's pt-query-digest report lists the class as `0x...<class_id>`; replay/pt_fingerprint.py),
+    the same as `fingerprint_id` since issue 47; None in reports from before, whose fingerprint is
+    the lab's own normalization and whose id is not a pt class."""
 
     fingerprint_id: str
     fingerprint: str
@@ -190,6 +194,7 @@ class FingerprintResult(ReadShape):
     rounds: int | None = None
     work: dict[str, WorkCounters] = {}
     fix_searches: list[FixSearchBrief] = []
+    class_id: str | None = None
 
     @field_validator("ratios", mode="before")
     @classmethod

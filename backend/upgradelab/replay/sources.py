@@ -1,19 +1,21 @@
 """Query sources: a plain SQL file, a MySQL/MariaDB slow query log or a general query log -> the
-statements to replay, each with its default database and fingerprint, sampled per fingerprint.
+statements to replay, each with its default database and query class, sampled per class.
 
-Formats as pt-query-digest reads them:
-- slow log: `# Time:` / `# User@Host:` / `# Query_time:` headers, then optional `use db;` and
-  `SET timestamp=N;` lines, then the statement up to its `;` (the server's own start-up banner lines
-  are skipped);
-- general log: `<time> <thread id> <Command>\\t<argument>` (MySQL: ISO time; MariaDB: `YYMMDD hh:mm:ss`
-  or blank when unchanged); a line without that prefix continues the previous argument; `Query`
-  entries are statements, `Init DB` and `Connect ... on db` set the thread's default database;
-- plain SQL: split at each `;` outside quotes and comments (`_STATEMENT_END`, one regular-expression
-  pass; sqlparse's split, which also keeps a compound statement's body whole, when a text of at most
-  1 M characters creates a routine, trigger or event); `USE db` sets the default database of what follows.
+Logs are read as pt-query-digest reads them (replay/querylog/: every slow-log dialect, general
+logs, each entry a LogEvent with its thread, time, database and header fields); a slow log's queries
+and a general log's queries and executed prepared statements are the statements (admin commands,
+`USE db` and comment-only entries such as pt's `/* No query */` are not). Plain SQL: split at each
+`;` outside quotes and comments (`_STATEMENT_END`, one regular-expression pass; sqlparse's split,
+which also keeps a compound statement's body whole, when a text of at most 1 M characters creates a
+routine, trigger or event); `USE db` sets the default database of what follows.
+
+Each statement's class is pt-query-digest's: its fingerprint and class ID (replay/pt_fingerprint.py,
+of the statement as the log holds it), so a class the replay reports is found in the team's
+pt-query-digest report by its ID (`fingerprint_id` = `class_id`). Its kind and whether it only reads
+come from the lab's own normalization (replay/fingerprint.py `shape`: version comments and all).
 
 A source holds at most `max_statements` statements (settings `replay_max_statements`): the
-statement past it ends the reading with a SourceError naming the limit, before more is split or
+statement past it ends the reading with a SourceError naming the limit, before more is read or
 fingerprinted. Reading is linear in the text: 200,000 `DO 1;` are refused in about a second, and a
 50 M character log is read in seconds (tests/replay/test_query_log_bounds.py).
 
@@ -25,30 +27,27 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TextIO
 
 import sqlparse
 
-from upgradelab.replay.fingerprint import fingerprint_id, shape
+from upgradelab.replay.fingerprint import shape
+from upgradelab.replay.pt_fingerprint import class_id, pt_fingerprint
+from upgradelab.replay.querylog.formats import (
+    HEAD_CHARS,
+    SourceFormat,
+    detect_format,
+    read_events,
+    text_stream,
+)
+from upgradelab.replay.querylog.records import LogError
 from upgradelab.settings import get_settings
 
-SourceFormat = Literal["sql", "slow", "general"]
+__all__ = ["DEFAULT_SAMPLE", "ParsedSource", "SourceError", "SourceFormat", "SourceStatement", "parse_source"]
+
 DEFAULT_SAMPLE = 10
 
-_SLOW_HEADER = re.compile(
-    r"^# (Time|User@Host|Query_time|Thread_id|Schema|QC_hit|Full_scan|Filesort|Rows_|Bytes_)"
-)
-_SLOW_BANNER = re.compile(
-    r"^(\S+, Version: .* started with:|Tcp port: .*|Time\s+Id\s+Command\s+Argument)\s*$"
-)
 _USE = re.compile(r"^\s*use\s+`?([A-Za-z0-9_$]+)`?\s*;?\s*$", re.IGNORECASE)
-_SET_TIMESTAMP = re.compile(r"^\s*SET\s+timestamp\s*=\s*\d+\s*;\s*$", re.IGNORECASE)
-_SLOW_SCHEMA = re.compile(r"\bSchema: (\S+)")
-_GENERAL_ENTRY = re.compile(
-    r"^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?|\d{6}\s+\d?\d:\d\d:\d\d)?"
-    r"\s+(?P<thread>\d+)\s(?P<command>[A-Z][A-Za-z ]*?)\t(?P<argument>.*)$"
-)
-_CONNECT_DB = re.compile(r"\bon (\S+)")
 # whole-line comments before a statement of a plain file (`/* ... */` stays: it may be a hint)
 _LEADING_COMMENTS = re.compile(r"\A(?:\s*(?:--|#)[^\n]*\n)+")
 # a statement ends at a `;` outside quotes and comments (possessive: no backtracking on a long string)
@@ -68,8 +67,11 @@ class SourceError(ValueError):
 
 @dataclass(frozen=True)
 class SourceStatement:
-    """One statement to replay: its text, default database (None: the dataset's), fingerprint and id,
-    first keyword, and its position in the source (0-based)."""
+    """One statement to replay: its text, default database (None: the dataset's), fingerprint and
+    fingerprint_id (the replay groups by them: pt-query-digest's fingerprint and class ID since
+    issue 47; before, stored replays hold the lab's own normalized text and the first 16 hex digits
+    of its sha256), first keyword, and its position in the source (0-based); `class_id`: its
+    pt-query-digest class ID (replay/pt_fingerprint.py; None in replays stored before issue 47)."""
 
     sql: str
     database: str | None
@@ -77,6 +79,7 @@ class SourceStatement:
     fingerprint_id: str
     kind: str
     position: int
+    class_id: str | None = None
 
 
 @dataclass
@@ -91,68 +94,12 @@ class ParsedSource:
     classes: int = 0
 
 
-def detect_format(text: str) -> SourceFormat:
-    """slow when a `# Query_time:` header is there, general when lines look like general log entries,
-    otherwise plain SQL."""
-    head = text[:200_000]
-    if re.search(r"^# Query_time:", head, re.MULTILINE):
-        return "slow"
-    entries = sum(1 for line in head.splitlines()[:200] if _GENERAL_ENTRY.match(line))
-    if entries and re.search(r"\tQuery\t|\sQuery\t", head):
-        return "general"
-    return "sql"
-
-
-def _slow(text: str) -> Iterator[tuple[str, str | None]]:
-    database: str | None = None
-    buffer: list[str] = []
-    for line in text.splitlines():
-        if _SLOW_BANNER.match(line):
-            continue
-        if _SLOW_HEADER.match(line):
-            if buffer:  # a statement without its closing ';' (the log was cut)
-                yield "\n".join(buffer), database
-                buffer = []
-            schema = _SLOW_SCHEMA.search(line)
-            if schema:
-                database = schema[1]
-            continue
-        if not buffer:
-            use = _USE.match(line)
-            if use:
-                database = use[1]
-                continue
-            if _SET_TIMESTAMP.match(line) or not line.strip():
-                continue
-        buffer.append(line)
-        if line.rstrip().endswith(";"):
-            yield "\n".join(buffer), database
-            buffer = []
-    if buffer:
-        yield "\n".join(buffer), database
-
-
-def _general(text: str) -> Iterator[tuple[str, str | None]]:
-    entries: list[list[str]] = []  # [thread, command, argument]
-    for line in text.splitlines():
-        match = _GENERAL_ENTRY.match(line)
-        if match:
-            entries.append([match["thread"], match["command"].strip(), match["argument"]])
-        elif entries and not _SLOW_BANNER.match(line):
-            entries[-1][2] += "\n" + line
-    databases: dict[str, str | None] = defaultdict(lambda: None)
-    for thread, command, argument in entries:
-        if command == "Init DB":
-            databases[thread] = argument.strip() or None
-        elif command == "Connect":
-            on = _CONNECT_DB.search(argument)
-            databases[thread] = on[1] if on else None
-        elif command == "Query":
-            use = _USE.match(argument)
-            if use:
-                databases[thread] = use[1]
-            else:
-                yield argument, databases[thread]
+def _log_statements(stream: TextIO, fmt: Literal["slow", "general"]) -> Iterator[tuple[str, str | None]]:
+    """A log's statements as logged (pt's `arg`) with their default database: a slow log's queries,
+    a general log's queries and executed prepared statements."""
+    for event in read_events(stream, fmt):
+        if event.is_statement:
+            yield event.text, event.database
 
 
 def _split(text: str) -> Iterator[str]:
@@ -189,40 +136,48 @@ def too_many(limit: int) -> str:
 
 
 def parse_source(
-    text: str,
+    source: str | TextIO,
     *,
     sample: int = DEFAULT_SAMPLE,
     allow_writes: bool = False,
     fmt: SourceFormat | None = None,
     max_statements: int | None = None,
 ) -> ParsedSource:
-    """Statements of a source (format detected unless given), at most `sample` per fingerprint in
-    source order; writes skipped unless allow_writes. SourceError when nothing is left to replay,
-    or when the source holds more than `max_statements` (None: settings `replay_max_statements`)."""
+    """Statements of a source (a text, or a seekable text stream such as formats.open_log's file;
+    its format detected from the first HEAD_CHARS characters unless given), at most `sample` per
+    class in source order; writes skipped unless allow_writes. SourceError when nothing is left to
+    replay, when the source holds more than `max_statements` (None: settings
+    `replay_max_statements`), or when a log entry is past the reader's bound (records.py)."""
     if sample < 1:
         raise SourceError("sample: at least 1 statement per fingerprint")
     limit = get_settings().replay_max_statements if max_statements is None else max_statements
-    fmt = fmt or detect_format(text)
-    raw = {"slow": _slow, "general": _general, "sql": _plain}[fmt](text)
+    stream = text_stream(source) if isinstance(source, str) else source
+    if fmt is None:
+        fmt = detect_format(stream.read(HEAD_CHARS))
+        stream.seek(0)
+    raw = _plain(stream.read()) if fmt == "sql" else _log_statements(stream, fmt)
     parsed = ParsedSource(fmt)
     taken: dict[str, int] = defaultdict(int)
-    for position, (sql, database) in enumerate(raw):
-        sql = sql.strip().rstrip(";").strip()
-        if not sql:
-            continue
-        parsed.total += 1
-        if parsed.total > limit:
-            raise SourceError(too_many(limit))
-        found = shape(sql)
-        one = SourceStatement(
-            sql, database, found.fingerprint, fingerprint_id(found.fingerprint), found.kind, position
-        )
-        if not allow_writes and not found.read_only:
-            parsed.skipped_writes.append(one)
-            continue
-        taken[one.fingerprint_id] += 1
-        if taken[one.fingerprint_id] <= sample:
-            parsed.statements.append(one)
+    try:
+        for logged, database in raw:
+            sql = logged.strip().rstrip(";").strip()
+            found = shape(sql)
+            if found.kind in ("", "use"):  # a comment only (pt's `/* No query */`), or a session's USE
+                continue
+            parsed.total += 1
+            if parsed.total > limit:
+                raise SourceError(too_many(limit))
+            text = pt_fingerprint(sql if fmt == "sql" else logged)
+            class_ = class_id(text)
+            one = SourceStatement(sql, database, text, class_, found.kind, parsed.total - 1, class_)
+            if not allow_writes and not found.read_only:
+                parsed.skipped_writes.append(one)
+                continue
+            taken[class_] += 1
+            if taken[class_] <= sample:
+                parsed.statements.append(one)
+    except LogError as error:
+        raise SourceError(f"{fmt} log: {error}") from error
     parsed.classes = len(taken)
     if not parsed.statements:
         skipped = len(parsed.skipped_writes)

@@ -1951,7 +1951,11 @@ export type Finding = {
  * None without a control); `rounds`: the rounds its statements were timed (more than the replay's
  * planned rounds when the extension timed it again; None in reports made before); `work`: per
  * variant its work counters per execution (replay/counters.py; {} without counters: the client's
- * clock); `fix_searches`: its fix searches, newest first (FixSearchBrief; added when read).
+ * clock); `fix_searches`: its fix searches, newest first (FixSearchBrief; added when read);
+ * `class_id`: its pt-query-digest class ID (the last 16 hex digits of its fingerprint's MD5: the
+ * team's pt-query-digest report lists the class as `0x...<class_id>`; replay/pt_fingerprint.py),
+ * the same as `fingerprint_id` since issue 47; None in reports from before, whose fingerprint is
+ * the lab's own normalization and whose id is not a pt class.
  */
 export type FingerprintResult = {
     /**
@@ -2003,6 +2007,10 @@ export type FingerprintResult = {
      * Fix Searches
      */
     fix_searches: Array<FixSearchBrief>;
+    /**
+     * Class Id
+     */
+    class_id: string | null;
 };
 
 /**
@@ -6045,7 +6053,11 @@ export type WorkloadRead = {
  * None without a control); `rounds`: the rounds its statements were timed (more than the replay's
  * planned rounds when the extension timed it again; None in reports made before); `work`: per
  * variant its work counters per execution (replay/counters.py; {} without counters: the client's
- * clock); `fix_searches`: its fix searches, newest first (FixSearchBrief; added when read).
+ * clock); `fix_searches`: its fix searches, newest first (FixSearchBrief; added when read);
+ * `class_id`: its pt-query-digest class ID (the last 16 hex digits of its fingerprint's MD5: the
+ * team's pt-query-digest report lists the class as `0x...<class_id>`; replay/pt_fingerprint.py),
+ * the same as `fingerprint_id` since issue 47; None in reports from before, whose fingerprint is
+ * the lab's own normalization and whose id is not a pt class.
  */
 export type FingerprintResultWritable = {
     /**
@@ -6097,6 +6109,10 @@ export type FingerprintResultWritable = {
      * Fix Searches
      */
     fix_searches: Array<FixSearchBrief>;
+    /**
+     * Class Id
+     */
+    class_id: string | null;
 };
 
 /**

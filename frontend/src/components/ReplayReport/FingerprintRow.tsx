@@ -88,6 +88,11 @@ export function FingerprintRow({ report, variants, open, onToggle, extra }: Prop
             {open ? '▾' : '▸'}
           </button>{' '}
           <code>{report.fingerprint}</code>
+          {report.class_id && (
+            <div className="muted" data-testid="class-id" title="pt-query-digest's class ID: the last 16 hex digits of the fingerprint's MD5">
+              pt class 0x{report.class_id}
+            </div>
+          )}
           {report.floor && (
             <div className="muted" data-testid="aa-floor">
               A/A floor <Ratio value={report.floor} />
