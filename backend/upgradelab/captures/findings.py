@@ -18,21 +18,38 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-Severity = Literal["does_not_start", "locks_out", "changes_results", "changes_performance"]
-SEVERITIES: tuple[Severity, ...] = ("does_not_start", "locks_out", "changes_results", "changes_performance")
-CSV_COLUMNS = ("severity", "kind", "subject", "outcome", "evidence")
+Severity = Literal[
+    "does_not_start",
+    "locks_out",
+    "does_not_load",
+    "changes_results",
+    "changes_behaviour",
+    "changes_performance",
+    "note",
+]
+SEVERITIES: tuple[Severity, ...] = (
+    "does_not_start",
+    "locks_out",
+    "does_not_load",
+    "changes_results",
+    "changes_behaviour",
+    "changes_performance",
+    "note",
+)
+CSV_COLUMNS = ("severity", "kind", "subject", "outcome", "evidence", "action")
 
 
 class Finding(BaseModel):
     """One finding: its `severity`, `kind` (option, account, identifier, sql_mode, charset,
-    default), `subject` (what it is about), `outcome` and `evidence` (the server's words, or the two
-    binaries' values)."""
+    default), `subject` (what it is about), `outcome`, `evidence` (the server's words, or the two
+    binaries' values) and `action`: one line saying what to do ("" on a check stored before)."""
 
     severity: Severity
     kind: str
     subject: str
     outcome: str
     evidence: str
+    action: str = ""
 
 
 def _options(rows: list[dict[str, Any]]) -> list[Finding]:
