@@ -14,6 +14,9 @@ from upgradelab.captures.findings import Finding, ordered
 from upgradelab.captures.host_defaults import CheckHosts
 from upgradelab.captures.identifiers import Identifier
 from upgradelab.captures.schema_check import CharsetFinding, DefaultFinding, IdentifierFinding, SqlModeFinding
+from upgradelab.captures.schema_load import LoadFinding
+from upgradelab.captures.schema_trial import SchemaTrial
+from upgradelab.captures.statement_parse import ParseFinding
 from upgradelab.execution.status import JobStatus
 from upgradelab.request_model import RequestModel
 
@@ -181,8 +184,11 @@ class CheckRead(BaseModel):
     findings: the team's settings (refused first), its accounts' plugins (missing first), the
     schema's names that no longer parse, sql_mode values refused, character set defaults that
     change, defaults changed under settings left unset (host-dependent ones resolved for `hosts`:
-    the team's and the lab's); `ordered`: all of them in one severity order
-    (does_not_start, locks_out, changes_results, changes_performance: captures/findings.py)."""
+    the team's and the lab's), the captured schema's statements the new version refuses
+    (`load_findings`) and the captured statements its parser refuses (`parse_findings`), with what
+    that trial asked and why not the rest (`schema_load`: None on a check made before, and on an
+    option file's); `ordered`: all of them in one severity order, each with its one-line action
+    (captures/findings.py SEVERITIES)."""
 
     model_config = ConfigDict(from_attributes=True)
 
@@ -201,6 +207,9 @@ class CheckRead(BaseModel):
     # what the user gave (CheckCreate.team_host) and the two hosts the defaults were resolved for
     team_host: TeamHost | None = None
     hosts: CheckHosts | None = None
+    load_findings: list[LoadFinding] | None = None
+    parse_findings: list[ParseFinding] | None = None
+    schema_load: SchemaTrial | None = None
     ordered: list[Finding] = []
     # its read-only link's token (/api/public/captures/checks/{token}); hidden from viewers
     share_token: str | None = None
@@ -220,5 +229,8 @@ class CheckRead(BaseModel):
             rows(self.sql_mode_findings),
             rows(self.charset_findings),
             rows(self.default_findings),
+            rows(self.load_findings),
+            rows(self.parse_findings),
+            self.schema_load.model_dump(mode="json") if self.schema_load else None,
         )
         return self
