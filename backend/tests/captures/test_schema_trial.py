@@ -265,3 +265,63 @@ def test_a_check_of_an_empty_workload_carries_its_fix_as_a_note(
     statements = check["schema_load"]["statements"]
     asked = statements["asked"] + sum(one["count"] for one in statements["not_asked"])
     assert statements["asked"] >= 1 and statements["refused"] == 0 and asked == statements["digests"]
+
+
+MYSQL_STAGING = f"staging-mysql-t{ports.SESSION}"
+
+
+@pytest.fixture(scope="module")
+def mysql_planted(api: str) -> Iterator[dict[str, Any]]:
+    """A MySQL 9.7 staging server (GTIDs as the lab runs them) with a functional index, a procedure
+    using VALUES ROW() and a statement using ->>, captured by a read-only account."""
+    server = lab_provisioner("mysql-9.7", ports.MYSQL_SOURCE, suffix="planted")
+    server.start([])
+    account = f"'{READER}'@'127.0.0.1'"
+    try:
+        sql(
+            server,
+            "CREATE DATABASE labdb",
+            "CREATE DATABASE shop",
+            "CREATE TABLE shop.docs (id INT PRIMARY KEY, doc JSON, n INT, KEY fx ((n + 1)))",
+            "INSERT INTO shop.docs VALUES (1, '{\"a\": 1}', 1)",
+            "CREATE PROCEDURE shop.pairs() SELECT * FROM (VALUES ROW(1, 2), ROW(3, 4)) AS t",
+            f"CREATE USER {account} IDENTIFIED BY '{PASSWORD}'",
+            f"GRANT SELECT ON performance_schema.* TO {account}",
+            f"GRANT SELECT ON mysql.user TO {account}",
+            f"GRANT SELECT ON labdb.* TO {account}",
+            f"GRANT SELECT, SHOW VIEW, TRIGGER, EVENT ON shop.* TO {account}",
+            f"GRANT SHOW_ROUTINE ON *.* TO {account}",  # what mysqldump --routines reads bodies with
+            "TRUNCATE performance_schema.events_statements_summary_by_digest",
+        )
+        sql(server, *["SELECT doc->>'$.a' FROM shop.docs WHERE id = 1"] * 3)
+        settings = {"host": "127.0.0.1", "port": ports.MYSQL_SOURCE, "user": READER, "password": PASSWORD,
+                    "database": "labdb"}  # fmt: skip
+        with sync_session() as session:
+            session.execute(delete(Target).where(Target.name == MYSQL_STAGING))
+            session.commit()
+        with httpx.Client(base_url=api, timeout=60, headers=auth_headers()) as client:
+            body = {"name": MYSQL_STAGING, "flavor": "mysql", "provisioner": "existing", "settings": settings}
+            assert client.post("/api/targets", json=body).status_code == 201
+            created = client.post("/api/captures", json={"target": MYSQL_STAGING})
+            assert created.status_code == 201, created.text
+            found = wait(client, created.json()["id"])
+        assert found["status"] == "succeeded", found["error"]
+        yield found
+    finally:
+        server.stop()
+
+
+def test_a_mysql_servers_schema_is_dumped_by_a_read_only_account_and_tried_on_mariadb(
+    api: str, mysql_planted: dict[str, Any]
+) -> None:
+    dump = mysql_planted["dump"]
+    assert dump["error"] is None and dump["client"] == "mysqldump" and dump["databases"] == ["shop"]
+    check = _check(api, mysql_planted["id"], "mariadb-11.8")
+    loads = {(f["kind"], f["name"]): f for f in check["load_findings"]}
+    assert set(loads) == {("table", "shop.docs"), ("procedure", "shop.pairs")}
+    assert loads[("procedure", "shop.pairs")]["outcome"] == "no_longer_parses"
+    assert "near 'ROW(" in loads[("procedure", "shop.pairs")]["words"]
+    [arrow] = check["parse_findings"]
+    assert (
+        arrow["sample"] == "SELECT doc->>'$.a' FROM shop.docs WHERE id = 1" and "ERROR 1064" in arrow["words"]
+    )
