@@ -246,6 +246,15 @@ def test_each_reason_a_workload_is_empty_or_not_replayable_comes_with_its_fix(
     assert found.code == code and found.fix and found.words
     seen = Instrumentation(user="c@%")
     [unreadable] = problems({}, seen, digests=0, with_text=0, lost_rows=0, samples=False, error="denied")
+    # a statement run once, long ago, gone from the history: no gap in what a replay runs
+    on = Instrumentation(
+        consumers={"events_statements_current": "YES", "events_statements_history_long": "YES"}
+    )
+    for share, codes in ((0.0001, []), (0.2, ["history_too_small"])):
+        said = problems(
+            {}, on, digests=22, with_text=21, lost_rows=0, samples=False, error=None, without_share=share
+        )
+        assert [one.code for one in said] == codes
     assert unreadable.fix == "GRANT SELECT ON performance_schema.* TO c@%, then capture again"
     # MySQL keeps a sample per digest: no history is needed there
     assert (

@@ -65,6 +65,7 @@ def read_workload(
         needing = [_text(r["DIGEST"]) for r in rows if r.get("DIGEST") and not r.get("QUERY_SAMPLE_TEXT")]
         read = workload.build(rows, _history(connection, needing), limit, lab)
         lost = counts(rows)
+    textless = sum(one.executions for one in read.digests if one.text_source == "digest_text")
     read.problems = problems(
         variables or {},
         read_instrumentation(connection),
@@ -73,6 +74,7 @@ def read_workload(
         lost_rows=lost,
         samples=read.samples,
         error=read.error,
+        without_share=textless / read.executions if read.executions else 1.0,
     )
     read.replayable = sum(1 for one in read.digests if workload.replayable_text(one) is not None)
     read.empty = read.replayable == 0

@@ -12,7 +12,9 @@ What the server keeps, by what it says of itself (fixed statements only, each al
   `events_statements_current` and `events_statements_history_long` (or `_history`) consumers on
   (MariaDB's defaults have all three off): the digests are then "digest text only", not replayable;
   with them on, a digest whose statements left the history before the capture (its size,
-  `performance_schema_events_statements_history_long_size`) has no text either;
+  `performance_schema_events_statements_history_long_size`) has no text either: said when such
+  digests carry at least MIN_UNREPLAYABLE_SHARE of the executions (a statement run once, long
+  before, is no gap in the workload a replay runs);
 - the summary full: digests past `performance_schema_digests_size` are counted in one row without a
   digest, their statements lost;
 - nothing ran since the summary was reset (or since the server started).
@@ -33,6 +35,7 @@ _CONSUMERS = (
     "events_statements_history_long",
 )
 _ENABLE = "UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME IN ({})"
+MIN_UNREPLAYABLE_SHARE = 0.01  # of the executions, in digests without a text, for the history's size
 
 
 class WorkloadProblem(BaseModel):
@@ -89,11 +92,13 @@ def problems(
     lost_rows: int,
     samples: bool,
     error: str | None,
+    without_share: float = 1.0,
 ) -> list[WorkloadProblem]:
     """The problems of a workload read from a server whose SHOW GLOBAL VARIABLES were `variables`
     (names as the server gives them) and whose instrumentation `seen`: `digests` read, `with_text`
     of them with a statement's text (a sample or the history), `lost_rows` rows of digests past the
-    summary's size, `samples` (the server has QUERY_SAMPLE_TEXT), `error` (the summary unreadable)."""
+    summary's size, `samples` (the server has QUERY_SAMPLE_TEXT), `error` (the summary unreadable),
+    `without_share` the executions' share in the digests without a text (0..1)."""
     lowered = {name.lower(): value for name, value in variables.items()}
     if lowered.get("performance_schema", "ON").upper() in ("OFF", "0"):
         return [
@@ -137,7 +142,7 @@ def problems(
             )
         )
     if digests > with_text and not samples:
-        found += _history(lowered, seen, digests - with_text, digests)
+        found += _history(lowered, seen, digests - with_text, digests, without_share)
     if lost_rows:
         size = lowered.get("performance_schema_digests_size", "?")
         found.append(
@@ -162,10 +167,11 @@ def _consumers_off(names: list[str], what: str) -> WorkloadProblem:
 
 
 def _history(
-    lowered: dict[str, str], seen: Instrumentation, without: int, digests: int
+    lowered: dict[str, str], seen: Instrumentation, without: int, digests: int, share: float
 ) -> list[WorkloadProblem]:
     """Digests without a statement's text on a server without samples (MariaDB): the history's
-    consumers off, or its size too small."""
+    consumers off, or its size too small (when they carry `share` >= MIN_UNREPLAYABLE_SHARE of the
+    executions)."""
     needed = ["events_statements_current", "events_statements_history_long"]
     history_on = seen.consumers.get("events_statements_history_long") == "YES" or (
         seen.consumers.get("events_statements_history") == "YES"
@@ -179,12 +185,14 @@ def _history(
                 "not replayable)",
             )
         ]
+    if share < MIN_UNREPLAYABLE_SHARE:
+        return []
     size = lowered.get("performance_schema_events_statements_history_long_size", "?")
     return [
         WorkloadProblem(
             code="history_too_small",
-            words=f"{without} of {digests} digests' statements had left the history before the capture "
-            f"(performance_schema_events_statements_history_long_size = {size})",
+            words=f"{without} of {digests} digests ({100 * share:.0f} % of the executions) had left the "
+            f"history before the capture (performance_schema_events_statements_history_long_size = {size})",
             fix="raise performance_schema_events_statements_history_long_size in [mysqld] (a restart), "
             "or capture right after the workload ran",
         )
