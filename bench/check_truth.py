@@ -56,21 +56,13 @@ from check_truth_plants import PASSWORD, READER, STAGING, Staging
 from power_checks import commit, load_average, wait
 from sqlalchemy import select
 
+from upgradelab.captures.findings import SEVERITIES
 from upgradelab.captures.lab_binaries import binary_defaults
 from upgradelab.db import sync_session
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import LocalProvisioner
 
-SEVERITIES = (
-    "does_not_start",
-    "locks_out",
-    "does_not_load",
-    "changes_results",
-    "changes_behaviour",
-    "changes_performance",
-    "note",
-)
 STRICT = ("does_not_start", "locks_out")  # no false finding at all
 MAX_FALSE_SHARE = 0.05  # the other classes
 BARE_PORTS = {"mariadb-10.11": 31534, "mariadb-11.8": 31535, "mysql-9.7": 31536}

@@ -78,6 +78,12 @@ MARIADB_WORKLOAD = [
     "SELECT COUNT(DISTINCT customer_id) FROM shop.orders",
 ]
 
+# MariaDB 10.11's latin1 default: new tables get utf8mb4 on either new version
+UTF8MB4 = [
+    Planted("latin1 -> utf8mb4 for new tables", new, ("changes_results",), "charset", "character_set_server")
+    for new in (M11, M97)
+]
+
 STAGING = [
     Staging(
         name="staging-mariadb",
@@ -277,20 +283,7 @@ STAGING = [
                 "default",
                 "snapshot_isolation",
             ),
-            Planted(
-                "latin1 -> utf8mb4 for new tables",
-                M11,
-                ("changes_results",),
-                "charset",
-                "character_set_server",
-            ),
-            Planted(
-                "latin1 -> utf8mb4 for new tables",
-                M97,
-                ("changes_results",),
-                "charset",
-                "character_set_server",
-            ),
+            *UTF8MB4,
         ],
         reader_grants=_grants("mariadb"),
     ),
@@ -332,20 +325,7 @@ STAGING = [
                 r"table shop\.sessions",
             ),
             Planted("an Aria table", M97, ("does_not_load",), "schema", r"table shop\.cache"),
-            Planted(
-                "latin1 -> utf8mb4 for new tables",
-                M11,
-                ("changes_results",),
-                "charset",
-                "character_set_server",
-            ),
-            Planted(
-                "latin1 -> utf8mb4 for new tables",
-                M97,
-                ("changes_results",),
-                "charset",
-                "character_set_server",
-            ),
+            *UTF8MB4,
         ],
         reader_grants=_grants("mariadb"),
     ),

@@ -113,14 +113,21 @@ function OrderedRow({ finding }: { finding: OrderedFinding }) {
   )
 }
 
+/** A group's line: its title, how many it holds, what it means for the upgrade. */
+function GroupSummary({ title, count, meaning }: { title: string; count: number; meaning: string }) {
+  return (
+    <summary>
+      <strong>{title}</strong> ({count}) <span className="muted small">{meaning}</span>
+    </summary>
+  )
+}
+
 /** One severity's findings (the API's order), collapsed past COLLAPSED_ROWS with their count. */
 function SeverityGroup({ group }: { group: OrderedGroup }) {
   const { shown, toggle } = useCollapsedRows(group.findings, `check-more-${group.key}`)
   return (
     <details open data-testid={`check-severity-${group.key}`}>
-      <summary>
-        <strong>{group.title}</strong> ({group.findings.length}) <span className="muted small">{group.meaning}</span>
-      </summary>
+      <GroupSummary title={group.title} count={group.findings.length} meaning={group.meaning} />
       <table className="data-table">
         <thead>
           <tr>
@@ -146,9 +153,7 @@ function SeverityGroup({ group }: { group: OrderedGroup }) {
 function Group({ group }: { group: FindingGroup }) {
   return (
     <details open={group.key !== 'same'} data-testid={`check-group-${group.key}`}>
-      <summary>
-        <strong>{group.title}</strong> ({group.findings.length}) <span className="muted small">{group.meaning}</span>
-      </summary>
+      <GroupSummary title={group.title} count={group.findings.length} meaning={group.meaning} />
       <table className="data-table">
         <thead>
           <tr>
