@@ -25,9 +25,11 @@ def test_the_schema_trial_columns_up_as_the_model_declares_them_and_down(tmp_pat
     engine = sa.create_engine(url)
     columns = {c["name"]: c["nullable"] for c in sa.inspect(engine).get_columns("capture_check")}
     declared = {c.name: c.nullable for c in CaptureCheck.__table__.columns}
-    assert {name: columns[name] for name in ADDED} == {name: declared[name] for name in ADDED} == {
-        name: True for name in ADDED
-    }
+    assert (
+        {name: columns[name] for name in ADDED}
+        == {name: declared[name] for name in ADDED}
+        == {name: True for name in ADDED}
+    )
     command.downgrade(config, previous)
     assert not ADDED & {c["name"] for c in sa.inspect(engine).get_columns("capture_check")}
     engine.dispose()
