@@ -13,8 +13,9 @@ import pytest
 
 from upgradelab.captures.digests import Digest, Workload
 from upgradelab.captures.findings import CHECK_COLUMNS, CSV_COLUMNS, check_about, csv_text, ordered
+from upgradelab.captures.quoting import NewServer
 from upgradelab.captures.refusals import classify
-from upgradelab.captures.schema_load import Loaded, NewServer, definer_free, load
+from upgradelab.captures.schema_load import Loaded, definer_free, load
 from upgradelab.captures.sql_text import bare_places, object_of, quoted, split_dump
 from upgradelab.captures.statement_parse import parse_statements, parse_text
 from upgradelab.captures.workload_problems import Instrumentation, problems

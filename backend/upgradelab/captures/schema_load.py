@@ -11,12 +11,10 @@ or because an object it needs is not there it is no finding: what it needs, when
 statement was refused, is listed under that finding ("also"); else it is listed "not loaded" with
 the reason (the dump does not hold it).
 
-A parse refusal near a word the new server reserves (asked of its parser: the word unquoted as a
-column, captures/identifiers.py) is tried again with that word quoted wherever it stands as a
-name (captures/sql_text.py bare_places), word after word: when the server then takes it, the
-finding's action is "quote `qualify` in these 3 places" and that is proven on the server (the object
-is then loaded, so what needs it is asked too); when quoting changed nothing the quotes are
-forgotten. Every other refusal gets the action its words call for (refusals.action_for).
+A parse refusal near a word the new server reserves is tried again with that word quoted
+(captures/quoting.py): when the server then takes it, the finding's action is "quote `qualify` in
+these 3 places", proven on the server (the object is then loaded, so what needs it is asked too).
+Every other refusal gets the action its words call for (refusals.action_for).
 
 `load` is the procedure over a `run(sql)` that raises the server's pymysql error; where it runs
 (the account, the bound, the scratch instance) is captures/schema_trial.py.
@@ -30,17 +28,14 @@ from typing import Literal
 import pymysql
 from pydantic import BaseModel
 
+from upgradelab.captures.quoting import NewServer, QuotedWord, Run, quote_action, quote_until_taken
 from upgradelab.captures.refusals import action_for, classify, missing_name, words_of
 from upgradelab.captures.sql_text import (
     DumpStatement,
-    bare_places,
     first_word,
     head,
-    near_text,
-    near_word,
     object_of,
     qualified,
-    quoted,
     used_database,
 )
 from upgradelab.datasets.statements import DEFINER, definer_rewritten
@@ -56,17 +51,8 @@ _SERVER_SET = re.compile(
 _VARIABLE_NAMED = re.compile(r"Variable '(\w+)'")
 _BODY_AT = re.compile(rb"\b(?:VIEW|PROCEDURE|FUNCTION|TRIGGER|EVENT|PACKAGE)\b", re.I)
 MAX_LOAD_STATEMENTS = 50_000  # a schema past this is loaded that far (said in the summary)
-MAX_QUOTED_WORDS = 8  # words quoted one after the other in one statement
 SHOWN_CHARS = 4000  # a statement shown in a finding is cut here (marked)
 MAX_NOT_LOADED = 200  # "not loaded" statements listed (all counted)
-
-
-class QuotedWord(BaseModel):
-    """A word the new server reserves standing unquoted as a name: the statement's `lines`
-    (1-based, one per place) where it stands."""
-
-    word: str
-    lines: list[int]
 
 
 class LoadFinding(BaseModel):
@@ -124,21 +110,6 @@ class Loaded:
     summary: LoadSummary = field(default_factory=LoadSummary)
     refused_names: dict[str, LoadFinding] = field(default_factory=dict)
     own_routines: frozenset[str] = frozenset()
-
-
-Run = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class NewServer:
-    """The new version as the trial asks it: its `name` (the check's target, as actions say it),
-    `flavor` (mysql, mariadb), `reserved(word)` (its parser does not take `word` unquoted as a
-    name) and the captured schema's `names` (lower case: tables, columns, routines)."""
-
-    name: str
-    flavor: str
-    reserved: Callable[[str], bool]
-    names: frozenset[str] = frozenset()
 
 
 def definer_free(text: str) -> str:
@@ -302,41 +273,6 @@ def _shown(text: str) -> str:
     return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + " ... (cut)"
 
 
-def quote_until_taken(
-    run: Run, text: str, words: str, server: NewServer
-) -> tuple[list[QuotedWord], bool, str]:
-    """(words quoted, whether the server then took it, its last words) for a parse refusal: the
-    word the parser stopped at quoted wherever it stands as a name, while the server reserves it
-    and quoting moves the refusal on (module docstring). When the server still refuses the
-    statement, only the quoted words that are the schema's `names` (server.names: a table, column or
-    routine the team named so) are kept: another word quoted may be a keyword the statement needs
-    (`SYSTEM` of WITH SYSTEM VERSIONING)."""
-    quotes: list[QuotedWord] = []
-    current, last = text, words
-    for _ in range(MAX_QUOTED_WORDS):
-        word = near_word(last)
-        if word is None or any(q.word.lower() == word.lower() for q in quotes):
-            break
-        places = bare_places(current, word)
-        if not places or not server.reserved(word):
-            break
-        attempt = quoted(current, word)
-        try:
-            run(attempt)
-        except pymysql.MySQLError as error:
-            code, again = words_of(error)
-            unmoved = (near_text(again) or "").lower().startswith(f"`{word.lower()}`")
-            if classify(code, again) != "parse" or unmoved:
-                break  # quoting it changed nothing the parser cares for (or the rest is no parse error)
-            quotes.append(QuotedWord(word=word, lines=[place.line for place in places]))
-            current, last = attempt, again
-            continue
-        quotes.append(QuotedWord(word=word, lines=[place.line for place in places]))
-        return quotes, True, ""
-    kept = [q for q in quotes if q.word.lower() in server.names]  # not taken: the team's names only
-    return kept, False, last if kept else words
-
-
 def _action(finding: LoadFinding, last: str, statement: str, server: NewServer) -> str:
     """The finding's one line: the quotes that make it load (proven), else the refusal's own."""
     what = f"{finding.kind} {finding.name}" if finding.name else "this statement"
@@ -344,16 +280,3 @@ def _action(finding: LoadFinding, last: str, statement: str, server: NewServer) 
         then = action_for(last, statement, server.name, server.flavor, what)
         return quote_action(finding.quoted, finding.loads_quoted, what, server.name, then)
     return action_for(finding.words, statement, server.name, server.flavor, what)
-
-
-def quote_action(quotes: list[QuotedWord], taken: bool, what: str, server: str, then: str) -> str:
-    """'quote `qualify` in these 3 places (lines 2, 4, 7 of the statement) in <what>: <server> then
-    takes it (tried)'; when the server still refused it, '...; then: <then>'."""
-    places = "; ".join(
-        f"`{q.word}` in {'these ' + str(len(q.lines)) + ' places' if len(q.lines) > 1 else 'this place'}"
-        f" (line{'s' if len(q.lines) > 1 else ''} {', '.join(map(str, q.lines))} of the statement)"
-        for q in quotes
-    )
-    if taken:
-        return f"quote {places} in {what}: {server} then takes it (tried)"
-    return f"quote {places} in {what}; then: {then}"

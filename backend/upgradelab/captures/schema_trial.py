@@ -27,7 +27,8 @@ from pydantic import BaseModel
 
 from upgradelab.captures.digests import Workload
 from upgradelab.captures.identifiers import parse_error
-from upgradelab.captures.schema_load import BODY_KINDS, Loaded, LoadFinding, LoadSummary, NewServer, load
+from upgradelab.captures.quoting import NewServer
+from upgradelab.captures.schema_load import BODY_KINDS, Loaded, LoadFinding, LoadSummary, load
 from upgradelab.captures.sql_text import bare_places, object_of, qualified, split_dump, used_database
 from upgradelab.captures.statement_parse import ParseFinding, ParseSummary, parse_statements, parse_text
 from upgradelab.datasets.accounts import LOAD_USER, events_paused, load_account, routines_allowed

@@ -40,8 +40,9 @@ import pymysql
 from pydantic import BaseModel
 
 from upgradelab.captures.digests import Digest, Workload
+from upgradelab.captures.quoting import NewServer, QuotedWord, quote_action, quote_until_taken
 from upgradelab.captures.refusals import action_for, classify, missing_name, words_of
-from upgradelab.captures.schema_load import Loaded, NewServer, QuotedWord, quote_action, quote_until_taken
+from upgradelab.captures.schema_load import Loaded
 from upgradelab.captures.sql_text import first_word, tokens
 from upgradelab.captures.workload_problems import WorkloadProblem
 from upgradelab.targets.provisioners.base import ADMIN_READ_TIMEOUT_S, Endpoint
