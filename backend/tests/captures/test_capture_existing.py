@@ -47,7 +47,7 @@ def test_values_the_team_set_are_marked_against_the_labs_binary_of_that_version(
     variables = variables_of(capture)
     assert variables["max_connections"] == {
         "name": "max_connections", "value": "77", "default": "151", "comparison": "differs",
-        "host_dependent": False,
+        "host_dependent": False, "origin": "CONFIG", "implied_by": [],
     }  # fmt: skip
     assert variables["innodb_change_buffering"]["comparison"] == "differs"
     assert variables["innodb_change_buffering"]["default"] == "none"
@@ -141,14 +141,15 @@ def test_the_settings_the_new_version_refuses_or_warns_about_are_named_in_its_ow
     assert removed["outcome"] == "refused" and removed["line"] == "innodb-change-buffer-max-size=30"
     assert "[ERROR]" in removed["words"]
     assert "unknown variable 'innodb-change-buffer-max-size=30'" in removed["words"]
-    warned = findings["innodb_change_buffering"]
-    assert warned["outcome"] == "deprecated"
+    warned = findings["innodb_change_buffering"]  # taken, and it does nothing: the team's intent is lost
+    assert warned["outcome"] == "no_effect"
     assert "[Warning] 'innodb-change-buffering' was removed" in warned["words"]
     assert findings["max_connections"]["outcome"] == "accepted"
     assert findings["port"]["outcome"] == "not_tried" and "network exposure" in findings["port"]["words"]
     outcomes = [f["outcome"] for f in check["findings"]]
     assert outcomes.count("refused") == 1 and outcomes == sorted(
-        outcomes, key=["refused", "deprecated", "accepted", "not_tried"].index
+        outcomes,
+        key=["refused", "no_effect", "adjusted", "deprecated", "accepted", "not_tried", "implied"].index,
     )
     plugins = {f["plugin"]: f for f in check["account_findings"]}
     native = plugins["mysql_native_password"]

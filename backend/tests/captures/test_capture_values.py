@@ -5,9 +5,10 @@ made into a query set a replay takes (texts chosen, weights, what is left out)."
 from typing import Any
 
 from upgradelab.captures import configuration
+from upgradelab.captures.account_check import plugin_findings
 from upgradelab.captures.defaults import BinaryDefaults, parse_defaults, same_value, series
 from upgradelab.captures.digests import Workload, build, query_set
-from upgradelab.captures.option_check import plugin_findings, refused, warnings_of
+from upgradelab.captures.option_check import refused, warnings_of
 from upgradelab.replay.sources import parse_source
 
 HELP = """/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)
@@ -213,7 +214,9 @@ def test_accounts_are_grouped_by_plugin_and_one_the_new_server_lacks_locks_them_
         {"user": "new", "host": "%", "plugin": "caching_sha2_password"},
         {"user": "old", "host": "localhost", "plugin": "mysql_native_password"},
     ]
-    found = plugin_findings(accounts, {"caching_sha2_password"}, {"ed25519"}, "mysqld 9.7.0")
+    found = plugin_findings(
+        accounts, {"caching_sha2_password"}, {"ed25519": "auth_ed25519.so"}, "mysqld 9.7.0"
+    )
     assert [(f.plugin, f.outcome, f.accounts) for f in found] == [
         ("mysql_native_password", "missing", ["'app'@'%'", "'old'@'localhost'"]),
         ("ed25519", "not_loaded", ["'ops'@'10.%'"]),

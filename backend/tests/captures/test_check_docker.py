@@ -52,7 +52,7 @@ def scratch() -> Iterator[DockerProvisioner]:
     cleanup(one.target_name, templates=True)
 
 
-def test_a_check_on_a_docker_target_names_refused_deprecated_and_taken_settings(
+def test_a_check_on_a_docker_target_names_refused_ignored_and_taken_settings(
     scratch: DockerProvisioner,
 ) -> None:
     seen: dict[str, str] = {}
@@ -76,7 +76,7 @@ def test_a_check_on_a_docker_target_names_refused_deprecated_and_taken_settings(
     found = {finding.name: finding for finding in result.options}
     assert found["innodb_log_writer_threads"].outcome == "refused"
     assert "innodb" in found["innodb_log_writer_threads"].words  # the server's words name it
-    assert found["innodb_log_files_in_group"].outcome == "deprecated"
+    assert found["innodb_log_files_in_group"].outcome == "no_effect"  # "It does nothing now"
     assert "[Warning]" in found["innodb_log_files_in_group"].words
     assert found["max_connections"].outcome == "accepted"
     assert seen["max_connections"] == TEAM_MAX_CONNECTIONS  # the taken lines were the container's flags

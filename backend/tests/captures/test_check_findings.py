@@ -10,15 +10,11 @@ import pymysql
 import pytest
 
 from upgradelab.captures import configuration
+from upgradelab.captures.default_check import default_findings
 from upgradelab.captures.defaults import BinaryDefaults
 from upgradelab.captures.findings import SEVERITIES, csv_text, ordered
 from upgradelab.captures.identifiers import Identifier, bare, probe_sql
-from upgradelab.captures.schema_check import (
-    charset_findings,
-    default_findings,
-    identifier_findings,
-    sql_mode_findings,
-)
+from upgradelab.captures.schema_check import charset_findings, identifier_findings, sql_mode_findings
 
 OLD = BinaryDefaults(
     "mariadbd 10.11.19",
@@ -198,9 +194,9 @@ def test_one_severity_order_across_every_kind_and_a_csv_that_holds_no_formula() 
         ("changes_results", "identifier"),
         ("changes_results", "sql_mode"),
         ("changes_results", "charset"),
-        ("changes_performance", "option"),
         ("changes_performance", "default"),
-    ]  # accepted settings and available plugins are no findings
+        ("note", "option"),
+    ]  # accepted settings and available plugins are no findings; a deprecated setting still works: a note
     assert [f.severity for f in found] == sorted((f.severity for f in found), key=SEVERITIES.index)
     rows = list(csv.DictReader(io.StringIO(csv_text(found))))
     assert rows[0]["evidence"] == "'=cmd()" and rows[2]["subject"] == "table qualify (app)"

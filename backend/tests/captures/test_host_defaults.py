@@ -12,10 +12,10 @@ import pytest
 
 from upgradelab.captures import configuration
 from upgradelab.captures.configuration import HostFacts
+from upgradelab.captures.default_check import default_findings
 from upgradelab.captures.defaults import BinaryDefaults
 from upgradelab.captures.findings import csv_text, ordered
 from upgradelab.captures.host_defaults import GIB, CheckHosts, Host, lab_host, resolve, team_host
-from upgradelab.captures.schema_check import default_findings
 
 TEAM = Host(cpus=64, memory_mib=256 * 1024)
 LAB = Host(cpus=2, memory_mib=24105)  # the lab host's figures when the formulas were verified
@@ -193,17 +193,20 @@ def test_mariadbs_thread_pool_follows_the_teams_cpus_on_both_versions_and_is_no_
     hosts = CheckHosts(team=team_host(config.host, None, None), lab=LAB)
     found = {f.name: f for f in default_findings(config, MARIADB_118, {"thread_pool_size": "2"}, hosts)}
     assert "thread_pool_size" not in found  # 64 on 10.11 and on 11.8: the same for its hardware
-    back_log = found["back_log"]  # no formula: the help's figure, said to be not resolved
+    back_log = found["back_log"]  # no formula: the help's figure on the lab's host
     assert back_log.new_default == "90" and back_log.team_host_default is not None
     assert (
         back_log.team_host_default.value is None
         and "no formula for mariadb" in back_log.team_host_default.words
     )
+    # 10.11 gives the lab's host 80, what the team runs with: the lab's host stands for the team's
+    assert back_log.resolved_on_lab
     [row] = ordered(None, None, None, None, None, [back_log.model_dump(mode="json")])
-    assert row.outcome == "host_dependent" and row.evidence == (
-        "old binary's default 80, new binary's 90; depends on the host: not resolved (no formula for "
-        "mariadb 11.8.9-MariaDB); the lab's server took None"
-    )  # one reason for both hosts (this check's new server was not asked)
+    assert row.outcome == "changed" and row.evidence == (
+        "the team's server runs with 80 (left unset); the new binary's help gives 90 on the lab's host; no "
+        "formula, but the old version gives the lab's host 80 as the team's host: the lab's host stands for "
+        "the team's"
+    )
 
 
 def test_the_severity_order_and_the_csv_carry_both_hosts_values() -> None:

@@ -66,7 +66,7 @@ def test_an_option_file_is_read_as_the_server_reads_its_groups() -> None:
     ]
     assert skipped[0].words.startswith("the lab sets datadir itself (managed by the provisioner")
     assert skipped[2].words.startswith("the lab sets log-error itself (log file location")
-    assert [line for _, line in lines] == [
+    assert [one.line for one in lines] == [
         "innodb-change-buffer-max-size=30",
         "sql-mode=STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION",
         "skip-name-resolve",  # a bare flag stays bare

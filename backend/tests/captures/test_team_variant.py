@@ -4,10 +4,8 @@ the variant's target refused are dropped with their reasons; a buffer pool large
 memory check allows is scaled to the share it allows, with the numbers; an existing target takes
 none. Pure: a configuration and a check's findings as stored, MemAvailable given."""
 
-from typing import Any
-
 from upgradelab.captures.configuration import Configuration, HostFacts, Variable
-from upgradelab.captures.team_variant import MemoryShare, team_variant
+from upgradelab.captures.team_variant import CheckUsed, MemoryShare, team_variant
 from upgradelab.execution.instances import check_memory
 from upgradelab.experiments.schemas import VariantSpec
 from upgradelab.targets.option_names import ServerNames
@@ -40,7 +38,7 @@ CONFIG = Configuration(
     differs=5,
 )
 # a check of this capture against mariadb-11.8 as stored (check_runner.py): one refusal in its words
-CHECK: tuple[int, str, list[dict[str, Any]]] = (
+CHECK = CheckUsed(
     7,
     "mariadbd 11.8.9",
     [

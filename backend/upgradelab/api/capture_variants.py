@@ -7,7 +7,7 @@ from fastapi import APIRouter, HTTPException, Query, status
 from pydantic import BaseModel, ConfigDict
 
 from upgradelab.captures import service
-from upgradelab.captures.team_variant import DroppedSetting, ScaledSetting, team_variant_of
+from upgradelab.captures.team_variant import DroppedSetting, ScaledSetting, TrimmedSetting, team_variant_of
 from upgradelab.db import SessionDep
 from upgradelab.settings import get_settings
 from upgradelab.targets import service as targets
@@ -17,8 +17,10 @@ router = APIRouter(prefix="/api/captures", tags=["captures"])
 
 class TeamVariantRead(BaseModel):
     """A capture's settings on `target`: `options` (name -> value; None a bare flag), `dropped`
-    (name, line, reason), `scaled` (name, captured, used, reason) and `checked_by`: the check whose
-    refusals were dropped (None: none succeeded against `target`; the server's start will say)."""
+    (name, line, reason), `scaled` (name, captured, used, reason), `trimmed` (name, captured, used,
+    reason: a list kept without the values `target` refuses, sql_mode minus NO_AUTO_CREATE_USER) and
+    `checked_by`: the check whose refusals were dropped (None: none succeeded against `target`; the
+    server's start will say)."""
 
     model_config = ConfigDict(from_attributes=True)
 
@@ -28,6 +30,7 @@ class TeamVariantRead(BaseModel):
     dropped: list[DroppedSetting]
     scaled: list[ScaledSetting]
     checked_by: int | None
+    trimmed: list[TrimmedSetting] = []
 
 
 @router.get("/{capture_id}/variant", response_model=TeamVariantRead)

@@ -1,11 +1,14 @@
 """Executes one capture check: the capture's settings on a scratch instance of the new version
-(captures/option_check.py) and, while it runs, the schema's names, the team's sql_mode, the character
-set defaults and the changed defaults (captures/schema_check.py; host-dependent ones resolved for the
-team's host, given on the check or seen in the capture, and the lab's), then the captured schema
-loaded there and the captured statements asked of its parser (captures/schema_trial.py), the check's
-target locked (its slot 0 is the scratch instance) by the shared lifecycle, its final state written
-on every exit path. A cancel is seen before the binary is asked (a check takes seconds: one binary
-run per refusal and one start) and between the schema's statements.
+(captures/option_check.py, the values as the new binary's options take them, from both binaries'
+help) and, while it runs, the schema's names, the team's sql_mode, the character set defaults
+(captures/schema_check.py) and the changed defaults as that started server shows them
+(captures/default_check.py; host-dependent ones resolved for the team's host, given on the check or
+seen in the capture, and the lab's, saying which defaults read its CPUs or memory), then the
+captured schema loaded there and the captured statements asked of its parser
+(captures/schema_trial.py), the check's target locked (its slot 0 is the scratch instance) by the
+shared lifecycle, its final state written on every exit path. A cancel is seen before the binary is
+asked (a check takes seconds: one binary run per refusal and one start) and between the schema's
+statements.
 """
 
 import logging
@@ -17,15 +20,17 @@ from redis import Redis
 
 from upgradelab.captures import schema_check
 from upgradelab.captures.configuration import Configuration
+from upgradelab.captures.default_check import default_findings
 from upgradelab.captures.defaults import BinaryDefaults
 from upgradelab.captures.digests import Workload
 from upgradelab.captures.dump import DumpRecord
-from upgradelab.captures.host_defaults import CheckHosts, lab_host, team_host
+from upgradelab.captures.host_defaults import CheckHosts, lab_host, team_host, used_by
 from upgradelab.captures.identifiers import Identifier
 from upgradelab.captures.jobs import CHECK_JOBS, check_targets_of
-from upgradelab.captures.lab_binaries import binary_defaults
+from upgradelab.captures.lab_binaries import binary_defaults, capture_binary_defaults
 from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.captures.option_check import ScratchServer, check_options
+from upgradelab.captures.reading import variable_origins
 from upgradelab.captures.schema_load import LoadSummary
 from upgradelab.captures.schema_trial import SchemaTrial, schema_text, try_schema, unquoted_places
 from upgradelab.captures.statement_parse import ParseSummary
@@ -91,6 +96,8 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
     except Exception as error:  # its help unreadable: the other findings still stand
         log.warning("check %s: the defaults of %s: %s", check_id, target.name, error)
         new_defaults = None
+    with sync_session() as session:  # the old binary's help: the captured values as its options take them
+        old_defaults = capture_binary_defaults(session, config, settings)
     found: dict[str, list[Any]] = {}
     # host-dependent defaults resolved for both (captures/host_defaults.py)
     hosts = CheckHosts(
@@ -98,14 +105,18 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
     )
 
     def schema(endpoint: Endpoint) -> None:
+        nonlocal hosts
         connection = endpoint.connect(read_timeout_s=ADMIN_READ_TIMEOUT_S)
         try:
             new = schema_check.server_variables(connection)
+            new_origins = variable_origins(connection)
             found["identifier_findings"] = schema_check.identifier_findings(connection, names)
             found["sql_mode_findings"] = schema_check.sql_mode_findings(connection, config)
             found["charset_findings"] = schema_check.charset_findings(config, new, name, new_defaults)
             if new_defaults is not None:  # else default_findings stays None: not known
-                found["default_findings"] = schema_check.default_findings(config, new_defaults, new, hosts)
+                changed = default_findings(config, new_defaults, new, hosts, new_origins, old_defaults)
+                found["default_findings"] = changed
+                hosts = used_by(hosts, {one.name: one.team_host_default for one in changed})
             if tried:
                 refused = {one.mode.upper() for one in found["sql_mode_findings"]}
                 text, why = _schema_of(dataset, record, settings)
@@ -124,7 +135,7 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
             connection.close()
 
     tried_fields: dict[str, Any] = {}
-    result = check_options(config, server, accounts, name, schema)
+    result = check_options(config, server, accounts, name, schema, (old_defaults, new_defaults))
     if _cancel_asked(check_id):
         return Ending(JobStatus.cancelled)
     return Ending(

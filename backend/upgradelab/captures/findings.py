@@ -1,25 +1,37 @@
 """One severity order across a check's findings, and its CSV export.
 
     does_not_start        a setting the new binary refuses (the server stops at start)
-    locks_out             accounts whose authentication plugin the new version lacks or has not loaded
+    locks_out             login accounts whose authentication plugin the new version lacks or has not
+                          loaded (roles and locked accounts are no logins; an empty plugin is the old
+                          server's default: captures/account_check.py)
     does_not_load         statements of the captured schema the new version refuses (a table, a
                           sequence, a routine's body: captures/schema_load.py) and captured
                           statements its parser refuses (captures/statement_parse.py)
     changes_results       names that no longer parse, sql_mode values refused, character set and
                           collation defaults that change, changed defaults of result settings
-                          (captures/schema_check.py RESULT_VARIABLES)
-    changes_performance   changed defaults of the other settings; settings the new version takes
-                          with a warning that they were removed or deprecated (they do nothing now)
+                          (captures/default_check.py RESULT_VARIABLES)
+    changes_behaviour     settings the new version takes and ignores (its help: unused, no effect; its
+                          start: "does nothing now") or starts with another value than the team's: the
+                          team's intent behind them is lost
+    changes_performance   changed defaults of the other settings, each changed flag of a flag list a
+                          finding of its own
+    note                  hygiene and what the lab could not resolve: anonymous accounts exist,
+                          settings the new version still takes but calls deprecated, host-dependent
+                          defaults not resolved for the team's host, why the captured workload is
+                          empty or not all replayable (with its fix)
 
-    note                  why the captured workload is empty or not all replayable, with its fix
+Each finding carries what to do (`action`: the one stored with it, else one made from its kind).
 
-Settings taken as they are, plugins available and lines not tried are no findings (the check's
-`findings` still lists them). Every finding carries its one-line `action`.
+One concept: every stored kind of a check's findings read into the one Finding shape (severity,
+subject, evidence, action) and ordered; a kind's reading beside the others keeps the order and the
+words of all of them in one place, and the CSV writes that one list.
+Settings taken as they are, implied or not tried, plugins available and accounts that log in as no
+one are no findings (the check's `findings` and `account_findings` still list them).
 """
 
 import csv
 import io
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel
 
@@ -34,15 +46,7 @@ Severity = Literal[
     "changes_performance",
     "note",
 ]
-SEVERITIES: tuple[Severity, ...] = (
-    "does_not_start",
-    "locks_out",
-    "does_not_load",
-    "changes_results",
-    "changes_behaviour",
-    "changes_performance",
-    "note",
-)
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)  # most severe first
 CSV_COLUMNS = ("severity", "kind", "subject", "outcome", "evidence", "action")
 # what a check's CSV is about, on every row: the capture, its target and version, the new version
 CHECK_COLUMNS = ("capture", "captured_target", "captured_version", "check_target", "check_server")
@@ -54,7 +58,7 @@ PLACES_SHOWN = 8  # places named in an identifier's action (all counted)
 class Finding(BaseModel):
     """One finding: its `severity`, `kind` (option, account, identifier, sql_mode, charset,
     default), `subject` (what it is about), `outcome`, `evidence` (the server's words, or the two
-    binaries' values) and `action`: one line saying what to do ("" on a check stored before)."""
+    versions' values) and `action` (one line: what to do; '' where none is known)."""
 
     severity: Severity
     kind: str
@@ -64,32 +68,79 @@ class Finding(BaseModel):
     action: str = ""
 
 
-def _options(rows: list[dict[str, Any]]) -> list[Finding]:
-    severity: dict[str, Severity] = {"refused": "does_not_start", "deprecated": "changes_performance"}
-    return [
-        Finding(
-            severity=severity[row["outcome"]],
-            kind="option",
-            subject=row["line"] or row["name"],
-            outcome=row["outcome"],
-            evidence=row["words"],
+_OPTION_SEVERITY: dict[str, Severity] = {
+    "refused": "does_not_start",
+    "no_effect": "changes_behaviour",
+    "adjusted": "changes_behaviour",
+    "deprecated": "note",
+}
+
+
+def _options(rows: list[dict[str, Any]], sql_modes: list[dict[str, Any]]) -> list[Finding]:
+    out = []
+    for row in rows:
+        if row["outcome"] not in _OPTION_SEVERITY:
+            continue
+        subject = row["line"] or row["name"]
+        shown = row.get("shown")
+        evidence = (f"the team's server shows {row['name']}={shown}\n" if shown else "") + row["words"]
+        out.append(
+            Finding(
+                severity=_OPTION_SEVERITY[row["outcome"]],
+                kind="option",
+                subject=subject,
+                outcome=row["outcome"],
+                evidence=evidence,
+                action=_sql_mode_action(row, sql_modes) or row.get("action") or _option_action(row),
+            )
         )
-        for row in rows
-        if row["outcome"] in severity
-    ]
+    return out
+
+
+def _option_action(row: dict[str, Any]) -> str:
+    """What to do about a setting of a check stored without its action."""
+    name = row["line"] or row["name"]
+    return {
+        "refused": f"remove `{name}` from [mysqld]",
+        "no_effect": f"remove `{name}` from [mysqld]: it has no effect on the new version",
+        "adjusted": f"set `{row['name']}` to a value the new version takes",
+        "deprecated": f"plan to replace `{row['name']}`: the new version calls it deprecated",
+    }.get(row["outcome"], "")
+
+
+def _sql_mode_action(row: dict[str, Any], sql_modes: list[dict[str, Any]]) -> str:
+    """A refused sql_mode line: the values the new server refuses taken out, the rest kept."""
+    if row["outcome"] != "refused" or row["name"].lower() != "sql_mode" or not sql_modes or not row["line"]:
+        return ""
+    refused = {mode["mode"].upper() for mode in sql_modes}
+    kept = [mode for mode in row["line"].partition("=")[2].split(",") if mode.strip().upper() not in refused]
+    return f"set sql_mode={','.join(kept)} in [mysqld] (without {', '.join(sorted(refused))})"
+
+
+_ACCOUNT_SEVERITY: dict[str, Severity] = {
+    "missing": "locks_out",
+    "not_loaded": "locks_out",
+    "anonymous": "note",
+}
 
 
 def _accounts(rows: list[dict[str, Any]]) -> list[Finding]:
+    fallback = {
+        "missing": "move these accounts to a plugin the new version has (ALTER USER ... IDENTIFIED WITH ...)",
+        "not_loaded": "INSTALL SONAME the plugin's library on the new version before these accounts log in",
+        "anonymous": "DROP USER these accounts unless a client logs in without a user name",
+    }
     return [
         Finding(
-            severity="locks_out",
+            severity=_ACCOUNT_SEVERITY[row["outcome"]],
             kind="account",
-            subject=f"{row['plugin']}: {', '.join(row['accounts'])}",
+            subject=(f"{row['plugin']}: " if row["plugin"] else "") + ", ".join(row["accounts"]),
             outcome=row["outcome"],
             evidence=row["words"],
+            action=row.get("action") or fallback[row["outcome"]],
         )
         for row in rows
-        if row["outcome"] in ("missing", "not_loaded")
+        if row["outcome"] in _ACCOUNT_SEVERITY
     ]
 
 
@@ -124,6 +175,10 @@ def _sql_modes(rows: list[dict[str, Any]]) -> list[Finding]:
             subject=row["mode"],
             outcome="refused",
             evidence=("the team sets it: " if row["team_sets"] else "the old default: ") + row["words"],
+            action=(
+                f"remove {row['mode']} from sql_mode in [mysqld] and from every SET sql_mode the "
+                "applications send"
+            ),
         )
         for row in rows
     ]
@@ -137,23 +192,51 @@ def _charsets(rows: list[dict[str, Any]]) -> list[Finding]:
             subject=row["name"],
             outcome=f"{row['old'] or '(none)'} -> {row['new'] or '(none)'}",
             evidence=row["words"],
+            action=(
+                f"set {row['name']}={row['old']} in [mysqld] to keep what new tables get (or name the "
+                "character set and collation in CREATE TABLE)"
+                if row["old"]
+                else f"name the collation in CREATE TABLE where new tables must not get {row['new']}"
+            ),
         )
         for row in rows
     ]
 
 
 def _defaults(rows: list[dict[str, Any]]) -> list[Finding]:
-    out = []
+    out: list[Finding] = []
     for row in rows:
         team, lab = row.get("team_host_default"), row.get("lab_host_default")
+        severity: Severity = "changes_results" if row["affects"] == "results" else "changes_performance"
+        where = (
+            "the new version's server (started by the lab with the team's settings) shows"
+            if row.get("new_from") == "started"
+            else "the new binary's help gives"
+        )
+        if row.get("flags"):
+            out += [_flag(row, flag, severity, where) for flag in row["flags"]]
+            continue
         if team is not None and team["value"] is not None:
             evidence = f"the team runs with {row['old_default']}; new default for its host {team['value']}"
+        elif "new_from" in row:
+            evidence = f"the team's server runs with {row['old_default']} (left unset); {where} "
+            evidence += row["new_default"]
         else:
             evidence = f"old binary's default {row['old_default']}, new binary's {row['new_default']}"
-        if row["host_dependent"]:
-            evidence += _hosts(team, lab, row["lab_host_value"])
-        severity: Severity = "changes_results" if row["affects"] == "results" else "changes_performance"
         resolved = not row["host_dependent"] or (team is not None and team["value"] is not None)
+        if row.get("resolved_on_lab"):
+            evidence += (
+                f" on the lab's host; no formula, but the old version gives the lab's host "
+                f"{row['old_default']} as the team's host: the lab's host stands for the team's"
+            )
+            resolved = True
+        elif row["host_dependent"]:
+            evidence += _hosts(team, lab, row["lab_host_value"])
+        keep = f"{row['name']}={row['old_default']}"
+        action = f"to keep the old behaviour: {keep} in [mysqld] (else test the new)"
+        if not resolved and "new_from" in row:  # a check of this version: unresolved is a note
+            severity = "note"
+            action = f"read {row['name']} on a server of the new version on your host (SHOW GLOBAL VARIABLES)"
         out.append(
             Finding(
                 severity=severity,
@@ -161,9 +244,29 @@ def _defaults(rows: list[dict[str, Any]]) -> list[Finding]:
                 subject=row["name"],
                 outcome="changed" if resolved else "host_dependent",
                 evidence=evidence,
+                action=action,
             )
         )
     return out
+
+
+def _flag(row: dict[str, Any], flag: dict[str, str], severity: Severity, where: str) -> Finding:
+    """One changed flag of a flag list's default as a finding of its own."""
+    name = row["name"]
+    keep = f"{name}={row['old_default']}"
+    if "=" in row["old_default"]:  # a key=value list: that flag alone
+        keep = f"{name}='{flag['flag']}={flag['old']}'"
+    return Finding(
+        severity=severity,
+        kind="default",
+        subject=f"{name}: {flag['flag']}",
+        outcome=f"{flag['old']} -> {flag['new']}",
+        evidence=(
+            f"{flag['flag']} is {flag['old']} on the team's server ({name} left unset); {where} "
+            f"{flag['flag']} {flag['new']}"
+        ),
+        action=f"to keep the old behaviour: {keep} in [mysqld] (else test the new)",
+    )
 
 
 def _hosts(team: dict[str, Any] | None, lab: dict[str, Any] | None, took: str | None) -> str:
@@ -254,9 +357,10 @@ def ordered(
     """Every finding of a check (its stored lists, as JSON) in SEVERITIES order; within one severity
     in the order above (option, account, identifier, sql_mode, charset, default, then the schema's
     statements refused, the captured statements refused, the workload's notes from the schema
-    `trial`), each kind's own order kept (a stable sort)."""
+    `trial`), each kind's own order kept (a stable sort). A refused sql_mode line's action names the
+    values `sql_modes` says the new server refuses, the rest kept."""
     found = [
-        *_options(options or []),
+        *_options(options or [], sql_modes or []),
         *_accounts(accounts or []),
         *_identifiers(identifiers or []),
         *_sql_modes(sql_modes or []),

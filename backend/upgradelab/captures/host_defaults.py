@@ -30,7 +30,7 @@ innodb_write_io_threads or innodb_redo_log_capacity: each stays "depends on the 
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import psutil
 from pydantic import BaseModel
@@ -54,17 +54,23 @@ class Host(BaseModel):
 
 class Resolution(BaseModel):
     """A host-dependent default resolved for one host: `value` (SHOW GLOBAL VARIABLES spelling; None:
-    not resolved) and `words`: the formula and its figures, or why it is not resolved."""
+    not resolved), `words`: the formula and its figures, or why it is not resolved, and `uses`: the
+    host's figures its formula read ("cpus", "memory"; empty on checks made before)."""
 
     value: str | None
     words: str
+    uses: list[str] = []
 
 
 class CheckHosts(BaseModel):
-    """The two hosts a check resolves host-dependent defaults for: the team's server and the lab's."""
+    """The two hosts a check resolves host-dependent defaults for: the team's server and the lab's;
+    `cpus_used_by` / `memory_used_by`: the variables whose default for the team's host was computed
+    from its CPUs / its memory (empty: none of this check's defaults read it)."""
 
     team: Host
     lab: Host
+    cpus_used_by: list[str] = []
+    memory_used_by: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,7 @@ class _Figures:  # what a formula reads
     host: Host
     pool: int  # innodb_buffer_pool_size, bytes
     chunk: int  # innodb_buffer_pool_chunk_size, bytes
+    read: set[str] = field(default_factory=set)  # the host's figures a formula read
 
 
 class _Missing(Exception):
@@ -93,11 +100,16 @@ def lab_host() -> Host:
 
 
 def team_host(facts: HostFacts, cpus: int | None, memory_mib: int | None) -> Host:
-    """The team's host: `cpus` / `memory_mib` as the user gave them on the check, else the CPUs the
-    captured server shows (HostFacts: MariaDB's thread_pool_size); its memory is never visible
-    through SQL (the buffer pool is not the RAM)."""
+    """The team's host: `cpus` / `memory_mib` as the user gave them on the check (a CPU count given
+    overrides the capture's, and its words say so and name the capture's), else the CPUs the captured
+    server shows (HostFacts: MariaDB's thread_pool_size); its memory is never visible through SQL
+    (the buffer pool is not the RAM)."""
     if cpus is not None:
         cpus_from = "given on the check (team_host.cpus)"
+        if facts.cpus is not None and facts.cpus != cpus:
+            cpus_from += f", in place of the capture's {facts.cpus} ({facts.cpus_from})"
+        elif facts.cpus is not None:
+            cpus_from += ", as the capture shows too"
     elif facts.cpus is not None:
         cpus, cpus_from = facts.cpus, f"the capture: {facts.cpus_from}"
     else:
@@ -111,6 +123,7 @@ def team_host(facts: HostFacts, cpus: int | None, memory_mib: int | None) -> Hos
 
 
 def _cpus(figures: _Figures) -> int:
+    figures.read.add("cpus")
     if figures.host.cpus is None:
         raise _Missing("the host's CPU count is not known")
     return figures.host.cpus
@@ -150,6 +163,7 @@ def _log_writers(f: _Figures) -> tuple[str, str]:
 
 def _temptable(f: _Figures) -> tuple[str, str]:
     # 8.4 release notes, temptable_max_ram: "3% of total memory, within a range of 1-4 GiB"
+    f.read.add("memory")
     if f.host.memory_mib is None:
         raise _Missing("the host's memory is not known")
     value = min(4 * GIB, max(GIB, int(f.host.memory_mib * _MIB * 3 // 100)))
@@ -265,5 +279,14 @@ def resolve(flavor: str, version: str, name: str, host: Host, settings: Mapping[
     try:
         value, words = formula(figures)
     except _Missing as missing:
-        return Resolution(value=None, words=f"depends on the host: not resolved ({missing})")
-    return Resolution(value=value, words=words)
+        uses = sorted(figures.read)
+        return Resolution(value=None, words=f"depends on the host: not resolved ({missing})", uses=uses)
+    return Resolution(value=value, words=words, uses=sorted(figures.read))
+
+
+def used_by(hosts: CheckHosts, resolutions: Mapping[str, Resolution | None]) -> CheckHosts:
+    """`hosts` with the variables whose team-host default read its CPUs or memory, from
+    {variable: its resolution for the team's host}."""
+    cpus = sorted(name for name, one in resolutions.items() if one is not None and "cpus" in one.uses)
+    memory = sorted(name for name, one in resolutions.items() if one is not None and "memory" in one.uses)
+    return hosts.model_copy(update={"cpus_used_by": cpus, "memory_used_by": memory})

@@ -15,31 +15,49 @@ import os
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from upgradelab.captures.configuration import DefaultsFrom
+from upgradelab.captures.configuration import Configuration, DefaultsFrom
 from upgradelab.captures.defaults import BinaryDefaults, parse_defaults, series
+from upgradelab.captures.option_help import OptionHelp
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import ExistingProvisioner, provisioner_for
 
 log = logging.getLogger(__name__)
+# 2: the options' kinds and descriptions are cached too (captures/option_help.py); a cache of
+# another format is read again from the binary
+CACHE_FORMAT = 2
 
 
 def binary_defaults(target: Target, settings: Settings) -> BinaryDefaults:
-    """The defaults of `target`'s binary, from the cache while its identity is the same. Raises what the
-    provisioner raises (ProvisionError, OSError, a subprocess or docker error)."""
+    """The defaults of `target`'s binary, from the cache while its identity and the cache's format are
+    the same. Raises what the provisioner raises (ProvisionError, OSError, a subprocess or docker
+    error)."""
     provisioner = provisioner_for(target, settings)
     path = settings.state_dir / "option-defaults" / f"{target.name}.json"
     identity = provisioner.binary_identity()
     try:
         data = json.loads(path.read_text())
-        if data.get("identity") == identity:
-            return BinaryDefaults(data["server"], data["version"], data["values"])
-    except (OSError, ValueError, KeyError):
+        if data.get("identity") == identity and data.get("format") == CACHE_FORMAT:
+            options = {
+                name: OptionHelp(kind, description, tuple(members))
+                for name, (kind, description, members) in data["options"].items()
+            }
+            return BinaryDefaults(data["server"], data["version"], data["values"], options)
+    except (OSError, ValueError, KeyError, TypeError):
         pass
     found = parse_defaults(provisioner.option_help())
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}")  # renamed: no reader sees half a file
-    record = {"identity": identity, "server": found.server, "version": found.version, "values": found.values}
+    record = {
+        "identity": identity,
+        "format": CACHE_FORMAT,
+        "server": found.server,
+        "version": found.version,
+        "values": found.values,
+        "options": {
+            name: [one.kind, one.description, list(one.members)] for name, one in found.options.items()
+        },
+    }
     partial.write_text(json.dumps(record))
     partial.replace(path)
     return found
@@ -81,3 +99,21 @@ def defaults_for(
 def _bare(version: str) -> str:
     """ "10.11.19" of "10.11.19-MariaDB-0+deb12u1" and of "10.11.19-MariaDB-log"."""
     return version.split("-", 1)[0]
+
+
+def capture_binary_defaults(
+    session: Session, config: Configuration, settings: Settings
+) -> BinaryDefaults | None:
+    """The defaults (and options' help) of the lab binary a capture's defaults came from
+    (`config.defaults_from`); None when the capture names none, its target is gone or its help cannot
+    be read (logged)."""
+    if config.defaults_from is None:
+        return None
+    target = session.scalars(select(Target).where(Target.name == config.defaults_from.target)).first()
+    if target is None:
+        return None
+    try:
+        return binary_defaults(target, settings)
+    except Exception as error:  # its help unreadable: the values are then used as captured
+        log.warning("the defaults of %s: %s", target.name, error)
+        return None

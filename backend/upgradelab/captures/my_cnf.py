@@ -135,6 +135,10 @@ def parse(text: str) -> list[MyCnfOption]:
     return sorted(found.values(), key=lambda option: option.line)
 
 
+# the flavor of an uploaded option file's capture: its values are the team's own words, tried as written
+MY_CNF_FLAVOR = "my.cnf"
+
+
 def configuration(options: list[MyCnfOption], filename: str) -> Configuration:
     """The Configuration a check reads: each option a Variable (underscored name) that differs from an
     unknown default; flavor and version unknown ("my.cnf", the file's name as the comment)."""
@@ -152,7 +156,7 @@ def configuration(options: list[MyCnfOption], filename: str) -> Configuration:
     return Configuration(
         version="",
         version_comment=f"option file {filename}",
-        flavor="my.cnf",
+        flavor=MY_CNF_FLAVOR,
         defaults_from=None,
         variables=variables,
         host=host,

@@ -28,14 +28,88 @@ def server_identity(connection: ServerConnection) -> tuple[str, str, dict[str, s
     return str(version), str(comment or ""), variables
 
 
-def accounts(connection: ServerConnection) -> list[dict[str, str]]:
-    """[{"user", "host", "plugin"}] of mysql.user, by user and host (on MariaDB a view that shows the
-    plugin of global_priv). No hash column is ever selected. pymysql.MySQLError when the account may
-    not read mysql.user (the caller keeps the server's words)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT User, Host, plugin FROM mysql.user ORDER BY User, Host")
-        rows = cursor.fetchall()
-    return [{"user": _text(u), "host": _text(h), "plugin": _text(p)} for u, h, p in rows]
+# where each global value came from (configuration.py NOT_SET_ORIGINS): MariaDB's, then MySQL's table
+_ORIGIN_QUERIES = (
+    "SELECT VARIABLE_NAME, GLOBAL_VALUE_ORIGIN FROM information_schema.SYSTEM_VARIABLES",
+    "SELECT VARIABLE_NAME, VARIABLE_SOURCE FROM performance_schema.variables_info",
+)
+
+
+def variable_origins(connection: ServerConnection) -> dict[str, str] | None:
+    """{lower-case name: the server's word for where its global value came from} (captures/
+    configuration.py), from MariaDB's information_schema.SYSTEM_VARIABLES (no privilege needed) or
+    MySQL's performance_schema.variables_info (SELECT on performance_schema); None when neither can
+    be read (the values alone then say what differs)."""
+    for query in _ORIGIN_QUERIES:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(query)
+                rows = cursor.fetchall()
+        except pymysql.MySQLError:
+            continue
+        found = {_text(name).lower(): _text(origin).upper() for name, origin in rows if origin is not None}
+        if found:
+            return found
+    return None
+
+
+# MariaDB's mysql.user (a view of global_priv) has is_role and no account_locked (global_priv's JSON
+# holds it); MySQL has account_locked and marks a role only as a locked account; a server older than
+# both has neither column
+_ACCOUNT_QUERIES = (
+    "SELECT User, Host, plugin, is_role, 'N' FROM mysql.user ORDER BY User, Host",
+    "SELECT User, Host, plugin, 'N', account_locked FROM mysql.user ORDER BY User, Host",
+    "SELECT User, Host, plugin, 'N', 'N' FROM mysql.user ORDER BY User, Host",
+)
+# JSON_VALUE gives a JSON true as '1' (measured on 10.11.19)
+_MARIADB_LOCKED = (
+    "SELECT User, Host FROM mysql.global_priv WHERE JSON_VALUE(Priv, '$.account_locked') IN ('1', 'true')"
+)
+# MariaDB's own locked account (the definer of its mysql.user view, MariaDB docs "mariadb.sys user"),
+# taken as locked when global_priv may not be read
+_MARIADB_SYSTEM = {("mariadb.sys", "localhost")}
+_UNKNOWN_COLUMN = 1054
+
+
+def accounts(connection: ServerConnection) -> list[dict[str, Any]]:
+    """[{"user", "host", "plugin", "role", "locked"}] of mysql.user, by user and host (on MariaDB a view
+    that shows the plugin of global_priv); `role` (MariaDB's is_role) and `locked` (account_locked:
+    a MySQL role is a locked account; MariaDB's from global_priv where the account may read it, else
+    only its own mariadb.sys) are booleans, False where the server has no such column. No hash column
+    is ever selected. pymysql.MySQLError when the account may not read mysql.user (the caller keeps
+    the server's words)."""
+    rows: list[Any] = []
+    for number, query in enumerate(_ACCOUNT_QUERIES):
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(query)
+                rows = list(cursor.fetchall())
+            break
+        except pymysql.MySQLError as error:
+            if error.args[0] != _UNKNOWN_COLUMN or number == len(_ACCOUNT_QUERIES) - 1:
+                raise
+    locked = _MARIADB_SYSTEM if number == 0 else set()
+    if number == 0:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(_MARIADB_LOCKED)
+                locked = {(_text(u), _text(h)) for u, h in cursor.fetchall()}
+        except pymysql.MySQLError:
+            pass  # global_priv not readable by the capture's account
+    return [
+        {
+            "user": _text(u),
+            "host": _text(h),
+            "plugin": _text(p),
+            "role": _yes(r),
+            "locked": _yes(lk) or (_text(u), _text(h)) in locked,
+        }
+        for u, h, p, r, lk in rows
+    ]
+
+
+def _yes(value: Any) -> bool:
+    return _text(value).upper() == "Y"
 
 
 def read_workload(

@@ -1,12 +1,13 @@
 """Executes one capture: the target's server reached (an existing one only read; a local, tarball or
 docker target's server started with its own options for the capture and stopped after it), then read
-on one connection (captures/reading.py): version and variables, compared with the defaults of the
-lab's binary of that version (captures/lab_binaries.py), the accounts, the statement digests, the
-schema's names as the server parses them (captures/identifiers.py), its captured statements as
-its parser takes them (PREPARE on a connection of their own: captures/statement_parse.py); then
-the schema (and data up to the limit) dumped by the lab's dump client of that version (beside a
-local or tarball target's client, or in a container of a docker target's image:
-captures/docker_dump.py) and stored as a dataset (captures/dump.py).
+on one connection (captures/reading.py): version and variables (where each value came from too),
+compared with the defaults of the lab's binary of that version (captures/lab_binaries.py), the
+accounts, the statement digests, the schema's names as the server parses them
+(captures/identifiers.py), its captured statements as its parser takes them (PREPARE on a
+connection of their own: captures/statement_parse.py); then the schema (and data up to the limit)
+dumped by the lab's dump client of that version (beside a local or tarball target's client, or in a
+container of a docker target's image: captures/docker_dump.py) and stored as a dataset
+(captures/dump.py).
 
 lifecycle (execution/lifecycle.py) holds the target's lock, the capture's lease and heartbeat, and
 writes its final state on every exit path. A cancel is seen between the reads (each is a few fixed
@@ -131,12 +132,13 @@ def _read(
     capture_id: int, target: Target, connection: Any, endpoint: Endpoint, settings: Settings, lease: Lease
 ) -> Ending:
     version, comment, variables = reading.server_identity(connection)
+    origins = reading.variable_origins(connection)
     flavor = "mariadb" if "mariadb" in version.lower() else target.flavor
     _step(capture_id, lease, "defaults", f"defaults of the lab's {flavor} {version} binary")
     with sync_session() as session:
         found = defaults_for(session, flavor, version, settings)
     defaults, origin = found if found else (None, None)
-    config = configuration.build(flavor, version, comment, variables, defaults, origin)
+    config = configuration.build(flavor, version, comment, variables, defaults, origin, origins)
     _step(capture_id, lease, "accounts", "accounts (user, host, plugin)")
     accounts: list[dict[str, str]] | None = None
     accounts_error = None

@@ -8,23 +8,14 @@ with the team's settings the binary takes: captures/option_check.py) and of its 
 - character set and collation defaults that change what new tables get: the captured server's
   values against the started new server's (the team's settings applied). Existing databases keep
   their own default (db.opt): the change reaches new databases and tables created without one;
-- defaults changed under settings the team leaves unset: the captured value is its binary's default
-  (comparison "default") and the new binary's help table gives another (captures/defaults.py
-  `same_value`); paths (log files, directories, sockets: the host's, not the version's) are left out.
-  Host-dependent ones (captures/defaults.py HOST_DEPENDENT) are resolved by their documented formula
-  (captures/host_defaults.py) for the team's host and for the lab's, both shown: the team leaves one
-  unset when its value is the old version's formula for its host (else, without a formula, its old
-  binary's default), and it is no finding when the new formula gives the team's host what it runs
-  with ("same for your hardware"); one without a formula keeps the new binary's help value and says
-  "depends on the host: not resolved". The value the new server took on the lab's host is kept too.
+- the defaults changed under settings the team leaves unset: captures/default_check.py.
 """
 
 import pymysql
 from pydantic import BaseModel
 
-from upgradelab.captures.configuration import Configuration, Variable
-from upgradelab.captures.defaults import HOST_DEPENDENT, BinaryDefaults, comparable, same_value
-from upgradelab.captures.host_defaults import CheckHosts, Resolution, flavor_of, formula_of, resolve
+from upgradelab.captures.configuration import Configuration
+from upgradelab.captures.defaults import BinaryDefaults, same_value
 from upgradelab.captures.identifiers import Identifier, parse_error, probe_sql
 from upgradelab.targets.provisioners.base import ServerConnection
 
@@ -34,49 +25,6 @@ CHARSET_VARIABLES = (
     "character_set_collations",  # MariaDB 11.2+: the collation a charset's tables get by default
     "default_collation_for_utf8mb4",  # MySQL 8.0
 )
-# Settings whose value changes what a statement returns or whether it succeeds (the rest change how
-# fast): SQL semantics, text comparison, isolation, types and arithmetic.
-RESULT_VARIABLES = frozenset(
-    {
-        "sql_mode",
-        "old_mode",
-        "character_set_server",
-        "collation_server",
-        "character_set_collations",
-        "default_collation_for_utf8mb4",
-        "innodb_snapshot_isolation",
-        "transaction_isolation",
-        "tx_isolation",
-        "explicit_defaults_for_timestamp",
-        "div_precision_increment",
-        "lower_case_table_names",
-        "group_concat_max_len",
-        "max_sort_length",
-        "default_week_format",
-        "autocommit",
-        "sql_require_primary_key",
-        "time_zone",
-        "default_storage_engine",
-        "block_encryption_mode",
-        "updatable_views_with_limit",
-        "event_scheduler",  # events start running
-    }
-)
-# A path's default is the host's (its name, the datadir): no change of version, not compared.
-_PATH_SUFFIXES = ("_file", "_dir", "_path", "dir", "socket")
-# The server's identity (version, version_comment, version_source_revision, version_ssl_library) and
-# performance_schema's instrument class counts (sized from the binary's own list of instruments): they
-# differ on every new binary and are no default a team leaves unset (seen on 10.11 -> 11.8: 5 of 11
-# "changes performance" findings were these).
-_IDENTITY_PREFIXES = ("version",)
-
-
-def _binary_own(name: str) -> bool:
-    return name.startswith(_IDENTITY_PREFIXES) or (
-        name.startswith("performance_schema_max_") and name.endswith("_classes")
-    )
-
-
 MAX_SQL_MODE_ROUNDS = 40
 
 
@@ -112,25 +60,6 @@ class CharsetFinding(BaseModel):
     new: str
     team_sets: bool
     words: str
-
-
-class DefaultFinding(BaseModel):
-    """A default changed between the two binaries under a setting the team leaves unset:
-    `old_default` (the captured value) -> `new_default` (the new binary's help table, the lab host's
-    figure for a host-dependent one), `lab_host_value` what the new server took on the lab's host,
-    `host_dependent` (computed from CPUs / memory), `affects` results or performance. A
-    host-dependent one carries the new default resolved by its formula for the team's host
-    (`team_host_default`) and for the lab's (`lab_host_default`): value and words, value None when
-    not resolved (captures/host_defaults.py); None on other variables and on checks made before."""
-
-    name: str
-    old_default: str
-    new_default: str
-    lab_host_value: str | None
-    host_dependent: bool
-    affects: str
-    team_host_default: Resolution | None = None
-    lab_host_default: Resolution | None = None
 
 
 def identifier_findings(connection: ServerConnection, names: list[Identifier]) -> list[IdentifierFinding]:
@@ -228,78 +157,3 @@ def charset_findings(
             )
         )
     return found
-
-
-def default_findings(
-    config: Configuration, new_defaults: BinaryDefaults, new: dict[str, str], hosts: CheckHosts | None = None
-) -> list[DefaultFinding]:
-    """The captured variables at their old default whose new binary's default differs (module
-    docstring), results-affecting first, then by name; host-dependent ones resolved for `hosts`
-    (None: marked only, with the lab host's values)."""
-    found = []
-    settings = {v.name.lower(): v.value for v in config.variables}
-    for variable in config.variables:
-        name = variable.name.lower()
-        if name in CHARSET_VARIABLES or name.endswith(_PATH_SUFFIXES) or _binary_own(name):
-            continue  # the character set ones are charset_findings
-        if hosts is not None and name in HOST_DEPENDENT:
-            one = _host_finding(name, variable, config, new_defaults, new, hosts, settings)
-            found += [one] if one else []
-            continue
-        if variable.comparison != "default" or variable.default is None:
-            continue
-        new_default = new_defaults.values.get(name)
-        if new_default is None or not comparable(name, new_default):
-            continue
-        if same_value(name, variable.value, new_default):
-            continue
-        found.append(
-            DefaultFinding(
-                name=name,
-                old_default=variable.value,
-                new_default=new_default,
-                lab_host_value=new.get(name),
-                host_dependent=name in HOST_DEPENDENT,
-                affects="results" if name in RESULT_VARIABLES else "performance",
-            )
-        )
-    return sorted(found, key=lambda f: (f.affects != "results", f.name))
-
-
-def _host_finding(
-    name: str,
-    variable: Variable,
-    config: Configuration,
-    new_defaults: BinaryDefaults,
-    new: dict[str, str],
-    hosts: CheckHosts,
-    settings: dict[str, str],
-) -> DefaultFinding | None:
-    """A host-dependent variable's finding (module docstring), None when the team sets it or its
-    new default for the team's host is what it runs with."""
-    value = variable.value
-    old = resolve(config.flavor, config.version, name, hosts.team, settings)
-    unset = same_value(name, value, old.value) if old.value is not None else variable.comparison == "default"
-    if not unset:
-        return None
-    version = new_defaults.version
-    team = resolve(flavor_of(version), version, name, hosts.team, settings)
-    help_default = new_defaults.values.get(name)
-    if team.value is not None and same_value(name, value, team.value):
-        return None  # same for your hardware
-    if team.value is None and formula_of(flavor_of(version), version, name) is None:
-        # no formula: the help's figure (the lab host's), as without hosts
-        if help_default is None or not comparable(name, help_default):
-            return None
-        if same_value(name, value, help_default):
-            return None
-    return DefaultFinding(
-        name=name,
-        old_default=value,
-        new_default=help_default if help_default is not None else "(not in its help)",
-        lab_host_value=new.get(name),
-        host_dependent=True,
-        affects="results" if name in RESULT_VARIABLES else "performance",
-        team_host_default=team,
-        lab_host_default=resolve(flavor_of(version), version, name, hosts.lab, settings),
-    )

@@ -8,12 +8,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from upgradelab.captures.configuration import Configuration
+from upgradelab.captures.default_check import DefaultFinding
 from upgradelab.captures.digests import Workload
 from upgradelab.captures.dump import DumpRecord
 from upgradelab.captures.findings import Finding, ordered
 from upgradelab.captures.host_defaults import CheckHosts
 from upgradelab.captures.identifiers import Identifier
-from upgradelab.captures.schema_check import CharsetFinding, DefaultFinding, IdentifierFinding, SqlModeFinding
+from upgradelab.captures.schema_check import CharsetFinding, IdentifierFinding, SqlModeFinding
 from upgradelab.captures.schema_load import LoadFinding
 from upgradelab.captures.schema_trial import SchemaTrial
 from upgradelab.captures.statement_parse import ParseFinding
@@ -55,11 +56,15 @@ class MyCnfCreate(RequestModel):
 
 
 class Account(BaseModel):
-    """An account of the captured server: user, host and authentication plugin (never its hash)."""
+    """An account of the captured server: user, host and authentication plugin (never its hash);
+    `role` a role (MariaDB's is_role: no login), `locked` its account_locked (a MySQL role is one);
+    both False on captures made before they were read."""
 
     user: str
     host: str
     plugin: str
+    role: bool = False
+    locked: bool = False
 
 
 class CaptureProgress(BaseModel):
@@ -159,24 +164,33 @@ class CheckCreate(RequestModel):
 
 class OptionFindingRead(BaseModel):
     """One of the team's settings on the new version (captures/option_check.py): `line` tried (None:
-    not tried), `outcome` refused / deprecated / accepted / not_tried, `words`: the server's (its
-    [ERROR] or [Warning] lines) or the lab's reason for not trying it."""
+    not tried), `outcome` refused / no_effect / adjusted / deprecated / accepted / not_tried / implied,
+    `words`: the server's (its [ERROR] or [Warning] lines, its help's) or the lab's reason for not
+    trying it; `shown` the captured server's display of the value where the line writes it otherwise,
+    `note` what becomes of the settings it implied, `action` what to do (the last three empty on
+    checks made before)."""
 
     name: str
     line: str | None
-    outcome: Literal["refused", "deprecated", "accepted", "not_tried"]
+    outcome: Literal["refused", "no_effect", "adjusted", "deprecated", "accepted", "not_tried", "implied"]
     words: str
+    shown: str | None = None
+    note: str = ""
+    action: str = ""
 
 
 class AccountFindingRead(BaseModel):
     """The captured accounts of one authentication `plugin` on the new version (`accounts` as
-    'user'@'host'): `outcome` missing (they cannot log in), not_loaded (the plugin can be loaded) or
-    available; `words` say which server and why."""
+    'user'@'host'; captures/account_check.py): `outcome` missing (they cannot log in), not_loaded (the
+    plugin can be loaded), available, anonymous (accounts without a user name: a hygiene note, plugin
+    '') or no_login (roles and locked accounts, plugin ''); `words` say which server and why, `action`
+    what to do ('' on checks made before)."""
 
     plugin: str
     accounts: list[str]
-    outcome: Literal["missing", "not_loaded", "available"]
+    outcome: Literal["missing", "not_loaded", "available", "anonymous", "no_login"]
     words: str
+    action: str = ""
 
 
 class CheckRead(BaseModel):
@@ -184,11 +198,11 @@ class CheckRead(BaseModel):
     findings: the team's settings (refused first), its accounts' plugins (missing first), the
     schema's names that no longer parse, sql_mode values refused, character set defaults that
     change, defaults changed under settings left unset (host-dependent ones resolved for `hosts`:
-    the team's and the lab's), the captured schema's statements the new version refuses
-    (`load_findings`) and the captured statements its parser refuses (`parse_findings`), with what
-    that trial asked and why not the rest (`schema_load`: None on a check made before, and on an
-    option file's); `ordered`: all of them in one severity order, each with its one-line action
-    (captures/findings.py SEVERITIES)."""
+    the team's and the lab's, and which defaults read its CPUs or memory), the captured schema's
+    statements the new version refuses (`load_findings`) and the captured statements its parser
+    refuses (`parse_findings`), with what that trial asked and why not the rest (`schema_load`: None
+    on a check made before, and on an option file's); `ordered`: all of them in one severity order,
+    each with what to do (captures/findings.py SEVERITIES)."""
 
     model_config = ConfigDict(from_attributes=True)
 

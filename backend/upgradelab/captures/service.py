@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.captures.digests import Workload, query_set
 from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
 from upgradelab.captures.models import Capture, CaptureCheck
-from upgradelab.captures.my_cnf import MyCnfError, configuration, parse
+from upgradelab.captures.my_cnf import MY_CNF_FLAVOR, MyCnfError, configuration, parse
 from upgradelab.captures.schemas import CaptureCreate, CheckCreate, MyCnfCreate
 from upgradelab.db import utcnow
 from upgradelab.errors import field_error, not_found
@@ -63,7 +63,7 @@ async def create_from_my_cnf(session: AsyncSession, spec: MyCnfCreate) -> Captur
         target=MY_CNF_TARGET,
         status=JobStatus.succeeded,
         schema_only=True,
-        flavor="my.cnf",
+        flavor=MY_CNF_FLAVOR,
         configuration=configuration(options, spec.name).model_dump(mode="json"),
         accounts=[],
         identifiers=[],

@@ -9,7 +9,7 @@ lines).
 
 Exit status: 0 captured (a check: the new binary takes every setting tried and has every account's
 plugin); a check's findings as bits: 1 settings the new binary refuses (a server with them does not
-start), 4 accounts whose plugin it lacks (they cannot log in), 16 findings that change results
+start), 4 login accounts whose plugin it lacks (they cannot log in), 16 findings that change results
 (names that no longer parse, sql_mode values refused, character set defaults, result settings'
 defaults), 32 the captured schema's statements or captured statements the new version refuses
 (does not load); 2 refused (unknown target, bad flags, cancel refused), 8 the capture or check could
@@ -108,6 +108,7 @@ def check(
                 typer.echo(f"check refused: {error_text(created)}", err=True)
                 raise typer.Exit(REFUSED)
             check_id = CheckRead.model_validate(created.json()).id
+            typer.echo(f"check {check_id} queued: {base}/captures/{capture_id}#check-{check_id}", err=True)
             deadline = time.monotonic() + timeout
             while True:
                 read = client.get(f"/api/captures/{capture_id}/checks/{check_id}")
@@ -161,14 +162,18 @@ def _print_check(result: "CheckRead") -> None:
     typer.echo(f"check {result.id}: capture {result.capture_id} on {result.server or result.target}")
     for finding in result.findings or []:
         words = finding.words.splitlines()[0][:200] if finding.words else ""
-        typer.echo(f"  {finding.outcome:<10} {finding.line or finding.name}  {words}")
+        shown = f" (the server shows {finding.shown})" if finding.shown else ""
+        typer.echo(f"  {finding.outcome:<10} {finding.line or finding.name}{shown}  {words}")
     for account in result.account_findings or []:
         typer.echo(f"  {account.outcome:<10} plugin {account.plugin}: {', '.join(account.accounts)[:200]}")
     if result.hosts is not None:
-        for who, host in (("team's host", result.hosts.team), ("lab's host", result.hosts.lab)):
+        hosts = result.hosts
+        for who, host in (("team's host", hosts.team), ("lab's host", hosts.lab)):
             cpus = host.cpus if host.cpus is not None else "?"
             memory = f"{host.memory_mib} MiB" if host.memory_mib is not None else "? MiB"
             typer.echo(f"{who}: {cpus} CPUs ({host.cpus_from}), {memory} ({host.memory_from})")
+        for figure, names in (("CPUs", hosts.cpus_used_by), ("memory", hosts.memory_used_by)):
+            typer.echo(f"the team's {figure} used by: {', '.join(names) or 'no default of this check'}")
     if result.schema_load is not None:
         typer.echo(_trial_line(result))
     typer.echo(f"findings by severity: {len(result.ordered)}")

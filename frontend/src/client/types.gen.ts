@@ -7,7 +7,9 @@ export type ClientOptions = {
 /**
  * Account
  *
- * An account of the captured server: user, host and authentication plugin (never its hash).
+ * An account of the captured server: user, host and authentication plugin (never its hash);
+ * `role` a role (MariaDB's is_role: no login), `locked` its account_locked (a MySQL role is one);
+ * both False on captures made before they were read.
  */
 export type Account = {
     /**
@@ -22,14 +24,24 @@ export type Account = {
      * Plugin
      */
     plugin: string;
+    /**
+     * Role
+     */
+    role?: boolean;
+    /**
+     * Locked
+     */
+    locked?: boolean;
 };
 
 /**
  * AccountFindingRead
  *
  * The captured accounts of one authentication `plugin` on the new version (`accounts` as
- * 'user'@'host'): `outcome` missing (they cannot log in), not_loaded (the plugin can be loaded) or
- * available; `words` say which server and why.
+ * 'user'@'host'; captures/account_check.py): `outcome` missing (they cannot log in), not_loaded (the
+ * plugin can be loaded), available, anonymous (accounts without a user name: a hygiene note, plugin
+ * '') or no_login (roles and locked accounts, plugin ''); `words` say which server and why, `action`
+ * what to do ('' on checks made before).
  */
 export type AccountFindingRead = {
     /**
@@ -43,11 +55,15 @@ export type AccountFindingRead = {
     /**
      * Outcome
      */
-    outcome: 'missing' | 'not_loaded' | 'available';
+    outcome: 'missing' | 'not_loaded' | 'available' | 'anonymous' | 'no_login';
     /**
      * Words
      */
     words: string;
+    /**
+     * Action
+     */
+    action?: string;
 };
 
 /**
@@ -824,11 +840,21 @@ export type CheckCreate = {
 /**
  * CheckHosts
  *
- * The two hosts a check resolves host-dependent defaults for: the team's server and the lab's.
+ * The two hosts a check resolves host-dependent defaults for: the team's server and the lab's;
+ * `cpus_used_by` / `memory_used_by`: the variables whose default for the team's host was computed
+ * from its CPUs / its memory (empty: none of this check's defaults read it).
  */
 export type CheckHosts = {
     team: Host;
     lab: Host;
+    /**
+     * Cpus Used By
+     */
+    cpus_used_by?: Array<string>;
+    /**
+     * Memory Used By
+     */
+    memory_used_by?: Array<string>;
 };
 
 /**
@@ -838,11 +864,11 @@ export type CheckHosts = {
  * findings: the team's settings (refused first), its accounts' plugins (missing first), the
  * schema's names that no longer parse, sql_mode values refused, character set defaults that
  * change, defaults changed under settings left unset (host-dependent ones resolved for `hosts`:
- * the team's and the lab's), the captured schema's statements the new version refuses
- * (`load_findings`) and the captured statements its parser refuses (`parse_findings`), with what
- * that trial asked and why not the rest (`schema_load`: None on a check made before, and on an
- * option file's); `ordered`: all of them in one severity order, each with its one-line action
- * (captures/findings.py SEVERITIES).
+ * the team's and the lab's, and which defaults read its CPUs or memory), the captured schema's
+ * statements the new version refuses (`load_findings`) and the captured statements its parser
+ * refuses (`parse_findings`), with what that trial asked and why not the rest (`schema_load`: None
+ * on a check made before, and on an option file's); `ordered`: all of them in one severity order,
+ * each with what to do (captures/findings.py SEVERITIES).
  */
 export type CheckRead = {
     /**
@@ -1467,13 +1493,16 @@ export type DatasetRead = {
 /**
  * DefaultFinding
  *
- * A default changed between the two binaries under a setting the team leaves unset:
- * `old_default` (the captured value) -> `new_default` (the new binary's help table, the lab host's
- * figure for a host-dependent one), `lab_host_value` what the new server took on the lab's host,
- * `host_dependent` (computed from CPUs / memory), `affects` results or performance. A
- * host-dependent one carries the new default resolved by its formula for the team's host
- * (`team_host_default`) and for the lab's (`lab_host_default`): value and words, value None when
- * not resolved (captures/host_defaults.py); None on other variables and on checks made before.
+ * A default changed between the two versions under a setting the team leaves unset:
+ * `old_default` (the captured value) -> `new_default` (`new_from` "started": what the new version's
+ * scratch instance shows; "help": its binary's help table, the lab host's figure for a host-dependent
+ * one), `lab_host_value` what the new server took on the lab's host, `host_dependent` (computed
+ * from CPUs / memory), `affects` results or performance. A host-dependent one carries the new default
+ * resolved by its formula for the team's host (`team_host_default`) and for the lab's
+ * (`lab_host_default`): value and words, value None when not resolved (captures/host_defaults.py);
+ * `resolved_on_lab` when it has no formula but the lab's host stands for the team's (module docstring).
+ * A flag list's changed flags are in `flags`, the flags only one version knows in `flags_only_old` /
+ * `flags_only_new`. The fields after `lab_host_default` are absent on checks made before (defaults).
  */
 export type DefaultFinding = {
     /**
@@ -1502,6 +1531,26 @@ export type DefaultFinding = {
     affects: string;
     team_host_default?: Resolution | null;
     lab_host_default?: Resolution | null;
+    /**
+     * New From
+     */
+    new_from?: string;
+    /**
+     * Resolved On Lab
+     */
+    resolved_on_lab?: boolean;
+    /**
+     * Flags
+     */
+    flags?: Array<FlagChange>;
+    /**
+     * Flags Only Old
+     */
+    flags_only_old?: Array<string>;
+    /**
+     * Flags Only New
+     */
+    flags_only_new?: Array<string>;
 };
 
 /**
@@ -1863,7 +1912,7 @@ export type FinalJobStatus = typeof FinalJobStatus[keyof typeof FinalJobStatus];
  *
  * One finding: its `severity`, `kind` (option, account, identifier, sql_mode, charset,
  * default), `subject` (what it is about), `outcome`, `evidence` (the server's words, or the two
- * binaries' values) and `action`: one line saying what to do ("" on a check stored before).
+ * versions' values) and `action` (one line: what to do; '' where none is known).
  */
 export type Finding = {
     /**
@@ -2497,6 +2546,27 @@ export type FixTrialRead = {
 };
 
 /**
+ * FlagChange
+ *
+ * One flag of a list variable whose state changed: `flag`, its `old` and `new` state ("on" /
+ * "off"; a member of a plain set such as sql_mode is "on" where the list holds it).
+ */
+export type FlagChange = {
+    /**
+     * Flag
+     */
+    flag: string;
+    /**
+     * Old
+     */
+    old: string;
+    /**
+     * New
+     */
+    new: string;
+};
+
+/**
  * GapShare
  *
  * A share of the log-ratio gap (a fraction: 1 closes it all) with its 95 % interval.
@@ -3095,8 +3165,11 @@ export type NotLoaded = {
  * OptionFindingRead
  *
  * One of the team's settings on the new version (captures/option_check.py): `line` tried (None:
- * not tried), `outcome` refused / deprecated / accepted / not_tried, `words`: the server's (its
- * [ERROR] or [Warning] lines) or the lab's reason for not trying it.
+ * not tried), `outcome` refused / no_effect / adjusted / deprecated / accepted / not_tried / implied,
+ * `words`: the server's (its [ERROR] or [Warning] lines, its help's) or the lab's reason for not
+ * trying it; `shown` the captured server's display of the value where the line writes it otherwise,
+ * `note` what becomes of the settings it implied, `action` what to do (the last three empty on
+ * checks made before).
  */
 export type OptionFindingRead = {
     /**
@@ -3110,11 +3183,23 @@ export type OptionFindingRead = {
     /**
      * Outcome
      */
-    outcome: 'refused' | 'deprecated' | 'accepted' | 'not_tried';
+    outcome: 'refused' | 'no_effect' | 'adjusted' | 'deprecated' | 'accepted' | 'not_tried' | 'implied';
     /**
      * Words
      */
     words: string;
+    /**
+     * Shown
+     */
+    shown?: string | null;
+    /**
+     * Note
+     */
+    note?: string;
+    /**
+     * Action
+     */
+    action?: string;
 };
 
 /**
@@ -3970,7 +4055,8 @@ export type ReplayVariantSpec = {
  * Resolution
  *
  * A host-dependent default resolved for one host: `value` (SHOW GLOBAL VARIABLES spelling; None:
- * not resolved) and `words`: the formula and its figures, or why it is not resolved.
+ * not resolved), `words`: the formula and its figures, or why it is not resolved, and `uses`: the
+ * host's figures its formula read ("cpus", "memory"; empty on checks made before).
  */
 export type Resolution = {
     /**
@@ -3981,6 +4067,10 @@ export type Resolution = {
      * Words
      */
     words: string;
+    /**
+     * Uses
+     */
+    uses?: Array<string>;
 };
 
 /**
@@ -5159,8 +5249,10 @@ export type TeamHost = {
  * TeamVariantRead
  *
  * A capture's settings on `target`: `options` (name -> value; None a bare flag), `dropped`
- * (name, line, reason), `scaled` (name, captured, used, reason) and `checked_by`: the check whose
- * refusals were dropped (None: none succeeded against `target`; the server's start will say).
+ * (name, line, reason), `scaled` (name, captured, used, reason), `trimmed` (name, captured, used,
+ * reason: a list kept without the values `target` refuses, sql_mode minus NO_AUTO_CREATE_USER) and
+ * `checked_by`: the check whose refusals were dropped (None: none succeeded against `target`; the
+ * server's start will say).
  */
 export type TeamVariantRead = {
     /**
@@ -5189,6 +5281,35 @@ export type TeamVariantRead = {
      * Checked By
      */
     checked_by: number | null;
+    /**
+     * Trimmed
+     */
+    trimmed?: Array<TrimmedSetting>;
+};
+
+/**
+ * TrimmedSetting
+ *
+ * A list setting kept without the values the new version refuses: `name`, the team's `captured`
+ * value, the `used` one and `reason` (the refused values, in the check's words).
+ */
+export type TrimmedSetting = {
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Captured
+     */
+    captured: string;
+    /**
+     * Used
+     */
+    used: string;
+    /**
+     * Reason
+     */
+    reason: string;
 };
 
 /**
@@ -5311,8 +5432,10 @@ export type ValidationError = {
  * Variable
  *
  * One global variable: its `value`, its binary's `default` (None: unknown or none), `comparison`
- * ("differs" only against a known default) and `host_dependent` (its default is computed from the
- * host at start: a difference may be the hardware, captures/defaults.py HOST_DEPENDENT).
+ * ("differs" only against a known default; "implied" when it differs but its origin says the team
+ * did not set it), `host_dependent` (its default is computed from the host at start: a difference
+ * may be the hardware, captures/defaults.py HOST_DEPENDENT), `origin` (the server's word, module
+ * docstring; None: not read) and `implied_by` (the team's settings whose help names it).
  */
 export type Variable = {
     /**
@@ -5330,11 +5453,19 @@ export type Variable = {
     /**
      * Comparison
      */
-    comparison: 'default' | 'differs' | 'unknown';
+    comparison: 'default' | 'differs' | 'implied' | 'unknown';
     /**
      * Host Dependent
      */
     host_dependent?: boolean;
+    /**
+     * Origin
+     */
+    origin?: string | null;
+    /**
+     * Implied By
+     */
+    implied_by?: Array<string>;
 };
 
 /**

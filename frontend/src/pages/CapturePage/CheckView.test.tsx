@@ -69,6 +69,15 @@ describe('CheckView', () => {
     expect(screen.getByTestId('check-extra-changed_defaults')).toBeTruthy() // a list of another name
   })
 
+  it('shows a setting in the form tried with the team server’s own display beside it', () => {
+    const tried = {
+      ...CHECK,
+      findings: [{ name: 'old_alter_table', line: 'old-alter-table=ON', outcome: 'accepted', words: '', shown: 'COPY' }],
+    } as CheckRead
+    render(<CheckView check={tried} />)
+    expect(screen.getByTestId('finding-old_alter_table').textContent).toBe("old-alter-table=ONthe team's server shows COPYaccepted")
+  })
+
   it('names the two hosts the defaults were resolved for, and no hosts line on an older check', () => {
     const hosts = {
       team: { cpus: 64, memory_mib: 262144, cpus_from: 'given on the check', memory_from: 'given on the check' },
@@ -76,6 +85,7 @@ describe('CheckView', () => {
     }
     render(<CheckView check={{ ...CHECK, hosts } as CheckRead} />)
     expect(screen.getByTestId('check-hosts').textContent).toContain("team's host: 64 CPUs, 256 GiB · lab's host: 2 CPUs, 23.5 GiB")
+    expect(screen.getByTestId('check-hosts-use').textContent).toContain("Team's CPUs: given on the check; used by no default")
     cleanup()
     render(<CheckView check={CHECK} />)
     expect(screen.queryByTestId('check-hosts')).toBeNull()

@@ -11,12 +11,13 @@ import {
   orderedGroups,
   orderedHeadline,
   orderedOf,
+  QUIET,
   trialLine,
   type Finding,
   type FindingGroup,
   type OrderedGroup,
 } from './findings'
-import { hostsLine } from './teamHost'
+import { hostsLine, hostsUse } from './teamHost'
 
 /** Fields of CheckRead this view shows itself; any other list of objects the check carries (its
  * findings grow) is shown as a plain table, but for the lists `ordered` already holds. */
@@ -27,7 +28,10 @@ function FindingRow({ finding }: { finding: Finding }) {
     const f = finding.finding
     return (
       <tr data-testid={`finding-${f.name}`}>
-        <td className="mono">{f.line ?? f.name}</td>
+        <td className="mono">
+          {f.line ?? f.name}
+          {f.shown && <div className="muted small">the team's server shows {f.shown}</div>}
+        </td>
         <td>{f.outcome}</td>
         <td>
           <pre className="mono small" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', margin: 0 }}>
@@ -152,7 +156,7 @@ function SeverityGroup({ group }: { group: OrderedGroup }) {
 /** A group of the page's own grouping (settings and accounts). */
 function Group({ group }: { group: FindingGroup }) {
   return (
-    <details open={group.key !== 'same'} data-testid={`check-group-${group.key}`}>
+    <details open={!QUIET.has(group.key) || group.key === 'not-tried'} data-testid={`check-group-${group.key}`}>
       <GroupSummary title={group.title} count={group.findings.length} meaning={group.meaning} />
       <table className="data-table">
         <thead>
@@ -194,7 +198,7 @@ export function CheckView({
   const ordered = orderedOf(check)
   const byOrder = ordered ? orderedGroups(ordered) : null
   const notTried = groups.find((g) => g.key === 'not-tried')?.findings.length ?? 0
-  const shownGroups = byOrder ? groups.filter((g) => g.key === 'not-tried' || g.key === 'same') : groups
+  const shownGroups = byOrder ? groups.filter((g) => QUIET.has(g.key)) : groups
   const final = isFinal(check.status)
   const trial = trialLine(check.schema_load)
   return (
@@ -217,7 +221,8 @@ export function CheckView({
       {check.hosts && (
         <p className="muted small" data-testid="check-hosts"
           title={`team's CPUs: ${check.hosts.team.cpus_from}; memory: ${check.hosts.team.memory_from}`}>
-          Defaults computed from the host, resolved for the {hostsLine(check.hosts)} (each in the evidence below).
+          Defaults computed from the host, resolved for the {hostsLine(check.hosts)} (each in the evidence below).{' '}
+          <span data-testid="check-hosts-use">{hostsUse(check.hosts)}</span>
         </p>
       )}
       {share}

@@ -22,7 +22,7 @@ function HostFactsLine({ host }: { host: Configuration['host'] }) {
   )
 }
 
-const MARKS: Record<string, string> = { differs: 'differs', default: 'default', unknown: 'unknown' }
+const MARKS: Record<string, string> = { differs: 'differs', default: 'default', unknown: 'unknown', implied: 'implied' }
 
 /** The captured global variables against the defaults of the lab's binary of that version: the
  * differing ones first (the team's own settings), filterable, collapsed past 20 rows; where no
@@ -50,6 +50,7 @@ export function ConfigurationSection({ configuration }: { configuration: Configu
           </span>
         )}{' '}
         {counts.differs} of {counts.all} variables differ from the default, {counts.unknown} unknown
+        {counts.implied > 0 && `, ${counts.implied} implied by another setting or the host (not the team's)`}
         {counts.hostDependentDiffers > 0 &&
           ` (${counts.hostDependentDiffers} of the differing ones are computed from the host at start: the hardware may be the difference)`}
         .
@@ -94,6 +95,12 @@ export function ConfigurationSection({ configuration }: { configuration: Configu
               </td>
               <td className={v.comparison === 'differs' ? 'verdict verdict-regression' : undefined}>
                 {MARKS[v.comparison] ?? v.comparison}
+                {v.comparison === 'implied' && (
+                  <span className="muted small">
+                    {' '}
+                    ({v.implied_by?.length ? `by ${v.implied_by.join(', ')}` : `origin ${v.origin ?? 'unknown'}`})
+                  </span>
+                )}
                 {v.host_dependent && <span className="muted small"> (host-computed)</span>}
               </td>
             </tr>

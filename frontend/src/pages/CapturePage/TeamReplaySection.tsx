@@ -40,6 +40,11 @@ function TeamSettings({ settings }: { settings: TeamVariantRead }) {
           </ul>
         </details>
       )}
+      {(settings.trimmed ?? []).map((t) => (
+        <p key={t.name} className="small" data-testid="team-trimmed">
+          <code>{t.name}</code> kept as <code>{t.used}</code>: {t.reason}
+        </p>
+      ))}
       {settings.scaled.map((s) => (
         <p key={s.name} className="small" data-testid="team-scaled">
           <code>{s.name}</code> scaled: {s.reason}

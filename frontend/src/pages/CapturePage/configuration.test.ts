@@ -11,15 +11,17 @@ const variables = [
   v('hostname', 'unknown', 'db1'),
   v('innodb_buffer_pool_instances', 'differs', '8', true),
   v('innodb_change_buffering', 'differs', 'all'),
+  v('alter_algorithm', 'implied', 'COPY'),
 ]
 
 describe('configurationRows', () => {
-  it('shows the team’s own settings first, by name, then unknown, then default', () => {
+  it('shows the team’s own settings first, by name, then unknown, then implied, then default', () => {
     expect(configurationRows(variables, 'all').map((r) => r.name)).toEqual([
       'innodb_buffer_pool_instances',
       'innodb_change_buffering',
       'max_connections',
       'hostname',
+      'alter_algorithm',
       'autocommit',
     ])
   })
@@ -44,10 +46,11 @@ describe('configurationRows', () => {
 describe('configurationCounts', () => {
   it('counts each comparison and the differing values the host computes', () => {
     expect(configurationCounts(variables)).toEqual({
-      all: 5,
+      all: 6,
       differs: 3,
       unknown: 1,
       default: 1,
+      implied: 1,
       hostDependentDiffers: 1,
     })
   })

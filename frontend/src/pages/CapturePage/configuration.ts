@@ -5,8 +5,9 @@ import type { Variable } from '../../client'
  * default the lab could not tell, or all of them. */
 export type Shown = 'differs' | 'unknown' | 'all'
 
-/** differs first (the team's own settings), then unknown, then default; by name within each. */
-const RANK: Record<string, number> = { differs: 0, unknown: 1, default: 2 }
+/** differs first (the team's own settings), then unknown, then implied (their value follows another
+ * setting or the host), then default; by name within each. */
+const RANK: Record<string, number> = { differs: 0, unknown: 1, implied: 1.5, default: 2 }
 
 /** The variables to show (`shown`, and whose name or value holds `search`, case-insensitive), in
  * the table's order. A comparison this UI does not know yet is ranked with the unknown ones. */
@@ -26,6 +27,7 @@ export function configurationCounts(variables: readonly Variable[]) {
     differs: count('differs'),
     unknown: count('unknown'),
     default: count('default'),
+    implied: count('implied'),
     hostDependentDiffers: variables.filter((v) => v.comparison === 'differs' && v.host_dependent).length,
   }
 }

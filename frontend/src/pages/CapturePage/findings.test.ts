@@ -36,6 +36,15 @@ describe('findingGroups', () => {
     expect(groups[0].title).toBe('Setting: changed_default')
   })
 
+  it('groups ignored settings and anonymous accounts with the severe ones, implied settings and roles with the quiet', () => {
+    const groups = findingGroups({
+      findings: [option('alter_algorithm', 'implied'), option('innodb_defragment', 'no_effect'), option('a', 'accepted')],
+      account_findings: [account('', 'no_login', ["'PUBLIC'@''"]), account('', 'anonymous', ["''@'%'"])],
+    })
+    expect(groups.map((g) => g.key)).toEqual(['no-effect', 'anonymous', 'implied', 'no-login', 'same'])
+    expect(checkHeadline(groups)).toBe('Taken and ignored: 1 setting · Anonymous accounts: 1 account')
+  })
+
   it('reads a check without findings yet (queued, failed) as no groups', () => {
     expect(findingGroups({ findings: null, account_findings: null })).toEqual([])
   })

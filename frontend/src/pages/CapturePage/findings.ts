@@ -32,13 +32,27 @@ const SEVERITIES: Severity[] = [
     meaning: 'The new version lacks these authentication plugins: these accounts cannot log in.' },
   { key: 'needs-plugin', title: 'Needs a plugin loaded', account: 'not_loaded',
     meaning: 'These accounts can log in only once the plugin is loaded (INSTALL SONAME).' },
+  { key: 'no-effect', title: 'Taken and ignored', option: 'no_effect',
+    meaning: 'The new version takes these settings and does nothing with them: the intent behind them is lost.' },
+  { key: 'adjusted', title: 'Value changed at start', option: 'adjusted',
+    meaning: 'The new version starts with another value than the team\'s (its words say which).' },
+  { key: 'anonymous', title: 'Anonymous accounts', account: 'anonymous',
+    meaning: 'Accounts without a user name match any user from their host: a hygiene note, whatever the version.' },
   { key: 'warns', title: 'Starts with a warning', option: 'deprecated',
     meaning: 'The new version takes these settings and warns about them in its error log.' },
   { key: 'not-tried', title: 'Not tried', option: 'not_tried',
     meaning: 'The lab does not write these settings on its servers (the reason is given).' },
+  { key: 'implied', title: 'Implied, not the team\'s', option: 'implied',
+    meaning: 'Their value follows another setting or the host (their origin says the team did not set them): never tried.' },
+  { key: 'no-login', title: 'No login', account: 'no_login',
+    meaning: 'Roles and locked accounts: nobody logs in as them, so no plugin locks them out.' },
   { key: 'same', title: 'Taken as they are', option: 'accepted', account: 'available',
     meaning: 'The new version accepts these settings; these accounts keep their plugin.' },
 ] // prettier-ignore
+
+/** Groups that change nothing for the team, or that the lab did not try: left out of the headline
+ * (not tried ones are counted after it). */
+export const QUIET = new Set(['same', 'not-tried', 'implied', 'no-login'])
 
 function severityOf(finding: Finding): Severity | undefined {
   const outcome = finding.finding.outcome as string
@@ -69,8 +83,8 @@ export function findingGroups(check: Pick<CheckRead, 'findings' | 'account_findi
     group.findings.push(finding)
   }
   const known = SEVERITIES.map((s) => groups.get(s.key)).filter((g): g is FindingGroup => g !== undefined)
-  const harmless = known.filter((g) => g.key === 'same')
-  return [...known.filter((g) => g.key !== 'same'), ...other, ...harmless]
+  const harmless = known.filter((g) => QUIET.has(g.key) && g.key !== 'not-tried')
+  return [...known.filter((g) => !harmless.includes(g)), ...other, ...harmless]
 }
 
 /** The settings and the accounts a group holds. */
@@ -86,9 +100,6 @@ export function groupCounts(group: FindingGroup): { settings: number; accounts: 
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`
 
-/** Groups that change nothing for the team, or that the lab did not try: left out of the headline
- * (not tried ones are counted after it). */
-const QUIET = new Set(['same', 'not-tried'])
 
 /** One line for the check's header, the groups that matter most first, e.g. "Does not start: 1
  * setting · Locks users out: 2 accounts"; "Nothing refused, no account locked out" otherwise; the
@@ -114,9 +125,9 @@ const ORDERED_TITLES: [string, string, string][] = [
   ['locks_out', 'Locks users out', 'These accounts cannot log in on the new version (plugin missing or not loaded).'],
   ['does_not_load', 'Does not load', 'The new version refuses these statements of the captured schema, or its parser these captured statements: they fail after the move.'],
   ['changes_results', 'Changes results', 'Names that no longer parse, sql_mode values refused, character set and result defaults that change.'],
-  ['changes_behaviour', 'Changes behaviour', 'Settings the new version takes but ignores or reads otherwise: the team\'s intent is lost.'],
-  ['changes_performance', 'Changes performance', 'Defaults that change under settings left unset; settings that do nothing now.'],
-  ['note', 'Notes', 'What the check could not see, and how to let it see it.'],
+  ['changes_behaviour', 'Changes behaviour', 'Settings the new version takes and ignores, or starts with another value: the intent behind them is lost.'],
+  ['changes_performance', 'Changes performance', 'Defaults that change under settings left unset, each changed flag on its own line.'],
+  ['note', 'Notes', 'Hygiene (anonymous accounts), settings called deprecated, defaults the lab could not resolve for your host, why the captured workload is empty or not all replayable.'],
 ] // prettier-ignore
 
 export interface OrderedGroup {

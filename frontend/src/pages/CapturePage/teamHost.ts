@@ -18,6 +18,18 @@ function hostWords(host: Host): string {
   return `${cpus}, ${memory}`
 }
 
+/** Which of the team's figures the check used and where they came from: "Team's CPUs: given on the
+ * check (team_host.cpus), in place of the capture's 2 (...); used by innodb_read_io_threads. Team's
+ * memory: given on the check (...); used by no default of this check." */
+export function hostsUse(hosts: CheckHosts): string {
+  const used = (names: readonly string[] | undefined) =>
+    names?.length ? `used by ${names.join(', ')}` : 'used by no default of this check'
+  return (
+    `Team's CPUs: ${hosts.team.cpus_from}; ${used(hosts.cpus_used_by)}. ` +
+    `Team's memory: ${hosts.team.memory_from}; ${used(hosts.memory_used_by)}.`
+  )
+}
+
 /** "team's host: 64 CPUs, 256 GiB · lab's host: 2 CPUs, 23.5 GiB": what the check resolved for. */
 export function hostsLine(hosts: CheckHosts): string {
   return `team's host: ${hostWords(hosts.team)} · lab's host: ${hostWords(hosts.lab)}`
