@@ -301,8 +301,8 @@ def score(results: dict[str, Any], bare: dict[str, Any]) -> bool:
             for i, finding in enumerate(check["ordered"]):
                 per_class.setdefault(finding["severity"], [0, 0])
                 per_class[finding["severity"]][0] += 1
-                # an account finding names its accounts: a planted one's others are judged too
-                if i in taken and finding["kind"] != "account":
+                # a locks_out finding names its accounts: a planted one's others are judged too
+                if i in taken and finding["severity"] != "locks_out":
                     continue
                 real, why = judge(finding, old, new)
                 if not real:

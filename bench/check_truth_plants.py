@@ -196,8 +196,10 @@ STAGING = [
                 "account",
                 "ed25519",
             ),
-            Planted("the anonymous account", M11, ("note",), None, "anonymous"),
-            Planted("the anonymous account", M97, ("note",), None, "anonymous"),
+            *(
+                Planted("the anonymous account: a note", new, ("note",), "account", "''@'localhost'")
+                for new in (M11, M97)
+            ),
             Planted(
                 "column qualify",
                 M97,
