@@ -14,7 +14,7 @@ import pytest
 from upgradelab.captures.digests import Digest, Workload
 from upgradelab.captures.findings import CHECK_COLUMNS, CSV_COLUMNS, check_about, csv_text, ordered
 from upgradelab.captures.quoting import NewServer
-from upgradelab.captures.refusals import classify
+from upgradelab.captures.refusals import action_for, classify
 from upgradelab.captures.schema_load import Loaded, definer_free, load
 from upgradelab.captures.sql_text import bare_places, object_of, quoted, split_dump
 from upgradelab.captures.statement_parse import parse_statements, parse_text
@@ -299,3 +299,29 @@ def test_every_kind_in_one_order_with_its_action_and_a_csv_about_its_capture() -
     rows = list(csv.reader(io.StringIO(csv_text(found, about))))
     assert rows[0] == [*CSV_COLUMNS, *CHECK_COLUMNS]
     assert rows[2][-5:] == ["7", "staging", "10.11.19-MariaDB", "mysql-9.7", "mysqld 9.7.4"]
+
+
+def test_a_view_of_a_refused_table_and_a_statement_reading_it_are_listed_under_the_table() -> None:
+    dump = "USE `crm`;\nCREATE TABLE `a` (u uuid);\nCREATE VIEW `v` AS SELECT u FROM a;\n"
+    server = _Server(
+        {"uuid": (1064, "near 'uuid)' at line 1"), "FROM a": (1146, "Table 'crm.a' doesn't exist")}
+    )
+    loaded = load(server, split_dump(dump), NEW)
+    [table] = loaded.findings
+    assert table.action == (
+        "mysql-9.7 has no UUID column type: change it in table crm.a to BINARY(16) with UUID_TO_BIN() "
+        "(or CHAR(36)) before the move"
+    )
+    bound = _Bound({"crm.v": (1146, "Table 'crm.v' doesn't exist")})
+    digests = [_digest("SELECT u FROM crm.v")]
+    workload = Workload(digests=digests, executions=5, quantiles=False, samples=False, limit=10)
+    found, summary = parse_statements(bound, workload, loaded, NEW)  # type: ignore[arg-type]
+    assert found == [] and summary.folded == 1 and summary.not_asked == []
+    assert table.also[-1].startswith("needed by captured statement")
+
+
+def test_a_refusal_no_rule_knows_says_where_the_parser_stopped() -> None:
+    words = "ERROR 1064: You have an error ... near 'PERSISTENT,\n  x INT' at line 3"
+    assert action_for(words, "CREATE TABLE t", "mysql-9.7", "mysql", "table s.t") == (
+        "rewrite table s.t where mysql-9.7's parser stops: near `PERSISTENT, x INT`"
+    )

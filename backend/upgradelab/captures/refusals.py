@@ -22,6 +22,8 @@ from typing import Literal
 
 import pymysql
 
+from upgradelab.captures.sql_text import near_text
+
 Refusal = Literal["parse", "lab", "missing", "refused"]
 PARSE_CODES = frozenset({1064, 1149})
 # ER_DBACCESS_DENIED, ER_ACCESS_DENIED, ER_TABLEACCESS_DENIED, ER_COLUMNACCESS_DENIED,
@@ -72,6 +74,12 @@ _COLLATION = re.compile(r"Unknown (?:collation|character set): '([^']+)'")
 _VARIABLE = re.compile(r"Variable '(\w+)' can't be set to the value of '([^']*)'")
 _SEQUENCE = re.compile(r"\bSEQUENCE\b|\bNEXTVAL\s*\(|\bNEXT\s+VALUE\s+FOR\b|\bSETVAL\s*\(", re.I)
 _VERSIONING = re.compile(r"\bSYSTEM\s+VERSIONING\b|\bFOR\s+SYSTEM_TIME\b|\bPERIOD\s+FOR\b", re.I)
+# MariaDB's own column types (INET6 10.5+, UUID 10.7+, INET4 10.10+: refused by MySQL 9.7's parser)
+_MARIADB_TYPES = {
+    "uuid": "BINARY(16) with UUID_TO_BIN() (or CHAR(36))",
+    "inet6": "VARBINARY(16) with INET6_ATON()",
+    "inet4": "INT UNSIGNED with INET_ATON()",
+}
 
 
 def action_for(words: str, statement: str, server: str, flavor: str, name: str = "this statement") -> str:
@@ -94,6 +102,13 @@ def action_for(words: str, statement: str, server: str, flavor: str, name: str =
                 "DROP SYSTEM VERSIONING) and keep its history in a table of its own before the move"
             )
         return f"{server} has no system-versioned tables: rewrite {name} without FOR SYSTEM_TIME"
+    near = " ".join((near_text(words) or "").split())
+    first = near.split(None, 1)[0].strip("`(),").lower() if near else ""
+    if new_mysql and "1064" in words and first in _MARIADB_TYPES:
+        return (
+            f"{server} has no {first.upper()} column type: change it in {name} to "
+            f"{_MARIADB_TYPES[first]} before the move"
+        )
     if _ENGINE.search(words):
         return f"convert {name} to an engine {server} has (ALTER TABLE ... ENGINE=InnoDB) before the move"
     if collation := _COLLATION.search(words):
@@ -108,4 +123,6 @@ def action_for(words: str, statement: str, server: str, flavor: str, name: str =
             f"{server} refuses {variable.group(1)} value {variable.group(2)!r}: recreate the objects "
             f"created under it (listed) under a {variable.group(1)} without it"
         )
+    if near:
+        return f"rewrite {name} where {server}'s parser stops: near `{near[:60]}`"
     return f"rewrite {name} so {server} takes it (its words beside)"

@@ -193,6 +193,9 @@ def _refused(
         cause = _cause(loaded.refused_names, needed, database)
         if cause is not None:
             cause.also.append(f"needs it, not loaded: {_where(statement)}: {words}")
+            made = object_of(statement.text)  # what needs it is missing for the same reason
+            if made is not None and made.verb == "create":
+                loaded.refused_names.setdefault(qualified(made.name, database).lower(), cause)
             return None
         why = (
             f"needs {needed}, which the dump does not hold (a temporary table, a database left out)"
