@@ -50,6 +50,8 @@ SCHEMA = [
     "CREATE PROCEDURE shop.best_score()\nBEGIN\n  SELECT MAX(qualify) FROM shop.scores;\n"
     "  SELECT id FROM shop.scores WHERE qualify > 1;\nEND",
     "CREATE TRIGGER shop.orders_note BEFORE INSERT ON shop.orders FOR EACH ROW SET NEW.note = 'new'",
+    # loads on 9.7 (its body parses), whose call of MD5() then fails at every run
+    "CREATE FUNCTION shop.digest_of(s VARCHAR(40)) RETURNS CHAR(32) DETERMINISTIC RETURN MD5(s)",
     "CREATE EVENT shop.tidy ON SCHEDULE EVERY 1 DAY DO DELETE FROM shop.orders WHERE id > 1000",
 ]
 # the team's statements, each run a few times: (statement, times)
@@ -139,7 +141,8 @@ def test_mysql_9_7_refuses_the_sequence_the_versioned_table_and_the_procedure_ea
         ("sequence", "shop.order_seq"),
         ("table", "shop.price_history"),
         ("procedure", "shop.best_score"),
-        ("statement", None),  # the sql_mode the routine, trigger and event were created under
+        ("function", "shop.digest_of"),  # loads, calls MD5()
+        ("statement", None),  # the sql_mode the routines, trigger and event were created under
     }
     sequence = loads[("sequence", "shop.order_seq")]
     assert sequence["outcome"] == "no_longer_loads" and "near 'SEQUENCE" in sequence["words"]
@@ -153,11 +156,16 @@ def test_mysql_9_7_refuses_the_sequence_the_versioned_table_and_the_procedure_ea
     # quoted where it stands as a name (not in MAX(...)'s call, not in strings), then taken: proven
     assert body["quoted"] == [{"word": "qualify", "lines": [3, 4]}] and body["loads_quoted"]
     assert body["action"].startswith("quote `qualify` in these 2 places (lines 3, 4")
-    mode = loads[("statement", None)]
-    assert "NO_AUTO_CREATE_USER" in mode["words"] and mode["times"] == 3
-    assert {"created without it: trigger shop.orders_note", "created without it: event shop.tidy"} <= set(
-        mode["also"]
+    calls = loads[("function", "shop.digest_of")]
+    assert (
+        calls["outcome"] == "no_longer_parses"
+        and "ERROR 1305: FUNCTION shop.MD5 does not exist" in calls["words"]
     )
+    assert "MD5() at line 3" in calls["words"] and "SHA2" in calls["action"]  # the dump writes it so
+    mode = loads[("statement", None)]
+    assert "NO_AUTO_CREATE_USER" in mode["words"] and mode["times"] == 4
+    made = {"created without it: trigger shop.orders_note", "created without it: event shop.tidy"}
+    assert made | {"created without it: function shop.digest_of"} <= set(mode["also"])
     load = on_mysql["schema_load"]["load"]
     assert load["error"] is None and load["not_loaded_count"] == 0 and load["refused"] >= 5
 
@@ -194,7 +202,7 @@ def test_every_finding_says_what_to_do_and_the_csv_names_the_capture_and_both_ve
     planted: dict[str, Any], on_mysql: dict[str, Any]
 ) -> None:
     refused = [f for f in on_mysql["ordered"] if f["severity"] == "does_not_load"]
-    assert len(refused) == 7 and all(f["action"] for f in refused)
+    assert len(refused) == 8 and all(f["action"] for f in refused)
     response = on_mysql["_csv"]
     rows = list(csv.DictReader(io.StringIO(response.text)))
     assert [r["subject"] for r in rows] == [f["subject"] for f in on_mysql["ordered"]]

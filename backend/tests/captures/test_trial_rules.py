@@ -11,6 +11,7 @@ from typing import Any
 import pymysql
 import pytest
 
+from upgradelab.captures.body_calls import calls
 from upgradelab.captures.digests import Digest, Workload
 from upgradelab.captures.findings import CHECK_COLUMNS, CSV_COLUMNS, check_about, csv_text, ordered
 from upgradelab.captures.quoting import NewServer
@@ -325,3 +326,12 @@ def test_a_refusal_no_rule_knows_says_where_the_parser_stopped() -> None:
     assert action_for(words, "CREATE TABLE t", "mysql-9.7", "mysql", "table s.t") == (
         "rewrite table s.t where mysql-9.7's parser stops: near `PERSISTENT, x INT`"
     )
+
+
+def test_the_calls_of_a_body_are_the_words_before_a_parenthesis_that_name_no_table_or_routine() -> None:
+    body = (
+        "CREATE DEFINER=x PROCEDURE `p`(IN n INT)\nBEGIN\n  INSERT INTO t(a, b) VALUES (MD5(n), x.f(1));\n"
+        "  CALL other(1);\n  SELECT COUNT(*) FROM t JOIN u USING (id) WHERE md5(n) > '';\nEND"
+    )
+    found = {call.name.lower(): call.lines for call in calls(body)}
+    assert found == {"values": [3], "md5": [3, 5], "count": [5], "using": [5]}  # t, x.f, other: not calls

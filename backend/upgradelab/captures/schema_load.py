@@ -43,6 +43,8 @@ from upgradelab.datasets.statements import DEFINER, definer_rewritten
 Outcome = Literal["no_longer_loads", "no_longer_parses"]
 DDL_WORDS = frozenset({"CREATE", "ALTER", "DROP", "RENAME", "SET", "USE"})
 BODY_KINDS = frozenset({"view", "procedure", "function", "trigger", "event", "package"})
+# bodies whose names resolve when they run, not when they are created (a view's resolve at CREATE)
+RUN_KINDS = frozenset({"procedure", "function", "trigger", "event", "package"})
 # a SET that acts on the server, not the session (mysqldump's GTID_PURGED, SQL_LOG_BIN): the dump's
 # replication bookkeeping, never the schema; it needs privileges the check's account does not hold
 _SERVER_SET = re.compile(
@@ -104,12 +106,15 @@ class LoadSummary(BaseModel):
 @dataclass
 class Loaded:
     """A load's findings and summary, and what the statement parse needs of it: the names of the
-    refused objects (lower case, qualified and not) and the dump's own routines (lower case)."""
+    refused objects (lower case, qualified and not), the dump's own routines (lower case) and the
+    bodies that loaded (routines, triggers, events: their kind, qualified name, database and
+    statement; captures/body_calls.py asks what they call)."""
 
     findings: list[LoadFinding] = field(default_factory=list)
     summary: LoadSummary = field(default_factory=LoadSummary)
     refused_names: dict[str, LoadFinding] = field(default_factory=dict)
     own_routines: frozenset[str] = frozenset()
+    bodies: list[tuple[str, str, str | None, DumpStatement]] = field(default_factory=list)
 
 
 def definer_free(text: str) -> str:
@@ -166,8 +171,11 @@ def load(
             database = used_database(statement.text) or database
         elif word == "SET" and setting is not None and _same_variable(setting.words, statement.text):
             setting = None  # the dump sets it again (its saved value): what follows has it
-        elif setting is not None and (made := object_of(statement.text)) and made.verb == "create":
-            setting.also.append(f"created without it: {made.kind} {qualified(made.name, database)}")
+        elif (made := object_of(statement.text)) and made.verb == "create":
+            if setting is not None:
+                setting.also.append(f"created without it: {made.kind} {qualified(made.name, database)}")
+            if made.kind in RUN_KINDS:
+                loaded.bodies.append((made.kind, qualified(made.name, database), database, statement))
     loaded.findings = list(by_key.values())
     return loaded
 

@@ -3,7 +3,8 @@
 
 1. the capture's dump, its schema part only (captures/dump.py DumpRecord.schema_bytes: the first
    pass; for a capture made before, up to the data pass's own header), split into statements
-   (captures/sql_text.py) and loaded (captures/schema_load.py);
+   (captures/sql_text.py) and loaded (captures/schema_load.py), then what the loaded routines,
+   triggers and events call asked of the new version (captures/body_calls.py);
 2. its captured statements asked of the new parser (captures/statement_parse.py) on a fresh
    connection, the schema loaded, under the team's sql_mode less the values the new version
    refuses.
@@ -25,6 +26,7 @@ from pathlib import Path
 import pymysql
 from pydantic import BaseModel
 
+from upgradelab.captures.body_calls import missing_calls
 from upgradelab.captures.digests import Workload
 from upgradelab.captures.identifiers import parse_error
 from upgradelab.captures.quoting import NewServer
@@ -133,6 +135,7 @@ def try_schema(
         try:
             with routines_allowed(admin), events_paused(admin):
                 loaded = load(_Bounded(bound), split_dump(dump), new, cancelled)
+            loaded.findings += missing_calls(bound, loaded, new)  # what the loaded bodies call
         finally:
             bound.connection.close()
         result.load_findings, result.trial.load = loaded.findings, loaded.summary

@@ -114,7 +114,7 @@ def parse_text(digest: Digest) -> str | None:
     return text or None
 
 
-def _refusal(bound: StatementBound, text: str) -> pymysql.MySQLError | None:
+def prepare_refusal(bound: StatementBound, text: str) -> pymysql.MySQLError | None:
     """None when the server prepares `text` (then deallocated), else its error."""
     try:
         bound.run(PREPARE, (text,))
@@ -126,11 +126,11 @@ def _refusal(bound: StatementBound, text: str) -> pymysql.MySQLError | None:
 
 def _prepare(bound: StatementBound, text: str) -> tuple[int | None, str] | None:
     """None when the server prepares `text`, else its (code, words)."""
-    error = _refusal(bound, text)
+    error = prepare_refusal(bound, text)
     return None if error is None else words_of(error)
 
 
-def _use(bound: StatementBound, schema: str | None) -> None:
+def use_database(bound: StatementBound, schema: str | None) -> None:
     """The digest's schema as the default database (COM_INIT_DB: the name is data), when it exists."""
     if schema:  # not there or not readable: its names then resolve (or not) without it
         with suppress(pymysql.MySQLError):
@@ -146,7 +146,7 @@ def ask_old(bound: StatementBound, workload: Workload, default: str | None = Non
         text = parse_text(digest)
         if text is None:
             continue
-        _use(bound, digest.schema_name or default)
+        use_database(bound, digest.schema_name or default)
         try:
             answer = _prepare(bound, text)
         except StatementTimedOut as timed_out:
@@ -211,7 +211,7 @@ def parse_statements(
             skipped[reason or "no text"] += 1
             continue
         summary.asked += 1
-        _use(bound, digest.schema_name or default)
+        use_database(bound, digest.schema_name or default)
         try:
             answer, asked = _ask_new(bound, text)
         except StatementTimedOut:
@@ -299,7 +299,7 @@ def _finding(
     if refusal == "parse" and asked == "prepare":
 
         def run(sql: str) -> None:
-            error = _refusal(bound, sql)
+            error = prepare_refusal(bound, sql)
             if error is not None:
                 raise error
 
