@@ -115,7 +115,8 @@ STAGING = [
             "CREATE PROCEDURE shop.top_results()\nBEGIN\n  SELECT id, qualify FROM shop.results\n"
             "  WHERE qualify > 2 ORDER BY qualify;\nEND",
             # its body parses on 9.7; SFORMAT() (MariaDB 10.7+) fails at every call there
-            "CREATE FUNCTION shop.label(n INT) RETURNS VARCHAR(40) DETERMINISTIC RETURN SFORMAT('order {}', n)",
+            "CREATE FUNCTION shop.label(n INT) RETURNS VARCHAR(40) DETERMINISTIC\n"
+            "RETURN SFORMAT('order {}', n)",
             "CREATE TRIGGER shop.orders_total BEFORE INSERT ON shop.orders FOR EACH ROW "
             "SET NEW.total = GREATEST(NEW.total, 0)",
             "CREATE EVENT shop.purge ON SCHEDULE EVERY 1 DAY DO DELETE FROM shop.orders WHERE total = 0",
