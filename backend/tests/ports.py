@@ -48,6 +48,11 @@ CAPTURE_SOURCE = _BASE + 74
 # issue 45: the hand-configured staging MariaDB 10.11 a check reads (tests/captures/staging.py)
 CHECK_STAGING = _BASE + 76
 CHECK_STAGING_MYSQL = _BASE + 77
+# issue 45: the planted staging MariaDB 10.11 whose schema and statements a check loads and parses
+# (tests/captures/test_schema_trial.py), a stock one with no statement history, and a MySQL 9.7
+PLANTED_SOURCE = _BASE + 75
+STOCK_SOURCE = _BASE + 78
+MYSQL_SOURCE = _BASE + 79
 # issue 9 (datasets and replay): the server the tests make their dump on
 DUMP_SOURCE = _BASE + 82
 # The fault tests' own instance (tests/faults/instance.py): Redis, API and its lab targets.

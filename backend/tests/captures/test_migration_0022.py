@@ -1,6 +1,6 @@
 """Migration 0022 adds the capture and capture_check tables as the models declare them (but for the
-columns 0024, 0026 and 0027 add), and takes them away again; 0024, 0026 and 0027 add theirs and take
-them away again."""
+columns 0024, 0026, 0027 and 0031 add), and takes them away again; 0024, 0026 and 0027 add theirs and
+take them away again (0031: tests/captures/test_migration_0031.py)."""
 
 from pathlib import Path
 
@@ -10,8 +10,10 @@ from alembic import command
 from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.migrations import alembic_config
 
-# the columns migration 0027_capture_host adds
-HOSTS = {"capture": set(), "capture_check": {"team_host", "hosts"}}
+# the columns migration 0031_check_schema_load adds
+TRIAL = {"load_findings", "parse_findings", "schema_load"}
+# the columns migration 0027_capture_host adds (and 0031's)
+HOSTS = {"capture": set(), "capture_check": {"team_host", "hosts", *TRIAL}}
 # the columns migration 0026_capture_shares adds (and 0027's)
 SHARES = {"capture": {"share_token"}, "capture_check": {"share_token", *HOSTS["capture_check"]}}
 # the columns migration 0024_capture_findings adds (and 0026's and 0027's)
@@ -83,7 +85,7 @@ def test_the_team_host_columns_up_as_the_model_declares_them_and_down(tmp_path: 
     command.upgrade(config, "0027_capture_host")
     engine = sa.create_engine(url)
     columns = {c["name"]: c["nullable"] for c in sa.inspect(engine).get_columns("capture_check")}
-    assert columns == {c.name: c.nullable for c in CaptureCheck.__table__.columns}
+    assert columns == {c.name: c.nullable for c in CaptureCheck.__table__.columns if c.name not in TRIAL}
     assert columns["team_host"] and columns["hosts"]  # None on every check made before
     command.downgrade(config, "0026_capture_shares")
     assert not HOSTS["capture_check"] & {c["name"] for c in sa.inspect(engine).get_columns("capture_check")}

@@ -25,6 +25,11 @@ LAB = [
     "SELECT SQL_NO_CACHE `a` FROM `odd name``; DROP TABLE app.orders; --` ",
     "START TRANSACTION WITH CONSISTENT SNAPSHOT ",
     "ROLLBACK TO SAVEPOINT `sp` ",
+    # issue 45: the workload's account read, the statements asked of the parser (measured on 10.11)
+    "SELECT CURRENT_USER ( ) ",
+    "PREPARE `upgradelab_parse` FROM ? ",
+    "DEALLOCATE PREPARE `upgradelab_parse` ",
+    "SET SESSION `max_statement_time` = ? ",
 ]
 MYSQL_LAB = [
     "SELECT SYSTEM_USER , HOST , PLUGIN FROM `mysql` . `user` ORDER BY SYSTEM_USER , HOST",
@@ -52,6 +57,7 @@ TEAM = [
     "INSERT INTO `app` . `orders` VALUES (...)",
     "CREATE TABLE `app` . `orders` ( `id` INTEGER PRIMARY KEY , `total` INTEGER )",
     "SELECT ?",
+    "PREPARE `stmt1` FROM ? ",  # the team's own prepared statements keep their names
 ]
 
 

@@ -5,11 +5,13 @@ settings against a new version (/api/captures/{id}/checks); share a capture or a
 owner or an admin may cancel or revoke (require_owner); viewers read no share_token
 (users/auth.py sees_share_tokens)."""
 
+import re
+
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response, status
 
 from upgradelab.api.datasets import worker_only
 from upgradelab.captures import service
-from upgradelab.captures.findings import csv_text
+from upgradelab.captures.findings import check_about, csv_text
 from upgradelab.captures.schemas import (
     CaptureCreate,
     CaptureRead,
@@ -168,17 +170,22 @@ async def revoke_check_share(
 @router.get("/{capture_id}/checks/{check_id}/findings.csv")
 async def check_findings_csv(capture_id: int, check_id: int, session: SessionDep) -> Response:
     """The check's findings in one severity order (CheckRead.ordered) as CSV: severity, kind,
-    subject, outcome, evidence; 404 when the capture has no such check."""
-    return _csv(CheckRead.model_validate(await service.get_check_or_raise(session, capture_id, check_id)))
+    subject, outcome, evidence, action, then the capture, its target and version, the check's target
+    and binary on every row (captures/findings.py csv_text); 404 when the capture has no such check."""
+    row = await service.get_check_or_raise(session, capture_id, check_id)
+    return await _csv(session, CheckRead.model_validate(row))
 
 
-def _csv(row: CheckRead) -> Response:
+async def _csv(session: SessionDep, row: CheckRead) -> Response:
+    capture = await service.get_or_raise(session, row.capture_id)
+    about = check_about(row.capture_id, capture.target, capture.version, row.target, row.server)
+    name = re.sub(
+        r"[^A-Za-z0-9._-]+", "_", f"capture-{row.capture_id}-{capture.target}-check-{row.id}-{row.target}"
+    )
     return Response(
-        csv_text(row.ordered),
+        csv_text(row.ordered, about),
         media_type="text/csv",
-        headers={
-            "Content-Disposition": f'attachment; filename="capture-{row.capture_id}-check-{row.id}.csv"'
-        },
+        headers={"Content-Disposition": f'attachment; filename="{name}.csv"'},
     )
 
 
@@ -199,7 +206,7 @@ async def shared_check(token: str, session: SessionDep) -> CheckRead:
 @public_router.get("/checks/{token}/findings.csv")
 async def shared_check_csv(token: str, session: SessionDep) -> Response:
     """A shared check's findings as CSV (as GET .../checks/{id}/findings.csv); 404 unknown or revoked."""
-    return _csv(CheckRead.model_validate(await service.check_by_token(session, token)))
+    return await _csv(session, CheckRead.model_validate(await service.check_by_token(session, token)))
 
 
 @public_router.get("/{token}", response_model=CaptureRead)

@@ -20,7 +20,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from upgradelab.captures.workload_problems import WorkloadProblem
+
 TextSource = Literal["sample", "history", "digest_text"]
+# how the captured server's parser took the text (captures/statement_parse.py ask_old)
+OldParse = Literal["prepared", "parses", "fails", "not_asked"]
 PICOSECONDS = 1e12
 # a text longer than this is cut (and marked); the servers cut theirs at 1024 bytes by default
 MAX_TEXT_CHARS = 65_536
@@ -29,7 +33,10 @@ MAX_LAB_TEXTS = 200  # digest texts kept of the lab's own statements left out (t
 
 class Digest(BaseModel):
     """One statement digest as captured (module docstring); `weight` = its executions / all
-    executions captured; `truncated`: the text was cut at MAX_TEXT_CHARS."""
+    executions captured; `truncated`: the text was cut at MAX_TEXT_CHARS; `errors`: SUM_ERRORS,
+    its executions that ended in an error (None: a capture made before it was read);
+    `old_parse` / `old_words`: how the captured server's parser took its text, asked by PREPARE
+    (captures/statement_parse.py; None: not asked)."""
 
     digest: str | None
     schema_name: str | None
@@ -46,6 +53,9 @@ class Digest(BaseModel):
     rows_sent: int | None
     rows_examined: int | None
     truncated: bool = False
+    errors: int | None = None
+    old_parse: OldParse | None = None
+    old_words: str = ""
 
 
 class Workload(BaseModel):
@@ -54,7 +64,10 @@ class Workload(BaseModel):
     (performance_schema off, no privilege), with the server's words; `limit`: at most that many
     digests were read (the most executed); `lab_digests` / `lab_executions`: the lab's own
     statements among those read, left out of `digests` (captures/own_statements.py), `lab_texts`
-    their digest texts (most executed first, at most MAX_LAB_TEXTS)."""
+    their digest texts (most executed first, at most MAX_LAB_TEXTS); `problems`: why it is empty
+    or not all replayable, each with its fix (captures/workload_problems.py); `replayable`: the
+    digests queries.sql holds; `empty`: it holds none, the capture succeeded without a workload
+    (None / False on a capture made before they were read)."""
 
     digests: list[Digest]
     executions: int
@@ -65,6 +78,9 @@ class Workload(BaseModel):
     lab_digests: int = 0
     lab_executions: int = 0
     lab_texts: list[str] = []
+    problems: list[WorkloadProblem] = []
+    replayable: int | None = None
+    empty: bool = False
 
 
 def _seconds(row: dict[str, Any], column: str) -> float | None:
@@ -122,6 +138,7 @@ def build(
                 rows_sent=_int(row, "SUM_ROWS_SENT"),
                 rows_examined=_int(row, "SUM_ROWS_EXAMINED"),
                 truncated=len(text) > MAX_TEXT_CHARS,
+                errors=_int(row, "SUM_ERRORS"),
             )
         )
     digests.sort(key=lambda d: -d.executions)
@@ -137,17 +154,24 @@ def build(
     )
 
 
+def replayable_text(digest: Digest) -> str | None:
+    """The text of `digest` a replay runs, or None when it cannot: a digest text (`?` placeholders),
+    a cut text, or a text holding `;` outside its end (the plain format would split it into
+    statements nobody sent)."""
+    if digest.text_source == "digest_text" or digest.truncated:
+        return None
+    text = digest.text.strip().rstrip(";").strip()
+    return text if text and ";" not in text else None
+
+
 def query_set(workload: Workload) -> str:
-    """The replayable digests as a plain SQL text a replay takes (replay/sources.py "sql"): most
-    executed first, each after a `-- digest D executions N weight W` comment line and a `USE schema;`
-    when its schema is known. Digest texts (`?` placeholders) are left out; a text holding `;` outside
-    its end is left out too (the plain format would split it into statements nobody sent)."""
+    """The replayable digests (replayable_text) as a plain SQL text a replay takes (replay/sources.py
+    "sql"): most executed first, each after a `-- digest D executions N weight W` comment line and a
+    `USE schema;` when its schema is known."""
     lines = []
     for digest in workload.digests:
-        if digest.text_source == "digest_text" or digest.truncated:
-            continue
-        text = digest.text.strip().rstrip(";").strip()
-        if not text or ";" in text:
+        text = replayable_text(digest)
+        if text is None:
             continue
         lines.append(f"-- digest {digest.digest} executions {digest.executions} weight {digest.weight:.6f}")
         if digest.schema_name and digest.schema_name.replace("_", "").isalnum():

@@ -58,6 +58,11 @@ _ENOUGH = [
     "--hex-blob",
     "--default-character-set=utf8mb4",
 ]
+# mysqldump only: with GTIDs on (MySQL 9.7's lab server has them) its default --set-gtid-purged=AUTO
+# takes FLUSH TABLES WITH READ LOCK around the snapshot, which needs RELOAD or FLUSH_TABLES: a
+# read-only account's dump stopped there (measured: ERROR 1227 on 'FLUSH LOCAL TABLES'). A capture
+# wants the schema and rows, never the source's GTID set.
+_MYSQLDUMP = ["--set-gtid-purged=OFF"]
 
 
 class LeftOut(BaseModel):
@@ -70,8 +75,10 @@ class LeftOut(BaseModel):
 class DumpRecord(BaseModel):
     """What the capture's dump holds: the `client` that wrote it ("mariadb-dump of mariadb-10.11"),
     the `databases`, those `left_out`, the tables whose rows it holds (`tables_with_data`) and those
-    whose rows did not fit (`data_left_out`), `data_limit_mb` (None: schema only), its `bytes`, the
-    `dataset` it was stored as, or the `error` (the client's or the API's words) when none was."""
+    whose rows did not fit (`data_left_out`), `data_limit_mb` (None: schema only), its `bytes`
+    (`schema_bytes` of them the first pass's: the schema, which a check loads; None on a capture made
+    before), the `dataset` it was stored as, or the `error` (the client's or the API's words) when
+    none was."""
 
     client: str | None = None
     databases: list[str] = []
@@ -80,6 +87,7 @@ class DumpRecord(BaseModel):
     data_left_out: list[LeftOut] = []
     data_limit_mb: int | None = None
     bytes: int = 0
+    schema_bytes: int | None = None
     dataset: str | None = None
     error: str | None = None
 
@@ -247,10 +255,10 @@ def write_dump(
     cancelled: Callable[[], bool],
     limit_mb: int | None,
     timeout_s: float = DUMP_TIMEOUT_S,
-) -> None:
+) -> int:
     """Dump `databases` from `endpoint` into `out` (module docstring): the schema, then unless
     `data_left_out` is None (schema only) the rows of every table but those; both passes within
-    `timeout_s` seconds. DumpFailed."""
+    `timeout_s` seconds. The bytes of the schema (the first pass). DumpFailed."""
     # client_flags' first, --no-defaults, is the client's own choice (DumpClient.defaults); only the
     # target's allowed authentication plugins can load (targets/client_auth.py)
     connect = client_flags(endpoint.host, endpoint.port, endpoint.user, connect_timeout=False)[1:]
@@ -258,13 +266,16 @@ def write_dump(
     cap = SCHEMA_ROOM + TEXT_FACTOR * (limit_mb or 0) * _MIB
     deadline = (time.monotonic() + timeout_s, timeout_s)
     out.unlink(missing_ok=True)
-    schema = [*connect, *_ENOUGH, "--no-data", "--routines", "--events", "--triggers"]
+    enough = [*_ENOUGH, *(_MYSQLDUMP if client.name.startswith("mysqldump") else [])]
+    schema = [*connect, *enough, "--no-data", "--routines", "--events", "--triggers"]
     _run(client, [*schema, "--databases", *databases], endpoint.password, out, cap, cancelled, deadline)
+    schema_bytes = out.stat().st_size
     if data_left_out is None:
-        return
+        return schema_bytes
     ignored = [f"--ignore-table={table.name}" for table in data_left_out]
-    rows = [*connect, *_ENOUGH, "--no-create-info", "--no-create-db", "--skip-triggers", *ignored]
+    rows = [*connect, *enough, "--no-create-info", "--no-create-db", "--skip-triggers", *ignored]
     _run(client, [*rows, "--databases", *databases], endpoint.password, out, cap, cancelled, deadline)
+    return schema_bytes
 
 
 def upload(path: Path, capture_id: int, settings: Settings) -> tuple[int, str]:
@@ -329,7 +340,7 @@ def take(
             record.tables_with_data, left = data_tables(connection, record.databases, limit)
             record.data_left_out = left
         out.parent.mkdir(parents=True, exist_ok=True)
-        write_dump(client, endpoint, out, record.databases, left, cancelled, limit)
+        record.schema_bytes = write_dump(client, endpoint, out, record.databases, left, cancelled, limit)
         record.bytes = out.stat().st_size
         dataset_id, record.dataset = upload(out, capture_id, settings)
         return record, dataset_id

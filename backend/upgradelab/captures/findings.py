@@ -4,6 +4,9 @@
     locks_out             login accounts whose authentication plugin the new version lacks or has not
                           loaded (roles and locked accounts are no logins; an empty plugin is the old
                           server's default: captures/account_check.py)
+    does_not_load         statements of the captured schema the new version refuses (a table, a
+                          sequence, a routine's body: captures/schema_load.py) and captured
+                          statements its parser refuses (captures/statement_parse.py)
     changes_results       names that no longer parse, sql_mode values refused, character set and
                           collation defaults that change, changed defaults of result settings
                           (captures/default_check.py RESULT_VARIABLES)
@@ -14,9 +17,14 @@
                           finding of its own
     note                  hygiene and what the lab could not resolve: anonymous accounts exist,
                           settings the new version still takes but calls deprecated, host-dependent
-                          defaults not resolved for the team's host
+                          defaults not resolved for the team's host, why the captured workload is
+                          empty or not all replayable (with its fix)
 
 Each finding carries what to do (`action`: the one stored with it, else one made from its kind).
+
+One concept: every stored kind of a check's findings read into the one Finding shape (severity,
+subject, evidence, action) and ordered; a kind's reading beside the others keeps the order and the
+words of all of them in one place, and the CSV writes that one list.
 Settings taken as they are, implied or not tried, plugins available and accounts that log in as no
 one are no findings (the check's `findings` and `account_findings` still list them).
 """
@@ -26,6 +34,8 @@ import io
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel
+
+from upgradelab.captures.sql_text import head
 
 Severity = Literal[
     "does_not_start",
@@ -37,7 +47,12 @@ Severity = Literal[
     "note",
 ]
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)  # most severe first
-CSV_COLUMNS = ("severity", "kind", "subject", "outcome", "evidence")
+CSV_COLUMNS = ("severity", "kind", "subject", "outcome", "evidence", "action")
+# what a check's CSV is about, on every row: the capture, its target and version, the new version
+CHECK_COLUMNS = ("capture", "captured_target", "captured_version", "check_target", "check_server")
+EVIDENCE_SQL_CHARS = 1500  # a statement shown in a finding's evidence is cut here
+ALSO_SHOWN = 10  # lines of what else a refused statement keeps from loading
+PLACES_SHOWN = 8  # places named in an identifier's action (all counted)
 
 
 class Finding(BaseModel):
@@ -133,6 +148,12 @@ def _identifiers(rows: list[dict[str, Any]]) -> list[Finding]:
     out = []
     for row in rows:
         where = f"{row['schema_name']}.{row['table']}" if row.get("table") else row["schema_name"]
+        places: list[str] = row.get("places") or []
+        if places:
+            shown = "; ".join(places[:PLACES_SHOWN]) + ("; ..." if len(places) > PLACES_SHOWN else "")
+            action = f"quote `{row['name']}` in these {len(places)} places: {shown}"
+        else:
+            action = f"quote `{row['name']}` (backticks) wherever the team's SQL names this {row['kind']}"
         out.append(
             Finding(
                 severity="changes_results",
@@ -140,6 +161,7 @@ def _identifiers(rows: list[dict[str, Any]]) -> list[Finding]:
                 subject=f"{row['kind']} {row['name']} ({where})",
                 outcome="no_longer_parses",
                 evidence=f"{row['probe']} -> {row['words']}",
+                action=action,
             )
         )
     return out
@@ -259,6 +281,68 @@ def _hosts(team: dict[str, Any] | None, lab: dict[str, Any] | None, took: str | 
     )
 
 
+def _loads(rows: list[dict[str, Any]]) -> list[Finding]:
+    out = []
+    for row in rows:
+        also: list[str] = row.get("also") or []
+        times = int(row.get("times") or 1)
+        evidence = (
+            f"line {row['line']} of the dump: {row['words']}\n{_cut(row['statement'], EVIDENCE_SQL_CHARS)}"
+        )
+        if times > 1:
+            evidence += f"\n(the same statement refused {times} times)"
+        evidence += "".join(f"\n{line}" for line in also[:ALSO_SHOWN])
+        if len(also) > ALSO_SHOWN:
+            evidence += f"\n... and {len(also) - ALSO_SHOWN} more"
+        subject = f"{row['kind']} {row['name']}" if row.get("name") else head(row["statement"], 120)
+        out.append(
+            Finding(
+                severity="does_not_load",
+                kind="schema",
+                subject=subject,
+                outcome=row["outcome"],
+                evidence=evidence,
+                action=row.get("action") or "",
+            )
+        )
+    return out
+
+
+def _parses(rows: list[dict[str, Any]]) -> list[Finding]:
+    return [
+        Finding(
+            severity="does_not_load",
+            kind="statement",
+            subject=f"{_cut(' '.join(row['sample'].split()), 100)} "
+            f"(digest {(row.get('digest') or '-')[:16]}, {row['executions']} executions)",
+            outcome="no_longer_parses",
+            evidence=f"{row['asked'].upper()}: {row['words']}\n{_cut(row['sample'], EVIDENCE_SQL_CHARS)}",
+            action=row.get("action") or "",
+        )
+        for row in rows
+    ]
+
+
+def _workload(trial: dict[str, Any] | None) -> list[Finding]:
+    """The captured workload's problems (captures/workload_problems.py), as the trial saw them."""
+    statements = (trial or {}).get("statements") or {}
+    return [
+        Finding(
+            severity="note",
+            kind="workload",
+            subject="the captured workload",
+            outcome="empty" if statements.get("empty") else "partly not replayable",
+            evidence=problem["words"],
+            action=problem["fix"],
+        )
+        for problem in statements.get("workload_problems") or []
+    ]
+
+
+def _cut(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[:chars] + " ..."
+
+
 def ordered(
     options: list[dict[str, Any]] | None,
     accounts: list[dict[str, Any]] | None,
@@ -266,11 +350,15 @@ def ordered(
     sql_modes: list[dict[str, Any]] | None,
     charsets: list[dict[str, Any]] | None,
     defaults: list[dict[str, Any]] | None,
+    loads: list[dict[str, Any]] | None = None,
+    parses: list[dict[str, Any]] | None = None,
+    trial: dict[str, Any] | None = None,
 ) -> list[Finding]:
     """Every finding of a check (its stored lists, as JSON) in SEVERITIES order; within one severity
-    in the order above (option, account, identifier, sql_mode, charset, default), each kind's own
-    order kept (a stable sort). A refused sql_mode line's action names the values `sql_modes` says
-    the new server refuses, the rest kept."""
+    in the order above (option, account, identifier, sql_mode, charset, default, then the schema's
+    statements refused, the captured statements refused, the workload's notes from the schema
+    `trial`), each kind's own order kept (a stable sort). A refused sql_mode line's action names the
+    values `sql_modes` says the new server refuses, the rest kept."""
     found = [
         *_options(options or [], sql_modes or []),
         *_accounts(accounts or []),
@@ -278,19 +366,36 @@ def ordered(
         *_sql_modes(sql_modes or []),
         *_charsets(charsets or []),
         *_defaults(defaults or []),
+        *_loads(loads or []),
+        *_parses(parses or []),
+        *_workload(trial),
     ]
     return sorted(found, key=lambda finding: SEVERITIES.index(finding.severity))
 
 
-def csv_text(findings: list[Finding]) -> str:
-    """The findings as CSV (CSV_COLUMNS header; a value is text, never a formula: a leading = + - @
-    is prefixed with ', as spreadsheet injection advice says)."""
+def csv_text(findings: list[Finding], about: dict[str, str] | None = None) -> str:
+    """The findings as CSV: CSV_COLUMNS, then one column per `about` entry (CHECK_COLUMNS: the
+    capture, its target and version, the check's target and binary), its value on every row so a
+    row read alone still says what it is about. A value is text, never a formula: a leading
+    = + - @ is prefixed with ', as spreadsheet injection advice says."""
+    about = about or {}
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow([*CSV_COLUMNS, *about])
     for finding in findings:
-        writer.writerow([_cell(getattr(finding, column)) for column in CSV_COLUMNS])
+        writer.writerow(
+            [_cell(getattr(finding, column)) for column in CSV_COLUMNS] + [_cell(v) for v in about.values()]
+        )
     return out.getvalue()
+
+
+def check_about(
+    capture_id: int, source: str, source_version: str | None, target: str, server: str | None
+) -> dict[str, str]:
+    """The CHECK_COLUMNS of a check's CSV: capture `capture_id` of target `source` (its server's
+    `source_version`), checked against `target` (its binary `server`)."""
+    values = (str(capture_id), source, source_version or "", target, server or "")
+    return dict(zip(CHECK_COLUMNS, values, strict=True))
 
 
 def _cell(value: str) -> str:

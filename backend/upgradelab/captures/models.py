@@ -89,6 +89,13 @@ class CaptureCheck(Base):
     # two hosts its defaults were resolved for (host_defaults.CheckHosts; migration 0027)
     team_host: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     hosts: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    # captures/schema_trial.py: the captured schema's statements the new version refuses
+    # (schema_load.LoadFinding), the captured statements its parser refuses
+    # (statement_parse.ParseFinding), and what the trial asked and why not the rest (SchemaTrial);
+    # None on a check made before (migration 0031)
+    load_findings: Mapped[list[Any] | None] = mapped_column(default=None)
+    parse_findings: Mapped[list[Any] | None] = mapped_column(default=None)
+    schema_load: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     # a read-only link's token; None: not shared or revoked (migration 0026)
     share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)

@@ -60,6 +60,14 @@ _SHAPES = [
     r"SELECT SCHEMA_NAME FROM INFORMATION_SCHEMA \. SCHEMATA ORDER BY SCHEMA_NAME",
     r"SELECT TABLE_SCHEMA , TABLE_NAME , COALESCE \( DATA_LENGTH , \? \) FROM INFORMATION_SCHEMA \. TABLES "
     r"WHERE TABLE_TYPE = \? AND TABLE_SCHEMA IN .*",
+    # the workload's problems (workload_problems.py: the account; the consumers and instruments are
+    # the capability check's shapes) and the statements asked of the parser (statement_parse.py:
+    # PREPARE under a fixed name, its bound's session limit and watchdog)
+    r"SELECT CURRENT_USER \( \)",
+    r"PREPARE UPGRADELAB_PARSE FROM \?",
+    r"DEALLOCATE PREPARE UPGRADELAB_PARSE",
+    r"SET SESSION MAX_STATEMENT_TIME = \?",
+    r"KILL QUERY \?",
     # the name probes (identifiers.PROBES): a table, a column, a routine
     rf"SELECT \? FROM {_ID} WHERE \? = \?",
     rf"SELECT {_ID}( \( \))? FROM DUAL WHERE \? = \?",

@@ -11,6 +11,7 @@ from pymysql.cursors import DictCursor
 
 from upgradelab.captures import digests as workload
 from upgradelab.captures import own_statements
+from upgradelab.captures.workload_problems import counts, problems, read_instrumentation
 from upgradelab.targets.provisioners.base import ServerConnection
 
 DIGEST_LIMIT = 1000  # the most executed digests read (performance_schema keeps 5000 by default in 8.0)
@@ -111,10 +112,14 @@ def _yes(value: Any) -> bool:
     return _text(value).upper() == "Y"
 
 
-def read_workload(connection: ServerConnection, limit: int = DIGEST_LIMIT) -> workload.Workload:
+def read_workload(
+    connection: ServerConnection, limit: int = DIGEST_LIMIT, variables: dict[str, str] | None = None
+) -> workload.Workload:
     """The digests (captures/digests.py) of the `limit` most executed statements, the lab's own
     (captures/own_statements.py) counted apart and left out; a Workload with `error` (the server's
-    words) when performance_schema is off or may not be read."""
+    words) when performance_schema is off or may not be read. Its `problems` say why it is empty or
+    not all replayable, judged with the server's `variables` (captures/workload_problems.py), and
+    `replayable` / `empty` count what a replay can run."""
     try:
         with connection.cursor(DictCursor) as cursor:
             cursor.execute(
@@ -124,13 +129,30 @@ def read_workload(connection: ServerConnection, limit: int = DIGEST_LIMIT) -> wo
             )
             rows = list(cursor.fetchall())
     except pymysql.MySQLError as error:
-        return workload.Workload(
+        read = workload.Workload(
             digests=[], executions=0, quantiles=False, samples=False, limit=limit,
             error=f"performance_schema digests cannot be read: {error}",
         )  # fmt: skip
-    rows, lab = own_statements.split(rows)  # the lab's own statements are not the team's workload
-    needing = [_text(r["DIGEST"]) for r in rows if r.get("DIGEST") and not r.get("QUERY_SAMPLE_TEXT")]
-    return workload.build(rows, _history(connection, needing), limit, lab)
+        lost = 0
+    else:
+        rows, lab = own_statements.split(rows)  # the lab's own statements are not the team's workload
+        needing = [_text(r["DIGEST"]) for r in rows if r.get("DIGEST") and not r.get("QUERY_SAMPLE_TEXT")]
+        read = workload.build(rows, _history(connection, needing), limit, lab)
+        lost = counts(rows)
+    textless = sum(one.executions for one in read.digests if one.text_source == "digest_text")
+    read.problems = problems(
+        variables or {},
+        read_instrumentation(connection),
+        digests=len(read.digests) - lost,
+        with_text=sum(1 for one in read.digests if one.text_source != "digest_text"),
+        lost_rows=lost,
+        samples=read.samples,
+        error=read.error,
+        without_share=textless / read.executions if read.executions else 1.0,
+    )
+    read.replayable = sum(1 for one in read.digests if workload.replayable_text(one) is not None)
+    read.empty = read.replayable == 0
+    return read
 
 
 def _history(connection: ServerConnection, wanted: list[str]) -> dict[str, str]:

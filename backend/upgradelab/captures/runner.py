@@ -3,9 +3,11 @@ docker target's server started with its own options for the capture and stopped 
 on one connection (captures/reading.py): version and variables (where each value came from too),
 compared with the defaults of the lab's binary of that version (captures/lab_binaries.py), the
 accounts, the statement digests, the schema's names as the server parses them
-(captures/identifiers.py); then the schema (and data up to the limit) dumped by the lab's dump client
-of that version (beside a local or tarball target's client, or in a container of a docker target's
-image: captures/docker_dump.py) and stored as a dataset (captures/dump.py).
+(captures/identifiers.py), its captured statements as its parser takes them (PREPARE on a
+connection of their own: captures/statement_parse.py); then the schema (and data up to the limit)
+dumped by the lab's dump client of that version (beside a local or tarball target's client, or in a
+container of a docker target's image: captures/docker_dump.py) and stored as a dataset
+(captures/dump.py).
 
 lifecycle (execution/lifecycle.py) holds the target's lock, the capture's lease and heartbeat, and
 writes its final state on every exit path. A cancel is seen between the reads (each is a few fixed
@@ -26,6 +28,7 @@ from upgradelab.captures.identifiers import read_identifiers
 from upgradelab.captures.jobs import CAPTURE_JOBS, targets_of
 from upgradelab.captures.lab_binaries import defaults_for
 from upgradelab.captures.models import Capture
+from upgradelab.captures.statement_parse import ask_old_server
 from upgradelab.db import sync_session
 from upgradelab.execution.kinds import Ending
 from upgradelab.execution.leases import Lease
@@ -144,7 +147,9 @@ def _read(
     except pymysql.MySQLError as error:
         accounts_error = f"mysql.user cannot be read by the capture's account: {error}"
     _step(capture_id, lease, "workload", "statement digests (performance_schema)")
-    workload = reading.read_workload(connection)
+    workload = reading.read_workload(connection, variables=variables)
+    _step(capture_id, lease, "statements", "the captured statements asked of the server's parser (PREPARE)")
+    ask_old_server(endpoint, workload, flavor)
     _step(capture_id, lease, "identifiers", "the schema's names, asked of the server's parser")
     try:
         names = read_identifiers(connection)

@@ -30,7 +30,8 @@ MAX_SQL_MODE_ROUNDS = 40
 
 class IdentifierFinding(BaseModel):
     """A name of the schema that parsed unquoted on the captured server and not on the new one:
-    `probe` the statement sent, `words` the new server's parse error."""
+    `probe` the statement sent, `words` the new server's parse error; `places` where the team's own
+    SQL writes it unquoted (captures/schema_trial.py unquoted_places; [] before it was looked for)."""
 
     kind: str
     schema_name: str
@@ -38,6 +39,7 @@ class IdentifierFinding(BaseModel):
     name: str
     probe: str
     words: str
+    places: list[str] = []
 
 
 class SqlModeFinding(BaseModel):

@@ -15,6 +15,9 @@ from upgradelab.captures.findings import Finding, ordered
 from upgradelab.captures.host_defaults import CheckHosts
 from upgradelab.captures.identifiers import Identifier
 from upgradelab.captures.schema_check import CharsetFinding, IdentifierFinding, SqlModeFinding
+from upgradelab.captures.schema_load import LoadFinding
+from upgradelab.captures.schema_trial import SchemaTrial
+from upgradelab.captures.statement_parse import ParseFinding
 from upgradelab.execution.status import JobStatus
 from upgradelab.request_model import RequestModel
 from upgradelab.users.tokens import SharedFlag, ShownOnce
@@ -197,8 +200,11 @@ class CheckRead(BaseModel):
     findings: the team's settings (refused first), its accounts' plugins (missing first), the
     schema's names that no longer parse, sql_mode values refused, character set defaults that
     change, defaults changed under settings left unset (host-dependent ones resolved for `hosts`:
-    the team's and the lab's, and which defaults read its CPUs or memory); `ordered`: all of them in
-    one severity order, each with what to do (captures/findings.py SEVERITIES)."""
+    the team's and the lab's, and which defaults read its CPUs or memory), the captured schema's
+    statements the new version refuses (`load_findings`) and the captured statements its parser
+    refuses (`parse_findings`), with what that trial asked and why not the rest (`schema_load`: None
+    on a check made before, and on an option file's); `ordered`: all of them in one severity order,
+    each with what to do (captures/findings.py SEVERITIES)."""
 
     model_config = ConfigDict(from_attributes=True)
 
@@ -217,6 +223,9 @@ class CheckRead(BaseModel):
     # what the user gave (CheckCreate.team_host) and the two hosts the defaults were resolved for
     team_host: TeamHost | None = None
     hosts: CheckHosts | None = None
+    load_findings: list[LoadFinding] | None = None
+    parse_findings: list[ParseFinding] | None = None
+    schema_load: SchemaTrial | None = None
     ordered: list[Finding] = []
     # its read-only link's token (/api/public/captures/checks/{token}): in the share answer only
     share_token: ShownOnce = None
@@ -237,5 +246,8 @@ class CheckRead(BaseModel):
             rows(self.sql_mode_findings),
             rows(self.charset_findings),
             rows(self.default_findings),
+            rows(self.load_findings),
+            rows(self.parse_findings),
+            self.schema_load.model_dump(mode="json") if self.schema_load else None,
         )
         return self

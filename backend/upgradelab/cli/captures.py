@@ -11,8 +11,10 @@ Exit status: 0 captured (a check: the new binary takes every setting tried and h
 plugin); a check's findings as bits: 1 settings the new binary refuses (a server with them does not
 start), 4 login accounts whose plugin it lacks (they cannot log in), 16 findings that change results
 (names that no longer parse, sql_mode values refused, character set defaults, result settings'
-defaults); 2 refused (unknown target, bad flags, cancel refused), 8 the capture or check could not
-run (failed, cancelled, API unreachable, timed out waiting).
+defaults), 32 the captured schema's statements or captured statements the new version refuses
+(does not load); 2 refused (unknown target, bad flags, cancel refused), 8 the capture or check could
+not run (failed, cancelled, API unreachable, timed out waiting). A capture whose workload is empty
+succeeds (exit 0) and says why, with the fix.
 """
 
 import json
@@ -28,7 +30,7 @@ from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_
 if TYPE_CHECKING:  # the schemas import sqlalchemy and pydantic models: read inside the commands
     from upgradelab.captures.schemas import CaptureRead, CheckRead
 
-NOT_STARTING, REFUSED, LOCKED_OUT, CANNOT_RUN, CHANGES_RESULTS = 1, 2, 4, 8, 16
+NOT_STARTING, REFUSED, LOCKED_OUT, CANNOT_RUN, CHANGES_RESULTS, DOES_NOT_LOAD = 1, 2, 4, 8, 16, 32
 
 capture_app = typer.Typer(
     help="Capture a target's configuration, accounts and workload (options below), or `cancel ID`.",
@@ -80,11 +82,12 @@ def check(
 ) -> None:
     """Check capture ID against --target's binary: the settings it refuses, warns about or takes, in
     its own words, the accounts whose plugin it lacks, the names it no longer parses, the sql_mode
-    values it refuses, the defaults that change (exit bits 1, 4 and 16), host-dependent ones resolved
-    for the team's server (--team-cpus, --team-memory-mib where the capture does not show them) and
-    the lab's. --my-cnf FILE: the option file's server groups instead (exit 2 when the file is
-    refused, its lines named)."""
-    from upgradelab.captures.findings import csv_text
+    values it refuses, the defaults that change, the captured schema's statements and captured
+    statements it refuses (exit bits 1, 4, 16 and 32), each finding with what to do, host-dependent
+    defaults resolved for the team's server (--team-cpus, --team-memory-mib where the capture does
+    not show them) and the lab's. --csv: the API's findings.csv (the capture, its target and
+    version on every row). --my-cnf FILE: the option file's server groups instead (exit 2 when the
+    file is refused, its lines named)."""
     from upgradelab.captures.schemas import CheckRead
     from upgradelab.execution.status import FINAL_STATUSES
 
@@ -113,6 +116,9 @@ def check(
                 if result.status in FINAL_STATUSES or time.monotonic() > deadline:
                     break
                 time.sleep(0.5)
+            table = (
+                client.get(f"/api/captures/{capture_id}/checks/{check_id}/findings.csv") if as_csv else None
+            )
     except httpx.TransportError as unreachable:
         typer.echo(f"cannot reach the Upgrade Lab API at {base}: {unreachable}", err=True)
         raise typer.Exit(CANNOT_RUN) from unreachable
@@ -121,8 +127,8 @@ def check(
     if result.status != "succeeded" or result.findings is None:
         typer.echo(f"check {result.id}: {result.status}: {result.error or 'timed out waiting'}", err=True)
         raise typer.Exit(CANNOT_RUN)
-    if as_csv:
-        typer.echo(csv_text(result.ordered), nl=False)
+    if table is not None:
+        typer.echo(table.text, nl=False)
     elif not as_json:
         _print_check(result)
     bits = NOT_STARTING if any(finding.outcome == "refused" for finding in result.findings) else 0
@@ -130,6 +136,8 @@ def check(
         bits |= LOCKED_OUT
     if any(finding.severity == "changes_results" for finding in result.ordered):
         bits |= CHANGES_RESULTS
+    if any(finding.severity == "does_not_load" for finding in result.ordered):
+        bits |= DOES_NOT_LOAD
     raise typer.Exit(bits)
 
 
@@ -166,12 +174,34 @@ def _print_check(result: "CheckRead") -> None:
             typer.echo(f"{who}: {cpus} CPUs ({host.cpus_from}), {memory} ({host.memory_from})")
         for figure, names in (("CPUs", hosts.cpus_used_by), ("memory", hosts.memory_used_by)):
             typer.echo(f"the team's {figure} used by: {', '.join(names) or 'no default of this check'}")
+    if result.schema_load is not None:
+        typer.echo(_trial_line(result))
     typer.echo(f"findings by severity: {len(result.ordered)}")
     for one in result.ordered:
         evidence = one.evidence.splitlines()[0][:160] if one.evidence else ""
         typer.echo(f"  {one.severity:<20} {one.kind:<10} {one.subject[:80]}  {one.outcome}  {evidence}")
         if one.action:
-            typer.echo(f"  {'':<20} do: {one.action[:200]}")
+            typer.echo(f"  {'':<20} do: {one.action}")
+
+
+def _trial_line(result: "CheckRead") -> str:
+    """One line of what the schema trial asked (captures/schema_trial.py) and why not the rest."""
+    assert result.schema_load is not None
+    load, parsed = result.schema_load.load, result.schema_load.statements
+    schema = (
+        f"schema: {load.error}"
+        if load.error and not load.statements
+        else f"schema: {load.statements} statements sent, {load.loaded} loaded, {load.refused} refused, "
+        f"{load.not_loaded_count} not loaded for the lab's or a missing object's reason"
+    )
+    statements = (
+        f"statements: {parsed.error}"
+        if parsed.error and not parsed.asked
+        else f"statements: {parsed.asked} of {parsed.digests} asked, {parsed.parses} parse, "
+        f"{parsed.refused} refused"
+        + "".join(f"; {one.count} not asked: {one.reason}" for one in parsed.not_asked)
+    )
+    return f"{schema}; {statements}"
 
 
 @capture_app.callback()
@@ -259,6 +289,13 @@ def _print_summary(result: "CaptureRead") -> None:
     if workload is not None:
         if workload.error:
             typer.echo(f"workload: {workload.error}")
-        typer.echo(f"workload: {len(workload.digests)} digests, {workload.executions} executions")
+        empty = ", EMPTY: nothing a replay can run" if workload.empty else ""
+        replayable = f" ({workload.replayable} replayable)" if workload.replayable is not None else ""
+        typer.echo(
+            f"workload: {len(workload.digests)} digests{replayable}, {workload.executions} executions{empty}"
+        )
+        for problem in workload.problems:
+            typer.echo(f"  why: {problem.words}")
+            typer.echo(f"  fix: {problem.fix}")
         for digest in workload.digests[:10]:
             typer.echo(f"  {digest.executions:>8} x [{digest.text_source}] {digest.text[:100]!r}")

@@ -47,6 +47,10 @@ export const captureEventsPath = (id: number) => `/api/captures/${id}/events`
 export const captureSharePath = (token: string) => `/share/captures/${token}`
 export const checkSharePath = (token: string) => `/share/captures/checks/${token}`
 
+/** A check's findings as CSV (GET /api/captures/{id}/checks/{check}/findings.csv): the capture, its
+ * target and version, the new version on every row. */
+export const checkCsvPath = (id: number, checkId: number) => `/api/captures/${id}/checks/${checkId}/findings.csv`
+
 /** A shared check's findings as CSV, without sign-in (GET /api/public/captures/checks/{token}/findings.csv). */
 export const sharedCheckCsvPath = (token: string) =>
   `/api/public/captures/checks/${encodeURIComponent(token)}/findings.csv`

@@ -569,7 +569,8 @@ export const shareCheck = <ThrowOnError extends boolean = false>(options: Option
  * Check Findings Csv
  *
  * The check's findings in one severity order (CheckRead.ordered) as CSV: severity, kind,
- * subject, outcome, evidence; 404 when the capture has no such check.
+ * subject, outcome, evidence, action, then the capture, its target and version, the check's target
+ * and binary on every row (captures/findings.py csv_text); 404 when the capture has no such check.
  */
 export const checkFindingsCsv = <ThrowOnError extends boolean = false>(options: Options<CheckFindingsCsvData, ThrowOnError>) => (options.client ?? client).get<CheckFindingsCsvResponses, CheckFindingsCsvErrors, ThrowOnError>({ url: '/api/captures/{capture_id}/checks/{check_id}/findings.csv', ...options });
 

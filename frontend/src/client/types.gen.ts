@@ -880,8 +880,11 @@ export type CheckHosts = {
  * findings: the team's settings (refused first), its accounts' plugins (missing first), the
  * schema's names that no longer parse, sql_mode values refused, character set defaults that
  * change, defaults changed under settings left unset (host-dependent ones resolved for `hosts`:
- * the team's and the lab's, and which defaults read its CPUs or memory); `ordered`: all of them in
- * one severity order, each with what to do (captures/findings.py SEVERITIES).
+ * the team's and the lab's, and which defaults read its CPUs or memory), the captured schema's
+ * statements the new version refuses (`load_findings`) and the captured statements its parser
+ * refuses (`parse_findings`), with what that trial asked and why not the rest (`schema_load`: None
+ * on a check made before, and on an option file's); `ordered`: all of them in one severity order,
+ * each with what to do (captures/findings.py SEVERITIES).
  */
 export type CheckRead = {
     /**
@@ -931,6 +934,15 @@ export type CheckRead = {
     default_findings: Array<DefaultFinding> | null;
     team_host?: TeamHost | null;
     hosts?: CheckHosts | null;
+    /**
+     * Load Findings
+     */
+    load_findings?: Array<LoadFinding> | null;
+    /**
+     * Parse Findings
+     */
+    parse_findings?: Array<ParseFinding> | null;
+    schema_load?: SchemaTrial | null;
     /**
      * Ordered
      */
@@ -1599,7 +1611,10 @@ export type DefaultsFrom = {
  * Digest
  *
  * One statement digest as captured (module docstring); `weight` = its executions / all
- * executions captured; `truncated`: the text was cut at MAX_TEXT_CHARS.
+ * executions captured; `truncated`: the text was cut at MAX_TEXT_CHARS; `errors`: SUM_ERRORS,
+ * its executions that ended in an error (None: a capture made before it was read);
+ * `old_parse` / `old_words`: how the captured server's parser took its text, asked by PREPARE
+ * (captures/statement_parse.py; None: not asked).
  */
 export type Digest = {
     /**
@@ -1662,6 +1677,18 @@ export type Digest = {
      * Truncated
      */
     truncated?: boolean;
+    /**
+     * Errors
+     */
+    errors?: number | null;
+    /**
+     * Old Parse
+     */
+    old_parse?: 'prepared' | 'parses' | 'fails' | 'not_asked' | null;
+    /**
+     * Old Words
+     */
+    old_words?: string;
 };
 
 /**
@@ -1690,8 +1717,10 @@ export type DroppedSetting = {
  *
  * What the capture's dump holds: the `client` that wrote it ("mariadb-dump of mariadb-10.11"),
  * the `databases`, those `left_out`, the tables whose rows it holds (`tables_with_data`) and those
- * whose rows did not fit (`data_left_out`), `data_limit_mb` (None: schema only), its `bytes`, the
- * `dataset` it was stored as, or the `error` (the client's or the API's words) when none was.
+ * whose rows did not fit (`data_left_out`), `data_limit_mb` (None: schema only), its `bytes`
+ * (`schema_bytes` of them the first pass's: the schema, which a check loads; None on a capture made
+ * before), the `dataset` it was stored as, or the `error` (the client's or the API's words) when
+ * none was.
  */
 export type DumpRecord = {
     /**
@@ -1722,6 +1751,10 @@ export type DumpRecord = {
      * Bytes
      */
     bytes?: number;
+    /**
+     * Schema Bytes
+     */
+    schema_bytes?: number | null;
     /**
      * Dataset
      */
@@ -2858,7 +2891,8 @@ export type Identifier = {
  * IdentifierFinding
  *
  * A name of the schema that parsed unquoted on the captured server and not on the new one:
- * `probe` the statement sent, `words` the new server's parse error.
+ * `probe` the statement sent, `words` the new server's parse error; `places` where the team's own
+ * SQL writes it unquoted (captures/schema_trial.py unquoted_places; [] before it was looked for).
  */
 export type IdentifierFinding = {
     /**
@@ -2885,6 +2919,10 @@ export type IdentifierFinding = {
      * Words
      */
     words: string;
+    /**
+     * Places
+     */
+    places?: Array<string>;
 };
 
 /**
@@ -3012,6 +3050,64 @@ export type LeftOut = {
 };
 
 /**
+ * LoadFinding
+ *
+ * A statement of the captured schema the new version refuses: the object it defines (`kind`
+ * table, sequence, view, procedure, function, trigger, event, database, index, package, or
+ * `statement` for a SET or another statement naming none; `name` schema-qualified), `outcome`,
+ * the first refused `statement` (cut at SHOWN_CHARS) with its dump `line` and the server's
+ * `words`; `quoted` the words that, quoted, make the new server take it (`loads_quoted`: tried
+ * and taken); `also` the object's other refused statements and the statements that need it;
+ * `times`: how many identical statements were refused (a SET before each routine); `action`.
+ */
+export type LoadFinding = {
+    /**
+     * Kind
+     */
+    kind: string;
+    /**
+     * Name
+     */
+    name: string | null;
+    /**
+     * Outcome
+     */
+    outcome: 'no_longer_loads' | 'no_longer_parses';
+    /**
+     * Statement
+     */
+    statement: string;
+    /**
+     * Line
+     */
+    line: number;
+    /**
+     * Words
+     */
+    words: string;
+    /**
+     * Quoted
+     */
+    quoted?: Array<QuotedWord>;
+    /**
+     * Loads Quoted
+     */
+    loads_quoted?: boolean;
+    /**
+     * Also
+     */
+    also?: Array<string>;
+    /**
+     * Times
+     */
+    times?: number;
+    /**
+     * Action
+     */
+    action?: string;
+};
+
+/**
  * LoadResult
  *
  * What a load fed (the dump's decompressed bytes, before DEFINERs were rewritten), counted (rows
@@ -3030,6 +3126,44 @@ export type LoadResult = {
      * Elapsed S
      */
     elapsed_s: number;
+};
+
+/**
+ * LoadSummary
+ *
+ * What the load did: DDL `statements` sent, `loaded`, `refused` (in findings), `skipped`
+ * (rows and other statements not sent), `not_loaded` (no finding: the reason; at most
+ * MAX_NOT_LOADED listed, `not_loaded_count` all), `error` when it could not load at all or stopped.
+ */
+export type LoadSummary = {
+    /**
+     * Statements
+     */
+    statements?: number;
+    /**
+     * Loaded
+     */
+    loaded?: number;
+    /**
+     * Refused
+     */
+    refused?: number;
+    /**
+     * Skipped
+     */
+    skipped?: number;
+    /**
+     * Not Loaded
+     */
+    not_loaded?: Array<NotLoaded>;
+    /**
+     * Not Loaded Count
+     */
+    not_loaded_count?: number;
+    /**
+     * Error
+     */
+    error?: string | null;
 };
 
 /**
@@ -3099,6 +3233,47 @@ export type MyCnfCreate = {
      * The option file's text.
      */
     text: string;
+};
+
+/**
+ * NotAsked
+ *
+ * Digests not asked of the new version, or asked and not judged, for one `reason`: `count`.
+ */
+export type NotAsked = {
+    /**
+     * Reason
+     */
+    reason: string;
+    /**
+     * Count
+     */
+    count: number;
+};
+
+/**
+ * NotLoaded
+ *
+ * A statement not loaded for a reason that is not the new version's: its `statement` (start),
+ * dump `line`, the server's `words` and the `reason`.
+ */
+export type NotLoaded = {
+    /**
+     * Statement
+     */
+    statement: string;
+    /**
+     * Line
+     */
+    line: number;
+    /**
+     * Words
+     */
+    words: string;
+    /**
+     * Reason
+     */
+    reason: string;
 };
 
 /**
@@ -3213,6 +3388,105 @@ export type Outcome = {
      * Result Over Bound
      */
     result_over_bound: boolean;
+};
+
+/**
+ * ParseFinding
+ *
+ * A captured statement the new version refuses and the old one took: its `digest`, schema,
+ * the `sample` asked (cut at SHOWN_CHARS) and where it came from (`text_source`), its
+ * `executions`, `asked` how (prepare, explain), the server's `words`; `quoted` the words that,
+ * quoted, make the new parser take it (`parses_quoted`: tried and taken); `action`.
+ */
+export type ParseFinding = {
+    /**
+     * Digest
+     */
+    digest: string | null;
+    /**
+     * Schema Name
+     */
+    schema_name: string | null;
+    /**
+     * Sample
+     */
+    sample: string;
+    /**
+     * Text Source
+     */
+    text_source: string;
+    /**
+     * Executions
+     */
+    executions: number;
+    /**
+     * Asked
+     */
+    asked: 'prepare' | 'explain';
+    /**
+     * Words
+     */
+    words: string;
+    /**
+     * Quoted
+     */
+    quoted?: Array<QuotedWord>;
+    /**
+     * Parses Quoted
+     */
+    parses_quoted?: boolean;
+    /**
+     * Action
+     */
+    action?: string;
+};
+
+/**
+ * ParseSummary
+ *
+ * The statements' parse: `digests` captured, `asked` of the new version, `parses` there,
+ * `refused` (findings), `folded` (refused for a table whose own statement was refused: listed
+ * under that load finding), `not_asked` by reason, `error` when none could be asked; the captured
+ * workload's `workload_problems` and whether it is `empty` (captures/digests.py Workload), so a
+ * check's findings say why it asked few or none.
+ */
+export type ParseSummary = {
+    /**
+     * Digests
+     */
+    digests?: number;
+    /**
+     * Asked
+     */
+    asked?: number;
+    /**
+     * Parses
+     */
+    parses?: number;
+    /**
+     * Refused
+     */
+    refused?: number;
+    /**
+     * Folded
+     */
+    folded?: number;
+    /**
+     * Not Asked
+     */
+    not_asked?: Array<NotAsked>;
+    /**
+     * Error
+     */
+    error?: string | null;
+    /**
+     * Workload Problems
+     */
+    workload_problems?: Array<WorkloadProblem>;
+    /**
+     * Empty
+     */
+    empty?: boolean;
 };
 
 /**
@@ -3403,6 +3677,23 @@ export type PublishedFigureRead = {
      * Values
      */
     values: Array<number>;
+};
+
+/**
+ * QuotedWord
+ *
+ * A word the new server reserves standing unquoted as a name: the statement's `lines`
+ * (1-based, one per place) where it stands.
+ */
+export type QuotedWord = {
+    /**
+     * Word
+     */
+    word: string;
+    /**
+     * Lines
+     */
+    lines: Array<number>;
 };
 
 /**
@@ -4369,6 +4660,17 @@ export type ScaledSetting = {
      * Reason
      */
     reason: string;
+};
+
+/**
+ * SchemaTrial
+ *
+ * What the trial did (capture_check.schema_load): the schema's `load` and the statements'
+ * parse (`statements`), each with what it could not ask and why.
+ */
+export type SchemaTrial = {
+    load: LoadSummary;
+    statements: ParseSummary;
 };
 
 /**
@@ -5915,7 +6217,10 @@ export type WorkerRead = {
  * (performance_schema off, no privilege), with the server's words; `limit`: at most that many
  * digests were read (the most executed); `lab_digests` / `lab_executions`: the lab's own
  * statements among those read, left out of `digests` (captures/own_statements.py), `lab_texts`
- * their digest texts (most executed first, at most MAX_LAB_TEXTS).
+ * their digest texts (most executed first, at most MAX_LAB_TEXTS); `problems`: why it is empty
+ * or not all replayable, each with its fix (captures/workload_problems.py); `replayable`: the
+ * digests queries.sql holds; `empty`: it holds none, the capture succeeded without a workload
+ * (None / False on a capture made before they were read).
  */
 export type Workload = {
     /**
@@ -5954,6 +6259,40 @@ export type Workload = {
      * Lab Texts
      */
     lab_texts?: Array<string>;
+    /**
+     * Problems
+     */
+    problems?: Array<WorkloadProblem>;
+    /**
+     * Replayable
+     */
+    replayable?: number | null;
+    /**
+     * Empty
+     */
+    empty?: boolean;
+};
+
+/**
+ * WorkloadProblem
+ *
+ * Why the workload could not be read whole: `code` (performance_schema_off, not_readable,
+ * consumer_off, instruments_off, no_history, history_too_small, digests_full, nothing_ran),
+ * `words` (what the server showed) and `fix` (one line: what to change, then capture again).
+ */
+export type WorkloadProblem = {
+    /**
+     * Code
+     */
+    code: string;
+    /**
+     * Words
+     */
+    words: string;
+    /**
+     * Fix
+     */
+    fix: string;
 };
 
 /**

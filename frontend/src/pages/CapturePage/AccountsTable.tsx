@@ -1,8 +1,10 @@
 import type { Account } from '../../client'
+import { useCollapsedRows } from '../../components/CollapsedRows'
 
 /** The captured accounts: user, host and authentication plugin (the capture never reads a hash);
  * `error`: why the account the lab connects with could not read them (the server's words). */
 export function AccountsTable({ accounts, error }: { accounts: Account[] | null; error: string | null }) {
+  const { shown, toggle } = useCollapsedRows(accounts ?? [], 'accounts-more')
   return (
     <section data-testid="capture-accounts">
       <h2>Accounts</h2>
@@ -21,7 +23,7 @@ export function AccountsTable({ accounts, error }: { accounts: Account[] | null;
             </tr>
           </thead>
           <tbody>
-            {accounts.map((a) => (
+            {shown.map((a) => (
               <tr key={`${a.user}@${a.host}`} data-testid="capture-account">
                 <td className="mono">{a.user}</td>
                 <td className="mono">{a.host}</td>
@@ -38,6 +40,7 @@ export function AccountsTable({ accounts, error }: { accounts: Account[] | null;
           </tbody>
         </table>
       )}
+      {toggle}
     </section>
   )
 }

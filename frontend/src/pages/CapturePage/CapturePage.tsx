@@ -15,10 +15,12 @@ import { ShareControl } from './ShareControl'
 import { TeamReplaySection } from './TeamReplaySection'
 import { WorkloadTable } from './WorkloadTable'
 
-/** /captures/:id: a team's server as captured (status and step while it runs, then its
- * configuration against its version's defaults with the host facts, its accounts, its workload
- * digests and their queries.sql), and its checks against a new version; a share link of it (and of
- * each check) for the operator (not a viewer). While it runs, its events
+/** /captures/:id: a team's server as captured, what a lead needs first on the first screen: status
+ * and step while it runs, why its workload is empty when it is, then its checks against a new
+ * version (each one's headline and findings, most severe first, each with what to do); below them
+ * the configuration against its version's defaults with the host facts, its accounts, its workload
+ * digests and their queries.sql (long tables collapsed past 20 rows), the dump; a share link of it
+ * (and of each check) for the operator (not a viewer). While it runs, its events
  * (GET /api/captures/{id}/events) move the step and refetch it at its end. */
 export function CapturePage() {
   const { id = '' } = useParams()
@@ -95,13 +97,18 @@ export function CapturePage() {
       )}
       <ErrorBox error={cancel.error} title="Cancel failed" />
       <ErrorBox error={data.error} title="Capture failed" testId="capture-error" />
+      {data.workload?.empty && (
+        <p className="notice small" data-testid="capture-workload-empty">
+          No replayable statement captured{data.workload.problems?.[0] ? `: ${data.workload.problems[0].words}. Fix: ${data.workload.problems[0].fix}` : '.'}
+        </p>
+      )}
+      {(data.status === 'succeeded' || mayAct) && (
+        <ChecksSection captureId={data.id} canCheck={data.status === 'succeeded' && mayAct} canShare={mayAct} />
+      )}
       {data.configuration && <ConfigurationSection configuration={data.configuration} />}
       {(data.accounts || data.accounts_error) && <AccountsTable accounts={data.accounts} error={data.accounts_error} />}
       {data.workload && <WorkloadTable captureId={data.id} workload={data.workload} />}
       <DumpSection capture={data} />
-      {(data.status === 'succeeded' || mayAct) && (
-        <ChecksSection captureId={data.id} canCheck={data.status === 'succeeded' && mayAct} canShare={mayAct} />
-      )}
       {data.status === 'succeeded' && data.configuration && mayAct && <TeamReplaySection capture={data} />}
     </div>
   )

@@ -1,4 +1,4 @@
-import { cleanup, render, screen, within } from '@testing-library/react'
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CheckRead } from '../../client'
 import { CheckView } from './CheckView'
@@ -89,5 +89,43 @@ describe('CheckView', () => {
     cleanup()
     render(<CheckView check={CHECK} />)
     expect(screen.queryByTestId('check-hosts')).toBeNull()
+  })
+
+  it('gives each finding what to do, the trial’s counts, the findings.csv, and collapses a long severity', () => {
+    const many = Array.from({ length: 48 }, (_, i) => ({
+      severity: 'changes_performance', kind: 'default', subject: `v${i}`, outcome: 'changed', evidence: 'a -> b', action: '',
+    }))
+    const check = {
+      ...CHECK,
+      ordered: [
+        { severity: 'does_not_load', kind: 'schema', subject: 'procedure shop.best_score', outcome: 'no_longer_parses',
+          evidence: "line 146 of the dump: ERROR 1064 near 'qualify'\nCREATE PROCEDURE ...",
+          action: 'quote `qualify` in these 2 places (lines 3, 4 of the statement) in procedure shop.best_score' },
+        { severity: 'note', kind: 'workload', subject: 'the captured workload', outcome: 'empty', evidence: 'history off',
+          action: "UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' ..." },
+        ...many,
+      ],
+      schema_load: {
+        load: { statements: 101, loaded: 94, refused: 7, skipped: 1, not_loaded: [], not_loaded_count: 0, error: null },
+        statements: { digests: 6, asked: 5, parses: 2, refused: 3, folded: 0, error: null, workload_problems: [], empty: false,
+          not_asked: [{ reason: 'its own server did not parse or prepare this text', count: 1 }] },
+      },
+    } as unknown as CheckRead // prettier-ignore
+    render(<CheckView check={check} csvHref="/api/captures/2/checks/4/findings.csv" />)
+    const groups = screen.getAllByTestId(/^check-severity-/).map((g) => g.dataset.testid)
+    expect(groups).toEqual(['check-severity-does_not_load', 'check-severity-changes_performance', 'check-severity-note'])
+    const load = within(screen.getByTestId('check-severity-does_not_load'))
+    expect(load.getByTestId('finding-action').textContent).toContain('quote `qualify` in these 2 places')
+    expect(screen.getByTestId('check-headline').textContent).toContain('Does not load: 1')
+    expect(screen.getByTestId('check-csv').getAttribute('href')).toBe('/api/captures/2/checks/4/findings.csv')
+    expect(screen.getByTestId('check-trial').textContent).toBe(
+      'Schema: 101 statements sent, 94 loaded, 7 refused. Statements: 5 of 6 asked of its parser, 2 parse, 3 refused; ' +
+        '1 not asked: its own server did not parse or prepare this text.',
+    )
+    const performance = within(screen.getByTestId('check-severity-changes_performance'))
+    expect(performance.getAllByTestId('ordered-default')).toHaveLength(20)
+    fireEvent.click(performance.getByTestId('check-more-changes_performance'))
+    expect(performance.getAllByTestId('ordered-default')).toHaveLength(48)
+    expect(performance.getByTestId('check-more-changes_performance').textContent).toBe('Show the first 20')
   })
 })

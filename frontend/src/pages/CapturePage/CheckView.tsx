@@ -4,7 +4,19 @@ import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { formatDateTime } from '../../format'
 import type { Finding as OrderedFinding } from '../../client'
-import { checkHeadline, findingGroups, orderedGroups, orderedHeadline, orderedOf, QUIET, type Finding, type FindingGroup } from './findings'
+import { useCollapsedRows } from '../../components/CollapsedRows'
+import {
+  checkHeadline,
+  findingGroups,
+  orderedGroups,
+  orderedHeadline,
+  orderedOf,
+  QUIET,
+  trialLine,
+  type Finding,
+  type FindingGroup,
+  type OrderedGroup,
+} from './findings'
 import { hostsLine, hostsUse } from './teamHost'
 
 /** Fields of CheckRead this view shows itself; any other list of objects the check carries (its
@@ -87,15 +99,57 @@ function OrderedRow({ finding }: { finding: OrderedFinding }) {
       <td className="mono" style={{ wordBreak: 'break-all' }}>
         {finding.subject}
       </td>
+      <td data-testid="finding-action">{finding.action ?? ''}</td>
       <td className="mono small" style={{ wordBreak: 'break-all' }}>
         {finding.outcome}
       </td>
       <td>
-        <pre className="mono small" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', margin: 0 }}>
-          {finding.evidence}
-        </pre>
+        <details className="small">
+          <summary className="mono" style={{ wordBreak: 'break-all' }}>
+            {finding.evidence.split('\n')[0].slice(0, 160)}
+          </summary>
+          <pre className="mono small" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', margin: 0 }}>
+            {finding.evidence}
+          </pre>
+        </details>
       </td>
     </tr>
+  )
+}
+
+/** A group's line: its title, how many it holds, what it means for the upgrade. */
+function GroupSummary({ title, count, meaning }: { title: string; count: number; meaning: string }) {
+  return (
+    <summary>
+      <strong>{title}</strong> ({count}) <span className="muted small">{meaning}</span>
+    </summary>
+  )
+}
+
+/** One severity's findings (the API's order), collapsed past COLLAPSED_ROWS with their count. */
+function SeverityGroup({ group }: { group: OrderedGroup }) {
+  const { shown, toggle } = useCollapsedRows(group.findings, `check-more-${group.key}`)
+  return (
+    <details open data-testid={`check-severity-${group.key}`}>
+      <GroupSummary title={group.title} count={group.findings.length} meaning={group.meaning} />
+      <table className="data-table">
+        <thead>
+          <tr>
+            <th>Kind</th>
+            <th>What</th>
+            <th>What to do</th>
+            <th>Outcome</th>
+            <th>Evidence</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((f, i) => (
+            <OrderedRow key={i} finding={f} />
+          ))}
+        </tbody>
+      </table>
+      {toggle}
+    </details>
   )
 }
 
@@ -103,9 +157,7 @@ function OrderedRow({ finding }: { finding: OrderedFinding }) {
 function Group({ group }: { group: FindingGroup }) {
   return (
     <details open={!QUIET.has(group.key) || group.key === 'not-tried'} data-testid={`check-group-${group.key}`}>
-      <summary>
-        <strong>{group.title}</strong> ({group.findings.length}) <span className="muted small">{group.meaning}</span>
-      </summary>
+      <GroupSummary title={group.title} count={group.findings.length} meaning={group.meaning} />
       <table className="data-table">
         <thead>
           <tr>
@@ -124,19 +176,23 @@ function Group({ group }: { group: FindingGroup }) {
   )
 }
 
-/** One check of the capture against a new version: its status, the new binary, then the findings
- * most severe first, each with the server's words (or the lab's reason for not trying it). With the
- * API's `ordered` findings (every kind in one severity order) those come first, then the settings
- * not tried and what the new version takes as it is. `share`: its share control (none on a shared
- * page). */
+/** One check of the capture against a new version: its status, the new binary, the headline (and
+ * its findings.csv), what its schema trial asked, then the findings most severe first, each with
+ * what to do and the server's words (or the lab's reason for not trying it), a severity's rows
+ * collapsed past COLLAPSED_ROWS. With the API's `ordered` findings (every kind in one severity
+ * order) those come first, then the settings not tried and what the new version takes as it is.
+ * `share`: its share control (none on a shared page). */
 export function CheckView({
   check,
   onCancel,
   share,
+  csvHref,
 }: {
   check: CheckRead
   onCancel?: () => void
   share?: ReactNode
+  /** Where its findings.csv is (none: no link here). */
+  csvHref?: string
 }) {
   const groups = findingGroups(check)
   const ordered = orderedOf(check)
@@ -144,6 +200,7 @@ export function CheckView({
   const notTried = groups.find((g) => g.key === 'not-tried')?.findings.length ?? 0
   const shownGroups = byOrder ? groups.filter((g) => QUIET.has(g.key)) : groups
   const final = isFinal(check.status)
+  const trial = trialLine(check.schema_load)
   return (
     <div className="card" id={`check-${check.id}`} data-testid="capture-check">
       <h3>
@@ -173,29 +230,23 @@ export function CheckView({
       {check.status === 'succeeded' && (
         <p data-testid="check-headline">
           <strong>{byOrder ? orderedHeadline(byOrder, notTried) : checkHeadline(groups)}</strong>
+          {csvHref && (
+            <>
+              {' '}
+              <a href={csvHref} className="small" data-testid="check-csv" download>
+                findings.csv
+              </a>
+            </>
+          )}
+        </p>
+      )}
+      {check.status === 'succeeded' && trial && (
+        <p className="muted small" data-testid="check-trial">
+          {trial}
         </p>
       )}
       {byOrder?.map((group) => (
-        <details key={group.key} open data-testid={`check-severity-${group.key}`}>
-          <summary>
-            <strong>{group.title}</strong> ({group.findings.length}) <span className="muted small">{group.meaning}</span>
-          </summary>
-          <table className="data-table">
-            <thead>
-              <tr>
-                <th>Kind</th>
-                <th>What</th>
-                <th>Outcome</th>
-                <th>Evidence</th>
-              </tr>
-            </thead>
-            <tbody>
-              {group.findings.map((f, i) => (
-                <OrderedRow key={i} finding={f} />
-              ))}
-            </tbody>
-          </table>
-        </details>
+        <SeverityGroup key={group.key} group={group} />
       ))}
       {shownGroups.map((group) => (
         <Group key={group.key} group={group} />

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { capturesApi, checkSharePath } from '../../api/captures'
+import { capturesApi, checkCsvPath, checkSharePath } from '../../api/captures'
 import { ErrorBox } from '../../components/ErrorBox'
 import { checksQuery } from '../../queries/captures'
 import { targetsQuery } from '../../queries/targets'
@@ -11,8 +11,9 @@ import { teamHostOf } from './teamHost'
 /** The lab's own servers a check can start its scratch instance on (api/captures.py: local or tarball). */
 const CHECKABLE = new Set(['local', 'tarball'])
 
-/** "Check against a version": pick a lab target (the new version), start the check, and every
- * check of this capture, newest first, each with its share link when `canShare` (not a viewer's). */
+/** "Checks against a new version": every check of this capture, newest first, each with its
+ * headline, findings (each with what to do) and findings.csv, and its share link when `canShare`
+ * (not a viewer's); then the form that starts another (a lab target, the team's CPUs and memory). */
 export function ChecksSection({
   captureId,
   canCheck,
@@ -41,12 +42,32 @@ export function ChecksSection({
   })
   return (
     <section data-testid="capture-checks">
-      <h2>Check against a version</h2>
-      <p className="muted">
-        The team's settings (the variables that differ) started on a scratch instance of the new version's binary:
-        which it refuses, which it warns about, and whether its accounts' plugins are there. Defaults computed from
-        the host are resolved for the team's server (its CPUs and memory, where the capture does not show them) and
-        for the lab's.
+      <h2>Checks against a new version</h2>
+      <ErrorBox error={create.error ?? cancel.error ?? checks.error} title="Check" testId="check-request-error" />
+      {(checks.data ?? []).map((check) => (
+        <CheckView
+          key={check.id}
+          check={check}
+          onCancel={() => cancel.mutate(check.id)}
+          csvHref={checkCsvPath(captureId, check.id)}
+          share={
+            canShare && (
+              <ShareControl
+                testId="check-share"
+                shared={check.shared ?? false}
+                pathOf={checkSharePath}
+                share={() => capturesApi.shareCheck(captureId, check.id)}
+                revoke={() => capturesApi.revokeCheckShare(captureId, check.id)}
+                onChanged={refresh}
+              />
+            )
+          }
+        />
+      ))}
+      <p className="muted small">
+        A check starts the team's settings on a scratch instance of the new version, loads the captured schema there
+        and asks its parser the captured statements (never run); host-computed defaults are resolved for the team's
+        server (its CPUs and memory where the capture does not show them) and for the lab's.
       </p>
       {canCheck ? (
         <div className="toolbar">
@@ -80,26 +101,6 @@ export function ChecksSection({
       ) : (
         <p className="muted small">A check needs a succeeded capture.</p>
       )}
-      <ErrorBox error={create.error ?? cancel.error ?? checks.error} title="Check" testId="check-request-error" />
-      {(checks.data ?? []).map((check) => (
-        <CheckView
-          key={check.id}
-          check={check}
-          onCancel={() => cancel.mutate(check.id)}
-          share={
-            canShare && (
-              <ShareControl
-                testId="check-share"
-                shared={check.shared ?? false}
-                pathOf={checkSharePath}
-                share={() => capturesApi.shareCheck(captureId, check.id)}
-                revoke={() => capturesApi.revokeCheckShare(captureId, check.id)}
-                onChanged={refresh}
-              />
-            )
-          }
-        />
-      ))}
     </section>
   )
 }

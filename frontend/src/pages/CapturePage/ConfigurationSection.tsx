@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import type { Configuration } from '../../client'
+import { useCollapsedRows } from '../../components/CollapsedRows'
 import { configurationCounts, configurationRows, type Shown } from './configuration'
 
 /** What the server says about its host (CPUs where visible, buffer pool): the facts a host-computed
@@ -24,13 +25,14 @@ function HostFactsLine({ host }: { host: Configuration['host'] }) {
 const MARKS: Record<string, string> = { differs: 'differs', default: 'default', unknown: 'unknown', implied: 'implied' }
 
 /** The captured global variables against the defaults of the lab's binary of that version: the
- * differing ones first (the team's own settings), filterable; where no binary or no default is
- * known, said unknown. */
+ * differing ones first (the team's own settings), filterable, collapsed past 20 rows; where no
+ * binary or no default is known, said unknown. */
 export function ConfigurationSection({ configuration }: { configuration: Configuration }) {
   const [shown, setShown] = useState<Shown>('differs')
   const [search, setSearch] = useState('')
   const counts = configurationCounts(configuration.variables)
   const rows = configurationRows(configuration.variables, shown, search)
+  const { shown: visible, toggle } = useCollapsedRows(rows, 'configuration-more')
   const from = configuration.defaults_from
   return (
     <section data-testid="capture-configuration">
@@ -82,7 +84,7 @@ export function ConfigurationSection({ configuration }: { configuration: Configu
           </tr>
         </thead>
         <tbody>
-          {rows.map((v) => (
+          {visible.map((v) => (
             <tr key={v.name} data-testid={`variable-${v.name}`}>
               <td className="mono">{v.name}</td>
               <td className="mono" style={{ wordBreak: 'break-all' }}>
@@ -112,6 +114,7 @@ export function ConfigurationSection({ configuration }: { configuration: Configu
           )}
         </tbody>
       </table>
+      {toggle}
     </section>
   )
 }

@@ -1,5 +1,6 @@
 import { captureQueriesPath } from '../../api/captures'
 import type { Workload } from '../../client'
+import { useCollapsedRows } from '../../components/CollapsedRows'
 import { formatMs } from '../../format'
 
 const SOURCES: Record<string, string> = {
@@ -8,10 +9,11 @@ const SOURCES: Record<string, string> = {
   digest_text: 'digest text only (not replayable)',
 }
 
-/** The captured statement digests, most executed first: text (and where it came from), executions
- * and weight, latency (ms: avg, p95/p99 where the server has them, max), rows; the queries.sql a
- * replay takes (not on a shared page: `queriesLink` false); how many of the lab's own statements
- * were left out, with their digest texts. */
+/** The captured statement digests, most executed first (collapsed past 20 rows): text (and where it
+ * came from), executions and weight, latency (ms: avg, p95/p99 where the server has them, max),
+ * rows; the queries.sql a replay takes (not on a shared page: `queriesLink` false); why it is empty
+ * or not all replayable, each with its fix; how many of the lab's own statements were left out,
+ * with their digest texts. */
 export function WorkloadTable({
   captureId,
   workload,
@@ -21,11 +23,13 @@ export function WorkloadTable({
   workload: Workload
   queriesLink?: boolean
 }) {
+  const { shown, toggle } = useCollapsedRows(workload.digests, 'workload-more')
   return (
     <section data-testid="capture-workload">
       <h2>Workload</h2>
       <p className="muted">
-        {workload.digests.length} digests (at most {workload.limit}), {workload.executions.toLocaleString()} executions
+        {workload.digests.length} digests (at most {workload.limit}
+        {workload.replayable != null ? `, ${workload.replayable} replayable` : ''}), {workload.executions.toLocaleString()} executions
         {workload.quantiles ? ', p95/p99 from the server' : ', no quantiles on this server'}
         {workload.samples ? '' : ', no sample texts on this server (history or digest text instead)'}.{' '}
         {queriesLink && (
@@ -50,6 +54,12 @@ export function WorkloadTable({
           </ul>
         </details>
       )}
+      {(workload.problems ?? []).map((problem) => (
+        <p className="notice small" key={problem.code} data-testid="capture-workload-problem">
+          <strong>{workload.empty ? 'Empty workload' : 'Not all replayable'}:</strong> {problem.words}.{' '}
+          <strong>Fix:</strong> <span className="mono">{problem.fix}</span>
+        </p>
+      ))}
       {workload.error && (
         <p className="notice" data-testid="capture-workload-error">
           Workload not fully read: {workload.error}
@@ -70,7 +80,7 @@ export function WorkloadTable({
           </tr>
         </thead>
         <tbody>
-          {workload.digests.map((d, i) => (
+          {shown.map((d, i) => (
             <tr key={d.digest ?? i} data-testid="capture-digest">
               <td>
                 <code style={{ wordBreak: 'break-all' }}>{d.text}</code>
@@ -98,6 +108,7 @@ export function WorkloadTable({
           )}
         </tbody>
       </table>
+      {toggle}
     </section>
   )
 }

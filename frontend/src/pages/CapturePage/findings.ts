@@ -123,10 +123,11 @@ export function checkHeadline(groups: readonly FindingGroup[]): string {
 const ORDERED_TITLES: [string, string, string][] = [
   ['does_not_start', 'Does not start', 'The new version refuses these settings: a server with this option file does not start.'],
   ['locks_out', 'Locks users out', 'These accounts cannot log in on the new version (plugin missing or not loaded).'],
+  ['does_not_load', 'Does not load', 'The new version refuses these statements of the captured schema, or its parser these captured statements: they fail after the move.'],
   ['changes_results', 'Changes results', 'Names that no longer parse, sql_mode values refused, character set and result defaults that change.'],
   ['changes_behaviour', 'Changes behaviour', 'Settings the new version takes and ignores, or starts with another value: the intent behind them is lost.'],
   ['changes_performance', 'Changes performance', 'Defaults that change under settings left unset, each changed flag on its own line.'],
-  ['note', 'Notes', 'Hygiene (anonymous accounts), settings called deprecated, defaults the lab could not resolve for your host.'],
+  ['note', 'Notes', 'Hygiene (anonymous accounts), settings called deprecated, defaults the lab could not resolve for your host, why the captured workload is empty or not all replayable.'],
 ] // prettier-ignore
 
 export interface OrderedGroup {
@@ -165,4 +166,23 @@ export function orderedHeadline(groups: readonly OrderedGroup[], notTried = 0): 
     ? groups.map((g) => `${g.title}: ${g.findings.length}`).join(' · ')
     : 'Nothing refused, no account locked out, no result or default change found'
   return notTried ? `${head} (${plural(notTried, 'setting')} not tried)` : head
+}
+
+/** One line of what a check's schema trial asked (CheckRead.schema_load: the captured schema loaded
+ * on the new version, the captured statements asked of its parser) and why not the rest; null on a
+ * check made before it or of an option file. */
+export function trialLine(trial: CheckRead['schema_load']): string | null {
+  if (!trial) return null
+  const { load, statements } = trial
+  const schema =
+    load.error && !load.statements
+      ? `Schema not loaded: ${load.error}`
+      : `Schema: ${load.statements ?? 0} statements sent, ${load.loaded ?? 0} loaded, ${load.refused ?? 0} refused` +
+        ((load.not_loaded_count ?? 0) > 0 ? `, ${load.not_loaded_count} not loaded for the lab's reason or a missing object` : '')
+  const notAsked = (statements.not_asked ?? []).map((n) => `${n.count} not asked: ${n.reason}`)
+  const parsed =
+    statements.error && !statements.asked
+      ? `Statements: ${statements.error}`
+      : [`Statements: ${statements.asked ?? 0} of ${statements.digests ?? 0} asked of its parser, ${statements.parses ?? 0} parse, ${statements.refused ?? 0} refused`, ...notAsked].join('; ')
+  return `${schema}. ${parsed}.`
 }
