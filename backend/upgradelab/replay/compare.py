@@ -281,6 +281,12 @@ def compare(
                     if d.variant == r.name and d.cause
                 }.values()
             )
-            attribute(report, base.name, r.name, cost_only=finding.per_statement_cost_only)
+            attribute(
+                report,
+                base.name,
+                r.name,
+                cost_only=finding.per_statement_cost_only,
+                kinds=findings.variant_findings(report, r.name),
+            )
         report.group = findings.overall_group(report)
     return reports
