@@ -3,7 +3,7 @@ variants as replayed, the summary per variant, the per-statement cost on top, th
 extension sentences, and the pt-upgrade-like exit status bits."""
 
 from upgradelab.execution.schedule import EXTENSION_STEP, RunSchedule
-from upgradelab.replay import counters, findings, statement_cost
+from upgradelab.replay import counters, findings, stages, statement_cost
 from upgradelab.replay.compare import THRESHOLD, cost_pairs
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.groups import GROUPS
@@ -96,6 +96,7 @@ def report_document(
                 settings=r.settings,
                 performance_schema=r.performance_schema,
                 counters=[c.name for c in counters.COUNTERS if any(c.name in t.count for t in r.work)],
+                stages=bool(r.stages) and bool(r.stage_events),
             )
             for r in replays
         ],
@@ -122,4 +123,5 @@ def report_document(
         max_rounds=max_rounds if extended else None,
         extension=extension,
         work_counters=counters.work_text({r.name: r.clock for r in replays}),
+        stages=stages.stages_text({r.name: bool(r.stages) and bool(r.stage_events) for r in replays}),
     )

@@ -72,6 +72,7 @@ from upgradelab.replay.opening import (
 )
 from upgradelab.replay.passes import StatementRunner, capture_outcomes, statement_passes, statement_runner
 from upgradelab.replay.sources import SourceStatement
+from upgradelab.replay.stage_events import StageTally
 from upgradelab.replay.statement_cost import NULL_STATEMENT
 from upgradelab.replay.turns import Interleave, round_turns
 from upgradelab.settings import get_settings
@@ -165,6 +166,8 @@ def replay_rounds(
                     step(one.variant.name, f"capturing outcomes of {len(user_statements)} statements")
                     with fleet.block(instance):
                         capture_outcomes(one, runs[index], dataset, statements)
+                        if one.replay.stage_events and settings.replay_stages:  # stage_events.py
+                            one.replay.stages = [StageTally() for _ in statements]
                         for statement in range(len(statements)):
                             passes(index, statement, 1, warm_up=True)
 
