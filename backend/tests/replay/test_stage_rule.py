@@ -187,11 +187,14 @@ def test_across_flavors_mariadbs_sending_data_is_compared_as_mysqls_executing() 
     drift = np.exp(rng.normal(0, 0.1, ROUNDS))
     mariadb = _simulated({**SELECT, "executing": 0.5}, rng, drift)
     mysql_stages = {k: v for k, v in SELECT.items() if k != "sending data"} | {"executing": 100.0}
-    mysql = _simulated(mysql_stages, rng, drift)
+    mysql = _simulated({**mysql_stages, CPU: 150.0}, rng, drift)  # MySQL's CPU_TIME; MariaDB has none
     found = stage_changes(mariadb, mysql, "slower", same_flavor=False)
     executing = next(c for c in found if c.stage == "executing")
     assert executing.moved and executing.base_s == pytest.approx(35.5e-6, rel=0.1)
-    assert "sending data" not in {c.stage for c in found}
+    assert not {"sending data", CPU} & {c.stage for c in found}
+    cause = change_cause("slower", [], None, [], stages=found, same_flavor=False)
+    assert cause is not None
+    assert cause.text.startswith("time in stages (compared by name across MySQL and MariaDB): executing")
 
 
 def test_the_cause_names_the_stages_that_moved_after_counters_and_time_only_shows_them() -> None:

@@ -89,13 +89,16 @@ def change_cause(
     cost_only: bool = False,
     net: VerdictRead | None = None,
     stages: list[StageChange] | None = None,
+    same_flavor: bool = True,
 ) -> ChangeCause | None:
     """The cause (module docstring's order) of a finding in `group`: `known` the known causes of its
     breaks, `plan` the parts of its plan change (None: the plan did not change; [] changed in a way
     plan_parts does not name), `work` its counters that differ from the baseline's (None: counters
     unavailable), `cost_only` changed by the per-statement cost only (statement_cost.cost_only; `net`
     the fingerprint's verdict net of that cost, for the sentence), `stages` its stage changes
-    (replay/stages.py stage_changes; None: no stage events read). None when the group gets no cause."""
+    (replay/stages.py stage_changes; None: no stage events read; `same_flavor` False: compared by name
+    across MySQL and MariaDB, said so). None when the group gets no cause."""
+    across = "" if same_flavor else " (compared by name across MySQL and MariaDB)"
     way = direction(group)
     if known:
         return ChangeCause(kind="known cause", text="; ".join(cause.title for cause in known))
@@ -116,7 +119,7 @@ def change_cause(
         return ChangeCause(kind="per-statement cost", text=_cost_text(way, net))
     moved = [c.text for c in stages or [] if c.moved]
     if moved:
-        return ChangeCause(kind="stage", text=f"time in stages: {'; '.join(moved)}")
+        return ChangeCause(kind="stage", text=f"time in stages{across}: {'; '.join(moved)}")
     shown = f" ({'stages: ' + '; '.join(c.text for c in stages)})" if stages else ""
     if work is None:  # a slower or faster group's statements ran: the client's clock, or a timeout
         timed_out = group == "slower (timed out)"
@@ -138,6 +141,7 @@ def finding_cause(
     cost_only: bool = False,
     net: VerdictRead | None = None,
     stages: list[StageChange] | None = None,
+    same_flavor: bool = True,
 ) -> ChangeCause | None:
     """The cause of one finding of a fingerprint (report.Finding): a break's known cause (None when
     none matches), a plan change's parts, and a time finding's cause by change_cause's order without
@@ -147,7 +151,7 @@ def finding_cause(
         return ChangeCause(kind="known cause", text="; ".join(c.title for c in known)) if known else None
     if kind == "plan changed":
         return ChangeCause(kind="plan change", text="plan changed" + (f": {'; '.join(plan)}" if plan else ""))
-    return change_cause(kind, [], plan, work, cost_only, net, stages)
+    return change_cause(kind, [], plan, work, cost_only, net, stages, same_flavor)
 
 
 def _cost_text(way: Direction, net: VerdictRead | None) -> str:
@@ -176,12 +180,15 @@ def attribute(
     cost_only: bool = False,
     kinds: list[FindingKind] | None = None,
     stages: list[StageChange] | None = None,
+    same_flavor: bool = True,
 ) -> None:
     """Set the fingerprint's finding on `variant`: its counter changes against `baseline` (`work`,
     replay/counters.py), its stage changes (`stages`, replay/stages.py stage_changes; None: no stage
     events read), its cause (change_cause) and, given its finding `kinds` (findings.variant_findings),
     each finding with its own cause (finding_cause); `cost_only`: statement_cost.cost_only for this
-    fingerprint and variant (default False); the finding's `net` gives the cause's sentence."""
+    fingerprint and variant (default False); the finding's `net` gives the cause's sentence;
+    `same_flavor`: the baseline and the variant are both MySQL or both MariaDB (stages compared by
+    name across flavors otherwise, said in the cause)."""
     finding = report.variants[variant]
     finding.work = counters.changes(report.work, baseline, variant)
     finding.stages = list(stages or [])
@@ -192,12 +199,14 @@ def attribute(
             break
     available = baseline in report.work and variant in report.work
     work = finding.work if available else None
-    finding.cause = change_cause(finding.group, finding.causes, plan, work, cost_only, finding.net, stages)
+    finding.cause = change_cause(
+        finding.group, finding.causes, plan, work, cost_only, finding.net, stages, same_flavor
+    )
     finding.findings = [
         Finding(
             kind=kind,
             cause=finding_cause(
-                kind, finding.causes, plan, work, kind.endswith("cost only"), finding.net, stages
+                kind, finding.causes, plan, work, kind.endswith("cost only"), finding.net, stages, same_flavor
             ),
         )
         for kind in kinds or []

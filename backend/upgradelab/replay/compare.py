@@ -328,6 +328,7 @@ def compare(
                 stages=_stage_changes(
                     report, stage_data.get(report.fingerprint_id, {}), replays, r, aa_control
                 ),
+                same_flavor=not base.flavor or not r.flavor or base.flavor == r.flavor,
             )
         report.group = findings.overall_group(report)
     return reports

@@ -182,7 +182,12 @@ def stage_changes(
     control); `same_flavor`: both servers MySQL or both MariaDB."""
     if not same_flavor:
         base, other, aa = folded(base), folded(other), folded(aa) if aa else None
-    names = sorted(set(base.stages) | set(other.stages))
+    # CPU time where both servers have it (MariaDB has none: no "0 -> 500 us")
+    names = sorted(
+        n
+        for n in set(base.stages) | set(other.stages)
+        if n != CPU or n in base.stages.keys() & other.stages.keys()
+    )
     compared = [n for n in names if _positive(base.stages.get(n)) and _positive(other.stages.get(n))]
     confidence = 1 - (1 - CONFIDENCE) / max(1, len(compared))
     change_total = _median(other.total) - _median(base.total)
