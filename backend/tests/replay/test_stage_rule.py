@@ -27,6 +27,7 @@ from upgradelab.replay.stage_events import (
     StageTally,
     history_query,
     history_size,
+    middle,
     run_stages,
     stage_name,
 )
@@ -63,19 +64,26 @@ def test_a_runs_stages_sum_a_stage_entered_twice_and_say_what_they_do_not_cover(
     assert run_stages(rows, 1e-6, 64).seconds[OUTSIDE] == 0  # never below 0
 
 
-def test_a_tally_keeps_one_median_per_stage_per_pass_and_zero_for_a_stage_not_entered() -> None:
+def test_a_tally_keeps_one_value_per_stage_per_pass_from_the_middle_half_of_its_runs() -> None:
     tally = StageTally()
-    tally.add_pass([RunStages({"a": 1.0, "b": 5.0}), RunStages({"a": 3.0, "b": 5.0}), RunStages({"a": 2.0})])
+    tally.add_pass([RunStages({"a": 1.0, "b": 6.0}), RunStages({"a": 3.0, "b": 6.0}), RunStages({"a": 2.0})])
     tally.add_pass([])  # a pass not timed
     tally.add_pass([RunStages({"a": 4.0, "c": 2.0, CPU: 1.5}, full=True)])
     assert len(tally) == 3 and list(tally.read) == [1, 0, 1]
     assert [tally.value("a", k) for k in range(3)] == [2.0, 0.0, 4.0]
-    assert [tally.value("b", k) for k in range(3)] == [5.0, 0.0, 0.0]  # median of 5, 5, 0
+    assert [tally.value("b", k) for k in range(3)] == [4.0, 0.0, 0.0]  # (6 + 6 + 0) / 3: means add up
     assert tally.value("c", 0) == 0.0 and tally.value("c", 2) == 2.0  # a stage first met later
     assert math.isnan(tally.value(CPU, 0)) and tally.value(CPU, 2) == 1.5  # CPU: none where no run had it
     assert tally.executions == 4 and tally.incomplete == 1
     tally.cut(1)
     assert len(tally) == 1 and all(len(column) == 1 for column in tally.values.values())
+    # eight runs: the fastest and the slowest two left out, as a median leaves them; the stages of
+    # the middle four add up to their mean time
+    runs = [RunStages({"x": t, "y": 1.0}) for t in (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 90.0, 100.0)]
+    assert middle(runs) == runs[2:6]
+    one = StageTally()
+    one.add_pass(runs)
+    assert one.value("x", 0) == 4.5 and one.value("y", 0) == 1.0
 
 
 def _simulated(

@@ -112,13 +112,14 @@ class StageTimes(ReadShape):
     """Where a fingerprint's time went on one variant (replay/stages.py `fingerprint_stages`): per stage
     of its statements (performance_schema stage events, nested in the statement's own event by
     NESTING_EVENT_ID; names lower-cased, "stage/sql/" left out; "outside any stage": the statement's
-    TIMER_WAIT not covered by its stages) the seconds per execution (the median of its round values,
-    each the median of the round's passes, each the median of the pass's runs; summed over the
-    fingerprint's statements), largest first; `total_s` the fingerprint's TIMER_WAIT per execution on
-    the same passes; `cpu_s` its CPU time per execution where the server has it (MySQL 8.0.28+'s
-    CPU_TIME, None elsewhere); `executions` the timed runs whose stages were read, `passes` the passes
-    they make up; `incomplete` the runs whose stage history was full (the earliest stages of such a run
-    may be missing: performance_schema_events_stages_history_size)."""
+    TIMER_WAIT not covered by its stages) the seconds per execution (replay/stages.py `per_execution`:
+    the mean over the middle half of its passes, each the mean of the middle half of the pass's runs,
+    summed over the fingerprint's statements; the stages add up to `total_s`), largest first; `total_s`
+    the fingerprint's time per execution on the same passes (near its median time); `cpu_s` its CPU
+    time per execution where the server has it (MySQL 8.0.28+'s CPU_TIME, None elsewhere);
+    `executions` the timed runs whose stages were read, `passes` the passes they make up; `incomplete`
+    the runs whose stage history was full (the earliest stages of such a run may be missing:
+    performance_schema_events_stages_history_size)."""
 
     executions: int
     passes: int

@@ -1,10 +1,12 @@
 """Where a fingerprint's time went, per variant, and which stages moved against the baseline.
 
 Per fingerprint and variant (`stage_rounds`, `fingerprint_stages`): the stages of its statements
-(replay/stage_events.py StageTally, one value per timed pass) summed over its statements pass by pass,
-on the passes its time counts (every statement timed, pairs.py `pass_values`' rule) whose stages were
-all read; per round the median of those passes, as the time's round value. The report shows each
-stage's median round value per execution (report.StageTimes) beside the work counters.
+(replay/stage_events.py StageTally, one value per timed pass: the mean of its runs) summed over its
+statements pass by pass, on the passes its time counts (every statement timed, pairs.py
+`pass_values`' rule) whose stages were all read; the pass's total is the sum of its stages (the mean
+TIMER_WAIT of its middle runs); per round the median of those passes, as the time's round value, for
+the intervals. The report shows per execution each stage's and the time's mean over the middle half
+of the passes (`per_execution`: the stages add up to the time) beside the work counters.
 
 A stage moved (`stage_changes`), for a slower or faster finding, when all of:
 1. its ratio variant / baseline over the paired rounds is decided that way by the verdicts' own rule
@@ -17,7 +19,8 @@ A stage moved (`stage_changes`), for a slower or faster finding, when all of:
    floor), at the same confidence;
 3. its change is at least SHARE (10 %) of the fingerprint's change, the same way: a stage named
    carries a part of the time that moved (a 0.2 us stage going to 0.6 us in a 30 us query is not
-   where its 10 us went).
+   where its 10 us went); both changes per execution as the report shows them (`per_execution`: the
+   stages add up to the time, so the shares of all stages add up to 1).
 A stage on one side only (entered in every round there, never on the other; same flavor only, as
 plans are compared) moved when rule 3 holds: entering a stage or not is the server's deterministic
 path, like a counter from 0. CPU time (MySQL's CPU_TIME) is read by the same rules as a stage.
@@ -69,9 +72,10 @@ def stages_text(read: dict[str, bool | None]) -> str:
 
 @dataclass(frozen=True)
 class StageRounds:
-    """A fingerprint's stages on one variant: `total` its TIMER_WAIT per pass, round -> pass values
-    (seconds), and per stage the same passes' values (`stages`: stage -> round -> values; CPU's
-    passes without a value left out), `executions` / `incomplete` its statements' tallies' runs."""
+    """A fingerprint's stages on one variant: `total` its time per pass, round -> pass values (seconds:
+    the sum of the pass's stages, its runs' mean TIMER_WAIT), and per stage the same passes' values
+    (`stages`: stage -> round -> values; CPU's passes without a value left out), `executions` /
+    `incomplete` its statements' tallies' runs."""
 
     total: dict[int, list[float]] = field(default_factory=dict)
     stages: dict[str, dict[int, list[float]]] = field(default_factory=dict)
@@ -95,11 +99,13 @@ def stage_rounds(replay: VariantReplay, indexes: list[int]) -> StageRounds | Non
         if not all(v is not None and v != math.inf for v in values) or not all(t.read[k] for t in tallies):
             continue
         number = k // replay.passes + 1
-        out.total.setdefault(number, []).append(sum(v for v in values if v is not None))
+        total = 0.0
         for name in names:
             value = sum(t.value(name, k) for t in tallies)
             if not math.isnan(value):
                 out.stages.setdefault(name, {}).setdefault(number, []).append(value)
+                total += value if name != CPU else 0.0
+        out.total.setdefault(number, []).append(total)
     return out if out.total else None
 
 
@@ -115,15 +121,36 @@ def _median(rounds: Rounds | None) -> float:
     return float(statistics.median(values.values())) if values else 0.0
 
 
+def per_execution(rounds: StageRounds) -> tuple[float, dict[str, float]]:
+    """(the fingerprint's time, {stage: time}) per execution, in seconds, as the report shows them: the
+    means over the middle half of its passes ranked by their total (every round's passes pooled; the
+    n // 4 fastest and slowest left out, as at the runs, stage_events.middle), so the stages add up to the
+    time and the one disturbed round or pass does not move them. CPU apart (not a part of the time)."""
+    names = [name for name in rounds.stages if name != CPU]
+    passes = [
+        (total, [rounds.stages[name][number][i] for name in names])
+        for number, totals in rounds.total.items()
+        for i, total in enumerate(totals)
+    ]  # a stage's pass values line up with the totals (stage_rounds appends both per pass)
+    passes.sort(key=lambda one: one[0])
+    cut = len(passes) // 4
+    kept = passes[cut : len(passes) - cut]
+    if not kept:
+        return 0.0, {}
+    return statistics.fmean(t for t, _ in kept), {
+        name: statistics.fmean(values[i] for _, values in kept) for i, name in enumerate(names)
+    }
+
+
 def fingerprint_stages(rounds: StageRounds) -> StageTimes:
-    """Where the fingerprint's time went on one variant (report.StageTimes): each stage's median round
-    value per execution, largest first; CPU apart."""
-    stages = {name: _median(values) for name, values in rounds.stages.items() if name != CPU}
+    """Where the fingerprint's time went on one variant (report.StageTimes): per_execution's time and
+    stages, the largest first; CPU time the median of its round values."""
+    total, stages = per_execution(rounds)
     cpu = rounds.stages.get(CPU)
     return StageTimes(
         executions=rounds.executions,
         passes=sum(len(values) for values in rounds.total.values()),
-        total_s=_median(rounds.total),
+        total_s=total,
         stages=dict(sorted(stages.items(), key=lambda item: -item[1])),
         cpu_s=_median(cpu) if cpu else None,
         incomplete=rounds.incomplete,
@@ -190,13 +217,16 @@ def stage_changes(
     )
     compared = [n for n in names if _positive(base.stages.get(n)) and _positive(other.stages.get(n))]
     confidence = 1 - (1 - CONFIDENCE) / max(1, len(compared))
-    change_total = _median(other.total) - _median(base.total)
+    (base_total, base_stages), (other_total, other_stages) = per_execution(base), per_execution(other)
+    change_total = other_total - base_total
     sign = 1 if way == "slower" else -1
     decided = "regression" if way == "slower" else "improvement"
     found: list[StageChange] = []
     for name in names:
         on_base, on_other = base.stages.get(name, {}), other.stages.get(name, {})
-        before, after = _median(on_base), _median(on_other)
+        before, after = base_stages.get(name, 0.0), other_stages.get(name, 0.0)
+        if name == CPU:
+            before, after = _median(on_base), _median(on_other)
         share = (after - before) / change_total if change_total * sign > 0 else None
         along = share is not None and share >= SHARE
         ratio = None
