@@ -87,7 +87,7 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
     empty on the baseline's row and in reports from before); `cause_kind` / `cause`: why it changed
     there (change_causes.py; empty when it gets none); `work_<counter>`: its work counters' means per
     execution (counters.py `columns`; empty without counters); `findings`: every finding there
-    (report.Finding kinds, "; "-joined, most severe first: a regression inside a break reads
+    (report.FingerprintFinding kinds, "; "-joined, most severe first: a regression inside a break reads
     "breaks; slower"), `time_finding` / `time_cause_kind` / `time_cause`: its time finding and that
     finding's own cause (empty without one); `stages_moved`: the stages that moved with it
     (replay/stages.py, their texts "; "-joined) and `stage_times`: its time by stage per execution in

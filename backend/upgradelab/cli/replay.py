@@ -263,9 +263,9 @@ def settings_lines(report: "ReplayReport") -> list[str]:
 
 
 def also_text(finding: "VariantFinding") -> str:
-    """The findings of a fingerprint on a variant that its group does not name, each with its cause:
-    "; also slower (plan changed: join order ...)" (report.Finding; "" when the group names them all,
-    and in reports from before findings)."""
+    """The findings of a fingerprint on a variant that its group does not name, each with its cause: ";
+    also slower (plan changed: join order ...)" (report.FingerprintFinding; "" when the group names them
+    all, and in reports from before findings)."""
     from upgradelab.replay.findings import GROUP_FINDINGS
 
     named = GROUP_FINDINGS.get(finding.group, ())

@@ -22,7 +22,7 @@
 Which findings get one: every slower or faster group (the groups named "slower..." / "faster...",
 the per-statement cost's too) and a break whose cause is known. A break without a known cause, a
 plan change without a time verdict, same, undecided, refused and timed out get none. Each finding of
-a fingerprint (report.Finding: a break, its time, its plan) gets its own (`finding_cause`): a
+a fingerprint (report.FingerprintFinding: a break, its time, its plan) gets its own (`finding_cause`): a
 regression inside a break is explained as any regression is, never by the break's known cause.
 """
 
@@ -34,8 +34,8 @@ from upgradelab.replay.report import (
     Cause,
     ChangeCause,
     CounterChange,
-    Finding,
     FindingKind,
+    FingerprintFinding,
     FingerprintResult,
     StageChange,
 )
@@ -143,7 +143,7 @@ def finding_cause(
     stages: list[StageChange] | None = None,
     same_flavor: bool = True,
 ) -> ChangeCause | None:
-    """The cause of one finding of a fingerprint (report.Finding): a break's known cause (None when
+    """The cause of one finding of a fingerprint (report.FingerprintFinding): a break's known cause (None when
     none matches), a plan change's parts, and a time finding's cause by change_cause's order without
     the break's known causes (a regression inside a break is explained as any regression; the
     arguments as change_cause's, `cost_only` for "...: per-statement cost only")."""
@@ -203,7 +203,7 @@ def attribute(
         finding.group, finding.causes, plan, work, cost_only, finding.net, stages, same_flavor
     )
     finding.findings = [
-        Finding(
+        FingerprintFinding(
             kind=kind,
             cause=finding_cause(
                 kind, finding.causes, plan, work, kind.endswith("cost only"), finding.net, stages, same_flavor

@@ -98,7 +98,8 @@ def control_false_discoveries(
     return len(tested)
 
 
-# A fingerprint's findings on a variant in severity order (report.Finding); the group is the first's.
+# A fingerprint's findings on a variant in severity order (report.FingerprintFinding); its group
+# is the first's.
 FINDINGS: tuple[FindingKind, ...] = (
     "breaks",
     "slower (timed out)",

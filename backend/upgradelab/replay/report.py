@@ -96,7 +96,7 @@ FindingKind = Literal[
 ]
 
 
-class Finding(ReadShape):
+class FingerprintFinding(ReadShape):
     """One finding of a fingerprint on a variant (replay/findings.py `variant_findings`): a fingerprint
     may have several, each counted in the summary's own column: "breaks" (an error, result or
     unasked-for order difference; `cause` its known cause, None when none matches), its time ("slower",
@@ -204,7 +204,7 @@ class VariantFinding(ReadShape):
     `per_statement_cost_only`: slower or faster by the variant's per-statement cost, with no change
     of its own decided net of it (statement_cost.py cost_only; grouped "slower: per-statement cost
     only" / "faster: ..."; the cause such a change gets). `findings`: every finding on the variant,
-    each with its own cause (Finding; the group is the first's; [] in reports from before), so a
+    each with its own cause (FingerprintFinding; the group is the first's; [] in reports from before), so a
     regression inside a break is counted and explained too; `stages`: the stages whose change the
     report shows for its time finding (replay/stages.py: those that moved, then the largest others;
     [] without a time finding or without stage events)."""
@@ -218,7 +218,7 @@ class VariantFinding(ReadShape):
     clock: str | None = None
     net: VerdictRead | None = None
     per_statement_cost_only: bool = False
-    findings: list[Finding] = []
+    findings: list[FingerprintFinding] = []
     stages: list[StageChange] = []
 
 
