@@ -24,13 +24,14 @@ export function rangeText(name: string, value: CounterRange): string {
   return value.low === value.high ? number(name, value.mean) : `${number(name, value.low)}-${number(name, value.high)}`
 }
 
-/** Why the fingerprint changed on a variant (replay/change_causes.py), and its counters that moved against the
- * baseline's (the ones that differ without moving, CPU time among them, are in the work table when the row is
- * opened). A known cause is already shown beside the group. */
+/** Why the fingerprint changed on a variant (replay/change_causes.py), and its counters and stages that moved
+ * against the baseline's (the ones that differ without moving, CPU time among them, are in the work and stage tables
+ * when the row is opened). A known cause is already shown beside the group. */
 export function CauseAndWork({ finding, variant }: { finding: VariantFinding; variant: string }) {
   const cause = finding.cause && finding.cause.kind !== 'known cause' ? finding.cause : null
   const moved = finding.work.filter((c) => c.moved)
-  if (!cause && moved.length === 0) return null
+  const stages = (finding.stages ?? []).filter((c) => c.moved)
+  if (!cause && moved.length === 0 && stages.length === 0) return null
   return (
     <div className="muted" data-testid={`variant-cause-${variant}`}>
       {cause && (
@@ -40,6 +41,11 @@ export function CauseAndWork({ finding, variant }: { finding: VariantFinding; va
       )}
       {moved.map((c) => (
         <div key={c.counter} data-testid={`work-${variant}-${c.counter}`}>
+          <strong>{c.text}</strong>
+        </div>
+      ))}
+      {stages.map((c) => (
+        <div key={c.stage} data-testid={`stage-${variant}-${c.stage}`}>
           <strong>{c.text}</strong>
         </div>
       ))}
