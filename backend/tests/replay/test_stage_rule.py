@@ -6,6 +6,9 @@ the A/A control's interval of the stage, and at least 10 % of the query's change
 
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -32,7 +35,8 @@ from upgradelab.replay.stage_events import (
     stage_name,
 )
 from upgradelab.replay.stages import SHARE, THRESHOLD, StageRounds, stage_changes
-from upgradelab.replay.timing import CLOCK_OPTIONS, clock_options
+from upgradelab.replay.timing import CLOCK_OPTIONS, ServerClock, clock_options
+from upgradelab.targets.provisioners.base import ServerConnection
 
 ROUNDS, PASSES = 20, 2
 US = 1e-6
@@ -284,3 +288,38 @@ def test_through_compare_a_slower_query_no_counter_explains_names_a_stage_and_th
     rows = csv_rows(document)
     row = next(r for r in rows if r["variant"] == "b" and r["fingerprint_id"] == reports[1].fingerprint_id)
     assert row["stages_moved"].startswith("optimizing") and '"optimizing"' in row["stage_times"]
+
+
+class _History:
+    """The server's answer to a read with stages: the newest statement row (marked 0) and the thread's
+    stage rows newer than the last statement read (marked 1), a previous statement's among them."""
+
+    def __init__(self) -> None:
+        self.arguments: list[object] = []
+
+    @contextmanager
+    def cursor(self) -> Iterator["_History"]:
+        yield self
+
+    def execute(self, sql: str, args: Any = None) -> None:
+        assert "UNION ALL" in sql
+        self.arguments.append(args)
+
+    def fetchall(self) -> list[tuple[object, ...]]:
+        return [
+            (0, 12, 9_000_000, "SELECT 1", 40),
+            (1, 11, 500_000, "stage/sql/starting", None),  # the SET before it: not its stage
+            (1, 12, 2_000_000, "stage/sql/starting", None),
+            (1, 12, 5_000_000, "stage/sql/Sending data", None),
+        ]
+
+
+def test_a_run_reads_its_own_stages_with_its_statement_row_in_one_query() -> None:
+    history = _History()
+    clock = ServerClock(cast(ServerConnection, history), 7, columns=("ROWS_EXAMINED",), stage_size=64)
+    clock.event_id = 10
+    event = clock.last("SELECT 1", stages=True)
+    assert history.arguments == [(7, 7, 10)]  # one read: the statement and the stages newer than 10
+    assert event is not None and event.stages is not None and event.counters == {"rows_examined": 40.0}
+    assert event.stages.seconds == pytest.approx({"starting": 2e-6, "sending data": 5e-6, OUTSIDE: 2e-6})
+    assert clock.event_id == 12

@@ -120,26 +120,31 @@ class ServerClock:
         them, `stage_size`)."""
         columns = self.counter_columns()
         size = self.stage_size if stages else None
-        query = (
-            f"SELECT 0, EVENT_ID, TIMER_WAIT, SQL_TEXT{''.join(', ' + c for c in columns)} "
-            f"FROM performance_schema.{_HISTORY} WHERE THREAD_ID = %s ORDER BY EVENT_ID DESC LIMIT 1"
-            if size is None
-            else stage_events.history_query(columns)
-        )
-        arguments = (self.thread_id,) if size is None else (self.thread_id, self.thread_id, self.event_id)
         deadline = time.monotonic() + EVENT_WAIT_S
         while True:
             with self.admin.cursor() as cursor:
-                cursor.execute(query, arguments)
-                rows = cursor.fetchall()
-            row = next((one for one in rows if int(one[0]) == 0), None)
-            if row is not None and int(row[1]) > self.event_id and _is(row[3], sql) and row[2] is not None:
-                self.event_id = int(row[1])
-                seconds = int(row[2]) / PICOSECONDS
-                counters = event_counters(columns, tuple(row[4:]))
+                if size is None:  # the statement's row alone: (EVENT_ID, TIMER_WAIT, SQL_TEXT, counters)
+                    cursor.execute(
+                        f"SELECT EVENT_ID, TIMER_WAIT, SQL_TEXT{''.join(', ' + c for c in columns)} "
+                        f"FROM performance_schema.{_HISTORY} WHERE THREAD_ID = %s "
+                        "ORDER BY EVENT_ID DESC LIMIT 1",
+                        (self.thread_id,),
+                    )
+                    row = cursor.fetchone()
+                    rows: list[tuple[object, ...]] = []
+                else:  # with its stage rows, each marked 0 (the statement) or 1 (a stage)
+                    cursor.execute(
+                        stage_events.history_query(columns), (self.thread_id, self.thread_id, self.event_id)
+                    )
+                    rows = [tuple(one) for one in cursor.fetchall()]
+                    row = next((one[1:] for one in rows if int(str(one[0])) == 0), None)
+            if row is not None and int(row[0]) > self.event_id and _is(row[2], sql) and row[1] is not None:
+                self.event_id = int(row[0])
+                seconds = int(row[1]) / PICOSECONDS
+                counters = event_counters(columns, tuple(row[3:]))
                 found = None
                 if size is not None:
-                    own = [(one[3], one[2]) for one in rows if int(one[0]) == 1 and one[1] == row[1]]
+                    own = [(one[3], one[2]) for one in rows if int(str(one[0])) == 1 and one[1] == row[0]]
                     found = stage_events.run_stages(own, seconds, size, counters.get("cpu_time_s"))
                 return StatementEvent(seconds, counters, found)
             if time.monotonic() >= deadline:
