@@ -22,7 +22,7 @@
 Which findings get one: every slower or faster group (the groups named "slower..." / "faster...",
 the per-statement cost's too) and a break whose cause is known. A break without a known cause, a
 plan change without a time verdict, same, undecided, refused and timed out get none. Each finding of
-a fingerprint (report.FingerprintFinding: a break, its time, its plan) gets its own (`finding_cause`): a
+a fingerprint (report.FingerprintFinding: a break, its time, its plan) gets its own (`attribute`): a
 regression inside a break is explained as any regression is, never by the break's known cause.
 """
 
@@ -133,27 +133,6 @@ def change_cause(
     return ChangeCause(kind="time only", text=f"time only: {nothing}{shown}")
 
 
-def finding_cause(
-    kind: FindingKind,
-    known: list[Cause],
-    plan: list[str] | None,
-    work: list[CounterChange] | None,
-    cost_only: bool = False,
-    net: VerdictRead | None = None,
-    stages: list[StageChange] | None = None,
-    same_flavor: bool = True,
-) -> ChangeCause | None:
-    """The cause of one finding of a fingerprint (report.FingerprintFinding): a break's known cause (None when
-    none matches), a plan change's parts, and a time finding's cause by change_cause's order without
-    the break's known causes (a regression inside a break is explained as any regression; the
-    arguments as change_cause's, `cost_only` for "...: per-statement cost only")."""
-    if kind == "breaks":
-        return ChangeCause(kind="known cause", text="; ".join(c.title for c in known)) if known else None
-    if kind == "plan changed":
-        return ChangeCause(kind="plan change", text="plan changed" + (f": {'; '.join(plan)}" if plan else ""))
-    return change_cause(kind, [], plan, work, cost_only, net, stages, same_flavor)
-
-
 def _cost_text(way: Direction, net: VerdictRead | None) -> str:
     """The per-statement cost's sentence: what the fingerprint's net verdict was."""
     per = f"the variant is {way} per statement"
@@ -185,7 +164,8 @@ def attribute(
     """Set the fingerprint's finding on `variant`: its counter changes against `baseline` (`work`,
     replay/counters.py), its stage changes (`stages`, replay/stages.py stage_changes; None: no stage
     events read), its cause (change_cause) and, given its finding `kinds` (findings.variant_findings),
-    each finding with its own cause (finding_cause); `cost_only`: statement_cost.cost_only for this
+    each finding with its own cause (a break's known cause, a plan change's parts, a time finding's
+    by change_cause without the break's known causes); `cost_only`: statement_cost.cost_only for this
     fingerprint and variant (default False); the finding's `net` gives the cause's sentence;
     `same_flavor`: the baseline and the variant are both MySQL or both MariaDB (stages compared by
     name across flavors otherwise, said in the cause)."""
@@ -202,12 +182,18 @@ def attribute(
     finding.cause = change_cause(
         finding.group, finding.causes, plan, work, cost_only, finding.net, stages, same_flavor
     )
-    finding.findings = [
-        FingerprintFinding(
-            kind=kind,
-            cause=finding_cause(
-                kind, finding.causes, plan, work, kind.endswith("cost only"), finding.net, stages, same_flavor
-            ),
-        )
-        for kind in kinds or []
-    ]
+
+    def cause_of(kind: FindingKind) -> ChangeCause | None:
+        """One finding's own cause: a break's known cause (None when none matches), a plan change's
+        parts, a time finding's by change_cause without the break's known causes."""
+        if kind == "breaks":
+            titles = "; ".join(c.title for c in finding.causes)
+            return ChangeCause(kind="known cause", text=titles) if titles else None
+        if kind == "plan changed":
+            return ChangeCause(
+                kind="plan change", text="plan changed" + (f": {'; '.join(plan)}" if plan else "")
+            )
+        cost = kind.endswith("cost only")
+        return change_cause(kind, [], plan, work, cost, finding.net, stages, same_flavor)
+
+    finding.findings = [FingerprintFinding(kind=kind, cause=cause_of(kind)) for kind in kinds or []]

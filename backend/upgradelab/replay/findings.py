@@ -33,6 +33,7 @@ read "inconclusive", with the reason saying so.
 
 import math
 import statistics
+from typing import get_args
 
 import numpy as np
 
@@ -100,15 +101,7 @@ def control_false_discoveries(
 
 # A fingerprint's findings on a variant in severity order (report.FingerprintFinding); its group
 # is the first's.
-FINDINGS: tuple[FindingKind, ...] = (
-    "breaks",
-    "slower (timed out)",
-    "slower",
-    "plan changed",
-    "faster",
-    "slower: per-statement cost only",
-    "faster: per-statement cost only",
-)
+FINDINGS: tuple[FindingKind, ...] = get_args(FindingKind)
 SLOWER: tuple[FindingKind, ...] = ("slower", "slower (timed out)")
 # The findings a group already names (the others of a fingerprint are said beside its group: "also")
 GROUP_FINDINGS: dict[str, tuple[FindingKind, ...]] = {

@@ -85,7 +85,7 @@ class ChangeCause(ReadShape):
     text: str
 
 
-FindingKind = Literal[
+FindingKind = Literal[  # in severity order (findings.FINDINGS)
     "breaks",
     "slower (timed out)",
     "slower",

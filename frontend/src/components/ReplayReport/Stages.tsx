@@ -1,4 +1,5 @@
 import type { FingerprintFinding, FingerprintResult, VariantFinding } from '../../client'
+import { VariantTable } from './VariantTable'
 
 /** Seconds as the report says a stage's time: "12.3 us", "1.22 ms" (3 significant digits). */
 export function stageTime(seconds: number | null | undefined): string {
@@ -35,43 +36,23 @@ export function StageTable({ report, variants }: { report: FingerprintResult; va
   for (const v of shown) for (const name of Object.keys(report.stages[v].stages)) if (!names.includes(name)) names.push(name)
   const moved = (v: string, name: string) => (report.variants[v]?.stages ?? []).some((c) => c.moved && c.stage === name)
   const cpu = shown.some((v) => report.stages[v].cpu_s != null)
+  const bold = (v: string, name: string, text: string) =>
+    moved(v, name) ? <strong data-testid={`stage-moved-${v}-${name}`}>{text}</strong> : text
+  const rows = names.map((name) => ({
+    label: name,
+    cells: shown.map((v) => bold(v, name, stageTime(report.stages[v].stages[name]))),
+  }))
+  rows.push({ label: 'total', cells: shown.map((v) => stageTime(report.stages[v].total_s)) })
+  if (cpu) rows.push({ label: 'CPU time', cells: shown.map((v) => bold(v, 'CPU time', stageTime(report.stages[v].cpu_s))) })
   return (
-    <table className="table work" data-testid={`stages-${report.fingerprint_id}`}>
-      <thead>
-        <tr>
-          <th>time by stage per execution</th>
-          {shown.map((v) => (
-            <th key={v}>
-              {v} ({report.stages[v].executions} runs{report.stages[v].incomplete > 0 && `, ${report.stages[v].incomplete} incomplete`})
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {names.map((name) => (
-          <tr key={name}>
-            <td>{name}</td>
-            {shown.map((v) => {
-              const value = stageTime(report.stages[v].stages[name])
-              return <td key={v}>{moved(v, name) ? <strong data-testid={`stage-moved-${v}-${name}`}>{value}</strong> : value}</td>
-            })}
-          </tr>
-        ))}
-        <tr>
-          <td>total</td>
-          {shown.map((v) => (
-            <td key={v}>{stageTime(report.stages[v].total_s)}</td>
-          ))}
-        </tr>
-        {cpu && (
-          <tr>
-            <td>CPU time</td>
-            {shown.map((v) => (
-              <td key={v}>{moved(v, 'CPU time') ? <strong>{stageTime(report.stages[v].cpu_s)}</strong> : stageTime(report.stages[v].cpu_s)}</td>
-            ))}
-          </tr>
-        )}
-      </tbody>
-    </table>
+    <VariantTable
+      testId={`stages-${report.fingerprint_id}`}
+      title="time by stage per execution"
+      heads={shown.map((v) => {
+        const { executions, incomplete } = report.stages[v]
+        return `${v} (${executions} runs${incomplete > 0 ? `, ${incomplete} incomplete` : ''})`
+      })}
+      rows={rows}
+    />
   )
 }

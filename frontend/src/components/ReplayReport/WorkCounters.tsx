@@ -1,4 +1,5 @@
 import type { CounterRange, FingerprintResult, VariantFinding, VariantSummary } from '../../client'
+import { VariantTable } from './VariantTable'
 
 // How the report says each counter (replay/counters.py COUNTERS); an unknown name is shown as it is.
 const LABELS: Record<string, string> = {
@@ -58,29 +59,18 @@ export function WorkTable({ report, variants }: { report: FingerprintResult; var
   const names = Object.keys(report.work[variants[0]]?.counters ?? {})
   if (names.length === 0) return null
   return (
-    <table className="table work" data-testid={`work-${report.fingerprint_id}`}>
-      <thead>
-        <tr>
-          <th>work per execution</th>
-          {variants.map((v) => (
-            <th key={v}>
-              {v} ({report.work[v]?.executions ?? 0} runs)
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {names.map((name) => (
-          <tr key={name}>
-            <td>{LABELS[name] ?? name}</td>
-            {variants.map((v) => {
-              const value = report.work[v]?.counters[name]
-              return <td key={v}>{value ? rangeText(name, value) : '–'}</td>
-            })}
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <VariantTable
+      testId={`work-${report.fingerprint_id}`}
+      title="work per execution"
+      heads={variants.map((v) => `${v} (${report.work[v]?.executions ?? 0} runs)`)}
+      rows={names.map((name) => ({
+        label: LABELS[name] ?? name,
+        cells: variants.map((v) => {
+          const value = report.work[v]?.counters[name]
+          return value ? rangeText(name, value) : '–'
+        }),
+      }))}
+    />
   )
 }
 
