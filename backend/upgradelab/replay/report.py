@@ -1,7 +1,12 @@
 """The replay report document as stored and sent (replay/compare.py `report_document` builds it): per
 variant its server and summary, per fingerprint its group, times and verdicts, per statement its
 outcomes and diffs. Every shape reads reports stored by older versions (defaults and the validators
-below)."""
+below).
+
+One concept: the stored report document, every shape of it (the JSON's schema, read from the
+top-level ReplayReport down to a statement's diff) in one module, as the API and the fix search read
+it by its keys.
+"""
 
 import math
 from datetime import datetime
