@@ -31,20 +31,20 @@ class VariantReplay:
     """One variant's replay: server version, whether the dataset was loaded (LoadResult) or reused
     (None), its tables, one Outcome per statement, and per statement the seconds of each of its timed
     runs in execution order (None where it errored or was not run, math.inf where it timed out):
-    `passes` per round, so times[statement][k] is from round k // passes + 1; each the median of
-    the pass's repeated runs (timing.py), `repeats[statement]` the runs of its last pass.
-    flavor: the server's (mysql, mariadb); statistics_at: when ANALYZE TABLE ran on its `analyzed`
-    tables (UTC); clock: which clock timed it ("server": performance_schema TIMER_WAIT, "client");
-    client_times: as `times`, by the client's clock (the same as `times` when that is its clock: a
-    pair of variants on different clocks is compared on the client's, timing.py `pair_clock`);
-    performance_schema: @@performance_schema at its opening (None: not read); null_statement: the
-    index in `outcomes` / `times` of the null statement the engine times beside the user's
-    (statement_cost.py; None: not timed); work[statement]: its work counters over its timed runs
-    (replay/counters.py; empty tallies on the client's clock); timing_cpu: how the timing was placed
-    on the CPUs, the same sentence on every variant (execution/timing_cpu.py `plan`; None: not said);
-    stages[statement]: its stages per timed pass (replay/stage_events.py StageTally, one entry per
-    entry of its `times`; [] where the replay keeps none: a fix search's arms), stage_events: whether
-    its server keeps the stage events a timed run reads (None: not said)."""
+    `passes` per round, so times[statement][k] is from round k // passes + 1; each the median of the
+    pass's repeated runs (timing.py), `repeats[statement]` the runs of its last pass. flavor: the
+    server's (mysql, mariadb); statistics_at: when ANALYZE TABLE ran on its `analyzed` tables (UTC);
+    clock: which clock timed it ("server": performance_schema TIMER_WAIT, "client"); client_times: as
+    `times`, by the client's clock (the same as `times` when that is its clock: a pair of variants on
+    different clocks is compared on the client's, timing.py `pair_clock`); performance_schema:
+    @@performance_schema at its opening (None: not read); null_statement: the index in `outcomes` /
+    `times` of the null statement the engine times beside the user's (statement_cost.py; None: not
+    timed); work[statement]: its work counters over its timed runs (replay/counters.py; empty tallies on
+    the client's clock); timing_cpu: how the timing was placed on the CPUs, the same sentence on every
+    variant (execution/timing_cpu.py `plan`; None: not said); stages[statement]: its stages per timed
+    pass (replay/stage_events.py StageTally, one entry per entry of its `times`; the user's statements
+    only, not the null statement; [] where the replay keeps none: a fix search's arms), stage_events:
+    whether its server keeps the stage events a timed run reads (None: not said)."""
 
     name: str
     version: str
