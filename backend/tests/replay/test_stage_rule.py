@@ -1,8 +1,9 @@
 """Stages: a run's stage rows read, tallied per pass, summed per fingerprint, and the rule that names
 a stage as a slower or faster query's cause, decided against seeded simulated servers (the real
 servers' stage events: test_findings_on_servers.py). The rule is timed, like the time verdicts: an
-interval over the paired rounds beyond 1 +/- 25 % (Bonferroni across the query's stages), outside
-the A/A control's interval of the stage, and at least 10 % of the query's change."""
+interval over the paired rounds beyond 1 +/- 10 %, the query's own (Bonferroni across its stages),
+outside the A/A control's interval of the stage, and at least 10 % of the query's change; across
+flavors by phase."""
 
 import math
 import re
@@ -16,6 +17,7 @@ import pytest
 from upgradelab.api.replay import csv_rows
 from upgradelab.replay import stages
 from upgradelab.replay.change_causes import change_cause
+from upgradelab.replay.compare import THRESHOLD as QUERY_THRESHOLD
 from upgradelab.replay.compare import compare
 from upgradelab.replay.document import report_document
 from upgradelab.replay.engine import VariantReplay
@@ -34,7 +36,7 @@ from upgradelab.replay.stage_events import (
     run_stages,
     stage_name,
 )
-from upgradelab.replay.stages import SHARE, THRESHOLD, StageRounds, stage_changes
+from upgradelab.replay.stages import PHASES, SHARE, THRESHOLD, StageRounds, stage_changes
 from upgradelab.replay.timing import CLOCK_OPTIONS, ServerClock, clock_options
 from upgradelab.targets.provisioners.base import ServerConnection
 
@@ -180,7 +182,7 @@ def test_a_tiny_stage_that_triples_is_not_where_the_time_went() -> None:
     end = next((c for c in found if c.stage == "query end"), None)
     assert [c.stage for c in found if c.moved] == ["sending data"]
     assert end is None or (end.share is not None and end.share < SHARE)
-    assert THRESHOLD == 0.25 and SHARE == 0.10  # the documented thresholds (README, stages.py)
+    assert THRESHOLD == QUERY_THRESHOLD == 0.10 and SHARE == 0.10  # as documented (README, stages.py)
 
 
 def test_a_stage_entered_only_on_the_variant_is_named_within_a_flavor_and_shown_across() -> None:
@@ -194,19 +196,31 @@ def test_a_stage_entered_only_on_the_variant_is_named_within_a_flavor_and_shown_
     assert not any(c.moved for c in across if c.stage == "creating sort index")
 
 
-def test_across_flavors_mariadbs_sending_data_is_compared_as_mysqls_executing() -> None:
+def test_across_flavors_stages_are_compared_by_phase_not_by_name() -> None:
+    """MariaDB times a GROUP BY's cleanup outside any stage, MySQL in "freeing items"; its execution
+    in "sending data", MySQL in "executing" (measured: bench/README.md, replay_app_case.py). By name
+    "freeing items" moved 150x; by phase only "execute" did, the query's real change."""
     rng = np.random.default_rng(13)
     drift = np.exp(rng.normal(0, 0.1, ROUNDS))
-    mariadb = _simulated({**SELECT, "executing": 0.5}, rng, drift)
-    mysql_stages = {k: v for k, v in SELECT.items() if k != "sending data"} | {"executing": 100.0}
-    mysql = _simulated({**mysql_stages, CPU: 150.0}, rng, drift)  # MySQL's CPU_TIME; MariaDB has none
+    mariadb_stages = {**SELECT, "freeing items": 0.03, OUTSIDE: 40.0, "executing": 0.5}
+    mysql_stages = {k: v for k, v in SELECT.items() if k != "sending data"} | {
+        "executing": 70.0, "freeing items": 40.0, CPU: 150.0,  # MySQL's CPU_TIME; MariaDB has none
+    }  # fmt: skip
+    mariadb, mysql = _simulated(mariadb_stages, rng, drift), _simulated(mysql_stages, rng, drift)
     found = stage_changes(mariadb, mysql, "slower", same_flavor=False)
-    executing = next(c for c in found if c.stage == "executing")
-    assert executing.moved and executing.base_s == pytest.approx(35.5e-6, rel=0.1)
-    assert not {"sending data", CPU} & {c.stage for c in found}
+    assert {c.stage for c in found if c.moved} == {"execute"}
+    assert {c.stage for c in found} <= {*PHASES, "execute"}  # no stage name, no CPU time (one side only)
+    execute = next(c for c in found if c.stage == "execute")
+    assert execute.base_s == pytest.approx(35.5e-6, rel=0.1)
+    end = next((c for c in found if c.stage == "end"), None)
+    assert end is None or not end.moved
     cause = change_cause("slower", [], None, [], stages=found, same_flavor=False)
     assert cause is not None
-    assert cause.text.startswith("time in stages (compared by name across MySQL and MariaDB): executing")
+    assert re.match(r"time in stages \(by phase across MySQL and MariaDB\): execute 3\d", cause.text), (
+        cause.text
+    )
+    by_name = stage_changes(mariadb, mysql, "slower")  # what comparing names across flavors said
+    assert "freeing items" in {c.stage for c in by_name if c.moved}
 
 
 def test_the_cause_names_the_stages_that_moved_after_counters_and_time_only_shows_them() -> None:
@@ -217,7 +231,9 @@ def test_the_cause_names_the_stages_that_moved_after_counters_and_time_only_show
     cause = change_cause("slower", [], None, [], stages=moved)
     assert cause is not None and cause.kind == "stage"
     assert cause.text.startswith("time in stages: optimizing 1")
-    spread = stage_changes(base, _simulated({k: v * 1.15 for k, v in SELECT.items()}, rng, drift), "slower")
+    # 5 % more in every stage: none beyond the threshold (a query 5 % slower is no finding either; the
+    # cause is asked here of the rule alone)
+    spread = stage_changes(base, _simulated({k: v * 1.05 for k, v in SELECT.items()}, rng, drift), "slower")
     assert not any(c.moved for c in spread) and len(spread) == stages.SHOWN
     still = change_cause("slower", [], None, [], stages=spread)
     assert still is not None and still.kind == "time only"

@@ -96,9 +96,9 @@ def change_cause(
     plan_parts does not name), `work` its counters that differ from the baseline's (None: counters
     unavailable), `cost_only` changed by the per-statement cost only (statement_cost.cost_only; `net`
     the fingerprint's verdict net of that cost, for the sentence), `stages` its stage changes
-    (replay/stages.py stage_changes; None: no stage events read; `same_flavor` False: compared by name
-    across MySQL and MariaDB, said so). None when the group gets no cause."""
-    across = "" if same_flavor else " (compared by name across MySQL and MariaDB)"
+    (replay/stages.py stage_changes; None: no stage events read; `same_flavor` False: compared by
+    phase across MySQL and MariaDB, said so). None when the group gets no cause."""
+    across = "" if same_flavor else " (by phase across MySQL and MariaDB)"
     way = direction(group)
     if known:
         return ChangeCause(kind="known cause", text="; ".join(cause.title for cause in known))
@@ -168,7 +168,7 @@ def attribute(
     by change_cause without the break's known causes); `cost_only`: statement_cost.cost_only for this
     fingerprint and variant (default False); the finding's `net` gives the cause's sentence;
     `same_flavor`: the baseline and the variant are both MySQL or both MariaDB (stages compared by
-    name across flavors otherwise, said in the cause)."""
+    phase across flavors otherwise, said in the cause)."""
     finding = report.variants[variant]
     finding.work = counters.changes(report.work, baseline, variant)
     finding.stages = list(stages or [])
