@@ -33,7 +33,7 @@ of other names and bounds (measured on the lab's servers, the same queries: Mari
 where MySQL's is 1-6 us and its "opening tables" twice MariaDB's; MySQL 8.0.17 folded "Sending data"
 into "executing"; and what MySQL times as "freeing items", up to 4 ms after a GROUP BY's temporary
 table, MariaDB times outside any stage, its "Freeing items" a few us), so a stage compared by name
-across them moved 150-480x in both directions on queries whose time did not change there. Within a
+across them "moved" 13-483x on 16 of an application's 24 queries (bench/replay_app_case.py). Within a
 flavor stages are compared by name.
 """
 
