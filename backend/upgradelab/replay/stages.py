@@ -69,6 +69,7 @@ PHASES = {
 }  # fmt: skip
 PHASE = {stage: phase for phase, names in PHASES.items() for stage in names}
 EXECUTE = "execute"
+PHASE_ORDER = ("start", "open tables", "optimize", EXECUTE, "end")  # as a statement goes through them
 STAGES_TEXT = (
     "Time by stage per execution from each timed run's stage events (performance_schema."
     "events_stages_history, joined to the statement's own row by NESTING_EVENT_ID, read with it; "
@@ -76,7 +77,7 @@ STAGES_TEXT = (
     f"moved when its ratio over the paired rounds is beyond 1 +/- {THRESHOLD:.0%} with its interval "
     f"({CONFIDENCE:.0%} shared among the query's stages, Bonferroni) clear of 1 and of the A/A control's "
     f"interval for that stage, and its change is at least {SHARE:.0%} of the query's; CPU time likewise; "
-    f"across MySQL and MariaDB by phase ({', '.join([*PHASES, EXECUTE])}), their stages cut otherwise"
+    f"across MySQL and MariaDB by phase ({', '.join(PHASE_ORDER)}), their stages cut otherwise"
 )
 UNAVAILABLE_TEXT = "Stages unavailable: no variant's server kept stage events for the replay to read"
 
