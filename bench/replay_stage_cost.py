@@ -3,12 +3,14 @@
 replay_resolution.py's dataset and 33 statement shapes (imported, not copied), replayed on one lab
 instance each of mariadb-10.11 (the baseline), mariadb-11.8 and mysql-9.7, at a fixed number of
 rounds (no extension: every replay times the same statements the same number of times), once per
-setting of UPGRADELAB_REPLAY_STAGES in the order given (default off,on,off,on: each setting twice,
-alternating, so a drift of the host's load lands on both):
+setting in the order given (default off,on,off,on: each setting twice, alternating, so a drift of
+the host's load lands on both):
   - off: as before stages (the instances start without the stage instruments and consumers; each
     timed run reads its statement row only);
-  - on: the instances start with them (replay/stage_events.py STAGE_OPTIONS) and each timed run reads
-    its stage rows with its statement row (one query, timing.py ServerClock.last).
+  - on: the instances start with them (replay/stage_events.py STAGE_OPTIONS) and the first
+    --stage-runs (default 10, the setting's default) timed runs of each pass read their stage rows
+    with their statement row (one query, timing.py ServerClock.last);
+  - every: the same, every timed run (UPGRADELAB_REPLAY_STAGE_RUNS=0).
 Per replay it prints the wall clock of the rounds (the dump loads excluded: kept datadirs), the timed
 runs read on the server's clock (their number depends on the client's time budget per pass,
 timing.py), the wall clock per timed run, and per variant the null statement's median (`DO 0`,
@@ -18,7 +20,8 @@ fingerprints got stage times on every variant, how many runs filled the stage hi
 and the causes of the slower/faster findings.
 
 Run by hand (root, the lab installed), from the repository root:
-    .venv/bin/python bench/replay_stage_cost.py [--rounds 10] [--settings off,on,off,on] [--json FILE]
+    .venv/bin/python bench/replay_stage_cost.py [--rounds 10] [--settings off,on,every,...] [--stage-runs 10]
+        [--json FILE]
 Servers: /var/lib/upgradelab/bench-servers-stages, ports 36051-36053.
 """
 
@@ -51,6 +54,7 @@ from upgradelab.settings import get_settings  # noqa: E402
 from upgradelab.targets.provisioners import LocalProvisioner  # noqa: E402
 
 VARIANTS = {"mariadb-10.11": 36051, "mariadb-11.8": 36052, "mysql-9.7": 36053}
+STAGE_RUNS = [10]  # --stage-runs: UPGRADELAB_REPLAY_STAGE_RUNS of the "on" setting
 DATABASE = "bench"
 
 
@@ -86,7 +90,8 @@ def one_replay(
     dataset: DumpDataset, statements: list[SourceStatement], rounds: int, setting: str
 ) -> dict[str, Any]:
     """One replay at UPGRADELAB_REPLAY_STAGES=`setting`: its figures (module docstring)."""
-    os.environ["UPGRADELAB_REPLAY_STAGES"] = "1" if setting == "on" else "0"
+    os.environ["UPGRADELAB_REPLAY_STAGES"] = "0" if setting == "off" else "1"
+    os.environ["UPGRADELAB_REPLAY_STAGE_RUNS"] = "0" if setting == "every" else str(STAGE_RUNS[0])
     get_settings.cache_clear()
     load = load_average()
     started = time.monotonic()
@@ -96,7 +101,7 @@ def one_replay(
     wall = time.monotonic() - started
     reports = compare(statements, replays)
     document = report_document(statements, replays, reports)
-    runs = sum(t.executions for r in replays for t in r.stages) if setting == "on" else None
+    runs = sum(t.executions for r in replays for t in r.stages) if setting != "off" else None
     found: dict[str, Any] = {
         "setting": setting,
         "wall_s": wall,
@@ -135,7 +140,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--settings", default="off,on,off,on")
     parser.add_argument("--json", metavar="FILE", default=None)
+    parser.add_argument("--stage-runs", type=int, default=10, help='runs a pass read for stages at "on"')
     args = parser.parse_args()
+    STAGE_RUNS[:] = [args.stage_runs]
     settings = args.settings.split(",")
     print(
         f"replay stage cost, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit()}, "
@@ -162,10 +169,12 @@ def main() -> None:
         walls = [r["wall_s"] for r in runs if r["setting"] == setting]
         shown = ", ".join(f"{w:.1f}" for w in walls)
         print(f"  {setting}: wall {shown} s (median {statistics.median(walls):.1f})")
+    off = statistics.median(r["wall_s"] for r in runs if r["setting"] == "off") if "off" in settings else None
+    for setting in ("on", "every"):
+        if off is not None and setting in settings:
+            wall = statistics.median(r["wall_s"] for r in runs if r["setting"] == setting)
+            print(f"  wall clock {setting} / off: {wall / off:.2f}x")
     if {"on", "off"} <= set(settings):
-        on = statistics.median(r["wall_s"] for r in runs if r["setting"] == "on")
-        off = statistics.median(r["wall_s"] for r in runs if r["setting"] == "off")
-        print(f"  wall clock on / off: {on / off:.2f}x")
         for name in VARIANTS:
             null = {
                 s: statistics.median(

@@ -155,6 +155,14 @@ class Settings(BaseSettings):
         "consumers on): where the time went, and a cause for a slower or faster query whose counters did "
         "not move. Off: as before stages (replay/stage_events.py; its cost in bench/README.md).",
     )
+    replay_stage_runs: int = Field(
+        10,
+        ge=0,
+        description="How many timed runs of each pass read their stages (UPGRADELAB_REPLAY_STAGE_RUNS; the "
+        "first ones; 0: every run). A read with stages costs the replay's one timing CPU ~0.3 ms more "
+        "than one without, and a fast statement runs up to 200 times a pass: reading every run made a "
+        "replay 1.36x slower, 10 a pass (bench/README.md, replay_stage_cost.py).",
+    )
     timing_cpu_claims_dir: Path = Field(
         Path("/var/lib/upgradelab/timing-cpus"),
         description="Where jobs claim the CPU they time on (UPGRADELAB_TIMING_CPU_CLAIMS_DIR; a lock file a "

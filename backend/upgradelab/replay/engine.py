@@ -171,6 +171,7 @@ def replay_rounds(
                             # the user's statements only: the null statement's ~200 runs a pass
                             # would each pay a stage read for a time no fingerprint shows
                             one.replay.stages = [StageTally() for _ in user_statements]
+                            one.replay.stage_runs = settings.replay_stage_runs or None
                         for statement in range(len(statements)):
                             passes(index, statement, 1, warm_up=True)
 

@@ -44,7 +44,8 @@ class VariantReplay:
     variant (execution/timing_cpu.py `plan`; None: not said); stages[statement]: its stages per timed
     pass (replay/stage_events.py StageTally, one entry per entry of its `times`; the user's statements
     only, not the null statement; [] where the replay keeps none: a fix search's arms), stage_events:
-    whether its server keeps the stage events a timed run reads (None: not said)."""
+    whether its server keeps the stage events a timed run reads (None: not said); stage_runs: how many
+    runs of a pass read their stages (None: every run; settings `replay_stage_runs`)."""
 
     name: str
     version: str
@@ -66,6 +67,7 @@ class VariantReplay:
     timing_cpu: str | None = None
     stages: list[StageTally] = field(default_factory=list)
     stage_events: bool | None = None
+    stage_runs: int | None = None
 
 
 @dataclass(frozen=True)

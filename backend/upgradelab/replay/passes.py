@@ -110,6 +110,7 @@ def statement_passes(
             client=client,
             work=work,
             stages=stages if tally is not None else None,
+            stage_runs=one.replay.stage_runs,
         )
         seconds = pass_value(runs)
         if not warm_up:

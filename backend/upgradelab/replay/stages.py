@@ -71,8 +71,9 @@ PHASE = {stage: phase for phase, names in PHASES.items() for stage in names}
 EXECUTE = "execute"
 PHASE_ORDER = ("start", "open tables", "optimize", EXECUTE, "end")  # as a statement goes through them
 STAGES_TEXT = (
-    "Time by stage per execution from each timed run's stage events (performance_schema."
-    "events_stages_history, joined to the statement's own row by NESTING_EVENT_ID, read with it; "
+    "Time by stage per execution from the timed runs' stage events (the first runs of each pass, "
+    "performance_schema.events_stages_history, joined to the statement's own row by NESTING_EVENT_ID, "
+    "read with it; "
     f"'{OUTSIDE}': the statement's time its stages do not cover); a slower or faster query's stage "
     f"moved when its ratio over the paired rounds is beyond 1 +/- {THRESHOLD:.0%} with its interval "
     f"({CONFIDENCE:.0%} shared among the query's stages, Bonferroni) clear of 1 and of the A/A control's "

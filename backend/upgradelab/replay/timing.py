@@ -214,6 +214,7 @@ def timed_runs(
     client: list[float] | None = None,
     work: WorkTally | None = None,
     stages: list[RunStages] | None = None,
+    stage_runs: int | None = None,
 ) -> list[float] | None:
     """Run `sql` until `min_measured_s` seconds were measured or `max_repeats` runs; the seconds of
     each run (server clock when `clock`; a run whose history row never came, ServerClock.last, counts
@@ -224,7 +225,8 @@ def timed_runs(
     different clocks is compared on the client's, `pair_clock`); work: where each run's work counters
     are tallied (a run read by the client's clock has none); stages: when given, each run's stages
     are read with its history row and appended (replay/stage_events.py; none where the server keeps
-    no stage events or the run was read by the client's clock)."""
+    no stage events or the run was read by the client's clock), the first `stage_runs` runs' only
+    (None: every run's; settings `replay_stage_runs`)."""
     seconds: list[float] = []
     spent = 0.0  # the client's seconds of the runs: the budget, whatever the clock (module docstring)
     max_repeats = MAX_REPEATS if max_repeats is None else max_repeats
@@ -239,7 +241,8 @@ def timed_runs(
         spent += elapsed
         if client is not None:
             client.append(elapsed)
-        event = clock.last(sql, stages is not None) if clock is not None else None
+        read_stages = stages is not None and (stage_runs is None or len(stages) < stage_runs)
+        event = clock.last(sql, read_stages) if clock is not None else None
         if event is None:
             clock = None  # not in the history: the pass's other runs are not waited for either
         seconds.append(elapsed if event is None else event.seconds)
