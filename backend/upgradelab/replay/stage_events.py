@@ -15,12 +15,12 @@ more per run; by the first runs of each pass (settings `replay_stage_runs`, 10; 
 on one CPU, a read with stages took 0.44-0.58 ms against 0.17-0.20 ms without (the stage history's scan;
 a GROUP_CONCAT of the rows or a second statement in the packet cost the same), and the statement after
 it ran 20-30 us longer (the client's clock), so reading every run of a fast statement's 100-200 a pass
-made a replay 1.32-1.36x slower (bench/README.md, replay_stage_cost.py). Per run (`run_stages`): the
-seconds per stage, a stage entered more than once summed (MariaDB's "query end", "closing tables"), the
-statement's TIMER_WAIT that its stages do not cover as OUTSIDE (measured by hand: MariaDB 10.11's stages
-cover ~70-75 % of a SELECT's TIMER_WAIT, MySQL 9.7's ~100 %), and CPU (MySQL's CPU_TIME,
-replay/counters.py) where the server has it. A run whose stages filled the history (`full`) may have
-lost its earliest ones: counted as incomplete.
+made a replay 1.36-1.44x slower, the first 10 runs 1.08x (bench/README.md, replay_stage_cost.py). Per
+run (`run_stages`): the seconds per stage, a stage entered more than once summed (MariaDB's "query end",
+"closing tables"), the statement's TIMER_WAIT that its stages do not cover as OUTSIDE (measured by hand:
+MariaDB 10.11's stages cover ~70-75 % of a SELECT's TIMER_WAIT, MySQL 9.7's ~100 %), and CPU (MySQL's
+CPU_TIME, replay/counters.py) where the server has it. A run whose stages filled the history (`full`)
+may have lost its earliest ones: counted as incomplete.
 
 Per pass a stage's value is its mean over the middle half of the pass's runs ranked by their time
 (`middle`): means add up, so a pass's stages (OUTSIDE included) sum to the mean TIMER_WAIT of those
