@@ -7,9 +7,9 @@ setting in the order given (default off,on,off,on: each setting twice, alternati
 the host's load lands on both):
   - off: as before stages (the instances start without the stage instruments and consumers; each
     timed run reads its statement row only);
-  - on: the instances start with them (replay/stage_events.py STAGE_OPTIONS) and the first
-    --stage-runs (default 10, the setting's default) timed runs of each pass read their stage rows
-    with their statement row (one query, timing.py ServerClock.last);
+  - on: the instances start with them (replay/stage_events.py STAGE_OPTIONS) and --stage-runs
+    (default 10, the setting's default) timed runs spread over each pass (timing.py StageSpread) read
+    their stage rows with their statement row (one query, timing.py ServerClock.last);
   - every: the same, every timed run (UPGRADELAB_REPLAY_STAGE_RUNS=0).
 Per replay it prints the wall clock of the rounds (the dump loads excluded: kept datadirs), the timed
 runs read on the server's clock (their number depends on the client's time budget per pass,

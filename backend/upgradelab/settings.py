@@ -158,10 +158,11 @@ class Settings(BaseSettings):
     replay_stage_runs: int = Field(
         10,
         ge=0,
-        description="How many timed runs of each pass read their stages (UPGRADELAB_REPLAY_STAGE_RUNS; the "
-        "first ones; 0: every run). A read with stages costs the replay's one timing CPU ~0.3 ms more "
-        "than one without, and a fast statement runs up to 200 times a pass: reading every run made a "
-        "replay 1.36-1.44x slower, 10 a pass 1.08x (bench/README.md, replay_stage_cost.py).",
+        description="How many timed runs of each pass read their stages (UPGRADELAB_REPLAY_STAGE_RUNS; "
+        "spread over the pass, replay/timing.py StageSpread; 0: every run). A read with stages costs the "
+        "replay's one timing CPU ~0.3 ms more than one without, and a fast statement runs up to 200 times "
+        "a pass: reading every run made a replay 1.36-1.44x slower, 10 a pass 1.08x (bench/README.md, "
+        "replay_stage_cost.py).",
     )
     timing_cpu_claims_dir: Path = Field(
         Path("/var/lib/upgradelab/timing-cpus"),

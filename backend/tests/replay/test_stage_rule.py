@@ -37,7 +37,14 @@ from upgradelab.replay.stage_events import (
     stage_name,
 )
 from upgradelab.replay.stages import PHASES, SHARE, THRESHOLD, StageRounds, stage_changes
-from upgradelab.replay.timing import CLOCK_OPTIONS, ServerClock, StatementEvent, clock_options, timed_runs
+from upgradelab.replay.timing import (
+    CLOCK_OPTIONS,
+    ServerClock,
+    StageSpread,
+    StatementEvent,
+    clock_options,
+    timed_runs,
+)
 from upgradelab.targets.provisioners.base import ServerConnection
 
 ROUNDS, PASSES = 20, 2
@@ -341,9 +348,10 @@ def test_a_run_reads_its_own_stages_with_its_statement_row_in_one_query() -> Non
     assert clock.event_id == 12
 
 
-def test_a_pass_reads_the_stages_of_its_first_runs_only_and_times_every_run() -> None:
+def test_a_pass_reads_the_stages_of_runs_spread_over_it_and_times_every_run() -> None:
     """settings `replay_stage_runs`: a read with stages costs the timing CPU ~0.3 ms more, and a fast
-    statement runs up to 200 times a pass; the pass reads the stages of its first N runs."""
+    statement runs up to 200 times a pass; the pass reads the stages of N runs spread over its runs
+    and its time budget (timing.StageSpread), not its first N (slower than the rest)."""
 
     class _Clock:
         def __init__(self) -> None:
@@ -363,9 +371,11 @@ def test_a_pass_reads_the_stages_of_its_first_runs_only_and_times_every_run() ->
     runs = timed_runs(
         cast(Any, _Statements()), "SELECT 1", cast(Any, clock), 1.0, 6, stages=collected, stage_runs=2
     )
-    assert (
-        runs == [1e-4] * 6 and clock.asked == [True, True, False, False, False, False] and len(collected) == 2
-    )
+    assert runs == [1e-4] * 6 and len(collected) == 2
+    assert clock.asked == [True, False, False, True, False, False]  # every 6 // 2 runs
+    # by the budget: 1 ms a run of a 10 ms budget, 2 reads a pass: every 5 ms
+    spread = StageSpread(2, 0.010, 200)
+    assert [spread.due(run, run * 0.001) for run in range(10)] == [True, *[False] * 4, True, *[False] * 4]
     clock.asked.clear()
     timed_runs(cast(Any, _Statements()), "SELECT 1", cast(Any, clock), 1.0, 3, stages=[], stage_runs=None)
     assert clock.asked == [True, True, True]  # 0 in the setting: every run

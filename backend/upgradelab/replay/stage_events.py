@@ -11,16 +11,16 @@ timed), and not otherwise, said in the report.
 
 Read with the statement's row in one query (timing.py ServerClock.last, `history_query`: the newest
 statement row UNION ALL the thread's stage rows newer than the statement read before): no round trip
-more per run; by the first runs of each pass (settings `replay_stage_runs`, 10; 0: every run): measured
-on one CPU, a read with stages took 0.44-0.58 ms against 0.17-0.20 ms without (the stage history's scan;
-a GROUP_CONCAT of the rows or a second statement in the packet cost the same), and the statement after
-it ran 20-30 us longer (the client's clock), so reading every run of a fast statement's 100-200 a pass
-made a replay 1.36-1.44x slower, the first 10 runs 1.08x (bench/README.md, replay_stage_cost.py). Per
-run (`run_stages`): the seconds per stage, a stage entered more than once summed (MariaDB's "query end",
-"closing tables"), the statement's TIMER_WAIT that its stages do not cover as OUTSIDE (measured by hand:
-MariaDB 10.11's stages cover ~70-75 % of a SELECT's TIMER_WAIT, MySQL 9.7's ~100 %), and CPU (MySQL's
-CPU_TIME, replay/counters.py) where the server has it. A run whose stages filled the history (`full`)
-may have lost its earliest ones: counted as incomplete.
+more per run; by 10 runs spread over each pass (settings `replay_stage_runs`, timing.py StageSpread; 0:
+every run): measured on one CPU, a read with stages took 0.44-0.58 ms against 0.17-0.20 ms without (the
+stage history's scan; a GROUP_CONCAT of the rows or a second statement in the packet cost the same), and
+the statement after it ran 20-30 us longer (the client's clock), so reading every run of a fast
+statement's 100-200 a pass made a replay 1.36-1.44x slower, 10 a pass 1.08x (bench/README.md,
+replay_stage_cost.py). Per run (`run_stages`): the seconds per stage, a stage entered more than once
+summed (MariaDB's "query end", "closing tables"), the statement's TIMER_WAIT that its stages do not
+cover as OUTSIDE (measured by hand: MariaDB 10.11's stages cover ~70-75 % of a SELECT's TIMER_WAIT,
+MySQL 9.7's ~100 %), and CPU (MySQL's CPU_TIME, replay/counters.py) where the server has it. A run whose
+stages filled the history (`full`) may have lost its earliest ones: counted as incomplete.
 
 Per pass a stage's value is its mean over the middle half of the pass's runs ranked by their time
 (`middle`): means add up, so a pass's stages (OUTSIDE included) sum to the mean TIMER_WAIT of those

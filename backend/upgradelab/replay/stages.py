@@ -71,7 +71,7 @@ PHASE = {stage: phase for phase, names in PHASES.items() for stage in names}
 EXECUTE = "execute"
 PHASE_ORDER = ("start", "open tables", "optimize", EXECUTE, "end")  # as a statement goes through them
 STAGES_TEXT = (
-    "Time by stage per execution from the timed runs' stage events (the first runs of each pass, "
+    "Time by stage per execution from the timed runs' stage events (runs spread over each pass, "
     "performance_schema.events_stages_history, joined to the statement's own row by NESTING_EVENT_ID, "
     "read with it; "
     f"'{OUTSIDE}': the statement's time its stages do not cover); a slower or faster query's stage "

@@ -205,6 +205,35 @@ def pair_clock(baseline: Clock, variant: Clock) -> Clock:
     return "server" if baseline == variant == "server" else "client"
 
 
+@dataclass
+class StageSpread:
+    """Which runs of a pass read their stages (stage_events.py): `runs` of them spread over the pass
+    (None: every run), a run being due when the pass's client time so far reached the next of `runs`
+    even marks of its budget `budget_s` or its run count the next of `runs` even marks of
+    `max_repeats`, whichever comes first: a 100 us statement (~200 runs a pass) reads every ~20th run,
+    a 1 ms one (~20 runs) every other, a 5 ms one every run. A pass's first runs alone would not do:
+    its first 10 runs' stages added up to 156 us for a statement whose median was 100 us
+    (tests/replay/test_findings_on_servers.py; spread, within its bound): the runs right after a
+    variant's turn begins are slower than the rest."""
+
+    runs: int | None
+    budget_s: float
+    max_repeats: int
+    next_s: float = 0.0
+    next_run: int = 0
+
+    def due(self, run: int, spent_s: float) -> bool:
+        """Whether run number `run` (0-based), started after `spent_s` client seconds of the pass,
+        reads its stages; moves the marks when it does."""
+        if self.runs is None:
+            return True
+        if run < self.next_run and spent_s < self.next_s:
+            return False
+        self.next_s = spent_s + self.budget_s / self.runs
+        self.next_run = run + max(1, self.max_repeats // self.runs)
+        return True
+
+
 def timed_runs(
     statements: Statements,
     sql: str,
@@ -223,14 +252,15 @@ def timed_runs(
     None when it errors; [math.inf] when a run timed out. StatementInterrupted passes through.
     client: when given, each run's client seconds are appended to it (a pair of variants timed by
     different clocks is compared on the client's, `pair_clock`); work: where each run's work counters
-    are tallied (a run read by the client's clock has none); stages: when given, each run's stages
-    are read with its history row and appended (replay/stage_events.py; none where the server keeps
-    no stage events or the run was read by the client's clock), the first `stage_runs` runs' only
-    (None: every run's; settings `replay_stage_runs`)."""
+    are tallied (a run read by the client's clock has none); stages: when given, runs' stages are
+    read with their history row and appended (replay/stage_events.py; none where the server keeps
+    no stage events or the run was read by the client's clock): `stage_runs` runs spread over the pass
+    (`StageSpread`; None: every run's; settings `replay_stage_runs`)."""
     seconds: list[float] = []
     spent = 0.0  # the client's seconds of the runs: the budget, whatever the clock (module docstring)
     max_repeats = MAX_REPEATS if max_repeats is None else max_repeats
     min_measured_s = MIN_MEASURED_S if min_measured_s is None else min_measured_s
+    spread = StageSpread(stage_runs, min_measured_s, max_repeats)
     while not seconds or (len(seconds) < max_repeats and spent < min_measured_s):
         try:
             _, elapsed = statements.drain(sql)  # streamed and dropped: one row held at a time
@@ -241,7 +271,7 @@ def timed_runs(
         spent += elapsed
         if client is not None:
             client.append(elapsed)
-        read_stages = stages is not None and (stage_runs is None or len(stages) < stage_runs)
+        read_stages = stages is not None and spread.due(len(seconds), spent - elapsed)
         event = clock.last(sql, read_stages) if clock is not None else None
         if event is None:
             clock = None  # not in the history: the pass's other runs are not waited for either
