@@ -201,6 +201,22 @@ class Settings(BaseSettings):
         "statements are timed (UPGRADELAB_REPLAY_TIMING_CPU): `auto`, the highest CPU the worker may use "
         "when it may use two or more; `off`; or a CPU number. Why: execution/timing_cpu.py.",
     )
+    replay_stages: bool = Field(
+        True,
+        description="Whether a replay reads each timed run's stage events with its statement row "
+        "(UPGRADELAB_REPLAY_STAGES; the lab's instances then start with the stage instruments and "
+        "consumers on): where the time went, and a cause for a slower or faster query whose counters did "
+        "not move. Off: as before stages (replay/stage_events.py; its cost in bench/README.md).",
+    )
+    replay_stage_runs: int = Field(
+        10,
+        ge=0,
+        description="How many timed runs of each pass read their stages (UPGRADELAB_REPLAY_STAGE_RUNS; "
+        "spread over the pass, replay/timing.py StageSpread; 0: every run). A read with stages costs the "
+        "replay's one timing CPU ~0.3 ms more than one without, and a fast statement runs up to 200 times "
+        "a pass: reading every run made a replay 1.36-1.44x slower, 10 a pass 1.08x (bench/README.md, "
+        "replay_stage_cost.py).",
+    )
     timing_cpu_claims_dir: Path = Field(
         Path("/var/lib/upgradelab/timing-cpus"),
         description="Where jobs claim the CPU they time on (UPGRADELAB_TIMING_CPU_CLAIMS_DIR; a lock file a "

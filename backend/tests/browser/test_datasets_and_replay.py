@@ -1,7 +1,7 @@
 """A team uploads its dump from the browser (with a progress bar), replays its queries on MariaDB
 10.11 and 11.8 and reads the report: the plan change is there with both plans, a search finds a
-statement, and a share link opens the report without signing in. A replay stuck in a long statement
-is cancelled from its page."""
+statement, the opened row shows where its time went by stage on both servers, and a share link opens
+the report without signing in. A replay stuck in a long statement is cancelled from its page."""
 
 import re
 from pathlib import Path
@@ -63,6 +63,11 @@ def test_upload_a_dump_replay_and_read_the_plan_change(
     detail = page.locator("tr.statement-detail")
     expect(detail).to_contain_text("mariadb-11.8: plan changed")
     expect(detail.locator("table.plan")).to_have_count(2)  # both plans, side by side
+    stages = page.locator("table[data-testid^=stages-]")  # where its time went, on both servers (issue 46)
+    expect(stages).to_contain_text("time by stage per execution")
+    expect(stages).to_contain_text("mariadb-11.8 (")
+    expect(stages).to_contain_text("sending data")
+    expect(page.get_by_test_id("replay-stages")).to_contain_text("Time by stage per execution")
     page.get_by_role("button", name=re.compile(r"^all")).click()
     page.locator("input[name=search]").fill("amount > ?")
     expect(rows).to_have_count(1)

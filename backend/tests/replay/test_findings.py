@@ -163,3 +163,40 @@ def test_a_baseline_alone_groups_its_refusals_and_timeouts() -> None:
     timed = Outcome(None, None, kind="timed out", note="timed out after 1 s")
     alone = _replay("a", "mariadb", [[0.001, 0.001], [None, None], [None, None]], [FULL, refused, timed])
     assert [r.group for r in compare(statements, [alone])] == ["same", "refused", "timed out"]
+
+
+def test_a_regression_inside_a_break_is_counted_slower_with_its_own_cause_beside_the_break() -> None:
+    """The issue's view query: the same rows in another order (no ORDER BY) and 5x slower with another
+    plan. Its group is "breaks" (the most severe), and the summary still counts it in `slower`, with
+    its cause and "1 also a break"; exit bits, the CSV and the CLI's text follow."""
+    from upgradelab.api.replay import csv_rows
+    from upgradelab.cli.replay import summary_lines
+
+    statements = _source(2)
+    base = _replay("10.11", "mariadb", _noise(7, 2), [INDEXED, INDEXED])
+    reordered = Outcome(
+        None, None, row_count=1, checksum_ordered="o2", checksum_unordered="u", plan=FULL.plan
+    )
+    slower = _replay(
+        "11.8", "mariadb", [_noise(8, 2)[0], [5 * (t or 0) for t in _noise(9, 2)[1]]], [INDEXED, reordered]
+    )
+    reports = compare(statements, [base, slower])
+    finding = reports[1].variants["11.8"]
+    assert reports[1].group == finding.group == "breaks"
+    assert [f.kind for f in finding.findings] == ["breaks", "slower", "plan changed"]
+    time = finding.findings[1]
+    assert time.cause is not None and time.cause.kind == "plan change"
+    assert time.cause.text.startswith("plan changed: t: access ref -> ALL")
+    assert finding.findings[0].cause is None  # no known cause of this break
+    document = report_document(statements, [base, slower], reports)
+    (summary,) = document.summary
+    assert (summary.breaks, summary.slower, summary.slower_also_break, summary.slower_plan_changed) == (
+        1, 1, 1, 1,
+    )  # fmt: skip
+    assert summary.slower_causes == {"plan change": 1} and summary.same == 1
+    assert "slower 1 (1 also a break, plan changed 1, timed out 0)" in summary.text
+    assert document.exit_bits == 1 | EXIT_REGRESSIONS | 4
+    assert any(summary.text == line for line in summary_lines(document))
+    row = next(r for r in csv_rows(document) if r["variant"] == "11.8" and r["group"] == "breaks")
+    assert row["findings"] == "breaks; slower; plan changed" and row["time_finding"] == "slower"
+    assert row["time_cause_kind"] == "plan change"

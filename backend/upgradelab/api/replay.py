@@ -87,7 +87,12 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
     and `net_ratio` / `net_verdict`: its verdict net of the per-statement cost (replay/statement_cost.py;
     empty on the baseline's row and in reports from before); `cause_kind` / `cause`: why it changed
     there (change_causes.py; empty when it gets none); `work_<counter>`: its work counters' means per
-    execution (counters.py `columns`; empty without counters)."""
+    execution (counters.py `columns`; empty without counters); `findings`: every finding there
+    (report.FingerprintFinding kinds, "; "-joined, most severe first: a regression inside a break reads
+    "breaks; slower"), `time_finding` / `time_cause_kind` / `time_cause`: its time finding and that
+    finding's own cause (empty without one); `stages_moved`: the stages that moved with it
+    (replay/stages.py, their texts "; "-joined) and `stage_times`: its time by stage per execution in
+    seconds as a JSON object (empty without stage events)."""
     rows = []
     for one in report.fingerprints:
         for variant, median in one.median_s.items():
@@ -119,9 +124,26 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
                     "cause_kind": cause.kind if (cause := _cause(one, variant)) else "",
                     "cause": cause.text if cause else "",
                     **counters.columns(one.work.get(variant)),
+                    **_finding_columns(one, variant),
                 }
             )
     return rows
+
+
+def _finding_columns(one: FingerprintResult, variant: str) -> dict[str, Any]:
+    """A fingerprint's findings on a variant, its time finding's cause and its stages (csv_rows)."""
+    finding = one.variants.get(variant)
+    found = finding.findings if finding else []
+    time = next((f for f in found if f.kind not in ("breaks", "plan changed")), None)
+    stages = one.stages.get(variant)
+    return {
+        "findings": "; ".join(f.kind for f in found),
+        "time_finding": time.kind if time else "",
+        "time_cause_kind": time.cause.kind if time and time.cause else "",
+        "time_cause": time.cause.text if time and time.cause else "",
+        "stages_moved": "; ".join(c.text for c in finding.stages if c.moved) if finding else "",
+        "stage_times": json.dumps(stages.stages) if stages else "",
+    }
 
 
 def _net_columns(finding: VariantFinding | None) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from upgradelab.targets.timeout_bounds import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, 
 # The API's schemas import the statistics (scipy) and the models (sqlalchemy): read inside the
 # commands that parse an answer, so `upgradelab --help` and the other commands start without them.
 if TYPE_CHECKING:
-    from upgradelab.replay.report import CauseKind, ReplayReport
+    from upgradelab.replay.report import CauseKind, ReplayReport, VariantFinding
     from upgradelab.replay.schemas import ReplayProgress, ReplayRead
 
 CANNOT_RUN = 8
@@ -210,21 +210,11 @@ def summary_lines(report: "ReplayReport") -> list[str]:
     """The summary the report opens with: the per-statement cost per variant (report.StatementCost),
     one line per variant against the baseline (schemas.VariantSummary), then the clocks, when the
     statistics were computed, and the false-discovery control."""
+    from upgradelab.replay.findings import summary_text
+
     lines = [one.text for one in report.per_statement_cost]
     for one in report.summary:
-        mde = f" (median smallest detectable change {one.undecided_median_mde:.0%})" if (
-            one.undecided and one.undecided_median_mde is not None
-        ) else ""  # fmt: skip
-        lines.append(
-            f"{one.variant} ({one.version}) vs {report.baseline}: breaks {one.breaks} "
-            f"(new errors {one.new_errors}, resolved {one.resolved_errors}, result changes "
-            f"{one.result_changes}), slower {one.slower} (plan changed {one.slower_plan_changed}, "
-            f"timed out {one.slower_timed_out}), faster {one.faster} (plan changed "
-            f"{one.faster_plan_changed}), per-statement cost only {one.slower_cost_only} slower / "
-            f"{one.faster_cost_only} faster, same {one.same}, undecided "
-            f"{one.undecided}{mde}, plan changes {one.plan_changes}, refused writes {one.refused}, "
-            f"timeouts {one.timeouts}"
-        )
+        lines.append(one.text or summary_text(one, report.baseline))
         by_cause = _by_cause(one.slower_causes, one.faster_causes)
         if by_cause:
             lines.append(f"{one.variant} by cause: {by_cause}")
@@ -244,6 +234,8 @@ def summary_lines(report: "ReplayReport") -> list[str]:
         lines.append(report.extension)
     if report.work_counters:
         lines.append(report.work_counters)
+    if report.stages:
+        lines.append(report.stages)
     return lines
 
 
@@ -268,6 +260,20 @@ def settings_lines(report: "ReplayReport") -> list[str]:
         if parts:
             lines.append(f"{one.name}: {'; '.join(parts)}")
     return lines
+
+
+def also_text(finding: "VariantFinding") -> str:
+    """The findings of a fingerprint on a variant that its group does not name, each with its cause: ";
+    also slower (plan changed: join order ...)" (report.FingerprintFinding; "" when the group names them
+    all, and in reports from before findings)."""
+    from upgradelab.replay.findings import GROUP_FINDINGS
+
+    named = GROUP_FINDINGS.get(finding.group, ())
+    return "".join(
+        f"; also {f.kind}" + (f" ({f.cause.text})" if f.cause else "")
+        for f in finding.findings
+        if f.kind not in named
+    )
 
 
 def _by_cause(slower: "dict[CauseKind, int]", faster: "dict[CauseKind, int]") -> str:
@@ -299,6 +305,7 @@ def _print_summary(result: "ReplayRead", report: "ReplayReport") -> None:
                 f"{name}: {finding.group}"
                 + "".join(f" ({c.title})" for c in finding.causes)
                 + (f" ({c.text})" if (c := finding.cause) and c.kind != "known cause" else "")
+                + also_text(finding)
                 for name, finding in one.variants.items()
             )
             extended = (
@@ -312,6 +319,8 @@ def _print_summary(result: "ReplayRead", report: "ReplayReport") -> None:
             for name, finding in one.variants.items():  # the work counters that differ from the baseline's
                 if finding.work:
                     typer.echo(f"    work on {name}: {'; '.join(c.text for c in finding.work)}")
+                if finding.stages:
+                    typer.echo(f"    stages on {name}: {'; '.join(c.text for c in finding.stages)}")
         for statement in one.statements:
             for name, outcome in statement.outcomes.items():
                 runs = statement.timed_out_runs.get(name, 0)

@@ -11,19 +11,34 @@
 4. "per-statement cost": the variant's per-statement cost (the null statement's, timed in every
    pass) changed the same way, and net of it no change of this query's own is measured (the same,
    undecided, or the other way: statement_cost.py `cost_only`; the sentence says which);
-5. "time only": none of the above: "time only: no counter moved" (or the counters were unavailable,
-   the client's clock; or they moved against the time, said so).
+5. "stage": a stage of its time (or its CPU time) moved in the time's direction (replay/stages.py's
+   rule: timed, so decided by an interval over the paired rounds against the A/A control's scatter,
+   and carrying at least a stated share of the change): "time in stages: optimizing 12 -> 48 us,
+   4.0x";
+6. "time only": none of the above: "time only: no counter or stage moved" with the stages that moved
+   most beside it (or the counters were unavailable, the client's clock; or they moved against the
+   time, said so; "no counter moved" alone where no stage events were read).
 
 Which findings get one: every slower or faster group (the groups named "slower..." / "faster...",
 the per-statement cost's too) and a break whose cause is known. A break without a known cause, a
-plan change without a time verdict, same, undecided, refused and timed out get none.
+plan change without a time verdict, same, undecided, refused and timed out get none. Each finding of
+a fingerprint (report.FingerprintFinding: a break, its time, its plan) gets its own (`attribute`): a
+regression inside a break is explained as any regression is, never by the break's known cause.
 """
 
 from typing import Literal
 
 from upgradelab.replay import counters
 from upgradelab.replay.outcomes import PlanStep
-from upgradelab.replay.report import Cause, ChangeCause, CounterChange, FingerprintResult
+from upgradelab.replay.report import (
+    Cause,
+    ChangeCause,
+    CounterChange,
+    FindingKind,
+    FingerprintFinding,
+    FingerprintResult,
+    StageChange,
+)
 from upgradelab.results.stats.verdicts import VerdictRead
 
 Direction = Literal["slower", "faster"]
@@ -73,12 +88,17 @@ def change_cause(
     work: list[CounterChange] | None,
     cost_only: bool = False,
     net: VerdictRead | None = None,
+    stages: list[StageChange] | None = None,
+    same_flavor: bool = True,
 ) -> ChangeCause | None:
     """The cause (module docstring's order) of a finding in `group`: `known` the known causes of its
     breaks, `plan` the parts of its plan change (None: the plan did not change; [] changed in a way
     plan_parts does not name), `work` its counters that differ from the baseline's (None: counters
     unavailable), `cost_only` changed by the per-statement cost only (statement_cost.cost_only; `net`
-    the fingerprint's verdict net of that cost, for the sentence). None when the group gets no cause."""
+    the fingerprint's verdict net of that cost, for the sentence), `stages` its stage changes
+    (replay/stages.py stage_changes; None: no stage events read; `same_flavor` False: compared by
+    phase across MySQL and MariaDB, said so). None when the group gets no cause."""
+    across = "" if same_flavor else " (by phase across MySQL and MariaDB)"
     way = direction(group)
     if known:
         return ChangeCause(kind="known cause", text="; ".join(cause.title for cause in known))
@@ -97,15 +117,20 @@ def change_cause(
         return ChangeCause(kind="work", text=more)
     if cost_only:
         return ChangeCause(kind="per-statement cost", text=_cost_text(way, net))
+    moved = [c.text for c in stages or [] if c.moved]
+    if moved:
+        return ChangeCause(kind="stage", text=f"time in stages{across}: {'; '.join(moved)}")
+    shown = f" ({'stages: ' + '; '.join(c.text for c in stages)})" if stages else ""
     if work is None:  # a slower or faster group's statements ran: the client's clock, or a timeout
         timed_out = group == "slower (timed out)"
         why = "timed out: no counters of its timed-out run" if timed_out else "client clock"
-        return ChangeCause(kind="time only", text=f"time only: work counters unavailable ({why})")
+        return ChangeCause(kind="time only", text=f"time only: work counters unavailable ({why}){shown}")
+    nothing = "no counter or stage moved" if stages is not None else "no counter moved"
     against = [c.text for c in work if c.moved]
     if against:
-        text = f"time only: work moved the other way ({'; '.join(against)})"
+        text = f"time only: work moved the other way ({'; '.join(against)}){shown}"
         return ChangeCause(kind="time only", text=text)
-    return ChangeCause(kind="time only", text="time only: no counter moved")
+    return ChangeCause(kind="time only", text=f"time only: {nothing}{shown}")
 
 
 def _cost_text(way: Direction, net: VerdictRead | None) -> str:
@@ -127,18 +152,48 @@ def _cost_text(way: Direction, net: VerdictRead | None) -> str:
     )
 
 
-def attribute(report: FingerprintResult, baseline: str, variant: str, cost_only: bool = False) -> None:
+def attribute(
+    report: FingerprintResult,
+    baseline: str,
+    variant: str,
+    cost_only: bool = False,
+    kinds: list[FindingKind] | None = None,
+    stages: list[StageChange] | None = None,
+    same_flavor: bool = True,
+) -> None:
     """Set the fingerprint's finding on `variant`: its counter changes against `baseline` (`work`,
-    replay/counters.py) and its cause (change_cause); `cost_only`: statement_cost.cost_only for this
-    fingerprint and variant (default False); the finding's `net` gives the cause's sentence."""
+    replay/counters.py), its stage changes (`stages`, replay/stages.py stage_changes; None: no stage
+    events read), its cause (change_cause) and, given its finding `kinds` (findings.variant_findings),
+    each finding with its own cause (a break's known cause, a plan change's parts, a time finding's
+    by change_cause without the break's known causes); `cost_only`: statement_cost.cost_only for this
+    fingerprint and variant (default False); the finding's `net` gives the cause's sentence;
+    `same_flavor`: the baseline and the variant are both MySQL or both MariaDB (stages compared by
+    phase across flavors otherwise, said in the cause)."""
     finding = report.variants[variant]
     finding.work = counters.changes(report.work, baseline, variant)
+    finding.stages = list(stages or [])
     plan = None
     for statement in report.statements:
         if any(d.plan for d in statement.diffs if d.variant == variant):
             plan = plan_parts(statement.outcomes[baseline].plan, statement.outcomes[variant].plan)
             break
     available = baseline in report.work and variant in report.work
+    work = finding.work if available else None
     finding.cause = change_cause(
-        finding.group, finding.causes, plan, finding.work if available else None, cost_only, finding.net
+        finding.group, finding.causes, plan, work, cost_only, finding.net, stages, same_flavor
     )
+
+    def cause_of(kind: FindingKind) -> ChangeCause | None:
+        """One finding's own cause: a break's known cause (None when none matches), a plan change's
+        parts, a time finding's by change_cause without the break's known causes."""
+        if kind == "breaks":
+            titles = "; ".join(c.title for c in finding.causes)
+            return ChangeCause(kind="known cause", text=titles) if titles else None
+        if kind == "plan changed":
+            return ChangeCause(
+                kind="plan change", text="plan changed" + (f": {'; '.join(plan)}" if plan else "")
+            )
+        cost = kind.endswith("cost only")
+        return change_cause(kind, [], plan, work, cost, finding.net, stages, same_flavor)
+
+    finding.findings = [FingerprintFinding(kind=kind, cause=cause_of(kind)) for kind in kinds or []]

@@ -35,17 +35,18 @@ replay's time comparisons); a fingerprint's `group` is the first of its variants
 groups.GROUPS order.
 
 Work and cause per fingerprint and variant: `work`, its counters per execution summed over its
-statements counted on every variant (counters.py), the ones that differ from the baseline's and the
-cause of a slower or faster finding (change_causes.py `attribute`).
+statements counted on every variant (counters.py), the ones that differ from the baseline's, its
+time by stage (`stages`, replay/stages.py) and the stages that moved with its time finding, and the
+cause of each finding (change_causes.py `attribute`).
 """
 
 import math
 import statistics
 from typing import NamedTuple
 
-from upgradelab.replay import counters, findings, statement_cost
+from upgradelab.replay import counters, findings, stages, statement_cost
 from upgradelab.replay.causes import Difference, known_cause
-from upgradelab.replay.change_causes import attribute
+from upgradelab.replay.change_causes import attribute, direction
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.pairs import aa_floor, cost_rounds, paired_rounds, pass_values
@@ -53,6 +54,7 @@ from upgradelab.replay.report import (
     Cause,
     ErrorChange,
     FingerprintResult,
+    StageChange,
     StatementDiff,
     StatementResult,
     VariantFinding,
@@ -205,12 +207,40 @@ def cost_pairs(replays: list[VariantReplay], aa_control: str | None = None) -> d
     return out
 
 
+def _stage_changes(
+    report: FingerprintResult,
+    rounds: dict[str, stages.StageRounds | None],
+    replays: list[VariantReplay],
+    variant: VariantReplay,
+    aa_control: str | None,
+) -> list[StageChange] | None:
+    """The stage changes of the fingerprint's time finding on `variant` (stages.stage_changes, against
+    the A/A control's stages unless `variant` is the control); [] without a slower or faster finding,
+    None when either side kept no stages (the cause then says "no counter moved" as before stages)."""
+    base = replays[0]
+    on_base, on_variant = rounds.get(base.name), rounds.get(variant.name)
+    if on_base is None or on_variant is None:
+        return None
+    kind = findings.time_finding(report, variant.name)
+    way = direction(kind) if kind and kind != "slower (timed out)" else None
+    if way is None:
+        return []
+    aa = rounds.get(aa_control) if aa_control and variant.name != aa_control else None
+    same_flavor = not base.flavor or not variant.flavor or base.flavor == variant.flavor
+    return stages.stage_changes(on_base, on_variant, way, aa, same_flavor)
+
+
 def compare(
-    statements: list[SourceStatement], replays: list[VariantReplay], aa_control: str | None = None
+    statements: list[SourceStatement],
+    replays: list[VariantReplay],
+    aa_control: str | None = None,
+    with_stages: bool = True,
 ) -> list[FingerprintResult]:
     """Fingerprint reports in source order of their first statement (see module docstring).
     aa_control: the name of the A/A control's replay (a second instance of the baseline): its
-    interval is each fingerprint's `floor`, and the other variants' verdicts are read against it."""
+    interval is each fingerprint's `floor`, and the other variants' verdicts are read against it.
+    with_stages: where the time went and which stages moved (replay/stages.py; False: neither, for a
+    reading that needs the groups only, as the extension's)."""
     base = replays[0]
     clocks = {r.name: pair_clock(base.clock, r.clock) for r in replays[1:]}
     by_fingerprint: dict[str, list[int]] = {}
@@ -219,7 +249,10 @@ def compare(
     costs = cost_pairs(replays, aa_control)
     reports = []
     logs: dict[tuple[str, str], list[float]] = {}
+    stage_data: dict[str, dict[str, stages.StageRounds | None]] = {}
     for fid, indexes in by_fingerprint.items():
+        if with_stages:
+            stage_data[fid] = {r.name: stages.stage_rounds(r, indexes) for r in replays}
         statement_reports = [_statement(statements, replays, i) for i in indexes]
         rounds = {r.name: pass_values(r, indexes) for r in replays}
         medians = {
@@ -258,6 +291,11 @@ def compare(
                 floor=ratios.get(aa_control) if aa_control else None,
                 rounds=timed_rounds(replays, indexes),
                 work=counters.fingerprint_work({r.name: _tallies(r, indexes) for r in replays}),
+                stages={
+                    name: stages.fingerprint_stages(one)
+                    for name, one in stage_data.get(fid, {}).items()
+                    if one is not None
+                },
                 variants={
                     r.name: VariantFinding(group="undecided", clock=clocks[r.name], net=net[r.name])
                     for r in replays[1:]
@@ -282,6 +320,16 @@ def compare(
                     if d.variant == r.name and d.cause
                 }.values()
             )
-            attribute(report, base.name, r.name, cost_only=finding.per_statement_cost_only)
+            attribute(
+                report,
+                base.name,
+                r.name,
+                cost_only=finding.per_statement_cost_only,
+                kinds=findings.variant_findings(report, r.name),
+                stages=_stage_changes(
+                    report, stage_data.get(report.fingerprint_id, {}), replays, r, aa_control
+                ),
+                same_flavor=not base.flavor or not r.flavor or base.flavor == r.flavor,
+            )
         report.group = findings.overall_group(report)
     return reports

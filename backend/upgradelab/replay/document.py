@@ -3,7 +3,7 @@ variants as replayed, the summary per variant, the per-statement cost on top, th
 extension sentences, and the pt-upgrade-like exit status bits."""
 
 from upgradelab.execution.schedule import EXTENSION_STEP, RunSchedule
-from upgradelab.replay import counters, findings, statement_cost
+from upgradelab.replay import counters, findings, stages, statement_cost
 from upgradelab.replay.compare import THRESHOLD, cost_pairs
 from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.groups import GROUPS
@@ -11,7 +11,6 @@ from upgradelab.replay.report import (
     FingerprintResult,
     ReplayReport,
     StatementCost,
-    StatementResult,
     VariantReport,
 )
 from upgradelab.replay.sources import SourceStatement
@@ -31,33 +30,21 @@ def statement_costs(replays: list[VariantReplay], aa_control: str | None = None)
     ]
 
 
-def _newly_timed_out(statement: StatementResult) -> bool:
-    """Timed out on a variant and not on the baseline (the first of `outcomes`): a statement that
-    became too slow to finish."""
-
-    def timed_out(name: str) -> bool:
-        return statement.outcomes[name].kind == "timed out" or statement.timed_out_runs.get(name, 0) > 0
-
-    baseline = next(iter(statement.outcomes))
-    return not timed_out(baseline) and any(timed_out(d.variant) for d in statement.diffs)
-
-
 def exit_bits(reports: list[FingerprintResult]) -> int:
-    """pt-upgrade-like exit status: 1 result/error differences, 2 regressions (slower, or timed out on
-    a variant and not on the baseline), 4 plan changes. Refusals set no bit."""
+    """pt-upgrade-like exit status from every finding of every fingerprint on every variant
+    (findings.variant_findings, so a regression inside a break sets its bit too): 1 breaks (result or
+    error differences), 2 regressions (slower, slower by the per-statement cost, or timed out on a
+    variant and not on the baseline), 4 plan changes. Refusals set no bit."""
     bits = 0
     for report in reports:
-        diffs = [d for s in report.statements for d in s.diffs]
-        if any(d.breaks for d in diffs):
-            bits |= EXIT_BREAKS
-        if any(d.plan for d in diffs):
-            bits |= EXIT_PLAN_CHANGES
-        if any(r.verdict == "regression" for r in report.ratios.values()):
-            bits |= EXIT_REGRESSIONS
-        if any(f.group == "slower (timed out)" for f in report.variants.values()):
-            bits |= EXIT_REGRESSIONS
-        if any(_newly_timed_out(s) for s in report.statements):
-            bits |= EXIT_REGRESSIONS
+        for variant in report.variants:
+            for kind in findings.variant_findings(report, variant):
+                if kind == "breaks":
+                    bits |= EXIT_BREAKS
+                elif kind == "plan changed":
+                    bits |= EXIT_PLAN_CHANGES
+                elif kind.startswith("slower"):
+                    bits |= EXIT_REGRESSIONS
     return bits
 
 
@@ -109,10 +96,11 @@ def report_document(
                 settings=r.settings,
                 performance_schema=r.performance_schema,
                 counters=[c.name for c in counters.COUNTERS if any(c.name in t.count for t in r.work)],
+                stages=bool(r.stages) and bool(r.stage_events),
             )
             for r in replays
         ],
-        summary=[findings.summarise(reports, r.name, r.version) for r in replays[1:]],
+        summary=[findings.summarise(reports, r.name, r.version, replays[0].name) for r in replays[1:]],
         clock=clocks.pop() if len(clocks) == 1 else None,
         per_statement_cost=statement_costs(replays, aa_control),
         timing=statement_cost.timing_text(
@@ -135,4 +123,5 @@ def report_document(
         max_rounds=max_rounds if extended else None,
         extension=extension,
         work_counters=counters.work_text({r.name: r.clock for r in replays}),
+        stages=stages.stages_text({r.name: bool(r.stages) and bool(r.stage_events) for r in replays}),
     )

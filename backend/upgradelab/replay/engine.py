@@ -12,8 +12,9 @@
    the round's shuffled order, rotated at each turn), each thawed for its turn and frozen after it;
    a statement is repeated until enough time was measured (timing.py: the server's clock where the
    variant's server gives it, every instance the lab starts having performance_schema ON, the
-   client's otherwise; the client's time is kept too, for a pair on different clocks) and the pass's
-   value is the median of its runs; the round's value is the median of its passes; the null
+   client's otherwise; the client's time is kept too, for a pair on different clocks; on the server's
+   clock each run's stages are read with its row, replay/stage_events.py) and the pass's value is the
+   median of its runs; the round's value is the median of its passes; the null
    statement `DO 0` (statement_cost.py) is timed after the user's in every round, on every variant,
    as one more statement (the per-statement cost, measured apart); from step 2 on, the replay's
    thread and every variant's server process share one CPU (execution/timing_cpu.py: a fast
@@ -72,6 +73,7 @@ from upgradelab.replay.opening import (
 )
 from upgradelab.replay.passes import StatementRunner, capture_outcomes, statement_passes, statement_runner
 from upgradelab.replay.sources import SourceStatement
+from upgradelab.replay.stage_events import StageTally
 from upgradelab.replay.statement_cost import NULL_STATEMENT
 from upgradelab.replay.turns import Interleave, round_turns
 from upgradelab.settings import get_settings
@@ -165,6 +167,11 @@ def replay_rounds(
                     step(one.variant.name, f"capturing outcomes of {len(user_statements)} statements")
                     with fleet.block(instance):
                         capture_outcomes(one, runs[index], dataset, statements)
+                        if one.replay.stage_events and settings.replay_stages:  # stage_events.py
+                            # the user's statements only: the null statement's ~200 runs a pass
+                            # would each pay a stage read for a time no fingerprint shows
+                            one.replay.stages = [StageTally() for _ in user_statements]
+                            one.replay.stage_runs = settings.replay_stage_runs or None
                         for statement in range(len(statements)):
                             passes(index, statement, 1, warm_up=True)
 

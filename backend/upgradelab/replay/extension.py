@@ -55,6 +55,7 @@ def still_undecided(
     statements: list[SourceStatement], replays: list[VariantReplay], aa_control: str | None = None
 ) -> list[int]:
     """Indexes (source order) of the statements whose fingerprint is still undecided on what
-    `replays` timed so far, read as the report reads it (compare.py; aa_control as there)."""
-    open_ids = undecided_fingerprints(compare(statements, replays, aa_control=aa_control))
+    `replays` timed so far, read as the report reads it (compare.py; aa_control as there; its stages
+    are not read: they name causes, never a group)."""
+    open_ids = undecided_fingerprints(compare(statements, replays, aa_control=aa_control, with_stages=False))
     return [index for index, one in enumerate(statements) if one.fingerprint_id in open_ids]

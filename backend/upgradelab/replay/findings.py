@@ -18,6 +18,13 @@ Group of a fingerprint on a variant, first match (DEA's per-query verdicts, one 
 8. "same": the time verdict is "no significant difference" (the whole interval within the threshold);
 9. "undecided": anything else (interval too wide, too few rounds, no time).
 
+Findings (`variant_findings`): the groups above name one thing per fingerprint and variant; a
+fingerprint may have several findings there, each counted in the summary's own column: a break, its
+time (slower / slower (timed out) / faster, or changed by the per-statement cost only) and a plan
+change. A 5x regression in a query whose rows come in another order is "breaks" (its group, the most
+severe) and "slower" (counted in `slower`, with its own cause, "1 also a break"): no finding is lost
+inside another.
+
 False discoveries: every comparison with paired rounds (fingerprint x variant) gets a p-value
 (results/stats/fdr.py, the statistic of the interval verdicts.py reads); Benjamini-Hochberg adjusts
 them across the whole replay, and a regression or improvement whose adjusted value exceeds FDR_Q is
@@ -26,6 +33,7 @@ read "inconclusive", with the reason saying so.
 
 import math
 import statistics
+from typing import get_args
 
 import numpy as np
 
@@ -33,6 +41,7 @@ from upgradelab.replay.change_causes import direction
 from upgradelab.replay.groups import GROUPS, Group
 from upgradelab.replay.report import (
     CauseKind,
+    FindingKind,
     FingerprintResult,
     StatementDiff,
     VariantFinding,
@@ -90,17 +99,73 @@ def control_false_discoveries(
     return len(tested)
 
 
+# A fingerprint's findings on a variant in severity order (report.FingerprintFinding); its group
+# is the first's.
+FINDINGS: tuple[FindingKind, ...] = get_args(FindingKind)
+SLOWER: tuple[FindingKind, ...] = ("slower", "slower (timed out)")
+# The findings a group already names (the others of a fingerprint are said beside its group: "also")
+GROUP_FINDINGS: dict[str, tuple[FindingKind, ...]] = {
+    "breaks": ("breaks",),
+    "slower, plan changed": ("slower", "plan changed"),
+    "slower (timed out)": ("slower (timed out)",),
+    "slower": ("slower",),
+    "slower: per-statement cost only": ("slower: per-statement cost only",),
+    "plan changed": ("plan changed",),
+    "faster, plan changed": ("faster", "plan changed"),
+    "faster": ("faster",),
+    "faster: per-statement cost only": ("faster: per-statement cost only",),
+}
+
+
+def _timed_out(report: FingerprintResult, name: str | None) -> bool:
+    """A statement of the fingerprint timed out on `name` (when captured or in a timed run)."""
+    return name is not None and any(
+        s.outcomes[name].kind == "timed out" or s.timed_out_runs.get(name, 0) > 0
+        for s in report.statements
+        if name in s.outcomes
+    )
+
+
+def time_finding(report: FingerprintResult, variant: str) -> FindingKind | None:
+    """The fingerprint's time finding on `variant`, whatever else it has (module docstring): "slower
+    (timed out)" (timed out there and not on the baseline), "slower" / "faster" on a decided verdict
+    (after false-discovery control), "...: per-statement cost only" when the finding's
+    per_statement_cost_only holds and its plan did not change (a plan change is a reason of its own,
+    as variant_group reads it); None otherwise."""
+    baseline = next(iter(report.median_s), None)
+    if _timed_out(report, variant) and not _timed_out(report, baseline):
+        return "slower (timed out)"
+    ratio = report.ratios.get(variant)
+    verdict = ratio.verdict if ratio else None
+    if verdict not in ("regression", "improvement"):
+        return None
+    finding = report.variants.get(variant)
+    plan = any(d.plan for s in report.statements for d in s.diffs if d.variant == variant)
+    cost_only = finding is not None and finding.per_statement_cost_only and not plan
+    if verdict == "regression":
+        return "slower: per-statement cost only" if cost_only else "slower"
+    return "faster: per-statement cost only" if cost_only else "faster"
+
+
+def variant_findings(report: FingerprintResult, variant: str) -> list[FindingKind]:
+    """Every finding of the fingerprint on `variant` in FINDINGS order: "breaks" (a statement's diff
+    breaks), its time finding (time_finding), "plan changed" (a statement's plan differs)."""
+    diffs = [d for s in report.statements for d in s.diffs if d.variant == variant]
+    found = {time_finding(report, variant)}
+    if any(d.breaks for d in diffs):
+        found.add("breaks")
+    if any(d.plan for d in diffs):
+        found.add("plan changed")
+    return [kind for kind in FINDINGS if kind in found]
+
+
 def variant_group(report: FingerprintResult, variant: str) -> Group:
     """The fingerprint's group on `variant` (module docstring)."""
     diffs = [d for s in report.statements for d in s.diffs if d.variant == variant]
     baseline = next(iter(report.median_s), None)
 
     def timed_out(name: str) -> bool:
-        return any(
-            s.outcomes[name].kind == "timed out" or s.timed_out_runs.get(name, 0) > 0
-            for s in report.statements
-            if name in s.outcomes
-        )
+        return _timed_out(report, name)
 
     ratio = report.ratios.get(variant)
     verdict = ratio.verdict if ratio else None
@@ -149,19 +214,52 @@ def overall_group(report: FingerprintResult) -> Group:
 
 
 def cause_counts(reports: list[FingerprintResult], variant: str, way: str) -> dict[CauseKind, int]:
-    """How many fingerprints are `way` ("slower", "faster") on `variant`, by the kind of their cause
-    (change_causes.py), most first."""
+    """How many fingerprints have a `way` ("slower", "faster") finding on `variant`, whatever their
+    group (a regression inside a break included), by the kind of its cause (change_causes.py), most
+    first. A report from before findings: its group's cause."""
     counts: dict[CauseKind, int] = {}
     for report in reports:
         finding = report.variants.get(variant)
-        if finding is not None and finding.cause is not None and direction(finding.group) == way:
-            counts[finding.cause.kind] = counts.get(finding.cause.kind, 0) + 1
+        if finding is None:
+            continue
+        causes = [f.cause for f in finding.findings if direction(f.kind) == way]
+        if not finding.findings and direction(finding.group) == way:
+            causes = [finding.cause]
+        for cause in causes:
+            if cause is not None:
+                counts[cause.kind] = counts.get(cause.kind, 0) + 1
     return dict(sorted(counts.items(), key=lambda item: -item[1]))
 
 
-def summarise(reports: list[FingerprintResult], variant: str, version: str) -> VariantSummary:
-    """The counts of `variant` against the baseline (report.VariantSummary), in fingerprints."""
+def summary_text(summary: VariantSummary, baseline: str) -> str:
+    """A variant's summary line as the CLI prints it and `--json` keeps it (VariantSummary.text):
+    "mariadb-11.8 (11.8.2) vs mariadb-10.11: breaks 1 (...), slower 1 (1 also a break, plan changed
+    1, timed out 0), ..."."""
+    one = summary
+    mde = f" (median smallest detectable change {one.undecided_median_mde:.0%})" if (
+        one.undecided and one.undecided_median_mde is not None
+    ) else ""  # fmt: skip
+    slower_break = f"{one.slower_also_break} also a break, " if one.slower_also_break else ""
+    faster_break = f"{one.faster_also_break} also a break, " if one.faster_also_break else ""
+    return (
+        f"{one.variant} ({one.version}) vs {baseline}: breaks {one.breaks} "
+        f"(new errors {one.new_errors}, resolved {one.resolved_errors}, result changes "
+        f"{one.result_changes}), slower {one.slower} ({slower_break}plan changed {one.slower_plan_changed}, "
+        f"timed out {one.slower_timed_out}), faster {one.faster} ({faster_break}plan changed "
+        f"{one.faster_plan_changed}), per-statement cost only {one.slower_cost_only} slower / "
+        f"{one.faster_cost_only} faster, same {one.same}, undecided "
+        f"{one.undecided}{mde}, plan changes {one.plan_changes}, refused writes {one.refused}, "
+        f"timeouts {one.timeouts}"
+    )
+
+
+def summarise(
+    reports: list[FingerprintResult], variant: str, version: str, baseline: str = ""
+) -> VariantSummary:
+    """The counts of `variant` against `baseline` (report.VariantSummary), in fingerprints: each
+    finding (variant_findings) in its own column, the groups for same, undecided and refused."""
     groups = [r.variants[variant].group for r in reports if variant in r.variants]
+    found = [set(variant_findings(r, variant)) for r in reports if variant in r.variants]
     diffs: list[list[StatementDiff]] = [
         [d for s in r.statements for d in s.diffs if d.variant == variant] for r in reports
     ]
@@ -171,28 +269,39 @@ def summarise(reports: list[FingerprintResult], variant: str, version: str) -> V
         if variant in r.variants and r.variants[variant].group == "undecided" and variant in r.ratios
     ]
     finite = [m for m in mdes if math.isfinite(m)]
-    return VariantSummary(
+    baseline_name = next((next(iter(r.median_s)) for r in reports if r.median_s), None)
+
+    def count(*kinds: FindingKind, also: FindingKind | None = None) -> int:
+        return sum(bool(one & set(kinds)) and (also is None or also in one) for one in found)
+
+    summary = VariantSummary(
         variant=variant,
         version=version,
-        breaks=groups.count("breaks"),
+        breaks=count("breaks"),
         new_errors=sum(any(d.error_change in ("new", "changed") for d in one) for one in diffs),
         resolved_errors=sum(any(d.error_change == "resolved" for d in one) for one in diffs),
         result_changes=sum(
             any(d.result or (d.ordering_only and d.unordered_query) for d in one) for one in diffs
         ),
-        slower=sum(g in ("slower", "slower, plan changed", "slower (timed out)") for g in groups),
-        slower_plan_changed=groups.count("slower, plan changed"),
-        slower_timed_out=groups.count("slower (timed out)"),
-        faster=sum(g in ("faster", "faster, plan changed") for g in groups),
-        faster_plan_changed=groups.count("faster, plan changed"),
-        slower_cost_only=groups.count("slower: per-statement cost only"),
-        faster_cost_only=groups.count("faster: per-statement cost only"),
+        slower=count(*SLOWER),
+        slower_plan_changed=count("slower", also="plan changed"),
+        slower_timed_out=count("slower (timed out)"),
+        slower_also_break=count(*SLOWER, also="breaks"),
+        faster=count("faster"),
+        faster_plan_changed=count("faster", also="plan changed"),
+        faster_also_break=count("faster", also="breaks"),
+        slower_cost_only=count("slower: per-statement cost only"),
+        faster_cost_only=count("faster: per-statement cost only"),
         same=groups.count("same"),
         undecided=groups.count("undecided"),
         undecided_median_mde=float(statistics.median(finite)) if finite else None,
         plan_changes=sum(any(d.plan for d in one) for one in diffs),
         refused=groups.count("refused"),
-        timeouts=sum(g in ("timed out", "slower (timed out)") for g in groups),
+        timeouts=sum(
+            _timed_out(r, variant) or _timed_out(r, baseline_name) for r in reports if variant in r.variants
+        ),
         slower_causes=cause_counts(reports, variant, "slower"),
         faster_causes=cause_counts(reports, variant, "faster"),
     )
+    summary.text = summary_text(summary, baseline or baseline_name or "the baseline")
+    return summary

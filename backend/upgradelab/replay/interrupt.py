@@ -71,6 +71,9 @@ def measured(opened: dict[int, OpenVariant], count: int, rounds: int) -> ReplayC
         replay.work = replay.work[:captured]  # counters of every timed run, a round cut short too
         client = replay.client_times or [[] for _ in range(captured)]
         replay.client_times = [one[: rounds * replay.passes] for one in client[:captured]]
+        replay.stages = replay.stages[:captured]
+        for tally in replay.stages:
+            tally.cut(rounds * replay.passes)
         if replay.null_statement is not None and replay.null_statement >= captured:
             replay.null_statement = None  # not captured on every variant: no per-statement cost
     return ReplayCancelled(replays, captured, rounds if captured else 0)

@@ -12,8 +12,10 @@ from upgradelab.replay.counters import WorkTally
 from upgradelab.replay.dataset_load import DumpDataset, ensure_dataset
 from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.settle import analyze_tables
+from upgradelab.replay.stage_events import StageTally
 from upgradelab.replay.timing import Clock, ServerClock, clock_options, server_clock
 from upgradelab.replay.variant_settings import VariantSettings, apply_server_settings, apply_session_settings
+from upgradelab.settings import get_settings
 from upgradelab.targets.provisioners import Provisioner
 from upgradelab.targets.provisioners.base import (
     ADMIN_READ_TIMEOUT_S,
@@ -29,17 +31,21 @@ class VariantReplay:
     """One variant's replay: server version, whether the dataset was loaded (LoadResult) or reused
     (None), its tables, one Outcome per statement, and per statement the seconds of each of its timed
     runs in execution order (None where it errored or was not run, math.inf where it timed out):
-    `passes` per round, so times[statement][k] is from round k // passes + 1; each the median of
-    the pass's repeated runs (timing.py), `repeats[statement]` the runs of its last pass.
-    flavor: the server's (mysql, mariadb); statistics_at: when ANALYZE TABLE ran on its `analyzed`
-    tables (UTC); clock: which clock timed it ("server": performance_schema TIMER_WAIT, "client");
-    client_times: as `times`, by the client's clock (the same as `times` when that is its clock: a
-    pair of variants on different clocks is compared on the client's, timing.py `pair_clock`);
-    performance_schema: @@performance_schema at its opening (None: not read); null_statement: the
-    index in `outcomes` / `times` of the null statement the engine times beside the user's
-    (statement_cost.py; None: not timed); work[statement]: its work counters over its timed runs
-    (replay/counters.py; empty tallies on the client's clock); timing_cpu: how the timing was placed
-    on the CPUs, the same sentence on every variant (execution/timing_cpu.py `plan`; None: not said)."""
+    `passes` per round, so times[statement][k] is from round k // passes + 1; each the median of the
+    pass's repeated runs (timing.py), `repeats[statement]` the runs of its last pass. flavor: the
+    server's (mysql, mariadb); statistics_at: when ANALYZE TABLE ran on its `analyzed` tables (UTC);
+    clock: which clock timed it ("server": performance_schema TIMER_WAIT, "client"); client_times: as
+    `times`, by the client's clock (the same as `times` when that is its clock: a pair of variants on
+    different clocks is compared on the client's, timing.py `pair_clock`); performance_schema:
+    @@performance_schema at its opening (None: not read); null_statement: the index in `outcomes` /
+    `times` of the null statement the engine times beside the user's (statement_cost.py; None: not
+    timed); work[statement]: its work counters over its timed runs (replay/counters.py; empty tallies on
+    the client's clock); timing_cpu: how the timing was placed on the CPUs, the same sentence on every
+    variant (execution/timing_cpu.py `plan`; None: not said); stages[statement]: its stages per timed
+    pass (replay/stage_events.py StageTally, one entry per entry of its `times`; the user's statements
+    only, not the null statement; [] where the replay keeps none: a fix search's arms), stage_events:
+    whether its server keeps the stage events a timed run reads (None: not said); stage_runs: how many
+    runs of a pass read their stages (None: every run; settings `replay_stage_runs`)."""
 
     name: str
     version: str
@@ -59,6 +65,9 @@ class VariantReplay:
     null_statement: int | None = None
     work: list[WorkTally] = field(default_factory=list)
     timing_cpu: str | None = None
+    stages: list[StageTally] = field(default_factory=list)
+    stage_events: bool | None = None
+    stage_runs: int | None = None
 
 
 @dataclass(frozen=True)
@@ -144,13 +153,14 @@ def with_clock_options(variant: ReplayVariant) -> ReplayVariant:
     """The variant with timing.py CLOCK_OPTIONS before its own options when the lab starts its server
     (not on an existing server): its own options come last and win, so a variant may still turn
     performance_schema off (it is then timed by the client's clock)."""
-    extra = clock_options(variant.provisioner.kind)
+    extra = clock_options(variant.provisioner.kind, get_settings().replay_stages)
     return replace(variant, options=[*extra, *variant.options]) if extra else variant
 
 
 def say_clocks(opened: list[OpenVariant]) -> None:
-    """Each variant's clock, said in its replay: "server" where it gives TIMER_WAIT, else "client".
-    A pair on different clocks is compared on the client's (timing.py `pair_clock`), so every
-    server clock is kept."""
+    """Each variant's clock, said in its replay: "server" where it gives TIMER_WAIT, else "client",
+    and whether its timed runs can read their stages (`stage_events`). A pair on different clocks is
+    compared on the client's (timing.py `pair_clock`), so every server clock is kept."""
     for one in opened:
         one.replay.clock = "server" if one.clock is not None else "client"
+        one.replay.stage_events = one.clock is not None and one.clock.stage_size is not None

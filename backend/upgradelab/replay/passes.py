@@ -11,6 +11,7 @@ from upgradelab.replay.interrupt import Interrupt
 from upgradelab.replay.opening import OpenVariant
 from upgradelab.replay.outcomes import Outcome, Statements, capture
 from upgradelab.replay.sources import SourceStatement
+from upgradelab.replay.stage_events import RunStages, StageTally
 from upgradelab.replay.timing import pass_value, timed_runs
 from upgradelab.targets.provisioners.base import (
     ADMIN_READ_TIMEOUT_S,
@@ -84,19 +85,22 @@ def statement_passes(
 ) -> None:
     """`passes` timed passes of statement `index` (each repeated, timing.py, its value kept); None per
     pass when it is left out (client_times alike: each pass's value by the client's clock too, timing.py).
+    Where the replay keeps stages (`one.replay.stages`, engine.py), each pass's stages too, one entry
+    per pass (stage_events.StageTally; an entry without stages where the pass is left out).
     `warm_up`: one run, nothing kept."""
     one.replay.repeats = one.replay.repeats or [0 for _ in statements]
     if len(one.replay.client_times) < len(statements):
         one.replay.client_times = [[] for _ in statements]
     statement = statements[index]
+    tally = None if warm_up or index >= len(one.replay.stages) else one.replay.stages[index]
     if index in run.untimed:
         if not warm_up:
-            one.replay.times[index].extend([None] * passes)
-            one.replay.client_times[index].extend([None] * passes)
+            _left_out(one, index, tally, passes)
         return
     one.connection.select_db(statement.database or dataset.database)
     for done in range(1, passes + 1):
         client: list[float] = []
+        stages: list[RunStages] = []
         work = None if warm_up or index >= len(one.replay.work) else one.replay.work[index]
         runs = timed_runs(
             run.statements,
@@ -105,15 +109,28 @@ def statement_passes(
             max_repeats=1 if warm_up else None,
             client=client,
             work=work,
+            stages=stages if tally is not None else None,
+            stage_runs=one.replay.stage_runs,
         )
         seconds = pass_value(runs)
         if not warm_up:
             one.replay.times[index].append(seconds)
             one.replay.client_times[index].append(pass_value(client) if runs and client else seconds)
             one.replay.repeats[index] = len(runs or [])
+        if tally is not None:  # a pass that errored or timed out: no stages of its own
+            tally.add_pass(stages if seconds is not None and seconds != float("inf") else [])
         if seconds == float("inf"):  # timed out: not run again on this variant (the passes left: None)
             run.untimed.add(index)
             if not warm_up:
-                one.replay.times[index].extend([None] * (passes - done))
-                one.replay.client_times[index].extend([None] * (passes - done))
+                _left_out(one, index, tally, passes - done)
             return
+
+
+def _left_out(one: OpenVariant, index: int, tally: StageTally | None, passes: int) -> None:
+    """`passes` passes of statement `index` not timed: None in its times (both clocks), an entry
+    without stages in its tally."""
+    one.replay.times[index].extend([None] * passes)
+    one.replay.client_times[index].extend([None] * passes)
+    if tally is not None:
+        for _ in range(passes):
+            tally.add_pass([])

@@ -1,7 +1,12 @@
 """The replay report document as stored and sent (replay/compare.py `report_document` builds it): per
 variant its server and summary, per fingerprint its group, times and verdicts, per statement its
 outcomes and diffs. Every shape reads reports stored by older versions (defaults and the validators
-below)."""
+below).
+
+One concept: the stored report document, every shape of it (the JSON's schema, read from the
+top-level ReplayReport down to a statement's diff) in one module, as the API and the fix search read
+it by its keys.
+"""
 
 import math
 from datetime import datetime
@@ -35,7 +40,7 @@ class Cause(ReadShape):
     check: str | None
 
 
-CauseKind = Literal["known cause", "plan change", "work", "per-statement cost", "time only"]
+CauseKind = Literal["known cause", "plan change", "work", "per-statement cost", "stage", "time only"]
 
 
 class CounterRange(ReadShape):
@@ -77,10 +82,72 @@ class CounterChange(ReadShape):
 class ChangeCause(ReadShape):
     """Why a fingerprint changed on a variant, from what was measured (replay/change_causes.py), the
     first of: "known cause" (of a break, causes.py), "plan change" (which part), "work" (which counter
-    moved, by how much), "per-statement cost" (its time net of the null statement's is the same), "time
-    only"; `text` says it ("more work: rows examined 16,049 -> 802,450, 50x")."""
+    moved, by how much), "per-statement cost" (its time net of the null statement's is the same),
+    "stage" (which stages of its time moved, replay/stages.py), "time only"; `text` says it ("more
+    work: rows examined 16,049 -> 802,450, 50x", "time in stages: optimizing 12 -> 48 us, 4.0x")."""
 
     kind: CauseKind
+    text: str
+
+
+FindingKind = Literal[  # in severity order (findings.FINDINGS)
+    "breaks",
+    "slower (timed out)",
+    "slower",
+    "plan changed",
+    "faster",
+    "slower: per-statement cost only",
+    "faster: per-statement cost only",
+]
+
+
+class FingerprintFinding(ReadShape):
+    """One finding of a fingerprint on a variant (replay/findings.py `variant_findings`): a fingerprint
+    may have several, each counted in the summary's own column: "breaks" (an error, result or
+    unasked-for order difference; `cause` its known cause, None when none matches), its time ("slower",
+    "slower (timed out)", "faster", or "... : per-statement cost only"; `cause` why, change_causes.py,
+    never the break's known cause) and "plan changed" (`cause` the plan's parts). In severity order
+    (findings.FINDINGS); the fingerprint's group on the variant is the most severe one's."""
+
+    kind: FindingKind
+    cause: ChangeCause | None = None
+
+
+class StageTimes(ReadShape):
+    """Where a fingerprint's time went on one variant (replay/stages.py `fingerprint_stages`): per stage
+    of its statements (performance_schema stage events, nested in the statement's own event by
+    NESTING_EVENT_ID; names lower-cased, "stage/sql/" left out; "outside any stage": the statement's
+    TIMER_WAIT not covered by its stages) the seconds per execution (replay/stages.py `per_execution`:
+    the mean over the middle half of its passes, each the mean of the middle half of the pass's runs,
+    summed over the fingerprint's statements; the stages add up to `total_s`), largest first; `total_s`
+    the fingerprint's time per execution on the same passes (near its median time); `cpu_s` its CPU
+    time per execution where the server has it (MySQL 8.0.28+'s CPU_TIME, None elsewhere);
+    `executions` the timed runs whose stages were read, `passes` the passes they make up; `incomplete`
+    the runs whose stage history was full (the earliest stages of such a run may be missing:
+    performance_schema_events_stages_history_size)."""
+
+    executions: int
+    passes: int
+    total_s: float
+    stages: dict[str, float]
+    cpu_s: float | None = None
+    incomplete: int = 0
+
+
+class StageChange(ReadShape):
+    """One stage (or "CPU time") of a fingerprint on a variant against the baseline (replay/stages.py
+    `stage_changes`): seconds per execution on both sides (None: never in that stage there), `ratio`
+    variant / baseline read over the paired rounds at stages.THRESHOLD with its Bonferroni confidence
+    and against the A/A control's interval of the same stage (None: on one side only), `share` its
+    change as a fraction of the fingerprint's change (positive: along it), `moved` (stages.py's rule)
+    and the text ("optimizing 12 -> 48 us, 4.0x")."""
+
+    stage: str
+    base_s: float | None
+    other_s: float | None
+    ratio: VerdictRead | None
+    share: float | None
+    moved: bool
     text: str
 
 
@@ -141,7 +208,11 @@ class VariantFinding(ReadShape):
     statement's time taken out, against the baseline's; None without the null statement);
     `per_statement_cost_only`: slower or faster by the variant's per-statement cost, with no change
     of its own decided net of it (statement_cost.py cost_only; grouped "slower: per-statement cost
-    only" / "faster: ..."; the cause such a change gets)."""
+    only" / "faster: ..."; the cause such a change gets). `findings`: every finding on the variant,
+    each with its own cause (FingerprintFinding; the group is the first's; [] in reports from before), so a
+    regression inside a break is counted and explained too; `stages`: the stages whose change the
+    report shows for its time finding (replay/stages.py: those that moved, then the largest others;
+    [] without a time finding or without stage events)."""
 
     group: Group
     causes: list[Cause] = []
@@ -152,6 +223,8 @@ class VariantFinding(ReadShape):
     clock: str | None = None
     net: VerdictRead | None = None
     per_statement_cost_only: bool = False
+    findings: list[FingerprintFinding] = []
+    stages: list[StageChange] = []
 
 
 class FixSearchBrief(ReadShape):
@@ -181,7 +254,8 @@ class FingerprintResult(ReadShape):
     `class_id`: its pt-query-digest class ID (the last 16 hex digits of its fingerprint's MD5: the
     team's pt-query-digest report lists the class as `0x...<class_id>`; replay/pt_fingerprint.py),
     the same as `fingerprint_id` since issue 47; None in reports from before, whose fingerprint is
-    the lab's own normalization and whose id is not a pt class."""
+    the lab's own normalization and whose id is not a pt class; `stages`: per variant where its time
+    went (StageTimes; {} without stage events and in reports from before)."""
 
     fingerprint_id: str
     fingerprint: str
@@ -195,6 +269,7 @@ class FingerprintResult(ReadShape):
     work: dict[str, WorkCounters] = {}
     fix_searches: list[FixSearchBrief] = []
     class_id: str | None = None
+    stages: dict[str, StageTimes] = {}
 
     @field_validator("ratios", mode="before")
     @classmethod
@@ -230,7 +305,9 @@ class VariantReport(ReadShape):
     it was replayed (replay/variant_settings.py; None in reports from before them); `performance_schema`:
     whether it was ON on that server (every instance the lab starts for a replay has it ON; None in
     reports from before); `counters`: the work counter columns its statement
-    events have (replay/counters.py; [] on the client's clock)."""
+    events have (replay/counters.py; [] on the client's clock); `stages`: whether its timed runs' stage
+    events were read (replay/stages.py; False: its server keeps none, said in the report's `stages`
+    sentence; None in reports from before)."""
 
     name: str
     version: str
@@ -243,6 +320,7 @@ class VariantReport(ReadShape):
     settings: VariantSettings | None = None
     performance_schema: bool | None = None
     counters: list[str] = []
+    stages: bool | None = None
 
 
 class StatementCost(ReadShape):
@@ -270,15 +348,20 @@ class StatementCost(ReadShape):
 
 
 class VariantSummary(ReadShape):
-    """One variant against the baseline, counted in fingerprints: breaks (of them with a new error,
-    with a result change), slower (of them with a plan change, and timed out on the variant only),
-    faster (of them with a plan change), same, undecided (with the median smallest detectable change
-    of their intervals, a fraction), plan changes, refused writes and timeouts (a statement timed out
-    on either). `slower` and `faster` leave out the fingerprints that changed by the per-statement
-    cost only, counted apart in `slower_cost_only` / `faster_cost_only` (0 in reports from before);
-    `slower_causes` / `faster_causes`: the fingerprints of every slower (faster) group, the
-    timed-out and per-statement-cost-only ones included, counted by the kind of their cause
-    (ChangeCause.kind), most first."""
+    """One variant against the baseline, counted in fingerprints, each finding in its own column
+    (replay/findings.py `summarise`; a fingerprint with several findings is in each: a regression
+    inside a break is in `breaks` and in `slower`): breaks (of them with a new error, with a result
+    change), slower (of them with a plan change, timed out on the variant only, and
+    `slower_also_break` also a break), faster (of them with a plan change, `faster_also_break` also a
+    break), same, undecided (with the median smallest detectable change of their intervals, a
+    fraction), plan changes, refused writes and timeouts (a statement timed out on either). `slower`
+    and `faster` leave out the fingerprints that changed by the per-statement cost only, counted apart
+    in `slower_cost_only` / `faster_cost_only` (0 in reports from before); `slower_causes` /
+    `faster_causes`: every slower (faster) finding, the timed-out and per-statement-cost-only ones
+    included, counted by the kind of its cause (ChangeCause.kind), most first; `text`: the line as the
+    CLI prints it ("... slower 1 (1 also a break, plan changed 1, timed out 0) ..."; "" in reports
+    from before). Reports stored before findings counted a break's regression in no column (their
+    `*_also_break` are 0)."""
 
     variant: str
     version: str
@@ -301,6 +384,9 @@ class VariantSummary(ReadShape):
     timeouts: int
     slower_causes: dict[CauseKind, int] = {}
     faster_causes: dict[CauseKind, int] = {}
+    slower_also_break: int = 0
+    faster_also_break: int = 0
+    text: str = ""
 
 
 class ReplayReport(ReadShape):
@@ -321,7 +407,9 @@ class ReplayReport(ReadShape):
     from before); `timing`: how it was timed, each variant's clock and performance_schema (a
     sentence; None in reports from before).
     `work_counters`: where the work counters come from and when one moved, or why they are
-    unavailable (a sentence; None in reports made before them)."""
+    unavailable (a sentence; None in reports made before them); `stages`: where the time by stage
+    comes from and when a stage moved (replay/stages.py's thresholds), or where it is unavailable (a
+    sentence; None in reports made before stages)."""
 
     baseline: str
     partial: bool = False
@@ -346,3 +434,4 @@ class ReplayReport(ReadShape):
     per_statement_cost: list[StatementCost] = []
     timing: str | None = None
     work_counters: str | None = None
+    stages: str | None = None

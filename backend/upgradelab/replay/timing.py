@@ -37,8 +37,10 @@ from typing import Literal
 
 import pymysql
 
+from upgradelab.replay import stage_events
 from upgradelab.replay.counters import COLUMNS_QUERY, WorkTally, event_counters, history_columns
 from upgradelab.replay.outcomes import Statements
+from upgradelab.replay.stage_events import RunStages
 from upgradelab.targets.provisioners.base import ServerConnection
 from upgradelab.targets.statement_timeout import StatementTimedOut
 
@@ -53,22 +55,26 @@ _TEXT_CHECKED = 64
 EVENT_WAIT_S = 0.2
 EVENT_POLL_S = 0.0005
 # Option-file lines every instance the lab starts for a replay gets before the variant's own (as the
-# run's probes do, probes/probe_set.py): the statement events TIMER_WAIT is read from. The names are
-# the same on MySQL 8.0+/9.x and MariaDB 10.5+.
+# run's probes do, probes/probe_set.py): the statement events TIMER_WAIT is read from, and the stage
+# events of each statement (replay/stage_events.py). The names are the same on MySQL 8.0+/9.x and
+# MariaDB 10.5+.
 CLOCK_OPTIONS = (
     "performance_schema=ON",
     "performance-schema-consumer-events-statements-current=ON",
     f"performance-schema-consumer-{_HISTORY.replace('_', '-')}=ON",
+    *stage_events.STAGE_OPTIONS,
 )
 
 
 @dataclass(frozen=True)
 class StatementEvent:
-    """A statement's row of the history: its TIMER_WAIT in seconds and its work counters
-    (replay/counters.py event_counters: {name: value})."""
+    """A statement's row of the history: its TIMER_WAIT in seconds, its work counters
+    (replay/counters.py event_counters: {name: value}) and, when they were read with it, its stages
+    (replay/stage_events.py RunStages; None: not asked, or the server keeps none)."""
 
     seconds: float
     counters: dict[str, float]
+    stages: RunStages | None = None
 
 
 @dataclass
@@ -81,10 +87,14 @@ class ServerClock:
     thread_id: int
     columns: tuple[str, ...] | None = field(default=None)
     event_id: int = 0  # the EVENT_ID of the last row read (`last`)
+    # the per-thread stage history's size where the server keeps stage events (stage_events.py), asked
+    # with the counter columns; None: it keeps none (or not asked yet)
+    stage_size: int | None = None
 
     def counter_columns(self) -> tuple[str, ...]:
-        """The counter columns of this server's events_statements_history (asked once). Where it has
-        CPU_TIME (MySQL 8.0.28+), its consumer is turned on too: off by default, CPU_TIME reads 0."""
+        """The counter columns of this server's events_statements_history (asked once, with whether
+        it keeps stage events: `stage_size`). Where it has CPU_TIME (MySQL 8.0.28+), its consumer is
+        turned on too: off by default, CPU_TIME reads 0."""
         if self.columns is None:
             with self.admin.cursor() as cursor:
                 cursor.execute(COLUMNS_QUERY)
@@ -94,29 +104,49 @@ class ServerClock:
                         "UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' "
                         "WHERE NAME = 'events_statements_cpu'"
                     )
+                cursor.execute(stage_events.STATUS_QUERY)
+                status = cursor.fetchone()
+                self.stage_size = stage_events.history_size(*status) if status else None
         return self.columns
 
-    def last(self, sql: str) -> StatementEvent | None:
+    def last(self, sql: str, stages: bool = False) -> StatementEvent | None:
         """The seconds and counters of the session's statement `sql` that just completed: the
         history's newest row when it is newer than the last one read here (EVENT_ID) and is `sql`
         (SQL_TEXT). The server sends the last row to the client before it ends the statement's event,
         so a read right after can still see the previous statement (on a loaded host, every run of a
         slow statement did): the read is repeated until that row is there, for at most
-        EVENT_WAIT_S. None when it never is (a statement the history does not keep)."""
+        EVENT_WAIT_S. None when it never is (a statement the history does not keep).
+        stages: also its stage events, in the same query (stage_events.py; where the server keeps
+        them, `stage_size`)."""
         columns = self.counter_columns()
+        size = self.stage_size if stages else None
         deadline = time.monotonic() + EVENT_WAIT_S
         while True:
             with self.admin.cursor() as cursor:
-                cursor.execute(
-                    f"SELECT EVENT_ID, TIMER_WAIT, SQL_TEXT{''.join(', ' + c for c in columns)} "
-                    f"FROM performance_schema.{_HISTORY} WHERE THREAD_ID = %s "
-                    "ORDER BY EVENT_ID DESC LIMIT 1",
-                    (self.thread_id,),
-                )
-                row = cursor.fetchone()
+                if size is None:  # the statement's row alone: (EVENT_ID, TIMER_WAIT, SQL_TEXT, counters)
+                    cursor.execute(
+                        f"SELECT EVENT_ID, TIMER_WAIT, SQL_TEXT{''.join(', ' + c for c in columns)} "
+                        f"FROM performance_schema.{_HISTORY} WHERE THREAD_ID = %s "
+                        "ORDER BY EVENT_ID DESC LIMIT 1",
+                        (self.thread_id,),
+                    )
+                    row = cursor.fetchone()
+                    rows: list[tuple[object, ...]] = []
+                else:  # with its stage rows, each marked 0 (the statement) or 1 (a stage)
+                    cursor.execute(
+                        stage_events.history_query(columns), (self.thread_id, self.thread_id, self.event_id)
+                    )
+                    rows = [tuple(one) for one in cursor.fetchall()]
+                    row = next((one[1:] for one in rows if int(str(one[0])) == 0), None)
             if row is not None and int(row[0]) > self.event_id and _is(row[2], sql) and row[1] is not None:
                 self.event_id = int(row[0])
-                return StatementEvent(int(row[1]) / PICOSECONDS, event_counters(columns, tuple(row[3:])))
+                seconds = int(row[1]) / PICOSECONDS
+                counters = event_counters(columns, tuple(row[3:]))
+                found = None
+                if size is not None:
+                    own = [(one[3], one[2]) for one in rows if int(str(one[0])) == 1 and one[1] == row[0]]
+                    found = stage_events.run_stages(own, seconds, size, counters.get("cpu_time_s"))
+                return StatementEvent(seconds, counters, found)
             if time.monotonic() >= deadline:
                 return None
             time.sleep(EVENT_POLL_S)
@@ -158,11 +188,14 @@ def server_clock(admin: ServerConnection, session: ServerConnection) -> ServerCl
     return clock if clock.last("SELECT 1") is not None else None
 
 
-def clock_options(kind: str) -> list[str]:
-    """CLOCK_OPTIONS for an instance of provisioner kind `kind` the lab starts; [] for an existing
-    server (the lab starts nothing there: its clock is the server's only if its own configuration
-    has performance_schema ON)."""
-    return [] if kind == "existing" else list(CLOCK_OPTIONS)
+def clock_options(kind: str, stages: bool = True) -> list[str]:
+    """CLOCK_OPTIONS for an instance of provisioner kind `kind` the lab starts (without the stage
+    lines, stage_events.STAGE_OPTIONS, when `stages` is False: settings `replay_stages` off); [] for
+    an existing server (the lab starts nothing there: its clock is the server's only if its own
+    configuration has performance_schema ON)."""
+    if kind == "existing":
+        return []
+    return [line for line in CLOCK_OPTIONS if stages or line not in stage_events.STAGE_OPTIONS]
 
 
 def pair_clock(baseline: Clock, variant: Clock) -> Clock:
@@ -170,6 +203,35 @@ def pair_clock(baseline: Clock, variant: Clock) -> Clock:
     "client" on both sides (every timed run also records the client's time: a ratio of server time
     to client time would mean nothing)."""
     return "server" if baseline == variant == "server" else "client"
+
+
+@dataclass
+class StageSpread:
+    """Which runs of a pass read their stages (stage_events.py): `runs` of them spread over the pass
+    (None: every run), a run being due when the pass's client time so far reached the next of `runs`
+    even marks of its budget `budget_s` or its run count the next of `runs` even marks of
+    `max_repeats`, whichever comes first: a 100 us statement (~200 runs a pass) reads every ~20th run,
+    a 1 ms one (~20 runs) every other, a 5 ms one every run. A pass's first runs alone would not do:
+    its first 10 runs' stages added up to 156 us for a statement whose median was 100 us
+    (tests/replay/test_findings_on_servers.py; spread, within its bound): the runs right after a
+    variant's turn begins are slower than the rest."""
+
+    runs: int | None
+    budget_s: float
+    max_repeats: int
+    next_s: float = 0.0
+    next_run: int = 0
+
+    def due(self, run: int, spent_s: float) -> bool:
+        """Whether run number `run` (0-based), started after `spent_s` client seconds of the pass,
+        reads its stages; moves the marks when it does."""
+        if self.runs is None:
+            return True
+        if run < self.next_run and spent_s < self.next_s:
+            return False
+        self.next_s = spent_s + self.budget_s / self.runs
+        self.next_run = run + max(1, self.max_repeats // self.runs)
+        return True
 
 
 def timed_runs(
@@ -180,6 +242,8 @@ def timed_runs(
     max_repeats: int | None = None,
     client: list[float] | None = None,
     work: WorkTally | None = None,
+    stages: list[RunStages] | None = None,
+    stage_runs: int | None = None,
 ) -> list[float] | None:
     """Run `sql` until `min_measured_s` seconds were measured or `max_repeats` runs; the seconds of
     each run (server clock when `clock`; a run whose history row never came, ServerClock.last, counts
@@ -188,11 +252,15 @@ def timed_runs(
     None when it errors; [math.inf] when a run timed out. StatementInterrupted passes through.
     client: when given, each run's client seconds are appended to it (a pair of variants timed by
     different clocks is compared on the client's, `pair_clock`); work: where each run's work counters
-    are tallied (a run read by the client's clock has none)."""
+    are tallied (a run read by the client's clock has none); stages: when given, runs' stages are
+    read with their history row and appended (replay/stage_events.py; none where the server keeps
+    no stage events or the run was read by the client's clock): `stage_runs` runs spread over the pass
+    (`StageSpread`; None: every run's; settings `replay_stage_runs`)."""
     seconds: list[float] = []
     spent = 0.0  # the client's seconds of the runs: the budget, whatever the clock (module docstring)
     max_repeats = MAX_REPEATS if max_repeats is None else max_repeats
     min_measured_s = MIN_MEASURED_S if min_measured_s is None else min_measured_s
+    spread = StageSpread(stage_runs, min_measured_s, max_repeats)
     while not seconds or (len(seconds) < max_repeats and spent < min_measured_s):
         try:
             _, elapsed = statements.drain(sql)  # streamed and dropped: one row held at a time
@@ -203,12 +271,15 @@ def timed_runs(
         spent += elapsed
         if client is not None:
             client.append(elapsed)
-        event = clock.last(sql) if clock is not None else None
+        read_stages = stages is not None and spread.due(len(seconds), spent - elapsed)
+        event = clock.last(sql, read_stages) if clock is not None else None
         if event is None:
             clock = None  # not in the history: the pass's other runs are not waited for either
         seconds.append(elapsed if event is None else event.seconds)
         if event is not None and work is not None:
             work.add(event.counters)
+        if event is not None and event.stages is not None and stages is not None:
+            stages.append(event.stages)
     return seconds
 
 

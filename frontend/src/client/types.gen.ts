@@ -790,14 +790,15 @@ export type Cause = {
  *
  * Why a fingerprint changed on a variant, from what was measured (replay/change_causes.py), the
  * first of: "known cause" (of a break, causes.py), "plan change" (which part), "work" (which counter
- * moved, by how much), "per-statement cost" (its time net of the null statement's is the same), "time
- * only"; `text` says it ("more work: rows examined 16,049 -> 802,450, 50x").
+ * moved, by how much), "per-statement cost" (its time net of the null statement's is the same),
+ * "stage" (which stages of its time moved, replay/stages.py), "time only"; `text` says it ("more
+ * work: rows examined 16,049 -> 802,450, 50x", "time in stages: optimizing 12 -> 48 us, 4.0x").
  */
 export type ChangeCause = {
     /**
      * Kind
      */
-    kind: 'known cause' | 'plan change' | 'work' | 'per-statement cost' | 'time only';
+    kind: 'known cause' | 'plan change' | 'work' | 'per-statement cost' | 'stage' | 'time only';
     /**
      * Text
      */
@@ -1974,6 +1975,24 @@ export type Finding = {
 };
 
 /**
+ * FingerprintFinding
+ *
+ * One finding of a fingerprint on a variant (replay/findings.py `variant_findings`): a fingerprint
+ * may have several, each counted in the summary's own column: "breaks" (an error, result or
+ * unasked-for order difference; `cause` its known cause, None when none matches), its time ("slower",
+ * "slower (timed out)", "faster", or "... : per-statement cost only"; `cause` why, change_causes.py,
+ * never the break's known cause) and "plan changed" (`cause` the plan's parts). In severity order
+ * (findings.FINDINGS); the fingerprint's group on the variant is the most severe one's.
+ */
+export type FingerprintFinding = {
+    /**
+     * Kind
+     */
+    kind: 'breaks' | 'slower (timed out)' | 'slower' | 'plan changed' | 'faster' | 'slower: per-statement cost only' | 'faster: per-statement cost only';
+    cause: ChangeCause | null;
+};
+
+/**
  * FingerprintResult
  *
  * A fingerprint: its group (first match of breaks, timed out, refused, plan changes, slower,
@@ -1988,7 +2007,8 @@ export type Finding = {
  * `class_id`: its pt-query-digest class ID (the last 16 hex digits of its fingerprint's MD5: the
  * team's pt-query-digest report lists the class as `0x...<class_id>`; replay/pt_fingerprint.py),
  * the same as `fingerprint_id` since issue 47; None in reports from before, whose fingerprint is
- * the lab's own normalization and whose id is not a pt class.
+ * the lab's own normalization and whose id is not a pt class; `stages`: per variant where its time
+ * went (StageTimes; {} without stage events and in reports from before).
  */
 export type FingerprintResult = {
     /**
@@ -2044,6 +2064,12 @@ export type FingerprintResult = {
      * Class Id
      */
     class_id: string | null;
+    /**
+     * Stages
+     */
+    stages: {
+        [key: string]: StageTimes;
+    };
 };
 
 /**
@@ -3988,7 +4014,9 @@ export type ReplayRead = {
  * from before); `timing`: how it was timed, each variant's clock and performance_schema (a
  * sentence; None in reports from before).
  * `work_counters`: where the work counters come from and when one moved, or why they are
- * unavailable (a sentence; None in reports made before them).
+ * unavailable (a sentence; None in reports made before them); `stages`: where the time by stage
+ * comes from and when a stage moved (replay/stages.py's thresholds), or where it is unavailable (a
+ * sentence; None in reports made before stages).
  */
 export type ReplayReport = {
     /**
@@ -4082,6 +4110,10 @@ export type ReplayReport = {
      * Work Counters
      */
     work_counters: string | null;
+    /**
+     * Stages
+     */
+    stages: string | null;
 };
 
 /**
@@ -4816,6 +4848,88 @@ export type SqlModeFinding = {
      * Words
      */
     words: string;
+};
+
+/**
+ * StageChange
+ *
+ * One stage (or "CPU time") of a fingerprint on a variant against the baseline (replay/stages.py
+ * `stage_changes`): seconds per execution on both sides (None: never in that stage there), `ratio`
+ * variant / baseline read over the paired rounds at stages.THRESHOLD with its Bonferroni confidence
+ * and against the A/A control's interval of the same stage (None: on one side only), `share` its
+ * change as a fraction of the fingerprint's change (positive: along it), `moved` (stages.py's rule)
+ * and the text ("optimizing 12 -> 48 us, 4.0x").
+ */
+export type StageChange = {
+    /**
+     * Stage
+     */
+    stage: string;
+    /**
+     * Base S
+     */
+    base_s: number | null;
+    /**
+     * Other S
+     */
+    other_s: number | null;
+    ratio: VerdictRead | null;
+    /**
+     * Share
+     */
+    share: number | null;
+    /**
+     * Moved
+     */
+    moved: boolean;
+    /**
+     * Text
+     */
+    text: string;
+};
+
+/**
+ * StageTimes
+ *
+ * Where a fingerprint's time went on one variant (replay/stages.py `fingerprint_stages`): per stage
+ * of its statements (performance_schema stage events, nested in the statement's own event by
+ * NESTING_EVENT_ID; names lower-cased, "stage/sql/" left out; "outside any stage": the statement's
+ * TIMER_WAIT not covered by its stages) the seconds per execution (replay/stages.py `per_execution`:
+ * the mean over the middle half of its passes, each the mean of the middle half of the pass's runs,
+ * summed over the fingerprint's statements; the stages add up to `total_s`), largest first; `total_s`
+ * the fingerprint's time per execution on the same passes (near its median time); `cpu_s` its CPU
+ * time per execution where the server has it (MySQL 8.0.28+'s CPU_TIME, None elsewhere);
+ * `executions` the timed runs whose stages were read, `passes` the passes they make up; `incomplete`
+ * the runs whose stage history was full (the earliest stages of such a run may be missing:
+ * performance_schema_events_stages_history_size).
+ */
+export type StageTimes = {
+    /**
+     * Executions
+     */
+    executions: number;
+    /**
+     * Passes
+     */
+    passes: number;
+    /**
+     * Total S
+     */
+    total_s: number;
+    /**
+     * Stages
+     */
+    stages: {
+        [key: string]: number;
+    };
+    /**
+     * Cpu S
+     */
+    cpu_s: number | null;
+    /**
+     * Incomplete
+     */
+    incomplete: number;
 };
 
 /**
@@ -5698,7 +5812,11 @@ export type VariantContext = {
  * statement's time taken out, against the baseline's; None without the null statement);
  * `per_statement_cost_only`: slower or faster by the variant's per-statement cost, with no change
  * of its own decided net of it (statement_cost.py cost_only; grouped "slower: per-statement cost
- * only" / "faster: ..."; the cause such a change gets).
+ * only" / "faster: ..."; the cause such a change gets). `findings`: every finding on the variant,
+ * each with its own cause (FingerprintFinding; the group is the first's; [] in reports from before), so a
+ * regression inside a break is counted and explained too; `stages`: the stages whose change the
+ * report shows for its time finding (replay/stages.py: those that moved, then the largest others;
+ * [] without a time finding or without stage events).
  */
 export type VariantFinding = {
     /**
@@ -5731,6 +5849,14 @@ export type VariantFinding = {
      * Per Statement Cost Only
      */
     per_statement_cost_only: boolean;
+    /**
+     * Findings
+     */
+    findings: Array<FingerprintFinding>;
+    /**
+     * Stages
+     */
+    stages: Array<StageChange>;
 };
 
 /**
@@ -5777,7 +5903,9 @@ export type VariantProbes = {
  * it was replayed (replay/variant_settings.py; None in reports from before them); `performance_schema`:
  * whether it was ON on that server (every instance the lab starts for a replay has it ON; None in
  * reports from before); `counters`: the work counter columns its statement
- * events have (replay/counters.py; [] on the client's clock).
+ * events have (replay/counters.py; [] on the client's clock); `stages`: whether its timed runs' stage
+ * events were read (replay/stages.py; False: its server keeps none, said in the report's `stages`
+ * sentence; None in reports from before).
  */
 export type VariantReport = {
     /**
@@ -5818,6 +5946,10 @@ export type VariantReport = {
      * Counters
      */
     counters: Array<string>;
+    /**
+     * Stages
+     */
+    stages: boolean | null;
 };
 
 /**
@@ -5957,15 +6089,20 @@ export type VariantStatus = typeof VariantStatus[keyof typeof VariantStatus];
 /**
  * VariantSummary
  *
- * One variant against the baseline, counted in fingerprints: breaks (of them with a new error,
- * with a result change), slower (of them with a plan change, and timed out on the variant only),
- * faster (of them with a plan change), same, undecided (with the median smallest detectable change
- * of their intervals, a fraction), plan changes, refused writes and timeouts (a statement timed out
- * on either). `slower` and `faster` leave out the fingerprints that changed by the per-statement
- * cost only, counted apart in `slower_cost_only` / `faster_cost_only` (0 in reports from before);
- * `slower_causes` / `faster_causes`: the fingerprints of every slower (faster) group, the
- * timed-out and per-statement-cost-only ones included, counted by the kind of their cause
- * (ChangeCause.kind), most first.
+ * One variant against the baseline, counted in fingerprints, each finding in its own column
+ * (replay/findings.py `summarise`; a fingerprint with several findings is in each: a regression
+ * inside a break is in `breaks` and in `slower`): breaks (of them with a new error, with a result
+ * change), slower (of them with a plan change, timed out on the variant only, and
+ * `slower_also_break` also a break), faster (of them with a plan change, `faster_also_break` also a
+ * break), same, undecided (with the median smallest detectable change of their intervals, a
+ * fraction), plan changes, refused writes and timeouts (a statement timed out on either). `slower`
+ * and `faster` leave out the fingerprints that changed by the per-statement cost only, counted apart
+ * in `slower_cost_only` / `faster_cost_only` (0 in reports from before); `slower_causes` /
+ * `faster_causes`: every slower (faster) finding, the timed-out and per-statement-cost-only ones
+ * included, counted by the kind of its cause (ChangeCause.kind), most first; `text`: the line as the
+ * CLI prints it ("... slower 1 (1 also a break, plan changed 1, timed out 0) ..."; "" in reports
+ * from before). Reports stored before findings counted a break's regression in no column (their
+ * `*_also_break` are 0).
  */
 export type VariantSummary = {
     /**
@@ -6056,6 +6193,18 @@ export type VariantSummary = {
     faster_causes: {
         [key: string]: number;
     };
+    /**
+     * Slower Also Break
+     */
+    slower_also_break: number;
+    /**
+     * Faster Also Break
+     */
+    faster_also_break: number;
+    /**
+     * Text
+     */
+    text: string;
 };
 
 /**
@@ -6396,7 +6545,8 @@ export type WorkloadRead = {
  * `class_id`: its pt-query-digest class ID (the last 16 hex digits of its fingerprint's MD5: the
  * team's pt-query-digest report lists the class as `0x...<class_id>`; replay/pt_fingerprint.py),
  * the same as `fingerprint_id` since issue 47; None in reports from before, whose fingerprint is
- * the lab's own normalization and whose id is not a pt class.
+ * the lab's own normalization and whose id is not a pt class; `stages`: per variant where its time
+ * went (StageTimes; {} without stage events and in reports from before).
  */
 export type FingerprintResultWritable = {
     /**
@@ -6452,6 +6602,12 @@ export type FingerprintResultWritable = {
      * Class Id
      */
     class_id: string | null;
+    /**
+     * Stages
+     */
+    stages: {
+        [key: string]: StageTimes;
+    };
 };
 
 /**
@@ -6566,7 +6722,9 @@ export type ReplayReadWritable = {
  * from before); `timing`: how it was timed, each variant's clock and performance_schema (a
  * sentence; None in reports from before).
  * `work_counters`: where the work counters come from and when one moved, or why they are
- * unavailable (a sentence; None in reports made before them).
+ * unavailable (a sentence; None in reports made before them); `stages`: where the time by stage
+ * comes from and when a stage moved (replay/stages.py's thresholds), or where it is unavailable (a
+ * sentence; None in reports made before stages).
  */
 export type ReplayReportWritable = {
     /**
@@ -6660,6 +6818,10 @@ export type ReplayReportWritable = {
      * Work Counters
      */
     work_counters: string | null;
+    /**
+     * Stages
+     */
+    stages: string | null;
 };
 
 /**

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react'
 import type { FingerprintResult, Outcome } from '../../client'
 import { Ratio } from '../Ratio/Ratio'
+import { AlsoFindings, StageTable } from './Stages'
 import { CauseAndWork, WorkTable } from './WorkCounters'
 
 interface Props {
@@ -115,6 +116,7 @@ export function FingerprintRow({ report, variants, open, onToggle, extra }: Prop
               </div>
             )}
             {report.variants[v] && <CauseAndWork finding={report.variants[v]} variant={v} />}
+            {report.variants[v] && <AlsoFindings finding={report.variants[v]} variant={v} />}
             {report.ratios[v] && (
               <div className="muted" data-testid={`variant-ratio-${v}`}>
                 <Ratio value={report.ratios[v]} withVerdict withRounds />
@@ -158,11 +160,12 @@ export function FingerprintRow({ report, variants, open, onToggle, extra }: Prop
             ))}
           </tr>
         ))}
-      {open && Object.keys(report.work).length > 0 && (
+      {open && (Object.keys(report.work).length > 0 || Object.keys(report.stages).length > 0) && (
         <tr className="work-detail">
           <td />
           <td colSpan={variants.length + 1}>
             <WorkTable report={report} variants={variants} />
+            <StageTable report={report} variants={variants} />
           </td>
         </tr>
       )}

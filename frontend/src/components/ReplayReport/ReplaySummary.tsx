@@ -3,8 +3,9 @@ import { CauseCounts } from './WorkCounters'
 
 const pct = (v: number | null | undefined) => (v == null ? '–' : `${(v * 100).toFixed(0)} %`)
 
-/** The summary the report opens with (replay/report.py VariantSummary): per variant against the baseline,
- * breaks, slower (with a plan change, timed out), faster (with a plan change), changed by the per-statement cost
+/** The summary the report opens with (replay/report.py VariantSummary): per variant against the baseline, each
+ * finding of a fingerprint in its own column (a regression inside a break is in breaks and in slower, "1 also a
+ * break"): breaks, slower (with a plan change, timed out), faster (with a plan change), changed by the per-statement cost
  * only (slower / faster), same, undecided (with the median smallest
  * detectable change), refused writes, timeouts; then the clock, when the statistics were computed and the
  * false-discovery control. */
@@ -35,11 +36,13 @@ export function ReplaySummary({ report }: { report: ReplayReport }) {
               <td>
                 {s.breaks} ({s.new_errors} / {s.result_changes})
               </td>
-              <td>
+              <td data-testid="summary-slower">
                 {s.slower} ({s.slower_plan_changed} / {s.slower_timed_out})
+                {s.slower_also_break > 0 && <div className="muted">{s.slower_also_break} also a break</div>}
               </td>
-              <td>
+              <td data-testid="summary-faster">
                 {s.faster} ({s.faster_plan_changed})
+                {s.faster_also_break > 0 && <div className="muted">{s.faster_also_break} also a break</div>}
               </td>
               <td data-testid="summary-cost-only">
                 {s.slower_cost_only} / {s.faster_cost_only}
@@ -69,6 +72,7 @@ export function ReplaySummary({ report }: { report: ReplayReport }) {
         {report.fdr}
         {report.extension && <span data-testid="replay-extension">. {report.extension}.</span>}
         {report.work_counters && <span data-testid="replay-work-counters"> {report.work_counters}.</span>}
+        {report.stages && <span data-testid="replay-stages"> {report.stages}.</span>}
       </p>
     </section>
   )

@@ -11,7 +11,7 @@ const ROWS: CounterChange = {
 const SCANS: CounterChange = { ...ROWS, counter: 'select_scan', moved: false, text: 'full scans 1 -> 1.2, 1.2x' }
 const FINDING: VariantFinding = {
   group: 'slower', causes: [], p_value: 0.001, q_value: 0.01, work: [ROWS, SCANS], clock: 'server', net: null,
-  per_statement_cost_only: false,
+  per_statement_cost_only: false, findings: [], stages: [],
   cause: { kind: 'work', text: 'more work: rows examined 16,049 -> 802,450, 50x' },
 }  // prettier-ignore
 

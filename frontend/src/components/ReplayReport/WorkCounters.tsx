@@ -1,4 +1,5 @@
 import type { CounterRange, FingerprintResult, VariantFinding, VariantSummary } from '../../client'
+import { VariantTable } from './VariantTable'
 
 // How the report says each counter (replay/counters.py COUNTERS); an unknown name is shown as it is.
 const LABELS: Record<string, string> = {
@@ -24,13 +25,14 @@ export function rangeText(name: string, value: CounterRange): string {
   return value.low === value.high ? number(name, value.mean) : `${number(name, value.low)}-${number(name, value.high)}`
 }
 
-/** Why the fingerprint changed on a variant (replay/change_causes.py), and its counters that moved against the
- * baseline's (the ones that differ without moving, CPU time among them, are in the work table when the row is
- * opened). A known cause is already shown beside the group. */
+/** Why the fingerprint changed on a variant (replay/change_causes.py), and its counters and stages that moved
+ * against the baseline's (the ones that differ without moving, CPU time among them, are in the work and stage tables
+ * when the row is opened). A known cause is already shown beside the group. */
 export function CauseAndWork({ finding, variant }: { finding: VariantFinding; variant: string }) {
   const cause = finding.cause && finding.cause.kind !== 'known cause' ? finding.cause : null
   const moved = finding.work.filter((c) => c.moved)
-  if (!cause && moved.length === 0) return null
+  const stages = (finding.stages ?? []).filter((c) => c.moved)
+  if (!cause && moved.length === 0 && stages.length === 0) return null
   return (
     <div className="muted" data-testid={`variant-cause-${variant}`}>
       {cause && (
@@ -43,6 +45,11 @@ export function CauseAndWork({ finding, variant }: { finding: VariantFinding; va
           <strong>{c.text}</strong>
         </div>
       ))}
+      {stages.map((c) => (
+        <div key={c.stage} data-testid={`stage-${variant}-${c.stage}`}>
+          <strong>{c.text}</strong>
+        </div>
+      ))}
     </div>
   )
 }
@@ -52,29 +59,18 @@ export function WorkTable({ report, variants }: { report: FingerprintResult; var
   const names = Object.keys(report.work[variants[0]]?.counters ?? {})
   if (names.length === 0) return null
   return (
-    <table className="table work" data-testid={`work-${report.fingerprint_id}`}>
-      <thead>
-        <tr>
-          <th>work per execution</th>
-          {variants.map((v) => (
-            <th key={v}>
-              {v} ({report.work[v]?.executions ?? 0} runs)
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {names.map((name) => (
-          <tr key={name}>
-            <td>{LABELS[name] ?? name}</td>
-            {variants.map((v) => {
-              const value = report.work[v]?.counters[name]
-              return <td key={v}>{value ? rangeText(name, value) : '–'}</td>
-            })}
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <VariantTable
+      testId={`work-${report.fingerprint_id}`}
+      title="work per execution"
+      heads={variants.map((v) => `${v} (${report.work[v]?.executions ?? 0} runs)`)}
+      rows={names.map((name) => ({
+        label: LABELS[name] ?? name,
+        cells: variants.map((v) => {
+          const value = report.work[v]?.counters[name]
+          return value ? rangeText(name, value) : '–'
+        }),
+      }))}
+    />
   )
 }
 
