@@ -1,6 +1,6 @@
 """Migration 0022 adds the capture and capture_check tables as the models declare them (but for the
-columns 0024, 0026, 0027 and 0031 add), and takes them away again; 0024, 0026 and 0027 add theirs and
-take them away again (0031: tests/captures/test_migration_0031.py)."""
+columns 0024, 0026, 0027 and 0030 add), and takes them away again; 0024, 0026 and 0027 add theirs and
+take them away again (0030: tests/captures/test_migration_0030.py)."""
 
 from pathlib import Path
 
@@ -10,9 +10,9 @@ from alembic import command
 from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.migrations import alembic_config
 
-# the columns migration 0031_check_schema_load adds
+# the columns migration 0030_check_schema_load adds
 TRIAL = {"load_findings", "parse_findings", "schema_load"}
-# the columns migration 0027_capture_host adds (and 0031's)
+# the columns migration 0027_capture_host adds (and 0030's)
 HOSTS = {"capture": set(), "capture_check": {"team_host", "hosts", *TRIAL}}
 # the columns migration 0026_capture_shares adds (and 0027's)
 SHARES = {"capture": {"share_token"}, "capture_check": {"share_token", *HOSTS["capture_check"]}}

@@ -92,7 +92,7 @@ class CaptureCheck(Base):
     # captures/schema_trial.py: the captured schema's statements the new version refuses
     # (schema_load.LoadFinding), the captured statements its parser refuses
     # (statement_parse.ParseFinding), and what the trial asked and why not the rest (SchemaTrial);
-    # None on a check made before (migration 0031)
+    # None on a check made before (migration 0030)
     load_findings: Mapped[list[Any] | None] = mapped_column(default=None)
     parse_findings: Mapped[list[Any] | None] = mapped_column(default=None)
     schema_load: Mapped[dict[str, Any] | None] = mapped_column(default=None)

@@ -6,8 +6,8 @@ every captured statement asked of the new version's parser")
 
 None: not tried (every existing row).
 
-Revision ID: 0031_check_schema_load
-Revises: 0028_fix_sources
+Revision ID: 0030_check_schema_load
+Revises: 0029_secrets
 """
 
 from collections.abc import Sequence
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0031_check_schema_load"
-down_revision: str | None = "0028_fix_sources"
+revision: str = "0030_check_schema_load"
+down_revision: str | None = "0029_secrets"
 branch_labels: Sequence[str] | None = None
 depends_on: Sequence[str] | None = None
 

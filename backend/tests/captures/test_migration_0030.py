@@ -1,4 +1,4 @@
-"""Migration 0031 adds a check's schema trial (capture_check.load_findings, parse_findings and
+"""Migration 0030 adds a check's schema trial (capture_check.load_findings, parse_findings and
 schema_load: None on every check made before, which still reads) as the model declares them, and
 takes them away again."""
 
@@ -12,7 +12,7 @@ from upgradelab.captures.models import CaptureCheck
 from upgradelab.captures.schemas import CheckRead
 from upgradelab.migrations import alembic_config
 
-REVISION = "0031_check_schema_load"
+REVISION = "0030_check_schema_load"
 ADDED = {"load_findings", "parse_findings", "schema_load"}
 
 

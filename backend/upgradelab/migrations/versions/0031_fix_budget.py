@@ -4,8 +4,8 @@ created without a rounds budget gets one scaled to its candidates when it builds
 
 Existing searches were given their budget (60 by default): not scaled.
 
-Revision ID: 0033_fix_budget
-Revises: 0028_fix_sources
+Revision ID: 0031_fix_budget
+Revises: 0030_check_schema_load
 """
 
 from collections.abc import Sequence
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0033_fix_budget"
-down_revision: str | None = "0028_fix_sources"
+revision: str = "0031_fix_budget"
+down_revision: str | None = "0030_check_schema_load"
 branch_labels: Sequence[str] | None = None
 depends_on: Sequence[str] | None = None
 

@@ -1,4 +1,4 @@
-"""Migration 0033 adds the fix search's budget_scaled flag (existing rows: false, they were given a
+"""Migration 0031 adds the fix search's budget_scaled flag (existing rows: false, they were given a
 budget) and takes the column away again."""
 
 from pathlib import Path
@@ -9,7 +9,7 @@ from alembic.script import ScriptDirectory
 
 from upgradelab.migrations import alembic_config
 
-REVISION = "0033_fix_budget"
+REVISION = "0031_fix_budget"
 
 
 def test_budget_scaled_column_up_and_down(tmp_path: Path) -> None:
