@@ -282,7 +282,7 @@ def _replay(name: str, statements: int, per_stage: list[dict[str, float]], seed:
 
 
 def test_through_compare_a_slower_query_no_counter_explains_names_a_stage_and_the_aa_gains_nothing() -> None:
-    statements = parse_source("SELECT COUNT(*) FROM t0;\nSELECT COUNT(*) FROM t1;\n").statements
+    statements = parse_source("SELECT COUNT(*) FROM orders;\nSELECT COUNT(*) FROM items;\n").statements
     slower = [dict(SELECT), {**SELECT, "optimizing": 60.0}]
     base = _replay("a", 2, [SELECT, SELECT], 20)
     aa = _replay("a (A/A)", 2, [SELECT, SELECT], 21)
