@@ -19,6 +19,9 @@ starting with `-` (the client would read it as an option) is left out and listed
 the API (PUT /api/captures/{id}/dataset with the worker credential) and is stored as an upload is
 (datasets/service.py create_from_stream: size bound, sha256, the dataset record); loading it later
 is a dataset load like any other (the scan, the client with its commands off, the load account).
+
+One concept: one capture's dump, from the databases chosen to the file stored; the helpers below are its
+steps (the client's command, the two passes, the upload), none used elsewhere.
 """
 
 import os
