@@ -6,8 +6,6 @@ holds its own lease (attribution/steps.py). If the attribution's worker dies, th
 attribution (failed, "worker lost") and, through the run kind, the step run that was going.
 """
 
-from typing import Any
-
 from sqlalchemy import update
 
 from upgradelab.attribution.models import Attribution
@@ -16,7 +14,6 @@ from upgradelab.execution.kinds import Ending, JobKind
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import FINAL_STATUSES, JobStatus
 from upgradelab.experiments.models import Run
-from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 
 ATTRIBUTIONS = LeaseKind(
@@ -34,15 +31,6 @@ def _no_targets(_: int) -> list[Target]:
     return []
 
 
-def _final_fields(ending: Ending) -> dict[str, Any]:
-    return {
-        "status": JobStatus(ending.status),
-        "error": ending.error,
-        "finished_at": utcnow(),
-        **ending.fields,
-    }
-
-
 def _on_end(attribution_id: int, ending: Ending) -> None:
     """A step run created but not yet claimed would stay queued for ever (no message was sent for it:
     the attribution executes its steps itself): cancel it with the attribution."""
@@ -58,16 +46,13 @@ def _on_end(attribution_id: int, ending: Ending) -> None:
             session.commit()
 
 
-def _published(attribution_id: int, fields: dict[str, Any]) -> None:
-    publish_status(attribution_id, fields, final=True, kind="attribution")
-
-
 ATTRIBUTION_JOBS = JobKind(
     ATTRIBUTIONS,
     succeeded=JobStatus.succeeded,
     failed=JobStatus.failed,
     targets_of=_no_targets,
-    final_fields=_final_fields,
     on_end=_on_end,
-    published=_published,
+    task="upgradelab.attribution.execute",
+    time_limit_s=12 * 3600,
+    runner="upgradelab.attribution.runner:execute_attribution",
 )

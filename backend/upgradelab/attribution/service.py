@@ -17,6 +17,7 @@ from upgradelab.attribution.schemas import AttributionCreate, AttributionRead
 from upgradelab.errors import field_error, not_found
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
+from upgradelab.execution.task import send_job
 from upgradelab.experiments.models import Run, RunVariant
 from upgradelab.pools import routing
 from upgradelab.results.stats.verdicts import VerdictRead
@@ -28,7 +29,6 @@ from upgradelab.targets import service as targets
 from upgradelab.targets.options import OptionError, validate_option
 from upgradelab.users.service import token_digest
 from upgradelab.users.tokens import new_share_token
-from upgradelab.worker import EXECUTE_ATTRIBUTION, celery_app
 
 DECIDED = ("regression", "improvement")
 
@@ -120,7 +120,7 @@ async def create(session: AsyncSession, spec: AttributionCreate) -> Attribution:
     )
     session.add(row)
     await session.commit()
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_ATTRIBUTION, args=[row.id], queue=queue))
+    await to_thread.run_sync(send_job, ATTRIBUTION_JOBS, row.id, queue)
     return row
 
 

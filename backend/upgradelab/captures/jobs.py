@@ -3,16 +3,13 @@ at a worker's start (job_kinds.py). Its one target is locked while it reads (exe
 a local or docker target's server is started for it and stopped at its end (`sweep` when it fails);
 an existing server is only read."""
 
-from typing import Any
-
 from sqlalchemy import select
 
 from upgradelab.captures.models import Capture, CaptureCheck
-from upgradelab.db import sync_session, utcnow
-from upgradelab.execution.kinds import Ending, JobKind
+from upgradelab.db import sync_session
+from upgradelab.execution.kinds import JobKind
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import FINAL_STATUSES, JobStatus
-from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 
 CAPTURES = LeaseKind(
@@ -36,27 +33,15 @@ def targets_of(capture_id: int) -> list[Target]:
     return targets
 
 
-def _final_fields(ending: Ending) -> dict[str, Any]:
-    return {
-        "status": JobStatus(ending.status),
-        "error": ending.error,
-        "finished_at": utcnow(),
-        **ending.fields,
-    }
-
-
-def _published(capture_id: int, fields: dict[str, Any]) -> None:
-    publish_status(capture_id, fields, final=True, kind="capture")
-
-
 CAPTURE_JOBS = JobKind(
     CAPTURES,
     succeeded=JobStatus.succeeded,
     failed=JobStatus.failed,
     targets_of=targets_of,
-    final_fields=_final_fields,
-    published=_published,
     sweep=True,
+    task="upgradelab.captures.execute",
+    time_limit_s=3600,
+    runner="upgradelab.captures.runner:execute_capture",
 )
 
 
@@ -81,17 +66,14 @@ def check_targets_of(check_id: int) -> list[Target]:
     return targets
 
 
-def _check_published(check_id: int, fields: dict[str, Any]) -> None:
-    publish_status(check_id, fields, final=True, kind="capture_check")
-
-
 # A check locks the new version's target: its scratch instance is that target's slot 0.
 CHECK_JOBS = JobKind(
     CHECKS,
     succeeded=JobStatus.succeeded,
     failed=JobStatus.failed,
     targets_of=check_targets_of,
-    final_fields=_final_fields,
-    published=_check_published,
     sweep=True,
+    task="upgradelab.captures.check",
+    time_limit_s=3600,
+    runner="upgradelab.captures.check_runner:execute_check",
 )

@@ -18,12 +18,12 @@ from upgradelab.db import utcnow
 from upgradelab.errors import field_error, not_found
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
+from upgradelab.execution.task import send_job
 from upgradelab.pools import routing
 from upgradelab.targets import service as targets
 from upgradelab.targets.provisioners import DockerProvisioner, LocalProvisioner, TarballProvisioner
 from upgradelab.users.service import token_digest
 from upgradelab.users.tokens import new_share_token
-from upgradelab.worker import EXECUTE_CAPTURE, EXECUTE_CAPTURE_CHECK, celery_app
 
 
 async def create(session: AsyncSession, spec: CaptureCreate) -> Capture:
@@ -41,7 +41,7 @@ async def create(session: AsyncSession, spec: CaptureCreate) -> Capture:
     )
     session.add(row)
     await session.commit()
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_CAPTURE, args=[row.id], queue=queue))
+    await to_thread.run_sync(send_job, CAPTURE_JOBS, row.id, queue)
     return row
 
 
@@ -139,7 +139,7 @@ async def create_check(session: AsyncSession, capture: Capture, spec: CheckCreat
     row = CaptureCheck(capture_id=capture.id, target=spec.target, team_host=given)
     session.add(row)
     await session.commit()
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_CAPTURE_CHECK, args=[row.id], queue=queue))
+    await to_thread.run_sync(send_job, CHECK_JOBS, row.id, queue)
     return row
 
 

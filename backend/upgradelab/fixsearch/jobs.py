@@ -6,16 +6,13 @@ their locks while it runs, every instance of them stopped when it does not succe
 may stop servers still starting), and the reaper's `worker lost` if its worker dies.
 """
 
-from typing import Any
-
 from sqlalchemy import select
 
-from upgradelab.db import sync_session, utcnow
-from upgradelab.execution.kinds import Ending, JobKind
+from upgradelab.db import sync_session
+from upgradelab.execution.kinds import JobKind
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import FINAL_STATUSES, JobStatus
 from upgradelab.fixsearch.models import FixSearch
-from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 
 FIX_SEARCHES = LeaseKind(
@@ -40,25 +37,13 @@ def targets_of(search_id: int) -> list[Target]:
     return targets
 
 
-def _final_fields(ending: Ending) -> dict[str, Any]:
-    return {
-        "status": JobStatus(ending.status),
-        "error": ending.error,
-        "finished_at": utcnow(),
-        **ending.fields,
-    }
-
-
-def _published(search_id: int, fields: dict[str, Any]) -> None:
-    publish_status(search_id, fields, final=True, kind="fixsearch")
-
-
 FIX_SEARCH_JOBS = JobKind(
     FIX_SEARCHES,
     succeeded=JobStatus.succeeded,
     failed=JobStatus.failed,
     targets_of=targets_of,
-    final_fields=_final_fields,
-    published=_published,
     sweep=True,
+    task="upgradelab.fixsearch.execute",
+    time_limit_s=12 * 3600,
+    runner="upgradelab.fixsearch.runner:execute_fix_search",
 )

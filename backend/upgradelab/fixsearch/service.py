@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.errors import field_error, not_found
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
+from upgradelab.execution.task import send_job
 from upgradelab.fixsearch.candidates import SOURCES
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.fixsearch.models import FixSearch
@@ -19,7 +20,6 @@ from upgradelab.replay.report import FixSearchBrief
 from upgradelab.targets import service as targets
 from upgradelab.users.service import token_digest
 from upgradelab.users.tokens import new_share_token
-from upgradelab.worker import EXECUTE_FIX_SEARCH, celery_app
 
 
 async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
@@ -89,7 +89,7 @@ async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
     )
     session.add(row)
     await session.commit()
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_FIX_SEARCH, args=[row.id], queue=queue))
+    await to_thread.run_sync(send_job, FIX_SEARCH_JOBS, row.id, queue)
     return row
 
 

@@ -4,8 +4,6 @@ already final (cancelled while queued, reaped) is left as it is."""
 
 from typing import Any
 
-from sqlalchemy import select
-
 from upgradelab.db import sync_session
 from upgradelab.fixsearch.models import FixSearch
 from upgradelab.streaming.publisher import publish_status
@@ -32,9 +30,3 @@ def read(search_id: int) -> FixSearch | None:
         if row is not None:
             session.expunge(row)
         return row
-
-
-def cancel_requested(search_id: int) -> bool:
-    """Whether a user asked to cancel (read by the search's cancel watch)."""
-    with sync_session() as session:
-        return bool(session.scalar(select(FixSearch.cancel_requested).where(FixSearch.id == search_id)))

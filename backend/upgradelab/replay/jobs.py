@@ -16,7 +16,6 @@ from upgradelab.execution.kinds import Ending, JobKind
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import FINAL_STATUSES, JobStatus
 from upgradelab.replay.models import ReplayRun
-from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 
 REPLAYS = LeaseKind(
@@ -47,16 +46,13 @@ def _final_fields(ending: Ending) -> dict[str, Any]:
     return fields | ending.fields
 
 
-def _published(replay_id: int, fields: dict[str, Any]) -> None:
-    publish_status(replay_id, fields, final=True, kind="replay")
-
-
 REPLAY_JOBS = JobKind(
     REPLAYS,
     succeeded=JobStatus.succeeded,
     failed=JobStatus.failed,
     targets_of=targets_of,
     final_fields=_final_fields,
-    published=_published,
     sweep=True,
+    task="upgradelab.replay.execute",
+    runner="upgradelab.replay.runner:execute_replay",
 )

@@ -13,6 +13,7 @@ from upgradelab.datasets.models import Dataset
 from upgradelab.errors import field_error
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
+from upgradelab.execution.task import send_job
 from upgradelab.experiments.variants import ResolvedVariant, VariantError, resolve_variant, unsupported_reason
 from upgradelab.pools import routing
 from upgradelab.replay.jobs import REPLAY_JOBS
@@ -25,7 +26,6 @@ from upgradelab.targets.models import Target
 from upgradelab.targets.options import OptionError
 from upgradelab.targets.own_password import account_change
 from upgradelab.targets.provisioners import ExistingProvisioner
-from upgradelab.worker import EXECUTE_REPLAY, celery_app
 
 REDO_OFF = "ALTER INSTANCE DISABLE INNODB REDO_LOG"  # the redo-off preset's statement (variants.py)
 
@@ -194,7 +194,7 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
     session.add(replay)
     await session.commit()
     await session.refresh(replay)
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_REPLAY, args=[replay.id], queue=queue))
+    await to_thread.run_sync(send_job, REPLAY_JOBS, replay.id, queue)
     return replay
 
 

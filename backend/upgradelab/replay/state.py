@@ -5,8 +5,6 @@ run; a replay already final (cancelled while queued, ended by the reaper) is lef
 
 from typing import Any
 
-from sqlalchemy import select
-
 from upgradelab.db import sync_session
 from upgradelab.execution.status import JobStatus
 from upgradelab.replay.models import ReplayRun
@@ -40,9 +38,3 @@ def _publish(replay_id: int, status: str, fields: dict[str, Any]) -> None:
         publish("replay", replay_id, {"type": "report", "partial": partial})
     if "progress" in fields:
         publish_status(replay_id, {"status": status, "progress": fields["progress"]}, kind="replay")
-
-
-def cancel_requested(replay_id: int) -> bool:
-    """Whether the user asked to cancel the replay (replay/service.cancel)."""
-    with sync_session() as session:
-        return bool(session.scalar(select(ReplayRun.cancel_requested).where(ReplayRun.id == replay_id)))

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.errors import not_found
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
+from upgradelab.execution.task import send_job
 from upgradelab.experiments import service as experiments
 from upgradelab.experiments.models import Experiment, Run, RunVariant
 from upgradelab.pools import routing
@@ -24,7 +25,6 @@ from upgradelab.runs.schemas import (
     VariantContext,
     VariantState,
 )
-from upgradelab.worker import EXECUTE_RUN, celery_app
 from upgradelab.workloads import groups_of
 
 
@@ -38,7 +38,7 @@ async def create(session: AsyncSession, experiment: Experiment) -> Run:
     session.add(run)
     await session.commit()
     await session.refresh(run, ["experiment"])
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_RUN, args=[run.id], queue=queue))
+    await to_thread.run_sync(send_job, RUN_JOBS, run.id, queue)
     return run
 
 

@@ -377,15 +377,17 @@ export const exportReplay = <ThrowOnError extends boolean = false>(options: Opti
  * Every pool a target, a live worker or the API's own UPGRADELAB_POOL names, by name: its Celery
  * queue and depth (messages no worker took yet), live workers (heartbeat within 15 s: node, host,
  * pid, version, Python, CPUs, MemTotal MiB, started/seen times), the targets it may run and the
- * queued runs and replays routed to it (pools/routing.py), oldest first.
+ * queued jobs of every kind routed to it (pools/routing.py), oldest first.
  */
 export const listPools = <ThrowOnError extends boolean = false>(options?: Options<ListPoolsData, ThrowOnError>) => (options?.client ?? client).get<ListPoolsResponses, unknown, ThrowOnError>({ url: '/api/pools', ...options });
 
 /**
  * Job Pool
  *
- * Where a run or replay waits: its pool, that pool's live workers and, with none, the message
- * "queued for pool X: no live worker" (the run page and the CLI show it). 404 for an unknown job.
+ * Where a job of any registered kind (job_kinds.py: run, replay, attribution, capture,
+ * capture_check, fixsearch) waits: its pool, that pool's live workers and, with none, the message
+ * "queued for pool X: no live worker" (the run page and the CLI show it). 422 naming `kind` for a
+ * name no kind has, 404 for an unknown job.
  */
 export const jobPool = <ThrowOnError extends boolean = false>(options: Options<JobPoolData, ThrowOnError>) => (options.client ?? client).get<JobPoolResponses, JobPoolErrors, ThrowOnError>({ url: '/api/pools/jobs/{kind}/{job_id}', ...options });
 

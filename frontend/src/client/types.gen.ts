@@ -6255,13 +6255,13 @@ export type VerdictRead = {
 /**
  * WaitingJob
  *
- * A queued job (a run, a replay) waiting in a pool's queue.
+ * A queued job (of any kind) waiting in a pool's queue.
  */
 export type WaitingJob = {
     /**
      * Kind
      *
-     * "run" or "replay".
+     * Its job kind's name (job_kinds.py: run, replay, capture, ...).
      */
     kind: string;
     /**
@@ -8066,8 +8066,10 @@ export type JobPoolData = {
     path: {
         /**
          * Kind
+         *
+         * A job kind's name (job_kinds.py): run, replay, attribution, ...
          */
-        kind: 'run' | 'replay';
+        kind: string;
         /**
          * Job Id
          */
