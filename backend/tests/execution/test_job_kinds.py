@@ -74,3 +74,13 @@ def test_the_cancel_watch_reads_the_kinds_own_flag(database: None) -> None:
     [kind] = [k for k in JOB_KINDS if k.name == "capture_check"]
     watch = CancelWatch.of(kind, 999999)
     assert watch.cancelled() and watch.requested  # a row gone counts as asked: its work ends
+
+
+def test_every_kind_has_its_event_stream_a_check_too(client: httpx.Client) -> None:
+    """One route definition per registered kind (api/streaming.py): a capture check's stream exists
+    (48u's page streams it), and an unknown job of any kind is a 404 naming the kind."""
+    paths = client.get("/openapi.json").json()["paths"]
+    for kind in JOB_KINDS:
+        assert f"{kind.api_path}/events" in paths, kind.name
+    missing = client.get("/api/captures/999999/checks/999999/events")
+    assert missing.status_code == 404 and missing.json()["detail"] == "capture check 999999 not found"

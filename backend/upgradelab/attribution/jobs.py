@@ -55,4 +55,6 @@ ATTRIBUTION_JOBS = JobKind(
     task="upgradelab.attribution.execute",
     time_limit_s=12 * 3600,
     runner="upgradelab.attribution.runner:execute_attribution",
+    api_path="/api/attributions/{attribution_id}",
+    api_name="attribution",
 )

@@ -42,6 +42,8 @@ CAPTURE_JOBS = JobKind(
     task="upgradelab.captures.execute",
     time_limit_s=3600,
     runner="upgradelab.captures.runner:execute_capture",
+    api_path="/api/captures/{capture_id}",
+    api_name="capture",
 )
 
 
@@ -76,4 +78,7 @@ CHECK_JOBS = JobKind(
     task="upgradelab.captures.check",
     time_limit_s=3600,
     runner="upgradelab.captures.check_runner:execute_check",
+    label="capture check",
+    api_path="/api/captures/{capture_id}/checks/{check_id}",
+    api_name="capture_check",
 )

@@ -72,7 +72,12 @@ class JobKind:
     this kind, and the API, which never runs a job, must not load it); the worker's task
     (execution/task.py) imports it when the worker registers its tasks.
     published defaults to the final status event on the kind's own stream (streaming/publisher.py,
-    stream `<name>:<id>`).
+    stream `<name>:<id>`);
+    label: the kind in words ("fix search": 404s, 403s; default its name); api_path: its resource's
+    path, its id the last parameter ("/api/fixsearches/{search_id}"; a check's also names its
+    capture: "/api/captures/{capture_id}/checks/{check_id}", matched against the row's capture_id);
+    api_name: the stem of its operations' ids ("fix_search": fix_search_events). From these the API
+    derives the kind's event stream route (api/job_routes.py); "" for a kind without one.
     """
 
     lease: LeaseKind
@@ -86,11 +91,19 @@ class JobKind:
     task: str = ""
     time_limit_s: int = 6 * 3600
     runner: str = ""
+    label: str = ""
+    api_path: str = ""
+    api_name: str = ""
 
     @property
     def name(self) -> str:
         """The kind's name ("run", "replay"): its lease's, its locks' holder."""
         return self.lease.name
+
+    @property
+    def title(self) -> str:
+        """The kind in words ("fix search"), its name when no label was given."""
+        return self.label or self.name
 
     @property
     def task_name(self) -> str:

@@ -46,4 +46,7 @@ FIX_SEARCH_JOBS = JobKind(
     task="upgradelab.fixsearch.execute",
     time_limit_s=12 * 3600,
     runner="upgradelab.fixsearch.runner:execute_fix_search",
+    label="fix search",
+    api_path="/api/fixsearches/{search_id}",
+    api_name="fix_search",
 )

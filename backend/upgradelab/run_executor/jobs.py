@@ -80,4 +80,6 @@ RUN_JOBS = JobKind(
     on_end=_on_end,
     task="upgradelab.runs.execute",
     runner="upgradelab.run_executor.runner:execute_run",
+    api_path="/api/runs/{run_id}",
+    api_name="run",
 )

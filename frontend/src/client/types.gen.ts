@@ -9282,47 +9282,6 @@ export type AttributionEventsResponses = {
     200: unknown;
 };
 
-export type FixSearchEventsData = {
-    body?: never;
-    headers?: {
-        /**
-         * Last-Event-Id
-         */
-        'Last-Event-ID'?: string | null;
-    };
-    path: {
-        /**
-         * Search Id
-         */
-        search_id: number;
-    };
-    query?: {
-        /**
-         * Last Event Id
-         *
-         * Resume after this entry.
-         */
-        last_event_id?: string | null;
-    };
-    url: '/api/fixsearches/{search_id}/events';
-};
-
-export type FixSearchEventsErrors = {
-    /**
-     * Validation Error
-     */
-    422: HttpValidationError;
-};
-
-export type FixSearchEventsError = FixSearchEventsErrors[keyof FixSearchEventsErrors];
-
-export type FixSearchEventsResponses = {
-    /**
-     * Successful Response
-     */
-    200: unknown;
-};
-
 export type CaptureEventsData = {
     body?: never;
     headers?: {
@@ -9358,6 +9317,92 @@ export type CaptureEventsErrors = {
 export type CaptureEventsError = CaptureEventsErrors[keyof CaptureEventsErrors];
 
 export type CaptureEventsResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
+export type CaptureCheckEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Last-Event-Id
+         */
+        'Last-Event-ID'?: string | null;
+    };
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+        /**
+         * Check Id
+         */
+        check_id: number;
+    };
+    query?: {
+        /**
+         * Last Event Id
+         *
+         * Resume after this entry.
+         */
+        last_event_id?: string | null;
+    };
+    url: '/api/captures/{capture_id}/checks/{check_id}/events';
+};
+
+export type CaptureCheckEventsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CaptureCheckEventsError = CaptureCheckEventsErrors[keyof CaptureCheckEventsErrors];
+
+export type CaptureCheckEventsResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
+export type FixSearchEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Last-Event-Id
+         */
+        'Last-Event-ID'?: string | null;
+    };
+    path: {
+        /**
+         * Search Id
+         */
+        search_id: number;
+    };
+    query?: {
+        /**
+         * Last Event Id
+         *
+         * Resume after this entry.
+         */
+        last_event_id?: string | null;
+    };
+    url: '/api/fixsearches/{search_id}/events';
+};
+
+export type FixSearchEventsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type FixSearchEventsError = FixSearchEventsErrors[keyof FixSearchEventsErrors];
+
+export type FixSearchEventsResponses = {
     /**
      * Successful Response
      */

@@ -1,0 +1,59 @@
+"""Routes derived from a JobKind (execution/kinds.py `api_path`, `api_name`, `label`) instead of
+written per kind: the job looked up by the ids of its path (`job_or_404`) and an endpoint whose
+path parameters are the kind's own names (`endpoint_for`: "search_id", "capture_id" and "check_id"),
+so the derived routes keep the paths, parameter names and operation ids the API always had
+(frontend/src/client is generated from them)."""
+
+import inspect
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from upgradelab.errors import not_found
+from upgradelab.execution.kinds import JobKind
+
+_PARAMETER = re.compile(r"\{(\w+)\}")
+
+
+def path_ids(kind: JobKind) -> list[str]:
+    """The path parameters of the kind's resource, its own id last (["capture_id", "check_id"])."""
+    return _PARAMETER.findall(kind.api_path)
+
+
+async def job_or_404(session: AsyncSession, kind: JobKind, ids: dict[str, int]) -> Any:
+    """The job row whose path ids are `ids` (path_ids: the last is its id; any other must equal the
+    row's column of that name, a check's capture_id); 404 naming the kind and id otherwise."""
+    *parents, own = path_ids(kind)
+    row = await session.get(kind.lease.model, ids[own])
+    if row is None or any(getattr(row, name) != ids[name] for name in parents):
+        raise not_found(kind.title, ids[own])
+    return row
+
+
+def keyword(name: str, annotation: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
+    """A keyword parameter of a derived endpoint (endpoint_for): FastAPI reads its annotation
+    (a dependency, a type) and default (Query, Header) as if written in a def."""
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
+
+
+def endpoint_for(
+    kind: JobKind,
+    extra: list[inspect.Parameter],
+    body: Callable[..., Awaitable[Any]],
+    name: str,
+    doc: str,
+) -> Callable[..., Awaitable[Any]]:
+    """An endpoint FastAPI reads as `async def <name>(<path ids: int>, *extra)`: it calls
+    `body(ids, **extra values)` with the path ids as a dict (job_or_404 takes it)."""
+    ids = path_ids(kind)
+
+    async def endpoint(**values: Any) -> Any:
+        return await body({key: values.pop(key) for key in ids}, **values)
+
+    params = [inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, annotation=int) for key in ids]
+    endpoint.__signature__ = inspect.Signature(params + extra)  # type: ignore[attr-defined]
+    endpoint.__name__ = endpoint.__qualname__ = name
+    endpoint.__doc__ = doc
+    return endpoint
