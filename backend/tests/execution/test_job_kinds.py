@@ -9,6 +9,7 @@ import sys
 import httpx
 import pytest
 
+from upgradelab.api.job_routes import path_ids
 from upgradelab.execution.cancel import CancelWatch
 from upgradelab.execution.locks import TargetsBusy
 from upgradelab.job_kinds import JOB_KINDS
@@ -83,4 +84,15 @@ def test_every_kind_has_its_event_stream_a_check_too(client: httpx.Client) -> No
     for kind in JOB_KINDS:
         assert f"{kind.api_path}/events" in paths, kind.name
     missing = client.get("/api/captures/999999/checks/999999/events")
-    assert missing.status_code == 404 and missing.json()["detail"] == "capture check 999999 not found"
+    assert missing.status_code == 404 and missing.json()["detail"] == "check 999999 not found"
+
+
+def test_every_kinds_cancel_is_one_derived_route(client: httpx.Client) -> None:
+    """POST <job>/cancel of every kind (api/job_routes.py cancel_route): the same 404 naming the kind
+    for an unknown job (the owner check and the answers: tests/users/test_ownership.py,
+    tests/execution/test_cancel_answers.py)."""
+    for kind in JOB_KINDS:
+        path = kind.api_path.format(**dict.fromkeys(path_ids(kind), 999999))
+        missing = client.post(f"{path}/cancel")
+        assert missing.status_code == 404, (kind.name, missing.text)
+        assert missing.json()["detail"] == f"{kind.title} 999999 not found"

@@ -6,8 +6,11 @@ attribution's owner or an admin may cancel it (require_owner)."""
 from typing import Literal
 
 from fastapi import APIRouter, Query, Response, status
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from upgradelab.api.job_routes import cancel_route
 from upgradelab.attribution import service
+from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
 from upgradelab.attribution.models import Attribution
 from upgradelab.attribution.schemas import AttributionCreate, AttributionRead
 from upgradelab.db import SessionDep
@@ -45,13 +48,11 @@ async def get_attribution(attribution_id: int, session: SessionDep, user: Curren
     return _read(await service.get_or_raise(session, attribution_id), user)
 
 
-@router.post("/{attribution_id}/cancel", response_model=AttributionRead)
-async def cancel_attribution(attribution_id: int, session: SessionDep, user: CurrentUser) -> AttributionRead:
+@cancel_route(router, ATTRIBUTION_JOBS, AttributionRead, cancel=service.cancel)
+async def cancel_attribution(_: AsyncSession, row: Attribution) -> AttributionRead:
     """Cancel (its current step run too); 403 unless the caller started it or is an admin; 409 when
     it already ended."""
-    row = await service.get_or_raise(session, attribution_id)
-    require_owner(user, row.created_by, f"attribution {attribution_id}", "cancel")
-    return service.to_read(await service.cancel(session, row))
+    return service.to_read(row)
 
 
 @router.post("/{attribution_id}/share", response_model=AttributionRead)

@@ -8,10 +8,14 @@ owner or an admin may cancel or revoke (require_owner); viewers read no share_to
 import re
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response, status
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.api.datasets import worker_only
+from upgradelab.api.job_routes import cancel_route
 from upgradelab.captures import service
 from upgradelab.captures.findings import check_about, csv_text
+from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
+from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.captures.schemas import (
     CaptureCreate,
     CaptureRead,
@@ -100,12 +104,10 @@ async def revoke_capture_share(capture_id: int, session: SessionDep, user: Curre
     return _capture(await service.revoke_share(session, row), user)
 
 
-@router.post("/{capture_id}/cancel", response_model=CaptureRead)
-async def cancel_capture(capture_id: int, session: SessionDep, user: CurrentUser) -> CaptureRead:
+@cancel_route(router, CAPTURE_JOBS, CaptureRead)
+async def cancel_capture(_: AsyncSession, row: Capture) -> CaptureRead:
     """Cancel; 403 unless the caller started it or is an admin; 409 when it already ended."""
-    row = await service.get_or_raise(session, capture_id)
-    require_owner(user, row.created_by, f"capture {capture_id}", "cancel")
-    return CaptureRead.model_validate(await service.cancel(session, row))
+    return CaptureRead.model_validate(row)
 
 
 @router.get("/{capture_id}/queries.sql")
@@ -189,12 +191,10 @@ async def _csv(session: SessionDep, row: CheckRead) -> Response:
     )
 
 
-@router.post("/{capture_id}/checks/{check_id}/cancel", response_model=CheckRead)
-async def cancel_check(capture_id: int, check_id: int, session: SessionDep, user: CurrentUser) -> CheckRead:
+@cancel_route(router, CHECK_JOBS, CheckRead)
+async def cancel_check(_: AsyncSession, row: CaptureCheck) -> CheckRead:
     """Cancel; 403 unless the caller started it or is an admin; 409 when it already ended."""
-    row = await service.get_check_or_raise(session, capture_id, check_id)
-    require_owner(user, row.created_by, f"check {check_id}", "cancel")
-    return CheckRead.model_validate(await service.cancel_check(session, row))
+    return CheckRead.model_validate(row)
 
 
 @public_router.get("/checks/{token}", response_model=CheckRead)

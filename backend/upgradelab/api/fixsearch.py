@@ -7,10 +7,13 @@ from typing import Literal
 
 from fastapi import APIRouter, Query, status
 from fastapi.responses import Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from upgradelab.api.job_routes import cancel_route
 from upgradelab.db import SessionDep
 from upgradelab.fixsearch import service
 from upgradelab.fixsearch.export import export_csv
+from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.fixsearch.models import FixSearch
 from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchRead
 from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
@@ -45,12 +48,10 @@ async def get_fix_search(search_id: int, session: SessionDep, user: CurrentUser)
     return _read(await service.get_or_raise(session, search_id), user)
 
 
-@router.post("/{search_id}/cancel", response_model=FixSearchRead)
-async def cancel_fix_search(search_id: int, session: SessionDep, user: CurrentUser) -> FixSearchRead:
+@cancel_route(router, FIX_SEARCH_JOBS, FixSearchRead)
+async def cancel_fix_search(_: AsyncSession, row: FixSearch) -> FixSearchRead:
     """Cancel; 403 unless the caller started it or is an admin; 409 when it already ended."""
-    row = await service.get_or_raise(session, search_id)
-    require_owner(user, row.created_by, f"fix search {search_id}", "cancel")
-    return service.to_read(await service.cancel(session, row))
+    return service.to_read(row)
 
 
 @router.post("/{search_id}/share", response_model=FixSearchRead)

@@ -1,5 +1,6 @@
 """Routes derived from a JobKind (execution/kinds.py `api_path`, `api_name`, `label`) instead of
-written per kind: the job looked up by the ids of its path (`job_or_404`) and an endpoint whose
+written per kind: its cancel with the owner check (`cancel_route`), its event stream
+(api/streaming.py), the job looked up by the ids of its path (`job_or_404`) and an endpoint whose
 path parameters are the kind's own names (`endpoint_for`: "search_id", "capture_id" and "check_id"),
 so the derived routes keep the paths, parameter names and operation ids the API always had
 (frontend/src/client is generated from them)."""
@@ -9,10 +10,15 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from fastapi import APIRouter
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from upgradelab.db import SessionDep
 from upgradelab.errors import not_found
+from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.kinds import JobKind
+from upgradelab.users.auth import CurrentUser, require_owner
+from upgradelab.users.models import User
 
 _PARAMETER = re.compile(r"\{(\w+)\}")
 
@@ -57,3 +63,36 @@ def endpoint_for(
     endpoint.__name__ = endpoint.__qualname__ = name
     endpoint.__doc__ = doc
     return endpoint
+
+
+def cancel_route(
+    router: APIRouter,
+    kind: JobKind,
+    response_model: Any,
+    cancel: Callable[[AsyncSession, Any], Awaitable[Any]] | None = None,
+) -> Callable[[Callable[[AsyncSession, Any], Awaitable[Any]]], None]:
+    """Decorates `async def cancel_<kind>(session, row) -> Read` (the job as its API reads it after
+    the cancel; its name is the operation's id, its docstring the route's description) into POST
+    <kind.api_path>/cancel on `router` (whose prefix the path starts with): the job (404), its owner
+    checked (users/auth.py require_owner: 403 unless the caller started it or is an admin, naming
+    "<label> <id>"), then `cancel(session, row)` (default: execution/cancel_request.py
+    request_cancel, the same for every kind, 409 when it already ended; then the row re-read)."""
+    own = path_ids(kind)[-1]
+
+    def derive(read: Callable[[AsyncSession, Any], Awaitable[Any]]) -> None:
+        async def body(ids: dict[str, int], session: AsyncSession, user: User) -> Any:
+            row = await job_or_404(session, kind, ids)
+            require_owner(user, row.created_by, f"{kind.title} {ids[own]}", "cancel")
+            if cancel is not None:
+                row = await cancel(session, row)
+            else:
+                await request_cancel(session, kind, row.id)
+                await session.refresh(row)
+            return await read(session, row)
+
+        extra = [keyword("session", SessionDep), keyword("user", CurrentUser)]
+        endpoint = endpoint_for(kind, extra, body, read.__name__, read.__doc__ or "")
+        path = kind.api_path.removeprefix(router.prefix) + "/cancel"
+        router.add_api_route(path, endpoint, methods=["POST"], response_model=response_model)
+
+    return derive

@@ -78,7 +78,7 @@ CHECK_JOBS = JobKind(
     task="upgradelab.captures.check",
     time_limit_s=3600,
     runner="upgradelab.captures.check_runner:execute_check",
-    label="capture check",
+    label="check",
     api_path="/api/captures/{capture_id}/checks/{check_id}",
-    api_name="capture_check",
+    api_name="check",
 )

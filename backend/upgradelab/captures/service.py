@@ -16,7 +16,6 @@ from upgradelab.captures.my_cnf import MY_CNF_FLAVOR, MyCnfError, configuration,
 from upgradelab.captures.schemas import CaptureCreate, CheckCreate, MyCnfCreate
 from upgradelab.db import utcnow
 from upgradelab.errors import field_error, not_found
-from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
 from upgradelab.execution.task import send_job
 from upgradelab.pools import routing
@@ -93,14 +92,6 @@ async def list_captures(session: AsyncSession, target: str | None, limit: int) -
     return list(await session.scalars(query))
 
 
-async def cancel(session: AsyncSession, row: Capture) -> Capture:
-    """Cancel (execution/cancel_request.py): a queued one at once, a running one between its reads;
-    409 when it already ended."""
-    await request_cancel(session, CAPTURE_JOBS, row.id)
-    await session.refresh(row)
-    return row
-
-
 def queries(row: Capture) -> str:
     """The captured workload as the plain SQL text a replay takes (captures/digests.py query_set);
     '' before the capture succeeded."""
@@ -155,14 +146,6 @@ async def list_checks(session: AsyncSession, capture_id: int) -> list[CaptureChe
     """The capture's checks, newest first."""
     query = select(CaptureCheck).where(CaptureCheck.capture_id == capture_id).order_by(CaptureCheck.id.desc())
     return list(await session.scalars(query))
-
-
-async def cancel_check(session: AsyncSession, row: CaptureCheck) -> CaptureCheck:
-    """Cancel (execution/cancel_request.py): a queued one at once; a running one is flagged and
-    ends before its binary is asked, or runs to its end (seconds). 409 when it already ended."""
-    await request_cancel(session, CHECK_JOBS, row.id)
-    await session.refresh(row)
-    return row
 
 
 Shared = TypeVar("Shared", Capture, CaptureCheck)

@@ -10,7 +10,7 @@ restoring global remedy on the replay's other fingerprints (whole.py; their samp
 from the replay's row). A statistics candidate's arm runs on a second instance of the variant
 (second.py: the variant's target's next slot, opened when the search reaches it, ended with the search).
 
-Cancel (service.cancel sets `cancel_requested`): a watch (execution/cancel.py) reads the flag every
+Cancel (its API route sets `cancel_requested`): a watch (execution/cancel.py) reads the flag every
 CANCEL_POLL_S seconds
 and interrupts the search (the statement running is killed, none other starts; servers still
 starting are stopped); it ends `cancelled` with the trials made so far.

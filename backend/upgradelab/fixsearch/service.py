@@ -7,7 +7,6 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.errors import field_error, not_found
-from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
 from upgradelab.execution.task import send_job
 from upgradelab.fixsearch.candidates import SOURCES
@@ -115,15 +114,6 @@ async def list_searches(session: AsyncSession, replay_id: int | None, limit: int
     if replay_id is not None:
         query = query.where(FixSearch.replay_id == replay_id)
     return list(await session.scalars(query))
-
-
-async def cancel(session: AsyncSession, row: FixSearch) -> FixSearch:
-    """Cancel (execution/cancel_request.py, the same for every kind): a queued one at once; a running
-    one is flagged and its worker's cancel watch ends it within seconds; one whose worker is gone is
-    ended by the reaper's path at once. 409 when it already ended."""
-    await request_cancel(session, FIX_SEARCH_JOBS, row.id)
-    await session.refresh(row)
-    return row
 
 
 async def share(session: AsyncSession, row: FixSearch) -> str:

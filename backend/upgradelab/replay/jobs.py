@@ -55,7 +55,7 @@ REPLAY_JOBS = JobKind(
     sweep=True,
     task="upgradelab.replay.execute",
     runner="upgradelab.replay.runner:execute_replay",
-    label="replay run",
+    label="replay",
     api_path="/api/replays/{replay_id}",
     api_name="replay",
 )

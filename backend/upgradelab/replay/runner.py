@@ -7,7 +7,7 @@ report (replay/state.py writes every change of the row). The extension's budget 
 kept in the replay's `schedule` JSON from its creation (service.create), beside the planned rounds'
 order once it starts; each extension step stores the longer schedule before its rounds run.
 
-Cancel (service.cancel sets `cancel_requested`): a watch (execution/cancel.py) reads the flag every
+Cancel (its API route sets `cancel_requested`): a watch (execution/cancel.py) reads the flag every
 CANCEL_POLL_S seconds; once set it interrupts the replay (engine.py Interrupt: the statement running
 is killed with KILL QUERY, none other starts) and, while servers are still starting or loading the
 dump, stops them. The replay ends `cancelled` with the report of what it measured, marked partial

@@ -9323,7 +9323,7 @@ export type CaptureEventsResponses = {
     200: unknown;
 };
 
-export type CaptureCheckEventsData = {
+export type CheckEventsData = {
     body?: never;
     headers?: {
         /**
@@ -9352,16 +9352,16 @@ export type CaptureCheckEventsData = {
     url: '/api/captures/{capture_id}/checks/{check_id}/events';
 };
 
-export type CaptureCheckEventsErrors = {
+export type CheckEventsErrors = {
     /**
      * Validation Error
      */
     422: HttpValidationError;
 };
 
-export type CaptureCheckEventsError = CaptureCheckEventsErrors[keyof CaptureCheckEventsErrors];
+export type CheckEventsError = CheckEventsErrors[keyof CheckEventsErrors];
 
-export type CaptureCheckEventsResponses = {
+export type CheckEventsResponses = {
     /**
      * Successful Response
      */
