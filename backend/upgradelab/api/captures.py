@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response,
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.api.datasets import worker_only
-from upgradelab.api.job_routes import cancel_route
+from upgradelab.api.job_routes import cancel_route, share_route
 from upgradelab.captures import service
 from upgradelab.captures.findings import check_about, csv_text
 from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
@@ -30,7 +30,6 @@ from upgradelab.db import SessionDep
 from upgradelab.execution.status import JobStatus
 from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
 from upgradelab.users.models import User
-from upgradelab.users.tokens import shown_once
 
 router = APIRouter(prefix="/api/captures", tags=["captures"])
 public_router = APIRouter(prefix="/api/public/captures", tags=["captures"])
@@ -85,15 +84,12 @@ async def get_capture(capture_id: int, session: SessionDep, user: CurrentUser) -
     return _capture(await service.get_or_raise(session, capture_id), user)
 
 
-@router.post("/{capture_id}/share", response_model=CaptureRead)
-async def share_capture(capture_id: int, session: SessionDep, user: CurrentUser) -> CaptureRead:
+@share_route(router, CAPTURE_JOBS, CaptureRead)
+async def share_capture(_: AsyncSession, row: Capture) -> CaptureRead:
     """Give it a new read-only share token (share_token, in this answer only; GET
     /api/public/captures/{token}; an earlier link stops working); 403 unless the caller owns it or is
     an admin."""
-    row = await service.get_or_raise(session, capture_id)
-    require_owner(user, row.created_by, f"capture {capture_id}", "share")
-    token = await service.share(session, row)  # only its sha256 is kept
-    return shown_once(_capture(row, user), token)
+    return CaptureRead.model_validate(row)
 
 
 @router.delete("/{capture_id}/share", response_model=CaptureRead)
@@ -148,15 +144,12 @@ async def get_check(capture_id: int, check_id: int, session: SessionDep, user: C
     return _check(await service.get_check_or_raise(session, capture_id, check_id), user)
 
 
-@router.post("/{capture_id}/checks/{check_id}/share", response_model=CheckRead)
-async def share_check(capture_id: int, check_id: int, session: SessionDep, user: CurrentUser) -> CheckRead:
+@share_route(router, CHECK_JOBS, CheckRead)
+async def share_check(_: AsyncSession, row: CaptureCheck) -> CheckRead:
     """Give it a new read-only share token (share_token, in this answer only; GET
     /api/public/captures/checks/{token}; an earlier link stops working); 403 unless the caller owns it
     or is an admin."""
-    row = await service.get_check_or_raise(session, capture_id, check_id)
-    require_owner(user, row.created_by, f"check {check_id}", "share")
-    token = await service.share(session, row)  # only its sha256 is kept
-    return shown_once(_check(row, user), token)
+    return CheckRead.model_validate(row)
 
 
 @router.delete("/{capture_id}/checks/{check_id}/share", response_model=CheckRead)

@@ -1,5 +1,6 @@
 """Routes derived from a JobKind (execution/kinds.py `api_path`, `api_name`, `label`) instead of
-written per kind: its cancel with the owner check (`cancel_route`), its event stream
+written per kind: its cancel and its share link with the owner check (`cancel_route`,
+`share_route`, `shared_job`), its event stream
 (api/streaming.py), the job looked up by the ids of its path (`job_or_404`) and an endpoint whose
 path parameters are the kind's own names (`endpoint_for`: "search_id", "capture_id" and "check_id"),
 so the derived routes keep the paths, parameter names and operation ids the API always had
@@ -11,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.db import SessionDep
@@ -19,6 +21,8 @@ from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.kinds import JobKind
 from upgradelab.users.auth import CurrentUser, require_owner
 from upgradelab.users.models import User
+from upgradelab.users.service import token_digest
+from upgradelab.users.tokens import new_share_token, shown_once
 
 _PARAMETER = re.compile(r"\{(\w+)\}")
 
@@ -96,3 +100,39 @@ def cancel_route(
         router.add_api_route(path, endpoint, methods=["POST"], response_model=response_model)
 
     return derive
+
+
+def share_route(
+    router: APIRouter, kind: JobKind, response_model: Any
+) -> Callable[[Callable[[AsyncSession, Any], Awaitable[Any]]], None]:
+    """Decorates `async def share_<kind>(session, row) -> Read` (its name the operation's id, its
+    docstring the description) into POST <kind.api_path>/share for a kind whose rows carry a
+    `share_token` column: the job (404), its owner checked (403 naming "<label> <id>"), a new
+    read-only token (users/tokens.py new_share_token, 192 random bits) stored as its sha256 (an
+    earlier link of it stops working), and the row as `read` gives it with the token shown this
+    once (users/tokens.py shown_once). `shared_job` finds the row of a token."""
+    own = path_ids(kind)[-1]
+
+    def derive(read: Callable[[AsyncSession, Any], Awaitable[Any]]) -> None:
+        async def body(ids: dict[str, int], session: AsyncSession, user: User) -> Any:
+            row = await job_or_404(session, kind, ids)
+            require_owner(user, row.created_by, f"{kind.title} {ids[own]}", "share")
+            token, row.share_token = new_share_token()
+            await session.commit()
+            return shown_once(await read(session, row), token)
+
+        extra = [keyword("session", SessionDep), keyword("user", CurrentUser)]
+        endpoint = endpoint_for(kind, extra, body, read.__name__, read.__doc__ or "")
+        path = kind.api_path.removeprefix(router.prefix) + "/share"
+        router.add_api_route(path, endpoint, methods=["POST"], response_model=response_model)
+
+    return derive
+
+
+async def shared_job(session: AsyncSession, kind: JobKind, token: str) -> Any:
+    """The job of `kind` shared under `token` (its sha256 in `share_token`), or 404 ("shared <label>")."""
+    model: Any = kind.lease.model
+    row = await session.scalar(select(model).where(model.share_token == token_digest(token)))
+    if row is None:
+        raise not_found(f"shared {kind.title}", "link")
+    return row

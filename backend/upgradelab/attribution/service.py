@@ -28,7 +28,6 @@ from upgradelab.targets import option_lists
 from upgradelab.targets import service as targets
 from upgradelab.targets.options import OptionError, validate_option
 from upgradelab.users.service import token_digest
-from upgradelab.users.tokens import new_share_token
 
 DECIDED = ("regression", "improvement")
 
@@ -182,14 +181,6 @@ async def cancel(session: AsyncSession, row: Attribution) -> Attribution:
             await request_cancel(session, RUN_JOBS, current)
         await session.refresh(row)
     return row
-
-
-async def share(session: AsyncSession, row: Attribution) -> str:
-    """Give the attribution a new read-only share token (192 random bits), stored as its sha256: the
-    token, shown this once (an earlier link of it stops working)."""
-    token, row.share_token = new_share_token()
-    await session.commit()
-    return token
 
 
 def to_read(row: Attribution) -> AttributionRead:

@@ -22,7 +22,6 @@ from upgradelab.pools import routing
 from upgradelab.targets import service as targets
 from upgradelab.targets.provisioners import DockerProvisioner, LocalProvisioner, TarballProvisioner
 from upgradelab.users.service import token_digest
-from upgradelab.users.tokens import new_share_token
 
 
 async def create(session: AsyncSession, spec: CaptureCreate) -> Capture:
@@ -149,14 +148,6 @@ async def list_checks(session: AsyncSession, capture_id: int) -> list[CaptureChe
 
 
 Shared = TypeVar("Shared", Capture, CaptureCheck)
-
-
-async def share(session: AsyncSession, row: Shared) -> str:
-    """Give a capture or a check a new read-only share token (192 random bits), stored as its sha256:
-    the token, shown this once (an earlier link of it stops working)."""
-    token, row.share_token = new_share_token()
-    await session.commit()
-    return token
 
 
 async def revoke_share(session: AsyncSession, row: Shared) -> Shared:

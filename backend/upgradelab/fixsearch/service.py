@@ -18,7 +18,6 @@ from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.report import FixSearchBrief
 from upgradelab.targets import service as targets
 from upgradelab.users.service import token_digest
-from upgradelab.users.tokens import new_share_token
 
 
 async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
@@ -114,14 +113,6 @@ async def list_searches(session: AsyncSession, replay_id: int | None, limit: int
     if replay_id is not None:
         query = query.where(FixSearch.replay_id == replay_id)
     return list(await session.scalars(query))
-
-
-async def share(session: AsyncSession, row: FixSearch) -> str:
-    """Give the search a new read-only share token (192 random bits), stored as its sha256: the
-    token, shown this once (an earlier link of it stops working)."""
-    token, row.share_token = new_share_token()
-    await session.commit()
-    return token
 
 
 async def briefs(session: AsyncSession, replay_id: int) -> dict[str, list[FixSearchBrief]]:
