@@ -12,14 +12,21 @@ from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.run_executor.jobs import RUN_JOBS
 
-JOB_KINDS: tuple[JobKind, ...] = (
+JOB_KINDS: list[JobKind] = [
     RUN_JOBS,
     REPLAY_JOBS,
     ATTRIBUTION_JOBS,
     CAPTURE_JOBS,
     CHECK_JOBS,
     FIX_SEARCH_JOBS,
-)
+]
+
+
+def register(kind: JobKind) -> None:
+    """Add `kind` to JOB_KINDS in this process (or replace the kind of its name), before the worker
+    registers its tasks and the API builds its app (main.py create_app): how a test registers a kind
+    of its own (tests/recipe/); a product kind is a line of JOB_KINDS."""
+    JOB_KINDS[:] = [one for one in JOB_KINDS if one.name != kind.name] + [kind]
 
 
 def register_with_reaper() -> None:

@@ -77,7 +77,17 @@ async def run_events(
     return EventSourceResponse(_run_events(run_id, resume), ping=HEARTBEAT_S)
 
 
-def _add_events_route(kind: JobKind) -> None:
+def events_router() -> APIRouter:
+    """The event stream route of every registered kind but the run (job_kinds.py JOB_KINDS as they
+    are now: the app, main.py create_app, includes it once built)."""
+    out = APIRouter(tags=["streaming"], dependencies=[Depends(authorize)])
+    for kind in JOB_KINDS:
+        if kind.api_path and kind.name != "run":
+            _add_events_route(out, kind)
+    return out
+
+
+def _add_events_route(out: APIRouter, kind: JobKind) -> None:
     """GET <kind.api_path>/events for a kind other than the run (whose snapshot holds its points):
     snapshot {status, progress}, then its stream's tail; 404 for an unknown job. One definition,
     derived from the kind (api/job_routes.py), for every registered kind."""
@@ -102,12 +112,7 @@ def _add_events_route(kind: JobKind) -> None:
     own = path_ids(kind)[-1]
     doc = f"Server-Sent Events of {kind.title} `{own}` (see the module docstring); 404 for an unknown one."
     endpoint = endpoint_for(kind, extra, events, f"{kind.api_name}_events", doc)
-    router.add_api_route(f"{kind.api_path}/events", endpoint, methods=["GET"])
-
-
-for _kind in JOB_KINDS:
-    if _kind.api_path and _kind.name != "run":
-        _add_events_route(_kind)
+    out.add_api_route(f"{kind.api_path}/events", endpoint, methods=["GET"])
 
 
 _ENTRY_ID = re.compile(r"^(\d{1,20})-(\d{1,20})$")

@@ -77,7 +77,10 @@ class JobKind:
     path, its id the last parameter ("/api/fixsearches/{search_id}"; a check's also names its
     capture: "/api/captures/{capture_id}/checks/{check_id}", matched against the row's capture_id);
     api_name: the stem of its operations' ids ("fix_search": fix_search_events). From these the API
-    derives the kind's event stream route (api/job_routes.py); "" for a kind without one.
+    derives the kind's event stream route (api/job_routes.py); "" for a kind without one;
+    api_module: the module of the kind's own routes ("package.module", its `router`, signed in, and
+    an optional `public_router`), included by the API's app (main.py) for a kind registered at run
+    time (tests/recipe/); the product's kinds' routers are named in main.py.
     """
 
     lease: LeaseKind
@@ -94,6 +97,7 @@ class JobKind:
     label: str = ""
     api_path: str = ""
     api_name: str = ""
+    api_module: str = ""
 
     @property
     def name(self) -> str:
