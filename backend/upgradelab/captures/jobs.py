@@ -3,11 +3,8 @@ at a worker's start (job_kinds.py). Its one target is locked while it reads (exe
 a local or docker target's server is started for it and stopped at its end (`sweep` when it fails);
 an existing server is only read."""
 
-from sqlalchemy import select
-
 from upgradelab.captures.models import Capture, CaptureCheck
-from upgradelab.db import sync_session
-from upgradelab.execution.kinds import JobKind
+from upgradelab.execution.kinds import JobKind, job_targets
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import FINAL_STATUSES, JobStatus
 from upgradelab.targets.models import Target
@@ -25,12 +22,7 @@ CAPTURES = LeaseKind(
 
 def targets_of(capture_id: int) -> list[Target]:
     """The capture's target (none when it was deleted since), detached from its session."""
-    with sync_session() as session:
-        row = session.get(Capture, capture_id)
-        targets = list(session.scalars(select(Target).where(Target.name == (row.target if row else ""))))
-        for target in targets:
-            session.expunge(target)
-    return targets
+    return job_targets(Capture, capture_id, lambda row: [row.target])
 
 
 CAPTURE_JOBS = JobKind(
@@ -60,12 +52,7 @@ CHECKS = LeaseKind(
 
 def check_targets_of(check_id: int) -> list[Target]:
     """The check's target (the new version's binary), detached; none when it was deleted since."""
-    with sync_session() as session:
-        row = session.get(CaptureCheck, check_id)
-        targets = list(session.scalars(select(Target).where(Target.name == (row.target if row else ""))))
-        for target in targets:
-            session.expunge(target)
-    return targets
+    return job_targets(CaptureCheck, check_id, lambda row: [row.target])
 
 
 # A check locks the new version's target: its scratch instance is that target's slot 0.

@@ -4,13 +4,14 @@ used by the lifecycle (execution/lifecycle.py) and, once registered (job_kinds.p
 (execution/cancel.py) and the API's pools lookup. The execution layer knows a job only through it."""
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from redis import Redis
+from sqlalchemy import select
 
-from upgradelab.db import utcnow
+from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import JobStatus
 from upgradelab.settings import Settings
@@ -40,6 +41,19 @@ class Ending:
 
 def _nothing(*_: Any) -> None:
     return None
+
+
+def job_targets(model: Any, job_id: int, names_of: Callable[[Any], Iterable[str]]) -> list[Target]:
+    """The targets job `job_id`'s row (of table `model`) names (`names_of(row)`: a capture's target,
+    a replay's variants' targets), detached from their session; none when the row is gone. A kind's
+    `targets_of`."""
+    with sync_session() as session:
+        row = session.get(model, job_id)
+        names = set(names_of(row)) if row is not None else set()
+        targets = list(session.scalars(select(Target).where(Target.name.in_(names))))
+        for target in targets:
+            session.expunge(target)
+    return targets
 
 
 def finished_fields(ending: Ending) -> dict[str, Any]:

@@ -6,10 +6,7 @@ their locks while it runs, every instance of them stopped when it does not succe
 may stop servers still starting), and the reaper's `worker lost` if its worker dies.
 """
 
-from sqlalchemy import select
-
-from upgradelab.db import sync_session
-from upgradelab.execution.kinds import JobKind
+from upgradelab.execution.kinds import JobKind, job_targets
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import FINAL_STATUSES, JobStatus
 from upgradelab.fixsearch.models import FixSearch
@@ -28,13 +25,7 @@ FIX_SEARCHES = LeaseKind(
 
 def targets_of(search_id: int) -> list[Target]:
     """The targets its two variants name (fix_search.variants), detached from their session."""
-    with sync_session() as session:
-        row = session.get(FixSearch, search_id)
-        names = {str(v["target"]) for v in (row.variants if row else [])}
-        targets = list(session.scalars(select(Target).where(Target.name.in_(names))))
-        for target in targets:
-            session.expunge(target)
-    return targets
+    return job_targets(FixSearch, search_id, lambda row: [str(v["target"]) for v in row.variants])
 
 
 FIX_SEARCH_JOBS = JobKind(

@@ -9,10 +9,8 @@ written before its end.
 
 from typing import Any
 
-from sqlalchemy import select
-
-from upgradelab.db import sync_session, utcnow
-from upgradelab.execution.kinds import Ending, JobKind
+from upgradelab.db import utcnow
+from upgradelab.execution.kinds import Ending, JobKind, job_targets
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import FINAL_STATUSES, JobStatus
 from upgradelab.replay.models import ReplayRun
@@ -30,13 +28,7 @@ REPLAYS = LeaseKind(
 
 def targets_of(replay_id: int) -> list[Target]:
     """The targets the replay's variants name (replay_run.variants), detached from their session."""
-    with sync_session() as session:
-        replay = session.get(ReplayRun, replay_id)
-        names = {str(v["target"]) for v in (replay.variants if replay else [])}
-        targets = list(session.scalars(select(Target).where(Target.name.in_(names))))
-        for target in targets:
-            session.expunge(target)
-    return targets
+    return job_targets(ReplayRun, replay_id, lambda row: [str(v["target"]) for v in row.variants])
 
 
 def _final_fields(ending: Ending) -> dict[str, Any]:
