@@ -10,8 +10,13 @@ import httpx
 import pytest
 
 from upgradelab.api.job_routes import path_ids
+from upgradelab.attribution import state as attribution_state
+from upgradelab.attribution.models import Attribution
+from upgradelab.db import sync_session
 from upgradelab.execution.cancel import CancelWatch
 from upgradelab.execution.locks import TargetsBusy
+from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.models import Experiment, Run
 from upgradelab.job_kinds import JOB_KINDS
 
 # the worker's own start: the app, then its `include` modules as `celery -A upgradelab.worker worker`
@@ -96,3 +101,23 @@ def test_every_kinds_cancel_is_one_derived_route(client: httpx.Client) -> None:
         missing = client.post(f"{path}/cancel")
         assert missing.status_code == 404, (kind.name, missing.text)
         assert missing.json()["detail"] == f"{kind.title} 999999 not found"
+
+
+def test_no_kinds_writer_overwrites_a_final_job(database: None) -> None:
+    """Every kind's state writer skips a job already final (execution/kinds.py write_unless_final):
+    an attribution's did not (a step's progress written after a cancel or the reaper ended it)."""
+    with sync_session() as session:
+        experiment = Experiment(name="final", workload="insert-truncate", iterations=1, variants=[])
+        session.add(experiment)
+        session.flush()
+        run = Run(experiment_id=experiment.id, status=JobStatus.succeeded)
+        session.add(run)
+        session.flush()
+        row = Attribution(run_id=run.id, variant="b", baseline="a", status=JobStatus.cancelled)
+        session.add(row)
+        session.commit()
+        attribution_id = row.id
+    assert not attribution_state.write(attribution_id, progress={"phase": "late"})
+    with sync_session() as session:
+        found = session.get(Attribution, attribution_id)
+        assert found is not None and found.progress is None and found.status == JobStatus.cancelled

@@ -56,6 +56,22 @@ def job_targets(model: Any, job_id: int, names_of: Callable[[Any], Iterable[str]
     return targets
 
 
+def write_unless_final(model: Any, job_id: int, fields: dict[str, Any]) -> str | None:
+    """The one rule of every kind's state writer (replay/, fixsearch/, attribution/ state.py): set
+    `fields` (columns of table `model`) on job `job_id` in one commit unless the row is gone or final
+    (cancelled while queued, ended by the reaper or a cancel: its final state is never overwritten);
+    the row's status after the write, None when nothing was written."""
+    with sync_session() as session:
+        row = session.get(model, job_id)
+        if row is None or JobStatus(row.status).is_final:
+            return None
+        for key, value in fields.items():
+            setattr(row, key, value)
+        status = str(row.status)
+        session.commit()
+    return status
+
+
 def finished_fields(ending: Ending) -> dict[str, Any]:
     """The final columns most kinds write: status, error, finished_at (now, UTC) and the ending's own
     `fields` (a capture's findings, a fix search's progress)."""
