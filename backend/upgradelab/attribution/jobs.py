@@ -11,20 +11,12 @@ from sqlalchemy import update
 from upgradelab.attribution.models import Attribution
 from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.kinds import Ending, JobKind
-from upgradelab.execution.leases import LeaseKind
-from upgradelab.execution.status import FINAL_STATUSES, JobStatus
+from upgradelab.execution.leases import job_lease
+from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Run
 from upgradelab.targets.models import Target
 
-ATTRIBUTIONS = LeaseKind(
-    "attribution",
-    Attribution,
-    JobStatus.queued,
-    JobStatus.running,
-    (JobStatus.running,),
-    tuple(FINAL_STATUSES),
-    "started_at",
-)
+ATTRIBUTIONS = job_lease("attribution", Attribution)
 
 
 def _no_targets(_: int) -> list[Target]:

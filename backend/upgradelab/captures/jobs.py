@@ -5,19 +5,11 @@ an existing server is only read."""
 
 from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.execution.kinds import JobKind, job_targets
-from upgradelab.execution.leases import LeaseKind
-from upgradelab.execution.status import FINAL_STATUSES, JobStatus
+from upgradelab.execution.leases import job_lease
+from upgradelab.execution.status import JobStatus
 from upgradelab.targets.models import Target
 
-CAPTURES = LeaseKind(
-    "capture",
-    Capture,
-    JobStatus.queued,
-    JobStatus.running,
-    (JobStatus.running,),
-    tuple(FINAL_STATUSES),
-    "started_at",
-)
+CAPTURES = job_lease("capture", Capture)
 
 
 def targets_of(capture_id: int) -> list[Target]:
@@ -39,15 +31,7 @@ CAPTURE_JOBS = JobKind(
 )
 
 
-CHECKS = LeaseKind(
-    "capture_check",
-    CaptureCheck,
-    JobStatus.queued,
-    JobStatus.running,
-    (JobStatus.running,),
-    tuple(FINAL_STATUSES),
-    "started_at",
-)
+CHECKS = job_lease("capture_check", CaptureCheck)
 
 
 def check_targets_of(check_id: int) -> list[Target]:

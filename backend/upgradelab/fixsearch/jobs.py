@@ -7,20 +7,12 @@ may stop servers still starting), and the reaper's `worker lost` if its worker d
 """
 
 from upgradelab.execution.kinds import JobKind, job_targets
-from upgradelab.execution.leases import LeaseKind
-from upgradelab.execution.status import FINAL_STATUSES, JobStatus
+from upgradelab.execution.leases import job_lease
+from upgradelab.execution.status import JobStatus
 from upgradelab.fixsearch.models import FixSearch
 from upgradelab.targets.models import Target
 
-FIX_SEARCHES = LeaseKind(
-    "fixsearch",
-    FixSearch,
-    JobStatus.queued,
-    JobStatus.running,
-    (JobStatus.running,),
-    tuple(FINAL_STATUSES),
-    "started_at",
-)
+FIX_SEARCHES = job_lease("fixsearch", FixSearch)
 
 
 def targets_of(search_id: int) -> list[Target]:

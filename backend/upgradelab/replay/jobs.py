@@ -11,19 +11,12 @@ from typing import Any
 
 from upgradelab.db import utcnow
 from upgradelab.execution.kinds import Ending, JobKind, job_targets
-from upgradelab.execution.leases import LeaseKind
-from upgradelab.execution.status import FINAL_STATUSES, JobStatus
+from upgradelab.execution.leases import job_lease
+from upgradelab.execution.status import JobStatus
 from upgradelab.replay.models import ReplayRun
 from upgradelab.targets.models import Target
 
-REPLAYS = LeaseKind(
-    "replay",
-    ReplayRun,
-    JobStatus.queued,
-    JobStatus.running,
-    (JobStatus.running,),
-    tuple(FINAL_STATUSES),
-)
+REPLAYS = job_lease("replay", ReplayRun, None)
 
 
 def targets_of(replay_id: int) -> list[Target]:

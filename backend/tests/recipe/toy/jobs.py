@@ -4,13 +4,11 @@ execution/cancel.py, api/job_routes.py, api/streaming.py, api/pools.py, main.py)
 
 from tests.recipe.toy.models import Toy
 from upgradelab.execution.kinds import JobKind
-from upgradelab.execution.leases import LeaseKind
-from upgradelab.execution.status import FINAL_STATUSES, JobStatus
+from upgradelab.execution.leases import job_lease
+from upgradelab.execution.status import JobStatus
 from upgradelab.targets.models import Target
 
-TOYS = LeaseKind(
-    "toy", Toy, JobStatus.queued, JobStatus.running, (JobStatus.running,), tuple(FINAL_STATUSES), "started_at"
-)
+TOYS = job_lease("toy", Toy)
 
 
 def _no_targets(_: int) -> list[Target]:
