@@ -65,3 +65,5 @@ INSTANCES = _BASE + 30  # slot 0 of the instance tests' own target (other slots:
 METADATA_DB = _BASE + 90
 # issue 31: the throw-away PostgreSQL cluster holding a metadata database (tests/pools)
 METADATA_POSTGRESQL = _BASE + 91
+# issue 48: the API with the recipe's toy job kind registered (tests/recipe)
+RECIPE_API = _BASE + 95

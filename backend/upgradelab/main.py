@@ -1,5 +1,6 @@
 """The FastAPI app: API routers under /api, and the built UI (frontend/dist) at every other path."""
 
+import importlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -31,13 +32,14 @@ from upgradelab.api.results import router as results_router
 from upgradelab.api.runs import router as runs_router
 from upgradelab.api.sharing import public_router as public_shares_router
 from upgradelab.api.sharing import router as shares_router
+from upgradelab.api.streaming import events_router
 from upgradelab.api.streaming import router as streaming_router
 from upgradelab.api.targets import router as targets_router
 from upgradelab.api.users import auth_router, users_router
 from upgradelab.api.workloads import router as workloads_router
 from upgradelab.errors import id_out_of_range, validation_error
 from upgradelab.execution.reaper import start_reaper_thread
-from upgradelab.job_kinds import register_with_reaper
+from upgradelab.job_kinds import JOB_KINDS, register_with_reaper
 from upgradelab.probes.hooks import register as register_probe_hooks
 from upgradelab.secret_files import protect_state_dir
 from upgradelab.settings import get_settings
@@ -80,6 +82,7 @@ def create_app() -> FastAPI:
         users_router,
         shares_router,
         streaming_router,
+        events_router(),
         public_shares_router,
         dataset_dumps_router,
         capture_dumps_router,
@@ -88,6 +91,14 @@ def create_app() -> FastAPI:
         public_captures_router,
     ):
         app.include_router(router)
+
+    # a kind registered at run time names its own routes' module (execution/kinds.py api_module)
+    for kind in JOB_KINDS:
+        if kind.api_module:
+            module = importlib.import_module(kind.api_module)
+            app.include_router(module.router, dependencies=[Depends(authorize)])
+            if hasattr(module, "public_router"):
+                app.include_router(module.public_router)
 
     @app.get("/api/health", tags=["health"])
     async def health() -> dict[str, str]:

@@ -33,14 +33,10 @@ def _from_settings() -> dict[str, Any]:
 celery_app = Celery(
     "upgradelab",
     include=[
+        # worker_start registers one task per job kind (job_kinds.py, execution/task.py)
         "upgradelab.worker_start",
-        "upgradelab.runs.tasks",
-        "upgradelab.replay.tasks",
         "upgradelab.replay.dataset_copy_tasks",
         "upgradelab.pools.heartbeat",
-        "upgradelab.attribution.tasks",
-        "upgradelab.captures.tasks",
-        "upgradelab.fixsearch.tasks",
     ],
 )
 celery_app.add_defaults(_from_settings)
@@ -65,10 +61,5 @@ celery_app.conf.update(
     broker_transport_options={"visibility_timeout": 7 * 3600},
 )
 
-EXECUTE_RUN = "upgradelab.runs.execute"
-EXECUTE_REPLAY = "upgradelab.replay.execute"
+# the job kinds' tasks are named by their JobKind (execution/kinds.py task_name)
 REMOVE_DATASET_COPIES = "upgradelab.datasets.remove_copies"
-EXECUTE_ATTRIBUTION = "upgradelab.attribution.execute"
-EXECUTE_CAPTURE = "upgradelab.captures.execute"
-EXECUTE_CAPTURE_CHECK = "upgradelab.captures.check"
-EXECUTE_FIX_SEARCH = "upgradelab.fixsearch.execute"

@@ -5,7 +5,8 @@ It registers the probe hooks (a run's probe rows are stored with its results, pr
 every job kind with the reaper (job_kinds.py), and connects the worker's other signal handlers: the
 reaper thread started once the worker is ready and stopped at its shutdown, the database connections a
 forked pool process must not share, the spare instances a process ending kills. Importing this module
-(the app includes it, worker.py) only connects `start_worker`: no work at import.
+(the app includes it, worker.py) connects `start_worker` and registers every job kind's Celery task
+(job_kinds.py register_tasks: the worker must know them before it consumes a message).
 """
 
 import threading
@@ -21,7 +22,7 @@ from celery.signals import (
 
 from upgradelab.db import sync_engine
 from upgradelab.execution import reaper
-from upgradelab.job_kinds import register_with_reaper
+from upgradelab.job_kinds import register_tasks, register_with_reaper
 from upgradelab.probes.hooks import register as register_probe_hooks
 from upgradelab.secret_files import protect_state_dir
 from upgradelab.settings import get_settings
@@ -76,4 +77,5 @@ def _discard_spares(**_: Any) -> None:
     spares.discard_all()
 
 
+register_tasks()
 worker_init.connect(start_worker, weak=False)

@@ -95,7 +95,8 @@ def test_a_pool_without_a_live_worker_says_so_and_lists_the_run_waiting(
     assert client.get(f"/api/runs/{run_id}").json()["status"] == "queued"
     assert client.post(f"/api/runs/{run_id}/cancel").json()["status"] == "cancelled"
     assert client.get("/api/pools/jobs/run/999999").status_code == 404
-    assert client.get("/api/pools/jobs/attribution/1").status_code == 422
+    assert client.get("/api/pools/jobs/attribution/999999").status_code == 404  # every kind is looked up
+    assert client.get("/api/pools/jobs/nothing/1").status_code == 422
     # A job of a pool with a live worker is asked of the local run in
     # test_each_run_goes_to_its_pools_worker_and_a_killed_pool_loses_only_its_run (one run fewer).
 

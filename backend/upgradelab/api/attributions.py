@@ -6,14 +6,16 @@ attribution's owner or an admin may cancel it (require_owner)."""
 from typing import Literal
 
 from fastapi import APIRouter, Query, Response, status
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from upgradelab.api.job_routes import cancel_route, share_route
 from upgradelab.attribution import service
+from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
 from upgradelab.attribution.models import Attribution
 from upgradelab.attribution.schemas import AttributionCreate, AttributionRead
 from upgradelab.db import SessionDep
-from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
+from upgradelab.users.auth import CurrentUser, sees_share_tokens, stamp_owner
 from upgradelab.users.models import User
-from upgradelab.users.tokens import shown_once
 
 router = APIRouter(prefix="/api/attributions", tags=["attributions"])
 public_router = APIRouter(prefix="/api/public/attributions", tags=["attributions"])
@@ -45,23 +47,18 @@ async def get_attribution(attribution_id: int, session: SessionDep, user: Curren
     return _read(await service.get_or_raise(session, attribution_id), user)
 
 
-@router.post("/{attribution_id}/cancel", response_model=AttributionRead)
-async def cancel_attribution(attribution_id: int, session: SessionDep, user: CurrentUser) -> AttributionRead:
+@cancel_route(router, ATTRIBUTION_JOBS, AttributionRead, cancel=service.cancel)
+async def cancel_attribution(_: AsyncSession, row: Attribution) -> AttributionRead:
     """Cancel (its current step run too); 403 unless the caller started it or is an admin; 409 when
     it already ended."""
-    row = await service.get_or_raise(session, attribution_id)
-    require_owner(user, row.created_by, f"attribution {attribution_id}", "cancel")
-    return service.to_read(await service.cancel(session, row))
+    return service.to_read(row)
 
 
-@router.post("/{attribution_id}/share", response_model=AttributionRead)
-async def share_attribution(attribution_id: int, session: SessionDep, user: CurrentUser) -> AttributionRead:
+@share_route(router, ATTRIBUTION_JOBS, AttributionRead)
+async def share_attribution(_: AsyncSession, row: Attribution) -> AttributionRead:
     """Give it a new read-only share token (share_token, in this answer only; /api/public/attributions/
     {token}; an earlier link stops working); 403 unless the caller started it or is an admin."""
-    row = await service.get_or_raise(session, attribution_id)
-    require_owner(user, row.created_by, f"attribution {attribution_id}", "share")
-    token = await service.share(session, row)  # only its sha256 is kept
-    return shown_once(service.to_read(row), token)
+    return service.to_read(row)
 
 
 @router.get("/{attribution_id}/export")

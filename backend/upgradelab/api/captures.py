@@ -8,10 +8,14 @@ owner or an admin may cancel or revoke (require_owner); viewers read no share_to
 import re
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response, status
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.api.datasets import worker_only
+from upgradelab.api.job_routes import cancel_route, share_route
 from upgradelab.captures import service
 from upgradelab.captures.findings import check_about, csv_text
+from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
+from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.captures.schemas import (
     CaptureCreate,
     CaptureRead,
@@ -26,7 +30,6 @@ from upgradelab.db import SessionDep
 from upgradelab.execution.status import JobStatus
 from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
 from upgradelab.users.models import User
-from upgradelab.users.tokens import shown_once
 
 router = APIRouter(prefix="/api/captures", tags=["captures"])
 public_router = APIRouter(prefix="/api/public/captures", tags=["captures"])
@@ -81,15 +84,12 @@ async def get_capture(capture_id: int, session: SessionDep, user: CurrentUser) -
     return _capture(await service.get_or_raise(session, capture_id), user)
 
 
-@router.post("/{capture_id}/share", response_model=CaptureRead)
-async def share_capture(capture_id: int, session: SessionDep, user: CurrentUser) -> CaptureRead:
+@share_route(router, CAPTURE_JOBS, CaptureRead)
+async def share_capture(_: AsyncSession, row: Capture) -> CaptureRead:
     """Give it a new read-only share token (share_token, in this answer only; GET
     /api/public/captures/{token}; an earlier link stops working); 403 unless the caller owns it or is
     an admin."""
-    row = await service.get_or_raise(session, capture_id)
-    require_owner(user, row.created_by, f"capture {capture_id}", "share")
-    token = await service.share(session, row)  # only its sha256 is kept
-    return shown_once(_capture(row, user), token)
+    return CaptureRead.model_validate(row)
 
 
 @router.delete("/{capture_id}/share", response_model=CaptureRead)
@@ -100,12 +100,10 @@ async def revoke_capture_share(capture_id: int, session: SessionDep, user: Curre
     return _capture(await service.revoke_share(session, row), user)
 
 
-@router.post("/{capture_id}/cancel", response_model=CaptureRead)
-async def cancel_capture(capture_id: int, session: SessionDep, user: CurrentUser) -> CaptureRead:
+@cancel_route(router, CAPTURE_JOBS, CaptureRead)
+async def cancel_capture(_: AsyncSession, row: Capture) -> CaptureRead:
     """Cancel; 403 unless the caller started it or is an admin; 409 when it already ended."""
-    row = await service.get_or_raise(session, capture_id)
-    require_owner(user, row.created_by, f"capture {capture_id}", "cancel")
-    return CaptureRead.model_validate(await service.cancel(session, row))
+    return CaptureRead.model_validate(row)
 
 
 @router.get("/{capture_id}/queries.sql")
@@ -146,15 +144,12 @@ async def get_check(capture_id: int, check_id: int, session: SessionDep, user: C
     return _check(await service.get_check_or_raise(session, capture_id, check_id), user)
 
 
-@router.post("/{capture_id}/checks/{check_id}/share", response_model=CheckRead)
-async def share_check(capture_id: int, check_id: int, session: SessionDep, user: CurrentUser) -> CheckRead:
+@share_route(router, CHECK_JOBS, CheckRead)
+async def share_check(_: AsyncSession, row: CaptureCheck) -> CheckRead:
     """Give it a new read-only share token (share_token, in this answer only; GET
     /api/public/captures/checks/{token}; an earlier link stops working); 403 unless the caller owns it
     or is an admin."""
-    row = await service.get_check_or_raise(session, capture_id, check_id)
-    require_owner(user, row.created_by, f"check {check_id}", "share")
-    token = await service.share(session, row)  # only its sha256 is kept
-    return shown_once(_check(row, user), token)
+    return CheckRead.model_validate(row)
 
 
 @router.delete("/{capture_id}/checks/{check_id}/share", response_model=CheckRead)
@@ -189,12 +184,10 @@ async def _csv(session: SessionDep, row: CheckRead) -> Response:
     )
 
 
-@router.post("/{capture_id}/checks/{check_id}/cancel", response_model=CheckRead)
-async def cancel_check(capture_id: int, check_id: int, session: SessionDep, user: CurrentUser) -> CheckRead:
+@cancel_route(router, CHECK_JOBS, CheckRead)
+async def cancel_check(_: AsyncSession, row: CaptureCheck) -> CheckRead:
     """Cancel; 403 unless the caller started it or is an admin; 409 when it already ended."""
-    row = await service.get_check_or_raise(session, capture_id, check_id)
-    require_owner(user, row.created_by, f"check {check_id}", "cancel")
-    return CheckRead.model_validate(await service.cancel_check(session, row))
+    return CheckRead.model_validate(row)
 
 
 @public_router.get("/checks/{token}", response_model=CheckRead)

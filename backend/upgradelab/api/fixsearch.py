@@ -7,15 +7,17 @@ from typing import Literal
 
 from fastapi import APIRouter, Query, status
 from fastapi.responses import Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from upgradelab.api.job_routes import cancel_route, share_route
 from upgradelab.db import SessionDep
 from upgradelab.fixsearch import service
 from upgradelab.fixsearch.export import export_csv
+from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.fixsearch.models import FixSearch
 from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchRead
-from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
+from upgradelab.users.auth import CurrentUser, sees_share_tokens, stamp_owner
 from upgradelab.users.models import User
-from upgradelab.users.tokens import shown_once
 
 router = APIRouter(prefix="/api/fixsearches", tags=["fix searches"])
 public_router = APIRouter(prefix="/api/public/fixsearches", tags=["fix searches"])
@@ -45,22 +47,17 @@ async def get_fix_search(search_id: int, session: SessionDep, user: CurrentUser)
     return _read(await service.get_or_raise(session, search_id), user)
 
 
-@router.post("/{search_id}/cancel", response_model=FixSearchRead)
-async def cancel_fix_search(search_id: int, session: SessionDep, user: CurrentUser) -> FixSearchRead:
+@cancel_route(router, FIX_SEARCH_JOBS, FixSearchRead)
+async def cancel_fix_search(_: AsyncSession, row: FixSearch) -> FixSearchRead:
     """Cancel; 403 unless the caller started it or is an admin; 409 when it already ended."""
-    row = await service.get_or_raise(session, search_id)
-    require_owner(user, row.created_by, f"fix search {search_id}", "cancel")
-    return service.to_read(await service.cancel(session, row))
+    return service.to_read(row)
 
 
-@router.post("/{search_id}/share", response_model=FixSearchRead)
-async def share_fix_search(search_id: int, session: SessionDep, user: CurrentUser) -> FixSearchRead:
+@share_route(router, FIX_SEARCH_JOBS, FixSearchRead)
+async def share_fix_search(_: AsyncSession, row: FixSearch) -> FixSearchRead:
     """Give it a new read-only share token (share_token, in this answer only; /api/public/fixsearches/
     {token}; an earlier link stops working); 403 unless the caller started it or is an admin."""
-    row = await service.get_or_raise(session, search_id)
-    require_owner(user, row.created_by, f"fix search {search_id}", "share")
-    token = await service.share(session, row)  # only its sha256 is kept
-    return shown_once(service.to_read(row), token)
+    return service.to_read(row)
 
 
 @router.get("/{search_id}/export")

@@ -1,14 +1,14 @@
 """/api/pools: the worker pools, their live workers, queue depth and the jobs waiting in each."""
 
-from typing import Literal
+from typing import Annotated
 
 from anyio import to_thread
-from fastapi import APIRouter, HTTPException, status
+from fastapi import APIRouter, HTTPException, Path, status
 from redis.asyncio import Redis
 from sqlalchemy import select
 
 from upgradelab.db import SessionDep, sync_session
-from upgradelab.job_kinds import JOB_KINDS
+from upgradelab.job_kinds import JOB_KINDS, kind_named
 from upgradelab.pools import status as pool_status
 from upgradelab.pools.schemas import JobPool, PoolRead, WaitingJob
 from upgradelab.settings import get_settings
@@ -43,7 +43,7 @@ async def list_pools(session: SessionDep) -> list[PoolRead]:
     """Every pool a target, a live worker or the API's own UPGRADELAB_POOL names, by name: its Celery
     queue and depth (messages no worker took yet), live workers (heartbeat within 15 s: node, host,
     pid, version, Python, CPUs, MemTotal MiB, started/seen times), the targets it may run and the
-    queued runs and replays routed to it (pools/routing.py), oldest first."""
+    queued jobs of every kind routed to it (pools/routing.py), oldest first."""
     waiting = [(job, pool_status.waiting_pool(on)) for job, on in await to_thread.run_sync(_queued)]
     redis = _redis()
     try:
@@ -55,13 +55,19 @@ async def list_pools(session: SessionDep) -> list[PoolRead]:
 
 
 @router.get("/jobs/{kind}/{job_id}", response_model=JobPool)
-async def job_pool(kind: Literal["run", "replay"], job_id: int) -> JobPool:
-    """Where a run or replay waits: its pool, that pool's live workers and, with none, the message
-    "queued for pool X: no live worker" (the run page and the CLI show it). 404 for an unknown job."""
-    registered = {k.name: k for k in JOB_KINDS}
-    if kind not in registered:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job kind {kind}")
-    known = registered[kind]
+async def job_pool(
+    kind: Annotated[str, Path(description="A job kind's name (job_kinds.py): run, replay, attribution, ...")],
+    job_id: int,
+) -> JobPool:
+    """Where a job of any registered kind (job_kinds.py: run, replay, attribution, capture,
+    capture_check, fixsearch) waits: its pool, that pool's live workers and, with none, the message
+    "queued for pool X: no live worker" (the run page and the CLI show it). 422 naming `kind` for a
+    name no kind has, 404 for an unknown job."""
+    known = kind_named(kind)
+    if known is None:
+        names = ", ".join(k.name for k in JOB_KINDS)
+        detail = f"kind: no job kind {kind!r} (one of {names})"
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, detail)
 
     def find() -> list[Target] | None:
         with sync_session() as session:

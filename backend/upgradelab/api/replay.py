@@ -7,15 +7,19 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, status
 from fastapi.responses import Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from upgradelab.api.job_routes import cancel_route
 from upgradelab.db import SessionDep
 from upgradelab.fixsearch import service as fix_searches
 from upgradelab.replay import counters, service
 from upgradelab.replay.groups import ReplayGroups
+from upgradelab.replay.jobs import REPLAY_JOBS
+from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.report import ChangeCause, FingerprintResult, ReplayReport, VariantFinding
 from upgradelab.replay.schemas import ReplayCreate, ReplayRead
 from upgradelab.results.stats import verdicts
-from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
+from upgradelab.users.auth import CurrentUser, stamp_owner
 
 router = APIRouter(prefix="/api/replays", tags=["replay"])
 
@@ -56,15 +60,12 @@ async def get_replay(replay_id: int, session: SessionDep) -> ReplayRead:
     return read
 
 
-@router.post("/{replay_id}/cancel", response_model=ReplayRead)
-async def cancel_replay(replay_id: int, session: SessionDep, user: CurrentUser) -> ReplayRead:
+@cancel_route(router, REPLAY_JOBS, ReplayRead)
+async def cancel_replay(session: AsyncSession, replay: ReplayRun) -> ReplayRead:
     """Cancel a replay (operator): a queued one at once, a running one within seconds (the statement
     running killed, its servers stopped, its locks freed, what it measured kept as a partial report).
     The replay as read right after: `cancelled`, or still `running` until its worker has stopped it.
     404 for an unknown id; 403 unless the caller started it or is an admin; 409 when it already ended."""
-    replay = await service.get_or_raise(session, replay_id)
-    require_owner(user, replay.created_by, f"replay {replay_id}", "cancel")
-    replay = await service.cancel(session, replay)
     return await service.to_read(session, replay, with_report=False)
 
 

@@ -4,9 +4,13 @@ from datetime import datetime
 from typing import Literal
 
 from fastapi import APIRouter, Query, status
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from upgradelab.api.job_routes import cancel_route
 from upgradelab.db import SessionDep
 from upgradelab.execution.status import JobStatus, JobStatuses
+from upgradelab.experiments.models import Run
+from upgradelab.run_executor.jobs import RUN_JOBS
 from upgradelab.runs import service
 from upgradelab.runs.schemas import (
     RunContext,
@@ -85,12 +89,9 @@ async def rerun(run_id: int, session: SessionDep, user: CurrentUser) -> RunRead:
     return read
 
 
-@router.post("/{run_id}/cancel", response_model=RunRead)
-async def cancel_run(run_id: int, session: SessionDep, user: CurrentUser) -> RunRead:
+@cancel_route(router, RUN_JOBS, RunRead)
+async def cancel_run(session: AsyncSession, run: Run) -> RunRead:
     """Cancel: a queued run at once, a running one after its current iteration (results kept).
     403 unless the caller started the run or is an admin (the message says so)."""
-    run = await service.get_or_raise(session, run_id)
-    require_owner(user, run.created_by, f"run {run_id}", "cancel")
-    run = await service.cancel(session, run)
     [read] = await service.to_read(session, [run])
     return read

@@ -1,6 +1,8 @@
-"""GET /api/{runs,replays,attributions,fixsearches,captures}/{id}/events: a job's progress as
-Server-Sent Events, resumable by Last-Event-ID; every kind read from its Redis Stream by
-streaming/reader.py.
+"""GET <a job's path>/events for every job kind (job_kinds.py; /api/runs/{run_id}/events,
+/api/replays/{replay_id}/events, /api/captures/{capture_id}/checks/{check_id}/events, ...): a job's
+progress as Server-Sent Events, resumable by Last-Event-ID; every kind read from its Redis Stream by
+streaming/reader.py. The run's route is its own (its snapshot holds its points); every other kind's
+is one definition derived from its JobKind (`_add_events_route`).
 
 Who may watch: the signed-in users, viewers included (GET needs viewer, users/auth.py); 401 without
 a session or token. A share link's token opens no stream (share pages read the stored result).
@@ -27,11 +29,12 @@ gets its snapshot only). A comment heartbeat every 10 s. Data is JSON:
   candidates tried, rounds_done, minutes, message; fixsearch/schemas.py FixSearchProgress).
 - a capture: snapshot {status, progress}; status {status?, error?, progress?} (progress: phase
   connecting, defaults, accounts, workload, done, and a message; captures/schemas.py CaptureProgress).
+- a capture check: snapshot {status, progress: null}; status {status, error?} (its final status).
 """
 
 import json
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection
+from collections.abc import AsyncIterator, Collection
 from typing import Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
@@ -39,14 +42,13 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sse_starlette import EventSourceResponse
 
-from upgradelab.attribution import service as attributions
-from upgradelab.captures import service as captures
+from upgradelab.api.job_routes import endpoint_for, job_or_404, keyword, path_ids
 from upgradelab.db import SessionDep, async_engine
 from upgradelab.errors import field_error
+from upgradelab.execution.kinds import JobKind
 from upgradelab.execution.status import FINAL_STATUSES
 from upgradelab.experiments.models import Run
-from upgradelab.fixsearch import service as fixsearches
-from upgradelab.replay import service as replays
+from upgradelab.job_kinds import JOB_KINDS
 from upgradelab.results.store.models import Iteration
 from upgradelab.runs import service as runs
 from upgradelab.streaming.reader import connect, last_entry_id, tail
@@ -75,69 +77,42 @@ async def run_events(
     return EventSourceResponse(_run_events(run_id, resume), ping=HEARTBEAT_S)
 
 
-@router.get("/api/replays/{replay_id}/events")
-async def replay_events(
-    replay_id: int,
-    session: SessionDep,
-    last_event_id_header: str | None = ResumeHeader,
-    last_event_id: str | None = ResumeQuery,
-) -> EventSourceResponse:
-    """Server-Sent Events of replay `replay_id` (see the module docstring); 404 for an unknown one."""
-    await replays.get_or_raise(session, replay_id)
-    await session.close()
-    resume = _resume(last_event_id_header, last_event_id)
-    state = _Job(replays.get_or_raise, replay_id)
-    events = _job_events("replay", replay_id, resume, FINAL_STATUSES, state)
-    return EventSourceResponse(events, ping=HEARTBEAT_S)
+def events_router() -> APIRouter:
+    """The event stream route of every registered kind but the run (job_kinds.py JOB_KINDS as they
+    are now: the app, main.py create_app, includes it once built)."""
+    out = APIRouter(tags=["streaming"], dependencies=[Depends(authorize)])
+    for kind in JOB_KINDS:
+        if kind.api_path and kind.name != "run":
+            _add_events_route(out, kind)
+    return out
 
 
-@router.get("/api/attributions/{attribution_id}/events")
-async def attribution_events(
-    attribution_id: int,
-    session: SessionDep,
-    last_event_id_header: str | None = ResumeHeader,
-    last_event_id: str | None = ResumeQuery,
-) -> EventSourceResponse:
-    """Server-Sent Events of attribution `attribution_id` (see the module docstring); 404 for an
-    unknown one."""
-    await attributions.get_or_raise(session, attribution_id)
-    await session.close()
-    resume = _resume(last_event_id_header, last_event_id)
-    state = _Job(attributions.get_or_raise, attribution_id)
-    events = _job_events("attribution", attribution_id, resume, FINAL_STATUSES, state)
-    return EventSourceResponse(events, ping=HEARTBEAT_S)
+def _add_events_route(out: APIRouter, kind: JobKind) -> None:
+    """GET <kind.api_path>/events for a kind other than the run (whose snapshot holds its points):
+    snapshot {status, progress}, then its stream's tail; 404 for an unknown job. One definition,
+    derived from the kind (api/job_routes.py), for every registered kind."""
 
+    async def events(
+        ids: dict[str, int],
+        session: AsyncSession,
+        last_event_id_header: str | None,
+        last_event_id: str | None,
+    ) -> EventSourceResponse:
+        row = await job_or_404(session, kind, ids)
+        await session.close()  # the stream may last hours: hold no database connection
+        resume = _resume(last_event_id_header, last_event_id)
+        events = _job_events(kind.name, row.id, resume, FINAL_STATUSES, _Job(kind, ids))
+        return EventSourceResponse(events, ping=HEARTBEAT_S)
 
-@router.get("/api/fixsearches/{search_id}/events")
-async def fix_search_events(
-    search_id: int,
-    session: SessionDep,
-    last_event_id_header: str | None = ResumeHeader,
-    last_event_id: str | None = ResumeQuery,
-) -> EventSourceResponse:
-    """Server-Sent Events of fix search `search_id` (see the module docstring); 404 for an unknown one."""
-    await fixsearches.get_or_raise(session, search_id)
-    await session.close()
-    resume = _resume(last_event_id_header, last_event_id)
-    state = _Job(fixsearches.get_or_raise, search_id)
-    events = _job_events("fixsearch", search_id, resume, FINAL_STATUSES, state)
-    return EventSourceResponse(events, ping=HEARTBEAT_S)
-
-
-@router.get("/api/captures/{capture_id}/events")
-async def capture_events(
-    capture_id: int,
-    session: SessionDep,
-    last_event_id_header: str | None = ResumeHeader,
-    last_event_id: str | None = ResumeQuery,
-) -> EventSourceResponse:
-    """Server-Sent Events of capture `capture_id` (see the module docstring); 404 for an unknown one."""
-    await captures.get_or_raise(session, capture_id)
-    await session.close()
-    resume = _resume(last_event_id_header, last_event_id)
-    state = _Job(captures.get_or_raise, capture_id)
-    events = _job_events("capture", capture_id, resume, FINAL_STATUSES, state)
-    return EventSourceResponse(events, ping=HEARTBEAT_S)
+    extra = [
+        keyword("session", SessionDep),
+        keyword("last_event_id_header", str | None, ResumeHeader),
+        keyword("last_event_id", str | None, ResumeQuery),
+    ]
+    own = path_ids(kind)[-1]
+    doc = f"Server-Sent Events of {kind.title} `{own}` (see the module docstring); 404 for an unknown one."
+    endpoint = endpoint_for(kind, extra, events, f"{kind.api_name}_events", doc)
+    out.add_api_route(f"{kind.api_path}/events", endpoint, methods=["GET"])
 
 
 _ENTRY_ID = re.compile(r"^(\d{1,20})-(\d{1,20})$")
@@ -208,19 +183,20 @@ async def _run_status(run_id: int) -> str | None:
 
 
 class _Job:
-    """A replay's or an attribution's status and progress, read from the database in a session of
-    its own each time (the stream holds no connection between reads); None when the row is gone."""
+    """A job's status and progress (none for a kind without progress: a capture check), read from
+    the database in a session of its own each time (the stream holds no connection between reads);
+    None when the row is gone."""
 
-    def __init__(self, get: Callable[[AsyncSession, int], Awaitable[Any]], job_id: int) -> None:
-        self._get, self._job_id = get, job_id
+    def __init__(self, kind: JobKind, ids: dict[str, int]) -> None:
+        self._kind, self._ids = kind, ids
 
     async def snapshot(self) -> dict[str, Any] | None:
         async with _sessions()() as session:
             try:
-                row = await self._get(session, self._job_id)
+                row = await job_or_404(session, self._kind, self._ids)
             except HTTPException:  # the 404 of a row deleted since the request began
                 return None
-            return {"status": str(row.status), "progress": row.progress}
+            return {"status": str(row.status), "progress": getattr(row, "progress", None)}
 
     async def status(self) -> str | None:
         found = await self.snapshot()
@@ -230,8 +206,7 @@ class _Job:
 async def _job_events(
     kind: str, job_id: int, resume_from: str | None, final: Collection[str], job: _Job
 ) -> AsyncIterator[dict[str, Any]]:
-    """A replay's or an attribution's events (the module docstring): snapshot {status, progress},
-    then its stream's tail."""
+    """A job's events (the module docstring): snapshot {status, progress}, then its stream's tail."""
     redis = connect()
     try:
         cursor = resume_from

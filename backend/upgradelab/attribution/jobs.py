@@ -6,41 +6,21 @@ holds its own lease (attribution/steps.py). If the attribution's worker dies, th
 attribution (failed, "worker lost") and, through the run kind, the step run that was going.
 """
 
-from typing import Any
-
 from sqlalchemy import update
 
 from upgradelab.attribution.models import Attribution
 from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.kinds import Ending, JobKind
-from upgradelab.execution.leases import LeaseKind
-from upgradelab.execution.status import FINAL_STATUSES, JobStatus
+from upgradelab.execution.leases import job_lease
+from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Run
-from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 
-ATTRIBUTIONS = LeaseKind(
-    "attribution",
-    Attribution,
-    JobStatus.queued,
-    JobStatus.running,
-    (JobStatus.running,),
-    tuple(FINAL_STATUSES),
-    "started_at",
-)
+ATTRIBUTIONS = job_lease("attribution", Attribution)
 
 
 def _no_targets(_: int) -> list[Target]:
     return []
-
-
-def _final_fields(ending: Ending) -> dict[str, Any]:
-    return {
-        "status": JobStatus(ending.status),
-        "error": ending.error,
-        "finished_at": utcnow(),
-        **ending.fields,
-    }
 
 
 def _on_end(attribution_id: int, ending: Ending) -> None:
@@ -58,16 +38,15 @@ def _on_end(attribution_id: int, ending: Ending) -> None:
             session.commit()
 
 
-def _published(attribution_id: int, fields: dict[str, Any]) -> None:
-    publish_status(attribution_id, fields, final=True, kind="attribution")
-
-
 ATTRIBUTION_JOBS = JobKind(
     ATTRIBUTIONS,
     succeeded=JobStatus.succeeded,
     failed=JobStatus.failed,
     targets_of=_no_targets,
-    final_fields=_final_fields,
     on_end=_on_end,
-    published=_published,
+    task="upgradelab.attribution.execute",
+    time_limit_s=12 * 3600,
+    runner="upgradelab.attribution.runner:execute_attribution",
+    api_path="/api/attributions/{attribution_id}",
+    api_name="attribution",
 )

@@ -17,6 +17,7 @@ from upgradelab.attribution.schemas import AttributionCreate, AttributionRead
 from upgradelab.errors import field_error, not_found
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
+from upgradelab.execution.task import send_job
 from upgradelab.experiments.models import Run, RunVariant
 from upgradelab.pools import routing
 from upgradelab.results.stats.verdicts import VerdictRead
@@ -27,8 +28,6 @@ from upgradelab.targets import option_lists
 from upgradelab.targets import service as targets
 from upgradelab.targets.options import OptionError, validate_option
 from upgradelab.users.service import token_digest
-from upgradelab.users.tokens import new_share_token
-from upgradelab.worker import EXECUTE_ATTRIBUTION, celery_app
 
 DECIDED = ("regression", "improvement")
 
@@ -120,7 +119,7 @@ async def create(session: AsyncSession, spec: AttributionCreate) -> Attribution:
     )
     session.add(row)
     await session.commit()
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_ATTRIBUTION, args=[row.id], queue=queue))
+    await to_thread.run_sync(send_job, ATTRIBUTION_JOBS, row.id, queue)
     return row
 
 
@@ -182,14 +181,6 @@ async def cancel(session: AsyncSession, row: Attribution) -> Attribution:
             await request_cancel(session, RUN_JOBS, current)
         await session.refresh(row)
     return row
-
-
-async def share(session: AsyncSession, row: Attribution) -> str:
-    """Give the attribution a new read-only share token (192 random bits), stored as its sha256: the
-    token, shown this once (an earlier link of it stops working)."""
-    token, row.share_token = new_share_token()
-    await session.commit()
-    return token
 
 
 def to_read(row: Attribution) -> AttributionRead:

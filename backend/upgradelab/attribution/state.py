@@ -1,22 +1,22 @@
 """The one writer of an attribution's row while it executes: progress, steps, candidates tested;
 each write published to the attribution's stream after its commit (streaming/publisher.py; the
-events api/streaming.py lists)."""
+events api/streaming.py lists). An attribution already final (cancelled, reaped) is left as it is."""
 
 from typing import Any
 
-from sqlalchemy import update
-
 from upgradelab.attribution.models import Attribution
 from upgradelab.db import sync_session
+from upgradelab.execution.kinds import write_unless_final
 from upgradelab.streaming.publisher import publish, publish_status
 
 
-def write(attribution_id: int, **fields: Any) -> None:
-    """Set columns of the attribution (one commit)."""
-    with sync_session() as session:
-        session.execute(update(Attribution).where(Attribution.id == attribution_id).values(**fields))
-        session.commit()
+def write(attribution_id: int, **fields: Any) -> bool:
+    """Set columns of the attribution (one commit); False (nothing written, nothing published) when
+    it is gone or already final (execution/kinds.py write_unless_final, every kind's rule)."""
+    if write_unless_final(Attribution, attribution_id, fields) is None:
+        return False
     _publish(attribution_id, fields)
+    return True
 
 
 def _publish(attribution_id: int, fields: dict[str, Any]) -> None:

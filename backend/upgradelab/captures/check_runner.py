@@ -37,6 +37,7 @@ from upgradelab.captures.statement_parse import ParseSummary
 from upgradelab.datasets.fetch import DumpUnavailable, local_dump
 from upgradelab.datasets.models import Dataset
 from upgradelab.db import sync_session
+from upgradelab.execution.cancel import CancelWatch
 from upgradelab.execution.kinds import Ending
 from upgradelab.execution.leases import Lease
 from upgradelab.execution.lifecycle import execute
@@ -60,18 +61,27 @@ def execute_check(check_id: int, redis: Redis, settings: Settings) -> str | None
         targets,
         redis,
         settings,
-        lambda lease: _body(check_id, targets, settings, lease),
+        lambda lease: _watched(check_id, targets, settings, lease),
     )
 
 
-def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease) -> Ending:
+def _watched(check_id: int, targets: list[Target], settings: Settings, lease: Lease) -> Ending:
+    """_body under the check's cancel watch (execution/cancel.py), asked before the new version's
+    binary is read, while the schema trial runs and at the end."""
+    with CancelWatch.of(CHECK_JOBS, check_id) as cancel:
+        return _body(check_id, targets, settings, lease, cancel)
+
+
+def _body(
+    check_id: int, targets: list[Target], settings: Settings, lease: Lease, cancel: CancelWatch
+) -> Ending:
     if not targets:
         return Ending(JobStatus.failed, "its target no longer exists")
     [target] = targets
     with sync_session() as session:
         check = session.get(CaptureCheck, check_id)
         capture = session.get(Capture, check.capture_id) if check else None
-        if check is None or check.cancel_requested:
+        if check is None or cancel.cancelled():
             return Ending(JobStatus.cancelled)
         if capture is None or capture.configuration is None:
             return Ending(JobStatus.failed, "its capture holds no configuration")
@@ -128,7 +138,7 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
                     _trial(
                         connection, endpoint, target, check_id, text, why,
                         record.databases if record else [], workload, _team_sql_mode(config, refused),
-                        frozenset(one.name.lower() for one in names),
+                        frozenset(one.name.lower() for one in names), cancel,
                     )
                 )  # fmt: skip
         finally:
@@ -136,7 +146,7 @@ def _body(check_id: int, targets: list[Target], settings: Settings, lease: Lease
 
     tried_fields: dict[str, Any] = {}
     result = check_options(config, server, accounts, name, schema, (old_defaults, new_defaults))
-    if _cancel_asked(check_id):
+    if cancel.cancelled():
         return Ending(JobStatus.cancelled)
     return Ending(
         JobStatus.succeeded,
@@ -163,6 +173,7 @@ def _trial(
     workload: Workload | None,
     sql_mode: str | None,
     names: frozenset[str],
+    cancel: CancelWatch,
 ) -> dict[str, Any]:
     """The schema trial's fields of the check (captures/schema_trial.py); a trial the scratch
     instance refused to set up (its account) is said in `schema_load`, the other findings stand."""
@@ -170,7 +181,7 @@ def _trial(
         trial = try_schema(
             connection, endpoint, target.flavor, target.name,
             dump=text, dump_error=why, databases=databases, workload=workload, sql_mode=sql_mode,
-            names=names, cancelled=lambda: _cancel_asked(check_id),
+            names=names, cancelled=cancel.cancelled,
         )  # fmt: skip
     except pymysql.MySQLError as error:
         failed = SchemaTrial(load=LoadSummary(), statements=ParseSummary())
@@ -181,12 +192,6 @@ def _trial(
         "parse_findings": [one.model_dump(mode="json") for one in trial.parse_findings],
         "schema_load": trial.trial.model_dump(mode="json"),
     }
-
-
-def _cancel_asked(check_id: int) -> bool:
-    with sync_session() as session:
-        row = session.get(CaptureCheck, check_id)
-        return row is None or row.cancel_requested
 
 
 def _schema_of(

@@ -3,50 +3,18 @@ at a worker's start (job_kinds.py). Its one target is locked while it reads (exe
 a local or docker target's server is started for it and stopped at its end (`sweep` when it fails);
 an existing server is only read."""
 
-from typing import Any
-
-from sqlalchemy import select
-
 from upgradelab.captures.models import Capture, CaptureCheck
-from upgradelab.db import sync_session, utcnow
-from upgradelab.execution.kinds import Ending, JobKind
-from upgradelab.execution.leases import LeaseKind
-from upgradelab.execution.status import FINAL_STATUSES, JobStatus
-from upgradelab.streaming.publisher import publish_status
+from upgradelab.execution.kinds import JobKind, job_targets
+from upgradelab.execution.leases import job_lease
+from upgradelab.execution.status import JobStatus
 from upgradelab.targets.models import Target
 
-CAPTURES = LeaseKind(
-    "capture",
-    Capture,
-    JobStatus.queued,
-    JobStatus.running,
-    (JobStatus.running,),
-    tuple(FINAL_STATUSES),
-    "started_at",
-)
+CAPTURES = job_lease("capture", Capture)
 
 
 def targets_of(capture_id: int) -> list[Target]:
     """The capture's target (none when it was deleted since), detached from its session."""
-    with sync_session() as session:
-        row = session.get(Capture, capture_id)
-        targets = list(session.scalars(select(Target).where(Target.name == (row.target if row else ""))))
-        for target in targets:
-            session.expunge(target)
-    return targets
-
-
-def _final_fields(ending: Ending) -> dict[str, Any]:
-    return {
-        "status": JobStatus(ending.status),
-        "error": ending.error,
-        "finished_at": utcnow(),
-        **ending.fields,
-    }
-
-
-def _published(capture_id: int, fields: dict[str, Any]) -> None:
-    publish_status(capture_id, fields, final=True, kind="capture")
+    return job_targets(Capture, capture_id, lambda row: [row.target])
 
 
 CAPTURE_JOBS = JobKind(
@@ -54,35 +22,21 @@ CAPTURE_JOBS = JobKind(
     succeeded=JobStatus.succeeded,
     failed=JobStatus.failed,
     targets_of=targets_of,
-    final_fields=_final_fields,
-    published=_published,
     sweep=True,
+    task="upgradelab.captures.execute",
+    time_limit_s=3600,
+    runner="upgradelab.captures.runner:execute_capture",
+    api_path="/api/captures/{capture_id}",
+    api_name="capture",
 )
 
 
-CHECKS = LeaseKind(
-    "capture_check",
-    CaptureCheck,
-    JobStatus.queued,
-    JobStatus.running,
-    (JobStatus.running,),
-    tuple(FINAL_STATUSES),
-    "started_at",
-)
+CHECKS = job_lease("capture_check", CaptureCheck)
 
 
 def check_targets_of(check_id: int) -> list[Target]:
     """The check's target (the new version's binary), detached; none when it was deleted since."""
-    with sync_session() as session:
-        row = session.get(CaptureCheck, check_id)
-        targets = list(session.scalars(select(Target).where(Target.name == (row.target if row else ""))))
-        for target in targets:
-            session.expunge(target)
-    return targets
-
-
-def _check_published(check_id: int, fields: dict[str, Any]) -> None:
-    publish_status(check_id, fields, final=True, kind="capture_check")
+    return job_targets(CaptureCheck, check_id, lambda row: [row.target])
 
 
 # A check locks the new version's target: its scratch instance is that target's slot 0.
@@ -91,7 +45,11 @@ CHECK_JOBS = JobKind(
     succeeded=JobStatus.succeeded,
     failed=JobStatus.failed,
     targets_of=check_targets_of,
-    final_fields=_final_fields,
-    published=_check_published,
     sweep=True,
+    task="upgradelab.captures.check",
+    time_limit_s=3600,
+    runner="upgradelab.captures.check_runner:execute_check",
+    label="check",
+    api_path="/api/captures/{capture_id}/checks/{check_id}",
+    api_name="check",
 )

@@ -16,6 +16,7 @@ statements of under a second) and while the dump client runs.
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pymysql
@@ -30,6 +31,7 @@ from upgradelab.captures.lab_binaries import defaults_for
 from upgradelab.captures.models import Capture
 from upgradelab.captures.statement_parse import ask_old_server
 from upgradelab.db import sync_session
+from upgradelab.execution.cancel import CancelWatch
 from upgradelab.execution.kinds import Ending
 from upgradelab.execution.leases import Lease
 from upgradelab.execution.lifecycle import execute
@@ -47,6 +49,15 @@ class _Cancelled(Exception):
     """The user asked to cancel; the capture ends cancelled with nothing stored."""
 
 
+@dataclass(frozen=True)
+class _Job:
+    """The capture as its steps see it: its lease (lost: LeaseLost) and its cancel watch."""
+
+    capture_id: int
+    lease: Lease
+    cancel: CancelWatch
+
+
 def execute_capture(capture_id: int, redis: Redis, settings: Settings) -> str | None:
     """Run capture `capture_id` to a final status and return it; None when it was not queued.
     Raises TargetsBusy (the capture stays queued) while another job holds its target."""
@@ -57,7 +68,7 @@ def execute_capture(capture_id: int, redis: Redis, settings: Settings) -> str | 
         targets,
         redis,
         settings,
-        lambda lease: _body(capture_id, targets, settings, lease),
+        lambda lease: _watched(capture_id, targets, settings, lease),
     )
 
 
@@ -69,30 +80,34 @@ def _write(capture_id: int, **fields: Any) -> None:
         publish_status(capture_id, {"progress": fields["progress"]}, kind="capture")
 
 
-def _step(capture_id: int, lease: Lease, phase: str, message: str) -> None:
+def _step(job: _Job, phase: str, message: str) -> None:
     """Progress written; LeaseLost / _Cancelled raised when the capture is no longer this worker's."""
-    lease.check()
-    with sync_session() as session:
-        row = session.get(Capture, capture_id)
-        if row is None or row.cancel_requested:
-            raise _Cancelled()
-    _write(capture_id, progress={"phase": phase, "message": message})
+    job.lease.check()
+    if job.cancel.cancelled():
+        raise _Cancelled()
+    _write(job.capture_id, progress={"phase": phase, "message": message})
 
 
-def _body(capture_id: int, targets: list[Target], settings: Settings, lease: Lease) -> Ending:
+def _watched(capture_id: int, targets: list[Target], settings: Settings, lease: Lease) -> Ending:
+    """_body under the capture's cancel watch (execution/cancel.py), asked between its reads."""
+    with CancelWatch.of(CAPTURE_JOBS, capture_id) as cancel:
+        return _body(_Job(capture_id, lease, cancel), targets, settings)
+
+
+def _body(job: _Job, targets: list[Target], settings: Settings) -> Ending:
     if not targets:
         return Ending(JobStatus.failed, "its target no longer exists")
     [target] = targets
     provisioner = provisioner_for(target, settings)
     existing = target.provisioner == ExistingProvisioner.kind
     try:
-        _step(capture_id, lease, "connecting", f"reaching {target.name}")
+        _step(job, "connecting", f"reaching {target.name}")
         # an existing server is only checked (SELECT 1, the lab database); the lab's own server is
         # started with the target's own options, as a run's variant without options would be
         endpoint = provisioner.start([])
         connection = endpoint.connect(read_timeout_s=ADMIN_READ_TIMEOUT_S)
         try:
-            return _read(capture_id, target, connection, endpoint, settings, lease)
+            return _read(job, target, connection, endpoint, settings)
         finally:
             connection.close()
     except _Cancelled:
@@ -102,12 +117,6 @@ def _body(capture_id: int, targets: list[Target], settings: Settings, lease: Lea
             provisioner.stop()  # closes the lab's connections; it changed nothing to put back
         else:
             provisioner.discard()
-
-
-def _cancel_asked(capture_id: int) -> bool:
-    with sync_session() as session:
-        row = session.get(Capture, capture_id)
-        return row is None or row.cancel_requested
 
 
 def lab_dump_client(
@@ -128,29 +137,28 @@ def lab_dump_client(
     return lambda: dump.local_client(provisioner.endpoint.client, flavor)
 
 
-def _read(
-    capture_id: int, target: Target, connection: Any, endpoint: Endpoint, settings: Settings, lease: Lease
-) -> Ending:
+def _read(job: _Job, target: Target, connection: Any, endpoint: Endpoint, settings: Settings) -> Ending:
+    capture_id = job.capture_id
     version, comment, variables = reading.server_identity(connection)
     origins = reading.variable_origins(connection)
     flavor = "mariadb" if "mariadb" in version.lower() else target.flavor
-    _step(capture_id, lease, "defaults", f"defaults of the lab's {flavor} {version} binary")
+    _step(job, "defaults", f"defaults of the lab's {flavor} {version} binary")
     with sync_session() as session:
         found = defaults_for(session, flavor, version, settings)
     defaults, origin = found if found else (None, None)
     config = configuration.build(flavor, version, comment, variables, defaults, origin, origins)
-    _step(capture_id, lease, "accounts", "accounts (user, host, plugin)")
+    _step(job, "accounts", "accounts (user, host, plugin)")
     accounts: list[dict[str, str]] | None = None
     accounts_error = None
     try:
         accounts = reading.accounts(connection)
     except pymysql.MySQLError as error:
         accounts_error = f"mysql.user cannot be read by the capture's account: {error}"
-    _step(capture_id, lease, "workload", "statement digests (performance_schema)")
+    _step(job, "workload", "statement digests (performance_schema)")
     workload = reading.read_workload(connection, variables=variables)
-    _step(capture_id, lease, "statements", "the captured statements asked of the server's parser (PREPARE)")
+    _step(job, "statements", "the captured statements asked of the server's parser (PREPARE)")
     ask_old_server(endpoint, workload, flavor)
-    _step(capture_id, lease, "identifiers", "the schema's names, asked of the server's parser")
+    _step(job, "identifiers", "the schema's names, asked of the server's parser")
     try:
         names = read_identifiers(connection)
     except pymysql.MySQLError as error:  # information_schema unreadable: no names, the rest stands
@@ -159,9 +167,7 @@ def _read(
     with sync_session() as session:
         row = session.get(Capture, capture_id)
         schema_only, limit_mb = (row.schema_only, row.data_limit_mb) if row else (True, None)
-    _step(
-        capture_id, lease, "dump", "the schema" + ("" if schema_only else " and data") + " by the dump client"
-    )
+    _step(job, "dump", "the schema" + ("" if schema_only else " and data") + " by the dump client")
     record, dataset_id = dump.take(
         connection,
         endpoint,
@@ -171,9 +177,9 @@ def _read(
         schema_only=schema_only,
         limit_mb=limit_mb,
         settings=settings,
-        cancelled=lambda: _cancel_asked(capture_id),
+        cancelled=job.cancel.cancelled,
     )
-    _step(capture_id, lease, "stored", record.error or f"dataset {record.dataset}")
+    _step(job, "stored", record.error or f"dataset {record.dataset}")
     return Ending(
         JobStatus.succeeded,
         completed=True,

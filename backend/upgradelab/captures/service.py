@@ -16,14 +16,12 @@ from upgradelab.captures.my_cnf import MY_CNF_FLAVOR, MyCnfError, configuration,
 from upgradelab.captures.schemas import CaptureCreate, CheckCreate, MyCnfCreate
 from upgradelab.db import utcnow
 from upgradelab.errors import field_error, not_found
-from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
+from upgradelab.execution.task import send_job
 from upgradelab.pools import routing
 from upgradelab.targets import service as targets
 from upgradelab.targets.provisioners import DockerProvisioner, LocalProvisioner, TarballProvisioner
 from upgradelab.users.service import token_digest
-from upgradelab.users.tokens import new_share_token
-from upgradelab.worker import EXECUTE_CAPTURE, EXECUTE_CAPTURE_CHECK, celery_app
 
 
 async def create(session: AsyncSession, spec: CaptureCreate) -> Capture:
@@ -41,7 +39,7 @@ async def create(session: AsyncSession, spec: CaptureCreate) -> Capture:
     )
     session.add(row)
     await session.commit()
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_CAPTURE, args=[row.id], queue=queue))
+    await to_thread.run_sync(send_job, CAPTURE_JOBS, row.id, queue)
     return row
 
 
@@ -93,14 +91,6 @@ async def list_captures(session: AsyncSession, target: str | None, limit: int) -
     return list(await session.scalars(query))
 
 
-async def cancel(session: AsyncSession, row: Capture) -> Capture:
-    """Cancel (execution/cancel_request.py): a queued one at once, a running one between its reads;
-    409 when it already ended."""
-    await request_cancel(session, CAPTURE_JOBS, row.id)
-    await session.refresh(row)
-    return row
-
-
 def queries(row: Capture) -> str:
     """The captured workload as the plain SQL text a replay takes (captures/digests.py query_set);
     '' before the capture succeeded."""
@@ -139,7 +129,7 @@ async def create_check(session: AsyncSession, capture: Capture, spec: CheckCreat
     row = CaptureCheck(capture_id=capture.id, target=spec.target, team_host=given)
     session.add(row)
     await session.commit()
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_CAPTURE_CHECK, args=[row.id], queue=queue))
+    await to_thread.run_sync(send_job, CHECK_JOBS, row.id, queue)
     return row
 
 
@@ -157,23 +147,7 @@ async def list_checks(session: AsyncSession, capture_id: int) -> list[CaptureChe
     return list(await session.scalars(query))
 
 
-async def cancel_check(session: AsyncSession, row: CaptureCheck) -> CaptureCheck:
-    """Cancel (execution/cancel_request.py): a queued one at once; a running one is flagged and
-    ends before its binary is asked, or runs to its end (seconds). 409 when it already ended."""
-    await request_cancel(session, CHECK_JOBS, row.id)
-    await session.refresh(row)
-    return row
-
-
 Shared = TypeVar("Shared", Capture, CaptureCheck)
-
-
-async def share(session: AsyncSession, row: Shared) -> str:
-    """Give a capture or a check a new read-only share token (192 random bits), stored as its sha256:
-    the token, shown this once (an earlier link of it stops working)."""
-    token, row.share_token = new_share_token()
-    await session.commit()
-    return token
 
 
 async def revoke_share(session: AsyncSession, row: Shared) -> Shared:

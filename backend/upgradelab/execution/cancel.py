@@ -3,7 +3,7 @@ cancel flag every `poll_s` seconds and, once it is set, ends the job's work on i
 outside, then and at every poll after, until the body returns (a server still starting at the first
 call has its pid file by a later one):
 
-    with CancelWatch("run 3", lambda: state.cancel_requested(3), lambda: interrupt_targets(...)) as cancel:
+    with CancelWatch.of(RUN_JOBS, 3, lambda: interrupt_targets(...)) as cancel:
         ...the body: starts, dataset preparation, blocks...
     if cancel.requested: ...the job ends `cancelled`...
 
@@ -12,19 +12,27 @@ data preparation, one iteration or statement, a sysbench process) that reads no 
 step's server ends every one of them at once, the body sees the step fail and, told by `requested`
 that a cancel did it, ends the job `cancelled` instead of failing a variant.
 
-A run (run_executor/runner.py) and the step runs of an attribution (attribution/steps.py, the attribution's
-own flag read beside the run's) use it; a replay has the same watch in replay/runner.py, ending its
-statements with KILL QUERY (engine.Interrupt) once every server holds the dataset.
+It is the one cancel of every kind: `CancelWatch.of(kind, job_id, on_cancel)` reads the job's own
+row (`cancel_requested`, on the kind's lease table), and the runner asks it "cancelled?"
+(`requested`, seen by the watch; `cancelled()`, read now when the watch has not seen it yet). A run
+(run_executor/runner.py) and the step runs of an attribution (attribution/steps.py, the attribution's
+own flag read beside the run's) stop their targets' servers; a replay and a fix search end their
+statements with KILL QUERY (replay/interrupt.py Interrupt) and stop servers still starting; a capture
+and a capture check ask between their reads and while their dump or schema trial runs.
 """
 
 import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import psutil
+from sqlalchemy import select
 
+from upgradelab.db import sync_session
 from upgradelab.execution.instances import in_parallel
+from upgradelab.execution.kinds import JobKind
 from upgradelab.execution.periodic import Periodic
 from upgradelab.execution.reaper import stop_targets
 from upgradelab.settings import Settings
@@ -53,16 +61,40 @@ class CancelWatch(Periodic):
         self,
         what: str,
         requested_now: Callable[[], bool],
-        on_cancel: Callable[[], None],
+        on_cancel: Callable[[], None] = lambda: None,
         poll_s: float = CANCEL_POLL_S,
     ) -> None:
         self._what, self._requested_now, self._on_cancel = what, requested_now, on_cancel
         self._requested = threading.Event()
         super().__init__(f"cancel-{what.replace(' ', '-')}", poll_s, self._poll)
 
+    @classmethod
+    def of(
+        cls,
+        kind: JobKind,
+        job_id: int,
+        on_cancel: Callable[[], None] = lambda: None,
+        poll_s: float = CANCEL_POLL_S,
+        also: Callable[[], bool] = lambda: False,
+    ) -> "CancelWatch":
+        """The watch of job `job_id` of `kind`: its row's cancel flag (`cancel_requested`), or `also()`
+        (an attribution's step run: the attribution's flag); `on_cancel` ends its work on its servers."""
+        return cls(
+            f"{kind.name} {job_id}", lambda: cancel_requested(kind, job_id) or also(), on_cancel, poll_s
+        )
+
     @property
     def requested(self) -> bool:
         """True once the watch saw the flag (and began ending the job's work)."""
+        return self._requested.is_set()
+
+    def cancelled(self) -> bool:
+        """ "Cancelled?", asked by the runner between two steps: True once the watch saw the flag, else
+        the flag read now (the next poll is not waited for; it calls `on_cancel` once the flag is
+        seen either way)."""
+        if not self._requested.is_set() and self._requested_now():
+            log.info("%s: cancel requested", self._what)
+            self._requested.set()
         return self._requested.is_set()
 
     def _poll(self) -> None:
@@ -71,6 +103,15 @@ class CancelWatch(Periodic):
             self._requested.set()
         if self._requested.is_set():
             self._on_cancel()
+
+
+def cancel_requested(kind: JobKind, job_id: int) -> bool:
+    """Whether a user asked to cancel job `job_id` of `kind` (its row's `cancel_requested`, set by
+    execution/cancel_request.py); a row gone (deleted meanwhile) counts as asked."""
+    model: Any = kind.lease.model
+    with sync_session() as session:
+        row = session.execute(select(model.cancel_requested).where(model.id == job_id)).first()
+    return row is None or bool(row[0])
 
 
 def interrupt_targets(

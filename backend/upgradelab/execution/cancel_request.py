@@ -52,7 +52,7 @@ async def request_cancel(session: AsyncSession, kind: JobKind, job_id: int) -> s
     )
     if queued.rowcount:  # type: ignore[attr-defined]
         await session.commit()
-        await to_thread.run_sync(kind.published, job_id, fields)
+        await to_thread.run_sync(kind.publish_end, job_id, fields)
         return JobStatus.cancelled
     flagged = await session.execute(
         update(model)

@@ -34,6 +34,7 @@ from sqlalchemy import and_, or_, select, update
 
 from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.periodic import Periodic
+from upgradelab.execution.status import FINAL_STATUSES, JobStatus
 from upgradelab.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,21 @@ class LeaseKind:
     started: tuple[str, ...]
     final: tuple[str, ...]
     claim_stamp: str | None = None
+
+
+def job_lease(name: str, model: Any, claim_stamp: str | None = "started_at") -> LeaseKind:
+    """The lease of a kind with the shared status vocabulary (execution/status.py): queued, claimed
+    to running (the one started status), final in FINAL_STATUSES; `claim_stamp` the column a claim
+    stamps (None: none). Every kind but the run (which claims to provisioning) uses it."""
+    return LeaseKind(
+        name,
+        model,
+        JobStatus.queued,
+        JobStatus.running,
+        (JobStatus.running,),
+        tuple(FINAL_STATUSES),
+        claim_stamp,
+    )
 
 
 class LeaseLost(Exception):

@@ -103,6 +103,6 @@ def _end(
     locks.release()
     if not finished:
         return None
-    kind.published(job_id, fields)
+    kind.publish_end(job_id, fields)
     log.info("%s %s %s", kind.name, job_id, ending.status)
     return ending.status

@@ -113,7 +113,7 @@ def _end(job: JobKind, job_id: int, owner: str, ending: Ending, settings: Settin
     job.on_end(job_id, ending)
     fields = job.final_fields(ending)
     if leases.finish(job_id, owner, job.lease, **fields):
-        job.published(job_id, fields)
+        job.publish_end(job_id, fields)
 
 
 def stop_targets(what: str, targets: list[Target], settings: Settings) -> None:

@@ -10,7 +10,8 @@ restoring global remedy on the replay's other fingerprints (whole.py; their samp
 from the replay's row). A statistics candidate's arm runs on a second instance of the variant
 (second.py: the variant's target's next slot, opened when the search reaches it, ended with the search).
 
-Cancel (service.cancel sets `cancel_requested`): a watch reads the flag every CANCEL_POLL_S seconds
+Cancel (its API route sets `cancel_requested`): a watch (execution/cancel.py) reads the flag every
+CANCEL_POLL_S seconds
 and interrupts the search (the statement running is killed, none other starts; servers still
 starting are stopped); it ends `cancelled` with the trials made so far.
 """
@@ -18,7 +19,6 @@ starting are stopped); it ends `cancelled` with the trials made so far.
 import logging
 import subprocess
 import time
-from collections.abc import Callable
 from contextlib import closing
 from dataclasses import replace
 from typing import Any
@@ -31,11 +31,11 @@ from upgradelab.datasets.loader import LoadFailed
 from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.service import database_of
 from upgradelab.db import sync_session
+from upgradelab.execution.cancel import CancelWatch
 from upgradelab.execution.instances import MemoryRefused, Slots, check_memory
 from upgradelab.execution.kinds import Ending
 from upgradelab.execution.leases import Lease
 from upgradelab.execution.lifecycle import execute
-from upgradelab.execution.periodic import Periodic
 from upgradelab.execution.reaper import stop_targets
 from upgradelab.execution.status import JobStatus
 from upgradelab.fixsearch import state
@@ -185,20 +185,6 @@ def second_note(search_id: int) -> str:
     return note + ")"
 
 
-class _CancelWatch(Periodic):
-    """While entered: reads cancel_requested every CANCEL_POLL_S s; once set, calls `on_cancel` then
-    and at every later tick (a server still starting has its pid file by a later one)."""
-
-    def __init__(self, search_id: int, on_cancel: Callable[[], None]) -> None:
-        self._search_id, self._on_cancel, self._requested = search_id, on_cancel, False
-        super().__init__(f"cancel-fixsearch-{search_id}", CANCEL_POLL_S, self._poll)
-
-    def _poll(self) -> None:
-        self._requested = self._requested or state.cancel_requested(self._search_id)
-        if self._requested:
-            self._on_cancel()
-
-
 def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, settings: Settings,
           lease: Lease) -> Ending:  # fmt: skip
     interrupt = Interrupt()
@@ -226,7 +212,7 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                     progress=progress("measuring", f"{last.name}: {last.status}"))  # fmt: skip
 
     try:
-        with _CancelWatch(row.id, cancel):
+        with CancelWatch.of(FIX_SEARCH_JOBS, row.id, cancel, CANCEL_POLL_S):
             if dataset is None or dataset.deleted_at is not None:
                 raise LoadFailed("the dataset was deleted", line=None, code=None)
             dump = DumpDataset(local_dump(dataset, settings), dataset.sha256, database_of(dataset.name))

@@ -7,8 +7,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.errors import field_error, not_found
-from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
+from upgradelab.execution.task import send_job
 from upgradelab.fixsearch.candidates import SOURCES
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.fixsearch.models import FixSearch
@@ -18,8 +18,6 @@ from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.report import FixSearchBrief
 from upgradelab.targets import service as targets
 from upgradelab.users.service import token_digest
-from upgradelab.users.tokens import new_share_token
-from upgradelab.worker import EXECUTE_FIX_SEARCH, celery_app
 
 
 async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
@@ -89,7 +87,7 @@ async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
     )
     session.add(row)
     await session.commit()
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_FIX_SEARCH, args=[row.id], queue=queue))
+    await to_thread.run_sync(send_job, FIX_SEARCH_JOBS, row.id, queue)
     return row
 
 
@@ -115,23 +113,6 @@ async def list_searches(session: AsyncSession, replay_id: int | None, limit: int
     if replay_id is not None:
         query = query.where(FixSearch.replay_id == replay_id)
     return list(await session.scalars(query))
-
-
-async def cancel(session: AsyncSession, row: FixSearch) -> FixSearch:
-    """Cancel (execution/cancel_request.py, the same for every kind): a queued one at once; a running
-    one is flagged and its worker's cancel watch ends it within seconds; one whose worker is gone is
-    ended by the reaper's path at once. 409 when it already ended."""
-    await request_cancel(session, FIX_SEARCH_JOBS, row.id)
-    await session.refresh(row)
-    return row
-
-
-async def share(session: AsyncSession, row: FixSearch) -> str:
-    """Give the search a new read-only share token (192 random bits), stored as its sha256: the
-    token, shown this once (an earlier link of it stops working)."""
-    token, row.share_token = new_share_token()
-    await session.commit()
-    return token
 
 
 async def briefs(session: AsyncSession, replay_id: int) -> dict[str, list[FixSearchBrief]]:

@@ -4,22 +4,16 @@ already final (cancelled while queued, reaped) is left as it is."""
 
 from typing import Any
 
-from sqlalchemy import select
-
 from upgradelab.db import sync_session
+from upgradelab.execution.kinds import write_unless_final
 from upgradelab.fixsearch.models import FixSearch
 from upgradelab.streaming.publisher import publish_status
 
 
 def write(search_id: int, **fields: Any) -> bool:
     """Set columns of the search in one commit; False (nothing written) when it is gone or final."""
-    with sync_session() as session:
-        row = session.get(FixSearch, search_id)
-        if row is None or row.status.is_final:
-            return False
-        for key, value in fields.items():
-            setattr(row, key, value)
-        session.commit()
+    if write_unless_final(FixSearch, search_id, fields) is None:
+        return False
     if "progress" in fields:
         publish_status(search_id, {"progress": fields["progress"]}, kind="fixsearch")
     return True
@@ -32,9 +26,3 @@ def read(search_id: int) -> FixSearch | None:
         if row is not None:
             session.expunge(row)
         return row
-
-
-def cancel_requested(search_id: int) -> bool:
-    """Whether a user asked to cancel (read by the search's cancel watch)."""
-    with sync_session() as session:
-        return bool(session.scalar(select(FixSearch.cancel_requested).where(FixSearch.id == search_id)))

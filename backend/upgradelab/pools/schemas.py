@@ -22,9 +22,9 @@ class WorkerRead(BaseModel):
 
 
 class WaitingJob(BaseModel):
-    """A queued job (a run, a replay) waiting in a pool's queue."""
+    """A queued job (of any kind) waiting in a pool's queue."""
 
-    kind: str = Field(description='"run" or "replay".')
+    kind: str = Field(description="Its job kind's name (job_kinds.py: run, replay, capture, ...).")
     id: int
 
 

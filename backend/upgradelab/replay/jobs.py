@@ -9,35 +9,19 @@ written before its end.
 
 from typing import Any
 
-from sqlalchemy import select
-
-from upgradelab.db import sync_session, utcnow
-from upgradelab.execution.kinds import Ending, JobKind
-from upgradelab.execution.leases import LeaseKind
-from upgradelab.execution.status import FINAL_STATUSES, JobStatus
+from upgradelab.db import utcnow
+from upgradelab.execution.kinds import Ending, JobKind, job_targets
+from upgradelab.execution.leases import job_lease
+from upgradelab.execution.status import JobStatus
 from upgradelab.replay.models import ReplayRun
-from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 
-REPLAYS = LeaseKind(
-    "replay",
-    ReplayRun,
-    JobStatus.queued,
-    JobStatus.running,
-    (JobStatus.running,),
-    tuple(FINAL_STATUSES),
-)
+REPLAYS = job_lease("replay", ReplayRun, None)
 
 
 def targets_of(replay_id: int) -> list[Target]:
     """The targets the replay's variants name (replay_run.variants), detached from their session."""
-    with sync_session() as session:
-        replay = session.get(ReplayRun, replay_id)
-        names = {str(v["target"]) for v in (replay.variants if replay else [])}
-        targets = list(session.scalars(select(Target).where(Target.name.in_(names))))
-        for target in targets:
-            session.expunge(target)
-    return targets
+    return job_targets(ReplayRun, replay_id, lambda row: [str(v["target"]) for v in row.variants])
 
 
 def _final_fields(ending: Ending) -> dict[str, Any]:
@@ -47,16 +31,16 @@ def _final_fields(ending: Ending) -> dict[str, Any]:
     return fields | ending.fields
 
 
-def _published(replay_id: int, fields: dict[str, Any]) -> None:
-    publish_status(replay_id, fields, final=True, kind="replay")
-
-
 REPLAY_JOBS = JobKind(
     REPLAYS,
     succeeded=JobStatus.succeeded,
     failed=JobStatus.failed,
     targets_of=targets_of,
     final_fields=_final_fields,
-    published=_published,
     sweep=True,
+    task="upgradelab.replay.execute",
+    runner="upgradelab.replay.runner:execute_replay",
+    label="replay",
+    api_path="/api/replays/{replay_id}",
+    api_name="replay",
 )

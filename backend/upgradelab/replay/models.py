@@ -21,7 +21,7 @@ class ReplayRun(Base):
     Schedule.as_json() of the rounds, stored before the first server starts (NULL for replays made
     before rounds).
     `statement_timeout_s`: every replayed statement's bound (seconds); `cancel_requested`: the user
-    asked to cancel (replay/service.cancel), the worker's cancel watch ends the replay (replay/runner.py)."""
+    asked to cancel (its cancel route), the worker's cancel watch ends the replay (replay/runner.py)."""
 
     __tablename__ = "replay_run"
 

@@ -7,7 +7,7 @@ report (replay/state.py writes every change of the row). The extension's budget 
 kept in the replay's `schedule` JSON from its creation (service.create), beside the planned rounds'
 order once it starts; each extension step stores the longer schedule before its rounds run.
 
-Cancel (service.cancel sets `cancel_requested`): a watch thread reads the flag every
+Cancel (its API route sets `cancel_requested`): a watch (execution/cancel.py) reads the flag every
 CANCEL_POLL_S seconds; once set it interrupts the replay (engine.py Interrupt: the statement running
 is killed with KILL QUERY, none other starts) and, while servers are still starting or loading the
 dump, stops them. The replay ends `cancelled` with the report of what it measured, marked partial
@@ -34,11 +34,11 @@ from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.schemas import DatasetLoad
 from upgradelab.datasets.service import database_of
 from upgradelab.db import sync_session, utcnow
+from upgradelab.execution.cancel import CancelWatch
 from upgradelab.execution.instances import MemoryRefused, Slots, check_memory
 from upgradelab.execution.kinds import Ending
 from upgradelab.execution.leases import Lease
 from upgradelab.execution.lifecycle import execute
-from upgradelab.execution.periodic import Periodic
 from upgradelab.execution.reaper import stop_targets
 from upgradelab.execution.schedule import RunSchedule, Schedule, plan
 from upgradelab.execution.status import JobStatus
@@ -158,7 +158,7 @@ def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
 
     ending = Ending(JobStatus.failed)
     try:
-        with _CancelWatch(replay_id, cancel):
+        with CancelWatch.of(REPLAY_JOBS, replay_id, cancel, CANCEL_POLL_S):
             dataset = replay.dataset
             if dataset is None or dataset.deleted_at is not None:
                 raise LoadFailed("the dataset was deleted", line=None, code=None)
@@ -232,26 +232,6 @@ def _keep_partial(replay: _Replay, dataset_id: int, cancelled: ReplayCancelled, 
         aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds,
     )  # fmt: skip
     state.write(replay.replay_id, report=document.model_dump(mode="json"))
-
-
-class _CancelWatch(Periodic):
-    """While entered: a thread reads the replay's cancel_requested every CANCEL_POLL_S seconds; once
-    it is set, calls `on_cancel` then and every CANCEL_POLL_S seconds after, until exited (a server
-    that was still starting at the first call has its pid file by a later one). A failing read is
-    logged and tried again (execution/periodic.py, the lease heartbeat's shape)."""
-
-    def __init__(self, replay_id: int, on_cancel: Callable[[], None]) -> None:
-        self._replay_id, self._on_cancel = replay_id, on_cancel
-        self._requested = False
-        super().__init__(f"cancel-replay-{replay_id}", CANCEL_POLL_S, self._poll)
-
-    def _poll(self) -> None:
-        if not self._requested:
-            self._requested = state.cancel_requested(self._replay_id)
-            if self._requested:
-                log.info("replay %s: cancel requested", self._replay_id)
-        if self._requested:
-            self._on_cancel()
 
 
 def _progress(

@@ -11,8 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.datasets import service as datasets
 from upgradelab.datasets.models import Dataset
 from upgradelab.errors import field_error
-from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
+from upgradelab.execution.task import send_job
 from upgradelab.experiments.variants import ResolvedVariant, VariantError, resolve_variant, unsupported_reason
 from upgradelab.pools import routing
 from upgradelab.replay.jobs import REPLAY_JOBS
@@ -25,7 +25,6 @@ from upgradelab.targets.models import Target
 from upgradelab.targets.options import OptionError
 from upgradelab.targets.own_password import account_change
 from upgradelab.targets.provisioners import ExistingProvisioner
-from upgradelab.worker import EXECUTE_REPLAY, celery_app
 
 REDO_OFF = "ALTER INSTANCE DISABLE INNODB REDO_LOG"  # the redo-off preset's statement (variants.py)
 
@@ -194,7 +193,7 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
     session.add(replay)
     await session.commit()
     await session.refresh(replay)
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_REPLAY, args=[replay.id], queue=queue))
+    await to_thread.run_sync(send_job, REPLAY_JOBS, replay.id, queue)
     return replay
 
 
@@ -203,17 +202,6 @@ async def get_or_raise(session: AsyncSession, replay_id: int) -> ReplayRun:
     replay = await session.get(ReplayRun, replay_id)
     if replay is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no replay run {replay_id}")
-    return replay
-
-
-async def cancel(session: AsyncSession, replay: ReplayRun) -> ReplayRun:
-    """Cancel a replay (execution/cancel_request.py, the same for every kind): a queued one at once
-    (the worker then finds it not queued); a running one is flagged, and its worker's cancel watch
-    ends it within seconds (runner.py: the statement running killed, the servers stopped, the locks
-    freed, what it measured kept); a running one whose lease expired (worker gone) is ended at once
-    by the reaper's path. 409 when it already ended."""
-    await request_cancel(session, REPLAY_JOBS, replay.id)
-    await session.refresh(replay)
     return replay
 
 

@@ -5,10 +5,7 @@ run; a replay already final (cancelled while queued, ended by the reaper) is lef
 
 from typing import Any
 
-from sqlalchemy import select
-
-from upgradelab.db import sync_session
-from upgradelab.execution.status import JobStatus
+from upgradelab.execution.kinds import write_unless_final
 from upgradelab.replay.models import ReplayRun
 from upgradelab.streaming.publisher import publish, publish_status
 
@@ -16,14 +13,9 @@ from upgradelab.streaming.publisher import publish, publish_status
 def write(replay_id: int, **fields: Any) -> bool:
     """Write `fields` (columns of replay_run) in one commit; False (nothing written) when the replay
     is gone or already final."""
-    with sync_session() as session:
-        replay = session.get(ReplayRun, replay_id)
-        if replay is None or JobStatus(replay.status).is_final:
-            return False
-        for key, value in fields.items():
-            setattr(replay, key, value)
-        status = str(replay.status)
-        session.commit()
+    status = write_unless_final(ReplayRun, replay_id, fields)
+    if status is None:
+        return False
     _publish(replay_id, status, fields)
     return True
 
@@ -40,9 +32,3 @@ def _publish(replay_id: int, status: str, fields: dict[str, Any]) -> None:
         publish("replay", replay_id, {"type": "report", "partial": partial})
     if "progress" in fields:
         publish_status(replay_id, {"status": status, "progress": fields["progress"]}, kind="replay")
-
-
-def cancel_requested(replay_id: int) -> bool:
-    """Whether the user asked to cancel the replay (replay/service.cancel)."""
-    with sync_session() as session:
-        return bool(session.scalar(select(ReplayRun.cancel_requested).where(ReplayRun.id == replay_id)))

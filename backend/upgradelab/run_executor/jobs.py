@@ -18,7 +18,6 @@ from upgradelab.execution.status import FINAL_STATUSES, JobStatus
 from upgradelab.experiments.models import Run
 from upgradelab.results.store.summary import store_summary
 from upgradelab.run_executor import state
-from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 
 # A run between claim and final status; only these hold (or have lost) a lease.
@@ -72,10 +71,6 @@ def _final_fields(ending: Ending) -> dict[str, Any]:
     }
 
 
-def _published(run_id: int, fields: dict[str, Any]) -> None:
-    publish_status(run_id, fields, final=True)
-
-
 RUN_JOBS = JobKind(
     RUNS,
     succeeded=JobStatus.succeeded,
@@ -83,5 +78,8 @@ RUN_JOBS = JobKind(
     targets_of=targets_of,
     final_fields=_final_fields,
     on_end=_on_end,
-    published=_published,
+    task="upgradelab.runs.execute",
+    runner="upgradelab.run_executor.runner:execute_run",
+    api_path="/api/runs/{run_id}",
+    api_name="run",
 )

@@ -142,11 +142,12 @@ def _cancellable(run: _Run, settings: Settings, lease: Lease, also_cancelled: Ca
     run_id = run.run_id
     targets = list(run.targets.values())
     what = f"run {run_id}"
-    run.cancel = CancelWatch(
-        what,
-        lambda: state.cancel_requested(run_id) or also_cancelled(),
+    run.cancel = CancelWatch.of(
+        RUN_JOBS,
+        run_id,
         lambda: interrupt_targets(what, targets, settings, run.provisioners),
         CANCEL_POLL_S,
+        also=also_cancelled,
     )
     with run.cancel:
         try:

@@ -7,8 +7,8 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.errors import not_found
-from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
+from upgradelab.execution.task import send_job
 from upgradelab.experiments import service as experiments
 from upgradelab.experiments.models import Experiment, Run, RunVariant
 from upgradelab.pools import routing
@@ -24,7 +24,6 @@ from upgradelab.runs.schemas import (
     VariantContext,
     VariantState,
 )
-from upgradelab.worker import EXECUTE_RUN, celery_app
 from upgradelab.workloads import groups_of
 
 
@@ -38,7 +37,7 @@ async def create(session: AsyncSession, experiment: Experiment) -> Run:
     session.add(run)
     await session.commit()
     await session.refresh(run, ["experiment"])
-    await to_thread.run_sync(lambda: celery_app.send_task(EXECUTE_RUN, args=[run.id], queue=queue))
+    await to_thread.run_sync(send_job, RUN_JOBS, run.id, queue)
     return run
 
 
@@ -74,16 +73,6 @@ async def rerun(session: AsyncSession, run: Run) -> Run:
         again.name = run.name
         await session.commit()
     return again
-
-
-async def cancel(session: AsyncSession, run: Run) -> Run:
-    """Cancel a run in any non-final state (execution/cancel_request.py, the same for every kind): a
-    queued run at once; a started run whose worker holds its lease after the current iteration
-    (results kept); a started run whose lease expired (worker gone) at once, its servers stopped and
-    its targets freed. 409 when it already ended."""
-    await request_cancel(session, RUN_JOBS, run.id)
-    await session.refresh(run)
-    return run
 
 
 async def to_read(session: AsyncSession, runs: Sequence[Run]) -> list[RunRead]:

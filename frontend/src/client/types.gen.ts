@@ -6255,13 +6255,13 @@ export type VerdictRead = {
 /**
  * WaitingJob
  *
- * A queued job (a run, a replay) waiting in a pool's queue.
+ * A queued job (of any kind) waiting in a pool's queue.
  */
 export type WaitingJob = {
     /**
      * Kind
      *
-     * "run" or "replay".
+     * Its job kind's name (job_kinds.py: run, replay, capture, ...).
      */
     kind: string;
     /**
@@ -8066,8 +8066,10 @@ export type JobPoolData = {
     path: {
         /**
          * Kind
+         *
+         * A job kind's name (job_kinds.py): run, replay, attribution, ...
          */
-        kind: 'run' | 'replay';
+        kind: string;
         /**
          * Job Id
          */
@@ -9280,47 +9282,6 @@ export type AttributionEventsResponses = {
     200: unknown;
 };
 
-export type FixSearchEventsData = {
-    body?: never;
-    headers?: {
-        /**
-         * Last-Event-Id
-         */
-        'Last-Event-ID'?: string | null;
-    };
-    path: {
-        /**
-         * Search Id
-         */
-        search_id: number;
-    };
-    query?: {
-        /**
-         * Last Event Id
-         *
-         * Resume after this entry.
-         */
-        last_event_id?: string | null;
-    };
-    url: '/api/fixsearches/{search_id}/events';
-};
-
-export type FixSearchEventsErrors = {
-    /**
-     * Validation Error
-     */
-    422: HttpValidationError;
-};
-
-export type FixSearchEventsError = FixSearchEventsErrors[keyof FixSearchEventsErrors];
-
-export type FixSearchEventsResponses = {
-    /**
-     * Successful Response
-     */
-    200: unknown;
-};
-
 export type CaptureEventsData = {
     body?: never;
     headers?: {
@@ -9356,6 +9317,92 @@ export type CaptureEventsErrors = {
 export type CaptureEventsError = CaptureEventsErrors[keyof CaptureEventsErrors];
 
 export type CaptureEventsResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
+export type CheckEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Last-Event-Id
+         */
+        'Last-Event-ID'?: string | null;
+    };
+    path: {
+        /**
+         * Capture Id
+         */
+        capture_id: number;
+        /**
+         * Check Id
+         */
+        check_id: number;
+    };
+    query?: {
+        /**
+         * Last Event Id
+         *
+         * Resume after this entry.
+         */
+        last_event_id?: string | null;
+    };
+    url: '/api/captures/{capture_id}/checks/{check_id}/events';
+};
+
+export type CheckEventsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CheckEventsError = CheckEventsErrors[keyof CheckEventsErrors];
+
+export type CheckEventsResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
+export type FixSearchEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Last-Event-Id
+         */
+        'Last-Event-ID'?: string | null;
+    };
+    path: {
+        /**
+         * Search Id
+         */
+        search_id: number;
+    };
+    query?: {
+        /**
+         * Last Event Id
+         *
+         * Resume after this entry.
+         */
+        last_event_id?: string | null;
+    };
+    url: '/api/fixsearches/{search_id}/events';
+};
+
+export type FixSearchEventsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type FixSearchEventsError = FixSearchEventsErrors[keyof FixSearchEventsErrors];
+
+export type FixSearchEventsResponses = {
     /**
      * Successful Response
      */
