@@ -14,9 +14,9 @@ from upgradelab.fixsearch import second as second_module
 from upgradelab.fixsearch.histograms import Refused, Unavailable
 from upgradelab.fixsearch.search import SearchCancelled
 from upgradelab.fixsearch.second import SecondInstance
-from upgradelab.replay.dataset_load import DumpDataset
-from upgradelab.replay.interrupt import Interrupt
-from upgradelab.replay.opening import ReplayVariant
+from upgradelab.measurement.dataset_load import DumpDataset
+from upgradelab.measurement.interrupt import Interrupt
+from upgradelab.measurement.opening import ReplayVariant
 
 ANALYZE = ["ANALYZE TABLE `o` PERSISTENT FOR COLUMNS (`k`) INDEXES ()"]
 
@@ -172,7 +172,7 @@ def test_a_cancel_while_it_starts_ends_it_and_the_search(
     interrupt = Interrupt()
     stopped: list[list[Any]] = []
     monkeypatch.setattr(
-        "upgradelab.replay.interrupt.stop_servers", lambda what, servers: stopped.append(servers)
+        "upgradelab.measurement.interrupt.stop_servers", lambda what, servers: stopped.append(servers)
     )
     second = _second(server, interrupt)
     real_open = second_module.open_variant  # type: ignore[attr-defined]

@@ -10,7 +10,8 @@ from fastapi.responses import Response
 
 from upgradelab.db import SessionDep
 from upgradelab.fixsearch import service as fix_searches
-from upgradelab.replay import counters, service
+from upgradelab.measurement import work_columns
+from upgradelab.replay import service
 from upgradelab.replay.groups import ReplayGroups
 from upgradelab.replay.report import ChangeCause, FingerprintResult, ReplayReport, VariantFinding
 from upgradelab.replay.schemas import ReplayCreate, ReplayRead
@@ -84,7 +85,7 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
     `group`: the fingerprint's group on that variant against the baseline (the fingerprint's own on
     the baseline's row; reports from before per-variant groups: the fingerprint's); `causes`: the
     known causes of its breaks there; `clock`: the clock its ratio was read on; `per_statement_cost_only`
-    and `net_ratio` / `net_verdict`: its verdict net of the per-statement cost (replay/statement_cost.py;
+    and `net_ratio` / `net_verdict`: its verdict net of the per-statement cost (measurement/statement_cost.py;
     empty on the baseline's row and in reports from before); `cause_kind` / `cause`: why it changed
     there (change_causes.py; empty when it gets none); `work_<counter>`: its work counters' means per
     execution (counters.py `columns`; empty without counters); `findings`: every finding there
@@ -123,7 +124,7 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
                     **_net_columns(one.variants.get(variant)),
                     "cause_kind": cause.kind if (cause := _cause(one, variant)) else "",
                     "cause": cause.text if cause else "",
-                    **counters.columns(one.work.get(variant)),
+                    **work_columns(one.work.get(variant)),
                     **_finding_columns(one, variant),
                 }
             )

@@ -2,7 +2,7 @@
 the statistics (histograms.py says why the search's one variant instance cannot carry them), a view
 rewritten (views.py), an index (indexes.py). The same target (its next slot, as a replay gives
 each variant and its A/A control their instances), the same option lines and settings, the dataset
-loaded or reused from that slot's kept datadir (replay/dataset_load.py), opened as the replay opens a
+loaded or reused from that slot's kept datadir (measurement/dataset_load.py), opened as the replay opens a
 variant (read-only account, its settings, its clock) and frozen between turns.
 
 Opened lazily, when the search reaches such a candidate (a search that stops before pays for no
@@ -37,11 +37,15 @@ from upgradelab.execution.instances import Fleet, Instance, MemoryRefused, check
 from upgradelab.fixsearch.histograms import Refused, Unavailable
 from upgradelab.fixsearch.search import SearchCancelled
 from upgradelab.fixsearch.sides import Side
-from upgradelab.replay.dataset_load import DumpDataset
-from upgradelab.replay.dataset_records import forget_record
-from upgradelab.replay.interrupt import Interrupt
-from upgradelab.replay.opening import ReplayVariant, open_variant, with_clock_options
-from upgradelab.replay.passes import statement_runner
+from upgradelab.measurement import (
+    DumpDataset,
+    Interrupt,
+    ReplayVariant,
+    forget_record,
+    open_variant,
+    statement_runner,
+    with_clock_options,
+)
 
 SECOND = "a second instance of the variant"
 

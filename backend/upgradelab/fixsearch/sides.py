@@ -1,6 +1,6 @@
 """The two servers of a fix search, opened once for the whole search (measure.py measures on them):
 the baseline and the variant as the replay ran them, the replay's dataset loaded (or reused from a
-kept datadir), each opened as a replay opens a variant (replay/opening.py: read-only account, its
+kept datadir), each opened as a replay opens a variant (measurement/opening.py: read-only account, its
 settings, its clock) and frozen between turns; the search's thread and both servers on one CPU while
 it measures (execution/timing_cpu.py, as a replay's rounds: a microsecond statement's time otherwise
 follows where the scheduler put them). A `Side` is one of them: its replay connection, statement
@@ -17,10 +17,16 @@ from upgradelab.execution import timing_cpu
 from upgradelab.execution.instances import Fleet, Instance, started
 from upgradelab.fixsearch.rewrite import literal
 from upgradelab.fixsearch.search import SearchCancelled
-from upgradelab.replay.dataset_load import DumpDataset
-from upgradelab.replay.interrupt import Interrupt
-from upgradelab.replay.opening import OpenVariant, ReplayVariant, open_variant, with_clock_options
-from upgradelab.replay.passes import StatementRunner, statement_runner
+from upgradelab.measurement import (
+    DumpDataset,
+    Interrupt,
+    OpenVariant,
+    ReplayVariant,
+    StatementRunner,
+    open_variant,
+    statement_runner,
+    with_clock_options,
+)
 from upgradelab.settings import get_settings
 
 

@@ -13,7 +13,7 @@
    a statement is repeated until enough time was measured (timing.py: the server's clock where the
    variant's server gives it, every instance the lab starts having performance_schema ON, the
    client's otherwise; the client's time is kept too, for a pair on different clocks; on the server's
-   clock each run's stages are read with its row, replay/stage_events.py) and the pass's value is the
+   clock each run's stages are read with its row, measurement/stage_events.py) and the pass's value is the
    median of its runs; the round's value is the median of its passes; the null
    statement `DO 0` (statement_cost.py) is timed after the user's in every round, on every variant,
    as one more statement (the per-statement cost, measured apart); from step 2 on, the replay's
@@ -60,10 +60,10 @@ import pymysql
 from upgradelab.execution import timing_cpu
 from upgradelab.execution.instances import Instance, started
 from upgradelab.execution.schedule import Schedule
-from upgradelab.replay.dataset_load import DumpDataset
-from upgradelab.replay.extension_plan import Extension, extension_steps
-from upgradelab.replay.interrupt import Interrupt, ReplayCancelled, measured
-from upgradelab.replay.opening import (
+from upgradelab.measurement.dataset_load import DumpDataset
+from upgradelab.measurement.extension_plan import Extension, extension_steps
+from upgradelab.measurement.interrupt import Interrupt, ReplayCancelled, measured
+from upgradelab.measurement.opening import (
     OpenVariant,
     ReplayVariant,
     VariantReplay,
@@ -71,11 +71,16 @@ from upgradelab.replay.opening import (
     say_clocks,
     with_clock_options,
 )
-from upgradelab.replay.passes import StatementRunner, capture_outcomes, statement_passes, statement_runner
-from upgradelab.replay.sources import SourceStatement
-from upgradelab.replay.stage_events import StageTally
-from upgradelab.replay.statement_cost import NULL_STATEMENT
-from upgradelab.replay.turns import Interleave, round_turns
+from upgradelab.measurement.passes import (
+    StatementRunner,
+    capture_outcomes,
+    statement_passes,
+    statement_runner,
+)
+from upgradelab.measurement.sources import SourceStatement
+from upgradelab.measurement.stage_events import StageTally
+from upgradelab.measurement.statement_cost import NULL_STATEMENT
+from upgradelab.measurement.turns import Interleave, round_turns
 from upgradelab.settings import get_settings
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, StatementInterrupted
 from upgradelab.workloads.base import DatasetProgress
