@@ -13,7 +13,13 @@ from upgradelab.fixsearch import service as fix_searches
 from upgradelab.measurement import work_columns
 from upgradelab.replay import service
 from upgradelab.replay.groups import ReplayGroups
-from upgradelab.replay.report import ChangeCause, FingerprintResult, ReplayReport, VariantFinding
+from upgradelab.replay.report import (
+    ChangeCause,
+    FingerprintResult,
+    FixSearchBrief,
+    ReplayReport,
+    VariantFinding,
+)
 from upgradelab.replay.schemas import ReplayCreate, ReplayRead
 from upgradelab.results.stats import verdicts
 from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
@@ -51,7 +57,7 @@ async def get_replay(replay_id: int, session: SessionDep) -> ReplayRead:
     partial after a cancel); each fingerprint's row with its fix searches (id, status, outcome, remedy)."""
     read = await service.to_read(session, await service.get_or_raise(session, replay_id), with_report=True)
     if read.report is not None:
-        found = await fix_searches.briefs(session, replay_id)
+        found = await fix_searches.briefs(session, replay_id, FixSearchBrief)
         for row in read.report.fingerprints:
             row.fix_searches = found.get(row.fingerprint_id, [])
     return read

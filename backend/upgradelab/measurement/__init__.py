@@ -39,7 +39,7 @@ What it gives, by concept (the module that defines each, with its docstring's de
   `per_statement_cost` -> `StatementCost` (microseconds with its interval), `cost_only`,
   `timing_text`.
 - Result shapes (shapes.py): the pydantic shapes above (`ReadShape` their base), as the replay's
-  report stores them.
+  report stores them, and `ReplayVariantSpec` (a variant as a replay and a fix search store it).
 """
 
 from upgradelab.measurement.causes import Difference, known_cause
@@ -87,6 +87,7 @@ from upgradelab.measurement.shapes import (
     CounterRange,
     ErrorChange,
     ReadShape,
+    ReplayVariantSpec,
     StatementCost,
     StatementDiff,
     WorkCounters,
@@ -136,6 +137,7 @@ __all__ = [
     "ReadShape",
     "ReplayCancelled",
     "ReplayVariant",
+    "ReplayVariantSpec",
     "SourceError",
     "SourceFormat",
     "SourceStatement",

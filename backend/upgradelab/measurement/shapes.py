@@ -1,12 +1,13 @@
 """The measurement library's result shapes, as stored in a replay's report and read by the API and the
 fix search: a statement's diff against the baseline (`StatementDiff`, its known `Cause`), a fingerprint's
 work counters (`CounterRange`, `WorkCounters`, `CounterChange`) and the per-statement cost
-(`StatementCost`). replay/report.py builds its document from them.
+(`StatementCost`), and a variant as stored (`ReplayVariantSpec`: what its instance starts with and
+applies). replay/report.py builds its document from them.
 """
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from upgradelab.results.stats.verdicts import VerdictRead
 
@@ -117,3 +118,21 @@ class StatementCost(ReadShape):
     ratio: VerdictRead | None
     aa_control: bool = False
     text: str
+
+
+class ReplayVariantSpec(ReadShape):
+    """One variant as stored (service.py): its name (default TARGET[:PRESET]), target, preset
+    (presets joined with '+'), the option-file lines its server starts with (the presets' and its
+    own), its SET GLOBAL and SET SESSION (variable -> value) and instance statements (canonical
+    spelling; a redo-off preset's among them), all applied to its own instance
+    (measurement/variant_settings.py); `aa_control`: it is the A/A control (a second instance of the
+    baseline, with the baseline's settings). Rows stored before settings read with none."""
+
+    name: str
+    target: str
+    preset: str
+    options: list[str]
+    set_global: dict[str, str] = Field(default_factory=dict)
+    set_session: dict[str, str] = Field(default_factory=dict)
+    instance: list[str] = Field(default_factory=list)
+    aa_control: bool = False

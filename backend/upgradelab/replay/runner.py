@@ -48,6 +48,7 @@ from upgradelab.measurement import (
     Interrupt,
     ReplayCancelled,
     ReplayVariant,
+    ReplayVariantSpec,
     SourceStatement,
     VariantReplay,
     VariantSettings,
@@ -59,7 +60,7 @@ from upgradelab.replay.document import report_document
 from upgradelab.replay.extension import still_undecided
 from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.replay.models import ReplayRun
-from upgradelab.replay.schemas import ReplayProgress, ReplayVariantSpec
+from upgradelab.replay.schemas import ReplayProgress
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import ProvisionError

@@ -14,11 +14,11 @@ from upgradelab.errors import field_error
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.variants import ResolvedVariant, VariantError, resolve_variant, unsupported_reason
-from upgradelab.measurement import REPLAY_SESSION_VARIABLES, SourceError, parse_source
+from upgradelab.measurement import REPLAY_SESSION_VARIABLES, ReplayVariantSpec, SourceError, parse_source
 from upgradelab.pools import routing
 from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.replay.models import ReplayRun
-from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayVariantSpec, variant_name
+from upgradelab.replay.schemas import ReplayCreate, ReplayRead, variant_name
 from upgradelab.targets import option_lists
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import OptionError
