@@ -41,9 +41,8 @@ from upgradelab.measurement import (
     DumpDataset,
     Interrupt,
     ReplayVariant,
+    VariantOpener,
     forget_record,
-    open_variant,
-    statement_runner,
     with_clock_options,
 )
 
@@ -80,17 +79,12 @@ class SecondInstance:
         except MemoryRefused as refused:
             raise Unavailable(f"no memory for {SECOND}: {refused}") from None
         variant, interrupt = self.variant, self.interrupt
-        opened: list[Side] = []
-
-        def start(instance: Instance) -> bool:
-            one = open_variant(variant, self.dataset, lambda progress: None, writes=False,
-                               timeout_s=self.timeout_s, cancelled=lambda: interrupt.is_set)  # fmt: skip
-            opened.append(Side(one, statement_runner(one, self.timeout_s, True, interrupt), instance))
-            return True
-
         interrupt.servers = [*interrupt.servers, variant.provisioner]  # a cancel stops it while it starts
-        instance = Instance(variant.provisioner, variant.options, [len(interrupt.servers) - 1])
+        index = len(interrupt.servers) - 1
+        instance = Instance(variant.provisioner, variant.options, [index])
+        start = VariantOpener({index: variant}, self.dataset, self.timeout_s, interrupt)
         self.fleet = self._stack.enter_context(started([instance], start, self.what))
+        opened = [Side(start.opened[i], runner, instance) for i, runner in start.runners.items()]
         self._stack.callback(self._close_connections, opened)
         if interrupt.is_set:
             raise SearchCancelled()

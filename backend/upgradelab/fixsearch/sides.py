@@ -23,8 +23,7 @@ from upgradelab.measurement import (
     OpenVariant,
     ReplayVariant,
     StatementRunner,
-    open_variant,
-    statement_runner,
+    VariantOpener,
     with_clock_options,
 )
 from upgradelab.settings import get_settings
@@ -99,17 +98,11 @@ def opened_pair(
     variants = [with_clock_options(baseline), with_clock_options(variant)]
     interrupt.servers = [v.provisioner for v in variants]
     instances = [Instance(v.provisioner, v.options, [index]) for index, v in enumerate(variants)]
-    sides: dict[int, Side] = {}
-
-    def start(instance: Instance) -> bool:
-        index = instance.variants[0]
-        one = open_variant(variants[index], dataset, lambda progress: None, writes=False, timeout_s=timeout_s,
-                           cancelled=lambda: interrupt.is_set)  # fmt: skip
-        sides[index] = Side(one, statement_runner(one, timeout_s, True, interrupt), instance)
-        return True
+    start = VariantOpener(dict(enumerate(variants)), dataset, timeout_s, interrupt)
 
     step("starting the servers")
     with started(instances, start, "fix search") as fleet:
+        sides = {i: Side(start.opened[i], runner, fleet.of(i)) for i, runner in start.runners.items()}
         try:
             if interrupt.is_set:
                 raise SearchCancelled()

@@ -8,10 +8,12 @@ What it gives, by concept (the module that defines each, with its docstring's de
 - Variants and their instances (opening.py, variant_settings.py): `ReplayVariant` (name, provisioner,
   option lines, `VariantSettings`) opened by `open_variant(variant, dataset, ...)` into an
   `OpenVariant` (the server up, the dataset loaded or reused, settings applied, tables analysed, the
-  account connected, its `Clock`); `VariantReplay` is what a variant measured (outcomes, pass values
-  in seconds, work tallies, stage tallies per statement index). `with_clock_options` adds the
-  performance_schema options the server clock needs; `settings_refusal` checks a variant's SET
-  GLOBAL / SET SESSION / instance statements on a server (None, or "<setting>: <answer>").
+  account connected, its `Clock`), on its own instance by a `VariantOpener` (what
+  execution/instances.py `started` calls, its InstanceStarter); `VariantReplay` is what a variant
+  measured (outcomes, pass values in seconds, work tallies, stage tallies per statement index).
+  `with_clock_options` adds the performance_schema options the server clock needs;
+  `settings_refusal` checks a variant's SET GLOBAL / SET SESSION / instance statements on a server
+  (None, or "<setting>: <answer>").
 - Datasets (dataset_load.py, dataset_records.py): `DumpDataset` (a dump's path, sha256 and
   databases), `file_sha256`, the kept datadir's record (`read_record`, `forget_record`).
 - Sources (sources.py, querylog/): `parse_source(text, SourceFormat, ...)` -> the statements to
@@ -58,6 +60,7 @@ from upgradelab.measurement.dataset_records import forget_record, read_record
 from upgradelab.measurement.differences import diff
 from upgradelab.measurement.engine import Extension, replay_rounds
 from upgradelab.measurement.interrupt import Interrupt, ReplayCancelled
+from upgradelab.measurement.openers import VariantOpener
 from upgradelab.measurement.opening import (
     OpenVariant,
     ReplayVariant,
@@ -145,6 +148,7 @@ __all__ = [
     "StatementCost",
     "StatementDiff",
     "StatementRunner",
+    "VariantOpener",
     "VariantReplay",
     "VariantSettings",
     "WorkCounters",

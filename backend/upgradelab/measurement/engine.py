@@ -63,19 +63,16 @@ from upgradelab.execution.schedule import Schedule
 from upgradelab.measurement.dataset_load import DumpDataset
 from upgradelab.measurement.extension_plan import Extension, extension_steps
 from upgradelab.measurement.interrupt import Interrupt, ReplayCancelled, measured
+from upgradelab.measurement.openers import VariantOpener
 from upgradelab.measurement.opening import (
-    OpenVariant,
     ReplayVariant,
     VariantReplay,
-    open_variant,
     say_clocks,
     with_clock_options,
 )
 from upgradelab.measurement.passes import (
-    StatementRunner,
     capture_outcomes,
     statement_passes,
-    statement_runner,
 )
 from upgradelab.measurement.sources import SourceStatement
 from upgradelab.measurement.stage_events import StageTally
@@ -123,27 +120,14 @@ def replay_rounds(
     null = len(statements)  # the null statement's index: timed after the user's (statement_cost.py)
     user_statements, statements = statements, [*statements, NULL_STATEMENT]
     interrupt.servers = [variant.provisioner for variant in variants]
-    opened: dict[int, OpenVariant] = {}
-    runs: dict[int, StatementRunner] = {}
+    start = VariantOpener(
+        dict(enumerate(variants)), dataset, timeout_s, interrupt, not read_only, report, step
+    )
+    opened, runs = start.opened, start.runners
     rounds_done = 0
     instances = [
         Instance(variant.provisioner, variant.options, [index]) for index, variant in enumerate(variants)
     ]
-
-    def start(instance: Instance) -> bool:
-        index = instance.variants[0]
-        variant = variants[index]
-        step(variant.name, "starting the server")
-        opened[index] = open_variant(
-            variant,
-            dataset,
-            lambda progress: report(variant.name, progress),
-            writes=not read_only,
-            timeout_s=timeout_s,
-            cancelled=lambda: interrupt.is_set,
-        )
-        runs[index] = statement_runner(opened[index], timeout_s, read_only, interrupt)
-        return True
 
     def passes(index: int, statement: int, count: int, warm_up: bool = False) -> None:
         statement_passes(opened[index], runs[index], dataset, statements, statement, count, warm_up=warm_up)
