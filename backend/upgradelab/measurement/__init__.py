@@ -13,7 +13,8 @@ What it gives, by concept (the module that defines each, with its docstring's de
   measured (outcomes, pass values in seconds, work tallies, stage tallies per statement index).
   `with_clock_options` adds the performance_schema options the server clock needs;
   `settings_refusal` checks a variant's SET GLOBAL / SET SESSION / instance statements on a server
-  (None, or "<setting>: <answer>").
+  (None, or "<setting>: <answer>"); `REPLAY_SESSION_VARIABLES` are the session variables a replay
+  sets itself (a variant may not).
 - Datasets (dataset_load.py, dataset_records.py): `DumpDataset` (a dump's path, sha256 and
   databases), `file_sha256`, the kept datadir's record (`read_record`, `forget_record`).
 - Sources (sources.py, querylog/): `parse_source(text, SourceFormat, ...)` -> the statements to
@@ -28,7 +29,8 @@ What it gives, by concept (the module that defines each, with its docstring's de
   (`ReplayCancelled` keeps what was measured).
 - Outcomes and checksums (outcomes.py, differences.py, causes.py): `Outcome` (kind, error, warnings,
   row count, ordered and unordered checksums, plan as `PlanStep`s), `explain` (the plan of one
-  statement), `diff(base, other, statement, variant)` -> `StatementDiff` (with the known `Cause`).
+  statement), `diff(base, other, statement, variant)` -> `StatementDiff` (with the known `Cause`
+  and its `ErrorChange`: new, resolved, changed, same).
 - Timing on one clock (timing.py, pairs.py): `Clock` ("server": TIMER_WAIT, "client"),
   `pair_clock` (the clock a pair is read on), `pass_values` (seconds per pass, by round),
   `paired_rounds`, `cost_rounds`, `aa_floor`, and `time_ratio` (variant / baseline decided at
@@ -44,7 +46,6 @@ What it gives, by concept (the module that defines each, with its docstring's de
   report stores them, and `ReplayVariantSpec` (a variant as a replay and a fix search store it).
 """
 
-from upgradelab.measurement.causes import Difference, known_cause
 from upgradelab.measurement.counters import (
     BY_NAME,
     COUNTERS,
@@ -128,7 +129,6 @@ __all__ = [
     "Clock",
     "CounterChange",
     "CounterRange",
-    "Difference",
     "DumpDataset",
     "ErrorChange",
     "Extension",
@@ -164,7 +164,6 @@ __all__ = [
     "file_sha256",
     "fingerprint_work",
     "forget_record",
-    "known_cause",
     "open_log",
     "open_variant",
     "pair_clock",
