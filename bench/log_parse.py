@@ -1,4 +1,4 @@
-"""Reading a big slow log: the lab's reader (backend/upgradelab/replay/querylog, each event's
+"""Reading a big slow log: the lab's reader (backend/upgradelab/measurement/querylog, each event's
 pt-query-digest fingerprint and class counted) beside pt-query-digest on the same file, side by
 side in one run (issue 47).
 
@@ -36,8 +36,8 @@ LAB = """
 import json, sys, time
 sys.path.insert(0, {backend!r})
 from pathlib import Path
-from upgradelab.replay.pt_fingerprint import class_id, pt_fingerprint
-from upgradelab.replay.querylog.formats import open_log, read_events
+from upgradelab.measurement.pt_fingerprint import class_id, pt_fingerprint
+from upgradelab.measurement import open_log, read_events
 classes = {{}}
 events = 0
 with open_log(Path(sys.argv[1])) as stream:

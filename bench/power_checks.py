@@ -340,10 +340,8 @@ def replay_resolution(args: argparse.Namespace) -> bool:
     import replay_resolution as bench
 
     from upgradelab.execution.schedule import plan
-    from upgradelab.replay.dataset_load import DumpDataset, file_sha256
-    from upgradelab.replay.engine import replay_rounds
+    from upgradelab.measurement import DumpDataset, file_sha256, parse_source, replay_rounds
     from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS, EXTENSION_FACTOR
-    from upgradelab.replay.sources import parse_source
 
     rounds = DEFAULT_ROUNDS
     print(

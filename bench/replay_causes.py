@@ -57,14 +57,19 @@ import replay_resolution as base  # noqa: E402  (its import sets the server dir)
 from power_checks import Goal, commit, load_average, report  # noqa: E402
 
 from upgradelab.execution.schedule import plan  # noqa: E402
+from upgradelab.measurement import (  # noqa: E402  # noqa: E402
+    DumpDataset,
+    Extension,
+    ReplayVariant,
+    VariantSettings,
+    file_sha256,
+    parse_source,
+    replay_rounds,
+)
 from upgradelab.replay.compare import compare  # noqa: E402
-from upgradelab.replay.dataset_load import DumpDataset, file_sha256  # noqa: E402
 from upgradelab.replay.document import report_document  # noqa: E402
-from upgradelab.replay.engine import Extension, ReplayVariant, replay_rounds  # noqa: E402
 from upgradelab.replay.extension import still_undecided  # noqa: E402
 from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS, EXTENSION_FACTOR  # noqa: E402
-from upgradelab.replay.sources import parse_source  # noqa: E402
-from upgradelab.replay.variant_settings import VariantSettings  # noqa: E402
 from upgradelab.settings import get_settings  # noqa: E402
 from upgradelab.targets.provisioners import LocalProvisioner  # noqa: E402
 

@@ -49,15 +49,20 @@ os.environ.setdefault("UPGRADELAB_SERVER_DIR", "/var/lib/upgradelab/bench-server
 sys.path.insert(0, str(REPO / "backend"))
 
 from upgradelab.execution.schedule import plan  # noqa: E402
-from upgradelab.replay import timing  # noqa: E402
+from upgradelab.measurement import (  # noqa: E402  # noqa: E402
+    DumpDataset,
+    Extension,
+    Interleave,
+    ReplayVariant,
+    file_sha256,
+    parse_source,
+    replay_rounds,
+    timing,
+)
 from upgradelab.replay.compare import compare  # noqa: E402
-from upgradelab.replay.dataset_load import DumpDataset, file_sha256  # noqa: E402
 from upgradelab.replay.document import report_document  # noqa: E402
-from upgradelab.replay.engine import Extension, ReplayVariant, replay_rounds  # noqa: E402
 from upgradelab.replay.extension import still_undecided  # noqa: E402
 from upgradelab.replay.schemas import DEFAULT_PASSES, DEFAULT_ROUNDS, EXTENSION_FACTOR  # noqa: E402
-from upgradelab.replay.sources import parse_source  # noqa: E402
-from upgradelab.replay.turns import Interleave  # noqa: E402
 from upgradelab.settings import get_settings  # noqa: E402
 from upgradelab.targets.provisioners import LocalProvisioner  # noqa: E402
 
@@ -131,7 +136,7 @@ def variants(server_clock: bool = False) -> list[ReplayVariant]:
     for name, port in PORTS.items():
         settings = {**target["settings"], "port": port}
         provisioner = LocalProvisioner(f"{TARGET}-replay-{name}", target["flavor"], settings, get_settings())
-        # every lab instance of a replay starts with performance_schema ON (replay/timing.py
+        # every lab instance of a replay starts with performance_schema ON (measurement/timing.py
         # CLOCK_OPTIONS); the client's clock modes turn it off again, as they measured before
         options = ["performance_schema=ON"] if server_clock else ["performance_schema=OFF"]
         if name == "c":  # merged: a primary-key lookup; materialised whole (no pushdown): a scan of big

@@ -7,7 +7,7 @@ setting in the order given (default off,on,off,on: each setting twice, alternati
 the host's load lands on both):
   - off: as before stages (the instances start without the stage instruments and consumers; each
     timed run reads its statement row only);
-  - on: the instances start with them (replay/stage_events.py STAGE_OPTIONS) and --stage-runs
+  - on: the instances start with them (measurement/stage_events.py STAGE_OPTIONS) and --stage-runs
     (default 10, the setting's default) timed runs spread over each pass (timing.py StageSpread) read
     their stage rows with their statement row (one query, timing.py ServerClock.last);
   - every: the same, every timed run (UPGRADELAB_REPLAY_STAGE_RUNS=0).
@@ -44,12 +44,18 @@ import replay_resolution as base  # noqa: E402
 from power_checks import commit, load_average  # noqa: E402
 
 from upgradelab.execution.schedule import plan  # noqa: E402
+from upgradelab.measurement import (  # noqa: E402  # noqa: E402  # noqa: E402
+    DumpDataset,
+    ReplayVariant,
+    SourceStatement,
+    VariantReplay,
+    file_sha256,
+    parse_source,
+    replay_rounds,
+)
 from upgradelab.replay.compare import compare  # noqa: E402
-from upgradelab.replay.dataset_load import DumpDataset, file_sha256  # noqa: E402
 from upgradelab.replay.document import report_document  # noqa: E402
-from upgradelab.replay.engine import ReplayVariant, VariantReplay, replay_rounds  # noqa: E402
 from upgradelab.replay.schemas import DEFAULT_PASSES  # noqa: E402
-from upgradelab.replay.sources import SourceStatement, parse_source  # noqa: E402
 from upgradelab.settings import get_settings  # noqa: E402
 from upgradelab.targets.provisioners import LocalProvisioner  # noqa: E402
 

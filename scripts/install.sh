@@ -158,7 +158,7 @@ test_packages() {
     [ "$created_policy" -eq 0 ] || rm -f "$policy"
   fi
   # the query-log oracle (tests/replay/querylog/): pt-fingerprint and pt-query-digest read the same
-  # logs and statements as replay/querylog does, and the tests assert the same events and classes
+  # logs and statements as measurement/querylog does, and the tests assert the same events and classes
   if ! command -v pt-query-digest >/dev/null || ! command -v pt-fingerprint >/dev/null; then
     apt-get update -q
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends percona-toolkit

@@ -206,15 +206,15 @@ class Settings(BaseSettings):
         description="Whether a replay reads each timed run's stage events with its statement row "
         "(UPGRADELAB_REPLAY_STAGES; the lab's instances then start with the stage instruments and "
         "consumers on): where the time went, and a cause for a slower or faster query whose counters did "
-        "not move. Off: as before stages (replay/stage_events.py; its cost in bench/README.md).",
+        "not move. Off: as before stages (measurement/stage_events.py; its cost in bench/README.md).",
     )
     replay_stage_runs: int = Field(
         10,
         ge=0,
         description="How many timed runs of each pass read their stages (UPGRADELAB_REPLAY_STAGE_RUNS; "
-        "spread over the pass, replay/timing.py StageSpread; 0: every run). A read with stages costs the "
-        "replay's one timing CPU ~0.3 ms more than one without, and a fast statement runs up to 200 times "
-        "a pass: reading every run made a replay 1.36-1.44x slower, 10 a pass 1.08x (bench/README.md, "
+        "spread over the pass, measurement/timing.py StageSpread; 0: every run). A read with stages costs "
+        "the replay's one timing CPU ~0.3 ms more than one without, and a fast statement runs up to 200 "
+        "times a pass: reading every run made a replay 1.36-1.44x slower, 10 a pass 1.08x (bench/README.md, "
         "replay_stage_cost.py).",
     )
     timing_cpu_claims_dir: Path = Field(
@@ -228,7 +228,7 @@ class Settings(BaseSettings):
         ge=1,
         description="Result bytes of one replayed statement beyond which its outcome says it was compared "
         "by checksum and row count (UPGRADELAB_REPLAY_RESULT_MAX_BYTES; 64 MiB). Every result is streamed "
-        "into its checksums, one row held at a time, whatever its size (replay/outcomes.py).",
+        "into its checksums, one row held at a time, whatever its size (measurement/outcomes.py).",
     )
 
     @field_validator("sign_in_user_limit", "sign_in_address_limit")

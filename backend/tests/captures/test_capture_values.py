@@ -9,7 +9,7 @@ from upgradelab.captures.account_check import plugin_findings
 from upgradelab.captures.defaults import BinaryDefaults, parse_defaults, same_value, series
 from upgradelab.captures.digests import Workload, build, query_set
 from upgradelab.captures.option_check import refused, warnings_of
-from upgradelab.replay.sources import parse_source
+from upgradelab.measurement.sources import parse_source
 
 HELP = """/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)
 

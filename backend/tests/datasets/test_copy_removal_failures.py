@@ -14,8 +14,8 @@ from sqlalchemy import delete, select
 from tests import ports
 from upgradelab.datasets.models import Dataset
 from upgradelab.db import sync_session, utcnow
+from upgradelab.measurement.dataset_records import DatasetRecord, read_record, write_record
 from upgradelab.replay import dataset_copies
-from upgradelab.replay.dataset_records import DatasetRecord, read_record, write_record
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import provisioner_for

@@ -1,4 +1,4 @@
-"""The lab's record of what a kept datadir holds (replay/dataset_records.py), one layer of issue 30's
+"""The lab's record of what a kept datadir holds (measurement/dataset_records.py), one layer of issue 30's
 defence at a time: a kept datadir is reused only when the record outside it (written after a load
 that succeeded) and the marker inside it carry one token, with the record's databases; a marker
 alone, forged or guessed, is never trusted; a load that fails or is cancelled leaves no record and
@@ -22,8 +22,8 @@ from tests.datasets.hostile import marker_name
 from upgradelab.datasets.accounts import READ_PRIVILEGES, READ_USER, ensure_account
 from upgradelab.datasets.loader import LoadFailed
 from upgradelab.datasets.reserved import ReservedDatabase
-from upgradelab.replay.dataset_load import DumpDataset, ensure_dataset, file_sha256
-from upgradelab.replay.dataset_records import (
+from upgradelab.measurement.dataset_load import DumpDataset, ensure_dataset, file_sha256
+from upgradelab.measurement.dataset_records import (
     DatasetRecord,
     forget_record,
     read_record,

@@ -20,7 +20,7 @@ from tests.conftest import STATE, lab_provisioner
 from tests.datasets.hostile import SAMPLE, accounts, clients_left, marker_name, markers_found
 from upgradelab.datasets.accounts import LOAD_USER
 from upgradelab.datasets.loader import LoadFailed, client_launch, load_dataset
-from upgradelab.replay.dataset_load import DumpDataset, ensure_dataset, file_sha256
+from upgradelab.measurement.dataset_load import DumpDataset, ensure_dataset, file_sha256
 from upgradelab.targets.provisioners import LocalProvisioner
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
 from upgradelab.workloads.base import execute, scalar

@@ -6,7 +6,7 @@ import pytest
 from upgradelab.fixsearch.candidates import build, plan_candidates
 from upgradelab.fixsearch.effects import global_twin
 from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, rewrite
-from upgradelab.replay.outcomes import PlanStep
+from upgradelab.measurement.outcomes import PlanStep
 
 BASE = {"optimizer_switch": "semijoin=on,materialization=on,rowid_filter=on,index_merge=on",
         "optimizer_prune_level": "1", "optimizer_search_depth": "62", "optimizer_trace": "enabled=off",

@@ -28,7 +28,7 @@ from tests.conftest import BIN
 from tests.execution.cancel_helpers import servers, target_dir
 from tests.fixsearch.planted import planted_replay
 from upgradelab.db import sync_session
-from upgradelab.replay.dataset_records import record_path
+from upgradelab.measurement.dataset_records import record_path
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import provisioner_for
 

@@ -9,8 +9,8 @@ from upgradelab.fixsearch.candidates import Candidate, build
 from upgradelab.fixsearch.effects import SideEffects, global_twin
 from upgradelab.fixsearch.identity import plan_identity
 from upgradelab.fixsearch.search import Budget, Trial, scaled_budget, search
-from upgradelab.replay.counters import WorkTally
-from upgradelab.replay.outcomes import PlanStep
+from upgradelab.measurement.counters import WorkTally
+from upgradelab.measurement.outcomes import PlanStep
 from upgradelab.targets.option_names import unused_variables
 
 SETTING = Candidate(

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from upgradelab.fixsearch.candidates import Candidate
 from upgradelab.fixsearch.search import Budget, Trial, judge, search, search_looks
-from upgradelab.replay.compare import THRESHOLD
+from upgradelab.measurement import THRESHOLD
 
 ROUNDS = 10  # 10 -> 30 rounds: five looks
 TRIALS = 150

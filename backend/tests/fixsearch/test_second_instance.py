@@ -14,9 +14,10 @@ from upgradelab.fixsearch import second as second_module
 from upgradelab.fixsearch.histograms import Refused, Unavailable
 from upgradelab.fixsearch.search import SearchCancelled
 from upgradelab.fixsearch.second import SecondInstance
-from upgradelab.replay.dataset_load import DumpDataset
-from upgradelab.replay.interrupt import Interrupt
-from upgradelab.replay.opening import ReplayVariant
+from upgradelab.measurement import openers as openers_module
+from upgradelab.measurement.dataset_load import DumpDataset
+from upgradelab.measurement.interrupt import Interrupt
+from upgradelab.measurement.opening import ReplayVariant
 
 ANALYZE = ["ANALYZE TABLE `o` PERSISTENT FOR COLUMNS (`k`) INDEXES ()"]
 
@@ -92,8 +93,8 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[Server]:
         connection = Connection(server, "replay")  # type: ignore[arg-type]
         return SimpleNamespace(variant=variant, connection=connection, clock=None, replay=SimpleNamespace())
 
-    monkeypatch.setattr(second_module, "open_variant", open_variant)
-    monkeypatch.setattr(second_module, "statement_runner", lambda *args: SimpleNamespace())
+    monkeypatch.setattr(openers_module, "open_variant", open_variant)
+    monkeypatch.setattr(openers_module, "statement_runner", lambda *args: SimpleNamespace())
     monkeypatch.setattr(second_module, "forget_record", lambda p: p.events.append("forget record"))
     return started
 
@@ -172,17 +173,17 @@ def test_a_cancel_while_it_starts_ends_it_and_the_search(
     interrupt = Interrupt()
     stopped: list[list[Any]] = []
     monkeypatch.setattr(
-        "upgradelab.replay.interrupt.stop_servers", lambda what, servers: stopped.append(servers)
+        "upgradelab.measurement.interrupt.stop_servers", lambda what, servers: stopped.append(servers)
     )
     second = _second(server, interrupt)
-    real_open = second_module.open_variant  # type: ignore[attr-defined]
+    real_open = openers_module.open_variant  # type: ignore[attr-defined]
 
     def open_then_cancel(variant: ReplayVariant, *args: Any, **kwargs: Any) -> Any:
         assert server in interrupt.servers  # type: ignore[comparison-overlap]  # a cancel from here on stops it through its own handle
         interrupt.set()
         return real_open(variant, *args, **kwargs)
 
-    monkeypatch.setattr(second_module, "open_variant", open_then_cancel)
+    monkeypatch.setattr(openers_module, "open_variant", open_then_cancel)
     with pytest.raises(SearchCancelled):
         second.with_change("statistics", ANALYZE, [], "db")
     assert stopped == [[server]]  # no statement bound attached yet: its server stopped

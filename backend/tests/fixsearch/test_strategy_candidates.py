@@ -16,7 +16,7 @@ from upgradelab.fixsearch.evidence import gathered, scoped
 from upgradelab.fixsearch.indexes import Schema
 from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy, subquery_hint
 from upgradelab.fixsearch.strategies import SUBQUERY_MATERIALIZATION, strategies, strategy_candidate
-from upgradelab.replay.outcomes import Outcome
+from upgradelab.measurement.outcomes import Outcome
 
 PLANS = Path(__file__).parent / "plans"
 QUERY = "SELECT o.id FROM o WHERE o.k IN (SELECT i.c FROM i WHERE i.d < 50)"

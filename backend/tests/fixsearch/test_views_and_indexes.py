@@ -11,7 +11,7 @@ from upgradelab.fixsearch.evidence import gathered
 from upgradelab.fixsearch.indexes import Schema, filtered_through_views, index_candidates, view_columns
 from upgradelab.fixsearch.rewrite import RewriteError, literal
 from upgradelab.fixsearch.views import View, inline, inlined_candidate, parse_body, view_candidate
-from upgradelab.replay.outcomes import Outcome, PlanStep
+from upgradelab.measurement.outcomes import Outcome, PlanStep
 
 # MariaDB 11.8's VIEW_DEFINITION of a Sakila-like customer_list
 MARIADB = (

@@ -14,12 +14,12 @@ import numpy as np
 
 from tests.oracle.simulate import LOADED, REPLAY, Noise, at_least, at_most, simulate
 from upgradelab.execution.schedule import plan
+from upgradelab.measurement.engine import Extension, VariantReplay, extension_steps
+from upgradelab.measurement.outcomes import Outcome
+from upgradelab.measurement.sources import SourceStatement, parse_source
 from upgradelab.replay import findings
 from upgradelab.replay.compare import compare
-from upgradelab.replay.engine import Extension, VariantReplay, extension_steps
 from upgradelab.replay.extension import still_undecided
-from upgradelab.replay.outcomes import Outcome
-from upgradelab.replay.sources import SourceStatement, parse_source
 
 RAN = Outcome(None, None, row_count=1, checksum_ordered="o", checksum_unordered="u")
 PASSES = 2

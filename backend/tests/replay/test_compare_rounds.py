@@ -4,11 +4,11 @@ servers' own rounds are in test_replay_on_servers.py)."""
 
 import pytest
 
+from upgradelab.measurement.engine import VariantReplay
+from upgradelab.measurement.outcomes import Outcome
+from upgradelab.measurement.pairs import pass_values
+from upgradelab.measurement.sources import parse_source
 from upgradelab.replay.compare import compare
-from upgradelab.replay.engine import VariantReplay
-from upgradelab.replay.outcomes import Outcome
-from upgradelab.replay.pairs import pass_values
-from upgradelab.replay.sources import parse_source
 
 SOURCE = parse_source("SELECT COUNT(*) FROM t WHERE a = 1;\nSELECT COUNT(*) FROM t WHERE a = 2;")
 # A machine that gets slower and faster round by round: the same drift lands on every variant.

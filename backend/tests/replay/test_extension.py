@@ -1,4 +1,4 @@
-"""The replay's extension (replay/engine.py step 4, replay/extension.py): after the planned rounds only
+"""The replay's extension (measurement/engine.py step 4, replay/extension.py): after the planned rounds only
 the fingerprints still undecided are timed again, EXTENSION_STEP rounds at a time up to max_rounds, in
 the same interleaved layout; decided ones are never timed again; the report says how many rounds each
 got. Given here as data (no server): the servers' own rounds are in test_replay_on_servers.py."""
@@ -10,14 +10,14 @@ import pytest
 from pydantic import ValidationError
 
 from upgradelab.execution.schedule import EXTENSION_STEP, plan
+from upgradelab.measurement.engine import Extension, VariantReplay, extension_steps
+from upgradelab.measurement.outcomes import Outcome
+from upgradelab.measurement.sources import parse_source
+from upgradelab.measurement.turns import round_turns
 from upgradelab.replay.compare import compare
 from upgradelab.replay.document import report_document
-from upgradelab.replay.engine import Extension, VariantReplay, extension_steps
 from upgradelab.replay.extension import still_undecided, undecided_fingerprints
-from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.schemas import ReplayCreate
-from upgradelab.replay.sources import parse_source
-from upgradelab.replay.turns import round_turns
 
 # Three fingerprints: a steady one, a noisy one, one that errors on the variant (a break).
 SOURCE = parse_source(

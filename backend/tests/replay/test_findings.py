@@ -8,11 +8,11 @@ import math
 import numpy as np
 import pytest
 
+from upgradelab.measurement.engine import VariantReplay
+from upgradelab.measurement.outcomes import Outcome, PlanStep
+from upgradelab.measurement.sources import SourceStatement, parse_source
 from upgradelab.replay.compare import compare
 from upgradelab.replay.document import EXIT_REGRESSIONS, exit_bits, report_document
-from upgradelab.replay.engine import VariantReplay
-from upgradelab.replay.outcomes import Outcome, PlanStep
-from upgradelab.replay.sources import SourceStatement, parse_source
 from upgradelab.results.stats import fdr, paired
 
 ROUNDS = 10

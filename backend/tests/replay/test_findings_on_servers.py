@@ -17,12 +17,12 @@ from tests.conftest import STATE, lab_provisioner
 from tests.replay.customer_list import VIEW_QUERY, write_dump
 from upgradelab.cli.replay import summary_lines
 from upgradelab.execution.schedule import plan
+from upgradelab.measurement.dataset_load import DumpDataset, file_sha256
+from upgradelab.measurement.engine import ReplayVariant, replay_rounds
+from upgradelab.measurement.sources import parse_source
 from upgradelab.replay.compare import compare
-from upgradelab.replay.dataset_load import DumpDataset, file_sha256
 from upgradelab.replay.document import EXIT_BREAKS, EXIT_PLAN_CHANGES, EXIT_REGRESSIONS, report_document
-from upgradelab.replay.engine import ReplayVariant, replay_rounds
 from upgradelab.replay.report import ReplayReport
-from upgradelab.replay.sources import parse_source
 
 NAMES = ["mariadb-10.11", "mariadb-11.8", "mysql-9.7"]
 QUERIES = f"{VIEW_QUERY};\nSELECT COUNT(*) FROM customer WHERE store_id = 1;\n"

@@ -24,13 +24,13 @@ from tests.datasets.hostile import marker_name, markers_found
 from upgradelab.datasets.accounts import LOAD_USER, READ_USER, WRITE_USER
 from upgradelab.datasets.loader import LoadFailed
 from upgradelab.execution.schedule import RunSchedule, plan
+from upgradelab.measurement.dataset_load import DumpDataset, file_sha256
+from upgradelab.measurement.dataset_records import read_record
+from upgradelab.measurement.engine import ReplayVariant, VariantReplay, replay_rounds
+from upgradelab.measurement.fingerprint import fingerprint, fingerprint_id, statement_kind
+from upgradelab.measurement.sources import SourceStatement
 from upgradelab.replay.compare import compare
-from upgradelab.replay.dataset_load import DumpDataset, file_sha256
-from upgradelab.replay.dataset_records import read_record
 from upgradelab.replay.document import report_document
-from upgradelab.replay.engine import ReplayVariant, VariantReplay, replay_rounds
-from upgradelab.replay.fingerprint import fingerprint, fingerprint_id, statement_kind
-from upgradelab.replay.sources import SourceStatement
 from upgradelab.targets.provisioners import LocalProvisioner
 from upgradelab.targets.provisioners.base import ServerConnection
 from upgradelab.workloads.base import execute, scalar

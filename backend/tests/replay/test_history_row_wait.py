@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, cast
 
-from upgradelab.replay import timing
-from upgradelab.replay.timing import ServerClock
+from upgradelab.measurement import timing
+from upgradelab.measurement.timing import ServerClock
 from upgradelab.targets.provisioners.base import ServerConnection
 
 SQL = "SELECT COUNT(*) FROM orders"

@@ -14,7 +14,7 @@ import pytest
 
 from tests import ports
 from tests.conftest import lab_provisioner
-from upgradelab.replay.outcomes import REFUSED_TEXT, Outcome, Statements, capture
+from upgradelab.measurement.outcomes import REFUSED_TEXT, Outcome, Statements, capture
 from upgradelab.targets.provisioners import LocalProvisioner
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
 from upgradelab.targets.statement_timeout import StatementBound

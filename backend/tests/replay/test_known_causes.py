@@ -1,13 +1,13 @@
-"""Every entry of the known-causes table (replay/causes.py) names the difference it was made for, and
+"""Every entry of the known-causes table (measurement/causes.py) names the difference it was made for, and
 not an unrelated one: each with the outcomes the servers give (codes and messages as MariaDB 10.11,
 MariaDB 11.8 and MySQL 9.7 answer them)."""
 
 import pytest
 
-from upgradelab.replay.causes import KNOWN_CAUSES, Difference, known_cause
-from upgradelab.replay.compare import diff
-from upgradelab.replay.outcomes import Outcome
-from upgradelab.replay.sources import parse_source
+from upgradelab.measurement import diff
+from upgradelab.measurement.causes import KNOWN_CAUSES, Difference, known_cause
+from upgradelab.measurement.outcomes import Outcome
+from upgradelab.measurement.sources import parse_source
 
 RAN = Outcome(None, None, row_count=2, checksum_ordered="o", checksum_unordered="u")
 OTHER_ROWS = Outcome(None, None, row_count=2, checksum_ordered="p", checksum_unordered="v")

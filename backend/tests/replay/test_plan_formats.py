@@ -5,7 +5,7 @@ until the fix search's MySQL test showed empty plans on both sides. The document
 
 from typing import Any
 
-from upgradelab.replay.outcomes import PlanStep, _steps
+from upgradelab.measurement.outcomes import PlanStep, _steps
 
 # EXPLAIN FORMAT=JSON SELECT * FROM s.t JOIN s.u ON u.id = t.k WHERE t.k > 3, MySQL 9.7.4 (trimmed of
 # used_columns and costs)

@@ -12,10 +12,10 @@ import httpx
 import pytest
 
 from tests.conftest import auth_headers
-from upgradelab.replay import sources
-from upgradelab.replay.fingerprint import fingerprint
-from upgradelab.replay.pt_fingerprint import pt_fingerprint
-from upgradelab.replay.sources import SourceError, parse_source
+from upgradelab.measurement import sources
+from upgradelab.measurement.fingerprint import fingerprint
+from upgradelab.measurement.pt_fingerprint import pt_fingerprint
+from upgradelab.measurement.sources import SourceError, parse_source
 from upgradelab.settings import get_settings
 
 BIG_IN = "SELECT name FROM people WHERE id IN (" + ", ".join(str(i) for i in range(12_000)) + ")"

@@ -6,7 +6,7 @@ import pytest
 
 from tests import ports
 from tests.conftest import lab_provisioner
-from upgradelab.replay.sources import parse_source
+from upgradelab.measurement.sources import parse_source
 from upgradelab.workloads.base import execute
 
 STATEMENTS = [

@@ -16,11 +16,11 @@ from tests.conftest import STATE, lab_provisioner
 from tests.datasets.hostile import SAMPLE, marker_name, markers_found
 from upgradelab.datasets.accounts import READ_USER, WRITE_USER, definer_access, replay_account
 from upgradelab.execution.schedule import plan
-from upgradelab.replay.dataset_load import DumpDataset, file_sha256
-from upgradelab.replay.engine import ReplayVariant, replay_rounds
-from upgradelab.replay.fingerprint import fingerprint, fingerprint_id, statement_kind
-from upgradelab.replay.outcomes import checksums
-from upgradelab.replay.sources import SourceStatement
+from upgradelab.measurement.dataset_load import DumpDataset, file_sha256
+from upgradelab.measurement.engine import ReplayVariant, replay_rounds
+from upgradelab.measurement.fingerprint import fingerprint, fingerprint_id, statement_kind
+from upgradelab.measurement.outcomes import checksums
+from upgradelab.measurement.sources import SourceStatement
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
 from upgradelab.workloads.base import scalar
 

@@ -21,7 +21,7 @@ from tests.conftest import BIN, STATE, auth_headers
 from tests.datasets.conftest import delete_dataset
 from upgradelab.db import sync_session
 from upgradelab.execution.locks import lock_key
-from upgradelab.replay.counters import columns as work_columns
+from upgradelab.measurement.counters import columns as work_columns
 from upgradelab.replay.schemas import DEFAULT_PASSES
 from upgradelab.results.stats.verdicts import VERDICT_COLUMNS
 from upgradelab.settings import get_settings
@@ -179,7 +179,7 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
         "faster, plan changed",
         "breaks",
         "slower",
-        "slower: per-statement cost only",  # replay/statement_cost.py
+        "slower: per-statement cost only",  # measurement/statement_cost.py
     )
     # the summary on top: one per variant against the baseline; statistics computed on every variant
     assert [s["variant"] for s in report["summary"]] == VARIANTS[1:]
@@ -205,7 +205,7 @@ def test_replay_report_through_the_worker_then_the_cli_gates_on_it(
     expected += ["plan_changes", "timed_out", "refused", "partial", "causes"]
     start = header.index("median_s")
     assert header[start : start + len(expected)] == expected
-    # then the per-statement cost's columns, the cause and the work counters' means (replay/counters.py)
+    # then the per-statement cost's columns, the cause and the work counters' means (measurement/counters.py)
     assert {"cause_kind", "cause", *work_columns(None)} <= set(header[start + len(expected) :])
     assert "a function this version removed" in csv_export.text  # MD5 on MySQL 9.7: its cause named
 

@@ -24,7 +24,7 @@ from tests.datasets.conftest import delete_dataset
 from upgradelab.cli import app
 from upgradelab.db import sync_session
 from upgradelab.execution.locks import lock_key
-from upgradelab.replay.outcomes import REFUSED_TEXT
+from upgradelab.measurement.outcomes import REFUSED_TEXT
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import provisioner_for

@@ -13,12 +13,12 @@ from tests import ports
 from tests.conftest import lab_provisioner
 from upgradelab.datasets.loader import load_dump
 from upgradelab.execution.schedule import Schedule, plan
+from upgradelab.measurement.dataset_load import DumpDataset, file_sha256
+from upgradelab.measurement.engine import ReplayVariant, VariantReplay, replay_rounds
+from upgradelab.measurement.sources import ParsedSource, parse_source
 from upgradelab.replay.compare import compare
-from upgradelab.replay.dataset_load import DumpDataset, file_sha256
 from upgradelab.replay.document import EXIT_BREAKS, EXIT_PLAN_CHANGES, exit_bits
-from upgradelab.replay.engine import ReplayVariant, VariantReplay, replay_rounds
 from upgradelab.replay.report import FingerprintResult
-from upgradelab.replay.sources import ParsedSource, parse_source
 from upgradelab.results.stats.verdicts import MIN_ROUNDS, VERDICTS
 from upgradelab.workloads.base import execute, scalar
 

@@ -15,8 +15,8 @@ import pytest
 
 from tests import ports
 from tests.conftest import lab_provisioner
-from upgradelab.replay.outcomes import MIB, Outcome, Statements, capture, checksums, result_note
-from upgradelab.replay.timing import timed_runs
+from upgradelab.measurement.outcomes import MIB, Outcome, Statements, capture, checksums, result_note
+from upgradelab.measurement.timing import timed_runs
 from upgradelab.settings import get_settings
 from upgradelab.targets.provisioners import LocalProvisioner
 from upgradelab.targets.provisioners.base import Endpoint

@@ -1,4 +1,4 @@
-"""How a replay round lays out its turns (replay/engine.py round_turns): every statement gets its
+"""How a replay round lays out its turns (measurement/engine.py round_turns): every statement gets its
 passes on every variant once per round, in any layout; the interleaved layouts switch variants between
 statements (or passes) and rotate who goes first."""
 
@@ -8,7 +8,7 @@ from itertools import groupby
 import pytest
 
 from upgradelab.execution.schedule import plan
-from upgradelab.replay.turns import Interleave, round_turns
+from upgradelab.measurement.turns import Interleave, round_turns
 
 LAYOUTS: list[Interleave] = ["block", "statement", "pass"]
 

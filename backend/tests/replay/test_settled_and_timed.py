@@ -8,10 +8,10 @@ from pathlib import Path
 from tests import ports
 from tests.conftest import lab_provisioner
 from upgradelab.execution.schedule import plan
-from upgradelab.replay.dataset_load import DumpDataset, file_sha256
-from upgradelab.replay.engine import ReplayVariant, replay_rounds
-from upgradelab.replay.sources import parse_source
-from upgradelab.replay.timing import MAX_REPEATS, MIN_MEASURED_S
+from upgradelab.measurement.dataset_load import DumpDataset, file_sha256
+from upgradelab.measurement.engine import ReplayVariant, replay_rounds
+from upgradelab.measurement.sources import parse_source
+from upgradelab.measurement.timing import MAX_REPEATS, MIN_MEASURED_S
 
 QUERIES = "SELECT COUNT(*) FROM customers WHERE id = 3;\nSELECT SLEEP(0.05) AS slow;\n"
 

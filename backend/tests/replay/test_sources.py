@@ -3,8 +3,8 @@
 
 import pytest
 
-from upgradelab.replay.fingerprint import fingerprint, is_read_only
-from upgradelab.replay.sources import SourceError, parse_source
+from upgradelab.measurement.fingerprint import fingerprint, is_read_only
+from upgradelab.measurement.sources import SourceError, parse_source
 
 # MySQL 8+/9 writes ISO times; MariaDB `YYMMDD hh:mm:ss`, blank when unchanged; continuation lines
 GENERAL_MYSQL = """/usr/sbin/mysqld, Version: 9.7.4 (Debian). started with:

@@ -15,16 +15,12 @@ import numpy as np
 import pytest
 
 from upgradelab.api.replay import csv_rows
-from upgradelab.replay import stages
-from upgradelab.replay.change_causes import change_cause
-from upgradelab.replay.compare import THRESHOLD as QUERY_THRESHOLD
-from upgradelab.replay.compare import compare
-from upgradelab.replay.document import report_document
-from upgradelab.replay.engine import VariantReplay
-from upgradelab.replay.outcomes import Outcome, PlanStep
-from upgradelab.replay.report import CounterChange, CounterRange, StageChange
-from upgradelab.replay.sources import parse_source
-from upgradelab.replay.stage_events import (
+from upgradelab.measurement import THRESHOLD as QUERY_THRESHOLD
+from upgradelab.measurement import CounterChange, CounterRange
+from upgradelab.measurement.engine import VariantReplay
+from upgradelab.measurement.outcomes import Outcome, PlanStep
+from upgradelab.measurement.sources import parse_source
+from upgradelab.measurement.stage_events import (
     CPU,
     OUTSIDE,
     STAGE_OPTIONS,
@@ -36,8 +32,7 @@ from upgradelab.replay.stage_events import (
     run_stages,
     stage_name,
 )
-from upgradelab.replay.stages import PHASES, SHARE, THRESHOLD, StageRounds, stage_changes
-from upgradelab.replay.timing import (
+from upgradelab.measurement.timing import (
     CLOCK_OPTIONS,
     ServerClock,
     StageSpread,
@@ -45,6 +40,12 @@ from upgradelab.replay.timing import (
     clock_options,
     timed_runs,
 )
+from upgradelab.replay import stages
+from upgradelab.replay.change_causes import change_cause
+from upgradelab.replay.compare import compare
+from upgradelab.replay.document import report_document
+from upgradelab.replay.report import StageChange
+from upgradelab.replay.stages import PHASES, SHARE, THRESHOLD, StageRounds, stage_changes
 from upgradelab.targets.provisioners.base import ServerConnection
 
 ROUNDS, PASSES = 20, 2

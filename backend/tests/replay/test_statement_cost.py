@@ -1,4 +1,4 @@
-"""The per-statement cost, measured apart (replay/statement_cost.py): the null statement's rounds give
+"""The per-statement cost, measured apart (measurement/statement_cost.py): the null statement's rounds give
 one finding per variant on top of the report, and a fingerprint whose change that cost explains is
 grouped "per-statement cost only", apart from the ones that changed for a reason of their own.
 Decided on seeded round values with the real functions (compare, report_document); the servers'
@@ -9,13 +9,13 @@ import numpy as np
 from tests.replay.test_report_schema import BEFORE_ROUNDS
 from upgradelab.api.replay import csv_rows
 from upgradelab.cli.replay import summary_lines
+from upgradelab.measurement.engine import VariantReplay
+from upgradelab.measurement.outcomes import Outcome
+from upgradelab.measurement.sources import SourceStatement, parse_source
+from upgradelab.measurement.statement_cost import net_rounds, timing_text
 from upgradelab.replay.compare import compare
 from upgradelab.replay.document import report_document
-from upgradelab.replay.engine import VariantReplay
-from upgradelab.replay.outcomes import Outcome
 from upgradelab.replay.report import ReplayReport
-from upgradelab.replay.sources import SourceStatement, parse_source
-from upgradelab.replay.statement_cost import net_rounds, timing_text
 
 ROUNDS = 20
 FINGERPRINTS_US = [float(us) for us in np.linspace(100, 3000, 10)]  # 100, 422, ..., 3000 us

@@ -16,13 +16,13 @@ from sqlalchemy import select
 from tests import ports
 from upgradelab.db import sync_session
 from upgradelab.execution.schedule import plan
+from upgradelab.measurement.dataset_load import DumpDataset, file_sha256
+from upgradelab.measurement.engine import ReplayVariant, VariantReplay, replay_rounds
+from upgradelab.measurement.sources import SourceStatement, parse_source
+from upgradelab.measurement.statement_cost import NULL_SQL
 from upgradelab.replay.compare import compare
-from upgradelab.replay.dataset_load import DumpDataset, file_sha256
 from upgradelab.replay.document import report_document
-from upgradelab.replay.engine import ReplayVariant, VariantReplay, replay_rounds
 from upgradelab.replay.report import ReplayReport
-from upgradelab.replay.sources import SourceStatement, parse_source
-from upgradelab.replay.statement_cost import NULL_SQL
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners.local import LocalProvisioner

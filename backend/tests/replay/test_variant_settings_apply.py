@@ -1,4 +1,4 @@
-"""How a replay variant's settings reach its server (replay/variant_settings.py), on a recording
+"""How a replay variant's settings reach its server (measurement/variant_settings.py), on a recording
 connection: the instance statements before SET GLOBAL, each checked as a run's pre-flight checks it
 (a variable the server does not list, a value it adjusts: SettingRefused naming it), and an instance
 statement makes the kept datadir one the next replay does not reuse."""
@@ -10,8 +10,8 @@ from typing import Any, cast
 
 import pytest
 
-from upgradelab.replay.dataset_records import record_path
-from upgradelab.replay.variant_settings import (
+from upgradelab.measurement.dataset_records import record_path
+from upgradelab.measurement.variant_settings import (
     SettingRefused,
     VariantSettings,
     apply_server_settings,

@@ -9,9 +9,8 @@ import pytest
 
 from upgradelab.api.replay import csv_rows
 from upgradelab.cli.replay import summary_lines
-from upgradelab.replay.change_causes import attribute, change_cause, direction, plan_parts
-from upgradelab.replay.compare import compare
-from upgradelab.replay.counters import (
+from upgradelab.measurement import Cause, CounterChange, CounterRange
+from upgradelab.measurement.counters import (
     MOVED_FACTOR,
     UNAVAILABLE_TEXT,
     WORK_TEXT,
@@ -22,11 +21,12 @@ from upgradelab.replay.counters import (
     fingerprint_work,
     history_columns,
 )
+from upgradelab.measurement.engine import VariantReplay
+from upgradelab.measurement.outcomes import Outcome, PlanStep
+from upgradelab.measurement.sources import parse_source
+from upgradelab.replay.change_causes import attribute, change_cause, direction, plan_parts
+from upgradelab.replay.compare import compare
 from upgradelab.replay.document import report_document
-from upgradelab.replay.engine import VariantReplay
-from upgradelab.replay.outcomes import Outcome, PlanStep
-from upgradelab.replay.report import Cause, CounterChange, CounterRange
-from upgradelab.replay.sources import parse_source
 
 MARIADB_HISTORY = [
     "THREAD_ID",

@@ -10,10 +10,10 @@ from tests import ports
 from tests.conftest import lab_provisioner
 from tests.datasets.shop import CUSTOMERS, ORDERS
 from upgradelab.execution.schedule import plan
+from upgradelab.measurement.dataset_load import DumpDataset, file_sha256
+from upgradelab.measurement.engine import ReplayVariant, replay_rounds
+from upgradelab.measurement.sources import parse_source
 from upgradelab.replay.compare import compare
-from upgradelab.replay.dataset_load import DumpDataset, file_sha256
-from upgradelab.replay.engine import ReplayVariant, replay_rounds
-from upgradelab.replay.sources import parse_source
 
 QUERIES = (
     "SELECT COUNT(*) FROM orders WHERE note LIKE '%zz%';\n"

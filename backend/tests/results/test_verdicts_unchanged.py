@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from upgradelab.experiments.models import Experiment, Run
-from upgradelab.replay.compare import time_ratio
+from upgradelab.measurement import time_ratio
 from upgradelab.results.store.rounds import Point, RunRounds, VariantRounds
 from upgradelab.results.store.verdict_table import table
 from upgradelab.results.views.comparison import _row

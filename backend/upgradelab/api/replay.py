@@ -12,11 +12,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.api.job_routes import cancel_route
 from upgradelab.db import SessionDep
 from upgradelab.fixsearch import service as fix_searches
-from upgradelab.replay import counters, service
+from upgradelab.measurement import work_columns
+from upgradelab.replay import service
 from upgradelab.replay.groups import ReplayGroups
 from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.replay.models import ReplayRun
-from upgradelab.replay.report import ChangeCause, FingerprintResult, ReplayReport, VariantFinding
+from upgradelab.replay.report import (
+    ChangeCause,
+    FingerprintResult,
+    FixSearchBrief,
+    ReplayReport,
+    VariantFinding,
+)
 from upgradelab.replay.schemas import ReplayCreate, ReplayRead
 from upgradelab.results.stats import verdicts
 from upgradelab.users.auth import CurrentUser, stamp_owner
@@ -54,7 +61,7 @@ async def get_replay(replay_id: int, session: SessionDep) -> ReplayRead:
     partial after a cancel); each fingerprint's row with its fix searches (id, status, outcome, remedy)."""
     read = await service.to_read(session, await service.get_or_raise(session, replay_id), with_report=True)
     if read.report is not None:
-        found = await fix_searches.briefs(session, replay_id)
+        found = await fix_searches.briefs(session, replay_id, FixSearchBrief)
         for row in read.report.fingerprints:
             row.fix_searches = found.get(row.fingerprint_id, [])
     return read
@@ -85,7 +92,7 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
     `group`: the fingerprint's group on that variant against the baseline (the fingerprint's own on
     the baseline's row; reports from before per-variant groups: the fingerprint's); `causes`: the
     known causes of its breaks there; `clock`: the clock its ratio was read on; `per_statement_cost_only`
-    and `net_ratio` / `net_verdict`: its verdict net of the per-statement cost (replay/statement_cost.py;
+    and `net_ratio` / `net_verdict`: its verdict net of the per-statement cost (measurement/statement_cost.py;
     empty on the baseline's row and in reports from before); `cause_kind` / `cause`: why it changed
     there (change_causes.py; empty when it gets none); `work_<counter>`: its work counters' means per
     execution (counters.py `columns`; empty without counters); `findings`: every finding there
@@ -124,7 +131,7 @@ def csv_rows(report: ReplayReport) -> list[dict[str, Any]]:
                     **_net_columns(one.variants.get(variant)),
                     "cause_kind": cause.kind if (cause := _cause(one, variant)) else "",
                     "cause": cause.text if cause else "",
-                    **counters.columns(one.work.get(variant)),
+                    **work_columns(one.work.get(variant)),
                     **_finding_columns(one, variant),
                 }
             )

@@ -13,7 +13,7 @@ no such column), rows sent and examined. Its statement text is, in this order of
   marked and kept out of the query set.
 
 Every text is data: it is stored and shown, never executed on the lab's host; a replay executes the
-query set on lab servers only, through its own read-only filter (replay/sources.py).
+query set on lab servers only, through its own read-only filter (measurement/sources.py).
 """
 
 from typing import Any, Literal
@@ -165,7 +165,7 @@ def replayable_text(digest: Digest) -> str | None:
 
 
 def query_set(workload: Workload) -> str:
-    """The replayable digests (replayable_text) as a plain SQL text a replay takes (replay/sources.py
+    """The replayable digests (replayable_text) as a plain SQL text a replay takes (measurement/sources.py
     "sql"): most executed first, each after a `-- digest D executions N weight W` comment line and a
     `USE schema;` when its schema is known."""
     lines = []

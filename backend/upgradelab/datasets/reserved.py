@@ -2,7 +2,7 @@
 
 One rule, asked wherever a dataset's database name is taken or granted: the dump scan
 (statements.py), the dataset's own name (service.py), the lab's record of a kept datadir
-(replay/dataset_records.py) and, last and whatever the others said, where grants are made
+(measurement/dataset_records.py) and, last and whatever the others said, where grants are made
 (accounts.py ensure_account). A name is refused when:
 
 - it is not 1 to 64 ASCII letters, digits, `_`, `$` or `-`: no space (a CHAR column in the grant

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import psutil
 
@@ -117,17 +117,26 @@ class Fleet:
         instance.freeze()
 
 
+class InstanceStarter(Protocol):
+    """How a job starts one of its instances, for `started` (called once per instance, one thread
+    each): bring its server up and open what the job needs on it. True when it is up and is to be
+    frozen, False when it is not (the job has said why); what it raises goes to `Fleet.errors`.
+    Implemented by measurement/openers.py VariantOpener (a replay's and a fix search's variants) and
+    by a run's start (run_executor/runner.py `_started`)."""
+
+    def __call__(self, instance: Instance) -> bool: ...
+
+
 @contextmanager
-def started(instances: list[Instance], start: Callable[[Instance], bool], what: str) -> Iterator[Fleet]:
-    """Start every instance at once, one thread each (`start(instance)`: True when it is up and is to
-    be frozen; what it or the freeze raises goes to `Fleet.errors`), freeze each one as soon as it is
-    up, wait until no spare instance of this process is still starting (spares.settle), yield the
-    Fleet; on every
-    exit path, exception or not, end every instance, all at once, one thread each, with
-    `provisioner.discard()`: a throw-away datadir is killed and removed (a clean shutdown takes MySQL
-    9.7 1.5-2 s; one after another, five of them kept a run's final state ~7 s behind its last
-    iteration), a kept one (a dataset's copy) is shut down cleanly; one that fails is logged with
-    `what` ("run 3") and the others are still ended."""
+def started(instances: list[Instance], start: InstanceStarter, what: str) -> Iterator[Fleet]:
+    """Start every instance at once, one thread each (`start(instance)`, an InstanceStarter: True when
+    it is up and is to be frozen; what it or the freeze raises goes to `Fleet.errors`), freeze each
+    one as soon as it is up, wait until no spare instance of this process is still starting
+    (spares.settle), yield the Fleet; on every exit path, exception or not, end every instance, all
+    at once, one thread each, with `provisioner.discard()`: a throw-away datadir is killed and
+    removed (a clean shutdown takes MySQL 9.7 1.5-2 s; one after another, five of them kept a run's
+    final state ~7 s behind its last iteration), a kept one (a dataset's copy) is shut down cleanly;
+    one that fails is logged with `what` ("run 3") and the others are still ended."""
     fleet = Fleet(instances)
     up: dict[int, bool] = {}
 

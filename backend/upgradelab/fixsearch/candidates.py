@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from upgradelab.fixsearch.levers import levers, version_levers
 from upgradelab.fixsearch.rewrite import index_text, join_order_text, remedy_text
-from upgradelab.replay.outcomes import PlanStep
+from upgradelab.measurement import PlanStep
 
 Source = Literal["plan", "differs", "lever", "view", "index", "statistics"]
 # evidence order: plan hints first; the schema changes measured on a second instance of the variant

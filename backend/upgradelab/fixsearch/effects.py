@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from upgradelab.fixsearch.candidates import Candidate
 from upgradelab.fixsearch.rewrite import literal
-from upgradelab.replay.compare import time_ratio
+from upgradelab.measurement import time_ratio
 from upgradelab.results.stats.verdicts import Rounds, VerdictRead
 
 Scope = Literal["statement", "both", "global"]

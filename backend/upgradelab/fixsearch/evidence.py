@@ -12,7 +12,7 @@ from upgradelab.fixsearch.indexes import Schema, filtered_through_views, index_c
 from upgradelab.fixsearch.rewrite import RewriteError, apply_remedy
 from upgradelab.fixsearch.strategies import same_settings, strategy_candidate
 from upgradelab.fixsearch.views import inlined_candidate, view_candidate
-from upgradelab.replay.outcomes import Outcome
+from upgradelab.measurement import Outcome
 
 
 def _carried(flavor: str, sql: str, candidate: Candidate) -> bool:

@@ -9,16 +9,15 @@ The evidence, all of it on the fingerprint's sampled statements:
 - the variant's own plan differs from the baseline's on some statement (else a setting that changes
   nothing would pass: seen on a planted scan that both versions run the same way);
 - every statement's plan with the remedy (table, access type, key per step in join order, as
-  replay/outcomes.py PlanStep reads EXPLAIN FORMAT=JSON; rows estimates aside, they differ between
+  measurement/outcomes.py PlanStep reads EXPLAIN FORMAT=JSON; rows estimates aside, they differ between
   servers) equals the baseline's;
 - the results equal the baseline's (checksums and row counts, measure.results_equal);
-- the work counters of the candidate's timed runs equal the baseline's (replay/counters.py: no
+- the work counters of the candidate's timed runs equal the baseline's (measurement/counters.py: no
   deterministic counter moved by its rule; CPU time is a time and never counts). Counters exist only
   on the server's clock: without them (a server with performance_schema off) there is no identity.
 """
 
-from upgradelab.replay.counters import BY_NAME, WorkTally, fingerprint_work, moved
-from upgradelab.replay.outcomes import PlanStep
+from upgradelab.measurement import BY_NAME, PlanStep, WorkTally, counter_moved, fingerprint_work
 
 
 def steps_text(plan: list[PlanStep]) -> str:
@@ -45,7 +44,9 @@ def work_moved(baseline: list[WorkTally], candidate: list[WorkTally]) -> list[st
     return [
         BY_NAME[name].label
         for name in base
-        if name in other and BY_NAME[name].deterministic and moved(BY_NAME[name], base[name], other[name])
+        if name in other
+        and BY_NAME[name].deterministic
+        and counter_moved(BY_NAME[name], base[name], other[name])
     ]
 
 

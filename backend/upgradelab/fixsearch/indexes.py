@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from upgradelab.fixsearch.candidates import Candidate
 from upgradelab.fixsearch.histograms import references, resolved
 from upgradelab.fixsearch.views import View, parse_body, quoted, tokens
-from upgradelab.replay.outcomes import PlanStep
+from upgradelab.measurement import PlanStep
 
 MAX_INDEXES = 3
 PREFIX = 64

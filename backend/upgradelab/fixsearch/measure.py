@@ -1,4 +1,4 @@
-"""The fix search's oracle on real servers: the replay's machinery (replay/opening.py, passes.py,
+"""The fix search's oracle on real servers: the replay's machinery (measurement/opening.py, passes.py,
 turns.py, timing.py) on two instances opened once for the whole search (sides.py), the baseline and
 the variant as the replay ran them, the replay's dataset loaded (or reused from a kept datadir).
 
@@ -14,7 +14,7 @@ candidate, whose rounds time all three afresh (a candidate's ratios rest on its 
 Like with like (wrappers.py): a statement-level setting's baseline and variant arms are its
 statements under a no-op wrapper of the same variables at each side's own values, captured per
 candidate, and a fourth arm, the variant bare, measures the wrapper's own cost; each arm's work
-counters are tallied (replay/counters.py), so a setting that does not restore but gives the
+counters are tallied (measurement/counters.py), so a setting that does not restore but gives the
 baseline's plans, results and work is said so (identity.py `plan_identity`, search.py sends it to
 the global check).
 
@@ -57,20 +57,25 @@ from upgradelab.fixsearch.search import SearchCancelled, Trial
 from upgradelab.fixsearch.sides import Side
 from upgradelab.fixsearch.views import inline
 from upgradelab.fixsearch.wrappers import Wrapper, arm_roles, judge_arms, wrapper_for
-from upgradelab.replay.compare import THRESHOLD, diff
-from upgradelab.replay.counters import WorkTally
-from upgradelab.replay.dataset_load import DumpDataset
-from upgradelab.replay.interrupt import Interrupt
-from upgradelab.replay.opening import (
+from upgradelab.measurement import (
+    THRESHOLD,
+    DumpDataset,
+    Interrupt,
     OpenVariant,
+    Outcome,
+    PlanStep,
+    SourceStatement,
+    StatementRunner,
     VariantReplay,
+    WorkTally,
+    capture_outcomes,
+    diff,
+    explain,
+    pair_clock,
+    pass_values,
+    round_turns,
+    statement_passes,
 )
-from upgradelab.replay.outcomes import Outcome, PlanStep, explain
-from upgradelab.replay.pairs import pass_values
-from upgradelab.replay.passes import StatementRunner, capture_outcomes, statement_passes
-from upgradelab.replay.sources import SourceStatement
-from upgradelab.replay.timing import pair_clock
-from upgradelab.replay.turns import round_turns
 from upgradelab.targets.statement_timeout import StatementInterrupted
 
 

@@ -27,7 +27,7 @@ class FixSearch(Base):
     replay_id / fingerprint_id / variant: what is fixed (the baseline is the replay's first variant,
     `baseline`); `variants`: the two replay variant specs as stored in the replay ([baseline,
     variant], replay/schemas.py ReplayVariantSpec JSON), so the search and its reaper need no replay
-    row. statements: the fingerprint's sampled statements (replay/sources.py SourceStatement dicts).
+    row. statements: the fingerprint's sampled statements (measurement/sources.py SourceStatement dicts).
     rounds: rounds per candidate; passes: passes per round; budget_rounds / budget_minutes: the
     whole search's (budget_scaled: no rounds budget was given, budget_rounds is the one scaled to the
     candidates, 0 until they are built); try_all: measure every candidate (else stop at the first

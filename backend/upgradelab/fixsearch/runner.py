@@ -51,13 +51,15 @@ from upgradelab.fixsearch.search import Budget, SearchCancelled, Trial, scaled_b
 from upgradelab.fixsearch.second import SECOND, SecondInstance
 from upgradelab.fixsearch.sides import Side, opened_pair
 from upgradelab.fixsearch.whole import side_effects
-from upgradelab.replay.dataset_load import DumpDataset
-from upgradelab.replay.interrupt import Interrupt
+from upgradelab.measurement import (
+    DumpDataset,
+    Interrupt,
+    ReplayVariant,
+    ReplayVariantSpec,
+    SourceStatement,
+    VariantSettings,
+)
 from upgradelab.replay.models import ReplayRun
-from upgradelab.replay.opening import ReplayVariant
-from upgradelab.replay.schemas import ReplayVariantSpec
-from upgradelab.replay.sources import SourceStatement
-from upgradelab.replay.variant_settings import VariantSettings
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.option_names import unused_variables

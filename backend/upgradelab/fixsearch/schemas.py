@@ -96,7 +96,7 @@ class FixCandidateRead(_Read):
 
 
 class FixPlanStep(_Read):
-    """One table access of a plan (replay/outcomes.py PlanStep)."""
+    """One table access of a plan (measurement/outcomes.py PlanStep)."""
 
     table: str
     access_type: str | None = None

@@ -64,7 +64,7 @@ from upgradelab.execution.schedule import EXTENSION_STEP
 from upgradelab.experiments.schedule import looks
 from upgradelab.fixsearch.candidates import SOURCES, Candidate
 from upgradelab.fixsearch.effects import Checker
-from upgradelab.replay.compare import THRESHOLD
+from upgradelab.measurement import THRESHOLD
 from upgradelab.results.stats import verdicts
 from upgradelab.results.stats.verdicts import MIN_ROUNDS, Rounds, VerdictRead
 
@@ -84,7 +84,7 @@ class Trial:
     the statement cannot carry it, `reason` says which), its ratio (candidate time / baseline's, and /
     the variant's as it is; VerdictRead with interval), whether its results equal the baseline's,
     the rounds it took, and `reason` in words; `statements` as rewritten; `clock` the ratios' clock
-    (replay/timing.py pair_clock: "server" or "client")."""
+    (measurement/timing.py pair_clock: "server" or "client")."""
 
     name: str
     status: TrialStatus

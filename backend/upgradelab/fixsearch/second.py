@@ -2,7 +2,7 @@
 the statistics (histograms.py says why the search's one variant instance cannot carry them), a view
 rewritten (views.py), an index (indexes.py). The same target (its next slot, as a replay gives
 each variant and its A/A control their instances), the same option lines and settings, the dataset
-loaded or reused from that slot's kept datadir (replay/dataset_load.py), opened as the replay opens a
+loaded or reused from that slot's kept datadir (measurement/dataset_load.py), opened as the replay opens a
 variant (read-only account, its settings, its clock) and frozen between turns.
 
 Opened lazily, when the search reaches such a candidate (a search that stops before pays for no
@@ -37,11 +37,14 @@ from upgradelab.execution.instances import Fleet, Instance, MemoryRefused, check
 from upgradelab.fixsearch.histograms import Refused, Unavailable
 from upgradelab.fixsearch.search import SearchCancelled
 from upgradelab.fixsearch.sides import Side
-from upgradelab.replay.dataset_load import DumpDataset
-from upgradelab.replay.dataset_records import forget_record
-from upgradelab.replay.interrupt import Interrupt
-from upgradelab.replay.opening import ReplayVariant, open_variant, with_clock_options
-from upgradelab.replay.passes import statement_runner
+from upgradelab.measurement import (
+    DumpDataset,
+    Interrupt,
+    ReplayVariant,
+    VariantOpener,
+    forget_record,
+    with_clock_options,
+)
 
 SECOND = "a second instance of the variant"
 
@@ -76,17 +79,12 @@ class SecondInstance:
         except MemoryRefused as refused:
             raise Unavailable(f"no memory for {SECOND}: {refused}") from None
         variant, interrupt = self.variant, self.interrupt
-        opened: list[Side] = []
-
-        def start(instance: Instance) -> bool:
-            one = open_variant(variant, self.dataset, lambda progress: None, writes=False,
-                               timeout_s=self.timeout_s, cancelled=lambda: interrupt.is_set)  # fmt: skip
-            opened.append(Side(one, statement_runner(one, self.timeout_s, True, interrupt), instance))
-            return True
-
         interrupt.servers = [*interrupt.servers, variant.provisioner]  # a cancel stops it while it starts
-        instance = Instance(variant.provisioner, variant.options, [len(interrupt.servers) - 1])
+        index = len(interrupt.servers) - 1
+        instance = Instance(variant.provisioner, variant.options, [index])
+        start = VariantOpener({index: variant}, self.dataset, self.timeout_s, interrupt)
         self.fleet = self._stack.enter_context(started([instance], start, self.what))
+        opened = [Side(start.opened[i], runner, instance) for i, runner in start.runners.items()]
         self._stack.callback(self._close_connections, opened)
         if interrupt.is_set:
             raise SearchCancelled()

@@ -1,8 +1,11 @@
 """Fix search verbs: create (the replay's fingerprint and variants checked, queued), get_or_raise,
-list, cancel, share."""
+list, briefs (cancel and share are the routes every kind derives: api/job_routes.py)."""
+
+from typing import TypeVar
 
 from anyio import to_thread
 from fastapi import HTTPException, status
+from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -15,9 +18,10 @@ from upgradelab.fixsearch.models import FixSearch
 from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchRead
 from upgradelab.pools import routing
 from upgradelab.replay.models import ReplayRun
-from upgradelab.replay.report import FixSearchBrief
 from upgradelab.targets import service as targets
 from upgradelab.users.service import token_digest
+
+Brief = TypeVar("Brief", bound=BaseModel)
 
 
 async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
@@ -115,14 +119,16 @@ async def list_searches(session: AsyncSession, replay_id: int | None, limit: int
     return list(await session.scalars(query))
 
 
-async def briefs(session: AsyncSession, replay_id: int) -> dict[str, list[FixSearchBrief]]:
-    """The replay's fix searches by fingerprint id, newest first, as its report rows show them."""
-    out: dict[str, list[FixSearchBrief]] = {}
+async def briefs(session: AsyncSession, replay_id: int, shape: type[Brief]) -> dict[str, list[Brief]]:
+    """The replay's fix searches by fingerprint id, newest first, as its report rows show them: each
+    a `shape` (the replay's, replay/report.py FixSearchBrief, given by the API: a kind never imports
+    another's package) of its id, variant, status and its result's outcome, remedy, global_remedy."""
+    out: dict[str, list[Brief]] = {}
     for row in await session.scalars(
         select(FixSearch).where(FixSearch.replay_id == replay_id).order_by(FixSearch.id.desc())
     ):
         result = row.result or {}
-        brief = FixSearchBrief(
+        brief = shape(
             id=row.id,
             variant=row.variant,
             status=str(row.status.value),

@@ -1,6 +1,6 @@
 """The two servers of a fix search, opened once for the whole search (measure.py measures on them):
 the baseline and the variant as the replay ran them, the replay's dataset loaded (or reused from a
-kept datadir), each opened as a replay opens a variant (replay/opening.py: read-only account, its
+kept datadir), each opened as a replay opens a variant (measurement/opening.py: read-only account, its
 settings, its clock) and frozen between turns; the search's thread and both servers on one CPU while
 it measures (execution/timing_cpu.py, as a replay's rounds: a microsecond statement's time otherwise
 follows where the scheduler put them). A `Side` is one of them: its replay connection, statement
@@ -17,10 +17,15 @@ from upgradelab.execution import timing_cpu
 from upgradelab.execution.instances import Fleet, Instance, started
 from upgradelab.fixsearch.rewrite import literal
 from upgradelab.fixsearch.search import SearchCancelled
-from upgradelab.replay.dataset_load import DumpDataset
-from upgradelab.replay.interrupt import Interrupt
-from upgradelab.replay.opening import OpenVariant, ReplayVariant, open_variant, with_clock_options
-from upgradelab.replay.passes import StatementRunner, statement_runner
+from upgradelab.measurement import (
+    DumpDataset,
+    Interrupt,
+    OpenVariant,
+    ReplayVariant,
+    StatementRunner,
+    VariantOpener,
+    with_clock_options,
+)
 from upgradelab.settings import get_settings
 
 
@@ -93,17 +98,11 @@ def opened_pair(
     variants = [with_clock_options(baseline), with_clock_options(variant)]
     interrupt.servers = [v.provisioner for v in variants]
     instances = [Instance(v.provisioner, v.options, [index]) for index, v in enumerate(variants)]
-    sides: dict[int, Side] = {}
-
-    def start(instance: Instance) -> bool:
-        index = instance.variants[0]
-        one = open_variant(variants[index], dataset, lambda progress: None, writes=False, timeout_s=timeout_s,
-                           cancelled=lambda: interrupt.is_set)  # fmt: skip
-        sides[index] = Side(one, statement_runner(one, timeout_s, True, interrupt), instance)
-        return True
+    start = VariantOpener(dict(enumerate(variants)), dataset, timeout_s, interrupt)
 
     step("starting the servers")
     with started(instances, start, "fix search") as fleet:
+        sides = {i: Side(start.opened[i], runner, fleet.of(i)) for i, runner in start.runners.items()}
         try:
             if interrupt.is_set:
                 raise SearchCancelled()

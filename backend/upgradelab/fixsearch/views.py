@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from upgradelab.fixsearch.candidates import Candidate
 from upgradelab.fixsearch.rewrite import RewriteError
-from upgradelab.replay.outcomes import PlanStep
+from upgradelab.measurement import PlanStep
 
 _TOKEN = re.compile(
     r"\s+|`(?:[^`]|``)*`|'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.)*\"|[(),.;]|[A-Za-z_0-9$@#]+|[^\s\w`'\"(),.;]+"

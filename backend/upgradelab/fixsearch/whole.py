@@ -12,8 +12,7 @@ from upgradelab.fixsearch.candidates import Candidate
 from upgradelab.fixsearch.effects import FingerprintEffect, SideEffects, check_all, judge_effect
 from upgradelab.fixsearch.measure import ON_SECOND, PairOracle, new_arm, results_equal
 from upgradelab.fixsearch.search import SearchCancelled
-from upgradelab.replay.pairs import pass_values
-from upgradelab.replay.timing import pair_clock
+from upgradelab.measurement import pair_clock, pass_values
 from upgradelab.targets.statement_timeout import StatementInterrupted
 
 

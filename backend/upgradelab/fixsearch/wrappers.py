@@ -25,7 +25,7 @@ from typing import Literal
 from upgradelab.fixsearch.candidates import Candidate, switch_flags
 from upgradelab.fixsearch.rewrite import remedy_text
 from upgradelab.fixsearch.search import Trial, judge, ratio
-from upgradelab.replay.compare import THRESHOLD
+from upgradelab.measurement import THRESHOLD
 from upgradelab.results.stats import verdicts
 from upgradelab.results.stats.verdicts import Rounds
 

@@ -5,7 +5,7 @@
    order, a table's access type ("orders: access ref -> ALL"), a table's index ("orders: index
    k_customer -> none"), and the work it changed when a counter moved ("...; more work: rows
    examined 16,049 -> 802,450, 50x": a dropped index is both);
-3. "work": a work counter moved in the time's direction (replay/counters.py threshold: deterministic
+3. "work": a work counter moved in the time's direction (measurement/counters.py threshold: deterministic
    counters only), named with its change ("more work: rows examined 16,049 -> 802,450, 50x"; a
    faster fingerprint: "less work: ...");
 4. "per-statement cost": the variant's per-statement cost (the null statement's, timed in every
@@ -28,12 +28,9 @@ regression inside a break is explained as any regression is, never by the break'
 
 from typing import Literal
 
-from upgradelab.replay import counters
-from upgradelab.replay.outcomes import PlanStep
+from upgradelab.measurement import Cause, CounterChange, PlanStep, counter_changes
 from upgradelab.replay.report import (
-    Cause,
     ChangeCause,
-    CounterChange,
     FindingKind,
     FingerprintFinding,
     FingerprintResult,
@@ -162,7 +159,7 @@ def attribute(
     same_flavor: bool = True,
 ) -> None:
     """Set the fingerprint's finding on `variant`: its counter changes against `baseline` (`work`,
-    replay/counters.py), its stage changes (`stages`, replay/stages.py stage_changes; None: no stage
+    measurement/counters.py), its stage changes (`stages`, replay/stages.py stage_changes; None: no stage
     events read), its cause (change_cause) and, given its finding `kinds` (findings.variant_findings),
     each finding with its own cause (a break's known cause, a plan change's parts, a time finding's
     by change_cause without the break's known causes); `cost_only`: statement_cost.cost_only for this
@@ -170,7 +167,7 @@ def attribute(
     `same_flavor`: the baseline and the variant are both MySQL or both MariaDB (stages compared by
     phase across flavors otherwise, said in the cause)."""
     finding = report.variants[variant]
-    finding.work = counters.changes(report.work, baseline, variant)
+    finding.work = counter_changes(report.work, baseline, variant)
     finding.stages = list(stages or [])
     plan = None
     for statement in report.statements:

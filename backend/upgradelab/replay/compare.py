@@ -44,96 +44,30 @@ import math
 import statistics
 from typing import NamedTuple
 
-from upgradelab.replay import counters, findings, stages, statement_cost
-from upgradelab.replay.causes import Difference, known_cause
-from upgradelab.replay.change_causes import attribute, direction
-from upgradelab.replay.engine import VariantReplay
-from upgradelab.replay.outcomes import Outcome
-from upgradelab.replay.pairs import aa_floor, cost_rounds, paired_rounds, pass_values
-from upgradelab.replay.report import (
-    Cause,
-    ErrorChange,
-    FingerprintResult,
-    StageChange,
-    StatementDiff,
-    StatementResult,
-    VariantFinding,
+from upgradelab.measurement import (
+    THRESHOLD,
+    Clock,
+    SourceStatement,
+    VariantReplay,
+    WorkTally,
+    aa_floor,
+    cost_only,
+    cost_rounds,
+    diff,
+    fingerprint_work,
+    pair_clock,
+    paired_rounds,
+    pass_values,
+    time_ratio,
 )
-from upgradelab.replay.sources import SourceStatement
-from upgradelab.replay.timing import Clock, pair_clock
+from upgradelab.replay import findings, stages
+from upgradelab.replay.change_causes import attribute, direction
+from upgradelab.replay.report import FingerprintResult, StageChange, StatementResult, VariantFinding
 from upgradelab.results.stats import verdicts
 from upgradelab.results.stats.verdicts import VerdictRead
 
-# A verdict needs the whole interval beyond 1 and a ratio beyond 1 +/- 10 %: one statement's time
-# moves more with the machine than a whole template iteration, so the lab's 5 % is too fine here.
-THRESHOLD = 0.10
 
-
-def time_ratio(
-    baseline: verdicts.Rounds, variant: verdicts.Rounds, floor: verdicts.Interval | None = None
-) -> VerdictRead | None:
-    """variant / baseline from pass values ({round: [seconds of each pass]}) paired by round, decided
-    at THRESHOLD (results/stats/verdicts.py), against the A/A control's interval `floor` when the
-    replay has one; None when either side has no round."""
-    return verdicts.read(verdicts.interval(baseline, variant, paired=True), THRESHOLD, floor=floor)
-
-
-def _plan_key(outcome: Outcome) -> list[tuple[str, str | None, str | None]]:
-    return [(step.table, step.access_type, step.key) for step in outcome.plan]
-
-
-def _error(outcome: Outcome) -> int | None:
-    return outcome.error_code if outcome.kind == "error" else None
-
-
-def _error_change(base: Outcome, other: Outcome) -> ErrorChange | None:
-    before, after = _error(base), _error(other)
-    if before is None and after is None:
-        return None
-    if before is None:
-        return "new" if other.kind == "error" else None
-    if after is None:
-        return "resolved" if other.kind == "ran" else None
-    return "same" if before == after else "changed"
-
-
-def diff(
-    base: Outcome,
-    other: Outcome,
-    statement: SourceStatement,
-    variant: str,
-    timed_out: tuple[bool, bool] = (False, False),
-    same_flavor: bool = True,
-) -> StatementDiff:
-    """Compare one statement's outcome on a variant with the baseline's; timed_out: whether it timed
-    out on (the baseline, the variant), when captured or in a timed run; same_flavor: both servers
-    are MySQL or both MariaDB (plans are compared only then)."""
-    both_ran = base.kind == "ran" and other.kind == "ran"
-    result = both_ran and (
-        base.row_count != other.row_count or base.checksum_unordered != other.checksum_unordered
-    )
-    ordering = both_ran and not result and base.checksum_ordered != other.checksum_ordered
-    found = StatementDiff(
-        variant=variant,
-        error=_error(base) != _error(other),
-        refused=(base.kind == "refused") != (other.kind == "refused"),
-        timed_out=timed_out[0] != timed_out[1],
-        warnings={w[1] for w in base.warnings} != {w[1] for w in other.warnings},
-        result=result,
-        ordering_only=ordering,
-        unordered_query=ordering and "order by" not in statement.fingerprint,
-        plan=same_flavor and both_ran and _plan_key(base) != _plan_key(other),
-        error_change=_error_change(base, other),
-        plan_compared=same_flavor,
-    )
-    if found.breaks:
-        cause = known_cause(Difference(statement.sql, statement.fingerprint, base, other, result, ordering))
-        if cause is not None:
-            found.cause = Cause(id=cause.id, title=cause.title, check=cause.check)
-    return found
-
-
-def _tallies(replay: VariantReplay, indexes: list[int]) -> list[counters.WorkTally | None]:
+def _tallies(replay: VariantReplay, indexes: list[int]) -> list[WorkTally | None]:
     """The work tallies of a fingerprint's statements on a variant (None: none kept)."""
     return [replay.work[i] if i < len(replay.work) else None for i in indexes]
 
@@ -290,7 +224,7 @@ def compare(
                 statements=statement_reports,
                 floor=ratios.get(aa_control) if aa_control else None,
                 rounds=timed_rounds(replays, indexes),
-                work=counters.fingerprint_work({r.name: _tallies(r, indexes) for r in replays}),
+                work=fingerprint_work({r.name: _tallies(r, indexes) for r in replays}),
                 stages={
                     name: stages.fingerprint_stages(one)
                     for name, one in stage_data.get(fid, {}).items()
@@ -308,7 +242,7 @@ def compare(
             report.floor = report.ratios.get(aa_control)
         for r in replays[1:]:
             finding = report.variants.setdefault(r.name, VariantFinding(group="undecided"))
-            finding.per_statement_cost_only = statement_cost.cost_only(
+            finding.per_statement_cost_only = cost_only(
                 report.ratios.get(r.name), finding.net, costs[r.name].ratio, THRESHOLD
             )
             finding.group = findings.variant_group(report, r.name)

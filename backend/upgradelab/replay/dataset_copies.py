@@ -1,6 +1,6 @@
 """A deleted dataset's loaded copies, removed from the targets' kept datadirs (on the worker).
 
-A replay leaves its dataset loaded in the kept datadir of every instance it used (replay/engine.py
+A replay leaves its dataset loaded in the kept datadir of every instance it used (measurement/engine.py
 ensure_dataset: slot k of a target for its k-th variant there), marked by the dump's sha256 in
 `upgradelab_meta.datasets`. Every start without keep_data, a run's included, begins from a fresh copy
 of the target's template, so a datadir holds the dump exactly when its marker names the sha256.
@@ -37,7 +37,7 @@ from sqlalchemy import select
 from upgradelab.datasets.models import Dataset
 from upgradelab.db import sync_session
 from upgradelab.execution.locks import TargetLocks, lock_names
-from upgradelab.replay.dataset_records import forget_record, read_record
+from upgradelab.measurement import forget_record, read_record
 from upgradelab.replay.models import ReplayRun
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target

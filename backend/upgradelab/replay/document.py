@@ -3,17 +3,20 @@ variants as replayed, the summary per variant, the per-statement cost on top, th
 extension sentences, and the pt-upgrade-like exit status bits."""
 
 from upgradelab.execution.schedule import EXTENSION_STEP, RunSchedule
-from upgradelab.replay import counters, findings, stages, statement_cost
-from upgradelab.replay.compare import THRESHOLD, cost_pairs
-from upgradelab.replay.engine import VariantReplay
-from upgradelab.replay.groups import GROUPS
-from upgradelab.replay.report import (
-    FingerprintResult,
-    ReplayReport,
+from upgradelab.measurement import (
+    COUNTERS,
+    THRESHOLD,
+    SourceStatement,
     StatementCost,
-    VariantReport,
+    VariantReplay,
+    per_statement_cost,
+    timing_text,
+    work_text,
 )
-from upgradelab.replay.sources import SourceStatement
+from upgradelab.replay import findings, stages
+from upgradelab.replay.compare import cost_pairs
+from upgradelab.replay.groups import GROUPS
+from upgradelab.replay.report import FingerprintResult, ReplayReport, VariantReport
 
 # Exit status bits of `upgradelab replay`, as pt-upgrade's: results/errors, regressions, plans.
 EXIT_BREAKS, EXIT_REGRESSIONS, EXIT_PLAN_CHANGES = 1, 2, 4
@@ -25,7 +28,7 @@ def statement_costs(replays: list[VariantReplay], aa_control: str | None = None)
     control's own line is that floor (StatementCost.aa_control)."""
     base = replays[0]
     return [
-        statement_cost.statement_cost(name, base.name, *pair, aa_control=name == aa_control)
+        per_statement_cost(name, base.name, *pair, aa_control=name == aa_control)
         for name, pair in cost_pairs(replays, aa_control).items()
     ]
 
@@ -95,7 +98,7 @@ def report_document(
                 clock=r.clock,
                 settings=r.settings,
                 performance_schema=r.performance_schema,
-                counters=[c.name for c in counters.COUNTERS if any(c.name in t.count for t in r.work)],
+                counters=[c.name for c in COUNTERS if any(c.name in t.count for t in r.work)],
                 stages=bool(r.stages) and bool(r.stage_events),
             )
             for r in replays
@@ -103,7 +106,7 @@ def report_document(
         summary=[findings.summarise(reports, r.name, r.version, replays[0].name) for r in replays[1:]],
         clock=clocks.pop() if len(clocks) == 1 else None,
         per_statement_cost=statement_costs(replays, aa_control),
-        timing=statement_cost.timing_text(
+        timing=timing_text(
             {r.name: r.clock for r in replays},
             {r.name: r.performance_schema for r in replays},
             replays[0].timing_cpu if replays else None,
@@ -122,6 +125,6 @@ def report_document(
         planned_rounds=planned_rounds,
         max_rounds=max_rounds if extended else None,
         extension=extension,
-        work_counters=counters.work_text({r.name: r.clock for r in replays}),
+        work_counters=work_text({r.name: r.clock for r in replays}),
         stages=stages.stages_text({r.name: bool(r.stages) and bool(r.stage_events) for r in replays}),
     )

@@ -28,11 +28,10 @@ rounds narrow).
 
 from collections.abc import Iterable
 
+from upgradelab.measurement import SourceStatement, VariantReplay
 from upgradelab.replay.compare import compare
-from upgradelab.replay.engine import VariantReplay
 from upgradelab.replay.groups import Group
 from upgradelab.replay.report import FingerprintResult
-from upgradelab.replay.sources import SourceStatement
 
 OPEN_VERDICTS = ("inconclusive", "insufficient rounds")
 # Groups decided by something other than time (findings.py variant_group): more rounds change nothing.

@@ -37,16 +37,10 @@ from typing import get_args
 
 import numpy as np
 
+from upgradelab.measurement import StatementDiff
 from upgradelab.replay.change_causes import direction
 from upgradelab.replay.groups import GROUPS, Group
-from upgradelab.replay.report import (
-    CauseKind,
-    FindingKind,
-    FingerprintResult,
-    StatementDiff,
-    VariantFinding,
-    VariantSummary,
-)
+from upgradelab.replay.report import CauseKind, FindingKind, FingerprintResult, VariantFinding, VariantSummary
 from upgradelab.results.stats import fdr, verdicts
 from upgradelab.results.stats.verdicts import Rounds
 

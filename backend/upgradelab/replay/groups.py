@@ -28,7 +28,7 @@ Group = Literal[
 # In the order the report lists them; "refused" (writes a read-only replay did not run) comes apart,
 # last: not a finding about the variants. compare.py gives the order a fingerprint falls into them.
 # "...: per-statement cost only": slower (faster) by the variant's per-statement cost, no change of its
-# own net of it (replay/statement_cost.py cost_only), after every group that changed for a reason of
+# own net of it (measurement/statement_cost.py cost_only), after every group that changed for a reason of
 # its own (a fingerprint's overall group is its variants' first: a plan change on one variant names
 # it before the cost).
 GROUPS: tuple[Group, ...] = (

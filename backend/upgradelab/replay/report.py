@@ -3,80 +3,34 @@ variant its server and summary, per fingerprint its group, times and verdicts, p
 outcomes and diffs. Every shape reads reports stored by older versions (defaults and the validators
 below).
 
-One concept: the stored report document, every shape of it (the JSON's schema, read from the
-top-level ReplayReport down to a statement's diff) in one module, as the API and the fix search read
-it by its keys.
+One concept: the stored report document (the JSON's schema, read from the top-level ReplayReport
+down to a statement's result) in one module, as the API reads it by its keys; the shapes the
+measurement library produces (a statement's diff, work counters, the per-statement cost) are its
+own (measurement/shapes.py), used here.
 """
 
 import math
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, computed_field, field_validator
+from pydantic import field_validator
 
 from upgradelab.datasets.loader import LoadResult, TableStats
 from upgradelab.execution.schedule import RunSchedule
+from upgradelab.measurement import (
+    Cause,
+    CounterChange,
+    Outcome,
+    ReadShape,
+    StatementCost,
+    StatementDiff,
+    VariantSettings,
+    WorkCounters,
+)
 from upgradelab.replay.groups import Group
-from upgradelab.replay.outcomes import Outcome
-from upgradelab.replay.variant_settings import VariantSettings
 from upgradelab.results.stats.verdicts import VerdictRead
 
-ErrorChange = Literal["new", "resolved", "changed", "same"]
-
-
-class ReadShape(BaseModel):
-    """A shape the API sends: fields with defaults (for rows stored by older versions) are still
-    always present in the JSON, so the generated client types them as required."""
-
-    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
-
-
-class Cause(ReadShape):
-    """A known cause of a break (causes.py KNOWN_CAUSES): its id, title and the MySQL Shell upgrade
-    checker's check of it (None: it has none)."""
-
-    id: str
-    title: str
-    check: str | None
-
-
 CauseKind = Literal["known cause", "plan change", "work", "per-statement cost", "stage", "time only"]
-
-
-class CounterRange(ReadShape):
-    """One work counter per execution (replay/counters.py): `mean`, and the smallest (`low`) and
-    largest (`high`) of its executions (equal: every execution did the same work). Rows, tables, scans
-    and passes are counts; CPU time is in seconds."""
-
-    mean: float
-    low: float
-    high: float
-
-
-class WorkCounters(ReadShape):
-    """A fingerprint's work on one variant (replay/counters.py `fingerprint_work`): per counter name
-    (rows_examined, rows_sent, created_tmp_tables, created_tmp_disk_tables, select_full_join,
-    select_scan, sort_rows, sort_merge_passes, no_index_used, cpu_time_s where the server has it) its
-    range per execution of the fingerprint's `statements` counted on every variant, over
-    `executions` timed runs (the sum over those statements)."""
-
-    statements: int
-    executions: int
-    counters: dict[str, CounterRange]
-
-
-class CounterChange(ReadShape):
-    """A counter that differs between the baseline and a variant: its name and label, both ranges,
-    `ratio` variant / baseline (None from 0), `moved` (beyond the threshold, replay/counters.py) and
-    the text ("rows examined 16,049 -> 802,450, 50x")."""
-
-    counter: str
-    label: str
-    base: CounterRange
-    other: CounterRange
-    ratio: float | None
-    moved: bool
-    text: str
 
 
 class ChangeCause(ReadShape):
@@ -151,36 +105,6 @@ class StageChange(ReadShape):
     text: str
 
 
-class StatementDiff(ReadShape):
-    """One statement on one variant against the baseline (compare.py's module docstring): which of
-    error code, warning codes, result (rows or the order-insensitive checksum), ordering only (with
-    `unordered_query` when it has no ORDER BY) and plan differ, whether it was refused as a write
-    (`refused`) or timed out (`timed_out`) on one of the two only; `breaks` = error, result, or an
-    order the query never asked for (a refusal or a timeout is not a break). `error_change`: "new"
-    (errors on the variant only), "resolved" (on the baseline only), "changed" (another code),
-    "same" (the same code on both), None (neither errored). `plan_compared`: False across flavors
-    (MySQL's and MariaDB's plans differ in form; both are in `outcomes`, `plan` is then False).
-    `cause`: the known cause of the break, if one matches."""
-
-    variant: str
-    error: bool
-    refused: bool = False
-    timed_out: bool = False
-    warnings: bool
-    result: bool
-    ordering_only: bool
-    unordered_query: bool
-    plan: bool
-    error_change: ErrorChange | None = None
-    plan_compared: bool = True
-    cause: Cause | None = None
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def breaks(self) -> bool:
-        return self.error or self.result or (self.ordering_only and self.unordered_query)
-
-
 class StatementResult(ReadShape):
     """One sampled statement: its text and default database, its outcome per variant name (error,
     warnings, rows, checksums, plan, kind; outcomes.py; the baseline first), its diffs, one per
@@ -200,7 +124,7 @@ class VariantFinding(ReadShape):
     for its time verdict the p-value of the paired rounds and its Benjamini-Hochberg adjusted value
     across the replay's comparisons (None: no test). A regression or improvement whose adjusted
     value exceeds the replay's `fdr_q` is read "inconclusive". `work`: the work counters that
-    differ from the baseline's (replay/counters.py; [] without counters); `cause`: why it changed,
+    differ from the baseline's (measurement/counters.py; [] without counters); `cause`: why it changed,
     for a slower or faster fingerprint and a break of a known cause (None otherwise).
     `clock`: the clock its ratio was read on ("server" when both sides had TIMER_WAIT, else
     "client"; timing.py pair_clock; None in reports from before); `net`: its verdict net of the
@@ -249,10 +173,10 @@ class FingerprintResult(ReadShape):
     non-baseline variant; `floor`: the A/A control's interval against the baseline (its noise floor;
     None without a control); `rounds`: the rounds its statements were timed (more than the replay's
     planned rounds when the extension timed it again; None in reports made before); `work`: per
-    variant its work counters per execution (replay/counters.py; {} without counters: the client's
+    variant its work counters per execution (measurement/counters.py; {} without counters: the client's
     clock); `fix_searches`: its fix searches, newest first (FixSearchBrief; added when read);
     `class_id`: its pt-query-digest class ID (the last 16 hex digits of its fingerprint's MD5: the
-    team's pt-query-digest report lists the class as `0x...<class_id>`; replay/pt_fingerprint.py),
+    team's pt-query-digest report lists the class as `0x...<class_id>`; measurement/pt_fingerprint.py),
     the same as `fingerprint_id` since issue 47; None in reports from before, whose fingerprint is
     the lab's own normalization and whose id is not a pt class; `stages`: per variant where its time
     went (StageTimes; {} without stage events and in reports from before)."""
@@ -302,10 +226,10 @@ class VariantReport(ReadShape):
     computed the statistics of its `analyzed` tables (UTC; None in reports from before), and the
     clock that timed it ("server": performance_schema TIMER_WAIT, "client"); `settings`: the
     variant's own startup options, SET GLOBAL, SET SESSION and instance statements in force while
-    it was replayed (replay/variant_settings.py; None in reports from before them); `performance_schema`:
+    it was replayed (measurement/variant_settings.py; None in reports from before them); `performance_schema`:
     whether it was ON on that server (every instance the lab starts for a replay has it ON; None in
     reports from before); `counters`: the work counter columns its statement
-    events have (replay/counters.py; [] on the client's clock); `stages`: whether its timed runs' stage
+    events have (measurement/counters.py; [] on the client's clock); `stages`: whether its timed runs' stage
     events were read (replay/stages.py; False: its server keeps none, said in the report's `stages`
     sentence; None in reports from before)."""
 
@@ -321,30 +245,6 @@ class VariantReport(ReadShape):
     performance_schema: bool | None = None
     counters: list[str] = []
     stages: bool | None = None
-
-
-class StatementCost(ReadShape):
-    """The per-statement cost on one non-baseline variant (statement_cost.py): the null statement
-    `sql` ("DO 0") timed in every pass on every variant, read on `clock` (the pair's: "server" when
-    both have TIMER_WAIT, else "client"). `median_s` / `baseline_s`: its median round value on the
-    variant / the baseline (seconds; None: not timed); `difference_us`: variant - baseline in
-    microseconds with its 95 % interval [difference_low_us, difference_high_us] (None below 2 paired
-    rounds); `ratio`: variant / baseline with its interval and verdict (None without rounds);
-    `aa_control`: `variant` is the replay's A/A control: its line is the noise floor the others'
-    ratios are read against, its verdict no finding (False in reports from before);
-    `text`: the sentence the report opens with ("every statement costs +45 us [+40, +50] on ...")."""
-
-    variant: str
-    sql: str
-    clock: str
-    median_s: float | None
-    baseline_s: float | None
-    difference_us: float | None
-    difference_low_us: float | None
-    difference_high_us: float | None
-    ratio: VerdictRead | None
-    aa_control: bool = False
-    text: str
 
 
 class VariantSummary(ReadShape):

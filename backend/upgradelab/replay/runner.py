@@ -42,24 +42,25 @@ from upgradelab.execution.lifecycle import execute
 from upgradelab.execution.reaper import stop_targets
 from upgradelab.execution.schedule import RunSchedule, Schedule, plan
 from upgradelab.execution.status import JobStatus
-from upgradelab.replay import state
-from upgradelab.replay.compare import compare
-from upgradelab.replay.dataset_load import DumpDataset
-from upgradelab.replay.document import report_document
-from upgradelab.replay.engine import (
+from upgradelab.measurement import (
+    DumpDataset,
     Extension,
     Interrupt,
     ReplayCancelled,
     ReplayVariant,
+    ReplayVariantSpec,
+    SourceStatement,
     VariantReplay,
+    VariantSettings,
     replay_rounds,
 )
+from upgradelab.replay import state
+from upgradelab.replay.compare import compare
+from upgradelab.replay.document import report_document
 from upgradelab.replay.extension import still_undecided
 from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.replay.models import ReplayRun
-from upgradelab.replay.schemas import ReplayProgress, ReplayVariantSpec
-from upgradelab.replay.sources import SourceStatement
-from upgradelab.replay.variant_settings import VariantSettings
+from upgradelab.replay.schemas import ReplayProgress
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import ProvisionError

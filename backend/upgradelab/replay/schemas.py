@@ -10,10 +10,10 @@ from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
 from upgradelab.execution.schedule import RunSchedule
 from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.schemas import VariantSpec
+from upgradelab.measurement import DEFAULT_SAMPLE, ReadShape, ReplayVariantSpec, SourceFormat
 from upgradelab.replay.defaults import DEFAULT_PASSES as DEFAULT_PASSES
 from upgradelab.replay.defaults import DEFAULT_ROUNDS as DEFAULT_ROUNDS
-from upgradelab.replay.report import ReadShape, ReplayReport
-from upgradelab.replay.sources import DEFAULT_SAMPLE, SourceFormat
+from upgradelab.replay.report import ReplayReport
 from upgradelab.request_model import RequestModel
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, MIN_TIMEOUT_S
 
@@ -100,24 +100,6 @@ class ReplayCreate(RequestModel):
     def max_round_count(self) -> int:
         """`max_rounds`, else EXTENSION_FACTOR x round_count (at most MAX_ROUNDS)."""
         return self.max_rounds or min(MAX_ROUNDS, EXTENSION_FACTOR * self.round_count)
-
-
-class ReplayVariantSpec(ReadShape):
-    """One variant as stored (service.py): its name (default TARGET[:PRESET]), target, preset
-    (presets joined with '+'), the option-file lines its server starts with (the presets' and its
-    own), its SET GLOBAL and SET SESSION (variable -> value) and instance statements (canonical
-    spelling; a redo-off preset's among them), all applied to its own instance
-    (replay/variant_settings.py); `aa_control`: it is the A/A control (a second instance of the
-    baseline, with the baseline's settings). Rows stored before settings read with none."""
-
-    name: str
-    target: str
-    preset: str
-    options: list[str]
-    set_global: dict[str, str] = Field(default_factory=dict)
-    set_session: dict[str, str] = Field(default_factory=dict)
-    instance: list[str] = Field(default_factory=list)
-    aa_control: bool = False
 
 
 class ReplayStatement(ReadShape):

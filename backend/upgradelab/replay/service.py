@@ -14,12 +14,11 @@ from upgradelab.errors import field_error
 from upgradelab.execution.status import JobStatus
 from upgradelab.execution.task import send_job
 from upgradelab.experiments.variants import ResolvedVariant, VariantError, resolve_variant, unsupported_reason
+from upgradelab.measurement import REPLAY_SESSION_VARIABLES, ReplayVariantSpec, SourceError, parse_source
 from upgradelab.pools import routing
 from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.replay.models import ReplayRun
-from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplayVariantSpec, variant_name
-from upgradelab.replay.sources import SourceError, parse_source
-from upgradelab.replay.variant_settings import REPLAY_SESSION_VARIABLES
+from upgradelab.replay.schemas import ReplayCreate, ReplayRead, variant_name
 from upgradelab.targets import option_lists
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import OptionError

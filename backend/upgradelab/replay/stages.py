@@ -1,7 +1,7 @@
 """Where a fingerprint's time went, per variant, and which stages moved against the baseline.
 
 Per fingerprint and variant (`stage_rounds`, `fingerprint_stages`): the stages of its statements
-(replay/stage_events.py StageTally, one value per timed pass: the mean of its runs) summed over its
+(measurement/stage_events.py StageTally, one value per timed pass: the mean of its runs) summed over its
 statements pass by pass, on the passes its time counts (every statement timed, pairs.py
 `pass_values`' rule) whose stages were all read; the pass's total is the sum of its stages (the mean
 TIMER_WAIT of its middle runs); per round the median of those passes, as the time's round value, for
@@ -11,7 +11,7 @@ of the passes (`per_execution`: the stages add up to the time) beside the work c
 A stage moved (`stage_changes`), for a slower or faster finding, when all of:
 1. its ratio variant / baseline over the paired rounds is decided that way by the verdicts' own rule
    (results/stats/verdicts.py: the interval excludes 1 and the ratio itself is beyond 1 +/- THRESHOLD,
-   10 %, the query's own: compare.THRESHOLD), at a confidence shared among the fingerprint's k compared
+   10 %, the query's own: measurement's THRESHOLD), at a confidence shared among the fingerprint's k compared
    stages (Bonferroni: each interval at 1 - 5 %/k, so the chance that any of them is decided by noise
    stays at most 5 %; the interval is asked only of a stage that rule 3 lets move: ~3 ms of CPU each);
 2. with an A/A control, that interval lies outside the A/A control's interval of the same stage
@@ -41,14 +41,13 @@ import math
 import statistics
 from dataclasses import dataclass, field
 
+from upgradelab.measurement import CPU, OUTSIDE, StageTally, VariantReplay
+from upgradelab.measurement import THRESHOLD as THRESHOLD  # a query's own, the stage rule's too
 from upgradelab.replay.change_causes import Direction
-from upgradelab.replay.opening import VariantReplay
 from upgradelab.replay.report import StageChange, StageTimes
-from upgradelab.replay.stage_events import CPU, OUTSIDE, StageTally
 from upgradelab.results.stats import verdicts
 from upgradelab.results.stats.verdicts import Rounds
 
-THRESHOLD = 0.10  # a query's own (compare.THRESHOLD, which imports this module)
 SHARE = 0.10
 CONFIDENCE = 0.95
 SHOWN = 3  # the stages shown beside a finding besides those that moved: the largest changes

@@ -1352,7 +1352,7 @@ export type ContrastRead = {
  * CounterChange
  *
  * A counter that differs between the baseline and a variant: its name and label, both ranges,
- * `ratio` variant / baseline (None from 0), `moved` (beyond the threshold, replay/counters.py) and
+ * `ratio` variant / baseline (None from 0), `moved` (beyond the threshold, measurement/counters.py) and
  * the text ("rows examined 16,049 -> 802,450, 50x").
  */
 export type CounterChange = {
@@ -1383,7 +1383,7 @@ export type CounterChange = {
 /**
  * CounterRange
  *
- * One work counter per execution (replay/counters.py): `mean`, and the smallest (`low`) and
+ * One work counter per execution (measurement/counters.py): `mean`, and the smallest (`low`) and
  * largest (`high`) of its executions (equal: every execution did the same work). Rows, tables, scans
  * and passes are counts; CPU time is in seconds.
  */
@@ -2002,10 +2002,10 @@ export type FingerprintFinding = {
  * non-baseline variant; `floor`: the A/A control's interval against the baseline (its noise floor;
  * None without a control); `rounds`: the rounds its statements were timed (more than the replay's
  * planned rounds when the extension timed it again; None in reports made before); `work`: per
- * variant its work counters per execution (replay/counters.py; {} without counters: the client's
+ * variant its work counters per execution (measurement/counters.py; {} without counters: the client's
  * clock); `fix_searches`: its fix searches, newest first (FixSearchBrief; added when read);
  * `class_id`: its pt-query-digest class ID (the last 16 hex digits of its fingerprint's MD5: the
- * team's pt-query-digest report lists the class as `0x...<class_id>`; replay/pt_fingerprint.py),
+ * team's pt-query-digest report lists the class as `0x...<class_id>`; measurement/pt_fingerprint.py),
  * the same as `fingerprint_id` since issue 47; None in reports from before, whose fingerprint is
  * the lab's own normalization and whose id is not a pt class; `stages`: per variant where its time
  * went (StageTimes; {} without stage events and in reports from before).
@@ -2176,7 +2176,7 @@ export type FixFingerprintEffect = {
 /**
  * FixPlanStep
  *
- * One table access of a plan (replay/outcomes.py PlanStep).
+ * One table access of a plan (measurement/outcomes.py PlanStep).
  */
 export type FixPlanStep = {
     /**
@@ -4156,7 +4156,7 @@ export type ReplayStatement = {
  * (presets joined with '+'), the option-file lines its server starts with (the presets' and its
  * own), its SET GLOBAL and SET SESSION (variable -> value) and instance statements (canonical
  * spelling; a redo-off preset's among them), all applied to its own instance
- * (replay/variant_settings.py); `aa_control`: it is the A/A control (a second instance of the
+ * (measurement/variant_settings.py); `aa_control`: it is the A/A control (a second instance of the
  * baseline, with the baseline's settings). Rows stored before settings read with none.
  */
 export type ReplayVariantSpec = {
@@ -5804,7 +5804,7 @@ export type VariantContext = {
  * for its time verdict the p-value of the paired rounds and its Benjamini-Hochberg adjusted value
  * across the replay's comparisons (None: no test). A regression or improvement whose adjusted
  * value exceeds the replay's `fdr_q` is read "inconclusive". `work`: the work counters that
- * differ from the baseline's (replay/counters.py; [] without counters); `cause`: why it changed,
+ * differ from the baseline's (measurement/counters.py; [] without counters); `cause`: why it changed,
  * for a slower or faster fingerprint and a break of a known cause (None otherwise).
  * `clock`: the clock its ratio was read on ("server" when both sides had TIMER_WAIT, else
  * "client"; timing.py pair_clock; None in reports from before); `net`: its verdict net of the
@@ -5900,10 +5900,10 @@ export type VariantProbes = {
  * computed the statistics of its `analyzed` tables (UTC; None in reports from before), and the
  * clock that timed it ("server": performance_schema TIMER_WAIT, "client"); `settings`: the
  * variant's own startup options, SET GLOBAL, SET SESSION and instance statements in force while
- * it was replayed (replay/variant_settings.py; None in reports from before them); `performance_schema`:
+ * it was replayed (measurement/variant_settings.py; None in reports from before them); `performance_schema`:
  * whether it was ON on that server (every instance the lab starts for a replay has it ON; None in
  * reports from before); `counters`: the work counter columns its statement
- * events have (replay/counters.py; [] on the client's clock); `stages`: whether its timed runs' stage
+ * events have (measurement/counters.py; [] on the client's clock); `stages`: whether its timed runs' stage
  * events were read (replay/stages.py; False: its server keeps none, said in the report's `stages`
  * sentence; None in reports from before).
  */
@@ -6273,7 +6273,7 @@ export type WaitingJob = {
 /**
  * WorkCounters
  *
- * A fingerprint's work on one variant (replay/counters.py `fingerprint_work`): per counter name
+ * A fingerprint's work on one variant (measurement/counters.py `fingerprint_work`): per counter name
  * (rows_examined, rows_sent, created_tmp_tables, created_tmp_disk_tables, select_full_join,
  * select_scan, sort_rows, sort_merge_passes, no_index_used, cpu_time_s where the server has it) its
  * range per execution of the fingerprint's `statements` counted on every variant, over
@@ -6540,10 +6540,10 @@ export type WorkloadRead = {
  * non-baseline variant; `floor`: the A/A control's interval against the baseline (its noise floor;
  * None without a control); `rounds`: the rounds its statements were timed (more than the replay's
  * planned rounds when the extension timed it again; None in reports made before); `work`: per
- * variant its work counters per execution (replay/counters.py; {} without counters: the client's
+ * variant its work counters per execution (measurement/counters.py; {} without counters: the client's
  * clock); `fix_searches`: its fix searches, newest first (FixSearchBrief; added when read);
  * `class_id`: its pt-query-digest class ID (the last 16 hex digits of its fingerprint's MD5: the
- * team's pt-query-digest report lists the class as `0x...<class_id>`; replay/pt_fingerprint.py),
+ * team's pt-query-digest report lists the class as `0x...<class_id>`; measurement/pt_fingerprint.py),
  * the same as `fingerprint_id` since issue 47; None in reports from before, whose fingerprint is
  * the lab's own normalization and whose id is not a pt class; `stages`: per variant where its time
  * went (StageTimes; {} without stage events and in reports from before).

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from tests.replay.querylog.pt_oracle import event_mismatches, lab_classes, pt_classes, pt_events
-from upgradelab.replay.querylog.formats import open_log, read_events
+from upgradelab.measurement.querylog.formats import open_log, read_events
 
 
 def check(log: Path, fmt: Literal["slow", "general"]) -> tuple[int, int, list[str]]:

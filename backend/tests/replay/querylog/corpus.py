@@ -1,5 +1,5 @@
 """A seeded corpus of generated statements for the fingerprint oracle: every rule of
-replay/pt_fingerprint.py and its edges (strings with escapes and quotes inside, signed and hex
+measurement/pt_fingerprint.py and its edges (strings with escapes and quotes inside, signed and hex
 numbers, booleans and NULL in any case, every comment form, IN and VALUES lists, repeated and
 distinct UNIONs, LIMIT forms, ORDER BY ... ASC, CALL, USE, names with digits, backquotes, tabs and
 newlines, non-ASCII text), each a statement a slow log can hold (no `;` at a line's end before a

@@ -1,6 +1,6 @@
 """percona-toolkit as the oracle: what the installed pt-query-digest and pt-fingerprint (Debian's
 `percona-toolkit`, installed by scripts/install.sh --tests) read from a log or a statement, and
-where the lab's reading (replay/querylog, replay/pt_fingerprint.py) differs from it.
+where the lab's reading (measurement/querylog, measurement/pt_fingerprint.py) differs from it.
 
 - `pt_events`: every event pt-query-digest reads from a log, with every attribute it keeps (its
   `--filter` hook, run after its own fingerprint, alias and inherit steps, prints each event as JSON).
@@ -24,8 +24,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from upgradelab.replay.pt_fingerprint import checksum, pt_fingerprint
-from upgradelab.replay.querylog.events import LogEvent
+from upgradelab.measurement.pt_fingerprint import checksum, pt_fingerprint
+from upgradelab.measurement.querylog.events import LogEvent
 
 PT_QUERY_DIGEST = shutil.which("pt-query-digest") or "/usr/bin/pt-query-digest"
 PT_FINGERPRINT = shutil.which("pt-fingerprint") or "/usr/bin/pt-fingerprint"

@@ -8,12 +8,12 @@ from typing import Any
 
 from tests.replay.test_report_schema import BEFORE_ROUNDS
 from upgradelab.api.replay import csv_rows
+from upgradelab.measurement.engine import VariantReplay
+from upgradelab.measurement.outcomes import Outcome
+from upgradelab.measurement.pt_fingerprint import checksum, class_id
+from upgradelab.measurement.sources import SourceStatement, parse_source
 from upgradelab.replay.compare import compare
-from upgradelab.replay.engine import VariantReplay
-from upgradelab.replay.outcomes import Outcome
-from upgradelab.replay.pt_fingerprint import checksum, class_id
 from upgradelab.replay.report import ReplayReport
-from upgradelab.replay.sources import SourceStatement, parse_source
 
 SOURCE = parse_source(
     "SELECT * FROM orders WHERE id = 1 ORDER BY id ASC;\n"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.replay.querylog.pt_oracle import event_mismatches, lab_classes, pt_classes, pt_events
-from upgradelab.replay.querylog.events import LogEvent
-from upgradelab.replay.querylog.formats import detect_format, open_log, read_events, text_stream
-from upgradelab.replay.sources import parse_source
+from upgradelab.measurement.querylog.events import LogEvent
+from upgradelab.measurement.querylog.formats import detect_format, open_log, read_events, text_stream
+from upgradelab.measurement.sources import parse_source
 
 MYSQL = """\
 /usr/sbin/mysqld, Version: 8.4.3 (MySQL Community Server - GPL). started with:

@@ -18,9 +18,9 @@ from tests import ports
 from tests.conftest import lab_provisioner
 from tests.replay.querylog.pt_oracle import event_mismatches, lab_classes, pt_classes, pt_events
 from tests.replay.querylog.workload import SENTINEL, SETUP, as_logged, run_session
-from upgradelab.replay.querylog.events import LogEvent
-from upgradelab.replay.querylog.formats import open_log, read_events
-from upgradelab.replay.sources import parse_source
+from upgradelab.measurement.querylog.events import LogEvent
+from upgradelab.measurement.querylog.formats import open_log, read_events
+from upgradelab.measurement.sources import parse_source
 from upgradelab.targets.provisioners.base import Endpoint
 from upgradelab.targets.provisioners.local import LocalProvisioner
 from upgradelab.workloads.sql import execute

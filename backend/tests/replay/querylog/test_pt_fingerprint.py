@@ -1,4 +1,4 @@
-"""Fingerprints as pt-query-digest writes them (issue 47, replay/pt_fingerprint.py): a seeded corpus
+"""Fingerprints as pt-query-digest writes them (issue 47, measurement/pt_fingerprint.py): a seeded corpus
 of generated statements and a seeded soup of the rules' tokens fingerprint as the installed
 pt-query-digest's own code does them; the corpus in a slow log has pt-query-digest's classes and IDs;
 pt-fingerprint agrees except on booleans (its copy of the rules is older); the issue's examples
@@ -12,9 +12,9 @@ import pytest
 
 from tests.replay.querylog.corpus import corpus
 from tests.replay.querylog.pt_oracle import pt_classes, pt_fingerprint_cli, pt_fingerprints
-from upgradelab.replay.fingerprint import is_read_only, statement_kind
-from upgradelab.replay.pt_fingerprint import UNION_WORK, checksum, class_id, pt_fingerprint
-from upgradelab.replay.sources import parse_source
+from upgradelab.measurement.fingerprint import is_read_only, statement_kind
+from upgradelab.measurement.pt_fingerprint import UNION_WORK, checksum, class_id, pt_fingerprint
+from upgradelab.measurement.sources import parse_source
 
 # pieces of statements around every rule's edges: quotes and escapes, comment openers, number
 # characters, list and union keywords, whitespace of every kind, non-ASCII letters

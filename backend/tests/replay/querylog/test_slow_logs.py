@@ -19,11 +19,11 @@ from tests.replay.querylog.pt_oracle import (
     pt_classes,
     pt_events,
 )
-from upgradelab.replay.pt_fingerprint import class_id
-from upgradelab.replay.querylog.events import LogEvent
-from upgradelab.replay.querylog.formats import detect_format, open_log, read_events, text_stream
-from upgradelab.replay.querylog.records import LogError, Records
-from upgradelab.replay.sources import parse_source
+from upgradelab.measurement.pt_fingerprint import class_id
+from upgradelab.measurement.querylog.events import LogEvent
+from upgradelab.measurement.querylog.formats import detect_format, open_log, read_events, text_stream
+from upgradelab.measurement.querylog.records import LogError, Records
+from upgradelab.measurement.sources import parse_source
 
 MYSQL_57 = """\
 /usr/sbin/mysqld, Version: 5.7.44-log (MySQL Community Server (GPL)). started with:

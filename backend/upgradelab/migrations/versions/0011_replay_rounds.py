@@ -1,7 +1,7 @@
 """replay rounds: replay_run.schedule (the interleaved schedule a replay ran, runs/plan.py's shape),
 passes (per block) and its lease (lease_owner, lease_expires_at: replay/leases.py)
 
-Replays run in rounds now (replay/engine.py); `repeats` keeps its column and means the number of
+Replays run in rounds now (measurement/engine.py); `repeats` keeps its column and means the number of
 rounds. Replays stored before have no schedule (NULL) and one pass: they ran sequentially, one pass
 per repeat. A replay left "running" by an older worker has no lease: the replay reaper ends it as
 "worker lost".

@@ -4,7 +4,7 @@ import { Ratio } from '../Ratio/Ratio'
 const us = (v: number | null | undefined, signed = false) =>
   v == null ? '–' : `${signed && v >= 0 ? '+' : ''}${v.toFixed(0)} us`
 
-/** The per-statement cost the report opens with (replay/statement_cost.py, report.py StatementCost): per
+/** The per-statement cost the report opens with (measurement/statement_cost.py, report.py StatementCost): per
  * variant, the null statement's (DO 0) time beside the baseline's, the difference in microseconds with its
  * interval and the ratio with its interval and verdict, on the pair's clock. Its sentence is the tooltip.
  * The A/A control's row is the noise floor the others are read against: marked so, its ratio without a verdict. */

@@ -1,7 +1,7 @@
 import type { CounterRange, FingerprintResult, VariantFinding, VariantSummary } from '../../client'
 import { VariantTable } from './VariantTable'
 
-// How the report says each counter (replay/counters.py COUNTERS); an unknown name is shown as it is.
+// How the report says each counter (measurement/counters.py COUNTERS); an unknown name is shown as it is.
 const LABELS: Record<string, string> = {
   rows_examined: 'rows examined',
   rows_sent: 'rows sent',

@@ -5,11 +5,11 @@ the A/A control's intervals that floor the pairs read on its clock."""
 
 import math
 
-from upgradelab.replay import statement_cost
-from upgradelab.replay.opening import VariantReplay
-from upgradelab.replay.timing import Clock
+from upgradelab.measurement import statement_cost
+from upgradelab.measurement.opening import VariantReplay
+from upgradelab.measurement.timing import Clock
 from upgradelab.results.stats import verdicts
-from upgradelab.results.stats.verdicts import Rounds
+from upgradelab.results.stats.verdicts import Rounds, VerdictRead
 
 
 def pass_values(
@@ -61,3 +61,17 @@ def aa_floor(
     on_base, on_aa, net = paired[aa_control]
     gross_floor = verdicts.interval(on_base, on_aa, paired=True)
     return gross_floor, verdicts.interval(on_base, net, paired=True) if net else None, clocks[aa_control]
+
+
+# A verdict needs the whole interval beyond 1 and a ratio beyond 1 +/- 10 %: one statement's time
+# moves more with the machine than a whole template iteration, so the lab's 5 % is too fine here.
+THRESHOLD = 0.10
+
+
+def time_ratio(
+    baseline: verdicts.Rounds, variant: verdicts.Rounds, floor: verdicts.Interval | None = None
+) -> VerdictRead | None:
+    """variant / baseline from pass values ({round: [seconds of each pass]}) paired by round, decided
+    at THRESHOLD (results/stats/verdicts.py), against the A/A control's interval `floor` when the
+    replay has one; None when either side has no round."""
+    return verdicts.read(verdicts.interval(baseline, variant, paired=True), THRESHOLD, floor=floor)

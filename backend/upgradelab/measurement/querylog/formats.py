@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal, TextIO
 
-from upgradelab.replay.querylog.events import LogEvent
-from upgradelab.replay.querylog.general import read_general
-from upgradelab.replay.querylog.slow import read_slow
+from upgradelab.measurement.querylog.events import LogEvent
+from upgradelab.measurement.querylog.general import read_general
+from upgradelab.measurement.querylog.slow import read_slow
 
 SourceFormat = Literal["sql", "slow", "general"]
 HEAD_CHARS = 200_000

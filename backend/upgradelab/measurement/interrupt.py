@@ -4,7 +4,7 @@ and stops servers still starting, and what an interrupted replay keeps (ReplayCa
 import threading
 
 from upgradelab.execution.cancel import stop_servers
-from upgradelab.replay.opening import OpenVariant, VariantReplay
+from upgradelab.measurement.opening import OpenVariant, VariantReplay
 from upgradelab.targets.provisioners import Provisioner
 from upgradelab.targets.statement_timeout import StatementBound
 

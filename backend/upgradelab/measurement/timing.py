@@ -37,10 +37,10 @@ from typing import Literal
 
 import pymysql
 
-from upgradelab.replay import stage_events
-from upgradelab.replay.counters import COLUMNS_QUERY, WorkTally, event_counters, history_columns
-from upgradelab.replay.outcomes import Statements
-from upgradelab.replay.stage_events import RunStages
+from upgradelab.measurement import stage_events
+from upgradelab.measurement.counters import COLUMNS_QUERY, WorkTally, event_counters, history_columns
+from upgradelab.measurement.outcomes import Statements
+from upgradelab.measurement.stage_events import RunStages
 from upgradelab.targets.provisioners.base import ServerConnection
 from upgradelab.targets.statement_timeout import StatementTimedOut
 
@@ -56,7 +56,7 @@ EVENT_WAIT_S = 0.2
 EVENT_POLL_S = 0.0005
 # Option-file lines every instance the lab starts for a replay gets before the variant's own (as the
 # run's probes do, probes/probe_set.py): the statement events TIMER_WAIT is read from, and the stage
-# events of each statement (replay/stage_events.py). The names are the same on MySQL 8.0+/9.x and
+# events of each statement (measurement/stage_events.py). The names are the same on MySQL 8.0+/9.x and
 # MariaDB 10.5+.
 CLOCK_OPTIONS = (
     "performance_schema=ON",
@@ -69,8 +69,8 @@ CLOCK_OPTIONS = (
 @dataclass(frozen=True)
 class StatementEvent:
     """A statement's row of the history: its TIMER_WAIT in seconds, its work counters
-    (replay/counters.py event_counters: {name: value}) and, when they were read with it, its stages
-    (replay/stage_events.py RunStages; None: not asked, or the server keeps none)."""
+    (measurement/counters.py event_counters: {name: value}) and, when they were read with it, its stages
+    (measurement/stage_events.py RunStages; None: not asked, or the server keeps none)."""
 
     seconds: float
     counters: dict[str, float]
@@ -80,7 +80,7 @@ class StatementEvent:
 @dataclass
 class ServerClock:
     """Reads a session's last statement's TIMER_WAIT (seconds) and work counters on an admin
-    connection of its server. `columns`: the counter columns its history has (replay/counters.py
+    connection of its server. `columns`: the counter columns its history has (measurement/counters.py
     history_columns), asked of the server at the first read."""
 
     admin: ServerConnection
@@ -253,7 +253,7 @@ def timed_runs(
     client: when given, each run's client seconds are appended to it (a pair of variants timed by
     different clocks is compared on the client's, `pair_clock`); work: where each run's work counters
     are tallied (a run read by the client's clock has none); stages: when given, runs' stages are
-    read with their history row and appended (replay/stage_events.py; none where the server keeps
+    read with their history row and appended (measurement/stage_events.py; none where the server keeps
     no stage events or the run was read by the client's clock): `stage_runs` runs spread over the pass
     (`StageSpread`; None: every run's; settings `replay_stage_runs`)."""
     seconds: list[float] = []

@@ -1,7 +1,7 @@
 """Query sources: a plain SQL file, a MySQL/MariaDB slow query log or a general query log -> the
 statements to replay, each with its default database and query class, sampled per class.
 
-Logs are read as pt-query-digest reads them (replay/querylog/: every slow-log dialect, general
+Logs are read as pt-query-digest reads them (measurement/querylog/: every slow-log dialect, general
 logs, each entry a LogEvent with its thread, time, database and header fields); a slow log's queries
 and a general log's queries and executed prepared statements are the statements (admin commands,
 `USE db` and comment-only entries such as pt's `/* No query */` are not). Plain SQL: split at each
@@ -9,10 +9,10 @@ and a general log's queries and executed prepared statements are the statements 
 which also keeps a compound statement's body whole, when a text of at most 1 M characters creates a
 routine, trigger or event); `USE db` sets the default database of what follows.
 
-Each statement's class is pt-query-digest's: its fingerprint and class ID (replay/pt_fingerprint.py,
+Each statement's class is pt-query-digest's: its fingerprint and class ID (measurement/pt_fingerprint.py,
 of the statement as the log holds it), so a class the replay reports is found in the team's
 pt-query-digest report by its ID (`fingerprint_id` = `class_id`). Its kind and whether it only reads
-come from the lab's own normalization (replay/fingerprint.py `shape`: version comments and all).
+come from the lab's own normalization (measurement/fingerprint.py `shape`: version comments and all).
 
 A source holds at most `max_statements` statements (settings `replay_max_statements`): the
 statement past it ends the reading with a SourceError naming the limit, before more is read or
@@ -31,16 +31,16 @@ from typing import Literal, TextIO
 
 import sqlparse
 
-from upgradelab.replay.fingerprint import shape
-from upgradelab.replay.pt_fingerprint import class_id, pt_fingerprint
-from upgradelab.replay.querylog.formats import (
+from upgradelab.measurement.fingerprint import shape
+from upgradelab.measurement.pt_fingerprint import class_id, pt_fingerprint
+from upgradelab.measurement.querylog.formats import (
     HEAD_CHARS,
     SourceFormat,
     detect_format,
     read_events,
     text_stream,
 )
-from upgradelab.replay.querylog.records import LogError
+from upgradelab.measurement.querylog.records import LogError
 from upgradelab.settings import get_settings
 
 __all__ = ["DEFAULT_SAMPLE", "ParsedSource", "SourceError", "SourceFormat", "SourceStatement", "parse_source"]
@@ -71,7 +71,7 @@ class SourceStatement:
     fingerprint_id (the replay groups by them: pt-query-digest's fingerprint and class ID since
     issue 47; before, stored replays hold the lab's own normalized text and the first 16 hex digits
     of its sha256), first keyword, and its position in the source (0-based); `class_id`: its
-    pt-query-digest class ID (replay/pt_fingerprint.py; None in replays stored before issue 47)."""
+    pt-query-digest class ID (measurement/pt_fingerprint.py; None in replays stored before issue 47)."""
 
     sql: str
     database: str | None

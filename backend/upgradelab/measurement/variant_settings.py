@@ -8,19 +8,20 @@
   computed under them as on the team's server;
 - SET SESSION: on the replay account's connection, before its first statement.
 
-Each is checked on the server as a run's pre-flight checks it (run_executor/variant_settings.py
-`settings_refusal`, the same code): a variable SHOW VARIABLES does not list, a value the server
+Each is checked on the server as a run's pre-flight checks it (`settings_refusal`
+here, the same code for both): a variable SHOW VARIABLES does not list, a value the server
 refuses or adjusts (a warning) fails the replay with SettingRefused naming the variant and the
 setting. A replay's instance is its own (a slot of the target), so nothing needs putting back.
 """
 
 from dataclasses import dataclass, field
 
+import pymysql
 from pydantic import ConfigDict, with_config
 
+from upgradelab.experiments.server_settings import set_variable, variable_exists
 from upgradelab.experiments.variants import ResolvedVariant
-from upgradelab.replay.dataset_records import forget_record
-from upgradelab.run_executor.variant_settings import settings_refusal
+from upgradelab.measurement.dataset_records import forget_record
 from upgradelab.targets.provisioners import Provisioner, ProvisionError
 from upgradelab.targets.provisioners.base import ServerConnection
 
@@ -79,3 +80,31 @@ def _apply(connection: ServerConnection, name: str, settings: VariantSettings) -
     refusal = settings_refusal(connection, variant)
     if refusal is not None:
         raise SettingRefused(f"variant {name!r}: the server refuses {refusal}")
+
+
+def settings_refusal(connection: ServerConnection, variant: ResolvedVariant) -> str | None:
+    """Try every setting on a scratch server (it is thrown away afterwards); the first refusal as
+    "<setting>: <the server's answer>", or None when the server takes them all."""
+    for statement in variant.instance:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(statement)
+        except pymysql.MySQLError as error:
+            return f"instance statement {statement!r}: {_answer(error)}"
+    for scope, settings in (("GLOBAL", variant.set_global), ("SESSION", variant.set_session)):
+        for name, value in settings.items():
+            setting = f"SET {scope} {name} = {value}"
+            if not variable_exists(connection, scope, name):
+                return f"{setting}: SHOW {scope} VARIABLES has no variable {name!r}"
+            try:
+                warnings = set_variable(connection, scope, name, value)
+            except pymysql.MySQLError as error:
+                return f"{setting}: {_answer(error)}"
+            if warnings:
+                return f"{setting}: the server adjusted the value: {'; '.join(warnings)}"
+    return None
+
+
+def _answer(error: pymysql.MySQLError) -> str:
+    args = error.args
+    return f"({args[0]}) {args[1]}" if len(args) >= 2 else str(error)

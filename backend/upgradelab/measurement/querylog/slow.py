@@ -38,9 +38,9 @@ from collections.abc import Iterator
 from types import MappingProxyType
 from typing import TextIO
 
-from upgradelab.replay.querylog.banner import BANNER_LINES
-from upgradelab.replay.querylog.events import LogEvent
-from upgradelab.replay.querylog.records import Records
+from upgradelab.measurement.querylog.banner import BANNER_LINES
+from upgradelab.measurement.querylog.events import LogEvent
+from upgradelab.measurement.querylog.records import Records
 
 _SEPARATOR = ";\n#"
 _A = re.ASCII

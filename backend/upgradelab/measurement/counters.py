@@ -29,7 +29,7 @@ examined from naming a cause. CPU time is a time, measured like TIMER_WAIT: show
 import math
 from dataclasses import dataclass, field
 
-from upgradelab.replay.report import CounterChange, CounterRange, WorkCounters
+from upgradelab.measurement.shapes import CounterChange, CounterRange, WorkCounters
 
 PICOSECONDS = 1e12
 MOVED_FACTOR = 1.5

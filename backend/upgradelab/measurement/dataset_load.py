@@ -2,9 +2,9 @@
 
 A load that succeeded is recorded twice: in the datadir by the lab's admin (the marker,
 workloads/datasets.py `mark_prepared`: the dump's sha256, the databases, a random token) and outside
-it, in the worker's state directory (replay/dataset_records.py: the same sha256, databases and
+it, in the worker's state directory (measurement/dataset_records.py: the same sha256, databases and
 token). A replay on a server whose kept datadir both name the dump with the same token reuses it (no
-load, its statistics analysed again: replay/settle.py); any other starts from a fresh datadir and
+load, its statistics analysed again: measurement/settle.py); any other starts from a fresh datadir and
 loads the dump (datasets/loader.py: scanned, as the dataset's load user, no client commands, no
 event running: accounts.events_paused).
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from upgradelab.datasets.accounts import events_paused
 from upgradelab.datasets.loader import LoadFailed, LoadResult, load_dataset
 from upgradelab.datasets.reserved import ReservedDatabase, check
-from upgradelab.replay.dataset_records import (
+from upgradelab.measurement.dataset_records import (
     DatasetRecord,
     forget_record,
     new_token,

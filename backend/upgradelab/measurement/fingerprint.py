@@ -1,6 +1,6 @@
 """The lab's own normalization of a statement, read as a server reads it: its kind (first keyword)
 and whether it only reads (`shape`). Since issue 47 a replay groups statements by
-pt-query-digest's class instead (replay/pt_fingerprint.py); this text stays in replays stored
+pt-query-digest's class instead (measurement/pt_fingerprint.py); this text stays in replays stored
 before, as their `fingerprint`, with `fingerprint_id` (the first 16 hex digits of its sha256).
 
 Comments dropped (version comments too: `is_read_only` reads the statement the server runs),

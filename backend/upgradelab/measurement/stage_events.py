@@ -19,7 +19,7 @@ statement's 100-200 a pass made a replay 1.36-1.44x slower, 10 a pass 1.08x (ben
 replay_stage_cost.py). Per run (`run_stages`): the seconds per stage, a stage entered more than once
 summed (MariaDB's "query end", "closing tables"), the statement's TIMER_WAIT that its stages do not
 cover as OUTSIDE (measured by hand: MariaDB 10.11's stages cover ~70-75 % of a SELECT's TIMER_WAIT,
-MySQL 9.7's ~100 %), and CPU (MySQL's CPU_TIME, replay/counters.py) where the server has it. A run whose
+MySQL 9.7's ~100 %), and CPU (MySQL's CPU_TIME, measurement/counters.py) where the server has it. A run whose
 stages filled the history (`full`) may have lost its earliest ones: counted as incomplete.
 
 Per pass a stage's value is its mean over the middle half of the pass's runs ranked by their time

@@ -13,7 +13,7 @@
    a statement is repeated until enough time was measured (timing.py: the server's clock where the
    variant's server gives it, every instance the lab starts having performance_schema ON, the
    client's otherwise; the client's time is kept too, for a pair on different clocks; on the server's
-   clock each run's stages are read with its row, replay/stage_events.py) and the pass's value is the
+   clock each run's stages are read with its row, measurement/stage_events.py) and the pass's value is the
    median of its runs; the round's value is the median of its passes; the null
    statement `DO 0` (statement_cost.py) is timed after the user's in every round, on every variant,
    as one more statement (the per-statement cost, measured apart); from step 2 on, the replay's
@@ -60,22 +60,24 @@ import pymysql
 from upgradelab.execution import timing_cpu
 from upgradelab.execution.instances import Instance, started
 from upgradelab.execution.schedule import Schedule
-from upgradelab.replay.dataset_load import DumpDataset
-from upgradelab.replay.extension_plan import Extension, extension_steps
-from upgradelab.replay.interrupt import Interrupt, ReplayCancelled, measured
-from upgradelab.replay.opening import (
-    OpenVariant,
+from upgradelab.measurement.dataset_load import DumpDataset
+from upgradelab.measurement.extension_plan import Extension, extension_steps
+from upgradelab.measurement.interrupt import Interrupt, ReplayCancelled, measured
+from upgradelab.measurement.openers import VariantOpener
+from upgradelab.measurement.opening import (
     ReplayVariant,
     VariantReplay,
-    open_variant,
     say_clocks,
     with_clock_options,
 )
-from upgradelab.replay.passes import StatementRunner, capture_outcomes, statement_passes, statement_runner
-from upgradelab.replay.sources import SourceStatement
-from upgradelab.replay.stage_events import StageTally
-from upgradelab.replay.statement_cost import NULL_STATEMENT
-from upgradelab.replay.turns import Interleave, round_turns
+from upgradelab.measurement.passes import (
+    capture_outcomes,
+    statement_passes,
+)
+from upgradelab.measurement.sources import SourceStatement
+from upgradelab.measurement.stage_events import StageTally
+from upgradelab.measurement.statement_cost import NULL_STATEMENT
+from upgradelab.measurement.turns import Interleave, round_turns
 from upgradelab.settings import get_settings
 from upgradelab.targets.statement_timeout import DEFAULT_TIMEOUT_S, StatementInterrupted
 from upgradelab.workloads.base import DatasetProgress
@@ -118,27 +120,14 @@ def replay_rounds(
     null = len(statements)  # the null statement's index: timed after the user's (statement_cost.py)
     user_statements, statements = statements, [*statements, NULL_STATEMENT]
     interrupt.servers = [variant.provisioner for variant in variants]
-    opened: dict[int, OpenVariant] = {}
-    runs: dict[int, StatementRunner] = {}
+    start = VariantOpener(
+        dict(enumerate(variants)), dataset, timeout_s, interrupt, not read_only, report, step
+    )
+    opened, runs = start.opened, start.runners
     rounds_done = 0
     instances = [
         Instance(variant.provisioner, variant.options, [index]) for index, variant in enumerate(variants)
     ]
-
-    def start(instance: Instance) -> bool:
-        index = instance.variants[0]
-        variant = variants[index]
-        step(variant.name, "starting the server")
-        opened[index] = open_variant(
-            variant,
-            dataset,
-            lambda progress: report(variant.name, progress),
-            writes=not read_only,
-            timeout_s=timeout_s,
-            cancelled=lambda: interrupt.is_set,
-        )
-        runs[index] = statement_runner(opened[index], timeout_s, read_only, interrupt)
-        return True
 
     def passes(index: int, statement: int, count: int, warm_up: bool = False) -> None:
         statement_passes(opened[index], runs[index], dataset, statements, statement, count, warm_up=warm_up)

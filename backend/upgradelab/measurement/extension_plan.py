@@ -6,7 +6,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
 from upgradelab.execution.schedule import Budget, Schedule, extensions
-from upgradelab.replay.opening import VariantReplay
+from upgradelab.measurement.opening import VariantReplay
 
 
 def _kept_nowhere(_: Schedule) -> None:

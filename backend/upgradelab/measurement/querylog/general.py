@@ -25,8 +25,8 @@ import re
 from collections.abc import Iterator
 from typing import TextIO
 
-from upgradelab.replay.querylog.banner import BANNER_LINE
-from upgradelab.replay.querylog.events import LogEvent
+from upgradelab.measurement.querylog.banner import BANNER_LINE
+from upgradelab.measurement.querylog.events import LogEvent
 
 _A = re.ASCII
 _ENTRY = re.compile(

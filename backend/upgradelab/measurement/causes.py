@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from upgradelab.replay.outcomes import Outcome
+from upgradelab.measurement.outcomes import Outcome
 
 # Functions MySQL 8.0 / 9.x removed (and MD5/SHA1 where the server no longer has them): error 1305
 # "FUNCTION x does not exist", or 1064 where the name no longer parses as a function (PASSWORD).

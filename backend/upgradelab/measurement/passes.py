@@ -5,14 +5,14 @@ from dataclasses import dataclass, field
 
 import pymysql
 
-from upgradelab.replay.counters import WorkTally
-from upgradelab.replay.dataset_load import DumpDataset
-from upgradelab.replay.interrupt import Interrupt
-from upgradelab.replay.opening import OpenVariant
-from upgradelab.replay.outcomes import Outcome, Statements, capture
-from upgradelab.replay.sources import SourceStatement
-from upgradelab.replay.stage_events import RunStages, StageTally
-from upgradelab.replay.timing import pass_value, timed_runs
+from upgradelab.measurement.counters import WorkTally
+from upgradelab.measurement.dataset_load import DumpDataset
+from upgradelab.measurement.interrupt import Interrupt
+from upgradelab.measurement.opening import OpenVariant
+from upgradelab.measurement.outcomes import Outcome, Statements, capture
+from upgradelab.measurement.sources import SourceStatement
+from upgradelab.measurement.stage_events import RunStages, StageTally
+from upgradelab.measurement.timing import pass_value, timed_runs
 from upgradelab.targets.provisioners.base import (
     ADMIN_READ_TIMEOUT_S,
     ServerConnection,

@@ -48,9 +48,9 @@ net verdict is (change_causes.py); a net ratio beyond the threshold stays "slowe
 
 import numpy as np
 
-from upgradelab.replay.fingerprint import fingerprint, fingerprint_id
-from upgradelab.replay.report import StatementCost
-from upgradelab.replay.sources import SourceStatement
+from upgradelab.measurement.fingerprint import fingerprint, fingerprint_id
+from upgradelab.measurement.shapes import StatementCost
+from upgradelab.measurement.sources import SourceStatement
 from upgradelab.results.stats import paired, verdicts
 from upgradelab.results.stats.verdicts import Rounds, VerdictRead
 

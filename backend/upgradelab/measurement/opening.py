@@ -8,13 +8,17 @@ from datetime import datetime
 
 from upgradelab.datasets.accounts import definer_access, replay_account
 from upgradelab.datasets.loader import LoadResult, TableStats, table_stats
-from upgradelab.replay.counters import WorkTally
-from upgradelab.replay.dataset_load import DumpDataset, ensure_dataset
-from upgradelab.replay.outcomes import Outcome
-from upgradelab.replay.settle import analyze_tables
-from upgradelab.replay.stage_events import StageTally
-from upgradelab.replay.timing import Clock, ServerClock, clock_options, server_clock
-from upgradelab.replay.variant_settings import VariantSettings, apply_server_settings, apply_session_settings
+from upgradelab.measurement.counters import WorkTally
+from upgradelab.measurement.dataset_load import DumpDataset, ensure_dataset
+from upgradelab.measurement.outcomes import Outcome
+from upgradelab.measurement.settle import analyze_tables
+from upgradelab.measurement.stage_events import StageTally
+from upgradelab.measurement.timing import Clock, ServerClock, clock_options, server_clock
+from upgradelab.measurement.variant_settings import (
+    VariantSettings,
+    apply_server_settings,
+    apply_session_settings,
+)
 from upgradelab.settings import get_settings
 from upgradelab.targets.provisioners import Provisioner
 from upgradelab.targets.provisioners.base import (
@@ -39,10 +43,10 @@ class VariantReplay:
     different clocks is compared on the client's, timing.py `pair_clock`); performance_schema:
     @@performance_schema at its opening (None: not read); null_statement: the index in `outcomes` /
     `times` of the null statement the engine times beside the user's (statement_cost.py; None: not
-    timed); work[statement]: its work counters over its timed runs (replay/counters.py; empty tallies on
+    timed); work[statement]: its work counters over its timed runs (measurement/counters.py; empty tallies on
     the client's clock); timing_cpu: how the timing was placed on the CPUs, the same sentence on every
     variant (execution/timing_cpu.py `plan`; None: not said); stages[statement]: its stages per timed
-    pass (replay/stage_events.py StageTally, one entry per entry of its `times`; the user's statements
+    pass (measurement/stage_events.py StageTally, one entry per entry of its `times`; the user's statements
     only, not the null statement; [] where the replay keeps none: a fix search's arms), stage_events:
     whether its server keeps the stage events a timed run reads (None: not said); stage_runs: how many
     runs of a pass read their stages (None: every run; settings `replay_stage_runs`)."""

@@ -1,0 +1,186 @@
+"""The measurement library: how the lab measures statements on real servers, under the job kinds that
+use it (a replay, a fix search, a run's variant settings). A kind imports these names from
+`upgradelab.measurement` only, never a module of it (backend/pyproject.toml's contracts); tests and
+bench/ scripts may reach the modules.
+
+What it gives, by concept (the module that defines each, with its docstring's detail):
+
+- Variants and their instances (opening.py, variant_settings.py): `ReplayVariant` (name, provisioner,
+  option lines, `VariantSettings`) opened by `open_variant(variant, dataset, ...)` into an
+  `OpenVariant` (the server up, the dataset loaded or reused, settings applied, tables analysed, the
+  account connected, its `Clock`), on its own instance by a `VariantOpener` (what
+  execution/instances.py `started` calls, its InstanceStarter); `VariantReplay` is what a variant
+  measured (outcomes, pass values in seconds, work tallies, stage tallies per statement index).
+  `with_clock_options` adds the performance_schema options the server clock needs;
+  `settings_refusal` checks a variant's SET GLOBAL / SET SESSION / instance statements on a server
+  (None, or "<setting>: <answer>"); `REPLAY_SESSION_VARIABLES` are the session variables a replay
+  sets itself (a variant may not).
+- Datasets (dataset_load.py, dataset_records.py): `DumpDataset` (a dump's path, sha256 and
+  databases), `file_sha256`, the kept datadir's record (`read_record`, `forget_record`).
+- Sources (sources.py, querylog/): `parse_source(text, SourceFormat, ...)` -> the statements to
+  replay (`SourceStatement`: sql, database, fingerprint, class id), sampled per query class
+  (`DEFAULT_SAMPLE`); `SourceError` names what a source lacks; `open_log`/`read_events` read a slow
+  or general log as pt-query-digest does.
+- Passes and rounds (passes.py, turns.py, engine.py, extension_plan.py, interrupt.py): a
+  `StatementRunner` per open variant (`statement_runner`), `capture_outcomes` (each statement once),
+  `statement_passes` (its timed passes), `round_turns` (who times what in a round, `Interleave`),
+  `replay_rounds` (the whole replay: instances started together on one CPU, rounds interleaved,
+  `Extension` of undecided statements); an `Interrupt` stops them from another thread
+  (`ReplayCancelled` keeps what was measured).
+- Outcomes and checksums (outcomes.py, differences.py, causes.py): `Outcome` (kind, error, warnings,
+  row count, ordered and unordered checksums, plan as `PlanStep`s), `explain` (the plan of one
+  statement), `diff(base, other, statement, variant)` -> `StatementDiff` (with the known `Cause`
+  and its `ErrorChange`: new, resolved, changed, same).
+- Timing on one clock (timing.py, pairs.py): `Clock` ("server": TIMER_WAIT, "client"),
+  `pair_clock` (the clock a pair is read on), `pass_values` (seconds per pass, by round),
+  `paired_rounds`, `cost_rounds`, `aa_floor`, and `time_ratio` (variant / baseline decided at
+  `THRESHOLD`, 10 %); `MIN_MEASURED_S` / `MAX_REPEATS` bound a statement's repeats in one pass.
+- Counters (counters.py): `WorkTally` per statement and variant, `COUNTERS` / `BY_NAME` (name,
+  column, unit), `fingerprint_work` -> `WorkCounters` (`CounterRange` per execution),
+  `counter_changes` / `counter_moved` (`CounterChange`, beyond 1.5x), `work_columns`, `work_text`.
+- Stages (stage_events.py): `StageTally` (seconds per stage per pass), `CPU` and `OUTSIDE`.
+- Per-statement cost (statement_cost.py): `NULL_STATEMENT` ("DO 0") timed beside the user's,
+  `per_statement_cost` -> `StatementCost` (microseconds with its interval), `cost_only`,
+  `timing_text`.
+- Result shapes (shapes.py): the pydantic shapes above (`ReadShape` their base), as the replay's
+  report stores them, and `ReplayVariantSpec` (a variant as a replay and a fix search store it).
+"""
+
+from upgradelab.measurement.counters import (
+    BY_NAME,
+    COUNTERS,
+    WorkTally,
+    fingerprint_work,
+    work_text,
+)
+from upgradelab.measurement.counters import changes as counter_changes
+from upgradelab.measurement.counters import columns as work_columns
+from upgradelab.measurement.counters import moved as counter_moved
+from upgradelab.measurement.dataset_load import DumpDataset, file_sha256
+from upgradelab.measurement.dataset_records import forget_record, read_record
+from upgradelab.measurement.differences import diff
+from upgradelab.measurement.engine import Extension, replay_rounds
+from upgradelab.measurement.interrupt import Interrupt, ReplayCancelled
+from upgradelab.measurement.openers import VariantOpener
+from upgradelab.measurement.opening import (
+    OpenVariant,
+    ReplayVariant,
+    VariantReplay,
+    open_variant,
+    with_clock_options,
+)
+from upgradelab.measurement.outcomes import Outcome, PlanStep, explain
+from upgradelab.measurement.pairs import (
+    THRESHOLD,
+    aa_floor,
+    cost_rounds,
+    paired_rounds,
+    pass_values,
+    time_ratio,
+)
+from upgradelab.measurement.passes import (
+    StatementRunner,
+    capture_outcomes,
+    statement_passes,
+    statement_runner,
+)
+from upgradelab.measurement.querylog.formats import open_log, read_events
+from upgradelab.measurement.shapes import (
+    Cause,
+    CounterChange,
+    CounterRange,
+    ErrorChange,
+    ReadShape,
+    ReplayVariantSpec,
+    StatementCost,
+    StatementDiff,
+    WorkCounters,
+)
+from upgradelab.measurement.sources import (
+    DEFAULT_SAMPLE,
+    SourceError,
+    SourceFormat,
+    SourceStatement,
+    parse_source,
+)
+from upgradelab.measurement.stage_events import CPU, OUTSIDE, StageTally
+from upgradelab.measurement.statement_cost import NULL_STATEMENT, cost_only, timing_text
+from upgradelab.measurement.statement_cost import statement_cost as per_statement_cost
+from upgradelab.measurement.timing import MAX_REPEATS, MIN_MEASURED_S, Clock, pair_clock
+from upgradelab.measurement.turns import Interleave, round_turns
+from upgradelab.measurement.variant_settings import (
+    REPLAY_SESSION_VARIABLES,
+    VariantSettings,
+    settings_refusal,
+)
+
+__all__ = [
+    "BY_NAME",
+    "COUNTERS",
+    "CPU",
+    "DEFAULT_SAMPLE",
+    "MAX_REPEATS",
+    "MIN_MEASURED_S",
+    "NULL_STATEMENT",
+    "OUTSIDE",
+    "REPLAY_SESSION_VARIABLES",
+    "THRESHOLD",
+    "Cause",
+    "Clock",
+    "CounterChange",
+    "CounterRange",
+    "DumpDataset",
+    "ErrorChange",
+    "Extension",
+    "Interleave",
+    "Interrupt",
+    "OpenVariant",
+    "Outcome",
+    "PlanStep",
+    "ReadShape",
+    "ReplayCancelled",
+    "ReplayVariant",
+    "ReplayVariantSpec",
+    "SourceError",
+    "SourceFormat",
+    "SourceStatement",
+    "StageTally",
+    "StatementCost",
+    "StatementDiff",
+    "StatementRunner",
+    "VariantOpener",
+    "VariantReplay",
+    "VariantSettings",
+    "WorkCounters",
+    "WorkTally",
+    "aa_floor",
+    "capture_outcomes",
+    "cost_only",
+    "cost_rounds",
+    "counter_changes",
+    "counter_moved",
+    "diff",
+    "explain",
+    "file_sha256",
+    "fingerprint_work",
+    "forget_record",
+    "open_log",
+    "open_variant",
+    "pair_clock",
+    "paired_rounds",
+    "parse_source",
+    "pass_values",
+    "per_statement_cost",
+    "read_events",
+    "read_record",
+    "replay_rounds",
+    "round_turns",
+    "settings_refusal",
+    "statement_passes",
+    "statement_runner",
+    "time_ratio",
+    "timing_text",
+    "with_clock_options",
+    "work_columns",
+    "work_text",
+]
