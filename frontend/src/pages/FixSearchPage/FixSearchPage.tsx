@@ -1,13 +1,11 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQueryClient } from '@tanstack/react-query'
 import { useEffect } from 'react'
 import { useParams } from 'react-router-dom'
 import { fixSearchesApi, fixSearchSharePath } from '../../api/fixsearches'
-import { isFinal } from '../../api/models'
-import { ErrorBox } from '../../components/ErrorBox'
-import { ShareLinkOnce } from '../../components/ShareLinkOnce'
+import { CancelButton } from '../../components/JobPage/CancelButton'
+import { JobPage, useJob } from '../../components/JobPage/JobPage'
+import { JobTools } from '../../components/JobPage/JobTools'
 import { fixSearchQuery } from '../../queries/fixsearches'
-import { meQuery } from '../../queries/users'
-import { useJobStream } from '../../streams/useJobStream'
 import { FixSearchView } from './FixSearchView'
 import { lagsProgress } from './rows'
 
@@ -19,10 +17,7 @@ export function FixSearchPage() {
   const { id = '' } = useParams()
   const queryClient = useQueryClient()
   const query = fixSearchQuery(Number(id))
-  const found = useQuery(query)
-  const me = useQuery({ ...meQuery(), retry: false })
-  const live = found.data !== undefined && !isFinal(found.data.status)
-  useJobStream(`/api/fixsearches/${id}/events`, live, query.queryKey, isFinal)
+  const { found, live } = useJob(query, `/api/fixsearches/${id}/events`)
   const lags = found.data !== undefined && lagsProgress(found.data)
   const progressKey = JSON.stringify(found.data?.progress ?? null)
   useEffect(() => {
@@ -30,53 +25,37 @@ export function FixSearchPage() {
     // that still lags does not ask again
     if (lags) void queryClient.invalidateQueries({ queryKey: fixSearchQuery(Number(id)).queryKey })
   }, [lags, progressKey, queryClient, id])
-  const cancel = useMutation({
-    mutationFn: () => fixSearchesApi.cancel(Number(id)),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: query.queryKey }),
-  })
-  const share = useMutation({ mutationFn: () => fixSearchesApi.share(Number(id)) })
-  const data = found.data
-  if (!data)
-    return (
-      <div className="page">
-        <ErrorBox error={found.error} />
-      </div>
-    )
-  const token = share.data?.share_token
-  const sharePath = token ? fixSearchSharePath(token) : null
   return (
-    <div className="page">
-      <FixSearchView
-        search={data}
-        linkReplay
-        actions={
-          !isFinal(data.status) &&
-          me.data?.role !== 'viewer' && (
-            <button
-              type="button"
-              className="btn btn-danger"
-              data-testid="fix-cancel"
-              disabled={cancel.isPending || cancel.isSuccess}
-              onClick={() => cancel.mutate()}
-            >
-              {cancel.isPending || cancel.isSuccess ? 'Cancelling…' : 'Cancel'}
-            </button>
-          )
-        }
-        tools={
-          <>
-            <p className="muted">
-              Export <a href={`/api/fixsearches/${data.id}/export?format=csv`} data-testid="fix-csv">CSV</a> ·{' '}
-              <a href={`/api/fixsearches/${data.id}/export?format=json`} data-testid="fix-json">JSON</a> ·{' '}
-              <button type="button" className="btn btn-secondary btn-small" data-testid="fix-share-button" onClick={() => share.mutate()}>
-                Share
-              </button>{' '}
-              <ShareLinkOnce path={sharePath} shared={data.shared ?? false} testId="fix-share" />
-            </p>
-            <ErrorBox error={cancel.error ?? share.error} />
-          </>
-        }
-      />
-    </div>
+    <JobPage found={found} noun="fix search">
+      {(data) => (
+        <FixSearchView
+          search={data}
+          linkReplay
+          actions={
+            live && (
+              <CancelButton
+                cancel={() => fixSearchesApi.cancel(data.id)}
+                onSettled={() => void queryClient.invalidateQueries({ queryKey: query.queryKey })}
+                testId="fix-cancel"
+              />
+            )
+          }
+          tools={
+            <JobTools
+              exportHref={`/api/fixsearches/${data.id}/export`}
+              testId="fix"
+              share={{
+                make: async () => {
+                  const token = (await fixSearchesApi.share(data.id)).share_token
+                  return token ? fixSearchSharePath(token) : null
+                },
+                shared: data.shared ?? false,
+                testId: 'fix-share',
+              }}
+            />
+          }
+        />
+      )}
+    </JobPage>
   )
 }
