@@ -1,20 +1,21 @@
 import type { SummaryRow } from '../client'
 import { variantColor } from '../charts/palette'
 import { formatMs, formatRatio } from '../format'
+import { TableHead } from './Table/TableHead'
 
 export function SummaryTable({ rows }: { rows: SummaryRow[] }) {
   return (
     <table className="data-table summary-table" data-testid="summary-table">
-      <thead>
-        <tr>
-          <th>Variant</th>
-          <th className="num">Iterations</th>
-          <th className="num">Median (ms)</th>
-          <th className="num">p95 (ms)</th>
-          <th className="num">Total (s)</th>
-          <th className="num">Ratio to first</th>
-        </tr>
-      </thead>
+      <TableHead
+        columns={[
+          'Variant',
+          { label: "Iterations", className: "num" },
+          { label: "Median (ms)", className: "num" },
+          { label: "p95 (ms)", className: "num" },
+          { label: "Total (s)", className: "num" },
+          { label: "Ratio to first", className: "num" },
+        ]}
+      />
       <tbody>
         {rows.length === 0 ? (
           <tr>

@@ -20,6 +20,7 @@ import {
   type OrderedGroup,
 } from './findings'
 import { hostsLine, hostsUse } from './teamHost'
+import { TableHead } from '../../components/Table/TableHead'
 
 /** Fields of CheckRead this view shows itself; any other list of objects the check carries (its
  * findings grow) is shown as a plain table, but for the lists `ordered` already holds. */
@@ -135,15 +136,7 @@ function SeverityGroup({ group }: { group: OrderedGroup }) {
     <details open data-testid={`check-severity-${group.key}`}>
       <GroupSummary title={group.title} count={group.findings.length} meaning={group.meaning} />
       <table className="data-table">
-        <thead>
-          <tr>
-            <th>Kind</th>
-            <th>What</th>
-            <th>What to do</th>
-            <th>Outcome</th>
-            <th>Evidence</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Kind', 'What', 'What to do', 'Outcome', 'Evidence']} />
         <tbody>
           {shown.map((f, i) => (
             <OrderedRow key={i} finding={f} />
@@ -161,13 +154,7 @@ function Group({ group }: { group: FindingGroup }) {
     <details open={!QUIET.has(group.key) || group.key === 'not-tried'} data-testid={`check-group-${group.key}`}>
       <GroupSummary title={group.title} count={group.findings.length} meaning={group.meaning} />
       <table className="data-table">
-        <thead>
-          <tr>
-            <th>Setting or plugin</th>
-            <th>Outcome</th>
-            <th>The server's words</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Setting or plugin', 'Outcome', "The server's words"]} />
         <tbody>
           {group.findings.map((f) => (
             <FindingRow key={`${f.kind}-${f.kind === 'option' ? f.finding.name : f.finding.plugin}`} finding={f} />

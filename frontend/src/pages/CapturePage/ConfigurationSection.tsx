@@ -2,6 +2,7 @@ import { useState } from 'react'
 import type { Configuration } from '../../client'
 import { useCollapsedRows } from '../../components/CollapsedRows'
 import { configurationCounts, configurationRows, type Shown } from './configuration'
+import { TableHead } from '../../components/Table/TableHead'
 
 /** What the server says about its host (CPUs where visible, buffer pool): the facts a host-computed
  * default depends on. */
@@ -75,14 +76,7 @@ export function ConfigurationSection({ configuration }: { configuration: Configu
         />
       </div>
       <table className="data-table" data-testid="configuration-table">
-        <thead>
-          <tr>
-            <th>Variable</th>
-            <th>Value</th>
-            <th>Default of the version</th>
-            <th>Mark</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Variable', 'Value', 'Default of the version', 'Mark']} />
         <tbody>
           {visible.map((v) => (
             <tr key={v.name} data-testid={`variable-${v.name}`}>

@@ -2,6 +2,7 @@ import { captureQueriesPath } from '../../api/captures'
 import type { Workload } from '../../client'
 import { useCollapsedRows } from '../../components/CollapsedRows'
 import { formatMs } from '../../format'
+import { TableHead } from '../../components/Table/TableHead'
 
 const SOURCES: Record<string, string> = {
   sample: 'sample text',
@@ -66,19 +67,19 @@ export function WorkloadTable({
         </p>
       )}
       <table className="data-table" data-testid="workload-table">
-        <thead>
-          <tr>
-            <th>Statement</th>
-            <th>Schema</th>
-            <th className="num">Executions</th>
-            <th className="num">Weight</th>
-            <th className="num">Avg ms</th>
-            <th className="num">p95 ms</th>
-            <th className="num">p99 ms</th>
-            <th className="num">Max ms</th>
-            <th className="num">Rows sent</th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            'Statement',
+            'Schema',
+            { label: "Executions", className: "num" },
+            { label: "Weight", className: "num" },
+            { label: "Avg ms", className: "num" },
+            { label: "p95 ms", className: "num" },
+            { label: "p99 ms", className: "num" },
+            { label: "Max ms", className: "num" },
+            { label: "Rows sent", className: "num" },
+          ]}
+        />
         <tbody>
           {shown.map((d, i) => (
             <tr key={d.digest ?? i} data-testid="capture-digest">
