@@ -3,9 +3,9 @@
 // them: pages/CapturePage/ChecksSection.tsx).
 import { queryOptions } from '@tanstack/react-query'
 import { capturesApi } from '../api/captures'
-import { ApiError } from '../api/client'
 import { isFinal } from '../api/models'
 import type { CaptureSummary } from '../client'
+import { untilFinal } from './sharedPolling'
 
 /** Milliseconds between two reads of a list that holds a job not yet final. */
 export const POLL_MS = 1500
@@ -35,20 +35,12 @@ export function checksQuery(id: number) {
   return queryOptions({ queryKey: ['capture', id, 'checks'] as const, queryFn: () => capturesApi.checks(id) })
 }
 
-/** Poll a shared record while it runs; stop once final, or on a 4xx (an unknown or revoked link does
- * not appear by asking again; a network error or 5xx may pass). */
-function sharedUntilFinal(query: { state: { data?: { status: CaptureSummary['status'] }; error: unknown } }) {
-  const { data, error } = query.state
-  if (!data) return error instanceof ApiError && error.status < 500 ? false : POLL_MS
-  return isFinal(data.status) ? false : POLL_MS
-}
-
 /** The capture shared under `token`, read-only (GET /api/public/captures/{token}; 404 unknown or revoked). */
 export function sharedCaptureQuery(token: string) {
   return queryOptions({
     queryKey: ['shared-capture', token] as const,
     queryFn: () => capturesApi.shared(token),
-    refetchInterval: sharedUntilFinal,
+    refetchInterval: untilFinal(POLL_MS),
   })
 }
 
@@ -57,6 +49,6 @@ export function sharedCheckQuery(token: string) {
   return queryOptions({
     queryKey: ['shared-check', token] as const,
     queryFn: () => capturesApi.sharedCheck(token),
-    refetchInterval: sharedUntilFinal,
+    refetchInterval: untilFinal(POLL_MS),
   })
 }

@@ -1,7 +1,7 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { act, cleanup, render, waitFor } from '@testing-library/react'
+import { act, cleanup, waitFor } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { CheckRead } from '../../client'
+import { renderOverApi } from '../../test/api'
 import { FakeEventSource } from '../../test/fakeEventSource'
 import { ChecksSection } from './ChecksSection'
 
@@ -26,21 +26,13 @@ function respond(request: Request): Response {
   return Response.json({ detail: 'not found' }, { status: 404 })
 }
 
-function show() {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
-  return render(
-    <QueryClientProvider client={client}>
-      <ChecksSection captureId={2} canCheck canShare={false} />
-    </QueryClientProvider>,
-  )
-}
+const show = () => renderOverApi(<ChecksSection captureId={2} canCheck canShare={false} />, respond)
 
 beforeEach(() => {
   checks = [check(5, 'running'), check(4, 'succeeded')]
   lists.mockClear()
   FakeEventSource.opened = []
   vi.stubGlobal('EventSource', FakeEventSource)
-  vi.stubGlobal('fetch', vi.fn(async (request: Request) => respond(request)))
 })
 
 afterEach(() => {

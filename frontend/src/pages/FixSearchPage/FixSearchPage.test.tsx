@@ -1,7 +1,7 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { act, cleanup, render, waitFor } from '@testing-library/react'
+import { act, cleanup, waitFor } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { FixSearchRead } from '../../client'
+import { renderOverApi } from '../../test/api'
 import { FakeEventSource } from '../../test/fakeEventSource'
 import { atRoute } from '../../test/router'
 import { FixSearchPage } from './FixSearchPage'
@@ -35,7 +35,6 @@ beforeEach(() => {
   gets.mockClear()
   FakeEventSource.opened = []
   vi.stubGlobal('EventSource', FakeEventSource)
-  vi.stubGlobal('fetch', vi.fn(async (request: Request) => respond(request)))
 })
 
 afterEach(() => {
@@ -45,10 +44,7 @@ afterEach(() => {
 
 describe('FixSearchPage', () => {
   it('follows the search over its stream: progress in place, a new trial refetched, the end shown', async () => {
-    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
-    const view = render(
-      <QueryClientProvider client={client}>{atRoute(<FixSearchPage />, '/fixsearches/7', '/fixsearches/:id')}</QueryClientProvider>,
-    )
+    const view = renderOverApi(atRoute(<FixSearchPage />, '/fixsearches/7', '/fixsearches/:id'), respond)
     await waitFor(() => expect(view.getByTestId('fix-status').textContent).toBe('running'))
     expect(view.getByTestId('fix-progress').textContent).toContain('0 of 2 candidates tried')
     expect(view.getByTestId('fix-cancel')).toBeTruthy()
