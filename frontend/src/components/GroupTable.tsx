@@ -1,6 +1,6 @@
 import type { GroupPoint } from '../client'
 import { variantColor } from '../charts/palette'
-import { TableHead } from './Table/TableHead'
+import { TableHead } from './Table/Table'
 
 const SHOWN = 6
 

@@ -1,7 +1,7 @@
 import type { SummaryRow } from '../client'
 import { variantColor } from '../charts/palette'
 import { formatMs, formatRatio } from '../format'
-import { TableHead } from './Table/TableHead'
+import { EmptyRow, TableHead } from './Table/Table'
 
 export function SummaryTable({ rows }: { rows: SummaryRow[] }) {
   return (
@@ -18,11 +18,7 @@ export function SummaryTable({ rows }: { rows: SummaryRow[] }) {
       />
       <tbody>
         {rows.length === 0 ? (
-          <tr>
-            <td colSpan={6} className="empty">
-              No results yet.
-            </td>
-          </tr>
+          <EmptyRow columns={6}>No results yet.</EmptyRow>
         ) : (
           rows.map((r) => (
             <tr key={r.variant_index} data-testid="summary-row">

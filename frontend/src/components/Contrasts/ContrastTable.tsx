@@ -1,6 +1,6 @@
 import type { RunContrasts } from '../../client'
 import { Ratio } from '../Ratio/Ratio'
-import { TableHead } from '../Table/TableHead'
+import { TableHead } from '../Table/Table'
 
 /** A run's contrasts: per variant the template's within-variant ratios, then each variant's over the
  * first variant's (does the upgrade change the effect?), with 95 % intervals and verdicts. */

@@ -1,6 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query'
 import { meQuery } from '../../queries/users'
 import { ErrorBox } from '../ErrorBox'
+import { PendingButton } from '../PendingButton'
 
 interface Props {
   /** The kind's cancel request (POST .../cancel): 202 once asked; the job's final status follows. */
@@ -23,15 +24,15 @@ export function CancelButton({ cancel, onSettled, testId, small = false }: Props
   const asked = request.isPending || request.isSuccess
   return (
     <>
-      <button
-        type="button"
+      <PendingButton
+        pending={asked}
+        busy="Cancelling…"
         className={small ? 'btn btn-danger btn-small' : 'btn btn-danger'}
-        data-testid={testId}
-        disabled={asked}
+        testId={testId}
         onClick={() => request.mutate()}
       >
-        {asked ? 'Cancelling…' : 'Cancel'}
-      </button>
+        Cancel
+      </PendingButton>
       <ErrorBox error={request.error} title="Cancel failed" />
     </>
   )

@@ -13,6 +13,15 @@ export function ExportLinks({ href, testId }: { href: string; testId: string }) 
   )
 }
 
+/** A share link's exports, without signing in: GET /api/public/{kind}/{token}/export as ExportLinks. */
+export function SharedExport({ kind, token, testId }: { kind: string; token: string; testId: string }) {
+  return (
+    <p className="muted">
+      <ExportLinks href={`/api/public/${kind}/${encodeURIComponent(token)}/export`} testId={testId} />
+    </p>
+  )
+}
+
 interface Share {
   /** Makes a read-only link; resolves to its UI path (shown this once: the API keeps its sha256). */
   make: () => Promise<string | null | undefined>

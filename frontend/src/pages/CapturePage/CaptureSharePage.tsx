@@ -1,5 +1,3 @@
-import { useQuery } from '@tanstack/react-query'
-import { useParams } from 'react-router-dom'
 import { sharedCheckCsvPath } from '../../api/captures'
 import { ErrorBox } from '../../components/ErrorBox'
 import { JobHeader } from '../../components/JobPage/JobHeader'
@@ -14,10 +12,8 @@ import { WorkloadTable } from './WorkloadTable'
  * version's defaults, its accounts and its workload (no queries.sql, checks, cancel or share: those
  * need a sign-in; a check is shared on its own). */
 export function CaptureSharePage() {
-  const { token = '' } = useParams()
-  const shared = useQuery(sharedCaptureQuery(token))
   return (
-    <SharedPage found={shared}>
+    <SharedPage query={sharedCaptureQuery}>
       {(data) => (
         <>
           <JobHeader title={`Capture #${data.id} of ${data.target}`} status={data.status} statusTestId="capture-status" />
@@ -34,11 +30,9 @@ export function CaptureSharePage() {
 /** /share/captures/checks/:token: a check read-only, without signing in: its findings by severity,
  * each with its evidence, and their CSV. */
 export function CheckSharePage() {
-  const { token = '' } = useParams()
-  const shared = useQuery(sharedCheckQuery(token))
   return (
-    <SharedPage found={shared}>
-      {(data) => (
+    <SharedPage query={sharedCheckQuery}>
+      {(data, token) => (
         <>
           <h1>Capture #{data.capture_id} against a new version</h1>
           <p className="muted">

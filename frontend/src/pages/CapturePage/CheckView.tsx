@@ -20,7 +20,7 @@ import {
   type OrderedGroup,
 } from './findings'
 import { hostsLine, hostsUse } from './teamHost'
-import { TableHead } from '../../components/Table/TableHead'
+import { TableHead } from '../../components/Table/Table'
 
 /** Fields of CheckRead this view shows itself; any other list of objects the check carries (its
  * findings grow) is shown as a plain table, but for the lists `ordered` already holds. */

@@ -2,7 +2,7 @@ import { useState } from 'react'
 import type { Configuration } from '../../client'
 import { useCollapsedRows } from '../../components/CollapsedRows'
 import { configurationCounts, configurationRows, type Shown } from './configuration'
-import { TableHead } from '../../components/Table/TableHead'
+import { EmptyRow, TableHead } from '../../components/Table/Table'
 
 /** What the server says about its host (CPUs where visible, buffer pool): the facts a host-computed
  * default depends on. */
@@ -100,11 +100,7 @@ export function ConfigurationSection({ configuration }: { configuration: Configu
             </tr>
           ))}
           {rows.length === 0 && (
-            <tr>
-              <td colSpan={4} className="empty">
-                No variable to show.
-              </td>
-            </tr>
+            <EmptyRow columns={4}>No variable to show.</EmptyRow>
           )}
         </tbody>
       </table>

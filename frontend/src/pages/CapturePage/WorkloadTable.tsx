@@ -2,7 +2,7 @@ import { captureQueriesPath } from '../../api/captures'
 import type { Workload } from '../../client'
 import { useCollapsedRows } from '../../components/CollapsedRows'
 import { formatMs } from '../../format'
-import { TableHead } from '../../components/Table/TableHead'
+import { EmptyRow, TableHead } from '../../components/Table/Table'
 
 const SOURCES: Record<string, string> = {
   sample: 'sample text',
@@ -101,11 +101,7 @@ export function WorkloadTable({
             </tr>
           ))}
           {workload.digests.length === 0 && (
-            <tr>
-              <td colSpan={9} className="empty">
-                No statement digest captured.
-              </td>
-            </tr>
+            <EmptyRow columns={9}>No statement digest captured.</EmptyRow>
           )}
         </tbody>
       </table>

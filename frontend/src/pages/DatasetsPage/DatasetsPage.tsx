@@ -6,7 +6,7 @@ import { DatasetRow } from './DatasetRow'
 import { DeletedDatasets } from './DeletedDatasets'
 import { UploadForm } from './UploadForm'
 import { DATASETS_KEY, datasetsQuery, deletedDatasetsQuery } from '../../queries/datasets'
-import { TableHead } from '../../components/Table/TableHead'
+import { TableHead } from '../../components/Table/Table'
 
 /** /datasets: SQL dumps to load into every variant's server; upload, inspect per target, delete
  * (the replay reports measured on a dataset are kept); the deleted ones listed apart, as records. */

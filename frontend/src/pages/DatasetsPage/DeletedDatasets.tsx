@@ -1,6 +1,6 @@
 import type { Dataset } from '../../api/models'
 import { formatDateTime } from '../../format'
-import { TableHead } from '../../components/Table/TableHead'
+import { TableHead } from '../../components/Table/Table'
 
 const MB = 1024 * 1024
 

@@ -2,7 +2,7 @@ import type { FixSearchRead } from '../../client'
 import { Ratio } from '../../components/Ratio/Ratio'
 import { Fields } from './FieldValue'
 import { applyOf, candidateRows, otherFields, scopeOf, stateCounts, type CandidateRow } from './rows'
-import { TableHead } from '../../components/Table/TableHead'
+import { TableHead } from '../../components/Table/Table'
 
 const badge = (state: string) => `badge badge-${state.replace(/[^a-z]+/g, '-')}`
 

@@ -2,7 +2,7 @@ import type { FixPlanStep, FixSideEffects } from '../../client'
 import { Ratio } from '../../components/Ratio/Ratio'
 import { Fields } from './FieldValue'
 import { applyOf, otherFields, scopeOf, type CandidateRow } from './rows'
-import { TableHead } from '../../components/Table/TableHead'
+import { TableHead } from '../../components/Table/Table'
 
 function PlanSteps({ plan }: { plan: FixPlanStep[] }) {
   return (

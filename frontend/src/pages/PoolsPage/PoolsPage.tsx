@@ -3,7 +3,7 @@ import { Link } from 'react-router-dom'
 import type { PoolRead, WorkerRead } from '../../client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { poolsQuery } from '../../queries/pools'
-import { TableHead } from '../../components/Table/TableHead'
+import { TableHead } from '../../components/Table/Table'
 
 /** The worker pools: each pool's live workers (host facts, version, last heartbeat), its Celery queue's
  *  depth, the targets it may run and the runs and replays waiting in it (GET /api/pools, every 5 s). */

@@ -1,7 +1,7 @@
 import { Link } from 'react-router-dom'
 import type { FixSearchRead } from '../../client'
 import { searchState } from './findFix'
-import { TableHead } from '../../components/Table/TableHead'
+import { TableHead } from '../../components/Table/Table'
 
 /** The replay's fix searches, newest first: fingerprint, variant, status and outcome, each linked. */
 export function FixSearches({ searches }: { searches: FixSearchRead[] }) {

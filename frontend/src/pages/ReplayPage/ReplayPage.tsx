@@ -2,10 +2,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useParams } from 'react-router-dom'
 import { api } from '../../api/client'
 import { ErrorBox } from '../../components/ErrorBox'
-import { CancelButton } from '../../components/JobPage/CancelButton'
 import { JobHeader } from '../../components/JobPage/JobHeader'
-import { JobPage, useJob } from '../../components/JobPage/JobPage'
-import { JobTools } from '../../components/JobPage/JobTools'
+import { JobPage, jobControls, useJob, type JobControlsOf } from '../../components/JobPage/JobPage'
 import { formatDateTime } from '../../format'
 import { ReplayReportView } from '../../components/ReplayReport/ReplayReportView'
 import { VariantSettingsList } from '../../components/ReplayReport/VariantSettingsList'
@@ -17,6 +15,16 @@ import { FindFix } from './FindFix'
 import { searchesByFingerprint } from './findFix'
 import { FixSearches } from './FixSearches'
 
+/** A replay's cancel (the statement running is killed, its servers stopped, what it measured kept as a
+ * partial report), exports and share link (a ShareLink row: /share/:token). */
+const CONTROLS: JobControlsOf = {
+  testId: 'replay',
+  apiPath: '/api/replays',
+  cancel: api.cancelReplay,
+  share: async (id) => (await api.createShare({ kind: 'replay', replay_id: id })).path,
+  shareTestId: 'replay-share-link',
+}
+
 /** /replays/:id: the summary per variant, then what changes per fingerprint, grouped (breaks, slower, faster, same, ...).
  * While the replay runs, its events (GET /api/replays/{id}/events) move the progress and refetch the rest. */
 export function ReplayPage() {
@@ -24,6 +32,10 @@ export function ReplayPage() {
   const queryClient = useQueryClient()
   const query = replayQuery(Number(id))
   const { found: replay, live } = useJob(query, `/api/replays/${id}/events`)
+  const refresh = () => {
+    void queryClient.invalidateQueries(query)
+    void queryClient.invalidateQueries(replaysQuery())
+  }
   const me = useQuery({ ...meQuery(), retry: false })
   // a fix search needs a succeeded replay (the API's 409 otherwise): asked for only then
   const fixable = replay.data?.status === 'succeeded' && replay.data.report != null
@@ -33,24 +45,14 @@ export function ReplayPage() {
     <JobPage found={replay} noun="replay">
       {(data) => {
         const report = data.report
+        const { actions, tools } = jobControls(CONTROLS, data, live, refresh)
         return (
           <>
             <JobHeader
               title={data.name}
               status={data.status}
               statusTestId="replay-status"
-              actions={
-                live && (
-                  <CancelButton
-                    cancel={() => api.cancelReplay(data.id)}
-                    onSettled={() => {
-                      void queryClient.invalidateQueries(query)
-                      void queryClient.invalidateQueries(replaysQuery())
-                    }}
-                    testId="replay-cancel"
-                  />
-                )
-              }
+              actions={actions}
             />
             <p className="muted">
               Dataset {data.dataset}, {data.statements} statements ({data.source_format}), {data.rounds} interleaved rounds
@@ -58,18 +60,7 @@ export function ReplayPage() {
               {data.variants.map((v) => v.name).join(', ')} (baseline first), each statement bounded to {data.statement_timeout_s} s
               {data.allow_writes ? ', writes replayed' : ', read-only'}.
             </p>
-            {report && (
-              <JobTools
-                exportHref={`/api/replays/${data.id}/export`}
-                testId="replay"
-                share={{
-                  make: async () => (await api.createShare({ kind: 'replay', replay_id: data.id })).path,
-                  shared: false,
-                  testId: 'replay-share-link',
-                  buttonTestId: 'replay-share-button',
-                }}
-              />
-            )}
+            {report && tools}
             <VariantSettingsList variants={data.variants} />
             {data.dataset_deleted_at && (
               <p className="notice" data-testid="dataset-deleted">

@@ -3,7 +3,7 @@ import { Link } from 'react-router-dom'
 import { ErrorBox } from '../../components/ErrorBox'
 import { NewReplayForm } from './NewReplayForm'
 import { replaysQuery } from '../../queries/replays'
-import { TableHead } from '../../components/Table/TableHead'
+import { TableHead } from '../../components/Table/Table'
 
 /** /replays: start a replay of a query file on a dataset across variants; the latest replays. */
 export function ReplaysPage() {

@@ -1,6 +1,3 @@
-import { useQuery } from '@tanstack/react-query'
-import { useParams } from 'react-router-dom'
-import { isFinal } from '../../api/models'
 import { comparisonSeries } from '../../charts/comparisonSeries'
 import { ComparisonTable } from '../../components/ComparisonTable'
 import { IterationChart } from '../../components/IterationChart'
@@ -13,21 +10,13 @@ import { sharedQuery } from '../../queries/users'
 
 /** A share link, read-only and without signing in: a run or a comparison. */
 export function SharePage() {
-  const { token = '' } = useParams()
-  const shared = useQuery({
-    ...sharedQuery(token),
-    refetchInterval: (q) => {
-      const run = q.state.data?.run?.run
-      return run && !isFinal(run.status) ? 2000 : false
-    },
-  })
   return (
-    <SharedPage found={shared}>
-      {({ run, comparison, replay }) => (
+    <SharedPage query={sharedQuery}>
+      {({ run, comparison, replay }, _token, updatedAt) => (
         <>
           {run && (
             <>
-              <RunHeader run={run.run} now={shared.dataUpdatedAt} readOnly />
+              <RunHeader run={run.run} now={updatedAt} readOnly />
               <IterationChart series={run.series} iterations={run.run.iterations} pngName={`run-${run.run.id}-iterations`} />
               <h2>Summary</h2>
               <SummaryTable rows={run.summary} />

@@ -1,5 +1,5 @@
 import type { Capability } from '../../client'
-import { TableHead } from '../../components/Table/TableHead'
+import { TableHead } from '../../components/Table/Table'
 
 /** Plain-language names of the capabilities the backend detects (targets/capabilities.py). */
 const LABELS: Record<string, string> = {

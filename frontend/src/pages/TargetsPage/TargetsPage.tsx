@@ -4,7 +4,7 @@ import { ErrorBox } from '../../components/ErrorBox'
 import { AddExistingForm } from './AddExistingForm'
 import { targetsQuery } from '../../queries/targets'
 import { meQuery } from '../../queries/users'
-import { TableHead } from '../../components/Table/TableHead'
+import { TableHead } from '../../components/Table/Table'
 
 /** Every target with a link to its page; admins can add an existing server. */
 export function TargetsPage() {

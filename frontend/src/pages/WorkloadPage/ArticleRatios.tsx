@@ -1,7 +1,7 @@
 import type { ArticleCaseRead, ExperimentRead, SummaryRow } from '../../client'
 import { formatRatio } from '../../format'
 import { caseRatios } from './ratios'
-import { TableHead } from '../../components/Table/TableHead'
+import { TableHead } from '../../components/Table/Table'
 
 // Bars share one scale: the largest ratio shown fills the cell.
 function Bar({ ratio, max, kind }: { ratio: number | null; max: number; kind: 'article' | 'measured' }) {

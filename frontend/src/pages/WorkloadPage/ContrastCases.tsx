@@ -1,7 +1,7 @@
 import type { ContrastCaseRead } from '../../client'
 import { Ratio } from '../../components/Ratio/Ratio'
 import { formatRatio } from '../../format'
-import { TableHead } from '../../components/Table/TableHead'
+import { TableHead } from '../../components/Table/Table'
 
 /** The article's own within-version ratios (monitor on / off, N threads / 1, first count / later), each
  * beside the latest succeeded run's contrast of the same name per variant, or why there is none. */

@@ -1,5 +1,5 @@
 import type { IterationRow } from '../../client'
-import { TableHead } from '../../components/Table/TableHead'
+import { TableHead } from '../../components/Table/Table'
 
 /** The latest run in the article's shape: per variant and group, seconds of run 1, 2, ... in order. */
 export function MeasuredFigures({ iterations }: { iterations: IterationRow[] }) {

@@ -1,5 +1,5 @@
 import type { PublishedFigure } from '../../api/models'
-import { TableHead } from '../../components/Table/TableHead'
+import { TableHead } from '../../components/Table/Table'
 
 /** The article's published series, one table row per case. */
 export function PublishedFigures({ figures }: { figures: PublishedFigure[] }) {

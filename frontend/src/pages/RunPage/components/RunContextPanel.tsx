@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import type { RunContext, VariableDiff } from '../../../client'
 import { ErrorBox } from '../../../components/ErrorBox'
 import { runContextQuery, runVariablesDiffQuery } from '../../../queries/runs'
-import { TableHead } from '../../../components/Table/TableHead'
+import { TableHead } from '../../../components/Table/Table'
 
 function hostFacts(context: RunContext): [string, string][] {
   const host = context.context?.host

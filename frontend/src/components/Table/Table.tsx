@@ -22,3 +22,14 @@ export function TableHead({ columns }: { columns: Column[] }) {
     </thead>
   )
 }
+
+/** The one row of a table with nothing to show, across its `columns` columns ("No account."). */
+export function EmptyRow({ columns, children }: { columns: number; children: ReactNode }) {
+  return (
+    <tr>
+      <td colSpan={columns} className="empty">
+        {children}
+      </td>
+    </tr>
+  )
+}
