@@ -1,19 +1,15 @@
 import type { SummaryRow } from '../client'
 import { variantColor } from '../charts/palette'
 import { formatMs, formatRatio } from '../format'
-import { EmptyRow, TableHead } from './Table/Table'
+import { EmptyRow, num, TableHead } from './Table/Table'
 
 export function SummaryTable({ rows }: { rows: SummaryRow[] }) {
   return (
     <table className="data-table summary-table" data-testid="summary-table">
       <TableHead
         columns={[
-          'Variant',
-          { label: "Iterations", className: "num" },
-          { label: "Median (ms)", className: "num" },
-          { label: "p95 (ms)", className: "num" },
-          { label: "Total (s)", className: "num" },
-          { label: "Ratio to first", className: "num" },
+          'Variant', num('Iterations'), num('Median (ms)'), num('p95 (ms)'), num('Total (s)'),
+          num('Ratio to first'),
         ]}
       />
       <tbody>

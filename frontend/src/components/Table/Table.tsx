@@ -33,3 +33,6 @@ export function EmptyRow({ columns, children }: { columns: number; children: Rea
     </tr>
   )
 }
+
+/** A column of figures: right-aligned (`num`), as every table sets its numbers. */
+export const num = (label: string): Column => ({ label, className: 'num' })

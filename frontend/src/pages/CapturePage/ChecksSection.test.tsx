@@ -1,7 +1,7 @@
-import { act, cleanup, waitFor } from '@testing-library/react'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { act, waitFor } from '@testing-library/react'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { CheckRead } from '../../client'
-import { renderOverApi } from '../../test/api'
+import { renderOverApi, withFakeStreams } from '../../test/api'
 import { FakeEventSource } from '../../test/fakeEventSource'
 import { ChecksSection } from './ChecksSection'
 
@@ -28,17 +28,10 @@ function respond(request: Request): Response {
 
 const show = () => renderOverApi(<ChecksSection captureId={2} canCheck canShare={false} />, respond)
 
+withFakeStreams()
 beforeEach(() => {
   checks = [check(5, 'running'), check(4, 'succeeded')]
   lists.mockClear()
-  FakeEventSource.opened = []
-  vi.stubGlobal('EventSource', FakeEventSource)
-})
-
-afterEach(() => {
-  cleanup()
-  vi.useRealTimers()
-  vi.unstubAllGlobals()
 })
 
 describe('ChecksSection', () => {

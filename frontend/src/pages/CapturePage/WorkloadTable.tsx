@@ -2,7 +2,7 @@ import { captureQueriesPath } from '../../api/captures'
 import type { Workload } from '../../client'
 import { useCollapsedRows } from '../../components/CollapsedRows'
 import { formatMs } from '../../format'
-import { EmptyRow, TableHead } from '../../components/Table/Table'
+import { EmptyRow, num, TableHead } from '../../components/Table/Table'
 
 const SOURCES: Record<string, string> = {
   sample: 'sample text',
@@ -69,15 +69,8 @@ export function WorkloadTable({
       <table className="data-table" data-testid="workload-table">
         <TableHead
           columns={[
-            'Statement',
-            'Schema',
-            { label: "Executions", className: "num" },
-            { label: "Weight", className: "num" },
-            { label: "Avg ms", className: "num" },
-            { label: "p95 ms", className: "num" },
-            { label: "p99 ms", className: "num" },
-            { label: "Max ms", className: "num" },
-            { label: "Rows sent", className: "num" },
+            'Statement', 'Schema', num('Executions'), num('Weight'), num('Avg ms'), num('p95 ms'), num('p99 ms'),
+            num('Max ms'), num('Rows sent'),
           ]}
         />
         <tbody>

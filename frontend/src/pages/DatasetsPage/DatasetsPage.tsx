@@ -34,13 +34,8 @@ export function DatasetsPage() {
       <table className="table" data-testid="datasets-table">
         <TableHead
           columns={[
-            'Name',
-            'Size',
-            'Compression',
-            'Database',
-            'Loaded on',
-            { label: "Reports", title: "Replay reports measured on it (kept when it is deleted)" },
-            '',
+            'Name', 'Size', 'Compression', 'Database', 'Loaded on',
+            { label: 'Reports', title: 'Replay reports measured on it (kept when it is deleted)' }, '',
           ]}
         />
         <tbody>

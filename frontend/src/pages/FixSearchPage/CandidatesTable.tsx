@@ -111,12 +111,11 @@ export function CandidatesTable({ search }: { search: FixSearchRead }) {
       <table className="table fix-candidates" data-testid="fix-candidates">
         <TableHead
           columns={[
-            { label: "#", className: "fix-col-order" },
-            { label: "Candidate (source: note; what to apply)", className: "fix-col-candidate" },
-            { label: "Status", className: "fix-col-status" },
-            { label: "Against the baseline", title: "candidate's time / the baseline's" },
-            { label: "Against the variant", title: "candidate's time / the variant's as it is" },
-            'Results',
+            { label: '#', className: 'fix-col-order' },
+            { label: 'Candidate (source: note; what to apply)', className: 'fix-col-candidate' },
+            { label: 'Status', className: 'fix-col-status' },
+            { label: 'Against the baseline', title: "candidate's time / the baseline's" },
+            { label: 'Against the variant', title: "candidate's time / the variant's as it is" }, 'Results',
             'Rounds',
           ]}
         />

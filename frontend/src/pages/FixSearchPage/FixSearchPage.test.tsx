@@ -1,7 +1,7 @@
-import { act, cleanup, waitFor } from '@testing-library/react'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { act, waitFor } from '@testing-library/react'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { FixSearchRead } from '../../client'
-import { renderOverApi } from '../../test/api'
+import { renderOverApi, withFakeStreams } from '../../test/api'
 import { FakeEventSource } from '../../test/fakeEventSource'
 import { atRoute } from '../../test/router'
 import { FixSearchPage } from './FixSearchPage'
@@ -30,16 +30,10 @@ function respond(request: Request): Response {
   return Response.json({ detail: 'not found' }, { status: 404 })
 }
 
+withFakeStreams()
 beforeEach(() => {
   answer = RUNNING
   gets.mockClear()
-  FakeEventSource.opened = []
-  vi.stubGlobal('EventSource', FakeEventSource)
-})
-
-afterEach(() => {
-  cleanup()
-  vi.unstubAllGlobals()
 })
 
 describe('FixSearchPage', () => {

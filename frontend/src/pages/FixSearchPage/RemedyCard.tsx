@@ -32,7 +32,7 @@ function SideEffects({ effects }: { effects: FixSideEffects }) {
       </p>
       {effects.side_effects.length > 0 && (
         <table className="table" data-testid="fix-side-effect-list">
-          <TableHead columns={['Fingerprint', { label: "Ratio", title: "with the remedy / without" }, 'Results']} />
+          <TableHead columns={['Fingerprint', { label: 'Ratio', title: 'with the remedy / without' }, 'Results']} />
           <tbody>
             {effects.side_effects.map((e) => (
               <tr key={e.fingerprint_id} data-testid="fix-side-effect">

@@ -30,10 +30,8 @@ export function ArticleRatios({ cases, baselinePoint, experiment, summary }: Pro
       <table className="data-table">
         <TableHead
           columns={[
-            'Case',
-            'Article',
-            'Measured here',
-            { label: "ratio (article above, here below)", className: "ratio-chart-head" },
+            'Case', 'Article', 'Measured here',
+            { label: 'ratio (article above, here below)', className: 'ratio-chart-head' },
           ]}
         />
         <tbody>
