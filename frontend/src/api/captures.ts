@@ -43,6 +43,10 @@ export const captureQueriesPath = (id: number) => `/api/captures/${id}/queries.s
 /** The capture's Server-Sent Events (api/streaming.py): its status and progress. */
 export const captureEventsPath = (id: number) => `/api/captures/${id}/events`
 
+/** A check's Server-Sent Events (snapshot {status, progress}, then status events to its final one;
+ * the worker publishes them on the check's stream, kind `capture_check`). */
+export const checkEventsPath = (id: number, checkId: number) => `/api/captures/${id}/checks/${checkId}/events`
+
 /** The UI addresses of share links (App.tsx's public routes): what a team lead is sent. */
 export const captureSharePath = (token: string) => `/share/captures/${token}`
 export const checkSharePath = (token: string) => `/share/captures/checks/${token}`

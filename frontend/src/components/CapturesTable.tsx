@@ -3,6 +3,7 @@ import { Link } from 'react-router-dom'
 import { ErrorBox } from './ErrorBox'
 import { formatDateTime } from '../format'
 import { capturesQuery } from '../queries/captures'
+import { EmptyRow } from './Table/Table'
 
 /** The captures, newest first (all targets, or `target`'s): a capture starts from its target's page. */
 export function CapturesTable({ target }: { target?: string }) {
@@ -45,11 +46,7 @@ export function CapturesTable({ target }: { target?: string }) {
             </tr>
           ))}
           {captures.data?.length === 0 && (
-            <tr>
-              <td colSpan={target ? 7 : 8} className="empty">
-                No capture yet.
-              </td>
-            </tr>
+            <EmptyRow columns={target ? 7 : 8}>No capture yet.</EmptyRow>
           )}
         </tbody>
       </table>

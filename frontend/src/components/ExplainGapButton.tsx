@@ -2,6 +2,7 @@ import { useMutation } from '@tanstack/react-query'
 import { useNavigate } from 'react-router-dom'
 import { attributionsApi } from '../api/attributions'
 import { ErrorBox } from './ErrorBox'
+import { PendingButton } from './PendingButton'
 
 /** "Explain this gap" on a comparison row with a decided verdict: starts an attribution (which of the
  * settings that differ from the baseline make the difference) and opens its page. */
@@ -13,15 +14,15 @@ export function ExplainGapButton({ runId, variant }: { runId: number; variant: s
   })
   return (
     <>
-      <button
-        type="button"
+      <PendingButton
+        pending={start.isPending}
+        busy="Starting…"
         className="btn btn-secondary btn-small"
-        data-testid="explain-gap"
-        disabled={start.isPending}
+        testId="explain-gap"
         onClick={() => start.mutate()}
       >
-        {start.isPending ? 'Starting…' : 'Explain this gap'}
-      </button>
+        Explain this gap
+      </PendingButton>
       <ErrorBox error={start.error} title="Could not start" />
     </>
   )

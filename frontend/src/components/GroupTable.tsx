@@ -1,5 +1,6 @@
 import type { GroupPoint } from '../client'
 import { variantColor } from '../charts/palette'
+import { TableHead } from './Table/Table'
 
 const SHOWN = 6
 
@@ -12,15 +13,7 @@ export function GroupTable({ points }: { points: GroupPoint[] }) {
   if (points.length === 0 || points.every((p) => p.group === '')) return null
   return (
     <table className="data-table" data-testid="group-table">
-      <thead>
-        <tr>
-          <th>Variant</th>
-          <th>Group</th>
-          <th>Iterations</th>
-          <th>Median (s)</th>
-          <th>Metrics (median)</th>
-        </tr>
-      </thead>
+      <TableHead columns={['Variant', 'Group', 'Iterations', 'Median (s)', 'Metrics (median)']} />
       <tbody>
         {points.map((p) => {
           const names = Object.keys(p.metrics)

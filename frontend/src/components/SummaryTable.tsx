@@ -1,27 +1,20 @@
 import type { SummaryRow } from '../client'
 import { variantColor } from '../charts/palette'
 import { formatMs, formatRatio } from '../format'
+import { EmptyRow, num, TableHead } from './Table/Table'
 
 export function SummaryTable({ rows }: { rows: SummaryRow[] }) {
   return (
     <table className="data-table summary-table" data-testid="summary-table">
-      <thead>
-        <tr>
-          <th>Variant</th>
-          <th className="num">Iterations</th>
-          <th className="num">Median (ms)</th>
-          <th className="num">p95 (ms)</th>
-          <th className="num">Total (s)</th>
-          <th className="num">Ratio to first</th>
-        </tr>
-      </thead>
+      <TableHead
+        columns={[
+          'Variant', num('Iterations'), num('Median (ms)'), num('p95 (ms)'), num('Total (s)'),
+          num('Ratio to first'),
+        ]}
+      />
       <tbody>
         {rows.length === 0 ? (
-          <tr>
-            <td colSpan={6} className="empty">
-              No results yet.
-            </td>
-          </tr>
+          <EmptyRow columns={6}>No results yet.</EmptyRow>
         ) : (
           rows.map((r) => (
             <tr key={r.variant_index} data-testid="summary-row">

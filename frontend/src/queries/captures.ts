@@ -1,11 +1,11 @@
 // Query options of the captures: the list (all, or one target's), one capture (its page follows the
-// capture's stream, streams/useJobStream.ts) and its checks (polled while one runs: a check takes
-// seconds and has no stream of its own).
+// capture's stream, streams/useJobStream.ts) and its checks (each running check's stream refetches
+// them: pages/CapturePage/ChecksSection.tsx).
 import { queryOptions } from '@tanstack/react-query'
 import { capturesApi } from '../api/captures'
-import { ApiError } from '../api/client'
 import { isFinal } from '../api/models'
-import type { CaptureSummary, CheckRead } from '../client'
+import type { CaptureSummary } from '../client'
+import { untilFinal } from './sharedPolling'
 
 /** Milliseconds between two reads of a list that holds a job not yet final. */
 export const POLL_MS = 1500
@@ -29,21 +29,10 @@ export function captureQuery(id: number) {
   return queryOptions({ queryKey: ['capture', id] as const, queryFn: () => capturesApi.get(id) })
 }
 
-/** Capture `id`'s checks, newest first (GET /api/captures/{id}/checks); polled while one runs. */
+/** Capture `id`'s checks, newest first (GET /api/captures/{id}/checks). Not polled: the page follows
+ * each running check over its events (pages/CapturePage/CheckEvents.tsx). */
 export function checksQuery(id: number) {
-  return queryOptions({
-    queryKey: ['capture', id, 'checks'] as const,
-    queryFn: () => capturesApi.checks(id),
-    refetchInterval: (query) => whileRunning(query.state.data as CheckRead[] | undefined),
-  })
-}
-
-/** Poll a shared record while it runs; stop once final, or on a 4xx (an unknown or revoked link does
- * not appear by asking again; a network error or 5xx may pass). */
-function sharedUntilFinal(query: { state: { data?: { status: CaptureSummary['status'] }; error: unknown } }) {
-  const { data, error } = query.state
-  if (!data) return error instanceof ApiError && error.status < 500 ? false : POLL_MS
-  return isFinal(data.status) ? false : POLL_MS
+  return queryOptions({ queryKey: ['capture', id, 'checks'] as const, queryFn: () => capturesApi.checks(id) })
 }
 
 /** The capture shared under `token`, read-only (GET /api/public/captures/{token}; 404 unknown or revoked). */
@@ -51,7 +40,7 @@ export function sharedCaptureQuery(token: string) {
   return queryOptions({
     queryKey: ['shared-capture', token] as const,
     queryFn: () => capturesApi.shared(token),
-    refetchInterval: sharedUntilFinal,
+    refetchInterval: untilFinal(POLL_MS),
   })
 }
 
@@ -60,6 +49,6 @@ export function sharedCheckQuery(token: string) {
   return queryOptions({
     queryKey: ['shared-check', token] as const,
     queryFn: () => capturesApi.sharedCheck(token),
-    refetchInterval: sharedUntilFinal,
+    refetchInterval: untilFinal(POLL_MS),
   })
 }

@@ -2,20 +2,11 @@
 // streams/useJobStream.ts), a replay's (its report rows say each fingerprint's search), and one by its
 // share link (no sign-in, no stream: it polls every 2 s until the search reaches a final status).
 import { queryOptions } from '@tanstack/react-query'
-import { ApiError } from '../api/client'
 import { fixSearchesApi } from '../api/fixsearches'
 import { isFinal } from '../api/models'
-import type { FixSearchRead } from '../client'
+import { untilFinal } from './sharedPolling'
 
 const POLL_MS = 2000
-
-/** Poll while the search runs; stop once final, or on a 4xx (an unknown link does not appear by
- * asking again; a network error or 5xx may pass). */
-function untilFinal(query: { state: { data?: FixSearchRead; error: unknown } }): number | false {
-  const { data, error } = query.state
-  if (!data) return error instanceof ApiError && error.status < 500 ? false : POLL_MS
-  return isFinal(data.status) ? false : POLL_MS
-}
 
 /** Fix search `id` with its candidates, trials, progress and result (GET /api/fixsearches/{id}). */
 export function fixSearchQuery(id: number) {
@@ -37,6 +28,6 @@ export function sharedFixSearchQuery(token: string) {
   return queryOptions({
     queryKey: ['shared-fixsearch', token] as const,
     queryFn: () => fixSearchesApi.shared(token),
-    refetchInterval: untilFinal,
+    refetchInterval: untilFinal(POLL_MS),
   })
 }

@@ -4,6 +4,7 @@ import type { ReactNode } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { RunPage } from '../pages/RunPage/RunPage'
 import { WorkloadPage } from '../pages/WorkloadPage/WorkloadPage'
+import { jsonAnswer } from '../test/api'
 import { atRoute } from '../test/router'
 import { makeRun } from '../test/runs'
 import { runResultsQuery } from './runs'
@@ -17,14 +18,7 @@ const WORKLOAD = {
 }
 const RUNS = { items: [makeRun({ status: 'succeeded' })], total: 1 }
 
-function answer(request: Request): Response {
-  const path = new URL(request.url).pathname
-  const body = path === '/api/workloads/insert-truncate' ? WORKLOAD : path === '/api/runs' ? RUNS : null
-  return new Response(JSON.stringify(body ?? { detail: 'not here' }), {
-    status: body ? 200 : 404,
-    headers: { 'Content-Type': 'application/json' },
-  })
-}
+const answer = jsonAnswer((path) => (path === '/api/workloads/insert-truncate' ? WORKLOAD : path === '/api/runs' ? RUNS : null))
 
 /** The keys of the run-results queries `page` asks for, opened at `url` under its route `path`. */
 async function resultsKeysOf(page: ReactNode, url: string, path: string): Promise<QueryKey[]> {

@@ -18,6 +18,15 @@ interface StatusData {
  * before the stream; now only as a fallback). */
 export const FALLBACK_POLL_MS = 10_000
 
+/** For a job held inside another query's data (a capture's checks: one list, a stream per check). */
+export interface JobStreamOptions {
+  /** The job in the cached data of `queryKey` (undefined: not there yet, refetched). Its progress
+   * is then not written in place: a progress the page does not hold refetches the data. */
+  pick?: (cached: unknown) => JobRead | undefined
+  /** Milliseconds between polls while the stream is down (FALLBACK_POLL_MS unless given). */
+  fallbackMs?: number
+}
+
 /**
  * A replay's or an attribution's page following its job over Server-Sent Events
  * (GET /api/{replays,attributions}/{id}/events, api/streaming.py; streams/useEventStream.ts):
@@ -31,19 +40,23 @@ export const FALLBACK_POLL_MS = 10_000
  * - a final status: refetched once more, and the stream ends.
  * `isFinal(status)`: the kind's final statuses. While the stream is down (`failed`: a connection broke
  * and none is open yet) the data is refetched every FALLBACK_POLL_MS instead; the page's query itself
- * polls no more.
+ * polls no more. `options`: for a job inside a list (JobStreamOptions).
  */
 export function useJobStream<S extends string>(
   path: string,
   enabled: boolean,
   queryKey: QueryKey,
   isFinal: (status: S) => boolean,
+  { pick, fallbackMs = FALLBACK_POLL_MS }: JobStreamOptions = {},
 ): EventStream {
   const queryClient = useQueryClient()
   const keyText = JSON.stringify(queryKey) // one value per key, whatever array holds it
   const handlers = useMemo(() => {
     const queryKey = JSON.parse(keyText) as QueryKey
-    const cached = () => queryClient.getQueryData<JobRead>(queryKey)
+    const cached = () => {
+      const data = queryClient.getQueryData<unknown>(queryKey)
+      return pick ? pick(data) : (data as JobRead | undefined)
+    }
     const refetch = () => void queryClient.invalidateQueries({ queryKey })
     const onStatus = (raw: unknown, snapshot: boolean): boolean => {
       const data = raw as StatusData
@@ -58,7 +71,9 @@ export function useJobStream<S extends string>(
       } else if (snapshot && JSON.stringify(data.progress ?? null) !== JSON.stringify(held.progress ?? null)) {
         refetch()
       } else if ('progress' in data) {
-        queryClient.setQueryData<JobRead>(queryKey, { ...held, progress: data.progress })
+        if (pick) {
+          if (JSON.stringify(data.progress ?? null) !== JSON.stringify(held.progress ?? null)) refetch()
+        } else queryClient.setQueryData<JobRead>(queryKey, { ...held, progress: data.progress })
       }
       return false
     }
@@ -71,14 +86,14 @@ export function useJobStream<S extends string>(
         report: refetch,
       },
     }
-  }, [queryClient, keyText, isFinal])
+  }, [queryClient, keyText, isFinal, pick])
   const stream = useEventStream(path, enabled, handlers)
   const down = enabled && stream.failed
   useEffect(() => {
     if (!down) return
     const queryKey = JSON.parse(keyText) as QueryKey
-    const timer = window.setInterval(() => void queryClient.invalidateQueries({ queryKey }), FALLBACK_POLL_MS)
+    const timer = window.setInterval(() => void queryClient.invalidateQueries({ queryKey }), fallbackMs)
     return () => window.clearInterval(timer)
-  }, [down, queryClient, keyText])
+  }, [down, queryClient, keyText, fallbackMs])
   return stream
 }

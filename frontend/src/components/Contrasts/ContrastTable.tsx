@@ -1,5 +1,6 @@
 import type { RunContrasts } from '../../client'
 import { Ratio } from '../Ratio/Ratio'
+import { TableHead } from '../Table/Table'
 
 /** A run's contrasts: per variant the template's within-variant ratios, then each variant's over the
  * first variant's (does the upgrade change the effect?), with 95 % intervals and verdicts. */
@@ -7,15 +8,7 @@ export function ContrastTable({ contrasts }: { contrasts: RunContrasts }) {
   return (
     <>
       <table className="data-table" data-testid="contrast-table">
-        <thead>
-          <tr>
-            <th>Variant</th>
-            <th>Contrast</th>
-            <th>Ratio [95 % interval]</th>
-            <th>Rounds</th>
-            <th>Verdict</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Variant', 'Contrast', 'Ratio [95 % interval]', 'Rounds', 'Verdict']} />
         <tbody>
           {contrasts.within.map((row) => (
             <tr key={`${row.variant_index}|${row.name}`} data-testid="contrast-row">
@@ -37,14 +30,7 @@ export function ContrastTable({ contrasts }: { contrasts: RunContrasts }) {
       </table>
       {contrasts.across.length > 0 && (
         <table className="data-table" data-testid="contrast-change-table">
-          <thead>
-            <tr>
-              <th>Contrast</th>
-              <th>Variant / baseline</th>
-              <th>Ratio of contrasts [95 % interval]</th>
-              <th>Verdict</th>
-            </tr>
-          </thead>
+          <TableHead columns={['Contrast', 'Variant / baseline', 'Ratio of contrasts [95 % interval]', 'Verdict']} />
           <tbody>
             {contrasts.across.map((row) => (
               <tr key={`${row.variant}|${row.name}`} data-testid="contrast-change-row">

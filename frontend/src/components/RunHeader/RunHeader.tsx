@@ -1,8 +1,8 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useQueryClient } from '@tanstack/react-query'
 import { api } from '../../api/client'
 import { isFinal, type Run } from '../../api/models'
-import { ErrorBox } from '../ErrorBox'
-import { StatusBadge } from '../StatusBadge'
+import { CancelButton } from '../JobPage/CancelButton'
+import { JobHeader } from '../JobPage/JobHeader'
 import { formatDateTime, formatDuration, formatSeconds } from '../../format'
 import { RUN_LISTS_KEY, runResultsQuery } from '../../queries/runs'
 import { runProgress, runTiming } from './progress'
@@ -16,13 +16,6 @@ interface Props {
 
 export function RunHeader({ run, now, readOnly = false }: Props) {
   const queryClient = useQueryClient()
-  const cancel = useMutation({
-    mutationFn: () => api.cancelRun(run.id),
-    onSettled: () => {
-      void queryClient.invalidateQueries(runResultsQuery(run.id))
-      void queryClient.invalidateQueries({ queryKey: RUN_LISTS_KEY })
-    },
-  })
   const final = isFinal(run.status)
   const p = runProgress(run)
   const pct = Math.round(p.fraction * 100)
@@ -30,11 +23,15 @@ export function RunHeader({ run, now, readOnly = false }: Props) {
 
   return (
     <section className="run-header">
-      <div className="page-header">
-        <div>
-          <h1>
+      <JobHeader
+        title={
+          <>
             <span className="muted">Run #{run.id}</span> <span data-testid="run-name">{run.name}</span>
-          </h1>
+          </>
+        }
+        status={run.status}
+        statusTestId="run-status"
+        meta={
           <div className="run-meta">
             <span>
               Workload <span className="mono">{run.workload}</span>
@@ -43,22 +40,21 @@ export function RunHeader({ run, now, readOnly = false }: Props) {
             {run.started_at && <span>Started {formatDateTime(run.started_at)}</span>}
             {run.started_at && <span>Duration {formatDuration(run.started_at, run.finished_at, now)}</span>}
           </div>
-        </div>
-        <div className="run-actions">
-          <StatusBadge status={run.status} testId="run-status" />
-          {!final && !readOnly && (
-            <button
-              type="button"
-              className="btn btn-danger"
-              data-testid="run-cancel"
-              disabled={cancel.isPending}
-              onClick={() => cancel.mutate()}
-            >
-              {cancel.isPending ? 'Cancelling…' : 'Cancel'}
-            </button>
-          )}
-        </div>
-      </div>
+        }
+        actions={
+          !final &&
+          !readOnly && (
+            <CancelButton
+              cancel={() => api.cancelRun(run.id)}
+              onSettled={() => {
+                void queryClient.invalidateQueries(runResultsQuery(run.id))
+                void queryClient.invalidateQueries({ queryKey: RUN_LISTS_KEY })
+              }}
+              testId="run-cancel"
+            />
+          )
+        }
+      />
 
       {run.error != null && (
         <div className="error-box" role="alert">
@@ -68,7 +64,6 @@ export function RunHeader({ run, now, readOnly = false }: Props) {
           </pre>
         </div>
       )}
-      <ErrorBox error={cancel.error} title="Cancel failed" />
 
       <div className="progress">
         <div className="progress-line" data-testid="run-progress">

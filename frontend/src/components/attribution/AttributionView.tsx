@@ -2,6 +2,7 @@ import type { ReactNode } from 'react'
 import { Link } from 'react-router-dom'
 import { isFinal } from '../../api/models'
 import type { AttributionRead } from '../../client'
+import { JobHeader } from '../JobPage/JobHeader'
 import { Ratio } from '../Ratio/Ratio'
 import { ContributionBars } from './ContributionBars'
 import { StepsTable } from './StepsTable'
@@ -33,15 +34,12 @@ export function AttributionView({ attribution: data, linkRuns, actions, tools }:
   const origin = `run ${data.run_id}`
   return (
     <>
-      <div className="page-header">
-        <h1>
-          Explain the gap: {data.variant} against {data.baseline}
-        </h1>
-        <span className={`badge badge-${data.status}`} data-testid="attribution-status">
-          {data.status}
-        </span>
-        {actions}
-      </div>
+      <JobHeader
+        title={`Explain the gap: ${data.variant} against ${data.baseline}`}
+        status={data.status}
+        statusTestId="attribution-status"
+        actions={actions}
+      />
       <p className="muted">
         From{' '}
         {linkRuns ? (

@@ -1,7 +1,7 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { cleanup, render, waitFor } from '@testing-library/react'
+import { cleanup, waitFor } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { AttributionRead } from '../../client'
+import { jsonAnswer, renderOverApi } from '../../test/api'
 import { atRoute } from '../../test/router'
 import { AttributionSharePage } from './AttributionSharePage'
 
@@ -41,23 +41,11 @@ const SHARED: AttributionRead = {
   share_token: 'good', created_at: '2026-11-24T10:00:00Z', started_at: null, finished_at: null,
 }  // prettier-ignore
 
-function answer(request: Request): Response {
-  const found = new URL(request.url).pathname === '/api/public/attributions/good'
-  return new Response(JSON.stringify(found ? SHARED : { detail: 'shared attribution link not found' }), {
-    status: found ? 200 : 404,
-    headers: { 'Content-Type': 'application/json' },
-  })
-}
+const answer = jsonAnswer((path) => (path === '/api/public/attributions/good' ? SHARED : null), 'shared attribution link not found')
 
 // Under the real router: a Link renders as an anchor, so a link to a signed-in page would show here.
 function open(token: string) {
-  vi.stubGlobal('fetch', vi.fn(async (request: Request) => answer(request)))
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
-  return render(
-    <QueryClientProvider client={client}>
-      {atRoute(<AttributionSharePage />, `/share/attributions/${token}`, '/share/attributions/:token')}
-    </QueryClientProvider>,
-  )
+  return renderOverApi(atRoute(<AttributionSharePage />, `/share/attributions/${token}`, '/share/attributions/:token'), answer)
 }
 
 afterEach(() => {

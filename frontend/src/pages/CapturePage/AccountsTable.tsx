@@ -1,5 +1,6 @@
 import type { Account } from '../../client'
 import { useCollapsedRows } from '../../components/CollapsedRows'
+import { EmptyRow, TableHead } from '../../components/Table/Table'
 
 /** The captured accounts: user, host and authentication plugin (the capture never reads a hash);
  * `error`: why the account the lab connects with could not read them (the server's words). */
@@ -15,13 +16,7 @@ export function AccountsTable({ accounts, error }: { accounts: Account[] | null;
       )}
       {accounts && (
         <table className="data-table">
-          <thead>
-            <tr>
-              <th>User</th>
-              <th>Host</th>
-              <th>Authentication plugin</th>
-            </tr>
-          </thead>
+          <TableHead columns={['User', 'Host', 'Authentication plugin']} />
           <tbody>
             {shown.map((a) => (
               <tr key={`${a.user}@${a.host}`} data-testid="capture-account">
@@ -31,11 +26,7 @@ export function AccountsTable({ accounts, error }: { accounts: Account[] | null;
               </tr>
             ))}
             {accounts.length === 0 && (
-              <tr>
-                <td colSpan={3} className="empty">
-                  No account.
-                </td>
-              </tr>
+              <EmptyRow columns={3}>No account.</EmptyRow>
             )}
           </tbody>
         </table>

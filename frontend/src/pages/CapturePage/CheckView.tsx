@@ -2,6 +2,8 @@ import type { ReactNode } from 'react'
 import type { CheckRead } from '../../client'
 import { isFinal } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
+import { CancelButton } from '../../components/JobPage/CancelButton'
+import { StatusBadge } from '../../components/StatusBadge'
 import { formatDateTime } from '../../format'
 import type { Finding as OrderedFinding } from '../../client'
 import { useCollapsedRows } from '../../components/CollapsedRows'
@@ -18,6 +20,7 @@ import {
   type OrderedGroup,
 } from './findings'
 import { hostsLine, hostsUse } from './teamHost'
+import { TableHead } from '../../components/Table/Table'
 
 /** Fields of CheckRead this view shows itself; any other list of objects the check carries (its
  * findings grow) is shown as a plain table, but for the lists `ordered` already holds. */
@@ -133,15 +136,7 @@ function SeverityGroup({ group }: { group: OrderedGroup }) {
     <details open data-testid={`check-severity-${group.key}`}>
       <GroupSummary title={group.title} count={group.findings.length} meaning={group.meaning} />
       <table className="data-table">
-        <thead>
-          <tr>
-            <th>Kind</th>
-            <th>What</th>
-            <th>What to do</th>
-            <th>Outcome</th>
-            <th>Evidence</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Kind', 'What', 'What to do', 'Outcome', 'Evidence']} />
         <tbody>
           {shown.map((f, i) => (
             <OrderedRow key={i} finding={f} />
@@ -159,13 +154,7 @@ function Group({ group }: { group: FindingGroup }) {
     <details open={!QUIET.has(group.key) || group.key === 'not-tried'} data-testid={`check-group-${group.key}`}>
       <GroupSummary title={group.title} count={group.findings.length} meaning={group.meaning} />
       <table className="data-table">
-        <thead>
-          <tr>
-            <th>Setting or plugin</th>
-            <th>Outcome</th>
-            <th>The server's words</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Setting or plugin', 'Outcome', "The server's words"]} />
         <tbody>
           {group.findings.map((f) => (
             <FindingRow key={`${f.kind}-${f.kind === 'option' ? f.finding.name : f.finding.plugin}`} finding={f} />
@@ -181,15 +170,18 @@ function Group({ group }: { group: FindingGroup }) {
  * what to do and the server's words (or the lab's reason for not trying it), a severity's rows
  * collapsed past COLLAPSED_ROWS. With the API's `ordered` findings (every kind in one severity
  * order) those come first, then the settings not tried and what the new version takes as it is.
- * `share`: its share control (none on a shared page). */
+ * `cancel` (its cancel request, then `onCancelled`) and `share` (its share control): none on a
+ * shared page. */
 export function CheckView({
   check,
-  onCancel,
+  cancel,
+  onCancelled,
   share,
   csvHref,
 }: {
   check: CheckRead
-  onCancel?: () => void
+  cancel?: () => Promise<unknown>
+  onCancelled?: () => void
   share?: ReactNode
   /** Where its findings.csv is (none: no link here). */
   csvHref?: string
@@ -205,14 +197,8 @@ export function CheckView({
     <div className="card" id={`check-${check.id}`} data-testid="capture-check">
       <h3>
         Check #{check.id} against {check.target}{' '}
-        <span className={`badge badge-${check.status}`} data-testid="check-status">
-          {check.status}
-        </span>{' '}
-        {!final && onCancel && (
-          <button type="button" className="btn btn-danger btn-small" data-testid="check-cancel" onClick={onCancel}>
-            Cancel
-          </button>
-        )}
+        <StatusBadge status={check.status} testId="check-status" />{' '}
+        {!final && cancel && <CancelButton cancel={cancel} onSettled={onCancelled} testId="check-cancel" small />}
       </h3>
       <p className="muted small">
         {check.server ? `Binary ${check.server}. ` : ''}Started {formatDateTime(check.started_at)}, finished{' '}

@@ -1,8 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState } from 'react'
+import { Fragment, useState } from 'react'
 import { capturesApi, checkCsvPath, checkSharePath } from '../../api/captures'
 import { ErrorBox } from '../../components/ErrorBox'
+import { isFinal } from '../../api/models'
 import { checksQuery } from '../../queries/captures'
+import { CheckEvents } from './CheckEvents'
 import { targetsQuery } from '../../queries/targets'
 import { CheckView } from './CheckView'
 import { ShareControl } from './ShareControl'
@@ -13,7 +15,8 @@ const CHECKABLE = new Set(['local', 'tarball'])
 
 /** "Checks against a new version": every check of this capture, newest first, each with its
  * headline, findings (each with what to do) and findings.csv, and its share link when `canShare`
- * (not a viewer's); then the form that starts another (a lab target, the team's CPUs and memory). */
+ * (not a viewer's); then the form that starts another (a lab target, the team's CPUs and memory).
+ * A running check is followed over its events (CheckEvents), not polled. */
 export function ChecksSection({
   captureId,
   canCheck,
@@ -36,33 +39,32 @@ export function ChecksSection({
     mutationFn: () => capturesApi.createCheck(captureId, target, teamHostOf(cpus, memoryGib)),
     onSuccess: refresh,
   })
-  const cancel = useMutation({
-    mutationFn: (checkId: number) => capturesApi.cancelCheck(captureId, checkId),
-    onSettled: refresh,
-  })
   return (
     <section data-testid="capture-checks">
       <h2>Checks against a new version</h2>
-      <ErrorBox error={create.error ?? cancel.error ?? checks.error} title="Check" testId="check-request-error" />
+      <ErrorBox error={create.error ?? checks.error} title="Check" testId="check-request-error" />
       {(checks.data ?? []).map((check) => (
-        <CheckView
-          key={check.id}
-          check={check}
-          onCancel={() => cancel.mutate(check.id)}
-          csvHref={checkCsvPath(captureId, check.id)}
-          share={
-            canShare && (
-              <ShareControl
-                testId="check-share"
-                shared={check.shared ?? false}
-                pathOf={checkSharePath}
-                share={() => capturesApi.shareCheck(captureId, check.id)}
-                revoke={() => capturesApi.revokeCheckShare(captureId, check.id)}
-                onChanged={refresh}
-              />
-            )
-          }
-        />
+        <Fragment key={check.id}>
+          {!isFinal(check.status) && <CheckEvents captureId={captureId} checkId={check.id} />}
+          <CheckView
+            check={check}
+            cancel={() => capturesApi.cancelCheck(captureId, check.id)}
+            onCancelled={refresh}
+            csvHref={checkCsvPath(captureId, check.id)}
+            share={
+              canShare && (
+                <ShareControl
+                  testId="check-share"
+                  shared={check.shared ?? false}
+                  pathOf={checkSharePath}
+                  share={() => capturesApi.shareCheck(captureId, check.id)}
+                  revoke={() => capturesApi.revokeCheckShare(captureId, check.id)}
+                  onChanged={refresh}
+                />
+              )
+            }
+          />
+        </Fragment>
       ))}
       <p className="muted small">
         A check starts the team's settings on a scratch instance of the new version, loads the captured schema there

@@ -2,6 +2,7 @@ import { useState } from 'react'
 import type { Configuration } from '../../client'
 import { useCollapsedRows } from '../../components/CollapsedRows'
 import { configurationCounts, configurationRows, type Shown } from './configuration'
+import { EmptyRow, TableHead } from '../../components/Table/Table'
 
 /** What the server says about its host (CPUs where visible, buffer pool): the facts a host-computed
  * default depends on. */
@@ -75,14 +76,7 @@ export function ConfigurationSection({ configuration }: { configuration: Configu
         />
       </div>
       <table className="data-table" data-testid="configuration-table">
-        <thead>
-          <tr>
-            <th>Variable</th>
-            <th>Value</th>
-            <th>Default of the version</th>
-            <th>Mark</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Variable', 'Value', 'Default of the version', 'Mark']} />
         <tbody>
           {visible.map((v) => (
             <tr key={v.name} data-testid={`variable-${v.name}`}>
@@ -106,11 +100,7 @@ export function ConfigurationSection({ configuration }: { configuration: Configu
             </tr>
           ))}
           {rows.length === 0 && (
-            <tr>
-              <td colSpan={4} className="empty">
-                No variable to show.
-              </td>
-            </tr>
+            <EmptyRow columns={4}>No variable to show.</EmptyRow>
           )}
         </tbody>
       </table>

@@ -2,6 +2,7 @@ import { captureQueriesPath } from '../../api/captures'
 import type { Workload } from '../../client'
 import { useCollapsedRows } from '../../components/CollapsedRows'
 import { formatMs } from '../../format'
+import { EmptyRow, num, TableHead } from '../../components/Table/Table'
 
 const SOURCES: Record<string, string> = {
   sample: 'sample text',
@@ -66,19 +67,12 @@ export function WorkloadTable({
         </p>
       )}
       <table className="data-table" data-testid="workload-table">
-        <thead>
-          <tr>
-            <th>Statement</th>
-            <th>Schema</th>
-            <th className="num">Executions</th>
-            <th className="num">Weight</th>
-            <th className="num">Avg ms</th>
-            <th className="num">p95 ms</th>
-            <th className="num">p99 ms</th>
-            <th className="num">Max ms</th>
-            <th className="num">Rows sent</th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            'Statement', 'Schema', num('Executions'), num('Weight'), num('Avg ms'), num('p95 ms'), num('p99 ms'),
+            num('Max ms'), num('Rows sent'),
+          ]}
+        />
         <tbody>
           {shown.map((d, i) => (
             <tr key={d.digest ?? i} data-testid="capture-digest">
@@ -100,11 +94,7 @@ export function WorkloadTable({
             </tr>
           ))}
           {workload.digests.length === 0 && (
-            <tr>
-              <td colSpan={9} className="empty">
-                No statement digest captured.
-              </td>
-            </tr>
+            <EmptyRow columns={9}>No statement digest captured.</EmptyRow>
           )}
         </tbody>
       </table>

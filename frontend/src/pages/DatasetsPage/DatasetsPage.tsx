@@ -6,6 +6,7 @@ import { DatasetRow } from './DatasetRow'
 import { DeletedDatasets } from './DeletedDatasets'
 import { UploadForm } from './UploadForm'
 import { DATASETS_KEY, datasetsQuery, deletedDatasetsQuery } from '../../queries/datasets'
+import { TableHead } from '../../components/Table/Table'
 
 /** /datasets: SQL dumps to load into every variant's server; upload, inspect per target, delete
  * (the replay reports measured on a dataset are kept); the deleted ones listed apart, as records. */
@@ -31,17 +32,12 @@ export function DatasetsPage() {
       <UploadForm onUploaded={() => void queryClient.invalidateQueries({ queryKey: DATASETS_KEY })} />
       <ErrorBox error={datasets.error ?? remove.error} />
       <table className="table" data-testid="datasets-table">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Size</th>
-            <th>Compression</th>
-            <th>Database</th>
-            <th>Loaded on</th>
-            <th title="Replay reports measured on it (kept when it is deleted)">Reports</th>
-            <th />
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            'Name', 'Size', 'Compression', 'Database', 'Loaded on',
+            { label: 'Reports', title: 'Replay reports measured on it (kept when it is deleted)' }, '',
+          ]}
+        />
         <tbody>
           {(datasets.data ?? []).map((dataset) => (
             <DatasetRow

@@ -1,5 +1,6 @@
 import type { Dataset } from '../../api/models'
 import { formatDateTime } from '../../format'
+import { TableHead } from '../../components/Table/Table'
 
 const MB = 1024 * 1024
 
@@ -15,17 +16,7 @@ export function DeletedDatasets({ datasets }: { datasets: Dataset[] }) {
         sha256 is the one shown here.
       </p>
       <table className="table" data-testid="deleted-datasets">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Size</th>
-            <th>sha256</th>
-            <th>Tables</th>
-            <th>Reports kept</th>
-            <th>Deleted</th>
-            <th>Copies on targets</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Name', 'Size', 'sha256', 'Tables', 'Reports kept', 'Deleted', 'Copies on targets']} />
         <tbody>
           {datasets.map((dataset) => (
             <tr key={dataset.id} data-testid={`deleted-dataset-${dataset.id}`}>

@@ -2,6 +2,7 @@ import type { FixSearchRead } from '../../client'
 import { Ratio } from '../../components/Ratio/Ratio'
 import { Fields } from './FieldValue'
 import { applyOf, candidateRows, otherFields, scopeOf, stateCounts, type CandidateRow } from './rows'
+import { TableHead } from '../../components/Table/Table'
 
 const badge = (state: string) => `badge badge-${state.replace(/[^a-z]+/g, '-')}`
 
@@ -108,17 +109,16 @@ export function CandidatesTable({ search }: { search: FixSearchRead }) {
           .join(', ')}
       </p>
       <table className="table fix-candidates" data-testid="fix-candidates">
-        <thead>
-          <tr>
-            <th className="fix-col-order">#</th>
-            <th className="fix-col-candidate">Candidate (source: note; what to apply)</th>
-            <th className="fix-col-status">Status</th>
-            <th title="candidate's time / the baseline's">Against the baseline</th>
-            <th title="candidate's time / the variant's as it is">Against the variant</th>
-            <th>Results</th>
-            <th>Rounds</th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            { label: '#', className: 'fix-col-order' },
+            { label: 'Candidate (source: note; what to apply)', className: 'fix-col-candidate' },
+            { label: 'Status', className: 'fix-col-status' },
+            { label: 'Against the baseline', title: "candidate's time / the baseline's" },
+            { label: 'Against the variant', title: "candidate's time / the variant's as it is" }, 'Results',
+            'Rounds',
+          ]}
+        />
         <tbody>
           {rows.map((row) => (
             <Row key={row.name} row={row} />

@@ -1,7 +1,7 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { act, cleanup, render, waitFor } from '@testing-library/react'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { act, waitFor } from '@testing-library/react'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { FixSearchRead } from '../../client'
+import { renderOverApi, withFakeStreams } from '../../test/api'
 import { FakeEventSource } from '../../test/fakeEventSource'
 import { atRoute } from '../../test/router'
 import { FixSearchPage } from './FixSearchPage'
@@ -30,25 +30,15 @@ function respond(request: Request): Response {
   return Response.json({ detail: 'not found' }, { status: 404 })
 }
 
+withFakeStreams()
 beforeEach(() => {
   answer = RUNNING
   gets.mockClear()
-  FakeEventSource.opened = []
-  vi.stubGlobal('EventSource', FakeEventSource)
-  vi.stubGlobal('fetch', vi.fn(async (request: Request) => respond(request)))
-})
-
-afterEach(() => {
-  cleanup()
-  vi.unstubAllGlobals()
 })
 
 describe('FixSearchPage', () => {
   it('follows the search over its stream: progress in place, a new trial refetched, the end shown', async () => {
-    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
-    const view = render(
-      <QueryClientProvider client={client}>{atRoute(<FixSearchPage />, '/fixsearches/7', '/fixsearches/:id')}</QueryClientProvider>,
-    )
+    const view = renderOverApi(atRoute(<FixSearchPage />, '/fixsearches/7', '/fixsearches/:id'), respond)
     await waitFor(() => expect(view.getByTestId('fix-status').textContent).toBe('running'))
     expect(view.getByTestId('fix-progress').textContent).toContain('0 of 2 candidates tried')
     expect(view.getByTestId('fix-cancel')).toBeTruthy()

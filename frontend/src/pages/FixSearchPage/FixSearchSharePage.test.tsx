@@ -1,7 +1,7 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { cleanup, render, waitFor } from '@testing-library/react'
+import { cleanup, waitFor } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { VerdictRead } from '../../client'
+import type { FixSearchRead, VerdictRead } from '../../client'
+import { jsonAnswer, renderOverApi } from '../../test/api'
 import { atRoute } from '../../test/router'
 import { FixSearchSharePage } from './FixSearchSharePage'
 import { fixCandidate, fixResult, fixSearch, fixTrial, fixVerdict } from '../../test/fixSearches'
@@ -79,23 +79,11 @@ const GLOBAL = fixSearch({
   result: fixResult('restored', { remedy: 'materialization=on,semijoin=on', global_remedy: TWIN, tried: 4, rounds: 15, minutes: 0.6 }),
 })  // prettier-ignore
 
-function answer(request: Request): Response {
-  const token = new URL(request.url).pathname.split('/').pop()
-  const found = { good: SHARED, none: EXHAUSTED, global: GLOBAL }[token ?? ''] ?? null
-  return new Response(JSON.stringify(found ?? { detail: 'shared fix search link not found' }), {
-    status: found ? 200 : 404,
-    headers: { 'Content-Type': 'application/json' },
-  })
-}
+const SHARES: Record<string, FixSearchRead> = { good: SHARED, none: EXHAUSTED, global: GLOBAL }
+const answer = jsonAnswer((path) => SHARES[path.split('/').pop() ?? ''] ?? null, 'shared fix search link not found')
 
 function open(token: string) {
-  vi.stubGlobal('fetch', vi.fn(async (request: Request) => answer(request)))
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
-  return render(
-    <QueryClientProvider client={client}>
-      {atRoute(<FixSearchSharePage />, `/share/fixsearches/${token}`, '/share/fixsearches/:token')}
-    </QueryClientProvider>,
-  )
+  return renderOverApi(atRoute(<FixSearchSharePage />, `/share/fixsearches/${token}`, '/share/fixsearches/:token'), answer)
 }
 
 afterEach(() => {

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react'
 import { Link } from 'react-router-dom'
 import { isFinal } from '../../api/models'
 import type { FixSearchRead } from '../../client'
+import { JobHeader } from '../../components/JobPage/JobHeader'
 import { CandidatesTable } from './CandidatesTable'
 import { RemedyCard } from './RemedyCard'
 import { outcomeSentence, restoringRemedy } from './rows'
@@ -33,15 +34,12 @@ export function FixSearchView({ search, linkReplay, actions, tools }: Props) {
   const replay = `replay ${search.replay_id}`
   return (
     <div className="fix-search">
-      <div className="page-header">
-        <h1>
-          Find a fix: {search.variant} against {search.baseline}
-        </h1>
-        <span className={`badge badge-${search.status}`} data-testid="fix-status">
-          {search.status}
-        </span>
-        {actions}
-      </div>
+      <JobHeader
+        title={`Find a fix: ${search.variant} against ${search.baseline}`}
+        status={search.status}
+        statusTestId="fix-status"
+        actions={actions}
+      />
       <p>
         <code data-testid="fix-fingerprint">{search.fingerprint}</code>
       </p>

@@ -2,6 +2,7 @@ import type { FixPlanStep, FixSideEffects } from '../../client'
 import { Ratio } from '../../components/Ratio/Ratio'
 import { Fields } from './FieldValue'
 import { applyOf, otherFields, scopeOf, type CandidateRow } from './rows'
+import { TableHead } from '../../components/Table/Table'
 
 function PlanSteps({ plan }: { plan: FixPlanStep[] }) {
   return (
@@ -31,13 +32,7 @@ function SideEffects({ effects }: { effects: FixSideEffects }) {
       </p>
       {effects.side_effects.length > 0 && (
         <table className="table" data-testid="fix-side-effect-list">
-          <thead>
-            <tr>
-              <th>Fingerprint</th>
-              <th title="with the remedy / without">Ratio</th>
-              <th>Results</th>
-            </tr>
-          </thead>
+          <TableHead columns={['Fingerprint', { label: 'Ratio', title: 'with the remedy / without' }, 'Results']} />
           <tbody>
             {effects.side_effects.map((e) => (
               <tr key={e.fingerprint_id} data-testid="fix-side-effect">

@@ -12,6 +12,7 @@ import { VariantRow } from '../../components/VariantRow/VariantRow'
 import { WorkloadInfo } from './WorkloadInfo'
 import { presetChoices, toVariantSpec, type VariantRowState } from '../../components/VariantRow/variants'
 import { RUN_LISTS_KEY } from '../../queries/runs'
+import { PendingButton } from '../../components/PendingButton'
 
 interface Props {
   targets: Target[]
@@ -238,14 +239,9 @@ export function ExperimentForm({ targets, workloads }: Props) {
       )}
 
       <div className="form-actions">
-        <button
-          type="submit"
-          className="btn btn-primary"
-          data-testid="run-submit"
-          disabled={submit.isPending}
-        >
-          {submit.isPending ? 'Starting…' : 'Run'}
-        </button>
+        <PendingButton type="submit" pending={submit.isPending} busy="Starting…" className="btn btn-primary" testId="run-submit">
+          Run
+        </PendingButton>
       </div>
     </form>
   )

@@ -1,8 +1,8 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { cleanup, render, screen, waitFor } from '@testing-library/react'
+import { cleanup, screen, waitFor } from '@testing-library/react'
 import type { ReactNode } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { QueuedNote } from '../../components/QueuedNote'
+import { jsonAnswer, renderOverApi } from '../../test/api'
 import { atRoute } from '../../test/router'
 import { PoolsPage } from './PoolsPage'
 
@@ -19,19 +19,10 @@ const POOLS = [
 ]
 const WAITING = { kind: 'run', id: 12, pool: 'west', live_workers: 0, message: 'queued for pool west: no live worker' }
 
-function answer(request: Request): Response {
-  const path = new URL(request.url).pathname
-  const body = path === '/api/pools' ? POOLS : path === '/api/pools/jobs/run/12' ? WAITING : null
-  return new Response(JSON.stringify(body ?? { detail: 'not here' }), {
-    status: body ? 200 : 404,
-    headers: { 'Content-Type': 'application/json' },
-  })
-}
+const answer = jsonAnswer((path) => (path === '/api/pools' ? POOLS : path === '/api/pools/jobs/run/12' ? WAITING : null))
 
 function show(page: ReactNode) {
-  vi.stubGlobal('fetch', vi.fn(async (request: Request) => answer(request)))
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
-  render(<QueryClientProvider client={client}>{atRoute(page)}</QueryClientProvider>)
+  renderOverApi(atRoute(page), answer)
 }
 
 afterEach(() => {

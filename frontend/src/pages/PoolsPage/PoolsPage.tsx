@@ -3,6 +3,7 @@ import { Link } from 'react-router-dom'
 import type { PoolRead, WorkerRead } from '../../client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { poolsQuery } from '../../queries/pools'
+import { TableHead } from '../../components/Table/Table'
 
 /** The worker pools: each pool's live workers (host facts, version, last heartbeat), its Celery queue's
  *  depth, the targets it may run and the runs and replays waiting in it (GET /api/pools, every 5 s). */
@@ -62,17 +63,7 @@ function Pool({ pool }: { pool: PoolRead }) {
 function WorkerTable({ workers }: { workers: WorkerRead[] }) {
   return (
     <table className="data-table">
-      <thead>
-        <tr>
-          <th>Worker</th>
-          <th>Host</th>
-          <th>Version</th>
-          <th>CPUs</th>
-          <th>Memory</th>
-          <th>Started</th>
-          <th>Last heartbeat</th>
-        </tr>
-      </thead>
+      <TableHead columns={['Worker', 'Host', 'Version', 'CPUs', 'Memory', 'Started', 'Last heartbeat']} />
       <tbody>
         {workers.map((w) => (
           <tr key={`${w.name}-${w.pid}`} data-testid="pool-worker">

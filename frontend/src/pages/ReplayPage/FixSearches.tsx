@@ -1,6 +1,7 @@
 import { Link } from 'react-router-dom'
 import type { FixSearchRead } from '../../client'
 import { searchState } from './findFix'
+import { TableHead } from '../../components/Table/Table'
 
 /** The replay's fix searches, newest first: fingerprint, variant, status and outcome, each linked. */
 export function FixSearches({ searches }: { searches: FixSearchRead[] }) {
@@ -9,15 +10,7 @@ export function FixSearches({ searches }: { searches: FixSearchRead[] }) {
     <details open data-testid="fix-searches">
       <summary>Fix searches ({searches.length})</summary>
       <table className="table">
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>Fingerprint</th>
-            <th>Variant</th>
-            <th>Status</th>
-            <th>Outcome</th>
-          </tr>
-        </thead>
+        <TableHead columns={['#', 'Fingerprint', 'Variant', 'Status', 'Outcome']} />
         <tbody>
           {searches.map((s) => (
             <tr key={s.id}>

@@ -3,6 +3,7 @@ import { Link } from 'react-router-dom'
 import { ErrorBox } from '../../components/ErrorBox'
 import { NewReplayForm } from './NewReplayForm'
 import { replaysQuery } from '../../queries/replays'
+import { TableHead } from '../../components/Table/Table'
 
 /** /replays: start a replay of a query file on a dataset across variants; the latest replays. */
 export function ReplaysPage() {
@@ -15,15 +16,7 @@ export function ReplaysPage() {
       <NewReplayForm />
       <ErrorBox error={replays.error} />
       <table className="table" data-testid="replays-table">
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>Name</th>
-            <th>Status</th>
-            <th>Statements</th>
-            <th>Variants</th>
-          </tr>
-        </thead>
+        <TableHead columns={['#', 'Name', 'Status', 'Statements', 'Variants']} />
         <tbody>
           {(replays.data ?? []).map((replay) => (
             <tr key={replay.id}>

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { JobStatus } from '../../client'
-import type { Filters } from './RunsPage'
+import type { Filters } from './filters'
 
 const STATUSES = ['', ...Object.values(JobStatus)]
 const SORTS: [string, string][] = [

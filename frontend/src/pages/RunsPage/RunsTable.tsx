@@ -2,6 +2,7 @@ import { Link } from 'react-router-dom'
 import type { Run } from '../../api/models'
 import { StatusBadge } from '../../components/StatusBadge'
 import { formatDateTime, formatDuration } from '../../format'
+import { EmptyRow } from '../../components/Table/Table'
 
 interface Props {
   runs: Run[]
@@ -29,11 +30,7 @@ export function RunsTable({ runs, now, selected, onToggle }: Props) {
       </thead>
       <tbody>
         {runs.length === 0 ? (
-          <tr>
-            <td colSpan={onToggle ? 8 : 7} className="empty">
-              No runs yet. <Link to="/new">Start one</Link>.
-            </td>
-          </tr>
+          <EmptyRow columns={onToggle ? 8 : 7}>No runs yet. <Link to="/new">Start one</Link>.</EmptyRow>
         ) : (
           runs.map((run) => (
             <tr key={run.id} data-testid="run-row" data-run-id={run.id}>

@@ -1,4 +1,5 @@
 import type { Capability } from '../../client'
+import { TableHead } from '../../components/Table/Table'
 
 /** Plain-language names of the capabilities the backend detects (targets/capabilities.py). */
 const LABELS: Record<string, string> = {
@@ -16,13 +17,7 @@ const LABELS: Record<string, string> = {
 export function CapabilityTable({ checks }: { checks: Capability[] }) {
   return (
     <table className="data-table" data-testid="capability-table">
-      <thead>
-        <tr>
-          <th>Capability</th>
-          <th>Available</th>
-          <th>How it was found</th>
-        </tr>
-      </thead>
+      <TableHead columns={['Capability', 'Available', 'How it was found']} />
       <tbody>
         {checks.map((c) => (
           <tr key={c.name} data-testid={`capability-${c.name}`}>

@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router-dom'
 import { capturesApi } from '../../api/captures'
 import { ErrorBox } from '../../components/ErrorBox'
 import { CapturesTable } from '../../components/CapturesTable'
+import { PendingButton } from '../../components/PendingButton'
 
 /** "Capture": read this target's configuration, accounts and workload (an existing server only
  * read; a server the lab runs is started for it and stopped after), then open the capture's page.
@@ -34,15 +35,9 @@ export function CaptureAction({ target, mayAct }: { target: string; mayAct: bool
       </p>
       {mayAct && (
         <div className="toolbar">
-          <button
-            type="button"
-            className="btn btn-primary"
-            data-testid="capture-start"
-            disabled={create.isPending}
-            onClick={() => create.mutate()}
-          >
-            {create.isPending ? 'Capturing…' : 'Capture'}
-          </button>
+          <PendingButton pending={create.isPending} busy="Capturing…" className="btn btn-primary" testId="capture-start" onClick={() => create.mutate()}>
+            Capture
+          </PendingButton>
           <label className="small">
             <input type="checkbox" checked={schemaOnly} onChange={(e) => setSchemaOnly(e.target.checked)} /> schema only
           </label>

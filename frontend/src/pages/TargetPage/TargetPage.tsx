@@ -8,6 +8,7 @@ import { CapabilityTable } from './CapabilityTable'
 import { CaptureAction } from './CaptureAction'
 import { targetQuery, targetsQuery } from '../../queries/targets'
 import { meQuery } from '../../queries/users'
+import { PendingButton } from '../../components/PendingButton'
 
 function yesNo(value: boolean | null): string {
   return value === null ? 'n/a' : value ? 'ON' : 'OFF'
@@ -91,15 +92,9 @@ export function TargetPage() {
           <CapabilityTable checks={c.checks} />
           {me.data?.role === 'admin' && (
             <div className="toolbar">
-              <button
-                type="button"
-                className="btn btn-secondary"
-                data-testid="detect-capabilities"
-                disabled={detect.isPending}
-                onClick={() => detect.mutate()}
-              >
-                {detect.isPending ? 'Detecting…' : 'Detect again'}
-              </button>
+              <PendingButton pending={detect.isPending} busy="Detecting…" testId="detect-capabilities" onClick={() => detect.mutate()}>
+                Detect again
+              </PendingButton>
               <label className="small">
                 <input type="checkbox" checked={restartTest} onChange={(e) => setRestartTest(e.target.checked)} /> also
                 try a real RESTART

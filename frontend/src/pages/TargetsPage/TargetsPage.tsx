@@ -4,6 +4,7 @@ import { ErrorBox } from '../../components/ErrorBox'
 import { AddExistingForm } from './AddExistingForm'
 import { targetsQuery } from '../../queries/targets'
 import { meQuery } from '../../queries/users'
+import { TableHead } from '../../components/Table/Table'
 
 /** Every target with a link to its page; admins can add an existing server. */
 export function TargetsPage() {
@@ -14,16 +15,7 @@ export function TargetsPage() {
       <h1>Targets</h1>
       {targets.error && <ErrorBox error={targets.error} title="Could not load the targets" />}
       <table className="data-table">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Kind</th>
-            <th>Flavor</th>
-            <th>Version</th>
-            <th>Disposable</th>
-            <th>Capabilities</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Name', 'Kind', 'Flavor', 'Version', 'Disposable', 'Capabilities']} />
         <tbody>
           {(targets.data ?? []).map((t) => {
             const missing = t.capabilities?.checks.filter((c) => !c.available).map((c) => c.name) ?? []

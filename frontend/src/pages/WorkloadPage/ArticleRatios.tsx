@@ -1,6 +1,7 @@
 import type { ArticleCaseRead, ExperimentRead, SummaryRow } from '../../client'
 import { formatRatio } from '../../format'
 import { caseRatios } from './ratios'
+import { TableHead } from '../../components/Table/Table'
 
 // Bars share one scale: the largest ratio shown fills the cell.
 function Bar({ ratio, max, kind }: { ratio: number | null; max: number; kind: 'article' | 'measured' }) {
@@ -27,14 +28,12 @@ export function ArticleRatios({ cases, baselinePoint, experiment, summary }: Pro
         faster.
       </p>
       <table className="data-table">
-        <thead>
-          <tr>
-            <th>Case</th>
-            <th>Article</th>
-            <th>Measured here</th>
-            <th className="ratio-chart-head">ratio (article above, here below)</th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            'Case', 'Article', 'Measured here',
+            { label: 'ratio (article above, here below)', className: 'ratio-chart-head' },
+          ]}
+        />
         <tbody>
           {rows.map((r) => (
             <tr key={r.case.point} data-testid={`article-case-${r.case.point}`}>

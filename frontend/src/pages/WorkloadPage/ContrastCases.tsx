@@ -1,6 +1,7 @@
 import type { ContrastCaseRead } from '../../client'
 import { Ratio } from '../../components/Ratio/Ratio'
 import { formatRatio } from '../../format'
+import { TableHead } from '../../components/Table/Table'
 
 /** The article's own within-version ratios (monitor on / off, N threads / 1, first count / later), each
  * beside the latest succeeded run's contrast of the same name per variant, or why there is none. */
@@ -14,13 +15,7 @@ export function ContrastCases({ cases, runId }: { cases: ContrastCaseRead[]; run
         {runId !== null ? ` (#${runId})` : ''}, per variant, paired within each round, with its 95 % interval.
       </p>
       <table className="data-table">
-        <thead>
-          <tr>
-            <th>Contrast</th>
-            <th>Article</th>
-            <th>Measured here</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Contrast', 'Article', 'Measured here']} />
         <tbody>
           {cases.map((c) => (
             <tr key={`${c.contrast}|${c.label}`} data-testid="contrast-case">

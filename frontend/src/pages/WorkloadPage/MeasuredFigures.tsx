@@ -1,4 +1,5 @@
 import type { IterationRow } from '../../client'
+import { TableHead } from '../../components/Table/Table'
 
 /** The latest run in the article's shape: per variant and group, seconds of run 1, 2, ... in order. */
 export function MeasuredFigures({ iterations }: { iterations: IterationRow[] }) {
@@ -12,12 +13,7 @@ export function MeasuredFigures({ iterations }: { iterations: IterationRow[] }) 
   if (rows.size === 0) return <p className="muted">No iterations measured yet.</p>
   return (
     <table className="data-table" data-testid="measured-figures">
-      <thead>
-        <tr>
-          <th>Variant · group</th>
-          <th>Seconds, run 1, 2, …</th>
-        </tr>
-      </thead>
+      <TableHead columns={['Variant \u00b7 group', 'Seconds, run 1, 2, \u2026']} />
       <tbody>
         {[...rows.values()].map((row) => (
           <tr key={row.label}>

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import type { RunContext, VariableDiff } from '../../../client'
 import { ErrorBox } from '../../../components/ErrorBox'
 import { runContextQuery, runVariablesDiffQuery } from '../../../queries/runs'
+import { TableHead } from '../../../components/Table/Table'
 
 function hostFacts(context: RunContext): [string, string][] {
   const host = context.context?.host
@@ -83,16 +84,7 @@ export function RunContextPanel({ runId }: { runId: number }) {
     <section data-testid="run-context">
       <h2>Context</h2>
       <table className="data-table" data-testid="context-variants">
-        <thead>
-          <tr>
-            <th>Variant</th>
-            <th>Version</th>
-            <th>version_comment</th>
-            <th>Provisioner</th>
-            <th>Image or binary</th>
-            <th>Status</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Variant', 'Version', 'version_comment', 'Provisioner', 'Image or binary', 'Status']} />
         <tbody>
           {data.variants.map((v) => (
             <tr key={v.variant_index} data-testid="context-variant">
