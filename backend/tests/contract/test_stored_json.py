@@ -1,0 +1,115 @@
+"""Every stored JSON value is typed: each JSON column of the SQLAlchemy models is a db.ModelJSON (a
+pydantic model, or a list or dict of them, validated on read), never a plain JSON column whose
+readers pick raw keys (issue 48, item 5)."""
+
+from sqlalchemy import Column, MetaData, Table
+from sqlalchemy.types import JSON, TypeDecorator
+
+import upgradelab.models  # noqa: F401  (every table on Base.metadata)
+from upgradelab.db import Base, ModelJSON
+
+# JSON columns not typed yet, each "table.column": the list only shrinks (a column typed is taken off,
+# and a new column is never added to it; a new plain JSON column fails the test below).
+NOT_YET_TYPED = {
+    "experiment.parameters",
+    "experiment.variants",
+    "target.settings",
+    "target.capabilities",
+    "target.pools",
+    "capture.configuration",
+    "capture.accounts",
+    "capture.workload",
+    "capture.dump",
+    "capture.identifiers",
+    "capture.progress",
+    "dataset.loads",
+    "dataset.copies_pending",
+    "dataset.copies_failed",
+    "run.progress",
+    "run.schedule",
+    "run.context",
+    "attribution.candidates",
+    "attribution.untestable",
+    "attribution.steps",
+    "attribution.progress",
+    "attribution.result",
+    "capture_check.findings",
+    "capture_check.account_findings",
+    "capture_check.identifier_findings",
+    "capture_check.sql_mode_findings",
+    "capture_check.charset_findings",
+    "capture_check.default_findings",
+    "capture_check.team_host",
+    "capture_check.hosts",
+    "capture_check.load_findings",
+    "capture_check.parse_findings",
+    "capture_check.schema_load",
+    "iteration.metrics",
+    "probe_series.columns",
+    "replay_run.variants",
+    "replay_run.statements",
+    "replay_run.skipped_writes",
+    "replay_run.schedule",
+    "replay_run.progress",
+    "replay_run.report",
+    "run_digest.body",
+    "run_variant.variables",
+    "sample.metrics",
+    "variant_summary.round_values",
+    "fix_search.variants",
+    "fix_search.statements",
+    "fix_search.sources",
+    "fix_search.candidates",
+    "fix_search.tried",
+    "fix_search.progress",
+    "fix_search.result",
+    "share_link.comparison",
+}
+
+
+def untyped_json_columns(metadata: MetaData) -> set[str]:
+    """ "table.column" of every column of `metadata` stored as JSON but not through db.ModelJSON: a
+    plain JSON (or JSONB, a subclass), or another TypeDecorator over JSON."""
+    found = set()
+    for table in metadata.tables.values():
+        for column in table.columns:
+            kind = column.type
+            if isinstance(kind, ModelJSON):
+                continue
+            wrapped = isinstance(kind, TypeDecorator) and isinstance(kind.impl_instance, JSON)
+            if isinstance(kind, JSON) or wrapped:
+                found.add(f"{table.name}.{column.name}")
+    return found
+
+
+def typed_json_columns(metadata: MetaData) -> set[str]:
+    """ "table.column" of every db.ModelJSON column of `metadata`."""
+    return {
+        f"{table.name}.{column.name}"
+        for table in metadata.tables.values()
+        for column in table.columns
+        if isinstance(column.type, ModelJSON)
+    }
+
+
+def test_no_json_column_of_the_models_is_untyped() -> None:
+    untyped = untyped_json_columns(Base.metadata)
+    assert untyped - NOT_YET_TYPED == set(), "a JSON column must be db.ModelJSON(<its pydantic model>)"
+    assert NOT_YET_TYPED - untyped == set(), "typed now: take it off NOT_YET_TYPED"
+
+
+def test_the_walk_finds_a_plain_json_column_and_passes_a_typed_one() -> None:
+    class Wrapped(TypeDecorator[object]):
+        impl = JSON
+        cache_ok = True
+
+    metadata = MetaData()
+    Table(
+        "toy",
+        metadata,
+        Column("loose", JSON),
+        Column("wrapped", Wrapped()),
+        Column("typed", ModelJSON(dict[str, int])),
+    )
+    assert untyped_json_columns(metadata) == {"toy.loose", "toy.wrapped"}
+    assert typed_json_columns(metadata) == {"toy.typed"}
