@@ -33,7 +33,7 @@ def targets_of(search_id: int) -> list[Target]:
     """The targets its two variants name (fix_search.variants), detached from their session."""
     with sync_session() as session:
         row = session.get(FixSearch, search_id)
-        names = {str(v["target"]) for v in (row.variants if row else [])}
+        names = {v.target for v in (row.variants if row else [])}
         targets = list(session.scalars(select(Target).where(Target.name.in_(names))))
         for target in targets:
             session.expunge(target)

@@ -15,9 +15,11 @@ import sqlalchemy as sa
 from sqlalchemy import JSON, ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from upgradelab.db import Base, utcnow
+from upgradelab.db import Base, ModelJSON, utcnow
 from upgradelab.execution.status import JobStatus, job_status_column
 from upgradelab.fixsearch.candidates import SOURCES
+from upgradelab.replay.schemas import ReplayVariantSpec
+from upgradelab.replay.sources import SourceStatement
 from upgradelab.users.models import User
 
 
@@ -26,8 +28,8 @@ class FixSearch(Base):
 
     replay_id / fingerprint_id / variant: what is fixed (the baseline is the replay's first variant,
     `baseline`); `variants`: the two replay variant specs as stored in the replay ([baseline,
-    variant], replay/schemas.py ReplayVariantSpec JSON), so the search and its reaper need no replay
-    row. statements: the fingerprint's sampled statements (replay/sources.py SourceStatement dicts).
+    variant], replay/schemas.py ReplayVariantSpec each), so the search and its reaper need no replay
+    row. statements: the fingerprint's sampled statements (replay/sources.py SourceStatement each).
     rounds: rounds per candidate; passes: passes per round; budget_rounds / budget_minutes: the
     whole search's (budget_scaled: no rounds budget was given, budget_rounds is the one scaled to the
     candidates, 0 until they are built); try_all: measure every candidate (else stop at the first
@@ -52,8 +54,10 @@ class FixSearch(Base):
     status: Mapped[JobStatus] = mapped_column(job_status_column(), default=JobStatus.queued, index=True)
     error: Mapped[str | None] = mapped_column(Text, default=None)
     cancel_requested: Mapped[bool] = mapped_column(default=False)
-    variants: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    statements: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    variants: Mapped[list[ReplayVariantSpec]] = mapped_column(
+        ModelJSON(list[ReplayVariantSpec]), default=list
+    )
+    statements: Mapped[list[SourceStatement]] = mapped_column(ModelJSON(list[SourceStatement]), default=list)
     dataset_id: Mapped[int] = mapped_column(ForeignKey("dataset.id", ondelete="RESTRICT"))
     statement_timeout_s: Mapped[float] = mapped_column(default=30.0)
     rounds: Mapped[int] = mapped_column(default=5)

@@ -33,7 +33,7 @@ def targets_of(replay_id: int) -> list[Target]:
     """The targets the replay's variants name (replay_run.variants), detached from their session."""
     with sync_session() as session:
         replay = session.get(ReplayRun, replay_id)
-        names = {str(v["target"]) for v in (replay.variants if replay else [])}
+        names = {v.target for v in (replay.variants if replay else [])}
         targets = list(session.scalars(select(Target).where(Target.name.in_(names))))
         for target in targets:
             session.expunge(target)
