@@ -7,11 +7,13 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from sqlalchemy import text
 from sqlalchemy.orm.attributes import flag_modified
 
 from tests.replay.test_report_schema import BEFORE_ROUNDS
+from tests.streaming.sse import events
 from upgradelab.datasets.models import Dataset
 from upgradelab.db import sync_session
 from upgradelab.execution.schedule import RunSchedule
@@ -154,3 +156,17 @@ def test_fix_search_reads_the_replays_rows_by_attribute(old_rows: tuple[int, int
         search = session.get_one(FixSearch, search_id)
         assert [v.name for v in search.variants] == ["old", "new"]
         assert [s.position for s in search.statements] == [0, 1]
+
+
+def test_a_replays_typed_progress_streams_as_its_json(
+    old_rows: tuple[int, int], client: httpx.Client
+) -> None:
+    with client.stream("GET", f"/api/replays/{old_rows[0]}/events", timeout=30) as response:
+        [snapshot] = list(events(response))  # succeeded: the snapshot alone
+    assert snapshot.json() == {"status": "succeeded", "progress": OLD_PROGRESS}
+    read = client.get(f"/api/replays/{old_rows[0]}").json()
+    assert read["max_rounds"] == 60 and read["schedule"] is None and read["statements"] == 3
+    assert [v["name"] for v in read["variants"]] == ["old", "new", "old (A/A)"]
+    assert read["report"]["aa_control"] == "old (A/A)" and read["skipped_writes"][0]["sql"] == "DELETE FROM t"
+    exported = client.get(f"/api/replays/{old_rows[0]}/export?format=json")
+    assert exported.status_code == 200 and exported.json()["fingerprints"][0]["floor"]["ratio"] == 1.01

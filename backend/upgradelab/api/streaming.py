@@ -35,6 +35,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from typing import Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
+from pydantic_core import to_jsonable_python
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sse_starlette import EventSourceResponse
@@ -220,7 +221,8 @@ class _Job:
                 row = await self._get(session, self._job_id)
             except HTTPException:  # the 404 of a row deleted since the request began
                 return None
-            return {"status": str(row.status), "progress": row.progress}
+            # progress is a typed stored value (db.ModelJSON) or a plain dict: its JSON either way
+            return {"status": str(row.status), "progress": to_jsonable_python(row.progress)}
 
     async def status(self) -> str | None:
         found = await self.snapshot()
