@@ -3,15 +3,14 @@ wrote them (configuration, accounts before `role` and `locked`, a check's findin
 dataclasses.asdict, the team's host as given) read back as their models, the check's API read orders
 them as before, and a capture's team variant drops what its check refused."""
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import text
 
 from tests.captures.test_team_variant import CONFIG
+from tests.stored_json import write_raw
 from upgradelab.captures.configuration import Configuration
 from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.captures.schemas import Account, CaptureSummary, OptionFindingRead, TeamHost
@@ -41,16 +40,6 @@ OLD_CHECK: dict[str, Any] = {
 }  # fmt: skip
 
 
-def _write_raw(table: str, row_id: int, columns: dict[str, Any]) -> None:
-    sets = ", ".join(f"{name} = :{name}" for name in columns)
-    with sync_session() as session:
-        session.execute(
-            text(f"UPDATE {table} SET {sets} WHERE id = :id"),
-            {"id": row_id, **{name: json.dumps(value) for name, value in columns.items()}},
-        )
-        session.commit()
-
-
 @pytest.fixture
 def old_rows(database: None) -> Iterator[tuple[int, int]]:
     """(capture id, check id), their JSON as stored before."""
@@ -65,8 +54,8 @@ def old_rows(database: None) -> Iterator[tuple[int, int]]:
         session.add(check)
         session.commit()
         ids = capture.id, check.id
-    _write_raw("capture", ids[0], OLD_CAPTURE)
-    _write_raw("capture_check", ids[1], OLD_CHECK)
+    write_raw("capture", ids[0], **OLD_CAPTURE)
+    write_raw("capture_check", ids[1], **OLD_CHECK)
     yield ids
     with sync_session() as session:
         session.delete(session.get_one(Capture, ids[0]))  # its checks cascade

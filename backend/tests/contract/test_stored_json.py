@@ -27,11 +27,8 @@ NOT_YET_TYPED = {
     "probe_series.columns",
     "run_digest.body",
     "run_variant.variables",
-    "fix_search.sources",
     "fix_search.candidates",
     "fix_search.tried",
-    "fix_search.progress",
-    "fix_search.result",
     "share_link.comparison",
 }
 

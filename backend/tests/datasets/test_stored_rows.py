@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from sqlalchemy import text
 from sqlalchemy.exc import StatementError
 
+from tests.stored_json import write_raw
 from upgradelab.datasets.models import Dataset
 from upgradelab.datasets.schemas import DatasetLoad
 from upgradelab.db import sync_session
@@ -30,20 +31,13 @@ def old_dataset(database: None) -> Iterator[int]:
         session.add(row)
         session.commit()
         dataset_id = row.id
-        columns = {
-            "loads": {
-                "mariadb-10.11": OLD_LOAD,
-                "mysql-9.7": {**OLD_LOAD, "reused": True, "elapsed_s": None},
-            },
-            "copies_pending": ["mysql-9.7"],
-            "copies_failed": {"mariadb-10.11": ["slot 0: permission denied"]},
-        }
-        session.execute(
-            text("UPDATE dataset SET loads = :loads, copies_pending = :copies_pending, "
-                 "copies_failed = :copies_failed WHERE id = :id"),
-            {"id": dataset_id, **{name: json.dumps(value) for name, value in columns.items()}},
-        )  # fmt: skip
-        session.commit()
+    write_raw(
+        "dataset",
+        dataset_id,
+        loads={"mariadb-10.11": OLD_LOAD, "mysql-9.7": {**OLD_LOAD, "reused": True, "elapsed_s": None}},
+        copies_pending=["mysql-9.7"],
+        copies_failed={"mariadb-10.11": ["slot 0: permission denied"]},
+    )
     yield dataset_id
     with sync_session() as session:
         session.delete(session.get_one(Dataset, dataset_id))

@@ -13,12 +13,14 @@ from sqlalchemy import text
 from sqlalchemy.orm.attributes import flag_modified
 
 from tests.replay.test_report_schema import BEFORE_ROUNDS
+from tests.stored_json import write_raw
 from tests.streaming.sse import events
 from upgradelab.datasets.models import Dataset
 from upgradelab.db import sync_session
 from upgradelab.execution.schedule import RunSchedule
 from upgradelab.fixsearch import runner
 from upgradelab.fixsearch.models import FixSearch
+from upgradelab.fixsearch.schemas import FixSearchResult
 from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.report import ReplayReport
 from upgradelab.replay.schemas import ReplayProgress, ReplaySchedule, ReplayVariantSpec
@@ -54,18 +56,12 @@ OLD_REPORT: dict[str, Any] = {
     "aa_control": "old (A/A)",
     "fingerprints": [{**BEFORE_ROUNDS["fingerprints"][0], "fingerprint_id": "f1", "floor": FLOOR}],
 }
+# as fixsearch/search.py Outcome.as_dict wrote it before the timing CPU and the unused variables were kept
+OLD_RESULT: dict[str, Any] = {
+    "outcome": "restored", "remedy": "no semijoin", "global_remedy": None, "tried": 2, "not_tried": [],
+    "rounds": 10, "minutes": 1.5, "more_rounds": 0, "more_minutes": 0.0, "said": None,
+}  # fmt: skip
 SCHEDULE = {"kind": "interleaved", "seed": 7, "rounds": 2, "block": 1, "order": [[0, 1, 2], [2, 0, 1]]}
-
-
-def _write_raw(table: str, row_id: int, **columns: Any) -> None:
-    """Columns written as JSON text with SQL, past the models' types: the rows the code before left."""
-    sets = ", ".join(f"{name} = :{name}" for name in columns)
-    with sync_session() as session:
-        session.execute(
-            text(f"UPDATE {table} SET {sets} WHERE id = :id"),
-            {"id": row_id, **{name: json.dumps(value) for name, value in columns.items()}},
-        )
-        session.commit()
 
 
 @pytest.fixture
@@ -85,10 +81,12 @@ def old_rows(database: None) -> Iterator[tuple[int, int]]:
         session.add(search)
         session.commit()
         ids = (replay.id, search.id, dataset.id)
-    _write_raw("replay_run", ids[0], variants=OLD_VARIANTS, statements=OLD_STATEMENTS,
+    write_raw("replay_run", ids[0], variants=OLD_VARIANTS, statements=OLD_STATEMENTS,
                skipped_writes=OLD_SKIPPED, schedule={"max_rounds": 60}, progress=OLD_PROGRESS,
                report=OLD_REPORT)  # fmt: skip
-    _write_raw("fix_search", ids[1], variants=OLD_VARIANTS[:2], statements=OLD_STATEMENTS[:2])
+    write_raw("fix_search", ids[1], variants=OLD_VARIANTS[:2], statements=OLD_STATEMENTS[:2],
+               progress={"phase": "done", "tried": 2, "rounds_done": 10, "minutes": 1.5, "message": "done"},
+               result=OLD_RESULT, sources=["plan", "differs"])  # fmt: skip
     yield ids[0], ids[1]
     with sync_session() as session:
         session.delete(session.get_one(FixSearch, ids[1]))
@@ -116,12 +114,12 @@ def test_a_replay_stored_before_reads_back_as_its_models(old_rows: tuple[int, in
 def test_a_started_schedule_reads_its_rounds_and_a_schedule_before_the_extension_has_no_budget(
     old_rows: tuple[int, int],
 ) -> None:
-    _write_raw("replay_run", old_rows[0], schedule={**SCHEDULE, "max_rounds": 60})
+    write_raw("replay_run", old_rows[0], schedule={**SCHEDULE, "max_rounds": 60})
     with sync_session() as session:
         schedule = session.get_one(ReplayRun, old_rows[0]).schedule
         assert schedule is not None and schedule.max_rounds == 60
         assert schedule.planned() == RunSchedule.model_validate(SCHEDULE)
-    _write_raw("replay_run", old_rows[0], schedule=SCHEDULE)  # stored before the extension
+    write_raw("replay_run", old_rows[0], schedule=SCHEDULE)  # stored before the extension
     with sync_session() as session:
         schedule = session.get_one(ReplayRun, old_rows[0]).schedule
         assert schedule is not None and schedule.max_rounds is None and schedule.planned() is not None
@@ -170,3 +168,17 @@ def test_a_replays_typed_progress_streams_as_its_json(
     assert read["report"]["aa_control"] == "old (A/A)" and read["skipped_writes"][0]["sql"] == "DELETE FROM t"
     exported = client.get(f"/api/replays/{old_rows[0]}/export?format=json")
     assert exported.status_code == 200 and exported.json()["fingerprints"][0]["floor"]["ratio"] == 1.01
+
+
+def test_a_fix_searchs_own_json_stored_before_reads_typed_and_briefs_the_replay(
+    old_rows: tuple[int, int], client: httpx.Client
+) -> None:
+    with sync_session() as session:
+        search = session.get_one(FixSearch, old_rows[1])
+        assert search.result == FixSearchResult.model_validate(OLD_RESULT) and search.result.unused == []
+        assert search.progress is not None and search.progress.rounds_done == 10
+        assert search.sources == ["plan", "differs"]
+    [brief] = client.get(f"/api/replays/{old_rows[0]}").json()["report"]["fingerprints"][0]["fix_searches"]
+    assert (brief["id"], brief["outcome"], brief["remedy"]) == (old_rows[1], "restored", "no semijoin")
+    read = client.get(f"/api/fixsearches/{old_rows[1]}").json()
+    assert read["result"]["outcome"] == "restored" and read["progress"]["phase"] == "done"

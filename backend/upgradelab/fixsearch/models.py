@@ -17,7 +17,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from upgradelab.db import Base, ModelJSON, utcnow
 from upgradelab.execution.status import JobStatus, job_status_column
-from upgradelab.fixsearch.candidates import SOURCES
+from upgradelab.fixsearch.candidates import SOURCES, Source
+from upgradelab.fixsearch.schemas import FixSearchProgress, FixSearchResult
 from upgradelab.replay.schemas import ReplayVariantSpec
 from upgradelab.replay.sources import SourceStatement
 from upgradelab.users.models import User
@@ -39,7 +40,8 @@ class FixSearch(Base):
     its side effects on the whole replay: effects.py); scope, side_rounds, side_minutes: which
     remedies and the side-effect check's budget (effects.py); sources: the candidate sources tried
     (candidates.SOURCES, the others left out: evidence.py `only`); result:
-    fixsearch/search.py Outcome dict; progress: {"phase", "tried", "rounds_done", "minutes", "message"}.
+    fixsearch/search.py Outcome as schemas.FixSearchResult; progress: schemas.FixSearchProgress (phase,
+    tried, rounds_done, minutes, message); sources, result and progress typed (db.ModelJSON).
     """
 
     __tablename__ = "fix_search"
@@ -74,15 +76,15 @@ class FixSearch(Base):
     # (fixsearch/effects.py); the side-effect check's rounds per fingerprint and minutes (its budget)
     scope: Mapped[str] = mapped_column(String(20), default="both", server_default="statement")
     # the candidate sources tried (candidates.SOURCES; every existing search: all of them)
-    sources: Mapped[list[str]] = mapped_column(
-        JSON, default=lambda: list(SOURCES), server_default=json.dumps(SOURCES)
+    sources: Mapped[list[Source]] = mapped_column(
+        ModelJSON(list[Source]), default=lambda: list(SOURCES), server_default=json.dumps(SOURCES)
     )
     side_rounds: Mapped[int] = mapped_column(default=5, server_default="5")
     side_minutes: Mapped[float] = mapped_column(default=10.0, server_default="10")
     candidates: Mapped[list[Any]] = mapped_column(JSON, default=list)
     tried: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
-    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    progress: Mapped[FixSearchProgress | None] = mapped_column(ModelJSON(FixSearchProgress), default=None)
+    result: Mapped[FixSearchResult | None] = mapped_column(ModelJSON(FixSearchResult), default=None)
     share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
     # who created it (app_user.id): only they or an admin may cancel it (users/auth.py require_owner)
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)

@@ -12,7 +12,7 @@ from upgradelab.execution.status import JobStatus
 from upgradelab.fixsearch.candidates import SOURCES
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.fixsearch.models import FixSearch
-from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchRead
+from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchProgress, FixSearchRead
 from upgradelab.pools import routing
 from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.report import FixSearchBrief
@@ -85,7 +85,7 @@ async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
         side_minutes=spec.side_minutes,
         candidates=[],
         tried=[],
-        progress={"phase": "queued"},
+        progress=FixSearchProgress(phase="queued"),
     )
     session.add(row)
     await session.commit()
@@ -140,14 +140,14 @@ async def briefs(session: AsyncSession, replay_id: int) -> dict[str, list[FixSea
     for row in await session.scalars(
         select(FixSearch).where(FixSearch.replay_id == replay_id).order_by(FixSearch.id.desc())
     ):
-        result = row.result or {}
+        result = row.result
         brief = FixSearchBrief(
             id=row.id,
             variant=row.variant,
             status=str(row.status.value),
-            outcome=result.get("outcome"),
-            remedy=result.get("remedy"),
-            global_remedy=result.get("global_remedy"),
+            outcome=result.outcome if result else None,
+            remedy=result.remedy if result else None,
+            global_remedy=result.global_remedy if result else None,
         )
         out.setdefault(row.fingerprint_id, []).append(brief)
     return out
