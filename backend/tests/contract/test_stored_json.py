@@ -14,8 +14,6 @@ NOT_YET_TYPED = {
     "experiment.parameters",
     "experiment.variants",
     "target.settings",
-    "target.capabilities",
-    "target.pools",
     "run.progress",
     "run.schedule",
     "run.context",
