@@ -15,7 +15,6 @@ NOT_YET_TYPED = {
     "experiment.variants",
     "target.settings",
     "run.progress",
-    "run.schedule",
     "run.context",
     "attribution.candidates",
     "attribution.untestable",

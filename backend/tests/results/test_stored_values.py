@@ -1,7 +1,8 @@
 """The results store's JSON values read typed (db.ModelJSON, issue 48): a summary's round medians as
 the code before stored them (round numbers as text keys) read back keyed by round number, in round
 order, and are stored again with text keys; an iteration's and a sample's metrics are numbers by name,
-and a value that is not a number is refused naming it."""
+and a value that is not a number is refused naming it; a run's schedule as its runner stored it
+(Schedule.as_json) reads back as a RunSchedule."""
 
 import json
 
@@ -10,6 +11,8 @@ from pydantic import ValidationError
 from sqlalchemy.dialects import sqlite
 
 from upgradelab.db import ModelJSON
+from upgradelab.execution.schedule import RunSchedule, plan
+from upgradelab.experiments.models import Run
 from upgradelab.results.store.models import Iteration, Sample
 from upgradelab.results.store.summary_models import VariantSummary
 
@@ -34,3 +37,12 @@ def test_metrics_are_numbers_by_name_and_a_word_is_refused_naming_it(table: type
     assert column.process_result_value({"tps": 120, "p95_ms": 3.5}, DIALECT) == {"tps": 120.0, "p95_ms": 3.5}
     with pytest.raises(ValidationError, match="tps"):
         column.process_bind_param({"tps": "fast"}, DIALECT)
+
+
+def test_a_runs_schedule_as_its_runner_stored_it_reads_back_as_the_schedule() -> None:
+    column = Run.__table__.c.schedule.type
+    assert isinstance(column, ModelJSON)
+    stored = json.loads(json.dumps(plan("interleaved", 3, 2, 7, 2).as_json()))  # run_executor/runner.py
+    schedule = column.process_result_value(stored, DIALECT)
+    assert isinstance(schedule, RunSchedule) and (schedule.rounds, schedule.seed, schedule.block) == (3, 7, 2)
+    assert len(schedule.order) == 3 and column.process_bind_param(schedule, DIALECT) == stored
