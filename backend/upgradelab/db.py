@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
-from pydantic import BaseModel
+from pydantic import TypeAdapter
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
@@ -29,13 +29,16 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value is not None else None
 
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M")
 
 
 class ModelJSON(TypeDecorator[M]):
-    """A pydantic model stored as its JSON (model_dump(mode="json")) and validated on read, so a reader
-    gets the typed value and a stored shape the model no longer accepts fails naming the field
-    (pydantic.ValidationError), not three screens later as a missing key."""
+    """A typed value stored as its JSON and validated on read: a pydantic model, or a list or dict of
+    them (any type pydantic validates, through a TypeAdapter: `ModelJSON(list[ReplayStatement])`),
+    written as its JSON dump (mode="json"; a dict given in its place is validated first) and read back
+    as that type, so a reader gets the typed value and a stored shape the model no longer accepts
+    fails naming the field (pydantic.ValidationError), not three screens later as a missing key.
+    Every JSON column is one (tests/test_stored_json.py walks the models)."""
 
     impl = JSON
     cache_ok = True
@@ -43,14 +46,15 @@ class ModelJSON(TypeDecorator[M]):
     def __init__(self, model: type[M]) -> None:
         super().__init__()
         self.model = model
+        self._adapter: TypeAdapter[M] = TypeAdapter(model)
 
-    def process_bind_param(self, value: M | None, dialect: Any) -> dict[str, Any] | None:
+    def process_bind_param(self, value: Any, dialect: Any) -> Any:
         if value is None:
             return None
-        return self.model.model_validate(value).model_dump(mode="json")
+        return self._adapter.dump_python(self._adapter.validate_python(value), mode="json")
 
     def process_result_value(self, value: Any, dialect: Any) -> M | None:
-        return None if value is None else self.model.model_validate(value)
+        return None if value is None else self._adapter.validate_python(value)
 
 
 class Base(DeclarativeBase):

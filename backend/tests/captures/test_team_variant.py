@@ -5,6 +5,7 @@ memory check allows is scaled to the share it allows, with the numbers; an exist
 none. Pure: a configuration and a check's findings as stored, MemAvailable given."""
 
 from upgradelab.captures.configuration import Configuration, HostFacts, Variable
+from upgradelab.captures.schemas import OptionFindingRead
 from upgradelab.captures.team_variant import CheckUsed, MemoryShare, team_variant
 from upgradelab.execution.instances import check_memory
 from upgradelab.experiments.schemas import VariantSpec
@@ -41,12 +42,12 @@ CONFIG = Configuration(
 CHECK = CheckUsed(
     7,
     "mariadbd 11.8.9",
-    [
+    [OptionFindingRead.model_validate(one) for one in (
         {"name": "innodb_change_buffer_max_size", "line": "innodb-change-buffer-max-size=30",
          "outcome": "refused",
          "words": "[ERROR] mariadbd: unknown variable 'innodb-change-buffer-max-size=30'"},
         {"name": "max_connections", "line": "max-connections=77", "outcome": "accepted", "words": ""},
-    ],
+    )],
 )  # fmt: skip
 FOUR_GIB_FREE = MemoryShare(available_bytes=4 * GIB, instances=2, allowance_mb=400)
 

@@ -38,7 +38,10 @@ def searches(database: None, redis_server: str) -> Iterator[list[int]]:
                 variant="v",
                 baseline="b",
                 dataset_id=dataset.id,
-                variants=[{"name": n, "target": f"no-such-target-{n}"} for n in ("b", "v")],
+                variants=[
+                    {"name": n, "target": f"no-such-target-{n}", "preset": "default", "options": []}
+                    for n in ("b", "v")
+                ],
             )
             for _ in range(2)
         ]

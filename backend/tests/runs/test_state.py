@@ -5,6 +5,7 @@ cancel flag is read in the same session, and a run already final is left as it i
 from sqlalchemy import select, update
 
 from upgradelab.db import sync_session, utcnow
+from upgradelab.execution.schedule import RunSchedule
 from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Experiment, Run, RunVariant, VariantStatus
 from upgradelab.run_executor import state
@@ -52,7 +53,11 @@ def test_one_step_writes_run_variants_and_version_together_and_reads_the_cancel_
         assert not seen.final and not seen.cancel_requested
         with sync_session() as session:
             run = session.get(Run, run_id)
-            assert run is not None and run.current_variant == 1 and run.schedule == SCHEDULE
+            assert (
+                run is not None
+                and run.current_variant == 1
+                and run.schedule == RunSchedule.model_validate(SCHEDULE)
+            )
             assert session.scalars(select(Target.version).where(Target.name == name)).one() == "9.9.9-test"
             run.cancel_requested = True
             session.commit()

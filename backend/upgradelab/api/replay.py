@@ -178,8 +178,9 @@ async def export_replay(
     filename = f"replay-{replay_id}.{format}"
     headers = {"content-disposition": f'attachment; filename="{filename}"'}
     if format == "json":
-        return Response(json.dumps(replay.report, indent=1), media_type="application/json", headers=headers)
-    rows = csv_rows(ReplayReport.model_validate(replay.report))
+        whole = json.dumps(replay.report.model_dump(mode="json"), indent=1)
+        return Response(whole, media_type="application/json", headers=headers)
+    rows = csv_rows(replay.report)
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["fingerprint_id"])
     writer.writeheader()

@@ -38,6 +38,7 @@ from collections.abc import AsyncIterator, Collection
 from typing import Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
+from pydantic_core import to_jsonable_python
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sse_starlette import EventSourceResponse
@@ -196,7 +197,8 @@ class _Job:
                 row = await job_or_404(session, self._kind, self._ids)
             except HTTPException:  # the 404 of a row deleted since the request began
                 return None
-            return {"status": str(row.status), "progress": getattr(row, "progress", None)}
+            # progress is a typed stored value (db.ModelJSON), a plain dict or none (a capture check)
+            return {"status": str(row.status), "progress": to_jsonable_python(getattr(row, "progress", None))}
 
     async def status(self) -> str | None:
         found = await self.snapshot()

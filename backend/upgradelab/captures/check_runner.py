@@ -25,7 +25,6 @@ from upgradelab.captures.defaults import BinaryDefaults
 from upgradelab.captures.digests import Workload
 from upgradelab.captures.dump import DumpRecord
 from upgradelab.captures.host_defaults import CheckHosts, lab_host, team_host, used_by
-from upgradelab.captures.identifiers import Identifier
 from upgradelab.captures.jobs import CHECK_JOBS, check_targets_of
 from upgradelab.captures.lab_binaries import binary_defaults, capture_binary_defaults
 from upgradelab.captures.models import Capture, CaptureCheck
@@ -85,13 +84,13 @@ def _body(
             return Ending(JobStatus.cancelled)
         if capture is None or capture.configuration is None:
             return Ending(JobStatus.failed, "its capture holds no configuration")
-        config = Configuration.model_validate(capture.configuration)
-        given = check.team_host or {}
-        accounts = list(capture.accounts or [])
-        names = [Identifier.model_validate(one) for one in capture.identifiers or []]
+        config = capture.configuration
+        given = check.team_host
+        accounts = [one.model_dump() for one in capture.accounts or []]  # option_check's mappings
+        names = list(capture.identifiers or [])
         tried = capture.flavor != "my.cnf"  # an option file holds no schema and no statement
-        workload = Workload.model_validate(capture.workload) if capture.workload else None
-        record = DumpRecord.model_validate(capture.dump) if capture.dump else None
+        workload = capture.workload
+        record = capture.dump
         dataset = session.get(Dataset, capture.dataset_id) if capture.dataset_id is not None else None
         if dataset is not None:
             session.expunge(dataset)
@@ -111,7 +110,8 @@ def _body(
     found: dict[str, list[Any]] = {}
     # host-dependent defaults resolved for both (captures/host_defaults.py)
     hosts = CheckHosts(
-        team=team_host(config.host, given.get("cpus"), given.get("memory_mib")), lab=lab_host()
+        team=team_host(config.host, given.cpus if given else None, given.memory_mib if given else None),
+        lab=lab_host(),
     )
 
     def schema(endpoint: Endpoint) -> None:

@@ -127,8 +127,7 @@ class CaptureSummary(BaseModel):
     @classmethod
     def of(cls, row: Any) -> "CaptureSummary":
         """The summary of a Capture row."""
-        config = row.configuration or {}
-        workload = row.workload or {}
+        config, workload = row.configuration, row.workload
         return cls(
             id=row.id,
             target=row.target,
@@ -136,9 +135,9 @@ class CaptureSummary(BaseModel):
             error=row.error,
             flavor=row.flavor,
             version=row.version,
-            differs=config.get("differs"),
+            differs=config.differs if config else None,
             accounts=None if row.accounts is None else len(row.accounts),
-            digests=len(workload["digests"]) if "digests" in workload else None,
+            digests=len(workload.digests) if workload else None,
             created_at=row.created_at,
             finished_at=row.finished_at,
         )

@@ -9,7 +9,7 @@ from fastapi import HTTPException, status
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.captures.digests import Workload, query_set
+from upgradelab.captures.digests import query_set
 from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
 from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.captures.my_cnf import MY_CNF_FLAVOR, MyCnfError, configuration, parse
@@ -96,7 +96,7 @@ def queries(row: Capture) -> str:
     '' before the capture succeeded."""
     if row.workload is None:
         return ""
-    return query_set(Workload.model_validate(row.workload))
+    return query_set(row.workload)
 
 
 # the kinds whose binary the lab can run with options of its own (server_refusal: LocalOptions', on an
@@ -125,8 +125,7 @@ async def create_check(session: AsyncSession, capture: Capture, spec: CheckCreat
             f"of the new version's binary ({' or '.join(SCRATCH_KINDS)} targets)",
         )
     queue = await routing.route(session, {spec.target})
-    given = spec.team_host.model_dump(mode="json") if spec.team_host is not None else None
-    row = CaptureCheck(capture_id=capture.id, target=spec.target, team_host=given)
+    row = CaptureCheck(capture_id=capture.id, target=spec.target, team_host=spec.team_host)
     session.add(row)
     await session.commit()
     await to_thread.run_sync(send_job, CHECK_JOBS, row.id, queue)

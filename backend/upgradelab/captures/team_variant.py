@@ -27,7 +27,6 @@ settings rather than the lab's defaults.
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
 
 from anyio import to_thread
 from sqlalchemy import select
@@ -38,6 +37,8 @@ from upgradelab.captures.defaults import BinaryDefaults
 from upgradelab.captures.lab_binaries import binary_defaults, capture_binary_defaults
 from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.captures.option_check import TeamLine, team_lines
+from upgradelab.captures.schema_check import SqlModeFinding
+from upgradelab.captures.schemas import OptionFindingRead
 from upgradelab.db import sync_session
 from upgradelab.execution.instances import DEFAULT_BUFFER_POOL_BYTES, buffer_pool_bytes, mem_available_bytes
 from upgradelab.execution.status import JobStatus
@@ -88,12 +89,12 @@ class TrimmedSetting:
 @dataclass(frozen=True)
 class CheckUsed:
     """The newest succeeded check of the capture against the variant's target: its `id`, `server`,
-    `findings` and `sql_modes` (its sql_mode_findings) as stored."""
+    `findings` and `sql_modes` (its sql_mode_findings) as stored (typed, models.CaptureCheck)."""
 
     id: int
     server: str
-    findings: list[dict[str, Any]]
-    sql_modes: list[dict[str, Any]] = field(default_factory=list)
+    findings: list[OptionFindingRead]
+    sql_modes: list[SqlModeFinding] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ def team_variant(
         dropped += [DroppedSetting(one.name, one.line, NO_OPTION_FILE) for one in lines]
         return TeamVariant(capture_id, target, {}, dropped)
     server, findings = (check.server, check.findings) if check is not None else ("", [])
-    refused = {f["name"]: f["words"] for f in findings if f.get("outcome") == "refused"}
+    refused = {f.name: f.words for f in findings if f.outcome == "refused"}
     options: dict[str, str | None] = {}
     scaled: list[ScaledSetting] = []
     trimmed: list[TrimmedSetting] = []
@@ -186,7 +187,7 @@ def _trimmed(line: TeamLine, check: CheckUsed | None, words: str) -> TrimmedSett
     the check named values of, or nothing would be left)."""
     if check is None or line.name.lower() != "sql_mode" or not check.sql_modes:
         return None
-    refused = {mode["mode"].upper(): mode["words"] for mode in check.sql_modes}
+    refused = {mode.mode.upper(): mode.words for mode in check.sql_modes}
     captured = line.line.partition("=")[2]
     kept = [mode for mode in captured.split(",") if mode.strip() and mode.strip().upper() not in refused]
     if not kept:
@@ -232,7 +233,7 @@ async def team_variant_of(
         findings, modes = list(newest.findings or []), list(newest.sql_mode_findings or [])
         check = CheckUsed(newest.id, newest.server or target.name, findings, modes)
     memory = MemoryShare(mem_available_bytes(), instances, allowance_mb)
-    config = Configuration.model_validate(capture.configuration)
+    config = capture.configuration
     takes_options = target.provisioner != "existing"
     names = await names_or_503(target) if takes_options else None
     allowed = list(target.settings.get("allowed_options") or [])

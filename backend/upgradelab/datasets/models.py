@@ -8,18 +8,18 @@ collide on SQLite, MariaDB, MySQL and PostgreSQL alike; MariaDB has no partial i
 """
 
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import JSON, BigInteger, ForeignKey, String, UniqueConstraint
+from sqlalchemy import BigInteger, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from upgradelab.db import Base, utcnow
+from upgradelab.datasets.schemas import DatasetLoad
+from upgradelab.db import Base, ModelJSON, utcnow
 from upgradelab.users.models import User
 
 
 class Dataset(Base):
-    """Row of `dataset`. `loads`: per target name, what the last load left ({"version", "loaded_at",
-    "elapsed_s", "bytes_fed", "rows_seen", "tables": [{"schema", "name", "rows", "bytes"}]}).
+    """Row of `dataset`. `loads`: per target name, what the last load left (schemas.DatasetLoad:
+    version, loaded_at, reused, elapsed_s, rows_seen, tables; typed, db.ModelJSON).
     Once deleted: `deleted_at`, `deleted_by` (the username), `live_name` NULL, the file gone, and
     `copies_pending` the targets whose kept datadirs may still hold the dump (replay/dataset_copies.py
     empties it; [] once every copy is removed)."""
@@ -37,14 +37,16 @@ class Dataset(Base):
     sha256: Mapped[str] = mapped_column(String(64))
     size_bytes: Mapped[int] = mapped_column(BigInteger)
     compression: Mapped[str] = mapped_column(String(8))  # none | gzip | zstd
-    loads: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    loads: Mapped[dict[str, DatasetLoad]] = mapped_column(ModelJSON(dict[str, DatasetLoad]), default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     deleted_at: Mapped[datetime | None] = mapped_column(default=None)
     deleted_by: Mapped[str | None] = mapped_column(String(64), default=None)
-    copies_pending: Mapped[list[str] | None] = mapped_column(JSON, default=None)
+    copies_pending: Mapped[list[str] | None] = mapped_column(ModelJSON(list[str]), default=None)
     # the copies whose removal failed after its tries: target -> ["slot N: the error", ...] (issue 44,
     # migration 0029); their slots' records still name the dump, as their datadirs may still hold it
-    copies_failed: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    copies_failed: Mapped[dict[str, list[str]] | None] = mapped_column(
+        ModelJSON(dict[str, list[str]]), default=None
+    )
     # who created it (app_user.id; NULL: from before owners were recorded, or made by the lab): only
     # they or an admin may delete it (users/auth.py require_owner, migration 0021_owners)
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)

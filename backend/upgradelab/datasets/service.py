@@ -220,7 +220,7 @@ def record_load(session: Session, dataset_id: int, target: str, load: DatasetLoa
     """Store what loading the dataset on `target` gave (the worker, sync session; committed)."""
     dataset = session.get(Dataset, dataset_id)
     if dataset is not None:
-        dataset.loads = {**(dataset.loads or {}), target: load.model_dump(mode="json")}
+        dataset.loads = {**(dataset.loads or {}), target: load}
         session.commit()
 
 

@@ -8,7 +8,8 @@ from typing import Any
 from sqlalchemy import Enum, ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from upgradelab.db import Base, utcnow
+from upgradelab.db import Base, ModelJSON, utcnow
+from upgradelab.execution.schedule import RunSchedule
 from upgradelab.execution.status import JobStatus, job_status_column
 from upgradelab.users.models import User
 
@@ -73,9 +74,10 @@ class Run(Base):
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)
 
     # The schedule as executed (issue 12): {"kind", "seed", "rounds", "block", "order": [[variant
-    # index, ...] per round]}, and what the run ran on: {"host": {cpu_model, cores, memory_bytes,
-    # kernel, storage}, "upgradelab_version"}. Written once at run start, never overwritten.
-    schedule: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    # index, ...] per round]} (execution/schedule.py RunSchedule, typed: db.ModelJSON), and what the run
+    # ran on: {"host": {cpu_model, cores, memory_bytes, kernel, storage}, "upgradelab_version"}.
+    # Written at run start (the schedule again, longer, after each extension step).
+    schedule: Mapped[RunSchedule | None] = mapped_column(ModelJSON(RunSchedule), default=None)
     context: Mapped[dict[str, Any] | None] = mapped_column(default=None)
 
     # The lease of the worker executing the run (execution/leases.py): "<host>:<pid>:<token>" and the

@@ -76,7 +76,7 @@ def stored_refusal(target: Target, variant: ResolvedVariant, policy: str, worklo
         variant,
         policy,
         workload,
-        Capabilities.model_validate(target.capabilities),
+        target.capabilities,
         disposable=target.disposable,
         database=str(target.settings.get("database", "")),
     )
@@ -86,7 +86,7 @@ def store_capabilities(target_name: str, capabilities: Capabilities) -> None:
     """Write the detected capabilities (and version) to the target row."""
     with sync_session() as session:
         target = session.scalars(select(Target).where(Target.name == target_name)).one()
-        target.capabilities = capabilities.model_dump(mode="json")
+        target.capabilities = capabilities
         target.version = capabilities.version
         session.commit()
 

@@ -3,6 +3,7 @@ plan hints (index, join order, subquery strategy; through a view, its body inlin
 differ and the levers, then the schema changes a second instance of the variant measures (a view
 rewritten, an index, the statistics); as many as the search's scope takes (`scoped`)."""
 
+from collections.abc import Sequence
 from typing import Any
 
 from upgradelab.fixsearch.candidates import Candidate, build, plan_candidates
@@ -63,7 +64,7 @@ def gathered(
     return out
 
 
-def only(candidates: list[Candidate], sources: list[str]) -> list[Candidate]:
+def only(candidates: list[Candidate], sources: Sequence[str]) -> list[Candidate]:
     """The candidates of `sources` (candidates.SOURCES: the search's `sources`), in their order."""
     return [c for c in candidates if c.source in sources]
 

@@ -17,7 +17,7 @@ FIX_SEARCHES = job_lease("fixsearch", FixSearch)
 
 def targets_of(search_id: int) -> list[Target]:
     """The targets its two variants name (fix_search.variants), detached from their session."""
-    return job_targets(FixSearch, search_id, lambda row: [str(v["target"]) for v in row.variants])
+    return job_targets(FixSearch, search_id, lambda row: [v.target for v in row.variants])
 
 
 FIX_SEARCH_JOBS = JobKind(

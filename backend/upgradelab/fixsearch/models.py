@@ -15,9 +15,11 @@ import sqlalchemy as sa
 from sqlalchemy import JSON, ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from upgradelab.db import Base, utcnow
+from upgradelab.db import Base, ModelJSON, utcnow
 from upgradelab.execution.status import JobStatus, job_status_column
-from upgradelab.fixsearch.candidates import SOURCES
+from upgradelab.fixsearch.candidates import SOURCES, Source
+from upgradelab.fixsearch.schemas import FixSearchProgress, FixSearchResult
+from upgradelab.measurement import ReplayVariantSpec, SourceStatement
 from upgradelab.users.models import User
 
 
@@ -27,7 +29,7 @@ class FixSearch(Base):
     replay_id / fingerprint_id / variant: what is fixed (the baseline is the replay's first variant,
     `baseline`); `variants`: the two replay variant specs as stored in the replay ([baseline,
     variant], replay/schemas.py ReplayVariantSpec JSON), so the search and its reaper need no replay
-    row. statements: the fingerprint's sampled statements (measurement/sources.py SourceStatement dicts).
+    row. statements: the fingerprint's sampled statements (measurement/sources.py SourceStatement each).
     rounds: rounds per candidate; passes: passes per round; budget_rounds / budget_minutes: the
     whole search's (budget_scaled: no rounds budget was given, budget_rounds is the one scaled to the
     candidates, 0 until they are built); try_all: measure every candidate (else stop at the first
@@ -37,7 +39,8 @@ class FixSearch(Base):
     its side effects on the whole replay: effects.py); scope, side_rounds, side_minutes: which
     remedies and the side-effect check's budget (effects.py); sources: the candidate sources tried
     (candidates.SOURCES, the others left out: evidence.py `only`); result:
-    fixsearch/search.py Outcome dict; progress: {"phase", "tried", "rounds_done", "minutes", "message"}.
+    fixsearch/search.py Outcome as schemas.FixSearchResult; progress: schemas.FixSearchProgress (phase,
+    tried, rounds_done, minutes, message); sources, result and progress typed (db.ModelJSON).
     """
 
     __tablename__ = "fix_search"
@@ -52,8 +55,10 @@ class FixSearch(Base):
     status: Mapped[JobStatus] = mapped_column(job_status_column(), default=JobStatus.queued, index=True)
     error: Mapped[str | None] = mapped_column(Text, default=None)
     cancel_requested: Mapped[bool] = mapped_column(default=False)
-    variants: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    statements: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    variants: Mapped[list[ReplayVariantSpec]] = mapped_column(
+        ModelJSON(list[ReplayVariantSpec]), default=list
+    )
+    statements: Mapped[list[SourceStatement]] = mapped_column(ModelJSON(list[SourceStatement]), default=list)
     dataset_id: Mapped[int] = mapped_column(ForeignKey("dataset.id", ondelete="RESTRICT"))
     statement_timeout_s: Mapped[float] = mapped_column(default=30.0)
     rounds: Mapped[int] = mapped_column(default=5)
@@ -70,15 +75,15 @@ class FixSearch(Base):
     # (fixsearch/effects.py); the side-effect check's rounds per fingerprint and minutes (its budget)
     scope: Mapped[str] = mapped_column(String(20), default="both", server_default="statement")
     # the candidate sources tried (candidates.SOURCES; every existing search: all of them)
-    sources: Mapped[list[str]] = mapped_column(
-        JSON, default=lambda: list(SOURCES), server_default=json.dumps(SOURCES)
+    sources: Mapped[list[Source]] = mapped_column(
+        ModelJSON(list[Source]), default=lambda: list(SOURCES), server_default=json.dumps(SOURCES)
     )
     side_rounds: Mapped[int] = mapped_column(default=5, server_default="5")
     side_minutes: Mapped[float] = mapped_column(default=10.0, server_default="10")
     candidates: Mapped[list[Any]] = mapped_column(JSON, default=list)
     tried: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
-    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    progress: Mapped[FixSearchProgress | None] = mapped_column(ModelJSON(FixSearchProgress), default=None)
+    result: Mapped[FixSearchResult | None] = mapped_column(ModelJSON(FixSearchResult), default=None)
     share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
     # who created it (app_user.id): only they or an admin may cancel it (users/auth.py require_owner)
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)

@@ -85,7 +85,7 @@ def _load(search_id: int) -> tuple[FixSearch | None, dict[str, Target], Dataset 
         row = session.get(FixSearch, search_id)
         if row is None or row.status != JobStatus.queued:
             return None, {}, None
-        names = {str(v["target"]) for v in row.variants}
+        names = {v.target for v in row.variants}
         targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
         dataset = session.get(Dataset, row.dataset_id)
         session.expunge_all()
@@ -102,9 +102,9 @@ def other_fingerprints(search_id: int) -> list[tuple[str, str, list[SourceStatem
             return []
         grouped: dict[str, tuple[str, list[SourceStatement]]] = {}
         for one in replay.statements:
-            if one["fingerprint_id"] != row.fingerprint_id:
-                fingerprint = grouped.setdefault(one["fingerprint_id"], (one.get("fingerprint", ""), []))
-                fingerprint[1].append(SourceStatement(**one))
+            if one.fingerprint_id != row.fingerprint_id:
+                fingerprint = grouped.setdefault(one.fingerprint_id, (one.fingerprint, []))
+                fingerprint[1].append(one)
         return [(fingerprint_id, text, statements) for fingerprint_id, (text, statements) in grouped.items()]
 
 
@@ -120,8 +120,8 @@ def write_count(search_id: int) -> int:
         replay = session.get(ReplayRun, row.replay_id) if row is not None else None
         if replay is None:
             return 0
-        replayed = [s for s in replay.statements if str(s.get("kind", "")).lower() in WRITE_KINDS]
-        return len(replay.skipped_writes or []) + (len(replayed) if replay.allow_writes else 0)
+        replayed = [s for s in replay.statements if s.kind.lower() in WRITE_KINDS]
+        return len(replay.skipped_writes) + (len(replayed) if replay.allow_writes else 0)
 
 
 def unused_of(variant: ReplayVariant) -> frozenset[str]:
@@ -175,14 +175,14 @@ def second_note(search_id: int) -> str:
     with sync_session() as session:
         row = session.get(FixSearch, search_id)
         replay = session.get(ReplayRun, row.replay_id) if row is not None else None
-        report = (replay.report if replay is not None else None) or {}
+        report = replay.report if replay is not None else None
         wanted = row.fingerprint_id if row is not None else None
-        found = next((f for f in report.get("fingerprints", []) if f.get("fingerprint_id") == wanted), None)
-    floor = found.get("floor") if found else None
-    if report.get("aa_control") and floor:
+        found = next((f for f in report.fingerprints if f.fingerprint_id == wanted), None) if report else None
+    floor = found.floor if found else None
+    if report is not None and report.aa_control and floor:
         note += (
-            f"; the replay's A/A control, {report['aa_control']}, measured {floor['ratio']:.3f} "
-            f"[{floor['low']:.3f}, {floor['high']:.3f}] against the baseline on this fingerprint"
+            f"; the replay's A/A control, {report.aa_control}, measured {floor.ratio:.3f} "
+            f"[{floor.low:.3f}, {floor.high:.3f}] against the baseline on this fingerprint"
         )
     return note + ")"
 
@@ -218,9 +218,9 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
             if dataset is None or dataset.deleted_at is not None:
                 raise LoadFailed("the dataset was deleted", line=None, code=None)
             dump = DumpDataset(local_dump(dataset, settings), dataset.sha256, database_of(dataset.name))
-            specs = [ReplayVariantSpec.model_validate(v) for v in row.variants]
+            specs = row.variants
             (baseline, variant), twin = _variants(specs, targets, settings)
-            statements = [SourceStatement(**s) for s in row.statements]
+            statements = row.statements
             second = SecondInstance(
                 twin, dump, timeout_s=row.statement_timeout_s, interrupt=interrupt,
                 others=[baseline.options, variant.options], allowance_mb=settings.instance_allowance_mb,

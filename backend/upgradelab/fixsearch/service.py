@@ -15,7 +15,7 @@ from upgradelab.execution.task import send_job
 from upgradelab.fixsearch.candidates import SOURCES
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.fixsearch.models import FixSearch
-from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchRead
+from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchProgress, FixSearchRead
 from upgradelab.pools import routing
 from upgradelab.replay.models import ReplayRun
 from upgradelab.targets import service as targets
@@ -37,24 +37,24 @@ async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
         raise HTTPException(
             status.HTTP_409_CONFLICT, f"replay {replay.id} is {replay.status}; a finished replay is needed"
         )
-    variants = {v["name"]: v for v in replay.variants if not v.get("aa_control")}
+    variants = {v.name: v for v in replay.variants if not v.aa_control}
     baseline = replay.variants[0]
     if spec.variant not in variants:
         raise field_error(
             ["body", "variant"],
             f"replay {replay.id} has no variant {spec.variant!r}; it has {', '.join(variants)}",
         )
-    if spec.variant == baseline["name"]:
+    if spec.variant == baseline.name:
         raise field_error(["body", "variant"], "the variant is the replay's baseline; pick another variant")
     variant = variants[spec.variant]
-    statements = [s for s in replay.statements if s["fingerprint_id"] == spec.fingerprint_id]
+    statements = [s for s in replay.statements if s.fingerprint_id == spec.fingerprint_id]
     if not statements:
         raise field_error(
             ["body", "fingerprint_id"],
             f"replay {replay.id} sampled no statement of fingerprint {spec.fingerprint_id!r}",
         )
-    known = await targets.get_by_names(session, {baseline["target"], variant["target"]})
-    base_target, var_target = known.get(baseline["target"]), known.get(variant["target"])
+    known = await targets.get_by_names(session, {baseline.target, variant.target})
+    base_target, var_target = known.get(baseline.target), known.get(variant.target)
     if base_target is None or var_target is None:
         raise field_error(["body", "variant"], "a target of the replay no longer exists")
     if base_target.flavor != var_target.flavor:
@@ -67,9 +67,9 @@ async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
     row = FixSearch(
         replay_id=replay.id,
         fingerprint_id=spec.fingerprint_id,
-        fingerprint=statements[0].get("fingerprint", ""),
+        fingerprint=statements[0].fingerprint,
         variant=spec.variant,
-        baseline=baseline["name"],
+        baseline=baseline.name,
         variants=[baseline, variant],
         statements=statements,
         dataset_id=replay.dataset_id,
@@ -87,7 +87,7 @@ async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
         side_minutes=spec.side_minutes,
         candidates=[],
         tried=[],
-        progress={"phase": "queued"},
+        progress=FixSearchProgress(phase="queued"),
     )
     session.add(row)
     await session.commit()
@@ -127,14 +127,14 @@ async def briefs(session: AsyncSession, replay_id: int, shape: type[Brief]) -> d
     for row in await session.scalars(
         select(FixSearch).where(FixSearch.replay_id == replay_id).order_by(FixSearch.id.desc())
     ):
-        result = row.result or {}
+        result = row.result
         brief = shape(
             id=row.id,
             variant=row.variant,
             status=str(row.status.value),
-            outcome=result.get("outcome"),
-            remedy=result.get("remedy"),
-            global_remedy=result.get("global_remedy"),
+            outcome=result.outcome if result else None,
+            remedy=result.remedy if result else None,
+            global_remedy=result.global_remedy if result else None,
         )
         out.setdefault(row.fingerprint_id, []).append(brief)
     return out

@@ -75,7 +75,7 @@ def slot_options(replays: list[ReplayRun]) -> dict[str, list[list[str]]]:
     for replay in replays:
         seen: dict[str, int] = {}
         for variant in replay.variants:
-            target, options = str(variant["target"]), list(variant.get("options") or [])
+            target, options = variant.target, list(variant.options)
             index = seen.get(target, 0)
             seen[target] = index + 1
             known = slots.setdefault(target, [])

@@ -30,4 +30,4 @@ async def usage(session: AsyncSession, dataset_id: int) -> tuple[list[int], set[
         )
     ).all()
     unfinished = [replay_id for replay_id, state, _ in rows if state in UNFINISHED]
-    return unfinished, {str(v["target"]) for _, _, variants in rows for v in variants}
+    return unfinished, {v.target for _, _, variants in rows for v in variants}

@@ -21,7 +21,7 @@ REPLAYS = job_lease("replay", ReplayRun, None)
 
 def targets_of(replay_id: int) -> list[Target]:
     """The targets the replay's variants name (replay_run.variants), detached from their session."""
-    return job_targets(ReplayRun, replay_id, lambda row: [str(v["target"]) for v in row.variants])
+    return job_targets(ReplayRun, replay_id, lambda row: [v.target for v in row.variants])
 
 
 def _final_fields(ending: Ending) -> dict[str, Any]:

@@ -3,23 +3,26 @@ JobStatus, execution/status.py) and its stored report. The replay executor's own
 records that read it (a dataset's replays, its copies' slots) are replay/dataset_*.py."""
 
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, String, Text, false
+from sqlalchemy import ForeignKey, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
-from upgradelab.db import Base, utcnow
+from upgradelab.db import Base, ModelJSON, utcnow
 from upgradelab.execution.status import JobStatus
+from upgradelab.measurement import ReplayVariantSpec, SourceStatement
+from upgradelab.replay.report import ReplayReport
+from upgradelab.replay.schemas import ReplayProgress, ReplaySchedule
 from upgradelab.users.models import User
 
 
 class ReplayRun(Base):
-    """Row of `replay_run`. status: a JobStatus. `variants`: [{"name",
-    "target", "preset", "options"}]; `statements` / `skipped_writes`: the parsed source (sources.py);
-    `report`: replay/document.report_document() once succeeded; `progress`: the current step. `repeats`:
-    the number of rounds (the column predates rounds); `schedule`: execution/schedule.py
-    Schedule.as_json() of the rounds, stored before the first server starts (NULL for replays made
-    before rounds).
+    """Row of `replay_run`. status: a JobStatus. Its JSON columns are typed (db.ModelJSON, validated on
+    read): `variants`: measurement ReplayVariantSpec each; `statements` / `skipped_writes`: the parsed
+    source (measurement/sources.py SourceStatement each); `report`: replay/document.report_document() (a
+    report.ReplayReport) once succeeded; `progress`: the current step (schemas.ReplayProgress).
+    `repeats`: the number of rounds (the column predates rounds); `schedule`: schemas.ReplaySchedule,
+    the extension's budget from creation and execution/schedule.py Schedule.as_json() of the rounds
+    beside it, stored before the first server starts (NULL for replays made before rounds).
     `statement_timeout_s`: every replayed statement's bound (seconds); `cancel_requested`: the user
     asked to cancel (its cancel route), the worker's cancel watch ends the replay (replay/runner.py)."""
 
@@ -31,19 +34,19 @@ class ReplayRun(Base):
     # (datasets/models.py), and a row delete that would orphan a report fails instead of cascading.
     dataset_id: Mapped[int] = mapped_column(ForeignKey("dataset.id", ondelete="RESTRICT"))
     source_format: Mapped[str] = mapped_column(String(16))
-    variants: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    variants: Mapped[list[ReplayVariantSpec]] = mapped_column(ModelJSON(list[ReplayVariantSpec]))
     repeats: Mapped[int]
     passes: Mapped[int] = mapped_column(default=1, server_default="1")  # per block (engine.py)
     sample: Mapped[int]
     allow_writes: Mapped[bool] = mapped_column(default=False)
     statement_timeout_s: Mapped[float] = mapped_column(default=30.0, server_default="30")
     cancel_requested: Mapped[bool] = mapped_column(default=False, server_default=false())
-    statements: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
-    skipped_writes: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    statements: Mapped[list[SourceStatement]] = mapped_column(ModelJSON(list[SourceStatement]))
+    skipped_writes: Mapped[list[SourceStatement]] = mapped_column(ModelJSON(list[SourceStatement]))
     status: Mapped[str] = mapped_column(String(16), default=JobStatus.queued)
-    schedule: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
-    progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
-    report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    schedule: Mapped[ReplaySchedule | None] = mapped_column(ModelJSON(ReplaySchedule), default=None)
+    progress: Mapped[ReplayProgress | None] = mapped_column(ModelJSON(ReplayProgress), default=None)
+    report: Mapped[ReplayReport | None] = mapped_column(ModelJSON(ReplayReport), default=None)
     error: Mapped[str | None] = mapped_column(Text, default=None)
     # execution/leases.py (replay/jobs.py REPLAYS): the worker executing it, and until when (renewed
     # by its heartbeat)

@@ -92,7 +92,7 @@ def _load(replay_id: int) -> _Replay | None:
         replay = session.get(ReplayRun, replay_id)
         if replay is None or replay.status != JobStatus.queued:
             return None
-        specs = [ReplayVariantSpec.model_validate(v) for v in replay.variants]
+        specs = replay.variants
         names = [v.target for v in specs]
         targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
         dataset = session.get(Dataset, replay.dataset_id)
@@ -102,13 +102,13 @@ def _load(replay_id: int) -> _Replay | None:
             replay_id,
             dataset,
             specs,
-            [SourceStatement(**s) for s in replay.statements],
+            replay.statements,
             replay.repeats,
             replay.passes,
             not replay.allow_writes,
             replay.statement_timeout_s,
             targets,
-            (replay.schedule or {}).get("max_rounds"),
+            replay.schedule.max_rounds if replay.schedule else None,
         )
 
 

@@ -5,9 +5,9 @@ replay/report.py, the groups table replay/groups.py."""
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, BeforeValidator, Field, ValidationInfo, field_validator
 
-from upgradelab.execution.schedule import RunSchedule
+from upgradelab.execution.schedule import RunSchedule, ScheduleKind
 from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.schemas import VariantSpec
 from upgradelab.measurement import DEFAULT_SAMPLE, ReadShape, ReplayVariantSpec, SourceFormat
@@ -129,6 +129,26 @@ class ReplayProgress(ReadShape):
     bytes: int | None = None
     elapsed_s: float | None = None
     estimate_s: float | None = None
+
+
+class ReplaySchedule(BaseModel):
+    """A replay's stored `schedule` (models.py): from its creation the extension's budget
+    `max_rounds` alone (service.create; None in replays made before the extension), then once it
+    starts the rounds planned so far beside it (execution/schedule.py Schedule.as_json: kind, seed,
+    rounds, block, order; runner.py), longer after each extension step."""
+
+    kind: ScheduleKind | None = None
+    seed: int | None = None
+    rounds: int | None = None
+    block: int | None = None
+    order: list[list[int]] | None = None
+    max_rounds: int | None = None
+
+    def planned(self) -> RunSchedule | None:
+        """The rounds' schedule (RunSchedule) once the replay started; None before (the budget alone)."""
+        if self.order is None:
+            return None
+        return RunSchedule.model_validate(self.model_dump(exclude={"max_rounds"}))
 
 
 class ReplayRead(ReadShape):

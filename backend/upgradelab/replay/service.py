@@ -18,7 +18,7 @@ from upgradelab.measurement import REPLAY_SESSION_VARIABLES, ReplayVariantSpec, 
 from upgradelab.pools import routing
 from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.replay.models import ReplayRun
-from upgradelab.replay.schemas import ReplayCreate, ReplayRead, variant_name
+from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplaySchedule, variant_name
 from upgradelab.targets import option_lists
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import OptionError
@@ -177,17 +177,17 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
         name=spec.name or f"{dataset.name}: {len(parsed.statements)} statements on {len(variants)} variants",
         dataset_id=dataset.id,
         source_format=parsed.format,
-        variants=[v.model_dump() for v in variants],
+        variants=variants,
         repeats=spec.round_count,
         passes=spec.passes,
         sample=spec.sample,
         allow_writes=spec.allow_writes,
         statement_timeout_s=spec.statement_timeout_s,
-        statements=[asdict(s) for s in parsed.statements],
-        skipped_writes=[asdict(s) for s in parsed.skipped_writes],
+        statements=parsed.statements,
+        skipped_writes=parsed.skipped_writes,
         status=JobStatus.queued,
         # the extension's budget, kept in the schedule's JSON (runner.py): no column of its own
-        schedule={"max_rounds": spec.max_round_count},
+        schedule=ReplaySchedule(max_rounds=spec.max_round_count),
     )
     session.add(replay)
     await session.commit()
@@ -225,14 +225,14 @@ async def to_read(session: AsyncSession, replay: ReplayRun, *, with_report: bool
             "variants": replay.variants,
             "rounds": replay.repeats,  # the column predates rounds
             "passes": replay.passes,
-            "max_rounds": (replay.schedule or {}).get("max_rounds"),
+            "max_rounds": replay.schedule.max_rounds if replay.schedule else None,
             # before it starts the schedule holds the extension's budget only
-            "schedule": replay.schedule if replay.schedule and "order" in replay.schedule else None,
+            "schedule": replay.schedule.planned() if replay.schedule else None,
             "sample": replay.sample,
             "allow_writes": replay.allow_writes,
             "statement_timeout_s": replay.statement_timeout_s,
             "statements": len(replay.statements),
-            "skipped_writes": replay.skipped_writes,
+            "skipped_writes": [asdict(s) for s in replay.skipped_writes],
             "progress": replay.progress,
             "error": replay.error,
             "created_at": replay.created_at,

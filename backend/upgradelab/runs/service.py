@@ -141,7 +141,7 @@ async def to_read(session: AsyncSession, runs: Sequence[Run]) -> list[RunRead]:
 def _planned_iterations(run: Run) -> int:
     """Iterations per variant and group: the experiment's, or the stored schedule's rounds x block once
     an auto-extension (experiment.max_rounds) has added rounds."""
-    rounds = (run.schedule or {}).get("rounds", run.experiment.rounds)
+    rounds = run.schedule.rounds if run.schedule else run.experiment.rounds
     if run.experiment.schedule == "interleaved" and rounds > run.experiment.rounds:
         return int(rounds) * run.experiment.block
     return run.experiment.iterations

@@ -23,8 +23,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pymysql
-from pydantic import BaseModel
 
+from upgradelab.targets.capability_facts import Capabilities as Capabilities
+from upgradelab.targets.capability_facts import Capability as Capability
 from upgradelab.targets.provisioners.base import ADMIN_READ_TIMEOUT_S, Endpoint, ServerConnection
 from upgradelab.targets.provisioners.existing import EXISTING_CONNECT_S, restart_and_wait
 
@@ -35,43 +36,6 @@ _UNTESTED = (
     "SHUTDOWN privilege granted; whether the server comes back after RESTART is not tested yet "
     "(re-detect with the restart test)"
 )
-
-
-class Capability(BaseModel):
-    """One thing the lab may or may not do: `available`, and `detail` (how it was found, or the
-    server's own words when refused)."""
-
-    name: str
-    available: bool
-    detail: str
-
-
-class Capabilities(BaseModel):
-    """A server's capabilities and facts at `detected_at` (UTC)."""
-
-    detected_at: datetime
-    user: str
-    flavor: str
-    version: str
-    version_comment: str
-    managed_service: str | None
-    read_only: bool
-    super_read_only: bool | None
-    log_bin: bool
-    secure_file_priv: str | None
-    privileges: list[str]
-    checks: list[Capability]
-
-    def get(self, name: str) -> Capability:
-        """The named capability (unavailable 'not detected' when absent, e.g. stored by an older lab)."""
-        for check in self.checks:
-            if check.name == name:
-                return check
-        return Capability(name=name, available=False, detail="not detected")
-
-    def has(self, name: str) -> bool:
-        """Whether the named capability is available."""
-        return self.get(name).available
 
 
 def _no(name: str, detail: str) -> Capability:
@@ -275,12 +239,12 @@ def detect(endpoint: Endpoint, *, try_restart: bool = False) -> Capabilities:
     )
 
 
-def keep_tested_restart(fresh: Capabilities, previous: dict[str, Any] | None) -> Capabilities:
+def keep_tested_restart(fresh: Capabilities, previous: Capabilities | None) -> Capabilities:
     """A restart that was tried and came back stays available while the privilege is still there
     (a pre-flight does not RESTART the server to find out again)."""
     if previous is None or fresh.get("restart").detail != _UNTESTED:
         return fresh
-    earlier = Capabilities.model_validate(previous).get("restart")
+    earlier = previous.get("restart")
     if not earlier.available:
         return fresh
     checks = [earlier if check.name == "restart" else check for check in fresh.checks]

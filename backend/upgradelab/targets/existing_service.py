@@ -35,7 +35,7 @@ async def detect_into(target: Target, *, restart_test: bool = False) -> None:
         where = f"{provisioner.cfg.host}:{provisioner.cfg.port}"
         raise field_error(["body", "settings", "host"], f"cannot detect {where}: {error}") from error
     capabilities = keep_tested_restart(capabilities, target.capabilities)
-    target.capabilities = capabilities.model_dump(mode="json")
+    target.capabilities = capabilities
     target.version = capabilities.version
     target.flavor = capabilities.flavor
 

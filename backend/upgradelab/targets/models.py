@@ -6,7 +6,8 @@ from typing import Any
 from sqlalchemy import String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from upgradelab.db import Base, utcnow
+from upgradelab.db import Base, ModelJSON, utcnow
+from upgradelab.targets.capability_facts import Capabilities
 
 
 class Target(Base):
@@ -21,10 +22,10 @@ class Target(Base):
     provisioner: Mapped[str] = mapped_column(String(16))  # "local"
     settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
     disposable: Mapped[bool] = mapped_column(default=False)  # custom SQL allowed (migration 0004)
-    # targets.capabilities.Capabilities as JSON, for existing servers (migration 0007_existing)
-    capabilities: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    # targets.capabilities.Capabilities (typed, db.ModelJSON), for existing servers (migration 0007_existing)
+    capabilities: Mapped[Capabilities | None] = mapped_column(ModelJSON(Capabilities), default=None)
     # The worker pools that may run it (migration 0020_pools): a server the lab runs (local, tarball,
     # docker) belongs to the one pool of the host it runs on; an existing server lists every pool
     # whose hosts may reach it. Its runs go to that pool's queue (pools/routing.py).
-    pools: Mapped[list[Any]] = mapped_column(default=lambda: ["local"])
+    pools: Mapped[list[str]] = mapped_column(ModelJSON(list[str]), default=lambda: ["local"])
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

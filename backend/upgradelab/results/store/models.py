@@ -8,7 +8,7 @@ from sqlalchemy import ForeignKey, Index, LargeBinary, Select, String, select
 from sqlalchemy.dialects import mysql
 from sqlalchemy.orm import Mapped, mapped_column
 
-from upgradelab.db import Base, utcnow
+from upgradelab.db import Base, ModelJSON, utcnow
 
 
 class Sample(Base):
@@ -25,7 +25,8 @@ class Sample(Base):
     statement: Mapped[str] = mapped_column(String(200))  # label, e.g. "TRUNCATE test3"
     elapsed_s: Mapped[float]
     label: Mapped[str] = mapped_column(String(200), default="")  # iteration group, "threads=16"
-    metrics: Mapped[dict[str, Any] | None] = mapped_column(default=None)  # e.g. {"tps": ..}
+    # e.g. {"tps": ..}: numbers by metric name (db.ModelJSON validates them)
+    metrics: Mapped[dict[str, float] | None] = mapped_column(ModelJSON(dict[str, float]), default=None)
 
 
 class Iteration(Base):
@@ -53,7 +54,7 @@ class Iteration(Base):
     block: Mapped[int] = mapped_column(default=1)
     position: Mapped[int] = mapped_column(default=0)
     elapsed_s: Mapped[float]
-    metrics: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    metrics: Mapped[dict[str, float] | None] = mapped_column(ModelJSON(dict[str, float]), default=None)
     ended_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

@@ -43,7 +43,7 @@ def to_stored(row: VerdictRow) -> VariantSummary:
         p95=row.p95,
         verdict_value=verdict,
         floor_value=floor,
-        round_values=None if row.round_values is None else {str(r): v for r, v in row.round_values.items()},
+        round_values=row.round_values,
     )
 
 
@@ -70,9 +70,7 @@ def from_stored(stored: VariantSummary) -> VerdictRow:
         p95=stored.p95,
         interval=_interval(stored.verdict_value),
         floor=_interval(stored.floor_value),
-        round_values=None
-        if stored.round_values is None
-        else {int(r): float(v) for r, v in stored.round_values.items()},
+        round_values=stored.round_values,
     )
 
 

@@ -1,7 +1,6 @@
 """Stored verdict table of a finished run (computed once when the run ends): table `variant_summary`."""
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -46,6 +45,7 @@ class VariantSummary(Base):
     # each one VerdictRead, stored as its JSON and validated on read (db.ModelJSON), NULL without an interval
     verdict_value: Mapped[VerdictRead | None] = mapped_column(ModelJSON(VerdictRead), default=None)
     floor_value: Mapped[VerdictRead | None] = mapped_column(ModelJSON(VerdictRead), default=None)
-    # {"<round>": median of the round's values}: the rounds chart without reading every iteration again
-    round_values: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    # round -> median of the round's values: the rounds chart without reading every iteration again
+    # (stored as JSON, its keys the round numbers as text; read back as ints, db.ModelJSON)
+    round_values: Mapped[dict[int, float] | None] = mapped_column(ModelJSON(dict[int, float]), default=None)
     computed_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,0 +1,78 @@
+"""Every stored JSON value is typed: each JSON column of the SQLAlchemy models is a db.ModelJSON (a
+pydantic model, or a list or dict of them, validated on read), never a plain JSON column whose
+readers pick raw keys (issue 48, item 5)."""
+
+from sqlalchemy import Column, MetaData, Table
+from sqlalchemy.types import JSON, TypeDecorator
+
+import upgradelab.models  # noqa: F401  (every table on Base.metadata)
+from upgradelab.db import Base, ModelJSON
+
+# JSON columns not typed yet, each "table.column": the list only shrinks (a column typed is taken off,
+# and a new column is never added to it; a new plain JSON column fails the test below).
+NOT_YET_TYPED = {
+    "experiment.parameters",
+    "experiment.variants",
+    "target.settings",
+    "run.progress",
+    "run.context",
+    "attribution.candidates",
+    "attribution.untestable",
+    "attribution.steps",
+    "attribution.progress",
+    "attribution.result",
+    "probe_series.columns",
+    "run_digest.body",
+    "run_variant.variables",
+    "fix_search.candidates",
+    "fix_search.tried",
+    "share_link.comparison",
+}
+
+
+def untyped_json_columns(metadata: MetaData) -> set[str]:
+    """ "table.column" of every column of `metadata` stored as JSON but not through db.ModelJSON: a
+    plain JSON (or JSONB, a subclass), or another TypeDecorator over JSON."""
+    found = set()
+    for table in metadata.tables.values():
+        for column in table.columns:
+            kind = column.type
+            if isinstance(kind, ModelJSON):
+                continue
+            wrapped = isinstance(kind, TypeDecorator) and isinstance(kind.impl_instance, JSON)
+            if isinstance(kind, JSON) or wrapped:
+                found.add(f"{table.name}.{column.name}")
+    return found
+
+
+def typed_json_columns(metadata: MetaData) -> set[str]:
+    """ "table.column" of every db.ModelJSON column of `metadata`."""
+    return {
+        f"{table.name}.{column.name}"
+        for table in metadata.tables.values()
+        for column in table.columns
+        if isinstance(column.type, ModelJSON)
+    }
+
+
+def test_no_json_column_of_the_models_is_untyped() -> None:
+    untyped = untyped_json_columns(Base.metadata)
+    assert untyped - NOT_YET_TYPED == set(), "a JSON column must be db.ModelJSON(<its pydantic model>)"
+    assert NOT_YET_TYPED - untyped == set(), "typed now: take it off NOT_YET_TYPED"
+
+
+def test_the_walk_finds_a_plain_json_column_and_passes_a_typed_one() -> None:
+    class Wrapped(TypeDecorator[object]):
+        impl = JSON
+        cache_ok = True
+
+    metadata = MetaData()
+    Table(
+        "toy",
+        metadata,
+        Column("loose", JSON),
+        Column("wrapped", Wrapped()),
+        Column("typed", ModelJSON(dict[str, int])),
+    )
+    assert untyped_json_columns(metadata) == {"toy.loose", "toy.wrapped"}
+    assert typed_json_columns(metadata) == {"toy.typed"}
