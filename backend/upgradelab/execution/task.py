@@ -18,6 +18,7 @@ from redis import Redis
 from upgradelab.execution.kinds import JobKind
 from upgradelab.execution.locks import TargetsBusy
 from upgradelab.settings import get_settings
+from upgradelab.streaming.publisher import forget
 from upgradelab.worker import celery_app
 
 BUSY_RETRY_S = 2.0
@@ -55,5 +56,7 @@ def job_task(kind: JobKind) -> Any:
 def send_job(kind: JobKind, job_id: int, queue: str) -> None:
     """Queue job `job_id` of `kind` on Celery queue `queue` (its pool's, pools/routing.py): the message
     names the kind's task; the API calls this once the job's row is committed (a blocking call: from
-    async code, through a thread)."""
+    async code, through a thread). The job's stream is cleared first (streaming/publisher.py forget: an
+    id SQLite reused must not show the deleted job's events)."""
+    forget(kind.name, job_id)
     celery_app.send_task(kind.task_name, args=[job_id], queue=queue)

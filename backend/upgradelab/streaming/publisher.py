@@ -58,6 +58,19 @@ def publish(
         log.exception("publishing %s of %s %s", event.get("type"), kind, job_id)
 
 
+def forget(kind: str, job_id: int) -> None:
+    """Delete the stream of job `job_id` of `kind` (DEL of streaming/keys.py stream_key): called as a
+    new job is queued (execution/task.py send_job), so its stream starts empty. SQLite gives a deleted
+    job's id to the next job made, and the deleted job's stream outlives it by STREAM_TTL_S: without
+    this a viewer resuming from 0-0 read that job's final status first and stopped there. A Redis
+    error is logged, never raised (the job is queued regardless; its viewers fall back to the
+    database)."""
+    try:
+        _redis().delete(stream_key(job_id, kind))
+    except RedisError:
+        log.exception("clearing the stream of %s %s", kind, job_id)
+
+
 def publish_iteration(
     run_id: int, variant_index: int, variant: str, iteration: int, elapsed_s: float, round_number: int = 1
 ) -> None:
