@@ -24,7 +24,7 @@ SHA = "c0" * 32
 
 
 @pytest.fixture
-def deleted(redis_server: str) -> Iterator[tuple[int, Target]]:
+def deleted(database: None, redis_server: str) -> Iterator[tuple[int, Target]]:
     """A deleted dataset with one copy pending on a target of its own (never started here), whose
     slot 0 has a record naming the dump."""
     name = f"copies-t{ports.SESSION}"
