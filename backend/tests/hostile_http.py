@@ -19,10 +19,7 @@ def offer(path: str, headers: dict[str, str], chunked: bool = False, length: int
     head += [f"{name}: {value}" for name, value in headers.items()]
     with socket.create_connection(("127.0.0.1", ports.API), timeout=5) as sock:
         sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
-        try:
-            answer = sock.recv(4096).decode(errors="replace")
-        except TimeoutError:
-            answer = ""
+        answer = _answer(sock)
         sent, chunk = 0, b'{"x": "' + b"a" * (MIB - 7)
         frame = f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n" if chunked else chunk
         sock.settimeout(2)
@@ -33,3 +30,34 @@ def offer(path: str, headers: dict[str, str], chunked: bool = False, length: int
         except OSError:  # closed by the API, or its buffers full and nobody reading
             pass
         return answer, sent
+
+
+def _answer(sock: socket.socket) -> str:
+    """The API's answer read whole (its head, then the body its Content-Length gives: they may come in
+    two TCP segments, and one recv took only the head), '' when none came within the socket's 5 s;
+    what came, when the answer stops short."""
+    data = b""
+    try:
+        while b"\r\n\r\n" not in data:
+            more = sock.recv(4096)
+            if not more:
+                break
+            data += more
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = next(
+            (
+                int(line.split(b":", 1)[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            ),
+            0,
+        )
+        while len(body) < length:
+            more = sock.recv(4096)
+            if not more:
+                break
+            body += more
+            data += more
+    except TimeoutError:
+        pass
+    return data.decode(errors="replace")
