@@ -5,10 +5,10 @@ attribution's owner or an admin may cancel it (require_owner)."""
 
 from typing import Literal
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Response, status
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.api.job_routes import cancel_route, share_route
+from upgradelab.api.job_routes import Format, cancel_route, export_route, get_route, list_route, share_route
 from upgradelab.attribution import service
 from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
 from upgradelab.attribution.models import Attribution
@@ -33,18 +33,16 @@ async def create_attribution(
     return service.to_read(row)
 
 
-@router.get("", response_model=list[AttributionRead])
-async def list_attributions(
-    session: SessionDep, user: CurrentUser, run_id: int | None = None, limit: int = Query(50, ge=1, le=500)
-) -> list[AttributionRead]:
+@list_route(router, ATTRIBUTION_JOBS, AttributionRead, by={"run_id": int})
+async def list_attributions(_: AsyncSession, row: Attribution, user: User) -> AttributionRead:
     """Attributions, newest first; only those of `run_id` when given."""
-    return [_read(row, user) for row in await service.list_for_run(session, run_id, limit)]
+    return _read(row, user)
 
 
-@router.get("/{attribution_id}", response_model=AttributionRead)
-async def get_attribution(attribution_id: int, session: SessionDep, user: CurrentUser) -> AttributionRead:
+@get_route(router, ATTRIBUTION_JOBS, AttributionRead)
+async def get_attribution(_: AsyncSession, row: Attribution, user: User) -> AttributionRead:
     """One attribution with its candidates, steps, progress and result; 404 for an unknown id."""
-    return _read(await service.get_or_raise(session, attribution_id), user)
+    return _read(row, user)
 
 
 @cancel_route(router, ATTRIBUTION_JOBS, AttributionRead, cancel=service.cancel)
@@ -61,12 +59,12 @@ async def share_attribution(_: AsyncSession, row: Attribution) -> AttributionRea
     return service.to_read(row)
 
 
-@router.get("/{attribution_id}/export")
+@export_route(router, ATTRIBUTION_JOBS, "attribution")
 async def export_attribution(
-    attribution_id: int, session: SessionDep, user: CurrentUser, format: Literal["csv", "json"] = "json"
-) -> Response:
+    _: AsyncSession, row: Attribution, format: Format, user: User | None
+) -> str | Response:
     """The result as CSV (members, unexplained share, steps) or the whole attribution as JSON."""
-    return _export(await service.get_or_raise(session, attribution_id), format, user)
+    return service.export_csv(row) if format == "csv" else _read(row, user).model_dump_json(indent=2)
 
 
 def _read(row: Attribution, user: User | None) -> AttributionRead:
@@ -76,22 +74,6 @@ def _read(row: Attribution, user: User | None) -> AttributionRead:
     if user is not None and not sees_share_tokens(user):
         read.share_token = None
     return read
-
-
-def _export(row: Attribution, format: Literal["csv", "json"], user: User | None = None) -> Response:
-    """The CSV (service.export_csv: kind, name, share and interval as fractions of the gap) or the JSON
-    (AttributionRead) of one attribution, as an attachment named attribution-<id>."""
-    if format == "csv":
-        return Response(
-            service.export_csv(row),
-            media_type="text/csv",
-            headers={"Content-Disposition": f'attachment; filename="attribution-{row.id}.csv"'},
-        )
-    return Response(
-        _read(row, user).model_dump_json(indent=2),
-        media_type="application/json",
-        headers={"Content-Disposition": f'attachment; filename="attribution-{row.id}.json"'},
-    )
 
 
 @public_router.get("/{token}", response_model=AttributionRead)
@@ -106,4 +88,4 @@ async def export_shared_attribution(
 ) -> Response:
     """A shared attribution's export without sign-in, as GET /api/attributions/{id}/export gives it
     (CSV: members, unexplained share, steps; JSON: the whole attribution); 404 for an unknown token."""
-    return _export(await service.by_token(session, token), format)
+    return await export_attribution(session, await service.by_token(session, token), format, None)

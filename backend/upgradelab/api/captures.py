@@ -7,11 +7,11 @@ owner or an admin may cancel or revoke (require_owner); viewers read no share_to
 
 import re
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response, status
+from fastapi import APIRouter, Depends, HTTPException, Request, Response, status
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.api.datasets import worker_only
-from upgradelab.api.job_routes import cancel_route, share_route
+from upgradelab.api.job_routes import cancel_route, get_route, list_route, share_route
 from upgradelab.captures import service
 from upgradelab.captures.findings import check_about, csv_text
 from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
@@ -70,18 +70,16 @@ async def create_from_my_cnf(spec: MyCnfCreate, session: SessionDep, user: Curre
     return CaptureRead.model_validate(row)
 
 
-@router.get("", response_model=list[CaptureSummary])
-async def list_captures(
-    session: SessionDep, target: str | None = None, limit: int = Query(50, ge=1, le=500)
-) -> list[CaptureSummary]:
+@list_route(router, CAPTURE_JOBS, CaptureSummary, by={"target": str})
+async def list_captures(_: AsyncSession, row: Capture, __: User) -> CaptureSummary:
     """Captures, newest first (summaries); only those of `target` when given."""
-    return [CaptureSummary.of(row) for row in await service.list_captures(session, target, limit)]
+    return CaptureSummary.of(row)
 
 
-@router.get("/{capture_id}", response_model=CaptureRead)
-async def get_capture(capture_id: int, session: SessionDep, user: CurrentUser) -> CaptureRead:
+@get_route(router, CAPTURE_JOBS, CaptureRead)
+async def get_capture(_: AsyncSession, row: Capture, user: User) -> CaptureRead:
     """One capture with its configuration, accounts and workload; 404 for an unknown id."""
-    return _capture(await service.get_or_raise(session, capture_id), user)
+    return _capture(row, user)
 
 
 @share_route(router, CAPTURE_JOBS, CaptureRead)
@@ -131,17 +129,16 @@ async def create_check(
     return CheckRead.model_validate(row)
 
 
-@router.get("/{capture_id}/checks", response_model=list[CheckRead])
-async def list_checks(capture_id: int, session: SessionDep, user: CurrentUser) -> list[CheckRead]:
+@list_route(router, CHECK_JOBS, CheckRead, limit=None, parent=CAPTURE_JOBS)
+async def list_checks(_: AsyncSession, row: CaptureCheck, user: User) -> CheckRead:
     """The capture's checks, newest first; 404 unknown capture."""
-    await service.get_or_raise(session, capture_id)
-    return [_check(row, user) for row in await service.list_checks(session, capture_id)]
+    return _check(row, user)
 
 
-@router.get("/{capture_id}/checks/{check_id}", response_model=CheckRead)
-async def get_check(capture_id: int, check_id: int, session: SessionDep, user: CurrentUser) -> CheckRead:
+@get_route(router, CHECK_JOBS, CheckRead)
+async def get_check(_: AsyncSession, row: CaptureCheck, user: User) -> CheckRead:
     """One check with its findings; 404 when the capture has no such check."""
-    return _check(await service.get_check_or_raise(session, capture_id, check_id), user)
+    return _check(row, user)
 
 
 @share_route(router, CHECK_JOBS, CheckRead)

@@ -5,11 +5,11 @@ search's owner or an admin may cancel it (require_owner)."""
 
 from typing import Literal
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, status
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.api.job_routes import cancel_route, share_route
+from upgradelab.api.job_routes import Format, cancel_route, export_route, get_route, list_route, share_route
 from upgradelab.db import SessionDep
 from upgradelab.fixsearch import service
 from upgradelab.fixsearch.export import export_csv
@@ -33,18 +33,16 @@ async def create_fix_search(spec: FixSearchCreate, session: SessionDep, user: Cu
     return service.to_read(row)
 
 
-@router.get("", response_model=list[FixSearchRead])
-async def list_fix_searches(
-    session: SessionDep, user: CurrentUser, replay_id: int | None = None, limit: int = Query(50, ge=1, le=500)
-) -> list[FixSearchRead]:
+@list_route(router, FIX_SEARCH_JOBS, FixSearchRead, by={"replay_id": int})
+async def list_fix_searches(_: AsyncSession, row: FixSearch, user: User) -> FixSearchRead:
     """Fix searches, newest first; only those of `replay_id` when given."""
-    return [_read(row, user) for row in await service.list_searches(session, replay_id, limit)]
+    return _read(row, user)
 
 
-@router.get("/{search_id}", response_model=FixSearchRead)
-async def get_fix_search(search_id: int, session: SessionDep, user: CurrentUser) -> FixSearchRead:
+@get_route(router, FIX_SEARCH_JOBS, FixSearchRead)
+async def get_fix_search(_: AsyncSession, row: FixSearch, user: User) -> FixSearchRead:
     """One fix search with its candidates, trials, progress and result; 404 for an unknown id."""
-    return _read(await service.get_or_raise(session, search_id), user)
+    return _read(row, user)
 
 
 @cancel_route(router, FIX_SEARCH_JOBS, FixSearchRead)
@@ -60,21 +58,14 @@ async def share_fix_search(_: AsyncSession, row: FixSearch) -> FixSearchRead:
     return service.to_read(row)
 
 
-@router.get("/{search_id}/export")
+@export_route(router, FIX_SEARCH_JOBS, "fixsearch")
 async def export_fix_search(
-    search_id: int, session: SessionDep, user: CurrentUser, format: Literal["csv", "json"] = "json"
-) -> Response:
+    _: AsyncSession, row: FixSearch, format: Format, user: User | None
+) -> str | Response:
     """The search as CSV (fixsearch/export.py: a row per trial, a row per side effect) or JSON
     (FixSearchRead), as an attachment named fixsearch-<id>; 404 for an unknown id."""
-    return _export(await service.get_or_raise(session, search_id), format, user)
-
-
-def _export(row: FixSearch, format: Literal["csv", "json"], user: User | None = None) -> Response:
-    read = _read(row, user) if user is not None else service.to_read(row)
-    headers = {"Content-Disposition": f'attachment; filename="fixsearch-{row.id}.{format}"'}
-    if format == "csv":
-        return Response(export_csv(read), media_type="text/csv", headers=headers)
-    return Response(read.model_dump_json(indent=2), media_type="application/json", headers=headers)
+    read = _read(row, user)
+    return export_csv(read) if format == "csv" else read.model_dump_json(indent=2)
 
 
 def _read(row: FixSearch, user: User | None) -> FixSearchRead:
@@ -97,4 +88,4 @@ async def export_shared_fix_search(
 ) -> Response:
     """A shared fix search's export without sign-in (as /api/fixsearches/{id}/export); 404 for an
     unknown token."""
-    return _export(await service.by_token(session, token), format)
+    return await export_fix_search(session, await service.by_token(session, token), format, None)

@@ -1,5 +1,6 @@
 """Routes derived from a JobKind (execution/kinds.py `api_path`, `api_name`, `label`) instead of
-written per kind: its cancel and its share link with the owner check (`cancel_route`,
+written per kind: its list, get and export (`list_route`, `get_route`, `export_route`: every
+signed-in user reads), its cancel and its share link with the owner check (`cancel_route`,
 `share_route`, `shared_job`), its event stream
 (api/streaming.py), the job looked up by the ids of its path (`job_or_404`) and an endpoint whose
 path parameters are the kind's own names (`endpoint_for`: "search_id", "capture_id" and "check_id"),
@@ -9,9 +10,9 @@ so the derived routes keep the paths, parameter names and operation ids the API 
 import inspect
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -54,10 +55,12 @@ def endpoint_for(
     body: Callable[..., Awaitable[Any]],
     name: str,
     doc: str,
+    ids: list[str] | None = None,
 ) -> Callable[..., Awaitable[Any]]:
     """An endpoint FastAPI reads as `async def <name>(<path ids: int>, *extra)`: it calls
-    `body(ids, **extra values)` with the path ids as a dict (job_or_404 takes it)."""
-    ids = path_ids(kind)
+    `body(ids, **extra values)` with the path ids as a dict (job_or_404 takes it). `ids`: the path
+    ids when not the kind's own (a list's: all but its own id)."""
+    ids = path_ids(kind) if ids is None else ids
 
     async def endpoint(**values: Any) -> Any:
         return await body({key: values.pop(key) for key in ids}, **values)
@@ -67,6 +70,134 @@ def endpoint_for(
     endpoint.__name__ = endpoint.__qualname__ = name
     endpoint.__doc__ = doc
     return endpoint
+
+
+Read = Callable[[AsyncSession, Any, User], Awaitable[Any]]
+"""A kind's read hook, `async def <operation>(session, row, user) -> Read`: the row as the API shows
+it to `user` (its extras: a replay's fix-search briefs; a viewer's read without the share token)."""
+
+Format = Literal["csv", "json"]
+Export = Callable[[AsyncSession, Any, Format, User | None], Awaitable[str | Response]]
+"""A kind's export hook, `async def export_<kind>(session, row, format, user) -> str | Response`: the
+body of the export in `format` for `user` (None: a share link's holder), or a whole Response (a
+refusal: a replay without a report is a 409)."""
+Exported = Callable[[AsyncSession, Any, Format, User | None], Awaitable[Response]]
+"""An export as a whole (export_route's result): the attachment, for a share link's export too."""
+
+LIMIT = Query(50, ge=1, le=500)
+"""The `limit` query parameter most lists take (newest 50, at most 500)."""
+
+
+def _add(
+    router: APIRouter,
+    kind: JobKind,
+    path: str,
+    extra: list[inspect.Parameter],
+    body: Callable[..., Awaitable[Any]],
+    hook: Callable[..., Any],
+    method: str = "GET",
+    response_model: Any = None,
+    ids: list[str] | None = None,
+) -> None:
+    """Add `body` as `method path` (relative to `router`'s prefix) named and described by `hook`."""
+    endpoint = endpoint_for(kind, extra, body, hook.__name__, hook.__doc__ or "", ids)
+    router.add_api_route(
+        path.removeprefix(router.prefix), endpoint, methods=[method], response_model=response_model
+    )
+
+
+def get_route(router: APIRouter, kind: JobKind, response_model: Any) -> Callable[[Read], Read]:
+    """Decorates `async def get_<kind>(session, row, user) -> Read` (its name the operation's id, its
+    docstring the description) into GET <kind.api_path> on `router`: the job by its path ids
+    (job_or_404: 404 "<label> <id> not found", a check of another capture too), read by the hook
+    for the signed-in `user`. Returns the hook unchanged."""
+
+    def derive(read: Read) -> Read:
+        async def body(ids: dict[str, int], session: AsyncSession, user: User) -> Any:
+            return await read(session, await job_or_404(session, kind, ids), user)
+
+        extra = [keyword("session", SessionDep), keyword("user", CurrentUser)]
+        _add(router, kind, kind.api_path, extra, body, read, response_model=response_model)
+        return read
+
+    return derive
+
+
+def list_route(
+    router: APIRouter,
+    kind: JobKind,
+    response_model: Any,
+    *,
+    by: dict[str, type] | None = None,
+    limit: Any = LIMIT,
+    parent: JobKind | None = None,
+) -> Callable[[Read], Read]:
+    """Decorates `async def list_<kinds>(session, row, user) -> Item` (one row's item; its name the
+    operation's id, its docstring the description) into GET <kind.api_path without its own id> on
+    `router`, answering list[response_model]: the kind's rows newest first (by id); only those whose
+    column equals each `by` query parameter given (`{"run_id": int}`: `?run_id=` optional); at most
+    `limit` (a Query: the `limit` parameter, LIMIT by default; an int: a fixed bound; None: all).
+    `parent`: the kind of the path's other ids (a check's capture): 404 unless it exists, and only
+    its rows. Returns the hook unchanged."""
+    *parents, _ = path_ids(kind)
+    path = kind.api_path.rsplit("/", 1)[0]
+    model: Any = kind.lease.model
+    filters = list(by or {})
+
+    def derive(item: Read) -> Read:
+        async def body(ids: dict[str, int], session: AsyncSession, user: User, **query: Any) -> list[Any]:
+            if parent is not None:
+                await job_or_404(session, parent, ids)
+            bound = query.pop("limit", limit if isinstance(limit, int) else None)
+            select_rows = select(model).order_by(model.id.desc()).limit(bound)
+            for name, value in [*ids.items(), *((name, query[name]) for name in filters)]:
+                if value is not None:
+                    select_rows = select_rows.where(getattr(model, name) == value)
+            return [await item(session, row, user) for row in await session.scalars(select_rows)]
+
+        extra = [keyword("session", SessionDep), keyword("user", CurrentUser)]
+        extra += [keyword(name, kind_of | None, None) for name, kind_of in (by or {}).items()]
+        if limit is not None and not isinstance(limit, int):
+            extra.append(keyword("limit", int, limit))
+        _add(router, kind, path, extra, body, item, response_model=list[response_model], ids=parents)
+        return item
+
+    return derive
+
+
+def attachment(name: str, format: Format, body: str | Response) -> Response:
+    """`body` as a download named `name`.<format> (text/csv or application/json); a Response as it is."""
+    if isinstance(body, Response):
+        return body
+    media = "text/csv" if format == "csv" else "application/json"
+    return Response(
+        body, media_type=media, headers={"Content-Disposition": f'attachment; filename="{name}.{format}"'}
+    )
+
+
+def export_route(router: APIRouter, kind: JobKind, filename: str) -> Callable[[Export], Exported]:
+    """Decorates `async def export_<kind>(session, row, format, user) -> str | Response` (its name
+    the operation's id, its docstring the description) into GET <kind.api_path>/export?format=csv|json
+    (default json) on `router`: the job (404 as get_route), its export as an attachment named
+    "<filename>-<id>.<format>" (attachment). Returns the export as a whole, `async (session, row,
+    format, user) -> Response`, for a share link's export (user None)."""
+
+    def derive(export: Export) -> Exported:
+        async def whole(session: AsyncSession, row: Any, format: Format, user: User | None) -> Response:
+            return attachment(f"{filename}-{row.id}", format, await export(session, row, format, user))
+
+        async def body(ids: dict[str, int], session: AsyncSession, user: User, format: Format) -> Response:
+            return await whole(session, await job_or_404(session, kind, ids), format, user)
+
+        extra = [
+            keyword("session", SessionDep),
+            keyword("user", CurrentUser),
+            keyword("format", Format, "json"),
+        ]
+        _add(router, kind, kind.api_path + "/export", extra, body, export)
+        return whole
+
+    return derive
 
 
 def cancel_route(

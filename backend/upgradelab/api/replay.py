@@ -3,13 +3,13 @@
 import csv
 import io
 import json
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, status
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.api.job_routes import cancel_route
+from upgradelab.api.job_routes import Format, cancel_route, export_route, get_route, list_route
 from upgradelab.db import SessionDep
 from upgradelab.fixsearch import service as fix_searches
 from upgradelab.measurement import work_columns
@@ -27,6 +27,7 @@ from upgradelab.replay.report import (
 from upgradelab.replay.schemas import ReplayCreate, ReplayRead
 from upgradelab.results.stats import verdicts
 from upgradelab.users.auth import CurrentUser, stamp_owner
+from upgradelab.users.models import User
 
 router = APIRouter(prefix="/api/replays", tags=["replay"])
 
@@ -49,19 +50,19 @@ async def replay_groups() -> ReplayGroups:
     return ReplayGroups()
 
 
-@router.get("", response_model=list[ReplayRead])
-async def list_replays(session: SessionDep) -> list[ReplayRead]:
+@list_route(router, REPLAY_JOBS, ReplayRead, limit=100)
+async def list_replays(session: AsyncSession, replay: ReplayRun, _: User) -> ReplayRead:
     """The newest 100 replay runs, without their reports."""
-    return [await service.to_read(session, r, with_report=False) for r in await service.list_replays(session)]
+    return await service.to_read(session, replay, with_report=False)
 
 
-@router.get("/{replay_id}", response_model=ReplayRead)
-async def get_replay(replay_id: int, session: SessionDep) -> ReplayRead:
+@get_route(router, REPLAY_JOBS, ReplayRead)
+async def get_replay(session: AsyncSession, replay: ReplayRun, _: User) -> ReplayRead:
     """A replay run with its report once succeeded (fingerprints by group, both plans, both errors;
     partial after a cancel); each fingerprint's row with its fix searches (id, status, outcome, remedy)."""
-    read = await service.to_read(session, await service.get_or_raise(session, replay_id), with_report=True)
+    read = await service.to_read(session, replay, with_report=True)
     if read.report is not None:
-        found = await fix_searches.briefs(session, replay_id, FixSearchBrief)
+        found = await fix_searches.briefs(session, replay.id, FixSearchBrief)
         for row in read.report.fingerprints:
             row.fix_searches = found.get(row.fingerprint_id, [])
     return read
@@ -166,23 +167,19 @@ def _net_columns(finding: VariantFinding | None) -> dict[str, Any]:
     }
 
 
-@router.get("/{replay_id}/export")
+@export_route(router, REPLAY_JOBS, "replay")
 async def export_replay(
-    replay_id: int, session: SessionDep, format: Annotated[Literal["csv", "json"], Query()] = "json"
-) -> Response:
+    _: AsyncSession, replay: ReplayRun, format: Format, __: User | None
+) -> str | Response:
     """The report as a download: JSON (the whole report) or CSV (csv_rows); 409 before there is one
     (a cancelled replay's partial report downloads)."""
-    replay = await service.get_or_raise(session, replay_id)
     if replay.report is None:
-        return Response(f"replay {replay_id} has no report ({replay.status})", status.HTTP_409_CONFLICT)
-    filename = f"replay-{replay_id}.{format}"
-    headers = {"content-disposition": f'attachment; filename="{filename}"'}
+        return Response(f"replay {replay.id} has no report ({replay.status})", status.HTTP_409_CONFLICT)
     if format == "json":
-        whole = json.dumps(replay.report.model_dump(mode="json"), indent=1)
-        return Response(whole, media_type="application/json", headers=headers)
+        return json.dumps(replay.report.model_dump(mode="json"), indent=1)
     rows = csv_rows(replay.report)
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["fingerprint_id"])
     writer.writeheader()
     writer.writerows(rows)
-    return Response(out.getvalue(), media_type="text/csv", headers=headers)
+    return out.getvalue()

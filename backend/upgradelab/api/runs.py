@@ -6,7 +6,7 @@ from typing import Literal
 from fastapi import APIRouter, Query, status
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.api.job_routes import cancel_route
+from upgradelab.api.job_routes import cancel_route, get_route
 from upgradelab.db import SessionDep
 from upgradelab.execution.status import JobStatus, JobStatuses
 from upgradelab.experiments.models import Run
@@ -21,6 +21,7 @@ from upgradelab.runs.schemas import (
     RunUpdate,
 )
 from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner
+from upgradelab.users.models import User
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
@@ -55,10 +56,10 @@ async def run_statuses() -> JobStatuses:
     return JobStatuses()
 
 
-@router.get("/{run_id}", response_model=RunRead)
-async def get_run(run_id: int, session: SessionDep) -> RunRead:
+@get_route(router, RUN_JOBS, RunRead)
+async def get_run(session: AsyncSession, run: Run, _: User) -> RunRead:
     """One run with its progress; 404 for an unknown id."""
-    [read] = await service.to_read(session, [await service.get_or_raise(session, run_id)])
+    [read] = await service.to_read(session, [run])
     return read
 
 

@@ -1,4 +1,5 @@
-"""Attribution verbs: create (candidates built, queued), get_or_raise, list, cancel, share, export."""
+"""Attribution verbs: create (candidates built, queued), cancel, share, export (its get and list are
+the routes every kind derives: api/job_routes.py)."""
 
 import contextlib
 import csv
@@ -145,28 +146,12 @@ async def _decided_gap(
     )
 
 
-async def get_or_raise(session: AsyncSession, attribution_id: int) -> Attribution:
-    """The attribution, or 404."""
-    row = await session.get(Attribution, attribution_id)
-    if row is None:
-        raise not_found("attribution", attribution_id)
-    return row
-
-
 async def by_token(session: AsyncSession, token: str) -> Attribution:
     """The attribution shared under `token`, or 404."""
     row = await session.scalar(select(Attribution).where(Attribution.share_token == token_digest(token)))
     if row is None:
         raise not_found("shared attribution", "link")
     return row
-
-
-async def list_for_run(session: AsyncSession, run_id: int | None, limit: int) -> list[Attribution]:
-    """Newest first; only those of `run_id` when given."""
-    query = select(Attribution).order_by(Attribution.id.desc()).limit(limit)
-    if run_id is not None:
-        query = query.where(Attribution.run_id == run_id)
-    return list(await session.scalars(query))
 
 
 async def cancel(session: AsyncSession, row: Attribution) -> Attribution:

@@ -1,5 +1,5 @@
-"""Capture verbs: create (queued to its target's pool), create_from_my_cnf, get_or_raise, list,
-cancel, queries; a check's: create_check, get_check_or_raise, list_checks, cancel_check; either's
+"""Capture verbs: create (queued to its target's pool), create_from_my_cnf, get_or_raise,
+queries; a check's: create_check, get_check_or_raise (lists, get and cancel: api/job_routes.py); either's
 share link: share, revoke_share, capture_by_token, check_by_token."""
 
 from typing import TypeVar
@@ -83,14 +83,6 @@ async def get_or_raise(session: AsyncSession, capture_id: int) -> Capture:
     return row
 
 
-async def list_captures(session: AsyncSession, target: str | None, limit: int) -> list[Capture]:
-    """Newest first; only those of `target` when given."""
-    query = select(Capture).order_by(Capture.id.desc()).limit(limit)
-    if target is not None:
-        query = query.where(Capture.target == target)
-    return list(await session.scalars(query))
-
-
 def queries(row: Capture) -> str:
     """The captured workload as the plain SQL text a replay takes (captures/digests.py query_set);
     '' before the capture succeeded."""
@@ -138,12 +130,6 @@ async def get_check_or_raise(session: AsyncSession, capture_id: int, check_id: i
     if row is None or row.capture_id != capture_id:
         raise not_found("check", check_id)
     return row
-
-
-async def list_checks(session: AsyncSession, capture_id: int) -> list[CaptureCheck]:
-    """The capture's checks, newest first."""
-    query = select(CaptureCheck).where(CaptureCheck.capture_id == capture_id).order_by(CaptureCheck.id.desc())
-    return list(await session.scalars(query))
 
 
 Shared = TypeVar("Shared", Capture, CaptureCheck)

@@ -1,5 +1,5 @@
-"""Fix search verbs: create (the replay's fingerprint and variants checked, queued), get_or_raise,
-list, briefs (cancel and share are the routes every kind derives: api/job_routes.py)."""
+"""Fix search verbs: create (the replay's fingerprint and variants checked, queued), briefs
+(get, list, cancel and share are the routes every kind derives: api/job_routes.py)."""
 
 from typing import TypeVar
 
@@ -95,28 +95,12 @@ async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
     return row
 
 
-async def get_or_raise(session: AsyncSession, search_id: int) -> FixSearch:
-    """The fix search, or 404."""
-    row = await session.get(FixSearch, search_id)
-    if row is None:
-        raise not_found("fix search", search_id)
-    return row
-
-
 async def by_token(session: AsyncSession, token: str) -> FixSearch:
     """The fix search shared under `token`, or 404."""
     row = await session.scalar(select(FixSearch).where(FixSearch.share_token == token_digest(token)))
     if row is None:
         raise not_found("shared fix search", "link")
     return row
-
-
-async def list_searches(session: AsyncSession, replay_id: int | None, limit: int) -> list[FixSearch]:
-    """Newest first; only those of `replay_id` when given."""
-    query = select(FixSearch).order_by(FixSearch.id.desc()).limit(limit)
-    if replay_id is not None:
-        query = query.where(FixSearch.replay_id == replay_id)
-    return list(await session.scalars(query))
 
 
 async def briefs(session: AsyncSession, replay_id: int, shape: type[Brief]) -> dict[str, list[Brief]]:

@@ -204,11 +204,6 @@ async def get_or_raise(session: AsyncSession, replay_id: int) -> ReplayRun:
     return replay
 
 
-async def list_replays(session: AsyncSession, limit: int = 100) -> list[ReplayRun]:
-    """The newest replay runs first."""
-    return list(await session.scalars(select(ReplayRun).order_by(ReplayRun.id.desc()).limit(limit)))
-
-
 async def to_read(session: AsyncSession, replay: ReplayRun, *, with_report: bool) -> ReplayRead:
     """The API's view of a stored replay, its JSON columns validated into their schemas (reports
     stored before rounds read with the fields they lack as None)."""
