@@ -2,7 +2,8 @@
 alone (tests/recipe/toy: models.py, jobs.py, runner.py, api.py) and registered in this test's API
 and worker only (tests/recipe/launch.py, the one registration line), runs through the real API,
 a real Celery worker (the generic task), its event stream, its cancel (the one watch) and its share
-link, as every product kind does. Nothing of the toy is written outside its package."""
+link, and its list, get and export (derived routes), as every product kind does. Nothing of the toy
+is written outside its package."""
 
 import subprocess
 import sys
@@ -83,6 +84,16 @@ def test_a_toy_kind_runs_streams_and_shares_through_the_derived_pieces(toy_api: 
     assert steps == sorted(steps) and steps[-1] == 3, received
     done = toy_api.get(f"/api/toys/{toy}").json()
     assert done["status"] == "succeeded" and done["done"] == 3
+    assert toy_api.get("/api/toys/999999").json()["detail"] == "toy 999999 not found"
+    listed = toy_api.get("/api/toys", params={"steps": 3, "limit": 1}).json()  # the derived list
+    assert [one["id"] for one in listed] == [toy], listed
+    assert toy_api.get("/api/toys", params={"steps": 1000}).json() == []  # only those of `steps`
+    assert toy_api.get("/api/toys", params={"limit": 0}).status_code == 422  # LIMIT: 1 to 500
+    csv = toy_api.get(f"/api/toys/{toy}/export", params={"format": "csv"})  # the derived export
+    assert csv.text == "steps,done\n3,3\n" and csv.headers["content-type"].startswith("text/csv")
+    assert f'filename="toy-{toy}.csv"' in csv.headers["content-disposition"]
+    assert toy_api.get(f"/api/toys/{toy}/export").json()["done"] == 3  # JSON by default
+    assert toy_api.get("/api/toys/999999/export").status_code == 404
 
     shared = toy_api.post(f"/api/toys/{toy}/share")
     assert shared.status_code == 200 and shared.json()["share_token"], shared.text

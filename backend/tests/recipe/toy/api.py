@@ -1,6 +1,7 @@
-"""The toy kind's API (the recipe's step 4): its shapes, its create (queued to its pool's queue) and
-get, and its cancel and share as derived routes (api/job_routes.py); its events route is derived
-by the app itself (api/streaming.py), its public share read by `shared_job`."""
+"""The toy kind's API (the recipe's step 4): its shapes, its create (queued to its pool's queue), and
+its list, get, export, cancel and share as derived routes (api/job_routes.py: each a decorator on
+a function giving one row's read shape or export body; no route body of its own); its events route
+is derived by the app itself (api/streaming.py), its public share read by `shared_job`."""
 
 from typing import Any
 
@@ -11,12 +12,21 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from tests.recipe.toy.jobs import TOY_JOBS
 from tests.recipe.toy.models import Toy
-from upgradelab.api.job_routes import cancel_route, job_or_404, share_route, shared_job
+from upgradelab.api.job_routes import (
+    Format,
+    cancel_route,
+    export_route,
+    get_route,
+    list_route,
+    share_route,
+    shared_job,
+)
 from upgradelab.db import SessionDep
 from upgradelab.execution.status import JobStatus
 from upgradelab.execution.task import send_job
 from upgradelab.settings import get_settings
-from upgradelab.users.auth import CurrentUser, stamp_owner
+from upgradelab.users.auth import CurrentUser, sees_share_tokens, stamp_owner
+from upgradelab.users.models import User
 from upgradelab.worker import queue_of
 
 router = APIRouter(prefix="/api/toys", tags=["toys"])
@@ -57,10 +67,30 @@ async def create_toy(spec: ToyCreate, session: SessionDep, user: CurrentUser) ->
     return ToyRead.model_validate(row)
 
 
-@router.get("/{toy_id}", response_model=ToyRead)
-async def get_toy(toy_id: int, session: SessionDep) -> ToyRead:
+def _read(row: Toy, user: User | None) -> ToyRead:
+    """The toy as `user` reads it (None: a share link's holder): share_token for whom sees it."""
+    read = ToyRead.model_validate(row)
+    if user is None or not sees_share_tokens(user):
+        read.share_token = None
+    return read
+
+
+@list_route(router, TOY_JOBS, ToyRead, by={"steps": int})
+async def list_toys(_: AsyncSession, row: Toy, user: User) -> ToyRead:
+    """Toy jobs, newest first; only those of `steps` steps when given."""
+    return _read(row, user)
+
+
+@get_route(router, TOY_JOBS, ToyRead)
+async def get_toy(_: AsyncSession, row: Toy, user: User) -> ToyRead:
     """One toy job; 404 for an unknown id."""
-    return ToyRead.model_validate(await job_or_404(session, TOY_JOBS, {"toy_id": toy_id}))
+    return _read(row, user)
+
+
+@export_route(router, TOY_JOBS, "toy")
+async def export_toy(_: AsyncSession, row: Toy, format: Format, user: User | None) -> str:
+    """The toy as CSV (steps, done) or JSON (ToyRead)."""
+    return f"steps,done\n{row.steps},{row.done}\n" if format == "csv" else _read(row, user).model_dump_json()
 
 
 @cancel_route(router, TOY_JOBS, ToyRead)
@@ -78,6 +108,4 @@ async def share_toy(_: AsyncSession, row: Toy) -> ToyRead:
 @public_router.get("/{token}", response_model=ToyRead)
 async def shared_toy(token: str, session: SessionDep) -> ToyRead:
     """A shared toy job without sign-in; 404 for an unknown token."""
-    read = ToyRead.model_validate(await shared_job(session, TOY_JOBS, token))
-    read.share_token = None
-    return read
+    return _read(await shared_job(session, TOY_JOBS, token), None)
