@@ -33,7 +33,6 @@ from upgradelab.api.runs import router as runs_router
 from upgradelab.api.sharing import public_router as public_shares_router
 from upgradelab.api.sharing import router as shares_router
 from upgradelab.api.streaming import events_router
-from upgradelab.api.streaming import router as streaming_router
 from upgradelab.api.targets import router as targets_router
 from upgradelab.api.users import auth_router, users_router
 from upgradelab.api.workloads import router as workloads_router
@@ -81,7 +80,6 @@ def create_app() -> FastAPI:
         auth_router,
         users_router,
         shares_router,
-        streaming_router,
         events_router(),
         public_shares_router,
         dataset_dumps_router,

@@ -1,8 +1,8 @@
 """GET <a job's path>/events for every job kind (job_kinds.py; /api/runs/{run_id}/events,
 /api/replays/{replay_id}/events, /api/captures/{capture_id}/checks/{check_id}/events, ...): a job's
 progress as Server-Sent Events, resumable by Last-Event-ID; every kind read from its Redis Stream by
-streaming/reader.py. The run's route is its own (its snapshot holds its points); every other kind's
-is one definition derived from its JobKind (`_add_events_route`).
+streaming/reader.py. Every kind's route is one definition derived from its JobKind
+(`_add_events_route`); the run's gives it its own stream (its snapshot holds its points).
 
 Who may watch: the signed-in users, viewers included (GET needs viewer, users/auth.py); 401 without
 a session or token. A share link's token opens no stream (share pages read the stored result).
@@ -34,10 +34,10 @@ gets its snapshot only). A comment heartbeat every 10 s. Data is JSON:
 
 import json
 import re
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Callable, Collection
 from typing import Any
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, Header, HTTPException, Query
 from pydantic_core import to_jsonable_python
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -57,41 +57,27 @@ from upgradelab.users.auth import authorize
 
 HEARTBEAT_S = 10
 
-router = APIRouter(tags=["streaming"], dependencies=[Depends(authorize)])
-
 ResumeHeader = Header(None, alias="Last-Event-ID")
 ResumeQuery = Query(None, pattern=r"^\d+-\d+$", description="Resume after this entry.")
 
 
-@router.get("/api/runs/{run_id}/events")
-async def run_events(
-    run_id: int,
-    request: Request,
-    session: SessionDep,
-    last_event_id_header: str | None = ResumeHeader,
-    last_event_id: str | None = ResumeQuery,
-) -> EventSourceResponse:
-    """Server-Sent Events of run `run_id` (see the module docstring); 404 for an unknown run."""
-    await runs.get_or_raise(session, run_id)
-    await session.close()  # the stream may last hours: hold no database connection
-    resume = _resume(last_event_id_header, last_event_id)
-    return EventSourceResponse(_run_events(run_id, resume), ping=HEARTBEAT_S)
-
-
 def events_router() -> APIRouter:
-    """The event stream route of every registered kind but the run (job_kinds.py JOB_KINDS as they
-    are now: the app, main.py create_app, includes it once built)."""
+    """The event stream route of every registered kind (job_kinds.py JOB_KINDS as they are now: the
+    app, main.py create_app, includes it once built); the run's with its own stream (_OWN_STREAMS)."""
     out = APIRouter(tags=["streaming"], dependencies=[Depends(authorize)])
     for kind in JOB_KINDS:
-        if kind.api_path and kind.name != "run":
-            _add_events_route(out, kind)
+        if kind.api_path:
+            _add_events_route(out, kind, *_OWN_STREAMS.get(kind.name, (None, None)))
     return out
 
 
-def _add_events_route(out: APIRouter, kind: JobKind) -> None:
-    """GET <kind.api_path>/events for a kind other than the run (whose snapshot holds its points):
-    snapshot {status, progress}, then its stream's tail; 404 for an unknown job. One definition,
-    derived from the kind (api/job_routes.py), for every registered kind."""
+Stream = Callable[[int, str | None], AsyncIterator[dict[str, Any]]]
+
+
+def _add_events_route(out: APIRouter, kind: JobKind, stream: Stream | None, doc: str | None) -> None:
+    """GET <kind.api_path>/events: snapshot {status, progress}, then its stream's tail (or `stream(id,
+    resume)`, a kind's own: the run's snapshot holds its points); 404 for an unknown job. One
+    definition, derived from the kind (api/job_routes.py), for every registered kind."""
 
     async def events(
         ids: dict[str, int],
@@ -102,6 +88,8 @@ def _add_events_route(out: APIRouter, kind: JobKind) -> None:
         row = await job_or_404(session, kind, ids)
         await session.close()  # the stream may last hours: hold no database connection
         resume = _resume(last_event_id_header, last_event_id)
+        if stream is not None:
+            return EventSourceResponse(stream(row.id, resume), ping=HEARTBEAT_S)
         events = _job_events(kind.name, row.id, resume, FINAL_STATUSES, _Job(kind, ids))
         return EventSourceResponse(events, ping=HEARTBEAT_S)
 
@@ -111,7 +99,10 @@ def _add_events_route(out: APIRouter, kind: JobKind) -> None:
         keyword("last_event_id", str | None, ResumeQuery),
     ]
     own = path_ids(kind)[-1]
-    doc = f"Server-Sent Events of {kind.title} `{own}` (see the module docstring); 404 for an unknown one."
+    doc = (
+        doc
+        or f"Server-Sent Events of {kind.title} `{own}` (see the module docstring); 404 for an unknown one."
+    )
     endpoint = endpoint_for(kind, extra, events, f"{kind.api_name}_events", doc)
     out.add_api_route(f"{kind.api_path}/events", endpoint, methods=["GET"])
 
@@ -161,6 +152,16 @@ async def _run_events(run_id: int, resume_from: str | None) -> AsyncIterator[dic
             yield one
     finally:
         await redis.aclose()
+
+
+_OWN_STREAMS: dict[str, tuple[Stream, str]] = {
+    "run": (
+        _run_events,
+        "Server-Sent Events of run `run_id` (see the module docstring); 404 for an unknown run.",
+    )
+}
+"""A kind's own stream (events_router) and its route's description: the run's snapshot holds its
+points and its tail skips iterations the snapshot has."""
 
 
 async def _run_snapshot(run_id: int) -> tuple[dict[str, Any], bool]:
