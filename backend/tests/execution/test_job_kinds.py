@@ -1,7 +1,7 @@
 """What is derived from each registered JobKind (job_kinds.py) instead of written per kind: the
 worker's Celery task (execution/task.py: its name, its soft time limit, its busy retry), the pools
-page's job lookup (api/pools.py: every kind, not only runs and replays) and the cancel watch's read
-of the kind's own flag (execution/cancel.py)."""
+page's job lookup (api/pools.py: every kind, not only runs and replays), the cancel watch's read
+of the kind's own flag (execution/cancel.py) and the API's derived routes (api/job_routes.py)."""
 
 import subprocess
 import sys
@@ -101,6 +101,26 @@ def test_every_kinds_cancel_is_one_derived_route(client: httpx.Client) -> None:
         missing = client.post(f"{path}/cancel")
         assert missing.status_code == 404, (kind.name, missing.text)
         assert missing.json()["detail"] == f"{kind.title} 999999 not found"
+
+
+def test_every_kinds_get_list_and_export_are_the_derived_routes(client: httpx.Client) -> None:
+    """GET <job>, its list and <job>/export (api/job_routes.py get_route, list_route, export_route):
+    the same 404 naming the kind for an unknown job of every kind (a replay's said "no replay run N"
+    before), a check's list 404 naming its capture, and the same `limit` bounds on every list that
+    takes one (the read shapes and their viewer rules: tests/users/test_ownership.py)."""
+    paths = client.get("/openapi.json").json()["paths"]
+    for kind in JOB_KINDS:
+        path = kind.api_path.format(**dict.fromkeys(path_ids(kind), 999999))
+        for one in [path, f"{path}/export"] if f"{kind.api_path}/export" in paths else [path]:
+            missing = client.get(one)
+            assert missing.status_code == 404, (one, missing.text)
+            assert missing.json()["detail"] == f"{kind.title} 999999 not found", one
+    assert {"/api/replays/{replay_id}/export", "/api/fixsearches/{search_id}/export"} <= set(paths)
+    unknown = client.get("/api/captures/999999/checks")
+    assert unknown.status_code == 404 and unknown.json()["detail"] == "capture 999999 not found"
+    for listed in ["/api/attributions", "/api/fixsearches", "/api/captures"]:
+        assert client.get(listed, params={"limit": 501}).status_code == 422, listed
+        assert client.get(listed, params={"limit": 1}).status_code == 200, listed
 
 
 def test_no_kinds_writer_overwrites_a_final_job(database: None) -> None:
