@@ -24,8 +24,6 @@ NOT_YET_TYPED = {
     "probe_series.columns",
     "run_digest.body",
     "run_variant.variables",
-    "fix_search.candidates",
-    "fix_search.tried",
     "share_link.comparison",
 }
 
