@@ -85,6 +85,7 @@ def test_a_stored_attribution_reads_back_with_its_gaps_and_step_verdicts_as_verd
 
 def test_a_step_verdict_the_model_does_not_know_fails_naming_the_field() -> None:
     row = _row()
-    row.steps[0]["tests"][0]["verdict"]["verdict"] = "worse"
+    stored: Any = row.steps  # the JSON as stored (in memory, not validated by the column)
+    stored[0]["tests"][0]["verdict"]["verdict"] = "worse"
     with pytest.raises(ValidationError, match=r"steps\.0\.tests\.0\.verdict\.verdict"):
         AttributionRead.model_validate(row)

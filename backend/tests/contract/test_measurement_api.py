@@ -3,10 +3,15 @@ says: every name it exports is defined, named in the package's docstring (the AP
 and documented where it is defined. The kinds reach the library through these names only
 (backend/pyproject.toml's measurement-api contract)."""
 
+import ast
 import inspect
 import re
+import tomllib
+from pathlib import Path
 
 import upgradelab.measurement as measurement
+
+BACKEND = Path(__file__).resolve().parents[2]
 
 
 def test_every_exported_name_is_defined_and_listed_in_the_package_docstring() -> None:
@@ -25,3 +30,21 @@ def test_every_exported_function_and_class_has_a_docstring_of_its_own() -> None:
         own = value.__dict__.get("__doc__") if inspect.isclass(value) else value.__doc__
         # a dataclass without a docstring gets its signature as one: that is none
         assert own and own.strip() and not own.startswith(f"{value.__name__}("), f"{name} has no docstring"
+
+
+def test_no_kind_is_excused_from_the_kinds_contract_and_fix_search_imports_nothing_of_replay() -> None:
+    """A fix search reads its replay's measured workload through the library (measured_workload), so
+    the `kinds` contract (no kind imports another's package) has no ignore_imports left (issue 48,
+    item 3), and no fix search module names the replay's package."""
+    config = tomllib.loads((BACKEND / "pyproject.toml").read_text())
+    contracts = {c["id"]: c for c in config["tool"]["importlinter"]["contracts"]}
+    assert contracts["kinds"].get("ignore_imports", []) == []
+    assert contracts["layers"].get("ignore_imports", []) == []
+    for module in sorted((BACKEND / "upgradelab" / "fixsearch").glob("*.py")):
+        tree = ast.parse(module.read_text())
+        for node in ast.walk(tree):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            assert not [n for n in names if n.startswith("upgradelab.replay")], (
+                f"{module.name} imports replay"
+            )

@@ -16,16 +16,9 @@ NOT_YET_TYPED = {
     "target.settings",
     "run.progress",
     "run.context",
-    "attribution.candidates",
-    "attribution.untestable",
-    "attribution.steps",
-    "attribution.progress",
-    "attribution.result",
     "probe_series.columns",
     "run_digest.body",
     "run_variant.variables",
-    "fix_search.candidates",
-    "fix_search.tried",
     "share_link.comparison",
 }
 

@@ -28,6 +28,7 @@ import pytest
 from tests.oracle.simulate import LOADED, QUIET, Noise, as_rounds, at_most, simulate
 from upgradelab.attribution import runner, search, state, steps
 from upgradelab.attribution.candidates import Candidate
+from upgradelab.attribution.schemas import CandidateRead
 from upgradelab.results.store import rounds
 from upgradelab.results.store.rounds import Point, RunRounds, VariantRounds
 from upgradelab.workloads.base import SECONDS
@@ -71,8 +72,8 @@ class StepRuns:
             return RunRounds(run, variants, [""], (SECONDS,))
 
         def write(_id: int, **fields: Any) -> None:
-            if "steps" in fields:
-                self.recorded = fields["steps"]
+            if "steps" in fields:  # the stored steps' JSON (StepRead each, attribution.steps)
+                self.recorded = [step.model_dump(mode="json") for step in fields["steps"]]
 
         self.row = SimpleNamespace(
             id=1,
@@ -86,8 +87,10 @@ class StepRuns:
             group="",
             metric="seconds",
             created_by=None,
-            candidates=[
-                Candidate(n, "option", "off", "on", revert={"add_options": {n: "baseline"}}).as_dict()
+            candidates=[  # as the column reads them (CandidateRead each, attribution.candidates)
+                CandidateRead.model_validate(
+                    Candidate(n, "option", "off", "on", revert={"add_options": {n: "baseline"}}).as_dict()
+                )
                 for n in NAMES
             ],
         )
@@ -118,7 +121,7 @@ class StepRuns:
         self.rng, self.noise, self.effects, self.runs = np.random.default_rng(seed), noise, effects, {}
         ending = runner._body(1, None, None, SimpleNamespace(check=lambda: None))  # type: ignore[arg-type]
         assert ending.status == "succeeded", ending
-        result: dict[str, Any] = ending.fields["result"]
+        result: dict[str, Any] = ending.fields["result"].model_dump(mode="json")  # as stored
         return result
 
 

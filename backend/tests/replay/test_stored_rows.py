@@ -13,15 +13,16 @@ from sqlalchemy import text
 from sqlalchemy.orm.attributes import flag_modified
 
 from tests.replay.test_report_schema import BEFORE_ROUNDS
-from tests.stored_json import write_raw
+from tests.stored_json import write_again, write_raw
 from tests.streaming.sse import events
 from upgradelab.datasets.models import Dataset
 from upgradelab.db import sync_session
 from upgradelab.execution.schedule import RunSchedule
 from upgradelab.fixsearch import runner
 from upgradelab.fixsearch.models import FixSearch
-from upgradelab.fixsearch.schemas import FixSearchResult
-from upgradelab.measurement import ReplayVariantSpec, SourceStatement
+from upgradelab.fixsearch.schemas import FixCandidateStored, FixSearchResult, FixTrialRead
+from upgradelab.job_kinds import register_with_reaper
+from upgradelab.measurement import MeasuredWorkload, ReplayVariantSpec, SourceStatement, measured_workload
 from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.report import ReplayReport
 from upgradelab.replay.schemas import ReplayProgress, ReplaySchedule
@@ -144,6 +145,7 @@ def test_a_replay_written_back_keeps_what_its_json_meant(old_rows: tuple[int, in
 
 def test_fix_search_reads_the_replays_rows_by_attribute(old_rows: tuple[int, int]) -> None:
     search_id = old_rows[1]
+    register_with_reaper()  # as the worker does at its start: the replay's workload found by its name
     [(fingerprint_id, fingerprint, statements)] = runner.other_fingerprints(search_id)
     assert (fingerprint_id, fingerprint) == ("f2", "update t set a = ?")
     assert statements == [SourceStatement(**OLD_STATEMENTS[2])]
@@ -182,3 +184,55 @@ def test_a_fix_searchs_own_json_stored_before_reads_typed_and_briefs_the_replay(
     assert (brief["id"], brief["outcome"], brief["remedy"]) == (old_rows[1], "restored", "no semijoin")
     read = client.get(f"/api/fixsearches/{old_rows[1]}").json()
     assert read["result"]["outcome"] == "restored" and read["progress"]["phase"] == "done"
+
+
+def test_the_replays_measured_workload_is_read_by_its_kinds_name(old_rows: tuple[int, int]) -> None:
+    register_with_reaper()
+    with sync_session() as session:
+        workload = measured_workload(session, "replay", old_rows[0])
+        gone = measured_workload(session, "replay", old_rows[0] + 1000)
+        with pytest.raises(LookupError, match="'chore'"):
+            measured_workload(session, "chore", old_rows[0])  # no kind of that name
+        with pytest.raises(LookupError, match="'fixsearch'"):
+            measured_workload(session, "fixsearch", old_rows[1])  # a kind that provides none
+    assert isinstance(workload, MeasuredWorkload) and gone is None
+    assert (workload.kind, workload.job_id, workload.status) == ("replay", old_rows[0], "succeeded")
+    assert [v.name for v in workload.variants] == ["old", "new", "old (A/A)"]
+    assert workload.statements == [SourceStatement(**s) for s in OLD_STATEMENTS]
+    assert [s.sql for s in workload.of_fingerprint("f1")] == ["SELECT 1", "SELECT 2"]
+    assert workload.write_count() == 1 and not workload.allow_writes
+    assert workload.aa_control == "old (A/A)" and workload.floors["f1"].ratio == pytest.approx(1.01)
+
+
+# as fixsearch/candidates.py Candidate.as_dict and search.py Trial.as_dict wrote them in the first fix
+# searches (issue 34: no indexes, join order, subquery hint; a trial without clock, plans or wrapper)
+OLD_CANDIDATES: list[dict[str, Any]] = [
+    {"name": "no semijoin", "source": "plan", "note": "the baseline's plan", "apply": "SET STATEMENT x=1 FOR",
+     "settings": {"optimizer_switch": "semijoin=off"}, "scope": "statement", "baseline": "on",
+     "variant": "off", "extra": {}},
+]  # fmt: skip
+OLD_TRIED: list[dict[str, Any]] = [
+    {"name": "no semijoin", "status": "restores", "reason": "as fast", "ratio_to_baseline": FLOOR,
+     "ratio_to_variant": None, "variant_to_baseline": None, "results_equal": True, "rounds": 5,
+     "statements": ["SELECT 1"]},
+]  # fmt: skip
+
+
+def test_a_fix_searchs_candidates_and_trials_stored_before_read_as_their_models(
+    old_rows: tuple[int, int], client: httpx.Client
+) -> None:
+    write_raw("fix_search", old_rows[1], candidates=OLD_CANDIDATES, tried=OLD_TRIED)
+    with sync_session() as session:
+        search = session.get_one(FixSearch, old_rows[1])
+        [candidate], [trial] = search.candidates, search.tried
+        assert isinstance(candidate, FixCandidateStored) and isinstance(trial, FixTrialRead)
+        assert (candidate.indexes, candidate.join_order, candidate.subquery_hint) == ({}, [], "")
+        assert trial.ratio_to_baseline is not None and trial.ratio_to_baseline.ratio == pytest.approx(1.01)
+        assert (trial.clock, trial.plan_before, trial.scope) == (None, None, "statement")
+    stored = write_again(FixSearch, old_rows[1], "candidates", "tried")  # written again as the models
+    candidates, tried = stored["candidates"], stored["tried"]
+    assert candidates == [{**OLD_CANDIDATES[0], "indexes": {}, "join_order": [], "subquery_hint": ""}]
+    assert {k: v for k, v in tried[0].items() if k in OLD_TRIED[0]} == OLD_TRIED[0]
+    read = client.get(f"/api/fixsearches/{old_rows[1]}").json()
+    assert read["candidates"] == [{**OLD_CANDIDATES[0], "indexes": {}}]  # the API's shape, as before
+    assert read["tried"][0]["status"] == "restores" and read["tried"][0]["rounds"] == 5

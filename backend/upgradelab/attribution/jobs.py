@@ -28,7 +28,7 @@ def _on_end(attribution_id: int, ending: Ending) -> None:
     the attribution executes its steps itself): cancel it with the attribution."""
     with sync_session() as session:
         row = session.get(Attribution, attribution_id)
-        ids = [step["run_id"] for step in (row.steps if row else []) if step.get("run_id")]
+        ids = [step.run_id for step in (row.steps if row else []) if step.run_id]
         if ids:
             session.execute(
                 update(Run)

@@ -5,11 +5,17 @@ attribution/steps.py); its lease and heartbeat go through execution/ like a run'
 """
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from upgradelab.attribution.schemas import (
+    AttributionProgress,
+    AttributionResult,
+    CandidateRead,
+    StepRead,
+    UntestableRead,
+)
 from upgradelab.db import Base, ModelJSON, utcnow
 from upgradelab.execution.status import JobStatus, job_status_column
 from upgradelab.results.stats.verdicts import VerdictRead
@@ -19,10 +25,11 @@ from upgradelab.users.models import User
 class Attribution(Base):
     """Row of `attribution`.
 
-    candidates: list of Candidate dicts (attribution/candidates.py), testable ones first in the
-    order tried; untestable: [{"name", "reason", "baseline", "variant"}] ("cannot be tested");
-    steps: [{"step", "run_id", "tests": [{"subset": [names], "share", "low", "high", "closes",
-    "verdict": VerdictRead}], "gap": VerdictRead}]; result: attribution/report.py Report as JSON.
+    Every JSON column is typed (db.ModelJSON, attribution/schemas.py, the API's shapes):
+    candidates: the testable candidates (attribution/candidates.py Candidate) in the order tried,
+    CandidateRead each; untestable: UntestableRead each ("cannot be tested"); steps: StepRead each
+    (its run, subsets, gap and tests with their VerdictRead); progress: AttributionProgress; result:
+    attribution/report.py `build` as AttributionResult.
     """
 
     __tablename__ = "attribution"
@@ -48,12 +55,11 @@ class Attribution(Base):
     block: Mapped[int] = mapped_column(default=1)
     budget_runs: Mapped[int] = mapped_column(default=12)
     budget_minutes: Mapped[float] = mapped_column(default=60.0)
-    candidates: Mapped[list[Any]] = mapped_column(default=list)
-    untestable: Mapped[list[Any]] = mapped_column(default=list)
-    steps: Mapped[list[Any]] = mapped_column(default=list)
-    # {"phase", "runs_done", "minutes", "current_run_id", "message"}
-    progress: Mapped[dict[str, Any] | None] = mapped_column(default=None)
-    result: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    candidates: Mapped[list[CandidateRead]] = mapped_column(ModelJSON(list[CandidateRead]), default=list)
+    untestable: Mapped[list[UntestableRead]] = mapped_column(ModelJSON(list[UntestableRead]), default=list)
+    steps: Mapped[list[StepRead]] = mapped_column(ModelJSON(list[StepRead]), default=list)
+    progress: Mapped[AttributionProgress | None] = mapped_column(ModelJSON(AttributionProgress), default=None)
+    result: Mapped[AttributionResult | None] = mapped_column(ModelJSON(AttributionResult), default=None)
     share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
     # who created it (app_user.id; NULL: from before owners were recorded, or made by the lab): only
     # they or an admin may cancel it (users/auth.py require_owner, migration 0021_owners)

@@ -9,7 +9,6 @@ or failed, the result holds what was measured so far.
 
 import logging
 import time
-from typing import Any
 
 from redis import Redis
 
@@ -17,6 +16,14 @@ from upgradelab.attribution import report, search, state, steps
 from upgradelab.attribution.candidates import Candidate, reverted
 from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
 from upgradelab.attribution.models import Attribution
+from upgradelab.attribution.schemas import (
+    AttributionProgress,
+    AttributionResult,
+    CandidateRead,
+    RefusedSetting,
+    StepRead,
+    StepTest,
+)
 from upgradelab.db import sync_session
 from upgradelab.execution.kinds import Ending
 from upgradelab.execution.leases import Lease
@@ -53,11 +60,11 @@ class _Oracle:
     ) -> None:
         self.row, self.origin, self.redis, self.settings, self.lease = row, origin, redis, settings, lease
         self.started = time.monotonic()
-        self.steps: list[dict[str, Any]] = []
+        self.steps: list[StepRead] = []
         self.stopped: tuple[JobStatus, str | None] | None = None
         self.phase = "step"  # "beside" once ddmin is done (search.beside)
         self.refused: dict[str, str] = {}  # candidates the server refused during the search, with its words
-        self.candidates = {c["name"]: Candidate(**c) for c in row.candidates}
+        self.candidates = {c.name: _candidate(c) for c in row.candidates}
         variants = origin.variants
         self.baseline = next(v for v in variants if v["name"] == row.baseline)
         self.variant = next(v for v in variants if v["name"] == row.variant)
@@ -66,15 +73,15 @@ class _Oracle:
     def minutes(self) -> float:
         return (time.monotonic() - self.started) / 60
 
-    def _progress(self, phase: str, current: int | None, message: str) -> dict[str, Any]:
-        return {
-            "phase": phase,
-            "runs_done": sum(1 for s in self.steps if s.get("tests_done")),
-            "runs_budget": self.row.budget_runs,
-            "minutes": round(self.minutes, 2),
-            "current_run_id": current,
-            "message": message,
-        }
+    def _progress(self, phase: str, current: int | None, message: str) -> AttributionProgress:
+        return AttributionProgress(
+            phase=phase,
+            runs_done=sum(1 for s in self.steps if s.tests_done),
+            runs_budget=self.row.budget_runs,
+            minutes=round(self.minutes, 2),
+            current_run_id=current,
+            message=message,
+        )
 
     def __call__(self, subsets: list[search.Subset]) -> dict[search.Subset, search.Outcome]:
         """ddmin's oracle; a cancel or a broken step ends the search like an empty budget (search keeps
@@ -166,12 +173,7 @@ class _Oracle:
             name,
             self.row.created_by,
         )
-        step: dict[str, Any] = {
-            "step": number,
-            "run_id": run_id,
-            "subsets": [list(s) for s in subsets],
-            "phase": self.phase,
-        }
+        step = StepRead(step=number, run_id=run_id, subsets=[list(s) for s in subsets], phase=self.phase)
         self.steps.append(step)
         state.write(
             self.row.id, steps=list(self.steps), progress=self._progress(self.phase, run_id, f"step {number}")
@@ -179,33 +181,30 @@ class _Oracle:
         failed = steps.execute(run_id, self.redis, self.settings, lambda: state.cancel_requested(self.row.id))
         gap, measured = steps.measure(run_id, self.row.group, self.row.metric, failed)
         out = {}
-        step["gap"] = gap.model_dump(mode="json")
-        step["tests"] = []
+        step.gap = gap
+        measured_tests: list[StepTest] = []
         for subset, one in zip(subsets, measured, strict=True):
             if isinstance(one, str):  # the server refused the reverted values: that subset cannot be tested
                 out[subset] = search.Outcome(0.0, 0.0, 0.0, False, error=one)
-                step["tests"].append({"subset": list(subset), "share": None, "low": None, "high": None,
-                                      "closes": False, "error": one})  # fmt: skip
+                none = {"share": None, "low": None, "high": None}
+                measured_tests.append(StepTest(subset=list(subset), **none, closes=False, error=one))
                 continue
             closes = one.share >= self.row.target_share
             out[subset] = search.Outcome(one.share, one.low, one.high, closes)
-            step["tests"].append(
-                {
-                    "subset": list(subset),
-                    "share": one.share,
-                    "low": one.low,
-                    "high": one.high,
-                    "closes": closes,
-                    "verdict": one.verdict and one.verdict.model_dump(mode="json"),
-                }
-            )
-        step["tests_done"] = True
+            measured_tests.append(StepTest(subset=list(subset), share=one.share, low=one.low, high=one.high,
+                                           closes=closes, verdict=one.verdict))  # fmt: skip
+        step.tests, step.tests_done = measured_tests, True
         state.write(
             self.row.id,
             steps=list(self.steps),
             progress=self._progress(self.phase, None, f"step {number} measured"),
         )
         return out
+
+
+def _candidate(stored: CandidateRead) -> Candidate:
+    """The candidate as attribution/candidates.py works with it, from its stored model."""
+    return Candidate(**{**stored.model_dump(), "revert": stored.revert.model_dump(exclude_none=True)})
 
 
 def _test_name(step: int, index: int, subset: search.Subset) -> str:
@@ -228,23 +227,24 @@ def _load(attribution_id: int) -> tuple[Attribution, Experiment]:
 def _body(attribution_id: int, redis: Redis, settings: Settings, lease: Lease) -> Ending:
     row, origin = _load(attribution_id)
     oracle = _Oracle(row, origin, redis, settings, lease)
-    names = [c["name"] for c in row.candidates]
+    names = [c.name for c in row.candidates]
     found = search.search(names, oracle, batch=TESTS_PER_RUN) if names else search.Search((), complete=True)
     if oracle.stopped is None and found.complete and found.found is not None:
         oracle.phase = "beside"
         state.write(attribution_id, progress=oracle._progress("beside", None, "tests beside the set"))
         search.beside(found, oracle.confirm, batch=TESTS_PER_RUN)
     status, error = oracle.stopped or (JobStatus.succeeded, None)
-    runs = sum(1 for s in oracle.steps if s.get("tests_done"))
-    result = report.build(
-        found, {c["name"]: c for c in row.candidates}, row.target_share, runs, oracle.minutes
+    runs = sum(1 for s in oracle.steps if s.tests_done)
+    built = report.build(
+        found, {c.name: c.model_dump() for c in row.candidates}, row.target_share, runs, oracle.minutes
     )
     if not names:
-        result["outcome"] = "no candidates"
-    result["refused"] = [{"name": n, "reason": r[-500:]} for n, r in oracle.refused.items()]
+        built["outcome"] = "no candidates"
+    refused = [RefusedSetting(name=n, reason=r[-500:]) for n, r in oracle.refused.items()]
+    result = AttributionResult.model_validate({**built, "refused": refused})
     return Ending(
         status,
         error,
         completed=found.complete,
-        fields={"result": result, "progress": oracle._progress("done", None, result["outcome"])},
+        fields={"result": result, "progress": oracle._progress("done", None, result.outcome)},
     )

@@ -14,7 +14,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.attribution import candidates as candidate_builder
 from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
 from upgradelab.attribution.models import Attribution
-from upgradelab.attribution.schemas import AttributionCreate, AttributionRead
+from upgradelab.attribution.schemas import (
+    AttributionCreate,
+    AttributionProgress,
+    AttributionRead,
+    CandidateRead,
+    UntestableRead,
+)
 from upgradelab.errors import field_error, not_found
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
@@ -112,11 +118,11 @@ async def create(session: AsyncSession, spec: AttributionCreate) -> Attribution:
         block=spec.block or run.experiment.block,
         budget_runs=spec.budget_runs,
         budget_minutes=spec.budget_minutes,
-        candidates=[c.as_dict() for c in testable],
-        untestable=[asdict(u) for u in untestable],
+        candidates=[CandidateRead.model_validate(c.as_dict()) for c in testable],
+        untestable=[UntestableRead.model_validate(asdict(u)) for u in untestable],
         steps=[],
         gap=gap,
-        progress={"phase": "queued"},
+        progress=AttributionProgress(phase="queued"),
     )
     session.add(row)
     await session.commit()
@@ -160,7 +166,7 @@ async def cancel(session: AsyncSession, row: Attribution) -> Attribution:
     one whose worker is gone is ended by the reaper's path at once. 409 when it already ended."""
     await request_cancel(session, ATTRIBUTION_JOBS, row.id)
     await session.refresh(row)
-    current = (row.progress or {}).get("current_run_id")
+    current = row.progress.current_run_id if row.progress is not None else None
     if current:
         with contextlib.suppress(HTTPException):  # the step run ended on its own (409) or is gone
             await request_cancel(session, RUN_JOBS, current)
@@ -181,39 +187,23 @@ def export_csv(row: Attribution) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["kind", "name", "share", "low", "high", "detail"])
-    result = row.result or {}
-    for member in result.get("members", []):
-        writer.writerow(
-            [
-                "member",
-                member["name"],
-                member["contribution"],
-                member["low"],
-                member["high"],
-                "; ".join(member["lines"]),
-            ]
-        )
-    for other in result.get("also", []):
-        alone = other["alone"]
-        how = f"decided by {other.get('decided_by', 'screening')} in {other.get('runs', 1)} run(s)"
-        writer.writerow(["also", other["name"], alone["share"], alone["low"], alone["high"], how])
-    for test in result.get("beside", []):
-        if not test["decided"] and test["stage"] != "screening":
-            detail = f"{test['stage']}: not decided in {test['runs']} run(s)"
-            writer.writerow(
-                ["beside", "+".join(test["subset"]), test["share"], test["low"], test["high"], detail]
-            )
-    writer.writerow(["unexplained", "", result.get("unexplained"), "", "", result.get("outcome", "")])
+    result = row.result
+    for member in result.members if result else []:
+        lines = "; ".join(member.lines)
+        writer.writerow(["member", member.name, member.contribution, member.low, member.high, lines])
+    for other in result.also if result else []:
+        alone = other.alone
+        how = f"decided by {other.decided_by} in {other.runs} run(s)"
+        writer.writerow(["also", other.name, alone.share, alone.low, alone.high, how])
+    for test in result.beside if result else []:
+        if not test.decided and test.stage != "screening":
+            detail = f"{test.stage}: not decided in {test.runs} run(s)"
+            writer.writerow(["beside", "+".join(test.subset), test.share, test.low, test.high, detail])
+    unexplained, outcome = (result.unexplained, result.outcome) if result else (None, "")
+    writer.writerow(["unexplained", "", unexplained, "", "", outcome])
     for step in row.steps:
-        for test in step.get("tests", []):
+        for one in step.tests or []:
             writer.writerow(
-                [
-                    "step",
-                    f"run {step['run_id']}",
-                    test["share"],
-                    test["low"],
-                    test["high"],
-                    "+".join(test["subset"]),
-                ]
+                ["step", f"run {step.run_id}", one.share, one.low, one.high, "+".join(one.subset)]
             )
     return out.getvalue()

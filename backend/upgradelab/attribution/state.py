@@ -5,6 +5,7 @@ events api/streaming.py lists). An attribution already final (cancelled, reaped)
 from typing import Any
 
 from upgradelab.attribution.models import Attribution
+from upgradelab.attribution.schemas import AttributionProgress, StepRead
 from upgradelab.db import sync_session
 from upgradelab.execution.kinds import write_unless_final
 from upgradelab.streaming.publisher import publish, publish_status
@@ -22,14 +23,16 @@ def write(attribution_id: int, **fields: Any) -> bool:
 def _publish(attribution_id: int, fields: dict[str, Any]) -> None:
     """step {step, run_id, phase, state} for the last step written (a step run starts: "started";
     its tests measured: "finished"), then status {progress}."""
-    steps = fields.get("steps") or []
+    steps: list[StepRead] = fields.get("steps") or []
     if steps:
         last = steps[-1]
-        state = "finished" if last.get("tests_done") else "started"
-        step = {"step": last["step"], "run_id": last["run_id"], "phase": last.get("phase"), "state": state}
+        state = "finished" if last.tests_done else "started"
+        step = {"step": last.step, "run_id": last.run_id, "phase": last.phase, "state": state}
         publish("attribution", attribution_id, {"type": "step", **step})
     if "progress" in fields:
-        publish_status(attribution_id, {"progress": fields["progress"]}, kind="attribution")
+        progress: AttributionProgress | None = fields["progress"]
+        shown = progress.model_dump(mode="json") if progress is not None else None
+        publish_status(attribution_id, {"progress": shown}, kind="attribution")
 
 
 def read(attribution_id: int) -> Attribution | None:

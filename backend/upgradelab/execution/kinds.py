@@ -10,6 +10,7 @@ from typing import Any, cast
 
 from redis import Redis
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.leases import LeaseKind
@@ -111,6 +112,9 @@ class JobKind:
     api_module: the module of the kind's own routes ("package.module", its `router`, signed in, and
     an optional `public_router`), included by the API's app (main.py) for a kind registered at run
     time (tests/recipe/); the product's kinds' routers are named in main.py.
+    workload(session, job_id): the job's measured workload for another kind to start from, a
+    measurement/workload.py WorkloadSource (a replay's, read by a fix search through
+    `measured_workload(session, "replay", id)`); None for a kind that provides none.
     """
 
     lease: LeaseKind
@@ -128,6 +132,7 @@ class JobKind:
     api_path: str = ""
     api_name: str = ""
     api_module: str = ""
+    workload: Callable[[Session, int], object] | None = None
 
     @property
     def name(self) -> str:

@@ -9,18 +9,21 @@ variant, the replay's dataset loaded); its lease and heartbeat go through execut
 
 import json
 from datetime import datetime
-from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy import JSON, ForeignKey, String, Text
+from sqlalchemy import ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from upgradelab.db import Base, ModelJSON, utcnow
 from upgradelab.execution.status import JobStatus, job_status_column
 from upgradelab.fixsearch.candidates import SOURCES, Source
-from upgradelab.fixsearch.schemas import FixSearchProgress, FixSearchResult
+from upgradelab.fixsearch.schemas import FixCandidateStored, FixSearchProgress, FixSearchResult, FixTrialRead
 from upgradelab.measurement import ReplayVariantSpec, SourceStatement
 from upgradelab.users.models import User
+
+# the kind a fix search starts from (its replay_id's): its measured workload is read through the
+# measurement library (measurement/workload.py measured_workload), never from the replay's package
+SOURCE_KIND = "replay"
 
 
 class FixSearch(Base):
@@ -34,13 +37,14 @@ class FixSearch(Base):
     whole search's (budget_scaled: no rounds budget was given, budget_rounds is the one scaled to the
     candidates, 0 until they are built); try_all: measure every candidate (else stop at the first
     that restores).
-    candidates: fixsearch/candidates.py Candidate dicts in the order tried (built at the search's
-    start, from both servers' variables); tried: fixsearch/search.py Trial dicts (a global one with
-    its side effects on the whole replay: effects.py); scope, side_rounds, side_minutes: which
+    candidates: fixsearch/candidates.py Candidates in the order tried (built at the search's
+    start, from both servers' variables), schemas.FixCandidateStored each; tried: fixsearch/search.py
+    Trials (a global one with its side effects on the whole replay: effects.py), schemas.FixTrialRead
+    each; scope, side_rounds, side_minutes: which
     remedies and the side-effect check's budget (effects.py); sources: the candidate sources tried
     (candidates.SOURCES, the others left out: evidence.py `only`); result:
     fixsearch/search.py Outcome as schemas.FixSearchResult; progress: schemas.FixSearchProgress (phase,
-    tried, rounds_done, minutes, message); sources, result and progress typed (db.ModelJSON).
+    tried, rounds_done, minutes, message); every JSON column typed (db.ModelJSON).
     """
 
     __tablename__ = "fix_search"
@@ -80,8 +84,10 @@ class FixSearch(Base):
     )
     side_rounds: Mapped[int] = mapped_column(default=5, server_default="5")
     side_minutes: Mapped[float] = mapped_column(default=10.0, server_default="10")
-    candidates: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    tried: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    candidates: Mapped[list[FixCandidateStored]] = mapped_column(
+        ModelJSON(list[FixCandidateStored]), default=list
+    )
+    tried: Mapped[list[FixTrialRead]] = mapped_column(ModelJSON(list[FixTrialRead]), default=list)
     progress: Mapped[FixSearchProgress | None] = mapped_column(ModelJSON(FixSearchProgress), default=None)
     result: Mapped[FixSearchResult | None] = mapped_column(ModelJSON(FixSearchResult), default=None)
     share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)

@@ -25,6 +25,7 @@ from typing import Any
 
 from redis import Redis
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from upgradelab.datasets.fetch import local_dump
 from upgradelab.datasets.loader import LoadFailed
@@ -46,7 +47,8 @@ from upgradelab.fixsearch.evidence import gathered, only, scoped
 from upgradelab.fixsearch.indexes import Schema
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.fixsearch.measure import PairOracle
-from upgradelab.fixsearch.models import FixSearch
+from upgradelab.fixsearch.models import SOURCE_KIND, FixSearch
+from upgradelab.fixsearch.schemas import FixCandidateStored, FixTrialRead
 from upgradelab.fixsearch.search import Budget, SearchCancelled, Trial, scaled_budget, search, search_looks
 from upgradelab.fixsearch.second import SECOND, SecondInstance
 from upgradelab.fixsearch.sides import Side, opened_pair
@@ -54,12 +56,13 @@ from upgradelab.fixsearch.whole import side_effects
 from upgradelab.measurement import (
     DumpDataset,
     Interrupt,
+    MeasuredWorkload,
     ReplayVariant,
     ReplayVariantSpec,
     SourceStatement,
     VariantSettings,
+    measured_workload,
 )
-from upgradelab.replay.models import ReplayRun
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.option_names import unused_variables
@@ -92,23 +95,19 @@ def _load(search_id: int) -> tuple[FixSearch | None, dict[str, Target], Dataset 
         return row, targets, dataset
 
 
+def _workload(session: Session, search_id: int) -> tuple[FixSearch | None, MeasuredWorkload | None]:
+    row = session.get(FixSearch, search_id)
+    return row, measured_workload(session, SOURCE_KIND, row.replay_id) if row is not None else None
+
+
 def other_fingerprints(search_id: int) -> list[tuple[str, str, list[SourceStatement]]]:
     """The replay's fingerprints other than the search's, in the replay's order: (id, text, its
     sampled statements) (a global remedy's side-effect check; [] when the replay is gone)."""
     with sync_session() as session:
-        row = session.get(FixSearch, search_id)
-        replay = session.get(ReplayRun, row.replay_id) if row is not None else None
-        if row is None or replay is None:
-            return []
-        grouped: dict[str, tuple[str, list[SourceStatement]]] = {}
-        for one in replay.statements:
-            if one.fingerprint_id != row.fingerprint_id:
-                fingerprint = grouped.setdefault(one.fingerprint_id, (one.fingerprint, []))
-                fingerprint[1].append(one)
-        return [(fingerprint_id, text, statements) for fingerprint_id, (text, statements) in grouped.items()]
-
-
-WRITE_KINDS = ("insert", "update", "delete", "replace")
+        row, workload = _workload(session, search_id)
+    if row is None or workload is None:
+        return []
+    return workload.other_fingerprints(row.fingerprint_id)
 
 
 def write_count(search_id: int) -> int:
@@ -116,12 +115,13 @@ def write_count(search_id: int) -> int:
     it replayed with allow_writes (0 when the replay is gone): an index's cost on them is not
     measured by the search (measure.py `_change`)."""
     with sync_session() as session:
-        row = session.get(FixSearch, search_id)
-        replay = session.get(ReplayRun, row.replay_id) if row is not None else None
-        if replay is None:
-            return 0
-        replayed = [s for s in replay.statements if s.kind.lower() in WRITE_KINDS]
-        return len(replay.skipped_writes) + (len(replayed) if replay.allow_writes else 0)
+        _, workload = _workload(session, search_id)
+    return workload.write_count() if workload is not None else 0
+
+
+def stored_trials(trials: list[Trial]) -> list[FixTrialRead]:
+    """The trials as fix_search.tried stores them (schemas.FixTrialRead each, in the order made)."""
+    return [FixTrialRead.model_validate(t.as_dict()) for t in trials]
 
 
 def unused_of(variant: ReplayVariant) -> frozenset[str]:
@@ -173,15 +173,11 @@ def second_note(search_id: int) -> str:
     fingerprint (a second instance of the baseline against the baseline) when the replay had one."""
     note = f"its arm ran on {SECOND} (an instance difference is part of its ratios"
     with sync_session() as session:
-        row = session.get(FixSearch, search_id)
-        replay = session.get(ReplayRun, row.replay_id) if row is not None else None
-        report = replay.report if replay is not None else None
-        wanted = row.fingerprint_id if row is not None else None
-        found = next((f for f in report.fingerprints if f.fingerprint_id == wanted), None) if report else None
-    floor = found.floor if found else None
-    if report is not None and report.aa_control and floor:
+        row, workload = _workload(session, search_id)
+    floor = workload.floors.get(row.fingerprint_id) if row is not None and workload is not None else None
+    if workload is not None and workload.aa_control and floor:
         note += (
-            f"; the replay's A/A control, {report.aa_control}, measured {floor.ratio:.3f} "
+            f"; the replay's A/A control, {workload.aa_control}, measured {floor.ratio:.3f} "
             f"[{floor.low:.3f}, {floor.high:.3f}] against the baseline on this fingerprint"
         )
     return note + ")"
@@ -210,7 +206,7 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
         nonlocal trials, rounds_done
         trials, rounds_done = list(made), spent
         last = made[-1]
-        state.write(row.id, tried=[t.as_dict() for t in made],
+        state.write(row.id, tried=stored_trials(made),
                     progress=progress("measuring", f"{last.name}: {last.status}"))  # fmt: skip
 
     try:
@@ -264,7 +260,8 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                 budget_rounds = (
                     scaled_budget(len(found), row.rounds) if row.budget_scaled else row.budget_rounds
                 )
-                state.write(row.id, candidates=[c.as_dict() for c in found], budget_rounds=budget_rounds,
+                stored = [FixCandidateStored.model_validate(c.as_dict()) for c in found]
+                state.write(row.id, candidates=stored, budget_rounds=budget_rounds,
                             progress=progress("measuring", f"{len(found)} candidates"))  # fmt: skip
                 timing = var_side.one.replay.timing_cpu
                 outcome = search(
@@ -288,7 +285,7 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
         status,
         completed=True,
         fields={
-            "tried": [t.as_dict() for t in outcome.trials],
+            "tried": stored_trials(outcome.trials),
             "result": {**outcome.as_dict(), "timing_cpu": timing, "unused": left_out},
             "progress": progress("done", outcome.outcome),
         },

@@ -95,6 +95,16 @@ class FixCandidateRead(_Read):
     indexes: dict[str, str] = {}
 
 
+class FixCandidateStored(FixCandidateRead):
+    """A candidate as fix_search.candidates stores it (fixsearch/candidates.py Candidate, every field):
+    the read shape and a plan candidate's `join_order` (tables in the baseline's order) and MySQL
+    `subquery_hint` (strategies.py), which the API does not send; a candidate stored before either
+    existed reads them empty."""
+
+    join_order: list[str] = []
+    subquery_hint: str = ""
+
+
 class FixPlanStep(_Read):
     """One table access of a plan (measurement/outcomes.py PlanStep)."""
 

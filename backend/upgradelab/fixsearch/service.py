@@ -14,10 +14,10 @@ from upgradelab.execution.status import JobStatus
 from upgradelab.execution.task import send_job
 from upgradelab.fixsearch.candidates import SOURCES
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
-from upgradelab.fixsearch.models import FixSearch
+from upgradelab.fixsearch.models import SOURCE_KIND, FixSearch
 from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchProgress, FixSearchRead
+from upgradelab.measurement import measured_workload
 from upgradelab.pools import routing
-from upgradelab.replay.models import ReplayRun
 from upgradelab.targets import service as targets
 from upgradelab.users.service import token_digest
 
@@ -30,28 +30,29 @@ async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
     replay sampled no statement of it, `variant` for a name the replay lacks, its baseline, a
     variant of another flavor than the baseline (a statement-level setting names one flavor's
     variables) or a target gone. Queued to its targets' pool (pools/routing.py)."""
-    replay = await session.get(ReplayRun, spec.replay_id)
+    replay = await session.run_sync(measured_workload, SOURCE_KIND, spec.replay_id)
     if replay is None:
         raise not_found("replay", spec.replay_id)
     if replay.status != JobStatus.succeeded:
         raise HTTPException(
-            status.HTTP_409_CONFLICT, f"replay {replay.id} is {replay.status}; a finished replay is needed"
+            status.HTTP_409_CONFLICT,
+            f"replay {replay.job_id} is {replay.status}; a finished replay is needed",
         )
     variants = {v.name: v for v in replay.variants if not v.aa_control}
     baseline = replay.variants[0]
     if spec.variant not in variants:
         raise field_error(
             ["body", "variant"],
-            f"replay {replay.id} has no variant {spec.variant!r}; it has {', '.join(variants)}",
+            f"replay {replay.job_id} has no variant {spec.variant!r}; it has {', '.join(variants)}",
         )
     if spec.variant == baseline.name:
         raise field_error(["body", "variant"], "the variant is the replay's baseline; pick another variant")
     variant = variants[spec.variant]
-    statements = [s for s in replay.statements if s.fingerprint_id == spec.fingerprint_id]
+    statements = replay.of_fingerprint(spec.fingerprint_id)
     if not statements:
         raise field_error(
             ["body", "fingerprint_id"],
-            f"replay {replay.id} sampled no statement of fingerprint {spec.fingerprint_id!r}",
+            f"replay {replay.job_id} sampled no statement of fingerprint {spec.fingerprint_id!r}",
         )
     known = await targets.get_by_names(session, {baseline.target, variant.target})
     base_target, var_target = known.get(baseline.target), known.get(variant.target)
@@ -65,7 +66,7 @@ async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
         )
     queue = await routing.route(session, {base_target.name, var_target.name})  # 409 across pools
     row = FixSearch(
-        replay_id=replay.id,
+        replay_id=replay.job_id,
         fingerprint_id=spec.fingerprint_id,
         fingerprint=statements[0].fingerprint,
         variant=spec.variant,

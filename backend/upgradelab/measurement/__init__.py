@@ -42,6 +42,10 @@ What it gives, by concept (the module that defines each, with its docstring's de
 - Per-statement cost (statement_cost.py): `NULL_STATEMENT` ("DO 0") timed beside the user's,
   `per_statement_cost` -> `StatementCost` (microseconds with its interval), `cost_only`,
   `timing_text`.
+- Workloads between kinds (workload.py): `MeasuredWorkload` (what a job measured: variants,
+  sampled statements, skipped writes, dataset, bounds, its A/A control's floors; `WRITE_KINDS` the
+  statement kinds that write), provided by a kind's `WorkloadSource` (its JobKind's `workload`) and
+  read by another kind as `measured_workload(session, kind, job_id)` (a fix search: its replay's).
 - Result shapes (shapes.py): the pydantic shapes above (`ReadShape` their base), as the replay's
   report stores them, and `ReplayVariantSpec` (a variant as a replay and a fix search store it).
 """
@@ -113,6 +117,12 @@ from upgradelab.measurement.variant_settings import (
     VariantSettings,
     settings_refusal,
 )
+from upgradelab.measurement.workload import (
+    WRITE_KINDS,
+    MeasuredWorkload,
+    WorkloadSource,
+    measured_workload,
+)
 
 __all__ = [
     "BY_NAME",
@@ -125,6 +135,7 @@ __all__ = [
     "OUTSIDE",
     "REPLAY_SESSION_VARIABLES",
     "THRESHOLD",
+    "WRITE_KINDS",
     "Cause",
     "Clock",
     "CounterChange",
@@ -134,6 +145,7 @@ __all__ = [
     "Extension",
     "Interleave",
     "Interrupt",
+    "MeasuredWorkload",
     "OpenVariant",
     "Outcome",
     "PlanStep",
@@ -153,6 +165,7 @@ __all__ = [
     "VariantSettings",
     "WorkCounters",
     "WorkTally",
+    "WorkloadSource",
     "aa_floor",
     "capture_outcomes",
     "cost_only",
@@ -164,6 +177,7 @@ __all__ = [
     "file_sha256",
     "fingerprint_work",
     "forget_record",
+    "measured_workload",
     "open_log",
     "open_variant",
     "pair_clock",

@@ -9,10 +9,13 @@ written before its end.
 
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from upgradelab.db import utcnow
 from upgradelab.execution.kinds import Ending, JobKind, job_targets
 from upgradelab.execution.leases import job_lease
 from upgradelab.execution.status import JobStatus
+from upgradelab.measurement import MeasuredWorkload
 from upgradelab.replay.models import ReplayRun
 from upgradelab.targets.models import Target
 
@@ -22,6 +25,30 @@ REPLAYS = job_lease("replay", ReplayRun, None)
 def targets_of(replay_id: int) -> list[Target]:
     """The targets the replay's variants name (replay_run.variants), detached from their session."""
     return job_targets(ReplayRun, replay_id, lambda row: [v.target for v in row.variants])
+
+
+def workload_of(session: Session, replay_id: int) -> MeasuredWorkload | None:
+    """The replay's measured workload (measurement/workload.py, its WorkloadSource): its variants,
+    statements, skipped writes, dataset, bounds and its A/A control's floor per fingerprint, as stored
+    in replay_run; None when the replay is gone."""
+    replay = session.get(ReplayRun, replay_id)
+    if replay is None:
+        return None
+    report = replay.report
+    return MeasuredWorkload(
+        kind=REPLAYS.name,
+        job_id=replay.id,
+        status=str(replay.status),
+        variants=list(replay.variants),
+        statements=list(replay.statements),
+        skipped_writes=list(replay.skipped_writes),
+        allow_writes=replay.allow_writes,
+        dataset_id=replay.dataset_id,
+        statement_timeout_s=replay.statement_timeout_s,
+        passes=replay.passes,
+        aa_control=report.aa_control if report is not None else None,
+        floors={f.fingerprint_id: f.floor for f in report.fingerprints if f.floor} if report else {},
+    )
 
 
 def _final_fields(ending: Ending) -> dict[str, Any]:
@@ -43,4 +70,5 @@ REPLAY_JOBS = JobKind(
     label="replay",
     api_path="/api/replays/{replay_id}",
     api_name="replay",
+    workload=workload_of,
 )
