@@ -26,7 +26,6 @@ NOT_YET_TYPED = {
     "run_variant.variables",
     "fix_search.candidates",
     "fix_search.tried",
-    "share_link.comparison",
 }
 
 

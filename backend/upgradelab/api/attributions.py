@@ -8,7 +8,7 @@ from typing import Literal
 from fastapi import APIRouter, Query, Response, status
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.api.job_routes import cancel_route, share_route
+from upgradelab.api.job_routes import cancel_route, share_route, shared_job
 from upgradelab.attribution import service
 from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
 from upgradelab.attribution.models import Attribution
@@ -97,7 +97,7 @@ def _export(row: Attribution, format: Literal["csv", "json"], user: User | None 
 @public_router.get("/{token}", response_model=AttributionRead)
 async def shared_attribution(token: str, session: SessionDep) -> AttributionRead:
     """A shared attribution, read-only, without sign-in; 404 for an unknown token."""
-    return service.to_read(await service.by_token(session, token))
+    return service.to_read(await shared_job(session, ATTRIBUTION_JOBS, token))
 
 
 @public_router.get("/{token}/export")
@@ -106,4 +106,4 @@ async def export_shared_attribution(
 ) -> Response:
     """A shared attribution's export without sign-in, as GET /api/attributions/{id}/export gives it
     (CSV: members, unexplained share, steps; JSON: the whole attribution); 404 for an unknown token."""
-    return _export(await service.by_token(session, token), format)
+    return _export(await shared_job(session, ATTRIBUTION_JOBS, token), format)

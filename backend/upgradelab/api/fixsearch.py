@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, status
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.api.job_routes import cancel_route, share_route
+from upgradelab.api.job_routes import cancel_route, share_route, shared_job
 from upgradelab.db import SessionDep
 from upgradelab.fixsearch import service
 from upgradelab.fixsearch.export import export_csv
@@ -88,7 +88,7 @@ def _read(row: FixSearch, user: User | None) -> FixSearchRead:
 @public_router.get("/{token}", response_model=FixSearchRead)
 async def shared_fix_search(token: str, session: SessionDep) -> FixSearchRead:
     """A shared fix search, read-only, without sign-in; 404 for an unknown token."""
-    return service.to_read(await service.by_token(session, token))
+    return service.to_read(await shared_job(session, FIX_SEARCH_JOBS, token))
 
 
 @public_router.get("/{token}/export")
@@ -97,4 +97,4 @@ async def export_shared_fix_search(
 ) -> Response:
     """A shared fix search's export without sign-in (as /api/fixsearches/{id}/export); 404 for an
     unknown token."""
-    return _export(await service.by_token(session, token), format)
+    return _export(await shared_job(session, FIX_SEARCH_JOBS, token), format)

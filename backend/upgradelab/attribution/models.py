@@ -13,9 +13,11 @@ from sqlalchemy.orm import Mapped, mapped_column
 from upgradelab.db import Base, ModelJSON, utcnow
 from upgradelab.execution.status import JobStatus, job_status_column
 from upgradelab.results.stats.verdicts import VerdictRead
+from upgradelab.sharing.models import live_share, unshared_when_made
 from upgradelab.users.models import User
 
 
+@unshared_when_made
 class Attribution(Base):
     """Row of `attribution`.
 
@@ -54,7 +56,8 @@ class Attribution(Base):
     # {"phase", "runs_done", "minutes", "current_run_id", "message"}
     progress: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     result: Mapped[dict[str, Any] | None] = mapped_column(default=None)
-    share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    # whether a read-only link is live (sharing/models.py job_share, migration 0032), read with the row
+    shared: Mapped[bool] = live_share("attribution", id)
     # who created it (app_user.id; NULL: from before owners were recorded, or made by the lab): only
     # they or an admin may cancel it (users/auth.py require_owner, migration 0021_owners)
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)

@@ -27,7 +27,6 @@ from upgradelab.run_executor.jobs import RUN_JOBS
 from upgradelab.targets import option_lists
 from upgradelab.targets import service as targets
 from upgradelab.targets.options import OptionError, validate_option
-from upgradelab.users.service import token_digest
 
 DECIDED = ("regression", "improvement")
 
@@ -150,14 +149,6 @@ async def get_or_raise(session: AsyncSession, attribution_id: int) -> Attributio
     row = await session.get(Attribution, attribution_id)
     if row is None:
         raise not_found("attribution", attribution_id)
-    return row
-
-
-async def by_token(session: AsyncSession, token: str) -> Attribution:
-    """The attribution shared under `token`, or 404."""
-    row = await session.scalar(select(Attribution).where(Attribution.share_token == token_digest(token)))
-    if row is None:
-        raise not_found("shared attribution", "link")
     return row
 
 

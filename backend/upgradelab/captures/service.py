@@ -2,8 +2,6 @@
 cancel, queries; a check's: create_check, get_check_or_raise, list_checks, cancel_check; either's
 share link: share, revoke_share, capture_by_token, check_by_token."""
 
-from typing import TypeVar
-
 from anyio import to_thread
 from fastapi import HTTPException, status
 from sqlalchemy import select
@@ -21,7 +19,6 @@ from upgradelab.execution.task import send_job
 from upgradelab.pools import routing
 from upgradelab.targets import service as targets
 from upgradelab.targets.provisioners import DockerProvisioner, LocalProvisioner, TarballProvisioner
-from upgradelab.users.service import token_digest
 
 
 async def create(session: AsyncSession, spec: CaptureCreate) -> Capture:
@@ -144,30 +141,3 @@ async def list_checks(session: AsyncSession, capture_id: int) -> list[CaptureChe
     """The capture's checks, newest first."""
     query = select(CaptureCheck).where(CaptureCheck.capture_id == capture_id).order_by(CaptureCheck.id.desc())
     return list(await session.scalars(query))
-
-
-Shared = TypeVar("Shared", Capture, CaptureCheck)
-
-
-async def revoke_share(session: AsyncSession, row: Shared) -> Shared:
-    """Forget its token: the link stops working at once (a new share gives a new token)."""
-    if row.share_token is not None:
-        row.share_token = None
-        await session.commit()
-    return row
-
-
-async def capture_by_token(session: AsyncSession, token: str) -> Capture:
-    """The capture shared under `token`, or 404 (the same for an unknown and a revoked one)."""
-    row = await session.scalar(select(Capture).where(Capture.share_token == token_digest(token)))
-    if row is None:
-        raise not_found("shared capture", "link")
-    return row
-
-
-async def check_by_token(session: AsyncSession, token: str) -> CaptureCheck:
-    """The check shared under `token`, or 404 (the same for an unknown and a revoked one)."""
-    row = await session.scalar(select(CaptureCheck).where(CaptureCheck.share_token == token_digest(token)))
-    if row is None:
-        raise not_found("shared check", "link")
-    return row

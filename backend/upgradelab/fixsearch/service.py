@@ -19,7 +19,6 @@ from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchProgress, Fix
 from upgradelab.pools import routing
 from upgradelab.replay.models import ReplayRun
 from upgradelab.targets import service as targets
-from upgradelab.users.service import token_digest
 
 Brief = TypeVar("Brief", bound=BaseModel)
 
@@ -100,14 +99,6 @@ async def get_or_raise(session: AsyncSession, search_id: int) -> FixSearch:
     row = await session.get(FixSearch, search_id)
     if row is None:
         raise not_found("fix search", search_id)
-    return row
-
-
-async def by_token(session: AsyncSession, token: str) -> FixSearch:
-    """The fix search shared under `token`, or 404."""
-    row = await session.scalar(select(FixSearch).where(FixSearch.share_token == token_digest(token)))
-    if row is None:
-        raise not_found("shared fix search", "link")
     return row
 
 
