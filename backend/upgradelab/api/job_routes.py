@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.db import SessionDep
@@ -20,10 +19,8 @@ from upgradelab.errors import not_found
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.kinds import JobKind
 from upgradelab.sharing import service as shares
-from upgradelab.sharing.models import JobShare
 from upgradelab.users.auth import CurrentUser, require_owner
 from upgradelab.users.models import User
-from upgradelab.users.service import token_digest
 from upgradelab.users.tokens import shown_once
 
 _PARAMETER = re.compile(r"\{(\w+)\}")
@@ -144,14 +141,8 @@ async def unshare(session: AsyncSession, kind: JobKind, row: Any) -> Any:
 async def shared_job(session: AsyncSession, kind: JobKind, token: str) -> Any:
     """The job of `kind` shared under `token` (a live `job_share` link of that kind: its sha256), or
     404 ("shared <label>", the same for an unknown, a revoked and another kind's token)."""
-    link = await session.scalar(
-        select(JobShare).where(JobShare.token == token_digest(token), JobShare.kind == kind.name)
-    )
-    row = (
-        None
-        if link is None or link.revoked_at is not None
-        else await session.get(kind.lease.model, link.job_id)
-    )
+    link = await shares.live_link(session, token, (kind.name,))
+    row = await session.get(kind.lease.model, link.job_id) if link is not None else None
     if row is None:
         raise not_found(f"shared {kind.title}", "link")
     return row

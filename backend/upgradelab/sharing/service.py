@@ -109,11 +109,17 @@ async def revoke(session: AsyncSession, link: JobShare) -> JobShare:
     return link
 
 
+async def live_link(session: AsyncSession, token: str, kinds: Collection[str]) -> JobShare | None:
+    """The live link of one of `kinds` whose token is `token` (looked up by its sha256); None when
+    unknown, revoked or of another kind."""
+    link = await session.scalar(select(JobShare).where(JobShare.token == token_digest(token)))
+    return link if link is not None and link.revoked_at is None and link.kind in kinds else None
+
+
 async def resolve(session: AsyncSession, token: str, kinds: Collection[str]) -> JobShare:
     """The live link of one of `kinds` for `token`; 404 (same message) when unknown, revoked or of
     another kind (a capture's token opens nothing at /api/public/shares)."""
-    query = select(JobShare).where(JobShare.token == token_digest(token))
-    link = (await session.scalars(query)).first()
-    if link is None or link.revoked_at is not None or link.kind not in kinds:
+    link = await live_link(session, token, kinds)
+    if link is None:
         raise not_found("share link", "(unknown or revoked)")
     return link
