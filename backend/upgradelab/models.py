@@ -11,7 +11,7 @@ from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
 from upgradelab.replay.models import ReplayRun
 from upgradelab.results.store.models import IterationSeries, Sample
 from upgradelab.results.store.summary_models import VariantSummary
-from upgradelab.sharing.models import ShareLink
+from upgradelab.sharing.models import JobShare
 from upgradelab.targets.models import Target
 from upgradelab.users.models import ApiToken, User
 
@@ -25,13 +25,13 @@ __all__ = [
     "Experiment",
     "FixSearch",
     "IterationSeries",
+    "JobShare",
     "JobStatus",
     "ProbeSample",
     "ProbeUnavailableRecord",
     "ReplayRun",
     "Run",
     "Sample",
-    "ShareLink",
     "Target",
     "User",
     "VariantSummary",

@@ -52,7 +52,7 @@ def _row(**fields: Any) -> Attribution:
         "steps": [step, {"step": 2, "run_id": 42, "subsets": [["a"]]}],
         "progress": {"phase": "step", "runs_done": 1, "runs_budget": 12, "minutes": 1.5, "current_run_id": 42,
                      "message": "step 2"},
-        "result": None, "share_token": None,
+        "result": None,
         "created_at": datetime.now(UTC), "started_at": None, "finished_at": None,
     }  # fmt: skip
     return Attribution(**(values | fields))

@@ -1,6 +1,7 @@
 """Migration 0022 adds the capture and capture_check tables as the models declare them (but for the
 columns 0024, 0026, 0027 and 0030 add), and takes them away again; 0024, 0026 and 0027 add theirs and
-take them away again (0030: tests/captures/test_migration_0030.py)."""
+take them away again (0030: tests/captures/test_migration_0030.py; 0032 takes share_token:
+tests/sharing/test_migration_0032.py)."""
 
 from pathlib import Path
 
@@ -10,6 +11,8 @@ from alembic import command
 from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.migrations import alembic_config
 
+# the column 0026 to 0031 had and migration 0032_job_share takes (nullable): a link is a job_share row
+SHARE_TOKEN = {"share_token": True}
 # the columns migration 0030_check_schema_load adds
 TRIAL = {"load_findings", "parse_findings", "schema_load"}
 # the columns migration 0027_capture_host adds (and 0030's)
@@ -70,7 +73,7 @@ def test_share_tokens_up_as_the_models_declare_them_unique_and_down(tmp_path: Pa
         declared = {
             c.name: c.nullable for c in model.__table__.columns if c.name not in HOSTS[model.__tablename__]
         }
-        assert columns == declared, model.__tablename__
+        assert columns == declared | SHARE_TOKEN, model.__tablename__
         uniques = [u["column_names"] for u in inspector.get_unique_constraints(model.__tablename__)]
         assert ["share_token"] in uniques, uniques
     command.downgrade(config, "0025_fix_global")
@@ -85,7 +88,8 @@ def test_the_team_host_columns_up_as_the_model_declares_them_and_down(tmp_path: 
     command.upgrade(config, "0027_capture_host")
     engine = sa.create_engine(url)
     columns = {c["name"]: c["nullable"] for c in sa.inspect(engine).get_columns("capture_check")}
-    assert columns == {c.name: c.nullable for c in CaptureCheck.__table__.columns if c.name not in TRIAL}
+    declared = {c.name: c.nullable for c in CaptureCheck.__table__.columns if c.name not in TRIAL}
+    assert columns == declared | SHARE_TOKEN
     assert columns["team_host"] and columns["hosts"]  # None on every check made before
     command.downgrade(config, "0026_capture_shares")
     assert not HOSTS["capture_check"] & {c["name"] for c in sa.inspect(engine).get_columns("capture_check")}

@@ -19,7 +19,6 @@ NOT_YET_TYPED = {
     "probe_series.columns",
     "run_digest.body",
     "run_variant.variables",
-    "share_link.comparison",
 }
 
 

@@ -2,12 +2,12 @@
 
 Result tables are derived from the metadata: the rows a measurement produced (`run`, `replay_run`)
 and, transitively, every table with a foreign key to a result (iterations, samples, probes,
-summaries, digests, series, share links ...). A removal spreads through foreign keys declared
-ON DELETE CASCADE (and ORM relationships with a delete cascade). Every way the code removes a row
-of the metadata database is enumerated: the API's DELETE routes (from the app's OpenAPI paths, each
-mapped to the table it acts on) and every `session.delete(...)` / `delete(Model)` in the package
-(found in the source; `delete(Model)` names its table itself). From none of those tables may a
-cascade reach a result table.
+summaries, digests, series ...; a share link, job_share, names its job by kind and id, no key). A
+removal spreads through foreign keys declared ON DELETE CASCADE (and ORM relationships with a delete
+cascade). Every way the code removes a row of the metadata database is enumerated: the API's DELETE
+routes (from the app's OpenAPI paths, each mapped to the table it acts on) and every
+`session.delete(...)` / `delete(Model)` in the package (found in the source; `delete(Model)` names
+its table itself). From none of those tables may a cascade reach a result table.
 
 A new DELETE route or a new row delete fails here until it says what it deletes; a new CASCADE
 towards a result table fails when one of those tables reaches it.
@@ -28,9 +28,9 @@ RESULT_ROOTS = {"run", "replay_run"}  # what a measurement is; everything hangin
 # The table each DELETE route acts on (the service it calls; a soft delete names the row's table).
 ROUTE_TABLES = {
     "/api/datasets/{name}": "dataset",  # datasets/service.py delete: marks the row deleted
-    "/api/shares/{link_id}": "share_link",  # sharing/service.py revoke: marks the link revoked
-    "/api/captures/{capture_id}/share": "capture",  # captures' revoke: clears its share_token
-    "/api/captures/{capture_id}/checks/{check_id}/share": "capture_check",  # likewise
+    "/api/shares/{link_id}": "job_share",  # sharing/service.py revoke: marks the link revoked
+    "/api/captures/{capture_id}/share": "job_share",  # revoke_job: marks the capture's links revoked
+    "/api/captures/{capture_id}/checks/{check_id}/share": "job_share",  # likewise
 }
 # `session.delete(row)` calls, whose table the source does not name: module.function -> table.
 SESSION_DELETES = {
@@ -38,7 +38,7 @@ SESSION_DELETES = {
 }
 # Result tables whose rows are deleted on purpose, and why; their own cascades are still checked.
 DELETED_ON_PURPOSE = {
-    "share_link": "revoking a link is asking for that link (a soft delete: the row stays, revoked)",
+    "job_share": "revoking a link is asking for that link (a soft delete: the row stays, revoked)",
     "variant_summary": "a run's summary, replaced when it is computed again (results/store/summary.py)",
     "run_digest": "a run's digest, replaced when it is computed again (results/store/digests.py)",
     "iteration_series": "a run's packed series, replaced when packed again (results/store/series_store.py)",
@@ -133,7 +133,7 @@ def test_the_result_tables_derived_from_the_metadata_hold_every_kind_of_result()
     results = result_tables()
     assert {
         "run", "run_variant", "sample", "probe_sample", "variant_summary", "iteration_series",
-        "run_digest", "probe_series", "replay_run", "share_link",
+        "run_digest", "probe_series", "replay_run",
     } <= results  # fmt: skip
     assert not {"dataset", "target", "experiment", "app_user", "api_token"} & results
 

@@ -24,6 +24,7 @@ from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.models import Experiment, Run
 from upgradelab.fixsearch.models import FixSearch
 from upgradelab.replay.models import ReplayRun
+from upgradelab.sharing.models import JobShare
 from upgradelab.users.models import Role
 from upgradelab.users.service import create_user_sync, issue_token_sync, token_digest
 
@@ -222,11 +223,57 @@ def test_a_share_token_is_shown_once_to_its_maker_and_never_read_back(
             assert read.status_code == 200 and token not in read.text, path
             assert '"shared": true' in read.text or '"shared":true' in read.text, path
     with sync_session() as session:
-        stored = session.get_one(Attribution, row).share_token
-    assert stored == token_digest(token)
+        live = (JobShare.kind == "attribution", JobShare.job_id == row, JobShare.revoked_at.is_(None))
+        stored = session.scalars(select(JobShare.token).where(*live)).all()
+    assert stored == [token_digest(token)]
     assert httpx.get(f"{api}/api/public/attributions/{token}", timeout=30).status_code == 200
     listed = httpx.get(f"{api}/api/attributions", headers=vera.headers, timeout=30)
     assert listed.status_code == 200 and token not in listed.text
+
+
+def test_one_revoke_closes_a_link_of_any_kind_and_the_list_shows_every_kind(
+    api: str, alice: Person, bob: Person
+) -> None:
+    """Issue 48, item 2: an attribution's and a capture's links are in the one list (kind, job_id, no
+    token) and DELETE /api/shares/{id} revokes them as it does a run's (owner-checked); a kind's
+    own DELETE .../share revokes the same link."""
+    attribution, capture = _attribution(alice.id), _capture(alice.id)
+    token = httpx.post(f"{api}/api/attributions/{attribution}/share", headers=alice.headers).json()[
+        "share_token"
+    ]
+    capture_token = httpx.post(f"{api}/api/captures/{capture}/share", headers=alice.headers).json()[
+        "share_token"
+    ]
+
+    def listed(kind: str, job_id: int) -> list[dict[str, object]]:
+        params: dict[str, str | int] = {"kind": kind, "job_id": job_id}
+        response = httpx.get(f"{api}/api/shares", params=params, headers=alice.headers, timeout=30)
+        assert response.status_code == 200 and token not in response.text, response.text
+        return list(response.json())
+
+    [link] = listed("attribution", attribution)
+    assert (link["kind"], link["job_id"], link["token"], link["revoked_at"]) == (
+        "attribution",
+        attribution,
+        None,
+        None,
+    )
+    assert httpx.get(f"{api}/api/shares", headers=alice.headers).json()[0]["kind"] == "capture"
+    refused = httpx.delete(f"{api}/api/shares/{link['id']}", headers=bob.headers)
+    assert refused.status_code == 403 and "only its owner or an admin may revoke it" in refused.text
+    assert httpx.get(f"{api}/api/public/attributions/{token}").status_code == 200
+    revoked = httpx.delete(f"{api}/api/shares/{link['id']}", headers=alice.headers)
+    assert revoked.status_code == 200 and revoked.json()["revoked_at"] is not None
+    assert httpx.get(f"{api}/api/public/attributions/{token}").status_code == 404
+    assert httpx.get(f"{api}/api/attributions/{attribution}", headers=alice.headers).json()["shared"] is False
+
+    [capture_link] = listed("capture", capture)
+    assert (
+        httpx.delete(f"{api}/api/captures/{capture}/share", headers=alice.headers).json()["shared"] is False
+    )
+    [capture_link] = listed("capture", capture)
+    assert capture_link["revoked_at"] is not None
+    assert httpx.get(f"{api}/api/public/captures/{capture_token}").status_code == 404
 
 
 def test_a_job_started_through_the_api_is_its_starters(api: str, alice: Person, bob: Person) -> None:

@@ -8,7 +8,15 @@ from typing import Literal
 from fastapi import APIRouter, Response, status
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.api.job_routes import Format, cancel_route, export_route, get_route, list_route, share_route
+from upgradelab.api.job_routes import (
+    Format,
+    cancel_route,
+    export_route,
+    get_route,
+    list_route,
+    share_route,
+    shared_job,
+)
 from upgradelab.attribution import service
 from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
 from upgradelab.attribution.models import Attribution
@@ -79,7 +87,7 @@ def _read(row: Attribution, user: User | None) -> AttributionRead:
 @public_router.get("/{token}", response_model=AttributionRead)
 async def shared_attribution(token: str, session: SessionDep) -> AttributionRead:
     """A shared attribution, read-only, without sign-in; 404 for an unknown token."""
-    return service.to_read(await service.by_token(session, token))
+    return service.to_read(await shared_job(session, ATTRIBUTION_JOBS, token))
 
 
 @public_router.get("/{token}/export")
@@ -88,4 +96,4 @@ async def export_shared_attribution(
 ) -> Response:
     """A shared attribution's export without sign-in, as GET /api/attributions/{id}/export gives it
     (CSV: members, unexplained share, steps; JSON: the whole attribution); 404 for an unknown token."""
-    return await export_attribution(session, await service.by_token(session, token), format, None)
+    return await export_attribution(session, await shared_job(session, ATTRIBUTION_JOBS, token), format, None)

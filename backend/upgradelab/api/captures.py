@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request, Response, status
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.api.datasets import worker_only
-from upgradelab.api.job_routes import cancel_route, get_route, list_route, share_route
+from upgradelab.api.job_routes import cancel_route, get_route, list_route, share_route, shared_job, unshare
 from upgradelab.captures import service
 from upgradelab.captures.findings import check_about, csv_text
 from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
@@ -95,7 +95,7 @@ async def revoke_capture_share(capture_id: int, session: SessionDep, user: Curre
     """Revoke its share link (it stops working at once); 403 unless the caller owns it or is an admin."""
     row = await service.get_or_raise(session, capture_id)
     require_owner(user, row.created_by, f"capture {capture_id}", "revoke the share link of")
-    return _capture(await service.revoke_share(session, row), user)
+    return _capture(await unshare(session, CAPTURE_JOBS, row), user)
 
 
 @cancel_route(router, CAPTURE_JOBS, CaptureRead)
@@ -156,7 +156,7 @@ async def revoke_check_share(
     """Revoke its share link (it stops working at once); 403 unless the caller owns it or is an admin."""
     row = await service.get_check_or_raise(session, capture_id, check_id)
     require_owner(user, row.created_by, f"check {check_id}", "revoke the share link of")
-    return _check(await service.revoke_share(session, row), user)
+    return _check(await unshare(session, CHECK_JOBS, row), user)
 
 
 @router.get("/{capture_id}/checks/{check_id}/findings.csv")
@@ -190,19 +190,19 @@ async def cancel_check(_: AsyncSession, row: CaptureCheck) -> CheckRead:
 @public_router.get("/checks/{token}", response_model=CheckRead)
 async def shared_check(token: str, session: SessionDep) -> CheckRead:
     """A shared check with its findings, read-only, without sign-in; 404 for an unknown or revoked token."""
-    return _check(await service.check_by_token(session, token), None)
+    return _check(await shared_job(session, CHECK_JOBS, token), None)
 
 
 @public_router.get("/checks/{token}/findings.csv")
 async def shared_check_csv(token: str, session: SessionDep) -> Response:
     """A shared check's findings as CSV (as GET .../checks/{id}/findings.csv); 404 unknown or revoked."""
-    return await _csv(session, CheckRead.model_validate(await service.check_by_token(session, token)))
+    return await _csv(session, CheckRead.model_validate(await shared_job(session, CHECK_JOBS, token)))
 
 
 @public_router.get("/{token}", response_model=CaptureRead)
 async def shared_capture(token: str, session: SessionDep) -> CaptureRead:
     """A shared capture, read-only, without sign-in; 404 for an unknown or revoked token."""
-    return _capture(await service.capture_by_token(session, token), None)
+    return _capture(await shared_job(session, CAPTURE_JOBS, token), None)
 
 
 # Written by workers, not users: the capture's dump (captures/dump.py upload), worker credential only.

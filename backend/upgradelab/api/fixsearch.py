@@ -9,7 +9,15 @@ from fastapi import APIRouter, status
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.api.job_routes import Format, cancel_route, export_route, get_route, list_route, share_route
+from upgradelab.api.job_routes import (
+    Format,
+    cancel_route,
+    export_route,
+    get_route,
+    list_route,
+    share_route,
+    shared_job,
+)
 from upgradelab.db import SessionDep
 from upgradelab.fixsearch import service
 from upgradelab.fixsearch.export import export_csv
@@ -79,7 +87,7 @@ def _read(row: FixSearch, user: User | None) -> FixSearchRead:
 @public_router.get("/{token}", response_model=FixSearchRead)
 async def shared_fix_search(token: str, session: SessionDep) -> FixSearchRead:
     """A shared fix search, read-only, without sign-in; 404 for an unknown token."""
-    return service.to_read(await service.by_token(session, token))
+    return service.to_read(await shared_job(session, FIX_SEARCH_JOBS, token))
 
 
 @public_router.get("/{token}/export")
@@ -88,4 +96,4 @@ async def export_shared_fix_search(
 ) -> Response:
     """A shared fix search's export without sign-in (as /api/fixsearches/{id}/export); 404 for an
     unknown token."""
-    return await export_fix_search(session, await service.by_token(session, token), format, None)
+    return await export_fix_search(session, await shared_job(session, FIX_SEARCH_JOBS, token), format, None)

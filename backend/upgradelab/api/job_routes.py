@@ -20,10 +20,10 @@ from upgradelab.db import SessionDep
 from upgradelab.errors import not_found
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.kinds import JobKind
+from upgradelab.sharing import service as shares
 from upgradelab.users.auth import CurrentUser, require_owner
 from upgradelab.users.models import User
-from upgradelab.users.service import token_digest
-from upgradelab.users.tokens import new_share_token, shown_once
+from upgradelab.users.tokens import shown_once
 
 _PARAMETER = re.compile(r"\{(\w+)\}")
 
@@ -237,19 +237,20 @@ def share_route(
     router: APIRouter, kind: JobKind, response_model: Any
 ) -> Callable[[Callable[[AsyncSession, Any], Awaitable[Any]]], None]:
     """Decorates `async def share_<kind>(session, row) -> Read` (its name the operation's id, its
-    docstring the description) into POST <kind.api_path>/share for a kind whose rows carry a
-    `share_token` column: the job (404), its owner checked (403 naming "<label> <id>"), a new
-    read-only token (users/tokens.py new_share_token, 192 random bits) stored as its sha256 (an
-    earlier link of it stops working), and the row as `read` gives it with the token shown this
-    once (users/tokens.py shown_once). `shared_job` finds the row of a token."""
+    docstring the description) into POST <kind.api_path>/share: the job (404), its owner checked
+    (403 naming "<label> <id>"), a new read-only link in `job_share` (sharing/service.py share_job:
+    a token of 192 random bits stored as its sha256; the job's earlier link revoked, it stops
+    working), and the row as `read` gives it (its `shared` re-read) with the token shown this once
+    (users/tokens.py shown_once). `shared_job` finds the row of a token; DELETE /api/shares/{id}
+    (api/sharing.py) revokes a link of any kind."""
     own = path_ids(kind)[-1]
 
     def derive(read: Callable[[AsyncSession, Any], Awaitable[Any]]) -> None:
         async def body(ids: dict[str, int], session: AsyncSession, user: User) -> Any:
             row = await job_or_404(session, kind, ids)
             require_owner(user, row.created_by, f"{kind.title} {ids[own]}", "share")
-            token, row.share_token = new_share_token()
-            await session.commit()
+            token = await shares.share_job(session, kind.name, row.id, user.id)
+            await session.refresh(row)
             return shown_once(await read(session, row), token)
 
         extra = [keyword("session", SessionDep), keyword("user", CurrentUser)]
@@ -260,10 +261,20 @@ def share_route(
     return derive
 
 
+async def unshare(session: AsyncSession, kind: JobKind, row: Any) -> Any:
+    """Revoke every live link of the `kind` job `row` (sharing/service.py revoke_job: they answer 404
+    at once; none: nothing) and give the row back with its `shared` re-read. The caller checked the
+    owner (a kind's own DELETE .../share; DELETE /api/shares/{id} revokes one link of any kind)."""
+    await shares.revoke_job(session, kind.name, row.id)
+    await session.refresh(row)
+    return row
+
+
 async def shared_job(session: AsyncSession, kind: JobKind, token: str) -> Any:
-    """The job of `kind` shared under `token` (its sha256 in `share_token`), or 404 ("shared <label>")."""
-    model: Any = kind.lease.model
-    row = await session.scalar(select(model).where(model.share_token == token_digest(token)))
+    """The job of `kind` shared under `token` (a live `job_share` link of that kind: its sha256), or
+    404 ("shared <label>", the same for an unknown, a revoked and another kind's token)."""
+    link = await shares.live_link(session, token, (kind.name,))
+    row = await session.get(kind.lease.model, link.job_id) if link is not None else None
     if row is None:
         raise not_found(f"shared {kind.title}", "link")
     return row

@@ -19,9 +19,11 @@ from upgradelab.attribution.schemas import (
 from upgradelab.db import Base, ModelJSON, utcnow
 from upgradelab.execution.status import JobStatus, job_status_column
 from upgradelab.results.stats.verdicts import VerdictRead
+from upgradelab.sharing.models import live_share, unshared_when_made
 from upgradelab.users.models import User
 
 
+@unshared_when_made
 class Attribution(Base):
     """Row of `attribution`.
 
@@ -60,7 +62,8 @@ class Attribution(Base):
     steps: Mapped[list[StepRead]] = mapped_column(ModelJSON(list[StepRead]), default=list)
     progress: Mapped[AttributionProgress | None] = mapped_column(ModelJSON(AttributionProgress), default=None)
     result: Mapped[AttributionResult | None] = mapped_column(ModelJSON(AttributionResult), default=None)
-    share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    # whether a read-only link is live (sharing/models.py job_share, migration 0032), read with the row
+    shared: Mapped[bool] = live_share("attribution", id)
     # who created it (app_user.id; NULL: from before owners were recorded, or made by the lab): only
     # they or an admin may cancel it (users/auth.py require_owner, migration 0021_owners)
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)

@@ -34,7 +34,6 @@ from upgradelab.run_executor.jobs import RUN_JOBS
 from upgradelab.targets import option_lists
 from upgradelab.targets import service as targets
 from upgradelab.targets.options import OptionError, validate_option
-from upgradelab.users.service import token_digest
 
 DECIDED = ("regression", "improvement")
 
@@ -150,14 +149,6 @@ async def _decided_gap(
         f"variant {variant!r} of run {run.id} has no decided verdict against {baseline!r}: "
         "nothing to explain",
     )
-
-
-async def by_token(session: AsyncSession, token: str) -> Attribution:
-    """The attribution shared under `token`, or 404."""
-    row = await session.scalar(select(Attribution).where(Attribution.share_token == token_digest(token)))
-    if row is None:
-        raise not_found("shared attribution", "link")
-    return row
 
 
 async def cancel(session: AsyncSession, row: Attribution) -> Attribution:

@@ -28,9 +28,11 @@ from upgradelab.captures.schemas import (
 from upgradelab.captures.statement_parse import ParseFinding
 from upgradelab.db import Base, ModelJSON, utcnow
 from upgradelab.execution.status import JobStatus, job_status_column
+from upgradelab.sharing.models import live_share, unshared_when_made
 from upgradelab.users.models import User
 
 
+@unshared_when_made
 class Capture(Base):
     """Row of `capture`.
 
@@ -64,8 +66,8 @@ class Capture(Base):
     dataset_id: Mapped[int | None] = mapped_column(default=None)
     dump: Mapped[DumpRecord | None] = mapped_column(ModelJSON(DumpRecord), default=None)
     identifiers: Mapped[list[Identifier] | None] = mapped_column(ModelJSON(list[Identifier]), default=None)
-    # a read-only link's token (secrets.token_urlsafe(24)); None: not shared or revoked (0026)
-    share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    # whether a read-only link is live (sharing/models.py job_share, migration 0032), read with the row
+    shared: Mapped[bool] = live_share("capture", id)
     # {"phase", "message"}
     progress: Mapped[CaptureProgress | None] = mapped_column(ModelJSON(CaptureProgress), default=None)
     # who created it (app_user.id); only they or an admin may cancel it (users/auth.py require_owner)
@@ -77,6 +79,7 @@ class Capture(Base):
     lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
+@unshared_when_made
 class CaptureCheck(Base):
     """Row of `capture_check`: a capture's settings checked against a new version's binary (the lab
     target `target`, a local or tarball one: captures/option_check.py). findings: [{"name", "line",
@@ -131,8 +134,8 @@ class CaptureCheck(Base):
         ModelJSON(list[ParseFinding]), default=None
     )
     schema_load: Mapped[SchemaTrial | None] = mapped_column(ModelJSON(SchemaTrial), default=None)
-    # a read-only link's token; None: not shared or revoked (migration 0026)
-    share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    # whether a read-only link is live (sharing/models.py job_share, migration 0032), read with the row
+    shared: Mapped[bool] = live_share("capture_check", id)
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -2,11 +2,8 @@
 queries; a check's: create_check, get_check_or_raise (lists, get and cancel: api/job_routes.py); either's
 share link: share, revoke_share, capture_by_token, check_by_token."""
 
-from typing import TypeVar
-
 from anyio import to_thread
 from fastapi import HTTPException, status
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.captures.digests import query_set
@@ -21,7 +18,6 @@ from upgradelab.execution.task import send_job
 from upgradelab.pools import routing
 from upgradelab.targets import service as targets
 from upgradelab.targets.provisioners import DockerProvisioner, LocalProvisioner, TarballProvisioner
-from upgradelab.users.service import token_digest
 
 
 async def create(session: AsyncSession, spec: CaptureCreate) -> Capture:
@@ -129,31 +125,4 @@ async def get_check_or_raise(session: AsyncSession, capture_id: int, check_id: i
     row = await session.get(CaptureCheck, check_id)
     if row is None or row.capture_id != capture_id:
         raise not_found("check", check_id)
-    return row
-
-
-Shared = TypeVar("Shared", Capture, CaptureCheck)
-
-
-async def revoke_share(session: AsyncSession, row: Shared) -> Shared:
-    """Forget its token: the link stops working at once (a new share gives a new token)."""
-    if row.share_token is not None:
-        row.share_token = None
-        await session.commit()
-    return row
-
-
-async def capture_by_token(session: AsyncSession, token: str) -> Capture:
-    """The capture shared under `token`, or 404 (the same for an unknown and a revoked one)."""
-    row = await session.scalar(select(Capture).where(Capture.share_token == token_digest(token)))
-    if row is None:
-        raise not_found("shared capture", "link")
-    return row
-
-
-async def check_by_token(session: AsyncSession, token: str) -> CaptureCheck:
-    """The check shared under `token`, or 404 (the same for an unknown and a revoked one)."""
-    row = await session.scalar(select(CaptureCheck).where(CaptureCheck.share_token == token_digest(token)))
-    if row is None:
-        raise not_found("shared check", "link")
     return row

@@ -19,6 +19,7 @@ from upgradelab.execution.status import JobStatus, job_status_column
 from upgradelab.fixsearch.candidates import SOURCES, Source
 from upgradelab.fixsearch.schemas import FixCandidateStored, FixSearchProgress, FixSearchResult, FixTrialRead
 from upgradelab.measurement import ReplayVariantSpec, SourceStatement
+from upgradelab.sharing.models import live_share, unshared_when_made
 from upgradelab.users.models import User
 
 # the kind a fix search starts from (its replay_id's): its measured workload is read through the
@@ -26,6 +27,7 @@ from upgradelab.users.models import User
 SOURCE_KIND = "replay"
 
 
+@unshared_when_made
 class FixSearch(Base):
     """Row of `fix_search`.
 
@@ -90,7 +92,8 @@ class FixSearch(Base):
     tried: Mapped[list[FixTrialRead]] = mapped_column(ModelJSON(list[FixTrialRead]), default=list)
     progress: Mapped[FixSearchProgress | None] = mapped_column(ModelJSON(FixSearchProgress), default=None)
     result: Mapped[FixSearchResult | None] = mapped_column(ModelJSON(FixSearchResult), default=None)
-    share_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    # whether a read-only link is live (sharing/models.py job_share, migration 0032), read with the row
+    shared: Mapped[bool] = live_share("fixsearch", id)
     # who created it (app_user.id): only they or an admin may cancel it (users/auth.py require_owner)
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

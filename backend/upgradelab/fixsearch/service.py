@@ -19,7 +19,6 @@ from upgradelab.fixsearch.schemas import FixSearchCreate, FixSearchProgress, Fix
 from upgradelab.measurement import measured_workload
 from upgradelab.pools import routing
 from upgradelab.targets import service as targets
-from upgradelab.users.service import token_digest
 
 Brief = TypeVar("Brief", bound=BaseModel)
 
@@ -93,14 +92,6 @@ async def create(session: AsyncSession, spec: FixSearchCreate) -> FixSearch:
     session.add(row)
     await session.commit()
     await to_thread.run_sync(send_job, FIX_SEARCH_JOBS, row.id, queue)
-    return row
-
-
-async def by_token(session: AsyncSession, token: str) -> FixSearch:
-    """The fix search shared under `token`, or 404."""
-    row = await session.scalar(select(FixSearch).where(FixSearch.share_token == token_digest(token)))
-    if row is None:
-        raise not_found("shared fix search", "link")
     return row
 
 

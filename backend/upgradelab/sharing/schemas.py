@@ -30,14 +30,17 @@ class ShareCreate(RequestModel):
 
 
 class ShareRead(BaseModel):
-    """A share link; `token` and `path` (the UI address, /share/<token>, that opens without signing
-    in) only in the answer that made it: the database keeps the token's sha256 alone."""
+    """A share link of any kind (sharing/models.py JobShare: kind, its job_id or its comparison);
+    `token` and `path` (the UI address, /share/<token>, that opens without signing in) only in the
+    answer that made it: the database keeps the token's sha256 alone. run_id / replay_id: job_id
+    again for a run's / a replay's link."""
 
     model_config = ConfigDict(from_attributes=True)
 
     id: int
     token: ShownOnce = None
     kind: str
+    job_id: int | None = None
     run_id: int | None
     comparison: ComparisonQuery | None
     replay_id: int | None = None

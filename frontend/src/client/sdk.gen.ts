@@ -697,8 +697,10 @@ export const createUser = <ThrowOnError extends boolean = false>(options: Option
 /**
  * List Shares
  *
- * Share links, newest first: an admin's list holds every link, revoked ones with revoked_at; an
- * operator's their own (revoked ones too) and the others' live ones; 403 for a viewer.
+ * Share links of every kind, newest first (only a run's with run_id; only one kind's, "capture",
+ * "fixsearch", ..., and one job's with kind and job_id): an admin's list holds every link, revoked
+ * ones with revoked_at; an operator's their own (revoked ones too) and the others' live ones; 403
+ * for a viewer.
  */
 export const listShares = <ThrowOnError extends boolean = false>(options?: Options<ListSharesData, ThrowOnError>) => (options?.client ?? client).get<ListSharesResponses, ListSharesErrors, ThrowOnError>({ url: '/api/shares', ...options });
 
@@ -720,8 +722,8 @@ export const createShare = <ThrowOnError extends boolean = false>(options: Optio
 /**
  * Revoke Share
  *
- * Revoke: the link answers 404 from now on. 404 for an unknown id; 403 unless the caller created
- * the link or is an admin.
+ * Revoke a link of any kind: it answers 404 from now on. 404 for an unknown id; 403 unless the
+ * caller created the link or is an admin.
  */
 export const revokeShare = <ThrowOnError extends boolean = false>(options: Options<RevokeShareData, ThrowOnError>) => (options.client ?? client).delete<RevokeShareResponses, RevokeShareErrors, ThrowOnError>({ url: '/api/shares/{link_id}', ...options });
 

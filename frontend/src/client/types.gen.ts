@@ -4772,8 +4772,10 @@ export type ShareCreate = {
 /**
  * ShareRead
  *
- * A share link; `token` and `path` (the UI address, /share/<token>, that opens without signing
- * in) only in the answer that made it: the database keeps the token's sha256 alone.
+ * A share link of any kind (sharing/models.py JobShare: kind, its job_id or its comparison);
+ * `token` and `path` (the UI address, /share/<token>, that opens without signing in) only in the
+ * answer that made it: the database keeps the token's sha256 alone. run_id / replay_id: job_id
+ * again for a run's / a replay's link.
  */
 export type ShareRead = {
     /**
@@ -4790,6 +4792,10 @@ export type ShareRead = {
      * Kind
      */
     kind: string;
+    /**
+     * Job Id
+     */
+    job_id?: number | null;
     /**
      * Run Id
      */
@@ -9080,6 +9086,14 @@ export type ListSharesData = {
          * Run Id
          */
         run_id?: number | null;
+        /**
+         * Kind
+         */
+        kind?: string | null;
+        /**
+         * Job Id
+         */
+        job_id?: number | null;
     };
     url: '/api/shares';
 };

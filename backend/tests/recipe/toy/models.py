@@ -1,7 +1,8 @@
 """The toy kind's table (the recipe's step 1): the columns every job kind has (status, error,
-cancel_requested, lease_owner, lease_expires_at, started_at, finished_at, progress, share_token,
-created_by) and its own (`steps`, `done`). In a metadata of its own: the test makes and drops it, and
-the product's metadata (the migrations' check) never sees it."""
+cancel_requested, lease_owner, lease_expires_at, started_at, finished_at, progress, created_by; its
+share links are rows of the one `job_share` table) and its own (`steps`, `done`). In a metadata of
+its own: the test makes and drops it, and the product's metadata (the migrations' check) never sees
+it."""
 
 from datetime import datetime
 from typing import Any
@@ -32,7 +33,6 @@ class Toy(ToyBase):
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
-    share_token: Mapped[str | None] = mapped_column(String(64), default=None, unique=True)
     created_by: Mapped[int | None] = mapped_column(default=None)
     steps: Mapped[int] = mapped_column(default=3)
     step_s: Mapped[float] = mapped_column(default=0.2)
