@@ -4,7 +4,6 @@ captured, and its general log shows no write statement from that account; a run 
 refused naming the target; a target of purpose workloads still needs its database."""
 
 import re
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 from sqlalchemy import delete
 
 from tests import ports
+from tests.captures.team import sql, wait
 from tests.conftest import auth_headers, lab_provisioner
 from upgradelab.db import sync_session
 from upgradelab.targets.capabilities import READ_ONLY_DETAIL
@@ -41,19 +41,6 @@ WRITE = re.compile(
 _VERSIONED = re.compile(r"^\s*/\*M?!\d*\s*")
 
 
-def _admin(server: LocalProvisioner, *statements: str) -> list[tuple[Any, ...]]:
-    connection = server.endpoint.connect()
-    rows: list[tuple[Any, ...]] = []
-    try:
-        with connection.cursor() as cursor:
-            for statement in statements:
-                cursor.execute(statement)
-                rows = list(cursor.fetchall())
-    finally:
-        connection.close()
-    return rows
-
-
 @pytest.fixture(scope="module")
 def team(database: None) -> Iterator[LocalProvisioner]:
     """The team's MariaDB 10.11: a schema with rows, a view, a trigger, a routine, the read-only
@@ -61,7 +48,7 @@ def team(database: None) -> Iterator[LocalProvisioner]:
     server = lab_provisioner("mariadb-10.11", ports.READ_ONLY_TEAM, suffix="readonly")
     server.start(["performance_schema=ON", "log_output=TABLE"])
     try:
-        _admin(
+        sql(
             server,
             "CREATE DATABASE shop",
             "CREATE TABLE shop.orders (id INT PRIMARY KEY, total DECIMAL(10,2))",
@@ -94,15 +81,6 @@ def _settings(**extra: Any) -> dict[str, Any]:
     return base | extra
 
 
-def _wait(client: httpx.Client, capture_id: int) -> dict[str, Any]:
-    deadline = time.monotonic() + 120
-    while True:
-        found: dict[str, Any] = client.get(f"/api/captures/{capture_id}").json()
-        if found["status"] in ("succeeded", "failed", "cancelled") or time.monotonic() > deadline:
-            return found
-        time.sleep(0.5)
-
-
 def test_a_read_only_target_is_added_and_captured_and_never_written_to(
     http: httpx.Client, team: LocalProvisioner
 ) -> None:
@@ -118,12 +96,12 @@ def test_a_read_only_target_is_added_and_captured_and_never_written_to(
 
     created = http.post("/api/captures", json={"target": TARGET})  # with its data: the dump too
     assert created.status_code == 201, created.text
-    found = _wait(http, created.json()["id"])
+    found = wait(http, created.json()["id"])
     assert found["status"] == "succeeded", found["error"]
     assert found["dataset_id"] is not None
     CAPTURED.append(f"capture-{found['id']}")
 
-    logged = _admin(
+    logged = sql(
         team,
         "SELECT argument FROM mysql.general_log "
         f"WHERE user_host LIKE '{READER}[%' AND command_type IN ('Query', 'Execute')",
@@ -133,7 +111,7 @@ def test_a_read_only_target_is_added_and_captured_and_never_written_to(
     writes = [s for s in statements if WRITE.match(_VERSIONED.sub("", s))]
     assert writes == [], writes
     # and the state the server shows: nothing of the lab's was made there
-    [(tables,)] = _admin(team, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'shop'")
+    [(tables,)] = sql(team, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'shop'")
     assert tables == 2  # orders and the view
 
 
