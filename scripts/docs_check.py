@@ -1,12 +1,14 @@
 """Docs that cannot go stale silently: every source path and code name the docs mention must exist.
 
-Reads README.md and docs/*.md and checks, against the source tree (parsed with ast, nothing imported):
+Reads README.md and docs/**/*.md (the user guide, mkdocs.yml) and checks, against the source tree
+(parsed with ast, nothing imported):
 
 - every path ending in a source suffix (.py .ts .tsx .mjs .sh .toml .css .html .json .yaml .md), and every
   backticked folder path of two parts or more ending in `/` (`results/store/`), exists under one
   of the roots a doc may write it from: the repository, backend/, backend/upgradelab/, frontend/,
   frontend/src/, or, written from inside its package, as the end of some path
-  (`provisioners/local.py`). A path with a `*` and a `/` is a glob that must match something
+  (`provisioners/local.py`); one starting with `../` or `./` (a link between the guide's pages) from
+  the document's own folder. A path with a `*` and a `/` is a glob that must match something
   (`results/store/summary.*`); a bare file name (`worker.py`) must be some file's name. Paths with
   placeholders (`<target>`, `{state_dir}`), URLs and absolute paths are not the repository's and
   are skipped, as are one-part folders (`template/` is also a server's datadir).
@@ -248,6 +250,11 @@ def check(repo: Path, docs: list[Path]) -> tuple[list[str], int]:
                 ):  # `input.*` in prose, not a glob of the tree
                     continue
                 checked += 1
+                if path.startswith(("../", "./")):  # a Markdown link from the doc's own folder
+                    linked = os.path.normpath(doc.parent.relative_to(repo) / path)
+                    if Path(linked).as_posix() not in tree[0]:
+                        missing.append(f"{where}: no file {path} (from {doc.parent.relative_to(repo)})")
+                    continue
                 if not _path_exists(tree, path, folder=False):
                     missing.append(f"{where}: no file {path}")
             for match in BACKTICKED.finditer(line):
@@ -284,7 +291,7 @@ def check(repo: Path, docs: list[Path]) -> tuple[list[str], int]:
 
 
 def main() -> int:
-    docs = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    docs = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
     missing, checked = check(REPO, docs)
     for line in missing:
         print(line, file=sys.stderr)

@@ -45,6 +45,11 @@ echo "== lint, format, types" >&2
 (cd backend && PYTHONPATH=. ../.venv/bin/lint-imports --no-cache)
 # every module path and module.function that README.md and docs/ name exists (scripts/docs_check.py)
 .venv/bin/python scripts/docs_check.py
+# the user guide: its generated reference pages are what the CLI, the OpenAPI schema and the settings
+# model say (scripts/docs_reference.py), and it builds with no warning (broken links, pages left out)
+.venv/bin/python scripts/docs_reference.py --check
+(site=$(mktemp -d) && trap 'rm -rf "$site"' EXIT &&
+  NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet -f mkdocs.yml -d "$site")
 # the committed API client must be what the backend's schemas generate (scripts/client.sh)
 bash scripts/client.sh --check
 (cd frontend && ui_checks)

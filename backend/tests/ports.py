@@ -43,6 +43,8 @@ CLEARTEXT = _BASE + 56
 # existing servers (issue 11): servers the tests start themselves, then add as `existing` targets
 EXISTING = {"mysql-9.7": _BASE + 70, "mariadb-10.11": _BASE + 71}
 EXISTING_SUPERVISED = _BASE + 72
+# issue 49: a team's MariaDB 10.11 added read-only (purpose capture) and captured (tests/targets)
+READ_ONLY_TEAM = _BASE + 73
 # issue 35 (captures): the team's MariaDB 10.11 a capture reads (tests/captures)
 CAPTURE_SOURCE = _BASE + 74
 # issue 45: the hand-configured staging MariaDB 10.11 a check reads (tests/captures/staging.py)

@@ -5,10 +5,13 @@ import re
 
 import httpx
 from playwright.sync_api import Page, expect
+from sqlalchemy import delete
 
 from tests import ports
 from tests.conftest import auth_headers
 from tests.targets.existing_servers import ExistingServer, mysql_existing
+from upgradelab.db import sync_session
+from upgradelab.targets.models import Target
 
 __all__ = ["mysql_existing"]  # fixture
 
@@ -57,3 +60,30 @@ def test_add_existing_server_and_see_what_it_allows(
     page.goto(f"/runs/{run['id']}")
     expect(page.get_by_test_id("run-status")).to_have_text("succeeded", timeout=120_000)
     expect(page.get_by_test_id("shared-server-note")).to_contain_text(f"{NAME} is an existing server")
+
+
+def test_add_a_team_server_to_capture_read_only_from_the_form(
+    page: Page, api: str, mysql_existing: ExistingServer
+) -> None:
+    """Issue 49: purpose "Capture and check only" needs no database, tries no write, says read-only."""
+    del api
+    name = f"{NAME}-ro"
+    with sync_session() as session:  # a session that ran this file before left its row
+        session.execute(delete(Target).where(Target.name == name))
+        session.commit()
+    settings = mysql_existing.settings
+    page.goto("/targets")
+    page.get_by_test_id("existing-purpose").select_option("capture")
+    expect(page.get_by_test_id("existing-disposable")).to_be_disabled()
+    page.get_by_test_id("existing-name").fill(name)
+    page.get_by_test_id("existing-host").fill(settings["host"])
+    page.get_by_test_id("existing-port").fill(str(settings["port"]))
+    page.get_by_test_id("existing-user").fill(settings["user"])
+    page.get_by_test_id("existing-password").fill(settings["password"])
+    page.get_by_test_id("add-existing-submit").click()
+
+    page.wait_for_url(re.compile(rf"/targets/{name}$"))
+    expect(page.get_by_test_id("target-read-only")).to_contain_text("never written to")
+    expect(page.get_by_test_id("target-connection")).to_contain_text(f"labuser@127.0.0.1:{settings['port']}/")
+    for check in ("set_global", "lab_database", "restart"):
+        expect(page.get_by_test_id(f"capability-{check}")).to_contain_text("purpose is capture")

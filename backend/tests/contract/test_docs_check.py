@@ -50,3 +50,17 @@ def test_docs_check_names_each_missing_path_and_code_name(tmp_path: Path) -> Non
         "README.md:6: no finished in execution/lifecycle.py",
     ]
     assert checked == 15  # 4 paths, 1 folder, 10 code names; `upgradelab.slot` and `run.context` skipped
+
+
+def test_a_link_between_the_guides_pages_is_read_from_the_pages_own_folder(tmp_path: Path) -> None:
+    jobs = tmp_path / "docs" / "jobs"
+    jobs.mkdir(parents=True)
+    (tmp_path / "docs" / "targets.md").write_text("# Targets\n")
+    page = jobs / "capture.md"
+    page.write_text("See [Targets](../targets.md) and [Datasets](../datasets.md) and [Run](./run.md).\n")
+    missing, checked = _docs_check().check(tmp_path, [page])
+    assert missing == [
+        "docs/jobs/capture.md:1: no file ../datasets.md (from docs/jobs)",
+        "docs/jobs/capture.md:1: no file ./run.md (from docs/jobs)",
+    ]
+    assert checked == 3

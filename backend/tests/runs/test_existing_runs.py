@@ -96,6 +96,7 @@ def test_the_api_serves_capabilities_and_never_the_password(
         "host": "127.0.0.1",
         "port": ports.EXISTING["mysql-9.7"],
         "user": "labuser",
+        "purpose": "workloads",  # issue 49: the default, with the write checks
         "database": "labdb",
         "ssl_ca": None,
         "ssl_verify_identity": False,

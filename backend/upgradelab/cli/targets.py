@@ -39,7 +39,16 @@ def targets_add(
         str | None,
         typer.Option(envvar="UPGRADELAB_TARGET_PASSWORD", help="Existing: password (else prompted; env)."),
     ] = None,
-    database: Annotated[str | None, typer.Option(help="Existing: the lab's own database there.")] = None,
+    purpose: Annotated[
+        str,
+        typer.Option(
+            help="Existing: workloads (runs and replays there: write checks, --database needed) or "
+            "capture (read-only: never written to, a read-only account is enough).",
+        ),
+    ] = "workloads",
+    database: Annotated[
+        str | None, typer.Option(help="Existing: the lab's own database there (purpose workloads).")
+    ] = None,
     ssl_ca: Annotated[str | None, typer.Option(help="Existing: CA file; turns TLS on.")] = None,
     ssl_verify_identity: Annotated[bool, typer.Option(help="Existing: check the server's name.")] = False,
     auth_plugin: Annotated[
@@ -59,19 +68,25 @@ def targets_add(
     /api/targets, and for an existing server print what the lab may do there.
 
     Needs an admin token, e.g. `upgradelab targets add mysql-8.0 --image mysql:8.0.40 --port 33080` or
-    `upgradelab targets add staging --existing --host 127.0.0.1 --port 3306 --user lab --database lab`.
+    `upgradelab targets add staging --existing --host 127.0.0.1 --port 3306 --user lab --database lab`
+    (a team's server to capture, read-only: `--existing --purpose capture` without --database).
     Exit 2 when refused.
     """
     if sum((image is not None, basedir is not None, existing)) != 1:
         raise typer.BadParameter("give exactly one of --image (docker), --basedir (tarball) or --existing")
     body: dict[str, Any] = {"name": name, "flavor": flavor, "disposable": disposable}
     if existing:
-        if not (host and user and database):
-            raise typer.BadParameter("--existing needs --host, --user and --database")
+        if purpose not in ("workloads", "capture"):
+            raise typer.BadParameter(f"--purpose {purpose!r}: workloads or capture")
+        if not (host and user):
+            raise typer.BadParameter("--existing needs --host and --user")
+        if purpose == "workloads" and not database:
+            raise typer.BadParameter("--existing --purpose workloads needs --database (or --purpose capture)")
         if password is None:
             password = typer.prompt(f"password of {user} on {host}", hide_input=True, default="")
         settings: dict[str, Any] = {"host": host, "port": port or 3306, "user": user, "password": password}
-        settings |= {"database": database, "ssl_verify_identity": ssl_verify_identity}
+        settings |= {"purpose": purpose, "ssl_verify_identity": ssl_verify_identity}
+        settings |= {"database": database} if database else {}
         settings |= {"ssl_ca": ssl_ca} if ssl_ca else {}
         settings |= {"auth_plugins": auth_plugin} if auth_plugin else {}
         settings |= {"allow_cleartext": True} if allow_cleartext else {}

@@ -4,7 +4,8 @@ capability, each naming the capability it misses (the runner's one call: preflig
 Refused: startup options (an existing server takes no option file), a cold policy without the
 restart capability ("warm only"), redo-off without alter_instance, SET GLOBAL / instance statements
 without set_global / alter_instance, a template that needs databases of its own, a writing template on
-a target not marked disposable or on a read-only server, and no usable lab database.
+a target not marked disposable or on a read-only server, no usable lab database, and anything at all
+on a target of purpose capture (read-only: targets/provisioners/existing_settings.py).
 """
 
 from sqlalchemy import select
@@ -15,6 +16,7 @@ from upgradelab.targets.capabilities import Capabilities, detect, keep_tested_re
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import Provisioner
 from upgradelab.targets.provisioners.existing import ExistingProvisioner
+from upgradelab.targets.provisioners.existing_settings import read_only_refusal
 from upgradelab.workloads import Workload
 
 
@@ -70,15 +72,18 @@ def capability_refusal(
 def stored_refusal(target: Target, variant: ResolvedVariant, policy: str, workload: Workload) -> str | None:
     """capability_refusal with the capabilities stored on the target (at experiment creation, before
     any run); None for targets the lab runs itself or without stored capabilities."""
-    if target.provisioner != ExistingProvisioner.kind or not target.capabilities:
+    if target.provisioner != ExistingProvisioner.kind:
         return None
+    refused = read_only_refusal(target.name, target.provisioner, target.settings)
+    if refused or not target.capabilities:
+        return refused
     return capability_refusal(
         variant,
         policy,
         workload,
         target.capabilities,
         disposable=target.disposable,
-        database=str(target.settings.get("database", "")),
+        database=str(target.settings.get("database") or ""),
     )
 
 
@@ -99,6 +104,9 @@ def preflight_refusal(
     capability refusal. None for every other kind of target."""
     if not isinstance(provisioner, ExistingProvisioner):
         return None
+    refused = read_only_refusal(target.name, target.provisioner, target.settings)
+    if refused:  # before anything connects: a read-only target is sent no write check either
+        return refused
     if provisioner.capabilities_cache is None:
         with provisioner.session():  # ProvisionError naming host:port when it cannot be reached
             pass
@@ -112,5 +120,5 @@ def preflight_refusal(
         workload,
         provisioner.capabilities_cache,
         disposable=target.disposable,
-        database=provisioner.cfg.database,
+        database=provisioner.cfg.database or "",
     )

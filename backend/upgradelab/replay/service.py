@@ -24,6 +24,7 @@ from upgradelab.targets.models import Target
 from upgradelab.targets.options import OptionError
 from upgradelab.targets.own_password import account_change
 from upgradelab.targets.provisioners import ExistingProvisioner
+from upgradelab.targets.provisioners.existing_settings import read_only_refusal
 
 REDO_OFF = "ALTER INSTANCE DISABLE INNODB REDO_LOG"  # the redo-off preset's statement (variants.py)
 
@@ -40,7 +41,8 @@ async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVar
     variants.N.target for an unknown target, variants.N.preset for a preset its flavor cannot take,
     variants.N.options.<name> for a startup option refused by category or not listed by the target's
     binary (its admin-listed `allowed_options` excepted; 503 naming the target when the list cannot
-    be built), variants.N.set_session.<name> for a variable the replay sets itself, and for an
+    be built), variants.N.target for a read-only target (purpose capture: a replay loads its
+    dataset there), variants.N.set_session.<name> for a variable the replay sets itself, and for an
     existing server (one the lab does not start: a single instance shared with others) its startup
     options, SET GLOBAL and instance statements; whether the server has each variable and takes its
     value is checked on the variant's own instance when it starts (variant_settings.py). The spec's
@@ -53,6 +55,9 @@ async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVar
         target = await session.scalar(select(Target).where(Target.name == item.target))
         if target is None:
             raise field_error([*field, "target"], f"variants[{index}]: no target named {item.target!r}")
+        refused = read_only_refusal(target.name, target.provisioner, target.settings)
+        if refused:  # a replay loads its dataset on the target: a write
+            raise field_error([*field, "target"], f"variants[{index}]: {refused}")
         existing = target.provisioner == ExistingProvisioner.kind
         if existing:
             single_server.add(target.name)

@@ -16,6 +16,10 @@ GET /api/targets/{name}, shown on the target page. Each capability says how it w
     lab_database      CREATE TABLE and DROP TABLE of a scratch table in the lab's database succeed
 plus facts: flavor, version, @@version_comment, managed service (Aurora: aurora_version exists;
 RDS: basedir under /rdsdbbin/), read_only, super_read_only, log_bin, secure_file_priv.
+
+A read-only target (purpose capture, targets/provisioners/existing_settings.py) is only read: the
+three checks that write (set_global, alter_instance, lab_database) and the restart test are not
+tried and say so (READ_ONLY_DETAIL); every other check is a SELECT or a SHOW.
 """
 
 import re
@@ -32,6 +36,8 @@ from upgradelab.targets.provisioners.existing import EXISTING_CONNECT_S, restart
 _GRANT = re.compile(r"^GRANT (.+?) ON (\S+) TO ", re.IGNORECASE)
 _SCRATCH_TABLE = "upgradelab_capability_check"
 _MUTEX = "wait/synch/mutex/innodb/%"
+READ_ONLY_DETAIL = "not tried: the target's purpose is capture (read-only: the lab writes nothing there)"
+_WRITE_CHECKS = ("set_global", "alter_instance", "lab_database")
 _UNTESTED = (
     "SHUTDOWN privilege granted; whether the server comes back after RESTART is not tested yet "
     "(re-detect with the restart test)"
@@ -191,11 +197,13 @@ def _managed_service(connection: ServerConnection, basedir: str) -> str | None:
     return None
 
 
-def detect(endpoint: Endpoint, *, try_restart: bool = False) -> Capabilities:
+def detect(endpoint: Endpoint, *, try_restart: bool = False, read_only: bool = False) -> Capabilities:
     """Connect as the lab's user and detect every capability (module docstring).
 
     try_restart=True issues a real RESTART (MySQL with the SHUTDOWN privilege only) and waits for the
-    server to come back. Raises pymysql errors when the server cannot be reached at all.
+    server to come back. read_only=True (a target of purpose capture) sends only SELECT and SHOW:
+    set_global, alter_instance, lab_database and restart are unavailable with READ_ONLY_DETAIL, and
+    try_restart is ignored. Raises pymysql errors when the server cannot be reached at all.
     """
     # a port where no MySQL server listens is refused within EXISTING_CONNECT_S, naming host:port
     connection = endpoint.connect(timeout_s=EXISTING_CONNECT_S, read_timeout_s=ADMIN_READ_TIMEOUT_S)
@@ -212,17 +220,28 @@ def detect(endpoint: Endpoint, *, try_restart: bool = False) -> Capabilities:
         secure_file_priv = None if priv in (None, "NULL") else priv
         granted = "granted" if file_ok else "not granted"
         file_detail = f"FILE privilege {granted}; secure_file_priv={secure_file_priv}"
+        # the three checks that write: never tried on a read-only target
+        if read_only:
+            writes = [_no(name, READ_ONLY_DETAIL) for name in _WRITE_CHECKS]
+        else:
+            writes = [
+                _set_global(connection, privileges),
+                _alter_instance(connection, flavor),
+                _lab_database(connection, endpoint.database),
+            ]
         checks = [
-            _set_global(connection, privileges),
-            _alter_instance(connection, flavor),
+            *writes[:2],
             *_performance_schema(connection, _on(facts.get("performance_schema"))),
             Capability(name="file", available=file_ok and secure_file_priv is not None, detail=file_detail),
-            _lab_database(connection, endpoint.database),
+            writes[2],
         ]
         managed = _managed_service(connection, facts.get("basedir", ""))
     finally:
         connection.close()
-    restart = _restart(flavor, privileges, endpoint if try_restart else None, str(version))
+    if read_only:
+        restart = _no("restart", READ_ONLY_DETAIL)
+    else:
+        restart = _restart(flavor, privileges, endpoint if try_restart else None, str(version))
     return Capabilities(
         detected_at=datetime.now(UTC),
         user=str(user),

@@ -16,6 +16,7 @@ PUBLIC_SETTINGS = (
     "host",
     "port",
     "user",
+    "purpose",
     "database",
     "ssl_ca",
     "ssl_verify_identity",
@@ -30,7 +31,9 @@ async def detect_into(target: Target, *, restart_test: bool = False) -> None:
     cannot be reached or the lab's user cannot sign in, with the server's words."""
     provisioner = ExistingProvisioner(target.name, target.flavor, target.settings, get_settings())
     try:
-        capabilities = await asyncio.to_thread(detect, provisioner.endpoint, try_restart=restart_test)
+        capabilities = await asyncio.to_thread(
+            detect, provisioner.endpoint, try_restart=restart_test, read_only=provisioner.cfg.read_only
+        )
     except (pymysql.MySQLError, ProvisionError) as error:
         where = f"{provisioner.cfg.host}:{provisioner.cfg.port}"
         raise field_error(["body", "settings", "host"], f"cannot detect {where}: {error}") from error

@@ -38,7 +38,10 @@ class TargetConnection(BaseModel):
     host: str
     port: int
     user: str
-    database: str
+    purpose: Literal["workloads", "capture"] = Field(
+        "workloads", description="capture: read-only, never written to (no run or replay there)."
+    )
+    database: str | None
     ssl_ca: str | None
     ssl_verify_identity: bool
     auth_plugins: list[str] = Field(

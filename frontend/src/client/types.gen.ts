@@ -5313,9 +5313,15 @@ export type TargetConnection = {
      */
     user: string;
     /**
+     * Purpose
+     *
+     * capture: read-only, never written to (no run or replay there).
+     */
+    purpose?: 'workloads' | 'capture';
+    /**
      * Database
      */
-    database: string;
+    database: string | null;
     /**
      * Ssl Ca
      */

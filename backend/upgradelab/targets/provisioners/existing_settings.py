@@ -1,8 +1,19 @@
 """Settings of an existing target (`target.settings`): where the team's server answers, the lab's
-account there and what its clients may answer (targets/client_auth.py); validated before anything
-connects, the password never part of an API response."""
+account there, what the lab may do there (`purpose`) and what its clients may answer
+(targets/client_auth.py); validated before anything connects, the password never part of an API
+response.
 
-from typing import Annotated
+`purpose` says whether the lab writes there:
+
+    workloads   the lab runs workloads and replays there (the default, as every existing target was
+                before issue 49): `database` is the lab's own database, and adding the target tries
+                a no-op SET GLOBAL, ALTER INSTANCE (MySQL) and a scratch CREATE/DROP TABLE in it
+    capture     the team's server, added to be captured (and checked): a read-only account is enough
+                (the capture's grants in docs/jobs/capture.md), `database` may be left out, and the lab
+                sends it no write statement at all: no write check on adding, no run, no replay
+"""
+
+from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
@@ -12,6 +23,8 @@ from upgradelab.targets.existing_hosts import host_refusal
 from upgradelab.targets.sealed import SealedSettings
 
 _IDENTIFIER = r"^[A-Za-z0-9_]{1,64}$"
+Purpose = Literal["workloads", "capture"]
+CAPTURE: Purpose = "capture"
 
 
 def _printable(value: str) -> str:
@@ -22,6 +35,19 @@ def _printable(value: str) -> str:
     return value
 
 
+def read_only_refusal(target_name: str, provisioner_kind: str, raw_settings: dict[str, object]) -> str | None:
+    """Why the lab may not write on this target (a run's workload, a replay's dataset), naming it:
+    an existing target of purpose capture; None for every other target. Reads the stored settings as
+    they are (no validation: a row stored before `purpose` existed is of purpose workloads)."""
+    if provisioner_kind != "existing" or raw_settings.get("purpose") != CAPTURE:
+        return None
+    return (
+        f"target {target_name} is read-only (purpose capture): the lab never writes there, so it runs "
+        "no workload or replay on it; capture it, or add the server again with purpose workloads and "
+        "an account that may write in the lab's database"
+    )
+
+
 class ExistingSettings(SealedSettings):
     """`target.settings` of an existing target (validated; unknown keys refused; the password is
     never part of an API response)."""
@@ -30,7 +56,16 @@ class ExistingSettings(SealedSettings):
     port: int = Field(3306, ge=1, le=65535)
     user: str = Field(min_length=1, max_length=80, description="The lab's account on that server.")
     password: str = Field("", max_length=256)
-    database: str = Field(pattern=_IDENTIFIER, description="The lab's own database: workloads stay in it.")
+    purpose: Purpose = Field(
+        "workloads",
+        description="workloads: the lab runs workloads and replays there (write checks on adding, "
+        "`database` needed); capture: the team's server, read-only: never written to, no run or replay.",
+    )
+    database: str | None = Field(
+        None,
+        pattern=_IDENTIFIER,
+        description="The lab's own database: workloads stay in it (needed for purpose workloads).",
+    )
     ssl_ca: str | None = Field(None, pattern=r"^/[A-Za-z0-9_./+-]+$", description="CA file: TLS on.")
     ssl_verify_identity: bool = Field(False, description="Check the server's name against its certificate.")
     auth_plugins: list[Annotated[str, StringConstraints(pattern=PLUGIN_PATTERN)]] = Field(
@@ -44,6 +79,20 @@ class ExistingSettings(SealedSettings):
         description="LDAP/PAM accounts: answer mysql_clear_password and dialog, which send the password "
         "as it is; only with ssl_ca, and only over TLS verified against it.",
     )
+
+    @property
+    def read_only(self) -> bool:
+        """True for purpose capture: the lab sends this server no write statement."""
+        return self.purpose == CAPTURE
+
+    @model_validator(mode="after")
+    def _workloads_need_a_database(self) -> "ExistingSettings":
+        if not self.read_only and not self.database:
+            raise ValueError(
+                "database: a target of purpose workloads needs the lab's own database there "
+                "(purpose capture: read-only, no database needed)"
+            )
+        return self
 
     @model_validator(mode="after")
     def _cleartext_over_tls_only(self) -> "ExistingSettings":

@@ -67,11 +67,14 @@ export function TargetPage() {
         <span>{t.provisioner}</span>
         <span>{t.flavor}</span>
         <span>{t.version ?? 'version not read yet'}</span>
+        {t.connection?.purpose === 'capture' && (
+          <span data-testid="target-read-only">read-only: capture and check only, never written to</span>
+        )}
         <span data-testid="target-disposable">{t.disposable ? 'disposable' : 'not disposable: read-only templates only'}</span>
       </p>
       {t.connection && (
         <p className="mono" data-testid="target-connection">
-          {t.connection.user}@{t.connection.host}:{t.connection.port}/{t.connection.database}
+          {t.connection.user}@{t.connection.host}:{t.connection.port}/{t.connection.database ?? ''}
           {t.connection.ssl_ca ? ` TLS (CA ${t.connection.ssl_ca}${t.connection.ssl_verify_identity ? ', identity verified' : ''})` : ' no TLS'}
           {/* the plugins the lab's clients answer there; cleartext (LDAP/PAM) only when opted in, over TLS */}
           {t.connection.auth_plugins?.length ? ` · auth ${t.connection.auth_plugins.join(', ')}` : ''}

@@ -16,6 +16,8 @@ export function AddExistingForm() {
   const [verifyIdentity, setVerifyIdentity] = useState(false)
   const [disposable, setDisposable] = useState(false)
   const [restartTest, setRestartTest] = useState(false)
+  const [purpose, setPurpose] = useState<'workloads' | 'capture'>('workloads')
+  const readOnly = purpose === 'capture'
   const create = useMutation({
     mutationFn: (body: ExistingTargetCreate) => api.createTarget(body),
     onSuccess: (target) => {
@@ -30,14 +32,15 @@ export function AddExistingForm() {
       name: fields.name.trim(),
       flavor: 'mysql', // the server's own flavor is detected and stored
       provisioner: 'existing',
-      disposable,
-      restart_test: restartTest,
+      disposable: readOnly ? false : disposable,
+      restart_test: readOnly ? false : restartTest,
       settings: {
         host: fields.host.trim(),
         port: Number(fields.port),
         user: fields.user,
         password: fields.password,
-        database: fields.database.trim(),
+        purpose,
+        ...(fields.database.trim() ? { database: fields.database.trim() } : {}),
         ssl_verify_identity: verifyIdentity,
         ...(fields.sslCa.trim() ? { ssl_ca: fields.sslCa.trim() } : {}),
       },
@@ -63,13 +66,25 @@ export function AddExistingForm() {
         A MySQL or MariaDB server the lab does not run (staging RDS/Aurora, a team's own instance). Hosts other than
         loopback must be listed in UPGRADELAB_EXISTING_HOSTS. The lab works only inside the database you name.
       </p>
+      <label className="field" htmlFor="existing-purpose">
+        <span>Purpose</span>
+        <select
+          id="existing-purpose"
+          data-testid="existing-purpose"
+          value={purpose}
+          onChange={(e) => setPurpose(e.target.value === 'capture' ? 'capture' : 'workloads')}
+        >
+          <option value="workloads">Run workloads and replays here (write checks; the lab's database needed)</option>
+          <option value="capture">Capture and check only (read-only account; never written to)</option>
+        </select>
+      </label>
       <div className="parameter-fields">
         {input('name', 'Target name')}
         {input('host', 'Host')}
         {input('port', 'Port', 'number')}
         {input('user', 'User')}
         {input('password', 'Password', 'password')}
-        {input('database', "The lab's database")}
+        {input('database', readOnly ? "The lab's database (not needed)" : "The lab's database")}
         {input('sslCa', 'TLS CA file (optional)')}
       </div>
       <p>
@@ -81,13 +96,14 @@ export function AddExistingForm() {
           <input
             type="checkbox"
             data-testid="existing-disposable"
+            disabled={readOnly}
             checked={disposable}
             onChange={(e) => setDisposable(e.target.checked)}
           />{' '}
           disposable (writing templates may run)
         </label>{' '}
         <label className="small">
-          <input type="checkbox" checked={restartTest} onChange={(e) => setRestartTest(e.target.checked)} /> try a
+          <input type="checkbox" disabled={readOnly} checked={restartTest} onChange={(e) => setRestartTest(e.target.checked)} /> try a
           real RESTART
         </label>
       </p>
