@@ -21,6 +21,11 @@ What it gives, by concept (the module that defines each, with its docstring's de
   replay (`SourceStatement`: sql, database, fingerprint, class id), sampled per query class
   (`DEFAULT_SAMPLE`); `SourceError` names what a source lacks; `open_log`/`read_events` read a slow
   or general log as pt-query-digest does.
+- Sessions as they ran (sessions.py, session_shapes.py, transactions.py): `log_sessions(stream,
+  "general" | "slow")` and `history_sessions(HistoryRow rows of events_statements_history_long)`
+  -> a `SessionLog` of `Session`s, each `SessionStatement` with its order, offset (seconds) and
+  transaction boundary; sessions a source cut (mid-transaction at its start or end) dropped and
+  listed as `CutPart`s; `SessionsError` past a bound (`MAX_SESSIONS` sessions, statements, characters).
 - Passes and rounds (passes.py, turns.py, engine.py, extension_plan.py, interrupt.py): a
   `StatementRunner` per open variant (`statement_runner`), `capture_outcomes` (each statement once),
   `statement_passes` (its timed passes), `round_turns` (who times what in a round, `Interleave`),
@@ -85,6 +90,16 @@ from upgradelab.measurement.passes import (
     statement_runner,
 )
 from upgradelab.measurement.querylog.formats import open_log, read_events
+from upgradelab.measurement.session_shapes import (
+    MAX_SESSIONS,
+    CutPart,
+    HistoryRow,
+    Session,
+    SessionLog,
+    SessionsError,
+    SessionStatement,
+)
+from upgradelab.measurement.sessions import history_sessions, log_sessions
 from upgradelab.measurement.shapes import (
     Cause,
     CounterChange,
@@ -120,6 +135,7 @@ __all__ = [
     "CPU",
     "DEFAULT_SAMPLE",
     "MAX_REPEATS",
+    "MAX_SESSIONS",
     "MIN_MEASURED_S",
     "NULL_STATEMENT",
     "OUTSIDE",
@@ -129,9 +145,11 @@ __all__ = [
     "Clock",
     "CounterChange",
     "CounterRange",
+    "CutPart",
     "DumpDataset",
     "ErrorChange",
     "Extension",
+    "HistoryRow",
     "Interleave",
     "Interrupt",
     "OpenVariant",
@@ -141,6 +159,10 @@ __all__ = [
     "ReplayCancelled",
     "ReplayVariant",
     "ReplayVariantSpec",
+    "Session",
+    "SessionLog",
+    "SessionStatement",
+    "SessionsError",
     "SourceError",
     "SourceFormat",
     "SourceStatement",
@@ -164,6 +186,8 @@ __all__ = [
     "file_sha256",
     "fingerprint_work",
     "forget_record",
+    "history_sessions",
+    "log_sessions",
     "open_log",
     "open_variant",
     "pair_clock",
