@@ -26,6 +26,12 @@ What it gives, by concept (the module that defines each, with its docstring's de
   -> a `SessionLog` of `Session`s, each `SessionStatement` with its order, offset (seconds) and
   transaction boundary; sessions a source cut (mid-transaction at its start or end) dropped and
   listed as `CutPart`s; `SessionsError` past a bound (`MAX_SESSIONS` sessions, statements, characters).
+- Sessions run together (session_driver.py): `run_sessions(sessions, SessionOpener, speed=...,
+  timeout_s=...)` runs one trial, every session on its own connection and thread, gaps kept at the
+  speed factor, each statement bounded, within `DriverBounds` (sessions, seconds, results), stopped
+  by a cancel within a second -> `TrialRun` (each `StatementRun`: fingerprint, client latency,
+  error code, rows; statements and transactions per second, wall clock); `DriverError` when a trial
+  cannot start.
 - Passes and rounds (passes.py, turns.py, engine.py, extension_plan.py, interrupt.py): a
   `StatementRunner` per open variant (`statement_runner`), `capture_outcomes` (each statement once),
   `statement_passes` (its timed passes), `round_turns` (who times what in a round, `Interleave`),
@@ -90,6 +96,14 @@ from upgradelab.measurement.passes import (
     statement_runner,
 )
 from upgradelab.measurement.querylog.formats import open_log, read_events
+from upgradelab.measurement.session_driver import (
+    DriverBounds,
+    DriverError,
+    SessionOpener,
+    StatementRun,
+    TrialRun,
+    run_sessions,
+)
 from upgradelab.measurement.session_shapes import (
     MAX_SESSIONS,
     CutPart,
@@ -146,6 +160,8 @@ __all__ = [
     "CounterChange",
     "CounterRange",
     "CutPart",
+    "DriverBounds",
+    "DriverError",
     "DumpDataset",
     "ErrorChange",
     "Extension",
@@ -161,6 +177,7 @@ __all__ = [
     "ReplayVariantSpec",
     "Session",
     "SessionLog",
+    "SessionOpener",
     "SessionStatement",
     "SessionsError",
     "SourceError",
@@ -169,7 +186,9 @@ __all__ = [
     "StageTally",
     "StatementCost",
     "StatementDiff",
+    "StatementRun",
     "StatementRunner",
+    "TrialRun",
     "VariantOpener",
     "VariantReplay",
     "VariantSettings",
@@ -199,6 +218,7 @@ __all__ = [
     "read_record",
     "replay_rounds",
     "round_turns",
+    "run_sessions",
     "settings_refusal",
     "statement_passes",
     "statement_runner",
