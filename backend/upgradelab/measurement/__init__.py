@@ -32,6 +32,9 @@ What it gives, by concept (the module that defines each, with its docstring's de
   by a cancel within a second -> `TrialRun` (each `StatementRun`: fingerprint, client latency,
   error code, rows; statements and transactions per second, wall clock); `DriverError` when a trial
   cannot start.
+- Identical starting data per trial (trial_data.py): `copy_datadir(kept, trial)` copies a stopped
+  server's kept datadir for a trial (`cp -a --reflink=auto`), timed apart from it -> `DatadirCopy`
+  (bytes, seconds, filesystem); `DatadirCopyError` when it is no datadir, cp fails or a cancel came.
 - Passes and rounds (passes.py, turns.py, engine.py, extension_plan.py, interrupt.py): a
   `StatementRunner` per open variant (`statement_runner`), `capture_outcomes` (each statement once),
   `statement_passes` (its timed passes), `round_turns` (who times what in a round, `Interleave`),
@@ -136,6 +139,7 @@ from upgradelab.measurement.stage_events import CPU, OUTSIDE, StageTally
 from upgradelab.measurement.statement_cost import NULL_STATEMENT, cost_only, timing_text
 from upgradelab.measurement.statement_cost import statement_cost as per_statement_cost
 from upgradelab.measurement.timing import MAX_REPEATS, MIN_MEASURED_S, Clock, pair_clock
+from upgradelab.measurement.trial_data import DatadirCopy, DatadirCopyError, copy_datadir
 from upgradelab.measurement.turns import Interleave, round_turns
 from upgradelab.measurement.variant_settings import (
     REPLAY_SESSION_VARIABLES,
@@ -160,6 +164,8 @@ __all__ = [
     "CounterChange",
     "CounterRange",
     "CutPart",
+    "DatadirCopy",
+    "DatadirCopyError",
     "DriverBounds",
     "DriverError",
     "DumpDataset",
@@ -196,6 +202,7 @@ __all__ = [
     "WorkTally",
     "aa_floor",
     "capture_outcomes",
+    "copy_datadir",
     "cost_only",
     "cost_rounds",
     "counter_changes",
