@@ -131,3 +131,30 @@ def test_history_rows_in_any_order_and_cut_by_the_ring_buffer() -> None:
 )
 def test_log_times(text: str, seconds: float | None) -> None:
     assert log_time(text) == seconds
+
+
+def test_a_slow_logs_quit_ends_its_session_whole() -> None:
+    # MySQL with log_slow_admin_statements: the Quit after `SET timestamp=...;`, in the next record
+    text = (
+        "# Time: 2024-05-01T10:00:00.100000Z\n"
+        "# User@Host: app[app] @ localhost [127.0.0.1]  Id:    31\n"
+        "# Query_time: 0.000100  Lock_time: 0.000000 Rows_sent: 0  Rows_examined: 0\n"
+        "use shop;\nSET timestamp=1714557600;\nBEGIN;\n"
+        "# Time: 2024-05-01T10:00:00.300000Z\n"
+        "# User@Host: app[app] @ localhost [127.0.0.1]  Id:    31\n"
+        "# Query_time: 0.000300  Lock_time: 0.000100 Rows_sent: 0  Rows_examined: 1\n"
+        "SET timestamp=1714557600;\nUPDATE c SET v = 1 WHERE id = 1;\n"
+        "# Time: 2024-05-01T10:00:00.400000Z\n"
+        "# User@Host: app[app] @ localhost [127.0.0.1]  Id:    31\n"
+        "# Query_time: 0.000001  Lock_time: 0.000000 Rows_sent: 0  Rows_examined: 0\n"
+        "SET timestamp=1714557600;\n# administrator command: Quit;\n"
+    )
+    log = log_sessions(text_stream(text), "slow")
+    assert log.cut == []
+    (session,) = log.sessions
+    assert session.quit and session.thread_id == 31
+    assert [(s.sql, s.database) for s in session.statements] == [
+        ("BEGIN", "shop"),
+        ("UPDATE c SET v = 1 WHERE id = 1", "shop"),
+    ]
+    assert [s.offset_s for s in session.statements] == pytest.approx([0.0, 0.2], abs=1e-6)
