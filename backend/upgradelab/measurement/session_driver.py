@@ -46,7 +46,8 @@ Stopped = Literal["cancelled", "duration", "memory"]
 
 
 class DriverError(ValueError):
-    """A trial that cannot start: past a bound (named), a bad speed, a connection refused."""
+    """A trial that cannot start (past a bound, named; a bad speed; a connection refused) or whose
+    session's thread failed (every session then stopped, the failure chained)."""
 
 
 class DriverBounds(BaseModel):
@@ -59,7 +60,8 @@ class DriverBounds(BaseModel):
 
 class StatementRun(BaseModel):
     """One statement as the trial ran it: its session's number and its order there, pt-query-digest's
-    fingerprint and class ID, `started_s` on the trial's clock (seconds from its start), client
+    fingerprint and class ID, `started_s` on the trial's clock (seconds from its start) and
+    `scheduled_s` when it was due there (its offset / speed; None at speed 0), client
     `latency_s` (seconds; None: not run), the server's `error_code` and `error` (None: none;
     a statement the bound ended: error "timed out after N s", code None, `timed_out`), and `rows`:
     rows read (a statement with a result) or rows affected (one without)."""
@@ -69,6 +71,7 @@ class StatementRun(BaseModel):
     fingerprint: str
     class_id: str
     started_s: float
+    scheduled_s: float | None = None
     latency_s: float | None = None
     error_code: int | None = None
     error: str | None = None
@@ -89,6 +92,15 @@ class TrialRun(BaseModel):
     statements_per_s: float
     transactions_per_s: float
     stopped: Stopped | None = None
+
+    @property
+    def behind_s(self) -> float | None:
+        """How late the latest-started statement was against its schedule (seconds, the largest
+        started_s - scheduled_s): more than the recorded gaps means the trial could not keep the
+        recorded pace (the server or this machine too slow for it) and its rates are the trial's,
+        not the recording's. None at speed 0."""
+        late = [one.started_s - one.scheduled_s for one in self.statements if one.scheduled_s is not None]
+        return max(late, default=None)
 
     @property
     def errors(self) -> dict[int, int]:
@@ -119,8 +131,8 @@ def _count(cursor: Cursor) -> int:
 
 
 class _Trial:
-    def __init__(self, bounds: DriverBounds, speed: float) -> None:
-        self.bounds, self.speed = bounds, speed
+    def __init__(self, bounds: DriverBounds, speed: float, classes: dict[str, tuple[str, str]]) -> None:
+        self.bounds, self.speed, self.classes = bounds, speed, classes
         self.stop = threading.Event()
         self.stopped: Stopped | None = None
         self.lock = threading.Lock()
@@ -128,6 +140,7 @@ class _Trial:
         self.transactions = 0
         self.bounds_open: list[StatementBound] = []
         self.start = 0.0
+        self.failure: BaseException | None = None
 
     def halt(self, why: Stopped) -> None:
         """Stop every session: first the statements running (KILL QUERY, none other starts), then
@@ -150,6 +163,16 @@ class _Trial:
             self.halt("memory")
 
     def session(self, session: Session, bound: StatementBound) -> None:
+        """Run one session on its bound connection (a thread's body); what it raises stops the
+        trial and is raised again by run_sessions, never lost with the thread."""
+        try:
+            self._session(session, bound)
+        except BaseException as error:
+            with self.lock:
+                self.failure = self.failure or error
+            self.halt("cancelled")
+
+    def _session(self, session: Session, bound: StatementBound) -> None:
         database = session.database
         try:
             for statement in session.statements:
@@ -175,17 +198,21 @@ class _Trial:
         finally:
             bound.connection.close()  # an open transaction rolls back, as when its session quit
 
+    def _scheduled(self, statement: SessionStatement) -> float | None:
+        return statement.offset_s / self.speed if self.speed > 0 else None
+
     def _failed(
         self, session: Session, statement: SessionStatement, error: pymysql.MySQLError
     ) -> StatementRun:
-        text = pt_fingerprint(statement.sql)
+        text, class_ = self.classes[statement.sql]
         code = error.args[0] if error.args and isinstance(error.args[0], int) else None
         return StatementRun(
             session=session.number,
             order=statement.order,
             fingerprint=text,
-            class_id=class_id(text),
+            class_id=class_,
             started_s=time.perf_counter() - self.start,
+            scheduled_s=self._scheduled(statement),
             error_code=code,
             error=str(error.args[-1]) if error.args else str(error),
         )
@@ -194,13 +221,14 @@ class _Trial:
         self, session: Session, statement: SessionStatement, bound: StatementBound
     ) -> StatementRun | None:
         started = time.perf_counter() - self.start
-        text = pt_fingerprint(statement.sql)
+        text, class_ = self.classes[statement.sql]
         run = StatementRun(
             session=session.number,
             order=statement.order,
             fingerprint=text,
-            class_id=class_id(text),
+            class_id=class_,
             started_s=started,
+            scheduled_s=self._scheduled(statement),
         )
         try:
             run.rows, run.latency_s = bound.stream(statement.sql, _count)
@@ -237,7 +265,14 @@ def run_sessions(
         raise DriverError(
             f"{len(sessions):,} sessions: a trial runs at most {bounds.max_sessions:,} at once (max_sessions)"
         )
-    trial = _Trial(bounds, speed)
+    # each statement's class, before the trial: no fingerprinting between a session's statements
+    classes: dict[str, tuple[str, str]] = {}
+    for session in sessions:
+        for statement in session.statements:
+            if statement.sql not in classes:
+                text = pt_fingerprint(statement.sql)
+                classes[statement.sql] = (text, class_id(text))
+    trial = _Trial(bounds, speed, classes)
     for session in sessions:
         if cancelled():
             trial.halt("cancelled")
@@ -278,6 +313,8 @@ def run_sessions(
         for thread in threads:
             thread.join(CANCEL_POLL_S / max(1, len(threads)))
     wall = time.perf_counter() - trial.start
+    if trial.failure is not None:
+        raise DriverError(f"a session failed: {trial.failure!r}") from trial.failure
     ran = [one for one in trial.runs if one.latency_s is not None or one.timed_out]
     return TrialRun(
         statements=trial.runs,

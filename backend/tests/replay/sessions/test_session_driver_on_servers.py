@@ -6,6 +6,7 @@ innodb_snapshot_isolation fails T1's UPDATE with 1020, 10.11 commits it), and a 
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ from upgradelab.measurement import (
 from upgradelab.measurement.querylog.formats import text_stream
 from upgradelab.targets.provisioners import LocalProvisioner
 from upgradelab.targets.provisioners.base import Endpoint
+from upgradelab.targets.statement_timeout import StatementBound
 from upgradelab.workloads.base import execute, scalar
 
 # T1 reads, T2 updates the row and commits, then T1 updates the row it read (MariaDB's general log,
@@ -106,6 +108,7 @@ def test_read_then_write_breaks_on_11_8_and_commits_on_10_11(
         assert final == 2
         assert trial.transactions == 2
     assert trial.statements_per_s == pytest.approx(7 / trial.wall_s)
+    assert trial.behind_s is not None and 0 <= trial.behind_s < 0.5  # kept the recorded pace
     assert 2.0 < trial.wall_s < 4.0
 
 
@@ -179,3 +182,23 @@ def test_bounds_are_named(server: tuple[LocalProvisioner, Endpoint]) -> None:
         bounds=DriverBounds(max_duration_s=0.5),
     )
     assert trial.stopped == "duration" and trial.wall_s < 1.6 and _driver_threads() == []
+
+
+def test_a_session_that_fails_stops_the_trial_and_is_raised(
+    server: tuple[LocalProvisioner, Endpoint], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    provisioner, endpoint = server
+    _fresh_table(endpoint)
+    stream = StatementBound.stream
+
+    def failing(bound: StatementBound, sql: str, *args: Any, **kwargs: Any) -> Any:
+        if sql.startswith("UPDATE"):
+            raise RuntimeError("the driver's own fault")
+        return stream(bound, sql, *args, **kwargs)
+
+    monkeypatch.setattr(StatementBound, "stream", failing)
+    log = log_sessions(text_stream(READ_THEN_WRITE), "general")
+    with pytest.raises(DriverError, match="a session failed: RuntimeError") as raised:
+        run_sessions(log.sessions, _opener(provisioner, endpoint), speed=0, timeout_s=5)
+    assert isinstance(raised.value.__cause__, RuntimeError)
+    assert _driver_threads() == []
