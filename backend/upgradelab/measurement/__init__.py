@@ -21,6 +21,20 @@ What it gives, by concept (the module that defines each, with its docstring's de
   replay (`SourceStatement`: sql, database, fingerprint, class id), sampled per query class
   (`DEFAULT_SAMPLE`); `SourceError` names what a source lacks; `open_log`/`read_events` read a slow
   or general log as pt-query-digest does.
+- Sessions as they ran (sessions.py, session_shapes.py, transactions.py): `log_sessions(stream,
+  "general" | "slow")` and `history_sessions(HistoryRow rows of events_statements_history_long)`
+  -> a `SessionLog` of `Session`s, each `SessionStatement` with its order, offset (seconds) and
+  transaction boundary; sessions a source cut (mid-transaction at its start or end) dropped and
+  listed as `CutPart`s; `SessionsError` past a bound (`MAX_SESSIONS` sessions, statements, characters).
+- Sessions run together (session_driver.py): `run_sessions(sessions, SessionOpener, speed=...,
+  timeout_s=...)` runs one trial, every session on its own connection and thread, gaps kept at the
+  speed factor, each statement bounded, within `DriverBounds` (sessions, seconds, results), stopped
+  by a cancel within a second -> `TrialRun` (each `StatementRun`: fingerprint, client latency,
+  error code, rows; statements and transactions per second, wall clock); `DriverError` when a trial
+  cannot start.
+- Identical starting data per trial (trial_data.py): `copy_datadir(kept, trial)` copies a stopped
+  server's kept datadir for a trial (`cp -a --reflink=auto`), timed apart from it -> `DatadirCopy`
+  (bytes, seconds, filesystem); `DatadirCopyError` when it is no datadir, cp fails or a cancel came.
 - Passes and rounds (passes.py, turns.py, engine.py, extension_plan.py, interrupt.py): a
   `StatementRunner` per open variant (`statement_runner`), `capture_outcomes` (each statement once),
   `statement_passes` (its timed passes), `round_turns` (who times what in a round, `Interleave`),
@@ -89,6 +103,24 @@ from upgradelab.measurement.passes import (
     statement_runner,
 )
 from upgradelab.measurement.querylog.formats import open_log, read_events
+from upgradelab.measurement.session_driver import (
+    DriverBounds,
+    DriverError,
+    SessionOpener,
+    StatementRun,
+    TrialRun,
+    run_sessions,
+)
+from upgradelab.measurement.session_shapes import (
+    MAX_SESSIONS,
+    CutPart,
+    HistoryRow,
+    Session,
+    SessionLog,
+    SessionsError,
+    SessionStatement,
+)
+from upgradelab.measurement.sessions import history_sessions, log_sessions
 from upgradelab.measurement.shapes import (
     Cause,
     CounterChange,
@@ -111,6 +143,7 @@ from upgradelab.measurement.stage_events import CPU, OUTSIDE, StageTally
 from upgradelab.measurement.statement_cost import NULL_STATEMENT, cost_only, timing_text
 from upgradelab.measurement.statement_cost import statement_cost as per_statement_cost
 from upgradelab.measurement.timing import MAX_REPEATS, MIN_MEASURED_S, Clock, pair_clock
+from upgradelab.measurement.trial_data import DatadirCopy, DatadirCopyError, copy_datadir
 from upgradelab.measurement.turns import Interleave, round_turns
 from upgradelab.measurement.variant_settings import (
     REPLAY_SESSION_VARIABLES,
@@ -130,6 +163,7 @@ __all__ = [
     "CPU",
     "DEFAULT_SAMPLE",
     "MAX_REPEATS",
+    "MAX_SESSIONS",
     "MIN_MEASURED_S",
     "NULL_STATEMENT",
     "OUTSIDE",
@@ -140,9 +174,15 @@ __all__ = [
     "Clock",
     "CounterChange",
     "CounterRange",
+    "CutPart",
+    "DatadirCopy",
+    "DatadirCopyError",
+    "DriverBounds",
+    "DriverError",
     "DumpDataset",
     "ErrorChange",
     "Extension",
+    "HistoryRow",
     "Interleave",
     "Interrupt",
     "MeasuredWorkload",
@@ -153,13 +193,20 @@ __all__ = [
     "ReplayCancelled",
     "ReplayVariant",
     "ReplayVariantSpec",
+    "Session",
+    "SessionLog",
+    "SessionOpener",
+    "SessionStatement",
+    "SessionsError",
     "SourceError",
     "SourceFormat",
     "SourceStatement",
     "StageTally",
     "StatementCost",
     "StatementDiff",
+    "StatementRun",
     "StatementRunner",
+    "TrialRun",
     "VariantOpener",
     "VariantReplay",
     "VariantSettings",
@@ -168,6 +215,7 @@ __all__ = [
     "WorkloadSource",
     "aa_floor",
     "capture_outcomes",
+    "copy_datadir",
     "cost_only",
     "cost_rounds",
     "counter_changes",
@@ -178,6 +226,8 @@ __all__ = [
     "fingerprint_work",
     "forget_record",
     "measured_workload",
+    "history_sessions",
+    "log_sessions",
     "open_log",
     "open_variant",
     "pair_clock",
@@ -189,6 +239,7 @@ __all__ = [
     "read_record",
     "replay_rounds",
     "round_turns",
+    "run_sessions",
     "settings_refusal",
     "statement_passes",
     "statement_runner",
