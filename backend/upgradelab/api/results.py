@@ -10,7 +10,6 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.db import SessionDep
-from upgradelab.experiments.models import Run
 from upgradelab.results.stats.downsample import DEFAULT_MAX_POINTS, POINTS_PER_PIXEL
 from upgradelab.results.store import groups, statements
 from upgradelab.results.store.groups import RunGroups
@@ -21,6 +20,7 @@ from upgradelab.results.views.comparison_schemas import Comparison, ComparisonQu
 from upgradelab.results.views.context import VariableDiff, variables_diff
 from upgradelab.results.views.export import COMPARISON_COLUMNS, comparison_rows, download, respond
 from upgradelab.runs import service as runs
+from upgradelab.runs.models import Run
 from upgradelab.runs.results import RunResults, results_of
 
 router = APIRouter(tags=["results"])

@@ -24,11 +24,11 @@ from sqlalchemy import select
 from upgradelab.db import sync_session
 from upgradelab.execution.locks import TargetsBusy
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Experiment, Run, RunVariant, VariantStatus
 from upgradelab.experiments.schedule import resolve_schedule
 from upgradelab.results.stats import verdicts
 from upgradelab.results.store import rounds
-from upgradelab.run_executor.runner import execute_run
+from upgradelab.runs.executor.runner import execute_run
+from upgradelab.runs.models import Experiment, Run, RunVariant, VariantStatus
 from upgradelab.settings import Settings
 from upgradelab.workloads import WORKLOADS
 

@@ -14,11 +14,11 @@ from sqlalchemy import Select, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
-from upgradelab.experiments.models import Run
 from upgradelab.probes.models import ProbeSample, ProbeSeries
 from upgradelab.probes.schemas import ProbeIteration
 from upgradelab.results.store.models import Iteration
 from upgradelab.results.store.series_store import Columns
+from upgradelab.runs.models import Run
 
 # the per-iteration values, in ProbeIteration's order; each comes from one (probe, metric) of probe_sample
 # but client_s, the iteration's own seconds (iteration.elapsed_s)

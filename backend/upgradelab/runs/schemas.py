@@ -7,8 +7,8 @@ from pydantic import BaseModel, Field
 
 from upgradelab.execution.schedule import RunSchedule, ScheduleKind
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import VariantStatus
 from upgradelab.request_model import RequestModel
+from upgradelab.runs.models import VariantStatus
 from upgradelab.workloads.base import Policy
 
 
@@ -26,7 +26,7 @@ class RunProgress(BaseModel):
 
 
 class HostStorage(BaseModel):
-    """The mount holding the servers' directory (run_executor/context.storage_of)."""
+    """The mount holding the servers' directory (runs/executor/context.storage_of)."""
 
     path: str
     mount_point: str | None
@@ -53,7 +53,7 @@ class UpgradeLabVersion(BaseModel):
 
 
 class RunHostContext(BaseModel):
-    """run.context (run_executor/context.run_context)."""
+    """run.context (runs/executor/context.run_context)."""
 
     host: HostContext
     upgradelab_version: UpgradeLabVersion

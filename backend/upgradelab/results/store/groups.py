@@ -13,11 +13,11 @@ from pydantic import BaseModel, TypeAdapter
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
-from upgradelab.experiments.models import Run
 from upgradelab.results.stats.statistics import median
 from upgradelab.results.store import digests
 from upgradelab.results.store.digests import DigestName
 from upgradelab.results.store.models import iteration_columns
+from upgradelab.runs.models import Run
 
 
 class IterationRow(BaseModel):

@@ -9,11 +9,11 @@ from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
-from upgradelab.experiments.models import Run
 from upgradelab.results.stats.statistics import median, percentile
 from upgradelab.results.store import digests
 from upgradelab.results.store.digests import DigestName
 from upgradelab.results.store.models import Sample
+from upgradelab.runs.models import Run
 
 
 class StatementRow(BaseModel):

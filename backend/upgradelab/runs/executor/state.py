@@ -2,7 +2,7 @@
 progress, schedule, context, current variant; its variants' status, error, context and timestamps;
 a target's version) is gathered in a `Change` and written by `write` in one session and one commit,
 then the status-like fields published to the run's stream (streaming/publisher). The runner
-(run_executor/runner.py), its blocks and the run-end hook (run_executor/jobs.py) write nothing else.
+(runs/executor/runner.py), its blocks and the run-end hook (runs/executor/jobs.py) write nothing else.
 
     state.write(run_id, Change().run(current_variant=2))             # a block starts
     state.write(run_id, Change().variant(1, status=..., error=...)
@@ -15,7 +15,7 @@ from typing import Any, Self
 from sqlalchemy import select
 
 from upgradelab.db import sync_session, utcnow
-from upgradelab.experiments.models import Run, RunVariant, VariantStatus
+from upgradelab.runs.models import Run, RunVariant, VariantStatus
 from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 

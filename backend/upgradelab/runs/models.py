@@ -1,5 +1,6 @@
 """An experiment (a workload x variants x iterations definition) and its runs: the records the run
-executor (runs/) writes and results, probes and the API read."""
+executor (runs/executor/) writes and results, probes and the API read. In the layer under results/ and
+probes/, which store and read a run's rows by them (the import-linter contracts' exceptions say so)."""
 
 import enum
 from datetime import datetime
