@@ -13,8 +13,7 @@ from upgradelab.db import SessionDep
 from upgradelab.results.stats.downsample import DEFAULT_MAX_POINTS, POINTS_PER_PIXEL
 from upgradelab.results.store import groups, statements
 from upgradelab.results.store.groups import RunGroups
-from upgradelab.results.store.models import Iteration
-from upgradelab.results.store.statements import StatementRow
+from upgradelab.results.store.models import Iteration, StatementRow
 from upgradelab.results.views.comparison import run_comparison
 from upgradelab.results.views.comparison_schemas import Comparison, ComparisonQuery
 from upgradelab.results.views.context import VariableDiff, variables_diff

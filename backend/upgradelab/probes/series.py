@@ -107,7 +107,7 @@ def _unpack(row: ProbeSeries) -> ProbeColumns:
     iterations = np.frombuffer(row.iterations, dtype=_ITERATIONS, count=row.count).astype(np.int64)
     matrix = np.frombuffer(row.values, dtype=_VALUES, count=row.count * len(row.columns))
     matrix = matrix.reshape(len(row.columns), row.count)
-    stored = {str(name): matrix[k] for k, name in enumerate(row.columns)}
+    stored = {name: matrix[k] for k, name in enumerate(row.columns)}
     empty = np.full(row.count, np.nan)
     return ProbeColumns(iterations, {name: stored.get(name, empty) for name in NAMES})
 

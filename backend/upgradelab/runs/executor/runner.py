@@ -72,7 +72,7 @@ from upgradelab.runs.executor.jobs import RUN_JOBS, started_runs_on
 from upgradelab.runs.executor.preflight import VariantFailed, apply_variant, facts, refusal, server_options
 from upgradelab.runs.executor.state import Change
 from upgradelab.runs.experiments import is_aa_control
-from upgradelab.runs.models import Experiment, Run, VariantStatus
+from upgradelab.runs.models import Experiment, Run, RunProgress, VariantStatus
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import Provisioner, ProvisionError
@@ -316,7 +316,8 @@ def _started(
     context goes to its run_variant row. Every instance is stopped when the block exits."""
 
     def progress(value: dict[str, Any] | None) -> None:
-        state.write(run.run_id, Change().run(progress=value))
+        stored = None if value is None else RunProgress.model_validate(value)
+        state.write(run.run_id, Change().run(progress=stored))
 
     def start(instance: Instance) -> bool:
         first, *sharing = instance.variants

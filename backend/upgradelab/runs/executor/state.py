@@ -12,6 +12,7 @@ then the status-like fields published to the run's stream (streaming/publisher).
 from dataclasses import dataclass, field
 from typing import Any, Self
 
+from pydantic import BaseModel
 from sqlalchemy import select
 
 from upgradelab.db import sync_session, utcnow
@@ -82,8 +83,17 @@ def write(run_id: int, change: Change) -> Seen:
         if change.versions or not final:
             session.commit()
     if not final and change.run_fields:
-        publish_status(run_id, change.run_fields)
+        publish_status(run_id, _as_json(change.run_fields))
     return Seen(final, cancel)
+
+
+def _as_json(fields: dict[str, Any]) -> dict[str, Any]:
+    """The run's fields as the stream carries them: a typed value (RunProgress) as the JSON it was
+    given as (its fields set, so an event has the keys it had when progress was a dict)."""
+    return {
+        name: value.model_dump(mode="json", exclude_unset=True) if isinstance(value, BaseModel) else value
+        for name, value in fields.items()
+    }
 
 
 def cancel_requested(run_id: int) -> bool:
