@@ -122,8 +122,8 @@ def measure(run_id: int) -> dict[str, Any]:
     from sqlalchemy import select
 
     from upgradelab.db import sync_session
-    from upgradelab.experiments.models import Run
     from upgradelab.results.store.models import Iteration
+    from upgradelab.runs.models import Run
 
     with sync_session() as session:
         run = session.get(Run, run_id)

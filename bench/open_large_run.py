@@ -29,10 +29,10 @@ def seed(iterations: int, variants: int) -> int:
 
     from upgradelab.db import sync_session
     from upgradelab.execution.status import JobStatus
-    from upgradelab.experiments.models import Experiment, Run
     from upgradelab.probes.hooks import register
     from upgradelab.results.store.models import Iteration, Sample
     from upgradelab.results.store.summary import store_summary_in
+    from upgradelab.runs.models import Experiment, Run
 
     register()  # the probe columns are packed at run end as in the worker
     rng = random.Random(1)

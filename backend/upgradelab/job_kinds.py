@@ -10,7 +10,7 @@ from upgradelab.execution.kinds import JobKind
 from upgradelab.execution.task import job_task
 from upgradelab.fixsearch.jobs import FIX_SEARCH_JOBS
 from upgradelab.replay.jobs import REPLAY_JOBS
-from upgradelab.run_executor.jobs import RUN_JOBS
+from upgradelab.runs.executor.jobs import RUN_JOBS
 
 JOB_KINDS: list[JobKind] = [
     RUN_JOBS,

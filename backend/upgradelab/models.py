@@ -5,12 +5,12 @@ from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.datasets.models import Dataset
 from upgradelab.db import Base
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Experiment, Run
 from upgradelab.fixsearch.models import FixSearch
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
 from upgradelab.replay.models import ReplayRun
 from upgradelab.results.store.models import IterationSeries, Sample
 from upgradelab.results.store.summary_models import VariantSummary
+from upgradelab.runs.models import Experiment, Run
 from upgradelab.sharing.models import JobShare
 from upgradelab.targets.models import Target
 from upgradelab.users.models import ApiToken, User

@@ -20,8 +20,8 @@ from upgradelab.attribution.schemas import (
 from upgradelab.attribution.search import Outcome, Subset, beside, search
 from upgradelab.db import sync_session
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Experiment, Run
 from upgradelab.results.stats import verdicts
+from upgradelab.runs.models import Experiment, Run
 
 GAP = verdicts.read(verdicts.Interval(1.6, 1.5, 1.7, 7, "paired rounds"))
 CLOSER = verdicts.read(verdicts.Interval(0.7, 0.65, 0.75, 7, "paired rounds"))

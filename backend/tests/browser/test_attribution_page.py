@@ -29,8 +29,8 @@ from upgradelab.attribution import candidates, report, search, steps
 from upgradelab.attribution.models import Attribution
 from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Run, RunVariant
 from upgradelab.results.store.summary import store_summary_in
+from upgradelab.runs.models import Run, RunVariant
 
 FINAL = ("succeeded", "failed", "cancelled")
 

@@ -14,11 +14,6 @@ NOT_YET_TYPED = {
     "experiment.parameters",
     "experiment.variants",
     "target.settings",
-    "run.progress",
-    "run.context",
-    "probe_series.columns",
-    "run_digest.body",
-    "run_variant.variables",
 }
 
 

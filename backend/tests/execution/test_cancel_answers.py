@@ -15,8 +15,8 @@ from tests.users.test_ownership import JOBS, PATHS
 from upgradelab.attribution.models import Attribution
 from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Run
 from upgradelab.replay.models import ReplayRun
+from upgradelab.runs.models import Run
 
 MODELS: dict[str, Any] = {"run": Run, "replay": ReplayRun, "attribution": Attribution}
 

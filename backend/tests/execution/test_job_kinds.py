@@ -16,8 +16,8 @@ from upgradelab.db import sync_session
 from upgradelab.execution.cancel import CancelWatch
 from upgradelab.execution.locks import TargetsBusy
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Experiment, Run
 from upgradelab.job_kinds import JOB_KINDS
+from upgradelab.runs.models import Experiment, Run
 
 # the worker's own start: the app, then its `include` modules as `celery -A upgradelab.worker worker`
 # imports them (Celery's loader.import_default_modules)

@@ -1,4 +1,4 @@
-"""Leases, the reaper and the target locks (execution/) with the run kind (run_executor/jobs.py) on the real
+"""Leases, the reaper and the target locks (execution/) with the run kind (runs/executor/jobs.py) on the real
 metadata database and Redis (no servers: the runs here name targets that have none, so the reaper
 has nothing to stop)."""
 
@@ -15,8 +15,8 @@ from upgradelab.execution import leases, reaper
 from upgradelab.execution.leases import Lease, LeaseLost
 from upgradelab.execution.locks import TargetLocks, free_run_locks, lock_key
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Experiment, Run
-from upgradelab.run_executor.jobs import RUN_JOBS, RUNS, started_runs_on
+from upgradelab.runs.executor.jobs import RUN_JOBS, RUNS, started_runs_on
+from upgradelab.runs.models import Experiment, Run
 from upgradelab.settings import get_settings
 from upgradelab.worker_start import prepare_process
 

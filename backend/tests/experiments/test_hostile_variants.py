@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from upgradelab.db import sync_session
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Experiment, Run
+from upgradelab.runs.models import Experiment, Run
 from upgradelab.targets import option_categories as category
 from upgradelab.targets.models import Target
 from upgradelab.targets.option_names import cache_path

@@ -5,7 +5,7 @@ import pytest
 
 from tests.runs.helpers import submit, wait_final
 from upgradelab.experiments.variants import VariantError, resolve_variant
-from upgradelab.run_executor.preflight import apply_variant
+from upgradelab.runs.executor.preflight import apply_variant
 from upgradelab.targets.provisioners import LocalProvisioner
 
 

@@ -1,6 +1,6 @@
 """A run's auto-extension (experiment.max_rounds / max_minutes) against the simulated oracle.
 
-Driven through the product's own code: run_executor/runner.py `_extend` asks results/store/summary.py
+Driven through the product's own code: runs/executor/runner.py `_extend` asks results/store/summary.py
 `undecided` (the verdict table of what is stored so far, verdict_table.py, at the confidence
 `confidence_for(looks)` shares among the looks) and adds execution/schedule.py `extensions`' rounds.
 Only what touches a server or the database is simulated: `_block` (a block's iterations, from
@@ -25,7 +25,7 @@ from upgradelab.results.stats import verdicts
 from upgradelab.results.store import rounds, summary
 from upgradelab.results.store.rounds import Point, RunRounds, VariantRounds
 from upgradelab.results.store.verdict_table import VerdictRow
-from upgradelab.run_executor import runner, state
+from upgradelab.runs.executor import runner, state
 from upgradelab.workloads.base import SECONDS
 
 BLOCK = 3

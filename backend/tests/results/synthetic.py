@@ -8,8 +8,8 @@ import numpy as np
 from sqlalchemy.orm import Session
 
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Experiment, Run, RunVariant, VariantStatus
 from upgradelab.results.store.models import Iteration
+from upgradelab.runs.models import Experiment, Run, RunVariant, VariantStatus
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ import pytest
 
 from tests.conftest import BIN
 from upgradelab.db import sync_session
-from upgradelab.experiments.models import Run
 from upgradelab.results.stats.verdicts import VERDICT_COLUMNS, VERDICTS
 from upgradelab.results.store.rounds import load
 from upgradelab.results.views.contrasts import of_rounds
+from upgradelab.runs.models import Run
 from upgradelab.workloads.base import Contrast, Side
 
 DECIDED = {"regression", "improvement"}

@@ -14,10 +14,10 @@ from sqlalchemy import delete, update
 from tests.results.synthetic import SyntheticVariant, insert_run
 from upgradelab.db import sync_session
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Run
 from upgradelab.migrations import alembic_config
 from upgradelab.results.store.models import Iteration, Sample
 from upgradelab.results.store.summary import store_summary_in
+from upgradelab.runs.models import Run
 
 
 def _run_with_samples() -> int:

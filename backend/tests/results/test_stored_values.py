@@ -12,9 +12,9 @@ from sqlalchemy.dialects import sqlite
 
 from upgradelab.db import ModelJSON
 from upgradelab.execution.schedule import RunSchedule, plan
-from upgradelab.experiments.models import Run
 from upgradelab.results.store.models import Iteration, Sample
 from upgradelab.results.store.summary_models import VariantSummary
+from upgradelab.runs.models import Run
 
 DIALECT = sqlite.dialect()
 # as results/store/summary.py to_stored wrote them before: {str(round): median}
@@ -42,7 +42,7 @@ def test_metrics_are_numbers_by_name_and_a_word_is_refused_naming_it(table: type
 def test_a_runs_schedule_as_its_runner_stored_it_reads_back_as_the_schedule() -> None:
     column = Run.__table__.c.schedule.type
     assert isinstance(column, ModelJSON)
-    stored = json.loads(json.dumps(plan("interleaved", 3, 2, 7, 2).as_json()))  # run_executor/runner.py
+    stored = json.loads(json.dumps(plan("interleaved", 3, 2, 7, 2).as_json()))  # runs/executor/runner.py
     schedule = column.process_result_value(stored, DIALECT)
     assert isinstance(schedule, RunSchedule) and (schedule.rounds, schedule.seed, schedule.block) == (3, 7, 2)
     assert len(schedule.order) == 3 and column.process_bind_param(schedule, DIALECT) == stored

@@ -9,11 +9,11 @@ from sqlalchemy.orm import Session
 
 from tests.results.synthetic import SyntheticVariant, insert_run
 from upgradelab.db import sync_session
-from upgradelab.experiments.models import Run
 from upgradelab.results.store.summary_models import VariantSummary
 from upgradelab.results.views.comparison import compare
 from upgradelab.results.views.comparison_schemas import Comparison, ComparisonQuery, ComparisonRow
 from upgradelab.results.views.export import COMPARISON_COLUMNS, comparison_rows
+from upgradelab.runs.models import Run
 
 
 @pytest.fixture

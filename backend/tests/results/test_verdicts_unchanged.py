@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from upgradelab.experiments.models import Experiment, Run
 from upgradelab.measurement import time_ratio
 from upgradelab.results.store.rounds import Point, RunRounds, VariantRounds
 from upgradelab.results.store.verdict_table import table
 from upgradelab.results.views.comparison import _row
+from upgradelab.runs.models import Experiment, Run
 from upgradelab.workloads.base import SECONDS
 
 GOLDEN = json.loads((Path(__file__).parent / "golden_verdicts.json").read_text())

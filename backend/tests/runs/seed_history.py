@@ -6,8 +6,8 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, insert
 
-from upgradelab.experiments.models import Experiment, Run
 from upgradelab.migrations import upgrade_head
+from upgradelab.runs.models import Experiment, Run
 
 WORKLOADS = ["insert-truncate", "sysbench-oltp", "count-star"]
 TARGETS = ["mysql-9.7", "mariadb-10.11", "mysql-8.0"]

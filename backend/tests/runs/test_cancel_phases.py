@@ -27,8 +27,8 @@ from tests.execution.cancel_helpers import target_dir as cancel_target_dir
 from tests.runs.helpers import queue, wait_final, wait_status
 from upgradelab.attribution import steps
 from upgradelab.db import sync_session
-from upgradelab.experiments.models import Experiment, Run
 from upgradelab.experiments.variants import resolve_variant
+from upgradelab.runs.models import Experiment, Run
 from upgradelab.settings import get_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import provisioner_for

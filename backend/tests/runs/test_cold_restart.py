@@ -1,11 +1,11 @@
 """A policy restart is cold on the lab's real servers (MariaDB 10.11, MySQL 9.7): the run's options
-(run_executor/preflight.py EMPTY_POOL_AT_START) keep the server from reading back the pages it dumped at the
+(runs/executor/preflight.py EMPTY_POOL_AT_START) keep the server from reading back the pages it dumped at the
 clean shutdown. Without them, both flavors' defaults warm the restarted server: the contrast shows the
 test can fail."""
 
 import time
 
-from upgradelab.run_executor.preflight import EMPTY_POOL_AT_START
+from upgradelab.runs.executor.preflight import EMPTY_POOL_AT_START
 from upgradelab.targets.options import render_option
 from upgradelab.targets.provisioners import LocalProvisioner
 

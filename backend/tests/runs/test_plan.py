@@ -9,8 +9,8 @@ import pytest
 from upgradelab.execution.schedule import Budget, Schedule, extensions, plan
 from upgradelab.experiments.schedule import ScheduleError, check_extension, looks, resolve_schedule
 from upgradelab.results.stats.verdicts import confidence_for
-from upgradelab.run_executor.blocks import restart_before
-from upgradelab.run_executor.context import storage_of
+from upgradelab.runs.executor.blocks import restart_before
+from upgradelab.runs.executor.context import storage_of
 
 
 def test_every_round_holds_every_variant_once_in_a_seeded_order() -> None:

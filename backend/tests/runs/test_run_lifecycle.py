@@ -8,8 +8,8 @@ from sqlalchemy import func, select
 
 from tests.runs.helpers import submit, wait_final, wait_status
 from upgradelab.db import sync_session
-from upgradelab.experiments.models import RunVariant
 from upgradelab.results.store.models import Iteration, Sample
+from upgradelab.runs.models import RunVariant
 
 
 def _at(run: dict[str, str], field: str) -> datetime:

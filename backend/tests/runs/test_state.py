@@ -1,4 +1,4 @@
-"""The one writer of a run's state (run_executor/state.py) on the real metadata database: what one step
+"""The one writer of a run's state (runs/executor/state.py) on the real metadata database: what one step
 changes (run fields, variant rows, a target's version, the variants' end) lands in one write, the
 cancel flag is read in the same session, and a run already final is left as it is."""
 
@@ -7,9 +7,9 @@ from sqlalchemy import select, update
 from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.schedule import RunSchedule
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Experiment, Run, RunVariant, VariantStatus
-from upgradelab.run_executor import state
-from upgradelab.run_executor.state import Change
+from upgradelab.runs.executor import state
+from upgradelab.runs.executor.state import Change
+from upgradelab.runs.models import Experiment, Run, RunVariant, VariantStatus
 from upgradelab.targets.models import Target
 
 # A whole stored schedule (execution/schedule.py RunSchedule): the run stays in the session's database,

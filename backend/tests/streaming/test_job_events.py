@@ -15,8 +15,8 @@ from tests.attribution.helpers import wait_attribution
 from tests.results.synthetic import SyntheticVariant, insert_run
 from tests.streaming.sse import Event, events
 from upgradelab.db import sync_session
-from upgradelab.experiments.models import Run, RunVariant
 from upgradelab.results.store.summary import store_summary_in
+from upgradelab.runs.models import Run, RunVariant
 
 FINAL = ("succeeded", "failed", "cancelled")
 # 0 s when captured and in the warm-up pass (its first two runs on the connection), 100 s in rounds:

@@ -1,5 +1,5 @@
 """A local start says whether its datadir is a fresh copy of the template (Provisioner.fresh_data): a
-dataset's first start on a slot is one, so run_executor/blocks.py does not start the server again to
+dataset's first start on a slot is one, so runs/executor/blocks.py does not start the server again to
 make it fresh."""
 
 from tests.conftest import lab_provisioner

@@ -104,7 +104,7 @@ def test_discard_kills_a_throwaway_server_and_removes_its_datadir_and_stop_leave
 
 
 def test_discard_keeps_a_datadir_a_start_asked_to_keep(provisioner: LocalProvisioner) -> None:
-    # as run_executor/blocks.py prepares a dataset: a keep_data start, then a fresh one that gets prepared
+    # as runs/executor/blocks.py prepares a dataset: a keep_data start, then a fresh one that gets prepared
     provisioner.start([], keep_data=True)
     provisioner.start([], keep_data=False)
     connection = provisioner.endpoint.connect()

@@ -21,9 +21,9 @@ from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.datasets.models import Dataset
 from upgradelab.db import sync_session
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Experiment, Run
 from upgradelab.fixsearch.models import FixSearch
 from upgradelab.replay.models import ReplayRun
+from upgradelab.runs.models import Experiment, Run
 from upgradelab.sharing.models import JobShare
 from upgradelab.users.models import Role
 from upgradelab.users.service import create_user_sync, issue_token_sync, token_digest

@@ -3,8 +3,8 @@
 from fastapi import APIRouter, status
 
 from upgradelab.db import SessionDep
-from upgradelab.experiments import service
 from upgradelab.experiments.schemas import ExperimentCreate, ExperimentRead
+from upgradelab.runs import experiments as service
 from upgradelab.runs import service as runs
 from upgradelab.runs.schemas import RunRead
 from upgradelab.users.auth import CurrentUser, stamp_owner

@@ -10,17 +10,16 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.db import SessionDep
-from upgradelab.experiments.models import Run
 from upgradelab.results.stats.downsample import DEFAULT_MAX_POINTS, POINTS_PER_PIXEL
 from upgradelab.results.store import groups, statements
 from upgradelab.results.store.groups import RunGroups
-from upgradelab.results.store.models import Iteration
-from upgradelab.results.store.statements import StatementRow
+from upgradelab.results.store.models import Iteration, StatementRow
 from upgradelab.results.views.comparison import run_comparison
 from upgradelab.results.views.comparison_schemas import Comparison, ComparisonQuery
 from upgradelab.results.views.context import VariableDiff, variables_diff
 from upgradelab.results.views.export import COMPARISON_COLUMNS, comparison_rows, download, respond
 from upgradelab.runs import service as runs
+from upgradelab.runs.models import Run
 from upgradelab.runs.results import RunResults, results_of
 
 router = APIRouter(tags=["results"])

@@ -9,9 +9,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.api.job_routes import cancel_route, get_route
 from upgradelab.db import SessionDep
 from upgradelab.execution.status import JobStatus, JobStatuses
-from upgradelab.experiments.models import Run
-from upgradelab.run_executor.jobs import RUN_JOBS
 from upgradelab.runs import service
+from upgradelab.runs.executor.jobs import RUN_JOBS
+from upgradelab.runs.models import Run
 from upgradelab.runs.schemas import (
     RunContext,
     RunFilter,

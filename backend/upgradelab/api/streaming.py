@@ -48,10 +48,10 @@ from upgradelab.db import SessionDep, async_engine
 from upgradelab.errors import field_error
 from upgradelab.execution.kinds import JobKind
 from upgradelab.execution.status import FINAL_STATUSES
-from upgradelab.experiments.models import Run
 from upgradelab.job_kinds import JOB_KINDS
 from upgradelab.results.store.models import Iteration
 from upgradelab.runs import service as runs
+from upgradelab.runs.models import Run
 from upgradelab.streaming.reader import connect, last_entry_id, tail
 from upgradelab.users.auth import authorize
 

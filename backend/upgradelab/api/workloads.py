@@ -12,9 +12,9 @@ from sqlalchemy.orm import Session
 from upgradelab.db import SessionDep
 from upgradelab.errors import not_found
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Experiment, Run
 from upgradelab.experiments.variants import PRESETS
 from upgradelab.results.views.contrasts import ContrastRead, run_contrasts
+from upgradelab.runs.models import Experiment, Run
 from upgradelab.workloads import POLICIES, WORKLOADS, Policy
 from upgradelab.workloads.base import Workload, WorkloadInfo
 

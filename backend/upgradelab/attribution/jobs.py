@@ -13,7 +13,7 @@ from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.kinds import Ending, JobKind
 from upgradelab.execution.leases import job_lease
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Run
+from upgradelab.runs.models import Run
 from upgradelab.targets.models import Target
 
 ATTRIBUTIONS = job_lease("attribution", Attribution)

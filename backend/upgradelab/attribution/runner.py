@@ -29,7 +29,7 @@ from upgradelab.execution.kinds import Ending
 from upgradelab.execution.leases import Lease
 from upgradelab.execution.lifecycle import execute
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Experiment, Run
+from upgradelab.runs.models import Experiment, Run
 from upgradelab.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -25,12 +25,12 @@ from upgradelab.errors import field_error, not_found
 from upgradelab.execution.cancel_request import request_cancel
 from upgradelab.execution.status import JobStatus
 from upgradelab.execution.task import send_job
-from upgradelab.experiments.models import Run, RunVariant
 from upgradelab.pools import routing
 from upgradelab.results.stats.verdicts import VerdictRead
 from upgradelab.results.store.summary import stored_summary
 from upgradelab.results.views.context import variables_diff
-from upgradelab.run_executor.jobs import RUN_JOBS
+from upgradelab.runs.executor.jobs import RUN_JOBS
+from upgradelab.runs.models import Run, RunVariant
 from upgradelab.targets import option_lists
 from upgradelab.targets import service as targets
 from upgradelab.targets.options import OptionError, validate_option

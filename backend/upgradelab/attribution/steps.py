@@ -2,7 +2,7 @@
 the variant as it is and the variant given the baseline's values for one or more subsets, executed in
 the attribution's own task, then measured.
 
-Why inline (run_executor/runner.py execute_run called here) and not queued: a worker with concurrency 1 that
+Why inline (runs/executor/runner.py execute_run called here) and not queued: a worker with concurrency 1 that
 waited for a queued step would wait for itself. The step run takes its targets' locks and its own
 lease like any run (a busy target: retried every 2 s while the attribution is not cancelled).
 
@@ -24,11 +24,11 @@ from sqlalchemy import select
 from upgradelab.db import sync_session
 from upgradelab.execution.locks import TargetsBusy
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Experiment, Run, RunVariant, VariantStatus
 from upgradelab.experiments.schedule import resolve_schedule
 from upgradelab.results.stats import verdicts
 from upgradelab.results.store import rounds
-from upgradelab.run_executor.runner import execute_run
+from upgradelab.runs.executor.runner import execute_run
+from upgradelab.runs.models import Experiment, Run, RunVariant, VariantStatus
 from upgradelab.settings import Settings
 from upgradelab.workloads import WORKLOADS
 
@@ -102,7 +102,7 @@ def execute(run_id: int, redis: Redis, settings: Settings, cancelled: Callable[[
     """Execute the step run here; {variant index: error} of the test variants that failed (refused
     by the server, broke). StepFailed when the baseline or the variant failed, or the run failed
     otherwise; StepCancelled when the attribution was cancelled meanwhile (the step run then ends
-    `cancelled` within its watch's poll, run_executor/runner.py)."""
+    `cancelled` within its watch's poll, runs/executor/runner.py)."""
     while True:
         try:
             # the run's cancel watch reads the attribution's flag too: a cancel that came before the step

@@ -15,7 +15,7 @@ that a cancel did it, ends the job `cancelled` instead of failing a variant.
 It is the one cancel of every kind: `CancelWatch.of(kind, job_id, on_cancel)` reads the job's own
 row (`cancel_requested`, on the kind's lease table), and the runner asks it "cancelled?"
 (`requested`, seen by the watch; `cancelled()`, read now when the watch has not seen it yet). A run
-(run_executor/runner.py) and the step runs of an attribution (attribution/steps.py, the attribution's
+(runs/executor/runner.py) and the step runs of an attribution (attribution/steps.py, the attribution's
 own flag read beside the run's) stop their targets' servers; a replay and a fix search end their
 statements with KILL QUERY (replay/interrupt.py Interrupt) and stop servers still starting; a capture
 and a capture check ask between their reads and while their dump or schema trial runs.

@@ -122,7 +122,7 @@ class InstanceStarter(Protocol):
     each): bring its server up and open what the job needs on it. True when it is up and is to be
     frozen, False when it is not (the job has said why); what it raises goes to `Fleet.errors`.
     Implemented by measurement/openers.py VariantOpener (a replay's and a fix search's variants) and
-    by a run's start (run_executor/runner.py `_started`)."""
+    by a run's start (runs/executor/runner.py `_started`)."""
 
     def __call__(self, instance: Instance) -> bool: ...
 

@@ -86,7 +86,7 @@ def finished_fields(ending: Ending) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class JobKind:
-    """One kind of job, as its executor defines it (run_executor/jobs.py, replay/jobs.py).
+    """One kind of job, as its executor defines it (runs/executor/jobs.py, replay/jobs.py).
 
     lease: the table and statuses (execution/leases.py); succeeded / failed: its statuses for a job
     that went to its end / that broke (a worker gone: failed, "worker lost");

@@ -10,7 +10,7 @@ renewal that finds the lease taken (the reaper ended the row) marks it lost; the
 its next check (`Lease.check`).
 
 Every kind goes through the same functions, told apart by the `LeaseKind` its executor defines
-(run_executor/jobs.py RUNS, replay/jobs.py REPLAYS): which table, which status a claim moves from and to,
+(runs/executor/jobs.py RUNS, replay/jobs.py REPLAYS): which table, which status a claim moves from and to,
 which statuses hold a lease. Used once per row, by execution/lifecycle.py:
 
     owner = new_owner()

@@ -88,7 +88,7 @@ class TargetLocks:
     def renew(self) -> None:
         """Reset the expiry of every held lock (the heartbeat's job). A lock that vanished (Redis
         restarted without its data) is taken again with the same value; one another run took
-        meanwhile is logged and left to it (run_executor/jobs.py `started_runs_on` keeps runs apart).
+        meanwhile is logged and left to it (runs/executor/jobs.py `started_runs_on` keeps runs apart).
         Raises RedisError while Redis is unreachable (the heartbeat retries at its next beat)."""
         for lock in self._held:
             token = f"{self._prefix}{lock.name}"

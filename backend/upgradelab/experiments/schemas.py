@@ -78,7 +78,7 @@ class ExperimentCreate(RequestModel):
     )
     variants: list[VariantSpec] = Field(min_length=1, max_length=32)
     # Template parameters and cold/warm policy (issue 3): `parameters` is validated against the
-    # template's pydantic schema in experiments/service.create (422 loc ["body", "parameters", <field>]).
+    # template's pydantic schema in runs/experiments.py create (422 loc ["body", "parameters", <field>]).
     parameters: dict[str, Any] = Field(
         default_factory=dict, description="The template's parameters (GET /api/workloads: parameters_schema)."
     )

@@ -86,7 +86,7 @@ def resolve_variant(
     Raises VariantError naming the unknown preset, an option that is not one line of a plain name
     and value, or the refused SET GLOBAL / SET SESSION setting or instance statement (see
     experiments/server_settings.py). Option categories and exact names depend on the target:
-    `check_variant_options` (experiments/service.py) and pre-flight check them.
+    `check_variant_options` (runs/experiments.py) and pre-flight check them.
     """
     preset = preset.strip() or "default"
     merged: dict[str, str | None] = {}

@@ -1,11 +1,9 @@
 """What the probes stored: one row per value per iteration, and one row per probe a variant lacked."""
 
-from typing import Any
-
 from sqlalchemy import ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from upgradelab.db import Base
+from upgradelab.db import Base, ModelJSON
 from upgradelab.results.store.models import PACKED
 
 
@@ -58,6 +56,6 @@ class ProbeSeries(Base):
     run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), primary_key=True)
     variant_index: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
     count: Mapped[int]
-    columns: Mapped[list[Any]]
+    columns: Mapped[list[str]] = mapped_column(ModelJSON(list[str]))
     iterations: Mapped[bytes] = mapped_column(PACKED)
     values: Mapped[bytes] = mapped_column(PACKED)

@@ -14,11 +14,11 @@ from sqlalchemy import Select, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
-from upgradelab.experiments.models import Run
 from upgradelab.probes.models import ProbeSample, ProbeSeries
 from upgradelab.probes.schemas import ProbeIteration
 from upgradelab.results.store.models import Iteration
 from upgradelab.results.store.series_store import Columns
+from upgradelab.runs.models import Run
 
 # the per-iteration values, in ProbeIteration's order; each comes from one (probe, metric) of probe_sample
 # but client_s, the iteration's own seconds (iteration.elapsed_s)
@@ -107,7 +107,7 @@ def _unpack(row: ProbeSeries) -> ProbeColumns:
     iterations = np.frombuffer(row.iterations, dtype=_ITERATIONS, count=row.count).astype(np.int64)
     matrix = np.frombuffer(row.values, dtype=_VALUES, count=row.count * len(row.columns))
     matrix = matrix.reshape(len(row.columns), row.count)
-    stored = {str(name): matrix[k] for k, name in enumerate(row.columns)}
+    stored = {name: matrix[k] for k, name in enumerate(row.columns)}
     empty = np.full(row.count, np.nan)
     return ProbeColumns(iterations, {name: stored.get(name, empty) for name in NAMES})
 

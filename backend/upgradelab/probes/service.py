@@ -8,12 +8,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
 from upgradelab.db import sync_session
-from upgradelab.experiments.models import Run
 from upgradelab.probes.base import Measurement
 from upgradelab.probes.models import ProbeSample, ProbeUnavailableRecord
 from upgradelab.probes.schemas import MutexWait, RunProbes, UnavailableProbe, VariantProbes
 from upgradelab.probes.series import ProbeColumns, probe_columns
 from upgradelab.results.stats.downsample import kept_indices
+from upgradelab.runs.models import Run
 
 _DRAWN = ("hit_rate", "server_s", "client_s")  # the probe charts' lines (HitRateChart, ServerClientTimeChart)
 

@@ -37,7 +37,7 @@ def _unprocessable(field: str, message: str) -> HTTPException:
 
 
 async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVariantSpec]:
-    """The variants as stored, each checked as a run's (experiments/service.py create): 422 naming
+    """The variants as stored, each checked as a run's (runs/experiments.py create): 422 naming
     variants.N.target for an unknown target, variants.N.preset for a preset its flavor cannot take,
     variants.N.options.<name> for a startup option refused by category or not listed by the target's
     binary (its admin-listed `allowed_options` excepted; 503 naming the target when the list cannot

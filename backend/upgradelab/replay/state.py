@@ -1,6 +1,6 @@
 """The one writer of a replay's state in the worker (replay/runner.py): what one step changes
 (schedule, progress, report) written in one session and one commit, then published to the replay's
-stream (streaming/publisher.py; the events api/streaming.py lists), as run_executor/state.py does for a
+stream (streaming/publisher.py; the events api/streaming.py lists), as runs/executor/state.py does for a
 run; a replay already final (cancelled while queued, ended by the reaper) is left as it is."""
 
 from typing import Any

@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.experiments.models import Experiment, Run
+from upgradelab.runs.models import Experiment, Run
 from upgradelab.runs.schemas import RunFilter
 
 _SORT_COLUMNS: dict[str, Any] = {

@@ -5,11 +5,11 @@ contrasts. A service, so the two routers call it instead of one router importing
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.experiments.models import Run
 from upgradelab.results.views import series
 from upgradelab.results.views.contrasts import RunContrasts, run_contrasts
 from upgradelab.results.views.schemas import ColumnSeries, SummaryRow
 from upgradelab.runs import service as runs
+from upgradelab.runs.models import Run
 from upgradelab.runs.schemas import RunRead
 
 

@@ -7,56 +7,12 @@ from pydantic import BaseModel, Field
 
 from upgradelab.execution.schedule import RunSchedule, ScheduleKind
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import VariantStatus
 from upgradelab.request_model import RequestModel
+
+# the run's stored shapes (runs/models.py, typed there through db.ModelJSON), read in the API as stored
+from upgradelab.runs.models import RunHostContext, VariantStatus
+from upgradelab.runs.models import RunProgress as RunProgress
 from upgradelab.workloads.base import Policy
-
-
-class RunProgress(BaseModel):
-    """Dataset preparation progress (workloads/base.DatasetProgress): rows and bytes written so far,
-    elapsed and estimated seconds; `spec_hash` when a prepared dataset was reused instead."""
-
-    phase: str
-    rows: int | None = None
-    rows_total: int | None = None
-    bytes: int | None = None
-    elapsed_s: float | None = None
-    estimate_s: float | None = None
-    spec_hash: str | None = None
-
-
-class HostStorage(BaseModel):
-    """The mount holding the servers' directory (run_executor/context.storage_of)."""
-
-    path: str
-    mount_point: str | None
-    fs_type: str | None
-    device: str | None
-
-
-class HostContext(BaseModel):
-    """Host facts read at run start: MemTotal in bytes, kernel as `uname -r`; None when the host did
-    not give them (defaults, so contexts stored by older versions still read)."""
-
-    cpu_model: str | None = None
-    cores: int | None = None
-    memory_bytes: int | None = None
-    kernel: str | None = None
-    storage: HostStorage | None = None
-
-
-class UpgradeLabVersion(BaseModel):
-    """The package version and git commit that ran the run."""
-
-    package: str | None = None
-    git_commit: str | None = None
-
-
-class RunHostContext(BaseModel):
-    """run.context (run_executor/context.run_context)."""
-
-    host: HostContext
-    upgradelab_version: UpgradeLabVersion
 
 
 class VariantState(BaseModel):

@@ -9,12 +9,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.errors import not_found
 from upgradelab.execution.status import JobStatus
 from upgradelab.execution.task import send_job
-from upgradelab.experiments import service as experiments
-from upgradelab.experiments.models import Experiment, Run, RunVariant
 from upgradelab.pools import routing
 from upgradelab.results.store.models import Iteration
-from upgradelab.run_executor.jobs import RUN_JOBS
-from upgradelab.runs import history
+from upgradelab.runs import experiments, history
+from upgradelab.runs.executor.jobs import RUN_JOBS
+from upgradelab.runs.models import Experiment, Run, RunVariant
 from upgradelab.runs.schemas import (
     RunContext,
     RunFilter,
@@ -29,7 +28,7 @@ from upgradelab.workloads import groups_of
 
 async def create(session: AsyncSession, experiment: Experiment) -> Run:
     """Store a queued run of `experiment` and send it to the Celery queue; first its startup options
-    are checked again against its targets' option lists (409/503: experiments.service.check_runnable)."""
+    are checked again against its targets' option lists (409/503: runs/experiments.py check_runnable)."""
     await experiments.check_runnable(session, experiment)
     targets = sorted({variant["target"] for variant in experiment.variants})
     queue = await routing.route(session, targets)  # 409 when the variants span worker pools

@@ -1,6 +1,6 @@
 """A target's option-name list, there before any experiment, run or replay on the target is accepted.
 
-The API asks for the list when it accepts variants (experiments/service.py at creation and when a
+The API asks for the list when it accepts variants (runs/experiments.py at creation and when a
 run is queued, replay/service.py): from the cache while the binary is the same, otherwise built
 then, in a worker thread (targets/option_names.py `server_names`: `mysqld --verbose --help` of a
 local or tarball target's binary on this host, a throwaway container of a docker target's image).

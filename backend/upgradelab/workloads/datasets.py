@@ -2,7 +2,7 @@
 
 A template that declares a dataset spec gets its data built once per datadir: after building, the
 runner records `upgradelab_meta.datasets(spec_hash)`; a later variant started on the kept datadir
-finds the hash and skips the preparation (see run_executor/blocks.py). A replay's dump is marked the same
+finds the hash and skips the preparation (see runs/executor/blocks.py). A replay's dump is marked the same
 way (its sha256, with a token), but that marker is trusted only beside the worker's own record of
 the load (measurement/dataset_records.py): no dataset account may touch `upgradelab_meta`
 (datasets/reserved.py), and the record is what proves the load succeeded.

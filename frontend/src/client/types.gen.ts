@@ -2859,7 +2859,7 @@ export type HostFacts = {
 /**
  * HostStorage
  *
- * The mount holding the servers' directory (run_executor/context.storage_of).
+ * The mount holding the servers' directory (runs/executor/context.storage_of).
  */
 export type HostStorage = {
     /**
@@ -4425,7 +4425,7 @@ export type RunGroups = {
 /**
  * RunHostContext
  *
- * run.context (run_executor/context.run_context).
+ * run.context (runs/executor/context.run_context).
  */
 export type RunHostContext = {
     host: HostContext;

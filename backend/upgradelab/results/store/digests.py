@@ -28,14 +28,14 @@ class DigestName(StrEnum):
 def put_in(session: Session, run_id: int, name: DigestName, rows: Sequence[BaseModel]) -> None:
     """(Re)write one digest of the run; the caller commits (results/store/summary.store_summary_in)."""
     session.execute(delete(RunDigest).where(RunDigest.run_id == run_id, RunDigest.name == name))
-    session.add(RunDigest(run_id=run_id, name=name, body=[row.model_dump(mode="json") for row in rows]))
+    session.add(RunDigest(run_id=run_id, name=name, body=list(rows)))
 
 
 async def get(
     session: AsyncSession, run_id: int, name: DigestName, model: TypeAdapter[list[T]]
 ) -> list[T] | None:
-    """The stored digest read as `model`, or None when the run has none (still going, or finished before
-    migration 0015)."""
+    """The stored digest read as `model` (the rows it was stored as: list[StatementRow] or
+    list[GroupPoint]), or None when the run has none (still going, or finished before migration 0015)."""
     body: list[Any] | None = await session.scalar(
         select(RunDigest.body).where(RunDigest.run_id == run_id, RunDigest.name == name)
     )

@@ -13,11 +13,11 @@ from pydantic import BaseModel, TypeAdapter
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
-from upgradelab.experiments.models import Run
 from upgradelab.results.stats.statistics import median
 from upgradelab.results.store import digests
 from upgradelab.results.store.digests import DigestName
-from upgradelab.results.store.models import iteration_columns
+from upgradelab.results.store.models import GroupPoint, iteration_columns
+from upgradelab.runs.models import Run
 
 
 class IterationRow(BaseModel):
@@ -30,17 +30,6 @@ class IterationRow(BaseModel):
     round: int = 1
     group: str
     elapsed_s: float
-    metrics: dict[str, float]
-
-
-class GroupPoint(BaseModel):
-    """Per variant and group: iterations, median seconds and the median of every metric."""
-
-    variant_index: int
-    variant: str
-    group: str
-    iterations: int
-    median_s: float | None
     metrics: dict[str, float]
 
 

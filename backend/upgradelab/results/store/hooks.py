@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
-from upgradelab.experiments.models import Run
 from upgradelab.results.store.series_store import Columns
+from upgradelab.runs.models import Run
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ per iteration, written when it ends (its total, its round and its place in the s
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel
 from sqlalchemy import ForeignKey, Index, LargeBinary, Select, String, select
 from sqlalchemy.dialects import mysql
 from sqlalchemy.orm import Mapped, mapped_column
@@ -79,19 +80,45 @@ class IterationSeries(Base):
     elapsed_s: Mapped[bytes] = mapped_column(PACKED)
 
 
+class StatementRow(BaseModel):
+    """Per variant and statement label: how many times it ran and its median/p95/total seconds."""
+
+    variant: str
+    variant_index: int
+    statement: str
+    count: int
+    median_s: float | None
+    p95_s: float | None
+    total_s: float
+
+
+class GroupPoint(BaseModel):
+    """Per variant and group: iterations, median seconds and the median of every metric."""
+
+    variant_index: int
+    variant: str
+    group: str
+    iterations: int
+    median_s: float | None
+    metrics: dict[str, float]
+
+
 class RunDigest(Base):
     """Row of `run_digest`: one answer of a finished run's page, computed once at run end beside its verdict
     table (results/store/digests.py), so opening the run does not read every sample or iteration again.
 
     name: what the body is ("statements": list of StatementRow; "group_medians": list of GroupPoint);
-    body: that answer as JSON, validated by its model when read.
+    body: that answer, typed (db.ModelJSON): the two rows' fields differ, so a stored list reads as
+    the one it was written as.
     """
 
     __tablename__ = "run_digest"
 
     run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), primary_key=True)
     name: Mapped[str] = mapped_column(String(40), primary_key=True)
-    body: Mapped[list[Any]]
+    body: Mapped[list[StatementRow] | list[GroupPoint]] = mapped_column(
+        ModelJSON(list[StatementRow] | list[GroupPoint])  # type: ignore[arg-type]
+    )
 
 
 def iteration_columns(

@@ -7,8 +7,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from upgradelab.experiments.models import Run, RunVariant
 from upgradelab.results.store.models import iteration_columns
+from upgradelab.runs.models import Run, RunVariant
 from upgradelab.workloads import WORKLOADS
 from upgradelab.workloads.base import SECONDS, PrimaryMetric
 

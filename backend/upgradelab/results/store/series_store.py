@@ -8,8 +8,8 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
-from upgradelab.experiments.models import Run
 from upgradelab.results.store.models import Iteration, IterationSeries
+from upgradelab.runs.models import Run
 
 Columns = tuple[list[int], list[float]]  # (iteration numbers ascending, seconds per iteration)
 

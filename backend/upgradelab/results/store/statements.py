@@ -4,29 +4,16 @@ end (results/store/digests.py)."""
 
 from collections.abc import Iterable
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import TypeAdapter
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
-from upgradelab.experiments.models import Run
 from upgradelab.results.stats.statistics import median, percentile
 from upgradelab.results.store import digests
 from upgradelab.results.store.digests import DigestName
-from upgradelab.results.store.models import Sample
-
-
-class StatementRow(BaseModel):
-    """Per variant and statement label: how many times it ran and its median/p95/total seconds."""
-
-    variant: str
-    variant_index: int
-    statement: str
-    count: int
-    median_s: float | None
-    p95_s: float | None
-    total_s: float
-
+from upgradelab.results.store.models import Sample, StatementRow
+from upgradelab.runs.models import Run
 
 _ROWS = TypeAdapter(list[StatementRow])
 

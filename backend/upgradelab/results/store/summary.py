@@ -6,7 +6,6 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from upgradelab.db import sync_session
-from upgradelab.experiments.models import Run
 from upgradelab.results.stats import verdicts
 from upgradelab.results.store import rounds
 from upgradelab.results.store.groups import store_group_medians_in
@@ -15,6 +14,7 @@ from upgradelab.results.store.series_store import store_series_in
 from upgradelab.results.store.statements import store_statements_in
 from upgradelab.results.store.summary_models import VariantSummary
 from upgradelab.results.store.verdict_table import VerdictRow, table
+from upgradelab.runs.models import Run
 from upgradelab.workloads.base import PrimaryMetric
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,6 @@ from sqlalchemy.orm import Session
 
 from upgradelab.db import sync_session
 from upgradelab.errors import field_error
-from upgradelab.experiments.models import Run
 from upgradelab.results.stats import bootstrap, verdicts
 from upgradelab.results.stats.downsample import DEFAULT_MAX_POINTS, kept_indices
 from upgradelab.results.store.rounds import RunRounds, VariantRounds, load
@@ -26,6 +25,7 @@ from upgradelab.results.views.comparison_schemas import (
     RoundSeries,
 )
 from upgradelab.results.views.schemas import Point
+from upgradelab.runs.models import Run
 
 
 def _downsampled(variant: VariantRounds, max_points: int) -> list[Point]:

@@ -19,10 +19,10 @@ from collections import defaultdict
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy.orm import Session
 
-from upgradelab.experiments.models import Run
 from upgradelab.results.stats import verdicts
 from upgradelab.results.stats.verdicts import VerdictRead
 from upgradelab.results.store.rounds import RunRounds, VariantRounds, load
+from upgradelab.runs.models import Run
 from upgradelab.workloads import WORKLOADS
 from upgradelab.workloads.base import Contrast, Side, Workload
 

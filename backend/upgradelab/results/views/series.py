@@ -4,12 +4,12 @@ The run page's response (the run with these) is put together in api/results.py."
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from upgradelab.experiments.models import Run
 from upgradelab.results.stats.downsample import kept_indices
 from upgradelab.results.stats.statistics import median, percentile
 from upgradelab.results.store.models import Iteration
 from upgradelab.results.store.series_store import Columns, stored_columns
 from upgradelab.results.views.schemas import ColumnSeries, SummaryRow
+from upgradelab.runs.models import Run
 
 
 async def iteration_columns(session: AsyncSession, run: Run) -> list[Columns]:

@@ -5,7 +5,7 @@ never: the default).
 Why: five servers starting at once on 2 cores take ~3 s before a run's first iteration (MySQL 9.7
 alone 1-2 s), 15 % of a 10-round run of article 001. A spare is started from a fresh copy of the
 template, exactly as the run would have started it, and frozen (SIGSTOP) as soon as it answers
-SELECT 1: it has served no statement and its buffer pool is empty (run_executor/preflight.py turns the pool's
+SELECT 1: it has served no statement and its buffer pool is empty (runs/executor/preflight.py turns the pool's
 dump and load off). Taking it is a SIGCONT and a SELECT 1. A spare whose options differ from the next
 start's is killed and its datadir removed; the start then copies and starts as without spares.
 

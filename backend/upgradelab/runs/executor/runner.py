@@ -2,22 +2,22 @@
 order: thaw, block, freeze -> record; then stop everything.
 
 - lifecycle (execution/lifecycle.py): target locks, lease and heartbeat, the final state written on
-  every exit path (run_executor/jobs.py: the run's variants finished, its summary stored, then published)
+  every exit path (runs/executor/jobs.py: the run's variants finished, its summary stored, then published)
 - plan (execution/schedule.py): the experiment's schedule, stored in run.schedule before the first
   iteration
 - instances (execution/instances.py): one server per variant (Slots), memory checked, started in
   parallel and frozen (`started`), context captured into run_variant, thawed for its blocks
   (`Fleet.block`), all stopped when the run ends
-- blocks (run_executor/blocks.py): the workload's iterations on one instance
+- blocks (runs/executor/blocks.py): the workload's iterations on one instance
 - record (results/store/ingest.py): each iteration's row, statements and probe deltas, then the stream
-- state (run_executor/state.py): every write to the run and run_variant rows, one commit per step
+- state (runs/executor/state.py): every write to the run and run_variant rows, one commit per step
 - cancel (execution/cancel.py): a watch reads the run's cancel flag every 0.5 s (and an attribution's,
   for its step runs); once set it stops the run's servers (an existing server: KILL QUERY of the lab's
   statements), which ends a start, a data preparation or an iteration at once; what then fails is
   the cancel's doing, not the variant's: the run ends `cancelled`
 
 A variant that is refused or breaks is marked failed on its run_variant row and drops out; the
-others go on and the run ends failed naming it. The Celery task (runs/tasks.py) calls execute_run.
+others go on and the run ends failed naming it. The generic Celery task (execution/task.py) calls execute_run.
 
 One concept: one run's pass, from its plan to its servers stopped; the helpers below are the steps of
 that pass and share its loop state (_Loop), the blocks, context and state writes being modules of their own.
@@ -51,16 +51,14 @@ from upgradelab.execution.leases import Lease, LeaseLost
 from upgradelab.execution.lifecycle import execute
 from upgradelab.execution.schedule import Budget, Schedule, Step, extensions, plan
 from upgradelab.execution.status import JobStatus
-from upgradelab.experiments.models import Experiment, Run, VariantStatus
-from upgradelab.experiments.service import is_aa_control
 from upgradelab.experiments.variants import ResolvedVariant
 from upgradelab.probes.hooks import ATTACHED as PROBES
 from upgradelab.probes.service import store_unavailable
 from upgradelab.results.store.hooks import Place
 from upgradelab.results.store.ingest import IterationWriter
 from upgradelab.results.store.summary import undecided
-from upgradelab.run_executor import state
-from upgradelab.run_executor.blocks import (
+from upgradelab.runs.executor import state
+from upgradelab.runs.executor.blocks import (
     OpenVariant,
     VariantJob,
     close_variant,
@@ -69,10 +67,12 @@ from upgradelab.run_executor.blocks import (
     reapply,
     run_block,
 )
-from upgradelab.run_executor.context import run_context
-from upgradelab.run_executor.jobs import RUN_JOBS, started_runs_on
-from upgradelab.run_executor.preflight import VariantFailed, apply_variant, facts, refusal, server_options
-from upgradelab.run_executor.state import Change
+from upgradelab.runs.executor.context import run_context
+from upgradelab.runs.executor.jobs import RUN_JOBS, started_runs_on
+from upgradelab.runs.executor.preflight import VariantFailed, apply_variant, facts, refusal, server_options
+from upgradelab.runs.executor.state import Change
+from upgradelab.runs.experiments import is_aa_control
+from upgradelab.runs.models import Experiment, Run, RunProgress, VariantStatus
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import Provisioner, ProvisionError
@@ -118,7 +118,7 @@ def execute_run(
     cancel flag (an attribution's, for its step runs).
 
     Raises TargetsBusy (execution/locks.py; before touching the run) when a target is locked by
-    another job, or when the database knows another started run on one (run_executor/jobs.py).
+    another job, or when the database knows another started run on one (runs/executor/jobs.py).
     """
     run = _load(run_id)
     if run is None:
@@ -316,7 +316,8 @@ def _started(
     context goes to its run_variant row. Every instance is stopped when the block exits."""
 
     def progress(value: dict[str, Any] | None) -> None:
-        state.write(run.run_id, Change().run(progress=value))
+        stored = None if value is None else RunProgress.model_validate(value)
+        state.write(run.run_id, Change().run(progress=stored))
 
     def start(instance: Instance) -> bool:
         first, *sharing = instance.variants

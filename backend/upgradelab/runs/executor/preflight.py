@@ -9,7 +9,7 @@ from upgradelab.experiments.preflight import preflight_refusal
 from upgradelab.experiments.variants import ResolvedVariant, unsupported_reason
 from upgradelab.measurement import settings_refusal
 from upgradelab.probes import startup_options
-from upgradelab.run_executor.variant_settings import apply_settings, has_settings
+from upgradelab.runs.executor.variant_settings import apply_settings, has_settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.options import render_option
 from upgradelab.targets.provisioners import Provisioner, ProvisionError

@@ -1,10 +1,12 @@
 """An experiment (a workload x variants x iterations definition) and its runs: the records the run
-executor (runs/) writes and results, probes and the API read."""
+executor (runs/executor/) writes and results, probes and the API read. In the layer under results/ and
+probes/, which store and read a run's rows by them (the import-linter contracts' exceptions say so)."""
 
 import enum
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel
 from sqlalchemy import Enum, ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -12,6 +14,53 @@ from upgradelab.db import Base, ModelJSON, utcnow
 from upgradelab.execution.schedule import RunSchedule
 from upgradelab.execution.status import JobStatus, job_status_column
 from upgradelab.users.models import User
+
+
+class RunProgress(BaseModel):
+    """Dataset preparation progress (workloads/base.DatasetProgress): rows and bytes written so far,
+    elapsed and estimated seconds; `spec_hash` when a prepared dataset was reused instead."""
+
+    phase: str
+    rows: int | None = None
+    rows_total: int | None = None
+    bytes: int | None = None
+    elapsed_s: float | None = None
+    estimate_s: float | None = None
+    spec_hash: str | None = None
+
+
+class HostStorage(BaseModel):
+    """The mount holding the servers' directory (runs/executor/context.storage_of)."""
+
+    path: str
+    mount_point: str | None
+    fs_type: str | None
+    device: str | None
+
+
+class HostContext(BaseModel):
+    """Host facts read at run start: MemTotal in bytes, kernel as `uname -r`; None when the host did
+    not give them (defaults, so contexts stored by older versions still read)."""
+
+    cpu_model: str | None = None
+    cores: int | None = None
+    memory_bytes: int | None = None
+    kernel: str | None = None
+    storage: HostStorage | None = None
+
+
+class UpgradeLabVersion(BaseModel):
+    """The package version and git commit that ran the run."""
+
+    package: str | None = None
+    git_commit: str | None = None
+
+
+class RunHostContext(BaseModel):
+    """run.context (runs/executor/context.run_context)."""
+
+    host: HostContext
+    upgradelab_version: UpgradeLabVersion
 
 
 class Experiment(Base):
@@ -63,8 +112,8 @@ class Run(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     started_at: Mapped[datetime | None] = mapped_column(default=None)
     finished_at: Mapped[datetime | None] = mapped_column(default=None)
-    # dataset preparation: {"phase", "rows", "rows_total", "bytes", "elapsed_s", "estimate_s"}
-    progress: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    # dataset preparation (RunProgress): phase, rows, rows_total, bytes, elapsed_s, estimate_s
+    progress: Mapped[RunProgress | None] = mapped_column(ModelJSON(RunProgress), default=None)
     # History: a name and notes the team can edit; targets as ",name,name," for the target filter.
     name: Mapped[str | None] = mapped_column(String(200), default=None)
     notes: Mapped[str | None] = mapped_column(Text, default=None)
@@ -74,11 +123,11 @@ class Run(Base):
     created_by: Mapped[int | None] = mapped_column(ForeignKey(User.id, ondelete="SET NULL"), default=None)
 
     # The schedule as executed (issue 12): {"kind", "seed", "rounds", "block", "order": [[variant
-    # index, ...] per round]} (execution/schedule.py RunSchedule, typed: db.ModelJSON), and what the run
-    # ran on: {"host": {cpu_model, cores, memory_bytes, kernel, storage}, "upgradelab_version"}.
+    # index, ...] per round]} (execution/schedule.py RunSchedule), and what the run ran on
+    # (RunHostContext: host facts and Upgrade Lab's version), both typed through db.ModelJSON.
     # Written at run start (the schedule again, longer, after each extension step).
     schedule: Mapped[RunSchedule | None] = mapped_column(ModelJSON(RunSchedule), default=None)
-    context: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    context: Mapped[RunHostContext | None] = mapped_column(ModelJSON(RunHostContext), default=None)
 
     # The lease of the worker executing the run (execution/leases.py): "<host>:<pid>:<token>" and the
     # time it must be renewed by; the reaper (execution/reaper.py) ends a non-final run whose lease expired.
@@ -124,6 +173,6 @@ class RunVariant(Base):
     version: Mapped[str | None] = mapped_column(String(200), default=None)
     version_comment: Mapped[str | None] = mapped_column(String(500), default=None)
     option_file: Mapped[str | None] = mapped_column(Text, default=None)
-    variables: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    variables: Mapped[dict[str, str] | None] = mapped_column(ModelJSON(dict[str, str]), default=None)
     started_at: Mapped[datetime | None] = mapped_column(default=None)
     finished_at: Mapped[datetime | None] = mapped_column(default=None)

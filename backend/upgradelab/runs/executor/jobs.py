@@ -15,9 +15,9 @@ from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.kinds import Ending, JobKind
 from upgradelab.execution.leases import LeaseKind
 from upgradelab.execution.status import FINAL_STATUSES, JobStatus
-from upgradelab.experiments.models import Run
 from upgradelab.results.store.summary import store_summary
-from upgradelab.run_executor import state
+from upgradelab.runs.executor import state
+from upgradelab.runs.models import Run
 from upgradelab.targets.models import Target
 
 # A run between claim and final status; only these hold (or have lost) a lease.
@@ -79,7 +79,7 @@ RUN_JOBS = JobKind(
     final_fields=_final_fields,
     on_end=_on_end,
     task="upgradelab.runs.execute",
-    runner="upgradelab.run_executor.runner:execute_run",
+    runner="upgradelab.runs.executor.runner:execute_run",
     api_path="/api/runs/{run_id}",
     api_name="run",
 )

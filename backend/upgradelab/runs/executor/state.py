@@ -2,7 +2,7 @@
 progress, schedule, context, current variant; its variants' status, error, context and timestamps;
 a target's version) is gathered in a `Change` and written by `write` in one session and one commit,
 then the status-like fields published to the run's stream (streaming/publisher). The runner
-(run_executor/runner.py), its blocks and the run-end hook (run_executor/jobs.py) write nothing else.
+(runs/executor/runner.py), its blocks and the run-end hook (runs/executor/jobs.py) write nothing else.
 
     state.write(run_id, Change().run(current_variant=2))             # a block starts
     state.write(run_id, Change().variant(1, status=..., error=...)
@@ -12,10 +12,11 @@ then the status-like fields published to the run's stream (streaming/publisher).
 from dataclasses import dataclass, field
 from typing import Any, Self
 
+from pydantic import BaseModel
 from sqlalchemy import select
 
 from upgradelab.db import sync_session, utcnow
-from upgradelab.experiments.models import Run, RunVariant, VariantStatus
+from upgradelab.runs.models import Run, RunVariant, VariantStatus
 from upgradelab.streaming.publisher import publish_status
 from upgradelab.targets.models import Target
 
@@ -82,8 +83,17 @@ def write(run_id: int, change: Change) -> Seen:
         if change.versions or not final:
             session.commit()
     if not final and change.run_fields:
-        publish_status(run_id, change.run_fields)
+        publish_status(run_id, _as_json(change.run_fields))
     return Seen(final, cancel)
+
+
+def _as_json(fields: dict[str, Any]) -> dict[str, Any]:
+    """The run's fields as the stream carries them: a typed value (RunProgress) as the JSON it was
+    given as (its fields set, so an event has the keys it had when progress was a dict)."""
+    return {
+        name: value.model_dump(mode="json", exclude_unset=True) if isinstance(value, BaseModel) else value
+        for name, value in fields.items()
+    }
 
 
 def cancel_requested(run_id: int) -> bool:

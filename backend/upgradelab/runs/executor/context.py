@@ -5,27 +5,27 @@ import platform
 import subprocess
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 import psutil
 
+from upgradelab.runs.models import HostContext, HostStorage, RunHostContext, UpgradeLabVersion
 from upgradelab.settings import REPO_ROOT
 
 
-def run_context(server_dir: Path) -> dict[str, Any]:
-    """{"host": {"cpu_model", "cores", "memory_bytes" (MemTotal), "kernel" (uname -r), "storage":
-    {"path", "mount_point", "fs_type", "device"} of the servers' directory}, "upgradelab_version":
-    {"package", "git_commit"}}. Values the host does not give are None."""
-    return {
-        "host": {
-            "cpu_model": _cpu_model(),
-            "cores": os.cpu_count(),
-            "memory_bytes": psutil.virtual_memory().total,
-            "kernel": platform.release(),
-            "storage": storage_of(server_dir),
-        },
-        "upgradelab_version": {"package": _package_version(), "git_commit": _git_commit()},
-    }
+def run_context(server_dir: Path) -> RunHostContext:
+    """The host's facts (cpu_model, cores, memory_bytes: MemTotal in bytes, kernel: uname -r, storage:
+    the path, mount point, fs type and device of the servers' directory) and Upgrade Lab's version
+    (package, git_commit), as run.context stores them. Values the host does not give are None."""
+    return RunHostContext(
+        host=HostContext(
+            cpu_model=_cpu_model(),
+            cores=os.cpu_count(),
+            memory_bytes=psutil.virtual_memory().total,
+            kernel=platform.release(),
+            storage=HostStorage.model_validate(storage_of(server_dir)),
+        ),
+        upgradelab_version=UpgradeLabVersion(package=_package_version(), git_commit=_git_commit()),
+    )
 
 
 def storage_of(path: Path) -> dict[str, str | None]:

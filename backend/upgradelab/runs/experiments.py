@@ -7,11 +7,11 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from upgradelab.errors import field_error, not_found
-from upgradelab.experiments.models import Experiment
 from upgradelab.experiments.preflight import stored_refusal
 from upgradelab.experiments.schedule import ScheduleError, check_extension, resolve_schedule
 from upgradelab.experiments.schemas import ExperimentCreate
 from upgradelab.experiments.variants import ResolvedVariant, unsupported_reason
+from upgradelab.runs.models import Experiment
 from upgradelab.targets import option_lists
 from upgradelab.targets import service as targets
 from upgradelab.targets.models import Target
