@@ -4,15 +4,18 @@ the client's otherwise, and repeated until enough time was measured.
 Clock. performance_schema.events_statements_history holds, per thread, the statements it completed
 with TIMER_WAIT in picoseconds: the server's time from parse to the last row sent, without the
 network, the client's parsing of rows or a thread switch on the lab's side. It is read on a second
-(admin) connection right after the statement, by the replay session's THREAD_ID, and checked to be
-that statement (SQL_TEXT). Every instance the lab starts for a replay starts with CLOCK_OPTIONS
-(performance_schema ON, MariaDB's default being OFF, and the statement consumers), before the
-variant's own options: every lab variant is timed by TIMER_WAIT, and performance_schema's own cost is
-the same on every variant. A variant's clock is "server" where its server gives TIMER_WAIT, "client"
-(perf_counter around execute + fetch) where it cannot (an existing server with performance_schema
-OFF, which the lab cannot turn on, or a variant whose own options turn it off). A timed run records
-the client's time too, so a ratio always has one clock on both sides (`pair_clock`): the server's
-when both have it, else the client's of both.
+(admin) connection by the replay session's THREAD_ID and checked to be that statement (SQL_TEXT): a
+pass's runs once the pass ended, in one query of events_statements_history_long
+(`ServerClock.pass_events`, issue 51: a read after every run, `ServerClock.last`, each polled until
+the server closed the statement's event, was half the replay thread's time), or run by run where the
+server keeps no long history (an existing server with its consumer off). Every instance the lab
+starts for a replay starts with CLOCK_OPTIONS (performance_schema ON, MariaDB's default being OFF,
+and the statement consumers), before the variant's own options: every lab variant is timed by
+TIMER_WAIT, and performance_schema's own cost is the same on every variant. A variant's clock is
+"server" where its server gives TIMER_WAIT, "client" (perf_counter around execute + fetch) where it
+cannot (an existing server with performance_schema OFF, which the lab cannot turn on, or a variant
+whose own options turn it off). A timed run records the client's time too, so a ratio always has one
+clock on both sides (`pair_clock`): the server's when both have it, else the client's of both.
 A timed run reads its rows to the end and drops them one by one (an unbuffered cursor,
 outcomes.Statements.drain): the same work on every variant, and a large result is never held.
 
@@ -57,12 +60,17 @@ EVENT_POLL_S = 0.0005
 # A pass's runs are read in one query of the long history after the pass (`ServerClock.pass_events`,
 # issue 51): False reads each run's row right after it (`last`), as before (bench/replay_speed.py's
 # "per-run" mode). The long history is global (every thread's statements, the admin's reads too): an
-# instance the lab starts keeps HISTORY_LONG_SIZE rows, enough for a pass of MAX_REPEATS runs with a
-# margin; a server keeping fewer than MIN_HISTORY_LONG is read run by run.
+# instance the lab starts keeps HISTORY_LONG_SIZE rows, a pass of MAX_REPEATS runs (its SET, its
+# stage reads and its read: ~215 rows) with a margin, and no more: the server scans the whole table
+# for a read (MariaDB 10.11, 11.8 on the timing CPU: ~19 ms at 4096 rows, 29 % of the rounds); a
+# server keeping fewer than MIN_HISTORY_LONG or more than MAX_HISTORY_LONG (an existing server's
+# default, 10,000: a read of it would cost more than the per-run reads of a slow statement's pass, and
+# its other clients' statements may overwrite a pass's rows) is read run by run.
 BATCH_READS = True
 _HISTORY_LONG = "events_statements_history_long"
-HISTORY_LONG_SIZE = 4096
-MIN_HISTORY_LONG = 4 * MAX_REPEATS
+HISTORY_LONG_SIZE = 512
+MIN_HISTORY_LONG = 2 * MAX_REPEATS + 64
+MAX_HISTORY_LONG = 4 * HISTORY_LONG_SIZE
 # Option-file lines every instance the lab starts for a replay gets before the variant's own (as the
 # run's probes do, probes/probe_set.py): the statement events TIMER_WAIT is read from, and the stage
 # events of each statement (measurement/stage_events.py). The names are the same on MySQL 8.0+/9.x and
@@ -102,7 +110,7 @@ class ServerClock:
     # with the counter columns; None: it keeps none (or not asked yet)
     stage_size: int | None = None
     # the long history's size where its consumer is on (asked with the counter columns); None: it
-    # is off or smaller than MIN_HISTORY_LONG (each run is read by `last`)
+    # is off or its size out of MIN_HISTORY_LONG..MAX_HISTORY_LONG (each run is read by `last`)
     long_size: int | None = None
     reads: int = 0  # queries of the history made (`last`'s and `pass_events`'): tests and benches count them
 
@@ -126,7 +134,7 @@ class ServerClock:
                 long = cursor.fetchone()
                 on = bool(long) and int(str(long[0] or 0)) > 0
                 size = int(str(long[1] or 0)) if long else 0
-                self.long_size = size if on and size >= MIN_HISTORY_LONG else None
+                self.long_size = size if on and MIN_HISTORY_LONG <= size <= MAX_HISTORY_LONG else None
         return self.columns
 
     def pass_events(self, sql: str, runs: int, after: int) -> list[StatementEvent] | None:
