@@ -1,10 +1,11 @@
-"""The server's bookkeeping out of the hot path (issue 51): a timed pass reads its runs' history rows
-in one query after the pass (timing.py ServerClock.pass_events, the long history), never one read per
-run. On MariaDB 10.11: a replay's history reads, counted on the clock's admin connection (the
-library's reader), are at most two a pass (one, and one more when the last run's row was not there
-yet) while its passes ran hundreds of runs; each run still has its server time and counters. A fake
-history plays the rows a pass leaves for the read's rules: the trailing rows of the statement, after
-the pass's start, the last run's row waited for."""
+"""The server's bookkeeping out of the hot path (issue 51): with timing.BATCH_READS on (off by default:
+see timing.py), a timed pass reads its runs' history rows in one query after the pass (timing.py
+ServerClock.pass_events, the long history), never one read per run. On MariaDB 10.11: a replay's
+history reads, counted on the clock's admin connection (the library's reader), are at most two a
+pass (one, and one more when the last run's row was not there yet) while its passes ran hundreds of
+runs; each run still has its server time and counters. A fake history plays the rows a pass leaves
+for the read's rules: the trailing rows of the statement, after the pass's start, the last run's row
+waited for."""
 
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -72,7 +73,10 @@ def test_a_pass_reads_its_runs_trailing_rows_and_waits_once_for_the_last() -> No
     assert clock.event_id == 16
 
 
-def test_rows_that_never_all_come_are_none_and_the_pass_counts_the_clients_time() -> None:
+def test_rows_that_never_all_come_are_none_and_the_pass_counts_the_clients_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(timing, "BATCH_READS", True)  # off by default (timing.py)
     history = _Long([[(11, 7_000_000_000, SQL, 40_000)]])  # one row of three: overwritten, or never ended
     clock = _clock(history, 10)
     assert clock.pass_events(SQL, 3, 10) is None
@@ -133,6 +137,7 @@ def test_a_replay_reads_the_history_once_a_pass_on_mariadb(
         return clock
 
     monkeypatch.setattr(opening, "server_clock", counted)
+    monkeypatch.setattr(timing, "BATCH_READS", True)  # off by default (timing.py)
     dataset = DumpDataset(shop_dump, file_sha256(shop_dump), "shop")
     statements = parse_source(QUERIES).statements
     provisioner = lab_provisioner(NAME, suffix="replay")

@@ -4,11 +4,10 @@ the client's otherwise, and repeated until enough time was measured.
 Clock. performance_schema.events_statements_history holds, per thread, the statements it completed
 with TIMER_WAIT in picoseconds: the server's time from parse to the last row sent, without the
 network, the client's parsing of rows or a thread switch on the lab's side. It is read on a second
-(admin) connection by the replay session's THREAD_ID and checked to be that statement (SQL_TEXT): a
-pass's runs once the pass ended, in one query of events_statements_history_long
-(`ServerClock.pass_events`, issue 51: a read after every run, `ServerClock.last`, each polled until
-the server closed the statement's event, was half the replay thread's time), or run by run where the
-server keeps no long history (an existing server with its consumer off). Every instance the lab
+(admin) connection by the replay session's THREAD_ID and checked to be that statement (SQL_TEXT):
+right after each run (`ServerClock.last`, polled until the server closed the statement's event), or,
+with BATCH_READS on (off by default, see there), a pass's runs once the pass ended in one query of
+events_statements_history_long (`ServerClock.pass_events`, issue 51). Every instance the lab
 starts for a replay starts with CLOCK_OPTIONS (performance_schema ON, MariaDB's default being OFF,
 and the statement consumers), before the variant's own options: every lab variant is timed by
 TIMER_WAIT, and performance_schema's own cost is the same on every variant. A variant's clock is
@@ -58,15 +57,18 @@ _TEXT_CHECKED = 64
 EVENT_WAIT_S = 0.2
 EVENT_POLL_S = 0.0005
 # A pass's runs are read in one query of the long history after the pass (`ServerClock.pass_events`,
-# issue 51): False reads each run's row right after it (`last`), as before (bench/replay_speed.py's
-# "per-run" mode). The long history is global (every thread's statements, the admin's reads too): an
-# instance the lab starts keeps HISTORY_LONG_SIZE rows, a pass of MAX_REPEATS runs (its SET, its
-# stage reads and its read: ~215 rows) with a margin, and no more: the server scans the whole table
-# for a read (MariaDB 10.11, 11.8 on the timing CPU: ~19 ms at 4096 rows, 29 % of the rounds); a
-# server keeping fewer than MIN_HISTORY_LONG or more than MAX_HISTORY_LONG (an existing server's
-# default, 10,000: a read of it would cost more than the per-run reads of a slow statement's pass, and
-# its other clients' statements may overwrite a pass's rows) is read run by run.
-BATCH_READS = True
+# issue 51) when True; False (the default) reads each run's row right after it (`last`), as before.
+# Off by default: batched, the rounds took 0.54-0.67x the time (bench/replay_speed.py) but
+# bench/replay_causes.py's A/A control read "same" on 42 % and 70 % of its fingerprints (10 false
+# "faster", stages) where the per-run reads gave 100 % (bench/README.md): not understood yet. The
+# long history is global (every thread's statements, the admin's reads too): an instance the lab
+# starts keeps HISTORY_LONG_SIZE rows, a pass of MAX_REPEATS runs (its SET, its stage reads and its
+# read: ~215 rows) with a margin, and no more: the server scans the whole table for a read (MariaDB
+# 10.11, 11.8 on the timing CPU: ~19 ms at 4096 rows, 29 % of the rounds); a server keeping fewer
+# than MIN_HISTORY_LONG or more than MAX_HISTORY_LONG (an existing server's default, 10,000: a read
+# of it would cost more than the per-run reads of a slow statement's pass, and its other clients'
+# statements may overwrite a pass's rows) is read run by run.
+BATCH_READS = False
 _HISTORY_LONG = "events_statements_history_long"
 HISTORY_LONG_SIZE = 512
 MIN_HISTORY_LONG = 2 * MAX_REPEATS + 64
