@@ -242,6 +242,11 @@ class Statements:
         self.bound, self.read_only = bound, read_only
         self.connection = bound.connection
 
+    def prepare(self) -> None:
+        """The session read-only for the statements that follow (when the replay is read-only): one
+        round trip; drain(prepared=True) runs after it without its own (timing.py's batched pass)."""
+        self._prepare()
+
     def _prepare(self) -> None:
         if self.read_only:
             with self.connection.cursor() as cursor:
@@ -262,9 +267,11 @@ class Statements:
         self._prepare()
         return self.bound.stream(sql, _digest)
 
-    def drain(self, sql: str) -> tuple[int, float]:
-        """As run(), the rows streamed and dropped: (row count, seconds around execute + fetch)."""
-        self._prepare()
+    def drain(self, sql: str, prepared: bool = False) -> tuple[int, float]:
+        """As run(), the rows streamed and dropped: (row count, seconds around execute + fetch).
+        prepared: prepare() was called before this pass's runs (the session is still read-only)."""
+        if not prepared:
+            self._prepare()
         return self.bound.stream(sql, _drain)
 
 

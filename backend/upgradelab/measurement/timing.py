@@ -4,15 +4,17 @@ the client's otherwise, and repeated until enough time was measured.
 Clock. performance_schema.events_statements_history holds, per thread, the statements it completed
 with TIMER_WAIT in picoseconds: the server's time from parse to the last row sent, without the
 network, the client's parsing of rows or a thread switch on the lab's side. It is read on a second
-(admin) connection right after the statement, by the replay session's THREAD_ID, and checked to be
-that statement (SQL_TEXT). Every instance the lab starts for a replay starts with CLOCK_OPTIONS
-(performance_schema ON, MariaDB's default being OFF, and the statement consumers), before the
-variant's own options: every lab variant is timed by TIMER_WAIT, and performance_schema's own cost is
-the same on every variant. A variant's clock is "server" where its server gives TIMER_WAIT, "client"
-(perf_counter around execute + fetch) where it cannot (an existing server with performance_schema
-OFF, which the lab cannot turn on, or a variant whose own options turn it off). A timed run records
-the client's time too, so a ratio always has one clock on both sides (`pair_clock`): the server's
-when both have it, else the client's of both.
+(admin) connection by the replay session's THREAD_ID and checked to be that statement (SQL_TEXT):
+right after each run (`ServerClock.last`, polled until the server closed the statement's event), or,
+with BATCH_READS on (off by default, see there), a pass's runs once the pass ended in one query of
+events_statements_history_long (`ServerClock.pass_events`, issue 51). Every instance the lab
+starts for a replay starts with CLOCK_OPTIONS (performance_schema ON, MariaDB's default being OFF,
+and the statement consumers), before the variant's own options: every lab variant is timed by
+TIMER_WAIT, and performance_schema's own cost is the same on every variant. A variant's clock is
+"server" where its server gives TIMER_WAIT, "client" (perf_counter around execute + fetch) where it
+cannot (an existing server with performance_schema OFF, which the lab cannot turn on, or a variant
+whose own options turn it off). A timed run records the client's time too, so a ratio always has one
+clock on both sides (`pair_clock`): the server's when both have it, else the client's of both.
 A timed run reads its rows to the end and drops them one by one (an unbuffered cursor,
 outcomes.Statements.drain): the same work on every variant, and a large result is never held.
 
@@ -54,6 +56,23 @@ _TEXT_CHECKED = 64
 # How long `last` waits for a statement's history row, and between its reads (seconds)
 EVENT_WAIT_S = 0.2
 EVENT_POLL_S = 0.0005
+# A pass's runs are read in one query of the long history after the pass (`ServerClock.pass_events`,
+# issue 51) when True; False (the default) reads each run's row right after it (`last`), as before.
+# Off by default: batched, the rounds took 0.54-0.67x the time (bench/replay_speed.py) but
+# bench/replay_causes.py's A/A control read "same" on 42 % and 70 % of its fingerprints (10 false
+# "faster", stages) where the per-run reads gave 100 % (bench/README.md): not understood yet. The
+# long history is global (every thread's statements, the admin's reads too): an instance the lab
+# starts keeps HISTORY_LONG_SIZE rows, a pass of MAX_REPEATS runs (its SET, its stage reads and its
+# read: ~215 rows) with a margin, and no more: the server scans the whole table for a read (MariaDB
+# 10.11, 11.8 on the timing CPU: ~19 ms at 4096 rows, 29 % of the rounds); a server keeping fewer
+# than MIN_HISTORY_LONG or more than MAX_HISTORY_LONG (an existing server's default, 10,000: a read
+# of it would cost more than the per-run reads of a slow statement's pass, and its other clients'
+# statements may overwrite a pass's rows) is read run by run.
+BATCH_READS = False
+_HISTORY_LONG = "events_statements_history_long"
+HISTORY_LONG_SIZE = 512
+MIN_HISTORY_LONG = 2 * MAX_REPEATS + 64
+MAX_HISTORY_LONG = 4 * HISTORY_LONG_SIZE
 # Option-file lines every instance the lab starts for a replay gets before the variant's own (as the
 # run's probes do, probes/probe_set.py): the statement events TIMER_WAIT is read from, and the stage
 # events of each statement (measurement/stage_events.py). The names are the same on MySQL 8.0+/9.x and
@@ -62,6 +81,8 @@ CLOCK_OPTIONS = (
     "performance_schema=ON",
     "performance-schema-consumer-events-statements-current=ON",
     f"performance-schema-consumer-{_HISTORY.replace('_', '-')}=ON",
+    f"performance-schema-consumer-{_HISTORY_LONG.replace('_', '-')}=ON",
+    f"performance_schema_events_statements_history_long_size={HISTORY_LONG_SIZE}",
     *stage_events.STAGE_OPTIONS,
 )
 
@@ -90,6 +111,10 @@ class ServerClock:
     # the per-thread stage history's size where the server keeps stage events (stage_events.py), asked
     # with the counter columns; None: it keeps none (or not asked yet)
     stage_size: int | None = None
+    # the long history's size where its consumer is on (asked with the counter columns); None: it
+    # is off or its size out of MIN_HISTORY_LONG..MAX_HISTORY_LONG (each run is read by `last`)
+    long_size: int | None = None
+    reads: int = 0  # queries of the history made (`last`'s and `pass_events`'): tests and benches count them
 
     def counter_columns(self) -> tuple[str, ...]:
         """The counter columns of this server's events_statements_history (asked once, with whether
@@ -107,7 +132,56 @@ class ServerClock:
                 cursor.execute(stage_events.STATUS_QUERY)
                 status = cursor.fetchone()
                 self.stage_size = stage_events.history_size(*status) if status else None
+                cursor.execute(_LONG_STATUS_QUERY)
+                long = cursor.fetchone()
+                on = bool(long) and int(str(long[0] or 0)) > 0
+                size = int(str(long[1] or 0)) if long else 0
+                self.long_size = size if on and MIN_HISTORY_LONG <= size <= MAX_HISTORY_LONG else None
         return self.columns
+
+    def pass_events(self, sql: str, runs: int, after: int) -> list[StatementEvent] | None:
+        """The rows of a pass's `runs` runs of `sql`, oldest first, read in one query of the long
+        history (the thread's top-level statements newer than EVENT_ID `after`, the pass's start),
+        repeated until the last run's row is there for at most EVENT_WAIT_S (the server ends a
+        statement's event after it sent the last row: `last`): once a pass, never a read per run.
+        The pass's runs are the trailing `runs` rows of `sql` with no other statement of the thread
+        after them (a row of the same text before the pass, its outcome's capture, is never one of
+        them). None when they never all are (the long history off, too small or overwritten: the pass
+        counts the client's time, as `last`'s None); [] for runs == 0. Moves `event_id` past the
+        rows read. Counters as `last`'s; no stages (a run due for its stages is read by `last`)."""
+        if runs <= 0:
+            return []
+        columns = self.counter_columns()
+        if self.long_size is None:
+            return None
+        deadline = time.monotonic() + EVENT_WAIT_S
+        while True:
+            with self.admin.cursor() as cursor:
+                cursor.execute(
+                    f"SELECT EVENT_ID, TIMER_WAIT, SQL_TEXT{''.join(', ' + c for c in columns)} "
+                    f"FROM performance_schema.{_HISTORY_LONG} WHERE THREAD_ID = %s AND EVENT_ID > %s "
+                    "AND (NESTING_EVENT_TYPE IS NULL OR NESTING_EVENT_TYPE = 'TRANSACTION') "
+                    "ORDER BY EVENT_ID",
+                    (self.thread_id, after),
+                )
+                rows = [tuple(row) for row in cursor.fetchall()]
+            self.reads += 1
+            tail: list[tuple[object, ...]] = []
+            for row in reversed(rows):
+                if not _is(row[2], sql) or row[1] is None:
+                    break
+                tail.append(row)
+            if len(tail) >= runs:
+                self.event_id = max(self.event_id, max(int(str(row[0])) for row in rows))
+                return [
+                    StatementEvent(int(str(row[1])) / PICOSECONDS, event_counters(columns, tuple(row[3:])))
+                    for row in reversed(tail[:runs])
+                ]
+            if time.monotonic() >= deadline:
+                if rows:
+                    self.event_id = max(self.event_id, max(int(str(row[0])) for row in rows))
+                return None
+            time.sleep(EVENT_POLL_S)
 
     def last(self, sql: str, stages: bool = False) -> StatementEvent | None:
         """The seconds and counters of the session's statement `sql` that just completed: the
@@ -138,6 +212,7 @@ class ServerClock:
                     )
                     rows = [tuple(one) for one in cursor.fetchall()]
                     row = next((one[1:] for one in rows if int(str(one[0])) == 0), None)
+            self.reads += 1
             if row is not None and int(row[0]) > self.event_id and _is(row[2], sql) and row[1] is not None:
                 self.event_id = int(row[0])
                 seconds = int(row[1]) / PICOSECONDS
@@ -150,6 +225,13 @@ class ServerClock:
             if time.monotonic() >= deadline:
                 return None
             time.sleep(EVENT_POLL_S)
+
+
+# Whether the long history is kept (its consumer on) and its size (one row)
+_LONG_STATUS_QUERY = (
+    "SELECT (SELECT COUNT(*) FROM performance_schema.setup_consumers WHERE ENABLED = 'YES' AND "
+    f"NAME = '{_HISTORY_LONG}'), @@performance_schema_events_statements_history_long_size"
+)
 
 
 def _is(text: object, sql: str) -> bool:
@@ -169,8 +251,8 @@ def server_clock(admin: ServerConnection, session: ServerConnection) -> ServerCl
                 return None
             cursor.execute(
                 "UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' "
-                "WHERE NAME IN ('events_statements_current', %s)",
-                (_HISTORY,),
+                "WHERE NAME IN ('events_statements_current', %s, %s)",
+                (_HISTORY, _HISTORY_LONG),
             )
             cursor.execute(
                 "SELECT THREAD_ID FROM performance_schema.threads WHERE PROCESSLIST_ID = %s",
@@ -256,11 +338,17 @@ def timed_runs(
     read with their history row and appended (measurement/stage_events.py; none where the server keeps
     no stage events or the run was read by the client's clock): `stage_runs` runs spread over the pass
     (`StageSpread`; None: every run's; settings `replay_stage_runs`)."""
-    seconds: list[float] = []
-    spent = 0.0  # the client's seconds of the runs: the budget, whatever the clock (module docstring)
     max_repeats = MAX_REPEATS if max_repeats is None else max_repeats
     min_measured_s = MIN_MEASURED_S if min_measured_s is None else min_measured_s
     spread = StageSpread(stage_runs, min_measured_s, max_repeats)
+    if isinstance(clock, ServerClock) and BATCH_READS:  # (a test's stand-in clock reads run by run)
+        clock.counter_columns()  # asks whether the long history is kept (`long_size`)
+        if clock.long_size is not None:
+            return _batched_runs(
+                statements, sql, clock, min_measured_s, max_repeats, client, work, stages, spread
+            )
+    seconds: list[float] = []
+    spent = 0.0  # the client's seconds of the runs: the budget, whatever the clock (module docstring)
     while not seconds or (len(seconds) < max_repeats and spent < min_measured_s):
         try:
             _, elapsed = statements.drain(sql)  # streamed and dropped: one row held at a time
@@ -281,6 +369,54 @@ def timed_runs(
         if event is not None and event.stages is not None and stages is not None:
             stages.append(event.stages)
     return seconds
+
+
+def _batched_runs(
+    statements: Statements,
+    sql: str,
+    clock: ServerClock,
+    min_measured_s: float,
+    max_repeats: int,
+    client: list[float] | None,
+    work: WorkTally | None,
+    stages: list[RunStages] | None,
+    spread: StageSpread,
+) -> list[float] | None:
+    """timed_runs on a server keeping the long history (issue 51): the session prepared once
+    (outcomes.Statements.prepare), the runs back to back on the client's budget, then every run's row
+    in one read (ServerClock.pass_events); a run due for its stages is read right after it (`last`
+    with stages: only those, `stage_runs` a pass). Where the rows never all come, the pass's runs
+    count the client's time (as timed_runs' run whose row never came)."""
+    after = clock.event_id
+    elapsed_runs: list[float] = []
+    spent = 0.0
+    statements.prepare()
+    while not elapsed_runs or (len(elapsed_runs) < max_repeats and spent < min_measured_s):
+        try:
+            _, elapsed = statements.drain(sql, prepared=True)
+        except pymysql.MySQLError:
+            return None
+        except StatementTimedOut:
+            return [math.inf]
+        spent += elapsed
+        elapsed_runs.append(elapsed)
+        if (
+            stages is not None
+            and clock.stage_size is not None
+            and spread.due(len(elapsed_runs) - 1, spent - elapsed)
+        ):
+            event = clock.last(sql, True)
+            if event is not None and event.stages is not None:
+                stages.append(event.stages)
+    if client is not None:
+        client.extend(elapsed_runs)
+    events = clock.pass_events(sql, len(elapsed_runs), after)
+    if events is None:
+        return elapsed_runs
+    if work is not None:
+        for event in events:
+            work.add(event.counters)
+    return [event.seconds for event in events]
 
 
 def pass_value(runs: list[float] | None) -> float | None:
