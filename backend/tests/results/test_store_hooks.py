@@ -58,7 +58,9 @@ def test_the_store_and_the_statistics_import_no_package_above_them() -> None:
         tree = ast.parse(path.read_text())
         imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
-        assert not [m for m in imported if m.startswith(above)], path
+        # the run's record (runs/models.py) sits below results/ in the layers, as experiments/models.py
+        # did before the run kind moved into one package (issue 48, item 4)
+        assert not [m for m in imported if m.startswith(above) and m != "upgradelab.runs.models"], path
         if path.parent.name == "stats":  # pure: no database, no other upgradelab package
             assert not [m for m in imported if m.startswith("sqlalchemy")], path
             assert all(

@@ -5,7 +5,6 @@ an attribution and a fix search): going up, each token opens the same job throug
 revoked one stays closed, a kind's token opens no other kind, and share_link and the share_token
 columns are gone; going down, the old rows and digests are back."""
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from alembic import command
 from fastapi import HTTPException
 from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
+from tests.own_loop import run_on_own_loop
 from upgradelab.api.job_routes import shared_job
 from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
 from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
@@ -131,7 +131,7 @@ def test_every_link_made_before_opens_after_and_the_old_columns_come_back_down(t
     for table in PER_ROW:
         assert "share_token" not in {c["name"] for c in inspector.get_columns(table)}, table
 
-    opened = asyncio.run(_opened(url))
+    opened = run_on_own_loop(_opened(url))
     assert opened["run-token"] == (11, "run", 3, None)  # the link keeps its id: DELETE /api/shares/11
     assert opened["replay-token"] == (12, "replay", 4, None)
     assert opened["comparison-token"] == (13, "comparison", None, [3])

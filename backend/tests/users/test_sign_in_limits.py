@@ -2,29 +2,17 @@
 429 and Retry-After, the right password included while the limit is spent; an unknown user costs the
 same argon2id verification as a known one (the timing itself: bench/sign_in_timing.py)."""
 
-import asyncio
 import uuid
-from collections.abc import Coroutine
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
 
 import httpx
 import pytest
 
+from tests.own_loop import run_on_own_loop
 from upgradelab.db import sync_session
 from upgradelab.settings import get_settings
 from upgradelab.users import passwords, sign_in
 from upgradelab.users.models import Role
 from upgradelab.users.service import authenticate, create_user_sync
-
-T = TypeVar("T")
-
-
-def _run(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine on its own thread's loop: a session's Playwright (sync API) keeps an event loop
-    running on the test's main thread, where asyncio.run refuses to start another."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 def test_an_unknown_user_costs_one_argon2id_verification(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -44,7 +32,7 @@ def test_an_unknown_user_costs_one_argon2id_verification(monkeypatch: pytest.Mon
         def first(self) -> None:
             return None
 
-    assert _run(authenticate(Nobody(), "no-such-user", "guess")) is None  # type: ignore[arg-type]
+    assert run_on_own_loop(authenticate(Nobody(), "no-such-user", "guess")) is None  # type: ignore[arg-type]
     assert checked == [sign_in.dummy_hash()] and checked[0].startswith("$argon2id$")
     assert sign_in.dummy_hash() == sign_in.dummy_hash()  # made once per process
 
@@ -82,4 +70,4 @@ def test_the_address_limit_counts_every_name_from_one_address(redis_server: str)
         with pytest.raises(sign_in.SignInLimited, match=f"from {address}"):
             await limits.check("name-new", address)
 
-    _run(scenario())
+    run_on_own_loop(scenario())

@@ -1,6 +1,10 @@
 """How a replayed statement is timed: by the server's own clock where performance_schema gives it,
 the client's otherwise, and repeated until enough time was measured.
 
+One concept: a timed run's value, from its clock (the server's event row, read run by run or a pass's
+rows at once) and its repetition budget to the pair's common clock; split, each half would need the
+other's clock rules.
+
 Clock. performance_schema.events_statements_history holds, per thread, the statements it completed
 with TIMER_WAIT in picoseconds: the server's time from parse to the last row sent, without the
 network, the client's parsing of rows or a thread switch on the lab's side. It is read on a second
