@@ -2,8 +2,10 @@
 gives the next trial the rows it had, whatever the trial before wrote; the copy is timed; a cancel
 removes a partial copy; what is no datadir is refused."""
 
+import os
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -42,18 +44,28 @@ def test_each_trial_starts_from_the_kept_rows(database: None) -> None:
         shutil.rmtree(kept, ignore_errors=True)
 
 
-def test_no_datadir_is_refused_and_a_cancelled_copy_is_removed(tmp_path: Path) -> None:
+def test_no_datadir_is_refused_and_a_cancelled_copy_is_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with pytest.raises(DatadirCopyError, match=r"not a datadir \(no mysql/"):
         copy_datadir(tmp_path, tmp_path / "copy")
     source = tmp_path / "data"
     (source / "mysql").mkdir(parents=True)
-    for n in range(4):
-        (source / f"ibdata{n}").write_bytes(b"\0" * (64 << 20))
+    (source / "ibdata1").write_bytes(b"\0" * 4096)
+    with pytest.raises(DatadirCopyError, match="its own source"):
+        copy_datadir(source, source)
+    # a copy still going when the cancel comes: a `cp` that makes its target, then takes 30 s (a real
+    # one of a few MB ends before any cancel on a quiet host: the test would race it)
+    slow = tmp_path / "bin"
+    slow.mkdir()
+    (slow / "cp").write_text('#!/bin/sh\nfor last; do :; done\nmkdir -p "$last"\nexec sleep 30\n')
+    (slow / "cp").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{slow}:{os.environ['PATH']}")
     target = tmp_path / "trial"
     asked = threading.Event()
     threading.Timer(0.05, asked.set).start()
+    started = time.monotonic()
     with pytest.raises(DatadirCopyError, match="cancelled"):
         copy_datadir(source, target, cancelled=asked.is_set)
+    assert time.monotonic() - started < 5  # the cp killed, not waited for
     assert not target.exists()
-    with pytest.raises(DatadirCopyError, match="its own source"):
-        copy_datadir(source, source)
