@@ -1,0 +1,40 @@
+import type { ReplayReport, VariantSummary } from '../../client'
+
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+/** A variant's verdict in one line, what an upgrade lead reads first (the counts of replay/findings.py
+ * `summarise`, in fingerprints): "mariadb-11.8 against mariadb-10.11: 1 break, 2 slower (1 with a plan
+ * change), 0 faster, 5 same, 1 undecided"; refused writes and timeouts when there are any. Every
+ * count is the summary table's (below it on the page), which also splits each. */
+export function verdictLine(s: VariantSummary, baseline: string): string {
+  const parts = [
+    count(s.breaks, 'break'),
+    `${s.slower} slower${s.slower_plan_changed ? ` (${s.slower_plan_changed} with a plan change)` : ''}`,
+    `${s.faster} faster`,
+    `${s.same} same`,
+    `${s.undecided} undecided`,
+  ]
+  if (s.refused) parts.push(count(s.refused, 'refused write'))
+  if (s.timeouts) parts.push(count(s.timeouts, 'timeout'))
+  return `${s.variant} against ${baseline}: ${parts.join(', ')}`
+}
+
+/** The report's first lines: one verdict per variant (its whole summary line as the CLI prints it in
+ * the tooltip), a break or a slower fingerprint marked. */
+export function ReplayVerdicts({ report }: { report: ReplayReport }) {
+  if (!report.summary.length) return null
+  return (
+    <ul className="verdict-lines" data-testid="replay-verdicts">
+      {report.summary.map((s) => (
+        <li
+          key={s.variant}
+          data-testid={`replay-verdict-${s.variant}`}
+          className={s.breaks || s.slower ? 'verdict verdict-regression' : undefined}
+          title={s.text}
+        >
+          {verdictLine(s, report.baseline)}
+        </li>
+      ))}
+    </ul>
+  )
+}
