@@ -1,6 +1,5 @@
 import type { ReplayReport, VariantSummary } from '../../client'
-
-const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+import { plural } from '../../format'
 
 /** A variant's verdict in one line, what an upgrade lead reads first (the counts of replay/findings.py
  * `summarise`, in fingerprints): "mariadb-11.8 against mariadb-10.11: 1 break, 2 slower (1 with a plan
@@ -8,14 +7,14 @@ const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? on
  * count is the summary table's (below it on the page), which also splits each. */
 export function verdictLine(s: VariantSummary, baseline: string): string {
   const parts = [
-    count(s.breaks, 'break'),
+    plural(s.breaks, 'break'),
     `${s.slower} slower${s.slower_plan_changed ? ` (${s.slower_plan_changed} with a plan change)` : ''}`,
     `${s.faster} faster`,
     `${s.same} same`,
     `${s.undecided} undecided`,
   ]
-  if (s.refused) parts.push(count(s.refused, 'refused write'))
-  if (s.timeouts) parts.push(count(s.timeouts, 'timeout'))
+  if (s.refused) parts.push(plural(s.refused, 'refused write'))
+  if (s.timeouts) parts.push(plural(s.timeouts, 'timeout'))
   return `${s.variant} against ${baseline}: ${parts.join(', ')}`
 }
 
