@@ -40,7 +40,7 @@ function Row({ row }: { row: CandidateRow }) {
         {applyOf(row) && <code className="muted fix-apply-short">{short(applyOf(row) ?? '')}</code>}
         {more.length > 0 && (
           <details>
-            <summary className="muted">more</summary>
+            <summary className="muted">more ({more.length})</summary>
             <Fields fields={more} />
           </details>
         )}

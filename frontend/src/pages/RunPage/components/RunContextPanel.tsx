@@ -101,7 +101,7 @@ export function RunContextPanel({ runId }: { runId: number }) {
   const data = context.data
   const names = data.variants.map((v) => v.name)
   return (
-    <section data-testid="run-context">
+    <section className="table-box" data-testid="run-context">
       <h2>Context</h2>
       <table className="data-table" data-testid="context-variants">
         <TableHead columns={['Variant', 'Version', 'version_comment', 'Provisioner', 'Image or binary', 'Status']} />
