@@ -1,9 +1,9 @@
 import type { ReactNode } from 'react'
-import { Link } from 'react-router-dom'
 import { isFinal } from '../../api/models'
 import type { AttributionRead } from '../../client'
 import { useCollapsedRows } from '../CollapsedRows'
 import { JobHeader } from '../JobPage/JobHeader'
+import { OriginLink } from '../JobPage/OriginLink'
 import { Ratio } from '../Ratio/Ratio'
 import { ContributionBars } from './ContributionBars'
 import { StepsTable } from './StepsTable'
@@ -45,14 +45,7 @@ export function AttributionView({ attribution: data, linkRuns, actions, tools }:
         actions={actions}
       />
       <p className="muted">
-        From{' '}
-        {linkRuns ? (
-          <Link to={`/runs/${data.run_id}`} data-testid="attribution-run">
-            {origin}
-          </Link>
-        ) : (
-          <span data-testid="attribution-run">{origin}</span>
-        )}
+        From <OriginLink to={`/runs/${data.run_id}`} linked={linkRuns} testId="attribution-run" text={origin} />
         {gap && (
           <>
             {' '}

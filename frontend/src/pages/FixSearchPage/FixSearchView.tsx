@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react'
-import { Link } from 'react-router-dom'
 import { isFinal } from '../../api/models'
 import type { FixSearchRead } from '../../client'
 import { JobHeader } from '../../components/JobPage/JobHeader'
+import { OriginLink } from '../../components/JobPage/OriginLink'
 import { CandidatesTable } from './CandidatesTable'
 import { RemedyCard } from './RemedyCard'
 import { outcomeSentence, restoringRemedy } from './rows'
@@ -44,14 +44,7 @@ export function FixSearchView({ search, linkReplay, actions, tools }: Props) {
       <p>
         <code data-testid="fix-fingerprint">{search.fingerprint}</code>{' '}
         <span className="muted">
-          from{' '}
-          {linkReplay ? (
-            <Link to={`/replays/${search.replay_id}`} data-testid="fix-replay">
-              {replay}
-            </Link>
-          ) : (
-            <span data-testid="fix-replay">{replay}</span>
-          )}
+          from <OriginLink to={`/replays/${search.replay_id}`} linked={linkReplay} testId="fix-replay" text={replay} />
         </span>
       </p>
       {tools}
