@@ -16,14 +16,20 @@ afterEach(cleanup)
 describe('verdictLine', () => {
   it("says a variant's breaks, slower (with a plan change), faster, same and undecided in one line", () => {
     expect(verdictLine(SUMMARY, 'mariadb-10.11')).toBe(
-      'mariadb-11.8 against mariadb-10.11: 1 break, 2 slower (1 with a plan change), 0 faster, 5 same, 1 undecided',
+      'mariadb-11.8 against mariadb-10.11: 1 break, 2 slower (1 with a plan change), 0 faster, 5 same, 1 undecided, ' +
+        '1 plan changed',
     )
   })
 
-  it('names refused writes and timeouts only when there are some, and counts no plan change that is not', () => {
-    const quiet = { ...SUMMARY, breaks: 0, slower: 0, slower_plan_changed: 0, refused: 3, timeouts: 1 }
+  it('names the per-statement cost only, plans changed, resolved errors, refused writes and timeouts when there are some', () => {
+    const quiet = { ...SUMMARY, breaks: 0, slower: 0, slower_plan_changed: 0, plan_changes: 0, refused: 3, timeouts: 1 }
     expect(verdictLine(quiet, 'a')).toBe(
       'mariadb-11.8 against a: 0 breaks, 0 slower, 0 faster, 5 same, 1 undecided, 3 refused writes, 1 timeout',
+    )
+    const more = { ...quiet, slower_cost_only: 2, plan_changes: 3, resolved_errors: 1, refused: 0, timeouts: 0 }
+    expect(verdictLine(more, 'a')).toBe(
+      'mariadb-11.8 against a: 0 breaks, 0 slower, 0 faster, 5 same, 1 undecided, ' +
+        '2 slower / 0 faster by the per-statement cost only, 3 plans changed, 1 error resolved',
     )
   })
 })

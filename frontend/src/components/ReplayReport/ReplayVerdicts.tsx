@@ -3,8 +3,9 @@ import { plural } from '../../format'
 
 /** A variant's verdict in one line, what an upgrade lead reads first (the counts of replay/findings.py
  * `summarise`, in fingerprints): "mariadb-11.8 against mariadb-10.11: 1 break, 2 slower (1 with a plan
- * change), 0 faster, 5 same, 1 undecided"; refused writes and timeouts when there are any. Every
- * count is the summary table's (below it on the page), which also splits each. */
+ * change), 0 faster, 5 same, 1 undecided"; then, when there are any, those changed by the
+ * per-statement cost only, plans changed, errors resolved, refused writes and timeouts. The summary
+ * table below it on the page splits each count. */
 export function verdictLine(s: VariantSummary, baseline: string): string {
   const parts = [
     plural(s.breaks, 'break'),
@@ -13,6 +14,10 @@ export function verdictLine(s: VariantSummary, baseline: string): string {
     `${s.same} same`,
     `${s.undecided} undecided`,
   ]
+  if (s.slower_cost_only || s.faster_cost_only)
+    parts.push(`${s.slower_cost_only} slower / ${s.faster_cost_only} faster by the per-statement cost only`)
+  if (s.plan_changes) parts.push(plural(s.plan_changes, 'plan changed', 'plans changed'))
+  if (s.resolved_errors) parts.push(plural(s.resolved_errors, 'error resolved', 'errors resolved'))
   if (s.refused) parts.push(plural(s.refused, 'refused write'))
   if (s.timeouts) parts.push(plural(s.timeouts, 'timeout'))
   return `${s.variant} against ${baseline}: ${parts.join(', ')}`
