@@ -42,9 +42,12 @@ function VariablesDiff({ context, diff }: { context: RunContext; diff: VariableD
     )
   }
   return (
-    // Variants of different flavors differ in hundreds of variables: the table scrolls in its own box.
+    // Variants of different flavors differ in hundreds of variables: the table scrolls in its own box,
+    // its toggle above it (in reach when it is open).
     <div className="table-scroll">
-      <p className="muted small">{diff.length} variables differ (the instances' own paths and ports left out).</p>
+      <p className="muted small">
+        {diff.length} variables differ (the instances' own paths and ports left out). {toggle}
+      </p>
       <table className="data-table" data-testid="variables-diff">
         <thead>
           <tr>
@@ -67,7 +70,6 @@ function VariablesDiff({ context, diff }: { context: RunContext; diff: VariableD
           ))}
         </tbody>
       </table>
-      {toggle}
     </div>
   )
 }
