@@ -40,3 +40,8 @@ export function formatMs(seconds: number | null): string {
 export function formatRatio(ratio: number | null): string {
   return ratio == null ? '-' : `${ratio.toFixed(2)}x`
 }
+
+/** A count with its noun: "1 break", "2 breaks", "3 refused writes" (`many` for an irregular plural). */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`
+}

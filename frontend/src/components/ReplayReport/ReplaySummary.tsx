@@ -13,7 +13,7 @@ export function ReplaySummary({ report }: { report: ReplayReport }) {
   if (!report.summary.length) return null
   const analysed = report.variants.filter((v) => v.statistics_at)
   return (
-    <section data-testid="replay-summary">
+    <section className="table-box" data-testid="replay-summary">
       <table className="table">
         <thead>
           <tr>

@@ -11,7 +11,7 @@ const us = (v: number | null | undefined, signed = false) =>
 export function StatementCost({ costs, baseline }: { costs: Cost[]; baseline: string }) {
   if (!costs.length) return null
   return (
-    <section data-testid="statement-cost">
+    <section className="table-box" data-testid="statement-cost">
       <table className="table">
         <thead>
           <tr>

@@ -1,8 +1,9 @@
 import type { ReactNode } from 'react'
-import { Link } from 'react-router-dom'
 import { isFinal } from '../../api/models'
 import type { AttributionRead } from '../../client'
+import { useCollapsedRows } from '../CollapsedRows'
 import { JobHeader } from '../JobPage/JobHeader'
+import { OriginLink } from '../JobPage/OriginLink'
 import { Ratio } from '../Ratio/Ratio'
 import { ContributionBars } from './ContributionBars'
 import { StepsTable } from './StepsTable'
@@ -25,13 +26,16 @@ interface Props {
   tools?: ReactNode
 }
 
-/** One attribution as the signed-in page and its share link show it: status, the origin gap, progress,
- * the result (contributions with intervals, the unexplained remainder, the option lines), the steps
- * and the candidates. Actions and links to signed-in pages come from the page that shows it. */
+/** One attribution as the signed-in page and its share link show it, its answer first: status, the
+ * origin gap, progress, the result (contributions with intervals, the unexplained remainder, the
+ * option lines); then how it searched (the share that explains, rounds, budget), the steps and the
+ * candidates (collapsed past 20 with their count). Actions and links to signed-in pages come from the
+ * page that shows it. */
 export function AttributionView({ attribution: data, linkRuns, actions, tools }: Props) {
   const { result, steps, progress, gap } = data
   const final = isFinal(data.status)
   const origin = `run ${data.run_id}`
+  const { shown: candidates, toggle } = useCollapsedRows(data.candidates, 'attribution-candidates-more')
   return (
     <>
       <JobHeader
@@ -41,14 +45,7 @@ export function AttributionView({ attribution: data, linkRuns, actions, tools }:
         actions={actions}
       />
       <p className="muted">
-        From{' '}
-        {linkRuns ? (
-          <Link to={`/runs/${data.run_id}`} data-testid="attribution-run">
-            {origin}
-          </Link>
-        ) : (
-          <span data-testid="attribution-run">{origin}</span>
-        )}
+        From <OriginLink to={`/runs/${data.run_id}`} linked={linkRuns} testId="attribution-run" text={origin} />
         {gap && (
           <>
             {' '}
@@ -56,9 +53,7 @@ export function AttributionView({ attribution: data, linkRuns, actions, tools }:
             {data.group ? `, ${data.group}` : ''}: <Ratio value={gap} testId="attribution-gap" />, {gap.verdict})
           </>
         )}
-        . A set explains the gap when giving the variant the baseline&apos;s values for it closes at least{' '}
-        {Math.round(data.target_share * 100)} % of the log-ratio gap. Each step is an interleaved run of {data.rounds} rounds
-        of {data.block} iterations. Budget: {data.budget_runs} runs, {data.budget_minutes} minutes.
+        .
       </p>
       {tools}
       {progress && !final && (
@@ -94,17 +89,24 @@ export function AttributionView({ attribution: data, linkRuns, actions, tools }:
           </p>
         </section>
       )}
+      <h2>How it searched</h2>
+      <p className="muted" data-testid="attribution-method">
+        A set explains the gap when giving the variant the baseline&apos;s values for it closes at least{' '}
+        {Math.round(data.target_share * 100)} % of the log-ratio gap. Each step is an interleaved run of {data.rounds} rounds
+        of {data.block} iterations. Budget: {data.budget_runs} runs, {data.budget_minutes} minutes.
+      </p>
       <h2>Steps</h2>
       <StepsTable steps={steps} linkRuns={linkRuns} />
-      <h2>Candidates</h2>
+      <h2>Candidates ({data.candidates.length})</h2>
       <ul data-testid="attribution-candidates">
-        {data.candidates.map((c) => (
+        {candidates.map((c) => (
           <li key={c.name}>
             {c.name}: {c.baseline ?? '(none)'} → {c.variant ?? '(none)'}
             {c.known ? <span className="muted"> ({c.known})</span> : null}
           </li>
         ))}
       </ul>
+      {toggle}
       {data.untestable.length > 0 && (
         <details>
           <summary>Cannot be tested ({data.untestable.length})</summary>

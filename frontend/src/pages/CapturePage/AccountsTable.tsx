@@ -7,7 +7,7 @@ import { EmptyRow, TableHead } from '../../components/Table/Table'
 export function AccountsTable({ accounts, error }: { accounts: Account[] | null; error: string | null }) {
   const { shown, toggle } = useCollapsedRows(accounts ?? [], 'accounts-more')
   return (
-    <section data-testid="capture-accounts">
+    <section id="capture-accounts" data-testid="capture-accounts">
       <h2>Accounts</h2>
       {error && (
         <p className="notice" data-testid="capture-accounts-error">

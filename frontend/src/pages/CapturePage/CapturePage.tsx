@@ -9,6 +9,7 @@ import { formatDateTime } from '../../format'
 import { captureQuery } from '../../queries/captures'
 import { meQuery } from '../../queries/users'
 import { AccountsTable } from './AccountsTable'
+import { CaptureSummary } from './CaptureSummary'
 import { ChecksSection } from './ChecksSection'
 import { ConfigurationSection } from './ConfigurationSection'
 import { DumpSection } from './DumpSection'
@@ -17,12 +18,13 @@ import { TeamReplaySection } from './TeamReplaySection'
 import { WorkloadTable } from './WorkloadTable'
 
 /** /captures/:id: a team's server as captured, what a lead needs first on the first screen: status
- * and step while it runs, why its workload is empty when it is, then its checks against a new
- * version (each one's headline and findings, most severe first, each with what to do); below them
- * the configuration against its version's defaults with the host facts, its accounts, its workload
- * digests and their queries.sql (long tables collapsed past 20 rows), the dump; a share link of it
- * (and of each check) for the operator (not a viewer). While it runs, its events
- * (GET /api/captures/{id}/events) move the step and refetch it at its end. */
+ * and step while it runs, what it read counted (CaptureSummary: variables that differ, statements,
+ * accounts, dataset, each a link to its section), why its workload is empty when it is, then its
+ * checks against a new version (each one's headline and findings, most severe first, each with what
+ * to do); below them the configuration against its version's defaults with the host facts, its
+ * accounts, its workload digests and their queries.sql (long tables collapsed past 20 rows), the
+ * dump; a share link of it (and of each check) for the operator (not a viewer). While it runs, its
+ * events (GET /api/captures/{id}/events) move the step and refetch it at its end. */
 export function CapturePage() {
   const { id = '' } = useParams()
   const captureId = Number(id)
@@ -71,6 +73,7 @@ export function CapturePage() {
               {data.progress.message && `: ${data.progress.message}`}
             </p>
           )}
+          <CaptureSummary capture={data} />
           {mayAct && (
             <ShareControl
               testId="capture-share"

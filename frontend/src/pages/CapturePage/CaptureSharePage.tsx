@@ -4,19 +4,21 @@ import { JobHeader } from '../../components/JobPage/JobHeader'
 import { SharedPage } from '../../components/JobPage/SharedPage'
 import { sharedCaptureQuery, sharedCheckQuery } from '../../queries/captures'
 import { AccountsTable } from './AccountsTable'
+import { CaptureSummary } from './CaptureSummary'
 import { CheckView } from './CheckView'
 import { ConfigurationSection } from './ConfigurationSection'
 import { WorkloadTable } from './WorkloadTable'
 
-/** /share/captures/:token: a capture read-only, without signing in: its configuration against its
- * version's defaults, its accounts and its workload (no queries.sql, checks, cancel or share: those
- * need a sign-in; a check is shared on its own). */
+/** /share/captures/:token: a capture read-only, without signing in: what it read counted
+ * (CaptureSummary), its configuration against its version's defaults, its accounts and its workload
+ * (no queries.sql, checks, cancel or share: those need a sign-in; a check is shared on its own). */
 export function CaptureSharePage() {
   return (
     <SharedPage query={sharedCaptureQuery}>
       {(data) => (
         <>
           <JobHeader title={`Capture #${data.id} of ${data.target}`} status={data.status} statusTestId="capture-status" />
+          <CaptureSummary capture={data} />
           <ErrorBox error={data.error} title="Capture failed" testId="capture-error" />
           {data.configuration && <ConfigurationSection configuration={data.configuration} />}
           {(data.accounts || data.accounts_error) && <AccountsTable accounts={data.accounts} error={data.accounts_error} />}

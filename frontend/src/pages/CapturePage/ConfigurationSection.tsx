@@ -36,7 +36,7 @@ export function ConfigurationSection({ configuration }: { configuration: Configu
   const { shown: visible, toggle } = useCollapsedRows(rows, 'configuration-more')
   const from = configuration.defaults_from
   return (
-    <section data-testid="capture-configuration">
+    <section id="capture-configuration" data-testid="capture-configuration">
       <h2>Configuration</h2>
       <p className="muted">
         {configuration.flavor} {configuration.version}

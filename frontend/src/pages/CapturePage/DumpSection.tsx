@@ -10,7 +10,7 @@ export function DumpSection({ capture }: { capture: CaptureRead }) {
   if (!dump && names === null) return null
   const leftOut = [...(dump?.left_out ?? []), ...(dump?.data_left_out ?? [])]
   return (
-    <section data-testid="capture-dump-section">
+    <section id="capture-dump-section" data-testid="capture-dump-section">
       <h2>Schema and data</h2>
       {dump?.error && (
         <p className="notice" data-testid="capture-dump-error">

@@ -26,7 +26,7 @@ export function WorkloadTable({
 }) {
   const { shown, toggle } = useCollapsedRows(workload.digests, 'workload-more')
   return (
-    <section data-testid="capture-workload">
+    <section id="capture-workload" data-testid="capture-workload">
       <h2>Workload</h2>
       <p className="muted">
         {workload.digests.length} digests (at most {workload.limit}

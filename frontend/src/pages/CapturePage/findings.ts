@@ -3,6 +3,7 @@
 // authentication plugins (CheckRead.account_findings). Outcomes this UI does not know yet (the check
 // grows new ones) are shown in a group of their own, never dropped.
 import type { AccountFindingRead, CheckRead, Finding as OrderedFinding, OptionFindingRead } from '../../client'
+import { plural } from '../../format'
 
 export type Finding =
   | { kind: 'option'; finding: OptionFindingRead }
@@ -98,7 +99,6 @@ export function groupCounts(group: FindingGroup): { settings: number; accounts: 
   return { settings, accounts }
 }
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`
 
 
 /** One line for the check's header, the groups that matter most first, e.g. "Does not start: 1

@@ -1,4 +1,5 @@
 import type { FixSearchRead } from '../../client'
+import { useCollapsedRows } from '../../components/CollapsedRows'
 import { Ratio } from '../../components/Ratio/Ratio'
 import { Fields } from './FieldValue'
 import { applyOf, candidateRows, otherFields, scopeOf, stateCounts, type CandidateRow } from './rows'
@@ -39,7 +40,7 @@ function Row({ row }: { row: CandidateRow }) {
         {applyOf(row) && <code className="muted fix-apply-short">{short(applyOf(row) ?? '')}</code>}
         {more.length > 0 && (
           <details>
-            <summary className="muted">more</summary>
+            <summary className="muted">more ({more.length})</summary>
             <Fields fields={more} />
           </details>
         )}
@@ -96,9 +97,11 @@ function Row({ row }: { row: CandidateRow }) {
 
 /** Every candidate: those measured in the order tried (status, the server's words for a refusal,
  * ratios with intervals to the baseline and to the variant as it is, results equal, rounds), then
- * those not measured. Fields a newer API adds to a candidate or trial are listed under "more". */
+ * those not measured, collapsed past 20 with their count (the counts by status above the table).
+ * Fields a newer API adds to a candidate or trial are listed under "more". */
 export function CandidatesTable({ search }: { search: FixSearchRead }) {
   const rows = candidateRows(search)
+  const { shown, toggle } = useCollapsedRows(rows, 'fix-candidates-more')
   if (rows.length === 0)
     return <p className="muted">No candidate yet: they are built once both servers have run the statement.</p>
   return (
@@ -120,11 +123,12 @@ export function CandidatesTable({ search }: { search: FixSearchRead }) {
           ]}
         />
         <tbody>
-          {rows.map((row) => (
+          {shown.map((row) => (
             <Row key={row.name} row={row} />
           ))}
         </tbody>
       </table>
+      {toggle}
     </>
   )
 }

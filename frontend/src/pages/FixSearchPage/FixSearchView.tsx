@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react'
-import { Link } from 'react-router-dom'
 import { isFinal } from '../../api/models'
 import type { FixSearchRead } from '../../client'
 import { JobHeader } from '../../components/JobPage/JobHeader'
+import { OriginLink } from '../../components/JobPage/OriginLink'
 import { CandidatesTable } from './CandidatesTable'
 import { RemedyCard } from './RemedyCard'
 import { outcomeSentence, restoringRemedy } from './rows'
@@ -23,9 +23,10 @@ interface Props {
   tools?: ReactNode
 }
 
-/** One fix search as its page and its share link show it: what it fixes and its budget, progress,
- * the outcome, the remedy that restores with what to apply (the hint or SET STATEMENT prefix and the
- * statements as rewritten), then every candidate in the order tried. */
+/** One fix search as its page and its share link show it, its answer first: what it fixes (the
+ * fingerprint, from which replay), progress, the outcome, the remedy that restores with what to apply
+ * (the hint or SET STATEMENT prefix and the statements as rewritten); then how it searched (the
+ * tolerance, rounds, scope and budget) and every candidate in the order tried. */
 export function FixSearchView({ search, linkReplay, actions, tools }: Props) {
   const { progress, result } = search
   const final = isFinal(search.status)
@@ -41,25 +42,10 @@ export function FixSearchView({ search, linkReplay, actions, tools }: Props) {
         actions={actions}
       />
       <p>
-        <code data-testid="fix-fingerprint">{search.fingerprint}</code>
-      </p>
-      <p className="muted">
-        From{' '}
-        {linkReplay ? (
-          <Link to={`/replays/${search.replay_id}`} data-testid="fix-replay">
-            {replay}
-          </Link>
-        ) : (
-          <span data-testid="fix-replay">{replay}</span>
-        )}
-        . A remedy restores when its time is decided at most {Math.round(search.tolerance * 100)} % slower than the
-        baseline&apos;s (the upper end of its interval) and its results equal the baseline&apos;s. Each candidate: {search.rounds}{' '}
-        rounds of {search.passes} pass{search.passes === 1 ? '' : 'es'}, interleaved with the baseline and the variant as it is
-        {search.try_all ? '; every candidate measured' : '; it stops at the first that restores'}. Remedies:{' '}
-        {SCOPES[search.scope] ?? search.scope}; a global one restores only with its side effects checked on the whole
-        replay ({search.side_rounds} rounds per other fingerprint, at most {search.side_minutes} minutes). Budget:{' '}
-        {search.budget_scaled && !search.budget_rounds ? 'rounds scaled to the candidates' : `${search.budget_rounds} rounds`}
-        {search.budget_scaled && search.budget_rounds ? ' (scaled to the candidates)' : ''}, {search.budget_minutes} minutes.
+        <code data-testid="fix-fingerprint">{search.fingerprint}</code>{' '}
+        <span className="muted">
+          from <OriginLink to={`/replays/${search.replay_id}`} linked={linkReplay} testId="fix-replay" text={replay} />
+        </span>
       </p>
       {tools}
       {progress && !final && (
@@ -98,6 +84,17 @@ export function FixSearchView({ search, linkReplay, actions, tools }: Props) {
       {globalRemedy && globalRemedy.name !== remedy?.name && (
         <RemedyCard remedy={globalRemedy} title="Global remedy" testId="fix-global-remedy" />
       )}
+      <h2>How it searched</h2>
+      <p className="muted" data-testid="fix-method">
+        A remedy restores when its time is decided at most {Math.round(search.tolerance * 100)} % slower than the
+        baseline&apos;s (the upper end of its interval) and its results equal the baseline&apos;s. Each candidate: {search.rounds}{' '}
+        rounds of {search.passes} pass{search.passes === 1 ? '' : 'es'}, interleaved with the baseline and the variant as it is
+        {search.try_all ? '; every candidate measured' : '; it stops at the first that restores'}. Remedies:{' '}
+        {SCOPES[search.scope] ?? search.scope}; a global one restores only with its side effects checked on the whole
+        replay ({search.side_rounds} rounds per other fingerprint, at most {search.side_minutes} minutes). Budget:{' '}
+        {search.budget_scaled && !search.budget_rounds ? 'rounds scaled to the candidates' : `${search.budget_rounds} rounds`}
+        {search.budget_scaled && search.budget_rounds ? ' (scaled to the candidates)' : ''}, {search.budget_minutes} minutes.
+      </p>
       <h2>Candidates</h2>
       <CandidatesTable search={search} />
     </div>

@@ -25,8 +25,11 @@ const CONTROLS: JobControlsOf = {
   shareTestId: 'replay-share-link',
 }
 
-/** /replays/:id: the summary per variant, then what changes per fingerprint, grouped (breaks, slower, faster, same, ...).
- * While the replay runs, its events (GET /api/replays/{id}/events) move the progress and refetch the rest. */
+/** /replays/:id, its answer first: status, progress or why it failed, one verdict line per variant, then what
+ * changes per fingerprint, grouped (breaks, slower, faster, same, ...), the replay's fix searches; then how it
+ * was measured (dataset, statements, rounds, each variant's settings, skipped writes, per-statement cost, the
+ * summary table). While the replay runs, its events (GET /api/replays/{id}/events) move the progress and
+ * refetch the rest. */
 export function ReplayPage() {
   const { id = '' } = useParams()
   const queryClient = useQueryClient()
@@ -46,6 +49,29 @@ export function ReplayPage() {
       {(data) => {
         const report = data.report
         const { actions, tools } = jobControls(CONTROLS, data, live, refresh)
+        const method = (
+          <>
+            <p className="muted">
+              Dataset {data.dataset}, {data.statements} statements ({data.source_format}), {data.rounds} interleaved rounds
+              {data.max_rounds != null && data.max_rounds > data.rounds && ` (up to ${data.max_rounds} for the fingerprints still undecided)`}, variants{' '}
+              {data.variants.map((v) => v.name).join(', ')} (baseline first), each statement bounded to {data.statement_timeout_s} s
+              {data.allow_writes ? ', writes replayed' : ', read-only'}.
+            </p>
+            <VariantSettingsList variants={data.variants} />
+            {data.skipped_writes.length > 0 && (
+              <details data-testid="skipped-writes">
+                <summary>{data.skipped_writes.length} writes skipped (read-only replay)</summary>
+                <ul>
+                  {data.skipped_writes.map((s, i) => (
+                    <li key={i}>
+                      <code>{s.sql}</code>
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            )}
+          </>
+        )
         return (
           <>
             <JobHeader
@@ -54,14 +80,7 @@ export function ReplayPage() {
               statusTestId="replay-status"
               actions={actions}
             />
-            <p className="muted">
-              Dataset {data.dataset}, {data.statements} statements ({data.source_format}), {data.rounds} interleaved rounds
-              {data.max_rounds != null && data.max_rounds > data.rounds && ` (up to ${data.max_rounds} for the fingerprints still undecided)`}, variants{' '}
-              {data.variants.map((v) => v.name).join(', ')} (baseline first), each statement bounded to {data.statement_timeout_s} s
-              {data.allow_writes ? ', writes replayed' : ', read-only'}.
-            </p>
             {report && tools}
-            <VariantSettingsList variants={data.variants} />
             {data.dataset_deleted_at && (
               <p className="notice" data-testid="dataset-deleted">
                 Dataset {data.dataset} was deleted on {formatDateTime(data.dataset_deleted_at)}; this report is kept. To
@@ -83,20 +102,7 @@ export function ReplayPage() {
               </p>
             )}
             <ErrorBox error={data.error} title="Replay failed" testId="replay-failure" />
-            {data.skipped_writes.length > 0 && (
-              <details data-testid="skipped-writes">
-                <summary>{data.skipped_writes.length} writes skipped (read-only replay)</summary>
-                <ul>
-                  {data.skipped_writes.map((s, i) => (
-                    <li key={i}>
-                      <code>{s.sql}</code>
-                    </li>
-                  ))}
-                </ul>
-              </details>
-            )}
-            {fixSearches.data && <FixSearches searches={fixSearches.data} />}
-            {report && (
+            {report ? (
               <ReplayReportView
                 report={report}
                 rowExtra={
@@ -113,7 +119,11 @@ export function ReplayPage() {
                       )
                     : undefined
                 }
+                below={fixSearches.data && <FixSearches searches={fixSearches.data} />}
+                method={method}
               />
+            ) : (
+              method
             )}
           </>
         )

@@ -26,9 +26,11 @@ import { StatementTable } from './StatementTable'
 import { useRunStream } from './useRunStream'
 
 /**
- * A run: header with progress, the iteration chart (live over SSE while the run is not final, else the
- * stored, server-downsampled series), the summary, the verdicts (rounds chart, intervals, A/A floor), the
- * context (versions, host, schedule, variables diff), notes and actions.
+ * A run, its answer first: header with progress and actions, then (a finished run) the verdicts (ratios
+ * with intervals, A/A floor, then the rounds chart), the summary, the iteration chart (live over SSE
+ * while the run is not final, else the stored, server-downsampled series), the contrasts and the
+ * per-statement medians; then how it ran: the context (versions, host, the schedule's rounds and the
+ * variables diff, each collapsed past 20 with its count), probes and notes.
  * Charts are separate components so further chart sections (e.g. probes) sit beside IterationChart.
  */
 const GROUPS_POLL_MS = 2000
@@ -96,6 +98,9 @@ export function RunPage() {
       <RunActions run={run} />
       {run.progress && !isFinal(run.status) && <PreparingBanner progress={run.progress} />}
       {run.status === 'queued' && <QueuedNote kind="run" id={run.id} />}
+      {isFinal(run.status) && <RunVerdicts runId={run.id} />}
+      <h2>Summary</h2>
+      <SummaryTable rows={useLive ? liveSummary(stream.series) : results.data.summary} />
       <IterationChart
         series={series}
         iterations={Math.round(run.iterations_total / Math.max(1, run.variants.length))}
@@ -107,12 +112,9 @@ export function RunPage() {
         Cold/warm policy: {run.policy}.{' '}
         <Link to={`/workloads/${run.workload}`}>Template page with the article&apos;s figures</Link>
       </p>
-      <h2>Summary</h2>
-      <SummaryTable rows={useLive ? liveSummary(stream.series) : results.data.summary} />
-      {isFinal(run.status) && <RunVerdicts runId={run.id} />}
       {isFinal(run.status) && <RunContrasts runId={run.id} contrasts={results.data.contrasts} />}
-      {isFinal(run.status) && <RunContextPanel runId={run.id} />}
       <StatementTable runId={runId} live={!isFinal(run.status)} />
+      {isFinal(run.status) && <RunContextPanel runId={run.id} />}
       <ProbePanels runId={runId} />
       <RunNotes run={run} />
     </div>

@@ -8,7 +8,8 @@ import { RunHeader } from '../../components/RunHeader/RunHeader'
 import { SummaryTable } from '../../components/SummaryTable'
 import { sharedQuery } from '../../queries/users'
 
-/** A share link, read-only and without signing in: a run or a comparison. */
+/** A share link, read-only and without signing in: a run, a replay (its verdicts and findings first, how
+ * it was measured below) or a comparison. */
 export function SharePage() {
   return (
     <SharedPage query={sharedQuery}>
@@ -17,20 +18,26 @@ export function SharePage() {
           {run && (
             <>
               <RunHeader run={run.run} now={updatedAt} readOnly />
-              <IterationChart series={run.series} iterations={run.run.iterations} pngName={`run-${run.run.id}-iterations`} />
               <h2>Summary</h2>
               <SummaryTable rows={run.summary} />
+              <IterationChart series={run.series} iterations={run.run.iterations} pngName={`run-${run.run.id}-iterations`} />
             </>
           )}
           {replay?.report && (
             <>
               <h1>{replay.name}</h1>
-              <p className="muted">
-                Dataset {replay.dataset}, {replay.statements} statements, variants{' '}
-                {replay.variants.map((v) => v.name).join(', ')} (baseline first).
-              </p>
-              <VariantSettingsList variants={replay.variants} />
-              <ReplayReportView report={replay.report} />
+              <ReplayReportView
+                report={replay.report}
+                method={
+                  <>
+                    <p className="muted">
+                      Dataset {replay.dataset}, {replay.statements} statements, variants{' '}
+                      {replay.variants.map((v) => v.name).join(', ')} (baseline first).
+                    </p>
+                    <VariantSettingsList variants={replay.variants} />
+                  </>
+                }
+              />
             </>
           )}
           {comparison && (

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import type { RunContext, VariableDiff } from '../../../client'
+import { useCollapsedRows } from '../../../components/CollapsedRows'
 import { ErrorBox } from '../../../components/ErrorBox'
 import { runContextQuery, runVariablesDiffQuery } from '../../../queries/runs'
 import { TableHead } from '../../../components/Table/Table'
@@ -27,8 +28,10 @@ function hostFacts(context: RunContext): [string, string][] {
   return facts
 }
 
-/** Variables whose values differ between the variants' instances (only those). */
+/** Variables whose values differ between the variants' instances (only those), collapsed past 20 with
+ * their count. */
 function VariablesDiff({ context, diff }: { context: RunContext; diff: VariableDiff[] }) {
+  const { shown, toggle } = useCollapsedRows(diff, 'variables-diff-more')
   if (diff.length === 0) {
     return (
       <p className="muted small" data-testid="variables-diff-empty">
@@ -39,9 +42,12 @@ function VariablesDiff({ context, diff }: { context: RunContext; diff: VariableD
     )
   }
   return (
-    // Variants of different flavors differ in hundreds of variables: the table scrolls in its own box.
+    // Variants of different flavors differ in hundreds of variables: the table scrolls in its own box,
+    // its toggle above it (in reach when it is open).
     <div className="table-scroll">
-      <p className="muted small">{diff.length} variables differ (the instances' own paths and ports left out).</p>
+      <p className="muted small">
+        {diff.length} variables differ (the instances' own paths and ports left out). {toggle}
+      </p>
       <table className="data-table" data-testid="variables-diff">
         <thead>
           <tr>
@@ -52,7 +58,7 @@ function VariablesDiff({ context, diff }: { context: RunContext; diff: VariableD
           </tr>
         </thead>
         <tbody>
-          {diff.map((d) => (
+          {shown.map((d) => (
             <tr key={d.name} data-testid="variables-diff-row" data-name={d.name}>
               <td>
                 <code>{d.name}</code>
@@ -68,9 +74,25 @@ function VariablesDiff({ context, diff }: { context: RunContext; diff: VariableD
   )
 }
 
+/** The order of every round (a 30-round run's 30 lines), collapsed past 20 with their count. */
+function ScheduleOrder({ order, names }: { order: number[][]; names: string[] }) {
+  const { shown, toggle } = useCollapsedRows(order, 'schedule-more')
+  return (
+    <>
+      <ol className="small" data-testid="schedule-order">
+        {shown.map((round, index) => (
+          <li key={index}>{round.map((variant) => names[variant] ?? `#${variant}`).join(' → ')}</li>
+        ))}
+      </ol>
+      {toggle}
+    </>
+  )
+}
+
 /**
  * What produced the results: per variant version, version_comment, provisioner and image or binary;
- * host facts; the schedule (seed and the order of every round); the variables diff between variants.
+ * host facts; the schedule (seed and the order of every round); the variables diff between variants (the
+ * rounds and the variables collapsed past 20, with their counts).
  */
 export function RunContextPanel({ runId }: { runId: number }) {
   const context = useQuery(runContextQuery(runId))
@@ -81,7 +103,7 @@ export function RunContextPanel({ runId }: { runId: number }) {
   const data = context.data
   const names = data.variants.map((v) => v.name)
   return (
-    <section data-testid="run-context">
+    <section className="table-box" data-testid="run-context">
       <h2>Context</h2>
       <table className="data-table" data-testid="context-variants">
         <TableHead columns={['Variant', 'Version', 'version_comment', 'Provisioner', 'Image or binary', 'Status']} />
@@ -118,11 +140,7 @@ export function RunContextPanel({ runId }: { runId: number }) {
             {data.schedule.kind ?? 'sequential'}, seed {data.schedule.seed ?? '-'}, {data.schedule.rounds ?? 1} round(s) of{' '}
             {data.schedule.block ?? '-'} iteration(s) per block
           </p>
-          <ol className="small" data-testid="schedule-order">
-            {(data.schedule.order ?? []).map((order, round) => (
-              <li key={round}>{order.map((index) => names[index] ?? `#${index}`).join(' → ')}</li>
-            ))}
-          </ol>
+          <ScheduleOrder order={data.schedule.order ?? []} names={names} />
         </div>
       ) : (
         <p className="muted small">No schedule recorded (a run from before interleaved rounds).</p>
