@@ -5,6 +5,7 @@ what the pools page lists and looks up (api/pools.py). A new kind adds its JobKi
 
 from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
 from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
+from upgradelab.concurrent_replay.jobs import CONCURRENT_REPLAY_JOBS
 from upgradelab.execution import reaper
 from upgradelab.execution.kinds import JobKind
 from upgradelab.execution.task import job_task
@@ -19,6 +20,7 @@ JOB_KINDS: list[JobKind] = [
     CAPTURE_JOBS,
     CHECK_JOBS,
     FIX_SEARCH_JOBS,
+    CONCURRENT_REPLAY_JOBS,
 ]
 
 

@@ -20,6 +20,8 @@ from upgradelab.api.capture_variants import router as capture_variants_router
 from upgradelab.api.captures import public_router as public_captures_router
 from upgradelab.api.captures import router as captures_router
 from upgradelab.api.captures import worker_router as capture_dumps_router
+from upgradelab.api.concurrent_replays import public_router as public_concurrent_router
+from upgradelab.api.concurrent_replays import router as concurrent_replays_router
 from upgradelab.api.datasets import router as datasets_router
 from upgradelab.api.datasets import worker_router as dataset_dumps_router
 from upgradelab.api.experiments import router as experiments_router
@@ -73,6 +75,7 @@ def create_app() -> FastAPI:
         captures_router,
         capture_variants_router,
         fixsearch_router,
+        concurrent_replays_router,
     ):
         app.include_router(router, dependencies=[Depends(authorize)])
     # These carry their own dependencies (auth, users, shares, SSE) or none (public share links).
@@ -87,6 +90,7 @@ def create_app() -> FastAPI:
         public_attributions_router,
         public_fixsearch_router,
         public_captures_router,
+        public_concurrent_router,
     ):
         app.include_router(router)
 

@@ -2,6 +2,7 @@
 
 from upgradelab.attribution.models import Attribution
 from upgradelab.captures.models import Capture, CaptureCheck
+from upgradelab.concurrent_replay.models import ConcurrentReplay
 from upgradelab.datasets.models import Dataset
 from upgradelab.db import Base
 from upgradelab.execution.status import JobStatus
@@ -21,6 +22,7 @@ __all__ = [
     "Base",
     "Capture",
     "CaptureCheck",
+    "ConcurrentReplay",
     "Dataset",
     "Experiment",
     "FixSearch",

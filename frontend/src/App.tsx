@@ -30,6 +30,7 @@ const AttributionSharePage = page(
   'AttributionSharePage',
 )
 const FixSearchPage = page(() => import('./pages/FixSearchPage/FixSearchPage'), 'FixSearchPage')
+const ConcurrentReplayPage = page(() => import('./pages/ConcurrentReplayPage/ConcurrentReplayPage'), 'ConcurrentReplayPage')
 const CaptureSharePage = page(() => import('./pages/CapturePage/CaptureSharePage'), 'CaptureSharePage')
 const CheckSharePage = page(() => import('./pages/CapturePage/CaptureSharePage'), 'CheckSharePage')
 const FixSearchSharePage = page(() => import('./pages/FixSearchPage/FixSearchSharePage'), 'FixSearchSharePage')
@@ -148,6 +149,7 @@ function SignedInApp({ pathname }: { pathname: string }) {
             <Route path="/captures/:id" element={<CapturePage />} />
             <Route path="/attributions/:id" element={<AttributionPage />} />
             <Route path="/fixsearches/:id" element={<FixSearchPage />} />
+            <Route path="/concurrent-replays/:id" element={<ConcurrentReplayPage />} />
             <Route path="*" element={<NotFound />} />
           </Routes>
         </Suspense>

@@ -6,11 +6,12 @@ A pure ASGI middleware (`BodyLimits`, outermost but for Starlette's error handle
 app, FastAPI's body parsing included, runs before it decides:
 
 1. The route's limit (`limit_for`): sign-in and logout `body_sign_in_max_bytes` (16 KiB), a replay
-   (its query log) `body_replay_max_bytes` (128 MiB: a 100,000-statement slow log, the most a replay
-   takes, is ~30 MB), a dataset's dump upload (PUT /api/datasets/{name}, a capture's
-   PUT /api/captures/{id}/dataset) the upload's own bound (datasets/service.py MAX_BYTES, 20 GiB,
-   streamed to disk, never held), every other route `body_max_bytes` (1 MiB). A Content-Length past
-   it is answered 413 at once, naming the limit and its setting.
+   or a concurrent replay (its query log) `body_replay_max_bytes` (128 MiB: a 100,000-statement
+   slow log, the most a replay takes, is ~30 MB), a dataset's dump upload (PUT
+   /api/datasets/{name}, a capture's PUT /api/captures/{id}/dataset) the upload's own bound
+   (datasets/service.py MAX_BYTES, 20 GiB, streamed to disk, never held), every other route
+   `body_max_bytes` (1 MiB). A Content-Length past it is answered 413 at once, naming the limit and
+   its setting.
 2. A body on a signed-in route (every /api/ path but sign-in, logout and the public share links)
    needs a valid credential first: a user's token (bearer or session cookie) or the worker credential,
    else 401 at once; the role and the owner are still checked by the route (users/auth.py).
@@ -63,6 +64,7 @@ _WRITE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 ROUTES = (
     RouteLimit(_WRITE, re.compile(r"^/api/auth/(login|logout)$"), "body_sign_in_max_bytes", anonymous=True),
     RouteLimit(frozenset({"POST"}), re.compile(r"^/api/replays$"), "body_replay_max_bytes"),
+    RouteLimit(frozenset({"POST"}), re.compile(r"^/api/concurrent-replays$"), "body_replay_max_bytes"),
     RouteLimit(frozenset({"PUT"}), re.compile(r"^/api/datasets/[^/]+$"), "", fixed=UPLOAD_MAX_BYTES),
     RouteLimit(frozenset({"PUT"}), re.compile(r"^/api/captures/\d+/dataset$"), "", fixed=UPLOAD_MAX_BYTES),
 )

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import httpx
 import typer
 
+from upgradelab.cli import concurrent_replay
 from upgradelab.cli.client import ApiOption, TokenOption, auth_headers, default_api, error_text
 from upgradelab.cli.variants import variants_from_file
 from upgradelab.replay.defaults import DEFAULT_PASSES, DEFAULT_ROUNDS
@@ -115,6 +116,8 @@ def replay(
     api: ApiOption = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the replay.")] = 3600.0,
     token: TokenOption = None,
+    concurrent: concurrent_replay.ConcurrentOption = False,
+    speed: concurrent_replay.SpeedOption = 1.0,
 ) -> None:
     """Replay QUERIES on DATASET on every --variant (then every variant of --variants-file) and report
     what changes (exit status: bitmask)."""
@@ -127,6 +130,10 @@ def replay(
         raise typer.BadParameter(
             "required to replay (or give a command: cancel ID)", param_hint=", ".join(missing)
         )
+    if concurrent:
+        wanted = concurrent_replay.body(dataset, queries, variants, repeats or rounds, speed, aa_control)
+        wanted["statement_timeout_s"] = statement_timeout
+        raise typer.Exit(concurrent_replay.run(api or default_api(), wanted, timeout, token, as_json))
     body = {
         "dataset": dataset,
         "queries": queries.read_text(errors="replace"),

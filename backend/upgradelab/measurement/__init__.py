@@ -20,7 +20,7 @@ What it gives, by concept (the module that defines each, with its docstring's de
 - Sources (sources.py, querylog/): `parse_source(text, SourceFormat, ...)` -> the statements to
   replay (`SourceStatement`: sql, database, fingerprint, class id), sampled per query class
   (`DEFAULT_SAMPLE`); `SourceError` names what a source lacks; `open_log`/`read_events` read a slow
-  or general log as pt-query-digest does.
+  or general log as pt-query-digest does (`text_stream`: a log given as text).
 - Sessions as they ran (sessions.py, session_shapes.py, transactions.py): `log_sessions(stream,
   "general" | "slow")` and `history_sessions(HistoryRow rows of events_statements_history_long)`
   -> a `SessionLog` of `Session`s, each `SessionStatement` with its order, offset (seconds) and
@@ -35,6 +35,19 @@ What it gives, by concept (the module that defines each, with its docstring's de
 - Identical starting data per trial (trial_data.py): `copy_datadir(kept, trial)` copies a stopped
   server's kept datadir for a trial (`cp -a --reflink=auto`), timed apart from it -> `DatadirCopy`
   (bytes, seconds, filesystem); `DatadirCopyError` when it is no datadir, cp fails or a cancel came.
+- What a trial measured (trial_summary.py, trial_server.py): `summarize_trial(TrialRun, sessions)`
+  -> a `TrialSummary` (throughput, client p50/p95/p99 per fingerprint as `FingerprintLatency`,
+  errors by code with an `ErrorSample`, rows changed); the server's side: `lock_counters` ->
+  `LockCounters` (row lock waits and time, deadlocks; `since` a trial's start), `LockWaitSampler`
+  (data_lock_waits / INNODB_LOCK_WAITS sampled -> `LockWaits`), `last_deadlock` (SHOW ENGINE
+  INNODB STATUS), together a `ServerLocks`; `table_checksums` (the data at the end, one
+  order-insensitive sha256 per table), stopped by a cancel with `TrialReadCancelled`.
+- A variant's trials from the same data (trial_run.py): `prepare_trials(provisioner, options,
+  dataset)` loads or reuses the dataset, grants the writer account the dataset's databases only and
+  keeps the stopped server's datadir aside -> a `TrialTarget`; `run_trial(target, sessions, ...)`
+  copies the kept datadir back, starts, runs and measures the sessions, checksums, stops -> a
+  `TrialMeasure` (a cancel in any `TrialPhase`: `TrialCancelled`, its phase named); `restore_datadir` puts
+  the kept copy back at the job's end.
 - Passes and rounds (passes.py, turns.py, engine.py, extension_plan.py, interrupt.py): a
   `StatementRunner` per open variant (`statement_runner`), `capture_outcomes` (each statement once),
   `statement_passes` (its timed passes), `round_turns` (who times what in a round, `Interleave`),
@@ -102,7 +115,7 @@ from upgradelab.measurement.passes import (
     statement_passes,
     statement_runner,
 )
-from upgradelab.measurement.querylog.formats import open_log, read_events
+from upgradelab.measurement.querylog.formats import open_log, read_events, text_stream
 from upgradelab.measurement.session_driver import (
     DriverBounds,
     DriverError,
@@ -144,6 +157,31 @@ from upgradelab.measurement.statement_cost import NULL_STATEMENT, cost_only, tim
 from upgradelab.measurement.statement_cost import statement_cost as per_statement_cost
 from upgradelab.measurement.timing import MAX_REPEATS, MIN_MEASURED_S, Clock, pair_clock
 from upgradelab.measurement.trial_data import DatadirCopy, DatadirCopyError, copy_datadir
+from upgradelab.measurement.trial_run import Phase as TrialPhase
+from upgradelab.measurement.trial_run import (
+    TrialCancelled,
+    TrialMeasure,
+    TrialTarget,
+    prepare_trials,
+    restore_datadir,
+    run_trial,
+)
+from upgradelab.measurement.trial_server import (
+    LockCounters,
+    LockWaits,
+    LockWaitSampler,
+    ServerLocks,
+    TrialReadCancelled,
+    last_deadlock,
+    lock_counters,
+    table_checksums,
+)
+from upgradelab.measurement.trial_summary import (
+    ErrorSample,
+    FingerprintLatency,
+    TrialSummary,
+    summarize_trial,
+)
 from upgradelab.measurement.turns import Interleave, round_turns
 from upgradelab.measurement.variant_settings import (
     REPLAY_SESSION_VARIABLES,
@@ -181,10 +219,15 @@ __all__ = [
     "DriverError",
     "DumpDataset",
     "ErrorChange",
+    "ErrorSample",
     "Extension",
+    "FingerprintLatency",
     "HistoryRow",
     "Interleave",
     "Interrupt",
+    "LockCounters",
+    "LockWaitSampler",
+    "LockWaits",
     "MeasuredWorkload",
     "OpenVariant",
     "Outcome",
@@ -193,6 +236,7 @@ __all__ = [
     "ReplayCancelled",
     "ReplayVariant",
     "ReplayVariantSpec",
+    "ServerLocks",
     "Session",
     "SessionLog",
     "SessionOpener",
@@ -206,7 +250,13 @@ __all__ = [
     "StatementDiff",
     "StatementRun",
     "StatementRunner",
+    "TrialCancelled",
+    "TrialMeasure",
+    "TrialPhase",
+    "TrialReadCancelled",
     "TrialRun",
+    "TrialSummary",
+    "TrialTarget",
     "VariantOpener",
     "VariantReplay",
     "VariantSettings",
@@ -226,6 +276,8 @@ __all__ = [
     "fingerprint_work",
     "forget_record",
     "history_sessions",
+    "last_deadlock",
+    "lock_counters",
     "log_sessions",
     "measured_workload",
     "open_log",
@@ -235,14 +287,20 @@ __all__ = [
     "parse_source",
     "pass_values",
     "per_statement_cost",
+    "prepare_trials",
     "read_events",
     "read_record",
     "replay_rounds",
+    "restore_datadir",
     "round_turns",
     "run_sessions",
+    "run_trial",
     "settings_refusal",
     "statement_passes",
     "statement_runner",
+    "summarize_trial",
+    "table_checksums",
+    "text_stream",
     "time_ratio",
     "timing_text",
     "with_clock_options",

@@ -21,7 +21,6 @@ from upgradelab.replay.models import ReplayRun
 from upgradelab.replay.schemas import ReplayCreate, ReplayRead, ReplaySchedule, variant_name
 from upgradelab.targets import option_lists
 from upgradelab.targets.models import Target
-from upgradelab.targets.options import OptionError
 from upgradelab.targets.own_password import account_change
 from upgradelab.targets.provisioners import ExistingProvisioner
 from upgradelab.targets.provisioners.existing_settings import read_only_refusal
@@ -87,13 +86,8 @@ async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVar
             raise _unprocessable(
                 "allow_writes", f"writes replay only on disposable targets; {target.name} is not"
             )
-        for option, line in zip(variant.options, variant.option_lines(), strict=True):
-            try:  # the target's option list is built first if missing (503 naming the target)
-                await option_lists.check_target_lines(target, [line])
-            except OptionError as error:
-                raise field_error(
-                    [*field, "options", option[:80]], f"variant {variant.name!r}: {error}"
-                ) from error
+        named = zip(variant.options, variant.option_lines(), strict=True)
+        await option_lists.check_named_lines(target, named, field, f"variant {variant.name!r}")
         out.append(
             ReplayVariantSpec(
                 name=variant.name,

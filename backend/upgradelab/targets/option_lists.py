@@ -11,9 +11,11 @@ as a name such as `init-fil` or `datadi` would be expanded by the server to `ini
 import subprocess
 import sys
 import tarfile
+from collections.abc import Iterable
 
 from anyio import to_thread
 
+from upgradelab.errors import field_error
 from upgradelab.settings import Settings
 from upgradelab.targets.models import Target
 from upgradelab.targets.option_names import ServerNames, check_lines, server_names
@@ -89,4 +91,25 @@ async def check_target_lines(target: Target, lines: list[str]) -> None:
         validate_option(name, value if equals else None, allowed)
 
 
-__all__ = ["OptionError", "OptionListUnavailable", "build", "check_target_lines", "names_or_503"]
+async def check_named_lines(
+    target: Target, named: Iterable[tuple[str, str]], field: list[str | int], label: str
+) -> None:
+    """Each (option name, option-file line) of a variant checked as `check_target_lines` does (the
+    target's list built first if missing: HTTP 503 naming the target); the first refused is a 422
+    whose location is `field` + ["options", its name (80 characters at most)] and whose message is
+    "<label>: <why>" (a replay's and a concurrent replay's create)."""
+    for option, line in named:
+        try:
+            await check_target_lines(target, [line])
+        except OptionError as error:
+            raise field_error([*field, "options", option[:80]], f"{label}: {error}") from error
+
+
+__all__ = [
+    "OptionError",
+    "OptionListUnavailable",
+    "build",
+    "check_named_lines",
+    "check_target_lines",
+    "names_or_503",
+]

@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AttributionEventsData, AttributionEventsErrors, AttributionEventsResponses, CancelAttributionData, CancelAttributionErrors, CancelAttributionResponses, CancelCaptureData, CancelCaptureErrors, CancelCaptureResponses, CancelCheckData, CancelCheckErrors, CancelCheckResponses, CancelFixSearchData, CancelFixSearchErrors, CancelFixSearchResponses, CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CaptureEventsData, CaptureEventsErrors, CaptureEventsResponses, CaptureQueriesData, CaptureQueriesErrors, CaptureQueriesResponses, CaptureVariantData, CaptureVariantErrors, CaptureVariantResponses, CheckEventsData, CheckEventsErrors, CheckEventsResponses, CheckFindingsCsvData, CheckFindingsCsvErrors, CheckFindingsCsvResponses, CreateAttributionData, CreateAttributionErrors, CreateAttributionResponses, CreateCaptureData, CreateCaptureErrors, CreateCaptureResponses, CreateCheckData, CreateCheckErrors, CreateCheckResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateFixSearchData, CreateFixSearchErrors, CreateFixSearchResponses, CreateFromMyCnfData, CreateFromMyCnfErrors, CreateFromMyCnfResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, DownloadDumpData, DownloadDumpErrors, DownloadDumpResponses, ExportAttributionData, ExportAttributionErrors, ExportAttributionResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportFixSearchData, ExportFixSearchErrors, ExportFixSearchResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, ExportSharedAttributionData, ExportSharedAttributionErrors, ExportSharedAttributionResponses, ExportSharedFixSearchData, ExportSharedFixSearchErrors, ExportSharedFixSearchResponses, FixSearchEventsData, FixSearchEventsErrors, FixSearchEventsResponses, GetAttributionData, GetAttributionErrors, GetAttributionResponses, GetCaptureData, GetCaptureErrors, GetCaptureResponses, GetCheckData, GetCheckErrors, GetCheckResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetFixSearchData, GetFixSearchErrors, GetFixSearchResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, JobPoolData, JobPoolErrors, JobPoolResponses, ListAttributionsData, ListAttributionsErrors, ListAttributionsResponses, ListCapturesData, ListCapturesErrors, ListCapturesResponses, ListChecksData, ListChecksErrors, ListChecksResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListFixSearchesData, ListFixSearchesErrors, ListFixSearchesResponses, ListPoolsData, ListPoolsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, ReplayEventsData, ReplayEventsErrors, ReplayEventsResponses, ReplayGroupsData, ReplayGroupsResponses, RerunData, RerunErrors, RerunResponses, RevokeCaptureShareData, RevokeCaptureShareErrors, RevokeCaptureShareResponses, RevokeCheckShareData, RevokeCheckShareErrors, RevokeCheckShareResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, ShareAttributionData, ShareAttributionErrors, ShareAttributionResponses, ShareCaptureData, ShareCaptureErrors, ShareCaptureResponses, ShareCheckData, ShareCheckErrors, ShareCheckResponses, SharedAttributionData, SharedAttributionErrors, SharedAttributionResponses, SharedCaptureData, SharedCaptureErrors, SharedCaptureResponses, SharedCheckCsvData, SharedCheckCsvErrors, SharedCheckCsvResponses, SharedCheckData, SharedCheckErrors, SharedCheckResponses, SharedData, SharedErrors, SharedFixSearchData, SharedFixSearchErrors, SharedFixSearchResponses, SharedResponses, ShareFixSearchData, ShareFixSearchErrors, ShareFixSearchResponses, StartRunData, StartRunErrors, StartRunResponses, StoreCaptureDumpData, StoreCaptureDumpErrors, StoreCaptureDumpResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
+import type { AttributionEventsData, AttributionEventsErrors, AttributionEventsResponses, CancelAttributionData, CancelAttributionErrors, CancelAttributionResponses, CancelCaptureData, CancelCaptureErrors, CancelCaptureResponses, CancelCheckData, CancelCheckErrors, CancelCheckResponses, CancelConcurrentReplayData, CancelConcurrentReplayErrors, CancelConcurrentReplayResponses, CancelFixSearchData, CancelFixSearchErrors, CancelFixSearchResponses, CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CaptureEventsData, CaptureEventsErrors, CaptureEventsResponses, CaptureQueriesData, CaptureQueriesErrors, CaptureQueriesResponses, CaptureVariantData, CaptureVariantErrors, CaptureVariantResponses, CheckEventsData, CheckEventsErrors, CheckEventsResponses, CheckFindingsCsvData, CheckFindingsCsvErrors, CheckFindingsCsvResponses, ConcurrentReplayEventsData, ConcurrentReplayEventsErrors, ConcurrentReplayEventsResponses, CreateAttributionData, CreateAttributionErrors, CreateAttributionResponses, CreateCaptureData, CreateCaptureErrors, CreateCaptureResponses, CreateCheckData, CreateCheckErrors, CreateCheckResponses, CreateConcurrentReplayData, CreateConcurrentReplayErrors, CreateConcurrentReplayResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateFixSearchData, CreateFixSearchErrors, CreateFixSearchResponses, CreateFromMyCnfData, CreateFromMyCnfErrors, CreateFromMyCnfResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, DownloadDumpData, DownloadDumpErrors, DownloadDumpResponses, ExportAttributionData, ExportAttributionErrors, ExportAttributionResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportConcurrentReplayData, ExportConcurrentReplayErrors, ExportConcurrentReplayResponses, ExportFixSearchData, ExportFixSearchErrors, ExportFixSearchResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, ExportSharedAttributionData, ExportSharedAttributionErrors, ExportSharedAttributionResponses, ExportSharedConcurrentReplayData, ExportSharedConcurrentReplayErrors, ExportSharedConcurrentReplayResponses, ExportSharedFixSearchData, ExportSharedFixSearchErrors, ExportSharedFixSearchResponses, FixSearchEventsData, FixSearchEventsErrors, FixSearchEventsResponses, GetAttributionData, GetAttributionErrors, GetAttributionResponses, GetCaptureData, GetCaptureErrors, GetCaptureResponses, GetCheckData, GetCheckErrors, GetCheckResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetConcurrentReplayData, GetConcurrentReplayErrors, GetConcurrentReplayResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetFixSearchData, GetFixSearchErrors, GetFixSearchResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, JobPoolData, JobPoolErrors, JobPoolResponses, ListAttributionsData, ListAttributionsErrors, ListAttributionsResponses, ListCapturesData, ListCapturesErrors, ListCapturesResponses, ListChecksData, ListChecksErrors, ListChecksResponses, ListConcurrentReplaysData, ListConcurrentReplaysErrors, ListConcurrentReplaysResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListFixSearchesData, ListFixSearchesErrors, ListFixSearchesResponses, ListPoolsData, ListPoolsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, ReplayEventsData, ReplayEventsErrors, ReplayEventsResponses, ReplayGroupsData, ReplayGroupsResponses, RerunData, RerunErrors, RerunResponses, RevokeCaptureShareData, RevokeCaptureShareErrors, RevokeCaptureShareResponses, RevokeCheckShareData, RevokeCheckShareErrors, RevokeCheckShareResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, ShareAttributionData, ShareAttributionErrors, ShareAttributionResponses, ShareCaptureData, ShareCaptureErrors, ShareCaptureResponses, ShareCheckData, ShareCheckErrors, ShareCheckResponses, ShareConcurrentReplayData, ShareConcurrentReplayErrors, ShareConcurrentReplayResponses, SharedAttributionData, SharedAttributionErrors, SharedAttributionResponses, SharedCaptureData, SharedCaptureErrors, SharedCaptureResponses, SharedCheckCsvData, SharedCheckCsvErrors, SharedCheckCsvResponses, SharedCheckData, SharedCheckErrors, SharedCheckResponses, SharedConcurrentReplayData, SharedConcurrentReplayErrors, SharedConcurrentReplayResponses, SharedData, SharedErrors, SharedFixSearchData, SharedFixSearchErrors, SharedFixSearchResponses, SharedResponses, ShareFixSearchData, ShareFixSearchErrors, ShareFixSearchResponses, StartRunData, StartRunErrors, StartRunResponses, StoreCaptureDumpData, StoreCaptureDumpErrors, StoreCaptureDumpResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -644,6 +644,61 @@ export const shareFixSearch = <ThrowOnError extends boolean = false>(options: Op
 export const exportFixSearch = <ThrowOnError extends boolean = false>(options: Options<ExportFixSearchData, ThrowOnError>) => (options.client ?? client).get<ExportFixSearchResponses, ExportFixSearchErrors, ThrowOnError>({ url: '/api/fixsearches/{search_id}/export', ...options });
 
 /**
+ * List Concurrent Replays
+ *
+ * Concurrent replays, newest first; only those of `dataset_id` when given.
+ */
+export const listConcurrentReplays = <ThrowOnError extends boolean = false>(options?: Options<ListConcurrentReplaysData, ThrowOnError>) => (options?.client ?? client).get<ListConcurrentReplaysResponses, ListConcurrentReplaysErrors, ThrowOnError>({ url: '/api/concurrent-replays', ...options });
+
+/**
+ * Create Concurrent Replay
+ *
+ * Queue a concurrent replay (the caller's): the log's sessions replayed together, writes
+ * included, on disposable lab targets. 404 unknown dataset; 409 targets across pools; 422 naming
+ * the field: the log (unreadable, past a bound, no session), a variant's target (unknown, not
+ * disposable or not a lab instance), a refused option.
+ */
+export const createConcurrentReplay = <ThrowOnError extends boolean = false>(options: Options<CreateConcurrentReplayData, ThrowOnError>) => (options.client ?? client).post<CreateConcurrentReplayResponses, CreateConcurrentReplayErrors, ThrowOnError>({
+    url: '/api/concurrent-replays',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get Concurrent Replay
+ *
+ * One concurrent replay with its trials and report; 404 for an unknown id.
+ */
+export const getConcurrentReplay = <ThrowOnError extends boolean = false>(options: Options<GetConcurrentReplayData, ThrowOnError>) => (options.client ?? client).get<GetConcurrentReplayResponses, GetConcurrentReplayErrors, ThrowOnError>({ url: '/api/concurrent-replays/{replay_id}', ...options });
+
+/**
+ * Cancel Concurrent Replay
+ *
+ * Cancel in whatever phase it is; 403 unless the caller started it or is an admin; 409 when it
+ * already ended.
+ */
+export const cancelConcurrentReplay = <ThrowOnError extends boolean = false>(options: Options<CancelConcurrentReplayData, ThrowOnError>) => (options.client ?? client).post<CancelConcurrentReplayResponses, CancelConcurrentReplayErrors, ThrowOnError>({ url: '/api/concurrent-replays/{replay_id}/cancel', ...options });
+
+/**
+ * Share Concurrent Replay
+ *
+ * A new read-only share link (its token in this answer only; an earlier link stops working);
+ * 403 unless the caller started it or is an admin.
+ */
+export const shareConcurrentReplay = <ThrowOnError extends boolean = false>(options: Options<ShareConcurrentReplayData, ThrowOnError>) => (options.client ?? client).post<ShareConcurrentReplayResponses, ShareConcurrentReplayErrors, ThrowOnError>({ url: '/api/concurrent-replays/{replay_id}/share', ...options });
+
+/**
+ * Export Concurrent Replay
+ *
+ * Its report as CSV (concurrent_replay/export.py: a row per finding) or the whole replay as
+ * JSON (ConcurrentReplayRead, every trial's record), an attachment concurrent-replay-<id>.
+ */
+export const exportConcurrentReplay = <ThrowOnError extends boolean = false>(options: Options<ExportConcurrentReplayData, ThrowOnError>) => (options.client ?? client).get<ExportConcurrentReplayResponses, ExportConcurrentReplayErrors, ThrowOnError>({ url: '/api/concurrent-replays/{replay_id}/export', ...options });
+
+/**
  * Login
  *
  * Check the password; returns a bearer token and sets it as the HttpOnly session cookie. 401 if
@@ -770,6 +825,13 @@ export const checkEvents = <ThrowOnError extends boolean = false>(options: Optio
 export const fixSearchEvents = <ThrowOnError extends boolean = false>(options: Options<FixSearchEventsData, ThrowOnError>) => (options.client ?? client).get<FixSearchEventsResponses, FixSearchEventsErrors, ThrowOnError>({ url: '/api/fixsearches/{search_id}/events', ...options });
 
 /**
+ * Concurrent Replay Events
+ *
+ * Server-Sent Events of concurrent replay `replay_id` (see the module docstring); 404 for an unknown one.
+ */
+export const concurrentReplayEvents = <ThrowOnError extends boolean = false>(options: Options<ConcurrentReplayEventsData, ThrowOnError>) => (options.client ?? client).get<ConcurrentReplayEventsResponses, ConcurrentReplayEventsErrors, ThrowOnError>({ url: '/api/concurrent-replays/{replay_id}/events', ...options });
+
+/**
  * Shared
  *
  * What the link shows, without signing in; 404 when unknown or revoked.
@@ -846,6 +908,21 @@ export const sharedCheckCsv = <ThrowOnError extends boolean = false>(options: Op
  * A shared capture, read-only, without sign-in; 404 for an unknown or revoked token.
  */
 export const sharedCapture = <ThrowOnError extends boolean = false>(options: Options<SharedCaptureData, ThrowOnError>) => (options.client ?? client).get<SharedCaptureResponses, SharedCaptureErrors, ThrowOnError>({ url: '/api/public/captures/{token}', ...options });
+
+/**
+ * Shared Concurrent Replay
+ *
+ * A shared concurrent replay, read-only, without sign-in; 404 for an unknown token.
+ */
+export const sharedConcurrentReplay = <ThrowOnError extends boolean = false>(options: Options<SharedConcurrentReplayData, ThrowOnError>) => (options.client ?? client).get<SharedConcurrentReplayResponses, SharedConcurrentReplayErrors, ThrowOnError>({ url: '/api/public/concurrent-replays/{token}', ...options });
+
+/**
+ * Export Shared Concurrent Replay
+ *
+ * A shared concurrent replay's export without sign-in (as its export route); 404 for an
+ * unknown token.
+ */
+export const exportSharedConcurrentReplay = <ThrowOnError extends boolean = false>(options: Options<ExportSharedConcurrentReplayData, ThrowOnError>) => (options.client ?? client).get<ExportSharedConcurrentReplayResponses, ExportSharedConcurrentReplayErrors, ThrowOnError>({ url: '/api/public/concurrent-replays/{token}/export', ...options });
 
 /**
  * Health

@@ -1200,6 +1200,323 @@ export type ComparisonSeries = {
 };
 
 /**
+ * ConcurrentProgress
+ *
+ * Where a concurrent replay is: `step` (preparing a variant's dataset, or a trial's phase:
+ * copy, start, trial, checksum; deciding at the end), the `variant` (its name) and its `index` of
+ * `of` variants, the `round` of `rounds` (None while preparing), and `trials_done` of
+ * `trials_planned` (every variant's trials together).
+ */
+export type ConcurrentProgress = {
+    /**
+     * Step
+     */
+    step: 'preparing' | 'copy' | 'start' | 'trial' | 'checksum' | 'deciding';
+    /**
+     * Variant
+     */
+    variant: string | null;
+    /**
+     * Index
+     */
+    index: number | null;
+    /**
+     * Of
+     */
+    of: number;
+    /**
+     * Round
+     */
+    round: number | null;
+    /**
+     * Rounds
+     */
+    rounds: number;
+    /**
+     * Trials Done
+     */
+    trials_done: number;
+    /**
+     * Trials Planned
+     */
+    trials_planned: number;
+};
+
+/**
+ * ConcurrentReplayCreate
+ *
+ * A concurrent replay: the sessions of `log` (the text of a general log, or a slow log written
+ * with long_query_time=0: `format`) replayed together on dataset `dataset`, each trial from the
+ * same loaded data, on every variant (experiments/schemas.py VariantSpec: target, preset, name,
+ * startup `options`; the first is the baseline; lab targets that are disposable only: the replay
+ * writes), `rounds` interleaved rounds (every variant one trial a round; a break decides from 5, a
+ * time verdict needs about 10), the gaps between a session's statements kept at `speed` (1 as
+ * recorded, 0 as fast as possible), every statement bounded by `statement_timeout_s` seconds and a trial by
+ * `max_trial_s`, at most `max_sessions` sessions at once. `aa_control`: a second instance of the
+ * baseline, "<baseline> (A/A)" (the last variant): its trials are the noise floor of every verdict
+ * and the reference errors and data are compared with.
+ */
+export type ConcurrentReplayCreate = {
+    /**
+     * Name
+     */
+    name?: string | null;
+    /**
+     * Dataset
+     */
+    dataset: string;
+    /**
+     * Log
+     */
+    log: string;
+    /**
+     * Format
+     */
+    format?: 'general' | 'slow';
+    /**
+     * Variants
+     */
+    variants: Array<VariantSpec>;
+    /**
+     * Rounds
+     */
+    rounds?: number;
+    /**
+     * Speed
+     */
+    speed?: number;
+    /**
+     * Statement Timeout S
+     */
+    statement_timeout_s?: number;
+    /**
+     * Max Trial S
+     */
+    max_trial_s?: number;
+    /**
+     * Max Sessions
+     */
+    max_sessions?: number;
+    /**
+     * Aa Control
+     */
+    aa_control?: boolean;
+};
+
+/**
+ * ConcurrentReplayRead
+ *
+ * A concurrent replay as the API shows it: its spec, the sessions read (`sessions`,
+ * `statements`, `transactions`, `duration_s` of the source, `cut`: what the source cut,
+ * listed), its status, progress, schedule, every trial's record so far and the report once
+ * decided; `share_token` in a share's answer only, `shared` whether a link is live.
+ */
+export type ConcurrentReplayRead = {
+    /**
+     * Id
+     */
+    id: number;
+    /**
+     * Name
+     */
+    name: string;
+    /**
+     * Dataset Id
+     */
+    dataset_id: number;
+    status: JobStatus;
+    /**
+     * Error
+     */
+    error: string | null;
+    /**
+     * Source Format
+     */
+    source_format: string;
+    /**
+     * Variants
+     */
+    variants: Array<ReplayVariantSpec>;
+    /**
+     * Rounds
+     */
+    rounds: number;
+    /**
+     * Speed
+     */
+    speed: number;
+    /**
+     * Statement Timeout S
+     */
+    statement_timeout_s: number;
+    /**
+     * Max Trial S
+     */
+    max_trial_s: number;
+    /**
+     * Max Sessions
+     */
+    max_sessions: number;
+    /**
+     * Sessions
+     */
+    sessions: number;
+    /**
+     * Statements
+     */
+    statements: number;
+    /**
+     * Transactions
+     */
+    transactions: number;
+    /**
+     * Duration S
+     */
+    duration_s: number;
+    /**
+     * Cut
+     */
+    cut: Array<CutPart>;
+    progress: ConcurrentProgress | null;
+    schedule: RunSchedule | null;
+    /**
+     * Trials
+     */
+    trials: Array<TrialRecord>;
+    report: ConcurrentReport | null;
+    /**
+     * Created At
+     */
+    created_at: string;
+    /**
+     * Started At
+     */
+    started_at: string | null;
+    /**
+     * Finished At
+     */
+    finished_at: string | null;
+    /**
+     * Share Token
+     *
+     * The link's token: in the answer that made it only (stored as its sha256).
+     */
+    share_token: string | null;
+    /**
+     * Shared
+     *
+     * Whether a read-only link is live (its token was shown once, when made).
+     */
+    shared: boolean;
+};
+
+/**
+ * ConcurrentReport
+ *
+ * The decided report: the `baseline` (first variant) and `aa_control` (None: none), its time
+ * verdicts (`throughput`, `fingerprints`: p95 per fingerprint and variant), its `errors` and
+ * `tables` findings, each non-baseline variant's `groups`, `fdr` (the false-discovery sentence),
+ * and `partial` (a cancelled replay's trials so far).
+ */
+export type ConcurrentReport = {
+    /**
+     * Baseline
+     */
+    baseline: string;
+    /**
+     * Aa Control
+     */
+    aa_control: string | null;
+    /**
+     * Throughput
+     */
+    throughput: Array<ConcurrentVerdict>;
+    /**
+     * Fingerprints
+     */
+    fingerprints: Array<ConcurrentVerdict>;
+    /**
+     * Errors
+     */
+    errors: Array<ErrorFinding>;
+    /**
+     * Tables
+     */
+    tables: Array<TableFinding>;
+    /**
+     * Groups
+     */
+    groups: Array<VariantGroups>;
+    /**
+     * Fdr
+     */
+    fdr: string;
+    /**
+     * Partial
+     */
+    partial: boolean;
+};
+
+/**
+ * ConcurrentVerdict
+ *
+ * One time comparison of a variant against the baseline, paired by round: `metric`
+ * (statements/s and transactions/s: throughput, higher is better; p95: a fingerprint's client
+ * p95 latency in seconds, lower is better), the fingerprint (`class_id`, `fingerprint`; None for
+ * throughput), each side's median over its trials, the `verdict` (results/stats/verdicts.py at
+ * measurement THRESHOLD, floored by the A/A control's interval; None: no paired value), its
+ * `p_value` and Benjamini-Hochberg `q_value` (None below MIN_ROUNDS rounds), its `group`, the
+ * `reason` and the `causes` the server's counters name (lock waits, deadlocks, errors).
+ */
+export type ConcurrentVerdict = {
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Metric
+     */
+    metric: 'statements/s' | 'transactions/s' | 'p95';
+    /**
+     * Class Id
+     */
+    class_id: string | null;
+    /**
+     * Fingerprint
+     */
+    fingerprint: string | null;
+    /**
+     * Baseline Median
+     */
+    baseline_median: number | null;
+    /**
+     * Variant Median
+     */
+    variant_median: number | null;
+    verdict: VerdictRead | null;
+    /**
+     * P Value
+     */
+    p_value: number | null;
+    /**
+     * Q Value
+     */
+    q_value: number | null;
+    /**
+     * Group
+     */
+    group: 'breaks' | 'slower' | 'faster' | 'same' | 'undecided';
+    /**
+     * Reason
+     */
+    reason: string;
+    /**
+     * Causes
+     */
+    causes: Array<string>;
+};
+
+/**
  * Configuration
  *
  * A server's configuration as captured: version (SELECT VERSION()), flavor, where the defaults
@@ -1400,6 +1717,40 @@ export type CounterRange = {
      * High
      */
     high: number;
+};
+
+/**
+ * CutPart
+ *
+ * Statements of a session dropped because the source cut it (module docstring): the session's
+ * number and thread id, the statements' orders and source lines, why, and the first statement's
+ * text (up to 200 characters) as a sample.
+ */
+export type CutPart = {
+    /**
+     * Session
+     */
+    session: number;
+    /**
+     * Thread Id
+     */
+    thread_id: number;
+    /**
+     * Orders
+     */
+    orders: Array<number>;
+    /**
+     * Lines
+     */
+    lines: Array<number>;
+    /**
+     * Reason
+     */
+    reason: 'starts inside a transaction' | 'ends inside a transaction';
+    /**
+     * Sample
+     */
+    sample: string;
 };
 
 /**
@@ -1767,6 +2118,103 @@ export type DumpRecord = {
 };
 
 /**
+ * ErrorFinding
+ *
+ * An error code a variant's trials hit: its count per trial (`per_trial`, in round order),
+ * `appears` in how many of its `trials`, against the reference (the baseline's trials, with the
+ * A/A control's for any other variant: `reference_appears` of `reference_trials`); the one-sided
+ * Fisher exact `p_value` that it appears more often than there, its Benjamini-Hochberg `q_value`,
+ * the `group` ("breaks": decided; "undecided": new but too few trials; "same": the reference has
+ * it too and it is not decided more often), the `reason`, and its first failure (`sample`).
+ */
+export type ErrorFinding = {
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Code
+     */
+    code: number;
+    /**
+     * Per Trial
+     */
+    per_trial: Array<number>;
+    /**
+     * Appears
+     */
+    appears: number;
+    /**
+     * Trials
+     */
+    trials: number;
+    /**
+     * Reference Appears
+     */
+    reference_appears: number;
+    /**
+     * Reference Trials
+     */
+    reference_trials: number;
+    /**
+     * P Value
+     */
+    p_value: number;
+    /**
+     * Q Value
+     */
+    q_value: number | null;
+    /**
+     * Group
+     */
+    group: 'breaks' | 'slower' | 'faster' | 'same' | 'undecided';
+    /**
+     * Reason
+     */
+    reason: string;
+    sample: ErrorSample;
+};
+
+/**
+ * ErrorSample
+ *
+ * The failures of one error code in a trial: `code` (the server's; 0: timed out or a lost
+ * connection without one), `count`, and the first one's statement (`sql`, up to SAMPLE_CHARS
+ * characters), its `session` number and `thread_id` in the source, its `order` there and the
+ * server's `message`.
+ */
+export type ErrorSample = {
+    /**
+     * Code
+     */
+    code: number;
+    /**
+     * Count
+     */
+    count: number;
+    /**
+     * Sql
+     */
+    sql: string;
+    /**
+     * Session
+     */
+    session: number;
+    /**
+     * Thread Id
+     */
+    thread_id: number;
+    /**
+     * Order
+     */
+    order: number;
+    /**
+     * Message
+     */
+    message: string;
+};
+
+/**
  * ExperimentCreate
  *
  * A workload x variants x iterations definition.
@@ -1990,6 +2438,44 @@ export type FingerprintFinding = {
      */
     kind: 'breaks' | 'slower (timed out)' | 'slower' | 'plan changed' | 'faster' | 'slower: per-statement cost only' | 'faster: per-statement cost only';
     cause: ChangeCause | null;
+};
+
+/**
+ * FingerprintLatency
+ *
+ * One fingerprint (pt-query-digest's class, `class_id` and its text) in a trial: `statements`
+ * that ran without error, `errors` that failed (timeouts included), and their client latency
+ * percentiles `p50_s`, `p95_s`, `p99_s` (seconds; None when none ran without error).
+ */
+export type FingerprintLatency = {
+    /**
+     * Class Id
+     */
+    class_id: string;
+    /**
+     * Fingerprint
+     */
+    fingerprint: string;
+    /**
+     * Statements
+     */
+    statements: number;
+    /**
+     * Errors
+     */
+    errors: number;
+    /**
+     * P50 S
+     */
+    p50_s: number | null;
+    /**
+     * P95 S
+     */
+    p95_s: number | null;
+    /**
+     * P99 S
+     */
+    p99_s: number | null;
 };
 
 /**
@@ -3190,6 +3676,57 @@ export type LoadSummary = {
      * Error
      */
     error?: string | null;
+};
+
+/**
+ * LockCounters
+ *
+ * The server's lock counters (since its start, or over a trial: `since`): `row_lock_waits`
+ * (waits for a row lock), `row_lock_time_ms` (milliseconds spent in them), `deadlocks` (None: the
+ * server does not count them).
+ */
+export type LockCounters = {
+    /**
+     * Row Lock Waits
+     */
+    row_lock_waits: number;
+    /**
+     * Row Lock Time Ms
+     */
+    row_lock_time_ms: number;
+    /**
+     * Deadlocks
+     */
+    deadlocks: number | null;
+};
+
+/**
+ * LockWaits
+ *
+ * Lock waits sampled during a trial (LockWaitSampler): `samples` taken, `waiting` how many saw
+ * a wait, `peak` and `mean` waits at once, and `source` the table or counter read.
+ */
+export type LockWaits = {
+    /**
+     * Samples
+     */
+    samples: number;
+    /**
+     * Waiting
+     */
+    waiting: number;
+    /**
+     * Peak
+     */
+    peak: number;
+    /**
+     * Mean
+     */
+    mean: number;
+    /**
+     * Source
+     */
+    source: string;
 };
 
 /**
@@ -4706,6 +5243,22 @@ export type SchemaTrial = {
 };
 
 /**
+ * ServerLocks
+ *
+ * A trial's locks as its server counted them: its `counters` (LockCounters over the trial), the
+ * `waits` sampled (None: not sampled) and the last deadlock's text from SHOW ENGINE INNODB STATUS
+ * (up to DEADLOCK_CHARS characters; None: none since the server started).
+ */
+export type ServerLocks = {
+    counters: LockCounters;
+    waits: LockWaits | null;
+    /**
+     * Last Deadlock
+     */
+    last_deadlock: string | null;
+};
+
+/**
  * SetMember
  *
  * One setting of the found set: its values, note and lines, its share `alone`, and its own
@@ -5271,6 +5824,58 @@ export type SummaryRow = {
 };
 
 /**
+ * TableFinding
+ *
+ * A table whose data at a trial's end differed from the reference's (the most common checksum
+ * of the reference's trials): `differs` in how many of the variant's `trials`, how often the
+ * reference's own trials differ from it (`reference_differs` of `reference_trials`: a workload whose
+ * end depends on the interleaving), the one-sided Fisher exact `p_value`, `q_value`, `group`
+ * ("breaks": decided: the write replay ends with other data) and the `reason`.
+ */
+export type TableFinding = {
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Table
+     */
+    table: string;
+    /**
+     * Differs
+     */
+    differs: number;
+    /**
+     * Trials
+     */
+    trials: number;
+    /**
+     * Reference Differs
+     */
+    reference_differs: number;
+    /**
+     * Reference Trials
+     */
+    reference_trials: number;
+    /**
+     * P Value
+     */
+    p_value: number;
+    /**
+     * Q Value
+     */
+    q_value: number | null;
+    /**
+     * Group
+     */
+    group: 'breaks' | 'slower' | 'faster' | 'same' | 'undecided';
+    /**
+     * Reason
+     */
+    reason: string;
+};
+
+/**
  * TableStats
  *
  * One loaded table: schema, name, rows (exact COUNT(*)), data + index bytes (information_schema).
@@ -5541,6 +6146,107 @@ export type TeamVariantRead = {
      * Trimmed
      */
     trimmed?: Array<TrimmedSetting>;
+};
+
+/**
+ * TrialRecord
+ *
+ * One trial of one variant: `variant` (its name), `round` (1-based: every variant runs one
+ * trial a round, in the order the stored seed gave, `position` its 0-based place there), the
+ * copy of the dataset's kept datadir it started from (`copy_s` seconds and `copy_bytes`, timed
+ * apart from the trial; None: not copied), `start_s` the seconds its server took to start on it,
+ * what the driver measured (`summary`), what the server
+ * counted (`locks`; None: not read) and the data at its end (`checksums`: "db.table" -> sha256).
+ */
+export type TrialRecord = {
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Round
+     */
+    round: number;
+    /**
+     * Position
+     */
+    position: number;
+    /**
+     * Copy S
+     */
+    copy_s: number | null;
+    /**
+     * Copy Bytes
+     */
+    copy_bytes: number | null;
+    /**
+     * Start S
+     */
+    start_s: number | null;
+    summary: TrialSummary;
+    locks: ServerLocks | null;
+    /**
+     * Checksums
+     */
+    checksums: {
+        [key: string]: string;
+    };
+};
+
+/**
+ * TrialSummary
+ *
+ * A trial summed up: `sessions` run, `statements` run (failed ones included, cancelled ones
+ * not), `transactions` committed (TrialRun.transactions), `wall_s` (seconds), the rates per second
+ * of wall clock, `behind_s` (TrialRun.behind_s: how late against the recorded pace; None at speed
+ * 0), `stopped` (None: ran to its end), `errors` by code (most first), `latencies` per fingerprint
+ * (by class id), `rows_changed` (module docstring).
+ */
+export type TrialSummary = {
+    /**
+     * Sessions
+     */
+    sessions: number;
+    /**
+     * Statements
+     */
+    statements: number;
+    /**
+     * Transactions
+     */
+    transactions: number;
+    /**
+     * Wall S
+     */
+    wall_s: number;
+    /**
+     * Statements Per S
+     */
+    statements_per_s: number;
+    /**
+     * Transactions Per S
+     */
+    transactions_per_s: number;
+    /**
+     * Behind S
+     */
+    behind_s: number | null;
+    /**
+     * Stopped
+     */
+    stopped: string | null;
+    /**
+     * Errors
+     */
+    errors: Array<ErrorSample>;
+    /**
+     * Latencies
+     */
+    latencies: Array<FingerprintLatency>;
+    /**
+     * Rows Changed
+     */
+    rows_changed: number;
 };
 
 /**
@@ -5869,6 +6575,51 @@ export type VariantFinding = {
      * Stages
      */
     stages: Array<StageChange>;
+};
+
+/**
+ * VariantGroups
+ *
+ * A variant's findings counted by group (each time comparison, error code and table once), its
+ * trials, and the medians of its trials' copy and wall seconds.
+ */
+export type VariantGroups = {
+    /**
+     * Variant
+     */
+    variant: string;
+    /**
+     * Trials
+     */
+    trials: number;
+    /**
+     * Breaks
+     */
+    breaks: number;
+    /**
+     * Slower
+     */
+    slower: number;
+    /**
+     * Faster
+     */
+    faster: number;
+    /**
+     * Same
+     */
+    same: number;
+    /**
+     * Undecided
+     */
+    undecided: number;
+    /**
+     * Copy S
+     */
+    copy_s: number | null;
+    /**
+     * Wall S
+     */
+    wall_s: number | null;
 };
 
 /**
@@ -8984,6 +9735,190 @@ export type ExportFixSearchResponses = {
     200: unknown;
 };
 
+export type ListConcurrentReplaysData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Dataset Id
+         */
+        dataset_id?: number | null;
+        /**
+         * Limit
+         */
+        limit?: number;
+    };
+    url: '/api/concurrent-replays';
+};
+
+export type ListConcurrentReplaysErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ListConcurrentReplaysError = ListConcurrentReplaysErrors[keyof ListConcurrentReplaysErrors];
+
+export type ListConcurrentReplaysResponses = {
+    /**
+     * Response List Concurrent Replays
+     *
+     * Successful Response
+     */
+    200: Array<ConcurrentReplayRead>;
+};
+
+export type ListConcurrentReplaysResponse = ListConcurrentReplaysResponses[keyof ListConcurrentReplaysResponses];
+
+export type CreateConcurrentReplayData = {
+    body: ConcurrentReplayCreate;
+    path?: never;
+    query?: never;
+    url: '/api/concurrent-replays';
+};
+
+export type CreateConcurrentReplayErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CreateConcurrentReplayError = CreateConcurrentReplayErrors[keyof CreateConcurrentReplayErrors];
+
+export type CreateConcurrentReplayResponses = {
+    /**
+     * Successful Response
+     */
+    201: ConcurrentReplayRead;
+};
+
+export type CreateConcurrentReplayResponse = CreateConcurrentReplayResponses[keyof CreateConcurrentReplayResponses];
+
+export type GetConcurrentReplayData = {
+    body?: never;
+    path: {
+        /**
+         * Replay Id
+         */
+        replay_id: number;
+    };
+    query?: never;
+    url: '/api/concurrent-replays/{replay_id}';
+};
+
+export type GetConcurrentReplayErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type GetConcurrentReplayError = GetConcurrentReplayErrors[keyof GetConcurrentReplayErrors];
+
+export type GetConcurrentReplayResponses = {
+    /**
+     * Successful Response
+     */
+    200: ConcurrentReplayRead;
+};
+
+export type GetConcurrentReplayResponse = GetConcurrentReplayResponses[keyof GetConcurrentReplayResponses];
+
+export type CancelConcurrentReplayData = {
+    body?: never;
+    path: {
+        /**
+         * Replay Id
+         */
+        replay_id: number;
+    };
+    query?: never;
+    url: '/api/concurrent-replays/{replay_id}/cancel';
+};
+
+export type CancelConcurrentReplayErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CancelConcurrentReplayError = CancelConcurrentReplayErrors[keyof CancelConcurrentReplayErrors];
+
+export type CancelConcurrentReplayResponses = {
+    /**
+     * Successful Response
+     */
+    200: ConcurrentReplayRead;
+};
+
+export type CancelConcurrentReplayResponse = CancelConcurrentReplayResponses[keyof CancelConcurrentReplayResponses];
+
+export type ShareConcurrentReplayData = {
+    body?: never;
+    path: {
+        /**
+         * Replay Id
+         */
+        replay_id: number;
+    };
+    query?: never;
+    url: '/api/concurrent-replays/{replay_id}/share';
+};
+
+export type ShareConcurrentReplayErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ShareConcurrentReplayError = ShareConcurrentReplayErrors[keyof ShareConcurrentReplayErrors];
+
+export type ShareConcurrentReplayResponses = {
+    /**
+     * Successful Response
+     */
+    200: ConcurrentReplayRead;
+};
+
+export type ShareConcurrentReplayResponse = ShareConcurrentReplayResponses[keyof ShareConcurrentReplayResponses];
+
+export type ExportConcurrentReplayData = {
+    body?: never;
+    path: {
+        /**
+         * Replay Id
+         */
+        replay_id: number;
+    };
+    query?: {
+        /**
+         * Format
+         */
+        format?: 'csv' | 'json';
+    };
+    url: '/api/concurrent-replays/{replay_id}/export';
+};
+
+export type ExportConcurrentReplayErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ExportConcurrentReplayError = ExportConcurrentReplayErrors[keyof ExportConcurrentReplayErrors];
+
+export type ExportConcurrentReplayResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
 export type LoginData = {
     body: Login;
     path?: never;
@@ -9429,6 +10364,47 @@ export type FixSearchEventsResponses = {
     200: unknown;
 };
 
+export type ConcurrentReplayEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Last-Event-Id
+         */
+        'Last-Event-ID'?: string | null;
+    };
+    path: {
+        /**
+         * Replay Id
+         */
+        replay_id: number;
+    };
+    query?: {
+        /**
+         * Last Event Id
+         *
+         * Resume after this entry.
+         */
+        last_event_id?: string | null;
+    };
+    url: '/api/concurrent-replays/{replay_id}/events';
+};
+
+export type ConcurrentReplayEventsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ConcurrentReplayEventsError = ConcurrentReplayEventsErrors[keyof ConcurrentReplayEventsErrors];
+
+export type ConcurrentReplayEventsResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
 export type SharedData = {
     body?: never;
     path: {
@@ -9734,6 +10710,69 @@ export type SharedCaptureResponses = {
 };
 
 export type SharedCaptureResponse = SharedCaptureResponses[keyof SharedCaptureResponses];
+
+export type SharedConcurrentReplayData = {
+    body?: never;
+    path: {
+        /**
+         * Token
+         */
+        token: string;
+    };
+    query?: never;
+    url: '/api/public/concurrent-replays/{token}';
+};
+
+export type SharedConcurrentReplayErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type SharedConcurrentReplayError = SharedConcurrentReplayErrors[keyof SharedConcurrentReplayErrors];
+
+export type SharedConcurrentReplayResponses = {
+    /**
+     * Successful Response
+     */
+    200: ConcurrentReplayRead;
+};
+
+export type SharedConcurrentReplayResponse = SharedConcurrentReplayResponses[keyof SharedConcurrentReplayResponses];
+
+export type ExportSharedConcurrentReplayData = {
+    body?: never;
+    path: {
+        /**
+         * Token
+         */
+        token: string;
+    };
+    query?: {
+        /**
+         * Format
+         */
+        format?: 'csv' | 'json';
+    };
+    url: '/api/public/concurrent-replays/{token}/export';
+};
+
+export type ExportSharedConcurrentReplayErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ExportSharedConcurrentReplayError = ExportSharedConcurrentReplayErrors[keyof ExportSharedConcurrentReplayErrors];
+
+export type ExportSharedConcurrentReplayResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
 
 export type HealthData = {
     body?: never;

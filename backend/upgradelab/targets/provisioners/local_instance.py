@@ -90,6 +90,13 @@ class LocalInstance:
     def _host(self, name: str = "") -> Path:
         return self.root / f"{self.inner_dir}/{name}".lstrip("/")
 
+    @property
+    def datadir(self) -> Path:
+        """This instance's datadir as this process sees it (`data/`, under the chroot when there is
+        one): the one every start runs on and a keep_data start keeps (a concurrent replay copies a
+        trial's starting data onto it while the server is stopped, measurement/trial_run.py)."""
+        return self._host("data")
+
     def _template_host(self) -> Path:
         return self.root / f"{self.target_dir}/template".lstrip("/")
 

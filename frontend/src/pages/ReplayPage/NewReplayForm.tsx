@@ -2,6 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query'
 import { useMemo, useRef, useState } from 'react'
 import { useNavigate } from 'react-router-dom'
 import { api } from '../../api/client'
+import { concurrentReplaysApi, logFormat } from '../../api/concurrentReplays'
 import type { Target } from '../../api/models'
 import { ErrorBox } from '../../components/ErrorBox'
 import { datasetsQuery } from '../../queries/datasets'
@@ -43,9 +44,17 @@ export function NewReplayForm() {
   const [sample, setSample] = useState(10)
   const [allowWrites, setAllowWrites] = useState(false)
   const [statementTimeout, setStatementTimeout] = useState(30)
+  // concurrent: the log's sessions together, writes included, each trial from the same data
+  // (backend concurrent_replay/; `speed` 1 as recorded, 0 as fast as possible)
+  const [concurrent, setConcurrent] = useState(false)
+  const [speed, setSpeed] = useState(1)
   const create = useMutation({
     mutationFn: api.createReplay,
     onSuccess: (replay) => navigate(`/replays/${replay.id}`),
+  })
+  const createConcurrent = useMutation({
+    mutationFn: concurrentReplaysApi.create,
+    onSuccess: (job) => navigate(`/concurrent-replays/${job.id}`),
   })
   const chosen = dataset || datasets.data?.[0]?.name || ''
 
@@ -64,6 +73,19 @@ export function NewReplayForm() {
       data-testid="new-replay"
       onSubmit={(e) => {
         e.preventDefault()
+        if (concurrent) {
+          createConcurrent.mutate({
+            dataset: chosen,
+            log: queries,
+            format: logFormat(queries),
+            variants: shown.map(toVariantSpec),
+            rounds,
+            speed,
+            statement_timeout_s: statementTimeout,
+            aa_control: aaControl,
+          })
+          return
+        }
         create.mutate({
           dataset: chosen,
           queries,
@@ -160,10 +182,24 @@ export function NewReplayForm() {
         <input type="checkbox" name="aa-control" checked={aaControl} onChange={(e) => setAaControl(e.target.checked)} /> A/A
         control
       </label>{' '}
-      <button type="submit" className="btn btn-primary" disabled={!chosen || !queries || shown.length === 0 || shown.some((r) => !r.target) || create.isPending}>
+      <label title="The log's sessions replayed together, each on its own connection, writes included, every trial from a copy of the same loaded data (disposable lab targets; a general log or a slow log with long_query_time=0; Rounds: trials per variant).">
+        <input type="checkbox" name="concurrent" checked={concurrent} onChange={(e) => setConcurrent(e.target.checked)} />{' '}
+        Concurrent (sessions together)
+      </label>{' '}
+      {concurrent && (
+        <label title="The gaps between a session's statements: 1 as recorded, 2 twice as fast, 0 as fast as possible.">
+          Speed{' '}
+          <input name="speed" type="number" min={0} step="any" value={speed} onChange={(e) => setSpeed(Number(e.target.value))} />
+        </label>
+      )}{' '}
+      <button
+        type="submit"
+        className="btn btn-primary"
+        disabled={!chosen || !queries || shown.length === 0 || shown.some((r) => !r.target) || create.isPending || createConcurrent.isPending}
+      >
         Replay
       </button>
-      <ErrorBox error={create.error} title="Replay refused" testId="replay-error" />
+      <ErrorBox error={create.error ?? createConcurrent.error} title="Replay refused" testId="replay-error" />
     </form>
   )
 }

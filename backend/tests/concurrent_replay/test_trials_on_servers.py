@@ -1,0 +1,165 @@
+"""A concurrent replay's trials measured and decided on the real servers: the read-then-write log
+replayed in interleaved rounds (MariaDB 10.11, 11.8 and an A/A control on 10.11, each trial from
+the same rows) is a break on 11.8, error 1020 in 5 of 5 trials, and its table ends with other data
+(named), while an untouched table of varied types checksums the same on both versions; on 10.11,
+11.8 and MySQL 9.7 the servers' lock counters, sampled waits and last deadlock say what a lock wait
+and a deadlock did."""
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests import ports
+from tests.conftest import lab_provisioner
+from tests.replay.sessions.test_session_driver_on_servers import READ_THEN_WRITE
+from upgradelab.concurrent_replay.decide import decide
+from upgradelab.concurrent_replay.report import TrialRecord
+from upgradelab.execution.schedule import plan
+from upgradelab.measurement import (
+    LockWaitSampler,
+    ServerLocks,
+    SessionOpener,
+    last_deadlock,
+    lock_counters,
+    log_sessions,
+    run_sessions,
+    summarize_trial,
+    table_checksums,
+)
+from upgradelab.measurement.querylog.formats import text_stream
+from upgradelab.targets.provisioners import LocalProvisioner
+from upgradelab.targets.provisioners.base import Endpoint
+from upgradelab.workloads.base import execute
+
+VERSIONS = ("mariadb-10.11", "mariadb-11.8", "mysql-9.7")
+# where each flavor's sampled waits are read (performance_schema is on in the lab's MySQL)
+WAITS = {"mariadb": "information_schema.INNODB_LOCK_WAITS", "mysql": "performance_schema.data_lock_waits"}
+
+
+@pytest.fixture(scope="module")
+def servers(database: None) -> Iterator[dict[str, tuple[LocalProvisioner, Endpoint]]]:
+    started: dict[str, tuple[LocalProvisioner, Endpoint]] = {}
+    try:
+        for name in VERSIONS:
+            provisioner = lab_provisioner(name, ports.UNIT_TARGETS[name], suffix="concurrent")
+            started[name] = (provisioner, provisioner.start([]))
+        yield started
+    finally:
+        for provisioner, _ in started.values():
+            provisioner.stop()
+
+
+def _same_rows(endpoint: Endpoint) -> None:
+    """Every trial's starting data (the test's stand-in for the kept datadir's copy)."""
+    admin = endpoint.connect()
+    try:
+        execute(
+            admin,
+            "CREATE DATABASE IF NOT EXISTS shop",
+            "DROP TABLE IF EXISTS shop.c, shop.d",
+            "CREATE TABLE shop.c (id INT PRIMARY KEY, v INT) ENGINE = InnoDB",
+            "INSERT INTO shop.c VALUES (1, 0), (2, 0)",
+            "CREATE TABLE shop.d (id INT PRIMARY KEY, price DECIMAL(9, 2), at DATETIME(3), note VARCHAR(20))",
+            "INSERT INTO shop.d VALUES (1, 1.50, '2026-12-06 08:00:00.125', 'a'), (2, NULL, NULL, 'b''c')",
+        )
+    finally:
+        admin.close()
+
+
+def _opener(provisioner: LocalProvisioner, endpoint: Endpoint) -> SessionOpener:
+    return SessionOpener(
+        connect=lambda database: endpoint.connect(database, read_timeout_s=60),
+        admin=lambda: endpoint.connect(timeout_s=5, read_timeout_s=30),
+        flavor=provisioner.flavor,
+    )
+
+
+def _trial(
+    provisioner: LocalProvisioner, endpoint: Endpoint, variant: str, number: int, position: int
+) -> TrialRecord:
+    _same_rows(endpoint)
+    log = log_sessions(text_stream(READ_THEN_WRITE), "general")
+    admin = endpoint.connect()
+    try:
+        before = lock_counters(admin, provisioner.flavor)
+        sampler = LockWaitSampler(endpoint.connect, provisioner.flavor, interval_s=0.2).start()
+        run = run_sessions(log.sessions, _opener(provisioner, endpoint), speed=2, timeout_s=10)
+        waits = sampler.stop()
+        counters = lock_counters(admin, provisioner.flavor).since(before)
+        checksums = table_checksums(admin, ["shop"])
+    finally:
+        admin.close()
+    return TrialRecord(
+        variant=variant, round=number, position=position, summary=summarize_trial(run, log.sessions),
+        locks=ServerLocks(counters=counters, waits=waits, last_deadlock=None), checksums=checksums,
+    )  # fmt: skip
+
+
+def test_the_read_then_write_break_is_decided_over_interleaved_trials(
+    servers: dict[str, tuple[LocalProvisioner, Endpoint]],
+) -> None:
+    variants = [("10.11", "mariadb-10.11"), ("11.8", "mariadb-11.8"), ("10.11 again", "mariadb-10.11")]
+    schedule = plan("interleaved", 5, 1, 50, len(variants))
+    records = [
+        _trial(*servers[variants[index][1]], variants[index][0], number, position)
+        for number, order in enumerate(schedule.order, start=1)
+        for position, index in enumerate(order)
+    ]
+    report = decide([name for name, _ in variants], records, aa_control="10.11 again")
+    [error] = report.errors
+    assert (error.variant, error.code, error.group) == ("11.8", 1020, "breaks")
+    assert error.per_trial == [1, 1, 1, 1, 1] and error.reference_appears == 0
+    assert error.sample.sql == "UPDATE c SET v = v + 1 WHERE id = 1" and error.sample.thread_id == 11
+    [table] = report.tables  # shop.d, untouched, hashes the same on both versions
+    assert (table.variant, table.table, table.group, table.differs) == ("11.8", "shop.c", "breaks", 5)
+    groups = {g.variant: g for g in report.groups}
+    assert groups["11.8"].breaks == 2 and groups["10.11 again"].breaks == 0
+    by_variant = {r.variant: r for r in records}
+    assert by_variant["10.11"].summary.rows_changed == 2 and by_variant["11.8"].summary.rows_changed == 1
+    assert by_variant["11.8"].checksums["shop.d"] == by_variant["10.11"].checksums["shop.d"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_lock_waits_and_a_deadlock_are_counted_and_named(
+    servers: dict[str, tuple[LocalProvisioner, Endpoint]], version: str
+) -> None:
+    provisioner, endpoint = servers[version]
+    _same_rows(endpoint)
+    admin, one, two = endpoint.connect(), endpoint.connect("shop"), endpoint.connect("shop")
+    try:
+        before = lock_counters(admin, provisioner.flavor)
+        sampler = LockWaitSampler(endpoint.connect, provisioner.flavor, interval_s=0.1).start()
+        execute(one, "BEGIN", "UPDATE c SET v = 1 WHERE id = 1")
+        execute(two, "BEGIN", "UPDATE c SET v = 2 WHERE id = 2")
+        failures: list[BaseException] = []
+
+        def waits() -> None:
+            try:
+                execute(two, "UPDATE c SET v = 2 WHERE id = 1")  # waits for one's row lock
+            except Exception as error:
+                failures.append(error)
+
+        waiter = threading.Thread(target=waits)
+        waiter.start()
+        time.sleep(0.8)
+        try:
+            execute(one, "UPDATE c SET v = 1 WHERE id = 2")  # closes the cycle: one of the two is the victim
+        except Exception as error:
+            failures.append(error)
+        waiter.join(10)
+        execute(one, "ROLLBACK")
+        execute(two, "ROLLBACK")
+        waited = sampler.stop()
+        counters = lock_counters(admin, provisioner.flavor).since(before)
+        deadlock = last_deadlock(admin)
+    finally:
+        for connection in (admin, one, two):
+            connection.close()
+    assert [getattr(f, "args", (None,))[0] for f in failures] == [1213]
+    assert counters.row_lock_waits >= 1 and counters.row_lock_time_ms >= 500
+    assert counters.deadlocks == 1
+    assert waited is not None and waited.peak >= 1 and waited.waiting >= 3
+    assert WAITS[provisioner.flavor] in waited.source
+    assert deadlock is not None and "UPDATE c SET v =" in deadlock and "`shop`.`c`" in deadlock

@@ -1,0 +1,282 @@
+"""Does a concurrent replay find what concurrency changes, and what does a trial cost? Workloads the
+bench makes, each with a known answer, replayed with the measurement library's trials
+(prepare_trials, run_trial) and decided as the concurrent replay kind decides (decide.py):
+
+  - "read-then-write": PAIRS pairs of sessions, each pair on its own row: T1 BEGIN, SELECT the row;
+    T2 UPDATE it and COMMIT; T1 UPDATE it, COMMIT (a second between steps, speed 1). On MariaDB
+    11.8 (innodb_snapshot_isolation ON) T1's UPDATE fails with 1020; on 10.11 it commits. Expected:
+    error 1020 "breaks" on 11.8, the table "breaks" (other data at the end), nothing on the A/A.
+  - "hot-row": SESSIONS sessions updating one row in read-then-write transactions, back to back
+    (speed 0), on 10.11 against 10.11 started with transaction-isolation=SERIALIZABLE (the planted
+    setting: the reads take shared locks, the writers wait and deadlock). Expected: throughput
+    "slower" with its causes (lock waits, deadlocks), nothing on the A/A.
+  - "aa": the hot-row workload on 10.11 against itself, --aa-runs replays of --rounds rounds: the
+    share of A/A throughput verdicts "same" (target: at least 90 %) and the false slower/faster.
+  - "cost": one trial of the hot-row workload at 8, 16 and 32 sessions: copy, start, trial and
+    checksum seconds, and the copy's seconds per GB of datadir.
+
+Run by hand (root, the lab installed), from the repository root:
+    .venv/bin/python bench/concurrent_replay.py [--cases read-then-write hot-row aa cost] [--rounds 5]
+        [--aa-runs 10]
+Servers use their own directory (/var/lib/upgradelab/bench-servers-concurrent), state directory (a
+temporary one) and ports (36021-36024). Record the results in bench/README.md with `uptime` at the time.
+"""
+
+import argparse
+import importlib.util
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+os.environ.setdefault("UPGRADELAB_SERVER_DIR", "/var/lib/upgradelab/bench-servers-concurrent")
+# its own state directory (admin passwords, dataset records): never the product's
+os.environ.setdefault("UPGRADELAB_STATE_DIR", tempfile.mkdtemp(prefix="upgradelab-bench-concurrent-"))
+sys.path.insert(0, str(REPO / "backend"))
+
+from replay_resolution import lab_target  # noqa: E402
+
+from upgradelab.concurrent_replay.decide import decide  # noqa: E402
+from upgradelab.concurrent_replay.report import ConcurrentReport, TrialRecord  # noqa: E402
+from upgradelab.execution.schedule import plan  # noqa: E402
+from upgradelab.measurement import (  # noqa: E402
+    DumpDataset,
+    Session,
+    TrialTarget,
+    file_sha256,
+    log_sessions,
+    prepare_trials,
+    restore_datadir,
+    run_trial,
+    text_stream,
+)
+from upgradelab.settings import get_settings  # noqa: E402
+from upgradelab.targets.provisioners import LocalProvisioner  # noqa: E402
+
+PORTS = {"base": 36021, "other": 36022, "aa": 36023, "planted": 36024}
+PAIRS = 8
+HEADER = "Time\t\t    Id Command\tArgument\n"
+
+
+def write_dump(path: Path, rows: int = 1_000) -> None:
+    """The bench's dump: c (id, v) with `rows` rows and hot (id, v) with one."""
+    values = ",".join(f"({i},0)" for i in range(1, rows + 1))
+    path.write_text(
+        "CREATE TABLE c (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB;\n"
+        f"INSERT INTO c VALUES {values};\n"
+        "CREATE TABLE hot (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB;\n"
+        "INSERT INTO hot VALUES (1, 0);\n"
+    )
+
+
+def _line(second: int | None, thread: int, command: str, argument: str) -> str:
+    when = f"261206  8:00:{second:02d}" if second is not None else "\t"
+    return f"{when}\t{thread:>6} {command}\t{argument}\n"
+
+
+def read_then_write_log(pairs: int = PAIRS) -> str:
+    """PAIRS pairs of sessions, pair k on row k (module docstring), a second between steps."""
+    steps: dict[int, list[str]] = {0: [], 1: [], 2: []}
+    for k in range(1, pairs + 1):
+        t1, t2 = 100 + 2 * k, 101 + 2 * k
+        steps[0] += [
+            _line(None, t1, "Connect", "app@localhost on bench using TCP/IP"),
+            _line(None, t2, "Connect", "app@localhost on bench using TCP/IP"),
+            _line(None, t1, "Query", "BEGIN"),
+            _line(None, t1, "Query", f"SELECT v FROM c WHERE id = {k}"),
+        ]
+        steps[1] += [
+            _line(None, t2, "Query", "BEGIN"),
+            _line(None, t2, "Query", f"UPDATE c SET v = v + 1 WHERE id = {k}"),
+            _line(None, t2, "Query", "COMMIT"),
+            _line(None, t2, "Quit", ""),
+        ]
+        steps[2] += [
+            _line(None, t1, "Query", f"UPDATE c SET v = v + 1 WHERE id = {k}"),
+            _line(None, t1, "Query", "COMMIT"),
+            _line(None, t1, "Quit", ""),
+        ]
+    out = HEADER
+    for second, lines in steps.items():
+        out += f"261206  8:00:{second:02d}\t{lines[0][2:]}" + "".join(lines[1:])
+    return out
+
+
+def hot_row_log(sessions: int, transactions: int = 50) -> str:
+    """`sessions` sessions, each `transactions` read-then-write transactions on hot's one row."""
+    body = []
+    for n in range(sessions):
+        thread = 1000 + n
+        body.append(_line(None, thread, "Connect", "app@localhost on bench using TCP/IP"))
+        for _ in range(transactions):
+            for sql in (
+                "BEGIN",
+                "SELECT v FROM hot WHERE id = 1",
+                "UPDATE hot SET v = v + 1 WHERE id = 1",
+                "COMMIT",
+            ):
+                body.append(_line(None, thread, "Query", sql))
+        body.append(_line(None, thread, "Quit", ""))
+    return HEADER + f"261206  8:00:00\t{body[0][2:]}" + "".join(body[1:])
+
+
+def target_row(name: str) -> dict[str, Any]:
+    """The seeded lab target's row: MariaDB 11.8 from migration 0008 (its seed), the others from 0002
+    (replay_resolution.py lab_target)."""
+    if name != "mariadb-11.8":
+        return lab_target(name)
+    path = REPO / "backend/upgradelab/migrations/versions/0008_datasets_replay.py"
+    spec = importlib.util.spec_from_file_location("datasets_replay", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module.MARIADB_11_8)
+
+
+def instance(name: str, target: str) -> LocalProvisioner:
+    """A lab instance of `target` on the bench's own port for `name`."""
+    row = target_row(target)
+    settings = {**row["settings"], "port": PORTS[name]}
+    return LocalProvisioner(f"{target}-concurrent-{name}", row["flavor"], settings, get_settings())
+
+
+def trials(
+    targets: dict[str, TrialTarget], sessions: list[Session], rounds: int, speed: float, seed: int
+) -> list[TrialRecord]:
+    """Every variant's trials over `rounds` interleaved rounds (the order from `seed`)."""
+    names = list(targets)
+    records = []
+    for number, order in enumerate(plan("interleaved", rounds, 1, seed, len(names)).order, start=1):
+        for position, index in enumerate(order):
+            measure = run_trial(targets[names[index]], sessions, speed=speed, timeout_s=30)
+            records.append(
+                TrialRecord(
+                    variant=names[index],
+                    round=number,
+                    position=position,
+                    copy_s=measure.datadir_copy.seconds,
+                    copy_bytes=measure.datadir_copy.bytes,
+                    start_s=measure.start_s,
+                    summary=measure.summary,
+                    locks=measure.locks,
+                    checksums=measure.checksums,
+                )
+            )
+    return records
+
+
+def show(title: str, report: ConcurrentReport) -> None:
+    """The report's groups and findings, printed."""
+    print(f"\n== {title}")
+    for group in report.groups:
+        print(f"  {group.model_dump(exclude={'copy_s', 'wall_s'})}")
+    for error in report.errors:
+        print(f"  error {error.variant} {error.code}: {error.group}: {error.reason}")
+    for table in report.tables:
+        print(f"  table {table.variant} {table.table}: {table.group}: {table.reason}")
+    for one in report.throughput:
+        causes = f" causes: {one.causes}" if one.causes else ""
+        print(f"  {one.metric} {one.variant}: {one.group}: {one.reason}{causes}")
+
+
+def prepared(names: dict[str, str], dump: DumpDataset) -> dict[str, TrialTarget]:
+    """Each bench variant's instance with the dataset kept (name -> (target, options) via `names`)."""
+    out = {}
+    for name, target in names.items():
+        options = ["transaction-isolation=SERIALIZABLE"] if name == "planted" else []
+        out[name] = prepare_trials(instance(name, target), options, dump)
+    return out
+
+
+def with_targets(
+    names: dict[str, str], dump: DumpDataset, body: Callable[[dict[str, TrialTarget]], None]
+) -> None:
+    """`body` on the prepared variants; every kept datadir put back and every server stopped after."""
+    targets = prepared(names, dump)
+    try:
+        body(targets)
+    finally:
+        for target in targets.values():
+            restore_datadir(target)
+            target.provisioner.discard()
+
+
+def main() -> None:
+    """The cases asked (module docstring), each printed as it ends."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--cases", nargs="+", default=["read-then-write", "hot-row", "aa", "cost"])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--aa-runs", type=int, default=10)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "bench.sql"
+        write_dump(path)
+        dump = DumpDataset(path, file_sha256(path), "bench")
+        if "read-then-write" in args.cases:
+            log = log_sessions(text_stream(read_then_write_log()), "general")
+
+            def read_then_write(targets: dict[str, TrialTarget]) -> None:
+                found = trials(targets, log.sessions, args.rounds, 1.0, 50)
+                show("read-then-write (10.11, 11.8, A/A 10.11; speed 1)", decide(list(targets), found, "aa"))
+
+            with_targets(
+                {"base": "mariadb-10.11", "other": "mariadb-11.8", "aa": "mariadb-10.11"},
+                dump,
+                read_then_write,
+            )
+        hot = log_sessions(text_stream(hot_row_log(8)), "general")
+        if "hot-row" in args.cases:
+
+            def hot_row(targets: dict[str, TrialTarget]) -> None:
+                found = trials(targets, hot.sessions, args.rounds, 0.0, 51)
+                show(
+                    "hot-row, 8 sessions (10.11, SERIALIZABLE, A/A; speed 0)",
+                    decide(list(targets), found, "aa"),
+                )
+
+            with_targets(
+                {"base": "mariadb-10.11", "planted": "mariadb-10.11", "aa": "mariadb-10.11"}, dump, hot_row
+            )
+        if "aa" in args.cases:
+
+            def aa(targets: dict[str, TrialTarget]) -> None:
+                groups = []
+                for run in range(args.aa_runs):
+                    found = trials(targets, hot.sessions, args.rounds, 0.0, 100 + run)
+                    report = decide(["base", "aa"], found, "aa")
+                    groups.append(report.throughput[0].group)
+                same = groups.count("same")
+                false = sum(g in ("slower", "faster") for g in groups)
+                share = same / len(groups)
+                print(f"\n== A/A hot-row: {same} of {len(groups)} same ({share:.0%}), {false} false")
+
+            with_targets({"base": "mariadb-10.11", "aa": "mariadb-10.11"}, dump, aa)
+        if "cost" in args.cases:
+
+            def cost(targets: dict[str, TrialTarget]) -> None:
+                print("\n== cost of one trial (hot-row, speed 0)")
+                for count in (8, 16, 32):
+                    sessions = log_sessions(text_stream(hot_row_log(count, 20)), "general").sessions
+                    started = time.perf_counter()
+                    measure = run_trial(targets["base"], sessions, speed=0, timeout_s=30)
+                    whole = time.perf_counter() - started
+                    copy = measure.datadir_copy
+                    per_gb = copy.seconds / (copy.bytes / 1e9)
+                    p95 = statistics.median([f.p95_s or 0 for f in measure.summary.latencies]) * 1000
+                    print(
+                        f"  {count} sessions: whole {whole:.2f} s = copy {copy.seconds:.2f} s "
+                        f"({copy.bytes / 1e6:.0f} MB, {per_gb:.2f} s/GB, {copy.filesystem}) "
+                        f"+ start {measure.start_s:.2f} s + trial {measure.summary.wall_s:.2f} s "
+                        f"+ checksums, stop; {measure.summary.transactions_per_s:.0f} tps, p95 {p95:.1f} ms"
+                    )
+
+            with_targets({"base": "mariadb-10.11"}, dump, cost)
+
+
+if __name__ == "__main__":
+    main()
