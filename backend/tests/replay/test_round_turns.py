@@ -21,10 +21,7 @@ def test_every_statement_gets_its_passes_on_every_variant_once_per_round(
 ) -> None:
     for order in plan("interleaved", 4, 3, 11, variants).order:
         turns = round_turns(order, 7, 3, layout)
-        timed = Counter[tuple[int, int]]()
-        for variant, statement, passes in turns:
-            timed[variant, statement] += passes
-        assert timed == {(v, s): 3 for v in range(variants) for s in range(7)}
+        assert _passes(turns) == {(v, s): 3 for v in range(variants) for s in range(7)}
         # each statement's passes in source order on each variant: the report reads them by round
         for variant in range(variants):
             mine = [s for v, s, _ in turns if v == variant]
@@ -50,6 +47,14 @@ def test_interleaved_layouts_switch_between_statements_and_rotate_who_goes_first
     assert runs[: len(order)] == order  # the round's own order first
 
 
+def _passes(turns: list[tuple[int, int, int]]) -> Counter[tuple[int, int]]:
+    """(variant, statement): the passes a round's turns give it."""
+    timed = Counter[tuple[int, int]]()
+    for variant, statement, passes in turns:
+        timed[variant, statement] += passes
+    return timed
+
+
 def _predecessors(turns: list[tuple[int, int, int]]) -> Counter[tuple[int, int]]:
     """(variant, the variant timed right before it) of every switch in a round's turns."""
     runs = [v for v, _ in groupby(t[0] for t in turns)]
@@ -69,10 +74,7 @@ def test_balanced_turns_put_every_variant_after_every_other_equally_often(
     monkeypatch.setattr(turns_module, "BALANCED", True)
     for order in plan("interleaved", 3, 2, 5, variants).order:
         turns = round_turns(order, 34, 2, layout)
-        timed = Counter[tuple[int, int]]()
-        for variant, statement, passes in turns:
-            timed[variant, statement] += passes
-        assert timed == {(v, s): 2 for v in range(variants) for s in range(34)}
+        assert _passes(turns) == {(v, s): 2 for v in range(variants) for s in range(34)}
         after = _predecessors(turns)
         assert set(after) == {(v, w) for v in order for w in order if v != w}
         assert max(after.values()) - min(after.values()) <= 2, after
