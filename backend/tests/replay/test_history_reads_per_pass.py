@@ -152,3 +152,43 @@ def test_a_replay_reads_the_history_once_a_pass_on_mariadb(
     scan, lookup = (report.work[NAME] for report in compare(statements, [replay]))
     assert scan.counters["rows_examined"].low >= ORDERS and lookup.counters["rows_examined"].high <= 1
     assert all(t is not None and 0 < t < 1 for times in replay.times for t in times)
+
+
+class _Prepared:
+    """Fake statements: counts prepare() and records each run's `prepared` (its own SET or not)."""
+
+    def __init__(self) -> None:
+        self.prepares = 0
+        self.runs: list[bool] = []
+
+    def prepare(self) -> None:
+        self.prepares += 1
+
+    def drain(self, sql: str, prepared: bool = False) -> tuple[int, float]:
+        self.runs.append(prepared)
+        return 0, 0.001
+
+
+@pytest.mark.parametrize(
+    ("batched", "every", "prepares", "own_set"),
+    [
+        (False, None, 0, True),  # run by run: the SET before every run (the code before issue 51)
+        (False, "pass", 1, False),
+        (True, None, 1, False),  # batched: once a pass
+        (True, "run", 0, True),
+    ],
+)
+def test_the_read_only_set_comes_once_a_pass_or_before_every_run_as_asked(
+    monkeypatch: pytest.MonkeyPatch, batched: bool, every: str | None, prepares: int, own_set: bool
+) -> None:
+    """timing.READ_ONLY_EVERY separates the batched pass's two changes (bench/replay_aa_reads.py):
+    where the session is made read-only, whatever reads the rows."""
+    monkeypatch.setattr(timing, "BATCH_READS", batched)
+    monkeypatch.setattr(timing, "READ_ONLY_EVERY", every)
+    rows: list[tuple[object, ...]] = [(11 + n, 1_000_000_000, SQL, 40_000) for n in range(4)]
+    clock = _clock(_Long([rows]), 10) if batched else None
+    statements = _Prepared()
+    runs = timing.timed_runs(cast(Any, statements), SQL, clock, min_measured_s=1.0, max_repeats=4)
+    assert runs == [0.001] * 4  # the rows' TIMER_WAIT (1 ms) or, without a clock, the client's time
+    assert statements.prepares == prepares
+    assert statements.runs == [not own_set] * 4

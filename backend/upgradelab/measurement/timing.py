@@ -73,6 +73,11 @@ EVENT_POLL_S = 0.0005
 # of it would cost more than the per-run reads of a slow statement's pass, and its other clients'
 # statements may overwrite a pass's rows) is read run by run.
 BATCH_READS = False
+# When the session is made read-only (outcomes.Statements.prepare, `SET SESSION TRANSACTION READ
+# ONLY`): "run" before every run, "pass" once before a pass's runs; None: each path's own (run by run:
+# before every run, as before issue 51; batched: once a pass). bench/replay_aa_reads.py sets it to
+# test the batched pass's two changes (the reads, the SET) apart on the A/A control.
+READ_ONLY_EVERY: Literal["run", "pass"] | None = None
 _HISTORY_LONG = "events_statements_history_long"
 HISTORY_LONG_SIZE = 512
 MIN_HISTORY_LONG = 2 * MAX_REPEATS + 64
@@ -353,9 +358,13 @@ def timed_runs(
             )
     seconds: list[float] = []
     spent = 0.0  # the client's seconds of the runs: the budget, whatever the clock (module docstring)
+    prepared = READ_ONLY_EVERY == "pass"
+    if prepared:
+        statements.prepare()
     while not seconds or (len(seconds) < max_repeats and spent < min_measured_s):
         try:
-            _, elapsed = statements.drain(sql)  # streamed and dropped: one row held at a time
+            # streamed and dropped: one row held at a time
+            _, elapsed = statements.drain(sql, prepared=True) if prepared else statements.drain(sql)
         except pymysql.MySQLError:
             return None
         except StatementTimedOut:
@@ -387,17 +396,20 @@ def _batched_runs(
     spread: StageSpread,
 ) -> list[float] | None:
     """timed_runs on a server keeping the long history (issue 51): the session prepared once
-    (outcomes.Statements.prepare), the runs back to back on the client's budget, then every run's row
-    in one read (ServerClock.pass_events); a run due for its stages is read right after it (`last`
-    with stages: only those, `stage_runs` a pass). Where the rows never all come, the pass's runs
-    count the client's time (as timed_runs' run whose row never came)."""
+    (outcomes.Statements.prepare; before every run where READ_ONLY_EVERY is "run"), the runs back to
+    back on the client's budget, then every run's row in one read (ServerClock.pass_events); a run
+    due for its stages is read right after it (`last` with stages: only those, `stage_runs` a pass).
+    Where the rows never all come, the pass's runs count the client's time (as timed_runs' run whose
+    row never came)."""
     after = clock.event_id
     elapsed_runs: list[float] = []
     spent = 0.0
-    statements.prepare()
+    prepared = READ_ONLY_EVERY != "run"
+    if prepared:
+        statements.prepare()
     while not elapsed_runs or (len(elapsed_runs) < max_repeats and spent < min_measured_s):
         try:
-            _, elapsed = statements.drain(sql, prepared=True)
+            _, elapsed = statements.drain(sql, prepared=True) if prepared else statements.drain(sql)
         except pymysql.MySQLError:
             return None
         except StatementTimedOut:

@@ -1,0 +1,172 @@
+"""Why the batched pass biased the A/A control (issue 51): its reads, its SET, or the turns' order.
+
+The first round's batched pass (timing.BATCH_READS) changed two things at once: the runs' history rows
+read once after the pass instead of after every run, and the session made read-only once a pass
+instead of before every run. bench/replay_causes.py's A/A control then read "same" on 42 % and 70 % of
+its fingerprints (b 13-23 % faster on the scans) against 100 % by the per-run path, in separate
+invocations. A third candidate is the turns' order (measurement/turns.py BALANCED): a round's order
+rotated at each turn keeps each variant's predecessor fixed within the round, and replay_causes'
+seed puts "a" after the planted variants (c: the general log; d: big's index dropped, full scans)
+544 times against 338 for "b": whatever a pass leaves to the next one (caches, deferred work) lands
+more on a.
+
+This bench replays replay_causes.py's four variants (its dataset and 33 shapes, imported: a, b the A/A
+control, c with the general log, d without big's k_k index) without extension, once per mode, in ONE
+invocation in the order given (a drift of the host's load lands on every mode):
+  - per-run: the code before issue 51 (BATCH_READS off; SET before every run);
+  - batch: the first round's (BATCH_READS on; SET once a pass);
+  - batch-set: the batched reads with the per-run SET kept (timing.READ_ONLY_EVERY "run"; not a
+    measurement yet: ServerClock.pass_events finds no run of a pass whose runs have a SET between
+    them, so every pass waits EVENT_WAIT_S and counts the client's time; not in the default modes);
+  - noset: the per-run reads with the SET once a pass (timing.READ_ONLY_EVERY "pass");
+  - balanced, per-run-balanced: batch, per-run with the turns balanced (turns.BALANCED).
+Per replay: b's share of fingerprints "same" (and slower/faster/undecided), the DO 0 floor line, the
+b/a ratio per statement of the pass medians' medians (geometric mean [min, max] over the statements
+whose baseline median is >= 0.5 ms, "scans"), and the carryover: per variant a and b, how far its
+scans' passes right after each other variant sit from its own median (geometric mean of pass / median,
+with the pass count).
+
+Run by hand (root, the lab installed), from the repository root:
+    .venv/bin/python bench/replay_aa_reads.py [--rounds 8] [--modes batch,balanced,per-run,noset,...]
+Servers: /var/lib/upgradelab/bench-servers-aa-reads (its own, so replay_causes.py may run beside it),
+ports 28591-28594.
+"""
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Literal
+
+os.environ.setdefault("UPGRADELAB_SERVER_DIR", "/var/lib/upgradelab/bench-servers-aa-reads")
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "backend"))
+import replay_causes as causes  # noqa: E402  (replay_resolution's import keeps the server dir set above)
+import replay_resolution as base  # noqa: E402
+from power_checks import commit, load_average  # noqa: E402
+
+from upgradelab.execution.schedule import plan  # noqa: E402
+from upgradelab.measurement import timing, turns  # noqa: E402
+from upgradelab.replay.schemas import DEFAULT_PASSES  # noqa: E402
+
+# mode: (timing.BATCH_READS, timing.READ_ONLY_EVERY, turns.BALANCED)
+MODES: dict[str, tuple[bool, Literal["run", "pass"] | None, bool]] = {
+    "per-run": (False, None, False),
+    "batch": (True, None, False),
+    "batch-set": (True, "run", False),
+    "noset": (False, "pass", False),
+    "balanced": (True, None, True),
+    "per-run-balanced": (False, None, True),
+}
+PORTS = {"a": 28591, "b": 28592, "c": 28593, "d": 28594}
+SCAN_S = 0.0005  # a statement whose baseline median is at least this is counted with the scans
+SEED = 7  # replay_causes.replay's plan
+
+
+def scans(timed: dict[str, Any]) -> list[int]:
+    """The statements whose baseline median (server clock) is >= SCAN_S, the null statement left out;
+    one with a None or inf pass on a or b is skipped."""
+    a, b = timed["a"], timed["b"]
+    out = []
+    for index in range(len(a["statements"])):
+        values = [*a["times"][index], *b["times"][index]]
+        if index == a["null_statement"] or not values or any(v is None or v == math.inf for v in values):
+            continue
+        if statistics.median(a["times"][index]) >= SCAN_S:
+            out.append(index)
+    return out
+
+
+def geometric(values: list[float]) -> str:
+    """Geometric mean [min, max] of ratios, or "-"."""
+    if not values:
+        return "-"
+    mean = math.exp(statistics.fmean(math.log(v) for v in values))
+    return f"{mean:.3f}x [{min(values):.2f}, {max(values):.2f}] of {len(values)}"
+
+
+def carryover(timed: dict[str, Any], chosen: list[int], rounds: int) -> dict[tuple[str, str], list[float]]:
+    """{(variant, the variant timed right before it): [pass / its statement's median, ...]} over the
+    statements `chosen`, for a and b: the turns rebuilt as the replay laid them out (its plan,
+    turns.round_turns with the BALANCED in force), a pass matched to its turn by its order."""
+    names = list(PORTS)
+    schedule = plan("interleaved", rounds, DEFAULT_PASSES, SEED, len(names))
+    count = len(timed["a"]["times"])  # the null statement (DO 0) included: it takes its turns too
+    seen: dict[tuple[int, int], int] = defaultdict(int)
+    out: dict[tuple[str, str], list[float]] = defaultdict(list)
+    before: int | None = None
+    for order in schedule.order:
+        for variant, statement, _ in turns.round_turns(order, count, schedule.block, "pass"):
+            number = seen[variant, statement]
+            seen[variant, statement] += 1
+            name = names[variant]
+            if name in ("a", "b") and statement in chosen and before is not None and before != variant:
+                values = timed[name]["times"][statement]
+                out[name, names[before]].append(values[number] / statistics.median(values))
+            before = variant
+    return out
+
+
+def one_mode(mode: str, dataset: Any, sql: str, rounds: int) -> None:
+    """One replay of the four variants in `mode`; its lines."""
+    timing.BATCH_READS, timing.READ_ONLY_EVERY, turns.BALANCED = MODES[mode]
+    run = causes.replay(list(PORTS), dataset, sql, rounds, rounds, "b")
+    document, timed = run["document"], run["timed"]
+    row = next(one for one in causes.variant_rows(document) if one["variant"] == "b")
+    chosen = scans(timed)
+    ratios = [
+        statistics.median(timed["b"]["times"][index]) / statistics.median(timed["a"]["times"][index])
+        for index in chosen
+    ]
+    after = carryover(timed, chosen, rounds)
+    table = "; ".join(f"{one} after {other}: {geometric(after[one, other])}" for one, other in sorted(after))
+    print(
+        f"{mode:<16} wall {run['wall_s']:5.0f} s, load {run['load'][0]} -> {run['load'][1]}: "
+        f'A/A "same" {row["same_share"]:.0%} (slower {row["today_slower"]}, faster {row["today_faster"]}, '
+        f"undecided {row['undecided']}); b/a on the scans {geometric(ratios)}\n"
+        f"    {row['cost_text']}\n    carryover (scans' pass / median): {table}",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--modes", default="batch,balanced,per-run,noset")
+    parser.add_argument("--cost", choices=list(causes.COST_PLANTS), default="general-log", help="c's plant")
+    args = parser.parse_args()
+    modes = args.modes.split(",")
+    unknown = [mode for mode in modes if mode not in MODES]
+    if unknown:
+        parser.error(f"--modes: unknown {', '.join(unknown)} (known: {', '.join(MODES)})")
+    causes.PORTS.clear()
+    causes.PORTS.update(PORTS)  # this bench's ports
+    causes.COST_OPTIONS[:] = causes.COST_PLANTS[args.cost]
+    print(
+        f"replay A/A reads, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit()}: "
+        f"{args.rounds} rounds x {DEFAULT_PASSES} passes, no extension, a b c d on {causes.TARGET} "
+        f"(c: {' '.join(causes.COST_OPTIONS)}), modes {','.join(modes)}, load average {load_average()}",
+        flush=True,
+    )
+    shapes = [one for one in base.queries().split(";\n") if one.strip()]
+    sql = ";\n".join(shapes) + ";\n"
+    with tempfile.TemporaryDirectory() as scratch:
+        causes.SAVE_TO[:] = [scratch]  # the replays' timed passes are kept in their result
+        dataset = causes.loaded(Path(scratch))
+        causes.drop_index(causes.provisioner("d"))
+        try:
+            for mode in modes:
+                one_mode(mode, dataset, sql, args.rounds)
+        finally:
+            for name in PORTS:
+                causes.provisioner(name).stop_all()
+
+
+if __name__ == "__main__":
+    main()
