@@ -47,8 +47,9 @@ What it gives, by concept (the module that defines each, with its docstring's de
   and its `ErrorChange`: new, resolved, changed, same).
 - Timing on one clock (timing.py, pairs.py): `Clock` ("server": TIMER_WAIT, "client"),
   `pair_clock` (the clock a pair is read on), `pass_values` (seconds per pass, by round),
-  `paired_rounds`, `cost_rounds`, `aa_floor`, and `time_ratio` (variant / baseline decided at
-  `THRESHOLD`, 10 %); `MIN_MEASURED_S` / `MAX_REPEATS` bound a statement's repeats in one pass.
+  `paired_rounds`, `cost_rounds`, `aa_floor`, and `time_ratio` (variant / baseline, its interval at
+  a confidence, decided at `THRESHOLD`, 10 %); `MIN_MEASURED_S` / `MAX_REPEATS` bound a statement's
+  repeats in one pass.
 - Counters (counters.py): `WorkTally` per statement and variant, `COUNTERS` / `BY_NAME` (name,
   column, unit), `fingerprint_work` -> `WorkCounters` (`CounterRange` per execution),
   `counter_changes` / `counter_moved` (`CounterChange`, beyond 1.5x), `work_columns`, `work_text`.
