@@ -40,7 +40,9 @@ What it gives, by concept (the module that defines each, with its docstring's de
   `statement_passes` (its timed passes), `round_turns` (who times what in a round, `Interleave`),
   `replay_rounds` (the whole replay: instances started together on one CPU, rounds interleaved,
   `Extension` of undecided statements); an `Interrupt` stops them from another thread
-  (`ReplayCancelled` keeps what was measured).
+  (`ReplayCancelled` keeps what was measured). A job that times its own turns (a fix search's arms)
+  takes each as `server_turn(server, settings)` on a `TurnServer` (its instance thawed, its
+  settings in force on its connection while the turn lasts).
 - Outcomes and checksums (outcomes.py, differences.py, causes.py): `Outcome` (kind, error, warnings,
   row count, ordered and unordered checksums, plan as `PlanStep`s), `explain` (the plan of one
   statement), `diff(base, other, statement, variant)` -> `StatementDiff` (with the known `Cause`
@@ -145,7 +147,7 @@ from upgradelab.measurement.statement_cost import NULL_STATEMENT, cost_only, tim
 from upgradelab.measurement.statement_cost import statement_cost as per_statement_cost
 from upgradelab.measurement.timing import MAX_REPEATS, MIN_MEASURED_S, Clock, pair_clock
 from upgradelab.measurement.trial_data import DatadirCopy, DatadirCopyError, copy_datadir
-from upgradelab.measurement.turns import Interleave, round_turns
+from upgradelab.measurement.turns import Interleave, TurnServer, round_turns, server_turn
 from upgradelab.measurement.variant_settings import (
     REPLAY_SESSION_VARIABLES,
     VariantSettings,
@@ -208,6 +210,7 @@ __all__ = [
     "StatementRun",
     "StatementRunner",
     "TrialRun",
+    "TurnServer",
     "VariantOpener",
     "VariantReplay",
     "VariantSettings",
@@ -241,6 +244,7 @@ __all__ = [
     "replay_rounds",
     "round_turns",
     "run_sessions",
+    "server_turn",
     "settings_refusal",
     "statement_passes",
     "statement_runner",
