@@ -10,7 +10,7 @@ import logging
 import re
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -56,6 +56,14 @@ class Instance:
 
     def thaw(self) -> None:
         self.provisioner.thaw()
+
+    @contextmanager
+    def thawed(self) -> Iterator["Instance"]:
+        """Thawed for one block and frozen again after it (a shared one never freezes). A block
+        that raises leaves it thawed: the caller stops it or the job's end does."""
+        self.thaw()
+        yield self
+        self.freeze()
 
 
 class Slots:
@@ -108,13 +116,9 @@ class Fleet:
                 return instance
         raise KeyError(variant)
 
-    @contextmanager
-    def block(self, instance: Instance) -> Iterator[Instance]:
-        """The instance thawed for one block and frozen again after it (a shared one never freezes).
-        A block that raises leaves it thawed: the caller stops it or the job's end does."""
-        instance.thaw()
-        yield instance
-        instance.freeze()
+    def block(self, instance: Instance) -> AbstractContextManager[Instance]:
+        """The instance thawed for one block and frozen again after it (`Instance.thawed`)."""
+        return instance.thawed()
 
 
 class InstanceStarter(Protocol):

@@ -47,7 +47,6 @@ from typing import Any, Protocol
 
 import pymysql
 
-from upgradelab.execution.instances import Fleet
 from upgradelab.fixsearch.candidates import Candidate
 from upgradelab.fixsearch.catalog import index_size
 from upgradelab.fixsearch.histograms import NOT_MEASURED, Refused, Unavailable
@@ -74,6 +73,7 @@ from upgradelab.measurement import (
     pair_clock,
     pass_values,
     round_turns,
+    server_turn,
     statement_passes,
 )
 from upgradelab.targets.statement_timeout import StatementInterrupted
@@ -170,7 +170,6 @@ def results_equal(base: list[Outcome], other: list[Outcome], statements: list[So
 class PairOracle:
     """search.Oracle on the two sides (module docstring). `seed`: the rounds' order stream."""
 
-    fleet: Fleet
     baseline: Side
     variant: Side
     dataset: DumpDataset
@@ -196,7 +195,7 @@ class PairOracle:
 
     def capture_arm(self, arm: Arm) -> None:
         """The arm's outcomes captured once, then one untimed pass (on its server, under its session)."""
-        with self.fleet.block(arm.side.instance), arm.side.session(arm.session):
+        with server_turn(arm.side, arm.session):
             capture_outcomes(arm.one, arm.runner, self.dataset, arm.statements)
             for index in range(len(arm.statements)):  # one untimed pass: caches as the rounds find them
                 statement_passes(arm.one, arm.runner, self.dataset, arm.statements, index, 1, warm_up=True)
@@ -278,7 +277,7 @@ class PairOracle:
     def own(self, side: Side) -> dict[str, str]:
         """The side's replay connection's own variables (SHOW SESSION VARIABLES), read once."""
         if side.own is None:
-            with self.fleet.block(side.instance):
+            with server_turn(side):
                 side.own = side.variables()
         return side.own
 
@@ -361,10 +360,7 @@ class PairOracle:
         if index and self.second is not None and self.second.side is not None:
             side = self.second.side
             database = self.statements[0].database or self.dataset.database
-            with (
-                self.fleet.block(side.instance),
-                closing(side.one.variant.provisioner.endpoint.connect(database)) as admin,
-            ):
+            with server_turn(side), closing(side.one.variant.provisioner.endpoint.connect(database)) as admin:
                 out["size_bytes"] = index_size(admin, database, str(index["table"]), str(index["name"]))
         if index and self.writes:
             out["writes"] = (
@@ -389,7 +385,7 @@ class PairOracle:
         docstring: MariaDB's SET STATEMENT explained under its settings for the session)."""
         out = [(o.plan, o.plan_error) for o in remedied.replay.outcomes]
         if self.variant.flavor == "mariadb" and candidate.scope == "statement" and candidate.settings:
-            with self.fleet.block(self.variant.instance), self.variant.session(candidate.settings):
+            with server_turn(self.variant, candidate.settings):
                 for index, statement in enumerate(self.statements):
                     with suppress(RewriteError):
                         sql = statement.sql
@@ -408,6 +404,6 @@ class PairOracle:
             turns = round_turns(order, len(arms[0].statements), self.passes, "pass")
             for index, block in groupby(turns, key=lambda turn: turn[0]):
                 arm = arms[index]
-                with self.fleet.block(arm.side.instance), arm.side.session(arm.session):
+                with server_turn(arm.side, arm.session):
                     for _, statement, count in block:
                         statement_passes(arm.one, arm.runner, self.dataset, arm.statements, statement, count)

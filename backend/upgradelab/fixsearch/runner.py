@@ -62,6 +62,7 @@ from upgradelab.measurement import (
     SourceStatement,
     VariantSettings,
     measured_workload,
+    server_turn,
 )
 from upgradelab.settings import Settings, get_settings
 from upgradelab.targets.models import Target
@@ -223,11 +224,11 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                 what=f"fix search {row.id}", why_not=f"target {specs[-1].target} is one server only",
             )  # fmt: skip
             with opened_pair(baseline, variant, dump, timeout_s=row.statement_timeout_s, interrupt=interrupt,
-                             step=step) as (fleet, base_side, var_side), closing(second):  # fmt: skip
+                             step=step) as (base_side, var_side), closing(second):  # fmt: skip
                 second.cpu = var_side.cpu
                 read = {}
                 for name, side in (("baseline", base_side), ("variant", var_side)):
-                    with fleet.block(side.instance):
+                    with server_turn(side):
                         read[name] = side.own = side.variables()
                 checks = row.scope != "statement"  # a global remedy is checked on the whole replay
 
@@ -239,7 +240,7 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                     return side_effects(oracle, candidate)
 
                 oracle = PairOracle(
-                    fleet, base_side, var_side, dump, statements, row.passes, row.id, interrupt,
+                    base_side, var_side, dump, statements, row.passes, row.id, interrupt,
                     row.tolerance, others=other_fingerprints(row.id) if checks else [],
                     side_rounds=row.side_rounds, side_minutes=row.side_minutes,
                     looks=search_looks(row.rounds), second=second, second_note=second_note(row.id),
@@ -248,7 +249,7 @@ def _body(row: FixSearch, targets: dict[str, Target], dataset: Dataset | None, s
                 step("capturing both plans")
                 base_arm, var_arm = oracle.start()
                 database = statements[0].database or dump.database
-                with fleet.block(var_side.instance):
+                with server_turn(var_side):
                     schema = variant_schema(var_side, database, statements[0].sql)
                 unused = unused_of(variant)
                 found = only(scoped(gathered(

@@ -64,7 +64,7 @@ from upgradelab.execution.schedule import EXTENSION_STEP
 from upgradelab.experiments.schedule import looks
 from upgradelab.fixsearch.candidates import SOURCES, Candidate
 from upgradelab.fixsearch.effects import Checker
-from upgradelab.measurement import THRESHOLD
+from upgradelab.measurement import THRESHOLD, time_ratio
 from upgradelab.results.stats import verdicts
 from upgradelab.results.stats.verdicts import MIN_ROUNDS, Rounds, VerdictRead
 
@@ -177,13 +177,6 @@ def search_looks(rounds: int, max_rounds: int | None = None) -> int:
     return looks(rounds, max_rounds if max_rounds is not None else 3 * rounds)
 
 
-def ratio(baseline: Rounds, other: Rounds, confidence: float = verdicts.CONFIDENCE) -> VerdictRead | None:
-    """other / baseline paired by round, its interval at `confidence`, decided at the replay's
-    THRESHOLD (compare.time_ratio with a confidence)."""
-    found = verdicts.interval(baseline, other, paired=True, confidence=confidence)
-    return verdicts.read(found, THRESHOLD)
-
-
 def judge(
     name: str,
     baseline: Rounds,
@@ -199,9 +192,9 @@ def judge(
     how many times the search may judge it (module docstring), its intervals at
     verdicts.confidence_for(looks)."""
     confidence = verdicts.confidence_for(looks)
-    to_base = ratio(baseline, candidate, confidence)
-    to_variant = ratio(variant, candidate, confidence)
-    variant_gap = ratio(baseline, variant, confidence)
+    to_base = time_ratio(baseline, candidate, confidence=confidence)
+    to_variant = time_ratio(variant, candidate, confidence=confidence)
+    variant_gap = time_ratio(baseline, variant, confidence=confidence)
     if not results_equal:
         status: TrialStatus = "does not restore"
         reason = "its results differ from the baseline's"

@@ -43,6 +43,7 @@ from upgradelab.measurement import (
     ReplayVariant,
     VariantOpener,
     forget_record,
+    server_turn,
     with_clock_options,
 )
 
@@ -127,8 +128,7 @@ class SecondInstance:
     def _run(self, side: Side, statements: list[str], database: str) -> None:
         """`statements` as the admin; a server error, or an error row in a result (MySQL reports a
         refused histogram there), is Refused with the statement."""
-        assert self.fleet is not None
-        with self.fleet.block(side.instance):
+        with server_turn(side):
             admin = side.one.variant.provisioner.endpoint.connect(database)
             statement = ""
             try:

@@ -5,7 +5,9 @@ settings, its clock) and frozen between turns; the search's thread and both serv
 it measures (execution/timing_cpu.py, as a replay's rounds: a microsecond statement's time otherwise
 follows where the scheduler put them). A `Side` is one of them: its replay connection, statement
 runner, instance, the connection's own variables (what a no-op wrapper sets, wrappers.py, and what a
-global remedy's SET SESSION sets back) and the CPU it is timed on."""
+global remedy's SET SESSION sets back) and the CPU it is timed on; the measurement library's
+`TurnServer`, so each turn on it is `server_turn(side, settings)` (its instance thawed, the settings
+in force on its connection)."""
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 import pymysql
 
 from upgradelab.execution import timing_cpu
-from upgradelab.execution.instances import Fleet, Instance, started
+from upgradelab.execution.instances import Instance, started
 from upgradelab.fixsearch.rewrite import literal
 from upgradelab.fixsearch.search import SearchCancelled
 from upgradelab.measurement import (
@@ -23,6 +25,7 @@ from upgradelab.measurement import (
     OpenVariant,
     ReplayVariant,
     StatementRunner,
+    TurnServer,
     VariantOpener,
     with_clock_options,
 )
@@ -30,9 +33,9 @@ from upgradelab.settings import get_settings
 
 
 @dataclass
-class Side:
+class Side(TurnServer):
     """One opened server: the replay's connection and clock (`one`), its statement runner, its
-    instance (thawed per turn) and its flavor."""
+    instance (thawed per turn: measurement `server_turn`, whose TurnServer it is) and its flavor."""
 
     one: OpenVariant
     runner: StatementRunner
@@ -90,7 +93,7 @@ def opened_pair(
     timeout_s: float,
     interrupt: Interrupt,
     step: Callable[[str], object] = lambda phase: None,
-) -> Iterator[tuple[Fleet, Side, Side]]:
+) -> Iterator[tuple[Side, Side]]:
     """Both servers started at once (execution/instances.py `started`), the dataset loaded or reused,
     each opened as a replay opens a variant (read-only, its settings applied, its clock), frozen
     between turns; every instance ended on every exit path. Raises the first start failure;
@@ -120,7 +123,7 @@ def opened_pair(
             ) as cpu:
                 for side in sides.values():
                     side.one.replay.timing_cpu, side.cpu = cpu.text, cpu.cpu
-                yield fleet, sides[0], sides[1]
+                yield sides[0], sides[1]
         finally:
             for side in sides.values():
                 with suppress(pymysql.MySQLError, OSError):

@@ -24,8 +24,8 @@ from typing import Literal
 
 from upgradelab.fixsearch.candidates import Candidate, switch_flags
 from upgradelab.fixsearch.rewrite import remedy_text
-from upgradelab.fixsearch.search import Trial, judge, ratio
-from upgradelab.measurement import THRESHOLD
+from upgradelab.fixsearch.search import Trial, judge
+from upgradelab.measurement import THRESHOLD, time_ratio
 from upgradelab.results.stats import verdicts
 from upgradelab.results.stats.verdicts import Rounds
 
@@ -144,7 +144,7 @@ def judge_arms(
     `wrapper_cost`, per statement in `wrapper_us`, and said in the reason."""
     trial = judge(name, measured[0], measured[1], measured[2], results_equal, rounds, tolerance, looks)
     if len(roles) > 3 and roles[1].wrapped and not roles[3].wrapped:
-        cost = ratio(measured[3], measured[1], verdicts.confidence_for(looks))
+        cost = time_ratio(measured[3], measured[1], confidence=verdicts.confidence_for(looks))
         trial.wrapper_cost = cost
         trial.wrapper_us = _per_statement_us(measured[1], measured[3], statements)
         if cost is not None:

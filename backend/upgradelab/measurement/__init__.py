@@ -53,15 +53,18 @@ What it gives, by concept (the module that defines each, with its docstring's de
   `statement_passes` (its timed passes), `round_turns` (who times what in a round, `Interleave`),
   `replay_rounds` (the whole replay: instances started together on one CPU, rounds interleaved,
   `Extension` of undecided statements); an `Interrupt` stops them from another thread
-  (`ReplayCancelled` keeps what was measured).
+  (`ReplayCancelled` keeps what was measured). A job that times its own turns (a fix search's arms)
+  takes each as `server_turn(server, settings)` on a `TurnServer` (its instance thawed, its
+  settings in force on its connection while the turn lasts).
 - Outcomes and checksums (outcomes.py, differences.py, causes.py): `Outcome` (kind, error, warnings,
   row count, ordered and unordered checksums, plan as `PlanStep`s), `explain` (the plan of one
   statement), `diff(base, other, statement, variant)` -> `StatementDiff` (with the known `Cause`
   and its `ErrorChange`: new, resolved, changed, same).
 - Timing on one clock (timing.py, pairs.py): `Clock` ("server": TIMER_WAIT, "client"),
   `pair_clock` (the clock a pair is read on), `pass_values` (seconds per pass, by round),
-  `paired_rounds`, `cost_rounds`, `aa_floor`, and `time_ratio` (variant / baseline decided at
-  `THRESHOLD`, 10 %); `MIN_MEASURED_S` / `MAX_REPEATS` bound a statement's repeats in one pass.
+  `paired_rounds`, `cost_rounds`, `aa_floor`, and `time_ratio` (variant / baseline, its interval at
+  a confidence, decided at `THRESHOLD`, 10 %); `MIN_MEASURED_S` / `MAX_REPEATS` bound a statement's
+  repeats in one pass.
 - Counters (counters.py): `WorkTally` per statement and variant, `COUNTERS` / `BY_NAME` (name,
   column, unit), `fingerprint_work` -> `WorkCounters` (`CounterRange` per execution),
   `counter_changes` / `counter_moved` (`CounterChange`, beyond 1.5x), `work_columns`, `work_text`.
@@ -182,7 +185,7 @@ from upgradelab.measurement.trial_summary import (
     TrialSummary,
     summarize_trial,
 )
-from upgradelab.measurement.turns import Interleave, round_turns
+from upgradelab.measurement.turns import Interleave, TurnServer, round_turns, server_turn
 from upgradelab.measurement.variant_settings import (
     REPLAY_SESSION_VARIABLES,
     VariantSettings,
@@ -257,6 +260,7 @@ __all__ = [
     "TrialRun",
     "TrialSummary",
     "TrialTarget",
+    "TurnServer",
     "VariantOpener",
     "VariantReplay",
     "VariantSettings",
@@ -295,6 +299,7 @@ __all__ = [
     "round_turns",
     "run_sessions",
     "run_trial",
+    "server_turn",
     "settings_refusal",
     "statement_passes",
     "statement_runner",

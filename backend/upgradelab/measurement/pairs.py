@@ -69,9 +69,15 @@ THRESHOLD = 0.10
 
 
 def time_ratio(
-    baseline: verdicts.Rounds, variant: verdicts.Rounds, floor: verdicts.Interval | None = None
+    baseline: verdicts.Rounds,
+    variant: verdicts.Rounds,
+    floor: verdicts.Interval | None = None,
+    *,
+    confidence: float = verdicts.CONFIDENCE,
 ) -> VerdictRead | None:
-    """variant / baseline from pass values ({round: [seconds of each pass]}) paired by round, decided
-    at THRESHOLD (results/stats/verdicts.py), against the A/A control's interval `floor` when the
-    replay has one; None when either side has no round."""
-    return verdicts.read(verdicts.interval(baseline, variant, paired=True), THRESHOLD, floor=floor)
+    """variant / baseline from pass values ({round: [seconds of each pass]}) paired by round, its
+    interval at `confidence` (a replay's 95 %; a fix search's verdicts.confidence_for its looks),
+    decided at THRESHOLD (results/stats/verdicts.py), against the A/A control's interval `floor` when
+    the replay has one; None when either side has no round."""
+    found = verdicts.interval(baseline, variant, paired=True, confidence=confidence)
+    return verdicts.read(found, THRESHOLD, floor=floor)

@@ -1,14 +1,19 @@
-"""A replay round's layout: which variant times which statement, in what order (engine.py step 3).
+"""A replay round's layout: which variant times which statement, in what order (engine.py step 3),
+and one turn on a server: its instance thawed, the turn's settings in force on its connection
+(`server_turn` on a `TurnServer`).
 
 Why pass by pass by default: see engine.py's module docstring (the two times of a ratio one pass
 apart instead of a block apart; measured in bench/replay_resolution.py).
 """
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from functools import cache, partial
 from itertools import pairwise, permutations, product
-from typing import Literal
+from typing import Literal, Protocol
+
+from upgradelab.execution.instances import Instance
 
 Interleave = Literal["pass", "statement", "block"]
 Turn = tuple[int, int, int]
@@ -104,3 +109,26 @@ def _transitions(last: int | None, one: tuple[int, ...]) -> list[tuple[int, int]
     """(before, after) of each switch in a turn ordered `one` after a turn that ended with `last`."""
     boundary = [(last, one[0])] if last is not None and last != one[0] else []
     return boundary + list(pairwise(one))
+
+
+class TurnServer(Protocol):
+    """A server a job takes turns on, for `server_turn`: its instance (execution/instances.py
+    `Instance`, frozen between turns) and `session(settings)`, a context in which `settings`
+    ({variable: value}) are in force on the connection the turn measures on (SET SESSION on
+    entering, the connection's own values set back on leaving; nothing for no settings; a
+    pymysql.MySQLError when the server refuses one). Implemented by fixsearch/sides.py `Side` (a fix
+    search's baseline, variant and second instance)."""
+
+    instance: Instance
+
+    def session(self, settings: dict[str, str]) -> AbstractContextManager[None]: ...
+
+
+@contextmanager
+def server_turn(server: TurnServer, settings: dict[str, str] | None = None) -> Iterator[None]:
+    """One turn on `server`: its instance thawed (`Instance.thawed`: frozen again after, a shared
+    one never), then `settings` in force on its connection while entered (`server.session`, set
+    back before the freeze). A turn that raises leaves the instance thawed (the job's end stops
+    it); what `session` raises (a refused setting) is raised."""
+    with server.instance.thawed(), server.session(settings or {}):
+        yield
