@@ -13,6 +13,8 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DataError
 
 from upgradelab.api import access_log
+from upgradelab.api.assessments import public_router as public_assessments_router
+from upgradelab.api.assessments import router as assessments_router
 from upgradelab.api.attributions import public_router as public_attributions_router
 from upgradelab.api.attributions import router as attributions_router
 from upgradelab.api.body_limits import BodyLimits
@@ -73,6 +75,7 @@ def create_app() -> FastAPI:
         captures_router,
         capture_variants_router,
         fixsearch_router,
+        assessments_router,
     ):
         app.include_router(router, dependencies=[Depends(authorize)])
     # These carry their own dependencies (auth, users, shares, SSE) or none (public share links).
@@ -87,6 +90,7 @@ def create_app() -> FastAPI:
         public_attributions_router,
         public_fixsearch_router,
         public_captures_router,
+        public_assessments_router,
     ):
         app.include_router(router)
 
