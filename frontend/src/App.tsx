@@ -33,6 +33,8 @@ const FixSearchPage = page(() => import('./pages/FixSearchPage/FixSearchPage'), 
 const CaptureSharePage = page(() => import('./pages/CapturePage/CaptureSharePage'), 'CaptureSharePage')
 const CheckSharePage = page(() => import('./pages/CapturePage/CaptureSharePage'), 'CheckSharePage')
 const FixSearchSharePage = page(() => import('./pages/FixSearchPage/FixSearchSharePage'), 'FixSearchSharePage')
+const AssessmentPage = page(() => import('./pages/AssessmentPage/AssessmentPage'), 'AssessmentPage')
+const AssessmentSharePage = page(() => import('./pages/AssessmentPage/AssessmentPage'), 'AssessmentSharePage')
 
 const loading = <p className="muted page">Loading…</p>
 
@@ -60,6 +62,7 @@ export function App() {
             <Route path="/share/fixsearches/:token" element={<FixSearchSharePage />} />
             <Route path="/share/captures/:token" element={<CaptureSharePage />} />
             <Route path="/share/captures/checks/:token" element={<CheckSharePage />} />
+            <Route path="/share/assessments/:token" element={<AssessmentSharePage />} />
           </Routes>
         </Suspense>
       </main>
@@ -148,6 +151,7 @@ function SignedInApp({ pathname }: { pathname: string }) {
             <Route path="/captures/:id" element={<CapturePage />} />
             <Route path="/attributions/:id" element={<AttributionPage />} />
             <Route path="/fixsearches/:id" element={<FixSearchPage />} />
+            <Route path="/assessments/:id" element={<AssessmentPage />} />
             <Route path="*" element={<NotFound />} />
           </Routes>
         </Suspense>
