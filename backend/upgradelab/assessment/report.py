@@ -25,6 +25,9 @@ evidence: the child job's page and an anchor.
 `exit_bits`: `upgradelab assess --json`'s exit status, the replay's bit scheme (1 breaks, 2
 regressions, 4 plan changes, 8 could not run) plus 16 for blockers from the check, OR-ed over the
 versions.
+
+One concept: the report's shapes and the one function that builds them from the children, each
+area's reading beside the others so the to-do list's order and words stay in one place.
 """
 
 from collections import Counter
