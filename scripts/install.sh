@@ -163,6 +163,11 @@ test_packages() {
     apt-get update -q
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends percona-toolkit
   fi
+  # an assessment's PDF is read back by its test (tests/assessment/): pdftotext finds the to-do list
+  if ! command -v pdftotext >/dev/null || ! command -v pdftoppm >/dev/null; then
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends poppler-utils
+  fi
 }
 
 phase "host packages" bash infra/lab/install.sh host-packages

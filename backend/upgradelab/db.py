@@ -1,7 +1,8 @@
 """Database engines and sessions: async for the API, sync for the Celery worker (same schema)."""
 
+import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -11,6 +12,7 @@ from pydantic import TypeAdapter
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.pool import NullPool
 from sqlalchemy.types import JSON, DateTime, TypeDecorator
 
 from upgradelab.settings import get_settings
@@ -123,6 +125,28 @@ def sync_engine() -> Engine:
     url = get_settings().sync_database_url
     prepare_sqlite_dir(url)
     return _configured(create_engine(url), url)
+
+
+T = TypeVar("T")
+
+
+def run_async(work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    """`work(session)` run to its end from a worker's (synchronous) thread: an event loop of its own
+    (asyncio.run) and an async engine of its own without a pool, disposed after, so no connection
+    outlives the loop it was made in. How a job composed of other jobs (assessment/) calls a kind's
+    async service (its create, its read). Returns what `work` returns; raises what it raises."""
+
+    async def main() -> T:
+        url = get_settings().async_database_url
+        engine = create_async_engine(url, poolclass=NullPool)
+        _configured(engine.sync_engine, url)
+        try:
+            async with async_sessionmaker(engine, expire_on_commit=False)() as session:
+                return await work(session)
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(main())
 
 
 async def get_session() -> AsyncIterator[AsyncSession]:

@@ -3,6 +3,7 @@ start, worker_start.py), the worker's Celery tasks (one generic task per kind, e
 what the pools page lists and looks up (api/pools.py). A new kind adds its JobKind here: one line
 (docs/architecture.md, "How to add a job kind")."""
 
+from upgradelab.assessment.jobs import ASSESSMENT_JOBS
 from upgradelab.attribution.jobs import ATTRIBUTION_JOBS
 from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
 from upgradelab.concurrent_replay.jobs import CONCURRENT_REPLAY_JOBS
@@ -21,6 +22,7 @@ JOB_KINDS: list[JobKind] = [
     CHECK_JOBS,
     FIX_SEARCH_JOBS,
     CONCURRENT_REPLAY_JOBS,
+    ASSESSMENT_JOBS,
 ]
 
 

@@ -13,6 +13,8 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DataError
 
 from upgradelab.api import access_log
+from upgradelab.api.assessments import public_router as public_assessments_router
+from upgradelab.api.assessments import router as assessments_router
 from upgradelab.api.attributions import public_router as public_attributions_router
 from upgradelab.api.attributions import router as attributions_router
 from upgradelab.api.body_limits import BodyLimits
@@ -76,6 +78,7 @@ def create_app() -> FastAPI:
         capture_variants_router,
         fixsearch_router,
         concurrent_replays_router,
+        assessments_router,
     ):
         app.include_router(router, dependencies=[Depends(authorize)])
     # These carry their own dependencies (auth, users, shares, SSE) or none (public share links).
@@ -91,6 +94,7 @@ def create_app() -> FastAPI:
         public_fixsearch_router,
         public_captures_router,
         public_concurrent_router,
+        public_assessments_router,
     ):
         app.include_router(router)
 

@@ -1,5 +1,6 @@
 """Every table, imported in one place for Alembic's autogenerate and metadata.create_all."""
 
+from upgradelab.assessment.models import Assessment
 from upgradelab.attribution.models import Attribution
 from upgradelab.captures.models import Capture, CaptureCheck
 from upgradelab.concurrent_replay.models import ConcurrentReplay
@@ -18,6 +19,7 @@ from upgradelab.users.models import ApiToken, User
 
 __all__ = [
     "ApiToken",
+    "Assessment",
     "Attribution",
     "Base",
     "Capture",

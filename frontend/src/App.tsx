@@ -34,6 +34,8 @@ const ConcurrentReplayPage = page(() => import('./pages/ConcurrentReplayPage/Con
 const CaptureSharePage = page(() => import('./pages/CapturePage/CaptureSharePage'), 'CaptureSharePage')
 const CheckSharePage = page(() => import('./pages/CapturePage/CaptureSharePage'), 'CheckSharePage')
 const FixSearchSharePage = page(() => import('./pages/FixSearchPage/FixSearchSharePage'), 'FixSearchSharePage')
+const AssessmentPage = page(() => import('./pages/AssessmentPage/AssessmentPage'), 'AssessmentPage')
+const AssessmentSharePage = page(() => import('./pages/AssessmentPage/AssessmentPage'), 'AssessmentSharePage')
 
 const loading = <p className="muted page">Loading…</p>
 
@@ -61,6 +63,7 @@ export function App() {
             <Route path="/share/fixsearches/:token" element={<FixSearchSharePage />} />
             <Route path="/share/captures/:token" element={<CaptureSharePage />} />
             <Route path="/share/captures/checks/:token" element={<CheckSharePage />} />
+            <Route path="/share/assessments/:token" element={<AssessmentSharePage />} />
           </Routes>
         </Suspense>
       </main>
@@ -150,6 +153,7 @@ function SignedInApp({ pathname }: { pathname: string }) {
             <Route path="/attributions/:id" element={<AttributionPage />} />
             <Route path="/fixsearches/:id" element={<FixSearchPage />} />
             <Route path="/concurrent-replays/:id" element={<ConcurrentReplayPage />} />
+            <Route path="/assessments/:id" element={<AssessmentPage />} />
             <Route path="*" element={<NotFound />} />
           </Routes>
         </Suspense>

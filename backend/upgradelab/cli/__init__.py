@@ -3,6 +3,7 @@ one module per topic (runs, targets, datasets, replay, users, server), the HTTP 
 
 import typer
 
+from upgradelab.cli.assess import assess
 from upgradelab.cli.captures import capture_app
 from upgradelab.cli.datasets import datasets_app
 from upgradelab.cli.explain import explain
@@ -32,3 +33,4 @@ app.add_typer(capture_app, name="capture")
 app.command()(pools)
 app.command()(explain)
 app.command()(fix)
+app.command()(assess)

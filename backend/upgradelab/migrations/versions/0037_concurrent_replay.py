@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0037_concurrent_replay"
-down_revision: str | None = "0032_job_share"
+down_revision: str | None = "0036_assessment"
 branch_labels: Sequence[str] | None = None
 depends_on: Sequence[str] | None = None
 

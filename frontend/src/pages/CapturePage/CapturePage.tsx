@@ -16,6 +16,7 @@ import { DumpSection } from './DumpSection'
 import { ShareControl } from './ShareControl'
 import { TeamReplaySection } from './TeamReplaySection'
 import { WorkloadTable } from './WorkloadTable'
+import { AssessForm } from '../../components/AssessForm'
 
 /** /captures/:id: a team's server as captured, what a lead needs first on the first screen: status
  * and step while it runs, what it read counted (CaptureSummary: variables that differ, statements,
@@ -98,6 +99,7 @@ export function CapturePage() {
           {data.workload && <WorkloadTable captureId={data.id} workload={data.workload} />}
           <DumpSection capture={data} />
           {data.status === 'succeeded' && data.configuration && mayAct && <TeamReplaySection capture={data} />}
+          <AssessForm source={{ capture_id: data.id }} mayAct={mayAct && data.status === 'succeeded'} />
         </>
       )}
     </JobPage>

@@ -6,6 +6,7 @@ import type { Capabilities } from '../../client'
 import { ErrorBox } from '../../components/ErrorBox'
 import { CapabilityTable } from './CapabilityTable'
 import { CaptureAction } from './CaptureAction'
+import { AssessForm } from '../../components/AssessForm'
 import { targetQuery, targetsQuery } from '../../queries/targets'
 import { meQuery } from '../../queries/users'
 import { PendingButton } from '../../components/PendingButton'
@@ -112,6 +113,7 @@ export function TargetPage() {
         </p>
       )}
       <CaptureAction target={t.name} mayAct={me.data !== undefined && me.data.role !== 'viewer'} />
+      <AssessForm source={{ target: t.name }} mayAct={me.data !== undefined && me.data.role !== 'viewer'} />
     </div>
   )
 }

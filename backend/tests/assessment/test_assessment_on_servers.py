@@ -1,0 +1,197 @@
+"""An assessment end to end on the real servers (issue 49, Deliver 7): a staging MariaDB 10.11
+configured by hand (tests/captures/staging.py: old_alter_table, which 11.8 refuses; an ed25519
+account, a plugin 11.8 has not loaded) with a table named with a word 11.8 reserves (`vector`) that
+its workload reads unquoted, added read-only and assessed against the lab's MariaDB 11.8 (baseline:
+the lab's 10.11) through the API and a real worker. Its report lists each item in the areas' order
+with its action and its evidence; its children are each a job of their own, ended; its PDF holds the
+to-do list's first line; `upgradelab assess --json` exits with the bits the report says. A second
+assessment cancelled while a child runs ends cancelled with every child ended and the steps not made
+said "not evaluated"."""
+
+import json
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.captures.staging import READER, STAGING, capture_staging, start_staging
+from tests.captures.team import sql
+from tests.conftest import BIN, auth_headers
+from upgradelab.assessment.report import AREAS, BLOCKED, BREAKS
+
+NEW, BASELINE = "mariadb-11.8", "mariadb-10.11"
+RESERVED = "SELECT vector FROM app.qualify WHERE id = 1"
+# the query log given (--queries): the captured digests of this server held no statement a replay
+# takes (seen here: the replay refused "no workload"), so the replay reads this log
+QUERIES = f"{RESERVED};\nSELECT COUNT(*) FROM app.qualify;\n"
+FINAL = ("succeeded", "failed", "cancelled")
+
+
+def _wait(http: httpx.Client, assessment_id: int, until: Any, timeout_s: float = 600) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        found: dict[str, Any] = http.get(f"/api/assessments/{assessment_id}").json()
+        if until(found) or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
+
+
+@pytest.fixture(scope="module")
+def http(api: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=api, timeout=120, headers=auth_headers()) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def staging(api: str) -> Iterator[str]:
+    """The staging server, its reserved-word table read by its workload, added as a read-only target
+    (a capture made here proves the account reads it)."""
+    server = start_staging()
+    try:
+        sql(
+            server,
+            "CREATE DATABASE app",  # the team's (labdb is the lab's own: never dumped)
+            "CREATE TABLE app.qualify (id INT PRIMARY KEY, vector INT)",
+            "INSERT INTO app.qualify VALUES (1, 2), (2, 3)",
+            # what a read-only dump needs (as the capture tests' team server grants it)
+            f"GRANT SELECT, SHOW VIEW, TRIGGER, EVENT ON app.* TO '{READER}'@'127.0.0.1'",
+            f"GRANT SELECT ON mysql.proc TO '{READER}'@'127.0.0.1'",
+            "TRUNCATE performance_schema.events_statements_summary_by_digest",
+            *[RESERVED] * 5,
+        )
+        capture_staging(api)
+        yield STAGING
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def assessed(http: httpx.Client, staging: str) -> dict[str, Any]:
+    created = http.post(
+        "/api/assessments",
+        json={
+            "target": staging,
+            "versions": [NEW],
+            "baseline": BASELINE,
+            "budget_min": 15,
+            "queries": QUERIES,
+        },
+    )
+    assert created.status_code == 201, created.text
+    found = _wait(http, created.json()["id"], lambda a: a["status"] in FINAL)
+    assert found["status"] == "succeeded", found["error"]
+    return found
+
+
+def test_the_report_lists_each_item_in_the_areas_order_with_its_action(assessed: dict[str, Any]) -> None:
+    [version] = assessed["report"]["versions"]
+    todo = version["todo"]
+    areas = [item["area"] for item in todo]
+    assert areas == sorted(areas, key=AREAS.index), areas
+    assert "not_evaluated" not in areas, [i["text"] for i in todo if i["area"] == "not_evaluated"]
+    assert todo[0]["area"] == "does_not_start", todo[0]
+    assert any(
+        "old_alter_table" in item["subject"].replace("-", "_")
+        for item in todo
+        if item["area"] == "does_not_start"
+    )
+    [locked] = [item for item in todo if item["area"] == "locks_out"]
+    assert "ed25519" in locked["subject"] and "INSTALL SONAME 'auth_ed25519'" in locked["action"]
+    # the reserved word: the check's name that no longer parses (and the replay's break below)
+    reserved = [item for item in todo if item["area"] == "changes_results" and "vector" in item["text"]]
+    assert reserved and reserved[0]["kind"] == "capture_check", [i["text"] for i in todo]
+    assert reserved[0]["action"].startswith("quote `vector`")
+    breaks = [item for item in todo if item["area"] == "changes_results" and item["kind"] == "replay"]
+    assert breaks and breaks[0]["evidence"].startswith(
+        f"/replays/{assessed['children']['versions'][0]['replay_id']}#fp-"
+    )
+    for item in todo:
+        if item["area"] in ("does_not_start", "locks_out"):
+            assert item["action"], item
+        assert item["evidence"].startswith(("/captures/", "/replays/", "/fixsearches/")), item
+    assert version["verdict"].startswith(f"{NEW}: {version['blockers']} blockers")
+    assert assessed["report"]["exit_bits"] & BLOCKED and assessed["report"]["exit_bits"] & BREAKS
+
+
+def test_each_step_is_a_job_of_its_own_ended_and_owned(http: httpx.Client, assessed: dict[str, Any]) -> None:
+    children = assessed["children"]
+    [version] = children["versions"]
+    capture = http.get(f"/api/captures/{children['capture_id']}").json()
+    check = http.get(f"/api/captures/{children['capture_id']}/checks/{version['check_id']}").json()
+    replay = http.get(f"/api/replays/{version['replay_id']}").json()
+    assert [capture["status"], check["status"], replay["status"]] == ["succeeded"] * 3
+    assert [v["name"] for v in replay["variants"]] == [BASELINE, NEW, f"{BASELINE} (A/A)"]
+    assert check["target"] == NEW and capture["target"] == STAGING
+
+
+def test_the_pdf_holds_the_todo_lists_first_line(
+    http: httpx.Client, assessed: dict[str, Any], tmp_path: Path
+) -> None:
+    answer = http.get(f"/api/assessments/{assessed['id']}/report.pdf")
+    assert answer.status_code == 200 and answer.headers["content-type"] == "application/pdf"
+    path = tmp_path / "report.pdf"
+    path.write_bytes(answer.content)
+    text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    flat = " ".join(text.split())
+    first = assessed["report"]["versions"][0]["todo"][0]
+    assert f"Will not start: {' '.join(first['text'].split())}" in flat, flat[:1500]
+    markdown = http.get(f"/api/assessments/{assessed['id']}/report.md").text
+    assert "Dataset sha256: " in markdown and f"/assessments/{assessed['id']}" in markdown
+
+
+def test_the_cli_exits_with_the_reports_bits(api: str, staging: str, assessed: dict[str, Any]) -> None:
+    capture_id = str(assessed["children"]["capture_id"])
+    done = subprocess.run(
+        [str(BIN / "upgradelab"), "assess", "--api", api, "--capture", capture_id, "--to", NEW, "--json"],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    found = json.loads(done.stdout)
+    assert done.returncode == found["report"]["exit_bits"], (done.returncode, done.stderr[-2000:])
+    assert done.returncode & BLOCKED and done.returncode & 8  # no baseline given: no replay, "not evaluated"
+    [version] = found["report"]["versions"]
+    assert version["todo"][0]["area"] == "not_evaluated" and "no baseline" in version["todo"][0]["text"]
+
+
+def test_a_cancel_mid_assessment_ends_every_child(http: httpx.Client, staging: str) -> None:
+    created = http.post(
+        "/api/assessments",
+        json={
+            "target": staging,
+            "versions": [NEW, "mysql-9.7"],
+            "baseline": BASELINE,
+            "budget_min": 15,
+            "queries": QUERIES,
+        },
+    )
+    assert created.status_code == 201, created.text
+    assessment_id = created.json()["id"]
+    running = _wait(
+        http, assessment_id, lambda a: (a["progress"] or {}).get("step", "").startswith("check"), 120
+    )
+    assert running["status"] not in FINAL, running
+    asked = time.monotonic()
+    assert http.post(f"/api/assessments/{assessment_id}/cancel").status_code == 200
+    found = _wait(http, assessment_id, lambda a: a["status"] in FINAL, 60)
+    assert found["status"] == "cancelled", found
+    assert time.monotonic() - asked < 30
+    children = found["children"]
+    paths = [f"/api/captures/{children['capture_id']}"]
+    for version in children["versions"]:
+        if version["check_id"] is not None:
+            paths.append(f"/api/captures/{children['capture_id']}/checks/{version['check_id']}")
+        if version["replay_id"] is not None:
+            paths.append(f"/api/replays/{version['replay_id']}")
+    assert len(paths) >= 2
+    for path in paths:
+        assert http.get(path).json()["status"] in FINAL, path
+    texts = [
+        item["text"]
+        for v in found["report"]["versions"]
+        for item in v["todo"]
+        if item["area"] == "not_evaluated"
+    ]
+    assert any("cancelled" in text for text in texts), texts
