@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AttributionEventsData, AttributionEventsErrors, AttributionEventsResponses, CancelAttributionData, CancelAttributionErrors, CancelAttributionResponses, CancelCaptureData, CancelCaptureErrors, CancelCaptureResponses, CancelCheckData, CancelCheckErrors, CancelCheckResponses, CancelConcurrentReplayData, CancelConcurrentReplayErrors, CancelConcurrentReplayResponses, CancelFixSearchData, CancelFixSearchErrors, CancelFixSearchResponses, CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CaptureEventsData, CaptureEventsErrors, CaptureEventsResponses, CaptureQueriesData, CaptureQueriesErrors, CaptureQueriesResponses, CaptureVariantData, CaptureVariantErrors, CaptureVariantResponses, CheckEventsData, CheckEventsErrors, CheckEventsResponses, CheckFindingsCsvData, CheckFindingsCsvErrors, CheckFindingsCsvResponses, ConcurrentReplayEventsData, ConcurrentReplayEventsErrors, ConcurrentReplayEventsResponses, CreateAttributionData, CreateAttributionErrors, CreateAttributionResponses, CreateCaptureData, CreateCaptureErrors, CreateCaptureResponses, CreateCheckData, CreateCheckErrors, CreateCheckResponses, CreateConcurrentReplayData, CreateConcurrentReplayErrors, CreateConcurrentReplayResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateFixSearchData, CreateFixSearchErrors, CreateFixSearchResponses, CreateFromMyCnfData, CreateFromMyCnfErrors, CreateFromMyCnfResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, DownloadDumpData, DownloadDumpErrors, DownloadDumpResponses, ExportAttributionData, ExportAttributionErrors, ExportAttributionResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportConcurrentReplayData, ExportConcurrentReplayErrors, ExportConcurrentReplayResponses, ExportFixSearchData, ExportFixSearchErrors, ExportFixSearchResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, ExportSharedAttributionData, ExportSharedAttributionErrors, ExportSharedAttributionResponses, ExportSharedConcurrentReplayData, ExportSharedConcurrentReplayErrors, ExportSharedConcurrentReplayResponses, ExportSharedFixSearchData, ExportSharedFixSearchErrors, ExportSharedFixSearchResponses, FixSearchEventsData, FixSearchEventsErrors, FixSearchEventsResponses, GetAttributionData, GetAttributionErrors, GetAttributionResponses, GetCaptureData, GetCaptureErrors, GetCaptureResponses, GetCheckData, GetCheckErrors, GetCheckResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetConcurrentReplayData, GetConcurrentReplayErrors, GetConcurrentReplayResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetFixSearchData, GetFixSearchErrors, GetFixSearchResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, JobPoolData, JobPoolErrors, JobPoolResponses, ListAttributionsData, ListAttributionsErrors, ListAttributionsResponses, ListCapturesData, ListCapturesErrors, ListCapturesResponses, ListChecksData, ListChecksErrors, ListChecksResponses, ListConcurrentReplaysData, ListConcurrentReplaysErrors, ListConcurrentReplaysResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListFixSearchesData, ListFixSearchesErrors, ListFixSearchesResponses, ListPoolsData, ListPoolsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, ReplayEventsData, ReplayEventsErrors, ReplayEventsResponses, ReplayGroupsData, ReplayGroupsResponses, RerunData, RerunErrors, RerunResponses, RevokeCaptureShareData, RevokeCaptureShareErrors, RevokeCaptureShareResponses, RevokeCheckShareData, RevokeCheckShareErrors, RevokeCheckShareResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, ShareAttributionData, ShareAttributionErrors, ShareAttributionResponses, ShareCaptureData, ShareCaptureErrors, ShareCaptureResponses, ShareCheckData, ShareCheckErrors, ShareCheckResponses, ShareConcurrentReplayData, ShareConcurrentReplayErrors, ShareConcurrentReplayResponses, SharedAttributionData, SharedAttributionErrors, SharedAttributionResponses, SharedCaptureData, SharedCaptureErrors, SharedCaptureResponses, SharedCheckCsvData, SharedCheckCsvErrors, SharedCheckCsvResponses, SharedCheckData, SharedCheckErrors, SharedCheckResponses, SharedConcurrentReplayData, SharedConcurrentReplayErrors, SharedConcurrentReplayResponses, SharedData, SharedErrors, SharedFixSearchData, SharedFixSearchErrors, SharedFixSearchResponses, SharedResponses, ShareFixSearchData, ShareFixSearchErrors, ShareFixSearchResponses, StartRunData, StartRunErrors, StartRunResponses, StoreCaptureDumpData, StoreCaptureDumpErrors, StoreCaptureDumpResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
+import type { AssessmentEventsData, AssessmentEventsErrors, AssessmentEventsResponses, AssessmentMarkdownData, AssessmentMarkdownErrors, AssessmentMarkdownResponses, AssessmentPdfData, AssessmentPdfErrors, AssessmentPdfResponses, AttributionEventsData, AttributionEventsErrors, AttributionEventsResponses, CancelAssessmentData, CancelAssessmentErrors, CancelAssessmentResponses, CancelAttributionData, CancelAttributionErrors, CancelAttributionResponses, CancelCaptureData, CancelCaptureErrors, CancelCaptureResponses, CancelCheckData, CancelCheckErrors, CancelCheckResponses, CancelConcurrentReplayData, CancelConcurrentReplayErrors, CancelConcurrentReplayResponses, CancelFixSearchData, CancelFixSearchErrors, CancelFixSearchResponses, CancelReplayData, CancelReplayErrors, CancelReplayResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CaptureEventsData, CaptureEventsErrors, CaptureEventsResponses, CaptureQueriesData, CaptureQueriesErrors, CaptureQueriesResponses, CaptureVariantData, CaptureVariantErrors, CaptureVariantResponses, CheckEventsData, CheckEventsErrors, CheckEventsResponses, CheckFindingsCsvData, CheckFindingsCsvErrors, CheckFindingsCsvResponses, ConcurrentReplayEventsData, ConcurrentReplayEventsErrors, ConcurrentReplayEventsResponses, CreateAssessmentData, CreateAssessmentErrors, CreateAssessmentResponses, CreateAttributionData, CreateAttributionErrors, CreateAttributionResponses, CreateCaptureData, CreateCaptureErrors, CreateCaptureResponses, CreateCheckData, CreateCheckErrors, CreateCheckResponses, CreateConcurrentReplayData, CreateConcurrentReplayErrors, CreateConcurrentReplayResponses, CreateExperimentData, CreateExperimentErrors, CreateExperimentResponses, CreateFixSearchData, CreateFixSearchErrors, CreateFixSearchResponses, CreateFromMyCnfData, CreateFromMyCnfErrors, CreateFromMyCnfResponses, CreateReplayData, CreateReplayErrors, CreateReplayResponses, CreateShareData, CreateShareErrors, CreateShareResponses, CreateTargetData, CreateTargetErrors, CreateTargetResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DatasetFromPathData, DatasetFromPathErrors, DatasetFromPathResponses, DeleteDatasetData, DeleteDatasetErrors, DeleteDatasetResponses, DetectCapabilitiesData, DetectCapabilitiesErrors, DetectCapabilitiesResponses, DownloadDumpData, DownloadDumpErrors, DownloadDumpResponses, ExportAssessmentData, ExportAssessmentErrors, ExportAssessmentResponses, ExportAttributionData, ExportAttributionErrors, ExportAttributionResponses, ExportComparisonData, ExportComparisonErrors, ExportComparisonResponses, ExportConcurrentReplayData, ExportConcurrentReplayErrors, ExportConcurrentReplayResponses, ExportFixSearchData, ExportFixSearchErrors, ExportFixSearchResponses, ExportReplayData, ExportReplayErrors, ExportReplayResponses, ExportRunData, ExportRunErrors, ExportRunResponses, ExportSharedAssessmentData, ExportSharedAssessmentErrors, ExportSharedAssessmentResponses, ExportSharedAttributionData, ExportSharedAttributionErrors, ExportSharedAttributionResponses, ExportSharedConcurrentReplayData, ExportSharedConcurrentReplayErrors, ExportSharedConcurrentReplayResponses, ExportSharedFixSearchData, ExportSharedFixSearchErrors, ExportSharedFixSearchResponses, FixSearchEventsData, FixSearchEventsErrors, FixSearchEventsResponses, GetAssessmentData, GetAssessmentErrors, GetAssessmentResponses, GetAttributionData, GetAttributionErrors, GetAttributionResponses, GetCaptureData, GetCaptureErrors, GetCaptureResponses, GetCheckData, GetCheckErrors, GetCheckResponses, GetComparisonData, GetComparisonErrors, GetComparisonResponses, GetConcurrentReplayData, GetConcurrentReplayErrors, GetConcurrentReplayResponses, GetDatasetData, GetDatasetErrors, GetDatasetResponses, GetExperimentData, GetExperimentErrors, GetExperimentResponses, GetFixSearchData, GetFixSearchErrors, GetFixSearchResponses, GetReplayData, GetReplayErrors, GetReplayResponses, GetRunContextData, GetRunContextErrors, GetRunContextResponses, GetRunData, GetRunErrors, GetRunResponses, GetTargetData, GetTargetErrors, GetTargetResponses, GetWorkloadData, GetWorkloadErrors, GetWorkloadResponses, HealthData, HealthResponses, JobPoolData, JobPoolErrors, JobPoolResponses, ListAssessmentsData, ListAssessmentsErrors, ListAssessmentsResponses, ListAttributionsData, ListAttributionsErrors, ListAttributionsResponses, ListCapturesData, ListCapturesErrors, ListCapturesResponses, ListChecksData, ListChecksErrors, ListChecksResponses, ListConcurrentReplaysData, ListConcurrentReplaysErrors, ListConcurrentReplaysResponses, ListDatasetsData, ListDatasetsErrors, ListDatasetsResponses, ListFixSearchesData, ListFixSearchesErrors, ListFixSearchesResponses, ListPoolsData, ListPoolsResponses, ListReplaysData, ListReplaysResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListSharesData, ListSharesErrors, ListSharesResponses, ListTargetsData, ListTargetsResponses, ListUsersData, ListUsersResponses, ListWorkloadsData, ListWorkloadsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutResponses, MeData, MeResponses, ReplayEventsData, ReplayEventsErrors, ReplayEventsResponses, ReplayGroupsData, ReplayGroupsResponses, RerunData, RerunErrors, RerunResponses, RevokeCaptureShareData, RevokeCaptureShareErrors, RevokeCaptureShareResponses, RevokeCheckShareData, RevokeCheckShareErrors, RevokeCheckShareResponses, RevokeShareData, RevokeShareErrors, RevokeShareResponses, RunEventsData, RunEventsErrors, RunEventsResponses, RunGroupsData, RunGroupsErrors, RunGroupsResponses, RunProbesData, RunProbesErrors, RunProbesResponses, RunResultsData, RunResultsErrors, RunResultsResponses, RunStatementsData, RunStatementsErrors, RunStatementsResponses, RunStatusesData, RunStatusesResponses, RunVariablesDiffData, RunVariablesDiffErrors, RunVariablesDiffResponses, ShareAssessmentData, ShareAssessmentErrors, ShareAssessmentResponses, ShareAttributionData, ShareAttributionErrors, ShareAttributionResponses, ShareCaptureData, ShareCaptureErrors, ShareCaptureResponses, ShareCheckData, ShareCheckErrors, ShareCheckResponses, ShareConcurrentReplayData, ShareConcurrentReplayErrors, ShareConcurrentReplayResponses, SharedAssessmentData, SharedAssessmentErrors, SharedAssessmentPdfData, SharedAssessmentPdfErrors, SharedAssessmentPdfResponses, SharedAssessmentResponses, SharedAttributionData, SharedAttributionErrors, SharedAttributionResponses, SharedCaptureData, SharedCaptureErrors, SharedCaptureResponses, SharedCheckCsvData, SharedCheckCsvErrors, SharedCheckCsvResponses, SharedCheckData, SharedCheckErrors, SharedCheckResponses, SharedConcurrentReplayData, SharedConcurrentReplayErrors, SharedConcurrentReplayResponses, SharedData, SharedErrors, SharedFixSearchData, SharedFixSearchErrors, SharedFixSearchResponses, SharedResponses, ShareFixSearchData, ShareFixSearchErrors, ShareFixSearchResponses, StartRunData, StartRunErrors, StartRunResponses, StoreCaptureDumpData, StoreCaptureDumpErrors, StoreCaptureDumpResponses, UpdateRunData, UpdateRunErrors, UpdateRunResponses, UploadDatasetData, UploadDatasetErrors, UploadDatasetResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -699,6 +699,77 @@ export const shareConcurrentReplay = <ThrowOnError extends boolean = false>(opti
 export const exportConcurrentReplay = <ThrowOnError extends boolean = false>(options: Options<ExportConcurrentReplayData, ThrowOnError>) => (options.client ?? client).get<ExportConcurrentReplayResponses, ExportConcurrentReplayErrors, ThrowOnError>({ url: '/api/concurrent-replays/{replay_id}/export', ...options });
 
 /**
+ * List Assessments
+ *
+ * Assessments, newest first (their reports as stored; None while running).
+ */
+export const listAssessments = <ThrowOnError extends boolean = false>(options?: Options<ListAssessmentsData, ThrowOnError>) => (options?.client ?? client).get<ListAssessmentsResponses, ListAssessmentsErrors, ThrowOnError>({ url: '/api/assessments', ...options });
+
+/**
+ * Create Assessment
+ *
+ * Assess an upgrade (queued; the caller's): the team's server captured read-only (or a capture,
+ * or its option file), checked against each new version, replayed with an A/A control, slower
+ * queries' fixes searched, within the budget; one report. 422 naming target, versions, baseline or
+ * the source given twice; 404 unknown capture_id; 409 capture not succeeded, targets across pools.
+ */
+export const createAssessment = <ThrowOnError extends boolean = false>(options: Options<CreateAssessmentData, ThrowOnError>) => (options.client ?? client).post<CreateAssessmentResponses, CreateAssessmentErrors, ThrowOnError>({
+    url: '/api/assessments',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get Assessment
+ *
+ * One assessment with its children's ids and its report (live while it runs); 404 unknown id.
+ */
+export const getAssessment = <ThrowOnError extends boolean = false>(options: Options<GetAssessmentData, ThrowOnError>) => (options.client ?? client).get<GetAssessmentResponses, GetAssessmentErrors, ThrowOnError>({ url: '/api/assessments/{assessment_id}', ...options });
+
+/**
+ * Export Assessment
+ *
+ * The assessment as JSON (AssessmentRead: the page's content) or CSV (its to-do lists), as an
+ * attachment named assessment-<id>; 404 for an unknown id.
+ */
+export const exportAssessment = <ThrowOnError extends boolean = false>(options: Options<ExportAssessmentData, ThrowOnError>) => (options.client ?? client).get<ExportAssessmentResponses, ExportAssessmentErrors, ThrowOnError>({ url: '/api/assessments/{assessment_id}/export', ...options });
+
+/**
+ * Cancel Assessment
+ *
+ * Cancel: its running child is ended through its own cancel and no step starts after; 403
+ * unless the caller started it or is an admin; 409 when it already ended.
+ */
+export const cancelAssessment = <ThrowOnError extends boolean = false>(options: Options<CancelAssessmentData, ThrowOnError>) => (options.client ?? client).post<CancelAssessmentResponses, CancelAssessmentErrors, ThrowOnError>({ url: '/api/assessments/{assessment_id}/cancel', ...options });
+
+/**
+ * Share Assessment
+ *
+ * A new read-only share link (share_token in this answer only; /api/public/assessments/{token};
+ * an earlier link stops working); 403 unless the caller started it or is an admin.
+ */
+export const shareAssessment = <ThrowOnError extends boolean = false>(options: Options<ShareAssessmentData, ThrowOnError>) => (options.client ?? client).post<ShareAssessmentResponses, ShareAssessmentErrors, ThrowOnError>({ url: '/api/assessments/{assessment_id}/share', ...options });
+
+/**
+ * Assessment Markdown
+ *
+ * The report as Markdown to attach to a change request (the lab's version, the team's server's
+ * and each new version's, the dataset's sha256, the date, the page's link); 404 unknown id.
+ */
+export const assessmentMarkdown = <ThrowOnError extends boolean = false>(options: Options<AssessmentMarkdownData, ThrowOnError>) => (options.client ?? client).get<AssessmentMarkdownResponses, AssessmentMarkdownErrors, ThrowOnError>({ url: '/api/assessments/{assessment_id}/report.md', ...options });
+
+/**
+ * Assessment Pdf
+ *
+ * The report's print view as PDF (A4, printed by the lab's headless Chromium); 404 unknown id,
+ * 503 when the browser cannot start.
+ */
+export const assessmentPdf = <ThrowOnError extends boolean = false>(options: Options<AssessmentPdfData, ThrowOnError>) => (options.client ?? client).get<AssessmentPdfResponses, AssessmentPdfErrors, ThrowOnError>({ url: '/api/assessments/{assessment_id}/report.pdf', ...options });
+
+/**
  * Login
  *
  * Check the password; returns a bearer token and sets it as the HttpOnly session cookie. 401 if
@@ -832,6 +903,13 @@ export const fixSearchEvents = <ThrowOnError extends boolean = false>(options: O
 export const concurrentReplayEvents = <ThrowOnError extends boolean = false>(options: Options<ConcurrentReplayEventsData, ThrowOnError>) => (options.client ?? client).get<ConcurrentReplayEventsResponses, ConcurrentReplayEventsErrors, ThrowOnError>({ url: '/api/concurrent-replays/{replay_id}/events', ...options });
 
 /**
+ * Assessment Events
+ *
+ * Server-Sent Events of assessment `assessment_id` (see the module docstring); 404 for an unknown one.
+ */
+export const assessmentEvents = <ThrowOnError extends boolean = false>(options: Options<AssessmentEventsData, ThrowOnError>) => (options.client ?? client).get<AssessmentEventsResponses, AssessmentEventsErrors, ThrowOnError>({ url: '/api/assessments/{assessment_id}/events', ...options });
+
+/**
  * Shared
  *
  * What the link shows, without signing in; 404 when unknown or revoked.
@@ -923,6 +1001,27 @@ export const sharedConcurrentReplay = <ThrowOnError extends boolean = false>(opt
  * unknown token.
  */
 export const exportSharedConcurrentReplay = <ThrowOnError extends boolean = false>(options: Options<ExportSharedConcurrentReplayData, ThrowOnError>) => (options.client ?? client).get<ExportSharedConcurrentReplayResponses, ExportSharedConcurrentReplayErrors, ThrowOnError>({ url: '/api/public/concurrent-replays/{token}/export', ...options });
+
+/**
+ * Shared Assessment
+ *
+ * A shared assessment, read-only, without sign-in; 404 for an unknown token.
+ */
+export const sharedAssessment = <ThrowOnError extends boolean = false>(options: Options<SharedAssessmentData, ThrowOnError>) => (options.client ?? client).get<SharedAssessmentResponses, SharedAssessmentErrors, ThrowOnError>({ url: '/api/public/assessments/{token}', ...options });
+
+/**
+ * Export Shared Assessment
+ *
+ * A shared assessment's export without sign-in (as /api/assessments/{id}/export); 404 unknown token.
+ */
+export const exportSharedAssessment = <ThrowOnError extends boolean = false>(options: Options<ExportSharedAssessmentData, ThrowOnError>) => (options.client ?? client).get<ExportSharedAssessmentResponses, ExportSharedAssessmentErrors, ThrowOnError>({ url: '/api/public/assessments/{token}/export', ...options });
+
+/**
+ * Shared Assessment Pdf
+ *
+ * A shared assessment's PDF without sign-in (as /api/assessments/{id}/report.pdf); 404 unknown token.
+ */
+export const sharedAssessmentPdf = <ThrowOnError extends boolean = false>(options: Options<SharedAssessmentPdfData, ThrowOnError>) => (options.client ?? client).get<SharedAssessmentPdfResponses, SharedAssessmentPdfErrors, ThrowOnError>({ url: '/api/public/assessments/{token}/report.pdf', ...options });
 
 /**
  * Health

@@ -146,6 +146,204 @@ export type ArticleCaseRead = {
 };
 
 /**
+ * AssessmentChildren
+ *
+ * Every child job of an assessment, by id (each one shareable on its own page).
+ */
+export type AssessmentChildren = {
+    /**
+     * Capture Id
+     */
+    capture_id: number | null;
+    /**
+     * Why No Capture
+     */
+    why_no_capture: string;
+    /**
+     * Versions
+     */
+    versions: Array<VersionChildren>;
+};
+
+/**
+ * AssessmentCreate
+ *
+ * An assessment of an upgrade: the team's server (`target`, an existing target read with a
+ * read-only account; or `capture_id`, a succeeded capture; or `my_cnf`, the text of its option
+ * file, when there is no server to read: exactly one of them) checked against each of `versions`
+ * (lab targets of the new versions, in the order reported) and its workload replayed on `baseline`
+ * (the lab target running the team's current version, the replay's first variant, with the team's
+ * settings) and each new version, with an A/A control, on `dataset` with `queries` (a query log's
+ * text; default the capture's workload); a fix search for each slower fingerprint; everything
+ * within `budget_min` minutes of wall clock (the steps not started by then are reported not
+ * evaluated, "out of budget").
+ */
+export type AssessmentCreate = {
+    /**
+     * Target
+     *
+     * The team's server (a target).
+     */
+    target?: string | null;
+    /**
+     * Capture Id
+     *
+     * A succeeded capture of the team's server.
+     */
+    capture_id?: number | null;
+    /**
+     * My Cnf
+     *
+     * The team's option file's text.
+     */
+    my_cnf?: string | null;
+    /**
+     * Versions
+     *
+     * Lab targets of the new versions.
+     */
+    versions: Array<string>;
+    /**
+     * Baseline
+     *
+     * Lab target of the team's current version (the replay's baseline).
+     */
+    baseline?: string | null;
+    /**
+     * Dataset
+     *
+     * The dataset the replay loads.
+     */
+    dataset?: string | null;
+    /**
+     * Queries
+     *
+     * A query log's text (default: the capture's).
+     */
+    queries?: string | null;
+    /**
+     * Budget Min
+     *
+     * Total budget in minutes.
+     */
+    budget_min?: number;
+};
+
+/**
+ * AssessmentProgress
+ *
+ * Where it is: the `step` ("capture", "check mariadb-11.8", "replay mariadb-11.8", "fix search
+ * ..."), `done` steps of `steps` planned, `minutes` spent of the budget.
+ */
+export type AssessmentProgress = {
+    /**
+     * Step
+     */
+    step: string;
+    /**
+     * Done
+     */
+    done: number;
+    /**
+     * Steps
+     */
+    steps: number;
+    /**
+     * Minutes
+     */
+    minutes: number;
+};
+
+/**
+ * AssessmentRead
+ *
+ * An assessment: its request, its children, status, progress and (once ended) its report.
+ */
+export type AssessmentRead = {
+    /**
+     * Id
+     */
+    id: number;
+    /**
+     * Target
+     */
+    target: string | null;
+    /**
+     * Versions
+     */
+    versions: Array<string>;
+    /**
+     * Baseline
+     */
+    baseline: string | null;
+    /**
+     * Dataset
+     */
+    dataset: string | null;
+    /**
+     * Budget Min
+     */
+    budget_min: number;
+    status: JobStatus;
+    /**
+     * Error
+     */
+    error: string | null;
+    children: AssessmentChildren;
+    progress: AssessmentProgress | null;
+    report: AssessmentReport | null;
+    /**
+     * Share Token
+     *
+     * The link's token: in the answer that made it only (stored as its sha256).
+     */
+    share_token?: string | null;
+    /**
+     * Shared
+     *
+     * Whether a read-only link is live (its token was shown once, when made).
+     */
+    shared?: boolean;
+    /**
+     * Created At
+     */
+    created_at: string;
+    /**
+     * Started At
+     */
+    started_at: string | null;
+    /**
+     * Finished At
+     */
+    finished_at: string | null;
+};
+
+/**
+ * AssessmentReport
+ *
+ * The report: the capture it rests on (`capture_id`, the team's `source_version`), one
+ * VersionReport per new version in the order asked, and `exit_bits` (the versions' OR-ed).
+ */
+export type AssessmentReport = {
+    /**
+     * Capture Id
+     */
+    capture_id: number | null;
+    /**
+     * Source Version
+     */
+    source_version: string | null;
+    /**
+     * Versions
+     */
+    versions: Array<VersionReport>;
+    /**
+     * Exit Bits
+     */
+    exit_bits: number;
+};
+
+/**
  * AttributionCreate
  *
  * Explain the gap between a variant of a finished run and its baseline.
@@ -6149,6 +6347,45 @@ export type TeamVariantRead = {
 };
 
 /**
+ * TodoItem
+ *
+ * One line of a version's to-do list: its `area` (AREAS), `subject` (a setting, accounts, a
+ * fingerprint), `text` (what happens, one line), `action` (what to do, one line; "" where none is
+ * known) and `evidence`: the child job's page with an anchor ("/captures/3/checks/5#findings",
+ * "/replays/7#fp-<fingerprint_id>", "/fixsearches/4"); `kind`/`job_id`: that child.
+ */
+export type TodoItem = {
+    /**
+     * Area
+     */
+    area: 'not_evaluated' | 'does_not_start' | 'locks_out' | 'does_not_load' | 'changes_results' | 'slower' | 'changes_behaviour';
+    /**
+     * Subject
+     */
+    subject: string;
+    /**
+     * Text
+     */
+    text: string;
+    /**
+     * Action
+     */
+    action: string;
+    /**
+     * Evidence
+     */
+    evidence: string;
+    /**
+     * Kind
+     */
+    kind: string;
+    /**
+     * Job Id
+     */
+    job_id: number | null;
+};
+
+/**
  * TrialRecord
  *
  * One trial of one variant: `variant` (its name), `round` (1-based: every variant runs one
@@ -7013,6 +7250,99 @@ export type VerdictRead = {
      * Reason
      */
     reason: string;
+};
+
+/**
+ * VersionChildren
+ *
+ * The children of one new version: its check, its replay (baseline, new version, A/A control)
+ * and the fix searches of its slower fingerprints; None: not made (yet).
+ */
+export type VersionChildren = {
+    /**
+     * Version
+     */
+    version: string;
+    /**
+     * Check Id
+     */
+    check_id: number | null;
+    /**
+     * Replay Id
+     */
+    replay_id: number | null;
+    /**
+     * Fix Search Ids
+     */
+    fix_search_ids: Array<number>;
+    /**
+     * Why No Check
+     */
+    why_no_check: string;
+    /**
+     * Why No Replay
+     */
+    why_no_replay: string;
+};
+
+/**
+ * VersionReport
+ *
+ * One new version's answer: `version` (the lab target it was checked and replayed on), its
+ * `verdict` line, the counts the line says (`blockers`, `other_results`, `slower`, `slower_fixed`:
+ * of them with a proven fix, `behaviour`: defaults and settings that change under the team,
+ * `plan_changes`), its `exit_bits` and the ordered `todo`; `server`: the new version's binary as
+ * its check read it, `dataset_sha256`: the dump its replay loaded (None: no such child).
+ */
+export type VersionReport = {
+    /**
+     * Version
+     */
+    version: string;
+    /**
+     * Server
+     */
+    server: string | null;
+    /**
+     * Dataset Sha256
+     */
+    dataset_sha256: string | null;
+    /**
+     * Verdict
+     */
+    verdict: string;
+    /**
+     * Blockers
+     */
+    blockers: number;
+    /**
+     * Other Results
+     */
+    other_results: number;
+    /**
+     * Slower
+     */
+    slower: number;
+    /**
+     * Slower Fixed
+     */
+    slower_fixed: number;
+    /**
+     * Behaviour
+     */
+    behaviour: number;
+    /**
+     * Plan Changes
+     */
+    plan_changes: number;
+    /**
+     * Exit Bits
+     */
+    exit_bits: number;
+    /**
+     * Todo
+     */
+    todo: Array<TodoItem>;
 };
 
 /**
@@ -9919,6 +10249,242 @@ export type ExportConcurrentReplayResponses = {
     200: unknown;
 };
 
+export type ListAssessmentsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Limit
+         */
+        limit?: number;
+    };
+    url: '/api/assessments';
+};
+
+export type ListAssessmentsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ListAssessmentsError = ListAssessmentsErrors[keyof ListAssessmentsErrors];
+
+export type ListAssessmentsResponses = {
+    /**
+     * Response List Assessments
+     *
+     * Successful Response
+     */
+    200: Array<AssessmentRead>;
+};
+
+export type ListAssessmentsResponse = ListAssessmentsResponses[keyof ListAssessmentsResponses];
+
+export type CreateAssessmentData = {
+    body: AssessmentCreate;
+    path?: never;
+    query?: never;
+    url: '/api/assessments';
+};
+
+export type CreateAssessmentErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CreateAssessmentError = CreateAssessmentErrors[keyof CreateAssessmentErrors];
+
+export type CreateAssessmentResponses = {
+    /**
+     * Successful Response
+     */
+    201: AssessmentRead;
+};
+
+export type CreateAssessmentResponse = CreateAssessmentResponses[keyof CreateAssessmentResponses];
+
+export type GetAssessmentData = {
+    body?: never;
+    path: {
+        /**
+         * Assessment Id
+         */
+        assessment_id: number;
+    };
+    query?: never;
+    url: '/api/assessments/{assessment_id}';
+};
+
+export type GetAssessmentErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type GetAssessmentError = GetAssessmentErrors[keyof GetAssessmentErrors];
+
+export type GetAssessmentResponses = {
+    /**
+     * Successful Response
+     */
+    200: AssessmentRead;
+};
+
+export type GetAssessmentResponse = GetAssessmentResponses[keyof GetAssessmentResponses];
+
+export type ExportAssessmentData = {
+    body?: never;
+    path: {
+        /**
+         * Assessment Id
+         */
+        assessment_id: number;
+    };
+    query?: {
+        /**
+         * Format
+         */
+        format?: 'csv' | 'json';
+    };
+    url: '/api/assessments/{assessment_id}/export';
+};
+
+export type ExportAssessmentErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ExportAssessmentError = ExportAssessmentErrors[keyof ExportAssessmentErrors];
+
+export type ExportAssessmentResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
+export type CancelAssessmentData = {
+    body?: never;
+    path: {
+        /**
+         * Assessment Id
+         */
+        assessment_id: number;
+    };
+    query?: never;
+    url: '/api/assessments/{assessment_id}/cancel';
+};
+
+export type CancelAssessmentErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type CancelAssessmentError = CancelAssessmentErrors[keyof CancelAssessmentErrors];
+
+export type CancelAssessmentResponses = {
+    /**
+     * Successful Response
+     */
+    200: AssessmentRead;
+};
+
+export type CancelAssessmentResponse = CancelAssessmentResponses[keyof CancelAssessmentResponses];
+
+export type ShareAssessmentData = {
+    body?: never;
+    path: {
+        /**
+         * Assessment Id
+         */
+        assessment_id: number;
+    };
+    query?: never;
+    url: '/api/assessments/{assessment_id}/share';
+};
+
+export type ShareAssessmentErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ShareAssessmentError = ShareAssessmentErrors[keyof ShareAssessmentErrors];
+
+export type ShareAssessmentResponses = {
+    /**
+     * Successful Response
+     */
+    200: AssessmentRead;
+};
+
+export type ShareAssessmentResponse = ShareAssessmentResponses[keyof ShareAssessmentResponses];
+
+export type AssessmentMarkdownData = {
+    body?: never;
+    path: {
+        /**
+         * Assessment Id
+         */
+        assessment_id: number;
+    };
+    query?: never;
+    url: '/api/assessments/{assessment_id}/report.md';
+};
+
+export type AssessmentMarkdownErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type AssessmentMarkdownError = AssessmentMarkdownErrors[keyof AssessmentMarkdownErrors];
+
+export type AssessmentMarkdownResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
+export type AssessmentPdfData = {
+    body?: never;
+    path: {
+        /**
+         * Assessment Id
+         */
+        assessment_id: number;
+    };
+    query?: never;
+    url: '/api/assessments/{assessment_id}/report.pdf';
+};
+
+export type AssessmentPdfErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type AssessmentPdfError = AssessmentPdfErrors[keyof AssessmentPdfErrors];
+
+export type AssessmentPdfResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
 export type LoginData = {
     body: Login;
     path?: never;
@@ -10405,6 +10971,47 @@ export type ConcurrentReplayEventsResponses = {
     200: unknown;
 };
 
+export type AssessmentEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Last-Event-Id
+         */
+        'Last-Event-ID'?: string | null;
+    };
+    path: {
+        /**
+         * Assessment Id
+         */
+        assessment_id: number;
+    };
+    query?: {
+        /**
+         * Last Event Id
+         *
+         * Resume after this entry.
+         */
+        last_event_id?: string | null;
+    };
+    url: '/api/assessments/{assessment_id}/events';
+};
+
+export type AssessmentEventsErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type AssessmentEventsError = AssessmentEventsErrors[keyof AssessmentEventsErrors];
+
+export type AssessmentEventsResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
 export type SharedData = {
     body?: never;
     path: {
@@ -10768,6 +11375,97 @@ export type ExportSharedConcurrentReplayErrors = {
 export type ExportSharedConcurrentReplayError = ExportSharedConcurrentReplayErrors[keyof ExportSharedConcurrentReplayErrors];
 
 export type ExportSharedConcurrentReplayResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
+export type SharedAssessmentData = {
+    body?: never;
+    path: {
+        /**
+         * Token
+         */
+        token: string;
+    };
+    query?: never;
+    url: '/api/public/assessments/{token}';
+};
+
+export type SharedAssessmentErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type SharedAssessmentError = SharedAssessmentErrors[keyof SharedAssessmentErrors];
+
+export type SharedAssessmentResponses = {
+    /**
+     * Successful Response
+     */
+    200: AssessmentRead;
+};
+
+export type SharedAssessmentResponse = SharedAssessmentResponses[keyof SharedAssessmentResponses];
+
+export type ExportSharedAssessmentData = {
+    body?: never;
+    path: {
+        /**
+         * Token
+         */
+        token: string;
+    };
+    query?: {
+        /**
+         * Format
+         */
+        format?: 'csv' | 'json';
+    };
+    url: '/api/public/assessments/{token}/export';
+};
+
+export type ExportSharedAssessmentErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type ExportSharedAssessmentError = ExportSharedAssessmentErrors[keyof ExportSharedAssessmentErrors];
+
+export type ExportSharedAssessmentResponses = {
+    /**
+     * Successful Response
+     */
+    200: unknown;
+};
+
+export type SharedAssessmentPdfData = {
+    body?: never;
+    path: {
+        /**
+         * Token
+         */
+        token: string;
+    };
+    query?: never;
+    url: '/api/public/assessments/{token}/report.pdf';
+};
+
+export type SharedAssessmentPdfErrors = {
+    /**
+     * Validation Error
+     */
+    422: HttpValidationError;
+};
+
+export type SharedAssessmentPdfError = SharedAssessmentPdfErrors[keyof SharedAssessmentPdfErrors];
+
+export type SharedAssessmentPdfResponses = {
     /**
      * Successful Response
      */
