@@ -81,7 +81,7 @@ async def create(session: AsyncSession, spec: AttributionCreate) -> Attribution:
     diffs = variables_diff([contexts.get(baseline_name), contexts.get(spec.variant)])
     diff = {d.name: (d.values[0], d.values[1]) for d in diffs}
     names = await option_lists.names_or_503(var_target)
-    allowed = var_target.settings.get("allowed_options") or []
+    allowed = var_target.settings.allowed_options or []
 
     def accepts(option: str, value: str | None) -> str | None:
         try:

@@ -107,7 +107,7 @@ def _refused_option(
     options: dict[str, str | None], target: Target, names: ServerNames | None
 ) -> tuple[str, OptionError] | None:
     """The first option refused by category or by name, with the error naming it; None when all pass."""
-    allowed = target.settings.get("allowed_options") or []
+    allowed = target.settings.allowed_options or []
     for option, value in options.items():
         try:
             validate_option(option, value, allowed)
