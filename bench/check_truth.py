@@ -79,7 +79,7 @@ def lab_target(name: str) -> Target:
 def provisioner(name: str, lab: str, port: int) -> LocalProvisioner:
     """A server of lab target `lab`'s binary as `name` on `port` (its own template and datadir)."""
     target = lab_target(lab)
-    return LocalProvisioner(name, target.flavor, {**target.settings, "port": port}, get_settings())
+    return LocalProvisioner(name, target.flavor, {**target.settings.stored(), "port": port}, get_settings())
 
 
 def sql(server: LocalProvisioner, *statements: str) -> None:

@@ -63,7 +63,7 @@ def instance(worker: bool) -> Iterator[str]:
     upgrade_head()
     with sync_session() as session:
         for target in session.scalars(select(Target)):
-            target.settings = {**target.settings, "port": PORTS[target.name]}
+            target.settings = target.settings.with_values(port=PORTS[target.name])
         admin = create_user_sync(session, "bench", "bench-password", Role.admin)
         os.environ["UPGRADELAB_TOKEN"] = issue_token_sync(session, admin, "bench")
     processes = [

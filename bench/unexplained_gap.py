@@ -114,7 +114,7 @@ def add_slow_target(client: Any, port: int) -> None:
 
     with sync_session() as session:
         original = session.scalars(select(Target).where(Target.name == "mysql-9.7")).one()
-        settings: dict[str, Any] = {**original.settings, "port": port}
+        settings: dict[str, Any] = {**original.settings.stored(), "port": port}
     body = {"name": SLOW, "flavor": "mysql", "provisioner": "local", "settings": settings, "disposable": True}
     created = client.post("/api/targets", json=body)
     if created.status_code != 201:

@@ -88,7 +88,7 @@ def database() -> Iterator[None]:
     upgrade_head()
     with sync_session() as session:
         for target in session.scalars(select(Target)):
-            target.settings = {**target.settings, "port": TEST_PORTS[target.name]}
+            target.settings = target.settings.with_values(port=TEST_PORTS[target.name])
         session.commit()
         _sign_in_tests(session)
     yield
@@ -197,9 +197,11 @@ def lab_provisioner(name: str, port: int | None = None, suffix: str = "unit") ->
     the worker's one of `name` when that is made (_seed_template)."""
     with sync_session() as session:
         target = session.scalars(select(Target).where(Target.name == name)).one()
-    settings = {**target.settings, "port": port or ports.UNIT_TARGETS[name]}
+    settings = {**target.settings.stored(), "port": port or ports.UNIT_TARGETS[name]}
     provisioner = LocalProvisioner(f"{name}-{suffix}", target.flavor, settings, get_settings())
-    _seed_template(provisioner, LocalProvisioner(name, target.flavor, dict(target.settings), get_settings()))
+    _seed_template(
+        provisioner, LocalProvisioner(name, target.flavor, target.settings.stored(), get_settings())
+    )
     return provisioner
 
 

@@ -40,20 +40,24 @@ class ModelJSON(TypeDecorator[M]):
     written as its JSON dump (mode="json"; a dict given in its place is validated first) and read back
     as that type, so a reader gets the typed value and a stored shape the model no longer accepts
     fails naming the field (pydantic.ValidationError), not three screens later as a missing key.
-    Every JSON column is one (tests/test_stored_json.py walks the models)."""
+    Every JSON column is one (tests/test_stored_json.py walks the models). exclude_unset: write only
+    the fields set (read from the stored JSON, or given), for a sparse value whose absent keys mean
+    "the default of the code that reads it" (a target's settings): it reads and writes back as stored."""
 
     impl = JSON
     cache_ok = True
 
-    def __init__(self, model: type[M]) -> None:
+    def __init__(self, model: type[M], exclude_unset: bool = False) -> None:
         super().__init__()
         self.model = model
+        self.exclude_unset = exclude_unset
         self._adapter: TypeAdapter[M] = TypeAdapter(model)
 
     def process_bind_param(self, value: Any, dialect: Any) -> Any:
         if value is None:
             return None
-        return self._adapter.dump_python(self._adapter.validate_python(value), mode="json")
+        typed = self._adapter.validate_python(value)
+        return self._adapter.dump_python(typed, mode="json", exclude_unset=self.exclude_unset)
 
     def process_result_value(self, value: Any, dialect: Any) -> M | None:
         return None if value is None else self._adapter.validate_python(value)

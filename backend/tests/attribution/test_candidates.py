@@ -1,15 +1,16 @@
 """Candidates from two variants and their recorded variables (pure)."""
 
 from upgradelab.attribution.candidates import build, reverted
+from upgradelab.experiments.variants import ResolvedVariant
 
-BASE = {"name": "default", "target": "mysql-9.7", "preset": "default", "options": {}, "redo_log": "enabled"}
-VARIANT = {
-    "name": "tuned",
-    "target": "mysql-9.7",
-    "preset": "default",
-    "options": {"skip-log-bin": None, "innodb-file-per-table": "OFF", "max-connections": "300"},
-    "redo_log": "disabled",
-}
+BASE = ResolvedVariant(name="default", target="mysql-9.7", preset="default", options={}, redo_log="enabled")
+VARIANT = ResolvedVariant(
+    name="tuned",
+    target="mysql-9.7",
+    preset="default",
+    options={"skip-log-bin": None, "innodb-file-per-table": "OFF", "max-connections": "300"},
+    redo_log="disabled",
+)
 DIFF = {
     "log_bin": ("ON", "OFF"),
     "log_bin_basename": ("/x/binlog", ""),
@@ -40,7 +41,7 @@ def test_one_binary_tests_the_configuration_and_lists_the_derived_values() -> No
 
 
 def test_two_binaries_test_each_differing_variable_the_server_takes() -> None:
-    other = {**BASE, "target": "mysql-8.0"}
+    other = BASE.model_copy(update={"target": "mysql-8.0"})
     diff = {**DIFF, "innodb_flush_method": ("fsync", "O_DIRECT"), "server_uuid": ("a", "b")}
     found, untestable = build(other, VARIANT, diff, same_binary=False, accepts=_accepts)
     by_name = {c.name: c for c in found}
@@ -59,5 +60,5 @@ def test_reverting_gives_the_variant_the_baselines_values() -> None:
     found, _ = build(BASE, VARIANT, DIFF, same_binary=True, accepts=_accepts)
     chosen = [c for c in found if c.name in ("skip-log-bin", "redo log")]
     again = reverted(VARIANT, chosen, "test")
-    assert again["options"] == {"innodb-file-per-table": "OFF", "max-connections": "300"}
-    assert again["redo_log"] == "enabled" and again["name"] == "test"
+    assert again.options == {"innodb-file-per-table": "OFF", "max-connections": "300"}
+    assert again.redo_log == "enabled" and again.name == "test"

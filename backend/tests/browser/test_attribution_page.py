@@ -24,38 +24,25 @@ import httpx
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import select
 
-from tests.results.synthetic import SyntheticVariant, insert_run
+from tests.results.synthetic import SyntheticVariant, insert_run, resolved
 from upgradelab.attribution import candidates, report, search, steps
 from upgradelab.attribution.models import Attribution
 from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.variants import ResolvedVariant
 from upgradelab.results.store.summary import store_summary_in
 from upgradelab.runs.models import Run, RunVariant
 
 FINAL = ("succeeded", "failed", "cancelled")
 
 
-def _variant(name: str, options: dict[str, str | None]) -> dict[str, Any]:
-    """A resolved variant (experiment.variants dict) of mysql-9.7 with these options."""
-    return {
-        "name": name,
-        "target": "mysql-9.7",
-        "preset": "default",
-        "options": options,
-        "redo_log": "enabled",
-        "set_global": {},
-        "set_session": {},
-        "instance": [],
-    }
-
-
-def _synthetic_run(variants: list[dict[str, Any]], shifts: list[float], seed: int) -> int:
+def _synthetic_run(variants: list[ResolvedVariant], shifts: list[float], seed: int) -> int:
     """A succeeded synthetic run of these variants (their times the baseline's x shift), its verdicts
     stored, the experiment holding the resolved variants (what an attribution reads)."""
     with sync_session() as session:
         run_id = insert_run(
             session,
-            [SyntheticVariant(v["name"], shift=s) for v, s in zip(variants, shifts, strict=True)],
+            [SyntheticVariant(v.name, shift=s) for v, s in zip(variants, shifts, strict=True)],
             rounds=7,
             block=2,
             seed=seed,
@@ -88,8 +75,8 @@ def _pct(x: float) -> str:
 def test_explain_this_gap_starts_an_attribution_with_status_progress_and_cancel(
     page: Page, client: httpx.Client
 ) -> None:
-    base = _variant("default", {})
-    tuned = _variant("tuned", {"max-connections": "300"})
+    base = resolved("default", {})
+    tuned = resolved("tuned", {"max-connections": "300"})
     run_id = _synthetic_run([base, tuned], [1.0, 1.4], seed=4)
     with sync_session() as session:  # the recorded contexts differ where the options do
         for row in session.scalars(select(RunVariant).where(RunVariant.run_id == run_id)):
@@ -137,8 +124,8 @@ REST = 1.06
 
 def _finished_attribution() -> tuple[int, dict[str, Any], list[dict[str, Any]]]:
     """(attribution id, result, steps) of a succeeded attribution whose steps are synthetic runs."""
-    base = _variant("default", {"innodb-file-per-table": "ON"})
-    tuned = _variant(
+    base = resolved("default", {"innodb-file-per-table": "ON"})
+    tuned = resolved(
         "tuned", {"skip-log-bin": None, "innodb-file-per-table": "OFF", "max-connections": "300"}
     )
     slow = math.prod(FACTORS.values()) * REST

@@ -30,7 +30,7 @@ def deleted(database: None, redis_server: str) -> Iterator[tuple[int, Target]]:
     name = f"copies-t{ports.SESSION}"
     with sync_session() as session:
         lab = session.scalars(select(Target).where(Target.name == "mariadb-10.11")).one()
-        settings = {**lab.settings, "port": ports.H3_TARGET + 8}
+        settings = {**lab.settings.stored(), "port": ports.H3_TARGET + 8}
         target = Target(name=name, flavor="mariadb", provisioner="local", settings=settings)
         dataset = Dataset(
             name=f"gone-{uuid.uuid4().hex[:6]}", path="/nowhere", sha256=SHA, size_bytes=1,

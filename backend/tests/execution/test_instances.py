@@ -54,7 +54,7 @@ def test_mem_available_is_the_kernels_memavailable() -> None:
 def test_two_instances_of_one_target_run_at_once_freeze_and_are_stopped_together(database: None) -> None:
     with sync_session() as session:
         target = session.scalars(select(Target).where(Target.name == "mariadb-10.11")).one()
-    settings = {**target.settings, "port": ports.INSTANCES}
+    settings = {**target.settings.stored(), "port": ports.INSTANCES}
     first, second = (
         LocalProvisioner("mariadb-10.11-instances", "mariadb", settings, get_settings(), slot=slot)
         for slot in (0, 1)
@@ -111,7 +111,7 @@ def _becomes_frozen(provisioner: LocalProvisioner, timeout_s: float) -> bool:
 def test_started_freezes_all_thaws_one_per_block_and_stops_all_when_a_block_raises(database: None) -> None:
     with sync_session() as session:
         target = session.scalars(select(Target).where(Target.name == "mariadb-10.11")).one()
-    settings = {**target.settings, "port": ports.INSTANCES}
+    settings = {**target.settings.stored(), "port": ports.INSTANCES}
     first, second, third = (
         LocalProvisioner("mariadb-10.11-instances", "mariadb", settings, get_settings(), slot=slot)
         for slot in (0, 1, 2)

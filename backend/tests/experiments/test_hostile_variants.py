@@ -180,7 +180,7 @@ def test_queuing_a_stored_experiment_rechecks_its_options(client: httpx.Client, 
     with sync_session() as session:
         experiment = session.get(Experiment, experiment_id)
         assert experiment is not None
-        experiment.variants = [{**experiment.variants[0], "options": {"datadi": "/tmp"}}]
+        experiment.variants = [experiment.variants[0].model_copy(update={"options": {"datadi": "/tmp"}})]
         session.commit()
     refused = client.post(f"/api/experiments/{experiment_id}/runs")
     assert refused.status_code == 409, refused.text

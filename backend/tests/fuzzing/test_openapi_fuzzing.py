@@ -166,7 +166,7 @@ def idle_target(api: str) -> Iterator[str]:
         session.add(
             Target(
                 name=name, flavor=lab.flavor, provisioner=lab.provisioner, disposable=lab.disposable,
-                settings={**lab.settings, "port": ports.H3_TARGET + 9}, pools=["fuzz-no-worker"],
+                settings={**lab.settings.stored(), "port": ports.H3_TARGET + 9}, pools=["fuzz-no-worker"],
             )
         )  # fmt: skip
         session.commit()

@@ -26,9 +26,11 @@ import numpy as np
 import pytest
 
 from tests.oracle.simulate import LOADED, QUIET, Noise, as_rounds, at_most, simulate
+from tests.results.synthetic import resolved
 from upgradelab.attribution import runner, search, state, steps
 from upgradelab.attribution.candidates import Candidate
 from upgradelab.attribution.schemas import CandidateRead
+from upgradelab.experiments.variants import ResolvedVariant
 from upgradelab.results.store import rounds
 from upgradelab.results.store.rounds import Point, RunRounds, VariantRounds
 from upgradelab.workloads.base import SECONDS
@@ -37,6 +39,8 @@ GAP = math.log(0.5)  # the variant / the baseline, log
 MATTERS = {"innodb-file-per-table": 0.8, "skip-log-bin": 0.2}  # share of the log gap each reverts
 FIVE = ["max-connections", "table-open-cache", "sort-buffer-size", "join-buffer-size", "thread-cache-size"]
 NAMES = [*MATTERS, *FIVE]
+
+
 # runner.py: "all candidates together, while undecided: up to 4 runs pooled" (1 + ROOT_RETESTS)
 TOGETHER_RUNS = 4
 
@@ -53,7 +57,7 @@ class StepRuns:
         self.runs: dict[int, list[float]] = {}
         self.recorded: list[dict[str, Any]] = []
 
-        def create_run(_origin: Any, variants: list[dict[str, Any]], *_: Any) -> int:
+        def create_run(_origin: Any, variants: list[ResolvedVariant], *_: Any) -> int:
             run_id = len(self.runs) + 1
             self.runs[run_id] = [self._log_time(v) for v in variants]
             return run_id
@@ -96,8 +100,8 @@ class StepRuns:
         )
         origin = SimpleNamespace(
             variants=[
-                {"name": "base", "target": "t", "options": {}},
-                {"name": "var", "target": "t", "options": {n: "variant" for n in NAMES}},
+                resolved("base", target="t"),
+                resolved("var", {n: "variant" for n in NAMES}, target="t"),
             ]
         )
         monkeypatch.setattr(steps, "create_run", create_run)
@@ -108,10 +112,10 @@ class StepRuns:
         monkeypatch.setattr(state, "cancel_requested", lambda _id: False)
         monkeypatch.setattr(runner, "_load", lambda _id: (self.row, origin))
 
-    def _log_time(self, variant: dict[str, Any]) -> float:
+    def _log_time(self, variant: ResolvedVariant) -> float:
         """The baseline 0; the variant the gap; a test the gap less what its reverted settings close."""
-        options = variant.get("options") or {}
-        if variant["name"] == "base":
+        options = variant.options
+        if variant.name == "base":
             return 0.0
         reverted = [n for n, value in options.items() if value == "baseline"]
         return self.gap * (1 - sum(self.effects.get(n, 0.0) for n in reverted))

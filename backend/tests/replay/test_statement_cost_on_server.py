@@ -35,7 +35,7 @@ def _provisioner(slot: int) -> LocalProvisioner:
     """Slot `slot` of MariaDB 10.11 as the replay tests' target (slot 0 on its port, others free ports)."""
     with sync_session() as session:
         target = session.scalars(select(Target).where(Target.name == "mariadb-10.11")).one()
-    settings = {**target.settings, "port": ports.UNIT_TARGETS["mariadb-10.11"]}
+    settings = {**target.settings.stored(), "port": ports.UNIT_TARGETS["mariadb-10.11"]}
     return LocalProvisioner("mariadb-10.11-replay", target.flavor, settings, get_settings(), slot)
 
 

@@ -8,8 +8,19 @@ import numpy as np
 from sqlalchemy.orm import Session
 
 from upgradelab.execution.status import JobStatus
+from upgradelab.experiments.variants import ResolvedVariant
 from upgradelab.results.store.models import Iteration
 from upgradelab.runs.models import Experiment, Run, RunVariant, VariantStatus
+
+
+def resolved(
+    name: str, options: dict[str, str | None] | None = None, target: str = "mysql-9.7"
+) -> ResolvedVariant:
+    """A resolved variant (one of experiment.variants) of `target` with these startup options, as
+    stored; no check of the options (they may name what no server takes)."""
+    return ResolvedVariant(
+        name=name, target=target, preset="default", options=options or {}, redo_log="enabled"
+    )
 
 
 @dataclass(frozen=True)
@@ -40,7 +51,7 @@ def insert_run(
         name="synthetic",
         workload=workload,
         parameters={},
-        variants=[{"name": v.name, "target": "mysql-9.7"} for v in variants],
+        variants=[resolved(v.name) for v in variants],
         iterations=rounds * block,
         schedule="interleaved",
         rounds=rounds,

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.results.synthetic import resolved
 from upgradelab.measurement import time_ratio
 from upgradelab.results.store.rounds import Point, RunRounds, VariantRounds
 from upgradelab.results.store.verdict_table import table
@@ -28,7 +29,7 @@ def _rounds(case: dict[str, Any]) -> RunRounds:
         workload="insert-truncate",
         rounds=case["rounds"],
         max_rounds=case["max_rounds"],
-        variants=[{"name": v["name"]} for v in case["variants"]],
+        variants=[resolved(v["name"]) for v in case["variants"]],
     )
     variants = []
     for index, spec in enumerate(case["variants"]):

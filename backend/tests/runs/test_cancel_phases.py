@@ -14,7 +14,6 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import asdict
 from typing import Any
 
 import httpx
@@ -170,7 +169,7 @@ def test_an_attribution_step_run_ends_cancelled_with_its_attribution(target_dir:
         parameters={"iteration_sql": LONG, "statement_timeout_s": 120},
         policy="warm",
     )
-    variant = asdict(resolve_variant(TARGET, name="baseline"))
+    variant = resolve_variant(TARGET, name="baseline")
     run_id = steps.create_run(origin, [variant], 1, 2, "attribution cancel test step 1")
     cancelled = threading.Event()
     settings = get_settings()

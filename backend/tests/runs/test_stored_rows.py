@@ -1,9 +1,11 @@
 """A run's JSON values read typed (db.ModelJSON, issue 48): its host context, its dataset preparation
-progress, a variant's SHOW GLOBAL VARIABLES, a variant's packed probe column names and a finished run's
-digests, each as the code before stored them (plain JSON dicts and lists), read back as their models and
-written back as the same JSON; the stream's progress events keep the keys the runner gave."""
+progress, a variant's SHOW GLOBAL VARIABLES, a variant's packed probe column names, a finished run's
+digests, and its experiment's resolved variants and workload parameters, each as the code before stored
+them (plain JSON dicts and lists), read back as their models and written back as the same JSON; the
+stream's progress events keep the keys the runner gave."""
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -11,12 +13,16 @@ import pytest
 from pydantic import ValidationError
 from sqlalchemy.dialects import sqlite
 
-from upgradelab.db import ModelJSON
+from tests.stored_json import write_again, write_raw
+from upgradelab.db import ModelJSON, sync_session
+from upgradelab.experiments.schemas import ExperimentRead
+from upgradelab.experiments.variants import ResolvedVariant
 from upgradelab.probes.models import ProbeSeries
 from upgradelab.results.store.models import GroupPoint, RunDigest, StatementRow
 from upgradelab.runs.executor import state
 from upgradelab.runs.executor.context import run_context
-from upgradelab.runs.models import Run, RunHostContext, RunProgress, RunVariant
+from upgradelab.runs.models import Experiment, Run, RunHostContext, RunProgress, RunVariant
+from upgradelab.workloads import WORKLOADS, stored_workload
 
 DIALECT = sqlite.dialect()
 
@@ -151,3 +157,108 @@ def test_each_digest_as_stored_before_reads_as_the_rows_it_was_written_as() -> N
     assert column.process_result_value([], DIALECT) == []
     with pytest.raises(ValidationError):
         column.process_bind_param([{"variant": "a", "statement": "x"}], DIALECT)
+
+
+# as runs/experiments.py create stored them: dataclasses.asdict(ResolvedVariant) of each variant, the
+# A/A control last (the baseline's copy, renamed)
+OLD_VARIANTS: list[dict[str, Any]] = [
+    {"name": "mysql-9.7 default", "target": "mysql-9.7", "preset": "default", "options": {},
+     "redo_log": "enabled", "set_global": {}, "set_session": {}, "instance": []},
+    {"name": "tuned", "target": "mysql-9.7", "preset": "redo-off+skip-log-bin",
+     "options": {"skip-log-bin": None, "max-connections": "300"}, "redo_log": "disabled",
+     "set_global": {"innodb_flush_log_at_trx_commit": "2"}, "set_session": {"sql_mode": ""},
+     "instance": ["ALTER INSTANCE DISABLE INNODB REDO_LOG"]},
+    {"name": "mysql-9.7 default (A/A)", "target": "mysql-9.7", "preset": "default", "options": {},
+     "redo_log": "enabled", "set_global": {}, "set_session": {}, "instance": []},
+]  # fmt: skip
+# a variant stored before SET GLOBAL / SESSION and instance statements (commit 33ef202): five keys
+OLDEST_VARIANT: dict[str, Any] = {
+    "name": "first", "target": "mariadb-10.11", "preset": "default", "options": {"max-connections": "50"},
+    "redo_log": "enabled",
+}  # fmt: skip
+NO_SETTINGS: dict[str, Any] = {"set_global": {}, "set_session": {}, "instance": []}
+
+
+def test_an_experiments_variants_as_stored_before_read_as_resolved_variants_and_write_back_the_same() -> None:
+    column = _column(Experiment, "variants")
+    read = column.process_result_value(_stored(OLD_VARIANTS), DIALECT)
+    assert read is not None and [type(v) for v in read] == [ResolvedVariant] * 3
+    assert read[1].options == {"skip-log-bin": None, "max-connections": "300"}
+    assert (
+        read[1].option_lines() == ["skip-log-bin", "max-connections=300"] and read[1].redo_log == "disabled"
+    )
+    assert read[1].set_session == {"sql_mode": ""} and read[2].name.endswith("(A/A)")
+    assert column.process_bind_param(read, DIALECT) == OLD_VARIANTS
+    # the API's read of them is what it was (ExperimentRead's variants: the stored dicts)
+    experiment = Experiment(
+        id=1, name="e", workload="insert-truncate", iterations=1, parameters={}, policy="warm", variants=read,
+        schedule="interleaved", rounds=1, block=1, aa_control=True, seed=3, created_at=datetime.now(UTC),
+    )  # fmt: skip
+    assert ExperimentRead.model_validate(experiment).model_dump(mode="json")["variants"] == OLD_VARIANTS
+
+
+def test_the_oldest_variant_reads_with_no_settings_and_keeps_its_meaning() -> None:
+    column = _column(Experiment, "variants")
+    read = column.process_result_value([OLDEST_VARIANT], DIALECT)
+    assert (
+        read is not None and read[0].set_global == {} and read[0].set_session == {} and read[0].instance == []
+    )
+    # written back with the three empty (what every reader took their absence for), nothing else changed
+    assert column.process_bind_param(read, DIALECT) == [OLDEST_VARIANT | NO_SETTINGS]
+
+
+@pytest.mark.parametrize(
+    ("variant", "field"),
+    [
+        (OLDEST_VARIANT | {"redo_log": "maybe"}, "redo_log"),
+        ({key: value for key, value in OLDEST_VARIANT.items() if key != "target"}, "target"),
+        (OLDEST_VARIANT | {"set_global": {"max_connections": None}}, "set_global.max_connections"),
+    ],
+    ids=["redo_log", "no-target", "null-set-global"],
+)
+def test_a_bad_variant_is_refused_naming_its_field(variant: dict[str, Any], field: str) -> None:
+    with pytest.raises(ValidationError, match=rf"0\.{field}"):
+        _column(Experiment, "variants").process_bind_param([variant], DIALECT)
+
+
+@pytest.mark.parametrize("slug", sorted(WORKLOADS))
+def test_each_workloads_stored_parameters_read_back_as_its_model_and_write_back_the_same(slug: str) -> None:
+    column = _column(Experiment, "parameters")
+    workload_type = WORKLOADS[slug]
+    stored = workload_type.Parameters().model_dump(mode="json")  # as runs/experiments.py create stores them
+    read = column.process_result_value(_stored(stored), DIALECT)
+    assert read == stored and column.process_bind_param(read, DIALECT) == stored
+    workload = stored_workload(slug, read)
+    assert workload is not None and workload.parameters == workload_type.Parameters.model_validate(stored)
+
+
+def test_parameters_a_template_no_longer_accepts_read_as_no_workload_and_a_non_json_value_is_refused() -> (
+    None
+):
+    assert stored_workload("count-star", {"rows": "many"}) is None
+    assert stored_workload("no-such-template", {}) is None
+    with pytest.raises(ValidationError, match="rows"):
+        _column(Experiment, "parameters").process_bind_param({"rows": object()}, DIALECT)
+
+
+def test_an_experiment_row_written_by_the_code_before_reads_typed_and_writes_back_the_same(
+    database: None,
+) -> None:
+    parameters = {"threads": [1, 4], "duration_s": 5, "script": "oltp_read_only", "tables": 1,
+                  "table_size": 1000, "character_set": "utf8mb4", "collation": None}  # fmt: skip
+    with sync_session() as session:
+        row = Experiment(name="old-json", workload="charset-oltp", iterations=1)
+        session.add(row)
+        session.commit()
+        experiment_id = row.id
+    write_raw("experiment", experiment_id, variants=[*OLD_VARIANTS, OLDEST_VARIANT], parameters=parameters)
+    with sync_session() as session:
+        experiment = session.get_one(Experiment, experiment_id)
+        assert [v.name for v in experiment.variants][-2:] == ["mysql-9.7 default (A/A)", "first"]
+        groups = stored_workload(experiment.workload, experiment.parameters)
+        assert groups is not None and groups.groups() == ["threads=1", "threads=4"]
+    again = write_again(Experiment, experiment_id, "variants", "parameters")
+    assert again == {"variants": [*OLD_VARIANTS, OLDEST_VARIANT | NO_SETTINGS], "parameters": parameters}
+    with sync_session() as session:
+        session.delete(session.get_one(Experiment, experiment_id))
+        session.commit()

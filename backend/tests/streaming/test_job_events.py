@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from tests.attribution.helpers import wait_attribution
-from tests.results.synthetic import SyntheticVariant, insert_run
+from tests.results.synthetic import SyntheticVariant, insert_run, resolved
 from tests.streaming.sse import Event, events
 from upgradelab.db import sync_session
 from upgradelab.results.store.summary import store_summary_in
@@ -101,16 +101,10 @@ def test_a_replays_phases_arrive_in_order_and_its_stream_ends_with_its_final_sta
     assert [e.event for e in late] == ["snapshot"] and late[0].json()["status"] == "cancelled"
 
 
-def _variant(name: str, options: dict[str, str | None]) -> dict[str, Any]:
-    """A resolved variant of mysql-9.7 with these options (the experiment's variants, as stored)."""
-    return {"name": name, "target": "mysql-9.7", "preset": "default", "options": options,
-            "redo_log": "enabled", "set_global": {}, "set_session": {}, "instance": []}  # fmt: skip
-
-
 def _decided_gap_run() -> int:
     """A succeeded synthetic run (no server) where "tuned" (max-connections 300) is 1.4x the baseline:
     a decided gap an attribution may explain, with one candidate setting."""
-    variants = [_variant("default", {}), _variant("tuned", {"max-connections": "300"})]
+    variants = [resolved("default"), resolved("tuned", {"max-connections": "300"})]
     with sync_session() as session:
         run_id = insert_run(
             session, [SyntheticVariant("default", shift=1.0), SyntheticVariant("tuned", shift=1.4)],

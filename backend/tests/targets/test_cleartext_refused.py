@@ -29,6 +29,7 @@ from upgradelab.targets.client_auth import AuthPolicy
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import LocalProvisioner
 from upgradelab.targets.provisioners.base import Endpoint
+from upgradelab.targets.sealed import seal
 from upgradelab.workloads import sysbench
 
 PASSWORD = "canary-Pw-44-never-sent"
@@ -71,7 +72,8 @@ def team_target(database: None) -> Iterator[str]:
     """An existing target whose address a fake server answers now (the team's server is down)."""
     with sync_session() as session:
         session.add(
-            Target(name=TARGET, flavor="mariadb", provisioner="existing", settings=_existing_settings())
+            # as targets/service.py stores it: the password sealed (a plaintext one is refused)
+            Target(name=TARGET, flavor="mariadb", provisioner="existing", settings=seal(_existing_settings()))
         )
         session.commit()
     yield TARGET
@@ -93,7 +95,7 @@ def _lab(name: str) -> LocalProvisioner:
     """The lab target `name` as a provisioner whose port the fake server holds (nothing started)."""
     with sync_session() as session:
         target = session.scalars(select(Target).where(Target.name == name)).one()
-    settings = {**target.settings, "port": ports.CLEARTEXT}
+    settings = {**target.settings.stored(), "port": ports.CLEARTEXT}
     return LocalProvisioner(f"{name}-clear", target.flavor, settings, get_settings())
 
 

@@ -18,7 +18,7 @@ def _slot(slot: int) -> LocalProvisioner:
     with sync_session() as session:
         target = session.scalars(select(Target).where(Target.name == "mariadb-10.11")).one()
     app = get_settings().model_copy(update={"spare_instance_s": 0})  # no spare left behind
-    return LocalProvisioner("mariadb-10.11-clash", target.flavor, dict(target.settings), app, slot=slot)
+    return LocalProvisioner("mariadb-10.11-clash", target.flavor, target.settings.stored(), app, slot=slot)
 
 
 @pytest.fixture

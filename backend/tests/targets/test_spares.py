@@ -23,7 +23,7 @@ SLOT = 1  # a slot other than 0 listens on a port of its own: the spare's must c
 def _make(name: str, keep_s: float) -> LocalProvisioner:
     with sync_session() as session:
         target = session.query(Target).filter(Target.name == name).one()
-    settings = {**target.settings, "port": ports.UNIT_TARGETS[name]}
+    settings = {**target.settings.stored(), "port": ports.UNIT_TARGETS[name]}
     app = get_settings().model_copy(update={"spare_instance_s": keep_s})
     return LocalProvisioner(f"{name}-spares", target.flavor, settings, app, slot=SLOT)
 

@@ -31,14 +31,14 @@ def test_a_targets_password_is_sealed_in_the_metadata_database(client: httpx.Cli
     name = f"sealed-t{ports.SESSION}"
     with sync_session() as session:
         lab = session.scalars(select(Target).where(Target.name == "mariadb-10.11")).one()
-        settings = {**lab.settings, "port": ports.H3_TARGET + 7, "password": password}
+        settings = {**lab.settings.stored(), "port": ports.H3_TARGET + 7, "password": password}
     body = {"name": name, "flavor": "mariadb", "provisioner": "local", "settings": settings}
     created = client.post("/api/targets", json=body)
     assert created.status_code == 201, created.text
     try:
         with sync_session() as session:
             target = session.scalars(select(Target).where(Target.name == name)).one()
-            assert "password" not in target.settings and target.settings["password_sealed"]
+            assert "password" not in target.settings.stored() and target.settings.password_sealed
             assert provisioner_for(target).endpoint.password == password
         database = STATE / "upgradelab.db"
         for path in (database, database.with_name("upgradelab.db-wal")):

@@ -45,7 +45,7 @@ async def run_export(session: AsyncSession, run: Run, fmt: str) -> Response:
     """
     context = await runs.context(session, run)
     diff = variables_diff([v.variables for v in context.variants])
-    names = [spec["name"] for spec in run.experiment.variants]
+    names = [spec.name for spec in run.experiment.variants]
     iterations: list[dict[str, Any]] = [
         {
             "run_id": run.id,

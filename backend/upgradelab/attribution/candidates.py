@@ -19,6 +19,7 @@ from typing import Any
 
 from upgradelab.attribution.known_defaults import KNOWN_CHANGED_DEFAULTS
 from upgradelab.experiments.server_settings import SettingError, validate_variable
+from upgradelab.experiments.variants import ResolvedVariant
 
 # Variables that name an instance rather than configure it, or change on every start.
 IDENTITY = frozenset(
@@ -128,12 +129,11 @@ def _known(variables: list[str]) -> str | None:
 
 
 def _config_candidates(
-    baseline: Mapping[str, Any], variant: Mapping[str, Any], diff: Mapping[str, tuple[str | None, str | None]]
+    baseline: ResolvedVariant, variant: ResolvedVariant, diff: Mapping[str, tuple[str | None, str | None]]
 ) -> list[Candidate]:
     """Candidates from the variants' configurations (options, redo log, SET GLOBAL, instance)."""
     out: list[Candidate] = []
-    base_opts: dict[str, str | None] = baseline.get("options") or {}
-    var_opts: dict[str, str | None] = variant.get("options") or {}
+    base_opts, var_opts = baseline.options, variant.options
     for option in [*var_opts, *(o for o in base_opts if o not in var_opts)]:
         if option in base_opts and option in var_opts and base_opts[option] == var_opts[option]:
             continue
@@ -156,19 +156,19 @@ def _config_candidates(
                 lines=lines,
             )
         )
-    if (baseline.get("redo_log") or "enabled") != (variant.get("redo_log") or "enabled"):
-        state = baseline.get("redo_log") or "enabled"
+    if baseline.redo_log != variant.redo_log:
+        state = baseline.redo_log
         out.append(
             Candidate(
                 name="redo log",
                 kind="redo_log",
                 baseline=state,
-                variant=variant.get("redo_log"),
+                variant=variant.redo_log,
                 revert={"redo_log": state},
                 lines=[f"ALTER INSTANCE {'ENABLE' if state == 'enabled' else 'DISABLE'} INNODB REDO_LOG"],
             )
         )
-    base_set, var_set = baseline.get("set_global") or {}, variant.get("set_global") or {}
+    base_set, var_set = baseline.set_global, variant.set_global
     for name in sorted(set(base_set) | set(var_set)):
         if base_set.get(name) == var_set.get(name):
             continue
@@ -185,7 +185,7 @@ def _config_candidates(
                 lines=[f"SET GLOBAL {name} = {base_set[name]}"] if name in base_set else [],
             )
         )
-    base_inst, var_inst = list(baseline.get("instance") or []), list(variant.get("instance") or [])
+    base_inst, var_inst = baseline.instance, variant.instance
     for statement in [s for s in var_inst if s not in base_inst] + [
         s for s in base_inst if s not in var_inst
     ]:
@@ -254,14 +254,14 @@ def _variable_candidate(
 
 
 def build(
-    baseline: Mapping[str, Any],
-    variant: Mapping[str, Any],
+    baseline: ResolvedVariant,
+    variant: ResolvedVariant,
     diff: Mapping[str, tuple[str | None, str | None]],
     same_binary: bool,
     accepts: Accepts,
 ) -> tuple[list[Candidate], list[Untestable]]:
     """(candidates in the order to try: known changed defaults first, then by name; what cannot be
-    tested, with the reason). baseline / variant: the resolved variants (experiment.variants dicts);
+    tested, with the reason). baseline / variant: the resolved variants (experiment.variants);
     diff: variable -> (baseline value, variant value) from the recorded contexts
     (results/views/context.py variables_diff); same_binary: both ran one target's binary."""
     found = _config_candidates(baseline, variant, diff)
@@ -292,7 +292,7 @@ def build(
                 found.append(one)
             else:
                 untestable.append(one)
-    base_session, var_session = baseline.get("set_session") or {}, variant.get("set_session") or {}
+    base_session, var_session = baseline.set_session, variant.set_session
     for name in sorted(set(base_session) | set(var_session)):
         if base_session.get(name) != var_session.get(name):
             untestable.append(
@@ -308,12 +308,12 @@ def build(
     return found, untestable
 
 
-def reverted(variant: Mapping[str, Any], chosen: list[Candidate], name: str) -> dict[str, Any]:
-    """The variant (experiment.variants dict) with the baseline's values for `chosen`, named `name`."""
-    options: dict[str, str | None] = dict(variant.get("options") or {})
-    set_global: dict[str, str] = dict(variant.get("set_global") or {})
-    instance: list[str] = list(variant.get("instance") or [])
-    redo_log = variant.get("redo_log") or "enabled"
+def reverted(variant: ResolvedVariant, chosen: list[Candidate], name: str) -> ResolvedVariant:
+    """The variant (one of experiment.variants) with the baseline's values for `chosen`, named `name`."""
+    options = dict(variant.options)
+    set_global = dict(variant.set_global)
+    instance = list(variant.instance)
+    redo_log = variant.redo_log
     for candidate in chosen:
         revert = candidate.revert
         for option in revert.get("remove_options", []):
@@ -325,15 +325,10 @@ def reverted(variant: Mapping[str, Any], chosen: list[Candidate], name: str) -> 
         instance = [s for s in instance if s not in revert.get("remove_instance", [])]
         instance += [s for s in revert.get("add_instance", []) if s not in instance]
         redo_log = revert.get("redo_log", redo_log)
-    preset = variant.get("preset") or "default"
+    preset = variant.preset or "default"
     if redo_log == "enabled" and "redo-off" in preset:
         preset = "+".join(p for p in preset.split("+") if p.strip() != "redo-off") or "default"
-    return {
-        **variant,
-        "name": name,
-        "preset": preset,
-        "options": options,
-        "set_global": set_global,
-        "instance": instance,
-        "redo_log": redo_log,
-    }
+    changed = {"name": name, "preset": preset, "options": options, "set_global": set_global}
+    return ResolvedVariant.model_validate(
+        variant.model_dump() | changed | {"instance": instance, "redo_log": redo_log}
+    )

@@ -66,8 +66,8 @@ class _Oracle:
         self.refused: dict[str, str] = {}  # candidates the server refused during the search, with its words
         self.candidates = {c.name: _candidate(c) for c in row.candidates}
         variants = origin.variants
-        self.baseline = next(v for v in variants if v["name"] == row.baseline)
-        self.variant = next(v for v in variants if v["name"] == row.variant)
+        self.baseline = next(v for v in variants if v.name == row.baseline)
+        self.variant = next(v for v in variants if v.name == row.variant)
 
     @property
     def minutes(self) -> float:

@@ -51,8 +51,8 @@ async def create(session: AsyncSession, spec: AttributionCreate) -> Attribution:
         raise HTTPException(
             status.HTTP_409_CONFLICT, f"run {run.id} is {run.status}; a finished run is needed"
         )
-    variants = {v["name"]: v for v in run.experiment.variants}
-    baseline_name = spec.baseline or run.experiment.variants[0]["name"]
+    variants = {v.name: v for v in run.experiment.variants}
+    baseline_name = spec.baseline or run.experiment.variants[0].name
     for field, name in (("variant", spec.variant), ("baseline", baseline_name)):
         if name not in variants:
             raise field_error(
@@ -61,19 +61,19 @@ async def create(session: AsyncSession, spec: AttributionCreate) -> Attribution:
     if spec.variant == baseline_name:
         raise field_error(["body", "variant"], "the variant is the baseline; pick another variant")
     baseline, variant = variants[baseline_name], variants[spec.variant]
-    known = await targets.get_by_names(session, {baseline["target"], variant["target"]})
-    base_target, var_target = known.get(baseline["target"]), known.get(variant["target"])
+    known = await targets.get_by_names(session, {baseline.target, variant.target})
+    base_target, var_target = known.get(baseline.target), known.get(variant.target)
     if base_target is None or var_target is None:
         raise field_error(["body", "variant"], "a target of the run no longer exists")
     if base_target.flavor != var_target.flavor:
         raise field_error(
             ["body", "variant"],
-            f"{variant['target']} ({var_target.flavor}) and {baseline['target']} "
+            f"{variant.target} ({var_target.flavor}) and {baseline.target} "
             f"({base_target.flavor}) are of different flavors: their settings cannot be exchanged",
         )
     group, metric, gap = await _decided_gap(session, run, baseline_name, spec.variant)
     # its step runs execute in its own task: it goes to the pool that reaches its targets, as a run does
-    queue = await routing.route(session, {baseline["target"], variant["target"]})  # 409 across pools
+    queue = await routing.route(session, {baseline.target, variant.target})  # 409 across pools
     contexts = {
         row.name: row.variables
         for row in await session.scalars(select(RunVariant).where(RunVariant.run_id == run.id))
@@ -81,7 +81,7 @@ async def create(session: AsyncSession, spec: AttributionCreate) -> Attribution:
     diffs = variables_diff([contexts.get(baseline_name), contexts.get(spec.variant)])
     diff = {d.name: (d.values[0], d.values[1]) for d in diffs}
     names = await option_lists.names_or_503(var_target)
-    allowed = var_target.settings.get("allowed_options") or []
+    allowed = var_target.settings.allowed_options or []
 
     def accepts(option: str, value: str | None) -> str | None:
         try:
@@ -135,7 +135,7 @@ async def _decided_gap(
     """(group, metric, verdict) of the variant's first decided verdict in the run's stored summary
     (against the run's first variant); 409 when there is none or the baseline is not the first variant."""
     rows = await session.run_sync(lambda sync: stored_summary(sync, run.id))
-    if run.experiment.variants[0]["name"] != baseline:
+    if run.experiment.variants[0].name != baseline:
         raise field_error(
             ["body", "baseline"],
             "only the run's first variant can be the baseline (its verdicts are against it)",

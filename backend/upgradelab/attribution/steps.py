@@ -16,7 +16,6 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from redis import Redis
 from sqlalchemy import select
@@ -25,6 +24,7 @@ from upgradelab.db import sync_session
 from upgradelab.execution.locks import TargetsBusy
 from upgradelab.execution.status import JobStatus
 from upgradelab.experiments.schedule import resolve_schedule
+from upgradelab.experiments.variants import ResolvedVariant
 from upgradelab.results.stats import verdicts
 from upgradelab.results.store import rounds
 from upgradelab.runs.executor.runner import execute_run
@@ -56,7 +56,7 @@ class Measured:
 
 def create_run(
     origin: Experiment,
-    variants: list[dict[str, Any]],
+    variants: list[ResolvedVariant],
     rounds_: int,
     block: int,
     name: str,
@@ -85,7 +85,7 @@ def create_run(
         )
         session.add(experiment)
         session.flush()
-        targets = sorted({variant["target"] for variant in variants})
+        targets = sorted({variant.target for variant in variants})
         run = Run(
             experiment_id=experiment.id,
             status=JobStatus.queued,

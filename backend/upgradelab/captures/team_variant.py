@@ -236,7 +236,7 @@ async def team_variant_of(
     config = capture.configuration
     takes_options = target.provisioner != "existing"
     names = await names_or_503(target) if takes_options else None
-    allowed = list(target.settings.get("allowed_options") or [])
+    allowed = list(target.settings.allowed_options or [])
     helps = await to_thread.run_sync(lambda: _helps(config, target)) if takes_options else (None, None)
     return team_variant(
         capture.id,

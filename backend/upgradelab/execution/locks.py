@@ -46,7 +46,7 @@ def lock_names(targets: Iterable[Target]) -> list[str]:
     for target in targets:
         names.append(target.name)
         if target.provisioner == ExistingProvisioner.kind:
-            host, port = str(target.settings.get("host", "")).lower(), target.settings.get("port", 3306)
+            host, port = (target.settings.host or "").lower(), target.settings.port or 3306
             names.append(f"server:{host}:{port}")
     return names
 

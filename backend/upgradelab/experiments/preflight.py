@@ -83,7 +83,7 @@ def stored_refusal(target: Target, variant: ResolvedVariant, policy: str, worklo
         workload,
         target.capabilities,
         disposable=target.disposable,
-        database=str(target.settings.get("database") or ""),
+        database=target.settings.database or "",
     )
 
 

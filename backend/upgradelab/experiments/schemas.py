@@ -1,7 +1,7 @@
 """Experiment API shapes: ExperimentCreate in, ExperimentRead out."""
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -55,17 +55,10 @@ class VariantSpec(RequestModel):
         return self
 
 
-class ResolvedVariantRead(BaseModel):
+class ResolvedVariantRead(ResolvedVariant):
     """A variant as the run executes it."""
 
-    name: str
-    target: str
-    preset: str
-    options: dict[str, str | None]
-    redo_log: Literal["enabled", "disabled"]
-    set_global: dict[str, str] = {}
-    set_session: dict[str, str] = {}
-    instance: list[str] = []
+    model_config = ConfigDict(from_attributes=True)  # read from the stored ResolvedVariant
 
 
 class ExperimentCreate(RequestModel):

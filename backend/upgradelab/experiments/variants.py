@@ -4,6 +4,9 @@ A preset string joins presets with "+": "redo-off+skip-log-bin" is article 001's
 """
 
 from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from upgradelab.experiments.server_settings import (
     SettingError,
@@ -50,22 +53,24 @@ class VariantError(ValueError):
     """A variant that cannot be resolved; the message names the variant and the reason."""
 
 
-@dataclass(frozen=True)
-class ResolvedVariant:
-    """What a run executes for one variant; stored in experiment.variants as a dict.
+class ResolvedVariant(BaseModel):
+    """What a run executes for one variant; stored as experiment.variants' items (db.ModelJSON).
 
     set_global / set_session: variable -> value, applied after start (SESSION on the workload
-    connection); instance: allow-listed statements in canonical form, applied after start.
+    connection); instance: allow-listed statements in canonical form, applied after start. The three
+    default to empty: variants stored before they existed read back without them.
     """
+
+    model_config = ConfigDict(frozen=True)
 
     name: str
     target: str
     preset: str
     options: dict[str, str | None]
-    redo_log: str  # "enabled" | "disabled"
-    set_global: dict[str, str] = field(default_factory=dict)
-    set_session: dict[str, str] = field(default_factory=dict)
-    instance: list[str] = field(default_factory=list)
+    redo_log: Literal["enabled", "disabled"]
+    set_global: dict[str, str] = {}
+    set_session: dict[str, str] = {}
+    instance: list[str] = []
 
     def option_lines(self) -> list[str]:
         """Validated option-file lines for the provisioner."""
@@ -115,14 +120,14 @@ def resolve_variant(
     except SettingError as error:
         raise VariantError(f"variant {label!r}: {error}") from error
     return ResolvedVariant(
-        label,
-        target,
-        preset,
-        normalized,
-        "disabled" if redo_disabled else "enabled",
-        globals_,
-        sessions,
-        statements,
+        name=label,
+        target=target,
+        preset=preset,
+        options=normalized,
+        redo_log="disabled" if redo_disabled else "enabled",
+        set_global=globals_,
+        set_session=sessions,
+        instance=statements,
     )
 
 

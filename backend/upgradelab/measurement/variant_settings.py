@@ -75,7 +75,14 @@ def apply_session_settings(connection: ServerConnection, name: str, settings: Va
 
 def _apply(connection: ServerConnection, name: str, settings: VariantSettings) -> None:
     variant = ResolvedVariant(
-        name, "", "default", {}, "enabled", settings.set_global, settings.set_session, settings.instance
+        name=name,
+        target="",
+        preset="default",
+        options={},
+        redo_log="enabled",
+        set_global=settings.set_global,
+        set_session=settings.set_session,
+        instance=settings.instance,
     )
     refusal = settings_refusal(connection, variant)
     if refusal is not None:

@@ -60,7 +60,7 @@ async def run_probes(session: AsyncSession, run: Run, top: int = 10, width: int 
     of its hit rate, server seconds and client seconds at `width` points each (spikes kept);
     `iterations_total` says how many there were."""
     variants = [
-        VariantProbes(variant=v["name"], variant_index=i, unavailable=[], iterations=[], top_mutex_waits=[])
+        VariantProbes(variant=v.name, variant_index=i, unavailable=[], iterations=[], top_mutex_waits=[])
         for i, v in enumerate(run.experiment.variants)
     ]
     for one, columns in zip(variants, await probe_columns(session, run), strict=True):

@@ -1,6 +1,5 @@
 """Experiment verbs: create (variants resolved and checked against the targets table), get_or_raise."""
 
-from dataclasses import asdict
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -31,7 +30,7 @@ async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
     workload_instance = workload_type(parameters)
     known = await targets.get_by_names(session, {v.target for v in spec.variants})
     lists: dict[str, ServerNames | None] = {}
-    resolved = []
+    resolved: list[ResolvedVariant] = []
     for index, variant_spec in enumerate(spec.variants):
         target = known.get(variant_spec.target)
         if target is None:
@@ -52,7 +51,7 @@ async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
                 f"variant {variant.name!r}: {spec.workload} cannot run on {target.name}: {refusal}",
             )
         _check_options(index, variant, target, await _names(lists, target) if variant.options else None)
-        resolved.append(asdict(variant))
+        resolved.append(variant)
     workload = workload_type.info
     try:
         schedule = resolve_schedule(
@@ -61,7 +60,7 @@ async def create(session: AsyncSession, spec: ExperimentCreate) -> Experiment:
         check_extension(schedule, spec.max_rounds, spec.max_minutes)
     except ScheduleError as error:
         raise field_error(["body", error.field], str(error)) from error
-    name = spec.name or f"{workload.title}: {', '.join(v['name'] for v in resolved)}"
+    name = spec.name or f"{workload.title}: {', '.join(v.name for v in resolved)}"
     if spec.aa_control:
         resolved.append(aa_copy(resolved))
     experiment = Experiment(
@@ -108,7 +107,7 @@ def _refused_option(
     options: dict[str, str | None], target: Target, names: ServerNames | None
 ) -> tuple[str, OptionError] | None:
     """The first option refused by category or by name, with the error naming it; None when all pass."""
-    allowed = target.settings.get("allowed_options") or []
+    allowed = target.settings.allowed_options or []
     for option, value in options.items():
         try:
             validate_option(option, value, allowed)
@@ -124,34 +123,33 @@ async def check_runnable(session: AsyncSession, experiment: Experiment) -> None:
     a re-run): its targets' binaries may have changed, or it was stored before their lists were
     built. 409 naming the variant and the option; 422 for a target that no longer exists; 503 when
     a target's option list cannot be built (targets/option_lists.py)."""
-    known = await targets.get_by_names(session, {variant["target"] for variant in experiment.variants})
+    known = await targets.get_by_names(session, {variant.target for variant in experiment.variants})
     lists: dict[str, ServerNames | None] = {}
     for variant in experiment.variants:
-        target = known.get(variant["target"])
+        target = known.get(variant.target)
         if target is None:
-            raise field_error(["experiment", "variants"], f"target {variant['target']!r} no longer exists")
-        options: dict[str, str | None] = variant.get("options") or {}
-        if not options:
+            raise field_error(["experiment", "variants"], f"target {variant.target!r} no longer exists")
+        if not variant.options:
             continue
-        refused = _refused_option(options, target, await _names(lists, target))
+        refused = _refused_option(variant.options, target, await _names(lists, target))
         if refused is not None:
             from fastapi import HTTPException, status  # the worker imports this module too (issue 31)
 
             raise HTTPException(
                 status.HTTP_409_CONFLICT,
-                f"experiment {experiment.id}, variant {variant['name']!r}: {refused[1]}; "
+                f"experiment {experiment.id}, variant {variant.name!r}: {refused[1]}; "
                 "create the experiment again without it",
             )
 
 
-def aa_copy(variants: list[dict[str, Any]]) -> dict[str, Any]:
+def aa_copy(variants: list[ResolvedVariant]) -> ResolvedVariant:
     """The A/A control: the baseline (variant 0), same target and configuration, named
     "<baseline> (A/A)"; it runs on an instance of its own and is always the last variant."""
     baseline = variants[0]
-    name = f"{baseline['name']} (A/A)"
-    if any(v["name"] == name for v in variants):
+    name = f"{baseline.name} (A/A)"
+    if any(v.name == name for v in variants):
         raise field_error(["body", "aa_control"], f"a variant is already named {name!r}")
-    return {**baseline, "name": name}
+    return baseline.model_copy(update={"name": name})
 
 
 def is_aa_control(experiment: Experiment, variant_index: int) -> bool:

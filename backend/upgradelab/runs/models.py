@@ -4,15 +4,15 @@ probes/, which store and read a run's rows by them (the import-linter contracts'
 
 import enum
 from datetime import datetime
-from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 from sqlalchemy import Enum, ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from upgradelab.db import Base, ModelJSON, utcnow
 from upgradelab.execution.schedule import RunSchedule
 from upgradelab.execution.status import JobStatus, job_status_column
+from upgradelab.experiments.variants import ResolvedVariant
 from upgradelab.users.models import User
 
 
@@ -64,15 +64,17 @@ class RunHostContext(BaseModel):
 
 
 class Experiment(Base):
-    """Row of `experiment`. `variants` is a list of VariantSpec dicts, `parameters` the workload's."""
+    """Row of `experiment`. `variants` the resolved variants in run order (the A/A control last);
+    `parameters` the workload's Parameters model as its JSON (which model depends on `workload`, so
+    the column holds JSON values and its readers validate them with WORKLOADS[workload].Parameters)."""
 
     __tablename__ = "experiment"
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
     workload: Mapped[str] = mapped_column(String(64), index=True)
-    parameters: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    variants: Mapped[list[Any]] = mapped_column(default=list)
+    parameters: Mapped[dict[str, JsonValue]] = mapped_column(ModelJSON(dict[str, JsonValue]), default=dict)
+    variants: Mapped[list[ResolvedVariant]] = mapped_column(ModelJSON(list[ResolvedVariant]), default=list)
     iterations: Mapped[int]
     policy: Mapped[str] = mapped_column(String(16), default="warm")  # workloads.base.POLICIES
     # Schedule (issue 12): `interleaved` runs `rounds` rounds, each variant one block of `block`

@@ -30,7 +30,7 @@ async def create(session: AsyncSession, experiment: Experiment) -> Run:
     """Store a queued run of `experiment` and send it to the Celery queue; first its startup options
     are checked again against its targets' option lists (409/503: runs/experiments.py check_runnable)."""
     await experiments.check_runnable(session, experiment)
-    targets = sorted({variant["target"] for variant in experiment.variants})
+    targets = sorted({variant.target for variant in experiment.variants})
     queue = await routing.route(session, targets)  # 409 when the variants span worker pools
     run = Run(experiment_id=experiment.id, status=JobStatus.queued, targets="," + ",".join(targets) + ",")
     session.add(run)
@@ -118,7 +118,7 @@ async def to_read(session: AsyncSession, runs: Sequence[Run]) -> list[RunRead]:
             started_at=run.started_at,
             finished_at=run.finished_at,
             iterations=run.experiment.iterations,
-            variants=[variant["name"] for variant in run.experiment.variants],
+            variants=[variant.name for variant in run.experiment.variants],
             current_variant=run.current_variant,
             iterations_done=done.get(run.id, 0),
             iterations_total=_planned_iterations(run)

@@ -29,7 +29,7 @@ async def detect_into(target: Target, *, restart_test: bool = False) -> None:
     """Detect an existing target's capabilities (in a thread: PyMySQL blocks) and set capabilities,
     version and flavor (the server's own) on the row. 422 naming settings.host when the server
     cannot be reached or the lab's user cannot sign in, with the server's words."""
-    provisioner = ExistingProvisioner(target.name, target.flavor, target.settings, get_settings())
+    provisioner = ExistingProvisioner(target.name, target.flavor, target.settings.stored(), get_settings())
     try:
         capabilities = await asyncio.to_thread(
             detect, provisioner.endpoint, try_restart=restart_test, read_only=provisioner.cfg.read_only
@@ -58,9 +58,11 @@ def detail(target: Target) -> TargetDetail:
     """The target page's shape: TargetRead plus, for existing servers, the public connection settings."""
     read = TargetDetail.model_validate(target)
     if target.provisioner == ExistingProvisioner.kind:
-        fields = ExistingSettings.model_fields
+        fields, stored = ExistingSettings.model_fields, target.settings
         public = {
-            key: target.settings.get(key, fields[key].get_default(call_default_factory=True))
+            key: getattr(stored, key)
+            if key in stored.model_fields_set
+            else fields[key].get_default(call_default_factory=True)
             for key in PUBLIC_SETTINGS
         }
         read.connection = TargetConnection.model_validate(public)

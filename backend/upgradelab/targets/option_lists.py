@@ -82,7 +82,7 @@ async def check_target_lines(target: Target, lines: list[str]) -> None:
     if not lines:
         return
     names = await names_or_503(target)
-    allowed = target.settings.get("allowed_options") or []
+    allowed = target.settings.allowed_options or []
     if names is not None:
         check_lines(names, lines, allowed)
         return

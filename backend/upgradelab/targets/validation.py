@@ -60,7 +60,7 @@ def check_settings(settings: dict[str, Any], others: Iterable[Target], app: Sett
         )
     port = settings.get("port")
     for other in others:
-        if port is not None and other.settings.get("port") == port:
+        if port is not None and other.settings.port == port:
             raise field_error(
                 ["body", "settings", "port"], f"port {port} is already used by target {other.name}"
             )

@@ -1,5 +1,6 @@
 """Workload templates by slug: the five source articles and custom SQL."""
 
+from collections.abc import Mapping
 from typing import Any
 
 from upgradelab.workloads.base import (
@@ -23,13 +24,25 @@ WORKLOADS: dict[str, type[Workload]] = {
 }
 
 
-def groups_of(slug: str, parameters: dict[str, Any]) -> list[str]:
-    """The iteration groups a stored experiment runs per variant ([""] for an unknown slug)."""
+def stored_workload(slug: str, parameters: Mapping[str, Any]) -> Workload | None:
+    """The template `slug` with a stored experiment's parameters (experiment.parameters, the JSON of
+    its Parameters model) read as that model; None for an unknown template or parameters it no longer
+    accepts (an old run)."""
     workload_type = WORKLOADS.get(slug)
     if workload_type is None:
-        return [""]
+        return None
     try:
-        return workload_type(workload_type.Parameters.model_validate(parameters or {})).groups()
+        return workload_type(workload_type.Parameters.model_validate(parameters or {}))
+    except ValueError:
+        return None
+
+
+def groups_of(slug: str, parameters: Mapping[str, Any]) -> list[str]:
+    """The iteration groups a stored experiment runs per variant ([""] for an unknown slug or
+    parameters its template no longer accepts)."""
+    workload = stored_workload(slug, parameters)
+    try:
+        return workload.groups() if workload is not None else [""]
     except ValueError:
         return [""]
 
@@ -44,4 +57,5 @@ __all__ = [
     "Workload",
     "WorkloadInfo",
     "groups_of",
+    "stored_workload",
 ]

@@ -67,7 +67,7 @@ def _summarize(
     stored: Iterable[tuple[int, int, int, str, float, dict[str, Any] | None]],
     with_iterations: bool,
 ) -> RunGroups:
-    variants = [variant["name"] for variant in run.experiment.variants]
+    variants = [variant.name for variant in run.experiment.variants]
     rows: list[IterationRow] = []
     # (variant, group) -> seconds, and metric name -> values: medians without a model object per iteration
     seconds: dict[tuple[int, str], list[float]] = defaultdict(list)

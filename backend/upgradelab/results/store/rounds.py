@@ -78,7 +78,7 @@ def load(session: Session, run: Run, warmup: int = 0) -> RunRounds:
         )
     )
     variants = [
-        VariantRounds(run.id, index, spec["name"], index in aa)
+        VariantRounds(run.id, index, spec.name, index in aa)
         for index, spec in enumerate(run.experiment.variants)
     ]
     groups: list[str] = []

@@ -49,7 +49,7 @@ def _rows(run: Run, samples: Iterable[tuple[int, str, float]]) -> list[Statement
     grouped: dict[tuple[int, str], list[float]] = {}
     for variant_index, statement, elapsed_s in samples:
         grouped.setdefault((variant_index, statement), []).append(elapsed_s)
-    names = [variant["name"] for variant in run.experiment.variants]
+    names = [variant.name for variant in run.experiment.variants]
     return [
         StatementRow(
             variant=names[variant_index],

@@ -23,7 +23,7 @@ from upgradelab.results.stats import verdicts
 from upgradelab.results.stats.verdicts import VerdictRead
 from upgradelab.results.store.rounds import RunRounds, VariantRounds, load
 from upgradelab.runs.models import Run
-from upgradelab.workloads import WORKLOADS
+from upgradelab.workloads import stored_workload
 from upgradelab.workloads.base import Contrast, Side, Workload
 
 
@@ -69,13 +69,7 @@ class RunContrasts(BaseModel):
 def workload_of(run: Run) -> Workload | None:
     """The run's template with the experiment's parameters; None for an unknown template or parameters
     it no longer accepts (an old run)."""
-    template = WORKLOADS.get(run.experiment.workload)
-    if template is None:
-        return None
-    try:
-        return template(template.Parameters.model_validate(run.experiment.parameters or {}))
-    except ValueError:
-        return None
+    return stored_workload(run.experiment.workload, run.experiment.parameters)
 
 
 def side_rounds(variant: VariantRounds, side: Side, contrast: Contrast) -> dict[int, list[float]]:

@@ -43,7 +43,7 @@ def series_of(run: Run, columns: list[Columns], max_points: int | None = None) -
             iterations, seconds = [iterations[k] for k in kept], [seconds[k] for k in kept]
         series.append(
             ColumnSeries(
-                variant=variant["name"],
+                variant=variant.name,
                 variant_index=index,
                 iterations=iterations,
                 elapsed_s=seconds,
@@ -57,7 +57,7 @@ def summarize_columns(run: Run, columns: list[Columns]) -> list[SummaryRow]:
     """Median, p95 and total seconds per variant over every iteration; ratio of each median to the first
     variant's median (None when either has no iteration)."""
     named = [
-        (variant["name"], index, columns[index][1]) for index, variant in enumerate(run.experiment.variants)
+        (variant.name, index, columns[index][1]) for index, variant in enumerate(run.experiment.variants)
     ]
     return _summary_rows(named)
 

@@ -209,7 +209,7 @@ def _load(run_id: int) -> _Run | None:
         if row is None or row.status != JobStatus.queued:
             return None
         experiment = row.experiment
-        variants = [ResolvedVariant(**variant) for variant in experiment.variants]
+        variants = list(experiment.variants)
         names = {variant.target for variant in variants}
         targets = {t.name: t for t in session.scalars(select(Target).where(Target.name.in_(names)))}
         workload_type = WORKLOADS[experiment.workload]

@@ -37,7 +37,7 @@ def provisioner_for(target: Target, settings: Settings | None = None, slot: int 
     kind = PROVISIONERS.get(target.provisioner)
     if kind is None:
         raise ProvisionError(f"target {target.name}: unknown provisioner {target.provisioner!r}")
-    return kind(target.name, target.flavor, target.settings, settings or get_settings(), slot)
+    return kind(target.name, target.flavor, target.settings.stored(), settings or get_settings(), slot)
 
 
 __all__ = [

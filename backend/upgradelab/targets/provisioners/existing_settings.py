@@ -13,7 +13,7 @@ response.
                 sends it no write statement at all: no write check on adding, no run, no replay
 """
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
@@ -21,10 +21,9 @@ from upgradelab.settings import get_settings
 from upgradelab.targets.client_auth import CLEARTEXT_PLUGINS, DEFAULT_PLUGINS, PLUGIN_PATTERN
 from upgradelab.targets.existing_hosts import host_refusal
 from upgradelab.targets.sealed import SealedSettings
+from upgradelab.targets.stored_settings import CAPTURE, Purpose, TargetSettings
 
 _IDENTIFIER = r"^[A-Za-z0-9_]{1,64}$"
-Purpose = Literal["workloads", "capture"]
-CAPTURE: Purpose = "capture"
 
 
 def _printable(value: str) -> str:
@@ -35,11 +34,11 @@ def _printable(value: str) -> str:
     return value
 
 
-def read_only_refusal(target_name: str, provisioner_kind: str, raw_settings: dict[str, object]) -> str | None:
+def read_only_refusal(target_name: str, provisioner_kind: str, stored: TargetSettings) -> str | None:
     """Why the lab may not write on this target (a run's workload, a replay's dataset), naming it:
     an existing target of purpose capture; None for every other target. Reads the stored settings as
-    they are (no validation: a row stored before `purpose` existed is of purpose workloads)."""
-    if provisioner_kind != "existing" or raw_settings.get("purpose") != CAPTURE:
+    they are (no policy: a row stored before `purpose` existed is of purpose workloads)."""
+    if provisioner_kind != "existing" or not stored.read_only:
         return None
     return (
         f"target {target_name} is read-only (purpose capture): the lab never writes there, so it runs "
