@@ -29,7 +29,8 @@ def seed(path: Path, runs: int, seed_value: int = 7) -> str:
         workload, target = rng.choice(WORKLOADS), rng.choice(TARGETS)
         experiments.append(
             {"id": k, "name": f"experiment {k} on {target}", "workload": workload, "iterations": 10,
-             "parameters": {}, "variants": [{"name": f"{target} default", "target": target}],
+             "parameters": {}, "variants": [{"name": f"{target} default", "target": target,
+                                             "preset": "default", "options": {}, "redo_log": "enabled"}],
              "created_at": (START + timedelta(hours=k)).replace(tzinfo=None)}
         )  # fmt: skip
         rows.append(
