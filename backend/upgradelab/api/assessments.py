@@ -30,7 +30,7 @@ from upgradelab.assessment.models import Assessment
 from upgradelab.assessment.report import AssessmentReport
 from upgradelab.assessment.schemas import AssessmentCreate, AssessmentRead
 from upgradelab.db import SessionDep
-from upgradelab.users.auth import CurrentUser, sees_share_tokens, stamp_owner
+from upgradelab.users.auth import CurrentUser, stamp_owner, token_for
 from upgradelab.users.models import User
 
 router = APIRouter(prefix="/api/assessments", tags=["assessments"])
@@ -55,18 +55,13 @@ async def _read(session: AsyncSession, row: Assessment, user: User | None) -> As
     read = AssessmentRead.model_validate(row)
     if read.report is None:
         read.report = await service.read_report(session, row.children)
-    if user is None or not sees_share_tokens(user):
-        read.share_token = None
-    return read
+    return token_for(read, user)
 
 
 @list_route(router, ASSESSMENT_JOBS, AssessmentRead)
 async def list_assessments(session: AsyncSession, row: Assessment, user: User) -> AssessmentRead:
     """Assessments, newest first (their reports as stored; None while running)."""
-    read = AssessmentRead.model_validate(row)
-    if not sees_share_tokens(user):
-        read.share_token = None
-    return read
+    return token_for(AssessmentRead.model_validate(row), user)
 
 
 @get_route(router, ASSESSMENT_JOBS, AssessmentRead)

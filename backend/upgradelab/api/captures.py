@@ -28,7 +28,7 @@ from upgradelab.datasets import service as datasets
 from upgradelab.datasets.schemas import DatasetRead
 from upgradelab.db import SessionDep
 from upgradelab.execution.status import JobStatus
-from upgradelab.users.auth import CurrentUser, require_owner, sees_share_tokens, stamp_owner
+from upgradelab.users.auth import CurrentUser, require_owner, stamp_owner, token_for
 from upgradelab.users.models import User
 
 router = APIRouter(prefix="/api/captures", tags=["captures"])
@@ -37,17 +37,11 @@ public_router = APIRouter(prefix="/api/public/captures", tags=["captures"])
 
 def _capture(row: object, user: User | None) -> CaptureRead:
     """The API shape for `user` (None: a share link's holder): share_token only for whom sees it."""
-    read = CaptureRead.model_validate(row)
-    if user is None or not sees_share_tokens(user):
-        read.share_token = None
-    return read
+    return token_for(CaptureRead.model_validate(row), user)
 
 
 def _check(row: object, user: User | None) -> CheckRead:
-    read = CheckRead.model_validate(row)
-    if user is None or not sees_share_tokens(user):
-        read.share_token = None
-    return read
+    return token_for(CheckRead.model_validate(row), user)
 
 
 @router.post("", response_model=CaptureRead, status_code=status.HTTP_201_CREATED)

@@ -24,7 +24,7 @@ from upgradelab.concurrent_replay.jobs import CONCURRENT_REPLAY_JOBS
 from upgradelab.concurrent_replay.models import ConcurrentReplay
 from upgradelab.concurrent_replay.schemas import ConcurrentReplayCreate, ConcurrentReplayRead
 from upgradelab.db import SessionDep
-from upgradelab.users.auth import CurrentUser, sees_share_tokens, stamp_owner
+from upgradelab.users.auth import CurrentUser, stamp_owner, token_for
 from upgradelab.users.models import User
 
 router = APIRouter(prefix="/api/concurrent-replays", tags=["concurrent replays"])
@@ -46,10 +46,7 @@ async def create_concurrent_replay(
 
 def _read(row: ConcurrentReplay, user: User | None) -> ConcurrentReplayRead:
     """The API shape for `user` (None: a share link's holder): share_token for whom sees it."""
-    read = service.to_read(row)
-    if user is None or not sees_share_tokens(user):
-        read.share_token = None
-    return read
+    return token_for(service.to_read(row), user)
 
 
 @list_route(router, CONCURRENT_REPLAY_JOBS, ConcurrentReplayRead, by={"dataset_id": int})

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from upgradelab.db import SessionDep
 from upgradelab.users import service
 from upgradelab.users.models import Role, User
+from upgradelab.users.tokens import Read
 
 COOKIE = "upgradelab_session"
 
@@ -82,6 +83,15 @@ def sees_share_tokens(user: User) -> bool:
     viewers. A token opens a result to anyone without signing in; a viewer may read every result but
     not create a link (POST needs operator), so handing one on would be doing what the role forbids."""
     return user.role.rank >= Role.operator.rank
+
+
+def token_for(read: Read, user: User | None) -> Read:
+    """`read` (a shareable job's API shape) as `user` may see it: its share_token (set only in the
+    answer that made the link) kept for whom sees_share_tokens, None for a viewer and for a share
+    link's holder (`user` None)."""
+    if user is None or not sees_share_tokens(user):
+        read.share_token = None
+    return read
 
 
 class Owned(Protocol):

@@ -25,7 +25,7 @@ from upgradelab.db import SessionDep
 from upgradelab.execution.status import JobStatus
 from upgradelab.execution.task import send_job
 from upgradelab.settings import get_settings
-from upgradelab.users.auth import CurrentUser, sees_share_tokens, stamp_owner
+from upgradelab.users.auth import CurrentUser, stamp_owner, token_for
 from upgradelab.users.models import User
 from upgradelab.worker import queue_of
 
@@ -69,10 +69,7 @@ async def create_toy(spec: ToyCreate, session: SessionDep, user: CurrentUser) ->
 
 def _read(row: Toy, user: User | None) -> ToyRead:
     """The toy as `user` reads it (None: a share link's holder): share_token for whom sees it."""
-    read = ToyRead.model_validate(row)
-    if user is None or not sees_share_tokens(user):
-        read.share_token = None
-    return read
+    return token_for(ToyRead.model_validate(row), user)
 
 
 @list_route(router, TOY_JOBS, ToyRead, by={"steps": int})
