@@ -23,6 +23,7 @@ def test_add_existing_server_and_see_what_it_allows(
 ) -> None:
     settings = mysql_existing.settings
     page.goto("/targets")
+    page.get_by_test_id("existing-purpose-workloads").check()  # asked for: read-only is the default
     page.get_by_test_id("existing-name").fill(NAME)
     page.get_by_test_id("existing-host").fill(settings["host"])
     page.get_by_test_id("existing-port").fill(str(settings["port"]))
@@ -65,7 +66,8 @@ def test_add_existing_server_and_see_what_it_allows(
 def test_add_a_team_server_to_capture_read_only_from_the_form(
     page: Page, api: str, mysql_existing: ExistingServer
 ) -> None:
-    """Issue 49: purpose "Capture and check only" needs no database, tries no write, says read-only."""
+    """Issue 49: the read-only purpose, preselected and each choice said in one line, needs no database,
+    tries no write, says read-only."""
     del api
     name = f"{NAME}-ro"
     with sync_session() as session:  # a session that ran this file before left its row
@@ -73,7 +75,9 @@ def test_add_a_team_server_to_capture_read_only_from_the_form(
         session.commit()
     settings = mysql_existing.settings
     page.goto("/targets")
-    page.get_by_test_id("existing-purpose").select_option("capture")
+    expect(page.get_by_test_id("existing-purpose-capture")).to_be_checked()  # the default
+    expect(page.get_by_test_id("existing-purpose")).to_contain_text("the lab never writes there")
+    expect(page.get_by_test_id("existing-purpose")).to_contain_text("tries a no-op SET GLOBAL")
     expect(page.get_by_test_id("existing-disposable")).to_be_disabled()
     page.get_by_test_id("existing-name").fill(name)
     page.get_by_test_id("existing-host").fill(settings["host"])

@@ -181,6 +181,7 @@ def test_an_existing_server_takes_set_session_only(http: httpx.Client, dataset: 
     (The target row is written directly: nothing is asked of its server before a replay runs.)"""
     name = f"existing-rvariants-t{ports.SESSION}"
     settings = {"host": "127.0.0.1", "port": ports.EXISTING["mariadb-10.11"], "user": "lab"}
+    settings |= {"purpose": "workloads", "database": "labdb"}  # one the lab may replay on
     with sync_session() as session:
         session.add(Target(name=name, provisioner="existing", flavor="mariadb", settings=settings))
         session.commit()

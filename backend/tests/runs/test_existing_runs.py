@@ -277,6 +277,7 @@ def test_cli_adds_an_existing_server_and_prints_its_capabilities(
     settings = mariadb_existing.settings
     name = f"existing-cli-t{ports.SESSION}"
     where = ["--host", settings["host"], "--port", str(settings["port"]), "--user", settings["user"]]
+    where += ["--purpose", "workloads"]  # the lab runs workloads there: its write checks
     added = CliRunner().invoke(
         app,
         ["targets", "add", name, "--existing", *where, "--database", settings["database"], "--api", api],

@@ -4,6 +4,9 @@ on 127.0.0.1 (ports.EXISTING), then reached only as an outsider would:
 - MySQL 9.7: user `labuser` with privileges on its database `labdb` and SELECT on
   performance_schema, no RESTART/SHUTDOWN, SUPER or SYSTEM_VARIABLES_ADMIN;
 - MariaDB 10.11 with performance_schema=OFF: the full lab user, database `labdb`.
+
+Both are added for workloads (`purpose: workloads`, asked for: an existing target is read-only unless
+it says so, issue 49).
 """
 
 from collections.abc import Iterator
@@ -62,6 +65,7 @@ def _mysql_server() -> Iterator[ExistingServer]:
             "user": LIMITED_USER,
             "password": LIMITED_PASSWORD,
             "database": LAB_DATABASE,
+            "purpose": "workloads",  # the lab runs workloads there (the default is read-only)
         },
     )
     server.admin_sql(
@@ -88,6 +92,7 @@ def _mariadb_server() -> Iterator[ExistingServer]:
             "user": endpoint.user,
             "password": endpoint.password,
             "database": LAB_DATABASE,
+            "purpose": "workloads",  # the lab runs workloads there (the default is read-only)
         },
     )
     server.admin_sql(f"CREATE DATABASE {LAB_DATABASE}")

@@ -82,6 +82,7 @@ def test_restart_capability_found_by_a_real_restart_and_restart_waits_for_it(
         "user": endpoint.user,
         "password": endpoint.password,
         "database": "mysql",
+        "purpose": "workloads",
     }
     existing = ExistingProvisioner("supervised", "mysql", settings, get_settings())
     capabilities = detect(existing.endpoint, try_restart=True)
@@ -102,7 +103,7 @@ def test_cold_run_through_the_worker_restarts_the_supervised_server(
     provisioner_sql(provisioner, "CREATE DATABASE IF NOT EXISTS labdb")
     name = f"existing-supervised-t{ports.SESSION}"
     settings = {"host": endpoint.host, "port": endpoint.port, "user": endpoint.user}
-    settings |= {"password": endpoint.password, "database": "labdb"}
+    settings |= {"password": endpoint.password, "database": "labdb", "purpose": "workloads"}
     body = {"name": name, "flavor": "mysql", "provisioner": "existing", "settings": settings}
     created = client.post("/api/targets", json={**body, "disposable": True, "restart_test": True})
     assert created.status_code == 201, created.text

@@ -1,7 +1,8 @@
 """A team's server added to be captured (an existing target of purpose capture, issue 49): a real
-MariaDB 10.11 whose lab account holds exactly the capture's grants (docs/jobs/capture.md) is added and
-captured, and its general log shows no write statement from that account; a run or a replay on it is
-refused naming the target; a target of purpose workloads still needs its database."""
+MariaDB 10.11 whose lab account holds exactly the capture's grants (docs/jobs/capture.md) is added
+without saying a purpose (read-only is the default, through the API and the CLI) and captured, and its
+general log shows no write statement from that account; a run or a replay on it is refused naming the
+target; a target of purpose workloads, asked for, still needs its database."""
 
 import re
 from collections.abc import Iterator
@@ -10,10 +11,12 @@ from typing import Any
 import httpx
 import pytest
 from sqlalchemy import delete
+from typer.testing import CliRunner
 
 from tests import ports
 from tests.captures.team import sql, wait
 from tests.conftest import auth_headers, lab_provisioner
+from upgradelab.cli import app
 from upgradelab.db import sync_session
 from upgradelab.targets.capabilities import READ_ONLY_DETAIL
 from upgradelab.targets.models import Target
@@ -70,7 +73,7 @@ def team(database: None) -> Iterator[LocalProvisioner]:
 @pytest.fixture(scope="module")
 def http(api: str) -> Iterator[httpx.Client]:
     with sync_session() as session:  # a worker that ran this module before left its row
-        session.execute(delete(Target).where(Target.name == TARGET))
+        session.execute(delete(Target).where(Target.name.in_([TARGET, f"{TARGET}-cli"])))
         session.commit()
     with httpx.Client(base_url=api, timeout=60, headers=auth_headers()) as client:
         yield client
@@ -85,7 +88,7 @@ def test_a_read_only_target_is_added_and_captured_and_never_written_to(
     http: httpx.Client, team: LocalProvisioner
 ) -> None:
     body = {"name": TARGET, "flavor": "mariadb", "provisioner": "existing"}
-    added = http.post("/api/targets", json=body | {"settings": _settings(purpose="capture")})
+    added = http.post("/api/targets", json=body | {"settings": _settings()})  # no purpose: read-only
     assert added.status_code == 201, added.text
     checks = {c["name"]: c for c in added.json()["capabilities"]["checks"]}
     for name in ("set_global", "alter_instance", "lab_database", "restart"):
@@ -140,7 +143,24 @@ def test_a_run_or_a_replay_on_a_read_only_target_is_refused_naming_it(
     assert f"target {TARGET} is read-only (purpose capture)" in error["msg"]
 
 
-def test_a_target_of_purpose_workloads_still_needs_its_database(http: httpx.Client) -> None:
+def test_the_cli_adds_read_only_by_default_and_workloads_when_asked_with_its_database(
+    api: str, http: httpx.Client, team: LocalProvisioner
+) -> None:
+    where = ["--host", "127.0.0.1", "--port", str(ports.READ_ONLY_TEAM), "--user", READER, "--api", api]
+    added = CliRunner().invoke(
+        app,
+        ["targets", "add", f"{TARGET}-cli", "--existing", *where],
+        env={"UPGRADELAB_TARGET_PASSWORD": PASSWORD},
+    )
+    assert added.exit_code == 0, added.output
+    rows = [line.split(None, 2) for line in added.output.splitlines() if line[:4] in ("yes ", "no  ")]
+    assert {row[1]: row[2] for row in rows}["set_global"] == READ_ONLY_DETAIL
+    assert http.get(f"/api/targets/{TARGET}-cli").json()["connection"]["purpose"] == "capture"
+    workloads = CliRunner().invoke(
+        app, ["targets", "add", f"{TARGET}-w", "--existing", "--purpose", "workloads", *where]
+    )
+    assert workloads.exit_code == 2 and "--purpose workloads needs --database" in workloads.output
+
     body = {"name": f"{TARGET}-w", "flavor": "mariadb", "provisioner": "existing"}
     refused = http.post("/api/targets", json=body | {"settings": _settings(purpose="workloads")})
     assert refused.status_code == 422, refused.text

@@ -20,7 +20,7 @@ from upgradelab.targets.capabilities import _UNTESTED, Capabilities, Capability,
 from upgradelab.targets.existing_service import detail
 from upgradelab.targets.models import Target
 from upgradelab.targets.provisioners import SETTINGS_MODELS
-from upgradelab.targets.provisioners.existing_settings import read_only_refusal
+from upgradelab.targets.provisioners.existing_settings import ExistingSettings, read_only_refusal
 from upgradelab.targets.sealed import seal
 from upgradelab.targets.stored_settings import TargetSettings
 
@@ -136,11 +136,19 @@ def test_a_bad_stored_setting_is_refused_naming_it(settings: dict[str, Any], fie
         Target(name="bad", flavor="mysql", provisioner="local", settings=settings)
 
 
-def test_a_capture_targets_purpose_reads_read_only_and_one_stored_before_purpose_does_not() -> None:
+def test_an_existing_target_reads_read_only_unless_stored_for_workloads() -> None:
+    # issue 49: read-only is the default; a row of before `purpose` was stamped workloads (0039)
     before, capture = (TargetSettings.model_validate(stored) for _, stored in STORED_SETTINGS[-2:])
-    assert read_only_refusal("team", "existing", before) is None
+    assert read_only_refusal("team", "existing", before.with_values(purpose="workloads")) is None
     assert "read-only (purpose capture)" in (read_only_refusal("team", "existing", capture) or "")
+    assert "read-only (purpose capture)" in (read_only_refusal("team", "existing", before) or "")
     assert read_only_refusal("lab", "local", capture) is None
+
+
+def test_an_existing_target_added_without_a_purpose_stores_capture() -> None:
+    # the default stored with the row: a later change of the default changes no server added before
+    added = ExistingSettings.model_validate({"host": "127.0.0.1", "user": "reader"})
+    assert added.read_only and added.model_dump(exclude_unset=True)["purpose"] == "capture"
 
 
 def test_an_existing_target_row_of_before_reads_typed_writes_back_and_shows_its_defaults(
@@ -151,6 +159,6 @@ def test_an_existing_target_row_of_before_reads_typed_writes_back_and_shows_its_
     with sync_session() as session:
         target = session.get_one(Target, old_target)
         assert target.settings.host == "127.0.0.1" and target.settings.purpose is None
-        connection = detail(target).connection
-        assert connection is not None and connection.purpose == "workloads" and connection.ssl_ca is None
+        connection = detail(target).connection  # no purpose stored (0039 leaves none): the default
+        assert connection is not None and connection.purpose == "capture" and connection.ssl_ca is None
     assert write_again(Target, old_target, "settings") == {"settings": stored}

@@ -42,10 +42,10 @@ def targets_add(
     purpose: Annotated[
         str,
         typer.Option(
-            help="Existing: workloads (runs and replays there: write checks, --database needed) or "
-            "capture (read-only: never written to, a read-only account is enough).",
+            help="Existing: capture (the default: read-only, never written to, a read-only account is "
+            "enough) or workloads (runs and replays there: write checks, --database needed).",
         ),
-    ] = "workloads",
+    ] = "capture",
     database: Annotated[
         str | None, typer.Option(help="Existing: the lab's own database there (purpose workloads).")
     ] = None,
@@ -67,10 +67,11 @@ def targets_add(
     """Add a docker (--image), tarball (--basedir) or existing (--existing) target through POST
     /api/targets, and for an existing server print what the lab may do there.
 
-    Needs an admin token, e.g. `upgradelab targets add mysql-8.0 --image mysql:8.0.40 --port 33080` or
-    `upgradelab targets add staging --existing --host 127.0.0.1 --port 3306 --user lab --database lab`
-    (a team's server to capture, read-only: `--existing --purpose capture` without --database).
-    Exit 2 when refused.
+    Needs an admin token, e.g. `upgradelab targets add mysql-8.0 --image mysql:8.0.40 --port 33080`,
+    `upgradelab targets add staging --existing --host 127.0.0.1 --port 3306 --user reader` (a team's
+    server to capture or assess: read-only by default, never written to) or `upgradelab targets add
+    bench --existing --purpose workloads --host 127.0.0.1 --user lab --database lab` (the lab runs
+    workloads and replays there: asked for explicitly). Exit 2 when refused.
     """
     if sum((image is not None, basedir is not None, existing)) != 1:
         raise typer.BadParameter("give exactly one of --image (docker), --basedir (tarball) or --existing")
@@ -81,7 +82,7 @@ def targets_add(
         if not (host and user):
             raise typer.BadParameter("--existing needs --host and --user")
         if purpose == "workloads" and not database:
-            raise typer.BadParameter("--existing --purpose workloads needs --database (or --purpose capture)")
+            raise typer.BadParameter("--existing --purpose workloads needs --database (capture: none)")
         if password is None:
             password = typer.prompt(f"password of {user} on {host}", hide_input=True, default="")
         settings: dict[str, Any] = {"host": host, "port": port or 3306, "user": user, "password": password}

@@ -39,7 +39,9 @@ class TargetConnection(BaseModel):
     port: int
     user: str
     purpose: Literal["workloads", "capture"] = Field(
-        "workloads", description="capture: read-only, never written to (no run or replay there)."
+        "capture",
+        description="capture (the default): read-only, never written to (no run or replay there); "
+        "workloads: asked for when the server was added, the lab runs workloads and replays there.",
     )
     database: str | None
     ssl_ca: str | None

@@ -16,13 +16,14 @@ from pydantic import BaseModel, ConfigDict
 
 Purpose = Literal["workloads", "capture"]
 CAPTURE: Purpose = "capture"
+WORKLOADS: Purpose = "workloads"
 
 
 class TargetSettings(BaseModel):
     """A target's stored settings, the union of the provisioners' keys (None: not stored, the
     provisioner's default applies). local: root, mysqld, install_db, client; tarball: basedir, tarball,
     root; docker: image, env, network, server_command, pull; the lab's servers: port, host, user,
-    base_options, allowed_options; existing: host, port, user, purpose (absent: workloads), database,
+    base_options, allowed_options; existing: host, port, user, purpose (absent: capture, read-only), database,
     ssl_ca, ssl_verify_identity, auth_plugins, allow_cleartext; password_sealed for any."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -62,5 +63,8 @@ class TargetSettings(BaseModel):
 
     @property
     def read_only(self) -> bool:
-        """True for an existing target of purpose capture: the lab sends it no write statement."""
-        return self.purpose == CAPTURE
+        """For an existing target (other provisioners store no purpose: ask this of existing ones
+        only, as read_only_refusal does): True unless it was added for workloads; a row without a
+        purpose is read-only, the default (migration 0039 stamped `workloads` on every row added
+        before, so none is left without one)."""
+        return self.purpose != WORKLOADS

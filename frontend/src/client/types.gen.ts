@@ -6118,7 +6118,7 @@ export type TargetConnection = {
     /**
      * Purpose
      *
-     * capture: read-only, never written to (no run or replay there).
+     * capture (the default): read-only, never written to (no run or replay there); workloads: asked for when the server was added, the lab runs workloads and replays there.
      */
     purpose?: 'workloads' | 'capture';
     /**

@@ -5,12 +5,17 @@ response.
 
 `purpose` says whether the lab writes there:
 
-    workloads   the lab runs workloads and replays there (the default, as every existing target was
-                before issue 49): `database` is the lab's own database, and adding the target tries
-                a no-op SET GLOBAL, ALTER INSTANCE (MySQL) and a scratch CREATE/DROP TABLE in it
-    capture     the team's server, added to be captured (and checked): a read-only account is enough
-                (the capture's grants in docs/jobs/capture.md), `database` may be left out, and the lab
-                sends it no write statement at all: no write check on adding, no run, no replay
+    capture     the default (issue 49: a server added to be captured or assessed is never written
+                to): the team's server, added to be captured (and checked): a read-only account is
+                enough (the capture's grants in docs/jobs/capture.md), `database` may be left out, and
+                the lab sends it no write statement at all: no write check on adding, no run, no replay
+    workloads   asked for explicitly: the lab runs workloads and replays there: `database` is the
+                lab's own database, and adding the target tries a no-op SET GLOBAL, ALTER INSTANCE
+                (MySQL) and a scratch CREATE/DROP TABLE in it
+
+The purpose is always stored, the default too (a row says what it was added for, so a later change
+of the default never changes what the lab does on a server added before); the rows added before
+the default became `capture` were stamped `workloads` by migration 0039, as they were write-checked.
 """
 
 from typing import Annotated
@@ -36,8 +41,8 @@ def _printable(value: str) -> str:
 
 def read_only_refusal(target_name: str, provisioner_kind: str, stored: TargetSettings) -> str | None:
     """Why the lab may not write on this target (a run's workload, a replay's dataset), naming it:
-    an existing target of purpose capture; None for every other target. Reads the stored settings as
-    they are (no policy: a row stored before `purpose` existed is of purpose workloads)."""
+    an existing target of purpose capture (or none stored: read-only, the default); None for every
+    other target. Reads the stored settings as they are (TargetSettings.read_only)."""
     if provisioner_kind != "existing" or not stored.read_only:
         return None
     return (
@@ -56,9 +61,10 @@ class ExistingSettings(SealedSettings):
     user: str = Field(min_length=1, max_length=80, description="The lab's account on that server.")
     password: str = Field("", max_length=256)
     purpose: Purpose = Field(
-        "workloads",
-        description="workloads: the lab runs workloads and replays there (write checks on adding, "
-        "`database` needed); capture: the team's server, read-only: never written to, no run or replay.",
+        CAPTURE,
+        description="capture (the default): the team's server, read-only: never written to, no run or "
+        "replay; workloads (asked for explicitly): the lab runs workloads and replays there (write "
+        "checks on adding, `database` needed).",
     )
     database: str | None = Field(
         None,
@@ -83,6 +89,12 @@ class ExistingSettings(SealedSettings):
     def read_only(self) -> bool:
         """True for purpose capture: the lab sends this server no write statement."""
         return self.purpose == CAPTURE
+
+    @model_validator(mode="after")
+    def _purpose_always_stored(self) -> "ExistingSettings":
+        # targets/service.py stores the fields set: the purpose is one of them even when defaulted
+        self.__pydantic_fields_set__.add("purpose")
+        return self
 
     @model_validator(mode="after")
     def _workloads_need_a_database(self) -> "ExistingSettings":

@@ -8,7 +8,23 @@ import { targetsQuery } from '../../queries/targets'
 
 const EMPTY = { name: '', host: '127.0.0.1', port: '3306', user: '', password: '', database: '', sslCa: '' }
 
-/** Admins: add a server the lab does not run; its capabilities are detected before it is stored. */
+/** What an existing server is added for, read-only first (the default, issue 49): each with the one line
+ * that says what the lab may do there. */
+const PURPOSES = [
+  {
+    value: 'capture',
+    label: 'Capture, check and assess (read-only)',
+    means: 'A read-only account is enough; the lab never writes there: no run or replay, no write checks.',
+  },
+  {
+    value: 'workloads',
+    label: 'Run workloads and replays here',
+    means: "The lab writes in its own database there (needed) and tries a no-op SET GLOBAL and a scratch table on adding.",
+  },
+] as const
+
+/** Admins: add a server the lab does not run, read-only unless workloads are asked for; its
+ * capabilities are detected before it is stored. */
 export function AddExistingForm() {
   const navigate = useNavigate()
   const queryClient = useQueryClient()
@@ -16,7 +32,7 @@ export function AddExistingForm() {
   const [verifyIdentity, setVerifyIdentity] = useState(false)
   const [disposable, setDisposable] = useState(false)
   const [restartTest, setRestartTest] = useState(false)
-  const [purpose, setPurpose] = useState<'workloads' | 'capture'>('workloads')
+  const [purpose, setPurpose] = useState<'workloads' | 'capture'>('capture')
   const readOnly = purpose === 'capture'
   const create = useMutation({
     mutationFn: (body: ExistingTargetCreate) => api.createTarget(body),
@@ -66,18 +82,22 @@ export function AddExistingForm() {
         A MySQL or MariaDB server the lab does not run (staging RDS/Aurora, a team's own instance). Hosts other than
         loopback must be listed in UPGRADELAB_EXISTING_HOSTS. The lab works only inside the database you name.
       </p>
-      <label className="field" htmlFor="existing-purpose">
-        <span>Purpose</span>
-        <select
-          id="existing-purpose"
-          data-testid="existing-purpose"
-          value={purpose}
-          onChange={(e) => setPurpose(e.target.value === 'capture' ? 'capture' : 'workloads')}
-        >
-          <option value="workloads">Run workloads and replays here (write checks; the lab's database needed)</option>
-          <option value="capture">Capture and check only (read-only account; never written to)</option>
-        </select>
-      </label>
+      <fieldset className="purpose-choice" data-testid="existing-purpose">
+        <legend>Purpose</legend>
+        {PURPOSES.map((p) => (
+          <label key={p.value} className="small">
+            <input
+              type="radio"
+              name="existing-purpose"
+              value={p.value}
+              data-testid={`existing-purpose-${p.value}`}
+              checked={purpose === p.value}
+              onChange={() => setPurpose(p.value)}
+            />{' '}
+            <strong>{p.label}</strong>: <span className="muted">{p.means}</span>
+          </label>
+        ))}
+      </fieldset>
       <div className="parameter-fields">
         {input('name', 'Target name')}
         {input('host', 'Host')}
