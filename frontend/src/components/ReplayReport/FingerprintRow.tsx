@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
 import type { FingerprintResult, Outcome } from '../../client'
+import { HASH_TARGET } from '../HashTarget'
 import { Ratio } from '../Ratio/Ratio'
 import { AlsoFindings, StageTable } from './Stages'
 import { CauseAndWork, WorkTable } from './WorkCounters'
@@ -11,6 +12,8 @@ interface Props {
   onToggle: () => void
   /** Under the fingerprint (the signed-in replay page's fix searches and "Find a fix"). */
   extra?: ReactNode
+  /** The row the page's address names (`#fp-<fingerprint_id>`, an assessment's evidence link): marked. */
+  marked?: boolean
 }
 
 function ms(seconds: number | null | undefined): string {
@@ -77,10 +80,15 @@ function OutcomeCell({ outcome, timedOutRuns }: { outcome: Outcome; timedOutRuns
 }
 
 /** A fingerprint's medians and ratios; opened, each statement's outcome on every variant side by side. */
-export function FingerprintRow({ report, variants, open, onToggle, extra }: Props) {
+export function FingerprintRow({ report, variants, open, onToggle, extra, marked = false }: Props) {
   return (
     <>
-      <tr data-testid={`fingerprint-${report.fingerprint_id}`} data-group={report.group}>
+      <tr
+        id={`fp-${report.fingerprint_id}`}
+        className={marked ? HASH_TARGET : undefined}
+        data-testid={`fingerprint-${report.fingerprint_id}`}
+        data-group={report.group}
+      >
         <td>
           <span className={`badge badge-${report.group.replace(/[^a-z]+/g, '-')}`}>{report.group}</span>
         </td>

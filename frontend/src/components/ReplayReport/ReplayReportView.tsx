@@ -2,6 +2,7 @@ import { useState, type ReactNode } from 'react'
 import { REPLAY_GROUPS, type ReplayGroup } from '../../api/replay'
 import type { FingerprintResult, ReplayReport } from '../../client'
 import { useCollapsedRows } from '../CollapsedRows'
+import { useHashId, useScrollToHash } from '../HashTarget'
 import { FingerprintRow } from './FingerprintRow'
 import { ReplaySummary } from './ReplaySummary'
 import { ReplayVerdicts } from './ReplayVerdicts'
@@ -23,9 +24,18 @@ interface Props {
  * 20 with their count); below them how it was measured: `method`, the per-statement cost per variant
  * and the per-variant summary table with the clock, statistics and false-discovery control. */
 export function ReplayReportView({ report, rowExtra, below, method }: Props) {
+  // an evidence link names a fingerprint (`#fp-<id>`): its row is shown opened, scrolled to and marked
+  const hashId = useHashId()
+  const named = hashId.startsWith('fp-') ? hashId.slice(3) : ''
   const [group, setGroup] = useState<ReplayGroup | 'all'>('all')
   const [search, setSearch] = useState('')
-  const [open, setOpen] = useState<string | null>(null)
+  const [open, setOpen] = useState<string | null>(named || null)
+  const [openedFor, setOpenedFor] = useState(named)
+  if (openedFor !== named) {
+    // the address names another row (a link followed on this page): that one is opened
+    setOpenedFor(named)
+    setOpen(named || null)
+  }
   const needle = search.trim().toLowerCase()
   const rank = (g: ReplayGroup) => (REPLAY_GROUPS.indexOf(g) + REPLAY_GROUPS.length + 1) % (REPLAY_GROUPS.length + 1)
   const shown = report.fingerprints
@@ -35,7 +45,9 @@ export function ReplayReportView({ report, rowExtra, below, method }: Props) {
         (!needle || f.fingerprint.includes(needle) || f.statements.some((s) => s.sql.toLowerCase().includes(needle))),
     )
     .sort((a, b) => rank(a.group) - rank(b.group)) // "slower, plan changed" right after breaks
-  const { shown: rows, toggle } = useCollapsedRows(shown, 'fingerprints-more')
+  const reveal = named ? shown.findIndex((f) => f.fingerprint_id === named) : -1
+  const { shown: rows, toggle } = useCollapsedRows(shown, 'fingerprints-more', undefined, reveal)
+  useScrollToHash(hashId)
   return (
     <>
       <ReplayVerdicts report={report} />
@@ -76,6 +88,7 @@ export function ReplayReportView({ report, rowExtra, below, method }: Props) {
                 report={f}
                 variants={report.variants.map((v) => v.name)}
                 open={open === f.fingerprint_id}
+                marked={named === f.fingerprint_id}
                 onToggle={() => setOpen(open === f.fingerprint_id ? null : f.fingerprint_id)}
                 extra={rowExtra?.(f)}
               />

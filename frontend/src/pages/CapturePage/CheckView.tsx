@@ -7,6 +7,7 @@ import { StatusBadge } from '../../components/StatusBadge'
 import { formatDateTime } from '../../format'
 import type { Finding as OrderedFinding } from '../../client'
 import { useCollapsedRows } from '../../components/CollapsedRows'
+import { HASH_TARGET, useHashId, useScrollToHash } from '../../components/HashTarget'
 import {
   checkHeadline,
   findingGroups,
@@ -171,7 +172,8 @@ function Group({ group }: { group: FindingGroup }) {
  * collapsed past COLLAPSED_ROWS. With the API's `ordered` findings (every kind in one severity
  * order) those come first, then the settings not tried and what the new version takes as it is.
  * `cancel` (its cancel request, then `onCancelled`) and `share` (its share control): none on a
- * shared page. */
+ * shared page. Its card is `#check-<id>` (an assessment's evidence link): named by the page's address,
+ * it is scrolled to and marked. */
 export function CheckView({
   check,
   cancel,
@@ -193,8 +195,11 @@ export function CheckView({
   const shownGroups = byOrder ? groups.filter((g) => QUIET.has(g.key)) : groups
   const final = isFinal(check.status)
   const trial = trialLine(check.schema_load)
+  const anchor = `check-${check.id}`
+  const marked = useHashId() === anchor
+  useScrollToHash(marked ? anchor : '')
   return (
-    <div className="card" id={`check-${check.id}`} data-testid="capture-check">
+    <div className={marked ? `card ${HASH_TARGET}` : 'card'} id={anchor} data-testid="capture-check">
       <h3>
         Check #{check.id} against {check.target}{' '}
         <StatusBadge status={check.status} testId="check-status" />{' '}
