@@ -10,7 +10,6 @@ page test's, the size of a team's (600 variables, 127 statements), with a second
 the first."""
 
 import re
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,7 +19,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from tests.browser.test_capture_page import _seeded
 from tests.conftest import auth_headers
-from tests.datasets.conftest import delete_dataset
+from tests.fixsearch.planted import planted_replay
 from upgradelab.captures.models import CaptureCheck
 from upgradelab.db import sync_session
 
@@ -35,31 +34,21 @@ DUMP = "".join(
 ).encode()
 # a table's name is part of a fingerprint (a literal is not): one fingerprint per statement
 QUERIES = "".join(f"SELECT id, k FROM {table} WHERE id < 5;\n" for table in TABLES)
-FINAL = ("succeeded", "failed", "cancelled")
 WIDTH, HEIGHT = 1280, 800
 
 
 @pytest.fixture(scope="module")
 def replay(api: str) -> Iterator[dict[str, Any]]:
     """A succeeded replay of QUERIES on TARGET and a variant of it, one round."""
-    with httpx.Client(base_url=api, timeout=120, headers=auth_headers()) as http:
-        assert http.put(f"/api/datasets/{DATASET}", content=DUMP).status_code == 201
-        try:
-            variants = [
-                TARGET,
-                {"target": TARGET, "name": "small sort buffer", "options": {"sort_buffer_size": "65536"}},
-            ]
-            body = {"dataset": DATASET, "queries": QUERIES, "variants": variants}
-            body |= {"rounds": 1, "max_rounds": 1, "passes": 1}
-            found = http.post("/api/replays", json=body).json()
-            deadline = time.monotonic() + 300
-            while found["status"] not in FINAL and time.monotonic() < deadline:
-                time.sleep(0.5)
-                found = http.get(f"/api/replays/{found['id']}").json()
-            assert found["status"] == "succeeded", found["error"]
-            yield found
-        finally:
-            delete_dataset(http, DATASET)
+    variants = [
+        TARGET,
+        {"target": TARGET, "name": "small sort buffer", "options": {"sort_buffer_size": "65536"}},
+    ]
+    with (
+        httpx.Client(base_url=api, timeout=120, headers=auth_headers()) as http,
+        planted_replay(http, DATASET, DUMP, QUERIES, variants) as found,
+    ):
+        yield found
 
 
 def _in_window(page: Page, element: Locator) -> None:
