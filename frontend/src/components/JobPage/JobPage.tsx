@@ -77,16 +77,18 @@ interface Props<T> {
   /** What the page shows, for its error's title ("Could not load the capture"). */
   noun: string
   testId?: string
+  /** data-* attributes of the frame (the run page's stream figures, read by the live browser tests). */
+  attributes?: { [name: `data-${string}`]: string }
   /** The loaded job's page. */
   children: (data: T) => ReactNode
 }
 
 /** Every job page's frame: "Loading…", then the job (`children`), or why it could not be read (a
  * 404 for an unknown id, a 403). */
-export function JobPage<T>({ found, noun, testId, children }: Props<T>) {
+export function JobPage<T>({ found, noun, testId, attributes, children }: Props<T>) {
   const data = found.data
   return (
-    <div className="page" data-testid={testId}>
+    <div className="page" data-testid={testId} {...attributes}>
       {data !== undefined ? (
         children(data)
       ) : found.error ? (

@@ -3,7 +3,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react'
 import { Link, useParams } from 'react-router-dom'
 import { isFinal } from '../../api/models'
 import { toColumns } from '../../charts/downsample'
-import { ErrorBox } from '../../components/ErrorBox'
+import { JobPage } from '../../components/JobPage/JobPage'
 import { GroupTable } from '../../components/GroupTable'
 import { IterationChart } from '../../components/IterationChart'
 import { RunHeader } from '../../components/RunHeader/RunHeader'
@@ -26,7 +26,8 @@ import { StatementTable } from './StatementTable'
 import { useRunStream } from './useRunStream'
 
 /**
- * A run, its answer first: header with progress and actions, then (a finished run) the verdicts (ratios
+ * A run on the job pages' frame (JobPage: loading, then the run or why it could not be read), its
+ * answer first: header with progress and actions, then (a finished run) the verdicts (ratios
  * with intervals, A/A floor, then the rounds chart), the summary, the iteration chart (live over SSE
  * while the run is not final, else the stored, server-downsampled series), the contrasts and the
  * per-statement medians; then how it ran: the context (versions, host, the schedule's rounds and the
@@ -60,64 +61,55 @@ export function RunPage() {
   })
   const workloads = useQuery(workloadsQuery())
 
-  if (!results.data) {
-    return (
-      <div className="page">
-        {results.error ? (
-          <>
-            <h1>Run #{id}</h1>
-            <ErrorBox error={results.error} title="Could not load run" />
-            <p>
-              <Link to="/runs">Back to runs</Link>
-            </p>
-          </>
-        ) : (
-          <p className="muted">Loading run #{id}…</p>
-        )}
-      </div>
-    )
-  }
-
-  const useLive = live && stream.run != null
-  const run = useLive && stream.run ? stream.run : results.data.run
-  const series = useLive ? liveSeries : results.data.series
-  const sweep = workloads.data?.find((w) => w.slug === run.workload)?.sweep ?? null
+  const sweepOf = (workload: string) => workloads.data?.find((w) => w.slug === workload)?.sweep ?? null
   const points = groups.data?.groups ?? []
+  const useLive = live && stream.run != null
   return (
-    <div
-      className="page"
-      data-testid="run-page"
-      data-live={String(live)}
-      data-stream-connected={String(stream.connected)}
-      data-stream-received={String(stream.stats.received)}
-      data-stream-duplicates={String(stream.stats.duplicates)}
-      data-stream-connections={String(stream.stats.connections)}
+    <JobPage
+      found={results}
+      noun="run"
+      testId="run-page"
+      attributes={{
+        'data-live': String(live),
+        'data-stream-connected': String(stream.connected),
+        'data-stream-received': String(stream.stats.received),
+        'data-stream-duplicates': String(stream.stats.duplicates),
+        'data-stream-connections': String(stream.stats.connections),
+      }}
     >
-      <RunHeader run={run} now={now} />
-      <SharedServerNote targets={run.targets ?? []} />
-      <RunActions run={run} />
-      {run.progress && !isFinal(run.status) && <PreparingBanner progress={run.progress} />}
-      {run.status === 'queued' && <QueuedNote kind="run" id={run.id} />}
-      {isFinal(run.status) && <RunVerdicts runId={run.id} />}
-      <h2>Summary</h2>
-      <SummaryTable rows={useLive ? liveSummary(stream.series) : results.data.summary} />
-      <IterationChart
-        series={series}
-        iterations={Math.round(run.iterations_total / Math.max(1, run.variants.length))}
-        pngName={`run-${run.id}-iterations`}
-      />
-      {sweep && <SweepCharts points={points} sweep={sweep} />}
-      <GroupTable points={points} />
-      <p className="muted small">
-        Cold/warm policy: {run.policy}.{' '}
-        <Link to={`/workloads/${run.workload}`}>Template page with the article&apos;s figures</Link>
-      </p>
-      {isFinal(run.status) && <RunContrasts runId={run.id} contrasts={results.data.contrasts} />}
-      <StatementTable runId={runId} live={!isFinal(run.status)} />
-      {isFinal(run.status) && <RunContextPanel runId={run.id} />}
-      <ProbePanels runId={runId} />
-      <RunNotes run={run} />
-    </div>
+      {(data) => {
+        const run = useLive && stream.run ? stream.run : data.run
+        const sweep = sweepOf(run.workload)
+        return (
+          <>
+            <RunHeader run={run} now={now} />
+            <SharedServerNote targets={run.targets ?? []} />
+            <RunActions run={run} />
+            {run.progress && !isFinal(run.status) && <PreparingBanner progress={run.progress} />}
+            {run.status === 'queued' && <QueuedNote kind="run" id={run.id} />}
+            {isFinal(run.status) && <RunVerdicts runId={run.id} />}
+            <h2>Summary</h2>
+            <SummaryTable rows={useLive ? liveSummary(stream.series) : data.summary} />
+            <IterationChart
+              series={useLive ? liveSeries : data.series}
+              iterations={Math.round(run.iterations_total / Math.max(1, run.variants.length))}
+              pngName={`run-${run.id}-iterations`}
+            />
+            {sweep && <SweepCharts points={points} sweep={sweep} />}
+            <GroupTable points={points} />
+            <p className="muted small">
+              Cold/warm policy: {run.policy}.{' '}
+              <Link to={`/workloads/${run.workload}`}>Template page with the article&apos;s figures</Link>
+            </p>
+            {isFinal(run.status) && <RunContrasts runId={run.id} contrasts={data.contrasts} />}
+            <StatementTable runId={runId} live={!isFinal(run.status)} />
+            {isFinal(run.status) && <RunContextPanel runId={run.id} />}
+            <ProbePanels runId={runId} />
+            <RunNotes run={run} />
+          </>
+        )
+      }}
+    </JobPage>
   )
 }
 
