@@ -30,8 +30,13 @@ from sqlalchemy import select
 
 from upgradelab.assessment.jobs import ASSESSMENT_JOBS
 from upgradelab.assessment.models import Assessment
-from upgradelab.assessment.report import SLOWER, AssessmentReport, finding_kinds
-from upgradelab.assessment.schemas import AssessmentChildren, AssessmentProgress, VersionChildren
+from upgradelab.assessment.report import OUT_OF_BUDGET, SLOWER, AssessmentReport, finding_kinds
+from upgradelab.assessment.schemas import (
+    AssessmentChildren,
+    AssessmentProgress,
+    StoppedChild,
+    VersionChildren,
+)
 from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
 from upgradelab.db import sync_session
 from upgradelab.execution.cancel import CancelWatch
@@ -54,7 +59,7 @@ log = logging.getLogger(__name__)
 
 POLL_S = 0.5  # how often a child another worker runs is read until it ends
 FIX_MINUTES = 30.0  # a fix search's own budget at most (the assessment's remaining minutes bound it too)
-OUT_OF_BUDGET = "not started: out of budget"
+NOT_STARTED = f"not started: {OUT_OF_BUDGET}"
 
 
 def execute_assessment(assessment_id: int, redis: Redis, settings: Settings) -> str | None:
@@ -100,7 +105,7 @@ class Assessor:
     def run(self) -> Ending:
         """Every step while neither a cancel nor the budget stops it, then the report."""
         cancel = CancelWatch.of(ASSESSMENT_JOBS, self.id, self._end_current)
-        budget = CancelWatch(f"assessment {self.id} budget", self._out_of_budget, self._end_current)
+        budget = CancelWatch(f"assessment {self.id} budget", self._out_of_budget, self._end_for_budget)
         with cancel, budget:
             self._steps(lambda: cancel.cancelled() or budget.cancelled())
         report: AssessmentReport = self.make.report(self.children)
@@ -283,11 +288,24 @@ class Assessor:
         if current is not None:
             self.make.cancel(*current)
 
+    def _end_for_budget(self) -> None:
+        """The budget watch's call: the running child, unless it ended already, is named the one the
+        budget stopped (AssessmentChildren.stopped_by_budget: the report says "out of budget", where
+        its own status says cancelled), then cancelled through its own cancel."""
+        with self.lock:
+            current = self.current
+        if current is None:
+            return
+        kind, child_id = current
+        if self.children.stopped_by_budget is None and not _final(kind, child_id):
+            self.children.stopped_by_budget = StoppedChild(kind=kind.api_name, id=child_id)
+        self.make.cancel(kind, child_id)
+
     def _out_of_budget(self) -> bool:
         return time.monotonic() > self.deadline
 
     def _why_stopped(self) -> str:
-        return OUT_OF_BUDGET if self._out_of_budget() else "not started: cancelled"
+        return NOT_STARTED if self._out_of_budget() else "not started: cancelled"
 
     # -- state -------------------------------------------------------------------------------------
 

@@ -81,12 +81,23 @@ class VersionChildren(ReadShape):
     why_no_replay: str = "not started"
 
 
+class StoppedChild(ReadShape):
+    """A child the assessment's budget ended (through the child's own cancel, so its own status
+    reads `cancelled`): its `kind` (its kind's API name: capture, check, replay, fix_search) and `id`."""
+
+    kind: str
+    id: int
+
+
 class AssessmentChildren(ReadShape):
-    """Every child job of an assessment, by id (each one shareable on its own page)."""
+    """Every child job of an assessment, by id (each one shareable on its own page);
+    `stopped_by_budget`: the child the budget ended (None: none), which the report says "out of
+    budget", not "cancelled"."""
 
     capture_id: int | None = None
     why_no_capture: str = "not started"
     versions: list[VersionChildren] = Field(default_factory=list)
+    stopped_by_budget: StoppedChild | None = None
 
 
 class AssessmentProgress(ReadShape):

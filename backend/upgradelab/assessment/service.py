@@ -101,7 +101,10 @@ async def read_report(session: AsyncSession, children: AssessmentChildren) -> As
                 why_no_replay=version.why_no_replay,
             )
         )
-    return build_report(capture, versions, children.why_no_capture)
+    stopped = children.stopped_by_budget
+    return build_report(
+        capture, versions, children.why_no_capture, (stopped.kind, stopped.id) if stopped else None
+    )
 
 
 async def read_capture(session: AsyncSession, capture_id: int) -> CaptureRead:
