@@ -15,7 +15,13 @@ One status, progress and cancel: the assessment's cancel watch (execution/cancel
 watch (its minutes from the start) each end the running child through that child's own cancel
 (execution/cancel_request.py request_cancel: a queued child is cancelled at once, a started one's
 worker ends it); no step starts after either, and the report says which steps were not evaluated
-and why. A cancelled assessment ends `cancelled` with the report of what its children said.
+and why. A cancelled assessment ends `cancelled` with the report of what its children said. The
+child the budget ended is named (AssessmentChildren.stopped_by_budget): the report says "out of
+budget" for it. A slower fingerprint's fix search gets the assessment's tolerance, at most half the
+gap the replay decided (fix_tolerance).
+
+One concept: the assessment's steps in order and the one child running now (made, run or awaited,
+ended by the cancel or the budget), beside the state they write.
 """
 
 import logging
@@ -54,11 +60,13 @@ from upgradelab.streaming.publisher import publish_status
 # when the worker starts (tests/contract/test_import_cost.py).
 if TYPE_CHECKING:
     from upgradelab.captures.schemas import CaptureRead
+    from upgradelab.results.stats.verdicts import VerdictRead
 
 log = logging.getLogger(__name__)
 
 POLL_S = 0.5  # how often a child another worker runs is read until it ends
 FIX_MINUTES = 30.0  # a fix search's own budget at most (the assessment's remaining minutes bound it too)
+MIN_TOLERANCE = 0.01  # the fix search's smallest (fixsearch/schemas.py FixSearchCreate.tolerance)
 NOT_STARTED = f"not started: {OUT_OF_BUDGET}"
 
 
@@ -218,13 +226,13 @@ class Assessor:
         if replay.status != JobStatus.succeeded or replay.report is None:
             return
         slower = [
-            fp.fingerprint_id
+            (fp.fingerprint_id, fix_tolerance(self.row.fix_tolerance, fp.ratios.get(version.version)))
             for fp in replay.report.fingerprints
             if version.version in fp.variants
             and any(kind in SLOWER for kind in finding_kinds(fp.variants[version.version]))
         ]
         self.steps += len(slower)
-        for fingerprint_id in slower:
+        for fingerprint_id, tolerance in slower:
             if stopped():
                 return
             minutes = max(1.0, min(FIX_MINUTES, (self.deadline - time.monotonic()) / 60))
@@ -238,6 +246,7 @@ class Assessor:
                     fingerprint_id,
                     version.version,
                     minutes,
+                    tolerance,
                     self.owner,
                 ),
                 version.fix_search_ids.append,
@@ -323,6 +332,18 @@ class Assessor:
         if write_unless_final(Assessment, self.id, fields) is not None:
             shown = {key: value.model_dump(mode="json") for key, value in fields.items()}
             publish_status(self.id, shown, kind=ASSESSMENT_JOBS.name)
+
+
+def fix_tolerance(asked: float, gap: "VerdictRead | None") -> float:
+    """The tolerance a slower fingerprint's fix search is given: the assessment's (`asked`), but at
+    most half the gap the replay decided (`gap`: the new version / the baseline, its interval's low
+    end above 1), so a remedy restores only when it takes back at least half of it: a tolerance at
+    or past the gap would take the statement as it is (or any candidate) for a fix (a 1.30x query
+    "restored" within 0.5 by a switch that cannot touch it was seen). At least MIN_TOLERANCE; the
+    asked one when the replay has no interval for it (a timed-out statement)."""
+    if gap is None or gap.low <= 1:
+        return asked
+    return max(MIN_TOLERANCE, min(asked, (gap.low - 1) / 2))
 
 
 def _final(kind: JobKind, child_id: int) -> bool:

@@ -63,6 +63,7 @@ async def create(session: AsyncSession, spec: AssessmentCreate) -> Assessment:
         dataset=spec.dataset,
         queries=spec.queries,
         budget_min=spec.budget_min,
+        fix_tolerance=spec.fix_tolerance,
         children=children,
     )
     session.add(row)

@@ -177,7 +177,8 @@ export type AssessmentChildren = {
  * (lab targets of the new versions, in the order reported) and its workload replayed on `baseline`
  * (the lab target running the team's current version, the replay's first variant, with the team's
  * settings) and each new version, with an A/A control, on `dataset` with `queries` (a query log's
- * text; default the capture's workload); a fix search for each slower fingerprint; everything
+ * text; default the capture's workload); a fix search for each slower fingerprint (a remedy
+ * restores within `fix_tolerance` of the old version's time); everything
  * within `budget_min` minutes of wall clock (the steps not started by then are reported not
  * evaluated, "out of budget").
  */
@@ -230,6 +231,12 @@ export type AssessmentCreate = {
      * Total budget in minutes.
      */
     budget_min?: number;
+    /**
+     * Fix Tolerance
+     *
+     * A fix search's remedy restores when decided at most this much slower than the old version (0.10 = 10 %, the fix search's default; at most half the replay's gap).
+     */
+    fix_tolerance?: number;
 };
 
 /**
@@ -287,6 +294,10 @@ export type AssessmentRead = {
      * Budget Min
      */
     budget_min: number;
+    /**
+     * Fix Tolerance
+     */
+    fix_tolerance?: number;
     status: JobStatus;
     /**
      * Error
