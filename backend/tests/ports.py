@@ -57,6 +57,7 @@ STOCK_SOURCE = _BASE + 78
 MYSQL_SOURCE = _BASE + 79
 # issue 9 (datasets and replay): the server the tests make their dump on
 DUMP_SOURCE = _BASE + 82
+SLOWED_TARGET = _BASE + 83  # tests/assessment: a lab MariaDB 11.8 with semijoin off
 # The fault tests' own instance (tests/faults/instance.py): Redis, API and its lab targets.
 FAULT_REDIS = _BASE + 60
 FAULT_API = _BASE + 61

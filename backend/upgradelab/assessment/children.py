@@ -140,11 +140,16 @@ def read_replay(replay_id: int) -> ReplayRead:
 
 
 def create_fix_search(
-    replay_id: int, fingerprint_id: str, variant: str, minutes: float, owner: int | None
+    replay_id: int, fingerprint_id: str, variant: str, minutes: float, tolerance: float, owner: int | None
 ) -> int:
-    """A fix search of `fingerprint_id` slower on `variant` of replay `replay_id`, within `minutes`."""
+    """A fix search of `fingerprint_id` slower on `variant` of replay `replay_id`, within `minutes`, a
+    remedy restoring when at most `tolerance` slower than the baseline (0.10 = 10 %)."""
     spec = FixSearchCreate(
-        replay_id=replay_id, fingerprint_id=fingerprint_id, variant=variant, budget_minutes=minutes
+        replay_id=replay_id,
+        fingerprint_id=fingerprint_id,
+        variant=variant,
+        budget_minutes=minutes,
+        tolerance=tolerance,
     )
 
     async def work(session: AsyncSession) -> int:

@@ -24,9 +24,9 @@ class Assessment(Base):
     given at creation, or `my_cnf` (an option file's text); `versions`: the new versions' lab targets
     (JSON list of names); `baseline`: the lab target of the current version (the replays' first
     variant); `dataset` and `queries` (the replays' dataset and query log; None: the capture's);
-    `budget_min`: the whole assessment's minutes. `children`: the child jobs' ids
-    (schemas.AssessmentChildren); `report`: report.AssessmentReport once it ended; `progress`:
-    schemas.AssessmentProgress; every JSON column typed (db.ModelJSON)."""
+    `budget_min`: the whole assessment's minutes; `fix_tolerance`: its fix searches' tolerance.
+    `children`: the child jobs' ids (schemas.AssessmentChildren); `report`: report.AssessmentReport
+    once it ended; `progress`: schemas.AssessmentProgress; every JSON column typed (db.ModelJSON)."""
 
     __tablename__ = "assessment"
 
@@ -38,6 +38,7 @@ class Assessment(Base):
     dataset: Mapped[str | None] = mapped_column(String(64), default=None)
     queries: Mapped[str | None] = mapped_column(Text, default=None)
     budget_min: Mapped[float] = mapped_column(default=60.0)
+    fix_tolerance: Mapped[float] = mapped_column(default=0.10)
     status: Mapped[JobStatus] = mapped_column(job_status_column(), default=JobStatus.queued, index=True)
     error: Mapped[str | None] = mapped_column(Text, default=None)
     cancel_requested: Mapped[bool] = mapped_column(default=False)

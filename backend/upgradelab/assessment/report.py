@@ -31,7 +31,7 @@ area's reading beside the others so the to-do list's order and words stay in one
 """
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, get_args
 
 from upgradelab.captures.findings import Finding
@@ -64,6 +64,7 @@ _CHECK_AREA: dict[str, Area] = {
 }
 BREAKS, REGRESSIONS, PLAN_CHANGES, CANNOT_RUN, BLOCKED = 1, 2, 4, 8, 16
 NO_FIX = "no fix found"
+OUT_OF_BUDGET = "out of budget"  # a child the assessment's budget ended (its own status: cancelled)
 SLOWER = ("slower", "slower (timed out)", "slower, plan changed")  # a replay's findings a fix is searched for
 
 
@@ -124,16 +125,25 @@ class VersionEvidence:
     fix_searches: list[FixSearchRead] = field(default_factory=list)
     why_no_check: str = "not started"
     why_no_replay: str = "not started"
+    stopped_by_budget: tuple[str, int] | None = None  # (kind's API name, id): build_report sets it
 
 
 def build_report(
-    capture: CaptureRead | None, versions: list[VersionEvidence], why_no_capture: str = "not started"
+    capture: CaptureRead | None,
+    versions: list[VersionEvidence],
+    why_no_capture: str = "not started",
+    stopped_by_budget: tuple[str, int] | None = None,
 ) -> AssessmentReport:
     """The assessment's report from its children (see the module docstring). A child that is None,
     not succeeded or without its findings is a `not_evaluated` item naming the step and why (its
     error, its status, `why_no_*`); a version without a check or replay still lists what the other
-    said. Pure: no database, no server."""
-    reports = [_version(capture, evidence, why_no_capture) for evidence in versions]
+    said. `stopped_by_budget`: the child the budget ended, (its kind's API name: capture, check,
+    replay, fix_search; its id): said "out of budget" where its own status says cancelled. Pure: no
+    database, no server."""
+    reports = [
+        _version(capture, replace(evidence, stopped_by_budget=stopped_by_budget), why_no_capture)
+        for evidence in versions
+    ]
     bits = 0
     for one in reports:
         bits |= one.exit_bits
@@ -150,7 +160,9 @@ def _version(capture: CaptureRead | None, evidence: VersionEvidence, why_no_capt
     bits = 0
     if capture is None or capture.status != JobStatus.succeeded:
         todo.append(
-            _not_evaluated("capture", "capture", capture.id if capture else None, why_no_capture, capture)
+            _not_evaluated(
+                "capture", "capture", capture.id if capture else None, why_no_capture, capture, evidence
+            )
         )
         bits |= CANNOT_RUN
     todo += _check_items(evidence)
@@ -218,16 +230,30 @@ def _verdict(
     return f"{version}: " + (", ".join(parts) if parts else "nothing to do")
 
 
-def _not_evaluated(step: str, kind: str, job_id: int | None, why: str, child: object | None) -> TodoItem:
-    """A step that gave no answer: its status and error when it ran, else `why`."""
+def _out_of_budget(kind: str, child: object | None, evidence: VersionEvidence) -> bool:
+    """Whether `child` (of link kind `kind`) is the one the assessment's budget ended."""
+    job_id, status = getattr(child, "id", None), getattr(child, "status", None)
+    api_name = "check" if kind == "capture_check" else kind
+    return status == JobStatus.cancelled and evidence.stopped_by_budget == (api_name, job_id)
+
+
+def _not_evaluated(
+    step: str, kind: str, job_id: int | None, why: str, child: object | None, evidence: VersionEvidence
+) -> TodoItem:
+    """A step that gave no answer: its status and error when it ran ("out of budget" for the child
+    the budget ended), else `why`."""
     status = getattr(child, "status", None)
     error = getattr(child, "error", None)
     said = f"{status}: {error}" if status and error else (str(status) if status else why)
+    action = f"run the {step} again once the cause is fixed" if status else f"start the {step}"
+    if _out_of_budget(kind, child, evidence):
+        said = f"{OUT_OF_BUDGET}: the assessment's budget ended it"
+        action = "assess again with a larger budget (--budget-min)"
     return TodoItem(
         area="not_evaluated",
         subject=step,
         text=f"the {step} could not evaluate this version ({said})",
-        action=f"run the {step} again once the cause is fixed" if status else f"start the {step}",
+        action=action,
         evidence=_link(kind, job_id, None),
         kind=kind,
         job_id=job_id,
@@ -252,7 +278,7 @@ def _check_items(evidence: VersionEvidence) -> list[TodoItem]:
     if check is None or check.status != JobStatus.succeeded:
         return [
             _not_evaluated(
-                "check", "capture_check", check.id if check else None, evidence.why_no_check, check
+                "check", "capture_check", check.id if check else None, evidence.why_no_check, check, evidence
             )
         ]
     items = []
@@ -289,20 +315,22 @@ def _replay_items(evidence: VersionEvidence) -> tuple[list[TodoItem], int]:
         why = evidence.why_no_replay
         if replay is not None and replay.status == JobStatus.succeeded:
             why = "succeeded without a report"
-        return [_not_evaluated("replay", "replay", replay.id if replay else None, why, replay)], CANNOT_RUN
+        return [
+            _not_evaluated("replay", "replay", replay.id if replay else None, why, replay, evidence)
+        ], CANNOT_RUN
     report = replay.report
     variant = _new_variant(report)
     bits = report.exit_bits
     if variant is None:
         return [
-            _not_evaluated("replay", "replay", replay.id, "it compared no new version", None)
+            _not_evaluated("replay", "replay", replay.id, "it compared no new version", None, evidence)
         ], bits | CANNOT_RUN
     items = []
     for fingerprint in report.fingerprints:
         finding = fingerprint.variants.get(variant)
         if finding is None:
             continue
-        items += _fingerprint_items(replay.id, variant, fingerprint, finding, evidence.fix_searches)
+        items += _fingerprint_items(replay.id, variant, fingerprint, finding, evidence)
     return items, bits
 
 
@@ -311,7 +339,7 @@ def _fingerprint_items(
     variant: str,
     fingerprint: FingerprintResult,
     finding: VariantFinding,
-    searches: list[FixSearchRead],
+    version: VersionEvidence,
 ) -> list[TodoItem]:
     subject = f"{_cut(fingerprint.fingerprint, 100)} ({fingerprint.fingerprint_id[:16]})"
     evidence = _link("replay", replay_id, f"fp-{fingerprint.fingerprint_id}")
@@ -340,7 +368,7 @@ def _fingerprint_items(
         ratio = fingerprint.ratios.get(variant)
         times = f"{ratio.ratio:.2f}x" if ratio else "timed out" if "timed out" in slower else "slower"
         cause = finding.cause.text if finding.cause else "cause not measured"
-        action, search_id = _fix(fingerprint.fingerprint_id, variant, searches)
+        action, search_id = _fix(fingerprint.fingerprint_id, variant, version)
         items.append(
             TodoItem(
                 area="slower",
@@ -361,9 +389,11 @@ def finding_kinds(finding: VariantFinding) -> list[str]:
     return [str(one.kind) for one in finding.findings] or [str(finding.group)]
 
 
-def _fix(fingerprint_id: str, variant: str, searches: list[FixSearchRead]) -> tuple[str, int | None]:
+def _fix(fingerprint_id: str, variant: str, evidence: VersionEvidence) -> tuple[str, int | None]:
     """The proven fix of a slower fingerprint ("apply: <remedy>") and its newest search's id, or why
-    there is none ("no fix found: <outcome>"; "no fix found: no fix search ran for it", None)."""
+    there is none ("no fix found: <outcome>"; "no fix found: out of budget" for the search the
+    budget ended; "no fix found: no fix search ran for it", None)."""
+    searches = evidence.fix_searches
     mine = [s for s in searches if s.fingerprint_id == fingerprint_id and s.variant == variant]
     if not mine:
         return f"{NO_FIX}: no fix search ran for it", None
@@ -374,6 +404,8 @@ def _fix(fingerprint_id: str, variant: str, searches: list[FixSearchRead]) -> tu
         return f"apply: {result.remedy}{extra}", search.id
     if result is not None and result.global_remedy:
         return f"apply globally: {result.global_remedy}", search.id
+    if _out_of_budget("fix_search", search, evidence):
+        return f"{NO_FIX}: {OUT_OF_BUDGET} (the assessment's budget ended its search)", search.id
     if result is not None:
         return f"{NO_FIX}: {result.outcome}", search.id
     return f"{NO_FIX}: the search {search.status}" + (f": {search.error}" if search.error else ""), search.id

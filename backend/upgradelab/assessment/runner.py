@@ -15,7 +15,13 @@ One status, progress and cancel: the assessment's cancel watch (execution/cancel
 watch (its minutes from the start) each end the running child through that child's own cancel
 (execution/cancel_request.py request_cancel: a queued child is cancelled at once, a started one's
 worker ends it); no step starts after either, and the report says which steps were not evaluated
-and why. A cancelled assessment ends `cancelled` with the report of what its children said.
+and why. A cancelled assessment ends `cancelled` with the report of what its children said. The
+child the budget ended is named (AssessmentChildren.stopped_by_budget): the report says "out of
+budget" for it. A slower fingerprint's fix search gets the assessment's tolerance, at most half the
+gap the replay decided (fix_tolerance).
+
+One concept: the assessment's steps in order and the one child running now (made, run or awaited,
+ended by the cancel or the budget), beside the state they write.
 """
 
 import logging
@@ -30,8 +36,13 @@ from sqlalchemy import select
 
 from upgradelab.assessment.jobs import ASSESSMENT_JOBS
 from upgradelab.assessment.models import Assessment
-from upgradelab.assessment.report import SLOWER, AssessmentReport, finding_kinds
-from upgradelab.assessment.schemas import AssessmentChildren, AssessmentProgress, VersionChildren
+from upgradelab.assessment.report import OUT_OF_BUDGET, SLOWER, AssessmentReport, finding_kinds
+from upgradelab.assessment.schemas import (
+    AssessmentChildren,
+    AssessmentProgress,
+    StoppedChild,
+    VersionChildren,
+)
 from upgradelab.captures.jobs import CAPTURE_JOBS, CHECK_JOBS
 from upgradelab.db import sync_session
 from upgradelab.execution.cancel import CancelWatch
@@ -49,12 +60,14 @@ from upgradelab.streaming.publisher import publish_status
 # when the worker starts (tests/contract/test_import_cost.py).
 if TYPE_CHECKING:
     from upgradelab.captures.schemas import CaptureRead
+    from upgradelab.results.stats.verdicts import VerdictRead
 
 log = logging.getLogger(__name__)
 
 POLL_S = 0.5  # how often a child another worker runs is read until it ends
 FIX_MINUTES = 30.0  # a fix search's own budget at most (the assessment's remaining minutes bound it too)
-OUT_OF_BUDGET = "not started: out of budget"
+MIN_TOLERANCE = 0.01  # the fix search's smallest (fixsearch/schemas.py FixSearchCreate.tolerance)
+NOT_STARTED = f"not started: {OUT_OF_BUDGET}"
 
 
 def execute_assessment(assessment_id: int, redis: Redis, settings: Settings) -> str | None:
@@ -100,7 +113,7 @@ class Assessor:
     def run(self) -> Ending:
         """Every step while neither a cancel nor the budget stops it, then the report."""
         cancel = CancelWatch.of(ASSESSMENT_JOBS, self.id, self._end_current)
-        budget = CancelWatch(f"assessment {self.id} budget", self._out_of_budget, self._end_current)
+        budget = CancelWatch(f"assessment {self.id} budget", self._out_of_budget, self._end_for_budget)
         with cancel, budget:
             self._steps(lambda: cancel.cancelled() or budget.cancelled())
         report: AssessmentReport = self.make.report(self.children)
@@ -213,13 +226,13 @@ class Assessor:
         if replay.status != JobStatus.succeeded or replay.report is None:
             return
         slower = [
-            fp.fingerprint_id
+            (fp.fingerprint_id, fix_tolerance(self.row.fix_tolerance, fp.ratios.get(version.version)))
             for fp in replay.report.fingerprints
             if version.version in fp.variants
             and any(kind in SLOWER for kind in finding_kinds(fp.variants[version.version]))
         ]
         self.steps += len(slower)
-        for fingerprint_id in slower:
+        for fingerprint_id, tolerance in slower:
             if stopped():
                 return
             minutes = max(1.0, min(FIX_MINUTES, (self.deadline - time.monotonic()) / 60))
@@ -233,6 +246,7 @@ class Assessor:
                     fingerprint_id,
                     version.version,
                     minutes,
+                    tolerance,
                     self.owner,
                 ),
                 version.fix_search_ids.append,
@@ -283,11 +297,24 @@ class Assessor:
         if current is not None:
             self.make.cancel(*current)
 
+    def _end_for_budget(self) -> None:
+        """The budget watch's call: the running child, unless it ended already, is named the one the
+        budget stopped (AssessmentChildren.stopped_by_budget: the report says "out of budget", where
+        its own status says cancelled), then cancelled through its own cancel."""
+        with self.lock:
+            current = self.current
+        if current is None:
+            return
+        kind, child_id = current
+        if self.children.stopped_by_budget is None and not _final(kind, child_id):
+            self.children.stopped_by_budget = StoppedChild(kind=kind.api_name, id=child_id)
+        self.make.cancel(kind, child_id)
+
     def _out_of_budget(self) -> bool:
         return time.monotonic() > self.deadline
 
     def _why_stopped(self) -> str:
-        return OUT_OF_BUDGET if self._out_of_budget() else "not started: cancelled"
+        return NOT_STARTED if self._out_of_budget() else "not started: cancelled"
 
     # -- state -------------------------------------------------------------------------------------
 
@@ -305,6 +332,18 @@ class Assessor:
         if write_unless_final(Assessment, self.id, fields) is not None:
             shown = {key: value.model_dump(mode="json") for key, value in fields.items()}
             publish_status(self.id, shown, kind=ASSESSMENT_JOBS.name)
+
+
+def fix_tolerance(asked: float, gap: "VerdictRead | None") -> float:
+    """The tolerance a slower fingerprint's fix search is given: the assessment's (`asked`), but at
+    most half the gap the replay decided (`gap`: the new version / the baseline, its interval's low
+    end above 1), so a remedy restores only when it takes back at least half of it: a tolerance at
+    or past the gap would take the statement as it is (or any candidate) for a fix (a 1.30x query
+    "restored" within 0.5 by a switch that cannot touch it was seen). At least MIN_TOLERANCE; the
+    asked one when the replay has no interval for it (a timed-out statement)."""
+    if gap is None or gap.low <= 1:
+        return asked
+    return max(MIN_TOLERANCE, min(asked, (gap.low - 1) / 2))
 
 
 def _final(kind: JobKind, child_id: int) -> bool:

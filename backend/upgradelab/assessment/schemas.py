@@ -16,6 +16,7 @@ MAX_BUDGET_MIN = 24 * 60
 DEFAULT_BUDGET_MIN = 60.0
 MAX_QUERIES_CHARS = 50_000_000  # as a replay's query file (replay/schemas.py)
 MAX_MY_CNF_CHARS = 1_000_000  # as an uploaded option file (captures/schemas.py)
+FIX_TOLERANCE = 0.10  # the fix search's own default (fixsearch/schemas.py FixSearchCreate.tolerance)
 
 
 class AssessmentCreate(RequestModel):
@@ -25,7 +26,8 @@ class AssessmentCreate(RequestModel):
     (lab targets of the new versions, in the order reported) and its workload replayed on `baseline`
     (the lab target running the team's current version, the replay's first variant, with the team's
     settings) and each new version, with an A/A control, on `dataset` with `queries` (a query log's
-    text; default the capture's workload); a fix search for each slower fingerprint; everything
+    text; default the capture's workload); a fix search for each slower fingerprint (a remedy
+    restores within `fix_tolerance` of the old version's time); everything
     within `budget_min` minutes of wall clock (the steps not started by then are reported not
     evaluated, "out of budget")."""
 
@@ -55,6 +57,15 @@ class AssessmentCreate(RequestModel):
     budget_min: float = Field(
         DEFAULT_BUDGET_MIN, gt=0, le=MAX_BUDGET_MIN, description="Total budget in minutes."
     )
+    fix_tolerance: float = Field(
+        FIX_TOLERANCE,
+        ge=0.01,
+        le=1.0,
+        description=(
+            "A fix search's remedy restores when decided at most this much slower than the old "
+            "version (0.10 = 10 %, the fix search's default; at most half the replay's gap)."
+        ),
+    )
 
     @model_validator(mode="after")
     def _one_source(self) -> "AssessmentCreate":
@@ -81,12 +92,23 @@ class VersionChildren(ReadShape):
     why_no_replay: str = "not started"
 
 
+class StoppedChild(ReadShape):
+    """A child the assessment's budget ended (through the child's own cancel, so its own status
+    reads `cancelled`): its `kind` (its kind's API name: capture, check, replay, fix_search) and `id`."""
+
+    kind: str
+    id: int
+
+
 class AssessmentChildren(ReadShape):
-    """Every child job of an assessment, by id (each one shareable on its own page)."""
+    """Every child job of an assessment, by id (each one shareable on its own page);
+    `stopped_by_budget`: the child the budget ended (None: none), which the report says "out of
+    budget", not "cancelled"."""
 
     capture_id: int | None = None
     why_no_capture: str = "not started"
     versions: list[VersionChildren] = Field(default_factory=list)
+    stopped_by_budget: StoppedChild | None = None
 
 
 class AssessmentProgress(ReadShape):
@@ -110,6 +132,7 @@ class AssessmentRead(BaseModel):
     baseline: str | None
     dataset: str | None
     budget_min: float
+    fix_tolerance: float = FIX_TOLERANCE
     status: JobStatus
     error: str | None
     children: AssessmentChildren

@@ -63,6 +63,7 @@ async def create(session: AsyncSession, spec: AssessmentCreate) -> Assessment:
         dataset=spec.dataset,
         queries=spec.queries,
         budget_min=spec.budget_min,
+        fix_tolerance=spec.fix_tolerance,
         children=children,
     )
     session.add(row)
@@ -101,7 +102,10 @@ async def read_report(session: AsyncSession, children: AssessmentChildren) -> As
                 why_no_replay=version.why_no_replay,
             )
         )
-    return build_report(capture, versions, children.why_no_capture)
+    stopped = children.stopped_by_budget
+    return build_report(
+        capture, versions, children.why_no_capture, (stopped.kind, stopped.id) if stopped else None
+    )
 
 
 async def read_capture(session: AsyncSession, capture_id: int) -> CaptureRead:

@@ -36,7 +36,9 @@ class Digest(BaseModel):
     executions captured; `truncated`: the text was cut at MAX_TEXT_CHARS; `errors`: SUM_ERRORS,
     its executions that ended in an error (None: a capture made before it was read);
     `old_parse` / `old_words`: how the captured server's parser took its text, asked by PREPARE
-    (captures/statement_parse.py; None: not asked)."""
+    (captures/statement_parse.py; None: not asked); `bound_text`: a digest text with its
+    placeholders bound to values of the captured server's columns, the text a replay runs
+    (captures/digest_values.py; None: not bound, or not a digest text)."""
 
     digest: str | None
     schema_name: str | None
@@ -56,6 +58,7 @@ class Digest(BaseModel):
     errors: int | None = None
     old_parse: OldParse | None = None
     old_words: str = ""
+    bound_text: str | None = None
 
 
 class Workload(BaseModel):
@@ -155,12 +158,17 @@ def build(
 
 
 def replayable_text(digest: Digest) -> str | None:
-    """The text of `digest` a replay runs, or None when it cannot: a digest text (`?` placeholders),
-    a cut text, or a text holding `;` outside its end (the plain format would split it into
-    statements nobody sent)."""
-    if digest.text_source == "digest_text" or digest.truncated:
+    """The text of `digest` a replay runs, or None when it cannot: a digest text whose placeholders
+    were not bound (`bound_text` None: captures/digest_values.py), a cut text, or a text holding `;`
+    outside its end (the plain format would split it into statements nobody sent)."""
+    if digest.truncated:
         return None
-    text = digest.text.strip().rstrip(";").strip()
+    if digest.text_source == "digest_text":
+        if digest.bound_text is None:
+            return None
+        text = digest.bound_text.strip().rstrip(";").strip()
+    else:
+        text = digest.text.strip().rstrip(";").strip()
     return text if text and ";" not in text else None
 
 
@@ -173,8 +181,17 @@ def query_set(workload: Workload) -> str:
         text = replayable_text(digest)
         if text is None:
             continue
-        lines.append(f"-- digest {digest.digest} executions {digest.executions} weight {digest.weight:.6f}")
+        bound = " (digest text, values read from its columns)" if digest.text_source == "digest_text" else ""
+        lines.append(
+            f"-- digest {digest.digest} executions {digest.executions} weight {digest.weight:.6f}{bound}"
+        )
         if digest.schema_name and digest.schema_name.replace("_", "").isalnum():
             lines.append(f"USE `{digest.schema_name}`;")
         lines.append(f"{text};")
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def count_replayable(workload: Workload) -> None:
+    """`workload.replayable` and `empty` set from its digests as they are now (replayable_text)."""
+    workload.replayable = sum(1 for one in workload.digests if replayable_text(one) is not None)
+    workload.empty = workload.replayable == 0

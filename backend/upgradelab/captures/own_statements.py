@@ -64,6 +64,8 @@ _SHAPES = [
     # the capability check's shapes) and the statements asked of the parser (statement_parse.py:
     # PREPARE under a fixed name, its bound's session limit and watchdog)
     r"SELECT CURRENT_USER \( \)",
+    # the digest texts' values (digest_values.py VALUE_READ: one value of a column)
+    rf"SELECT {_ID} FROM {_ID} \. {_ID} WHERE {_ID} IS NOT NULL LIMIT \?",
     r"PREPARE UPGRADELAB_PARSE FROM \?",
     r"DEALLOCATE PREPARE UPGRADELAB_PARSE",
     r"SET SESSION MAX_STATEMENT_TIME = \?",

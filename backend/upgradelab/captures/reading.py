@@ -150,8 +150,7 @@ def read_workload(
         error=read.error,
         without_share=textless / read.executions if read.executions else 1.0,
     )
-    read.replayable = sum(1 for one in read.digests if workload.replayable_text(one) is not None)
-    read.empty = read.replayable == 0
+    workload.count_replayable(read)
     return read
 
 

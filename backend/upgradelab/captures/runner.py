@@ -24,6 +24,7 @@ from redis import Redis
 from sqlalchemy import select, update
 
 from upgradelab.captures import configuration, dump, reading
+from upgradelab.captures.digest_values import bind_on_server
 from upgradelab.captures.docker_dump import docker_client
 from upgradelab.captures.identifiers import read_identifiers
 from upgradelab.captures.jobs import CAPTURE_JOBS, targets_of
@@ -158,15 +159,18 @@ def _read(job: _Job, target: Target, connection: Any, endpoint: Endpoint, settin
     workload = reading.read_workload(connection, variables=variables)
     _step(job, "statements", "the captured statements asked of the server's parser (PREPARE)")
     ask_old_server(endpoint, workload, flavor)
+    with sync_session() as session:
+        row = session.get(Capture, capture_id)
+        schema_only, limit_mb = (row.schema_only, row.data_limit_mb) if row else (True, None)
+    if not schema_only:  # a schema-only capture reads none of the team's data
+        _step(job, "values", "the digest texts' placeholders bound to values of their columns")
+        bind_on_server(endpoint, workload, flavor)
     _step(job, "identifiers", "the schema's names, asked of the server's parser")
     try:
         names = read_identifiers(connection)
     except pymysql.MySQLError as error:  # information_schema unreadable: no names, the rest stands
         log.warning("capture %s: the schema's names: %s", capture_id, error)
         names = []
-    with sync_session() as session:
-        row = session.get(Capture, capture_id)
-        schema_only, limit_mb = (row.schema_only, row.data_limit_mb) if row else (True, None)
     _step(job, "dump", "the schema" + ("" if schema_only else " and data") + " by the dump client")
     record, dataset_id = dump.take(
         connection,

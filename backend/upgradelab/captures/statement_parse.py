@@ -32,6 +32,7 @@ QUERY watchdog); a prepared statement is deallocated at once.
 import logging
 import re
 from collections import Counter
+from collections.abc import Callable
 from contextlib import suppress
 from functools import partial
 from typing import Literal
@@ -170,18 +171,33 @@ def ask_old_server(endpoint: Endpoint, workload: Workload, flavor: str) -> None:
     digests not asked (logged)."""
     if not any(parse_text(digest) for digest in workload.digests):
         return
+    on_captured_server(
+        endpoint,
+        flavor,
+        PARSE_TIMEOUT_S,
+        lambda bound: ask_old(bound, workload, endpoint.database),
+        "the captured statements' parse on their server",
+    )
+
+
+def on_captured_server(
+    endpoint: Endpoint, flavor: str, seconds: float, work: Callable[[StatementBound], object], what: str
+) -> None:
+    """`work` on a connection of its own to the captured server at `endpoint` (the capture's
+    account), every statement within `seconds` (targets/statement_timeout.py); a server that cannot
+    be reached, or an error that stops `work`, is logged with `what` and leaves the rest as it is."""
     try:
-        connection = endpoint.connect(read_timeout_s=PARSE_TIMEOUT_S + ADMIN_READ_TIMEOUT_S)
+        connection = endpoint.connect(read_timeout_s=seconds + ADMIN_READ_TIMEOUT_S)
     except pymysql.MySQLError as error:
-        log.warning("the captured statements not asked of their server: %s", error)
+        log.warning("%s: not started: %s", what, error)
         return
     try:
         admin = partial(endpoint.connect, read_timeout_s=ADMIN_READ_TIMEOUT_S)
-        bound = StatementBound(connection, PARSE_TIMEOUT_S, flavor, admin)
+        bound = StatementBound(connection, seconds, flavor, admin)
         bound.apply()
-        ask_old(bound, workload, endpoint.database)
+        work(bound)
     except pymysql.MySQLError as error:
-        log.warning("the captured statements' parse on their server stopped: %s", error)
+        log.warning("%s: stopped: %s", what, error)
     finally:
         connection.close()
 

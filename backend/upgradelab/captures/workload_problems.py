@@ -10,7 +10,8 @@ What the server keeps, by what it says of itself (fixed statements only, each al
 - no statement text: MySQL keeps a sample per digest (QUERY_SAMPLE_TEXT); MariaDB keeps none, and
   its statements come from the history tables, which hold statements only with the
   `events_statements_current` and `events_statements_history_long` (or `_history`) consumers on
-  (MariaDB's defaults have all three off): the digests are then "digest text only", not replayable;
+  (MariaDB's defaults have all three off): the digests are then "digest text only", replayed
+  only with values the capture reads from their columns (captures/digest_values.py);
   with them on, a digest whose statements left the history before the capture (its size,
   `performance_schema_events_statements_history_long_size`) has no text either: said when such
   digests carry at least MIN_UNREPLAYABLE_SHARE of the executions (a statement run once, long
@@ -182,7 +183,7 @@ def _history(
             _consumers_off(
                 off,
                 f"{without} of {digests} digests have only their digest text (no statement kept: "
-                "not replayable)",
+                "replayed only with values the lab reads from their columns, where it can bind them)",
             )
         ]
     if share < MIN_UNREPLAYABLE_SHARE:

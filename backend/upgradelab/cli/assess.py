@@ -50,6 +50,15 @@ def assess(
     budget_min: Annotated[
         float, typer.Option("--budget-min", min=0.1, help="Total budget in minutes.")
     ] = 60.0,
+    fix_tolerance: Annotated[
+        float,
+        typer.Option(
+            "--fix-tolerance",
+            min=0.01,
+            max=1.0,
+            help="A fix restores when at most this much slower than the old version (0.10 = 10 %).",
+        ),
+    ] = 0.10,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole report as JSON.")] = False,
     api: ApiOption = None,
     timeout: Annotated[
@@ -68,6 +77,7 @@ def assess(
         "dataset": dataset,
         "queries": queries.read_text(errors="replace") if queries else None,
         "budget_min": budget_min,
+        "fix_tolerance": fix_tolerance,
     }
     base = api or default_api()
     wait_s = timeout if timeout is not None else budget_min * 60 + 600

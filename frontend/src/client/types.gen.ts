@@ -148,7 +148,9 @@ export type ArticleCaseRead = {
 /**
  * AssessmentChildren
  *
- * Every child job of an assessment, by id (each one shareable on its own page).
+ * Every child job of an assessment, by id (each one shareable on its own page);
+ * `stopped_by_budget`: the child the budget ended (None: none), which the report says "out of
+ * budget", not "cancelled".
  */
 export type AssessmentChildren = {
     /**
@@ -163,6 +165,7 @@ export type AssessmentChildren = {
      * Versions
      */
     versions: Array<VersionChildren>;
+    stopped_by_budget: StoppedChild | null;
 };
 
 /**
@@ -174,7 +177,8 @@ export type AssessmentChildren = {
  * (lab targets of the new versions, in the order reported) and its workload replayed on `baseline`
  * (the lab target running the team's current version, the replay's first variant, with the team's
  * settings) and each new version, with an A/A control, on `dataset` with `queries` (a query log's
- * text; default the capture's workload); a fix search for each slower fingerprint; everything
+ * text; default the capture's workload); a fix search for each slower fingerprint (a remedy
+ * restores within `fix_tolerance` of the old version's time); everything
  * within `budget_min` minutes of wall clock (the steps not started by then are reported not
  * evaluated, "out of budget").
  */
@@ -227,6 +231,12 @@ export type AssessmentCreate = {
      * Total budget in minutes.
      */
     budget_min?: number;
+    /**
+     * Fix Tolerance
+     *
+     * A fix search's remedy restores when decided at most this much slower than the old version (0.10 = 10 %, the fix search's default; at most half the replay's gap).
+     */
+    fix_tolerance?: number;
 };
 
 /**
@@ -284,6 +294,10 @@ export type AssessmentRead = {
      * Budget Min
      */
     budget_min: number;
+    /**
+     * Fix Tolerance
+     */
+    fix_tolerance?: number;
     status: JobStatus;
     /**
      * Error
@@ -2164,7 +2178,9 @@ export type DefaultsFrom = {
  * executions captured; `truncated`: the text was cut at MAX_TEXT_CHARS; `errors`: SUM_ERRORS,
  * its executions that ended in an error (None: a capture made before it was read);
  * `old_parse` / `old_words`: how the captured server's parser took its text, asked by PREPARE
- * (captures/statement_parse.py; None: not asked).
+ * (captures/statement_parse.py; None: not asked); `bound_text`: a digest text with its
+ * placeholders bound to values of the captured server's columns, the text a replay runs
+ * (captures/digest_values.py; None: not bound, or not a digest text).
  */
 export type Digest = {
     /**
@@ -2239,6 +2255,10 @@ export type Digest = {
      * Old Words
      */
     old_words?: string;
+    /**
+     * Bound Text
+     */
+    bound_text?: string | null;
 };
 
 /**
@@ -5950,6 +5970,23 @@ export type StepTest = {
      * Error
      */
     error: string | null;
+};
+
+/**
+ * StoppedChild
+ *
+ * A child the assessment's budget ended (through the child's own cancel, so its own status
+ * reads `cancelled`): its `kind` (its kind's API name: capture, check, replay, fix_search) and `id`.
+ */
+export type StoppedChild = {
+    /**
+     * Kind
+     */
+    kind: string;
+    /**
+     * Id
+     */
+    id: number;
 };
 
 /**

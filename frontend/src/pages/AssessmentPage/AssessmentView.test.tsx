@@ -45,4 +45,25 @@ describe('AssessmentView', () => {
     expect(view.container.querySelector('details')).toBeNull()
     expect(view.getByTestId('assessment-pdf').getAttribute('href')).toBe('/pdf')
   })
+
+  it('says "out of budget" beside the child the budget ended, and in its not-evaluated item', () => {
+    const stopped = {
+      ...ASSESSMENT,
+      children: { ...ASSESSMENT.children, stopped_by_budget: { kind: 'replay', id: 7 } },
+      report: { ...ASSESSMENT.report!, versions: [{ ...ASSESSMENT.report!.versions[0], todo: [
+        item('not_evaluated', "the replay could not evaluate this version (out of budget: the assessment's budget ended it)",
+          'assess again with a larger budget (--budget-min)', '/replays/7'),
+      ] }] },
+    } as AssessmentRead  // prettier-ignore
+    const view = render(
+      <MemoryRouter>
+        <AssessmentView assessment={stopped} documents={{ md: '/md', pdf: '/pdf' }} />
+      </MemoryRouter>,
+    )
+    const children = view.getByTestId('assessment-children').textContent!
+    expect(children).toContain('replay #7 (out of budget)')
+    expect(children).not.toContain('#5 (out of budget)')
+    expect(view.getAllByTestId('todo-item')[0].textContent).toContain('out of budget')
+    expect(view.container.textContent).not.toContain('cancelled')
+  })
 })

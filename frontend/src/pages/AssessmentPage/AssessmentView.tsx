@@ -95,6 +95,12 @@ function EvidenceSections({ version }: { version: VersionReport }) {
   )
 }
 
+/** " (out of budget)" beside the child the assessment's budget ended (its own page says cancelled). */
+function budgetMark(children: AssessmentRead['children'], kind: string, id: number) {
+  const stopped = children.stopped_by_budget
+  return stopped != null && stopped.kind === kind && stopped.id === id ? ' (out of budget)' : ''
+}
+
 /** The children, each its own job page (linked). */
 function Children({ assessment }: { assessment: AssessmentRead }) {
   const { children } = assessment
@@ -103,6 +109,7 @@ function Children({ assessment }: { assessment: AssessmentRead }) {
       {children.capture_id != null ? (
         <li>
           Capture <Link to={`/captures/${children.capture_id}`}>#{children.capture_id}</Link>
+          {budgetMark(children, 'capture', children.capture_id)}
         </li>
       ) : (
         <li>Capture: {children.why_no_capture}</li>
@@ -111,17 +118,29 @@ function Children({ assessment }: { assessment: AssessmentRead }) {
         <li key={v.version}>
           {v.version}: check{' '}
           {v.check_id != null && children.capture_id != null ? (
-            <Link to={`/captures/${children.capture_id}#check-${v.check_id}`}>#{v.check_id}</Link>
+            <>
+              <Link to={`/captures/${children.capture_id}#check-${v.check_id}`}>#{v.check_id}</Link>
+              {budgetMark(children, 'check', v.check_id)}
+            </>
           ) : (
             v.why_no_check
           )}
-          , replay {v.replay_id != null ? <Link to={`/replays/${v.replay_id}`}>#{v.replay_id}</Link> : v.why_no_replay}
+          , replay{' '}
+          {v.replay_id != null ? (
+            <>
+              <Link to={`/replays/${v.replay_id}`}>#{v.replay_id}</Link>
+              {budgetMark(children, 'replay', v.replay_id)}
+            </>
+          ) : (
+            v.why_no_replay
+          )}
           {v.fix_search_ids.length > 0 && (
             <>
               , fix searches{' '}
               {v.fix_search_ids.map((id) => (
                 <Link key={id} to={`/fixsearches/${id}`}>
-                  #{id}{' '}
+                  #{id}
+                  {budgetMark(children, 'fix_search', id)}{' '}
                 </Link>
               ))}
             </>
