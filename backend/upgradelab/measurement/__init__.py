@@ -47,7 +47,9 @@ What it gives, by concept (the module that defines each, with its docstring's de
   keeps the stopped server's datadir aside -> a `TrialTarget`; `run_trial(target, sessions, ...)`
   copies the kept datadir back, starts, runs and measures the sessions, checksums, stops -> a
   `TrialMeasure` (a cancel in any `TrialPhase`: `TrialCancelled`, its phase named); `restore_datadir` puts
-  the kept copy back at the job's end.
+  the kept copy back at the job's end. A `TrialTarget`'s `VariantSettings` (SET GLOBAL, instance
+  statements, SET SESSION) are applied on every trial's server and session connections, as a
+  replay's variant applies them (variant_settings.py); one the server refuses: `SettingRefused`.
 - Passes and rounds (passes.py, turns.py, engine.py, extension_plan.py, interrupt.py): a
   `StatementRunner` per open variant (`statement_runner`), `capture_outcomes` (each statement once),
   `statement_passes` (its timed passes), `round_turns` (who times what in a round, `Interleave`),
@@ -188,6 +190,7 @@ from upgradelab.measurement.trial_summary import (
 from upgradelab.measurement.turns import Interleave, TurnServer, round_turns, server_turn
 from upgradelab.measurement.variant_settings import (
     REPLAY_SESSION_VARIABLES,
+    SettingRefused,
     VariantSettings,
     settings_refusal,
 )
@@ -245,6 +248,7 @@ __all__ = [
     "SessionOpener",
     "SessionStatement",
     "SessionsError",
+    "SettingRefused",
     "SourceError",
     "SourceFormat",
     "SourceStatement",

@@ -279,10 +279,13 @@ def run_sessions(
             break
         try:
             connection = opener.connect(session.database)
-        except pymysql.MySQLError as error:
+        except BaseException as error:  # a refused connection, or the opener's own (a refused setting)
             for bound in trial.bounds_open:
                 bound.connection.close()
-            raise DriverError(f"session {session.number} (thread {session.thread_id}): {error}") from error
+            if isinstance(error, pymysql.MySQLError):
+                message = f"session {session.number} (thread {session.thread_id}): {error}"
+                raise DriverError(message) from error
+            raise
         bound = StatementBound(connection, timeout_s, opener.flavor, opener.admin)
         trial.bounds_open.append(bound)
         try:
