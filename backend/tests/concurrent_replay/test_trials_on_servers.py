@@ -6,7 +6,9 @@ the same rows) is a break on 11.8, error 1020 in 5 of 5 trials, and its table en
 and a deadlock did. A team's remedy proved by the same trials (run_trial, each from the kept data):
 11.8 with SET GLOBAL innodb_snapshot_isolation=OFF applied after every trial's start no longer
 fails with 1020 where its default does, SET SESSION on every session's connection does the same, and
-a setting the server refuses fails the trial naming the variant and the setting."""
+a setting the server refuses fails the trial naming the variant and the setting. The server's p95
+per fingerprint beside the client's: MySQL 9.7's digest summary gives it for every fingerprint,
+counted as the client counted; MariaDB says why not."""
 
 import threading
 import time
@@ -30,7 +32,9 @@ from upgradelab.measurement import (
     SettingRefused,
     TrialMeasure,
     VariantSettings,
+    digest_p95,
     file_sha256,
+    fingerprint_samples,
     last_deadlock,
     lock_counters,
     log_sessions,
@@ -241,3 +245,31 @@ def test_a_setting_applied_on_every_trial_is_the_fix_proved_by_the_same_trials(
     assert not by_session.summary.errors and by_session.summary.rows_changed == 2
     [table] = report.tables  # the default's row ends at 1, the remedy's at 2
     assert (table.variant, table.table, table.group) == ("11.8", "shop.c", "breaks")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_server_p95_per_fingerprint_is_read_beside_the_clients_or_said_unavailable(
+    servers: dict[str, tuple[LocalProvisioner, Endpoint]], version: str
+) -> None:
+    provisioner, endpoint = servers[version]
+    _same_rows(endpoint)
+    sessions = log_sessions(text_stream(READ_THEN_WRITE), "general").sessions
+    admin = endpoint.connect()
+    try:
+        if provisioner.flavor == "mysql":  # the server ran the other tests' statements: this trial's only
+            execute(admin, "TRUNCATE TABLE performance_schema.events_statements_summary_by_digest")
+        run = run_sessions(sessions, _opener(provisioner, endpoint), speed=4, timeout_s=10)
+        server = digest_p95(admin, fingerprint_samples(run, sessions, "shop"))
+    finally:
+        admin.close()
+    summary = summarize_trial(run, sessions, server)
+    assert summary.server_clock == server.clock
+    if provisioner.flavor == "mariadb":  # the lab's MariaDB runs without performance_schema
+        assert server.clock == "server clock not available: performance_schema is OFF on this server"
+        assert all(f.server_p95_s is None for f in summary.latencies)
+        return
+    assert server.clock.startswith("performance_schema events_statements_summary_by_digest QUANTILE_95")
+    assert {f.fingerprint for f in summary.latencies} >= {"begin", "commit", "select v from c where id = ?"}
+    for latency in summary.latencies:  # every fingerprint, counted as the client counted it
+        assert latency.server_statements == latency.statements + latency.errors, latency
+        assert latency.server_p95_s is not None and 0 < latency.server_p95_s < 5, latency

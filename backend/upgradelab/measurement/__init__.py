@@ -41,7 +41,10 @@ What it gives, by concept (the module that defines each, with its docstring's de
   `LockCounters` (row lock waits and time, deadlocks; `since` a trial's start), `LockWaitSampler`
   (data_lock_waits / INNODB_LOCK_WAITS sampled -> `LockWaits`), `last_deadlock` (SHOW ENGINE
   INNODB STATUS), together a `ServerLocks`; `table_checksums` (the data at the end, one
-  order-insensitive sha256 per table), stopped by a cancel with `TrialReadCancelled`.
+  order-insensitive sha256 per table), stopped by a cancel with `TrialReadCancelled`; `digest_p95`
+  -> `ServerP95` (the server's p95 per fingerprint from performance_schema's digest summary,
+  `DIGEST_SOURCE`, or why not), given to `summarize_trial` beside the client's, the fingerprints'
+  samples from `fingerprint_samples`.
 - A variant's trials from the same data (trial_run.py): `prepare_trials(provisioner, options,
   dataset)` loads or reuses the dataset, grants the writer account the dataset's databases only and
   keeps the stopped server's datadir aside -> a `TrialTarget`; `run_trial(target, sessions, ...)`
@@ -172,11 +175,14 @@ from upgradelab.measurement.trial_run import (
     run_trial,
 )
 from upgradelab.measurement.trial_server import (
+    DIGEST_SOURCE,
     LockCounters,
     LockWaits,
     LockWaitSampler,
     ServerLocks,
+    ServerP95,
     TrialReadCancelled,
+    digest_p95,
     last_deadlock,
     lock_counters,
     table_checksums,
@@ -185,6 +191,7 @@ from upgradelab.measurement.trial_summary import (
     ErrorSample,
     FingerprintLatency,
     TrialSummary,
+    fingerprint_samples,
     summarize_trial,
 )
 from upgradelab.measurement.turns import Interleave, TurnServer, round_turns, server_turn
@@ -206,6 +213,7 @@ __all__ = [
     "COUNTERS",
     "CPU",
     "DEFAULT_SAMPLE",
+    "DIGEST_SOURCE",
     "MAX_REPEATS",
     "MAX_SESSIONS",
     "MIN_MEASURED_S",
@@ -243,6 +251,7 @@ __all__ = [
     "ReplayVariant",
     "ReplayVariantSpec",
     "ServerLocks",
+    "ServerP95",
     "Session",
     "SessionLog",
     "SessionOpener",
@@ -279,8 +288,10 @@ __all__ = [
     "counter_changes",
     "counter_moved",
     "diff",
+    "digest_p95",
     "explain",
     "file_sha256",
+    "fingerprint_samples",
     "fingerprint_work",
     "forget_record",
     "history_sessions",

@@ -20,7 +20,8 @@ writes in it.
 3. "trial": the sessions run together (session_driver.py run_sessions: speed, statement bound,
    DriverBounds), each session's connection given the variant's SET SESSION before its first
    statement (apply_session_settings), the server's lock counters read before and after, its waits
-   sampled, its last deadlock read (trial_server.py);
+   sampled, its last deadlock read, then each fingerprint's server p95 where the server keeps it
+   (trial_server.py digest_p95: performance_schema's digest summary; the sentence why not where not);
 4. "checksum": every base table of the dataset's databases checksummed (the data at the end).
 The server is stopped before it returns or raises, whatever happened (`TrialCancelled` names the
 phase a cancel ended). `restore_datadir` puts the kept copy back as the instance's datadir at the
@@ -48,11 +49,12 @@ from upgradelab.measurement.trial_server import (
     LockWaitSampler,
     ServerLocks,
     TrialReadCancelled,
+    digest_p95,
     last_deadlock,
     lock_counters,
     table_checksums,
 )
-from upgradelab.measurement.trial_summary import TrialSummary, summarize_trial
+from upgradelab.measurement.trial_summary import TrialSummary, fingerprint_samples, summarize_trial
 from upgradelab.measurement.variant_settings import (
     VariantSettings,
     apply_server_settings,
@@ -227,6 +229,7 @@ def run_trial(
                 waits = sampler.stop()
             if run.stopped == "cancelled":
                 raise TrialCancelled("trial")
+            server_p95 = digest_p95(admin, fingerprint_samples(run, sessions, default))
             locks = ServerLocks(
                 counters=lock_counters(admin, provisioner.flavor).since(before),
                 waits=waits,
@@ -241,7 +244,7 @@ def run_trial(
     return TrialMeasure(
         datadir_copy=copied,
         start_s=start_s,
-        summary=summarize_trial(run, sessions),
+        summary=summarize_trial(run, sessions, server_p95),
         locks=locks,
         checksums=checksums,
     )

@@ -12,6 +12,17 @@ the rows of performance_schema.data_lock_waits (MySQL 8.0+) or information_schem
 (MariaDB), or `Innodb_row_lock_current_waits` where that table cannot be read (performance_schema
 off): the peak and the mean of the waits seen at once, and how many samples saw one.
 
+The server's clock per fingerprint (`digest_p95`), read once the sessions ended (before the
+checksums): performance_schema.events_statements_summary_by_digest's QUANTILE_95 (picoseconds, its
+histogram's bucket: MySQL 8.0+) of the digest each fingerprint's sample statement has
+(STATEMENT_DIGEST), with the digest's COUNT_STAR (failed statements counted there, not in the
+client's percentiles; a digest run in several schemas: its counts summed, the largest
+QUANTILE_95). The trial's server started empty, so the table holds the trial's statements (and the
+lab's admin reads, other digests). Where the server cannot say, `ServerP95.clock` says why
+("server clock not available: ..."): performance_schema off (MariaDB's default), or no QUANTILE_95
+(MariaDB's performance_schema is MySQL 5.6's; its events_statements_history_long is a ring buffer of
+the last statements, so no whole trial's percentiles either).
+
 The data at the end (`table_checksums`): every base table of the dataset's databases read whole,
 each row hashed as a result is (outcomes.py ResultDigest: the repr of the driver's Python values, so
 two flavors' equal rows hash equal), summed order-insensitively: one sha256 per table. Rows are
@@ -25,7 +36,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 import pymysql
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from pymysql.cursors import SSCursor
 
 from upgradelab.measurement.outcomes import ResultDigest
@@ -180,6 +191,71 @@ class LockWaitSampler:
             mean=statistics.fmean(self.counts),
             source=self.source,
         )
+
+
+class ServerP95(BaseModel):
+    """The server's p95 per fingerprint over one trial (`digest_p95`): `clock` the sentence saying
+    where it was read or why not ("server clock not available: <why>"), `p95_s` class_id -> seconds,
+    `statements` class_id -> the digest's COUNT_STAR (failed ones included); both empty when not
+    available, and a fingerprint missing where its sample has no digest the server kept."""
+
+    clock: str
+    p95_s: dict[str, float] = Field(default_factory=dict)
+    statements: dict[str, int] = Field(default_factory=dict)
+
+
+DIGEST_SOURCE = "performance_schema events_statements_summary_by_digest QUANTILE_95 (server clock)"
+_QUANTILE_COLUMN = (
+    "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'performance_schema' "
+    "AND TABLE_NAME = 'events_statements_summary_by_digest' AND COLUMN_NAME = 'QUANTILE_95'"
+)
+
+
+def digest_p95(connection: ServerConnection, samples: dict[str, tuple[str | None, str]]) -> ServerP95:
+    """The server's p95 of each fingerprint (`samples`: class_id -> (default database, SQL) of one
+    of its statements, as trial_summary.fingerprint_samples gives them: STATEMENT_DIGEST parses it
+    in that database, so the admin `connection`'s default database is changed) from the digest
+    summary (module docstring); a ServerP95 saying why where the server cannot say. Server errors
+    other than a sample STATEMENT_DIGEST cannot parse (that fingerprint left out) are raised."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT @@performance_schema")
+        row = cursor.fetchone()
+        if not row or not int(row[0] or 0):
+            return ServerP95(clock="server clock not available: performance_schema is OFF on this server")
+        cursor.execute(_QUANTILE_COLUMN)
+        row = cursor.fetchone()
+        if not row or not int(row[0] or 0):
+            return ServerP95(
+                clock="server clock not available: its events_statements_summary_by_digest has no "
+                "QUANTILE_95 (MariaDB's performance_schema is MySQL 5.6's), and "
+                "events_statements_history_long keeps only the last statements, not a whole trial's"
+            )
+        digests: dict[str, str] = {}
+        for class_id, (database, sql) in samples.items():
+            try:
+                if database:
+                    connection.select_db(database)
+                cursor.execute("SELECT STATEMENT_DIGEST(%s)", (sql,))
+            except pymysql.MySQLError:  # a statement its parser refuses: no digest to read
+                continue
+            found = cursor.fetchone()
+            if found and found[0]:
+                digests[class_id] = str(found[0])
+        if not digests:
+            return ServerP95(clock=DIGEST_SOURCE)
+        marks = ", ".join(["%s"] * len(set(digests.values())))
+        cursor.execute(
+            "SELECT DIGEST, SUM(COUNT_STAR), MAX(QUANTILE_95) FROM performance_schema."
+            f"events_statements_summary_by_digest WHERE DIGEST IN ({marks}) GROUP BY DIGEST",
+            tuple(sorted(set(digests.values()))),
+        )
+        by_digest = {str(d): (int(count), int(p95)) for d, count, p95 in cursor.fetchall()}
+    out = ServerP95(clock=DIGEST_SOURCE)
+    for class_id, digest in digests.items():
+        if digest in by_digest:
+            count, p95 = by_digest[digest]
+            out.p95_s[class_id], out.statements[class_id] = p95 / 1e12, count
+    return out
 
 
 def _tables(connection: ServerConnection, databases: Sequence[str]) -> list[tuple[str, str]]:
