@@ -14,10 +14,10 @@ from upgradelab.execution.status import JobStatus
 from upgradelab.execution.task import send_job
 from upgradelab.experiments.variants import VariantError, unsupported_reason
 from upgradelab.measurement import (
-    REPLAY_SESSION_VARIABLES,
     ReplayVariantSpec,
     SessionLog,
     log_sessions,
+    replay_session_variable,
     text_stream,
 )
 from upgradelab.pools import routing
@@ -89,13 +89,11 @@ async def _variants(session: AsyncSession, spec: ConcurrentReplayCreate) -> list
         reason = unsupported_reason(variant, target.flavor, target.version)
         if reason:
             raise field_error([*field, "preset"], f"variant {variant.name!r}: {reason}")
-        for name in variant.set_session:
-            if name in REPLAY_SESSION_VARIABLES:
-                raise field_error(
-                    [*field, "set_session", name],
-                    f"variant {variant.name!r}: SET SESSION {name} is refused in a concurrent replay: "
-                    f"{REPLAY_SESSION_VARIABLES[name]}",
-                )
+        refused = replay_session_variable(variant.set_session)
+        if refused:
+            name, why = refused
+            message = f"variant {variant.name!r}: SET SESSION {name} is refused in a concurrent replay: {why}"
+            raise field_error([*field, "set_session", name], message)
         named = zip(variant.options, variant.option_lines(), strict=True)
         await option_lists.check_named_lines(target, named, field, f"variant {variant.name!r}")
         out.append(

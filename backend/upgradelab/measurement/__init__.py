@@ -14,7 +14,7 @@ What it gives, by concept (the module that defines each, with its docstring's de
   `with_clock_options` adds the performance_schema options the server clock needs;
   `settings_refusal` checks a variant's SET GLOBAL / SET SESSION / instance statements on a server
   (None, or "<setting>: <answer>"); `REPLAY_SESSION_VARIABLES` are the session variables a replay
-  sets itself (a variant may not).
+  sets itself (a variant may not: `replay_session_variable` finds the first a variant sets).
 - Datasets (dataset_load.py, dataset_records.py): `DumpDataset` (a dump's path, sha256 and
   databases), `file_sha256`, the kept datadir's record (`read_record`, `forget_record`).
 - Sources (sources.py, querylog/): `parse_source(text, SourceFormat, ...)` -> the statements to
@@ -199,6 +199,7 @@ from upgradelab.measurement.variant_settings import (
     REPLAY_SESSION_VARIABLES,
     SettingRefused,
     VariantSettings,
+    replay_session_variable,
     settings_refusal,
 )
 from upgradelab.measurement.workload import (
@@ -310,6 +311,7 @@ __all__ = [
     "read_events",
     "read_record",
     "replay_rounds",
+    "replay_session_variable",
     "restore_datadir",
     "round_turns",
     "run_sessions",
