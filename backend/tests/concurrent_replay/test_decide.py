@@ -87,7 +87,7 @@ def test_a_p95_verdict_stays_on_the_client_clock_with_the_server_p95_beside_it()
     assert slower.baseline_server_p95_s == pytest.approx(0.003, rel=0.1)
     assert slower.variant_server_p95_s == pytest.approx(0.003, rel=0.1)
     assert by["maria", "c2"].variant_server_p95_s is None and by["maria", "c2"].baseline_server_p95_s
-    assert report.server_clocks["new"].startswith("performance_schema events_statements_summary_by_digest")
+    assert report.server_clocks["new"].startswith("performance_schema events_statements_histogram_by_digest")
     assert report.server_clocks["maria"].startswith("server clock not available")
 
 

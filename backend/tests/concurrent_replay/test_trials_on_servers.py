@@ -7,7 +7,7 @@ and a deadlock did. A team's remedy proved by the same trials (run_trial, each f
 11.8 with SET GLOBAL innodb_snapshot_isolation=OFF applied after every trial's start no longer
 fails with 1020 where its default does, SET SESSION on every session's connection does the same, and
 a setting the server refuses fails the trial naming the variant and the setting. The server's p95
-per fingerprint beside the client's: MySQL 9.7's digest summary gives it for every fingerprint,
+per fingerprint beside the client's: MySQL 9.7's digest histograms give it for every fingerprint,
 counted as the client counted; MariaDB says why not."""
 
 import threading
@@ -247,17 +247,35 @@ def test_a_setting_applied_on_every_trial_is_the_fix_proved_by_the_same_trials(
     assert (table.variant, table.table, table.group) == ("11.8", "shop.c", "breaks")
 
 
+# a session after the read-then-write one: pt-query-digest's one fingerprint over two tables, which
+# the server's digests tell apart
+TWO_TABLES = """\
+\t\t    13 Connect\tapp@localhost on shop using TCP/IP
+\t\t    13 Query\tSELECT v FROM t1 WHERE id = 1
+\t\t    13 Query\tSELECT v FROM t2 WHERE id = 1
+\t\t    13 Query\tSELECT v FROM t2 WHERE id = 2
+\t\t    13 Quit\t
+"""
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 def test_the_server_p95_per_fingerprint_is_read_beside_the_clients_or_said_unavailable(
     servers: dict[str, tuple[LocalProvisioner, Endpoint]], version: str
 ) -> None:
     provisioner, endpoint = servers[version]
     _same_rows(endpoint)
-    sessions = log_sessions(text_stream(READ_THEN_WRITE), "general").sessions
+    sessions = log_sessions(text_stream(READ_THEN_WRITE + TWO_TABLES), "general").sessions
     admin = endpoint.connect()
     try:
+        execute(
+            admin, *(f"CREATE TABLE IF NOT EXISTS shop.{t} (id INT PRIMARY KEY, v INT)" for t in ("t1", "t2"))
+        )
         if provisioner.flavor == "mysql":  # the server ran the other tests' statements: this trial's only
-            execute(admin, "TRUNCATE TABLE performance_schema.events_statements_summary_by_digest")
+            execute(
+                admin,
+                "TRUNCATE TABLE performance_schema.events_statements_summary_by_digest",
+                "TRUNCATE TABLE performance_schema.events_statements_histogram_by_digest",
+            )
         run = run_sessions(sessions, _opener(provisioner, endpoint), speed=4, timeout_s=10)
         server = digest_p95(admin, fingerprint_samples(run, sessions, "shop"))
     finally:
@@ -268,8 +286,10 @@ def test_the_server_p95_per_fingerprint_is_read_beside_the_clients_or_said_unava
         assert server.clock == "server clock not available: performance_schema is OFF on this server"
         assert all(f.server_p95_s is None for f in summary.latencies)
         return
-    assert server.clock.startswith("performance_schema events_statements_summary_by_digest QUANTILE_95")
+    assert server.clock.startswith("performance_schema events_statements_histogram_by_digest")
     assert {f.fingerprint for f in summary.latencies} >= {"begin", "commit", "select v from c where id = ?"}
+    tables = next(f for f in summary.latencies if f.fingerprint == "select v from t? where id = ?")
+    assert tables.statements == 3  # one fingerprint (pt's), two digests (the server's): both read
     for latency in summary.latencies:  # every fingerprint, counted as the client counted it
         assert latency.server_statements == latency.statements + latency.errors, latency
         assert latency.server_p95_s is not None and 0 < latency.server_p95_s < 5, latency

@@ -12,7 +12,7 @@ fdr.Q is "undecided", the reason says so. A slower one names its causes where th
 moved with it (`_causes`: every trial of the variant beyond every trial of the baseline, and its
 median at least CAUSE_FACTOR times the baseline's): lock waits (row lock time), deadlocks, errors.
 Every time verdict is on the client's clock (report.CLOCK), the one both flavors have; the server's
-p95 (its digest summary, where kept) is shown beside each p95 verdict, each side's median over its
+p95 (its digest histograms, where kept) is shown beside each p95 verdict, each side's median over its
 trials, and each variant's server clock said (`server_clocks`), never mixed into a verdict.
 
 Errors and the data at the end: breaks.py.

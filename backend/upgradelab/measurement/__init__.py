@@ -42,7 +42,7 @@ What it gives, by concept (the module that defines each, with its docstring's de
   (data_lock_waits / INNODB_LOCK_WAITS sampled -> `LockWaits`), `last_deadlock` (SHOW ENGINE
   INNODB STATUS), together a `ServerLocks`; `table_checksums` (the data at the end, one
   order-insensitive sha256 per table), stopped by a cancel with `TrialReadCancelled`; `digest_p95`
-  -> `ServerP95` (the server's p95 per fingerprint from performance_schema's digest summary,
+  -> `ServerP95` (the server's p95 per fingerprint from performance_schema's digest histograms,
   `DIGEST_SOURCE`, or why not), given to `summarize_trial` beside the client's, the fingerprints'
   samples from `fingerprint_samples`.
 - A variant's trials from the same data (trial_run.py): `prepare_trials(provisioner, options,

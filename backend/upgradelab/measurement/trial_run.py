@@ -21,7 +21,7 @@ writes in it.
    DriverBounds), each session's connection given the variant's SET SESSION before its first
    statement (apply_session_settings), the server's lock counters read before and after, its waits
    sampled, its last deadlock read, then each fingerprint's server p95 where the server keeps it
-   (trial_server.py digest_p95: performance_schema's digest summary; the sentence why not where not);
+   (trial_server.py digest_p95: performance_schema's digest histograms; why not where not);
 4. "checksum": every base table of the dataset's databases checksummed (the data at the end).
 The server is stopped before it returns or raises, whatever happened (`TrialCancelled` names the
 phase a cancel ended). `restore_datadir` puts the kept copy back as the instance's datadir at the

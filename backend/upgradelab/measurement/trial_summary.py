@@ -29,6 +29,8 @@ from upgradelab.measurement.trial_server import ServerP95
 from upgradelab.measurement.workload import WRITE_KINDS
 
 SAMPLE_CHARS = 300
+# distinct statements of a fingerprint whose server digests are read (trial_server.py digest_p95)
+SAMPLES_PER_FINGERPRINT = 32
 
 
 class FingerprintLatency(BaseModel):
@@ -92,21 +94,29 @@ def _percentile(values: list[float], q: float) -> float | None:
 
 
 def fingerprint_samples(
-    trial: TrialRun, sessions: Sequence[Session], default: str | None = None
-) -> dict[str, tuple[str | None, str]]:
-    """class_id -> (default database, SQL) of the first statement of that fingerprint the trial ran
-    (`sessions` as summarize_trial takes them; the database the statement's, else its session's,
-    else `default`): the sample whose server digest stands for the fingerprint."""
+    trial: TrialRun,
+    sessions: Sequence[Session],
+    default: str | None = None,
+    per: int = SAMPLES_PER_FINGERPRINT,
+) -> dict[str, list[tuple[str | None, str]]]:
+    """class_id -> up to `per` distinct (default database, SQL) of that fingerprint's statements the
+    trial ran, the first ones (`sessions` as summarize_trial takes them; the database the
+    statement's, else its session's, else `default`): the samples whose server digests stand for the
+    fingerprint (one fingerprint can be several digests: tables numbered alike, lists of other
+    lengths)."""
     places = {
         (s.number, one.order): (one.database or s.database or default, one.sql)
         for s in sessions
         for one in s.statements
     }
-    out: dict[str, tuple[str | None, str]] = {}
+    out: dict[str, list[tuple[str | None, str]]] = {}
     for run in trial.statements:
         sample = places.get((run.session, run.order))
-        if sample is not None:
-            out.setdefault(run.class_id, sample)
+        if sample is None:
+            continue
+        found = out.setdefault(run.class_id, [])
+        if len(found) < per and sample not in found:
+            found.append(sample)
     return out
 
 

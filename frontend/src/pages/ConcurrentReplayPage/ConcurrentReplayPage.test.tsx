@@ -17,7 +17,7 @@ const DONE = {
     clock: 'client: every verdict on the client\'s clock',
     server_clocks: {
       '11.8': 'server clock not available: performance_schema is OFF on this server',
-      '9.7': 'performance_schema events_statements_summary_by_digest QUANTILE_95 (server clock)',
+      '9.7': 'performance_schema events_statements_histogram_by_digest (server clock)',
     },
     fingerprints: [{
       variant: '9.7', metric: 'p95', class_id: 'C2', fingerprint: 'update c set v = v ? ? where id = ?',
