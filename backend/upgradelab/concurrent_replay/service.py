@@ -89,9 +89,9 @@ async def _variants(session: AsyncSession, spec: ConcurrentReplayCreate) -> list
         reason = unsupported_reason(variant, target.flavor, target.version)
         if reason:
             raise field_error([*field, "preset"], f"variant {variant.name!r}: {reason}")
-        refused = replay_session_variable(variant.set_session)
-        if refused:
-            name, why = refused
+        replay_sets = replay_session_variable(variant.set_session)
+        if replay_sets:
+            name, why = replay_sets
             message = f"variant {variant.name!r}: SET SESSION {name} is refused in a concurrent replay: {why}"
             raise field_error([*field, "set_session", name], message)
         named = zip(variant.options, variant.option_lines(), strict=True)

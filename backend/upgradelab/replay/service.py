@@ -73,9 +73,9 @@ async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVar
         instance = list(variant.instance)
         if variant.redo_log == "disabled" and REDO_OFF not in instance:
             instance.insert(0, REDO_OFF)  # the preset's statement, applied with the others
-        refused = replay_session_variable(variant.set_session)
-        if refused:
-            name, why = refused
+        replay_sets = replay_session_variable(variant.set_session)
+        if replay_sets:
+            name, why = replay_sets
             message = f"variant {variant.name!r}: SET SESSION {name} is refused in a replay: {why}"
             raise field_error([*field, "set_session", name], message)
         if existing:
