@@ -14,10 +14,16 @@ bench makes, each with a known answer, replayed with the measurement library's t
     share of A/A throughput verdicts "same" (target: at least 90 %) and the false slower/faster.
   - "cost": one trial of the hot-row workload at 8, 16 and 32 sessions: copy, start, trial and
     checksum seconds, and the copy's seconds per GB of datadir.
+  - "memory": one trial of 8 sessions reading hot's row --memory-results times in all, speed 0,
+    bounded at the kind's MAX_RESULTS: the Python memory its statement results and summary took
+    (tracemalloc's peak over run_trial, the parsed sessions excluded) and per result.
+
+--transactions: each hot-row session's transactions (hot-row and aa): 50 made 0.2 s trials; a
+throughput verdict needs thousands in all.
 
 Run by hand (root, the lab installed), from the repository root:
     .venv/bin/python bench/concurrent_replay.py [--cases read-then-write hot-row aa cost] [--rounds 5]
-        [--aa-runs 10]
+        [--aa-runs 10] [--transactions 50] [--memory-results 500000]
 Servers use their own directory (/var/lib/upgradelab/bench-servers-concurrent), state directory (a
 temporary one) and ports (36021-36024). Record the results in bench/README.md with `uptime` at the time.
 """
@@ -29,6 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,8 +50,10 @@ from replay_resolution import lab_target  # noqa: E402
 
 from upgradelab.concurrent_replay.decide import decide  # noqa: E402
 from upgradelab.concurrent_replay.report import ConcurrentReport, TrialRecord  # noqa: E402
+from upgradelab.concurrent_replay.runner import MAX_RESULTS  # noqa: E402
 from upgradelab.execution.schedule import plan  # noqa: E402
 from upgradelab.measurement import (  # noqa: E402
+    DriverBounds,
     DumpDataset,
     Session,
     TrialTarget,
@@ -121,6 +130,17 @@ def hot_row_log(sessions: int, transactions: int = 50) -> str:
                 "COMMIT",
             ):
                 body.append(_line(None, thread, "Query", sql))
+        body.append(_line(None, thread, "Quit", ""))
+    return HEADER + f"261206  8:00:00\t{body[0][2:]}" + "".join(body[1:])
+
+
+def reads_log(sessions: int, statements: int) -> str:
+    """`sessions` sessions reading hot's row, `statements` reads in all (autocommit)."""
+    body = []
+    for n in range(sessions):
+        thread = 2000 + n
+        body.append(_line(None, thread, "Connect", "app@localhost on bench using TCP/IP"))
+        body += [_line(None, thread, "Query", "SELECT v FROM hot WHERE id = 1")] * (statements // sessions)
         body.append(_line(None, thread, "Quit", ""))
     return HEADER + f"261206  8:00:00\t{body[0][2:]}" + "".join(body[1:])
 
@@ -212,6 +232,8 @@ def main() -> None:
     parser.add_argument("--cases", nargs="+", default=["read-then-write", "hot-row", "aa", "cost"])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--aa-runs", type=int, default=10)
+    parser.add_argument("--transactions", type=int, default=50)
+    parser.add_argument("--memory-results", type=int, default=MAX_RESULTS)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "bench.sql"
@@ -229,13 +251,13 @@ def main() -> None:
                 dump,
                 read_then_write,
             )
-        hot = log_sessions(text_stream(hot_row_log(8)), "general")
+        hot = log_sessions(text_stream(hot_row_log(8, args.transactions)), "general")
         if "hot-row" in args.cases:
 
             def hot_row(targets: dict[str, TrialTarget]) -> None:
                 found = trials(targets, hot.sessions, args.rounds, 0.0, 51)
                 show(
-                    "hot-row, 8 sessions (10.11, SERIALIZABLE, A/A; speed 0)",
+                    f"hot-row, 8 sessions x {args.transactions} (10.11, SERIALIZABLE, A/A; speed 0)",
                     decide(list(targets), found, "aa"),
                 )
 
@@ -250,10 +272,21 @@ def main() -> None:
                     found = trials(targets, hot.sessions, args.rounds, 0.0, 100 + run)
                     report = decide(["base", "aa"], found, "aa")
                     groups.append(report.throughput[0].group)
+                    verdict = report.throughput[0].verdict
+                    said = f"{verdict.ratio:.3f} [{verdict.low:.3f}, {verdict.high:.3f}]" if verdict else "-"
+                    walls = [t.summary.wall_s for t in found]
+                    print(
+                        f"  run {run + 1}: aa/base statements/s {said}: {groups[-1]}; sessions "
+                        f"{min(walls):.1f}-{max(walls):.1f} s a trial; aa first in "
+                        f"{sum(t.variant == 'aa' and t.position == 0 for t in found)} of {args.rounds} rounds"
+                    )
                 same = groups.count("same")
                 false = sum(g in ("slower", "faster") for g in groups)
                 share = same / len(groups)
-                print(f"\n== A/A hot-row: {same} of {len(groups)} same ({share:.0%}), {false} false")
+                print(
+                    f"\n== A/A hot-row, 8 sessions x {args.transactions}: "
+                    f"{same} of {len(groups)} same ({share:.0%}), {false} false"
+                )
 
             with_targets({"base": "mariadb-10.11", "aa": "mariadb-10.11"}, dump, aa)
         if "cost" in args.cases:
@@ -276,6 +309,31 @@ def main() -> None:
                     )
 
             with_targets({"base": "mariadb-10.11"}, dump, cost)
+
+        if "memory" in args.cases:
+            memory(dump, args.memory_results)
+
+
+def memory(dump: DumpDataset, results: int) -> None:
+    """The "memory" case (module docstring): tracemalloc's peak over one run_trial."""
+    sessions = log_sessions(text_stream(reads_log(8, results)), "general").sessions
+
+    def one(targets: dict[str, TrialTarget]) -> None:
+        bounds = DriverBounds(max_results=MAX_RESULTS)
+        tracemalloc.start()
+        try:
+            measure = run_trial(targets["base"], sessions, speed=0, timeout_s=30, bounds=bounds)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        ran = measure.summary.statements
+        print(
+            f"\n== memory of one trial: {ran:,} statement results (stopped: {measure.summary.stopped}), "
+            f"peak {peak / 1e6:.0f} MB traced, {peak / max(ran, 1):.0f} bytes a result, "
+            f"{measure.summary.wall_s:.1f} s of sessions"
+        )
+
+    with_targets({"base": "mariadb-10.11"}, dump, one)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,10 @@ const AttributionSharePage = page(
 )
 const FixSearchPage = page(() => import('./pages/FixSearchPage/FixSearchPage'), 'FixSearchPage')
 const ConcurrentReplayPage = page(() => import('./pages/ConcurrentReplayPage/ConcurrentReplayPage'), 'ConcurrentReplayPage')
+const ConcurrentReplaySharePage = page(
+  () => import('./pages/ConcurrentReplayPage/ConcurrentReplayPage'),
+  'ConcurrentReplaySharePage',
+)
 const CaptureSharePage = page(() => import('./pages/CapturePage/CaptureSharePage'), 'CaptureSharePage')
 const CheckSharePage = page(() => import('./pages/CapturePage/CaptureSharePage'), 'CheckSharePage')
 const FixSearchSharePage = page(() => import('./pages/FixSearchPage/FixSearchSharePage'), 'FixSearchSharePage')
@@ -64,6 +68,7 @@ export function App() {
             <Route path="/share/captures/:token" element={<CaptureSharePage />} />
             <Route path="/share/captures/checks/:token" element={<CheckSharePage />} />
             <Route path="/share/assessments/:token" element={<AssessmentSharePage />} />
+            <Route path="/share/concurrent-replays/:token" element={<ConcurrentReplaySharePage />} />
           </Routes>
         </Suspense>
       </main>

@@ -5,7 +5,9 @@ variant measured, drawn from a known truth with the noise of a loaded machine, s
 Each round shares a load factor (every variant's trial of that round sees it, as interleaved
 trials do); each trial adds its own noise. `truth[variant]` scales throughput (`rate`) and every
 fingerprint's p95 (`p95`), adds error codes (`errors`: code -> (probability a trial hits it, count
-when it does)), lock time (`lock_ms`) and a final checksum per table (`tables`: name -> checksum).
+when it does)), lock time (`lock_ms`) and a final checksum per table (`tables`: name -> checksum);
+`server_p95`: the server's own p95 per fingerprint as a factor (its base 3 ms; None: the server
+keeps no digest quantiles, as MariaDB, said in the summary's `server_clock`).
 """
 
 from dataclasses import dataclass, field
@@ -15,6 +17,7 @@ import numpy as np
 from upgradelab.concurrent_replay.report import TrialRecord
 from upgradelab.execution.schedule import plan
 from upgradelab.measurement import (
+    DIGEST_SOURCE,
     ErrorSample,
     FingerprintLatency,
     LockCounters,
@@ -34,6 +37,7 @@ class Truth:
     errors: dict[int, tuple[float, int]] = field(default_factory=dict)
     lock_ms: float = 100.0
     tables: dict[str, str] = field(default_factory=lambda: {"shop.c": "same"})
+    server_p95: dict[str, float] | None = None
 
 
 def trials(
@@ -87,13 +91,22 @@ def _trial(
             p50_s=0.001 * round_load * own,
             p95_s=0.004 * truth.p95.get(class_id, 1.0) * round_load * float(np.exp(rng.normal(0, noise))),
             p99_s=0.01 * round_load * own,
+            server_p95_s=None
+            if truth.server_p95 is None
+            else 0.003 * truth.server_p95.get(class_id, 1.0) * own,
+            server_statements=None if truth.server_p95 is None else 500,
         )
         for class_id, text in FINGERPRINTS.items()
     ]
+    clock = (
+        DIGEST_SOURCE
+        if truth.server_p95 is not None
+        else "server clock not available: performance_schema is OFF"
+    )
     summary = TrialSummary(
         sessions=8, statements=int(rate * wall), transactions=int(rate * wall / 5), wall_s=wall,
         statements_per_s=rate, transactions_per_s=rate / 5, behind_s=None, stopped=None,
-        errors=errors, latencies=latencies, rows_changed=int(rate),
+        errors=errors, latencies=latencies, rows_changed=int(rate), server_clock=clock,
     )  # fmt: skip
     locks = ServerLocks(
         counters=LockCounters(

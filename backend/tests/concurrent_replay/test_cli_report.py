@@ -1,6 +1,7 @@
 """`upgradelab replay --concurrent`'s own parts (cli/concurrent_replay.py): the log's format told
 from its header, the report's lines (breaks with their counts per trial and sample, slower with
-its causes) and the exit bits (1 breaks, 2 slower) of decided seeded trials."""
+its causes, a p95's client and server medians, the clocks) and the exit bits (1 breaks, 2 slower) of
+decided seeded trials."""
 
 from pathlib import Path
 
@@ -36,3 +37,16 @@ def test_breaks_and_slower_set_their_bits_and_are_printed() -> None:
     assert any(line.startswith("slower new: statements/s") and "lock waits:" in line for line in lines)
     same = decide(["base", "aa"], trials({"base": Truth(), "aa": Truth()}, seed=1), aa_control="aa")
     assert exit_bits(same) == 0
+
+
+def test_a_p95_line_says_the_client_and_server_p95_and_the_clocks() -> None:
+    found = trials(
+        {"base": Truth(server_p95={}), "new": Truth(p95={"c2": 1.8}, server_p95={}), "maria": Truth()},
+        rounds=10,
+        seed=9,
+    )
+    lines = report_lines(decide(["base", "new", "maria"], found))
+    [slower] = [line for line in lines if line.startswith("slower new: p95 of update c")]
+    assert "client p95 4.01 -> 7.13 ms, server p95 2.95 -> 3.01 ms" in slower, slower
+    assert "clock: client:" in "\n".join(lines)
+    assert any(line.startswith("  maria: server clock not available") for line in lines), lines

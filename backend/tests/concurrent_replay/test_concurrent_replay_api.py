@@ -3,8 +3,10 @@ read-then-write sessions replayed together on MariaDB 10.11, 11.8 and an A/A con
 interleaved trials each, every trial from a copy of the same loaded data: 11.8's 1020 is a break
 decided over the trials (5 of 5, never on the reference) with the session and statement that hit
 it, and its table ends with other data; exported, shared; a cancel mid-trial ends it with nothing
-left running; hostile requests (a target unknown or not disposable, a startup option off the allow-list, a SET
-GLOBAL, a log of 100,000 sessions, a statement changing a password) are refused naming the field."""
+left running; the baseline's SET GLOBAL and SET SESSION stored and applied on every trial; hostile
+requests (a target unknown or not disposable, a startup option off the allow-list, a SET SESSION of
+the variable the statement bound sets, a log of 100,000 sessions, a statement changing a password)
+are refused naming the field."""
 
 import csv
 import io
@@ -32,6 +34,11 @@ Time\t\t    Id Command\tArgument
 \t\t    21 Query\tSELECT SLEEP(120)
 \t\t    21 Quit\t
 """
+# the baseline's settings applied after each trial's start and on each session (neither moves the answer)
+BASE_SETTINGS = {
+    "set_global": {"innodb_lock_wait_timeout": "20"},
+    "set_session": {"innodb_lock_wait_timeout": "15"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -56,14 +63,17 @@ def _wait(http: httpx.Client, job_id: int, until: tuple[str, ...], timeout_s: fl
 def test_the_read_then_write_break_is_decided_over_trials_through_the_worker(http: httpx.Client) -> None:
     body = {
         "dataset": "crshop", "log": READ_THEN_WRITE, "format": "general", "rounds": 5, "speed": 2,
-        "variants": [{"target": "mariadb-10.11"}, {"target": "mariadb-11.8"}], "aa_control": True,
-        "statement_timeout_s": 10,
+        "variants": [{"target": "mariadb-10.11", **BASE_SETTINGS}, {"target": "mariadb-11.8"}],
+        "aa_control": True, "statement_timeout_s": 10,
     }  # fmt: skip
     created = http.post("/api/concurrent-replays", json=body)
     assert created.status_code == 201, created.text
     job = _wait(http, created.json()["id"], ("succeeded", "failed", "cancelled"))
     assert job["status"] == "succeeded", job["error"]
     assert [v["name"] for v in job["variants"]] == ["mariadb-10.11", "mariadb-11.8", "mariadb-10.11 (A/A)"]
+    # the baseline's settings stored, its A/A's the same, applied on every trial (a refused one fails it)
+    for variant in (job["variants"][0], job["variants"][2]):
+        assert {k: variant[k] for k in BASE_SETTINGS} == BASE_SETTINGS
     assert job["sessions"] == 2 and job["cut"] == [] and len(job["trials"]) == 15
     assert all(t["copy_s"] > 0 and t["copy_bytes"] > 1 << 20 for t in job["trials"])  # each from a copy
     assert {(t["round"], t["variant"]) for t in job["trials"]} == {
@@ -148,12 +158,12 @@ def test_hostile_requests_are_refused_naming_the_field(http: httpx.Client) -> No
     ]
     setting = http.post(
         "/api/concurrent-replays",
-        json={
-            **body,
-            "variants": [{"target": "mariadb-10.11", "set_global": {"innodb_flush_log_at_trx_commit": "2"}}],
-        },
-    )
-    assert setting.status_code == 422 and "set_global" in setting.text
+        json={**body, "variants": [{"target": "mariadb-10.11", "set_session": {"max_statement_time": "0"}}]},
+    )  # the driver's statement bound sets it
+    assert setting.status_code == 422 and setting.json()["detail"][0]["loc"] == [
+        "body", "variants", 0, "set_session", "max_statement_time",
+    ]  # fmt: skip
+    assert "statement_timeout_s" in setting.text
     with sync_session() as session:
         target = session.scalars(select(Target).where(Target.name == "mariadb-10.11")).one()
         target.disposable = False

@@ -72,6 +72,25 @@ def test_a_fingerprint_p95_is_decided_paired_by_round_against_the_aa_floor() -> 
     assert by["new", "c2"].baseline_median == pytest.approx(0.004, rel=0.3)
 
 
+def test_a_p95_verdict_stays_on_the_client_clock_with_the_server_p95_beside_it() -> None:
+    # the client sees c2 slower; the server's own p95 of it did not move (the time went elsewhere:
+    # the network, the client's wait): the verdict is the client's, the server's shown beside it
+    found = trials(
+        {"base": Truth(server_p95={}), "new": Truth(p95={"c2": 1.8}, server_p95={}), "maria": Truth()},
+        rounds=10,
+        seed=9,
+    )
+    report = decide(["base", "new", "maria"], found)
+    by = {(v.variant, v.class_id): v for v in report.fingerprints}
+    slower = by["new", "c2"]
+    assert slower.group == "slower" and report.clock.startswith("client")
+    assert slower.baseline_server_p95_s == pytest.approx(0.003, rel=0.1)
+    assert slower.variant_server_p95_s == pytest.approx(0.003, rel=0.1)
+    assert by["maria", "c2"].variant_server_p95_s is None and by["maria", "c2"].baseline_server_p95_s
+    assert report.server_clocks["new"].startswith("performance_schema events_statements_histogram_by_digest")
+    assert report.server_clocks["maria"].startswith("server clock not available")
+
+
 def test_too_few_trials_decide_nothing() -> None:
     found = trials({"base": Truth(), "new": Truth(rate=0.5, errors={1020: (1.0, 1)})}, rounds=2, seed=1)
     report = decide(["base", "new"], found)

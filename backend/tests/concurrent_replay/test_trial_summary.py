@@ -2,6 +2,8 @@
 statements that ran without error, errors by code with the first failure's statement, session and
 thread, rows changed by writes only, and a trial summed with another source's sessions refused."""
 
+from typing import Any
+
 import pytest
 
 from upgradelab.measurement import (
@@ -18,7 +20,7 @@ def _session(number: int, thread: int, *sqls: str) -> Session:
     return Session(number=number, thread_id=thread, statements=statements)
 
 
-def _run(session: int, order: int, fingerprint: str, **fields: object) -> StatementRun:
+def _run(session: int, order: int, fingerprint: str, **fields: Any) -> StatementRun:
     return StatementRun(
         session=session, order=order, fingerprint=fingerprint, class_id=fingerprint[:6], started_s=0, **fields
     )

@@ -18,7 +18,7 @@ import typer
 from upgradelab.cli.client import auth_headers, error_text
 
 if TYPE_CHECKING:
-    from upgradelab.concurrent_replay.report import ConcurrentReport
+    from upgradelab.concurrent_replay.report import ConcurrentReport, ConcurrentVerdict
     from upgradelab.concurrent_replay.schemas import ConcurrentReplayRead
 
 CANNOT_RUN = 8
@@ -60,8 +60,9 @@ def log_format(text: str) -> str:
 
 def report_lines(report: "ConcurrentReport") -> list[str]:
     """The report as the CLI prints it: per variant its groups, then each break (an error code with
-    its count per trial and sample, a table), each slower or faster verdict with its causes, and the
-    false-discovery sentence."""
+    its count per trial and sample, a table), each slower or faster verdict with its causes (a p95's
+    client and server medians beside), the clock the verdicts are on and each variant's server
+    clock, and the false-discovery sentence."""
     lines = [
         f"{g.variant}: {g.breaks} breaks, {g.slower} slower, {g.faster} faster, {g.same} same, "
         f"{g.undecided} undecided over {g.trials} trials "
@@ -80,9 +81,26 @@ def report_lines(report: "ConcurrentReport") -> list[str]:
         if one.group in ("slower", "faster"):
             what = f"p95 of {one.fingerprint}" if one.metric == "p95" else one.metric
             causes = f" ({'; '.join(one.causes)})" if one.causes else ""
-            lines.append(f"{one.group} {one.variant}: {what}: {one.reason}{causes}")
+            lines.append(f"{one.group} {one.variant}: {what}: {one.reason}{causes}{_p95_beside(one)}")
+    lines.append(f"clock: {report.clock}")
+    lines += [f"  {variant}: {said}" for variant, said in report.server_clocks.items()]
     lines.append(report.fdr)
     return lines
+
+
+def _ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1000:.2f}"
+
+
+def _p95_beside(one: "ConcurrentVerdict") -> str:
+    """A p95 verdict's medians, baseline -> variant in ms: the client's (its verdict's clock), then
+    the server's where it has one; "" for a throughput verdict."""
+    if one.metric != "p95":
+        return ""
+    return (
+        f"; client p95 {_ms(one.baseline_median)} -> {_ms(one.variant_median)} ms, "
+        f"server p95 {_ms(one.baseline_server_p95_s)} -> {_ms(one.variant_server_p95_s)} ms"
+    )
 
 
 def exit_bits(report: "ConcurrentReport") -> int:

@@ -11,6 +11,9 @@ Benjamini-Hochberg adjusts them across the replay; a slower or faster verdict wh
 fdr.Q is "undecided", the reason says so. A slower one names its causes where the server's counters
 moved with it (`_causes`: every trial of the variant beyond every trial of the baseline, and its
 median at least CAUSE_FACTOR times the baseline's): lock waits (row lock time), deadlocks, errors.
+Every time verdict is on the client's clock (report.CLOCK), the one both flavors have; the server's
+p95 (its digest histograms, where kept) is shown beside each p95 verdict, each side's median over its
+trials, and each variant's server clock said (`server_clocks`), never mixed into a verdict.
 
 Errors and the data at the end: breaks.py.
 """
@@ -64,6 +67,27 @@ def _rounds(trials: Sequence[TrialRecord], value: Callable[[TrialRecord], float 
 def _median(rounds: Rounds) -> float | None:
     values = [v for vs in rounds.values() for v in vs]
     return float(statistics.median(values)) if values else None
+
+
+def _server_p95(trials: Sequence[TrialRecord], class_id: str) -> float | None:
+    """The median over `trials` of the fingerprint's server p95 (None: no trial has one)."""
+    values = [
+        f.server_p95_s
+        for t in trials
+        for f in t.summary.latencies
+        if f.class_id == class_id and f.server_p95_s is not None
+    ]
+    return float(statistics.median(values)) if values else None
+
+
+def _server_clocks(by: dict[str, list[TrialRecord]]) -> dict[str, str]:
+    """Per variant, its first trial's sentence on the server's clock (none stored: left out)."""
+    out = {}
+    for variant, trials in by.items():
+        said = next((t.summary.server_clock for t in trials if t.summary.server_clock), None)
+        if said:
+            out[variant] = said
+    return out
 
 
 def _p95_of(class_id: str) -> Callable[[TrialRecord], float | None]:
@@ -172,6 +196,8 @@ def _time_verdicts(
             compared = _compare(
                 variant, "p95", _rounds(base, value), _rounds(trials, value), floor, class_id, text
             )
+            compared.baseline_server_p95_s = _server_p95(base, class_id)
+            compared.variant_server_p95_s = _server_p95(trials, class_id)
             fingerprints.append(compared)
     return throughput, fingerprints
 
@@ -243,6 +269,7 @@ def decide(
     return ConcurrentReport(
         baseline=baseline,
         aa_control=aa_control,
+        server_clocks=_server_clocks(by),
         throughput=throughput,
         fingerprints=fingerprints,
         errors=errors,

@@ -2,8 +2,10 @@
 finding of its report, in the report's order: `kind` "throughput" (statements/s, transactions/s),
 "p95" (a fingerprint's client p95 latency), "error" (an error code a variant's trials hit) or
 "table" (a table whose data ended otherwise), its variant, what it is about (`subject`: the metric,
-the fingerprint, "error 1020", the table), its group and reason; a time row's medians and its
-verdict in the one flat spelling every export uses (verdicts.columns), an error or table row's
+the fingerprint, "error 1020", the table), its group and reason; a time row's medians (a p95
+row's on the client's clock, the one its verdict is on, and the server's p95 medians beside them,
+empty where the server's clock is not available) and its verdict in the one flat spelling every
+export uses (verdicts.columns), an error or table row's
 `appears` of `trials` and the reference's, and an error's per-trial counts and sample statement."""
 
 import csv
@@ -15,7 +17,8 @@ from upgradelab.results.stats import verdicts
 
 COLUMNS = (
     "kind", "variant", "subject", "group", "baseline_median", "variant_median",
-    *verdicts.VERDICT_COLUMNS, "q_value", "appears", "trials", "reference_appears", "reference_trials",
+    "baseline_server_p95_s", "variant_server_p95_s", *verdicts.VERDICT_COLUMNS, "q_value", "appears",
+    "trials", "reference_appears", "reference_trials",
     "per_trial", "sample", "causes",
 )  # fmt: skip
 
@@ -32,6 +35,8 @@ def report_csv(report: ConcurrentReport | None) -> str:
                 "group": one.group,
                 "baseline_median": one.baseline_median,
                 "variant_median": one.variant_median,
+                "baseline_server_p95_s": one.baseline_server_p95_s,
+                "variant_server_p95_s": one.variant_server_p95_s,
                 **verdicts.columns(one.verdict),
                 "reason": one.reason,
                 "q_value": one.q_value,

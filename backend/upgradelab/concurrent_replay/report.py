@@ -13,6 +13,10 @@ from upgradelab.results.stats.verdicts import VerdictRead
 Group = Literal["breaks", "slower", "faster", "same", "undecided"]
 GROUPS: tuple[Group, ...] = ("breaks", "slower", "faster", "same", "undecided")
 Metric = Literal["statements/s", "transactions/s", "p95"]
+CLOCK = (
+    "client: every verdict on the client's clock (perf_counter around each statement and its rows; "
+    "the server's p95 shown beside it where the server keeps one)"
+)
 
 
 class TrialRecord(ReadShape):
@@ -41,7 +45,10 @@ class ConcurrentVerdict(ReadShape):
     throughput), each side's median over its trials, the `verdict` (results/stats/verdicts.py at
     measurement THRESHOLD, floored by the A/A control's interval; None: no paired value), its
     `p_value` and Benjamini-Hochberg `q_value` (None below MIN_ROUNDS rounds), its `group`, the
-    `reason` and the `causes` the server's counters name (lock waits, deadlocks, errors)."""
+    `reason` and the `causes` the server's counters name (lock waits, deadlocks, errors). Beside a
+    p95 verdict (decided on the client's clock), each side's median of the server's p95 over its
+    trials (`baseline_server_p95_s`, `variant_server_p95_s`, seconds; None where that side's server
+    clock is not available: ConcurrentReport.server_clocks says why)."""
 
     variant: str
     metric: Metric
@@ -49,6 +56,8 @@ class ConcurrentVerdict(ReadShape):
     fingerprint: str | None = None
     baseline_median: float | None
     variant_median: float | None
+    baseline_server_p95_s: float | None = None
+    variant_server_p95_s: float | None = None
     verdict: VerdictRead | None
     p_value: float | None = None
     q_value: float | None = None
@@ -117,10 +126,15 @@ class ConcurrentReport(ReadShape):
     """The decided report: the `baseline` (first variant) and `aa_control` (None: none), its time
     verdicts (`throughput`, `fingerprints`: p95 per fingerprint and variant), its `errors` and
     `tables` findings, each non-baseline variant's `groups`, `fdr` (the false-discovery sentence),
-    and `partial` (a cancelled replay's trials so far)."""
+    and `partial` (a cancelled replay's trials so far). `clock`: the one clock every time verdict is
+    decided on (CLOCK: the client's); `server_clocks`: per variant, where the server's p95 shown
+    beside the client's was read, or why it is not available (its trials' first saying; none for
+    trials stored before it was read)."""
 
     baseline: str
     aa_control: str | None
+    clock: str = CLOCK
+    server_clocks: dict[str, str] = Field(default_factory=dict)
     throughput: list[ConcurrentVerdict]
     fingerprints: list[ConcurrentVerdict]
     errors: list[ErrorFinding]

@@ -10,8 +10,9 @@ exit path). The body:
    writer account given the dataset's databases only, the datadir kept aside
    (measurement prepare_trials);
 3. the trials in the planned order, one at a time, each from a copy of its variant's kept datadir:
-   copy, start, the sessions run together, checksums, stop (measurement run_trial); each trial's
-   record stored and streamed as it ends;
+   copy, start (the variant's SET GLOBAL and instance statements applied once it is up, its SET
+   SESSION on every session's connection), the sessions run together, checksums, stop (measurement
+   run_trial); each trial's record stored and streamed as it ends;
 4. decide (decide.py) and store the report.
 Every instance's kept copy is put back as its datadir at the end, whatever happened
 (measurement restore_datadir: the dataset as loaded, for the next job to reuse).
@@ -61,6 +62,7 @@ from upgradelab.measurement import (
     TrialMeasure,
     TrialPhase,
     TrialTarget,
+    VariantSettings,
     prepare_trials,
     restore_datadir,
     run_trial,
@@ -72,8 +74,10 @@ from upgradelab.targets.provisioners import LocalProvisioner, ProvisionError
 log = logging.getLogger(__name__)
 
 CANCEL_POLL_S = 0.5
-# statement results one trial keeps (each a StatementRun, a few hundred bytes): past it the trial
-# stops, its `stopped` "memory" (session_driver.py DriverBounds); not measured yet (a bench's to do)
+# statement results one trial keeps (each a StatementRun): past it the trial stops, its `stopped`
+# "memory" (session_driver.py DriverBounds). Measured at this bound: 177 MB of Python memory over the
+# whole trial, 354 bytes a result with its summary (tracemalloc's peak over run_trial;
+# bench/concurrent_replay.py --cases memory, bench/README.md), 753 MB before StatementRun was slotted
 MAX_RESULTS = 500_000
 
 
@@ -201,7 +205,11 @@ def _execute(job: _Job, settings: Settings, lease: Lease) -> Ending:
             for index, provisioner in enumerate(_instances(job, settings)):
                 progress("preparing", index)
                 spec = job.specs[index]
-                prepared.append(prepare_trials(provisioner, spec.options, dump, cancelled=watch.cancelled))
+                own = VariantSettings(spec.options, spec.set_global, spec.set_session, spec.instance)
+                kept = prepare_trials(
+                    provisioner, spec.options, dump, cancelled=watch.cancelled, name=spec.name, settings=own
+                )
+                prepared.append(kept)
             for number, order in enumerate(schedule.order, start=1):
                 for position, index in enumerate(order):
                     lease.check()

@@ -13,12 +13,20 @@ from upgradelab.errors import field_error
 from upgradelab.execution.status import JobStatus
 from upgradelab.execution.task import send_job
 from upgradelab.experiments.variants import VariantError, unsupported_reason
-from upgradelab.measurement import ReplayVariantSpec, SessionLog, log_sessions, text_stream
+from upgradelab.measurement import (
+    ReplayVariantSpec,
+    SessionLog,
+    log_sessions,
+    replay_session_variable,
+    text_stream,
+)
 from upgradelab.pools import routing
 from upgradelab.targets import option_lists
 from upgradelab.targets.models import Target
 from upgradelab.targets.own_password import account_change
 from upgradelab.targets.provisioners import LocalProvisioner
+
+REDO_OFF = "ALTER INSTANCE DISABLE INNODB REDO_LOG"  # the redo-off preset's statement (variants.py)
 
 
 def _sessions(spec: ConcurrentReplayCreate) -> SessionLog:
@@ -49,10 +57,14 @@ def _sessions(spec: ConcurrentReplayCreate) -> SessionLog:
 async def _variants(session: AsyncSession, spec: ConcurrentReplayCreate) -> list[ReplayVariantSpec]:
     """The variants as stored: 422 naming variants.N.target for a target that is unknown, not
     disposable (the replay writes) or not a lab instance (local targets: every trial copies its
-    datadir), variants.N.preset for a preset its flavor cannot take, variants.N.set_global /
-    set_session / instance (not taken by a concurrent replay: a trial restarts the server),
-    variants.N.options.<name> for a startup option the target refuses (503 naming the target when its
-    list cannot be built); `variants` for a repeated name."""
+    datadir), variants.N.preset for a preset its flavor cannot take, variants.N.set_session.<name>
+    for a variable the replay sets itself (measurement REPLAY_SESSION_VARIABLES: its statement
+    bound), variants.N.options.<name> for a startup option the target refuses (503 naming the target when its
+    list cannot be built); `variants` for a repeated name. SET GLOBAL, SET SESSION and instance
+    statements are stored (the schema refused their syntax) and applied on every trial's server and
+    sessions (measurement run_trial); a variable the server lacks or a value it refuses fails the
+    replay naming the variant and the setting (SettingRefused). The redo-off preset is its instance
+    statement, first."""
     out: list[ReplayVariantSpec] = []
     for index, item in enumerate(spec.variants):
         field: list[str | int] = ["body", "variants", index]
@@ -70,13 +82,6 @@ async def _variants(session: AsyncSession, spec: ConcurrentReplayCreate) -> list
                 f"variants[{index}]: target {target.name} is a {target.provisioner} target; "
                 "a concurrent replay copies a lab instance's datadir for every trial (local targets only)",
             )
-        for name, given in (("set_global", item.set_global), ("set_session", item.set_session)):
-            if given:
-                raise field_error(
-                    [*field, name], f"variants[{index}]: {name} is not taken by a concurrent replay"
-                )
-        if item.instance:
-            raise field_error([*field, "instance"], f"variants[{index}]: not taken by a concurrent replay")
         try:
             variant = item.resolve()
         except VariantError as error:
@@ -84,6 +89,11 @@ async def _variants(session: AsyncSession, spec: ConcurrentReplayCreate) -> list
         reason = unsupported_reason(variant, target.flavor, target.version)
         if reason:
             raise field_error([*field, "preset"], f"variant {variant.name!r}: {reason}")
+        replay_sets = replay_session_variable(variant.set_session)
+        if replay_sets:
+            name, why = replay_sets
+            message = f"variant {variant.name!r}: SET SESSION {name} is refused in a concurrent replay: {why}"
+            raise field_error([*field, "set_session", name], message)
         named = zip(variant.options, variant.option_lines(), strict=True)
         await option_lists.check_named_lines(target, named, field, f"variant {variant.name!r}")
         out.append(
@@ -92,6 +102,9 @@ async def _variants(session: AsyncSession, spec: ConcurrentReplayCreate) -> list
                 target=target.name,
                 preset=variant.preset,
                 options=variant.option_lines(),
+                set_global=variant.set_global,
+                set_session=variant.set_session,
+                instance=[*([REDO_OFF] if variant.redo_log == "disabled" else []), *variant.instance],
             )
         )
     if spec.aa_control:

@@ -14,7 +14,7 @@ What it gives, by concept (the module that defines each, with its docstring's de
   `with_clock_options` adds the performance_schema options the server clock needs;
   `settings_refusal` checks a variant's SET GLOBAL / SET SESSION / instance statements on a server
   (None, or "<setting>: <answer>"); `REPLAY_SESSION_VARIABLES` are the session variables a replay
-  sets itself (a variant may not).
+  sets itself (a variant may not: `replay_session_variable` finds the first a variant sets).
 - Datasets (dataset_load.py, dataset_records.py): `DumpDataset` (a dump's path, sha256 and
   databases), `file_sha256`, the kept datadir's record (`read_record`, `forget_record`).
 - Sources (sources.py, querylog/): `parse_source(text, SourceFormat, ...)` -> the statements to
@@ -41,13 +41,18 @@ What it gives, by concept (the module that defines each, with its docstring's de
   `LockCounters` (row lock waits and time, deadlocks; `since` a trial's start), `LockWaitSampler`
   (data_lock_waits / INNODB_LOCK_WAITS sampled -> `LockWaits`), `last_deadlock` (SHOW ENGINE
   INNODB STATUS), together a `ServerLocks`; `table_checksums` (the data at the end, one
-  order-insensitive sha256 per table), stopped by a cancel with `TrialReadCancelled`.
+  order-insensitive sha256 per table), stopped by a cancel with `TrialReadCancelled`; `digest_p95`
+  -> `ServerP95` (the server's p95 per fingerprint from performance_schema's digest histograms,
+  `DIGEST_SOURCE`, or why not), given to `summarize_trial` beside the client's, the fingerprints'
+  samples from `fingerprint_samples`.
 - A variant's trials from the same data (trial_run.py): `prepare_trials(provisioner, options,
   dataset)` loads or reuses the dataset, grants the writer account the dataset's databases only and
   keeps the stopped server's datadir aside -> a `TrialTarget`; `run_trial(target, sessions, ...)`
   copies the kept datadir back, starts, runs and measures the sessions, checksums, stops -> a
   `TrialMeasure` (a cancel in any `TrialPhase`: `TrialCancelled`, its phase named); `restore_datadir` puts
-  the kept copy back at the job's end.
+  the kept copy back at the job's end. A `TrialTarget`'s `VariantSettings` (SET GLOBAL, instance
+  statements, SET SESSION) are applied on every trial's server and session connections, as a
+  replay's variant applies them (variant_settings.py); one the server refuses: `SettingRefused`.
 - Passes and rounds (passes.py, turns.py, engine.py, extension_plan.py, interrupt.py): a
   `StatementRunner` per open variant (`statement_runner`), `capture_outcomes` (each statement once),
   `statement_passes` (its timed passes), `round_turns` (who times what in a round, `Interleave`),
@@ -170,11 +175,14 @@ from upgradelab.measurement.trial_run import (
     run_trial,
 )
 from upgradelab.measurement.trial_server import (
+    DIGEST_SOURCE,
     LockCounters,
     LockWaits,
     LockWaitSampler,
     ServerLocks,
+    ServerP95,
     TrialReadCancelled,
+    digest_p95,
     last_deadlock,
     lock_counters,
     table_checksums,
@@ -183,12 +191,15 @@ from upgradelab.measurement.trial_summary import (
     ErrorSample,
     FingerprintLatency,
     TrialSummary,
+    fingerprint_samples,
     summarize_trial,
 )
 from upgradelab.measurement.turns import Interleave, TurnServer, round_turns, server_turn
 from upgradelab.measurement.variant_settings import (
     REPLAY_SESSION_VARIABLES,
+    SettingRefused,
     VariantSettings,
+    replay_session_variable,
     settings_refusal,
 )
 from upgradelab.measurement.workload import (
@@ -203,6 +214,7 @@ __all__ = [
     "COUNTERS",
     "CPU",
     "DEFAULT_SAMPLE",
+    "DIGEST_SOURCE",
     "MAX_REPEATS",
     "MAX_SESSIONS",
     "MIN_MEASURED_S",
@@ -240,11 +252,13 @@ __all__ = [
     "ReplayVariant",
     "ReplayVariantSpec",
     "ServerLocks",
+    "ServerP95",
     "Session",
     "SessionLog",
     "SessionOpener",
     "SessionStatement",
     "SessionsError",
+    "SettingRefused",
     "SourceError",
     "SourceFormat",
     "SourceStatement",
@@ -275,8 +289,10 @@ __all__ = [
     "counter_changes",
     "counter_moved",
     "diff",
+    "digest_p95",
     "explain",
     "file_sha256",
+    "fingerprint_samples",
     "fingerprint_work",
     "forget_record",
     "history_sessions",
@@ -295,6 +311,7 @@ __all__ = [
     "read_events",
     "read_record",
     "replay_rounds",
+    "replay_session_variable",
     "restore_datadir",
     "round_turns",
     "run_sessions",

@@ -58,13 +58,18 @@ class DriverBounds(BaseModel):
     max_results: int = Field(default=1_000_000, ge=1)
 
 
-class StatementRun(BaseModel):
+@dataclass(slots=True)
+class StatementRun:
     """One statement as the trial ran it: its session's number and its order there, pt-query-digest's
     fingerprint and class ID, `started_s` on the trial's clock (seconds from its start) and
     `scheduled_s` when it was due there (its offset / speed; None at speed 0), client
     `latency_s` (seconds; None: not run), the server's `error_code` and `error` (None: none;
     a statement the bound ended: error "timed out after N s", code None, `timed_out`), and `rows`:
-    rows read (a statement with a result) or rows affected (one without)."""
+    rows read (a statement with a result) or rows affected (one without).
+
+    A slotted dataclass, not a pydantic model: a trial keeps one per statement (up to its
+    DriverBounds.max_results), and this is ~210 bytes a result against ~1,360 as a model
+    (tracemalloc; bench/concurrent_replay.py --cases memory measures a whole trial's)."""
 
     session: int
     order: int
@@ -279,10 +284,13 @@ def run_sessions(
             break
         try:
             connection = opener.connect(session.database)
-        except pymysql.MySQLError as error:
+        except BaseException as error:  # a refused connection, or the opener's own (a refused setting)
             for bound in trial.bounds_open:
                 bound.connection.close()
-            raise DriverError(f"session {session.number} (thread {session.thread_id}): {error}") from error
+            if isinstance(error, pymysql.MySQLError):
+                message = f"session {session.number} (thread {session.thread_id}): {error}"
+                raise DriverError(message) from error
+            raise
         bound = StatementBound(connection, timeout_s, opener.flavor, opener.admin)
         trial.bounds_open.append(bound)
         try:

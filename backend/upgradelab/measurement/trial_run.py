@@ -14,10 +14,14 @@ writes in it.
 `run_trial` is one trial, in phases, each told to `step` and each ended by a cancel:
 1. "copy": the kept copy onto the instance's datadir (server stopped; timed apart: DatadirCopy);
 2. "start": the server started on it with the variant's option lines (keep_data; a cancel asked
-   meanwhile is read once it is up, and the server stopped);
+   meanwhile is read once it is up, and the server stopped), then the variant's instance statements
+   and SET GLOBAL applied on it by the admin connection (variant_settings.py apply_server_settings,
+   as a replay's variant opens: SettingRefused naming the variant and the setting);
 3. "trial": the sessions run together (session_driver.py run_sessions: speed, statement bound,
-   DriverBounds), the server's lock counters read before and after, its waits sampled, its last
-   deadlock read (trial_server.py);
+   DriverBounds), each session's connection given the variant's SET SESSION before its first
+   statement (apply_session_settings), the server's lock counters read before and after, its waits
+   sampled, its last deadlock read, then each fingerprint's server p95 where the server keeps it
+   (trial_server.py digest_p95: performance_schema's digest histograms; why not where not);
 4. "checksum": every base table of the dataset's databases checksummed (the data at the end).
 The server is stopped before it returns or raises, whatever happened (`TrialCancelled` names the
 phase a cancel ended). `restore_datadir` puts the kept copy back as the instance's datadir at the
@@ -30,7 +34,7 @@ chroot targets): an existing server is never a trial's target.
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -45,11 +49,17 @@ from upgradelab.measurement.trial_server import (
     LockWaitSampler,
     ServerLocks,
     TrialReadCancelled,
+    digest_p95,
     last_deadlock,
     lock_counters,
     table_checksums,
 )
-from upgradelab.measurement.trial_summary import TrialSummary, summarize_trial
+from upgradelab.measurement.trial_summary import TrialSummary, fingerprint_samples, summarize_trial
+from upgradelab.measurement.variant_settings import (
+    VariantSettings,
+    apply_server_settings,
+    apply_session_settings,
+)
 from upgradelab.targets.provisioners import LocalProvisioner
 from upgradelab.targets.provisioners.base import (
     ADMIN_READ_TIMEOUT_S,
@@ -76,7 +86,11 @@ class TrialTarget:
     instance), the option lines its server starts with, the `kept` datadir (the dataset as loaded),
     the writer account (`user`, `password`) the sessions connect as, the dataset's `databases` (its
     default one first), the copy that kept it (`kept_copy`) and whether the dataset was reused from
-    the instance's kept datadir (`reused`) rather than loaded."""
+    the instance's kept datadir (`reused`) rather than loaded; `name` the variant's (in a refused
+    setting's message) and its `settings` applied on every trial's server and sessions (SET GLOBAL,
+    instance statements, SET SESSION; its `options` are the line list above). Variants that differ
+    only in these settings may share one prepared instance (dataclasses.replace): every trial starts
+    from the same kept copy."""
 
     provisioner: LocalProvisioner
     options: list[str]
@@ -86,6 +100,8 @@ class TrialTarget:
     databases: list[str]
     kept_copy: DatadirCopy | None = None
     reused: bool = False
+    name: str = ""
+    settings: VariantSettings = field(default_factory=VariantSettings)
 
 
 class TrialMeasure(BaseModel):
@@ -110,10 +126,15 @@ def prepare_trials(
     dataset: DumpDataset,
     report: Callable[[DatasetProgress], None] = lambda progress: None,
     cancelled: Callable[[], bool] = lambda: False,
+    *,
+    name: str = "",
+    settings: VariantSettings | None = None,
 ) -> TrialTarget:
-    """The variant's instance with the dataset kept for trials (module docstring). What
-    ensure_dataset raises (LoadFailed, ProvisionError, LoadCancelled), DatadirCopyError from the
-    copy; the server is stopped on every exit."""
+    """The variant's instance with the dataset kept for trials (module docstring); `name` and
+    `settings` (SET GLOBAL, SET SESSION, instance statements) kept for its trials, which apply them
+    (the dataset is loaded and kept without them). What ensure_dataset raises (LoadFailed,
+    ProvisionError, LoadCancelled), DatadirCopyError from the copy; the server is stopped on every
+    exit."""
     kept = provisioner.datadir.with_name(KEPT_NAME)
     if kept.is_dir():  # a job that ended without restoring it (a worker killed): the dataset as loaded
         provisioner.stop()
@@ -133,8 +154,9 @@ def prepare_trials(
     partial.rename(kept)
     made = made.model_copy(update={"target": str(kept)})
     return TrialTarget(
-        provisioner, list(options), kept, user, password, loaded.databases, made, loaded.load is None
-    )
+        provisioner, list(options), kept, user, password, loaded.databases, made, loaded.load is None,
+        name, settings or VariantSettings(),
+    )  # fmt: skip
 
 
 def run_trial(
@@ -151,7 +173,9 @@ def run_trial(
     """One trial of `sessions` on `target` from its kept data (module docstring): speed and
     timeout_s (seconds) as run_sessions takes them, `bounds` its DriverBounds, `cancelled()` read in
     every phase (TrialCancelled naming it), `step(phase)` told as each begins, lock waits sampled
-    every `sample_s` seconds. Sessions without a default database connect to the dataset's.
+    every `sample_s` seconds. Sessions without a default database connect to the dataset's. The
+    target's settings: SET GLOBAL and instance statements once the server is up, SET SESSION on
+    every session's connection (SettingRefused, a ProvisionError, at the first refused).
     DriverError, DatadirCopyError, ProvisionError and server errors as they come; the server is
     stopped before it returns or raises."""
     provisioner = target.provisioner
@@ -172,18 +196,29 @@ def run_trial(
         start_s = time.perf_counter() - began
         if cancelled():
             raise TrialCancelled("start")
-        step("trial")
-        account = replace(endpoint, user=target.user, password=target.password)
-        default = target.databases[0] if target.databases else None
-        opener = SessionOpener(
-            connect=lambda database: account.connect(
-                database or default, read_timeout_s=timeout_s + STATEMENT_READ_MARGIN_S
-            ),
-            admin=lambda: endpoint.connect(timeout_s=5, read_timeout_s=ADMIN_READ_TIMEOUT_S),
-            flavor=provisioner.flavor,
-        )
         admin = endpoint.connect(read_timeout_s=ADMIN_READ_TIMEOUT_S)
         try:
+            apply_server_settings(admin, target.name, target.settings, provisioner)
+            step("trial")
+            account = replace(endpoint, user=target.user, password=target.password)
+            default = target.databases[0] if target.databases else None
+
+            def connect(database: str | None) -> ServerConnection:
+                connection = account.connect(
+                    database or default, read_timeout_s=timeout_s + STATEMENT_READ_MARGIN_S
+                )
+                try:
+                    apply_session_settings(connection, target.name, target.settings)
+                except BaseException:
+                    connection.close()
+                    raise
+                return connection
+
+            opener = SessionOpener(
+                connect=connect,
+                admin=lambda: endpoint.connect(timeout_s=5, read_timeout_s=ADMIN_READ_TIMEOUT_S),
+                flavor=provisioner.flavor,
+            )
             before = lock_counters(admin, provisioner.flavor)
             sampler = LockWaitSampler(opener.admin, provisioner.flavor, sample_s).start()
             try:
@@ -194,6 +229,7 @@ def run_trial(
                 waits = sampler.stop()
             if run.stopped == "cancelled":
                 raise TrialCancelled("trial")
+            server_p95 = digest_p95(admin, fingerprint_samples(run, sessions, default))
             locks = ServerLocks(
                 counters=lock_counters(admin, provisioner.flavor).since(before),
                 waits=waits,
@@ -208,7 +244,7 @@ def run_trial(
     return TrialMeasure(
         datadir_copy=copied,
         start_s=start_s,
-        summary=summarize_trial(run, sessions),
+        summary=summarize_trial(run, sessions, server_p95),
         locks=locks,
         checksums=checksums,
     )

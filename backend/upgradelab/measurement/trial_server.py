@@ -12,6 +12,19 @@ the rows of performance_schema.data_lock_waits (MySQL 8.0+) or information_schem
 (MariaDB), or `Innodb_row_lock_current_waits` where that table cannot be read (performance_schema
 off): the peak and the mean of the waits seen at once, and how many samples saw one.
 
+The server's clock per fingerprint (`digest_p95`), read once the sessions ended (before the
+checksums), from performance_schema.events_statements_histogram_by_digest (MySQL 8.0.19+): the
+digests of some of each fingerprint's statements (STATEMENT_DIGEST; pt-query-digest's fingerprint
+is coarser than the server's digest: `sbtest1` and `sbtest2` are one fingerprint, two digests), their
+latency histograms summed bucket by bucket (the same buckets for every digest), and the upper bound
+of the bucket holding the 95th percentile (picoseconds, as the server's own QUANTILE_95), with the
+count of those digests (failed statements counted there, not in the client's percentiles). The
+trial's server started empty, so the table holds the trial's statements (and the lab's admin reads,
+other digests). Where the server cannot say, `ServerP95.clock` says why ("server clock not
+available: ..."): performance_schema off (MariaDB's default), or no histogram table (MariaDB's
+performance_schema is MySQL 5.6's; its events_statements_history_long is a ring buffer of the last
+statements, so no whole trial's percentiles either).
+
 The data at the end (`table_checksums`): every base table of the dataset's databases read whole,
 each row hashed as a result is (outcomes.py ResultDigest: the repr of the driver's Python values, so
 two flavors' equal rows hash equal), summed order-insensitively: one sha256 per table. Rows are
@@ -25,7 +38,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 import pymysql
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from pymysql.cursors import SSCursor
 
 from upgradelab.measurement.outcomes import ResultDigest
@@ -180,6 +193,100 @@ class LockWaitSampler:
             mean=statistics.fmean(self.counts),
             source=self.source,
         )
+
+
+class ServerP95(BaseModel):
+    """The server's p95 per fingerprint over one trial (`digest_p95`): `clock` the sentence saying
+    where it was read or why not ("server clock not available: <why>"), `p95_s` class_id -> seconds,
+    `statements` class_id -> the count of its digests (failed ones included); both empty when not
+    available, and a fingerprint missing where none of its samples has a digest the server kept."""
+
+    clock: str
+    p95_s: dict[str, float] = Field(default_factory=dict)
+    statements: dict[str, int] = Field(default_factory=dict)
+
+
+DIGEST_SOURCE = (
+    "performance_schema events_statements_histogram_by_digest (server clock: the upper bound of the "
+    "p95 bucket over each fingerprint's digests)"
+)
+_HISTOGRAM_TABLE = (
+    "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'performance_schema' "
+    "AND TABLE_NAME = 'events_statements_histogram_by_digest'"
+)
+NO_HISTOGRAM = (
+    "server clock not available: its performance_schema has no per-digest latency histogram "
+    "(events_statements_histogram_by_digest, MySQL 8.0.19+; MariaDB's performance_schema is MySQL "
+    "5.6's, and its events_statements_history_long keeps only the last statements, not a whole trial's)"
+)
+
+
+def _digests(
+    connection: ServerConnection, samples: dict[str, list[tuple[str | None, str]]]
+) -> dict[str, set[str]]:
+    """class_id -> the digests of its samples (STATEMENT_DIGEST, each in its default database)."""
+    out: dict[str, set[str]] = {}
+    with connection.cursor() as cursor:
+        for class_id, texts in samples.items():
+            for database, sql in texts:
+                try:
+                    if database:
+                        connection.select_db(database)
+                    cursor.execute("SELECT STATEMENT_DIGEST(%s)", (sql,))
+                except pymysql.MySQLError:  # a statement its parser refuses: no digest to read
+                    continue
+                found = cursor.fetchone()
+                if found and found[0]:
+                    out.setdefault(class_id, set()).add(str(found[0]))
+    return out
+
+
+def digest_p95(connection: ServerConnection, samples: dict[str, list[tuple[str | None, str]]]) -> ServerP95:
+    """The server's p95 of each fingerprint (`samples`: class_id -> (default database, SQL) of some of
+    its statements, as trial_summary.fingerprint_samples gives them) from the digest histograms
+    (module docstring), on the lab's admin `connection` (its default database changed: each sample's
+    digest is taken in its database); a ServerP95 saying why where the server cannot say. Server
+    errors other than a sample STATEMENT_DIGEST cannot parse (that sample left out) are raised."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT @@performance_schema")
+        row = cursor.fetchone()
+        if not row or not int(row[0] or 0):
+            return ServerP95(clock="server clock not available: performance_schema is OFF on this server")
+        cursor.execute(_HISTOGRAM_TABLE)
+        row = cursor.fetchone()
+        if not row or not int(row[0] or 0):
+            return ServerP95(clock=NO_HISTOGRAM)
+    digests = _digests(connection, samples)
+    out = ServerP95(clock=DIGEST_SOURCE)
+    wanted = sorted({d for found in digests.values() for d in found})
+    if not wanted:
+        return out
+    buckets: dict[str, dict[int, tuple[int, int]]] = {}  # digest -> bucket -> (timer high ps, count)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DIGEST, BUCKET_NUMBER, MAX(BUCKET_TIMER_HIGH), SUM(COUNT_BUCKET) FROM performance_schema."
+            f"events_statements_histogram_by_digest WHERE DIGEST IN ({', '.join(['%s'] * len(wanted))}) "
+            "AND COUNT_BUCKET > 0 GROUP BY DIGEST, BUCKET_NUMBER",
+            tuple(wanted),
+        )
+        for digest, number, high, count in cursor.fetchall():
+            buckets.setdefault(str(digest), {})[int(number)] = (int(high), int(count))
+    for class_id, found in digests.items():
+        merged: dict[int, tuple[int, int]] = {}
+        for digest in found:
+            for number, (high, count) in buckets.get(digest, {}).items():
+                merged[number] = (high, merged.get(number, (high, 0))[1] + count)
+        total = sum(count for _, count in merged.values())
+        if not total:
+            continue
+        seen = 0
+        for number in sorted(merged):
+            high, count = merged[number]
+            seen += count
+            if seen >= 0.95 * total:
+                out.p95_s[class_id], out.statements[class_id] = high / 1e12, total
+                break
+    return out
 
 
 def _tables(connection: ServerConnection, databases: Sequence[str]) -> list[tuple[str, str]]:

@@ -35,6 +35,13 @@ REPLAY_SESSION_VARIABLES = {
 }
 
 
+def replay_session_variable(set_session: dict[str, str]) -> tuple[str, str] | None:
+    """The first variable of a variant's `set_session` that a replay sets itself, with what sets it
+    (REPLAY_SESSION_VARIABLES: refused at creation, naming it), or None."""
+    refused = [name for name in set_session if name in REPLAY_SESSION_VARIABLES]
+    return (refused[0], REPLAY_SESSION_VARIABLES[refused[0]]) if refused else None
+
+
 # with_config: the API sends every field, defaults included (the generated client's types say so)
 @with_config(ConfigDict(json_schema_serialization_defaults_required=True))
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from upgradelab.errors import field_error
 from upgradelab.execution.status import JobStatus
 from upgradelab.execution.task import send_job
 from upgradelab.experiments.variants import ResolvedVariant, VariantError, resolve_variant, unsupported_reason
-from upgradelab.measurement import REPLAY_SESSION_VARIABLES, ReplayVariantSpec, SourceError, parse_source
+from upgradelab.measurement import ReplayVariantSpec, SourceError, parse_source, replay_session_variable
 from upgradelab.pools import routing
 from upgradelab.replay.jobs import REPLAY_JOBS
 from upgradelab.replay.models import ReplayRun
@@ -73,13 +73,11 @@ async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVar
         instance = list(variant.instance)
         if variant.redo_log == "disabled" and REDO_OFF not in instance:
             instance.insert(0, REDO_OFF)  # the preset's statement, applied with the others
-        for name in variant.set_session:
-            if name in REPLAY_SESSION_VARIABLES:
-                raise field_error(
-                    [*field, "set_session", name],
-                    f"variant {variant.name!r}: SET SESSION {name} is refused in a replay: "
-                    f"{REPLAY_SESSION_VARIABLES[name]}",
-                )
+        replay_sets = replay_session_variable(variant.set_session)
+        if replay_sets:
+            name, why = replay_sets
+            message = f"variant {variant.name!r}: SET SESSION {name} is refused in a replay: {why}"
+            raise field_error([*field, "set_session", name], message)
         if existing:
             _only_session_on_existing(field, variant.name, target.name, variant, instance)
         if spec.allow_writes and not target.disposable:

@@ -9,7 +9,12 @@ export const concurrentReplaysApi = {
   get: (id: number) => unwrap(sdk.getConcurrentReplay({ path: { replay_id: id } })),
   cancel: (id: number) => unwrap(sdk.cancelConcurrentReplay({ path: { replay_id: id } })),
   share: (id: number) => unwrap(sdk.shareConcurrentReplay({ path: { replay_id: id } })),
+  /** Read-only, without sign-in (a share link). */
+  shared: (token: string) => unwrap(sdk.sharedConcurrentReplay({ path: { token } })),
 }
+
+/** The UI address of a share link (App.tsx's public routes). */
+export const concurrentReplaySharePath = (token: string) => `/share/concurrent-replays/${token}`
 
 /** The log's format as the backend reads it: a slow log's header in its first 64 KiB, else general
  * (the CLI's cli/concurrent_replay.py log_format). */

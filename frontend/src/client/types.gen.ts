@@ -1628,7 +1628,10 @@ export type ConcurrentReplayRead = {
  * The decided report: the `baseline` (first variant) and `aa_control` (None: none), its time
  * verdicts (`throughput`, `fingerprints`: p95 per fingerprint and variant), its `errors` and
  * `tables` findings, each non-baseline variant's `groups`, `fdr` (the false-discovery sentence),
- * and `partial` (a cancelled replay's trials so far).
+ * and `partial` (a cancelled replay's trials so far). `clock`: the one clock every time verdict is
+ * decided on (CLOCK: the client's); `server_clocks`: per variant, where the server's p95 shown
+ * beside the client's was read, or why it is not available (its trials' first saying; none for
+ * trials stored before it was read).
  */
 export type ConcurrentReport = {
     /**
@@ -1639,6 +1642,16 @@ export type ConcurrentReport = {
      * Aa Control
      */
     aa_control: string | null;
+    /**
+     * Clock
+     */
+    clock: string;
+    /**
+     * Server Clocks
+     */
+    server_clocks: {
+        [key: string]: string;
+    };
     /**
      * Throughput
      */
@@ -1678,7 +1691,10 @@ export type ConcurrentReport = {
  * throughput), each side's median over its trials, the `verdict` (results/stats/verdicts.py at
  * measurement THRESHOLD, floored by the A/A control's interval; None: no paired value), its
  * `p_value` and Benjamini-Hochberg `q_value` (None below MIN_ROUNDS rounds), its `group`, the
- * `reason` and the `causes` the server's counters name (lock waits, deadlocks, errors).
+ * `reason` and the `causes` the server's counters name (lock waits, deadlocks, errors). Beside a
+ * p95 verdict (decided on the client's clock), each side's median of the server's p95 over its
+ * trials (`baseline_server_p95_s`, `variant_server_p95_s`, seconds; None where that side's server
+ * clock is not available: ConcurrentReport.server_clocks says why).
  */
 export type ConcurrentVerdict = {
     /**
@@ -1705,6 +1721,14 @@ export type ConcurrentVerdict = {
      * Variant Median
      */
     variant_median: number | null;
+    /**
+     * Baseline Server P95 S
+     */
+    baseline_server_p95_s: number | null;
+    /**
+     * Variant Server P95 S
+     */
+    variant_server_p95_s: number | null;
     verdict: VerdictRead | null;
     /**
      * P Value
@@ -2663,7 +2687,10 @@ export type FingerprintFinding = {
  *
  * One fingerprint (pt-query-digest's class, `class_id` and its text) in a trial: `statements`
  * that ran without error, `errors` that failed (timeouts included), and their client latency
- * percentiles `p50_s`, `p95_s`, `p99_s` (seconds; None when none ran without error).
+ * percentiles `p50_s`, `p95_s`, `p99_s` (seconds; None when none ran without error); beside them
+ * the server's p95 (`server_p95_s`, seconds) and its count of the fingerprint's digest
+ * (`server_statements`, failed ones included): None where the server's clock is not available
+ * (TrialSummary.server_clock says why) or its digest was not kept.
  */
 export type FingerprintLatency = {
     /**
@@ -2694,6 +2721,14 @@ export type FingerprintLatency = {
      * P99 S
      */
     p99_s: number | null;
+    /**
+     * Server P95 S
+     */
+    server_p95_s?: number | null;
+    /**
+     * Server Statements
+     */
+    server_statements?: number | null;
 };
 
 /**
@@ -6474,7 +6509,8 @@ export type TrialRecord = {
  * not), `transactions` committed (TrialRun.transactions), `wall_s` (seconds), the rates per second
  * of wall clock, `behind_s` (TrialRun.behind_s: how late against the recorded pace; None at speed
  * 0), `stopped` (None: ran to its end), `errors` by code (most first), `latencies` per fingerprint
- * (by class id), `rows_changed` (module docstring).
+ * (by class id), `rows_changed` (module docstring), `server_clock`: where the server's p95 beside
+ * the client's was read, or "server clock not available: <why>" (None: not read).
  */
 export type TrialSummary = {
     /**
@@ -6521,6 +6557,10 @@ export type TrialSummary = {
      * Rows Changed
      */
     rows_changed: number;
+    /**
+     * Server Clock
+     */
+    server_clock?: string | null;
 };
 
 /**

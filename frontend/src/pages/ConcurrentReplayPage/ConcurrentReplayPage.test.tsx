@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { ConcurrentReplayRead } from '../../client'
 import { renderOverApi, withFakeStreams } from '../../test/api'
 import { atRoute } from '../../test/router'
-import { ConcurrentReplayPage } from './ConcurrentReplayPage'
+import { ConcurrentReplayPage, ConcurrentReplaySharePage } from './ConcurrentReplayPage'
 
 // A decided concurrent replay as GET /api/concurrent-replays/3 answers it: 11.8's 1020 a break.
 const DONE = {
@@ -13,7 +13,17 @@ const DONE = {
   created_at: '2026-12-06T08:00:00Z', started_at: null, finished_at: null, share_token: null, shared: false,
   report: {
     baseline: '10.11', aa_control: '10.11 (A/A)', partial: false, fdr: 'Benjamini-Hochberg across ...',
-    throughput: [], fingerprints: [], tables: [],
+    throughput: [], tables: [],
+    clock: 'client: every verdict on the client\'s clock',
+    server_clocks: {
+      '11.8': 'server clock not available: performance_schema is OFF on this server',
+      '9.7': 'performance_schema events_statements_histogram_by_digest (server clock)',
+    },
+    fingerprints: [{
+      variant: '9.7', metric: 'p95', class_id: 'C2', fingerprint: 'update c set v = v ? ? where id = ?',
+      baseline_median: 0.004, variant_median: 0.0072, baseline_server_p95_s: 0.003, variant_server_p95_s: 0.0031,
+      verdict: null, p_value: 0.001, q_value: 0.002, group: 'slower', reason: 'regression', causes: [],
+    }],
     errors: [{
       variant: '11.8', code: 1020, per_trial: [1, 1, 1, 1, 1], appears: 5, trials: 5, reference_appears: 0,
       reference_trials: 10, p_value: 0.0003, q_value: 0.0003, group: 'breaks',
@@ -29,6 +39,7 @@ function respond(request: Request): Response {
   const path = new URL(request.url).pathname
   if (path === '/api/auth/me') return Response.json({ username: 'ada', role: 'operator' })
   if (path === '/api/concurrent-replays/3') return Response.json(DONE)
+  if (path === '/api/public/concurrent-replays/tok') return Response.json(DONE)
   return Response.json({ detail: 'not found' }, { status: 404 })
 }
 
@@ -44,6 +55,25 @@ describe('ConcurrentReplayPage', () => {
     expect(found.textContent).toContain('per trial 1, 1, 1, 1, 1')
     expect(found.textContent).toContain('thread 11')
     expect(found.textContent).toContain('UPDATE c SET v = v + 1 WHERE id = 1')
+    expect(view.queryByTestId('concurrent-cancel')).toBeNull()
+  })
+
+  it("shows a p95 verdict's client medians with the server's beside them, and the clock each is on", async () => {
+    const view = renderOverApi(atRoute(<ConcurrentReplayPage />, '/concurrent-replays/3', '/concurrent-replays/:id'), respond)
+    await waitFor(() => expect(view.getByTestId('concurrent-server-p95').textContent).toBe('3.00 → 3.10'))
+    expect(view.getByTestId('concurrent-verdicts').textContent).toContain('4.00 → 7.20')
+    const clocks = view.getByTestId('concurrent-clocks').textContent
+    expect(clocks).toContain("Clock: client: every verdict on the client's clock")
+    expect(clocks).toContain('11.8: server clock not available: performance_schema is OFF')
+  })
+
+  it('opens a share link signed out: the same answer, its exports and no cancel', async () => {
+    const view = renderOverApi(
+      atRoute(<ConcurrentReplaySharePage />, '/share/concurrent-replays/tok', '/share/concurrent-replays/:token'),
+      respond,
+    )
+    await waitFor(() => expect(view.getByTestId('concurrent-answer').textContent).toContain('11.8: 1 break'))
+    expect(view.getByTestId('concurrent-csv').getAttribute('href')).toBe('/api/public/concurrent-replays/tok/export?format=csv')
     expect(view.queryByTestId('concurrent-cancel')).toBeNull()
   })
 })

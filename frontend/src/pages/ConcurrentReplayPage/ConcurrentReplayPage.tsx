@@ -1,20 +1,20 @@
 import { useEffect } from 'react'
 import { useParams } from 'react-router-dom'
-import { concurrentReplaysApi } from '../../api/concurrentReplays'
-import { JobPage, jobControls, type JobControlsOf } from '../../components/JobPage/JobPage'
+import { concurrentReplaySharePath, concurrentReplaysApi } from '../../api/concurrentReplays'
+import { JobPage, jobControls, sharedAt, type JobControlsOf } from '../../components/JobPage/JobPage'
 import { useJob } from '../../components/JobPage/JobPage'
-import { concurrentReplayQuery } from '../../queries/concurrentReplays'
+import { SharedExport } from '../../components/JobPage/JobTools'
+import { SharedPage } from '../../components/JobPage/SharedPage'
+import { concurrentReplayQuery, sharedConcurrentReplayQuery } from '../../queries/concurrentReplays'
 import { ConcurrentReplayView } from './ConcurrentReplayView'
 
-/** A concurrent replay's cancel, exports and share link (its token shown once). */
+/** A concurrent replay's cancel, exports and share link (the read-only view at
+ * /share/concurrent-replays/:token, shown once). */
 const CONTROLS: JobControlsOf = {
   testId: 'concurrent',
   apiPath: '/api/concurrent-replays',
   cancel: concurrentReplaysApi.cancel,
-  share: async (id) => {
-    const token = (await concurrentReplaysApi.share(id)).share_token
-    return token ? `/api/public/concurrent-replays/${token}` : null
-  },
+  share: (id) => sharedAt(concurrentReplaysApi.share(id), concurrentReplaySharePath),
 }
 
 /** /concurrent-replays/:id: a log's sessions replayed together on identical copies of a dataset,
@@ -33,5 +33,17 @@ export function ConcurrentReplayPage() {
     <JobPage found={found} noun="concurrent replay">
       {(data) => <ConcurrentReplayView job={data} {...jobControls(CONTROLS, data, live, refresh)} />}
     </JobPage>
+  )
+}
+
+/** /share/concurrent-replays/:token: a concurrent replay read-only, without signing in: the same
+ * answer, breaks, verdicts and trials, its exports (no cancel or share: those need a sign-in). */
+export function ConcurrentReplaySharePage() {
+  return (
+    <SharedPage query={sharedConcurrentReplayQuery}>
+      {(data, token) => (
+        <ConcurrentReplayView job={data} tools={<SharedExport kind="concurrent-replays" token={token} testId="concurrent" />} />
+      )}
+    </SharedPage>
   )
 }

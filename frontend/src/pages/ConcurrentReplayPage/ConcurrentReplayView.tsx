@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react'
 import { isFinal } from '../../api/models'
-import type { ConcurrentReplayRead, ConcurrentReport } from '../../client'
+import type { ConcurrentReplayRead, ConcurrentReport, ConcurrentVerdict } from '../../client'
 import { JobHeader } from '../../components/JobPage/JobHeader'
 import { Ratio } from '../../components/Ratio/Ratio'
 
@@ -21,9 +21,37 @@ function answer(report: ConcurrentReport): string[] {
   )
 }
 
+/** Seconds as milliseconds for a p95 cell ('-' when there is none). */
+function ms(seconds: number | null | undefined): string {
+  return seconds == null ? '-' : (seconds * 1000).toFixed(2)
+}
+
+/** A p95 row's medians: the client's (its verdict's clock) and the server's beside it, baseline → variant. */
+function p95Cells(v: ConcurrentVerdict) {
+  if (v.metric !== 'p95') {
+    return (
+      <>
+        <td />
+        <td />
+      </>
+    )
+  }
+  return (
+    <>
+      <td>
+        {ms(v.baseline_median)} → {ms(v.variant_median)}
+      </td>
+      <td data-testid="concurrent-server-p95">
+        {ms(v.baseline_server_p95_s)} → {ms(v.variant_server_p95_s)}
+      </td>
+    </>
+  )
+}
+
 /** One concurrent replay: its answer first (per variant), its breaks (error codes with their count
  * per trial and first statement, tables ending with other data), its throughput and p95 verdicts
- * with their causes, then every trial (copy, wall clock, rates, errors). */
+ * with their causes (a p95's client medians beside the server's: the verdict on the one clock the
+ * report states, each variant's server clock said), then every trial (copy, wall clock, rates, errors). */
 export function ConcurrentReplayView({ job, actions, tools }: Props) {
   const report = job.report
   const progress = job.progress
@@ -89,6 +117,8 @@ export function ConcurrentReplayView({ job, actions, tools }: Props) {
                 <th>Metric</th>
                 <th>Group</th>
                 <th>Ratio</th>
+                <th>Client p95 (ms)</th>
+                <th>Server p95 (ms)</th>
                 <th>Causes</th>
               </tr>
             </thead>
@@ -101,6 +131,7 @@ export function ConcurrentReplayView({ job, actions, tools }: Props) {
                   <td>
                     <Ratio value={v.verdict} />
                   </td>
+                  {p95Cells(v)}
                   <td>{v.causes.join('; ')}</td>
                 </tr>
               ))}
@@ -108,7 +139,21 @@ export function ConcurrentReplayView({ job, actions, tools }: Props) {
           </table>
         </section>
       )}
-      {report && <p className="muted">{report.fdr}</p>}
+      {report && (
+        <div className="muted" data-testid="concurrent-clocks">
+          <p>Clock: {report.clock}.</p>
+          {Object.keys(report.server_clocks).length > 0 && (
+            <ul>
+              {Object.entries(report.server_clocks).map(([variant, said]) => (
+                <li key={variant}>
+                  {variant}: {said}
+                </li>
+              ))}
+            </ul>
+          )}
+          <p>{report.fdr}</p>
+        </div>
+      )}
       <h2>Trials</h2>
       <table className="table" data-testid="concurrent-trials">
         <thead>
