@@ -187,6 +187,7 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
         status=JobStatus.queued,
         # the extension's budget, kept in the schedule's JSON (runner.py): no column of its own
         schedule=ReplaySchedule(max_rounds=spec.max_round_count),
+        shards=spec.shard_count,
     )
     session.add(replay)
     await session.commit()
@@ -220,6 +221,7 @@ async def to_read(session: AsyncSession, replay: ReplayRun, *, with_report: bool
             "rounds": replay.repeats,  # the column predates rounds
             "passes": replay.passes,
             "max_rounds": replay.schedule.max_rounds if replay.schedule else None,
+            "shards": "auto" if replay.shards == 0 else replay.shards,
             # before it starts the schedule holds the extension's budget only
             "schedule": replay.schedule.planned() if replay.schedule else None,
             "sample": replay.sample,
