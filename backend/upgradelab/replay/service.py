@@ -115,6 +115,13 @@ async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVar
         raise _unprocessable(
             "variants", f"each variant once; repeated names: {', '.join(repeated)} (give each its own name)"
         )
+    if single_server and spec.shard_count != 1:
+        # every host of a sharded replay would time its statements on that one server at once
+        raise _unprocessable(
+            "shards",
+            f"target {sorted(single_server)[0]} is one existing server: the hosts of a sharded replay "
+            "would time their statements on it at the same time (shards 1)",
+        )
     for name in single_server:
         if sum(v.target == name for v in out) > 1:
             # every variant gets its own instance; a server the lab does not run cannot be copied
