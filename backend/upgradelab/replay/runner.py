@@ -184,6 +184,9 @@ def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
                     interrupt,
                     settings,
                     statements,
+                    lambda kept, merged, null_of: _partial(
+                        replay, kept, merged, (stored or [planned])[-1], null_of
+                    ),
                 )
             else:
                 try:
@@ -287,13 +290,23 @@ def _keep_partial(replay: _Replay, dataset_id: int, cancelled: ReplayCancelled, 
     if len(cancelled.replays) == len(specs):
         for spec, one in zip(specs, cancelled.replays, strict=True):
             _record_load(dataset_id, spec.target, one)
-    if not cancelled.captured:
-        return
-    kept = replay.statements[: cancelled.captured]
-    aa = next((s.name for s in specs if s.aa_control), None)
-    reports = compare(kept, cancelled.replays, aa_control=aa)
+    if cancelled.captured:
+        _partial(replay, replay.statements[: cancelled.captured], cancelled.replays, planned)
+
+
+def _partial(
+    replay: _Replay,
+    kept: list[SourceStatement],
+    replays: list[VariantReplay],
+    planned: RunSchedule,
+    null_of: list[int | None] | None = None,
+) -> None:
+    """Store the report of what a cancelled replay measured on `kept` (the statements captured on
+    every variant; `null_of`: a sharded replay's null statement per statement), marked partial."""
+    aa = next((s.name for s in replay.specs if s.aa_control), None)
+    reports = compare(kept, replays, aa_control=aa, null_of=null_of)
     document = report_document(
-        kept, cancelled.replays, reports, planned, statement_timeout_s=replay.timeout_s, partial=True,
+        kept, replays, reports, planned, statement_timeout_s=replay.timeout_s, partial=True,
         aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds,
     )  # fmt: skip
     state.write(replay.replay_id, report=document.model_dump(mode="json"))

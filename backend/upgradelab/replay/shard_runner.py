@@ -82,7 +82,10 @@ def _execute(
         return Ending(
             JobStatus.succeeded, completed=True, fields={"result": sharding.seal(replays, settings)}
         )
-    except ReplayCancelled:
-        return Ending(JobStatus.cancelled)
+    except ReplayCancelled as cancelled:  # what it measured, for the replay's partial report
+        return Ending(
+            JobStatus.cancelled,
+            fields={"result": sharding.seal(cancelled.replays, settings, cancelled.captured)},
+        )
     except (LoadFailed, ProvisionError, MemoryRefused) as failure:
         return Ending(JobStatus.failed, str(failure))

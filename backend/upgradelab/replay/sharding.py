@@ -27,8 +27,9 @@ a coordinator gone is reaped as any replay, and its end ends its shards: jobs.py
 all succeeded, shards.merge and compare run once over every statement: Benjamini-Hochberg and the
 summary over every fingerprint, each fingerprint net of its own host's `DO 0`.
 
-What a sharded replay does not do (yet): a cancelled one keeps no partial report (an unsharded one
-keeps what it measured); the stored schedule and the extension's rounds written there are shard 0's
+A cancelled one keeps what every shard measured, marked partial, as an unsharded one does (the
+statements each shard captured on every variant). What a sharded replay does not do (yet): the stored
+schedule and the extension's rounds written there are shard 0's
 (every shard plans the same rounds from the replay's id; each extends its own undecided fingerprints,
 and each fingerprint's report says its rounds).
 
@@ -143,20 +144,22 @@ def plan_shards(
     return out
 
 
-def seal(replays: list[VariantReplay], settings: Settings) -> bytes:
+def seal(replays: list[VariantReplay], settings: Settings, captured: int | None = None) -> bytes:
     """A shard's result for its row: the HMAC-SHA256 (32 bytes, keyed by the worker credential)
-    then the pickled replays."""
-    body = pickle.dumps(replays, protocol=pickle.HIGHEST_PROTOCOL)
+    then the pickled (replays, captured): `captured` the statements a cancelled shard captured on
+    every variant (engine.ReplayCancelled; None: it ran to its end)."""
+    body = pickle.dumps((replays, captured), protocol=pickle.HIGHEST_PROTOCOL)
     return hmac.new(worker_token(settings).encode(), body, hashlib.sha256).digest() + body
 
 
-def unseal(sealed: bytes, settings: Settings) -> list[VariantReplay]:
-    """seal's replays; ShardFailed when its seal is not the worker credential's (never unpickled)."""
+def unseal(sealed: bytes, settings: Settings) -> tuple[list[VariantReplay], int | None]:
+    """seal's (replays, captured); ShardFailed when its seal is not the worker credential's (never
+    unpickled)."""
     mac, body = sealed[:32], sealed[32:]
     if not hmac.compare_digest(mac, hmac.new(worker_token(settings).encode(), body, hashlib.sha256).digest()):
         raise ShardFailed("a shard's result is not sealed by this lab's worker credential: refused")
-    replays: list[VariantReplay] = pickle.loads(body)  # sealed by a worker: checked above
-    return replays
+    replays, captured = pickle.loads(body)  # sealed by a worker: checked above
+    return replays, captured
 
 
 def shard_progress(shard_id: int, replay_id: int | None = None) -> Progress:
@@ -192,12 +195,14 @@ def coordinate(
     interrupt: Interrupt,
     settings: Settings,
     statements: list[SourceStatement],
+    partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None]], None],
 ) -> Ending:
     """The sharded replay in its own worker (module docstring): the shard rows made, shards 1.. sent
     to their workers, shard 0 run here (`run_own`) while a watch reads the others every SHARD_POLL_S
     (a failed or lost one interrupts it), the others awaited, the results merged and
-    `report(replays, null_of)` called; its Ending. Cancelled once `interrupt` is set by a cancel (no
-    report); ShardFailed (the replay fails with its words) when a shard fails or is lost. Every shard
+    `report(replays, null_of)` called; its Ending. Cancelled once `interrupt` is set by a cancel: what
+    every shard captured merged and given to `partial(statements kept, replays, null_of)` (the
+    partial report); ShardFailed (the replay fails with its words) when a shard fails or is lost. Every shard
     not final when it returns is ended (cancelled, or failed "the replay ended")."""
     ids = _make_rows(replay_id, plans)
     for plan in plans[1:]:
@@ -222,15 +227,17 @@ def coordinate(
         try:
             with Periodic(f"shards-of-replay-{replay_id}", SHARD_POLL_S, watch):
                 mine = run_own(own)
-        except ReplayCancelled:
+        except ReplayCancelled as cancelled:
             others.raise_failure()
-            ended = _cancelled(ids)
+            ended = _cancelled(
+                ids, plans, statements, (cancelled.replays, cancelled.captured), partial, settings
+            )
             return ended
         _finish(ids[0], JobStatus.succeeded)
         while not others.succeeded():
             others.raise_failure()
             if interrupt.is_set:
-                ended = _cancelled(ids)
+                ended = _cancelled(ids, plans, statements, (mine, None), partial, settings)
                 return ended
             _sum_progress(replay_id)
             time.sleep(SHARD_POLL_S)
@@ -296,7 +303,7 @@ class _Others:
     def results(self) -> list[list[VariantReplay]]:
         """Their results in shard order (unsealed); once succeeded()."""
         by_id = self._rows
-        return [unseal(by_id[shard_id].result or b"", self.settings) for shard_id in self.ids]
+        return [unseal(by_id[shard_id].result or b"", self.settings)[0] for shard_id in self.ids]
 
 
 def _make_rows(replay_id: int, plans: list[ShardPlan]) -> dict[int, int]:
@@ -333,17 +340,47 @@ def _finish(shard_id: int, status: str, error: str | None = None) -> None:
         session.commit()
 
 
-def _cancelled(ids: dict[int, int]) -> Ending:
-    """A cancelled replay's end: every shard told (its watch sees the replay's flag too), awaited
-    until final or CANCEL_WAIT_S."""
+def _cancelled(
+    ids: dict[int, int],
+    plans: list[ShardPlan],
+    statements: list[SourceStatement],
+    own: tuple[list[VariantReplay], int | None],
+    partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None]], None],
+    settings: Settings,
+) -> Ending:
+    """A cancelled replay's end: its shards awaited until they stopped (their watches see the
+    replay's flag; at most CANCEL_WAIT_S), then what each captured on every variant (shard 0's `own`:
+    its replays and captured statements, None: all) merged and given to `partial`; none when no
+    statement was captured on every variant of a shard."""
     deadline = time.monotonic() + CANCEL_WAIT_S
+    others = [ids[p.number] for p in plans[1:]]
     while time.monotonic() < deadline:
         with sync_session() as session:
-            rows = session.scalars(select(ReplayShard).where(ReplayShard.id.in_(ids.values()))).all()
-            running = [r for r in rows if r.status == JobStatus.running and r.shard != 0]
-        if not running:
-            break
+            rows = session.scalars(select(ReplayShard).where(ReplayShard.id.in_(others))).all()
+            if not any(r.status == JobStatus.running for r in rows):  # a queued one: ended after
+                break
         time.sleep(SHARD_POLL_S)
+    with sync_session() as session:
+        sealed = {
+            r.id: r.result for r in session.scalars(select(ReplayShard).where(ReplayShard.id.in_(others)))
+        }
+    parts = [own, *(unseal(found, settings) if (found := sealed.get(i)) else ([], 0) for i in others)]
+    kept = [
+        plan.statements[: len(plan.statements) if n is None else n]
+        for plan, (_, n) in zip(plans, parts, strict=True)
+    ]
+    if any(kept):
+        keep = sorted(i for indexes in kept for i in indexes)
+        position = {index: place for place, index in enumerate(keep)}
+        try:
+            merged = shards.merge(
+                [statements[i] for i in keep],
+                [[position[i] for i in indexes] for indexes in kept],
+                [replays if indexes else [] for indexes, (replays, _) in zip(kept, parts, strict=True)],
+            )
+            partial([statements[i] for i in keep], merged.replays, merged.null_of)
+        except shards.ShardMismatch as mismatch:  # a shard cut while its servers started
+            log.warning("a cancelled sharded replay keeps no partial report: %s", mismatch)
     return Ending(JobStatus.cancelled)
 
 
