@@ -95,6 +95,21 @@ def _shards(replay_id: int) -> list[ReplayShard]:
     return rows
 
 
+def _held_in_round_one(client: httpx.Client) -> int:
+    """A replay of SLOW over two shards, once both are inside their first round; its id."""
+    replay_id = _replay(client, SLOW)
+
+    def both_in_rounds(replay: dict[str, Any]) -> bool:
+        assert replay["status"] not in FINAL, replay["error"]
+        rows = _shards(replay_id)
+        return len(rows) == 2 and all(
+            "round 1 of 5" in (r.progress.phase if r.progress else "") for r in rows
+        )
+
+    _wait(client, replay_id, both_in_rounds, timeout_s=240)
+    return replay_id
+
+
 def test_a_replay_over_two_workers_is_one_job_with_one_report_over_every_fingerprint(
     second: subprocess.Popen[bytes], client: httpx.Client
 ) -> None:
@@ -130,16 +145,7 @@ def test_a_replay_over_two_workers_is_one_job_with_one_report_over_every_fingerp
 def test_a_cancel_mid_round_ends_both_shards_and_the_replay_within_seconds(
     second: subprocess.Popen[bytes], client: httpx.Client
 ) -> None:
-    replay_id = _replay(client, SLOW)
-
-    def both_in_rounds(replay: dict[str, Any]) -> bool:
-        assert replay["status"] not in FINAL, replay["error"]
-        rows = _shards(replay_id)
-        return len(rows) == 2 and all(
-            "round 1 of 5" in (r.progress.phase if r.progress else "") for r in rows
-        )
-
-    _wait(client, replay_id, both_in_rounds, timeout_s=240)
+    replay_id = _held_in_round_one(client)
     asked = time.monotonic()
     assert client.post(f"/api/replays/{replay_id}/cancel").status_code == 200
     replay = _wait(client, replay_id, lambda r: r["status"] in FINAL, timeout_s=60)
@@ -165,16 +171,7 @@ def test_a_killed_worker_fails_the_replay_within_seconds_of_its_lease_whichever_
     expires (job_lease_ttl_s) and the replay's worker fails the replay naming that shard; when it ran
     the replay's own task (and shard 1), the conftest worker's reaper fails the replay, "worker lost",
     and the replay's end ends the shard still running there. Either way within seconds of the lease."""
-    replay_id = _replay(client, SLOW)
-
-    def in_rounds(replay: dict[str, Any]) -> bool:
-        assert replay["status"] not in FINAL, replay["error"]
-        rows = _shards(replay_id)
-        return len(rows) == 2 and all(
-            "round 1 of 5" in (r.progress.phase if r.progress else "") for r in rows
-        )
-
-    _wait(client, replay_id, in_rounds, timeout_s=240)
+    replay_id = _held_in_round_one(client)
     coordinator, other = _shards(replay_id)
     kill(second)
     killed = time.monotonic()
