@@ -129,7 +129,12 @@ def instance(worker: bool) -> Iterator[str]:
 def _kill_servers() -> None:
     """SIGKILL what the instance's worker left running from its server directory: a spare server
     waits for a run until the worker that started it reaps it, and that worker is gone."""
-    prefix = f"{os.environ['UPGRADELAB_SERVER_DIR']}/".encode()
+    kill_servers(f"{os.environ['UPGRADELAB_SERVER_DIR']}/")
+
+
+def kill_servers(directory: str) -> None:
+    """SIGKILL every mysqld / mariadbd whose command line names `directory` (a worker's servers)."""
+    prefix = directory.encode()
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue

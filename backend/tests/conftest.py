@@ -265,7 +265,11 @@ def _session_server_dirs() -> list[Path]:
 
 def _kill_session_servers() -> None:
     """SIGKILL mysqld/mariadbd processes whose command line names this session's directories."""
-    prefixes = (f"{SERVER_DIR}/", f"{FAULTS_SERVER_DIR}/")
+    kill_servers_under(f"{SERVER_DIR}/", f"{FAULTS_SERVER_DIR}/")
+
+
+def kill_servers_under(*prefixes: str) -> None:
+    """SIGKILL mysqld/mariadbd processes whose command line names one of `prefixes` (directories)."""
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit() or int(proc.name) == os.getpid():
             continue

@@ -36,6 +36,7 @@ celery_app = Celery(
         # worker_start registers one task per job kind (job_kinds.py, execution/task.py)
         "upgradelab.worker_start",
         "upgradelab.replay.dataset_copy_tasks",
+        "upgradelab.replay.shard_tasks",
         "upgradelab.pools.heartbeat",
     ],
 )
@@ -46,6 +47,9 @@ celery_app.conf.update(
     # skipped by the runner (not queued) and ended by the reaper (execution/reaper.py) if its worker died.
     task_acks_late=True,
     worker_prefetch_multiplier=1,
+    # Every worker also consumes its own queue (`<node>.dq2`): a sharded replay sends each shard to
+    # the worker it chose, one shard per host (replay/sharding.py).
+    worker_direct=True,
     # Redis outages (issue 10): reconnect for as long as it takes, at start-up too ...
     broker_connection_retry=True,
     broker_connection_retry_on_startup=True,

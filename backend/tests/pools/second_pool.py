@@ -34,14 +34,15 @@ def second_host_env(pool: str, state: Path) -> dict[str, str]:
     }
 
 
-def start_worker(pool: str, state: Path) -> subprocess.Popen[bytes]:
-    """A Celery worker of `pool` (no -Q: it consumes its pool's queue), ready when it returns."""
+def start_worker(pool: str, state: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """A Celery worker of `pool` (no -Q: it consumes its pool's queue), ready when it returns; `env`:
+    more variables of its host (its own server directory)."""
     state.mkdir(parents=True, exist_ok=True)
     log = state / "worker.log"
     process = subprocess.Popen(
         [str(BIN / "celery"), "-A", "upgradelab.worker", "worker", "--concurrency=2", "-l", "INFO",
          "-n", f"{pool}@%h"],
-        env=second_host_env(pool, state),
+        env={**second_host_env(pool, state), **(env or {})},
         stdout=log.open("ab"),
         stderr=subprocess.STDOUT,
     )  # fmt: skip

@@ -56,8 +56,8 @@ def _body(variants: list[Any], queries: str = "SELECT 1;") -> dict[str, Any]:
     return {"dataset": DATASET, "queries": queries, "variants": variants, "rounds": 1, "passes": 1}
 
 
-def _refused(http: httpx.Client, variants: list[Any]) -> list[dict[str, Any]]:
-    answer = http.post("/api/replays", json=_body(variants))
+def _refused(http: httpx.Client, variants: list[Any], **more: Any) -> list[dict[str, Any]]:
+    answer = http.post("/api/replays", json={**_body(variants), **more})
     assert answer.status_code == 422, answer.text
     detail: list[dict[str, Any]] = answer.json()["detail"]
     return detail
@@ -177,7 +177,8 @@ def test_a_setting_the_server_does_not_have_fails_the_cli_replay_naming_it(
 
 def test_an_existing_server_takes_set_session_only(http: httpx.Client, dataset: str) -> None:
     """A server the lab does not start takes no option file, and SET GLOBAL or an instance statement
-    would change it for every session with nothing put back: refused at creation, naming the field.
+    would change it for every session with nothing put back, and a sharded replay would time its
+    hosts' statements on it at once: refused at creation, naming the field.
     (The target row is written directly: nothing is asked of its server before a replay runs.)"""
     name = f"existing-rvariants-t{ports.SESSION}"
     settings = {"host": "127.0.0.1", "port": ports.EXISTING["mariadb-10.11"], "user": "lab"}
@@ -193,6 +194,10 @@ def test_an_existing_server_takes_set_session_only(http: httpx.Client, dataset: 
         assert global_[0]["loc"] == ["body", "variants", 0, "set_global", "max_connect_errors"], global_
         instance = _refused(http, [{"target": name, "instance": ["ALTER INSTANCE RELOAD TLS"]}])
         assert instance[0]["loc"] == ["body", "variants", 0, "instance"], instance
+        # nor is it spread over a pool's hosts: they would all time their statements on it at once
+        for shards in (2, "auto"):
+            sharded = _refused(http, [name], shards=shards)
+            assert sharded[0]["loc"] == ["body", "shards"] and name in sharded[0]["msg"], sharded
     finally:
         with sync_session() as session:
             session.execute(delete(Target).where(Target.name == name))

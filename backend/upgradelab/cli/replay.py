@@ -112,6 +112,13 @@ def replay(
             help="Seconds a statement may run; past it, it is ended and reported as timed out.",
         ),
     ] = DEFAULT_TIMEOUT_S,
+    shards: Annotated[
+        str,
+        typer.Option(
+            help="Spread the fingerprints over this many hosts of the pool (each runs every variant for "
+            "its share), or 'auto': as many as the pool has live workers; 1: this replay on one host.",
+        ),
+    ] = "1",
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole report as JSON.")] = False,
     api: ApiOption = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the replay.")] = 3600.0,
@@ -146,6 +153,8 @@ def replay(
         "aa_control": aa_control,
         "statement_timeout_s": statement_timeout,
     }
+    if shards != "1":  # the API checks it, naming `shards`
+        body["shards"] = shards if shards == "auto" else int(shards) if shards.isdigit() else shards
     base = api or default_api()
     try:
         result = _submit_and_wait(base, body, timeout, token)

@@ -74,10 +74,15 @@ class Slots:
         provisioner = slots.provisioner(target)      # ask it (version, pre-flight) before keeping it
         slots.keep(target, provisioner, options, 3)  # variant 3 runs there
         check_memory([i.options for i in slots.instances], allowance_mb)
+
+    first_slot: the slot the first variant on a target gets (0: the target's own port). A sharded
+    replay's shard k starts at k x its variants (replay/sharding.py), so two shards whose workers share
+    one machine never take the same slot's port and directories.
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, first_slot: int = 0) -> None:
         self._settings = settings
+        self._first_slot = first_slot
         self._by_target: dict[str, list[Instance]] = {}
         self.instances: list[Instance] = []  # in the order they were kept
 
@@ -87,7 +92,7 @@ class Slots:
         kept = self._by_target.get(target.name, [])
         if kept and not kept[0].provisioner.instances:
             return kept[0].provisioner
-        return provisioner_for(target, self._settings, slot=len(kept))
+        return provisioner_for(target, self._settings, slot=self._first_slot + len(kept))
 
     def keep(self, target: Target, provisioner: Provisioner, options: list[str], variant: int) -> Instance:
         """Variant `variant` runs on `provisioner` (from `provisioner`): a new instance, or the shared

@@ -11,6 +11,7 @@ import os
 import platform
 import socket
 import threading
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 from celery.signals import worker_ready, worker_shutdown
 from redis import Redis
 
+from upgradelab.pools.schemas import WorkerRead
 from upgradelab.settings import get_settings
 from upgradelab.worker import queue_of
 
@@ -63,6 +65,18 @@ def facts(node: str, queues: list[str]) -> dict[str, Any]:
         "memory_mb": _memory_mb(),
         "started_at": datetime.now(UTC).isoformat(),
     }
+
+
+def workers_of(told: Iterable[bytes | str | None]) -> list[WorkerRead]:
+    """The heartbeats read (None: expired since it was listed), by pool, name and pid."""
+    workers = [WorkerRead.model_validate(json.loads(one)) for one in told if one is not None]
+    return sorted(workers, key=lambda worker: (worker.pool, worker.name, worker.pid))
+
+
+def live_workers_now(redis: Redis) -> list[WorkerRead]:
+    """Every live worker (pools/status.py live_workers) read with a worker's own blocking Redis
+    client: a sharded replay's choice of hosts (replay/sharding.py)."""
+    return workers_of([redis.get(key) for key in redis.scan_iter(match=f"{KEY_PREFIX}*", count=500)])
 
 
 def _beat(redis: Redis, key: str, told: dict[str, Any]) -> None:

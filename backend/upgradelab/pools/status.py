@@ -1,12 +1,11 @@
 """What the pools look like now: live workers (their heartbeat keys, pools/heartbeat.py), each
 queue's depth (the Celery Redis transport's lists) and which pool a queued job waits in."""
 
-import json
 from collections.abc import Iterable, Sequence
 
 from redis.asyncio import Redis
 
-from upgradelab.pools.heartbeat import KEY_PREFIX
+from upgradelab.pools.heartbeat import KEY_PREFIX, workers_of
 from upgradelab.pools.routing import PoolsSpan, pool_of, pools_of
 from upgradelab.pools.schemas import JobPool, PoolRead, WaitingJob, WorkerRead
 from upgradelab.targets.models import Target
@@ -18,12 +17,8 @@ _PRIORITY_SUFFIXES = ["", *(f"\x06\x16{p}" for p in (3, 6, 9))]
 
 async def live_workers(redis: Redis) -> list[WorkerRead]:
     """Every worker whose heartbeat key has not expired, by pool then name."""
-    workers = []
-    async for key in redis.scan_iter(match=f"{KEY_PREFIX}*", count=500):
-        told = await redis.get(key)
-        if told is not None:
-            workers.append(WorkerRead.model_validate(json.loads(told)))
-    return sorted(workers, key=lambda worker: (worker.pool, worker.name, worker.pid))
+    told = [await redis.get(key) async for key in redis.scan_iter(match=f"{KEY_PREFIX}*", count=500)]
+    return workers_of(told)
 
 
 async def queue_depth(redis: Redis, queue: str) -> int:

@@ -28,7 +28,8 @@ Clocks: a pair is read on one clock (timing.py `pair_clock`): the server's when 
 it, else the client's of both (`pass_values`' clock); `median_s` is each variant's own clock's.
 Per-statement cost (statement_cost.py): the null statement's rounds give, per non-baseline variant,
 the report's top line, and every fingerprint a second verdict net of that cost (`net`), which groups a
-change that is the cost's alone apart.
+change that is the cost's alone apart. A replay sharded over a pool's hosts (shards.py) reads each
+fingerprint against the null statement timed on its own host (`null_of`).
 
 Groups: per variant against the baseline (findings.py, after Benjamini-Hochberg across the
 replay's time comparisons); a fingerprint's `group` is the first of its variants' groups in
@@ -42,6 +43,7 @@ cause of each finding (change_causes.py `attribute`).
 
 import math
 import statistics
+from dataclasses import replace
 from typing import NamedTuple
 
 from upgradelab.measurement import (
@@ -169,18 +171,29 @@ def compare(
     replays: list[VariantReplay],
     aa_control: str | None = None,
     with_stages: bool = True,
+    null_of: list[int | None] | None = None,
 ) -> list[FingerprintResult]:
     """Fingerprint reports in source order of their first statement (see module docstring).
     aa_control: the name of the A/A control's replay (a second instance of the baseline): its
     interval is each fingerprint's `floor`, and the other variants' verdicts are read against it.
     with_stages: where the time went and which stages moved (replay/stages.py; False: neither, for a
-    reading that needs the groups only, as the extension's)."""
+    reading that needs the groups only, as the extension's).
+    null_of: per statement, the index of the null statement timed on its host (a sharded replay,
+    shards.merge: each fingerprint's net and per-statement-cost reading use its own host's); None:
+    every replay's own `null_statement`."""
     base = replays[0]
     clocks = {r.name: pair_clock(base.clock, r.clock) for r in replays[1:]}
     by_fingerprint: dict[str, list[int]] = {}
     for index, statement in enumerate(statements):
         by_fingerprint.setdefault(statement.fingerprint_id, []).append(index)
-    costs = cost_pairs(replays, aa_control)
+    # the null statement's index -> the replays reading it (sharded: None is a host that timed none)
+    on_host: dict[int | None, list[VariantReplay]] = {
+        None: replays if null_of is None else [replace(r, null_statement=None) for r in replays]
+    }
+    for null in set(null_of or []) - {None}:
+        on_host[null] = [replace(r, null_statement=null) for r in replays]
+    costs = {null: cost_pairs(host, aa_control) for null, host in on_host.items()}
+    host_of = {fid: null_of[indexes[0]] if null_of else None for fid, indexes in by_fingerprint.items()}
     reports = []
     logs: dict[tuple[str, str], list[float]] = {}
     stage_data: dict[str, dict[str, stages.StageRounds | None]] = {}
@@ -193,7 +206,8 @@ def compare(
             name: statistics.median(verdicts.round_values(values).values()) if values else None
             for name, values in rounds.items()
         }
-        paired = {r.name: paired_rounds(base, r, indexes, clocks[r.name]) for r in replays[1:]}
+        host = on_host[host_of[fid]]
+        paired = {r.name: paired_rounds(host[0], r, indexes, clocks[r.name]) for r in host[1:]}
         floor = aa_floor(paired, aa_control, clocks)
         found = {
             r.name: time_ratio(*paired[r.name][:2], floor[0] if clocks[r.name] == floor[2] else None)
@@ -243,7 +257,10 @@ def compare(
         for r in replays[1:]:
             finding = report.variants.setdefault(r.name, VariantFinding(group="undecided"))
             finding.per_statement_cost_only = cost_only(
-                report.ratios.get(r.name), finding.net, costs[r.name].ratio, THRESHOLD
+                report.ratios.get(r.name),
+                finding.net,
+                costs[host_of[report.fingerprint_id]][r.name].ratio,
+                THRESHOLD,
             )
             finding.group = findings.variant_group(report, r.name)
             finding.causes = list(

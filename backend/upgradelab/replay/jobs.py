@@ -9,17 +9,21 @@ written before its end.
 
 from typing import Any
 
+from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from upgradelab.db import utcnow
+from upgradelab.db import sync_session, utcnow
 from upgradelab.execution.kinds import Ending, JobKind, job_targets
 from upgradelab.execution.leases import job_lease
 from upgradelab.execution.status import JobStatus
 from upgradelab.measurement import MeasuredWorkload
-from upgradelab.replay.models import ReplayRun
+from upgradelab.replay.models import ReplayRun, ReplayShard
 from upgradelab.targets.models import Target
 
 REPLAYS = job_lease("replay", ReplayRun, None)
+# A sharded replay's shard (replay/sharding.py): leased by the worker that runs it, claimed with its
+# start time; its task is REPLAY_SHARD_JOBS's, its end the coordinator's to read.
+REPLAY_SHARDS = job_lease("replay_shard", ReplayShard)
 
 
 def targets_of(replay_id: int) -> list[Target]:
@@ -51,6 +55,29 @@ def workload_of(session: Session, replay_id: int) -> MeasuredWorkload | None:
     )
 
 
+def end_shards(replay_id: int, ending: Ending) -> None:
+    """The replay's run-end hook (its worker's end, the reaper's, a cancel's): every shard of it not
+    final ends with it (cancelled, or failed "the replay ended: ..."), its lease dropped, so its
+    worker's heartbeat finds the lease lost and its cancel watch stops it (replay/sharding.py)."""
+    cancelled = ending.status == JobStatus.cancelled
+    with sync_session() as session:
+        session.execute(
+            update(ReplayShard)
+            .where(
+                ReplayShard.replay_id == replay_id,
+                ReplayShard.status.in_([JobStatus.queued, JobStatus.running]),
+            )
+            .values(
+                status=JobStatus.cancelled if cancelled else JobStatus.failed,
+                error=None if cancelled else f"the replay ended: {ending.error or ending.status}",
+                finished_at=utcnow(),
+                lease_owner=None,
+                lease_expires_at=None,
+            )
+        )
+        session.commit()
+
+
 def _final_fields(ending: Ending) -> dict[str, Any]:
     fields: dict[str, Any] = {"status": ending.status, "error": ending.error, "ended_at": utcnow()}
     if ending.reaped or ending.status == JobStatus.cancelled:
@@ -64,6 +91,7 @@ REPLAY_JOBS = JobKind(
     failed=JobStatus.failed,
     targets_of=targets_of,
     final_fields=_final_fields,
+    on_end=end_shards,
     sweep=True,
     task="upgradelab.replay.execute",
     runner="upgradelab.replay.runner:execute_replay",
@@ -71,4 +99,18 @@ REPLAY_JOBS = JobKind(
     api_path="/api/replays/{replay_id}",
     api_name="replay",
     workload=workload_of,
+)
+
+
+REPLAY_SHARD_JOBS = JobKind(
+    REPLAY_SHARDS,
+    succeeded=JobStatus.succeeded,
+    failed=JobStatus.failed,
+    # none: the replay's own worker holds its targets' locks; a shard's instances are stopped by
+    # its own end (execution/instances.py started) and, its worker gone, by that host's next start
+    targets_of=lambda _shard_id: [],
+    published=lambda _shard_id, _fields: None,  # no stream: the replay's progress says it
+    task="upgradelab.replay_shard.execute",
+    runner="upgradelab.replay.shard_runner:execute_shard",
+    label="replay shard",
 )

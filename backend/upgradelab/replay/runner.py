@@ -54,7 +54,8 @@ from upgradelab.measurement import (
     VariantSettings,
     replay_rounds,
 )
-from upgradelab.replay import state
+from upgradelab.replay import sharding, state
+from upgradelab.replay import shards as shards_module
 from upgradelab.replay.compare import compare
 from upgradelab.replay.document import report_document
 from upgradelab.replay.extension import still_undecided
@@ -85,12 +86,15 @@ class _Replay:
     timeout_s: float
     targets: dict[str, Target]
     max_rounds: int | None = None  # None: no extension (replays made before it)
+    shards: int = 1  # ReplayRun.shards: 1 none, 0 as many as the pool's live workers
 
 
-def _load(replay_id: int) -> _Replay | None:
+def load(replay_id: int, queued: bool = True) -> _Replay | None:
+    """What a worker needs of replay `replay_id` (read before its lease is claimed); None when it is
+    gone, or when `queued` and it is no longer queued (a shard's worker reads a running one)."""
     with sync_session() as session:
         replay = session.get(ReplayRun, replay_id)
-        if replay is None or replay.status != JobStatus.queued:
+        if replay is None or (queued and replay.status != JobStatus.queued):
             return None
         specs = replay.variants
         names = [v.target for v in specs]
@@ -109,17 +113,18 @@ def _load(replay_id: int) -> _Replay | None:
             replay.statement_timeout_s,
             targets,
             replay.schedule.max_rounds if replay.schedule else None,
+            replay.shards,
         )
 
 
 def _variants(
-    specs: list[ReplayVariantSpec], targets: dict[str, Target], settings: Settings
+    specs: list[ReplayVariantSpec], targets: dict[str, Target], settings: Settings, first_slot: int = 0
 ) -> list[ReplayVariant]:
-    """One instance per variant (execution/instances.py Slots: slots 0, 1, ... of each target, in
-    variant order), started with the variant's option lines and given its SET GLOBAL, SET SESSION
-    and instance statements (variant_settings.py; applied as it opens, opening.py). Refuses
-    (MemoryRefused) when their buffer pools and allowances exceed MemAvailable."""
-    slots = Slots(settings)
+    """One instance per variant (execution/instances.py Slots: slots first_slot, first_slot + 1, ...
+    of each target, in variant order), started with the variant's option lines and given its SET
+    GLOBAL, SET SESSION and instance statements (variant_settings.py; applied as it opens,
+    opening.py). Refuses (MemoryRefused) when their buffer pools and allowances exceed MemAvailable."""
+    slots = Slots(settings, first_slot)
     out = []
     for index, spec in enumerate(specs):
         target = targets.get(spec.target)
@@ -137,7 +142,7 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
     """Run a queued replay; its final status (None when it was not queued, or when its lease was lost
     and the reaper ended it). TargetsBusy (execution/locks.py) while a target is locked."""
     settings = settings or get_settings()
-    replay = _load(replay_id)
+    replay = load(replay_id)
     if replay is None:
         return None
     targets = list(replay.targets.values())
@@ -148,7 +153,8 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
 
 def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
     """The replay while its lease is held: how it ends (a cancel asked meanwhile ends it cancelled
-    unless it succeeded)."""
+    unless it succeeded). Spread over the pool's hosts when it asks for shards and the pool has more
+    than one live worker (sharding.py), else on this worker alone, as always."""
     replay_id, specs, statements = replay.replay_id, replay.specs, replay.statements
     interrupt = Interrupt()
 
@@ -158,54 +164,115 @@ def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
             stop_targets(f"replay {replay_id}", list(replay.targets.values()), settings)
 
     ending = Ending(JobStatus.failed)
+    watch = CancelWatch.of(REPLAY_JOBS, replay_id, cancel, CANCEL_POLL_S)
     try:
-        with CancelWatch.of(REPLAY_JOBS, replay_id, cancel, CANCEL_POLL_S):
-            dataset = replay.dataset
-            if dataset is None or dataset.deleted_at is not None:
-                raise LoadFailed("the dataset was deleted", line=None, code=None)
-            dump = DumpDataset(local_dump(dataset, settings), dataset.sha256, database_of(dataset.name))
+        with watch:
+            dataset = _dataset(replay)
             # The seed is the replay's id (as a run's without its own), stored with the schedule.
             schedule = plan("interleaved", replay.rounds, replay.passes, replay_id, len(specs))
             planned = _store_schedule(replay, schedule)
-            variants = _variants(specs, replay.targets, settings)
-            aa = next((s.name for s in specs if s.aa_control), None)
-
-            def extended(longer: Schedule) -> None:
-                nonlocal planned
-                planned = _store_schedule(replay, longer)
-
-            extension = (
-                Extension(replay.max_rounds, lambda done: still_undecided(statements, done, aa), extended)
-                if replay.max_rounds is not None and replay.max_rounds > replay.rounds
-                else None
-            )
-            try:
-                replays = replay_rounds(
-                    variants, dump, statements, schedule, *_progress(replay_id, specs),
-                    timeout_s=replay.timeout_s, read_only=replay.read_only, interrupt=interrupt,
-                    extension=extension,
-                )  # fmt: skip
-            except ReplayCancelled as cancelled:
-                ending = Ending(JobStatus.cancelled)
-                _keep_partial(replay, dataset.id, cancelled, planned)
+            stored: list[RunSchedule] = []  # the extension's longer schedules, as stored
+            shards = sharding.plan_shards(replay_id, replay.shards, statements, len(specs), settings)
+            if shards is not None:
+                ending = sharding.coordinate(
+                    replay_id,
+                    shards,
+                    lambda own: run_rounds(replay, own, settings, interrupt, stored),
+                    lambda merged, null_of: _report(
+                        replay, dataset.id, merged, (stored or [planned])[-1], null_of
+                    ),
+                    interrupt,
+                    settings,
+                    statements,
+                    lambda kept, merged, null_of: _partial(
+                        replay, kept, merged, (stored or [planned])[-1], null_of
+                    ),
+                )
             else:
-                for spec, one in zip(specs, replays, strict=True):
-                    _record_load(dataset.id, spec.target, one)
-                reports = compare(statements, replays, aa_control=aa)
-                document = report_document(
-                    statements, replays, reports, planned, statement_timeout_s=replay.timeout_s,
-                    aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds,
-                )  # fmt: skip
-                state.write(replay_id, report=document.model_dump(mode="json"), progress=None)
-                ending = Ending(JobStatus.succeeded, completed=True)
-    except (LoadFailed, ProvisionError, MemoryRefused) as failure:
+                try:
+                    replays = run_rounds(replay, sharding.Own(statements), settings, interrupt, stored)
+                except ReplayCancelled as cancelled:
+                    ending = Ending(JobStatus.cancelled)
+                    _keep_partial(replay, dataset.id, cancelled, (stored or [planned])[-1])
+                else:
+                    ending = _report(replay, dataset.id, replays, (stored or [planned])[-1])
+    except (
+        LoadFailed,
+        ProvisionError,
+        MemoryRefused,
+        sharding.ShardFailed,
+        shards_module.ShardMismatch,
+    ) as failure:
         ending = Ending(JobStatus.failed, str(failure))
     except Exception as failure:  # the run must not stay "running": any error is the user's to see
         log.exception("replay %s failed", replay_id)
         ending = Ending(JobStatus.failed, f"{type(failure).__name__}: {failure}")
-    if interrupt.is_set and ending.status != JobStatus.succeeded:  # a start the cancel stopped
+    # a start the cancel stopped (a sharded replay's own shard is interrupted by a failed shard too)
+    if watch.requested and ending.status != JobStatus.succeeded:
         ending = Ending(JobStatus.cancelled)
     return ending
+
+
+def _dataset(replay: _Replay) -> Dataset:
+    """The replay's dataset; LoadFailed when it was deleted."""
+    if replay.dataset is None or replay.dataset.deleted_at is not None:
+        raise LoadFailed("the dataset was deleted", line=None, code=None)
+    return replay.dataset
+
+
+def run_rounds(
+    replay: _Replay, own: "sharding.Own", settings: Settings, interrupt: Interrupt, stored: list[RunSchedule]
+) -> list[VariantReplay]:
+    """The replay's rounds over `own.statements` (all the replay's, or one shard's) on this worker:
+    every variant on its own instance from slot `own.first_slot` on, the schedule planned from the
+    replay's id (the same on every shard), the extension over these statements; each longer schedule
+    stored (and appended to `stored`) when `own.stores_schedule`; progress to `own.progress` (None:
+    the replay's own row). engine.replay_rounds' VariantReplays; raises as it does (ReplayCancelled
+    once interrupted)."""
+    specs, statements = replay.specs, own.statements
+    dataset = _dataset(replay)
+    dump = DumpDataset(local_dump(dataset, settings), dataset.sha256, database_of(dataset.name))
+    schedule = plan("interleaved", replay.rounds, replay.passes, replay.replay_id, len(specs))
+    variants = _variants(specs, replay.targets, settings, own.first_slot)
+    aa = next((s.name for s in specs if s.aa_control), None)
+
+    def extended(longer: Schedule) -> None:
+        if own.stores_schedule:
+            stored.append(_store_schedule(replay, longer))
+
+    extension = (
+        Extension(replay.max_rounds, lambda done: still_undecided(statements, done, aa), extended)
+        if replay.max_rounds is not None and replay.max_rounds > replay.rounds
+        else None
+    )
+    report, step = own.progress or _progress(replay.replay_id, specs)
+    return replay_rounds(
+        variants, dump, statements, schedule, report, step, timeout_s=replay.timeout_s,
+        read_only=replay.read_only, interrupt=interrupt, extension=extension,
+    )  # fmt: skip
+
+
+def _report(
+    replay: _Replay,
+    dataset_id: int,
+    replays: list[VariantReplay],
+    planned: RunSchedule,
+    null_of: list[int | None] | None = None,
+) -> Ending:
+    """Compare the replays (every statement of the replay; `null_of`: a sharded replay's null
+    statement per statement, shards.merge), store the report and its dataset loads (this worker's):
+    the replay succeeded."""
+    specs, statements = replay.specs, replay.statements
+    for spec, one in zip(specs, replays, strict=True):
+        _record_load(dataset_id, spec.target, one)
+    aa = next((s.name for s in specs if s.aa_control), None)
+    reports = compare(statements, replays, aa_control=aa, null_of=null_of)
+    document = report_document(
+        statements, replays, reports, planned, statement_timeout_s=replay.timeout_s,
+        aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds,
+    )  # fmt: skip
+    state.write(replay.replay_id, report=document.model_dump(mode="json"), progress=None)
+    return Ending(JobStatus.succeeded, completed=True)
 
 
 def _store_schedule(replay: _Replay, schedule: Schedule) -> RunSchedule:
@@ -223,13 +290,23 @@ def _keep_partial(replay: _Replay, dataset_id: int, cancelled: ReplayCancelled, 
     if len(cancelled.replays) == len(specs):
         for spec, one in zip(specs, cancelled.replays, strict=True):
             _record_load(dataset_id, spec.target, one)
-    if not cancelled.captured:
-        return
-    kept = replay.statements[: cancelled.captured]
-    aa = next((s.name for s in specs if s.aa_control), None)
-    reports = compare(kept, cancelled.replays, aa_control=aa)
+    if cancelled.captured:
+        _partial(replay, replay.statements[: cancelled.captured], cancelled.replays, planned)
+
+
+def _partial(
+    replay: _Replay,
+    kept: list[SourceStatement],
+    replays: list[VariantReplay],
+    planned: RunSchedule,
+    null_of: list[int | None] | None = None,
+) -> None:
+    """Store the report of what a cancelled replay measured on `kept` (the statements captured on
+    every variant; `null_of`: a sharded replay's null statement per statement), marked partial."""
+    aa = next((s.name for s in replay.specs if s.aa_control), None)
+    reports = compare(kept, replays, aa_control=aa, null_of=null_of)
     document = report_document(
-        kept, cancelled.replays, reports, planned, statement_timeout_s=replay.timeout_s, partial=True,
+        kept, replays, reports, planned, statement_timeout_s=replay.timeout_s, partial=True,
         aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds,
     )  # fmt: skip
     state.write(replay.replay_id, report=document.model_dump(mode="json"))

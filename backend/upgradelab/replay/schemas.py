@@ -3,7 +3,7 @@ run as read (ReplayRead, its variants, skipped statements and progress). Its rep
 replay/report.py, the groups table replay/groups.py."""
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, ValidationInfo, field_validator
 
@@ -22,6 +22,7 @@ MAX_QUERIES_CHARS = 50_000_000
 # (60 at the default 20: what the A/A scatter of bench/replay_resolution.py needs for a "same").
 EXTENSION_FACTOR = 3
 MAX_ROUNDS = 3000
+MAX_SHARDS = 64
 
 
 def variant_name(target: str, preset: str) -> str:
@@ -64,7 +65,11 @@ class ReplayCreate(RequestModel):
     `max_rounds`: the extension's budget: after the planned rounds, the fingerprints still undecided
     (neither same, slower nor faster) are timed again, 5 rounds at a time, until they decide or
     reach max_rounds rounds in all (replay/extension.py); at least the planned rounds (equal: no
-    extension); default 3 x the rounds (60 at the default 20)."""
+    extension); default 3 x the rounds (60 at the default 20).
+    `shards`: spread the fingerprints over this many hosts of the replay's worker pool, each host
+    running every variant for its share, so every comparison stays on one machine
+    (replay/sharding.py), or "auto": as many as the pool has live workers when it starts; 1 (the
+    default): on one host, as before. Fewer live workers than asked: that many; one: not sharded."""
 
     name: str | None = Field(None, max_length=200)
     dataset: str = Field(min_length=1, max_length=64)
@@ -80,6 +85,12 @@ class ReplayCreate(RequestModel):
     statement_timeout_s: float = Field(DEFAULT_TIMEOUT_S, ge=MIN_TIMEOUT_S, le=MAX_TIMEOUT_S)
     aa_control: bool = False
     max_rounds: int | None = Field(None, ge=1, le=MAX_ROUNDS)
+    shards: Annotated[int, Field(ge=1, le=MAX_SHARDS)] | Literal["auto"] = 1
+
+    @property
+    def shard_count(self) -> int:
+        """`shards` as stored (ReplayRun.shards): 0 for "auto"."""
+        return 0 if self.shards == "auto" else self.shards
 
     @field_validator("max_rounds")
     @classmethod
@@ -131,6 +142,16 @@ class ReplayProgress(ReadShape):
     estimate_s: float | None = None
 
 
+class ShardProgress(BaseModel):
+    """A sharded replay's shard's progress (models.ReplayShard.progress, sharding.shard_progress): its
+    last phase ("mariadb-11.8: round 2 of 5"), the rounds it finished and the rounds it plans (None
+    before its first round)."""
+
+    phase: str = "queued"
+    round: int = 0
+    rounds: int | None = None
+
+
 class ReplaySchedule(BaseModel):
     """A replay's stored `schedule` (models.py): from its creation the extension's budget
     `max_rounds` alone (service.create; None in replays made before the extension), then once it
@@ -158,7 +179,8 @@ class ReplayRead(ReadShape):
     extension, replays made before it); `schedule`: each round's variant order (variant indexes)
     once the replay started, the extension's rounds included; `statements`: how many were sampled;
     `skipped_writes`: the statements left out of a read-only replay; `progress`: the current step
-    while it runs. `dataset_sha256` and `dataset_deleted_at`: the dump it ran on, and when that
+    while it runs (a sharded replay's: the rounds of every shard summed); `shards`: as asked
+    (ReplayCreate.shards). `dataset_sha256` and `dataset_deleted_at`: the dump it ran on, and when that
     dataset was deleted (None: live); the report is kept either way, a new replay needs the dump
     uploaded again (same dump: same sha256)."""
 
@@ -173,6 +195,7 @@ class ReplayRead(ReadShape):
     rounds: int
     passes: int | None = None
     max_rounds: int | None = None
+    shards: int | Literal["auto"] = 1
     schedule: RunSchedule | None = None
     sample: int
     allow_writes: bool

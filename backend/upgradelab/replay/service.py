@@ -113,6 +113,13 @@ async def _variants(session: AsyncSession, spec: ReplayCreate) -> list[ReplayVar
         raise _unprocessable(
             "variants", f"each variant once; repeated names: {', '.join(repeated)} (give each its own name)"
         )
+    if single_server and spec.shard_count != 1:
+        # every host of a sharded replay would time its statements on that one server at once
+        raise _unprocessable(
+            "shards",
+            f"target {sorted(single_server)[0]} is one existing server: the hosts of a sharded replay "
+            "would time their statements on it at the same time (shards 1)",
+        )
     for name in single_server:
         if sum(v.target == name for v in out) > 1:
             # every variant gets its own instance; a server the lab does not run cannot be copied
@@ -185,6 +192,7 @@ async def create(session: AsyncSession, spec: ReplayCreate) -> ReplayRun:
         status=JobStatus.queued,
         # the extension's budget, kept in the schedule's JSON (runner.py): no column of its own
         schedule=ReplaySchedule(max_rounds=spec.max_round_count),
+        shards=spec.shard_count,
     )
     session.add(replay)
     await session.commit()
@@ -218,6 +226,7 @@ async def to_read(session: AsyncSession, replay: ReplayRun, *, with_report: bool
             "rounds": replay.repeats,  # the column predates rounds
             "passes": replay.passes,
             "max_rounds": replay.schedule.max_rounds if replay.schedule else None,
+            "shards": "auto" if replay.shards == 0 else replay.shards,
             # before it starts the schedule holds the extension's budget only
             "schedule": replay.schedule.planned() if replay.schedule else None,
             "sample": replay.sample,

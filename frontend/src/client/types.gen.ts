@@ -4550,6 +4550,10 @@ export type RefusedSetting = {
  * (neither same, slower nor faster) are timed again, 5 rounds at a time, until they decide or
  * reach max_rounds rounds in all (replay/extension.py); at least the planned rounds (equal: no
  * extension); default 3 x the rounds (60 at the default 20).
+ * `shards`: spread the fingerprints over this many hosts of the replay's worker pool, each host
+ * running every variant for its share, so every comparison stays on one machine
+ * (replay/sharding.py), or "auto": as many as the pool has live workers when it starts; 1 (the
+ * default): on one host, as before. Fewer live workers than asked: that many; one: not sharded.
  */
 export type ReplayCreate = {
     /**
@@ -4606,6 +4610,10 @@ export type ReplayCreate = {
      * Max Rounds
      */
     max_rounds?: number | null;
+    /**
+     * Shards
+     */
+    shards?: number | 'auto';
 };
 
 /**
@@ -4701,7 +4709,8 @@ export type ReplayProgress = {
  * extension, replays made before it); `schedule`: each round's variant order (variant indexes)
  * once the replay started, the extension's rounds included; `statements`: how many were sampled;
  * `skipped_writes`: the statements left out of a read-only replay; `progress`: the current step
- * while it runs. `dataset_sha256` and `dataset_deleted_at`: the dump it ran on, and when that
+ * while it runs (a sharded replay's: the rounds of every shard summed); `shards`: as asked
+ * (ReplayCreate.shards). `dataset_sha256` and `dataset_deleted_at`: the dump it ran on, and when that
  * dataset was deleted (None: live); the report is kept either way, a new replay needs the dump
  * uploaded again (same dump: same sha256).
  */
@@ -4747,6 +4756,10 @@ export type ReplayRead = {
      * Max Rounds
      */
     max_rounds: number | null;
+    /**
+     * Shards
+     */
+    shards: number | 'auto';
     schedule: RunSchedule | null;
     /**
      * Sample
@@ -7789,7 +7802,8 @@ export type FingerprintResultWritable = {
  * extension, replays made before it); `schedule`: each round's variant order (variant indexes)
  * once the replay started, the extension's rounds included; `statements`: how many were sampled;
  * `skipped_writes`: the statements left out of a read-only replay; `progress`: the current step
- * while it runs. `dataset_sha256` and `dataset_deleted_at`: the dump it ran on, and when that
+ * while it runs (a sharded replay's: the rounds of every shard summed); `shards`: as asked
+ * (ReplayCreate.shards). `dataset_sha256` and `dataset_deleted_at`: the dump it ran on, and when that
  * dataset was deleted (None: live); the report is kept either way, a new replay needs the dump
  * uploaded again (same dump: same sha256).
  */
@@ -7835,6 +7849,10 @@ export type ReplayReadWritable = {
      * Max Rounds
      */
     max_rounds: number | null;
+    /**
+     * Shards
+     */
+    shards: number | 'auto';
     schedule: RunSchedule | null;
     /**
      * Sample
