@@ -4,7 +4,7 @@ version a remedy its fix searches find may be and still restore (fixsearch's `to
 Existing assessments searched with the fix search's default, 0.10.
 
 Revision ID: 0039_assessment_fix_tolerance
-Revises: 0037_concurrent_replay
+Revises: 0038_replay_shard
 """
 
 from collections.abc import Sequence
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0039_assessment_fix_tolerance"
-down_revision: str | None = "0037_concurrent_replay"
+down_revision: str | None = "0038_replay_shard"
 branch_labels: Sequence[str] | None = None
 depends_on: Sequence[str] | None = None
 

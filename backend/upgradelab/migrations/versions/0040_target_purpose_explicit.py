@@ -8,8 +8,8 @@ stored without one is stamped `purpose: "workloads"`: what it was added as, and 
 The ids stamped are kept in `target_purpose_stamped` so that the downgrade removes only what this
 migration wrote (a purpose a user chose stays); the downgrade drops that table.
 
-Revision ID: 0039_target_purpose_explicit
-Revises: 0037_concurrent_replay
+Revision ID: 0040_target_purpose_explicit
+Revises: 0039_assessment_fix_tolerance
 """
 
 from collections.abc import Sequence
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0039_target_purpose_explicit"
-down_revision: str | None = "0037_concurrent_replay"
+revision: str = "0040_target_purpose_explicit"
+down_revision: str | None = "0039_assessment_fix_tolerance"
 branch_labels: Sequence[str] | None = None
 depends_on: Sequence[str] | None = None
 

@@ -1,4 +1,4 @@
-"""Migration 0039 on a database at 0037 holding existing targets of before (no purpose: write-checked,
+"""Migration 0040 on a database at 0039 holding existing targets of before (no purpose: write-checked,
 of purpose workloads then), one added read-only, one added for workloads by name, and a lab target:
 going up, only the one without a purpose is stamped `workloads` (it still runs workloads now that a
 row without a purpose is read-only); going down, only that stamp is removed."""
@@ -15,7 +15,7 @@ from upgradelab.migrations import alembic_config
 from upgradelab.targets.provisioners.existing_settings import ExistingSettings, read_only_refusal
 from upgradelab.targets.stored_settings import TargetSettings
 
-REVISION = "0039_target_purpose_explicit"
+REVISION = "0040_target_purpose_explicit"
 BEFORE = {"host": "127.0.0.1", "port": 3306, "user": "lab", "database": "lab"}
 ROWS: dict[int, tuple[str, dict[str, Any]]] = {
     101: ("existing", BEFORE),
