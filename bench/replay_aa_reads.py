@@ -53,7 +53,7 @@ from power_checks import commit, load_average  # noqa: E402
 
 from upgradelab.execution.schedule import plan  # noqa: E402
 from upgradelab.measurement import timing, turns  # noqa: E402
-from upgradelab.replay.schemas import DEFAULT_PASSES  # noqa: E402
+from upgradelab.replay.schemas import DEFAULT_PASSES, EXTENSION_FACTOR  # noqa: E402
 
 # mode: (timing.BATCH_READS, timing.READ_ONLY_EVERY, turns.BALANCED)
 MODES: dict[str, tuple[bool, Literal["run", "pass"] | None, bool]] = {
@@ -113,10 +113,11 @@ def carryover(timed: dict[str, Any], chosen: list[int], rounds: int) -> dict[tup
     return out
 
 
-def one_mode(mode: str, dataset: Any, sql: str, rounds: int) -> None:
-    """One replay of the four variants in `mode`; its lines."""
+def one_mode(mode: str, dataset: Any, sql: str, rounds: int, max_rounds: int) -> None:
+    """One replay of the four variants in `mode`, extended to `max_rounds` as a replay is; its lines
+    (the carryover only without extension: the turns are rebuilt from the planned rounds)."""
     timing.BATCH_READS, timing.READ_ONLY_EVERY, turns.BALANCED = MODES[mode]
-    run = causes.replay(list(PORTS), dataset, sql, rounds, rounds, "b")
+    run = causes.replay(list(PORTS), dataset, sql, rounds, max_rounds, "b")
     document, timed = run["document"], run["timed"]
     row = next(one for one in causes.variant_rows(document) if one["variant"] == "b")
     chosen = scans(timed)
@@ -124,13 +125,17 @@ def one_mode(mode: str, dataset: Any, sql: str, rounds: int) -> None:
         statistics.median(timed["b"]["times"][index]) / statistics.median(timed["a"]["times"][index])
         for index in chosen
     ]
-    after = carryover(timed, chosen, rounds)
+    after = carryover(timed, chosen, rounds) if max_rounds == rounds else {}
     table = "; ".join(f"{one} after {other}: {geometric(after[one, other])}" for one, other in sorted(after))
+    goals = "; ".join(
+        f"{goal.name}: {goal.figure} ({'PASS' if goal.met else 'FAIL'})" for goal in causes.goals(document)
+    )
     print(
         f"{mode:<16} wall {run['wall_s']:5.0f} s, load {run['load'][0]} -> {run['load'][1]}: "
         f'A/A "same" {row["same_share"]:.0%} (slower {row["today_slower"]}, faster {row["today_faster"]}, '
         f"undecided {row['undecided']}); b/a on the scans {geometric(ratios)}\n"
-        f"    {row['cost_text']}\n    carryover (scans' pass / median): {table}",
+        f"    {row['cost_text']}\n    carryover (scans' pass / median): {table or '- (extended)'}\n"
+        f"    replay_causes goals: {goals}",
         flush=True,
     )
 
@@ -138,10 +143,14 @@ def one_mode(mode: str, dataset: Any, sql: str, rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument(
+        "--extend", action="store_true", help=f"extended as a replay is, to {EXTENSION_FACTOR}x --rounds"
+    )
     parser.add_argument("--modes", default="batch,balanced,per-run,noset")
     parser.add_argument("--cost", choices=list(causes.COST_PLANTS), default="general-log", help="c's plant")
     args = parser.parse_args()
     modes = args.modes.split(",")
+    max_rounds = EXTENSION_FACTOR * args.rounds if args.extend else args.rounds
     unknown = [mode for mode in modes if mode not in MODES]
     if unknown:
         parser.error(f"--modes: unknown {', '.join(unknown)} (known: {', '.join(MODES)})")
@@ -150,7 +159,7 @@ def main() -> None:
     causes.COST_OPTIONS[:] = causes.COST_PLANTS[args.cost]
     print(
         f"replay A/A reads, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit()}: "
-        f"{args.rounds} rounds x {DEFAULT_PASSES} passes, no extension, a b c d on {causes.TARGET} "
+        f"{args.rounds} rounds x {DEFAULT_PASSES} passes to {max_rounds}, a b c d on {causes.TARGET} "
         f"(c: {' '.join(causes.COST_OPTIONS)}), modes {','.join(modes)}, load average {load_average()}",
         flush=True,
     )
@@ -162,7 +171,7 @@ def main() -> None:
         causes.drop_index(causes.provisioner("d"))
         try:
             for mode in modes:
-                one_mode(mode, dataset, sql, args.rounds)
+                one_mode(mode, dataset, sql, args.rounds, max_rounds)
         finally:
             for name in PORTS:
                 causes.provisioner(name).stop_all()
