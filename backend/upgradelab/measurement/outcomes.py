@@ -244,6 +244,8 @@ class Statements:
     def __init__(self, bound: StatementBound, read_only: bool = True) -> None:
         self.bound, self.read_only = bound, read_only
         self.connection = bound.connection
+        # the default database passes.py selected last on the connection (None: not known)
+        self.database: str | None = None
 
     def prepare(self) -> None:
         """The session read-only for the statements that follow (when the replay is read-only): one
