@@ -20,6 +20,7 @@ invocation in the order given (a drift of the host's load lands on every mode):
     them, so every pass waits EVENT_WAIT_S and counts the client's time; not in the default modes);
   - noset: the per-run reads with the SET once a pass (timing.READ_ONLY_EVERY "pass");
   - balanced, per-run-balanced: batch, per-run with the turns balanced (turns.BALANCED);
+  - turns: per-run-balanced with the database selected only where it differs (passes.py);
   - defaults: the product's as this checkout has them (timing.BATCH_READS, READ_ONLY_EVERY,
     turns.BALANCED, passes.SELECT_DB_EVERY_PASS); the others select the database before every pass,
     as before issue 51.
@@ -74,6 +75,7 @@ MODES: dict[str, tuple[bool, Literal["run", "pass"] | None, bool, bool]] = {
     "noset": (False, "pass", False, True),
     "balanced": (True, None, True, True),
     "per-run-balanced": (False, None, True, True),
+    "turns": (False, None, True, False),  # per-run-balanced with the database selected only where it differs
     "defaults": (timing.BATCH_READS, timing.READ_ONLY_EVERY, turns.BALANCED, passes.SELECT_DB_EVERY_PASS),
 }
 MIN_MEASURED_S = timing.MIN_MEASURED_S  # the product's
