@@ -64,7 +64,9 @@ EVENT_POLL_S = 0.0005
 # issue 51) when True; False (the default) reads each run's row right after it (`last`), as before.
 # Off by default: batched, the rounds took 0.54-0.67x the time (bench/replay_speed.py) but
 # bench/replay_causes.py's A/A control read "same" on 42 % and 70 % of its fingerprints (10 false
-# "faster", stages) where the per-run reads gave 100 % (bench/README.md): not understood yet. The
+# "faster", stages) where the per-run reads gave 100 % (bench/README.md): not understood yet; with the
+# turns balanced too (turns.BALANCED), 45 % against 67 % and 73 % run by run in the same sittings,
+# DO 0's floor 1.04x [1.01, 1.06] (bench/README.md, "The replay's speed defaults"). The
 # long history is global (every thread's statements, the admin's reads too): an instance the lab
 # starts keeps HISTORY_LONG_SIZE rows, a pass of MAX_REPEATS runs (its SET, its stage reads and its
 # read: ~215 rows) with a margin, and no more: the server scans the whole table for a read (MariaDB
