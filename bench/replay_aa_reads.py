@@ -19,8 +19,17 @@ invocation in the order given (a drift of the host's load lands on every mode):
     measurement yet: ServerClock.pass_events finds no run of a pass whose runs have a SET between
     them, so every pass waits EVENT_WAIT_S and counts the client's time; not in the default modes);
   - noset: the per-run reads with the SET once a pass (timing.READ_ONLY_EVERY "pass");
-  - balanced, per-run-balanced: batch, per-run with the turns balanced (turns.BALANCED).
-Per replay: b's share of fingerprints "same" (and slower/faster/undecided), the DO 0 floor line, the
+  - balanced, per-run-balanced: batch, per-run with the turns balanced (turns.BALANCED);
+  - turns: per-run-balanced with the database selected only where it differs (passes.py);
+  - defaults: the product's as this checkout has them (timing.BATCH_READS, READ_ONLY_EVERY,
+    turns.BALANCED, passes.SELECT_DB_EVERY_PASS); the others select the database before every pass,
+    as before issue 51.
+A mode may end in "@<ms>": the pass's repetition budget (timing.MIN_MEASURED_S) in milliseconds
+(defaults@10), the product's without. --extend: a replay's extension (to 3x --rounds, the still
+undecided fingerprints), as replay_causes.py runs it.
+Per replay: b's share of fingerprints "same" (and slower/faster/undecided), the A/A intervals'
+half-width (each fingerprint's b/a VerdictRead.mde: median, p90) and the rounds' median,
+replay_causes.py's goals (c's own findings: false ones; d's plan changes), the DO 0 floor line, the
 b/a ratio per statement of the pass medians' medians (geometric mean [min, max] over the statements
 whose baseline median is >= 0.5 ms, "scans"), and the carryover: per variant a and b, how far its
 scans' passes right after each other variant sit from its own median (geometric mean of pass / median,
@@ -28,6 +37,7 @@ with the pass count).
 
 Run by hand (root, the lab installed), from the repository root:
     .venv/bin/python bench/replay_aa_reads.py [--rounds 8] [--modes batch,balanced,per-run,noset,...]
+    .venv/bin/python bench/replay_aa_reads.py --rounds 20 --extend --modes defaults,per-run,defaults@10
 Servers: /var/lib/upgradelab/bench-servers-aa-reads (its own, so replay_causes.py may run beside it),
 ports 28591-28594.
 """
@@ -52,18 +62,23 @@ import replay_resolution as base  # noqa: E402
 from power_checks import commit, load_average  # noqa: E402
 
 from upgradelab.execution.schedule import plan  # noqa: E402
-from upgradelab.measurement import timing, turns  # noqa: E402
-from upgradelab.replay.schemas import DEFAULT_PASSES  # noqa: E402
+from upgradelab.measurement import passes, timing, turns  # noqa: E402
+from upgradelab.replay.schemas import DEFAULT_PASSES, EXTENSION_FACTOR  # noqa: E402
 
-# mode: (timing.BATCH_READS, timing.READ_ONLY_EVERY, turns.BALANCED)
-MODES: dict[str, tuple[bool, Literal["run", "pass"] | None, bool]] = {
-    "per-run": (False, None, False),
-    "batch": (True, None, False),
-    "batch-set": (True, "run", False),
-    "noset": (False, "pass", False),
-    "balanced": (True, None, True),
-    "per-run-balanced": (False, None, True),
+# mode: (timing.BATCH_READS, timing.READ_ONLY_EVERY, turns.BALANCED, passes.SELECT_DB_EVERY_PASS);
+# "defaults": the product's, as this checkout has them. A mode may end in "@<ms>": timing.MIN_MEASURED_S
+# (a pass's repetition budget) in milliseconds, e.g. defaults@10; without it the product's.
+MODES: dict[str, tuple[bool, Literal["run", "pass"] | None, bool, bool]] = {
+    "per-run": (False, None, False, True),
+    "batch": (True, None, False, True),
+    "batch-set": (True, "run", False, True),
+    "noset": (False, "pass", False, True),
+    "balanced": (True, None, True, True),
+    "per-run-balanced": (False, None, True, True),
+    "turns": (False, None, True, False),  # per-run-balanced with the database selected only where it differs
+    "defaults": (timing.BATCH_READS, timing.READ_ONLY_EVERY, turns.BALANCED, passes.SELECT_DB_EVERY_PASS),
 }
+MIN_MEASURED_S = timing.MIN_MEASURED_S  # the product's
 PORTS = {"a": 28591, "b": 28592, "c": 28593, "d": 28594}
 SCAN_S = 0.0005  # a statement whose baseline median is at least this is counted with the scans
 SEED = 7  # replay_causes.replay's plan
@@ -113,36 +128,62 @@ def carryover(timed: dict[str, Any], chosen: list[int], rounds: int) -> dict[tup
     return out
 
 
-def one_mode(mode: str, dataset: Any, sql: str, rounds: int) -> None:
-    """One replay of the four variants in `mode`; its lines."""
-    timing.BATCH_READS, timing.READ_ONLY_EVERY, turns.BALANCED = MODES[mode]
-    run = causes.replay(list(PORTS), dataset, sql, rounds, rounds, "b")
+def apply_mode(mode: str) -> None:
+    """Put `mode` (MODES, with its "@<ms>" budget) in force in this process (bench/replay_speed.py's
+    modes too); KeyError for an unknown one."""
+    name, _, budget_ms = mode.partition("@")
+    timing.BATCH_READS, timing.READ_ONLY_EVERY, turns.BALANCED, passes.SELECT_DB_EVERY_PASS = MODES[name]
+    timing.MIN_MEASURED_S = float(budget_ms) / 1e3 if budget_ms else MIN_MEASURED_S
+
+
+def one_mode(mode: str, dataset: Any, sql: str, rounds: int, max_rounds: int) -> None:
+    """One replay of the four variants in `mode`, extended to `max_rounds` as a replay is; its lines
+    (the carryover only without extension: the turns are rebuilt from the planned rounds)."""
+    apply_mode(mode)
+    run = causes.replay(list(PORTS), dataset, sql, rounds, max_rounds, "b")
     document, timed = run["document"], run["timed"]
     row = next(one for one in causes.variant_rows(document) if one["variant"] == "b")
+    # the A/A control's intervals: each fingerprint's b/a half-width (VerdictRead.mde, a fraction)
+    widths = sorted(f["ratios"]["b"]["mde"] for f in document["fingerprints"] if f.get("ratios", {}).get("b"))
     chosen = scans(timed)
     ratios = [
         statistics.median(timed["b"]["times"][index]) / statistics.median(timed["a"]["times"][index])
         for index in chosen
     ]
-    after = carryover(timed, chosen, rounds)
+    after = carryover(timed, chosen, rounds) if max_rounds == rounds else {}
     table = "; ".join(f"{one} after {other}: {geometric(after[one, other])}" for one, other in sorted(after))
+    goals = "; ".join(
+        f"{goal.name}: {goal.figure} ({'PASS' if goal.met else 'FAIL'})" for goal in causes.goals(document)
+    )
     print(
         f"{mode:<16} wall {run['wall_s']:5.0f} s, load {run['load'][0]} -> {run['load'][1]}: "
         f'A/A "same" {row["same_share"]:.0%} (slower {row["today_slower"]}, faster {row["today_faster"]}, '
-        f"undecided {row['undecided']}); b/a on the scans {geometric(ratios)}\n"
-        f"    {row['cost_text']}\n    carryover (scans' pass / median): {table}",
+        f"undecided {row['undecided']}); b/a on the scans {geometric(ratios)}; A/A interval half-width "
+        f"median {_quantile(widths, 0.5):.1%}, p90 {_quantile(widths, 0.9):.1%} of {len(widths)}; "
+        f"rounds median {statistics.median(f.get('rounds') or 0 for f in document['fingerprints']):.0f}\n"
+        f"    {row['cost_text']}\n    carryover (scans' pass / median): {table or '- (extended)'}\n"
+        f"    replay_causes goals: {goals}",
         flush=True,
     )
+
+
+def _quantile(values: list[float], q: float) -> float:
+    """The q-quantile of sorted `values` (nearest rank), nan when empty."""
+    return values[min(len(values) - 1, int(q * len(values)))] if values else math.nan
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument(
+        "--extend", action="store_true", help=f"extended as a replay is, to {EXTENSION_FACTOR}x --rounds"
+    )
     parser.add_argument("--modes", default="batch,balanced,per-run,noset")
     parser.add_argument("--cost", choices=list(causes.COST_PLANTS), default="general-log", help="c's plant")
     args = parser.parse_args()
     modes = args.modes.split(",")
-    unknown = [mode for mode in modes if mode not in MODES]
+    max_rounds = EXTENSION_FACTOR * args.rounds if args.extend else args.rounds
+    unknown = [mode for mode in modes if mode.partition("@")[0] not in MODES]
     if unknown:
         parser.error(f"--modes: unknown {', '.join(unknown)} (known: {', '.join(MODES)})")
     causes.PORTS.clear()
@@ -150,7 +191,7 @@ def main() -> None:
     causes.COST_OPTIONS[:] = causes.COST_PLANTS[args.cost]
     print(
         f"replay A/A reads, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit()}: "
-        f"{args.rounds} rounds x {DEFAULT_PASSES} passes, no extension, a b c d on {causes.TARGET} "
+        f"{args.rounds} rounds x {DEFAULT_PASSES} passes to {max_rounds}, a b c d on {causes.TARGET} "
         f"(c: {' '.join(causes.COST_OPTIONS)}), modes {','.join(modes)}, load average {load_average()}",
         flush=True,
     )
@@ -162,7 +203,7 @@ def main() -> None:
         causes.drop_index(causes.provisioner("d"))
         try:
             for mode in modes:
-                one_mode(mode, dataset, sql, args.rounds)
+                one_mode(mode, dataset, sql, args.rounds, max_rounds)
         finally:
             for name in PORTS:
                 causes.provisioner(name).stop_all()

@@ -8,7 +8,9 @@ per-run,batch,per-run,batch: a drift of the host's load lands on both):
     ServerClock.last, polled until the server closed the statement's event) and the session made
     read-only before every run (SET SESSION TRANSACTION READ ONLY), as before issue 51;
   - batch: the session made read-only once a pass, its rows read once after the pass from the long
-    history (ServerClock.pass_events).
+    history (ServerClock.pass_events);
+  - any other of bench/replay_aa_reads.py's modes (balanced: batch with turns.BALANCED; defaults: the
+    product's), each optionally with "@<ms>", the pass's repetition budget (timing.MIN_MEASURED_S).
 Per replay it prints the rounds' wall clock (from round 1's start: the loads and outcomes excluded),
 the statements' own server time (the sum of every timed run's TIMER_WAIT; a run read by the client's
 clock counts its client time), their ratio, the wall clock per timed execution and the wall clock
@@ -40,6 +42,7 @@ os.environ.setdefault("UPGRADELAB_SERVER_DIR", "/var/lib/upgradelab/bench-server
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "backend"))
+import replay_aa_reads as aa_reads  # noqa: E402  (its modes; this file's server dir set above wins)
 import replay_resolution as base  # noqa: E402
 import replay_stage_cost as stage_cost  # noqa: E402
 from power_checks import commit, load_average  # noqa: E402
@@ -151,7 +154,7 @@ def one_replay(
     dataset: DumpDataset, statements: list[SourceStatement], rounds: int, mode: str, profile: bool
 ) -> dict[str, Any]:
     """One replay in `mode` (module docstring): its figures."""
-    timing.BATCH_READS = mode == "batch"
+    aa_reads.apply_mode(mode)
     load = load_average()
     tally = Tally()
     rounds_started: list[float] = []
@@ -229,6 +232,11 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="py-spy the first replay of each mode")
     args = parser.parse_args()
     modes = args.modes.split(",")
+    unknown = [mode for mode in modes if mode.partition("@")[0] not in aa_reads.MODES]
+    if unknown:
+        parser.error(
+            f"--modes: unknown {', '.join(unknown)} (known: {', '.join(aa_reads.MODES)}, each @<ms>)"
+        )
     print(
         f"replay speed, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit()}, "
         f"{args.rounds} rounds x {DEFAULT_PASSES} passes, no extension, {', '.join(VARIANTS)}, "

@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import lab_provisioner
 from tests.datasets.shop import ORDERS
 from upgradelab.execution.schedule import plan
-from upgradelab.measurement import opening, timing
+from upgradelab.measurement import opening, outcomes, timing
 from upgradelab.measurement.dataset_load import DumpDataset, file_sha256
 from upgradelab.measurement.engine import ReplayVariant, replay_rounds
 from upgradelab.measurement.sources import parse_source
@@ -192,3 +192,63 @@ def test_the_read_only_set_comes_once_a_pass_or_before_every_run_as_asked(
     assert runs == [0.001] * 4  # the rows' TIMER_WAIT (1 ms) or, without a clock, the client's time
     assert statements.prepares == prepares
     assert statements.runs == [not own_set] * 4
+
+
+def test_a_pass_with_the_set_before_every_run_steps_over_the_sets_rows() -> None:
+    """READ_ONLY_EVERY "run" on the batched path (bench/replay_aa_reads.py's batch-set): a SET's row
+    between every two runs; the newest row a SET means the last run has not ended: waited for."""
+    captured = (11, 7_000_000_000, SQL, 40_000)
+    explain = (12, 1_000_000, f"EXPLAIN FORMAT=JSON {SQL}", 0)
+    sets = [(13 + 2 * n, 1_000_000, outcomes.READ_ONLY_SET, 0) for n in range(3)]
+    runs = [(14 + 2 * n, (n + 1) * 1_000_000_000, SQL, 40_000) for n in range(3)]
+    pairs = [row for pair in zip(sets, runs, strict=True) for row in pair]
+    history = _Long([[captured, explain, *pairs[:5]], [captured, explain, *pairs]])
+    clock = _clock(history, 10)
+    events = clock.pass_events(SQL, 3, 10)
+    assert events is not None and [e.seconds for e in events] == [0.001, 0.002, 0.003]
+    assert (
+        history.reads == 2 and clock.event_id == 18
+    )  # the first read ended on a SET: the last run's row waited for
+
+
+class _Thread:
+    """A fake admin connection answering `last(sql, True)`'s one query (stage_events.history_query)
+    as a server would after three runs: run 20 read before, run 30 never read (the batched pass reads
+    only the runs due for their stages), run 40 just sent its rows, its event closed from the second
+    read on. The history's newest row is 30 until 40 closes; the thread's current statement is 40."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+        self.sql = ""
+
+    @contextmanager
+    def cursor(self) -> Iterator["_Thread"]:
+        yield self
+
+    def execute(self, sql: str, args: Any = None) -> None:
+        self.reads += 1
+        self.sql = sql
+
+    def fetchall(self) -> list[tuple[object, ...]]:
+        closed = self.reads >= 2
+        if "events_statements_current" in self.sql:  # the thread's latest statement, once closed
+            statement = [(0, 40, 4_000_000_000, SQL, 40_000)] if closed else []
+        else:  # the history's newest row
+            statement = [
+                (0, 40, 4_000_000_000, SQL, 40_000) if closed else (0, 30, 3_000_000_000, SQL, 40_000)
+            ]
+        stages = [(1, 30, 2_000_000_000, "stage/sql/Sending data", None),
+                  (1, 40, 3_000_000_000, "stage/sql/Sending data", None)]  # fmt: skip
+        return [*statement, *stages]
+
+
+def test_a_run_due_for_its_stages_reads_its_own_row_not_the_unread_run_before_it() -> None:
+    thread = _Thread()
+    clock = ServerClock(
+        cast(ServerConnection, thread), 7, columns=("ROWS_EXAMINED",), stage_size=64, long_size=512
+    )
+    clock.event_id = 20
+    event = clock.last(SQL, True)
+    assert event is not None and event.stages is not None
+    assert event.seconds == 0.004 and clock.event_id == 40  # run 40's, waited for: not run 30's
+    assert event.stages.seconds["sending data"] == 0.003

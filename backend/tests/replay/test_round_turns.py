@@ -45,6 +45,8 @@ def test_interleaved_layouts_switch_between_statements_and_rotate_who_goes_first
     firsts = Counter(runs[i] for i in range(0, len(runs), len(order)))
     assert set(firsts) == set(order) and max(firsts.values()) - min(firsts.values()) <= 1
     assert runs[: len(order)] == order  # the round's own order first
+    after = _predecessors(turns)  # balanced by default (turns.BALANCED): each after each other one
+    assert max(after.values()) - min(after.values()) <= 2 and len(after) == 6, after
 
 
 def _passes(turns: list[tuple[int, int, int]]) -> Counter[tuple[int, int]]:
@@ -85,9 +87,10 @@ def test_balanced_turns_put_every_variant_after_every_other_equally_often(
         assert runs[:variants] == order
 
 
-def test_rotated_turns_keep_each_variants_predecessor_within_a_round() -> None:
+def test_rotated_turns_keep_each_variants_predecessor_within_a_round(monkeypatch: pytest.MonkeyPatch) -> None:
     """What BALANCED fixes, as the rotation lays a round out: each variant after its predecessor in
     the round's order on 3 switches of 4 (the turn's boundary the 4th), never after its successor."""
+    monkeypatch.setattr(turns_module, "BALANCED", False)  # the rotation (the default before issue 51)
     after = _predecessors(round_turns([3, 1, 0, 2], 34, 2, "pass"))
     assert len(after) == 8  # of 12
     for variant in range(4):

@@ -9,7 +9,8 @@
    (caches and buffer pool as the rounds will find them);
 3. rounds: the schedule's rounds; in each, every sampled statement in source order is timed
    `passes` times on every variant, the variants taking turns pass by pass (turns.py `round_turns`, "pass":
-   the round's shuffled order, rotated at each turn), each thawed for its turn and frozen after it;
+   the round's shuffled order first, then each turn's order balanced so every variant follows every
+   other one as often, turns.py BALANCED), each thawed for its turn and frozen after it;
    a statement is repeated until enough time was measured (timing.py: the server's clock where the
    variant's server gives it, every instance the lab starts having performance_schema ON, the
    client's otherwise; the client's time is kept too, for a pair on different clocks; on the server's

@@ -54,6 +54,9 @@ REFUSED_TEXT = "refused: writes in a read-only replay"
 # (1370), --secure-file-priv or --read-only (1290), a table opened read-only (1036).
 READ_ONLY_REFUSALS = frozenset({1792, 1142, 1143, 1044, 1045, 1227, 1370, 1290, 1036})
 MIB = 1024 * 1024
+# What prepare() sends the session (and ROLLBACK first where a transaction was left open): rows of the
+# session's thread between a pass's runs that timing.py's pass read steps over
+READ_ONLY_SET = "SET SESSION TRANSACTION READ ONLY"
 _MODULUS = 1 << 256
 
 
@@ -241,6 +244,8 @@ class Statements:
     def __init__(self, bound: StatementBound, read_only: bool = True) -> None:
         self.bound, self.read_only = bound, read_only
         self.connection = bound.connection
+        # the default database passes.py selected last on the connection (None: not known)
+        self.database: str | None = None
 
     def prepare(self) -> None:
         """The session read-only for the statements that follow (when the replay is read-only): one
@@ -250,7 +255,7 @@ class Statements:
     def _prepare(self) -> None:
         if self.read_only:
             with self.connection.cursor() as cursor:
-                cursor.execute("SET SESSION TRANSACTION READ ONLY")
+                cursor.execute(READ_ONLY_SET)
                 status = int(getattr(self.connection, "server_status", 0) or 0)  # not in pymysql's stubs
                 if status & SERVER_STATUS.SERVER_STATUS_IN_TRANS:
                     cursor.execute("ROLLBACK")  # a transaction left open would not be read-only

@@ -13,18 +13,34 @@ from upgradelab.measurement.outcomes import Outcome, Statements, capture
 from upgradelab.measurement.sources import SourceStatement
 from upgradelab.measurement.stage_events import RunStages, StageTally
 from upgradelab.measurement.timing import pass_value, timed_runs
-from upgradelab.targets.provisioners.base import (
-    ADMIN_READ_TIMEOUT_S,
-    ServerConnection,
-)
+from upgradelab.targets.provisioners.base import ADMIN_READ_TIMEOUT_S
 from upgradelab.targets.statement_timeout import StatementBound
 
+# Whether a statement's passes select its default database (COM_INIT_DB) even where the connection's
+# is that one already (issue 51: before every statement's passes, it was 6 % of the replay thread's
+# time, bench/replay_speed.py --profile). False: only where it differs from the one selected last
+# (`use_database`); True: every time, as before (bench/replay_speed.py's modes set it).
+SELECT_DB_EVERY_PASS = False
 
-def _use(connection: ServerConnection, database: str) -> Outcome | None:
+
+def use_database(statements: Statements, database: str) -> None:
+    """Make `database` the default of the statements' connection (select_db), unless it is the one
+    selected last on it (Statements.database) in a read-only replay: a replayed statement cannot
+    change it there (the source's `USE` sets a statement's database, sources.py; a routine's own is
+    set back after it), where a write (DROP DATABASE) could. The server's error passes through and
+    forgets the one selected (so does a pass that errs or times out: statement_passes)."""
+    if SELECT_DB_EVERY_PASS or not statements.read_only or statements.database != database:
+        statements.database = None
+        statements.connection.select_db(database)
+        statements.database = database if statements.read_only else None
+
+
+def _use(statements: Statements, database: str) -> Outcome | None:
     """Make `database` the default; the server's refusal as the statement's outcome (a log taken on
     another server may name a database the dump does not hold)."""
     try:
-        connection.select_db(database)
+        statements.database = None  # selected every time: the outcome's capture has no pass before it
+        use_database(statements, database)
     except pymysql.MySQLError as error:
         return Outcome(int(error.args[0]), f"default database {database!r}: {error.args[1]}")
     return None
@@ -64,7 +80,7 @@ def capture_outcomes(
     one.replay.times = [[] for _ in statements]
     one.replay.work = [WorkTally() for _ in statements]
     for index, statement in enumerate(statements):
-        refused = _use(one.connection, statement.database or dataset.database)
+        refused = _use(run.statements, statement.database or dataset.database)
         if refused is not None:
             one.missing[index] = refused
         outcome = refused or capture(run.statements, statement.sql)
@@ -97,7 +113,7 @@ def statement_passes(
         if not warm_up:
             _left_out(one, index, tally, passes)
         return
-    one.connection.select_db(statement.database or dataset.database)
+    use_database(run.statements, statement.database or dataset.database)
     for done in range(1, passes + 1):
         client: list[float] = []
         stages: list[RunStages] = []
@@ -117,6 +133,8 @@ def statement_passes(
             one.replay.times[index].append(seconds)
             one.replay.client_times[index].append(pass_value(client) if runs and client else seconds)
             one.replay.repeats[index] = len(runs or [])
+        if seconds is None or seconds == float("inf"):  # the session's state not known after it
+            run.statements.database = None
         if tally is not None:  # a pass that errored or timed out: no stages of its own
             tally.add_pass(stages if seconds is not None and seconds != float("inf") else [])
         if seconds == float("inf"):  # timed out: not run again on this variant (the passes left: None)

@@ -45,7 +45,7 @@ import pymysql
 
 from upgradelab.measurement import stage_events
 from upgradelab.measurement.counters import COLUMNS_QUERY, WorkTally, event_counters, history_columns
-from upgradelab.measurement.outcomes import Statements
+from upgradelab.measurement.outcomes import READ_ONLY_SET, Statements
 from upgradelab.measurement.stage_events import RunStages
 from upgradelab.targets.provisioners.base import ServerConnection
 from upgradelab.targets.statement_timeout import StatementTimedOut
@@ -64,7 +64,9 @@ EVENT_POLL_S = 0.0005
 # issue 51) when True; False (the default) reads each run's row right after it (`last`), as before.
 # Off by default: batched, the rounds took 0.54-0.67x the time (bench/replay_speed.py) but
 # bench/replay_causes.py's A/A control read "same" on 42 % and 70 % of its fingerprints (10 false
-# "faster", stages) where the per-run reads gave 100 % (bench/README.md): not understood yet. The
+# "faster", stages) where the per-run reads gave 100 % (bench/README.md): not understood yet; with the
+# turns balanced too (turns.BALANCED), 45 % against 67 % and 73 % run by run in the same sittings,
+# DO 0's floor 1.04x [1.01, 1.06] (bench/README.md, "The replay's speed defaults"). The
 # long history is global (every thread's statements, the admin's reads too): an instance the lab
 # starts keeps HISTORY_LONG_SIZE rows, a pass of MAX_REPEATS runs (its SET, its stage reads and its
 # read: ~215 rows) with a margin, and no more: the server scans the whole table for a read (MariaDB
@@ -79,6 +81,9 @@ BATCH_READS = False
 # test the batched pass's two changes (the reads, the SET) apart on the A/A control.
 READ_ONLY_EVERY: Literal["run", "pass"] | None = None
 _HISTORY_LONG = "events_statements_history_long"
+# The session's own statements between a pass's runs where it is made read-only before every run
+# (READ_ONLY_EVERY "run"; outcomes.Statements.prepare): `pass_events` steps over their rows
+_BETWEEN_RUNS = (READ_ONLY_SET, "ROLLBACK")
 HISTORY_LONG_SIZE = 512
 MIN_HISTORY_LONG = 2 * MAX_REPEATS + 64
 MAX_HISTORY_LONG = 4 * HISTORY_LONG_SIZE
@@ -154,10 +159,12 @@ class ServerClock:
         repeated until the last run's row is there for at most EVENT_WAIT_S (the server ends a
         statement's event after it sent the last row: `last`): once a pass, never a read per run.
         The pass's runs are the trailing `runs` rows of `sql` with no other statement of the thread
-        after them (a row of the same text before the pass, its outcome's capture, is never one of
-        them). None when they never all are (the long history off, too small or overwritten: the pass
-        counts the client's time, as `last`'s None); [] for runs == 0. Moves `event_id` past the
-        rows read. Counters as `last`'s; no stages (a run due for its stages is read by `last`)."""
+        after them but the read-only SET made before every run (READ_ONLY_EVERY "run": its rows,
+        `_BETWEEN_RUNS`, are stepped over; a row of the same text before the pass, its outcome's
+        capture, is never one of them; the newest row must be the last run's). None when they never
+        all are (the long history off, too small or overwritten: the pass counts the client's time,
+        as `last`'s None); [] for runs == 0. Moves `event_id` past the rows read. Counters as
+        `last`'s; no stages (a run due for its stages is read by `last`)."""
         if runs <= 0:
             return []
         columns = self.counter_columns()
@@ -177,9 +184,10 @@ class ServerClock:
             self.reads += 1
             tail: list[tuple[object, ...]] = []
             for row in reversed(rows):
-                if not _is(row[2], sql) or row[1] is None:
-                    break
-                tail.append(row)
+                if _is(row[2], sql) and row[1] is not None:
+                    tail.append(row)
+                elif not tail or not any(_is(row[2], between) for between in _BETWEEN_RUNS):
+                    break  # (the newest row is the last run's: a SET newest, that run has not ended)
             if len(tail) >= runs:
                 self.event_id = max(self.event_id, max(int(str(row[0])) for row in rows))
                 return [
@@ -200,7 +208,9 @@ class ServerClock:
         slow statement did): the read is repeated until that row is there, for at most
         EVENT_WAIT_S. None when it never is (a statement the history does not keep).
         stages: also its stage events, in the same query (stage_events.py; where the server keeps
-        them, `stage_size`)."""
+        them, `stage_size`), and the statement's row is then the thread's latest once closed
+        (events_statements_current, stage_events.history_query): right, even where the runs before it
+        were never read (the batched pass reads only the runs due for their stages)."""
         columns = self.counter_columns()
         size = self.stage_size if stages else None
         deadline = time.monotonic() + EVENT_WAIT_S

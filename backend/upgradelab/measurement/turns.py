@@ -22,8 +22,10 @@ Turn = tuple[int, int, int]
 # at each turn, so within a round each variant always follows the same one (its predecessor in the
 # round's order: replay_causes.py's seed gave "a after c or d" 544 turns, "b after c or d" 338);
 # True: each turn's order chosen so that every variant follows every other one about equally often
-# (`balanced_orders`). bench/replay_aa_reads.py compares the two on the A/A control (issue 51).
-BALANCED = False
+# (`balanced_orders`): the default since issue 51's A/A runs (bench/README.md, "The replay's speed
+# defaults": 85 % of the A/A control "same" against 67 % and 73 % rotated, in the same sittings, no
+# false finding on either); bench/replay_aa_reads.py compares the two on the A/A control.
+BALANCED = True
 
 
 def round_turns(
@@ -35,8 +37,9 @@ def round_turns(
     the indexes to time, in source order (an extension round: the still-undecided ones);
     "block": each variant in turn times every statement `passes` times; "statement": each statement
     in turn is timed `passes` times on every variant; "pass": each pass of each statement on every
-    variant in turn. In the last two the variants' order is the round's rotated by the turn, so each
-    variant is as often first after a switch (a thawed server's first statement) as the others."""
+    variant in turn. In the last two each turn's order is balanced (BALANCED: every variant after every
+    other one as often; else the round's rotated by the turn), and each variant is as often first
+    after a switch (a thawed server's first statement) as the others."""
     indexes = range(statements) if isinstance(statements, int) else sorted(statements)
     if interleave == "block":
         return [(v, s, passes) for v in order for s in indexes]
