@@ -182,8 +182,11 @@ def test_a_killed_worker_fails_the_replay_within_seconds_of_its_lease_whichever_
             assert replay["error"] == f"shard 2 of 2 (worker {other.worker}): worker lost (its lease expired)"
         else:  # it ran the replay's own task
             assert coordinator.worker.startswith("local@") and replay["error"] == "worker lost"
+        # the lease, then the reaper's or the coordinator's pass, which stops the gone host's servers
+        # (a SLEEP running in them) before it writes the final status: 20-25 s on a quiet host, 50 s
+        # once under the gate's load
         ttl = get_settings().job_lease_ttl_s
-        assert time.monotonic() - killed < ttl + 15, time.monotonic() - killed
+        assert time.monotonic() - killed < ttl + 45, time.monotonic() - killed
         deadline = time.monotonic() + 30  # the shard on the live worker stops at its next watch poll
         while any(r.status == "running" for r in _shards(replay_id)):
             assert time.monotonic() < deadline, [(r.status, r.error) for r in _shards(replay_id)]
