@@ -28,6 +28,9 @@ by its checksums and row count only, as every result is, and nothing of it was k
 Warnings are the statement's own: SHOW WARNINGS is read only when the statement's OK or EOF packet
 counted warnings. MariaDB does not clear the diagnostics area for a statement that touches no table
 and raises nothing (`SELECT 1`), so SHOW WARNINGS after it lists the previous statement's.
+
+One concept: what a statement does on one server, read as the replay's runner runs it (its
+session made read-only, its database selected, its result streamed and hashed, its plan summarised).
 """
 
 import hashlib

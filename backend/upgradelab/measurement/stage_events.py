@@ -10,7 +10,7 @@ where its own configuration keeps them (`STATUS_QUERY`: the stage consumers on, 
 timed), and not otherwise, said in the report.
 
 Read with the statement's row in one query (timing.py ServerClock.last, `history_query`: the newest
-closed statement row UNION ALL the thread's stage rows newer than the statement read before): no round trip
+statement row UNION ALL the thread's stage rows newer than the statement read before): no round trip
 more per run; by 10 runs spread over each pass (settings `replay_stage_runs`, timing.py StageSpread; 0:
 every run): measured on one CPU, a read with stages took 0.44-0.58 ms against 0.17-0.20 ms without (the
 stage history's scan; a GROUP_CONCAT of the rows or a second statement in the packet cost the same), and
@@ -70,18 +70,14 @@ def history_size(consumers: object, timed: object, size: object) -> int | None:
 
 def history_query(columns: Sequence[str]) -> str:
     """One read of a run's statement row and stage rows (module docstring): rows of (0, EVENT_ID,
-    TIMER_WAIT, SQL_TEXT, *columns) for the thread's newest statement once the server closed its event
-    and (1, NESTING_EVENT_ID, TIMER_WAIT, EVENT_NAME, NULL...) for its stages newer than an EVENT_ID;
-    parameters (thread id, thread id, that EVENT_ID). `columns`: the statement history's counter
-    columns (counters.py). The statement's row is events_statements_current's (the thread's latest
-    statement, END_EVENT_ID NULL while it runs), not the history's newest: a run read right after it
-    finds its own row or none, never the run before it still newest in the history (issue 51: the
-    batched pass reads only the runs due for their stages, so the run before was never read)."""
+    TIMER_WAIT, SQL_TEXT, *columns) for the thread's newest statement and (1, NESTING_EVENT_ID,
+    TIMER_WAIT, EVENT_NAME, NULL...) for its stages newer than an EVENT_ID; parameters (thread id,
+    thread id, that EVENT_ID). `columns`: the statement history's counter columns (counters.py)."""
     extra = "".join(f", {column}" for column in columns)
     pad = ", NULL" * len(columns)
     return (
-        f"(SELECT 0, EVENT_ID, TIMER_WAIT, SQL_TEXT{extra} FROM performance_schema.events_statements_current "
-        "WHERE THREAD_ID = %s AND END_EVENT_ID IS NOT NULL ORDER BY EVENT_ID DESC LIMIT 1) UNION ALL "
+        f"(SELECT 0, EVENT_ID, TIMER_WAIT, SQL_TEXT{extra} FROM performance_schema.events_statements_history "
+        "WHERE THREAD_ID = %s ORDER BY EVENT_ID DESC LIMIT 1) UNION ALL "
         f"(SELECT 1, NESTING_EVENT_ID, TIMER_WAIT, EVENT_NAME{pad} FROM performance_schema.{HISTORY} "
         "WHERE THREAD_ID = %s AND EVENT_ID > %s AND NESTING_EVENT_TYPE = 'STATEMENT')"
     )

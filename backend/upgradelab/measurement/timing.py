@@ -208,9 +208,10 @@ class ServerClock:
         slow statement did): the read is repeated until that row is there, for at most
         EVENT_WAIT_S. None when it never is (a statement the history does not keep).
         stages: also its stage events, in the same query (stage_events.py; where the server keeps
-        them, `stage_size`), and the statement's row is then the thread's latest once closed
-        (events_statements_current, stage_events.history_query): right, even where the runs before it
-        were never read (the batched pass reads only the runs due for their stages)."""
+        them, `stage_size`). On the batched path (BATCH_READS, off) the runs before a due run are
+        not read, so the history's newest row can still be the run before it: its stages then a
+        neighbour's (reading events_statements_current instead lost MariaDB's counters: rows
+        examined 0, tests/replay/test_work_counters_on_server.py)."""
         columns = self.counter_columns()
         size = self.stage_size if stages else None
         deadline = time.monotonic() + EVENT_WAIT_S
