@@ -10,6 +10,15 @@ bench makes, each with a known answer, replayed with the measurement library's t
     (speed 0), on 10.11 against 10.11 started with transaction-isolation=SERIALIZABLE (the planted
     setting: the reads take shared locks, the writers wait and deadlock). Expected: throughput
     "slower" with its causes (lock waits, deadlocks), nothing on the A/A.
+  - "hot-row-binlog": the hot-row workload (speed 0) on 10.11 against 10.11 with the binary log on
+    and synced at every commit (the planted settings `log-bin`, `sync_binlog=1`: MySQL 8.0's
+    defaults, off in MariaDB's). With the binary log a commit is two-phase: InnoDB's prepare
+    flushes its redo log (innodb_flush_log_at_trx_commit=1, the default), the binary log is
+    written and synced, and only then InnoDB commits and releases the row's lock; two fsyncs inside
+    every transaction's hold on the one row, which the other sessions queue behind (group commit
+    cannot batch them). Expected: throughput (statements/s and transactions/s) "slower" with its
+    cause (lock waits); no error and no table break on either (every increment commits on both:
+    the committed work falls, not an artefact of failures returning fast); nothing on the A/A.
   - "aa": the hot-row workload on 10.11 against itself, --aa-runs replays of --rounds rounds: the
     share of A/A throughput verdicts "same" (target: at least 90 %) and the false slower/faster.
   - "cost": one trial of the hot-row workload at 8, 16 and 32 sessions: copy, start, trial and
@@ -18,12 +27,12 @@ bench makes, each with a known answer, replayed with the measurement library's t
     bounded at the kind's MAX_RESULTS: the Python memory its statement results and summary took
     (tracemalloc's peak over run_trial, the parsed sessions excluded) and per result.
 
---transactions: each hot-row session's transactions (hot-row and aa): 50 made 0.2 s trials; a
-throughput verdict needs thousands in all.
+--transactions: each session's transactions (hot-row, hot-row-binlog and aa): 50 made 0.2 s
+trials; a throughput verdict needs thousands in all.
 
 Run by hand (root, the lab installed), from the repository root:
-    .venv/bin/python bench/concurrent_replay.py [--cases read-then-write hot-row aa cost] [--rounds 5]
-        [--aa-runs 10] [--transactions 50] [--memory-results 500000]
+    .venv/bin/python bench/concurrent_replay.py [--cases read-then-write hot-row hot-row-binlog aa cost]
+        [--rounds 5] [--aa-runs 10] [--transactions 50] [--memory-results 500000]
 Servers use their own directory (/var/lib/upgradelab/bench-servers-concurrent), state directory (a
 temporary one) and ports (36021-36024). Record the results in bench/README.md with `uptime` at the time.
 """
@@ -116,33 +125,36 @@ def read_then_write_log(pairs: int = PAIRS) -> str:
     return out
 
 
+def transactions_log(sessions: int, transactions: int, body: Callable[[int], list[str]], first: int) -> str:
+    """`sessions` sessions (threads `first`, `first` + 1, ...), session n running `transactions`
+    times the statements `body(n)`, back to back (one time stamp: speed 0 runs them as fast as it
+    can)."""
+    lines = []
+    for n in range(sessions):
+        thread = first + n
+        lines.append(_line(None, thread, "Connect", "app@localhost on bench using TCP/IP"))
+        for _ in range(transactions):
+            lines += [_line(None, thread, "Query", sql) for sql in body(n)]
+        lines.append(_line(None, thread, "Quit", ""))
+    return HEADER + f"261206  8:00:00\t{lines[0][2:]}" + "".join(lines[1:])
+
+
 def hot_row_log(sessions: int, transactions: int = 50) -> str:
     """`sessions` sessions, each `transactions` read-then-write transactions on hot's one row."""
-    body = []
-    for n in range(sessions):
-        thread = 1000 + n
-        body.append(_line(None, thread, "Connect", "app@localhost on bench using TCP/IP"))
-        for _ in range(transactions):
-            for sql in (
-                "BEGIN",
-                "SELECT v FROM hot WHERE id = 1",
-                "UPDATE hot SET v = v + 1 WHERE id = 1",
-                "COMMIT",
-            ):
-                body.append(_line(None, thread, "Query", sql))
-        body.append(_line(None, thread, "Quit", ""))
-    return HEADER + f"261206  8:00:00\t{body[0][2:]}" + "".join(body[1:])
+    read_then_write = [
+        "BEGIN",
+        "SELECT v FROM hot WHERE id = 1",
+        "UPDATE hot SET v = v + 1 WHERE id = 1",
+        "COMMIT",
+    ]
+    return transactions_log(sessions, transactions, lambda n: read_then_write, 1000)
 
 
 def reads_log(sessions: int, statements: int) -> str:
     """`sessions` sessions reading hot's row, `statements` reads in all (autocommit)."""
-    body = []
-    for n in range(sessions):
-        thread = 2000 + n
-        body.append(_line(None, thread, "Connect", "app@localhost on bench using TCP/IP"))
-        body += [_line(None, thread, "Query", "SELECT v FROM hot WHERE id = 1")] * (statements // sessions)
-        body.append(_line(None, thread, "Quit", ""))
-    return HEADER + f"261206  8:00:00\t{body[0][2:]}" + "".join(body[1:])
+    return transactions_log(
+        sessions, statements // sessions, lambda n: ["SELECT v FROM hot WHERE id = 1"], 2000
+    )
 
 
 def target_row(name: str) -> dict[str, Any]:
@@ -204,20 +216,46 @@ def show(title: str, report: ConcurrentReport) -> None:
         print(f"  {one.metric} {one.variant}: {one.group}: {one.reason}{causes}")
 
 
-def prepared(names: dict[str, str], dump: DumpDataset) -> dict[str, TrialTarget]:
-    """Each bench variant's instance with the dataset kept (name -> (target, options) via `names`)."""
-    out = {}
-    for name, target in names.items():
-        options = ["transaction-isolation=SERIALIZABLE"] if name == "planted" else []
-        out[name] = prepare_trials(instance(name, target), options, dump)
-    return out
+def rates(found: list[TrialRecord]) -> None:
+    """Per variant, the medians over its trials of what the app got done: transactions committed
+    (COMMITs without error) and statements per second, rows changed per second (the increments its
+    UPDATEs made), failed statements and seconds of sessions a trial."""
+    for variant in dict.fromkeys(t.variant for t in found):
+        mine = [t.summary for t in found if t.variant == variant]
+        tps = statistics.median(s.transactions_per_s for s in mine)
+        sps = statistics.median(s.statements_per_s for s in mine)
+        changed = statistics.median(s.rows_changed / s.wall_s for s in mine if s.wall_s > 0)
+        failed = statistics.median(sum(e.count for e in s.errors) for s in mine)
+        walls = [s.wall_s for s in mine]
+        print(
+            f"  {variant}: {tps:,.0f} transactions/s, {sps:,.0f} statements/s, "
+            f"{changed:,.0f} rows changed/s, {failed:g} failed statements a trial (medians); "
+            f"sessions {min(walls):.2f}-{max(walls):.2f} s a trial"
+        )
+
+
+def prepared(
+    names: dict[str, str], dump: DumpDataset, options: dict[str, list[str]] | None = None
+) -> dict[str, TrialTarget]:
+    """Each bench variant's instance with the dataset kept: `names` maps a variant to its lab
+    target, `options` a variant to its server options (none given: SERIALIZABLE on "planted", the
+    hot-row case's; a variant it does not name has none)."""
+    options = {"planted": ["transaction-isolation=SERIALIZABLE"]} if options is None else options
+    return {
+        name: prepare_trials(instance(name, target), options.get(name, []), dump)
+        for name, target in names.items()
+    }
 
 
 def with_targets(
-    names: dict[str, str], dump: DumpDataset, body: Callable[[dict[str, TrialTarget]], None]
+    names: dict[str, str],
+    dump: DumpDataset,
+    body: Callable[[dict[str, TrialTarget]], None],
+    options: dict[str, list[str]] | None = None,
 ) -> None:
-    """`body` on the prepared variants; every kept datadir put back and every server stopped after."""
-    targets = prepared(names, dump)
+    """`body` on the prepared variants (`options` as `prepared` takes them); every kept datadir put
+    back and every server stopped after."""
+    targets = prepared(names, dump, options)
     try:
         body(targets)
     finally:
@@ -256,6 +294,7 @@ def main() -> None:
 
             def hot_row(targets: dict[str, TrialTarget]) -> None:
                 found = trials(targets, hot.sessions, args.rounds, 0.0, 51)
+                rates(found)
                 show(
                     f"hot-row, 8 sessions x {args.transactions} (10.11, SERIALIZABLE, A/A; speed 0)",
                     decide(list(targets), found, "aa"),
@@ -264,6 +303,8 @@ def main() -> None:
             with_targets(
                 {"base": "mariadb-10.11", "planted": "mariadb-10.11", "aa": "mariadb-10.11"}, dump, hot_row
             )
+        if "hot-row-binlog" in args.cases:
+            hot_row_binlog(dump, hot.sessions, args.rounds, args.transactions)
         if "aa" in args.cases:
 
             def aa(targets: dict[str, TrialTarget]) -> None:
@@ -312,6 +353,68 @@ def main() -> None:
 
         if "memory" in args.cases:
             memory(dump, args.memory_results)
+
+
+BINLOG = ["log-bin", "sync_binlog=1"]
+BINLOG_KNOWN = (
+    f"planted ({', '.join(BINLOG)}): statements/s and transactions/s slower, cause lock waits; "
+    "no error and no table break on either; the A/A same"
+)
+
+
+def as_known(report: ConcurrentReport) -> list[str]:
+    """The hot-row-binlog case's known answer (BINLOG_KNOWN) checked against `report`: one line per
+    claim, "as known" or "NOT as known", with what was found."""
+    planted = [one for one in report.throughput if one.variant == "planted"]
+    control = [one for one in report.throughput if one.variant == "aa"]
+    breaks = [f"{one.variant} {one.code}" for one in report.errors if one.group == "breaks"]
+    breaks += [f"{one.variant} {one.table}" for one in report.tables if one.group == "breaks"]
+    claims = [
+        (
+            "planted slower",
+            [f"{one.metric} {one.group}" for one in planted],
+            all(one.group == "slower" for one in planted),
+        ),
+        (
+            "cause lock waits",
+            [cause for one in planted for cause in one.causes],
+            all(any(c.startswith("lock waits") for c in one.causes) for one in planted),
+        ),
+        ("no break", breaks, not breaks),
+        (
+            "A/A same",
+            [f"{one.metric} {one.group}" for one in control],
+            all(one.group == "same" for one in control),
+        ),
+    ]
+    return [
+        f"{name}: {'as known' if held else 'NOT as known'} ({'; '.join(found) or 'none'})"
+        for name, found, held in claims
+    ]
+
+
+def hot_row_binlog(dump: DumpDataset, sessions: list[Session], rounds: int, transactions: int) -> None:
+    """The "hot-row-binlog" case (module docstring): the hot-row `sessions` on 10.11 (base and its
+    A/A) against 10.11 with BINLOG (planted), interleaved over `rounds` rounds from seed 53."""
+
+    def run(targets: dict[str, TrialTarget]) -> None:
+        found = trials(targets, sessions, rounds, 0.0, 53)
+        print(
+            f"\n== hot-row-binlog, 8 sessions x {transactions} (10.11, with {' '.join(BINLOG)}, A/A; speed 0)"
+        )
+        print(f"  known answer: {BINLOG_KNOWN}")
+        rates(found)
+        report = decide(list(targets), found, "aa")
+        show("hot-row-binlog: found", report)
+        for line in as_known(report):
+            print(f"  {line}")
+
+    with_targets(
+        {"base": "mariadb-10.11", "planted": "mariadb-10.11", "aa": "mariadb-10.11"},
+        dump,
+        run,
+        {"planted": BINLOG},
+    )
 
 
 def memory(dump: DumpDataset, results: int) -> None:
