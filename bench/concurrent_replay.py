@@ -214,6 +214,9 @@ def show(title: str, report: ConcurrentReport) -> None:
     for one in report.throughput:
         causes = f" causes: {one.causes}" if one.causes else ""
         print(f"  {one.metric} {one.variant}: {one.group}: {one.reason}{causes}")
+    for one in report.fingerprints:
+        if one.group in ("slower", "faster"):
+            print(f"  p95 {one.variant} `{one.fingerprint}`: {one.group}: {one.reason}")
 
 
 def rates(found: list[TrialRecord]) -> None:
@@ -377,7 +380,7 @@ def as_known(report: ConcurrentReport) -> list[str]:
         ),
         (
             "cause lock waits",
-            [cause for one in planted for cause in one.causes],
+            list(dict.fromkeys(cause for one in planted for cause in one.causes)),
             all(any(c.startswith("lock waits") for c in one.causes) for one in planted),
         ),
         ("no break", breaks, not breaks),
