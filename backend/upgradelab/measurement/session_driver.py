@@ -41,6 +41,11 @@ from upgradelab.targets.statement_timeout import (
 CANCEL_POLL_S = 0.1
 # connection errors after which a session's connection is gone (the rest of it cannot run)
 LOST = frozenset({2006, 2013, 2055})
+# errors after which InnoDB has rolled the whole transaction back, not the statement only: 1213 a
+# deadlock; 1020 MariaDB's innodb_snapshot_isolation (treated as a deadlock since MDEV-35235). The
+# COMMIT that follows returns OK and commits nothing, so it is no committed transaction. (1205, a
+# lock wait timeout, rolls back the statement only unless innodb_rollback_on_timeout is ON: not here.)
+ROLLS_BACK = frozenset({1020, 1213})
 
 Stopped = Literal["cancelled", "duration", "memory"]
 
@@ -86,8 +91,10 @@ class StatementRun:
 
 class TrialRun(BaseModel):
     """A trial: every statement run (`statements`, in the order they ended), `wall_s` from its
-    start to its last session's end, `transactions` the statements that ran without error and end a
-    transaction (SessionStatement.transaction_end), the rates per second of wall clock, `sessions`
+    start to its last session's end, `transactions` the transactions committed: the statements that
+    ran without error and end a transaction (SessionStatement.transaction_end), unless an earlier
+    statement of that transaction failed with an error that rolled it back (ROLLS_BACK: its COMMIT
+    returns OK and commits nothing), the rates per second of wall clock, `sessions`
     run, and `stopped` when it did not run to its end (cancelled, its duration or result bound)."""
 
     statements: list[StatementRun]
@@ -179,6 +186,7 @@ class _Trial:
 
     def _session(self, session: Session, bound: StatementBound) -> None:
         database = session.database
+        rolled_back = False  # the open transaction was rolled back by an error (ROLLS_BACK)
         try:
             for statement in session.statements:
                 if self.speed > 0:
@@ -197,7 +205,10 @@ class _Trial:
                 run = self._run(session, statement, bound)
                 if run is None:
                     return
-                self.record(run, statement.transaction_end)
+                rolled_back = rolled_back or run.error_code in ROLLS_BACK
+                self.record(run, statement.transaction_end and not rolled_back)
+                if statement.transaction_end:
+                    rolled_back = False
                 if run.error_code in LOST:
                     return
         finally:

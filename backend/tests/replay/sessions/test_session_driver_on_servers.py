@@ -33,6 +33,7 @@ Time\t\t    Id Command\tArgument
 261206  8:00:00\t    11 Connect\tapp@localhost on shop using TCP/IP
 \t\t    12 Connect\tapp@localhost on shop using TCP/IP
 \t\t    11 Query\tBEGIN
+\t\t    11 Query\tUPDATE c SET v = v + 10 WHERE id = 2
 \t\t    11 Query\tSELECT v FROM c WHERE id = 1
 261206  8:00:01\t    12 Query\tBEGIN
 \t\t    12 Query\tUPDATE c SET v = v + 1 WHERE id = 1
@@ -82,32 +83,36 @@ def test_read_then_write_breaks_on_11_8_and_commits_on_10_11(
     provisioner, endpoint = server
     _fresh_table(endpoint)
     log: SessionLog = log_sessions(text_stream(READ_THEN_WRITE), "general")
-    assert log.cut == [] and [len(s.statements) for s in log.sessions] == [4, 3]
+    assert log.cut == [] and [len(s.statements) for s in log.sessions] == [5, 3]
     trial = run_sessions(log.sessions, _opener(provisioner, endpoint), speed=1, timeout_s=10)
     admin = endpoint.connect()
     version = str(scalar(admin, "SELECT VERSION()"))
     final = int(scalar(admin, "SELECT v FROM shop.c WHERE id = 1"))
+    t1_first = int(scalar(admin, "SELECT v FROM shop.c WHERE id = 2"))  # T1's write before its read
     admin.close()
     assert trial.stopped is None and trial.sessions == 2
-    assert len(trial.statements) == 7
+    assert len(trial.statements) == 8
     by_place = {(one.session, one.order): one for one in trial.statements}
-    t1_update = by_place[0, 2]
+    t1_update = by_place[0, 3]
     assert t1_update.fingerprint == "update c set v = v ? ? where id = ?"  # pt-query-digest's own
     assert 1.9 < t1_update.started_s < 3.0  # laid out as logged, at speed 1
-    assert by_place[1, 1].rows == 1 and by_place[0, 1].rows == 1  # T2's update, T1's read
+    assert by_place[1, 1].rows == 1 and by_place[0, 2].rows == 1  # T2's update, T1's read
     assert all(one.latency_s is not None and one.latency_s >= 0 for one in trial.statements)
     if version.startswith("11.8"):
         assert t1_update.error_code == 1020
         assert (t1_update.error or "").startswith("Record has changed since last read in table 'c'")
         assert trial.errors == {1020: 1}
         assert final == 1  # T2's update only
-        assert trial.transactions == 2  # T2's COMMIT, and T1's: the server commits what is left
+        # 1020 rolled T1's transaction back (as a deadlock does, MDEV-35235): its first write is
+        # gone, and its COMMIT, which returns OK, committed nothing: one transaction, T2's
+        assert t1_first == 0
+        assert trial.transactions == 1
     else:
         assert t1_update.error is None and t1_update.rows == 1
         assert trial.errors == {}
-        assert final == 2
+        assert final == 2 and t1_first == 10
         assert trial.transactions == 2
-    assert trial.statements_per_s == pytest.approx(7 / trial.wall_s)
+    assert trial.statements_per_s == pytest.approx(8 / trial.wall_s)
     assert trial.behind_s is not None and 0 <= trial.behind_s < 0.5  # kept the recorded pace
     assert 2.0 < trial.wall_s < 4.0
 
