@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from tests import ports
 from tests.captures.team import sql, wait
 from tests.conftest import auth_headers, lab_provisioner
-from upgradelab.captures.digest_values import calls_joined
+from upgradelab.captures.sql_text import calls_joined
 from upgradelab.cli import app
 from upgradelab.db import sync_session
 from upgradelab.targets.models import Target

@@ -10,8 +10,8 @@ and MariaDB's `/*M!100616 ... */`, whose content is SQL (the delimiter and strin
 them), and `DELIMITER xx` on a line of its own (mysqldump's `;;` around routines and triggers).
 mariadb-dump's first line, `/*M!999999\\- enable the sandbox mode */`, is a comment to every server
 (no version reaches 99.99.99) and to this reader.
-The text is never changed here, but by quoted(): the server decides what a version comment means
-for its own version, as it would for `mysql < dump.sql`.
+The text is never changed here, but by quoted() and calls_joined(): the server decides what a
+version comment means for its own version, as it would for `mysql < dump.sql`.
 
 Nothing here executes anything: it is text in, text out.
 """
@@ -245,3 +245,28 @@ def near_word(words: str) -> str | None:
     """The bare word near_text() starts with (the token the parser stopped at), else None."""
     word = _WORD.match(near_text(words) or "")
     return word.group(0) if word else None
+
+
+def calls_joined(text: str) -> str:
+    """Digest text `text` with the space the server prints between a word and its `(` dropped
+    (`COUNT ( * )` -> `COUNT( * )`): without IGNORE_SPACE in sql_mode a built-in function followed
+    by a space is read as a call of a stored function of that name (ER_SP_DOES_NOT_EXIST, or 1370
+    "execute command denied ... for routine 'db.SUM'" for an account without EXECUTE: seen on
+    10.11 with sysbench's `SUM ( k )`). The same text with the space dropped means what the client
+    sent, on MySQL and MariaDB alike: a digest text prints every identifier quoted (a bare word is a
+    keyword, a built-in's name), a built-in's name lexes as that function only directly before its
+    `(`, and before any other word's `(` (IN, VALUES, FROM, a native function) a space means nothing.
+    Used by the value binding (captures/digest_values.py) and the parsers' question
+    (captures/statement_parse.py parse_text); for digest texts only (a client's text keeps its own)."""
+    marks = list(tokens(text))
+    kept = [
+        token.text
+        for at, token in enumerate(marks)
+        if not (
+            token.kind == "ws"
+            and 0 < at < len(marks) - 1
+            and marks[at - 1].kind == "word"
+            and marks[at + 1].text == "("
+        )
+    ]
+    return "".join(kept)

@@ -1,7 +1,9 @@
 """The team's captured statements asked of both parsers, never executed: PREPARE, nothing else.
 
 Each captured digest with a text (captures/digests.py: a sample, a statement from the history, or
-the digest text with `?` for its literals and `(...)` for its lists, which is asked with `(?)`)
+the digest text with `?` for its literals and `(...)` for its lists, which is asked with `(?)` and
+with a word's `(` joined to it, `COUNT(*)` where the server printed `COUNT ( * )`: as printed, a
+built-in's name before a space reads as a stored function's, captures/sql_text.py calls_joined)
 is asked twice:
 
 - by the capture, of the captured server (`ask_old`): `PREPARE upgradelab_parse FROM <text>` (the
@@ -44,7 +46,7 @@ from upgradelab.captures.digests import Digest, Workload
 from upgradelab.captures.quoting import NewServer, QuotedWord, quote_action, quote_until_taken
 from upgradelab.captures.refusals import action_for, classify, missing_name, words_of
 from upgradelab.captures.schema_load import Loaded
-from upgradelab.captures.sql_text import first_word, tokens
+from upgradelab.captures.sql_text import calls_joined, first_word, tokens
 from upgradelab.captures.workload_problems import WorkloadProblem
 from upgradelab.targets.provisioners.base import ADMIN_READ_TIMEOUT_S, Endpoint
 from upgradelab.targets.statement_timeout import StatementBound, StatementTimedOut
@@ -105,13 +107,16 @@ class ParseSummary(BaseModel):
 
 
 def parse_text(digest: Digest) -> str | None:
-    """The text a parser is asked for `digest`: its text without a trailing `;`, a digest text's
-    `(...)` as `(?)`; None when there is none or it was cut (captures/digests.py MAX_TEXT_CHARS)."""
+    """The text a parser is asked for `digest`: its text without a trailing `;`; a digest text's
+    `(...)` as `(?)` and its calls joined (`SUM ( k )` as `SUM( k )`, calls_joined: without
+    IGNORE_SPACE the text as printed calls a stored function `SUM`, which both servers refuse as
+    missing, ER_SP_DOES_NOT_EXIST, or as not parsing, `COUNT ( * )`); None when there is none or it
+    was cut (captures/digests.py MAX_TEXT_CHARS)."""
     if digest.truncated:
         return None
     text = digest.text.strip().rstrip(";").strip()
     if digest.text_source == "digest_text":
-        text = _LIST.sub("(?)", text)
+        text = _LIST.sub("(?)", calls_joined(text))
     return text or None
 
 
