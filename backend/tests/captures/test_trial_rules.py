@@ -317,6 +317,22 @@ def test_every_kind_in_one_order_with_its_action_and_a_csv_about_its_capture() -
     assert rows[2][-5:] == ["7", "staging", "10.11.19-MariaDB", "mysql-9.7", "mysqld 9.7.4"]
 
 
+def test_a_workload_note_says_partly_not_replayable_only_when_a_digest_is_left_out_of_the_replay() -> None:
+    problem = {"code": "consumer_off", "words": "2 of 2 digests have only their digest text", "fix": "f"}
+
+    def note(**statements: Any) -> str:
+        trial = {"statements": {"digests": 2, "workload_problems": [problem], **statements}}
+        [found] = ordered([], [], [], [], [], [], trial=trial)
+        assert (found.severity, found.kind, found.action) == ("note", "workload", "f")
+        return found.outcome
+
+    # every digest text bound: each runs in the replay, the note keeps its fix (the texts as sent)
+    assert note(replayable=2) == "all digests replayable"
+    assert note(replayable=1) == "partly not replayable"
+    assert note(replayable=0, empty=True) == "empty"
+    assert note() == "partly not replayable"  # a check made before `replayable` was kept
+
+
 def test_a_view_of_a_refused_table_and_a_statement_reading_it_are_listed_under_the_table() -> None:
     dump = "USE `crm`;\nCREATE TABLE `a` (u uuid);\nCREATE VIEW `v` AS SELECT u FROM a;\n"
     server = _Server(

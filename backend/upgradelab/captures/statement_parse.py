@@ -92,8 +92,8 @@ class ParseSummary(BaseModel):
     """The statements' parse: `digests` captured, `asked` of the new version, `parses` there,
     `refused` (findings), `folded` (refused for a table whose own statement was refused: listed
     under that load finding), `not_asked` by reason, `error` when none could be asked; the captured
-    workload's `workload_problems` and whether it is `empty` (captures/digests.py Workload), so a
-    check's findings say why it asked few or none."""
+    workload's `workload_problems`, whether it is `empty`, its digests a replay runs (`replayable`,
+    None: not counted) (captures/digests.py Workload), so a check says why it asked few or none."""
 
     digests: int = 0
     asked: int = 0
@@ -104,6 +104,7 @@ class ParseSummary(BaseModel):
     error: str | None = None
     workload_problems: list[WorkloadProblem] = []
     empty: bool = False
+    replayable: int | None = None
 
 
 def parse_text(digest: Digest) -> str | None:
