@@ -220,7 +220,7 @@ def test_a_digest_texts_lists_are_asked_as_one_placeholder() -> None:
 
 
 def test_a_digest_texts_calls_are_asked_joined_as_the_client_sent_them() -> None:
-    # as printed, `SUM ( k )` calls a stored function shop.SUM (ERROR 1305 on both servers: a
+    # as printed, `SUM ( k )` calls a stored function shop.SUM (ERROR 1630 on both servers: a
     # false "no longer parses") and `COUNT ( * )` does not parse; a client's own text keeps its spaces
     printed = "SELECT SUM ( `k` ) , COUNT ( * ) FROM `t` WHERE `a` IN (...) AND `b` = ? ;"
     assert parse_text(_digest(printed, source="digest_text")) == (

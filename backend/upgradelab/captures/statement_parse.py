@@ -110,8 +110,8 @@ class ParseSummary(BaseModel):
 def parse_text(digest: Digest) -> str | None:
     """The text a parser is asked for `digest`: its text without a trailing `;`; a digest text's
     `(...)` as `(?)` and its calls joined (`SUM ( k )` as `SUM( k )`, calls_joined: without
-    IGNORE_SPACE the text as printed calls a stored function `SUM`, which both servers refuse as
-    missing, ER_SP_DOES_NOT_EXIST, or as not parsing, `COUNT ( * )`); None when there is none or it
+    IGNORE_SPACE the text as printed calls a stored function `SUM`: ERROR 1630 "FUNCTION shop.SUM does
+    not exist" on 10.11, 11.8 and 9.7, or does not parse, `COUNT ( * )`); None when there is none or it
     was cut (captures/digests.py MAX_TEXT_CHARS)."""
     if digest.truncated:
         return None
