@@ -317,6 +317,34 @@ def test_every_kind_in_one_order_with_its_action_and_a_csv_about_its_capture() -
     assert rows[2][-5:] == ["7", "staging", "10.11.19-MariaDB", "mysql-9.7", "mysqld 9.7.4"]
 
 
+def test_a_digest_texts_row_of_values_is_asked_with_one_placeholder_a_column() -> None:
+    # sysbench's INSERT on 10.11: asked as `VALUES (?)` 11.8 and 9.7 said ERROR 1136 (a false finding)
+    printed = "INSERT INTO `sbtest1` ( ID , `k` , `c` , `pad` ) VALUES (...) "
+    assert parse_text(_digest(printed, source="digest_text")) == (
+        "INSERT INTO `sbtest1` ( ID , `k` , `c` , `pad` ) VALUES(?, ?, ?, ?)"
+    )
+    rows = "INSERT INTO `t` ( `a` , `b` ) VALUES (...) , (...) ON DUPLICATE KEY UPDATE `a` = VALUES ( `a` )"
+    assert parse_text(_digest(rows, source="digest_text")) == (
+        "INSERT INTO `t` ( `a` , `b` ) VALUES(?, ?) , (?, ?) ON DUPLICATE KEY UPDATE `a` = VALUES( `a` )"
+    )
+    # no column list (or a partition's): its count is not known here, and the refusal for it no finding
+    unsized = [
+        _digest(text, source="digest_text", old="parses", errors=0)
+        for text in ("INSERT INTO `t` VALUES (...) ", "INSERT INTO `t` PARTITION ( `p1` ) VALUES (...)")
+    ]
+    assert [parse_text(one) for one in unsized] == [
+        "INSERT INTO `t` VALUES(?)",
+        "INSERT INTO `t` PARTITION( `p1` ) VALUES(?)",
+    ]
+    bound = _Bound({"VALUES(?)": (1136, "Column count doesn't match value count at row 1")})
+    workload = Workload(digests=unsized, executions=10, quantiles=False, samples=False, limit=10)
+    found, summary = parse_statements(bound, workload, Loaded(), NEW)  # type: ignore[arg-type]
+    assert found == [] and summary.refused == 0
+    assert [(one.reason.split(":")[0], one.count) for one in summary.not_asked] == [
+        ("a digest text's row of values `(...)` with no column list", 2)
+    ]
+
+
 def test_a_workload_note_says_partly_not_replayable_only_when_a_digest_is_left_out_of_the_replay() -> None:
     problem = {"code": "consumer_off", "words": "2 of 2 digests have only their digest text", "fix": "f"}
 

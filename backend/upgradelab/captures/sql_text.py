@@ -270,3 +270,43 @@ def calls_joined(text: str) -> str:
         )
     ]
     return "".join(kept)
+
+
+def rows_sized(text: str) -> str:
+    """Digest text `text` with each `(...)` row of a VALUES list given one `?` per column of the
+    column list before it (`INSERT INTO t ( a , b ) VALUES (...)` -> `... VALUES (?, ?)`): the server
+    prints a row's values as `(...)`, which asked as `(?)` is refused for its count (ERROR 1136,
+    "Column count doesn't match value count", on 10.11, 11.8 and 9.7: seen with sysbench's INSERT),
+    never for what the client sent. A row with no column list before it keeps its `(...)`."""
+    marks = [token for token in tokens(text) if token.kind not in ("ws", "line", "block")]
+    out: list[str] = []
+    cursor, at = 0, 0
+    while at < len(marks):
+        columns = _listed(marks, at - 1) if _word(marks[at], "VALUES", "VALUE") and at else None
+        at += 1
+        # its rows: `(...)`, each after VALUES or the `,` after the row before it
+        while columns and [one.text for one in marks[at : at + 5]] == ["(", ".", ".", ".", ")"]:
+            out += [text[cursor : marks[at].start], "(" + ", ".join(["?"] * columns) + ")"]
+            cursor = marks[at + 4].start + 1
+            at += 6 if at + 5 < len(marks) and marks[at + 5].text == "," else 5
+    return "".join(out) + text[cursor:]
+
+
+def _word(token: Token, *words: str) -> bool:
+    return token.kind == "word" and token.text.upper() in words
+
+
+def _listed(marks: list[Token], close: int) -> int | None:
+    """The names in the parenthesized list ending at marks[close] (`( a , b )`: 2) when it is a
+    column list (not PARTITION's, not empty), else None (no list there)."""
+    if marks[close].text != ")":
+        return None
+    depth, names = 0, 1
+    for at in range(close, -1, -1):
+        depth += {")": 1, "(": -1}.get(marks[at].text, 0) if marks[at].kind == "other" else 0
+        if depth == 1 and marks[at].text == "," and marks[at].kind == "other":
+            names += 1
+        if depth == 0:
+            empty = at + 1 == close
+            return None if empty or (at and _word(marks[at - 1], "PARTITION")) else names
+    return None
