@@ -223,6 +223,7 @@ def test_each_step_is_a_job_of_its_own_ended_and_owned(http: httpx.Client, asses
     # the planted one restored within the tolerance asked (its ~20x gap is far past it)
     [planted] = [search for search in searches if PLANTED in search["fingerprint"]]
     assert planted["result"]["outcome"] == "restored" and planted["tolerance"] == 0.5
+    assert searches[0] == planted  # the largest gap (~17x) searched first (runner.fix_search_order)
 
 
 def test_the_pdf_holds_the_todo_lists_first_line(

@@ -3,13 +3,16 @@ screen (1,280 x 800) shows the version's verdict line and its to-do list's items
 with its action and evidence link, the page no wider than the window; below, each area's evidence
 with its count. Its share link (made on the page) opens the same report signed out, read-only. The
 report is the builder's from constructed children (tests/assessment/children.py): this test is the
-page's, the real-server assessment is tests/assessment/test_assessment_on_servers.py's."""
+page's, the real-server assessment is tests/assessment/test_assessment_on_servers.py's. The form
+that starts one (a target's page) sends its fix tolerance, and names it when out of bounds (its
+POST answered by the test: no assessment runs)."""
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from tests.assessment.children import NEW, capture, fix_search, planted_check, planted_replay
 from upgradelab.assessment.models import Assessment
@@ -86,3 +89,35 @@ def test_its_share_link_opens_the_report_signed_out(
         expect(shared.get_by_test_id("assessment-share-button")).to_have_count(0)
     finally:
         stranger.close()
+
+
+def test_the_form_sends_its_fix_tolerance_and_names_it_out_of_bounds(page: Page, assessment_id: int) -> None:
+    sent: list[Any] = []
+
+    def answer(route: Route) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        sent.append(route.request.post_data_json)
+        route.fulfill(status=201, json={"id": assessment_id})
+
+    page.route("**/api/assessments", answer)
+    page.goto("/targets/mariadb-10.11")
+    page.get_by_test_id("assess-button").click()
+    form = page.get_by_test_id("assess-form")
+    form.locator("[name=assess-versions]").fill("mariadb-11.8")
+    tolerance = form.locator("[name=assess-fix-tolerance]")
+    expect(tolerance).to_have_value("10")
+    tolerance.fill("150")
+    expect(page.get_by_test_id("assess-fix-tolerance-error")).to_have_text(
+        "Fix tolerance (%) must be between 1 and 100 (per cent of the old version's time)"
+    )
+    expect(page.get_by_test_id("assess-start")).to_be_disabled()
+    tolerance.fill("25")
+    expect(page.get_by_test_id("assess-fix-tolerance-error")).to_have_count(0)
+    page.get_by_test_id("assess-start").click()
+    page.wait_for_url(re.compile(rf"/assessments/{assessment_id}$"))
+    assert sent == [
+        {"target": "mariadb-10.11", "versions": ["mariadb-11.8"], "baseline": None, "budget_min": 60,
+         "fix_tolerance": 0.25}
+    ]  # fmt: skip

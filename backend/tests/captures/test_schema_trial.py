@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from tests import ports
 from tests.captures.team import sql, wait
 from tests.conftest import auth_headers, lab_provisioner
-from upgradelab.captures.digest_values import calls_joined
+from upgradelab.captures.sql_text import calls_joined
 from upgradelab.cli import app
 from upgradelab.db import sync_session
 from upgradelab.targets.models import Target
@@ -220,6 +220,17 @@ def test_every_finding_says_what_to_do_and_the_csv_names_the_capture_and_both_ve
     assert f"capture-{planted['id']}-{PLANTED}-check-{on_mysql['id']}-mysql-9.7.csv" in disposition
 
 
+# a stock server's digest texts print `COUNT ( * )`, `SUM ( id )`: without IGNORE_SPACE, as printed,
+# the first does not parse and the second calls a stored function shop.SUM (ERROR 1630, measured on
+# 10.11, 11.8 and 9.7: "FUNCTION shop.SUM does not exist"); the INSERT's row prints `VALUES (...)`,
+# which as `VALUES (?)` has one value for two columns (ERROR 1136 on 11.8 and 9.7)
+STOCK_WORKLOAD = [
+    "SELECT COUNT(*) FROM shop.t",
+    "SELECT SUM(id) FROM shop.t",
+    "INSERT INTO shop.t (id, n) VALUES (1, 2)",
+]
+
+
 @pytest.fixture(scope="module")
 def stock(api: str) -> Iterator[dict[str, dict[str, Any]]]:
     """A stock MariaDB 10.11 (performance_schema off, its default) captured, then started again with
@@ -229,12 +240,19 @@ def stock(api: str) -> Iterator[dict[str, dict[str, Any]]]:
     found: dict[str, dict[str, Any]] = {}
     try:
         server.start([])
-        sql(server, "CREATE DATABASE labdb", "CREATE DATABASE shop", "CREATE TABLE shop.t (id INT)", *GRANTS)
+        sql(
+            server,
+            "CREATE DATABASE labdb",
+            "CREATE DATABASE shop",
+            "CREATE TABLE shop.t (id INT, n INT)",
+            *GRANTS,
+        )
+        sql(server, f"GRANT SELECT, SHOW VIEW, TRIGGER, EVENT ON shop.* TO '{READER}'@'127.0.0.1'")
         sql(server, *["SELECT COUNT(*) FROM shop.t"] * 3)
         found["off"] = _add_and_capture(api, STOCK, ports.STOCK_SOURCE)
         server.stop()
         server.start(["performance_schema=ON"], keep_data=True)
-        sql(server, *["SELECT COUNT(*) FROM shop.t"] * 3)
+        sql(server, *STOCK_WORKLOAD * 3)
         found["no_history"] = _add_and_capture(api, STOCK, ports.STOCK_SOURCE)
         yield found
     finally:
@@ -251,9 +269,12 @@ def test_a_workload_empty_or_of_digest_texts_says_why_and_how_to_fix_it_and_the_
     history = stock["no_history"]["workload"]
     # its digest texts are replayed (this one has no placeholder: it runs as the server printed it)
     assert not history["empty"] and history["replayable"] >= 1
-    [digest] = [one for one in history["digests"] if "shop" in one["digest_text"]]
+    [digest] = [one for one in history["digests"] if "COUNT" in one["digest_text"]]
     assert digest["text_source"] == "digest_text"
     assert digest["bound_text"] == calls_joined(digest["digest_text"]) and "COUNT(" in digest["bound_text"]
+    # its own server's parser is asked the text the client sent (calls joined): both reads prepared
+    ours = [one for one in history["digests"] if "shop" in one["digest_text"] and "SELECT" in one["text"]]
+    assert [(one["executions"], one["errors"], one["old_parse"]) for one in ours] == [(3, 0, "prepared")] * 2
     [problem] = history["problems"]
     assert problem["code"] == "consumer_off" and "only their digest text" in problem["words"]
     assert "'events_statements_current', 'events_statements_history_long'" in problem["fix"]
@@ -280,6 +301,24 @@ def test_a_check_of_a_workload_of_digest_texts_carries_its_fix_as_a_note(
     statements = check["schema_load"]["statements"]
     asked = statements["asked"] + sum(one["count"] for one in statements["not_asked"])
     assert statements["asked"] >= 1 and statements["refused"] == 0 and asked == statements["digests"]
+    _parsed_as_sent(check)
+
+
+def test_a_digest_texts_calls_are_asked_of_mysql_as_the_client_sent_them(
+    api: str, stock: dict[str, dict[str, Any]]
+) -> None:
+    _parsed_as_sent(_check(api, stock["no_history"]["id"], "mysql-9.7"))
+
+
+def _parsed_as_sent(check: dict[str, Any]) -> None:
+    """The stock workload's digest texts (STOCK_WORKLOAD) asked of the new version and taken:
+    asked as printed, `SUM ( id )` was a false "no longer parses" (ERROR 1630: "has no function SUM()"),
+    `COUNT ( * )` was never asked (its own server did not parse it) and the INSERT's `VALUES (?)` was
+    refused for its count (ERROR 1136)."""
+    statements = check["schema_load"]["statements"]
+    assert check["parse_findings"] == [] and statements["refused"] == 0, check["parse_findings"]
+    assert not [one for one in statements["not_asked"] if "did not parse" in one["reason"]], statements
+    assert statements["parses"] >= len(STOCK_WORKLOAD)
 
 
 MYSQL_STAGING = f"staging-mysql-t{ports.SESSION}"

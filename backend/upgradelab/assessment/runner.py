@@ -8,7 +8,8 @@ another worker took first, from the message its service queued, is awaited inste
     2. per new version: its check (captures' check), then its replay of the captured workload (or the
        query log given) on the baseline and the new version, each with the team's settings
        (captures/team_variant.py), with an A/A control;
-    3. per version: a fix search for each fingerprint slower there, while the budget lasts;
+    3. per version: a fix search for each fingerprint slower there, the largest slowdown first
+       (fix_search_order), while the budget lasts;
     4. the report (assessment/report.py build_report) from the children's read models.
 
 One status, progress and cancel: the assessment's cancel watch (execution/cancel.py) and its budget
@@ -60,6 +61,7 @@ from upgradelab.streaming.publisher import publish_status
 # when the worker starts (tests/contract/test_import_cost.py).
 if TYPE_CHECKING:
     from upgradelab.captures.schemas import CaptureRead
+    from upgradelab.replay.report import FingerprintResult
     from upgradelab.results.stats.verdicts import VerdictRead
 
 log = logging.getLogger(__name__)
@@ -227,9 +229,7 @@ class Assessor:
             return
         slower = [
             (fp.fingerprint_id, fix_tolerance(self.row.fix_tolerance, fp.ratios.get(version.version)))
-            for fp in replay.report.fingerprints
-            if version.version in fp.variants
-            and any(kind in SLOWER for kind in finding_kinds(fp.variants[version.version]))
+            for fp in fix_search_order(replay.report.fingerprints, version.version)
         ]
         self.steps += len(slower)
         for fingerprint_id, tolerance in slower:
@@ -332,6 +332,26 @@ class Assessor:
         if write_unless_final(Assessment, self.id, fields) is not None:
             shown = {key: value.model_dump(mode="json") for key, value in fields.items()}
             publish_status(self.id, shown, kind=ASSESSMENT_JOBS.name)
+
+
+def fix_search_order(fingerprints: "list[FingerprintResult]", version: str) -> "list[FingerprintResult]":
+    """The fingerprints of a replay's report (`fingerprints`, in its order) whose fix searches an
+    assessment runs for new version `version` (a slower finding there: report.py SLOWER), in the
+    order it runs them: the largest slowdown first, so a budget that ends before the last search
+    has spent itself where the gap is largest. The slowdown is the replay's ratio on `version` (its
+    time / the baseline's, the point estimate); a fingerprint without one (timed out there: slower
+    than the statement's bound) before every ratio; equal ratios in the report's order."""
+    slower = [
+        fp
+        for fp in fingerprints
+        if version in fp.variants and any(kind in SLOWER for kind in finding_kinds(fp.variants[version]))
+    ]
+
+    def gap(fp: "FingerprintResult") -> float:
+        ratio = fp.ratios.get(version)
+        return float("inf") if ratio is None else ratio.ratio
+
+    return sorted(slower, key=gap, reverse=True)  # stable: ties keep the report's order
 
 
 def fix_tolerance(asked: float, gap: "VerdictRead | None") -> float:

@@ -33,7 +33,7 @@ import pymysql
 
 from upgradelab.captures.digests import Digest, Workload, count_replayable
 from upgradelab.captures.identifiers import bare
-from upgradelab.captures.sql_text import Token, tokens
+from upgradelab.captures.sql_text import Token, calls_joined, tokens
 from upgradelab.captures.statement_parse import on_captured_server
 from upgradelab.targets.provisioners.base import Endpoint
 from upgradelab.targets.statement_timeout import StatementBound, StatementTimedOut
@@ -234,26 +234,6 @@ class ValueReader:
         if not rows:
             return None
         return str(self.bound.connection.literal(rows[0][0]))
-
-
-def calls_joined(text: str) -> str:
-    """Digest text `text` with the space the server prints between a word and its `(` dropped
-    (`COUNT ( * )` -> `COUNT( * )`): without IGNORE_SPACE in sql_mode a built-in function followed
-    by a space is read as a call of a stored function of that name (ER_SP_DOES_NOT_EXIST, or 1370
-    "execute command denied ... for routine 'db.SUM'" for an account without EXECUTE: seen on
-    10.11 with sysbench's `SUM ( k )`). A keyword before `(` (IN, VALUES, FROM) reads the same."""
-    marks = list(tokens(text))
-    kept = [
-        token.text
-        for at, token in enumerate(marks)
-        if not (
-            token.kind == "ws"
-            and 0 < at < len(marks) - 1
-            and marks[at - 1].kind == "word"
-            and marks[at + 1].text == "("
-        )
-    ]
-    return "".join(kept)
 
 
 ValueOf = Callable[[str, str, str], str | None]  # (schema, table, column) -> a literal, or None

@@ -323,6 +323,20 @@ def _parses(rows: list[dict[str, Any]]) -> list[Finding]:
     ]
 
 
+def workload_outcome(statements: dict[str, Any]) -> str:
+    """What a check's workload note says of the captured workload, from its trial's `statements`
+    (statement_parse.ParseSummary as JSON): "empty" (no digest a replay runs), "partly not
+    replayable" (some digest a replay cannot run: a digest text not bound, a cut text; or not
+    counted, a check made before `replayable` was kept), "all digests replayable" (each one runs,
+    a digest text with its values bound: the problem then says what the capture still lacks)."""
+    if statements.get("empty"):
+        return "empty"
+    replayable = statements.get("replayable")
+    if replayable is not None and replayable >= (statements.get("digests") or 0):
+        return "all digests replayable"
+    return "partly not replayable"
+
+
 def _workload(trial: dict[str, Any] | None) -> list[Finding]:
     """The captured workload's problems (captures/workload_problems.py), as the trial saw them."""
     statements = (trial or {}).get("statements") or {}
@@ -331,7 +345,7 @@ def _workload(trial: dict[str, Any] | None) -> list[Finding]:
             severity="note",
             kind="workload",
             subject="the captured workload",
-            outcome="empty" if statements.get("empty") else "partly not replayable",
+            outcome=workload_outcome(statements),
             evidence=problem["words"],
             action=problem["fix"],
         )

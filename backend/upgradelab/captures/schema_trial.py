@@ -166,9 +166,10 @@ def try_schema(
 
 
 def _workload_said(summary: ParseSummary, workload: Workload | None) -> None:
-    """The captured workload's problems and emptiness, as the capture judged them."""
+    """The captured workload's problems, emptiness and replayable digests, as the capture judged them."""
     if workload is not None:
         summary.workload_problems, summary.empty = list(workload.problems), workload.empty
+        summary.replayable = workload.replayable
 
 
 def unquoted_places(

@@ -10,8 +10,8 @@ and MariaDB's `/*M!100616 ... */`, whose content is SQL (the delimiter and strin
 them), and `DELIMITER xx` on a line of its own (mysqldump's `;;` around routines and triggers).
 mariadb-dump's first line, `/*M!999999\\- enable the sandbox mode */`, is a comment to every server
 (no version reaches 99.99.99) and to this reader.
-The text is never changed here, but by quoted(): the server decides what a version comment means
-for its own version, as it would for `mysql < dump.sql`.
+The text is never changed here, but by quoted() and calls_joined(): the server decides what a
+version comment means for its own version, as it would for `mysql < dump.sql`.
 
 Nothing here executes anything: it is text in, text out.
 """
@@ -245,3 +245,68 @@ def near_word(words: str) -> str | None:
     """The bare word near_text() starts with (the token the parser stopped at), else None."""
     word = _WORD.match(near_text(words) or "")
     return word.group(0) if word else None
+
+
+def calls_joined(text: str) -> str:
+    """Digest text `text` with the space the server prints between a word and its `(` dropped
+    (`COUNT ( * )` -> `COUNT( * )`): without IGNORE_SPACE in sql_mode a built-in function followed
+    by a space is read as a call of a stored function of that name (ER_SP_DOES_NOT_EXIST, or 1370
+    "execute command denied ... for routine 'db.SUM'" for an account without EXECUTE: seen on
+    10.11 with sysbench's `SUM ( k )`). The same text with the space dropped means what the client
+    sent, on MySQL and MariaDB alike: a digest text prints every identifier quoted (a bare word is a
+    keyword, a built-in's name), a built-in's name lexes as that function only directly before its
+    `(`, and before any other word's `(` (IN, VALUES, FROM, a native function) a space means nothing.
+    Used by the value binding (captures/digest_values.py) and the parsers' question
+    (captures/statement_parse.py parse_text); for digest texts only (a client's text keeps its own)."""
+    marks = list(tokens(text))
+    kept = [
+        token.text
+        for at, token in enumerate(marks)
+        if not (
+            token.kind == "ws"
+            and 0 < at < len(marks) - 1
+            and marks[at - 1].kind == "word"
+            and marks[at + 1].text == "("
+        )
+    ]
+    return "".join(kept)
+
+
+def rows_sized(text: str) -> str:
+    """Digest text `text` with each `(...)` row of a VALUES list given one `?` per column of the
+    column list before it (`INSERT INTO t ( a , b ) VALUES (...)` -> `... VALUES (?, ?)`): the server
+    prints a row's values as `(...)`, which asked as `(?)` is refused for its count (ERROR 1136,
+    "Column count doesn't match value count", on 10.11, 11.8 and 9.7: seen with sysbench's INSERT),
+    never for what the client sent. A row with no column list before it keeps its `(...)`."""
+    marks = [token for token in tokens(text) if token.kind not in ("ws", "line", "block")]
+    out: list[str] = []
+    cursor, at = 0, 0
+    while at < len(marks):
+        columns = _listed(marks, at - 1) if _word(marks[at], "VALUES", "VALUE") and at else None
+        at += 1
+        # its rows: `(...)`, each after VALUES or the `,` after the row before it
+        while columns and [one.text for one in marks[at : at + 5]] == ["(", ".", ".", ".", ")"]:
+            out += [text[cursor : marks[at].start], "(" + ", ".join(["?"] * columns) + ")"]
+            cursor = marks[at + 4].start + 1
+            at += 6 if at + 5 < len(marks) and marks[at + 5].text == "," else 5
+    return "".join(out) + text[cursor:]
+
+
+def _word(token: Token, *words: str) -> bool:
+    return token.kind == "word" and token.text.upper() in words
+
+
+def _listed(marks: list[Token], close: int) -> int | None:
+    """The names in the parenthesized list ending at marks[close] (`( a , b )`: 2) when it is a
+    column list (not PARTITION's, not empty), else None (no list there)."""
+    if marks[close].text != ")":
+        return None
+    depth, names = 0, 1
+    for at in range(close, -1, -1):
+        depth += {")": 1, "(": -1}.get(marks[at].text, 0) if marks[at].kind == "other" else 0
+        if depth == 1 and marks[at].text == "," and marks[at].kind == "other":
+            names += 1
+        if depth == 0:
+            empty = at + 1 == close
+            return None if empty or (at and _word(marks[at - 1], "PARTITION")) else names
+    return None

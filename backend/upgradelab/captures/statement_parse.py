@@ -1,8 +1,10 @@
 """The team's captured statements asked of both parsers, never executed: PREPARE, nothing else.
 
 Each captured digest with a text (captures/digests.py: a sample, a statement from the history, or
-the digest text with `?` for its literals and `(...)` for its lists, which is asked with `(?)`)
-is asked twice:
+the digest text with `?` for its literals and `(...)` for its lists, which is asked with `(?)`, a
+VALUES row with one `?` per column listed (sql_text.py rows_sized), and with a word's `(` joined to
+it, `COUNT(*)` where the server printed `COUNT ( * )`: as printed, a built-in's name before a space
+reads as a stored function's, sql_text.py calls_joined) is asked twice:
 
 - by the capture, of the captured server (`ask_old`): `PREPARE upgradelab_parse FROM <text>` (the
   text a bound parameter: data) in the digest's schema, then DEALLOCATE. "prepared": it parsed and
@@ -27,6 +29,8 @@ so the action says where to quote and that the new parser then takes it.
 
 Every statement is bounded (targets/statement_timeout.py: MariaDB's max_statement_time and a KILL
 QUERY watchdog); a prepared statement is deallocated at once.
+
+One concept: a captured statement's question to both parsers, and what each answer means.
 """
 
 import logging
@@ -44,7 +48,7 @@ from upgradelab.captures.digests import Digest, Workload
 from upgradelab.captures.quoting import NewServer, QuotedWord, quote_action, quote_until_taken
 from upgradelab.captures.refusals import action_for, classify, missing_name, words_of
 from upgradelab.captures.schema_load import Loaded
-from upgradelab.captures.sql_text import first_word, tokens
+from upgradelab.captures.sql_text import calls_joined, first_word, rows_sized, tokens
 from upgradelab.captures.workload_problems import WorkloadProblem
 from upgradelab.targets.provisioners.base import ADMIN_READ_TIMEOUT_S, Endpoint
 from upgradelab.targets.statement_timeout import StatementBound, StatementTimedOut
@@ -57,6 +61,7 @@ DEALLOCATE = f"DEALLOCATE PREPARE {STATEMENT_NAME}"
 PARSE_TIMEOUT_S = 10.0  # one PREPARE (a parse and name resolution: milliseconds)
 SHOWN_CHARS = 2000
 UNSUPPORTED_PS = 1295
+WRONG_VALUE_COUNT = 1136  # ER_WRONG_VALUE_COUNT_ON_ROW
 _LIST = re.compile(r"\(\s*\.\.\.\s*\)")
 _EXPLAINABLE = frozenset({"SELECT", "WITH", "TABLE", "INSERT", "UPDATE", "DELETE", "REPLACE"})
 
@@ -90,8 +95,8 @@ class ParseSummary(BaseModel):
     """The statements' parse: `digests` captured, `asked` of the new version, `parses` there,
     `refused` (findings), `folded` (refused for a table whose own statement was refused: listed
     under that load finding), `not_asked` by reason, `error` when none could be asked; the captured
-    workload's `workload_problems` and whether it is `empty` (captures/digests.py Workload), so a
-    check's findings say why it asked few or none."""
+    workload's `workload_problems`, whether it is `empty`, its digests a replay runs (`replayable`,
+    None: not counted) (captures/digests.py Workload), so a check says why it asked few or none."""
 
     digests: int = 0
     asked: int = 0
@@ -102,16 +107,20 @@ class ParseSummary(BaseModel):
     error: str | None = None
     workload_problems: list[WorkloadProblem] = []
     empty: bool = False
+    replayable: int | None = None
 
 
 def parse_text(digest: Digest) -> str | None:
-    """The text a parser is asked for `digest`: its text without a trailing `;`, a digest text's
-    `(...)` as `(?)`; None when there is none or it was cut (captures/digests.py MAX_TEXT_CHARS)."""
+    """The text a parser is asked for `digest`: its text without a trailing `;`; a digest text's
+    `(...)` as `(?)` (a VALUES row: one `?` a column listed, rows_sized) and its calls joined
+    (`SUM ( k )` as `SUM( k )`, calls_joined: without IGNORE_SPACE the text as printed calls a stored
+    function `SUM`: ERROR 1630 "FUNCTION shop.SUM does not exist" on 10.11, 11.8 and 9.7, or does not
+    parse, `COUNT ( * )`); None when there is none or it was cut (digests.py MAX_TEXT_CHARS)."""
     if digest.truncated:
         return None
     text = digest.text.strip().rstrip(";").strip()
     if digest.text_source == "digest_text":
-        text = _LIST.sub("(?)", text)
+        text = _LIST.sub("(?)", rows_sized(calls_joined(text)))
     return text or None
 
 
@@ -246,7 +255,8 @@ def parse_statements(
             else:
                 skipped[f"needs {missing_name(words) or 'an object'} which the dump does not hold"] += 1
             continue
-        if refusal == "lab" or (refusal == "refused" and not _ran_on_old(digest)):
+        unsized = code == WRONG_VALUE_COUNT and digest.text_source == "digest_text"  # `VALUES (?)`
+        if refusal == "lab" or (refusal == "refused" and not _ran_on_old(digest)) or unsized:
             skipped[_lab_reason(code, refusal)] += 1
             continue
         summary.refused += 1
@@ -275,6 +285,8 @@ def _ran_on_old(digest: Digest) -> bool:
 def _lab_reason(code: int | None, refusal: str) -> str:
     if code == UNSUPPORTED_PS:
         return "the new version does not prepare this kind of statement, nor EXPLAIN it"
+    if code == WRONG_VALUE_COUNT:
+        return "a digest text's row of values `(...)` with no column list: its count is not known"
     if refusal == "refused":
         return "refused by the new version, not known to have run whole on its own server (its account reads)"
     return "the lab's account or protocol, not the new version (a privilege, no default database)"

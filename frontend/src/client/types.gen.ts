@@ -4263,8 +4263,8 @@ export type ParseFinding = {
  * The statements' parse: `digests` captured, `asked` of the new version, `parses` there,
  * `refused` (findings), `folded` (refused for a table whose own statement was refused: listed
  * under that load finding), `not_asked` by reason, `error` when none could be asked; the captured
- * workload's `workload_problems` and whether it is `empty` (captures/digests.py Workload), so a
- * check's findings say why it asked few or none.
+ * workload's `workload_problems`, whether it is `empty`, its digests a replay runs (`replayable`,
+ * None: not counted) (captures/digests.py Workload), so a check says why it asked few or none.
  */
 export type ParseSummary = {
     /**
@@ -4303,6 +4303,10 @@ export type ParseSummary = {
      * Empty
      */
     empty?: boolean;
+    /**
+     * Replayable
+     */
+    replayable?: number | null;
 };
 
 /**

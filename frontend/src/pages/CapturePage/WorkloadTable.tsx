@@ -1,5 +1,5 @@
 import { captureQueriesPath } from '../../api/captures'
-import type { Workload } from '../../client'
+import type { Digest, Workload } from '../../client'
 import { useCollapsedRows } from '../../components/CollapsedRows'
 import { formatMs } from '../../format'
 import { EmptyRow, num, TableHead } from '../../components/Table/Table'
@@ -8,6 +8,23 @@ const SOURCES: Record<string, string> = {
   sample: 'sample text',
   history: 'from statement history',
   digest_text: 'digest text only (not replayable)',
+}
+
+/** The text a digest's row shows and where it came from: a digest text whose placeholders the
+ * capture bound to values of its columns (`bound_text`, captures/digest_values.py) shows that text,
+ * the one a replay runs, and says so; any other its own text and its source (SOURCES). */
+function digestText(digest: Digest): { text: string; source: string } {
+  if (digest.text_source === 'digest_text' && digest.bound_text)
+    return { text: digest.bound_text, source: 'digest text, values bound' }
+  return { text: digest.text, source: SOURCES[digest.text_source] ?? digest.text_source }
+}
+
+/** The heading of a workload problem: empty, some digest a replay cannot run, or (every digest
+ * replayable, a digest text bound) a note of what the capture still lacks. */
+function problemHeading(workload: Workload): string {
+  if (workload.empty) return 'Empty workload'
+  const all = workload.replayable != null && workload.replayable >= workload.digests.length
+  return all ? 'Every digest replayable, but' : 'Not all replayable'
 }
 
 /** The captured statement digests, most executed first (collapsed past 20 rows): text (and where it
@@ -57,7 +74,7 @@ export function WorkloadTable({
       )}
       {(workload.problems ?? []).map((problem) => (
         <p className="notice small" key={problem.code} data-testid="capture-workload-problem">
-          <strong>{workload.empty ? 'Empty workload' : 'Not all replayable'}:</strong> {problem.words}.{' '}
+          <strong>{problemHeading(workload)}:</strong> {problem.words}.{' '}
           <strong>Fix:</strong> <span className="mono">{problem.fix}</span>
         </p>
       ))}
@@ -74,25 +91,30 @@ export function WorkloadTable({
           ]}
         />
         <tbody>
-          {shown.map((d, i) => (
-            <tr key={d.digest ?? i} data-testid="capture-digest">
-              <td>
-                <code style={{ wordBreak: 'break-all' }}>{d.text}</code>
-                <div className="muted small">
-                  {SOURCES[d.text_source] ?? d.text_source}
-                  {d.truncated && ', cut short'}
-                </div>
-              </td>
-              <td className="mono">{d.schema_name ?? '-'}</td>
-              <td className="num">{d.executions.toLocaleString()}</td>
-              <td className="num">{(d.weight * 100).toFixed(1)}%</td>
-              <td className="num">{formatMs(d.avg_s)}</td>
-              <td className="num">{formatMs(d.p95_s)}</td>
-              <td className="num">{formatMs(d.p99_s)}</td>
-              <td className="num">{formatMs(d.max_s)}</td>
-              <td className="num">{d.rows_sent?.toLocaleString() ?? '-'}</td>
-            </tr>
-          ))}
+          {shown.map((d, i) => {
+            const { text, source } = digestText(d)
+            return (
+              <tr key={d.digest ?? i} data-testid="capture-digest">
+                <td>
+                  <code style={{ wordBreak: 'break-all' }} title={text === d.text ? undefined : d.text}>
+                    {text}
+                  </code>
+                  <div className="muted small" data-testid="capture-digest-source">
+                    {source}
+                    {d.truncated && ', cut short'}
+                  </div>
+                </td>
+                <td className="mono">{d.schema_name ?? '-'}</td>
+                <td className="num">{d.executions.toLocaleString()}</td>
+                <td className="num">{(d.weight * 100).toFixed(1)}%</td>
+                <td className="num">{formatMs(d.avg_s)}</td>
+                <td className="num">{formatMs(d.p95_s)}</td>
+                <td className="num">{formatMs(d.p99_s)}</td>
+                <td className="num">{formatMs(d.max_s)}</td>
+                <td className="num">{d.rows_sent?.toLocaleString() ?? '-'}</td>
+              </tr>
+            )
+          })}
           {workload.digests.length === 0 && (
             <EmptyRow columns={9}>No statement digest captured.</EmptyRow>
           )}
