@@ -38,7 +38,7 @@ from upgradelab.execution.cancel import CancelWatch
 from upgradelab.execution.instances import MemoryRefused, Slots, check_memory
 from upgradelab.execution.kinds import Ending
 from upgradelab.execution.leases import Lease
-from upgradelab.execution.lifecycle import execute
+from upgradelab.execution.lifecycle import end_now, execute
 from upgradelab.execution.reaper import stop_targets
 from upgradelab.execution.schedule import RunSchedule, Schedule, plan
 from upgradelab.execution.status import JobStatus
@@ -151,7 +151,7 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
     return None if status is None else JobStatus(status)
 
 
-def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
+def _execute(replay: _Replay, settings: Settings, lease: Lease) -> Ending:
     """The replay while its lease is held: how it ends (a cancel asked meanwhile ends it cancelled
     unless it succeeded). Spread over the pool's hosts when it asks for shards and the pool has more
     than one live worker (sharding.py), else on this worker alone, as always."""
@@ -187,6 +187,7 @@ def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
                     lambda kept, merged, null_of: _partial(
                         replay, kept, merged, (stored or [planned])[-1], null_of
                     ),
+                    lambda early: end_now(REPLAY_JOBS, replay_id, lease, early),
                 )
             else:
                 try:

@@ -23,7 +23,11 @@ replay or the shard final): each ends its statement with KILL QUERY and stops. T
 for every shard; the replay fails, naming the shard and its worker, when a shard fails, when no
 worker took a shard within SHARD_START_S, or when a shard's lease expired (its worker gone: the
 coordinator ends that shard as the reaper would, "worker lost", within SHARD_POLL_S of the expiry;
-a coordinator gone is reaped as any replay, and its end ends its shards: jobs.py end_shards). Once
+a coordinator gone is reaped as any replay, and its end ends its shards: jobs.py end_shards). A
+failure found while shard 0 runs makes the replay and every shard final at once (lifecycle.py
+end_now), and only then are shard 0's servers stopped (its statement killed, its instances ended,
+the sweep): the other hosts' shards stop meanwhile, as they do when the reaper ends a replay whose
+own worker is gone (jobs.py: `ends_first`). Once
 all succeeded, shards.merge and compare run once over every statement: Benjamini-Hochberg and the
 summary over every fingerprint, each fingerprint net of its own host's `DO 0`.
 
@@ -196,10 +200,12 @@ def coordinate(
     settings: Settings,
     statements: list[SourceStatement],
     partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None]], None],
+    end_now: Callable[[Ending], object],
 ) -> Ending:
     """The sharded replay in its own worker (module docstring): the shard rows made, shards 1.. sent
     to their workers, shard 0 run here (`run_own`) while a watch reads the others every SHARD_POLL_S
-    (a failed or lost one interrupts it), the others awaited, the results merged and
+    (a failed or lost one interrupts it, once `end_now(ending)` wrote the replay's final state and
+    its shards'), the others awaited, the results merged and
     `report(replays, null_of)` called; its Ending. Cancelled once `interrupt` is set by a cancel: what
     every shard captured merged and given to `partial(statements kept, replays, null_of)` (the
     partial report); ShardFailed (the replay fails with its words) when a shard fails or is lost. Every shard
@@ -217,8 +223,10 @@ def coordinate(
             progress=shard_progress(ids[0], replay_id),
         )
 
-        def watch() -> bool:  # while shard 0 runs: a failed shard stops it
-            if others.failure() is not None:
+        def watch() -> bool:  # while shard 0 runs: a failed shard ends the replay, then stops it
+            failure = others.failure()
+            if failure is not None:
+                end_now(Ending(JobStatus.failed, failure))
                 interrupt.set()
                 return False
             _sum_progress(replay_id)
