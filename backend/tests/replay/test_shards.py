@@ -122,3 +122,41 @@ def test_shards_that_disagree_on_a_variants_server_are_refused_naming_it() -> No
         merge(statements, shards, results)
     with pytest.raises(ShardMismatch, match="ran on no shard"):
         merge(statements, [shards[0], []], [results[0], []])
+
+
+def test_the_report_has_a_per_statement_cost_line_per_variant_and_host_each_its_own() -> None:
+    """The same two hosts as above: b's per-statement cost is +0 us on host 0 and +90 us on host 1.
+    One line for b read on host 0's null statement only would say "no significant difference" for
+    the statements of both; the report says each host's, named, as that host alone would have."""
+    statements = _statements()
+    shards = split(statements, 2)
+    extra = 2 * SHIFT_US
+    on_host = [
+        [_replay("a", FINGERPRINTS_US, NULL_US, 1), _replay("b", FINGERPRINTS_US, NULL_US, 2)],
+        [
+            _replay("a", FINGERPRINTS_US, NULL_US, 3),
+            _replay("b", [us + extra for us in FINGERPRINTS_US], NULL_US + extra, 4),
+        ],
+    ]
+    results = [[_cut(r, shard) for r in host] for shard, host in zip(shards, on_host, strict=True)]
+    merged = merge(statements, shards, results)
+    assert merged.null_shards == {len(statements): 0, len(statements) + 1: 1}
+    hosts = {null: ["celery@one", "local@two"][shard] for null, shard in merged.null_shards.items()}
+    own = compare(statements, merged.replays, null_of=merged.null_of)
+    lines = report_document(statements, merged.replays, own, hosts=hosts).per_statement_cost
+    assert [(line.variant, line.host) for line in lines] == [("b", "celery@one"), ("b", "local@two")]
+    for line, host, name in zip(lines, on_host, ["celery@one", "local@two"], strict=True):
+        alone = report_document(statements, host, compare(statements, host)).per_statement_cost
+        assert len(alone) == 1 and alone[0].host is None
+        assert line.model_dump() == {
+            **alone[0].model_dump(),
+            "host": name,
+            "text": f"on {name}: {alone[0].text}",
+        }
+    assert lines[0].ratio is not None and lines[0].ratio.verdict == "no significant difference", lines[0].text
+    assert lines[1].ratio is not None and lines[1].ratio.verdict == "regression", lines[1].text
+    assert 80 < (lines[1].difference_us or 0) < 100 and abs(lines[0].difference_us or 99) < 10
+    # unsharded (no hosts): one line per variant, as before
+    assert [line.host for line in report_document(statements, merged.replays, own).per_statement_cost] == [
+        None
+    ]

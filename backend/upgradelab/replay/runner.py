@@ -178,14 +178,14 @@ def _execute(replay: _Replay, settings: Settings, lease: Lease) -> Ending:
                     replay_id,
                     shards,
                     lambda own: run_rounds(replay, own, settings, interrupt, stored),
-                    lambda merged, null_of: _report(
-                        replay, dataset.id, merged, (stored or [planned])[-1], null_of
+                    lambda merged, null_of, hosts: _report(
+                        replay, dataset.id, merged, (stored or [planned])[-1], null_of, hosts
                     ),
                     interrupt,
                     settings,
                     statements,
-                    lambda kept, merged, null_of: _partial(
-                        replay, kept, merged, (stored or [planned])[-1], null_of
+                    lambda kept, merged, null_of, hosts: _partial(
+                        replay, kept, merged, (stored or [planned])[-1], null_of, hosts
                     ),
                     lambda early: end_now(REPLAY_JOBS, replay_id, lease, early),
                 )
@@ -259,10 +259,11 @@ def _report(
     replays: list[VariantReplay],
     planned: RunSchedule,
     null_of: list[int | None] | None = None,
+    hosts: dict[int, str] | None = None,
 ) -> Ending:
     """Compare the replays (every statement of the replay; `null_of`: a sharded replay's null
-    statement per statement, shards.merge), store the report and its dataset loads (this worker's):
-    the replay succeeded."""
+    statement per statement, shards.merge; `hosts`: the host of each null statement, a cost line
+    each), store the report and its dataset loads (this worker's): the replay succeeded."""
     specs, statements = replay.specs, replay.statements
     for spec, one in zip(specs, replays, strict=True):
         _record_load(dataset_id, spec.target, one)
@@ -270,7 +271,7 @@ def _report(
     reports = compare(statements, replays, aa_control=aa, null_of=null_of)
     document = report_document(
         statements, replays, reports, planned, statement_timeout_s=replay.timeout_s,
-        aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds,
+        aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds, hosts=hosts,
     )  # fmt: skip
     state.write(replay.replay_id, report=document.model_dump(mode="json"), progress=None)
     return Ending(JobStatus.succeeded, completed=True)
@@ -301,14 +302,15 @@ def _partial(
     replays: list[VariantReplay],
     planned: RunSchedule,
     null_of: list[int | None] | None = None,
+    hosts: dict[int, str] | None = None,
 ) -> None:
     """Store the report of what a cancelled replay measured on `kept` (the statements captured on
-    every variant; `null_of`: a sharded replay's null statement per statement), marked partial."""
+    every variant; `null_of`, `hosts`: a sharded replay's, as _report's), marked partial."""
     aa = next((s.name for s in replay.specs if s.aa_control), None)
     reports = compare(kept, replays, aa_control=aa, null_of=null_of)
     document = report_document(
         kept, replays, reports, planned, statement_timeout_s=replay.timeout_s, partial=True,
-        aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds,
+        aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds, hosts=hosts,
     )  # fmt: skip
     state.write(replay.replay_id, report=document.model_dump(mode="json"))
 

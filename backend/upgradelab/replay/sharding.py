@@ -32,8 +32,9 @@ all succeeded, shards.merge and compare run once over every statement: Benjamini
 summary over every fingerprint, each fingerprint net of its own host's `DO 0`.
 
 A cancelled one keeps what every shard measured, marked partial, as an unsharded one does (the
-statements each shard captured on every variant). What a sharded replay does not do (yet): the stored
-schedule and the extension's rounds written there are shard 0's
+statements each shard captured on every variant). The report's per-statement cost has one line per
+variant and host, each on its host's own null statement (document.statement_costs). What a sharded
+replay does not do (yet): the stored schedule and the extension's rounds written there are shard 0's
 (every shard plans the same rounds from the replay's id; each extends its own undecided fingerprints,
 and each fingerprint's report says its rounds).
 
@@ -195,21 +196,22 @@ def coordinate(
     replay_id: int,
     plans: list[ShardPlan],
     run_own: Callable[[Own], list[VariantReplay]],
-    report: Callable[[list[VariantReplay], list[int | None]], Ending],
+    report: Callable[[list[VariantReplay], list[int | None], dict[int, str]], Ending],
     interrupt: Interrupt,
     settings: Settings,
     statements: list[SourceStatement],
-    partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None]], None],
+    partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None], dict[int, str]], None],
     end_now: Callable[[Ending], object],
 ) -> Ending:
     """The sharded replay in its own worker (module docstring): the shard rows made, shards 1.. sent
     to their workers, shard 0 run here (`run_own`) while a watch reads the others every SHARD_POLL_S
     (a failed or lost one interrupts it, once `end_now(ending)` wrote the replay's final state and
     its shards'), the others awaited, the results merged and
-    `report(replays, null_of)` called; its Ending. Cancelled once `interrupt` is set by a cancel: what
-    every shard captured merged and given to `partial(statements kept, replays, null_of)` (the
-    partial report); ShardFailed (the replay fails with its words) when a shard fails or is lost. Every shard
-    not final when it returns is ended (cancelled, or failed "the replay ended")."""
+    `report(replays, null_of, hosts)` called (hosts: each null statement's index -> the worker that
+    timed it); its Ending. Cancelled once `interrupt` is set by a cancel: what every shard captured
+    merged and given to `partial(statements kept, replays, null_of, hosts)` (the partial report);
+    ShardFailed (the replay fails with its words) when a shard fails or is lost. Every shard not
+    final when it returns is ended (cancelled, or failed "the replay ended")."""
     ids = _make_rows(replay_id, plans)
     for plan in plans[1:]:
         send_job(REPLAY_SHARD_JOBS, ids[plan.number], worker_direct(plan.worker.name).name)
@@ -250,7 +252,7 @@ def coordinate(
             _sum_progress(replay_id)
             time.sleep(SHARD_POLL_S)
         merged = shards.merge(statements, [p.statements for p in plans], [mine, *others.results()])
-        ended = report(merged.replays, merged.null_of)
+        ended = report(merged.replays, merged.null_of, _hosts(plans, merged))
         return ended
     finally:
         _written.pop(replay_id, None)
@@ -353,7 +355,7 @@ def _cancelled(
     plans: list[ShardPlan],
     statements: list[SourceStatement],
     own: tuple[list[VariantReplay], int | None],
-    partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None]], None],
+    partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None], dict[int, str]], None],
     settings: Settings,
 ) -> Ending:
     """A cancelled replay's end: its shards awaited until they stopped (their watches see the
@@ -386,10 +388,15 @@ def _cancelled(
                 [[position[i] for i in indexes] for indexes in kept],
                 [replays if indexes else [] for indexes, (replays, _) in zip(kept, parts, strict=True)],
             )
-            partial([statements[i] for i in keep], merged.replays, merged.null_of)
+            partial([statements[i] for i in keep], merged.replays, merged.null_of, _hosts(plans, merged))
         except shards.ShardMismatch as mismatch:  # a shard cut while its servers started
             log.warning("a cancelled sharded replay keeps no partial report: %s", mismatch)
     return Ending(JobStatus.cancelled)
+
+
+def _hosts(plans: list[ShardPlan], merged: shards.Merged) -> dict[int, str]:
+    """Each merged null statement's index -> the worker of the shard that timed it."""
+    return {null: plans[number].worker.name for null, number in merged.null_shards.items()}
 
 
 def _lost(shard_id: int) -> bool:

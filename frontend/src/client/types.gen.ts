@@ -5768,7 +5768,10 @@ export type StageTimes = {
  * rounds); `ratio`: variant / baseline with its interval and verdict (None without rounds);
  * `aa_control`: `variant` is the replay's A/A control: its line is the noise floor the others'
  * ratios are read against, its verdict no finding (False in reports from before);
- * `text`: the sentence the report opens with ("every statement costs +45 us [+40, +50] on ...").
+ * `host`: the host whose null statement the line read (a sharded replay's worker, its Celery node
+ * name: one line per variant and host, each host's its own measurement; None: one host);
+ * `text`: the sentence the report opens with ("every statement costs +45 us [+40, +50] on ...";
+ * a host's line begins "on <host>: ").
  */
 export type StatementCost = {
     /**
@@ -5808,6 +5811,10 @@ export type StatementCost = {
      * Aa Control
      */
     aa_control: boolean;
+    /**
+     * Host
+     */
+    host: string | null;
     /**
      * Text
      */
