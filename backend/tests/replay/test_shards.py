@@ -8,6 +8,7 @@ import pytest
 from tests.replay.test_statement_cost import FINGERPRINTS_US, NULL_US, SHIFT_US, _replay, _statements
 from upgradelab.measurement import VariantReplay
 from upgradelab.measurement.sources import parse_source
+from upgradelab.replay import shards as shards_module
 from upgradelab.replay.compare import compare
 from upgradelab.replay.document import report_document
 from upgradelab.replay.shards import ShardMismatch, merge, split
@@ -141,9 +142,10 @@ def test_the_report_has_a_per_statement_cost_line_per_variant_and_host_each_its_
     results = [[_cut(r, shard) for r in host] for shard, host in zip(shards, on_host, strict=True)]
     merged = merge(statements, shards, results)
     assert merged.null_shards == {len(statements): 0, len(statements) + 1: 1}
-    hosts = {null: ["celery@one", "local@two"][shard] for null, shard in merged.null_shards.items()}
+    spread = shards_module.spread(statements, shards, merged, ["celery@one", "local@two"])
     own = compare(statements, merged.replays, null_of=merged.null_of)
-    lines = report_document(statements, merged.replays, own, hosts=hosts).per_statement_cost
+    document = report_document(statements, merged.replays, own, spread=spread)
+    lines = document.per_statement_cost
     assert [(line.variant, line.host) for line in lines] == [("b", "celery@one"), ("b", "local@two")]
     for line, host, name in zip(lines, on_host, ["celery@one", "local@two"], strict=True):
         alone = report_document(statements, host, compare(statements, host)).per_statement_cost
@@ -160,3 +162,13 @@ def test_the_report_has_a_per_statement_cost_line_per_variant_and_host_each_its_
     assert [line.host for line in report_document(statements, merged.replays, own).per_statement_cost] == [
         None
     ]
+    # each fingerprint names its host; the report says where each shard's fingerprints ran
+    hosts = {f.fingerprint_id: f.host for f in document.fingerprints}
+    for shard, name in zip(shards, ["celery@one", "local@two"], strict=True):
+        assert {hosts[statements[i].fingerprint_id] for i in shard} == {name}
+    fingerprints = [len({statements[i].fingerprint_id for i in shard}) for shard in shards]
+    assert spread.fingerprints == fingerprints and spread.rounds == [20, 20]
+    assert document.sharding is not None and document.sharding.startswith(
+        f"spread over 2 hosts, each running every variant for its own fingerprints (shard 1 on "
+        f"celery@one: {fingerprints[0]} fingerprints, 20 rounds; shard 2 on local@two: {fingerprints[1]}"
+    ), document.sharding

@@ -17,6 +17,9 @@ as on any other exit.
 A worker killed outright is found by the reaper (execution/reaper.py), which stops the instances and
 frees the locks. A replay that fails stops every instance of its targets (`stop_all`, the kind's
 `sweep`), not only the ones it knows it started.
+
+One concept: a replay's body on its worker, from its rounds to its stored report (whole, partial,
+or a sharded one's: sharding.py runs the shards and gives back what they measured).
 """
 
 import logging
@@ -178,14 +181,19 @@ def _execute(replay: _Replay, settings: Settings, lease: Lease) -> Ending:
                     replay_id,
                     shards,
                     lambda own: run_rounds(replay, own, settings, interrupt, stored),
-                    lambda merged, null_of, hosts: _report(
-                        replay, dataset.id, merged, (stored or [planned])[-1], null_of, hosts
+                    lambda merged, null_of, spread: _report(
+                        replay,
+                        dataset.id,
+                        merged,
+                        _longest(replay, spread, stored or [planned]),
+                        null_of,
+                        spread,
                     ),
                     interrupt,
                     settings,
                     statements,
-                    lambda kept, merged, null_of, hosts: _partial(
-                        replay, kept, merged, (stored or [planned])[-1], null_of, hosts
+                    lambda kept, merged, null_of, spread: _partial(
+                        replay, kept, merged, _longest(replay, spread, stored or [planned]), null_of, spread
                     ),
                     lambda early: end_now(REPLAY_JOBS, replay_id, lease, early),
                 )
@@ -259,11 +267,11 @@ def _report(
     replays: list[VariantReplay],
     planned: RunSchedule,
     null_of: list[int | None] | None = None,
-    hosts: dict[int, str] | None = None,
+    spread: shards_module.Spread | None = None,
 ) -> Ending:
     """Compare the replays (every statement of the replay; `null_of`: a sharded replay's null
-    statement per statement, shards.merge; `hosts`: the host of each null statement, a cost line
-    each), store the report and its dataset loads (this worker's): the replay succeeded."""
+    statement per statement, shards.merge; `spread`: where its statements ran, shards.spread), store
+    the report and its dataset loads (this worker's): the replay succeeded."""
     specs, statements = replay.specs, replay.statements
     for spec, one in zip(specs, replays, strict=True):
         _record_load(dataset_id, spec.target, one)
@@ -271,7 +279,7 @@ def _report(
     reports = compare(statements, replays, aa_control=aa, null_of=null_of)
     document = report_document(
         statements, replays, reports, planned, statement_timeout_s=replay.timeout_s,
-        aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds, hosts=hosts,
+        aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds, spread=spread,
     )  # fmt: skip
     state.write(replay.replay_id, report=document.model_dump(mode="json"), progress=None)
     return Ending(JobStatus.succeeded, completed=True)
@@ -283,6 +291,18 @@ def _store_schedule(replay: _Replay, schedule: Schedule) -> RunSchedule:
     kept = {**stored.model_dump(mode="json"), "max_rounds": replay.max_rounds}
     state.write(replay.replay_id, schedule=kept)
     return stored
+
+
+def _longest(replay: _Replay, spread: shards_module.Spread, stored: list[RunSchedule]) -> RunSchedule:
+    """A sharded replay's schedule: the one planned from its id for the most rounds any shard ran
+    (each shard's is its first rounds, execution/schedule.py plan), stored when longer than the
+    last one stored (shard 0's, `stored`); the read model."""
+    most = max(spread.rounds, default=0)
+    if most <= stored[-1].rounds:
+        return stored[-1]
+    return _store_schedule(
+        replay, plan("interleaved", most, replay.passes, replay.replay_id, len(replay.specs))
+    )
 
 
 def _keep_partial(replay: _Replay, dataset_id: int, cancelled: ReplayCancelled, planned: RunSchedule) -> None:
@@ -302,15 +322,15 @@ def _partial(
     replays: list[VariantReplay],
     planned: RunSchedule,
     null_of: list[int | None] | None = None,
-    hosts: dict[int, str] | None = None,
+    spread: shards_module.Spread | None = None,
 ) -> None:
     """Store the report of what a cancelled replay measured on `kept` (the statements captured on
-    every variant; `null_of`, `hosts`: a sharded replay's, as _report's), marked partial."""
+    every variant; `null_of`, `spread`: a sharded replay's, as _report's), marked partial."""
     aa = next((s.name for s in replay.specs if s.aa_control), None)
     reports = compare(kept, replays, aa_control=aa, null_of=null_of)
     document = report_document(
         kept, replays, reports, planned, statement_timeout_s=replay.timeout_s, partial=True,
-        aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds, hosts=hosts,
+        aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds, spread=spread,
     )  # fmt: skip
     state.write(replay.replay_id, report=document.model_dump(mode="json"))
 

@@ -33,10 +33,11 @@ summary over every fingerprint, each fingerprint net of its own host's `DO 0`.
 
 A cancelled one keeps what every shard measured, marked partial, as an unsharded one does (the
 statements each shard captured on every variant). The report's per-statement cost has one line per
-variant and host, each on its host's own null statement (document.statement_costs). What a sharded
-replay does not do (yet): the stored schedule and the extension's rounds written there are shard 0's
-(every shard plans the same rounds from the replay's id; each extends its own undecided fingerprints,
-and each fingerprint's report says its rounds).
+variant and host, each on its host's own null statement (document.statement_costs). Every shard
+plans the same rounds from the replay's id and extends its own undecided fingerprints, so each
+shard's schedule is the first rounds of the longest: the one stored (runner._longest, once the
+shards are merged; shard 0's extensions are stored as they come); the report says where each shard
+ran, its fingerprints and rounds (`sharding`), and each fingerprint its host and rounds.
 
 A shard's result crosses hosts through the metadata database as pickled VariantReplays (they hold
 arrays and dataclasses no JSON schema reads back), sealed with an HMAC-SHA256 keyed by the worker
@@ -196,20 +197,20 @@ def coordinate(
     replay_id: int,
     plans: list[ShardPlan],
     run_own: Callable[[Own], list[VariantReplay]],
-    report: Callable[[list[VariantReplay], list[int | None], dict[int, str]], Ending],
+    report: Callable[[list[VariantReplay], list[int | None], shards.Spread], Ending],
     interrupt: Interrupt,
     settings: Settings,
     statements: list[SourceStatement],
-    partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None], dict[int, str]], None],
+    partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None], shards.Spread], None],
     end_now: Callable[[Ending], object],
 ) -> Ending:
     """The sharded replay in its own worker (module docstring): the shard rows made, shards 1.. sent
     to their workers, shard 0 run here (`run_own`) while a watch reads the others every SHARD_POLL_S
     (a failed or lost one interrupts it, once `end_now(ending)` wrote the replay's final state and
     its shards'), the others awaited, the results merged and
-    `report(replays, null_of, hosts)` called (hosts: each null statement's index -> the worker that
-    timed it); its Ending. Cancelled once `interrupt` is set by a cancel: what every shard captured
-    merged and given to `partial(statements kept, replays, null_of, hosts)` (the partial report);
+    `report(replays, null_of, spread)` called (spread: where they ran, shards.Spread); its Ending.
+    Cancelled once `interrupt` is set by a cancel: what every shard captured merged and given to
+    `partial(statements kept, replays, null_of, spread)` (the partial report);
     ShardFailed (the replay fails with its words) when a shard fails or is lost. Every shard not
     final when it returns is ended (cancelled, or failed "the replay ended")."""
     ids = _make_rows(replay_id, plans)
@@ -251,8 +252,11 @@ def coordinate(
                 return ended
             _sum_progress(replay_id)
             time.sleep(SHARD_POLL_S)
-        merged = shards.merge(statements, [p.statements for p in plans], [mine, *others.results()])
-        ended = report(merged.replays, merged.null_of, _hosts(plans, merged))
+        split = [p.statements for p in plans]
+        merged = shards.merge(statements, split, [mine, *others.results()])
+        ended = report(
+            merged.replays, merged.null_of, shards.spread(statements, split, merged, _hosts(plans))
+        )
         return ended
     finally:
         _written.pop(replay_id, None)
@@ -355,7 +359,7 @@ def _cancelled(
     plans: list[ShardPlan],
     statements: list[SourceStatement],
     own: tuple[list[VariantReplay], int | None],
-    partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None], dict[int, str]], None],
+    partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None], shards.Spread], None],
     settings: Settings,
 ) -> Ending:
     """A cancelled replay's end: its shards awaited until they stopped (their watches see the
@@ -382,21 +386,24 @@ def _cancelled(
     if any(kept):
         keep = sorted(i for indexes in kept for i in indexes)
         position = {index: place for place, index in enumerate(keep)}
+        kept_statements = [statements[i] for i in keep]
+        split = [[position[i] for i in indexes] for indexes in kept]
         try:
             merged = shards.merge(
-                [statements[i] for i in keep],
-                [[position[i] for i in indexes] for indexes in kept],
+                kept_statements,
+                split,
                 [replays if indexes else [] for indexes, (replays, _) in zip(kept, parts, strict=True)],
             )
-            partial([statements[i] for i in keep], merged.replays, merged.null_of, _hosts(plans, merged))
+            spread = shards.spread(kept_statements, split, merged, _hosts(plans))
+            partial(kept_statements, merged.replays, merged.null_of, spread)
         except shards.ShardMismatch as mismatch:  # a shard cut while its servers started
             log.warning("a cancelled sharded replay keeps no partial report: %s", mismatch)
     return Ending(JobStatus.cancelled)
 
 
-def _hosts(plans: list[ShardPlan], merged: shards.Merged) -> dict[int, str]:
-    """Each merged null statement's index -> the worker of the shard that timed it."""
-    return {null: plans[number].worker.name for null, number in merged.null_shards.items()}
+def _hosts(plans: list[ShardPlan]) -> list[str]:
+    """Each shard's worker (its Celery node name), in shard order."""
+    return [plan.worker.name for plan in plans]
 
 
 def _lost(shard_id: int) -> bool:

@@ -136,3 +136,46 @@ def merge(
         merged.append(replace(base, null_statement=null_index.get(0), **fields))
     numbers = [number for number, indexes in enumerate(shards) if indexes]  # ran's shard numbers
     return Merged(merged, null_of, {null: numbers[number] for number, null in null_index.items()})
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Where a sharded replay's statements ran, for its report (document.report_document): `hosts`
+    each shard's worker (Celery node name) in shard order; `null_hosts` each merged null statement's
+    index -> the host that timed it; `fingerprint_hosts` each fingerprint id -> its host;
+    `fingerprints` and `rounds` each shard's fingerprint count and rounds (the most any of its
+    statements was timed: its schedule is the one planned from the replay's id for that many rounds,
+    execution/schedule.py plan, every shard's the first rounds of the longest)."""
+
+    hosts: list[str]
+    null_hosts: dict[int, str]
+    fingerprint_hosts: dict[str, str]
+    fingerprints: list[int]
+    rounds: list[int]
+
+
+def spread(
+    statements: list[SourceStatement], shards: list[list[int]], merged: Merged, hosts: list[str]
+) -> Spread:
+    """The Spread of `merged` (merge's, of these statements and shards), `hosts` naming each shard's
+    worker in shard order."""
+    passes = max(merged.replays[0].passes, 1) if merged.replays else 1
+    nulls = {shard: null for null, shard in merged.null_shards.items()}
+
+    def rounds(indexes: list[int]) -> int:
+        return max((len(r.times[i]) // passes for r in merged.replays for i in indexes), default=0)
+
+    return Spread(
+        hosts=list(hosts),
+        null_hosts={null: hosts[shard] for null, shard in merged.null_shards.items()},
+        fingerprint_hosts={
+            statements[i].fingerprint_id: hosts[shard]
+            for shard, indexes in enumerate(shards)
+            for i in indexes
+        },
+        fingerprints=[len({statements[i].fingerprint_id for i in indexes}) for indexes in shards],
+        rounds=[
+            rounds([*indexes, *([nulls[shard]] if shard in nulls else [])])
+            for shard, indexes in enumerate(shards)
+        ],
+    )

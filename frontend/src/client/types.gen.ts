@@ -2747,7 +2747,8 @@ export type FingerprintLatency = {
  * team's pt-query-digest report lists the class as `0x...<class_id>`; measurement/pt_fingerprint.py),
  * the same as `fingerprint_id` since issue 47; None in reports from before, whose fingerprint is
  * the lab's own normalization and whose id is not a pt class; `stages`: per variant where its time
- * went (StageTimes; {} without stage events and in reports from before).
+ * went (StageTimes; {} without stage events and in reports from before); `host`: the host that
+ * timed it (a sharded replay's worker, its Celery node name; None: the replay ran on one host).
  */
 export type FingerprintResult = {
     /**
@@ -2809,6 +2810,10 @@ export type FingerprintResult = {
     stages: {
         [key: string]: StageTimes;
     };
+    /**
+     * Host
+     */
+    host: string | null;
 };
 
 /**
@@ -4814,7 +4819,9 @@ export type ReplayRead = {
  * every statement got; `max_rounds`: the extension's budget (None: no extension) and `extension`
  * how it went and what it means for the statistics (a sentence; None without an extension).
  * `per_statement_cost`: one StatementCost per non-baseline variant, read first (empty in reports
- * from before); `timing`: how it was timed, each variant's clock and performance_schema (a
+ * from before; a sharded replay's: one per variant and host); `sharding`: where a sharded replay's
+ * fingerprints ran, each shard's rounds and which schedule is stored (a sentence; None: one host);
+ * `timing`: how it was timed, each variant's clock and performance_schema (a
  * sentence; None in reports from before).
  * `work_counters`: where the work counters come from and when one moved, or why they are
  * unavailable (a sentence; None in reports made before them); `stages`: where the time by stage
@@ -4905,6 +4912,10 @@ export type ReplayReport = {
      * Per Statement Cost
      */
     per_statement_cost: Array<StatementCost>;
+    /**
+     * Sharding
+     */
+    sharding: string | null;
     /**
      * Timing
      */
@@ -7736,7 +7747,8 @@ export type WorkloadRead = {
  * team's pt-query-digest report lists the class as `0x...<class_id>`; measurement/pt_fingerprint.py),
  * the same as `fingerprint_id` since issue 47; None in reports from before, whose fingerprint is
  * the lab's own normalization and whose id is not a pt class; `stages`: per variant where its time
- * went (StageTimes; {} without stage events and in reports from before).
+ * went (StageTimes; {} without stage events and in reports from before); `host`: the host that
+ * timed it (a sharded replay's worker, its Celery node name; None: the replay ran on one host).
  */
 export type FingerprintResultWritable = {
     /**
@@ -7798,6 +7810,10 @@ export type FingerprintResultWritable = {
     stages: {
         [key: string]: StageTimes;
     };
+    /**
+     * Host
+     */
+    host: string | null;
 };
 
 /**
@@ -7914,7 +7930,9 @@ export type ReplayReadWritable = {
  * every statement got; `max_rounds`: the extension's budget (None: no extension) and `extension`
  * how it went and what it means for the statistics (a sentence; None without an extension).
  * `per_statement_cost`: one StatementCost per non-baseline variant, read first (empty in reports
- * from before); `timing`: how it was timed, each variant's clock and performance_schema (a
+ * from before; a sharded replay's: one per variant and host); `sharding`: where a sharded replay's
+ * fingerprints ran, each shard's rounds and which schedule is stored (a sentence; None: one host);
+ * `timing`: how it was timed, each variant's clock and performance_schema (a
  * sentence; None in reports from before).
  * `work_counters`: where the work counters come from and when one moved, or why they are
  * unavailable (a sentence; None in reports made before them); `stages`: where the time by stage
@@ -8005,6 +8023,10 @@ export type ReplayReportWritable = {
      * Per Statement Cost
      */
     per_statement_cost: Array<StatementCost>;
+    /**
+     * Sharding
+     */
+    sharding: string | null;
     /**
      * Timing
      */
