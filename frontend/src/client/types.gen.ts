@@ -7516,9 +7516,15 @@ export type WorkerRead = {
     /**
      * Queues
      *
-     * The Celery queues it consumes.
+     * The Celery queues it consumes for its pool (jobs routed to the pool).
      */
     queues: Array<string>;
+    /**
+     * Direct Queue
+     *
+     * Its own queue (Celery's worker_direct '<name>.dq2'), which it consumes too: the shards of a sharded replay are sent to the worker that runs them there (replay/sharding.py); None: it told none.
+     */
+    direct_queue?: string | null;
     /**
      * Host
      */
