@@ -6,12 +6,12 @@ Decided on seeded round values with the real functions (compare, report_document
 import pytest
 
 from tests.replay.test_statement_cost import FINGERPRINTS_US, NULL_US, SHIFT_US, _replay, _statements
-from upgradelab.measurement import VariantReplay
+from upgradelab.measurement import SourceStatement, VariantReplay
 from upgradelab.measurement.sources import parse_source
 from upgradelab.replay import shards as shards_module
 from upgradelab.replay.compare import compare
 from upgradelab.replay.document import report_document
-from upgradelab.replay.shards import ShardMismatch, merge, split
+from upgradelab.replay.shards import Merged, ShardMismatch, merge, split
 
 
 def _cut(replay: VariantReplay, indexes: list[int]) -> VariantReplay:
@@ -85,26 +85,34 @@ def test_the_merged_report_of_two_shards_is_the_unsharded_replays_report() -> No
     )
 
 
-def test_each_fingerprint_is_read_net_of_its_own_hosts_per_statement_cost() -> None:
-    """Host 1 pays 90 us more per statement on b (its null statement says so), host 0 nothing: a
-    cheap fingerprint on host 1 is slower by that cost only, which host 0's null statement, read
-    for every fingerprint, would have called a change of its own."""
+EXTRA_US = 2 * SHIFT_US  # what every statement costs more on b on the second host
+
+
+def _two_hosts() -> tuple[list[SourceStatement], list[list[int]], list[list[VariantReplay]], Merged]:
+    """The statements split over two hosts, a and b on each (b EXTRA_US dearer per statement on the
+    second host only), and their merge."""
     statements = _statements()
     shards = split(statements, 2)
-    extra = 2 * SHIFT_US
     on_host = [
         [_replay("a", FINGERPRINTS_US, NULL_US, 1), _replay("b", FINGERPRINTS_US, NULL_US, 2)],
         [
             _replay("a", FINGERPRINTS_US, NULL_US, 3),
-            _replay("b", [us + extra for us in FINGERPRINTS_US], NULL_US + extra, 4),
+            _replay("b", [us + EXTRA_US for us in FINGERPRINTS_US], NULL_US + EXTRA_US, 4),
         ],
     ]
     results = [[_cut(r, shard) for r in host] for shard, host in zip(shards, on_host, strict=True)]
-    merged = merge(statements, shards, results)
+    return statements, shards, on_host, merge(statements, shards, results)
+
+
+def test_each_fingerprint_is_read_net_of_its_own_hosts_per_statement_cost() -> None:
+    """Host 1 pays 90 us more per statement on b (its null statement says so), host 0 nothing: a
+    cheap fingerprint on host 1 is slower by that cost only, which host 0's null statement, read
+    for every fingerprint, would have called a change of its own."""
+    statements, shards, _, merged = _two_hosts()
     assert merged.null_of == [len(statements) + (1 if i in shards[1] else 0) for i in range(len(statements))]
     own = compare(statements, merged.replays, null_of=merged.null_of)
     first_hosts = compare(statements, merged.replays)  # every fingerprint against host 0's DO 0
-    cheap = [i for i in shards[1] if extra / FINGERPRINTS_US[i] > 0.15]
+    cheap = [i for i in shards[1] if EXTRA_US / FINGERPRINTS_US[i] > 0.15]
     assert cheap, shards
     for i in cheap:
         assert own[i].variants["b"].group == "slower: per-statement cost only", i
@@ -129,18 +137,7 @@ def test_the_report_has_a_per_statement_cost_line_per_variant_and_host_each_its_
     """The same two hosts as above: b's per-statement cost is +0 us on host 0 and +90 us on host 1.
     One line for b read on host 0's null statement only would say "no significant difference" for
     the statements of both; the report says each host's, named, as that host alone would have."""
-    statements = _statements()
-    shards = split(statements, 2)
-    extra = 2 * SHIFT_US
-    on_host = [
-        [_replay("a", FINGERPRINTS_US, NULL_US, 1), _replay("b", FINGERPRINTS_US, NULL_US, 2)],
-        [
-            _replay("a", FINGERPRINTS_US, NULL_US, 3),
-            _replay("b", [us + extra for us in FINGERPRINTS_US], NULL_US + extra, 4),
-        ],
-    ]
-    results = [[_cut(r, shard) for r in host] for shard, host in zip(shards, on_host, strict=True)]
-    merged = merge(statements, shards, results)
+    statements, shards, on_host, merged = _two_hosts()
     assert merged.null_shards == {len(statements): 0, len(statements) + 1: 1}
     spread = shards_module.spread(statements, shards, merged, ["celery@one", "local@two"])
     own = compare(statements, merged.replays, null_of=merged.null_of)
