@@ -6,6 +6,7 @@ Decided on seeded round values with the real functions (compare, report_document
 import pytest
 
 from tests.replay.test_statement_cost import FINGERPRINTS_US, NULL_US, SHIFT_US, _replay, _statements
+from upgradelab.cli.replay import summary_lines
 from upgradelab.measurement import SourceStatement, VariantReplay
 from upgradelab.measurement.sources import parse_source
 from upgradelab.replay import shards as shards_module
@@ -169,3 +170,4 @@ def test_the_report_has_a_per_statement_cost_line_per_variant_and_host_each_its_
         f"spread over 2 hosts, each running every variant for its own fingerprints (shard 1 on "
         f"celery@one: {fingerprints[0]} fingerprints, 20 rounds; shard 2 on local@two: {fingerprints[1]}"
     ), document.sharding
+    assert document.sharding in summary_lines(document)  # the CLI's report says it too
