@@ -1,14 +1,19 @@
-"""A sharded replay whose host is gone is final before its servers are stopped (replay/sharding.py,
-execution/lifecycle.py end_now, execution/reaper.py `ends_first`), on the real metadata database
-and Redis, without servers: what the stop finds is recorded instead (a server with a SLEEP running
-took 20-35 s to stop under the gate's load, and the replay stayed "running" meanwhile).
+"""How a sharded replay ends when a host is gone or slow to stop, on the real metadata database and
+Redis, without servers (what a stop finds is recorded instead: a server with a SLEEP running took
+20-35 s to stop under the gate's load, and the replay stayed "running" meanwhile).
+
+A sharded replay whose host is gone is final before its servers are stopped (replay/sharding.py,
+execution/lifecycle.py end_now, execution/reaper.py `ends_first`):
 
 - The coordinator's side: a shard's lease expires while shard 0 runs here; the replay and both
   shard rows are final, the error naming the shard and its worker, while shard 0 still runs (its
   servers not yet stopped), and the lifecycle's sweep comes after.
 - The reaper's side: the replay's own worker is gone; the reaper writes the replay and its shards
   final before it stops the targets' servers. An unsharded replay keeps the order every kind has:
-  servers stopped, then the final state."""
+  servers stopped, then the final state.
+
+A cancelled one merges what each shard stored as soon as each has (a shard stores it before its
+servers stop: shard_runner.py, Interrupt.kept), not once every shard has stopped."""
 
 import time
 from collections.abc import Callable
@@ -19,6 +24,8 @@ import pytest
 from redis import Redis
 from sqlalchemy import select
 
+from tests.replay.test_shards import _cut, _variants
+from tests.replay.test_statement_cost import _statements
 from upgradelab.db import sync_session
 from upgradelab.execution import leases, lifecycle, reaper
 from upgradelab.execution.kinds import Ending
@@ -27,6 +34,7 @@ from upgradelab.execution.status import JobStatus
 from upgradelab.measurement import Interrupt, SourceStatement, VariantReplay
 from upgradelab.pools.schemas import WorkerRead
 from upgradelab.replay import sharding
+from upgradelab.replay import shards as shards_module
 from upgradelab.replay.jobs import REPLAY_JOBS, REPLAY_SHARDS, REPLAYS
 from upgradelab.replay.models import ReplayRun, ReplayShard
 from upgradelab.settings import get_settings
@@ -136,3 +144,46 @@ def test_the_reaper_ends_a_sharded_replay_before_it_stops_its_servers(
     # a sharded replay: final (its shards too) before its servers are stopped; else, as every kind,
     # its servers stopped first: whoever sees it final finds them stopped
     assert stopped_when == [final if sharded else ("running", None, [])]
+
+
+def test_a_cancel_merges_what_each_shard_stored_without_waiting_for_it_to_stop(
+    new_replay: Callable[[str], int],
+) -> None:
+    """Shard 2 still runs (its servers stopping) but stored what it captured: the partial report
+    is made at once, with both shards' statements, not after CANCEL_WAIT_S (30 s)."""
+    replay_id = new_replay("shard-cancel")
+    settings = get_settings()
+    statements = _statements()
+    split_at = shards_module.split(statements, 2)
+    results = [[_cut(r, shard) for r in _variants()] for shard in split_at]
+    plans = [
+        sharding.ShardPlan(n, shard, _worker(name), 2 * n)
+        for n, (shard, name) in enumerate(zip(split_at, ["celery@here", "local@slow"], strict=True))
+    ]
+    with sync_session() as session:
+        rows = [
+            ReplayShard(
+                replay_id=replay_id,
+                shard=plan.number,
+                statements=plan.statements,
+                worker=plan.worker.name,
+                status="running",
+                result=sharding.seal(results[1], settings, len(plan.statements)) if plan.number else None,
+            )
+            for plan in plans
+        ]
+        session.add_all(rows)
+        session.commit()
+        ids = {row.shard: row.id for row in rows}
+    kept: list[tuple[int, list[int | None], shards_module.Spread]] = []
+    started = time.monotonic()
+
+    def partial(
+        statements_kept: list[SourceStatement], _replays: object, null_of: list[int | None], spread: Any
+    ) -> None:
+        kept.append((len(statements_kept), null_of, spread))
+
+    ending = sharding._cancelled(ids, plans, statements, (results[0], None), partial, settings)
+    assert time.monotonic() - started < 5, time.monotonic() - started
+    assert ending.status == JobStatus.cancelled
+    assert [(n, spread.hosts) for n, _, spread in kept] == [(len(statements), ["celery@here", "local@slow"])]

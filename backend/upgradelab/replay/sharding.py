@@ -362,17 +362,20 @@ def _cancelled(
     partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None], shards.Spread], None],
     settings: Settings,
 ) -> Ending:
-    """A cancelled replay's end: its shards awaited until they stopped (their watches see the
-    replay's flag; at most CANCEL_WAIT_S), then what each captured on every variant (shard 0's `own`:
-    its replays and captured statements, None: all) merged and given to `partial`; none when no
-    statement was captured on every variant of a shard."""
+    """A cancelled replay's end: its shards awaited until each stopped or stored what it measured
+    (their watches see the replay's flag, and a shard stores it before its servers stop:
+    shard_runner.py; at most CANCEL_WAIT_S), then what each captured on every variant (shard 0's
+    `own`: its replays and captured statements, None: all) merged and given to `partial`; none when
+    no statement was captured on every variant of a shard. A shard that stored nothing by then is
+    left out (its statements are not in the partial report)."""
     deadline = time.monotonic() + CANCEL_WAIT_S
     others = [ids[p.number] for p in plans[1:]]
+    waited = select(ReplayShard.status, ReplayShard.result.is_not(None)).where(ReplayShard.id.in_(others))
     while time.monotonic() < deadline:
         with sync_session() as session:
-            rows = session.scalars(select(ReplayShard).where(ReplayShard.id.in_(others))).all()
-            if not any(r.status == JobStatus.running for r in rows):  # a queued one: ended after
-                break
+            rows = session.execute(waited).all()
+        if not any(status == JobStatus.running and not kept for status, kept in rows):  # queued: ended after
+            break
         time.sleep(SHARD_POLL_S)
     with sync_session() as session:
         sealed = {
