@@ -9,10 +9,11 @@ mariadb-10.11 and mariadb-11.8 (with --aa-control the baseline's A/A control too
 faster fingerprints are false findings), --rounds rounds of 1 pass, no extension. Per replay it
 prints the wall clock from queue to final status, the fingerprints per minute and each variant's
 slower/faster (per-statement cost only included), same and undecided counts; per arm the median;
-then the 2-worker / 1-worker throughput ratio. Two workers on this one machine share its CPUs: on a
-2-core host the second adds servers and a client, not CPU (each shard pins its timing to one CPU,
-execution/timing_cpu.py), so the ratio here is what the split costs or saves on one host; on two
-hosts each shard has its own.
+then the 2-worker / 1-worker throughput ratio. Each replay's per-statement cost lines (one per
+variant and host when sharded) and where its shards ran are printed under it. Two workers on this
+one machine share its CPUs: on a 2-core host the second adds servers and a client, not CPU (each
+shard pins its timing to one CPU, execution/timing_cpu.py), so the ratio here is what the split
+costs or saves on one host; on two hosts each shard has its own.
 
 Run by hand (root, the lab installed), from the repository root:
     .venv/bin/python bench/replay_shards.py [--rounds 5] [--trials 2]
@@ -102,7 +103,8 @@ def one_replay(
         hosts = ", ".join(f"{r.worker}: {len(r.statements)} statements" for r in rows) or "one worker"
     return {"shards": shards, "wall_s": wall, "fingerprints": len(report.get("fingerprints", [])),
             "status": replay["status"], "error": replay["error"], "groups": groups,
-            "hosts": hosts}  # fmt: skip
+            "hosts": hosts, "costs": [line["text"] for line in report.get("per_statement_cost", [])],
+            "sharding": report.get("sharding")}  # fmt: skip
 
 
 def main() -> None:
@@ -147,6 +149,8 @@ def main() -> None:
                         print(f"    ran on {one['hosts']}")
                         for variant, counted in one["groups"].items():
                             print(f"    {variant}: slower/faster {counted}")
+                        for line in [*one["costs"], *([one["sharding"]] if one["sharding"] else [])]:
+                            print(f"    {line}")  # each host's per-statement cost, where shards ran
         finally:
             worker.terminate()
             worker.wait(timeout=60)

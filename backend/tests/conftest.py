@@ -270,6 +270,14 @@ def _kill_session_servers() -> None:
 
 def kill_servers_under(*prefixes: str) -> None:
     """SIGKILL mysqld/mariadbd processes whose command line names one of `prefixes` (directories)."""
+    for pid in servers_under(*prefixes):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def servers_under(*prefixes: str) -> list[int]:
+    """The pids of the mysqld/mariadbd processes whose command line names one of `prefixes`."""
+    found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit() or int(proc.name) == os.getpid():
             continue
@@ -278,8 +286,8 @@ def kill_servers_under(*prefixes: str) -> None:
         except OSError:
             continue
         if any(prefix in command for prefix in prefixes) and ("mysqld" in command or "mariadbd" in command):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(proc.name), signal.SIGKILL)
+            found.append(int(proc.name))
+    return found
 
 
 def _owns_directories(config: pytest.Config) -> bool:

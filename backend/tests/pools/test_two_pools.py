@@ -62,6 +62,8 @@ def test_pools_list_each_pool_with_its_worker_targets_and_facts(
     [east_worker] = listed["east"]["workers"]
     assert east_worker["pid"] == east.pid and east_worker["name"].startswith("east@")
     assert east_worker["cpus"] >= 1 and east_worker["memory_mb"] > 0 and east_worker["version"]
+    # its pool's queue, and its own (Celery's worker_direct, a sharded replay's shards) told apart
+    assert east_worker["queues"] == ["east"] and east_worker["direct_queue"] == f"{east_worker['name']}.dq2"
     assert [w["pool"] for w in listed["local"]["workers"]] == ["local"]
     assert listed["west"]["workers"] == []
 

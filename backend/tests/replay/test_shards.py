@@ -6,11 +6,13 @@ Decided on seeded round values with the real functions (compare, report_document
 import pytest
 
 from tests.replay.test_statement_cost import FINGERPRINTS_US, NULL_US, SHIFT_US, _replay, _statements
-from upgradelab.measurement import VariantReplay
+from upgradelab.cli.replay import summary_lines
+from upgradelab.measurement import SourceStatement, VariantReplay
 from upgradelab.measurement.sources import parse_source
+from upgradelab.replay import shards as shards_module
 from upgradelab.replay.compare import compare
 from upgradelab.replay.document import report_document
-from upgradelab.replay.shards import ShardMismatch, merge, split
+from upgradelab.replay.shards import Merged, ShardMismatch, merge, split
 
 
 def _cut(replay: VariantReplay, indexes: list[int]) -> VariantReplay:
@@ -84,26 +86,34 @@ def test_the_merged_report_of_two_shards_is_the_unsharded_replays_report() -> No
     )
 
 
-def test_each_fingerprint_is_read_net_of_its_own_hosts_per_statement_cost() -> None:
-    """Host 1 pays 90 us more per statement on b (its null statement says so), host 0 nothing: a
-    cheap fingerprint on host 1 is slower by that cost only, which host 0's null statement, read
-    for every fingerprint, would have called a change of its own."""
+EXTRA_US = 2 * SHIFT_US  # what every statement costs more on b on the second host
+
+
+def _two_hosts() -> tuple[list[SourceStatement], list[list[int]], list[list[VariantReplay]], Merged]:
+    """The statements split over two hosts, a and b on each (b EXTRA_US dearer per statement on the
+    second host only), and their merge."""
     statements = _statements()
     shards = split(statements, 2)
-    extra = 2 * SHIFT_US
     on_host = [
         [_replay("a", FINGERPRINTS_US, NULL_US, 1), _replay("b", FINGERPRINTS_US, NULL_US, 2)],
         [
             _replay("a", FINGERPRINTS_US, NULL_US, 3),
-            _replay("b", [us + extra for us in FINGERPRINTS_US], NULL_US + extra, 4),
+            _replay("b", [us + EXTRA_US for us in FINGERPRINTS_US], NULL_US + EXTRA_US, 4),
         ],
     ]
     results = [[_cut(r, shard) for r in host] for shard, host in zip(shards, on_host, strict=True)]
-    merged = merge(statements, shards, results)
+    return statements, shards, on_host, merge(statements, shards, results)
+
+
+def test_each_fingerprint_is_read_net_of_its_own_hosts_per_statement_cost() -> None:
+    """Host 1 pays 90 us more per statement on b (its null statement says so), host 0 nothing: a
+    cheap fingerprint on host 1 is slower by that cost only, which host 0's null statement, read
+    for every fingerprint, would have called a change of its own."""
+    statements, shards, _, merged = _two_hosts()
     assert merged.null_of == [len(statements) + (1 if i in shards[1] else 0) for i in range(len(statements))]
     own = compare(statements, merged.replays, null_of=merged.null_of)
     first_hosts = compare(statements, merged.replays)  # every fingerprint against host 0's DO 0
-    cheap = [i for i in shards[1] if extra / FINGERPRINTS_US[i] > 0.15]
+    cheap = [i for i in shards[1] if EXTRA_US / FINGERPRINTS_US[i] > 0.15]
     assert cheap, shards
     for i in cheap:
         assert own[i].variants["b"].group == "slower: per-statement cost only", i
@@ -122,3 +132,42 @@ def test_shards_that_disagree_on_a_variants_server_are_refused_naming_it() -> No
         merge(statements, shards, results)
     with pytest.raises(ShardMismatch, match="ran on no shard"):
         merge(statements, [shards[0], []], [results[0], []])
+
+
+def test_the_report_has_a_per_statement_cost_line_per_variant_and_host_each_its_own() -> None:
+    """The same two hosts as above: b's per-statement cost is +0 us on host 0 and +90 us on host 1.
+    One line for b read on host 0's null statement only would say "no significant difference" for
+    the statements of both; the report says each host's, named, as that host alone would have."""
+    statements, shards, on_host, merged = _two_hosts()
+    assert merged.null_shards == {len(statements): 0, len(statements) + 1: 1}
+    spread = shards_module.spread(statements, shards, merged, ["celery@one", "local@two"])
+    own = compare(statements, merged.replays, null_of=merged.null_of)
+    document = report_document(statements, merged.replays, own, spread=spread)
+    lines = document.per_statement_cost
+    assert [(line.variant, line.host) for line in lines] == [("b", "celery@one"), ("b", "local@two")]
+    for line, host, name in zip(lines, on_host, ["celery@one", "local@two"], strict=True):
+        alone = report_document(statements, host, compare(statements, host)).per_statement_cost
+        assert len(alone) == 1 and alone[0].host is None
+        assert line.model_dump() == {
+            **alone[0].model_dump(),
+            "host": name,
+            "text": f"on {name}: {alone[0].text}",
+        }
+    assert lines[0].ratio is not None and lines[0].ratio.verdict == "no significant difference", lines[0].text
+    assert lines[1].ratio is not None and lines[1].ratio.verdict == "regression", lines[1].text
+    assert 80 < (lines[1].difference_us or 0) < 100 and abs(lines[0].difference_us or 99) < 10
+    # unsharded (no hosts): one line per variant, as before
+    assert [line.host for line in report_document(statements, merged.replays, own).per_statement_cost] == [
+        None
+    ]
+    # each fingerprint names its host; the report says where each shard's fingerprints ran
+    hosts = {f.fingerprint_id: f.host for f in document.fingerprints}
+    for shard, name in zip(shards, ["celery@one", "local@two"], strict=True):
+        assert {hosts[statements[i].fingerprint_id] for i in shard} == {name}
+    fingerprints = [len({statements[i].fingerprint_id for i in shard}) for shard in shards]
+    assert spread.fingerprints == fingerprints and spread.rounds == [20, 20]
+    assert document.sharding is not None and document.sharding.startswith(
+        f"spread over 2 hosts, each running every variant for its own fingerprints (shard 1 on "
+        f"celery@one: {fingerprints[0]} fingerprints, 20 rounds; shard 2 on local@two: {fingerprints[1]}"
+    ), document.sharding
+    assert document.sharding in summary_lines(document)  # the CLI's report says it too

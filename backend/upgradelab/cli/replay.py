@@ -225,7 +225,8 @@ def _progress_text(progress: "ReplayProgress") -> str:
 def summary_lines(report: "ReplayReport") -> list[str]:
     """The summary the report opens with: the per-statement cost per variant (report.StatementCost),
     one line per variant against the baseline (schemas.VariantSummary), then the clocks, when the
-    statistics were computed, and the false-discovery control."""
+    statistics were computed, the false-discovery control, the extension and, sharded, where each
+    shard ran."""
     from upgradelab.replay.findings import summary_text
 
     lines = [one.text for one in report.per_statement_cost]
@@ -248,6 +249,8 @@ def summary_lines(report: "ReplayReport") -> list[str]:
         lines.append(report.fdr)
     if report.extension:
         lines.append(report.extension)
+    if report.sharding:
+        lines.append(report.sharding)
     if report.work_counters:
         lines.append(report.work_counters)
     if report.stages:

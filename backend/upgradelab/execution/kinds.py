@@ -44,6 +44,10 @@ def _nothing(*_: Any) -> None:
     return None
 
 
+def _never(_job_id: int) -> bool:
+    return False
+
+
 def job_targets(model: Any, job_id: int, names_of: Callable[[Any], Iterable[str]]) -> list[Target]:
     """The targets job `job_id`'s row (of table `model`) names (`names_of(row)`: a capture's target,
     a replay's variants' targets), detached from their session; none when the row is gone. A kind's
@@ -97,6 +101,9 @@ class JobKind:
     published(job_id, fields): after the final status was written (a run's stream);
     sweep: a job that did not succeed stops every instance of its targets (stop_all), not only the
     ones it knows it started (a replay: its cancel may stop servers still starting);
+    ends_first(job_id): whether the reaper writes the job's final state before it stops its servers
+    and frees its locks, not after (a sharded replay: its shards on other hosts stop once they see
+    it final, meanwhile; default never);
     task: the Celery task's name (default "upgradelab.<name>.execute"; the older kinds keep the names
     their queued messages carry); time_limit_s: the task's soft time limit in seconds;
     runner: where the kind's `Runner` is, "package.module:function" (its runner module imports
@@ -125,6 +132,7 @@ class JobKind:
     on_end: Callable[[int, Ending], None] = _nothing
     published: Callable[[int, dict[str, Any]], None] | None = None
     sweep: bool = False
+    ends_first: Callable[[int], bool] = _never
     task: str = ""
     time_limit_s: int = 6 * 3600
     runner: str = ""

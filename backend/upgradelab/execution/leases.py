@@ -165,7 +165,8 @@ class Lease(Periodic):
     Every `job_heartbeat_s` seconds: renew the database lease, then call `renew_locks` (the target
     locks). A failing renewal (database locked, Redis down) is logged and tried again at the next
     beat; the lease's TTL leaves room for a few missed beats. A renewal the database refuses marks
-    the lease lost for good.
+    the lease lost for good. Once the job's final state was written early (`end`), the beats renew
+    the target locks only, until the `with` block ends.
     """
 
     def __init__(
@@ -175,12 +176,31 @@ class Lease(Periodic):
         self._renew_locks = renew_locks
         self._ttl_s = settings.job_lease_ttl_s
         self._lost = threading.Event()
+        self._ending = threading.Event()  # end() called: a refused renewal is this lease's own end
+        self.final: dict[str, Any] | None = None  # the fields end() wrote
         super().__init__(f"lease-{kind.name}-{job_id}", settings.job_heartbeat_s, self._beat)
 
     @property
     def lost(self) -> bool:
         """True once a renewal found the lease held by someone else."""
         return self._lost.is_set()
+
+    @property
+    def ended(self) -> bool:
+        """True once end() wrote the job's final fields."""
+        return self.final is not None
+
+    def end(self, fields: dict[str, Any]) -> bool:
+        """Write the job's final fields now (`finish`: status, error, the end time, ...), from any
+        thread, while the job's body still unwinds (execution/lifecycle.py end_now); the beats renew
+        the target locks only from then on. False, and the lease lost, when someone else (the
+        reaper, a cancel) ended the job first."""
+        self._ending.set()
+        if not finish(self.job_id, self.owner, self.kind, **fields):
+            self._lost.set()
+            return False
+        self.final = dict(fields)
+        return True
 
     def check(self) -> None:
         """Raise LeaseLost when the lease was lost (the runner's check between iterations)."""
@@ -189,8 +209,11 @@ class Lease(Periodic):
 
     def _beat(self) -> bool:
         where = f"{self.kind.name} {self.job_id}"
+        if self._lost.is_set():
+            return False
         try:
-            if not renew(self.job_id, self.owner, self._ttl_s, self.kind):
+            renewed = self._ending.is_set() or renew(self.job_id, self.owner, self._ttl_s, self.kind)
+            if not renewed and not self._ending.is_set():  # not this lease's own end meanwhile
                 log.warning("%s: lease of %s lost; stopping at the next check", where, self.owner)
                 self._lost.set()
                 return False

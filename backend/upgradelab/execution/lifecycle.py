@@ -15,6 +15,10 @@ the executor's body, and write the final state on every exit path.
    hook runs (a run's summary), the final fields are written, the locks are freed (after the final
    state: the next job's start follows this one's finished_at; before it is published: whoever is
    told the job ended finds its targets free), and the final fields are published.
+
+A body may write its final state before it has unwound (`end_now`, from any of its threads: a
+sharded replay whose shard's host is gone is final within seconds, while its own servers still
+stop); step 4 then only stops a `sweep` kind's servers and frees the locks, once the body returned.
 """
 
 import logging
@@ -69,7 +73,9 @@ def execute(
                 log.exception("%s failed", what)
                 ending = Ending(kind.failed, f"{type(failure).__name__}: {failure}")
             finally:
-                if not lease.lost:
+                if lease.ended:  # end_now wrote the final state: its servers are stopped after it
+                    ended = _after_end_now(kind, job_id, targets, lease, settings, locks)
+                elif not lease.lost:
                     ended = _end(kind, job_id, owner, targets, ending, settings, locks)
     finally:
         locks.release()
@@ -106,3 +112,32 @@ def _end(
     kind.publish_end(job_id, fields)
     log.info("%s %s %s", kind.name, job_id, ending.status)
     return ending.status
+
+
+def end_now(kind: JobKind, job_id: int, lease: Lease, ending: Ending) -> bool:
+    """Write job `job_id`'s final state at once, from any thread of its body, before the body has
+    unwound (module docstring): the kind's run-end hook, its final fields (only while `lease` is
+    held, Lease.end) and their publication. The lifecycle then writes no final state of its own; a
+    `sweep` kind's servers are stopped and the locks freed once the body returns. False when someone
+    else ended the job first. ValueError when `ending.status` is not one of the kind's final ones."""
+    if ending.status not in kind.lease.final:
+        raise ValueError(f"{kind.name} {job_id}: {ending.status!r} is not a final status")
+    kind.on_end(job_id, ending)
+    fields = kind.final_fields(ending)
+    if not lease.end(fields):
+        return False
+    kind.publish_end(job_id, fields)
+    log.info("%s %s %s (its servers stop after)", kind.name, job_id, ending.status)
+    return True
+
+
+def _after_end_now(
+    kind: JobKind, job_id: int, targets: list[Target], lease: Lease, settings: Settings, locks: TargetLocks
+) -> str:
+    """The end of a job whose final state end_now wrote: a `sweep` kind that did not succeed has its
+    targets' servers stopped, then the locks are freed; its final status."""
+    status = str((lease.final or {})["status"])
+    if kind.sweep and status != kind.succeeded:
+        stop_targets(f"{kind.name} {job_id}", targets, settings)
+    locks.release()
+    return status

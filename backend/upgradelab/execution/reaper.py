@@ -5,7 +5,8 @@ machine rebooted). The reaper takes its lease over (a conditional UPDATE: two re
 same row), stops the servers of its targets (found by the pid files and docker labels the
 provisioners keep), frees its target locks, calls its kind's run-end hook (a run: its variants
 finished, the summary of the iterations it kept stored) and writes the final status (`failed`,
-error "worker lost"; then the kind's `published` hook: a run's stream).
+error "worker lost"; then the kind's `published` hook: a run's stream). A kind's job that `ends_first`
+(a sharded replay) has its final state written first, then its servers stopped and locks freed.
 
 It knows the kinds only through a registry the worker's start-up fills (`register` a JobKind,
 execution/kinds.py, for each of job_kinds.py JOB_KINDS: worker_start.py): its lease, how to find its
@@ -105,11 +106,21 @@ def _end(job: JobKind, job_id: int, owner: str, ending: Ending, settings: Settin
     what = f"{job.name} {job_id}"
     targets = job.targets_of(job_id)
     mine = [target for target in targets if servers_left.here(target, settings)]
+    first = job.ends_first(job_id)
+    if first:  # its other hosts stop once they see it final, while this one's servers stop
+        _write_end(job, job_id, owner, ending)
     stop_targets(what, mine, settings)
-    # Freed before the final status: whoever sees the job ended finds its targets free. Another
-    # host's targets keep their locks until that host's worker stopped their servers.
+    # Freed before the final status (unless the kind ends first): whoever sees the job ended finds
+    # its targets free. Another host's targets keep their locks until that host's worker stopped
+    # their servers.
     _free_locks(what, job_id, job.lease, lock_names(mine), settings)
     _leave(what, job_id, job.lease, [target for target in targets if target not in mine], settings)
+    if not first:
+        _write_end(job, job_id, owner, ending)
+
+
+def _write_end(job: JobKind, job_id: int, owner: str, ending: Ending) -> None:
+    """The run-end hook, the final fields (while `owner` holds the lease) and their publication."""
     job.on_end(job_id, ending)
     fields = job.final_fields(ending)
     if leases.finish(job_id, owner, job.lease, **fields):

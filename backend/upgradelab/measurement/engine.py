@@ -194,6 +194,11 @@ def replay_rounds(
                                 f"{len(chosen)} statements still undecided",
                             )
                 return replays()
+            except StatementInterrupted as stopped:
+                cancelled = measured(opened, len(variants), rounds_done)
+                if interrupt.kept is not None:
+                    interrupt.kept(cancelled)  # before `started` stops the servers
+                raise cancelled from stopped
             finally:
                 for one in opened.values():  # the connections first: `started` then stops every server
                     with suppress(pymysql.MySQLError, OSError):

@@ -2,6 +2,7 @@
 and stops servers still starting, and what an interrupted replay keeps (ReplayCancelled)."""
 
 import threading
+from collections.abc import Callable
 
 from upgradelab.execution.cancel import stop_servers
 from upgradelab.measurement.opening import OpenVariant, VariantReplay
@@ -15,13 +16,16 @@ class Interrupt:
     a variant has no bound yet (its server starting, its datadir initialized, the dump loading, its
     tables analysed), set() also stops the servers of the replay's provisioners (`servers`, given by
     replay_rounds) through their own handles: a start that has not answered yet has no pid file for
-    the runner's stop_targets to find."""
+    the runner's stop_targets to find. `kept`, when given, is called with what the interrupted replay
+    measured (ReplayCancelled) before its servers are stopped (a sharded replay's shard stores it at
+    once, replay/shard_runner.py: its servers may take long to stop)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._bounds: list[StatementBound] = []
         self._set = False
         self.servers: list[Provisioner] = []
+        self.kept: Callable[[ReplayCancelled], None] | None = None
 
     @property
     def is_set(self) -> bool:

@@ -105,7 +105,10 @@ class StatementCost(ReadShape):
     rounds); `ratio`: variant / baseline with its interval and verdict (None without rounds);
     `aa_control`: `variant` is the replay's A/A control: its line is the noise floor the others'
     ratios are read against, its verdict no finding (False in reports from before);
-    `text`: the sentence the report opens with ("every statement costs +45 us [+40, +50] on ...")."""
+    `host`: the host whose null statement the line read (a sharded replay's worker, its Celery node
+    name: one line per variant and host, each host's its own measurement; None: one host);
+    `text`: the sentence the report opens with ("every statement costs +45 us [+40, +50] on ...";
+    a host's line begins "on <host>: ")."""
 
     variant: str
     sql: str
@@ -117,6 +120,7 @@ class StatementCost(ReadShape):
     difference_high_us: float | None
     ratio: VerdictRead | None
     aa_control: bool = False
+    host: str | None = None
     text: str
 
 

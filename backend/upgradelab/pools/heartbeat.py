@@ -17,6 +17,7 @@ from importlib import metadata
 from typing import Any
 
 from celery.signals import worker_ready, worker_shutdown
+from celery.utils import worker_direct
 from redis import Redis
 
 from upgradelab.pools.schemas import WorkerRead
@@ -68,9 +69,18 @@ def facts(node: str, queues: list[str]) -> dict[str, Any]:
 
 
 def workers_of(told: Iterable[bytes | str | None]) -> list[WorkerRead]:
-    """The heartbeats read (None: expired since it was listed), by pool, name and pid."""
-    workers = [WorkerRead.model_validate(json.loads(one)) for one in told if one is not None]
+    """The heartbeats read (None: expired since it was listed), by pool, name and pid; each worker's
+    own queue (Celery's worker_direct `<name>.dq2`, worker.py) apart from its pool's queues, as
+    `direct_queue`."""
+    workers = [_direct_apart(WorkerRead.model_validate(json.loads(one))) for one in told if one is not None]
     return sorted(workers, key=lambda worker: (worker.pool, worker.name, worker.pid))
+
+
+def _direct_apart(worker: WorkerRead) -> WorkerRead:
+    own = worker_direct(worker.name).name
+    if own not in worker.queues:
+        return worker
+    return worker.model_copy(update={"queues": [q for q in worker.queues if q != own], "direct_queue": own})
 
 
 def live_workers_now(redis: Redis) -> list[WorkerRead]:

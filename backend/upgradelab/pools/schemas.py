@@ -10,7 +10,15 @@ class WorkerRead(BaseModel):
 
     name: str = Field(description="Celery's node name, e.g. celery@bench-2.")
     pool: str
-    queues: list[str] = Field(description="The Celery queues it consumes.")
+    queues: list[str] = Field(
+        description="The Celery queues it consumes for its pool (jobs routed to the pool)."
+    )
+    direct_queue: str | None = Field(
+        default=None,
+        description="Its own queue (Celery's worker_direct '<name>.dq2'), which it consumes too: the "
+        "shards of a sharded replay are sent to the worker that runs them there (replay/sharding.py); "
+        "None: it told none.",
+    )
     host: str
     pid: int
     version: str = Field(description="Upgrade Lab's version on that worker.")

@@ -2,14 +2,16 @@
 registered with the reaper at a worker's start (job_kinds.py, worker_start.py).
 
 A replay that did not succeed stops every instance of its targets (`sweep`), not only the ones it
-knows it started: its cancel may stop servers still starting. Its end clears its progress when it is
+knows it started: its cancel may stop servers still starting. A sharded one the reaper ends is
+final, its shards with it, before its servers are stopped (`ends_first`): its shards on other hosts
+stop once they see it, meanwhile. Its end clears its progress when it is
 cancelled or reaped (a failed one keeps the step it failed at); its report (replay/runner.py) is
 written before its end.
 """
 
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from upgradelab.db import sync_session, utcnow
@@ -78,6 +80,13 @@ def end_shards(replay_id: int, ending: Ending) -> None:
         session.commit()
 
 
+def sharded(replay_id: int) -> bool:
+    """Whether the replay was spread over shards (it has `replay_shard` rows: replay/sharding.py)."""
+    with sync_session() as session:
+        found = session.scalar(select(ReplayShard.id).where(ReplayShard.replay_id == replay_id).limit(1))
+    return found is not None
+
+
 def _final_fields(ending: Ending) -> dict[str, Any]:
     fields: dict[str, Any] = {"status": ending.status, "error": ending.error, "ended_at": utcnow()}
     if ending.reaped or ending.status == JobStatus.cancelled:
@@ -93,6 +102,7 @@ REPLAY_JOBS = JobKind(
     final_fields=_final_fields,
     on_end=end_shards,
     sweep=True,
+    ends_first=sharded,
     task="upgradelab.replay.execute",
     runner="upgradelab.replay.runner:execute_replay",
     label="replay",

@@ -179,7 +179,8 @@ class FingerprintResult(ReadShape):
     team's pt-query-digest report lists the class as `0x...<class_id>`; measurement/pt_fingerprint.py),
     the same as `fingerprint_id` since issue 47; None in reports from before, whose fingerprint is
     the lab's own normalization and whose id is not a pt class; `stages`: per variant where its time
-    went (StageTimes; {} without stage events and in reports from before)."""
+    went (StageTimes; {} without stage events and in reports from before); `host`: the host that
+    timed it (a sharded replay's worker, its Celery node name; None: the replay ran on one host)."""
 
     fingerprint_id: str
     fingerprint: str
@@ -194,6 +195,7 @@ class FingerprintResult(ReadShape):
     fix_searches: list[FixSearchBrief] = []
     class_id: str | None = None
     stages: dict[str, StageTimes] = {}
+    host: str | None = None
 
     @field_validator("ratios", mode="before")
     @classmethod
@@ -304,7 +306,9 @@ class ReplayReport(ReadShape):
     every statement got; `max_rounds`: the extension's budget (None: no extension) and `extension`
     how it went and what it means for the statistics (a sentence; None without an extension).
     `per_statement_cost`: one StatementCost per non-baseline variant, read first (empty in reports
-    from before); `timing`: how it was timed, each variant's clock and performance_schema (a
+    from before; a sharded replay's: one per variant and host); `sharding`: where a sharded replay's
+    fingerprints ran, each shard's rounds and which schedule is stored (a sentence; None: one host);
+    `timing`: how it was timed, each variant's clock and performance_schema (a
     sentence; None in reports from before).
     `work_counters`: where the work counters come from and when one moved, or why they are
     unavailable (a sentence; None in reports made before them); `stages`: where the time by stage
@@ -332,6 +336,7 @@ class ReplayReport(ReadShape):
     max_rounds: int | None = None
     extension: str | None = None
     per_statement_cost: list[StatementCost] = []
+    sharding: str | None = None
     timing: str | None = None
     work_counters: str | None = None
     stages: str | None = None

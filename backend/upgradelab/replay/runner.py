@@ -17,6 +17,9 @@ as on any other exit.
 A worker killed outright is found by the reaper (execution/reaper.py), which stops the instances and
 frees the locks. A replay that fails stops every instance of its targets (`stop_all`, the kind's
 `sweep`), not only the ones it knows it started.
+
+One concept: a replay's body on its worker, from its rounds to its stored report (whole, partial,
+or a sharded one's: sharding.py runs the shards and gives back what they measured).
 """
 
 import logging
@@ -38,7 +41,7 @@ from upgradelab.execution.cancel import CancelWatch
 from upgradelab.execution.instances import MemoryRefused, Slots, check_memory
 from upgradelab.execution.kinds import Ending
 from upgradelab.execution.leases import Lease
-from upgradelab.execution.lifecycle import execute
+from upgradelab.execution.lifecycle import end_now, execute
 from upgradelab.execution.reaper import stop_targets
 from upgradelab.execution.schedule import RunSchedule, Schedule, plan
 from upgradelab.execution.status import JobStatus
@@ -151,7 +154,7 @@ def execute_replay(replay_id: int, redis: Redis, settings: Settings | None = Non
     return None if status is None else JobStatus(status)
 
 
-def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
+def _execute(replay: _Replay, settings: Settings, lease: Lease) -> Ending:
     """The replay while its lease is held: how it ends (a cancel asked meanwhile ends it cancelled
     unless it succeeded). Spread over the pool's hosts when it asks for shards and the pool has more
     than one live worker (sharding.py), else on this worker alone, as always."""
@@ -178,15 +181,21 @@ def _execute(replay: _Replay, settings: Settings, _lease: Lease) -> Ending:
                     replay_id,
                     shards,
                     lambda own: run_rounds(replay, own, settings, interrupt, stored),
-                    lambda merged, null_of: _report(
-                        replay, dataset.id, merged, (stored or [planned])[-1], null_of
+                    lambda merged, null_of, spread: _report(
+                        replay,
+                        dataset.id,
+                        merged,
+                        _longest(replay, spread, stored or [planned]),
+                        null_of,
+                        spread,
                     ),
                     interrupt,
                     settings,
                     statements,
-                    lambda kept, merged, null_of: _partial(
-                        replay, kept, merged, (stored or [planned])[-1], null_of
+                    lambda kept, merged, null_of, spread: _partial(
+                        replay, kept, merged, _longest(replay, spread, stored or [planned]), null_of, spread
                     ),
+                    lambda early: end_now(REPLAY_JOBS, replay_id, lease, early),
                 )
             else:
                 try:
@@ -258,10 +267,11 @@ def _report(
     replays: list[VariantReplay],
     planned: RunSchedule,
     null_of: list[int | None] | None = None,
+    spread: shards_module.Spread | None = None,
 ) -> Ending:
     """Compare the replays (every statement of the replay; `null_of`: a sharded replay's null
-    statement per statement, shards.merge), store the report and its dataset loads (this worker's):
-    the replay succeeded."""
+    statement per statement, shards.merge; `spread`: where its statements ran, shards.spread), store
+    the report and its dataset loads (this worker's): the replay succeeded."""
     specs, statements = replay.specs, replay.statements
     for spec, one in zip(specs, replays, strict=True):
         _record_load(dataset_id, spec.target, one)
@@ -269,7 +279,7 @@ def _report(
     reports = compare(statements, replays, aa_control=aa, null_of=null_of)
     document = report_document(
         statements, replays, reports, planned, statement_timeout_s=replay.timeout_s,
-        aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds,
+        aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds, spread=spread,
     )  # fmt: skip
     state.write(replay.replay_id, report=document.model_dump(mode="json"), progress=None)
     return Ending(JobStatus.succeeded, completed=True)
@@ -281,6 +291,18 @@ def _store_schedule(replay: _Replay, schedule: Schedule) -> RunSchedule:
     kept = {**stored.model_dump(mode="json"), "max_rounds": replay.max_rounds}
     state.write(replay.replay_id, schedule=kept)
     return stored
+
+
+def _longest(replay: _Replay, spread: shards_module.Spread, stored: list[RunSchedule]) -> RunSchedule:
+    """A sharded replay's schedule: the one planned from its id for the most rounds any shard ran
+    (each shard's is its first rounds, execution/schedule.py plan), stored when longer than the
+    last one stored (shard 0's, `stored`); the read model."""
+    most = max(spread.rounds, default=0)
+    if most <= stored[-1].rounds:
+        return stored[-1]
+    return _store_schedule(
+        replay, plan("interleaved", most, replay.passes, replay.replay_id, len(replay.specs))
+    )
 
 
 def _keep_partial(replay: _Replay, dataset_id: int, cancelled: ReplayCancelled, planned: RunSchedule) -> None:
@@ -300,14 +322,15 @@ def _partial(
     replays: list[VariantReplay],
     planned: RunSchedule,
     null_of: list[int | None] | None = None,
+    spread: shards_module.Spread | None = None,
 ) -> None:
     """Store the report of what a cancelled replay measured on `kept` (the statements captured on
-    every variant; `null_of`: a sharded replay's null statement per statement), marked partial."""
+    every variant; `null_of`, `spread`: a sharded replay's, as _report's), marked partial."""
     aa = next((s.name for s in replay.specs if s.aa_control), None)
     reports = compare(kept, replays, aa_control=aa, null_of=null_of)
     document = report_document(
         kept, replays, reports, planned, statement_timeout_s=replay.timeout_s, partial=True,
-        aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds,
+        aa_control=aa, planned_rounds=replay.rounds, max_rounds=replay.max_rounds, spread=spread,
     )  # fmt: skip
     state.write(replay.replay_id, report=document.model_dump(mode="json"))
 

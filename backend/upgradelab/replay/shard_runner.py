@@ -3,13 +3,15 @@ lifecycle every job shares (execution/lifecycle.py) with no target of its own to
 worker holds them), its lease and heartbeat on its `replay_shard` row; its statements' rounds on
 every variant on this host (runner.run_rounds, its instances from its first slot on), its progress
 in its row, its result sealed into it. It stops when the replay is cancelled or ends, or its own row
-is ended (the replay's coordinator, its end hook): its cancel watch reads all three.
+is ended (the replay's coordinator, its end hook): its cancel watch reads all three. Cancelled, it
+stores what it measured at once, before its servers stop (Interrupt.kept), so the coordinator's
+partial report has it even when they are slow to stop.
 """
 
 import logging
 
 from redis import Redis
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from upgradelab.datasets.loader import LoadFailed
 from upgradelab.db import sync_session
@@ -60,6 +62,21 @@ def _ended(replay_id: int, shard_id: int) -> bool:
     return replay is None or shard is None or JobStatus(replay).is_final or JobStatus(shard).is_final
 
 
+def _keep(shard_id: int, sealed: bytes) -> None:
+    """Store a cancelled shard's sealed result in its row while it still runs (its end writes the
+    same); a failure is logged: its end tries again."""
+    try:
+        with sync_session() as session:
+            session.execute(
+                update(ReplayShard)
+                .where(ReplayShard.id == shard_id, ReplayShard.status == JobStatus.running)
+                .values(result=sealed)
+            )
+            session.commit()
+    except Exception:  # the database briefly away: the cancel must still end the shard
+        log.exception("shard %s: storing what it measured before its servers stop", shard_id)
+
+
 def _execute(
     shard_id: int,
     replay: "runner._Replay",
@@ -69,6 +86,11 @@ def _execute(
     _lease: Lease,
 ) -> Ending:
     interrupt = Interrupt()
+    # what it measured, stored as soon as it is interrupted: its servers may take long to stop, and
+    # the coordinator waits for it (sharding.CANCEL_WAIT_S) only
+    interrupt.kept = lambda cancelled: _keep(
+        shard_id, sharding.seal(cancelled.replays, settings, cancelled.captured)
+    )
     ended = lambda: _ended(replay.replay_id, shard_id)  # noqa: E731
     try:
         with CancelWatch.of(REPLAY_JOBS, replay.replay_id, interrupt.set, runner.CANCEL_POLL_S, also=ended):

@@ -23,15 +23,21 @@ replay or the shard final): each ends its statement with KILL QUERY and stops. T
 for every shard; the replay fails, naming the shard and its worker, when a shard fails, when no
 worker took a shard within SHARD_START_S, or when a shard's lease expired (its worker gone: the
 coordinator ends that shard as the reaper would, "worker lost", within SHARD_POLL_S of the expiry;
-a coordinator gone is reaped as any replay, and its end ends its shards: jobs.py end_shards). Once
+a coordinator gone is reaped as any replay, and its end ends its shards: jobs.py end_shards). A
+failure found while shard 0 runs makes the replay and every shard final at once (lifecycle.py
+end_now), and only then are shard 0's servers stopped (its statement killed, its instances ended,
+the sweep): the other hosts' shards stop meanwhile, as they do when the reaper ends a replay whose
+own worker is gone (jobs.py: `ends_first`). Once
 all succeeded, shards.merge and compare run once over every statement: Benjamini-Hochberg and the
 summary over every fingerprint, each fingerprint net of its own host's `DO 0`.
 
 A cancelled one keeps what every shard measured, marked partial, as an unsharded one does (the
-statements each shard captured on every variant). What a sharded replay does not do (yet): the stored
-schedule and the extension's rounds written there are shard 0's
-(every shard plans the same rounds from the replay's id; each extends its own undecided fingerprints,
-and each fingerprint's report says its rounds).
+statements each shard captured on every variant). The report's per-statement cost has one line per
+variant and host, each on its host's own null statement (document.statement_costs). Every shard
+plans the same rounds from the replay's id and extends its own undecided fingerprints, so each
+shard's schedule is the first rounds of the longest: the one stored (runner._longest, once the
+shards are merged; shard 0's extensions are stored as they come); the report says where each shard
+ran, its fingerprints and rounds (`sharding`), and each fingerprint its host and rounds.
 
 A shard's result crosses hosts through the metadata database as pickled VariantReplays (they hold
 arrays and dataclasses no JSON schema reads back), sealed with an HMAC-SHA256 keyed by the worker
@@ -191,19 +197,22 @@ def coordinate(
     replay_id: int,
     plans: list[ShardPlan],
     run_own: Callable[[Own], list[VariantReplay]],
-    report: Callable[[list[VariantReplay], list[int | None]], Ending],
+    report: Callable[[list[VariantReplay], list[int | None], shards.Spread], Ending],
     interrupt: Interrupt,
     settings: Settings,
     statements: list[SourceStatement],
-    partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None]], None],
+    partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None], shards.Spread], None],
+    end_now: Callable[[Ending], object],
 ) -> Ending:
     """The sharded replay in its own worker (module docstring): the shard rows made, shards 1.. sent
     to their workers, shard 0 run here (`run_own`) while a watch reads the others every SHARD_POLL_S
-    (a failed or lost one interrupts it), the others awaited, the results merged and
-    `report(replays, null_of)` called; its Ending. Cancelled once `interrupt` is set by a cancel: what
-    every shard captured merged and given to `partial(statements kept, replays, null_of)` (the
-    partial report); ShardFailed (the replay fails with its words) when a shard fails or is lost. Every shard
-    not final when it returns is ended (cancelled, or failed "the replay ended")."""
+    (a failed or lost one interrupts it, once `end_now(ending)` wrote the replay's final state and
+    its shards'), the others awaited, the results merged and
+    `report(replays, null_of, spread)` called (spread: where they ran, shards.Spread); its Ending.
+    Cancelled once `interrupt` is set by a cancel: what every shard captured merged and given to
+    `partial(statements kept, replays, null_of, spread)` (the partial report);
+    ShardFailed (the replay fails with its words) when a shard fails or is lost. Every shard not
+    final when it returns is ended (cancelled, or failed "the replay ended")."""
     ids = _make_rows(replay_id, plans)
     for plan in plans[1:]:
         send_job(REPLAY_SHARD_JOBS, ids[plan.number], worker_direct(plan.worker.name).name)
@@ -217,8 +226,10 @@ def coordinate(
             progress=shard_progress(ids[0], replay_id),
         )
 
-        def watch() -> bool:  # while shard 0 runs: a failed shard stops it
-            if others.failure() is not None:
+        def watch() -> bool:  # while shard 0 runs: a failed shard ends the replay, then stops it
+            failure = others.failure()
+            if failure is not None:
+                end_now(Ending(JobStatus.failed, failure))
                 interrupt.set()
                 return False
             _sum_progress(replay_id)
@@ -241,8 +252,11 @@ def coordinate(
                 return ended
             _sum_progress(replay_id)
             time.sleep(SHARD_POLL_S)
-        merged = shards.merge(statements, [p.statements for p in plans], [mine, *others.results()])
-        ended = report(merged.replays, merged.null_of)
+        split = [p.statements for p in plans]
+        merged = shards.merge(statements, split, [mine, *others.results()])
+        ended = report(
+            merged.replays, merged.null_of, shards.spread(statements, split, merged, _hosts(plans))
+        )
         return ended
     finally:
         _written.pop(replay_id, None)
@@ -345,20 +359,23 @@ def _cancelled(
     plans: list[ShardPlan],
     statements: list[SourceStatement],
     own: tuple[list[VariantReplay], int | None],
-    partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None]], None],
+    partial: Callable[[list[SourceStatement], list[VariantReplay], list[int | None], shards.Spread], None],
     settings: Settings,
 ) -> Ending:
-    """A cancelled replay's end: its shards awaited until they stopped (their watches see the
-    replay's flag; at most CANCEL_WAIT_S), then what each captured on every variant (shard 0's `own`:
-    its replays and captured statements, None: all) merged and given to `partial`; none when no
-    statement was captured on every variant of a shard."""
+    """A cancelled replay's end: its shards awaited until each stopped or stored what it measured
+    (their watches see the replay's flag, and a shard stores it before its servers stop:
+    shard_runner.py; at most CANCEL_WAIT_S), then what each captured on every variant (shard 0's
+    `own`: its replays and captured statements, None: all) merged and given to `partial`; none when
+    no statement was captured on every variant of a shard. A shard that stored nothing by then is
+    left out (its statements are not in the partial report)."""
     deadline = time.monotonic() + CANCEL_WAIT_S
     others = [ids[p.number] for p in plans[1:]]
+    waited = select(ReplayShard.status, ReplayShard.result.is_not(None)).where(ReplayShard.id.in_(others))
     while time.monotonic() < deadline:
         with sync_session() as session:
-            rows = session.scalars(select(ReplayShard).where(ReplayShard.id.in_(others))).all()
-            if not any(r.status == JobStatus.running for r in rows):  # a queued one: ended after
-                break
+            rows = session.execute(waited).all()
+        if not any(status == JobStatus.running and not kept for status, kept in rows):  # queued: ended after
+            break
         time.sleep(SHARD_POLL_S)
     with sync_session() as session:
         sealed = {
@@ -372,16 +389,24 @@ def _cancelled(
     if any(kept):
         keep = sorted(i for indexes in kept for i in indexes)
         position = {index: place for place, index in enumerate(keep)}
+        kept_statements = [statements[i] for i in keep]
+        split = [[position[i] for i in indexes] for indexes in kept]
         try:
             merged = shards.merge(
-                [statements[i] for i in keep],
-                [[position[i] for i in indexes] for indexes in kept],
+                kept_statements,
+                split,
                 [replays if indexes else [] for indexes, (replays, _) in zip(kept, parts, strict=True)],
             )
-            partial([statements[i] for i in keep], merged.replays, merged.null_of)
+            spread = shards.spread(kept_statements, split, merged, _hosts(plans))
+            partial(kept_statements, merged.replays, merged.null_of, spread)
         except shards.ShardMismatch as mismatch:  # a shard cut while its servers started
             log.warning("a cancelled sharded replay keeps no partial report: %s", mismatch)
     return Ending(JobStatus.cancelled)
+
+
+def _hosts(plans: list[ShardPlan]) -> list[str]:
+    """Each shard's worker (its Celery node name), in shard order."""
+    return [plan.worker.name for plan in plans]
 
 
 def _lost(shard_id: int) -> bool:

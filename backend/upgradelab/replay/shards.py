@@ -18,10 +18,12 @@ shard's null statement (`DO 0`, statement_cost.py) appended after the user's sta
 order; `null_of[i]` is the index of the null statement timed on statement i's host, so compare.py
 reads each fingerprint net of its own host's per-statement cost, and Benjamini-Hochberg and the
 summary run once over every fingerprint of every shard. The merged variant's own `null_statement`
-is the first shard's (the report's top line, document.statement_costs, is that host's).
+is the first shard's; `null_shards` says which shard timed each null statement, so the report's
+per-statement cost has a line per variant and host (document.statement_costs), each read on that
+host's own null statement: each host's floor is its own measurement, and no one line speaks for all.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from upgradelab.measurement import SourceStatement, VariantReplay
@@ -66,10 +68,12 @@ def split(
 @dataclass
 class Merged:
     """The shards' results as one replay: per variant its merged VariantReplay (the variants'
-    order), and per user statement the index of its host's null statement (None: none timed there)."""
+    order), per user statement the index of its host's null statement (None: none timed there), and
+    per null statement's index the shard (its place in `shards`) that timed it."""
 
     replays: list[VariantReplay]
     null_of: list[int | None]
+    null_shards: dict[int, int] = field(default_factory=dict)
 
 
 def merge(
@@ -90,11 +94,11 @@ def merge(
         if names != [r.name for r in first]:
             raise ShardMismatch(f"shard {number}: variants {names}, not {[r.name for r in first]}")
         for one, other in zip(first, replays, strict=True):
-            for field in ("version", "flavor", "clock", "passes"):
-                if getattr(one, field) != getattr(other, field):
+            for column in ("version", "flavor", "clock", "passes"):
+                if getattr(one, column) != getattr(other, column):
                     raise ShardMismatch(
-                        f"shard {number}: variant {one.name!r} {field} {getattr(other, field)!r}, "
-                        f"another shard's {getattr(one, field)!r}"
+                        f"shard {number}: variant {one.name!r} {column} {getattr(other, column)!r}, "
+                        f"another shard's {getattr(one, column)!r}"
                     )
             if len(other.outcomes) < len(indexes):
                 raise ShardMismatch(
@@ -130,4 +134,48 @@ def merge(
             fields[name] = values
         base = first[variant]
         merged.append(replace(base, null_statement=null_index.get(0), **fields))
-    return Merged(merged, null_of)
+    numbers = [number for number, indexes in enumerate(shards) if indexes]  # ran's shard numbers
+    return Merged(merged, null_of, {null: numbers[number] for number, null in null_index.items()})
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Where a sharded replay's statements ran, for its report (document.report_document): `hosts`
+    each shard's worker (Celery node name) in shard order; `null_hosts` each merged null statement's
+    index -> the host that timed it; `fingerprint_hosts` each fingerprint id -> its host;
+    `fingerprints` and `rounds` each shard's fingerprint count and rounds (the most any of its
+    statements was timed: its schedule is the one planned from the replay's id for that many rounds,
+    execution/schedule.py plan, every shard's the first rounds of the longest)."""
+
+    hosts: list[str]
+    null_hosts: dict[int, str]
+    fingerprint_hosts: dict[str, str]
+    fingerprints: list[int]
+    rounds: list[int]
+
+
+def spread(
+    statements: list[SourceStatement], shards: list[list[int]], merged: Merged, hosts: list[str]
+) -> Spread:
+    """The Spread of `merged` (merge's, of these statements and shards), `hosts` naming each shard's
+    worker in shard order."""
+    passes = max(merged.replays[0].passes, 1) if merged.replays else 1
+    nulls = {shard: null for null, shard in merged.null_shards.items()}
+
+    def rounds(indexes: list[int]) -> int:
+        return max((len(r.times[i]) // passes for r in merged.replays for i in indexes), default=0)
+
+    return Spread(
+        hosts=list(hosts),
+        null_hosts={null: hosts[shard] for null, shard in merged.null_shards.items()},
+        fingerprint_hosts={
+            statements[i].fingerprint_id: hosts[shard]
+            for shard, indexes in enumerate(shards)
+            for i in indexes
+        },
+        fingerprints=[len({statements[i].fingerprint_id for i in indexes}) for indexes in shards],
+        rounds=[
+            rounds([*indexes, *([nulls[shard]] if shard in nulls else [])])
+            for shard, indexes in enumerate(shards)
+        ],
+    )

@@ -2747,7 +2747,8 @@ export type FingerprintLatency = {
  * team's pt-query-digest report lists the class as `0x...<class_id>`; measurement/pt_fingerprint.py),
  * the same as `fingerprint_id` since issue 47; None in reports from before, whose fingerprint is
  * the lab's own normalization and whose id is not a pt class; `stages`: per variant where its time
- * went (StageTimes; {} without stage events and in reports from before).
+ * went (StageTimes; {} without stage events and in reports from before); `host`: the host that
+ * timed it (a sharded replay's worker, its Celery node name; None: the replay ran on one host).
  */
 export type FingerprintResult = {
     /**
@@ -2809,6 +2810,10 @@ export type FingerprintResult = {
     stages: {
         [key: string]: StageTimes;
     };
+    /**
+     * Host
+     */
+    host: string | null;
 };
 
 /**
@@ -4818,7 +4823,9 @@ export type ReplayRead = {
  * every statement got; `max_rounds`: the extension's budget (None: no extension) and `extension`
  * how it went and what it means for the statistics (a sentence; None without an extension).
  * `per_statement_cost`: one StatementCost per non-baseline variant, read first (empty in reports
- * from before); `timing`: how it was timed, each variant's clock and performance_schema (a
+ * from before; a sharded replay's: one per variant and host); `sharding`: where a sharded replay's
+ * fingerprints ran, each shard's rounds and which schedule is stored (a sentence; None: one host);
+ * `timing`: how it was timed, each variant's clock and performance_schema (a
  * sentence; None in reports from before).
  * `work_counters`: where the work counters come from and when one moved, or why they are
  * unavailable (a sentence; None in reports made before them); `stages`: where the time by stage
@@ -4909,6 +4916,10 @@ export type ReplayReport = {
      * Per Statement Cost
      */
     per_statement_cost: Array<StatementCost>;
+    /**
+     * Sharding
+     */
+    sharding: string | null;
     /**
      * Timing
      */
@@ -5772,7 +5783,10 @@ export type StageTimes = {
  * rounds); `ratio`: variant / baseline with its interval and verdict (None without rounds);
  * `aa_control`: `variant` is the replay's A/A control: its line is the noise floor the others'
  * ratios are read against, its verdict no finding (False in reports from before);
- * `text`: the sentence the report opens with ("every statement costs +45 us [+40, +50] on ...").
+ * `host`: the host whose null statement the line read (a sharded replay's worker, its Celery node
+ * name: one line per variant and host, each host's its own measurement; None: one host);
+ * `text`: the sentence the report opens with ("every statement costs +45 us [+40, +50] on ...";
+ * a host's line begins "on <host>: ").
  */
 export type StatementCost = {
     /**
@@ -5812,6 +5826,10 @@ export type StatementCost = {
      * Aa Control
      */
     aa_control: boolean;
+    /**
+     * Host
+     */
+    host: string | null;
     /**
      * Text
      */
@@ -7502,9 +7520,15 @@ export type WorkerRead = {
     /**
      * Queues
      *
-     * The Celery queues it consumes.
+     * The Celery queues it consumes for its pool (jobs routed to the pool).
      */
     queues: Array<string>;
+    /**
+     * Direct Queue
+     *
+     * Its own queue (Celery's worker_direct '<name>.dq2'), which it consumes too: the shards of a sharded replay are sent to the worker that runs them there (replay/sharding.py); None: it told none.
+     */
+    direct_queue?: string | null;
     /**
      * Host
      */
@@ -7733,7 +7757,8 @@ export type WorkloadRead = {
  * team's pt-query-digest report lists the class as `0x...<class_id>`; measurement/pt_fingerprint.py),
  * the same as `fingerprint_id` since issue 47; None in reports from before, whose fingerprint is
  * the lab's own normalization and whose id is not a pt class; `stages`: per variant where its time
- * went (StageTimes; {} without stage events and in reports from before).
+ * went (StageTimes; {} without stage events and in reports from before); `host`: the host that
+ * timed it (a sharded replay's worker, its Celery node name; None: the replay ran on one host).
  */
 export type FingerprintResultWritable = {
     /**
@@ -7795,6 +7820,10 @@ export type FingerprintResultWritable = {
     stages: {
         [key: string]: StageTimes;
     };
+    /**
+     * Host
+     */
+    host: string | null;
 };
 
 /**
@@ -7911,7 +7940,9 @@ export type ReplayReadWritable = {
  * every statement got; `max_rounds`: the extension's budget (None: no extension) and `extension`
  * how it went and what it means for the statistics (a sentence; None without an extension).
  * `per_statement_cost`: one StatementCost per non-baseline variant, read first (empty in reports
- * from before); `timing`: how it was timed, each variant's clock and performance_schema (a
+ * from before; a sharded replay's: one per variant and host); `sharding`: where a sharded replay's
+ * fingerprints ran, each shard's rounds and which schedule is stored (a sentence; None: one host);
+ * `timing`: how it was timed, each variant's clock and performance_schema (a
  * sentence; None in reports from before).
  * `work_counters`: where the work counters come from and when one moved, or why they are
  * unavailable (a sentence; None in reports made before them); `stages`: where the time by stage
@@ -8002,6 +8033,10 @@ export type ReplayReportWritable = {
      * Per Statement Cost
      */
     per_statement_cost: Array<StatementCost>;
+    /**
+     * Sharding
+     */
+    sharding: string | null;
     /**
      * Timing
      */

@@ -26,6 +26,14 @@ describe('FingerprintRow', () => {
     expect(row(REPORT).getByTestId('class-id').textContent).toBe('pt class 0x35FC3906162972DA')
   })
 
+  it('names the host that timed it and its rounds in a sharded replay, nothing on one host', () => {
+    expect(row({ ...REPORT, host: 'local@bench-2', rounds: 25 }).getByTestId('fingerprint-host').textContent).toBe(
+      '25 rounds on local@bench-2',
+    )
+    cleanup()
+    expect(row(REPORT).queryByTestId('fingerprint-host')).toBeNull()
+  })
+
   it('shows no class for a report stored before pt classes', () => {
     expect(row({ ...REPORT, fingerprint_id: 'a1b2', class_id: null }).queryByTestId('class-id')).toBeNull()
   })

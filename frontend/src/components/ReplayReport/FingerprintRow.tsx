@@ -102,6 +102,11 @@ export function FingerprintRow({ report, variants, open, onToggle, extra, marked
               pt class 0x{report.class_id}
             </div>
           )}
+          {report.host && (
+            <div className="muted" data-testid="fingerprint-host" title="a sharded replay: the host that timed it, every variant">
+              {report.rounds ?? '?'} rounds on {report.host}
+            </div>
+          )}
           {report.floor && (
             <div className="muted" data-testid="aa-floor">
               A/A floor <Ratio value={report.floor} />

@@ -8,7 +8,7 @@ const pct = (v: number | null | undefined) => (v == null ? '–' : `${(v * 100).
  * break"): breaks, slower (with a plan change, timed out), faster (with a plan change), changed by the per-statement cost
  * only (slower / faster), same, undecided (with the median smallest
  * detectable change), refused writes, timeouts; then the clock, when the statistics were computed and the
- * false-discovery control. */
+ * false-discovery control (and, sharded over a pool's hosts, where each shard ran and its rounds). */
 export function ReplaySummary({ report }: { report: ReplayReport }) {
   if (!report.summary.length) return null
   const analysed = report.variants.filter((v) => v.statistics_at)
@@ -71,6 +71,7 @@ export function ReplaySummary({ report }: { report: ReplayReport }) {
         )}
         {report.fdr}
         {report.extension && <span data-testid="replay-extension">. {report.extension}.</span>}
+        {report.sharding && <span data-testid="replay-sharding"> {report.sharding[0].toUpperCase() + report.sharding.slice(1)}.</span>}
         {report.work_counters && <span data-testid="replay-work-counters"> {report.work_counters}.</span>}
         {report.stages && <span data-testid="replay-stages"> {report.stages}.</span>}
       </p>

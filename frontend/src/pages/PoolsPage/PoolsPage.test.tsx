@@ -7,7 +7,7 @@ import { atRoute } from '../../test/router'
 import { PoolsPage } from './PoolsPage'
 
 const WORKER = {
-  name: 'east@bench-2', pool: 'east', queues: ['east'], host: 'bench-2', pid: 41, version: '0.1.0',
+  name: 'east@bench-2', pool: 'east', queues: ['east'], direct_queue: 'east@bench-2.dq2', host: 'bench-2', pid: 41, version: '0.1.0',
   python: '3.11.7', cpus: 8, memory_mb: 16384, started_at: '2026-11-24T04:00:00Z', seen_at: '2026-11-24T04:10:00Z',
 }
 const POOLS = [
@@ -38,6 +38,14 @@ describe('the pools page', () => {
     expect(screen.getByTestId('pool-worker').textContent).toContain('16.0 GiB')
     expect(screen.getByTestId('pool-no-worker').textContent).toBe('No live worker: 1 waiting.')
     expect(screen.getByText('run #12').getAttribute('href')).toBe('/runs/12')
+  })
+
+  it("lists a worker's pool queues and labels its own per-worker queue apart from them", async () => {
+    show(<PoolsPage />)
+    await waitFor(() => expect(screen.getByTestId('pool-worker')).toBeTruthy())
+    const queues = screen.getByTestId('worker-queues')
+    expect(queues.querySelector('.mono')?.textContent).toBe('east')
+    expect(screen.getByTestId('worker-direct-queue').textContent).toBe('own queue east@bench-2.dq2 (replay shards)')
   })
 
   it("says on a queued run's page that its pool has no live worker", async () => {

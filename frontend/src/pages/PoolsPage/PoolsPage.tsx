@@ -5,8 +5,9 @@ import { ErrorBox } from '../../components/ErrorBox'
 import { poolsQuery } from '../../queries/pools'
 import { TableHead } from '../../components/Table/Table'
 
-/** The worker pools: each pool's live workers (host facts, version, last heartbeat), its Celery queue's
- *  depth, the targets it may run and the runs and replays waiting in it (GET /api/pools, every 5 s). */
+/** The worker pools: each pool's live workers (their pool's queues, their own queue labelled as such, host facts,
+ *  version, last heartbeat), its Celery queue's depth, the targets it may run and the runs and replays waiting in
+ *  it (GET /api/pools, every 5 s). */
 export function PoolsPage() {
   const pools = useQuery(poolsQuery())
   return (
@@ -63,11 +64,23 @@ function Pool({ pool }: { pool: PoolRead }) {
 function WorkerTable({ workers }: { workers: WorkerRead[] }) {
   return (
     <table className="data-table">
-      <TableHead columns={['Worker', 'Host', 'Version', 'CPUs', 'Memory', 'Started', 'Last heartbeat']} />
+      <TableHead columns={['Worker', 'Queues', 'Host', 'Version', 'CPUs', 'Memory', 'Started', 'Last heartbeat']} />
       <tbody>
         {workers.map((w) => (
           <tr key={`${w.name}-${w.pid}`} data-testid="pool-worker">
             <td className="mono">{w.name}</td>
+            <td data-testid="worker-queues">
+              <span className="mono">{w.queues.join(', ')}</span>
+              {w.direct_queue && (
+                <div
+                  className="muted small"
+                  data-testid="worker-direct-queue"
+                  title="Celery's per-worker queue (worker_direct): a sharded replay sends each shard to its worker there"
+                >
+                  own queue <span className="mono">{w.direct_queue}</span> (replay shards)
+                </div>
+              )}
+            </td>
             <td>
               {w.host} <span className="muted small">pid {w.pid}</span>
             </td>
