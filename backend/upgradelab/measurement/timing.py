@@ -79,7 +79,9 @@ BATCH_READS = False
 # When the session is made read-only (outcomes.Statements.prepare, `SET SESSION TRANSACTION READ
 # ONLY`): "run" before every run, "pass" once before a pass's runs; None: each path's own (run by run:
 # before every run, as before issue 51; batched: once a pass). bench/replay_aa_reads.py sets it to
-# test the batched pass's two changes (the reads, the SET) apart on the A/A control.
+# test the batched pass's two changes (the reads, the SET) apart on the A/A control. Once a pass only
+# where the session can call no stored routine (outcomes.Statements.routines): a procedure can make
+# the session read-write on one run and write on the next (tests/replay/test_hostile_statements.py).
 READ_ONLY_EVERY: Literal["run", "pass"] | None = None
 # What a pass's repetition budget (MIN_MEASURED_S) counts (issue 51, round 5): "runs" (the default)
 # the runs' own client time, execute + fetch; "wall" the pass's wall clock from its first run, the runs
@@ -397,7 +399,8 @@ def timed_runs(
                 statements, sql, clock, min_measured_s, max_repeats, client, work, stages, spread
             )
     seconds: list[float] = []
-    prepared = READ_ONLY_EVERY == "pass"
+    # once a pass only where no stored routine can make the session read-write between two runs
+    prepared = READ_ONLY_EVERY == "pass" and not statements.routines
     if prepared:
         statements.prepare()
     # the client's seconds of the runs whatever the clock (module docstring), or the pass's wall (BUDGET)
@@ -445,7 +448,7 @@ def _batched_runs(
     row never came)."""
     after = clock.event_id
     elapsed_runs: list[float] = []
-    prepared = READ_ONLY_EVERY != "run"
+    prepared = READ_ONLY_EVERY != "run" and not statements.routines
     if prepared:
         statements.prepare()
     budget = PassBudget(BUDGET == "wall")
