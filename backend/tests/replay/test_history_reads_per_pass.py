@@ -211,6 +211,18 @@ def test_the_read_only_set_comes_once_a_pass_or_before_every_run_as_asked(
     assert statements.runs == [not own_set] * 4
 
 
+@pytest.mark.parametrize(("routines", "prepares"), [(False, 1), (True, 0)])
+def test_by_default_a_pass_is_made_read_only_once_where_no_routine_can_be_called(
+    routines: bool, prepares: int
+) -> None:
+    """The product's default (issue 51, round 5: bench/README.md): the per-run path's SET once a
+    pass (timing.READ_ONLY_EVERY "pass"), before every run where the session may call a routine."""
+    statements = _Prepared(routines)
+    runs = timing.timed_runs(cast(Any, statements), SQL, None, min_measured_s=1.0, max_repeats=4)
+    assert runs == [0.001] * 4
+    assert statements.prepares == prepares and statements.runs == [not routines] * 4
+
+
 def test_a_pass_with_the_set_before_every_run_steps_over_the_sets_rows() -> None:
     """READ_ONLY_EVERY "run" on the batched path (bench/replay_aa_reads.py's batch-set): a SET's row
     between every two runs; the newest row a SET means the last run has not ended: waited for."""

@@ -34,6 +34,7 @@ class _Runs:
     def __init__(self, now: _Now) -> None:
         self.now = now
         self.runs = 0
+        self.routines = True  # outcomes.Statements': made read-only before every run
 
     def prepare(self) -> None:
         return None
