@@ -24,9 +24,12 @@ invocation in the order given (a drift of the host's load lands on every mode):
   - defaults: the product's as this checkout has them (timing.BATCH_READS, READ_ONLY_EVERY,
     turns.BALANCED, passes.SELECT_DB_EVERY_PASS); the others select the database before every pass,
     as before issue 51.
-A mode may end in "@<ms>": the pass's repetition budget (timing.MIN_MEASURED_S) in milliseconds
-(defaults@10), the product's without. --extend: a replay's extension (to 3x --rounds, the still
-undecided fingerprints), as replay_causes.py runs it.
+A mode's name may be followed by levers (issue 51, round 5), each "+<lever>": "+noset" the SET once
+a pass (timing.READ_ONLY_EVERY "pass"), "+set" before every run ("run"), "+wall" the pass's budget
+counted on its wall clock (timing.BUDGET "wall"), "+runs" on the runs' own time; then "@<ms>": the
+pass's repetition budget (timing.MIN_MEASURED_S) in milliseconds, and "x<n>": at most n runs a pass
+(timing.MAX_REPEATS); the product's without (defaults+noset+wall@10x100). --extend: a replay's
+extension (to 3x --rounds, the still undecided fingerprints), as replay_causes.py runs it.
 Per replay: b's share of fingerprints "same" (and slower/faster/undecided), the A/A intervals'
 half-width (each fingerprint's b/a VerdictRead.mde: median, p90) and the rounds' median,
 replay_causes.py's goals (c's own findings: false ones; d's plan changes), the DO 0 floor line, the
@@ -38,6 +41,7 @@ with the pass count).
 Run by hand (root, the lab installed), from the repository root:
     .venv/bin/python bench/replay_aa_reads.py [--rounds 8] [--modes batch,balanced,per-run,noset,...]
     .venv/bin/python bench/replay_aa_reads.py --rounds 20 --extend --modes defaults,per-run,defaults@10
+    .venv/bin/python bench/replay_aa_reads.py --rounds 20 --extend --modes defaults+noset+wall,defaults
 Servers: /var/lib/upgradelab/bench-servers-aa-reads (its own, so replay_causes.py may run beside it),
 ports 28591-28594.
 """
@@ -45,6 +49,7 @@ ports 28591-28594.
 import argparse
 import math
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -65,20 +70,36 @@ from upgradelab.execution.schedule import plan  # noqa: E402
 from upgradelab.measurement import passes, timing, turns  # noqa: E402
 from upgradelab.replay.schemas import DEFAULT_PASSES, EXTENSION_FACTOR  # noqa: E402
 
-# mode: (timing.BATCH_READS, timing.READ_ONLY_EVERY, turns.BALANCED, passes.SELECT_DB_EVERY_PASS);
-# "defaults": the product's, as this checkout has them. A mode may end in "@<ms>": timing.MIN_MEASURED_S
-# (a pass's repetition budget) in milliseconds, e.g. defaults@10; without it the product's.
-MODES: dict[str, tuple[bool, Literal["run", "pass"] | None, bool, bool]] = {
-    "per-run": (False, None, False, True),
-    "batch": (True, None, False, True),
-    "batch-set": (True, "run", False, True),
-    "noset": (False, "pass", False, True),
-    "balanced": (True, None, True, True),
-    "per-run-balanced": (False, None, True, True),
-    "turns": (False, None, True, False),  # per-run-balanced with the database selected only where it differs
-    "defaults": (timing.BATCH_READS, timing.READ_ONLY_EVERY, turns.BALANCED, passes.SELECT_DB_EVERY_PASS),
+# mode: (timing.BATCH_READS, timing.READ_ONLY_EVERY, turns.BALANCED, passes.SELECT_DB_EVERY_PASS,
+# timing.BUDGET); "defaults": the product's, as this checkout has them. A mode's levers, budget and
+# repeats (module docstring) follow its name: LEVERS, "@<ms>" and "x<n>"; without them the mode's own.
+Every = Literal["run", "pass"] | None
+MODES: dict[str, tuple[bool, Every, bool, bool, Literal["runs", "wall"]]] = {
+    "per-run": (False, None, False, True, "runs"),
+    "batch": (True, None, False, True, "runs"),
+    "batch-set": (True, "run", False, True, "runs"),
+    "noset": (False, "pass", False, True, "runs"),
+    "balanced": (True, None, True, True, "runs"),
+    "per-run-balanced": (False, None, True, True, "runs"),
+    # per-run-balanced with the database selected only where it differs
+    "turns": (False, None, True, False, "runs"),
+    "defaults": (
+        timing.BATCH_READS,
+        timing.READ_ONLY_EVERY,
+        turns.BALANCED,
+        passes.SELECT_DB_EVERY_PASS,
+        timing.BUDGET,
+    ),
 }
-MIN_MEASURED_S = timing.MIN_MEASURED_S  # the product's
+# "+<lever>": (the timing module's constant, its value)
+LEVERS: dict[str, tuple[str, object]] = {
+    "noset": ("READ_ONLY_EVERY", "pass"),
+    "set": ("READ_ONLY_EVERY", "run"),
+    "wall": ("BUDGET", "wall"),
+    "runs": ("BUDGET", "runs"),
+}
+MODE = re.compile(r"(?P<name>[a-z-]+)(?P<levers>(\+[a-z]+)*)(@(?P<ms>[0-9.]+))?(x(?P<repeats>[0-9]+))?")
+MIN_MEASURED_S, MAX_REPEATS = timing.MIN_MEASURED_S, timing.MAX_REPEATS  # the product's
 PORTS = {"a": 28591, "b": 28592, "c": 28593, "d": 28594}
 SCAN_S = 0.0005  # a statement whose baseline median is at least this is counted with the scans
 SEED = 7  # replay_causes.replay's plan
@@ -128,12 +149,35 @@ def carryover(timed: dict[str, Any], chosen: list[int], rounds: int) -> dict[tup
     return out
 
 
+def unknown_modes(modes: list[str]) -> list[str]:
+    """The modes of `modes` apply_mode cannot put in force (a name not in MODES, a lever not in
+    LEVERS, or not of the form name+lever@msxN)."""
+    out = []
+    for mode in modes:
+        found = MODE.fullmatch(mode)
+        levers = found["levers"].split("+")[1:] if found else []
+        if not found or found["name"] not in MODES or any(lever not in LEVERS for lever in levers):
+            out.append(mode)
+    return out
+
+
 def apply_mode(mode: str) -> None:
-    """Put `mode` (MODES, with its "@<ms>" budget) in force in this process (bench/replay_speed.py's
-    modes too); KeyError for an unknown one."""
-    name, _, budget_ms = mode.partition("@")
-    timing.BATCH_READS, timing.READ_ONLY_EVERY, turns.BALANCED, passes.SELECT_DB_EVERY_PASS = MODES[name]
-    timing.MIN_MEASURED_S = float(budget_ms) / 1e3 if budget_ms else MIN_MEASURED_S
+    """Put `mode` (MODES, its "+<lever>"s, "@<ms>" budget and "x<n>" repeats) in force in this process
+    (bench/replay_speed.py's modes too); ValueError for an unknown one (unknown_modes)."""
+    found = MODE.fullmatch(mode)
+    if found is None or unknown_modes([mode]):
+        raise ValueError(f"mode {mode!r}: not name[+lever...][@ms][xN] of {', '.join(MODES)}")
+    (
+        timing.BATCH_READS,
+        timing.READ_ONLY_EVERY,
+        turns.BALANCED,
+        passes.SELECT_DB_EVERY_PASS,
+        timing.BUDGET,
+    ) = MODES[found["name"]]
+    for lever in found["levers"].split("+")[1:]:
+        setattr(timing, *LEVERS[lever])
+    timing.MIN_MEASURED_S = float(found["ms"]) / 1e3 if found["ms"] else MIN_MEASURED_S
+    timing.MAX_REPEATS = int(found["repeats"]) if found["repeats"] else MAX_REPEATS
 
 
 def one_mode(mode: str, dataset: Any, sql: str, rounds: int, max_rounds: int) -> None:
@@ -183,9 +227,12 @@ def main() -> None:
     args = parser.parse_args()
     modes = args.modes.split(",")
     max_rounds = EXTENSION_FACTOR * args.rounds if args.extend else args.rounds
-    unknown = [mode for mode in modes if mode.partition("@")[0] not in MODES]
+    unknown = unknown_modes(modes)
     if unknown:
-        parser.error(f"--modes: unknown {', '.join(unknown)} (known: {', '.join(MODES)})")
+        parser.error(
+            f"--modes: unknown {', '.join(unknown)} (known: {', '.join(MODES)}, "
+            f"each +{'/+'.join(LEVERS)}, @<ms>, x<n>)"
+        )
     causes.PORTS.clear()
     causes.PORTS.update(PORTS)  # this bench's ports
     causes.COST_OPTIONS[:] = causes.COST_PLANTS[args.cost]

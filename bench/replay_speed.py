@@ -10,7 +10,9 @@ per-run,batch,per-run,batch: a drift of the host's load lands on both):
   - batch: the session made read-only once a pass, its rows read once after the pass from the long
     history (ServerClock.pass_events);
   - any other of bench/replay_aa_reads.py's modes (balanced: batch with turns.BALANCED; defaults: the
-    product's), each optionally with "@<ms>", the pass's repetition budget (timing.MIN_MEASURED_S).
+    product's), each optionally with its levers ("+noset": the SET once a pass; "+wall": the pass's
+    budget on its wall clock), "@<ms>", the pass's repetition budget (timing.MIN_MEASURED_S), and
+    "x<n>", at most n runs a pass (timing.MAX_REPEATS): replay_aa_reads.py's docstring.
 Per replay it prints the rounds' wall clock (from round 1's start: the loads and outcomes excluded),
 the statements' own server time (the sum of every timed run's TIMER_WAIT; a run read by the client's
 clock counts its client time), their ratio, the wall clock per timed execution and the wall clock
@@ -23,6 +25,7 @@ the first replay of each mode: the share of samples in the hot path's parts.
 
 Run by hand (root, the lab installed: py-spy is a dev dependency), from the repository root:
     .venv/bin/python bench/replay_speed.py [--rounds 10] [--modes per-run,batch,...] [--profile]
+    .venv/bin/python bench/replay_speed.py --modes defaults,defaults+noset,defaults+wall,defaults+noset+wall
 Servers: /var/lib/upgradelab/bench-servers-speed, ports 36061-36062.
 """
 
@@ -232,10 +235,11 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="py-spy the first replay of each mode")
     args = parser.parse_args()
     modes = args.modes.split(",")
-    unknown = [mode for mode in modes if mode.partition("@")[0] not in aa_reads.MODES]
+    unknown = aa_reads.unknown_modes(modes)
     if unknown:
         parser.error(
-            f"--modes: unknown {', '.join(unknown)} (known: {', '.join(aa_reads.MODES)}, each @<ms>)"
+            f"--modes: unknown {', '.join(unknown)} (known: {', '.join(aa_reads.MODES)}, "
+            f"each +{'/+'.join(aa_reads.LEVERS)}, @<ms>, x<n>)"
         )
     print(
         f"replay speed, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit()}, "

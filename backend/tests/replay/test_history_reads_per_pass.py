@@ -82,6 +82,8 @@ def test_rows_that_never_all_come_are_none_and_the_pass_counts_the_clients_time(
     assert clock.pass_events(SQL, 3, 10) is None
 
     class _Statements:
+        routines = False  # (outcomes.Statements: no stored routine to call, the SET once a pass)
+
         def prepare(self) -> None:
             pass
 
@@ -157,9 +159,10 @@ def test_a_replay_reads_the_history_once_a_pass_on_mariadb(
 class _Prepared:
     """Fake statements: counts prepare() and records each run's `prepared` (its own SET or not)."""
 
-    def __init__(self) -> None:
+    def __init__(self, routines: bool = False) -> None:
         self.prepares = 0
         self.runs: list[bool] = []
+        self.routines = routines  # outcomes.Statements.routines: may call a stored routine
 
     def prepare(self) -> None:
         self.prepares += 1
@@ -170,28 +173,54 @@ class _Prepared:
 
 
 @pytest.mark.parametrize(
-    ("batched", "every", "prepares", "own_set"),
+    ("batched", "every", "routines", "prepares", "own_set"),
     [
-        (False, None, 0, True),  # run by run: the SET before every run (the code before issue 51)
-        (False, "pass", 1, False),
-        (True, None, 1, False),  # batched: once a pass
-        (True, "run", 0, True),
+        (False, None, False, 0, True),  # run by run: the SET before every run (the code before issue 51)
+        (False, "pass", False, 1, False),
+        (False, "pass", True, 0, True),  # a routine could make the session read-write between runs
+        (True, None, False, 1, False),  # batched: once a pass
+        (True, None, True, 0, True),
+        (True, "run", False, 0, True),
     ],
 )
 def test_the_read_only_set_comes_once_a_pass_or_before_every_run_as_asked(
-    monkeypatch: pytest.MonkeyPatch, batched: bool, every: str | None, prepares: int, own_set: bool
+    monkeypatch: pytest.MonkeyPatch,
+    batched: bool,
+    every: str | None,
+    routines: bool,
+    prepares: int,
+    own_set: bool,
 ) -> None:
     """timing.READ_ONLY_EVERY separates the batched pass's two changes (bench/replay_aa_reads.py):
-    where the session is made read-only, whatever reads the rows."""
+    where the session is made read-only, whatever reads the rows; before every run where the session
+    may call a stored routine (outcomes.Statements.routines)."""
     monkeypatch.setattr(timing, "BATCH_READS", batched)
     monkeypatch.setattr(timing, "READ_ONLY_EVERY", every)
     rows: list[tuple[object, ...]] = [(11 + n, 1_000_000_000, SQL, 40_000) for n in range(4)]
+    if batched and own_set:  # the SET's rows between the runs (stepped over)
+        rows = [
+            (11 + 2 * n + k, 1_000_000_000, (outcomes.READ_ONLY_SET, SQL)[k], 0)
+            for n in range(4)
+            for k in (0, 1)
+        ]
     clock = _clock(_Long([rows]), 10) if batched else None
-    statements = _Prepared()
+    statements = _Prepared(routines)
     runs = timing.timed_runs(cast(Any, statements), SQL, clock, min_measured_s=1.0, max_repeats=4)
     assert runs == [0.001] * 4  # the rows' TIMER_WAIT (1 ms) or, without a clock, the client's time
     assert statements.prepares == prepares
     assert statements.runs == [not own_set] * 4
+
+
+@pytest.mark.parametrize(("routines", "prepares"), [(False, 1), (True, 0)])
+def test_by_default_a_pass_is_made_read_only_once_where_no_routine_can_be_called(
+    routines: bool, prepares: int
+) -> None:
+    """The product's default (issue 51, round 5: bench/README.md): the per-run path's SET once a
+    pass (timing.READ_ONLY_EVERY "pass"), before every run where the session may call a routine."""
+    statements = _Prepared(routines)
+    runs = timing.timed_runs(cast(Any, statements), SQL, None, min_measured_s=1.0, max_repeats=4)
+    assert runs == [0.001] * 4
+    assert statements.prepares == prepares and statements.runs == [not routines] * 4
 
 
 def test_a_pass_with_the_set_before_every_run_steps_over_the_sets_rows() -> None:

@@ -55,6 +55,8 @@ def test_a_row_that_never_comes_is_none_after_the_wait_and_the_pass_stops_waitin
     assert history.reads > 2  # it did wait
 
     class _Statements:
+        routines = True  # (outcomes.Statements: may call a routine, made read-only before every run)
+
         def drain(self, sql: str) -> tuple[int, float]:
             return 0, 0.001
 

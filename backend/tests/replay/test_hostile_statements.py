@@ -14,7 +14,8 @@ import pytest
 
 from tests import ports
 from tests.conftest import lab_provisioner
-from upgradelab.measurement.outcomes import REFUSED_TEXT, Outcome, Statements, capture
+from upgradelab.measurement import timing
+from upgradelab.measurement.outcomes import REFUSED_TEXT, Outcome, Statements, capture, routines_callable
 from upgradelab.targets.provisioners import LocalProvisioner
 from upgradelab.targets.provisioners.base import Endpoint, ServerConnection
 from upgradelab.targets.statement_timeout import StatementBound
@@ -24,6 +25,15 @@ SERVERS = ["mysql-9.7", "mariadb-10.11", "mariadb-11.8"]
 ENGINES = ["InnoDB", "MyISAM", "MEMORY"]
 READER, READER_PASSWORD = "hostile_reader", "Reader-pw-1"
 TIMEOUT_S = 2.0
+# A procedure that makes the session read-write on one call and writes on the next: the second call
+# alone, in a read-only transaction of its own, is refused; only a session made read-only once for
+# both writes. (A function cannot: the tables it may write are locked for writing when the statement
+# calling it starts, refused in a read-only transaction before its first line runs.)
+FLIP = (
+    "CREATE PROCEDURE flip() BEGIN SET @flips = COALESCE(@flips, 0) + 1; "
+    "IF @flips % 2 = 1 THEN SET SESSION TRANSACTION READ WRITE; "
+    "ELSE INSERT INTO t_InnoDB VALUES (@flips); END IF; END"
+)
 
 
 @dataclass
@@ -60,6 +70,7 @@ def server(request: pytest.FixtureRequest, database: None) -> Iterator[Server]:
             f"CREATE FUNCTION f_{engine}() RETURNS INT DETERMINISTIC MODIFIES SQL DATA "
             f"BEGIN INSERT INTO t_{engine} VALUES (42); RETURN 1; END",
         )
+    execute(admin, FLIP)
     for host in ("127.0.0.1", "localhost"):
         execute(
             admin,
@@ -124,5 +135,40 @@ def test_the_same_function_with_writes_allowed_writes(server: Server) -> None:
     try:
         assert outcome.kind == "ran" and outcome.row_count == 1, outcome
         assert server.rows("InnoDB") == 1
+    finally:
+        execute(server.admin, "DELETE FROM hostile.t_InnoDB")
+
+
+@pytest.mark.parametrize("every", [None, "pass"])
+def test_a_pass_of_a_procedure_that_makes_the_session_read_write_writes_nothing(
+    server: Server, monkeypatch: pytest.MonkeyPatch, every: str | None
+) -> None:
+    """A timed pass (timing.timed_runs) of `CALL flip()`: its first run makes the session read-write,
+    its second writes. With the SET before every run, or once a pass (timing.READ_ONLY_EVERY "pass",
+    issue 51) where the session can call a routine (made read-only before every run there:
+    outcomes.routines_callable), the second run is refused and the pass errs: nothing written."""
+    monkeypatch.setattr(timing, "READ_ONLY_EVERY", every)
+    statements = server.statements(reader=True)
+    statements.routines = routines_callable(statements.connection)
+    assert statements.routines  # the reader may EXECUTE flip()
+    try:
+        runs = timing.timed_runs(statements, "CALL flip()", None, min_measured_s=1.0, max_repeats=4)
+        assert runs is None and server.rows("InnoDB") == 0, runs
+    finally:
+        execute(server.admin, "DELETE FROM hostile.t_InnoDB")
+
+
+def test_the_procedure_writes_where_the_session_is_made_read_only_once_for_its_pass(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Why a session that may call a routine is made read-only before every run: made so once for
+    the pass (Statements.routines False, as for a dataset without routines), flip()'s second and
+    fourth runs write (the server's behaviour the test above depends on)."""
+    monkeypatch.setattr(timing, "READ_ONLY_EVERY", "pass")
+    statements = server.statements(reader=True)
+    statements.routines = False
+    try:
+        runs = timing.timed_runs(statements, "CALL flip()", None, min_measured_s=1.0, max_repeats=4)
+        assert runs is not None and len(runs) == 4 and server.rows("InnoDB") == 2, runs
     finally:
         execute(server.admin, "DELETE FROM hostile.t_InnoDB")

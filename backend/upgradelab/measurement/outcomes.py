@@ -9,7 +9,10 @@ read-only transaction of its own (as the application ran it). The server refuses
 function (`SELECT f()`) on InnoDB, MyISAM and MEMORY tables alike, and DDL, whose implicit commit
 starts the next transaction with the session's read-only mode. Re-asserted before every statement,
 so nothing a statement did to the session carries over; an explicit transaction left open is rolled
-back first. What the transaction does not cover (a file written by `INTO OUTFILE`, `SET GLOBAL`) is
+back first. A timed pass (timing.py) may assert it once for its runs of one statement
+(timing.READ_ONLY_EVERY "pass"), only where the session can call no stored routine
+(`routines_callable`): a procedure can make the session read-write on one call and write on the
+next. What the transaction does not cover (a file written by `INTO OUTFILE`, `SET GLOBAL`) is
 refused by the replay account's privileges; both kinds of refusal are the outcome kind "refused".
 
 Checksums are sha256 over the rows as PyMySQL decodes them (so the wire format of a version does not
@@ -242,10 +245,14 @@ def _error_text(error: pymysql.MySQLError) -> str:
 
 class Statements:
     """Runs user statements on one connection: each bounded by `bound` (its connection is the one
-    used) and, when `read_only`, in a read-only transaction (module docstring)."""
+    used) and, when `read_only`, in a read-only transaction (module docstring). `routines`: whether
+    the session may call a stored routine (`routines_callable`; True when not known): one can change
+    the session's read-only mode between two runs of a pass (`SET SESSION TRANSACTION READ WRITE` in a
+    procedure, then a write on its next call), so a pass made read-only once (timing.READ_ONLY_EVERY
+    "pass") is made so before every run there (tests/replay/test_hostile_statements.py)."""
 
-    def __init__(self, bound: StatementBound, read_only: bool = True) -> None:
-        self.bound, self.read_only = bound, read_only
+    def __init__(self, bound: StatementBound, read_only: bool = True, routines: bool = True) -> None:
+        self.bound, self.read_only, self.routines = bound, read_only, routines
         self.connection = bound.connection
         # the default database passes.py selected last on the connection (None: not known)
         self.database: str | None = None
@@ -281,6 +288,22 @@ class Statements:
         if not prepared:
             self._prepare()
         return self.bound.stream(sql, _drain)
+
+
+def routines_callable(connection: ServerConnection) -> bool:
+    """Whether the account of `connection` sees a stored function or procedure
+    (information_schema.ROUTINES lists those it may execute or alter, or defined); True when the
+    server will not say. A replay's reader sees the dataset's own (EXECUTE on its databases): a
+    dataset without routines gives False, and a replayed statement then cannot change its session's
+    read-only mode and write in one pass (a statement of its own: `SET SESSION TRANSACTION READ WRITE`
+    runs alone in its pass; a pass's next statement is made read-only again)."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT EXISTS (SELECT 1 FROM information_schema.ROUTINES)")
+            row = cursor.fetchone()
+    except pymysql.MySQLError:
+        return True
+    return not row or bool(int(row[0]))
 
 
 def explain(statements: Statements, sql: str) -> tuple[list[PlanStep], Any, str | None]:

@@ -9,7 +9,7 @@ from upgradelab.measurement.counters import WorkTally
 from upgradelab.measurement.dataset_load import DumpDataset
 from upgradelab.measurement.interrupt import Interrupt
 from upgradelab.measurement.opening import OpenVariant
-from upgradelab.measurement.outcomes import Outcome, Statements, capture
+from upgradelab.measurement.outcomes import Outcome, Statements, capture, routines_callable
 from upgradelab.measurement.sources import SourceStatement
 from upgradelab.measurement.stage_events import RunStages, StageTally
 from upgradelab.measurement.timing import pass_value, timed_runs
@@ -69,7 +69,8 @@ def statement_runner(
     )
     bound.apply()
     interrupt.attach(bound)
-    return StatementRunner(Statements(bound, read_only))
+    routines = not read_only or routines_callable(one.connection)
+    return StatementRunner(Statements(bound, read_only, routines))
 
 
 def capture_outcomes(
