@@ -33,7 +33,6 @@ Time\t\t    Id Command\tArgument
 261206  8:00:00\t    11 Connect\tapp@localhost on shop using TCP/IP
 \t\t    12 Connect\tapp@localhost on shop using TCP/IP
 \t\t    11 Query\tBEGIN
-\t\t    11 Query\tUPDATE c SET v = v + 10 WHERE id = 2
 \t\t    11 Query\tSELECT v FROM c WHERE id = 1
 261206  8:00:01\t    12 Query\tBEGIN
 \t\t    12 Query\tUPDATE c SET v = v + 1 WHERE id = 1
@@ -43,6 +42,10 @@ Time\t\t    Id Command\tArgument
 \t\t    11 Quit\t
 \t\t    12 Quit\t
 """
+# T1 writes before its read: on 11.8 the 1020 rolls that write back too (its COMMIT commits nothing)
+WRITE_READ_THEN_WRITE = READ_THEN_WRITE.replace(
+    "11 Query\tBEGIN\n", "11 Query\tBEGIN\n\t\t    11 Query\tUPDATE c SET v = v + 10 WHERE id = 2\n", 1
+)
 
 
 @pytest.fixture(scope="module", params=["mariadb-10.11", "mariadb-11.8"])
@@ -82,7 +85,7 @@ def test_read_then_write_breaks_on_11_8_and_commits_on_10_11(
 ) -> None:
     provisioner, endpoint = server
     _fresh_table(endpoint)
-    log: SessionLog = log_sessions(text_stream(READ_THEN_WRITE), "general")
+    log: SessionLog = log_sessions(text_stream(WRITE_READ_THEN_WRITE), "general")
     assert log.cut == [] and [len(s.statements) for s in log.sessions] == [5, 3]
     trial = run_sessions(log.sessions, _opener(provisioner, endpoint), speed=1, timeout_s=10)
     admin = endpoint.connect()
