@@ -133,15 +133,25 @@ def drop_index(one: LocalProvisioner) -> None:
         one.stop()
 
 
+def letters(number: int) -> str:
+    """`number` > 0 written in the letters a-z (base 26, a is 0): 1 -> "b", 26 -> "ba"."""
+    out = ""
+    while number:
+        number, digit = divmod(number, 26)
+        out = chr(ord("a") + digit) + out
+    return out or "a"
+
+
 def generated(count: int) -> str:
     """`count` statements of distinct fingerprints: queries()' aliased shapes, copy k > 0 with its
-    alias sN renamed sNrk (a fingerprint keeps identifiers, replaces literals)."""
+    alias sN renamed sNr<k in letters> (a fingerprint keeps identifiers but replaces the digits in
+    them, pt-query-digest's: s1r1 and s1r2 would be one fingerprint, s?r?; s1rb and s1rc are two)."""
     shapes = [one for one in base.queries().split(";\n") if ALIAS.search(one)]
     out: list[str] = []
     copy = 0
     while len(out) < count:
         for shape in shapes[: count - len(out)]:
-            out.append(ALIAS.sub(rf"AS \g<1>r{copy}", shape) if copy else shape)
+            out.append(ALIAS.sub(rf"AS \g<1>r{letters(copy)}", shape) if copy else shape)
         copy += 1
     return ";\n".join(out) + ";\n"
 
